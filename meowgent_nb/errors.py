@@ -1,0 +1,48 @@
+"""The errors meowgent raises.
+
+Every error says what failed, for what, the detail, and how to fix it. They all derive from
+`MeowgentError`, so ``except MeowgentError`` catches anything this package raises on purpose.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+__all__ = ["MeowgentError", "ToolArgumentsError", "ToolDefinitionError"]
+
+
+class MeowgentError(Exception):
+    """Base class of every error meowgent raises on purpose."""
+
+
+class ToolDefinitionError(MeowgentError, TypeError):
+    """A tool cannot be described to a model; raised when the tool is defined.
+
+    Attributes:
+        target: What was being turned into a tool (a function's qualified name, or a tool name).
+        problems: Every problem found, one sentence each.
+    """
+
+    def __init__(self, target: str, problems: Sequence[str]):
+        self.target = target
+        self.problems = tuple(problems)
+        lines = "\n".join(f"- {problem}" for problem in self.problems)
+        super().__init__(f"Cannot make a tool from {target}:\n{lines}")
+
+
+class ToolArgumentsError(MeowgentError, ValueError):
+    """The arguments of a tool call do not fit the tool's parameters.
+
+    The message is written for the model that made the call: one line per problem, naming the
+    argument, what was wrong and what is allowed.
+
+    Attributes:
+        tool_name: The tool that was called.
+        problems: One ``"argument: what was wrong"`` line per problem.
+    """
+
+    def __init__(self, tool_name: str, problems: Sequence[str]):
+        self.tool_name = tool_name
+        self.problems = tuple(problems)
+        lines = "\n".join(f"- {problem}" for problem in self.problems)
+        super().__init__(f"Invalid arguments for tool '{tool_name}':\n{lines}")

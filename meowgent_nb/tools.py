@@ -1,0 +1,418 @@
+"""Tools a model can call: `Tool`, the `@tool` decorator, `ToolCall` and `ToolResult`.
+
+A `Tool` is made from a Python function (``@tool``), from a config dict with declared arguments,
+or from a name, a description and a JSON Schema (the shape MCP servers publish). All three
+render, validate and run the same way.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import inspect
+import re
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal, overload
+
+import jsonschema
+from pydantic import ValidationError
+
+from ._config_tools import config_params
+from ._schema import ArgumentsModel, describe_function
+from ._validation import jsonschema_problems, pydantic_problems
+from .errors import ToolArgumentsError, ToolDefinitionError
+
+__all__ = ["Tool", "ToolCall", "ToolResult", "ResultKind", "tool"]
+
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]{0,63}")
+_NAME_RULE = "use letters, digits, '_', '-' and '.', starting with a letter or '_', at most 64 characters"
+
+ResultKind = Literal["ok", "unknown_tool", "invalid_arguments", "denied", "timeout", "error", "parse_error"]
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """A model's request to run one tool."""
+
+    name: str
+    """The tool the model asked for."""
+    arguments: dict[str, Any] = field(default_factory=dict)
+    """The arguments as the model sent them (before validation)."""
+    id: str = ""
+    """The call's id, where the protocol gives one; used to pair the result with the call."""
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    """What came of a `ToolCall`: the text the model reads, and what happened."""
+
+    call: ToolCall
+    """The call this answers."""
+    output: str
+    """The text the model receives."""
+    kind: ResultKind = "ok"
+    """``ok``, or what went wrong: ``unknown_tool``, ``invalid_arguments``, ``denied``,
+    ``timeout``, ``error`` or ``parse_error``."""
+    value: Any = None
+    """The tool's return value, when it ran."""
+    exception: BaseException | None = None
+    """The exception a failing tool raised, kept for display."""
+    duration: float | None = None
+    """Seconds the tool ran, when it ran."""
+
+    @property
+    def ok(self) -> bool:
+        """Whether the tool ran and returned."""
+        return self.kind == "ok"
+
+
+class Tool:
+    """A callable the model can ask for, with the schema it is described and validated by.
+
+    Calling the tool calls the wrapped function unchanged: ``get_weather("Paris")`` still works.
+
+    Attributes:
+        name: What the model calls it.
+        description: What it does, for the model (the docstring without its Args section).
+        parameters: The JSON Schema of the arguments (treat as read-only).
+        approval: Whether a person must approve each call before it runs.
+        timeout: Seconds a call may take, or None for the agent's default.
+        returns: What the tool returns ("type: description"), or None when unknown.
+        output_type: The name of the returned type, or None when unknown.
+    """
+
+    def __init__(
+        self,
+        function: Callable[..., Any],
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        approval: bool = False,
+        timeout: float | None = None,
+    ):
+        if isinstance(function, Tool):
+            function = function.function
+        target = _qualname(function)
+        problems = []
+        if not callable(function):
+            raise ToolDefinitionError(target, [f"{function!r} is not callable"])
+        if name is None:
+            name = getattr(function, "__name__", None)
+            if name == "<lambda>":
+                problems.append("a lambda has no name; pass one: tool(lambda ..., name='...')")
+                name = None
+            elif name is None:
+                problems.append("it has no __name__; pass one with name='...'")
+        described = describe_function(function)
+        problems.extend(described.problems)
+        self._setup(
+            target,
+            problems,
+            name=name,
+            description=described.description if description is None else description,
+            approval=approval,
+            timeout=timeout,
+        )
+        self.function = function
+        self.returns = described.returns
+        self.output_type = described.output_type
+        self._arguments = described.arguments
+        self._positional = tuple(p.name for p in described.arguments.params if p.positional_only)
+        self._schema_validator = None
+        self.parameters = described.arguments.schema
+        functools.update_wrapper(self, function, updated=())
+
+    @classmethod
+    def from_config(
+        cls,
+        config: Mapping[str, Any],
+        handler: Callable[..., Any],
+        *,
+        approval: bool = False,
+        timeout: float | None = None,
+    ) -> Tool:
+        """A tool described by a config dict rather than a Python signature.
+
+        Args:
+            config: ``{"name", "description", "arguments": [{"name", "type", "description"}]}``.
+                ``arguments`` is optional; an argument may also give ``default``, ``required``
+                (default: true unless a default is given) and ``enum`` (the allowed values).
+                Types: string, integer, number, boolean, array, object (or str, int, float,
+                bool, list, dict).
+            handler: Called with the validated arguments as keyword arguments.
+            approval: Whether each call needs a person's approval.
+            timeout: Seconds a call may take, or None for the agent's default.
+        """
+        name, description, params, problems = config_params(config)
+        arguments = None
+        if not problems:
+            try:
+                arguments = ArgumentsModel.build(params)
+            except ValueError as exc:
+                problems.extend(exc.args)
+        self = cls.__new__(cls)
+        self._setup(f"config {name!r}", problems, name, description, approval, timeout, handler)
+        self.function = handler
+        self.returns = self.output_type = None
+        self._arguments, self._positional, self._schema_validator = arguments, (), None
+        self.parameters = arguments.schema
+        return self
+
+    @classmethod
+    def from_schema(
+        cls,
+        name: str,
+        description: str,
+        schema: Mapping[str, Any],
+        handler: Callable[..., Any],
+        *,
+        approval: bool = False,
+        timeout: float | None = None,
+    ) -> Tool:
+        """A tool whose arguments are given as a JSON Schema (the shape MCP servers publish).
+
+        Arguments are validated with `jsonschema` (draft 2020-12). Unknown arguments are errors
+        unless the schema sets ``additionalProperties`` itself.
+
+        Args:
+            name: What the model calls it.
+            description: What it does.
+            schema: A JSON Schema of ``"type": "object"``.
+            handler: Called with the validated arguments as keyword arguments.
+            approval: Whether each call needs a person's approval.
+            timeout: Seconds a call may take, or None for the agent's default.
+        """
+        parameters, problems = _object_schema(schema)
+        self = cls.__new__(cls)
+        self._setup(f"schema tool {name!r}", problems, name, description, approval, timeout, handler)
+        self.function = handler
+        self.returns = self.output_type = None
+        self._arguments, self._positional = None, ()
+        self._schema_validator = jsonschema.Draft202012Validator(parameters)
+        self.parameters = parameters
+        return self
+
+    def _setup(
+        self,
+        target: str,
+        problems: list[str],
+        name: str | None,
+        description: str,
+        approval: bool,
+        timeout: float | None,
+        handler: Callable[..., Any] | None = None,
+    ) -> None:
+        """Check what every kind of tool shares; raise one error naming every problem."""
+        if name is not None and not (isinstance(name, str) and _NAME.fullmatch(name)):
+            problems.append(f"the name {name!r} is not a valid tool name; {_NAME_RULE}")
+        if not isinstance(description, str):
+            problems.append(f"the description must be a string, got {type(description).__name__}")
+        if not isinstance(approval, bool):
+            problems.append(f"approval must be True or False, got {approval!r}")
+        valid_timeout = timeout is None or (
+            isinstance(timeout, (int, float)) and not isinstance(timeout, bool) and timeout > 0
+        )
+        if not valid_timeout:
+            problems.append(f"timeout must be a positive number of seconds or None, got {timeout!r}")
+        if handler is not None and not callable(handler):
+            problems.append(f"the handler {handler!r} is not callable")
+        if problems:
+            raise ToolDefinitionError(target, problems)
+        self.name = name
+        self.description = description.replace("\r\n", "\n").strip()
+        self.approval = approval
+        self.timeout = None if timeout is None else float(timeout)
+        self._xml: str | None = None
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.function(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        names = list(self.parameters.get("properties", {}))
+        return f"Tool(name={self.name!r}, arguments={names!r}, approval={self.approval!r})"
+
+    @property
+    def is_async(self) -> bool:
+        """Whether calling the tool returns a coroutine (an ``async def``)."""
+        return inspect.iscoroutinefunction(self.function)
+
+    def validate(self, arguments: Any) -> dict[str, Any]:
+        """Check a call's arguments against the tool's parameters.
+
+        Strings are coerced where pydantic allows it (``"17"`` -> ``17``); unknown arguments are
+        errors.
+
+        Returns:
+            The validated arguments by name, defaults filled in.
+
+        Raises:
+            ToolArgumentsError: One line per problem, naming the argument.
+        """
+        allowed = list(self.parameters.get("properties", {}))
+        if self._schema_validator is not None:
+            problems = jsonschema_problems(self._schema_validator.iter_errors(arguments), allowed)
+            if problems:
+                raise ToolArgumentsError(self.name, problems)
+            defaults = {
+                key: prop["default"]
+                for key, prop in self.parameters.get("properties", {}).items()
+                if isinstance(prop, dict) and "default" in prop and key not in arguments
+            }
+            return {**arguments, **defaults}
+        try:
+            return self._arguments.validate(arguments)
+        except ValidationError as exc:
+            raise ToolArgumentsError(self.name, pydantic_problems(exc, allowed)) from None
+
+    def invoke(self, values: Mapping[str, Any]) -> Any:
+        """Call the tool with already validated values; an ``async def`` is run to completion.
+
+        Safe to call from any thread, also one whose event loop is running (the notebook's).
+        """
+        result = self._call(values)
+        if inspect.isawaitable(result):
+            return _run_to_completion(result)
+        return result
+
+    async def ainvoke(self, values: Mapping[str, Any]) -> Any:
+        """Like `invoke`, awaiting an ``async def`` and running a plain function in a thread."""
+        if self.is_async:
+            return await self._call(values)
+        result = await asyncio.to_thread(self._call, values)
+        return await result if inspect.isawaitable(result) else result
+
+    def run(self, arguments: Any) -> Any:
+        """Validate ``arguments`` (as a model sent them), then call the tool; returns its value."""
+        return self.invoke(self.validate(arguments))
+
+    async def arun(self, arguments: Any) -> Any:
+        """Validate ``arguments``, then await the tool."""
+        return await self.ainvoke(self.validate(arguments))
+
+    def _call(self, values: Mapping[str, Any]) -> Any:
+        positional = [values[name] for name in self._positional]
+        keywords = {k: v for k, v in values.items() if k not in self._positional}
+        return self.function(*positional, **keywords)
+
+    def to_xml(self) -> str:
+        """The ``<tool>`` element the model reads (see `render_tools_xml`)."""
+        from .render import tool_xml
+
+        return tool_xml(self)
+
+    def to_json_schema(self) -> dict[str, Any]:
+        """The ``{"type": "function", "function": {...}}`` form Ollama's ``tools=`` takes."""
+        from .render import tool_json_schema
+
+        return tool_json_schema(self)
+
+    def to_string(self) -> str:
+        """The one-line form: ``Tool Name: add, Description: ..., Arguments: a: int, Outputs: int``."""
+        from .render import tool_string
+
+        return tool_string(self)
+
+
+def _qualname(function: Any) -> str:
+    name = getattr(function, "__qualname__", None) or getattr(function, "__name__", None)
+    module = getattr(function, "__module__", None)
+    if name is None:
+        return repr(function)
+    return f"{module}.{name}" if module and module not in ("__main__", "builtins") else name
+
+
+def _object_schema(schema: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """Check a JSON Schema of arguments and give it the conventions every tool follows."""
+    if not isinstance(schema, Mapping):
+        return {}, [f"the schema must be a dict (a JSON Schema object), got {type(schema).__name__}"]
+    parameters = dict(schema)
+    problems = []
+    if parameters.setdefault("type", "object") != "object":
+        problems.append(f"the schema must have \"type\": \"object\", got {parameters['type']!r}")
+    try:
+        jsonschema.Draft202012Validator.check_schema(parameters)
+    except jsonschema.SchemaError as exc:
+        problems.append(f"the schema is not a valid JSON Schema: {exc.message}")
+    parameters.setdefault("properties", {})
+    parameters.setdefault("additionalProperties", False)
+    if parameters.get("required") == []:
+        del parameters["required"]
+    return parameters, problems
+
+
+def _run_to_completion(awaitable: Any) -> Any:
+    """Run a coroutine here, or in a fresh thread when this thread's loop is already running."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(_await(awaitable))
+    outcome: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            outcome["value"] = asyncio.run(_await(awaitable))
+        except BaseException as exc:  # handed back to the caller's thread below
+            outcome["error"] = exc
+
+    thread = threading.Thread(target=target, name="meowgent-async-tool")
+    thread.start()
+    thread.join()
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["value"]
+
+
+async def _await(awaitable: Any) -> Any:
+    return await awaitable
+
+
+@overload
+def tool(function: Callable[..., Any], /) -> Tool: ...
+@overload
+def tool(
+    function: Callable[..., Any],
+    /,
+    *,
+    name: str | None = ...,
+    description: str | None = ...,
+    approval: bool = ...,
+    timeout: float | None = ...,
+) -> Tool: ...
+@overload
+def tool(
+    *,
+    name: str | None = ...,
+    description: str | None = ...,
+    approval: bool = ...,
+    timeout: float | None = ...,
+) -> Callable[[Callable[..., Any]], Tool]: ...
+def tool(
+    function: Callable[..., Any] | None = None,
+    /,
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    approval: bool = False,
+    timeout: float | None = None,
+) -> Tool | Callable[[Callable[..., Any]], Tool]:
+    """Make a function (plain, ``async def``, or a bound method) a tool the model can call.
+
+    Use as ``@tool`` or ``@tool(name=..., description=..., approval=True, timeout=10.0)``.
+    The function keeps working as before when called directly.
+
+    Args:
+        function: The function; omitted when options are given.
+        name: What the model calls it (default: the function's name).
+        description: What it does (default: the docstring without its Args section).
+        approval: Whether a person must approve each call before it runs.
+        timeout: Seconds a call may take, or None for the agent's default.
+
+    Raises:
+        ToolDefinitionError: The function cannot be described to a model; names every problem.
+    """
+    options = {"name": name, "description": description, "approval": approval, "timeout": timeout}
+    if function is None:
+        return lambda function: Tool(function, **options)
+    return Tool(function, **options)
