@@ -9,6 +9,7 @@ docstring's Args / Parameters section (Google, NumPy or Sphinx style).
 from __future__ import annotations
 
 import inspect
+import types
 import typing
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -141,31 +142,51 @@ def inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
     `$defs` and are referred to by `$ref`.
     """
     defs = schema.get("$defs", {})
-    recursive: set[str] = set()
+    graph = {key: _refs(value) for key, value in defs.items()}
+    recursive = {key for key in defs if key in _reachable(graph[key], graph)}
 
-    def walk(node: Any, expanding: frozenset[str]) -> Any:
+    def walk(node: Any) -> Any:
         if isinstance(node, list):
-            return [walk(item, expanding) for item in node]
+            return [walk(item) for item in node]
         if not isinstance(node, dict):
             return node
-        ref = node.get("$ref")
-        siblings = {k: walk(v, expanding) for k, v in node.items() if k not in ("$ref", "$defs")}
-        if isinstance(ref, str) and ref.startswith(_REF_PREFIX) and ref[len(_REF_PREFIX) :] in defs:
-            key = ref[len(_REF_PREFIX) :]
-            if key in expanding:
-                recursive.add(key)
-                return {"$ref": ref, **siblings}
-            return {**walk(defs[key], expanding | {key}), **siblings}
-        return {"$ref": ref, **siblings} if ref is not None else siblings
+        siblings = {k: walk(v) for k, v in node.items() if k not in ("$ref", "$defs")}
+        key = _ref_key(node)
+        if key in defs and key not in recursive:
+            return {**walk(defs[key]), **siblings}
+        return {"$ref": node["$ref"], **siblings} if "$ref" in node else siblings
 
-    result = walk(schema, frozenset())
-    kept: dict[str, Any] = {}
-    while recursive - kept.keys():
-        for key in sorted(recursive - kept.keys()):
-            kept[key] = walk(defs[key], frozenset({key}))
+    result = walk(schema)
+    kept = sorted(_reachable(_refs(result), graph) & recursive)
     if kept:
-        result["$defs"] = {key: kept[key] for key in sorted(kept)}
+        result["$defs"] = {key: walk(defs[key]) for key in kept}
     return result
+
+
+def _ref_key(node: dict[str, Any]) -> str | None:
+    ref = node.get("$ref")
+    return ref[len(_REF_PREFIX) :] if isinstance(ref, str) and ref.startswith(_REF_PREFIX) else None
+
+
+def _refs(node: Any) -> set[str]:
+    """The `$defs` keys that ``node`` refers to directly."""
+    if isinstance(node, list):
+        return set().union(*map(_refs, node)) if node else set()
+    if not isinstance(node, dict):
+        return set()
+    found = {key} if (key := _ref_key(node)) else set()
+    return found.union(*(_refs(v) for k, v in node.items() if k != "$defs"))
+
+
+def _reachable(start: set[str], graph: dict[str, set[str]]) -> set[str]:
+    seen: set[str] = set()
+    todo = list(start)
+    while todo:
+        key = todo.pop()
+        if key not in seen:
+            seen.add(key)
+            todo.extend(graph.get(key, ()))
+    return seen
 
 
 @dataclass(frozen=True)
@@ -193,15 +214,14 @@ def describe_function(fn: Callable[..., Any]) -> FunctionDescription:
         signature = inspect.signature(fn)
     except (TypeError, ValueError) as exc:
         return FunctionDescription(None, description, None, None, (f"no signature: {exc}",))
-    try:
-        hints = typing.get_type_hints(fn, include_extras=True)
-    except Exception as exc:  # a NameError or TypeError from evaluating the annotations
-        hints = {}
-        problems.append(f"its type hints cannot be resolved ({type(exc).__name__}: {exc})")
+    hints, unresolved = _type_hints(fn, signature)
+    problems.extend(unresolved.values())
 
     doc_params = {p.arg_name: p.description for p in doc.params if p.description}
     params = []
     for name, parameter in signature.parameters.items():
+        if name in unresolved:
+            continue
         problem = _parameter_problem(name, parameter, hints)
         if problem:
             problems.append(problem)
@@ -227,6 +247,39 @@ def describe_function(fn: Callable[..., Any]) -> FunctionDescription:
         problems.extend(exc.args)
     output_type, returns = _returns(hints, doc.returns)
     return FunctionDescription(arguments, description, returns, output_type, tuple(problems))
+
+
+def _type_hints(fn: Callable[..., Any], signature: inspect.Signature) -> tuple[dict[str, Any], dict[str, str]]:
+    """Resolved type hints, and a problem per annotation that cannot be resolved.
+
+    When resolving all at once fails (a name defined inside a function, under
+    ``from __future__ import annotations``), each annotation is resolved alone to name the culprits.
+    """
+    try:
+        return typing.get_type_hints(fn, include_extras=True), {}
+    except Exception:  # a NameError, TypeError or SyntaxError from evaluating the annotations
+        pass
+    hints, unresolved = {}, {}
+    annotations = {name: p.annotation for name, p in signature.parameters.items()}
+    annotations["return"] = signature.return_annotation
+    for name, annotation in annotations.items():
+        if annotation is inspect.Parameter.empty:
+            continue
+        probe = types.FunctionType(_probe.__code__, getattr(fn, "__globals__", {}))
+        probe.__annotations__ = {name: annotation}
+        try:
+            hints.update(typing.get_type_hints(probe, include_extras=True))
+        except Exception as exc:
+            what = "the return type" if name == "return" else f"parameter '{name}'"
+            unresolved[name] = (
+                f"{what}: the type hint {annotation!r} cannot be resolved ({type(exc).__name__}: {exc});"
+                " define the types it names at module level, or import them"
+            )
+    return hints, unresolved
+
+
+def _probe() -> None:
+    """A code object to build annotation probes from (see `_type_hints`)."""
 
 
 def _parameter_problem(name: str, parameter: inspect.Parameter, hints: dict[str, Any]) -> str | None:

@@ -6,11 +6,14 @@ the arguments the tool takes; missing ones say they are required.
 
 from __future__ import annotations
 
+import difflib
 import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 from pydantic import ValidationError
+
+from .render import schema_type_name
 
 __all__ = ["jsonschema_problems", "pydantic_problems"]
 
@@ -40,21 +43,40 @@ def _noun(loc: Sequence[Any]) -> str:
 
 
 def _unknown(path: str, allowed: Sequence[str]) -> str:
+    close = difflib.get_close_matches(path, allowed, n=1)
+    guess = f" (did you mean {close[0]}?)" if close else ""
     if allowed:
-        return f"{path}: unknown argument; this tool takes: {', '.join(allowed)}"
+        return f"{path}: unknown argument{guess}; this tool takes: {', '.join(allowed)}"
     return f"{path}: unknown argument; this tool takes no arguments"
 
 
-def pydantic_problems(error: ValidationError, allowed: Sequence[str]) -> list[str]:
+def pydantic_problems(error: ValidationError, schema: dict[str, Any]) -> list[str]:
     """Problem lines for a pydantic `ValidationError` on a tool's arguments model.
+
+    Errors inside a union (pydantic reports one per member, tagged ``x.int``, ``x.list[int]``)
+    become one line for the union's argument, naming the types it allows.
 
     Args:
         error: The error raised by the arguments model.
-        allowed: The tool's argument names, for the "unknown argument" line.
+        schema: The tool's arguments JSON Schema, to name what is allowed.
     """
-    problems = []
+    allowed = list(schema.get("properties", {}))
+    problems: list[str] = []
+    unions: dict[tuple[Any, ...], tuple[int, Any]] = {}  # path -> (line index, union schema)
     for item in error.errors(include_url=False):
         loc = tuple(item["loc"])
+        union = _union_at(loc, schema)
+        if union is not None:
+            path_loc, options = union
+            if path_loc not in unions:
+                expected = " | ".join(schema_type_name(option) for option in options)
+                unions[path_loc] = (len(problems), expected)
+                problems.append("")
+            index, expected = unions[path_loc]
+            if not problems[index] or len(loc) == len(path_loc) + 1:
+                given = item["input"]
+                problems[index] = f"{_path(path_loc)}: input should be {expected}, got {_given(given)}"
+            continue
         path = _path(loc)
         kind = item["type"]
         if kind == "missing":
@@ -73,13 +95,36 @@ def pydantic_problems(error: ValidationError, allowed: Sequence[str]) -> list[st
     return problems
 
 
-def jsonschema_problems(errors: Iterable[Any], allowed: Sequence[str]) -> list[str]:
+def _union_at(loc: tuple[Any, ...], schema: dict[str, Any]) -> tuple[tuple[Any, ...], list[Any]] | None:
+    """Where ``loc`` enters a union (pydantic tags the member next), and the union's options."""
+    defs = schema.get("$defs", {})
+    node: Any = schema
+    for depth, part in enumerate(loc):
+        while isinstance(node, dict) and isinstance(node.get("$ref"), str):
+            node = defs.get(node["$ref"].rsplit("/", 1)[-1], {})
+        if not isinstance(node, dict):
+            return None
+        options = node.get("anyOf") or node.get("oneOf")
+        properties = node.get("properties", {})
+        if isinstance(options, list) and not (isinstance(part, str) and part in properties):
+            return loc[:depth], options
+        if isinstance(part, int):
+            node = node.get("items", {})
+        elif part in properties:
+            node = properties[part]
+        else:
+            node = node.get("additionalProperties", {})
+    return None
+
+
+def jsonschema_problems(errors: Iterable[Any], schema: dict[str, Any]) -> list[str]:
     """Problem lines for `jsonschema` errors, worded like `pydantic_problems`.
 
     Args:
         errors: `jsonschema.ValidationError` objects, e.g. from ``validator.iter_errors(args)``.
-        allowed: The tool's argument names, for the "unknown argument" line.
+        schema: The tool's arguments JSON Schema, to name what is allowed.
     """
+    allowed = list(schema.get("properties", {}))
     problems = []
     for error in sorted(errors, key=lambda e: (list(map(str, e.absolute_path)), e.message)):
         loc = tuple(error.absolute_path)

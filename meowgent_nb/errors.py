@@ -23,11 +23,11 @@ class ToolDefinitionError(MeowgentError, TypeError):
         problems: Every problem found, one sentence each.
     """
 
-    def __init__(self, target: str, problems: Sequence[str]):
+    def __init__(self, target: str, problems: Sequence[str], action: str = "make a tool from"):
         self.target = target
         self.problems = tuple(problems)
         lines = "\n".join(f"- {problem}" for problem in self.problems)
-        super().__init__(f"Cannot make a tool from {target}:\n{lines}")
+        super().__init__(f"Cannot {action} {target}:\n{lines}")
 
 
 class ToolArgumentsError(MeowgentError, ValueError):

@@ -43,6 +43,7 @@ __all__ = [
     "parse_tools_xml",
     "render_tools_text",
     "render_tools_xml",
+    "schema_type_name",
     "tool_json_schema",
     "tool_string",
     "tool_xml",
@@ -103,13 +104,13 @@ _PY_TYPES = {"string": "str", "integer": "int", "number": "float", "boolean": "b
 
 
 def _argument_text(name: str, schema: Any) -> str:
-    text = f"{name}: {_py_type(schema)}"
+    text = f"{name}: {schema_type_name(schema)}"
     if isinstance(schema, dict) and "default" in schema:
         text += f" = {schema['default']!r}"
     return text
 
 
-def _py_type(schema: Any) -> str:
+def schema_type_name(schema: Any) -> str:
     """A JSON Schema as a Python-style type: ``int``, ``list[str]``, ``Literal['a', 'b']``."""
     if not isinstance(schema, dict):
         return "Any"
@@ -119,18 +120,18 @@ def _py_type(schema: Any) -> str:
         return f"Literal[{schema['const']!r}]"
     for key in _COMBINATORS[:2]:
         if isinstance(schema.get(key), list):
-            return " | ".join(_py_type(option) for option in schema[key])
+            return " | ".join(schema_type_name(option) for option in schema[key])
     kind = schema.get("type")
     if isinstance(kind, list):
-        return " | ".join(_py_type({**schema, "type": k}) for k in kind)
+        return " | ".join(schema_type_name({**schema, "type": k}) for k in kind)
     if kind == "array":
-        return f"list[{_py_type(schema['items'])}]" if "items" in schema else "list"
+        return f"list[{schema_type_name(schema['items'])}]" if "items" in schema else "list"
     if kind == "object":
         properties = schema.get("properties")
         if isinstance(properties, dict) and properties:
             return "{" + ", ".join(_argument_text(k, v) for k, v in properties.items()) + "}"
         values = schema.get("additionalProperties")
-        return f"dict[str, {_py_type(values)}]" if isinstance(values, dict) else "dict"
+        return f"dict[str, {schema_type_name(values)}]" if isinstance(values, dict) else "dict"
     return _PY_TYPES.get(kind, "Any") if isinstance(kind, str) else "Any"
 
 

@@ -47,6 +47,7 @@ class Toolbox:
                     f"it already has a tool named {new.name!r}; rename one with"
                     f" @tool(name=...) or first remove the old one with .remove({new.name!r})"
                 ],
+                action=f"add tool {new.name!r} to",
             )
         self._tools[new.name] = new
         return new

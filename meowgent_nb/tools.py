@@ -250,9 +250,9 @@ class Tool:
         Raises:
             ToolArgumentsError: One line per problem, naming the argument.
         """
-        allowed = list(self.parameters.get("properties", {}))
         if self._schema_validator is not None:
-            problems = jsonschema_problems(self._schema_validator.iter_errors(arguments), allowed)
+            errors = self._schema_validator.iter_errors(arguments)
+            problems = jsonschema_problems(errors, self.parameters)
             if problems:
                 raise ToolArgumentsError(self.name, problems)
             defaults = {
@@ -264,7 +264,7 @@ class Tool:
         try:
             return self._arguments.validate(arguments)
         except ValidationError as exc:
-            raise ToolArgumentsError(self.name, pydantic_problems(exc, allowed)) from None
+            raise ToolArgumentsError(self.name, pydantic_problems(exc, self.parameters)) from None
 
     def invoke(self, values: Mapping[str, Any]) -> Any:
         """Call the tool with already validated values; an ``async def`` is run to completion.

@@ -1,0 +1,216 @@
+"""The forms a model reads: exact XML, JSON Schema and one-line text; and `Toolbox`."""
+
+from __future__ import annotations
+
+import enum
+import xml.etree.ElementTree as ET
+from typing import Annotated, Literal, Optional
+
+import pytest
+from pydantic import BaseModel
+
+from meowgent_nb import (
+    Tool,
+    Toolbox,
+    ToolDefinitionError,
+    parse_tools_xml,
+    render_tools_text,
+    render_tools_xml,
+    tool,
+    tools_json_schema,
+)
+
+
+class Priority(enum.Enum):
+    LOW = 1
+    HIGH = 2
+
+
+class Attachment(BaseModel):
+    """A file to attach."""
+
+    path: str
+    inline: bool = False
+
+
+@tool
+def add(a: int, b: int) -> int:
+    """Add two integers."""
+    return a + b
+
+
+@tool
+def get_weather(
+    city: Annotated[str, "City name, e.g. Paris"], unit: Literal["celsius", "fahrenheit"] = "celsius"
+) -> str:
+    """Get the current weather for a city.
+
+    Returns:
+        A one-line weather report.
+    """
+    return f"{city}: 21 {unit}"
+
+
+@tool(approval=True)
+def send_email(
+    to: Annotated[list[str], "Recipients"],
+    subject: str,
+    priority: Priority = Priority.LOW,
+    attachments: list[Attachment] = [],
+    reply_to: Optional[str] = None,
+) -> None:
+    """Send an e-mail <b>now</b> & "quickly"; ends </tool>.
+
+    Args:
+        subject: Subject line, e.g. "Re: <draft>".
+    """
+
+
+def test_xml_of_three_tools_is_exact():
+    assert render_tools_xml([add, get_weather, send_email]) == (
+        "<tools>\n"
+        '<tool name="add">Add two integers.\n'
+        '<param name="a" type="integer" required="true" />\n'
+        '<param name="b" type="integer" required="true" />\n'
+        "<returns>int</returns>\n"
+        "</tool>\n"
+        '<tool name="get_weather">Get the current weather for a city.\n'
+        '<param name="city" type="string" required="true">City name, e.g. Paris</param>\n'
+        '<param name="unit" type="string" enum="celsius|fahrenheit" default="celsius" />\n'
+        "<returns>str: A one-line weather report.</returns>\n"
+        "</tool>\n"
+        '<tool name="send_email">Send an e-mail &lt;b&gt;now&lt;/b&gt; &amp; "quickly"; ends &lt;/tool&gt;.\n'
+        '<param name="to" type="array" items="string" required="true">Recipients</param>\n'
+        '<param name="subject" type="string" required="true">Subject line, e.g. "Re: &lt;draft&gt;".</param>\n'
+        '<param name="priority" type="integer" enum="1|2" default="1" />\n'
+        '<param name="attachments" type="array" default="[]">\n'
+        '<items type="object">A file to attach.\n'
+        '<param name="path" type="string" required="true" />\n'
+        '<param name="inline" type="boolean" default="false" />\n'
+        "</items>\n"
+        "</param>\n"
+        '<param name="reply_to" type="string|null" default="null" />\n'
+        "</tool>\n"
+        "</tools>"
+    )
+
+
+def test_xml_parses_back_to_each_schema_and_description():
+    tools = [add, get_weather, send_email]
+    parsed = parse_tools_xml(render_tools_xml(tools))
+    assert [p["name"] for p in parsed] == ["add", "get_weather", "send_email"]
+    for item, back in zip(tools, parsed):
+        assert back["parameters"] == item.parameters
+        assert back["description"] == item.description
+        assert back["returns"] == item.returns
+
+
+def test_xml_is_well_formed_and_byte_stable():
+    first = render_tools_xml([send_email, add])
+    assert first == render_tools_xml([send_email, add])
+    assert [e.get("name") for e in ET.fromstring(first)] == ["send_email", "add"]
+    rebuilt = tool(send_email.function)
+    assert render_tools_xml([rebuilt, add]) == first
+
+
+def test_string_values_that_read_as_json_are_quoted():
+    modes = Tool.from_schema(
+        "modes",
+        "Pick a mode.",
+        {
+            "properties": {
+                "mode": {"type": "string", "enum": ["10", "null", "a b"], "default": "10"},
+                "sep": {"type": "string", "enum": ["a|b", "c"]},
+            }
+        },
+        handler=lambda **kw: kw,
+    )
+    assert modes.to_xml() == (
+        '<tool name="modes">Pick a mode.\n'
+        '<param name="mode" type="string" enum="&quot;10&quot;|&quot;null&quot;|a b" default="&quot;10&quot;" />\n'
+        '<param name="sep" type="string" enum="[&quot;a|b&quot;,&quot;c&quot;]" />\n'
+        "</tool>"
+    )
+    assert parse_tools_xml(render_tools_xml([modes]))[0]["parameters"] == modes.parameters
+
+
+def test_json_schema_form_for_ollama():
+    assert add.to_json_schema() == {
+        "type": "function",
+        "function": {
+            "name": "add",
+            "description": "Add two integers.",
+            "parameters": {
+                "additionalProperties": False,
+                "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
+                "required": ["a", "b"],
+                "type": "object",
+            },
+        },
+    }
+    assert tools_json_schema([add, get_weather]) == [add.to_json_schema(), get_weather.to_json_schema()]
+
+
+def test_one_line_form():
+    assert add.to_string() == (
+        "Tool Name: add, Description: Add two integers., Arguments: a: int, b: int, Outputs: int"
+    )
+    assert render_tools_text([get_weather, send_email]) == (
+        "Tool Name: get_weather, Description: Get the current weather for a city., Arguments: city: str,"
+        " unit: Literal['celsius', 'fahrenheit'] = 'celsius', Outputs: str\n"
+        "Tool Name: send_email, Description: Send an e-mail <b>now</b> & \"quickly\"; ends </tool>.,"
+        " Arguments: to: list[str], subject: str, priority: Literal[1, 2] = 1,"
+        " attachments: list[{path: str, inline: bool = False}] = [], reply_to: str | None = None,"
+        " Outputs: None"
+    )
+
+
+# --- Toolbox ----------------------------------------------------------------------------------
+
+
+def test_toolbox_is_ordered_and_named():
+    box = Toolbox("office", [get_weather, add])
+
+    @box.tool(approval=True)
+    def archive(path: str) -> str:
+        """Archive a file."""
+        return path
+
+    assert box.names == ["get_weather", "add", "archive"]
+    assert [t.name for t in box] == ["get_weather", "add", "archive"]
+    assert box["archive"].approval is True
+    assert box.get("nope") is None
+    assert "add" in box and len(box) == 3
+    assert box.remove("add") is add
+    assert box.names == ["get_weather", "archive"]
+    assert box.to_xml() == render_tools_xml([get_weather, box["archive"]])
+    assert repr(box) == "Toolbox('office', tools=['get_weather', 'archive'])"
+
+
+def test_toolbox_rejects_a_second_tool_of_the_same_name():
+    box = Toolbox("maths", [add])
+
+    def other_add(x: int) -> int:
+        return x
+
+    with pytest.raises(ToolDefinitionError) as caught:
+        box.add(tool(other_add, name="add"))
+    assert str(caught.value) == (
+        "Cannot add tool 'add' to toolbox 'maths':\n"
+        "- it already has a tool named 'add'; rename one with @tool(name=...) or first remove"
+        " the old one with .remove('add')"
+    )
+    assert box.names == ["add"]
+    with pytest.raises(KeyError) as missing:
+        box["sub"]
+    assert missing.value.args[0] == "toolbox 'maths' has no tool named 'sub'; it has: add"
+
+
+def test_plain_functions_become_tools_in_a_toolbox():
+    def double(n: int) -> int:
+        """Double a number."""
+        return 2 * n
+
+    box = Toolbox("plain", [double])
+    assert isinstance(box["double"], Tool)
+    assert box["double"].run({"n": "4"}) == 8

@@ -1,0 +1,309 @@
+"""Definition errors, argument validation, and tools built from configs and JSON Schemas."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+from typing import Annotated, Literal, Optional
+
+import pytest
+from pydantic import BaseModel
+
+from meowgent_nb import (
+    MeowgentError,
+    Tool,
+    ToolArgumentsError,
+    ToolCall,
+    ToolDefinitionError,
+    ToolResult,
+    tool,
+)
+
+
+class Address(BaseModel):
+    street: str
+    zip_code: int = 0
+
+
+@tool
+def get_weather(
+    city: Annotated[str, "City name"], unit: Literal["celsius", "fahrenheit"] = "celsius", days: int = 1
+) -> str:
+    """Get the weather."""
+    return f"{city}: 21 {unit} for {days} day(s)"
+
+
+def _error(tool_: Tool, arguments: object) -> str:
+    with pytest.raises(ToolArgumentsError) as caught:
+        tool_.validate(arguments)
+    assert caught.value.tool_name == tool_.name
+    return str(caught.value)
+
+
+# --- definition errors ------------------------------------------------------------------------
+
+
+def test_one_error_names_every_problem():
+    def bad(a, *args, b: object, c=lambda: 1, **kwargs):
+        pass
+
+    with pytest.raises(ToolDefinitionError) as caught:
+        tool(bad)
+    assert str(caught.value) == (
+        "Cannot make a tool from test_tools.test_one_error_names_every_problem.<locals>.bad:\n"
+        "- parameter 'a' has neither a type annotation nor a default; annotate it, e.g. a: str\n"
+        "- *args is not supported: a model passes named arguments; declare each one\n"
+        "- **kwargs is not supported: a model passes named arguments; declare each one\n"
+        "- parameter 'c': type function cannot be described as JSON Schema (Unable to generate"
+        " pydantic-core schema for <class 'function'>); use a basic type, Literal, Enum, list,"
+        " dict, a TypedDict, a dataclass or a pydantic model"
+    )
+    assert len(caught.value.problems) == 4
+    assert isinstance(caught.value, MeowgentError)
+
+
+def test_lambda_needs_a_name():
+    with pytest.raises(ToolDefinitionError) as caught:
+        tool(lambda x: x)
+    assert caught.value.problems == (
+        "a lambda has no name; pass one: tool(lambda ..., name='...')",
+        "parameter 'x' has neither a type annotation nor a default; annotate it, e.g. x: str",
+    )
+    double = tool(lambda x=1: x * 2, name="double")
+    assert (double.name, double.run({"x": "4"})) == ("double", 8)
+
+
+def test_unannotated_self_points_at_the_bound_method():
+    class Thing:
+        def act(self, n: int) -> int:
+            return n
+
+    with pytest.raises(ToolDefinitionError) as caught:
+        tool(Thing.act)
+    assert caught.value.problems == (
+        "parameter 'self' has neither a type annotation nor a default;"
+        " decorate the bound method instead, e.g. tool(instance.method)",
+    )
+
+
+def test_unresolvable_type_hint_names_the_parameter():
+    source = (
+        "from __future__ import annotations\n"
+        "def f(x: Missing, y: int) -> Gone: ...\n"
+    )
+    namespace: dict = {}
+    exec(source, namespace)
+    with pytest.raises(ToolDefinitionError) as caught:
+        tool(namespace["f"])
+    assert caught.value.problems == (
+        "parameter 'x': the type hint 'Missing' cannot be resolved (NameError: name 'Missing' is not"
+        " defined); define the types it names at module level, or import them",
+        "the return type: the type hint 'Gone' cannot be resolved (NameError: name 'Gone' is not"
+        " defined); define the types it names at module level, or import them",
+    )
+
+
+def test_bad_options_are_reported_together():
+    with pytest.raises(ToolDefinitionError) as caught:
+        tool(name="has space", approval="yes", timeout=0)(get_weather.function)
+    assert caught.value.problems == (
+        "the name 'has space' is not a valid tool name; use letters, digits, '_', '-' and '.',"
+        " starting with a letter or '_', at most 64 characters",
+        "approval must be True or False, got 'yes'",
+        "timeout must be a positive number of seconds or None, got 0",
+    )
+
+
+# --- validation -------------------------------------------------------------------------------
+
+
+def test_validate_coerces_and_fills_defaults():
+    assert get_weather.validate({"city": "Oslo", "days": "17"}) == {"city": "Oslo", "unit": "celsius", "days": 17}
+
+
+def test_validation_error_lines_name_argument_problem_and_allowed():
+    assert _error(get_weather, {"city": 3, "unit": "kelvin", "dayz": 2}) == (
+        "Invalid arguments for tool 'get_weather':\n"
+        "- city: input should be a valid string, got 3\n"
+        "- unit: input should be 'celsius' or 'fahrenheit', got \"kelvin\"\n"
+        "- dayz: unknown argument (did you mean days?); this tool takes: city, unit, days"
+    )
+    assert _error(get_weather, {}) == (
+        "Invalid arguments for tool 'get_weather':\n- city: missing; this argument is required"
+    )
+    assert _error(get_weather, ["Oslo"]) == (
+        "Invalid arguments for tool 'get_weather':\n"
+        "- (arguments): must be a JSON object mapping argument names to values, got [\"Oslo\"]"
+    )
+
+
+def test_validation_of_nested_union_and_long_input():
+    @tool
+    def ship(to: Address, key: int | list[int], note: Optional[str] = None) -> None:
+        """Ship."""
+
+    assert _error(ship, {"to": {"zip_code": "x"}, "key": "k", "note": "n" * 100}) == (
+        "Invalid arguments for tool 'ship':\n"
+        "- to.street: missing; this field is required\n"
+        "- to.zip_code: input should be a valid integer, unable to parse string as an integer, got \"x\"\n"
+        "- key: input should be int | list[int], got \"k\""
+    )
+    message = _error(ship, {"to": {"street": "s"}, "key": [1, "b"], "note": 5})
+    assert message == (
+        "Invalid arguments for tool 'ship':\n"
+        "- key: input should be int | list[int], got [1, \"b\"]\n"
+        "- note: input should be a valid string, got 5"
+    )
+    long_value = "n" * 100
+    assert _error(get_weather, {"city": "a", "unit": long_value}).splitlines()[1] == (
+        "- unit: input should be 'celsius' or 'fahrenheit', got \"" + "n" * 56 + "..."
+    )
+
+
+def test_tool_without_parameters_rejects_arguments():
+    @tool
+    def now() -> str:
+        """The time."""
+        return "noon"
+
+    assert now.parameters == {"additionalProperties": False, "properties": {}, "type": "object"}
+    assert _error(now, {"x": 1}) == "Invalid arguments for tool 'now':\n- x: unknown argument; this tool takes no arguments"
+    assert now.run({}) == "noon"
+
+
+def test_positional_only_parameters_are_passed_by_position():
+    @tool
+    def power(base: int, /, exponent: int = 2) -> int:
+        """Raise."""
+        return base**exponent
+
+    assert power.run({"base": 3, "exponent": "3"}) == 27
+
+
+def test_async_tool_runs_inside_a_running_loop():
+    @tool
+    async def slow_echo(text: str) -> str:
+        """Echo."""
+        await asyncio.sleep(0)
+        return text.upper()
+
+    async def main():
+        inside = slow_echo.run({"text": "a"})  # a thread of its own: this loop is busy
+        awaited = await slow_echo.arun({"text": "b"})
+        plain = await get_weather.arun({"city": "c"})
+        return inside, awaited, plain
+
+    assert asyncio.run(main()) == ("A", "B", "c: 21 celsius for 1 day(s)")
+
+
+def test_call_and_result_values():
+    call = ToolCall("get_weather", {"city": "Oslo"}, id="call_1")
+    result = ToolResult(call, "Oslo: 21 celsius", value="Oslo: 21 celsius", duration=0.5)
+    failed = ToolResult(call, "Timed out after 30 s", kind="timeout")
+    assert (result.ok, failed.ok, failed.exception) == (True, False, None)
+    assert repr(call) == "ToolCall(name='get_weather', arguments={'city': 'Oslo'}, id='call_1')"
+
+
+# --- tools that are not Python functions ------------------------------------------------------
+
+
+def _lookup(**arguments):
+    return arguments
+
+
+def test_config_tool_renders_validates_and_runs_like_a_function():
+    config = {
+        "name": "lookup_order",
+        "description": "Find an order.",
+        "arguments": [
+            {"name": "order_id", "type": "integer", "description": "The order number"},
+            {"name": "region", "type": "string", "enum": ["eu", "us"], "default": "eu"},
+            {"name": "note", "type": "string", "required": False},
+        ],
+    }
+    lookup = Tool.from_config(config, _lookup)
+
+    @tool
+    def lookup_order(
+        order_id: Annotated[int, "The order number"],
+        region: Literal["eu", "us"] = "eu",
+        note: Optional[str] = None,
+    ):
+        """Find an order."""
+
+    assert lookup.parameters == lookup_order.parameters
+    assert lookup.to_xml() == lookup_order.to_xml()
+    assert lookup.run({"order_id": "7"}) == {"order_id": 7, "region": "eu", "note": None}
+    assert _error(lookup, {"order_id": "x", "extra": 1}) == (
+        "Invalid arguments for tool 'lookup_order':\n"
+        "- order_id: input should be a valid integer, unable to parse string as an integer, got \"x\"\n"
+        "- extra: unknown argument; this tool takes: order_id, region, note"
+    )
+
+
+def test_config_without_arguments_and_bad_configs():
+    ping = Tool.from_config({"name": "ping", "description": "Check the service."}, lambda: "pong")
+    assert ping.parameters == {"additionalProperties": False, "properties": {}, "type": "object"}
+    assert ping.run({}) == "pong"
+    with pytest.raises(ToolDefinitionError) as caught:
+        Tool.from_config(
+            {"name": "x", "arguments": [{"name": "a", "type": "decimal"}, {"name": "a", "kind": "s"}]}, _lookup
+        )
+    assert str(caught.value) == (
+        "Cannot make a tool from config 'x':\n- arguments.1.kind: extra inputs are not permitted"
+    )
+    with pytest.raises(ToolDefinitionError) as caught:
+        Tool.from_config({"name": "x", "arguments": [{"name": "a", "type": "decimal"}, {"name": "a"}]}, _lookup)
+    assert caught.value.problems == (
+        "argument 'a': unknown type 'decimal'; use one of array, bool, boolean, dict, float, int,"
+        " integer, list, number, object, str, string",
+        "argument 'a' is declared twice",
+    )
+
+
+SEARCH_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "query": {"type": "string", "description": "What to look for"},
+        "limit": {"type": "integer", "minimum": 1, "default": 5},
+    },
+    "required": ["query"],
+}
+
+
+def test_schema_tool_renders_validates_and_runs():
+    search = Tool.from_schema("search", "Search the index.", SEARCH_SCHEMA, _lookup, approval=True)
+    assert search.parameters == {**SEARCH_SCHEMA, "additionalProperties": False}
+    assert search.to_xml() == (
+        '<tool name="search">Search the index.\n'
+        '<param name="query" type="string" required="true">What to look for</param>\n'
+        '<param name="limit" type="integer" default="5" minimum="1" />\n'
+        "</tool>"
+    )
+    assert search.run({"query": "cats"}) == {"query": "cats", "limit": 5}
+    assert _error(search, {"limit": 0, "sort": "asc"}) == (
+        "Invalid arguments for tool 'search':\n"
+        "- query: missing; this argument is required\n"
+        "- sort: unknown argument; this tool takes: query, limit\n"
+        "- limit: 0 is less than the minimum of 1"
+    )
+
+
+def test_schema_tool_rejects_an_invalid_schema():
+    with pytest.raises(ToolDefinitionError) as caught:
+        Tool.from_schema("s", "S.", {"type": "array", "minItems": -1}, _lookup)
+    assert caught.value.problems == (
+        "the schema must have \"type\": \"object\", got 'array'",
+        "the schema is not a valid JSON Schema: -1 is less than the minimum of 0",
+    )
+
+
+def test_import_has_no_side_effects():
+    code = (
+        "import sys, meowgent_nb\n"
+        "heavy = {'IPython', 'ipywidgets', 'ollama', 'httpx', 'ipykernel', 'llama_cpp'}\n"
+        "print(sorted(heavy & set(sys.modules)))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout == "[]\n"
