@@ -9,6 +9,7 @@ docstring's Args / Parameters section (Google, NumPy or Sphinx style).
 from __future__ import annotations
 
 import inspect
+import json
 import types
 import typing
 from collections.abc import Callable, Sequence
@@ -19,7 +20,7 @@ import docstring_parser
 from pydantic import BaseModel, ConfigDict, Field, PydanticUserError, TypeAdapter, create_model
 from pydantic.fields import FieldInfo
 from pydantic.json_schema import GenerateJsonSchema
-from pydantic_core import PydanticUndefined
+from pydantic_core import PydanticUndefined, to_jsonable_python
 
 __all__ = ["ArgumentsModel", "Param", "describe_function", "inline_refs", "type_name"]
 
@@ -113,7 +114,11 @@ def _field(param: Param) -> tuple[Any, Any]:
         default = default.default
     field_docs = [m.description for m in kept if isinstance(m, FieldInfo) and m.description]
     description = (texts or field_docs or [param.doc or None])[0]
-    final = Field(alias=param.name, description=description)
+    extra = None
+    if isinstance(default, (set, frozenset)):  # iteration order varies by process; sort it
+        items = to_jsonable_python(default)
+        extra = {"default": sorted(items, key=lambda v: json.dumps(v, sort_keys=True))}
+    final = Field(alias=param.name, description=description, json_schema_extra=extra)
     annotated = Annotated[(base, *kept, final)] if kept else Annotated[base, final]
     return (annotated, ... if default is PydanticUndefined else default)
 

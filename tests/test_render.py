@@ -70,29 +70,54 @@ def test_xml_of_three_tools_is_exact():
     assert render_tools_xml([add, get_weather, send_email]) == (
         "<tools>\n"
         '<tool name="add">Add two integers.\n'
-        '<param name="a" type="integer" required="true" />\n'
-        '<param name="b" type="integer" required="true" />\n'
-        "<returns>int</returns>\n"
+        '<param name="a" type="integer"/>\n'
+        '<param name="b" type="integer"/>\n'
         "</tool>\n"
-        '<tool name="get_weather">Get the current weather for a city.\n'
-        '<param name="city" type="string" required="true">City name, e.g. Paris</param>\n'
-        '<param name="unit" type="string" enum="celsius|fahrenheit" default="celsius" />\n'
-        "<returns>str: A one-line weather report.</returns>\n"
+        '<tool name="get_weather" returns="str: A one-line weather report.">'
+        "Get the current weather for a city.\n"
+        '<param name="city">City name, e.g. Paris</param>\n'
+        '<param name="unit" enum="celsius|fahrenheit" default="celsius"/>\n'
         "</tool>\n"
         '<tool name="send_email">Send an e-mail &lt;b&gt;now&lt;/b&gt; &amp; "quickly"; ends &lt;/tool&gt;.\n'
-        '<param name="to" type="array" items="string" required="true">Recipients</param>\n'
-        '<param name="subject" type="string" required="true">Subject line, e.g. "Re: &lt;draft&gt;".</param>\n'
-        '<param name="priority" type="integer" enum="1|2" default="1" />\n'
+        '<param name="to" type="string[]">Recipients</param>\n'
+        '<param name="subject">Subject line, e.g. "Re: &lt;draft&gt;".</param>\n'
+        '<param name="priority" type="integer" enum="1|2" default="1"/>\n'
         '<param name="attachments" type="array" default="[]">\n'
-        '<items type="object">A file to attach.\n'
-        '<param name="path" type="string" required="true" />\n'
-        '<param name="inline" type="boolean" default="false" />\n'
+        "<items>A file to attach.\n"
+        '<param name="path"/>\n'
+        '<param name="inline" type="boolean" default="false"/>\n'
         "</items>\n"
         "</param>\n"
-        '<param name="reply_to" type="string|null" default="null" />\n'
+        '<param name="reply_to" type="string|null"/>\n'
         "</tool>\n"
         "</tools>"
     )
+
+
+def test_optional_parameters_without_default_and_required_with_default_are_marked():
+    odd = Tool.from_schema(
+        "odd",
+        "Odd requirements.",
+        {
+            "properties": {
+                "a": {"type": "string"},
+                "b": {"type": "integer", "default": 2},
+                "c": {"anyOf": [{"type": "integer"}, {"type": "null"}]},
+                "d": {"anyOf": [{"type": "integer"}, {"type": "null"}], "default": None},
+            },
+            "required": ["b", "c"],
+        },
+        handler=lambda **kw: kw,
+    )
+    assert odd.to_xml() == (
+        '<tool name="odd">Odd requirements.\n'
+        '<param name="a" required="false"/>\n'
+        '<param name="b" type="integer" default="2" required="true"/>\n'
+        '<param name="c" type="integer|null" required="true"/>\n'
+        '<param name="d" type="integer|null"/>\n'
+        "</tool>"
+    )
+    assert parse_tools_xml(render_tools_xml([odd]))[0]["parameters"] == odd.parameters
 
 
 def test_xml_parses_back_to_each_schema_and_description():
@@ -102,7 +127,17 @@ def test_xml_parses_back_to_each_schema_and_description():
     for item, back in zip(tools, parsed):
         assert back["parameters"] == item.parameters
         assert back["description"] == item.description
-        assert back["returns"] == item.returns
+    assert [p["returns"] for p in parsed] == [None, "str: A one-line weather report.", None]
+
+
+def test_realistic_tool_set_round_trips_through_the_xml():
+    from benchmarks._toolsets import TOOL_SETS
+
+    for tools in TOOL_SETS.values():
+        parsed = parse_tools_xml(render_tools_xml(tools))
+        assert [p["name"] for p in parsed] == [t.name for t in tools]
+        for item, back in zip(tools, parsed):
+            assert (back["description"], back["parameters"]) == (item.description, item.parameters)
 
 
 def test_xml_is_well_formed_and_byte_stable():
@@ -127,8 +162,8 @@ def test_string_values_that_read_as_json_are_quoted():
     )
     assert modes.to_xml() == (
         '<tool name="modes">Pick a mode.\n'
-        '<param name="mode" type="string" enum="&quot;10&quot;|&quot;null&quot;|a b" default="&quot;10&quot;" />\n'
-        '<param name="sep" type="string" enum="[&quot;a|b&quot;,&quot;c&quot;]" />\n'
+        '<param name="mode" enum="&quot;10&quot;|&quot;null&quot;|a b" default="&quot;10&quot;"/>\n'
+        '<param name="sep" enum="[&quot;a|b&quot;,&quot;c&quot;]" required="false"/>\n'
         "</tool>"
     )
     assert parse_tools_xml(render_tools_xml([modes]))[0]["parameters"] == modes.parameters

@@ -277,8 +277,8 @@ def test_schema_tool_renders_validates_and_runs():
     assert search.parameters == {**SEARCH_SCHEMA, "additionalProperties": False}
     assert search.to_xml() == (
         '<tool name="search">Search the index.\n'
-        '<param name="query" type="string" required="true">What to look for</param>\n'
-        '<param name="limit" type="integer" default="5" minimum="1" />\n'
+        '<param name="query">What to look for</param>\n'
+        '<param name="limit" type="integer" default="5" minimum="1"/>\n'
         "</tool>"
     )
     assert search.run({"query": "cats"}) == {"query": "cats", "limit": 5}

