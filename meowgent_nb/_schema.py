@@ -39,11 +39,28 @@ class _UntitledJsonSchema(GenerateJsonSchema):
     def field_title_should_be_set(self, schema: Any) -> bool:
         return False
 
+    def encode_default(self, dft: Any) -> Any:
+        return super().encode_default(_ordered(dft))
+
     def generate(self, schema: Any, mode: Any = "validation") -> dict[str, Any]:
         json_schema = super().generate(schema, mode=mode)
         for definition in (json_schema, *json_schema.get("$defs", {}).values()):
             definition.pop("title", None)
         return json_schema
+
+
+def _ordered(value: Any) -> Any:
+    """``value`` with every set made a sorted list: a set's order differs between processes."""
+    if isinstance(value, (set, frozenset)):
+        items = [_ordered(item) for item in value]
+        return sorted(items, key=lambda item: json.dumps(to_jsonable_python(item), sort_keys=True))
+    if isinstance(value, dict):
+        return {key: _ordered(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_ordered(item) for item in value]
+    if isinstance(value, BaseModel):
+        return _ordered(value.model_dump(by_alias=True))
+    return value
 
 
 @dataclass(frozen=True)
@@ -114,11 +131,7 @@ def _field(param: Param) -> tuple[Any, Any]:
         default = default.default
     field_docs = [m.description for m in kept if isinstance(m, FieldInfo) and m.description]
     description = (texts or field_docs or [param.doc or None])[0]
-    extra = None
-    if isinstance(default, (set, frozenset)):  # iteration order varies by process; sort it
-        items = to_jsonable_python(default)
-        extra = {"default": sorted(items, key=lambda v: json.dumps(v, sort_keys=True))}
-    final = Field(alias=param.name, description=description, json_schema_extra=extra)
+    final = Field(alias=param.name, description=description)
     annotated = Annotated[(base, *kept, final)] if kept else Annotated[base, final]
     return (annotated, ... if default is PydanticUndefined else default)
 
