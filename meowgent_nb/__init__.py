@@ -1,13 +1,32 @@
 """meowgent_nb: tool-using agents on local models, in Jupyter notebooks.
 
 Mark plain Python functions with `@tool`; the model sees them as compact XML (`render_tools_xml`),
-asks for them with ``<tool_call>`` blocks, and each call is validated against the tool's schema.
+asks for them with ``<tool_call>`` blocks, and an `Agent` validates each call, asks for approval
+where a tool needs it, runs the calls in parallel with time limits and feeds the results back.
 Importing this package only defines names: no client, no network, no configuration is read.
 """
 
-from importlib.metadata import PackageNotFoundError, version
+from __future__ import annotations
 
+from importlib.metadata import PackageNotFoundError, version
+from typing import Any
+
+from .agent import Agent, AgentResult
+from .approvals import ApprovalRequest, Approved, Approver, AutoApprove, Denied, DenyAll
 from .errors import MeowgentError, ToolArgumentsError, ToolDefinitionError
+from .events import (
+    AgentEvent,
+    ApprovalEvent,
+    FinalAnswer,
+    TextDelta,
+    ThinkingDelta,
+    ToolCallEvent,
+    ToolResultEvent,
+    TurnEnd,
+)
+from .models import Model, ModelChunk, ModelError, ModelRequest, Usage
+from .models.scripted import FunctionModel, ScriptedModel
+from .parsing import MalformedCall, ToolCallParser, parse_tool_calls
 from .render import parse_tools_xml, render_tools_text, render_tools_xml, tools_json_schema
 from .toolbox import Toolbox
 from .tools import Tool, ToolCall, ToolResult, tool
@@ -17,15 +36,52 @@ try:
 except PackageNotFoundError:  # imported from a source tree that was never installed
     __version__ = "0+unknown"
 
+
+def __getattr__(name: str) -> Any:
+    # OllamaModel imports the ollama client (and httpx); only pay for that when it is used.
+    if name == "OllamaModel":
+        from .models.ollama import OllamaModel
+
+        return OllamaModel
+    raise AttributeError(f"module 'meowgent_nb' has no attribute {name!r}")
+
+
 __all__ = [
+    "Agent",
+    "AgentEvent",
+    "AgentResult",
+    "ApprovalEvent",
+    "ApprovalRequest",
+    "Approved",
+    "Approver",
+    "AutoApprove",
+    "Denied",
+    "DenyAll",
+    "FinalAnswer",
+    "FunctionModel",
+    "MalformedCall",
     "MeowgentError",
+    "Model",
+    "ModelChunk",
+    "ModelError",
+    "ModelRequest",
+    "OllamaModel",
+    "ScriptedModel",
+    "TextDelta",
+    "ThinkingDelta",
     "Tool",
     "ToolArgumentsError",
     "ToolCall",
+    "ToolCallEvent",
+    "ToolCallParser",
     "ToolDefinitionError",
     "ToolResult",
+    "ToolResultEvent",
     "Toolbox",
+    "TurnEnd",
+    "Usage",
     "__version__",
+    "parse_tool_calls",
     "parse_tools_xml",
     "render_tools_text",
     "render_tools_xml",

@@ -11,7 +11,6 @@ import asyncio
 import functools
 import inspect
 import re
-import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, overload
@@ -19,6 +18,7 @@ from typing import Any, Literal, overload
 import jsonschema
 from pydantic import ValidationError
 
+from ._async import run_to_completion
 from ._config_tools import config_params
 from ._schema import ArgumentsModel, describe_function
 from ._validation import jsonschema_problems, pydantic_problems
@@ -273,7 +273,7 @@ class Tool:
         """
         result = self._call(values)
         if inspect.isawaitable(result):
-            return _run_to_completion(result)
+            return run_to_completion(result)
         return result
 
     async def ainvoke(self, values: Mapping[str, Any]) -> Any:
@@ -340,32 +340,6 @@ def _object_schema(schema: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]
     if parameters.get("required") == []:
         del parameters["required"]
     return parameters, problems
-
-
-def _run_to_completion(awaitable: Any) -> Any:
-    """Run a coroutine here, or in a fresh thread when this thread's loop is already running."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(_await(awaitable))
-    outcome: dict[str, Any] = {}
-
-    def target() -> None:
-        try:
-            outcome["value"] = asyncio.run(_await(awaitable))
-        except BaseException as exc:  # handed back to the caller's thread below
-            outcome["error"] = exc
-
-    thread = threading.Thread(target=target, name="meowgent-async-tool")
-    thread.start()
-    thread.join()
-    if "error" in outcome:
-        raise outcome["error"]
-    return outcome["value"]
-
-
-async def _await(awaitable: Any) -> Any:
-    return await awaitable
 
 
 @overload

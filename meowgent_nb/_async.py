@@ -1,0 +1,39 @@
+"""Running a coroutine to completion from synchronous code, whether or not a loop is running.
+
+In a notebook, synchronous cell code runs inside the kernel's event loop, so `asyncio.run` would
+fail there; the coroutine then gets a fresh loop in a thread of its own.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from typing import Any
+
+__all__ = ["run_to_completion"]
+
+
+def run_to_completion(awaitable: Any) -> Any:
+    """Run a coroutine here, or in a fresh thread when this thread's loop is already running."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(_await(awaitable))
+    outcome: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            outcome["value"] = asyncio.run(_await(awaitable))
+        except BaseException as exc:  # handed back to the caller's thread below
+            outcome["error"] = exc
+
+    thread = threading.Thread(target=target, name="meowgent-async")
+    thread.start()
+    thread.join()
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["value"]
+
+
+async def _await(awaitable: Any) -> Any:
+    return await awaitable

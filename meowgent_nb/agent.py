@@ -1,0 +1,414 @@
+"""The agent loop: stream the model, parse calls, validate, approve, run in parallel, feed back.
+
+`Agent.stream` is the one implementation; `Agent.arun` and `Agent.run` collect its events. The
+agent keeps the conversation (`Agent.messages`) across runs, also after an error or an
+interrupt, so the next run continues coherently.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import difflib
+import time
+from collections.abc import AsyncIterator, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from ._async import run_to_completion
+from ._output import output_text
+from .approvals import ApprovalRequest, Approved, Approver, Decision, Denied, DenyAll
+from .errors import ToolArgumentsError
+from .events import (
+    AgentEvent,
+    ApprovalEvent,
+    FinalAnswer,
+    TextDelta,
+    ThinkingDelta,
+    ToolCallEvent,
+    ToolResultEvent,
+    TurnEnd,
+)
+from .models.base import Model, ModelRequest, Usage
+from .parsing import MalformedCall, ToolCallParser
+from .prompt import LAST_TURN_NOTICE, REQUIRED_NOTICE, system_prompt, tool_responses
+from .tools import Tool, ToolCall, ToolResult
+
+__all__ = ["Agent", "AgentResult"]
+
+ToolProtocol = Literal["xml", "native"]
+ToolChoice = str  # "auto", "none", "required", or a tool name
+
+_NO_APPROVER = DenyAll(
+    "this tool needs a person's approval and no approver was given"
+    " (pass approver=AutoApprove() to run it without asking)."
+)
+
+
+@dataclass
+class AgentResult:
+    """What one run produced: the answer and everything that led to it."""
+
+    text: str
+    """The final answer (the last model turn's visible text)."""
+    tool_results: list[ToolResult] = field(default_factory=list)
+    """Every call's result, in the order the calls were made."""
+    turns: int = 0
+    """How many model requests the run made."""
+    usage: Usage | None = None
+    """Token counts and durations summed over the turns, where the backend reports them."""
+    stopped: Literal["answer", "max_turns"] = "answer"
+    """Why the run ended: the model answered, or the turn limit was reached."""
+    messages: list[dict[str, Any]] = field(default_factory=list)
+    """The messages this run added to the conversation."""
+
+    def __str__(self) -> str:
+        return self.text
+
+
+class Agent:
+    """A conversation with a model that can call tools.
+
+    Args:
+        model: Any `Model` (`OllamaModel`, `ScriptedModel`, `FunctionModel`, ...).
+        tools: The tools the model may call.
+        approver: Decides on calls that need approval; without one they are denied.
+        protocol: ``"xml"`` (tools in the system prompt, calls as ``<tool_call>`` blocks in the
+            text) or ``"native"`` (tools passed to the backend, calls in ``tool_calls``).
+        max_turns: Model requests per run; the last one offers no tools.
+        max_workers: Tool calls that run at the same time.
+        tool_timeout: Seconds a call may take when its tool sets no timeout; None: no limit.
+        system: Your instructions, placed before the tool rules in the system prompt.
+        tool_choice: ``"auto"``; ``"none"`` (offer no tools); ``"required"`` (remind the model
+            once if it answers without a call); or a tool name (offer only that tool).
+        ask: ``"marked"`` asks approval for tools marked ``approval=True``; ``"every"`` for all.
+        think: Ask a thinking model to think (True) or not (False); None leaves it to the model.
+        max_output_chars: Tool output longer than this is cut, with a note; None: no limit.
+    """
+
+    def __init__(
+        self,
+        model: Model,
+        tools: Iterable[Tool] = (),
+        approver: Approver | None = None,
+        protocol: ToolProtocol = "xml",
+        max_turns: int = 8,
+        max_workers: int = 8,
+        tool_timeout: float | None = 30.0,
+        system: str | None = None,
+        tool_choice: ToolChoice = "auto",
+        ask: Literal["marked", "every"] = "marked",
+        think: bool | None = None,
+        max_output_chars: int | None = 4000,
+    ):
+        self.model = model
+        self.tools = list(tools)
+        self.approver = approver
+        self.protocol = protocol
+        self.max_turns = max_turns
+        self.max_workers = max_workers
+        self.tool_timeout = tool_timeout
+        self.system = system
+        self.tool_choice = tool_choice
+        self.ask = ask
+        self.think = think
+        self.max_output_chars = max_output_chars
+        self._check()
+        self.messages: list[dict[str, Any]] = []
+        """The whole conversation, without the system prompt (which is rebuilt each turn)."""
+        self._executor: ThreadPoolExecutor | None = None
+        self._call_count = 0
+
+    def _check(self) -> None:
+        problems = []
+        if self.protocol not in ("xml", "native"):
+            problems.append(f"protocol must be 'xml' or 'native', got {self.protocol!r}")
+        if not isinstance(self.max_turns, int) or self.max_turns < 1:
+            problems.append(f"max_turns must be a whole number of at least 1, got {self.max_turns!r}")
+        if self.ask not in ("marked", "every"):
+            problems.append(f"ask must be 'marked' or 'every', got {self.ask!r}")
+        names = [t.name for t in self.tools]
+        duplicates = sorted({n for n in names if names.count(n) > 1})
+        if duplicates:
+            problems.append(f"two tools share a name: {', '.join(duplicates)}; rename one with @tool(name=...)")
+        if self.tool_choice not in ("auto", "none", "required") and self.tool_choice not in names:
+            problems.append(
+                f"tool_choice must be 'auto', 'none', 'required' or a tool name ({', '.join(names) or 'none'}),"
+                f" got {self.tool_choice!r}"
+            )
+        if problems:
+            raise ValueError("Invalid Agent settings:\n" + "\n".join(f"- {p}" for p in problems))
+
+    def reset(self) -> None:
+        """Forget the conversation."""
+        self.messages.clear()
+
+    def system_prompt(self) -> str:
+        """The system prompt the model is sent (the same bytes on every turn)."""
+        offered = self._offered()
+        return system_prompt(offered, self.system, describe_tools=self.protocol == "xml")
+
+    def _offered(self) -> list[Tool]:
+        if self.tool_choice == "none":
+            return []
+        if self.tool_choice not in ("auto", "required"):
+            return [t for t in self.tools if t.name == self.tool_choice]
+        return list(self.tools)
+
+    # --- running --------------------------------------------------------------------------------
+
+    def run(self, prompt: str) -> AgentResult:
+        """Run one request to its answer (for scripts and tests); see `stream`."""
+        return run_to_completion(self.arun(prompt))
+
+    async def arun(self, prompt: str) -> AgentResult:
+        """Run one request to its answer; see `stream`."""
+        async for event in self.stream(prompt):
+            if isinstance(event, FinalAnswer):
+                return event.result
+        raise AssertionError("the event stream ended without a final answer")  # pragma: no cover
+
+    async def stream(self, prompt: str) -> AsyncIterator[AgentEvent]:
+        """Send ``prompt`` and yield events until the model answers without calling a tool.
+
+        The conversation is kept: the next call continues it. A model error propagates (after
+        the history records what happened); a tool's failure never does, it becomes a result.
+        """
+        start = len(self.messages)
+        self.messages.append({"role": "user", "content": prompt})
+        result = AgentResult(text="")
+        reminded = False
+        offered = self._offered()
+        system = {"role": "system", "content": self.system_prompt()}
+        for turn in range(1, self.max_turns + 1):
+            last = turn == self.max_turns and bool(offered)
+            request = self._request(system, offered, last)
+            answer = _TurnAnswer()
+            try:
+                async for event in self._model_turn(request, answer, turn):
+                    yield event
+            except BaseException as exc:  # an error or an interrupt: keep what was said, then re-raise
+                stopped = isinstance(exc, (GeneratorExit, KeyboardInterrupt, asyncio.CancelledError))
+                answer.cut_off_by = "interrupted" if stopped else type(exc).__name__
+                raise
+            finally:
+                self.messages.append(answer.message(self.protocol))
+            result.turns = turn
+            result.usage = answer.usage if result.usage is None or answer.usage is None else result.usage + answer.usage
+            if not answer.calls:
+                if self.tool_choice == "required" and offered and not reminded and not last:
+                    reminded = True
+                    self.messages.append({"role": "user", "content": REQUIRED_NOTICE})
+                    yield TurnEnd(turn, answer.usage, 0)
+                    continue
+                result.text = answer.text
+                yield TurnEnd(turn, answer.usage, 0)
+                break
+            done: dict[int, ToolResult] = {}
+            try:
+                async for event in self._run_calls(answer.calls, offered, last, done):
+                    yield event
+            finally:  # also on an interrupt: every call gets a result, so the history stays coherent
+                results = [
+                    done.get(i) or ToolResult(call, "Error: interrupted before it finished.", kind="error")
+                    for i, (call, _) in enumerate(answer.calls)
+                ]
+                self.messages.extend(self._result_messages(results))
+            result.tool_results.extend(results)
+            yield TurnEnd(turn, answer.usage, len(results))
+            if last:
+                result.text, result.stopped = answer.text, "max_turns"
+                break
+        result.messages = self.messages[start:]
+        yield FinalAnswer(result)
+
+    def _request(self, system: dict[str, Any], offered: list[Tool], last: bool) -> ModelRequest:
+        messages = [system, *self.messages]
+        if last:
+            messages.append({"role": "user", "content": LAST_TURN_NOTICE})
+        native = self.protocol == "native" and not last
+        return ModelRequest(
+            messages=messages,
+            tools=offered if native else (),
+            offered=() if last else offered,
+            think=self.think,
+        )
+
+    async def _model_turn(self, request: ModelRequest, answer: _TurnAnswer, turn: int) -> AsyncIterator[AgentEvent]:
+        parser = ToolCallParser() if self.protocol == "xml" else None
+        async for chunk in self.model.stream(request):
+            if chunk.thinking:
+                answer.thinking.append(chunk.thinking)
+                yield ThinkingDelta(chunk.thinking)
+            if chunk.text:
+                answer.raw.append(chunk.text)
+                for event in parser.feed(chunk.text) if parser else [TextDelta(chunk.text)]:
+                    for out in self._parsed(event, answer, turn):
+                        yield out
+            for call in chunk.tool_calls:
+                for out in self._parsed(call, answer, turn):
+                    yield out
+            if chunk.done:
+                answer.usage = chunk.usage
+        for event in parser.close() if parser else []:
+            for out in self._parsed(event, answer, turn):
+                yield out
+
+    def _parsed(self, event: Any, answer: _TurnAnswer, turn: int) -> list[AgentEvent]:
+        if isinstance(event, TextDelta):
+            answer.text_parts.append(event.text)
+            return [event]
+        if isinstance(event, ThinkingDelta):
+            answer.thinking.append(event.text)
+            return [event]
+        self._call_count += 1
+        call_id = f"call_{self._call_count}"
+        if isinstance(event, MalformedCall):
+            call = ToolCall("(unreadable)", {}, id=call_id)
+            answer.calls.append((call, event))
+            return [ToolCallEvent(call, turn)]
+        call = ToolCall(event.name, dict(event.arguments), id=event.id or call_id)
+        answer.calls.append((call, None))
+        return [ToolCallEvent(call, turn)]
+
+    # --- tools --------------------------------------------------------------------------------
+
+    async def _run_calls(
+        self,
+        calls: list[tuple[ToolCall, MalformedCall | None]],
+        offered: list[Tool],
+        last: bool,
+        results: dict[int, ToolResult],
+    ) -> AsyncIterator[AgentEvent]:
+        """Validate, approve and run one turn's calls, filling ``results`` by call index."""
+        by_name = {t.name: t for t in offered}
+        runnable: list[tuple[int, ToolCall, Tool, dict[str, Any]]] = []
+        for index, (call, malformed) in enumerate(calls):
+            early = self._precheck(call, malformed, by_name, last)
+            if isinstance(early, ToolResult):
+                results[index] = early
+            else:
+                runnable.append((index, call, *early))
+        asking = [item for item in runnable if item[2].approval or self.ask == "every"]
+        decisions = await self._decide(asking)
+        for (index, call, _, _), decision in zip(asking, decisions):
+            yield ApprovalEvent(call, decision)
+            if isinstance(decision, Denied):
+                results[index] = ToolResult(call, f"Denied: {decision.message}", kind="denied")
+        for index in sorted(results):
+            yield ToolResultEvent(results[index])
+        tasks = [
+            asyncio.ensure_future(self._execute(index, call, tool, values))
+            for index, call, tool, values in runnable
+            if index not in results
+        ]
+        try:
+            for next_done in asyncio.as_completed(tasks):
+                index, result = await next_done
+                results[index] = result
+                yield ToolResultEvent(result)
+        finally:
+            for task in tasks:
+                task.cancel()
+
+    def _precheck(
+        self, call: ToolCall, malformed: MalformedCall | None, by_name: dict[str, Tool], last: bool
+    ) -> ToolResult | tuple[Tool, dict[str, Any]]:
+        """A result for a call that cannot run, else its tool and validated arguments."""
+        if malformed is not None:
+            raw = malformed.raw if len(malformed.raw) <= 300 else malformed.raw[:300] + "..."
+            return ToolResult(
+                call, f"Error: could not read a tool call: {malformed.reason}\nThe text was: {raw}", kind="parse_error"
+            )
+        if last:
+            return ToolResult(
+                call,
+                f"Not run: the limit of {self.max_turns} turns was reached; answer without tools.",
+                kind="denied",
+            )
+        tool = by_name.get(call.name)
+        if tool is None:
+            names = list(by_name)
+            close = difflib.get_close_matches(call.name, names, n=1)
+            guess = f" Did you mean {close[0]!r}?" if close else ""
+            offered = ", ".join(names) if names else "none"
+            return ToolResult(
+                call, f"Error: there is no tool named {call.name!r}.{guess} The tools are: {offered}.", kind="unknown_tool"
+            )
+        try:
+            return tool, tool.validate(call.arguments)
+        except ToolArgumentsError as error:
+            return ToolResult(
+                call, f"Error: {error}\nCall {tool.name} again with corrected arguments.", kind="invalid_arguments"
+            )
+
+    async def _decide(self, asking: list[tuple[int, ToolCall, Tool, dict[str, Any]]]) -> list[Decision]:
+        if not asking:
+            return []
+        approver = self.approver or _NO_APPROVER
+        requests = [ApprovalRequest(call, tool, values) for _, call, tool, values in asking]
+        decisions = list(await approver.approve(requests))
+        if len(decisions) != len(requests) or not all(isinstance(d, (Approved, Denied)) for d in decisions):
+            reason = f"Denied: the approver {approver!r} did not return one Approved or Denied per call."
+            return [Denied(reason)] * len(requests)
+        return decisions
+
+    async def _execute(self, index: int, call: ToolCall, tool: Tool, values: dict[str, Any]) -> tuple[int, ToolResult]:
+        """Run one validated call in the thread pool, within its time limit."""
+        if self._executor is None:
+            self._executor = ThreadPoolExecutor(self.max_workers, thread_name_prefix="meowgent-tool")
+        timeout = tool.timeout if tool.timeout is not None else self.tool_timeout
+        context = contextvars.copy_context()
+        loop = asyncio.get_running_loop()
+        started = time.perf_counter()
+        future = loop.run_in_executor(self._executor, context.run, tool.invoke, values)
+        try:
+            value = await asyncio.wait_for(future, timeout)
+        except asyncio.TimeoutError:
+            return index, ToolResult(call, f"Timed out after {timeout:g} s", kind="timeout", duration=timeout)
+        except Exception as exc:  # the tool's own failure: the model reads it
+            elapsed = time.perf_counter() - started
+            text = f"Error: {type(exc).__name__}: {exc}"
+            return index, ToolResult(call, text, kind="error", exception=exc, duration=elapsed)
+        elapsed = time.perf_counter() - started
+        return index, ToolResult(call, output_text(value, self.max_output_chars), value=value, duration=elapsed)
+
+    def _result_messages(self, results: Sequence[ToolResult]) -> list[dict[str, Any]]:
+        if self.protocol == "native":
+            return [{"role": "tool", "content": r.output, "tool_name": r.call.name} for r in results]
+        return [{"role": "user", "content": tool_responses(results)}]
+
+    def __repr__(self) -> str:
+        names = [t.name for t in self.tools]
+        return f"Agent(model={self.model!r}, tools={names!r}, protocol={self.protocol!r})"
+
+
+@dataclass
+class _TurnAnswer:
+    """What one model turn produced so far (kept also when the turn is interrupted)."""
+
+    raw: list[str] = field(default_factory=list)
+    text_parts: list[str] = field(default_factory=list)
+    thinking: list[str] = field(default_factory=list)
+    calls: list[tuple[ToolCall, MalformedCall | None]] = field(default_factory=list)
+    usage: Usage | None = None
+    cut_off_by: str | None = None
+    """Why the turn ended early: "interrupted", or the name of the exception."""
+
+    @property
+    def text(self) -> str:
+        return "".join(self.text_parts).strip()
+
+    def message(self, protocol: str) -> dict[str, Any]:
+        content = "".join(self.raw) if protocol == "xml" else "".join(self.text_parts)
+        if self.cut_off_by is not None:
+            content += f"\n[this answer was cut off: {self.cut_off_by}]"
+        message: dict[str, Any] = {"role": "assistant", "content": content}
+        if self.thinking:
+            message["thinking"] = "".join(self.thinking)
+        if protocol == "native" and self.calls:
+            message["tool_calls"] = [
+                {"function": {"name": c.name, "arguments": c.arguments}} for c, bad in self.calls if bad is None
+            ]
+        return message

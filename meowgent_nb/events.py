@@ -1,0 +1,89 @@
+"""What an agent run yields, as it happens: `async for event in agent.stream(prompt)`.
+
+Display code and tests consume the same events. They are small frozen values, in this order
+within a turn: text and thinking deltas as the model streams, each complete `ToolCallEvent`, each
+`ApprovalEvent`, each `ToolResultEvent` (in call order), then `TurnEnd`; after the last turn,
+`FinalAnswer`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Union
+
+from .approvals import Approved, Denied
+from .models.base import Usage
+from .tools import ToolCall, ToolResult
+
+if TYPE_CHECKING:
+    from .agent import AgentResult
+
+__all__ = [
+    "AgentEvent",
+    "ApprovalEvent",
+    "FinalAnswer",
+    "TextDelta",
+    "ThinkingDelta",
+    "ToolCallEvent",
+    "ToolResultEvent",
+    "TurnEnd",
+]
+
+
+@dataclass(frozen=True)
+class TextDelta:
+    """A piece of the answer text the person sees."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class ThinkingDelta:
+    """A piece of the model's reasoning (``<think>`` text or the backend's thinking field)."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class ToolCallEvent:
+    """A complete tool call the model asked for, before validation."""
+
+    call: ToolCall
+    turn: int
+
+
+@dataclass(frozen=True)
+class ApprovalEvent:
+    """A decision on a call that needed approval."""
+
+    call: ToolCall
+    decision: Approved | Denied
+
+
+@dataclass(frozen=True)
+class ToolResultEvent:
+    """What came of one call: its output, or why it did not run."""
+
+    result: ToolResult
+
+
+@dataclass(frozen=True)
+class TurnEnd:
+    """One model turn (a request and the calls it made) is over."""
+
+    turn: int
+    """1 for the first model request of the run."""
+    usage: Usage | None
+    """Token counts and durations, where the backend reports them."""
+    calls: int
+    """How many tool calls the turn made."""
+
+
+@dataclass(frozen=True)
+class FinalAnswer:
+    """The run is over; ``result`` holds the answer and everything that led to it."""
+
+    result: AgentResult
+
+
+AgentEvent = Union[TextDelta, ThinkingDelta, ToolCallEvent, ApprovalEvent, ToolResultEvent, TurnEnd, FinalAnswer]

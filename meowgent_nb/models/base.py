@@ -1,0 +1,98 @@
+"""The model protocol every backend implements, and the values that cross it."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+from ..errors import MeowgentError
+from ..tools import Tool, ToolCall
+
+__all__ = ["Model", "ModelChunk", "ModelError", "ModelRequest", "Usage"]
+
+
+class ModelError(MeowgentError):
+    """A model backend failed; the message says how to fix it (start the server, pull the model)."""
+
+
+@dataclass(frozen=True)
+class Usage:
+    """Token counts and durations of one model request, where the backend reports them."""
+
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    total_seconds: float | None = None
+    load_seconds: float | None = None
+    prompt_seconds: float | None = None
+    """Time spent reading the prompt."""
+    completion_seconds: float | None = None
+    """Time spent generating the answer."""
+
+    @property
+    def tokens_per_second(self) -> float | None:
+        """Generation speed, when both the count and the duration are known."""
+        if self.completion_tokens is None or not self.completion_seconds:
+            return None
+        return self.completion_tokens / self.completion_seconds
+
+    def __add__(self, other: Usage) -> Usage:
+        def plus(a: Any, b: Any) -> Any:
+            return b if a is None else a if b is None else a + b
+
+        return Usage(
+            plus(self.prompt_tokens, other.prompt_tokens),
+            plus(self.completion_tokens, other.completion_tokens),
+            plus(self.total_seconds, other.total_seconds),
+            plus(self.load_seconds, other.load_seconds),
+            plus(self.prompt_seconds, other.prompt_seconds),
+            plus(self.completion_seconds, other.completion_seconds),
+        )
+
+
+@dataclass(frozen=True)
+class ModelRequest:
+    """Everything a model is sent for one turn."""
+
+    messages: Sequence[Mapping[str, Any]]
+    """Ollama-style chat messages: ``{"role", "content"}``, plus ``thinking``, ``tool_calls``
+    (assistant) or ``tool_name`` (tool) where they apply. The first is the system prompt."""
+    tools: Sequence[Tool] = ()
+    """Tools passed natively (``tools=``); empty for the ``xml`` protocol, whose tools are in the
+    system prompt."""
+    offered: Sequence[Tool] = ()
+    """The tools the model may call this turn, whatever the protocol (what offline models that
+    compute answers, like `FunctionModel`, look at); backends send only ``tools``."""
+    think: bool | None = None
+    """Ask a thinking model to think (True), not to (False), or leave it to the model (None)."""
+    options: Mapping[str, Any] = field(default_factory=dict)
+    """Backend options that change the output (``temperature``, ``num_ctx``, ``seed``...)."""
+
+
+@dataclass(frozen=True)
+class ModelChunk:
+    """One streamed piece of a model's answer."""
+
+    text: str = ""
+    thinking: str = ""
+    tool_calls: tuple[ToolCall, ...] = ()
+    """Calls the backend parsed itself (``native`` protocol)."""
+    done: bool = False
+    """True on the last chunk of a request."""
+    usage: Usage | None = None
+    """On the last chunk, where the backend reports it."""
+
+
+@runtime_checkable
+class Model(Protocol):
+    """A chat model that streams. ``name`` is what the person sees in listings and errors."""
+
+    name: str
+
+    def stream(self, request: ModelRequest) -> AsyncIterator[ModelChunk]:
+        """Stream the answer to ``request``; the last chunk has ``done=True``.
+
+        Raises:
+            ModelError: The backend failed; the message says how to fix it.
+        """
+        ...

@@ -1,0 +1,123 @@
+"""Deterministic offline models: `ScriptedModel` replays answers, `FunctionModel` computes them.
+
+Both stream in chunks like a real model and record every request they receive (``.requests``),
+so tests and teaching notebooks can show exactly what a model was sent.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
+from typing import Any, Union
+
+from ..tools import Tool
+from .base import ModelChunk, ModelError, ModelRequest, Usage
+
+__all__ = ["FunctionModel", "ScriptedModel", "Turn"]
+
+Turn = Union[str, ModelChunk, Sequence[Union[str, ModelChunk]]]
+"""One answer: a string (streamed in word-sized chunks), or the exact chunks to stream."""
+
+_WORDISH = re.compile(r"\s*\S+|\s+$")
+
+
+def _chunks(turn: Turn) -> list[ModelChunk]:
+    """The chunks of one answer; a plain string is split like a tokenizer would (word pieces)."""
+    if isinstance(turn, ModelChunk):
+        return [turn]
+    if isinstance(turn, str):
+        return [ModelChunk(text=piece) for piece in _WORDISH.findall(turn)] or [ModelChunk()]
+    chunks = []
+    for part in turn:
+        if isinstance(part, ModelChunk):
+            chunks.append(part)
+        elif isinstance(part, str):
+            chunks.append(ModelChunk(text=part))
+        else:
+            raise TypeError(f"a scripted answer's chunks must be str or ModelChunk, got {type(part).__name__}")
+    return chunks
+
+
+async def _stream(chunks: list[ModelChunk]) -> AsyncIterator[ModelChunk]:
+    for chunk in chunks:
+        if chunk.done:
+            yield chunk
+            return
+        yield chunk
+    yield ModelChunk(done=True, usage=Usage(completion_tokens=len(chunks)))
+
+
+class ScriptedModel:
+    """Replays canned answers, one per model turn, in order.
+
+    A tool call and the answer after its result are two turns::
+
+        model = ScriptedModel([
+            '<tool_call>{"name": "add", "arguments": {"a": 2, "b": 3}}</tool_call>',
+            "2 + 3 = 5.",
+        ])
+
+    Args:
+        turns: One answer per turn: a string, or a list of chunks (strings or `ModelChunk`).
+        name: What the model is called in listings.
+    """
+
+    def __init__(self, turns: Iterable[Turn] = (), name: str = "scripted"):
+        self.name = name
+        self._turns: list[Turn] = list(turns)
+        self._next = 0
+        self.requests: list[ModelRequest] = []
+        """Every request received, in order."""
+
+    def enqueue(self, *turns: Turn) -> None:
+        """Add answers for later turns."""
+        self._turns.extend(turns)
+
+    @property
+    def remaining(self) -> int:
+        """How many answers are left."""
+        return len(self._turns) - self._next
+
+    def stream(self, request: ModelRequest) -> AsyncIterator[ModelChunk]:
+        self.requests.append(request)
+        if self._next >= len(self._turns):
+            raise ModelError(
+                f"ScriptedModel {self.name!r} has no answer left: it had {len(self._turns)} and was"
+                f" asked for answer {self._next + 1}. Give one answer per model turn (a tool call"
+                " and the answer after its result are two turns), or add more with .enqueue(...)."
+            )
+        turn = self._turns[self._next]
+        self._next += 1
+        return _stream(_chunks(turn))
+
+    def __repr__(self) -> str:
+        return f"ScriptedModel({self.name!r}, remaining={self.remaining})"
+
+
+class FunctionModel:
+    """Computes each answer from what the model is sent.
+
+    Args:
+        function: Called as ``function(messages, tools)`` with the request's messages and the tools
+            offered this turn (`ModelRequest.offered`); returns an answer like a `ScriptedModel` turn (a string, or
+            chunks). May be ``async def``.
+        name: What the model is called in listings.
+    """
+
+    def __init__(self, function: Callable[[list[dict[str, Any]], list[Tool]], Any], name: str = "function"):
+        self.function = function
+        self.name = name
+        self.requests: list[ModelRequest] = []
+        """Every request received, in order."""
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[ModelChunk]:
+        self.requests.append(request)
+        answer = self.function([dict(m) for m in request.messages], list(request.offered))
+        if inspect.isawaitable(answer):
+            answer = await answer
+        async for chunk in _stream(_chunks(answer)):
+            yield chunk
+
+    def __repr__(self) -> str:
+        return f"FunctionModel({self.name!r})"

@@ -1,0 +1,245 @@
+"""Streamed model text -> text, thinking and tool-call events, for the ``xml`` protocol.
+
+Models ask for tools the Hermes / Qwen way, inside the answer:
+``<tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</tool_call>``.
+`ToolCallParser` looks at each chunk once and returns the events it has become sure of. Only a tail
+that may start a tag is held back (``"<tool_c"`` waits for the next chunk), so text streams.
+
+- Whitespace-only text (before, between or after calls and think blocks) is dropped; other text
+  is kept exactly. Inline ``<think>`` blocks are thinking, stripped at both ends; the text right
+  after one loses its leading whitespace (models write ``"</think>\\n\\n"``). A block left open
+  at the end of the stream is thinking, and tags inside thinking are thinking.
+- Inside ``<tool_call>``: whitespace, a ```` ```json ```` fence, ``parameters`` for
+  ``arguments``, arguments as a JSON string, absent or null arguments, several objects or an array
+  of them, and JSON that `json_repair` can mend are accepted. A missing ``</tool_call>`` is closed
+  by the end of the stream or by the next ``<tool_call>``. What cannot be read is a `MalformedCall`.
+- Bare calls: runtimes that decode Qwen's ``<tool_call>`` special token as nothing send just
+  ``{"name": ..., "arguments": {...}}`` objects, maybe fenced. An answer that starts (after any
+  thinking) with ``{"``, or a fence line then ``{"``, is held to the end of the stream: strict JSON
+  objects whose only keys are ``name`` (a string), ``arguments`` and ``parameters`` are calls;
+  anything else is read as ordinary text. No other answer waits.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Union
+
+from ._call_json import MalformedCall, bare_calls, read_calls
+from .events import TextDelta, ThinkingDelta
+from .tools import ToolCall
+
+__all__ = ["MalformedCall", "ParsedEvent", "ToolCallParser", "parse_tool_calls"]
+
+CALL_OPEN, CALL_CLOSE = "<tool_call>", "</tool_call>"
+THINK_OPEN, THINK_CLOSE = "<think>", "</think>"
+# An answer held as bare calls starts with {" after whitespace and maybe a fence line. The second
+# pattern matches what could still become such a start.
+_BARE = re.compile(r'\s*(?:```[\w+.-]*[ \t\r]*\n\s*)?\{\s*"')
+_BARE_SO_FAR = re.compile(r"\s*(?:`{1,2}|```[\w+.-]*[ \t\r]*|(?:```[\w+.-]*[ \t\r]*\n\s*)?(?:\{\s*)?)")
+# How far into an answer the bare-call check looks. Past it the answer is ordinary text, so a run
+# of leading whitespace cannot hold the stream back for long.
+_BARE_LOOKAHEAD = 256
+
+
+ParsedEvent = Union[TextDelta, ThinkingDelta, ToolCall, MalformedCall]
+
+
+class ToolCallParser:
+    """Turns one streamed answer into events, chunk by chunk.
+
+    Feed every chunk, then call `close` once at the end of the stream. `close` also readies the
+    parser for the next answer.
+
+    Example:
+        >>> parser = ToolCallParser()
+        >>> parser.feed('Checking. <tool_call>{"name": "now"')
+        [TextDelta(text='Checking. ')]
+        >>> parser.feed('}</tool_call>')
+        [ToolCall(name='now', arguments={}, id='')]
+        >>> parser.close()
+        []
+    """
+
+    def __init__(self) -> None:
+        self._reset()
+
+    def _reset(self) -> None:
+        self._mode = "lead"  # lead (answer start, undecided), bare, text, think or call
+        self._tail = ""  # held back: may be the start of a tag, or the undecided answer start
+        self._parts: list[str] = []  # the open call's content, or the held bare answer
+        self._ws = ""  # a text run's leading whitespace, or a think block's trailing whitespace
+        self._in_run = False  # the current text run or think block has shown non-whitespace
+        self._after_think = False  # the next text run follows a think block
+        self._answered = False  # visible text or a call has been emitted
+        self._bare_ok = True  # cleared once a held bare answer turned out to be text
+
+    def feed(self, chunk: str) -> list[ParsedEvent]:
+        """Reads the next chunk of the stream.
+
+        Args:
+            chunk: The text the model streamed next.
+
+        Returns:
+            The events this chunk completed, in order.
+        """
+        out: list[ParsedEvent] = []
+        self._run(chunk, out)
+        return out
+
+    def close(self) -> list[ParsedEvent]:
+        """Ends the stream: flushes what was held back and reads an unclosed call.
+
+        Returns:
+            The remaining events, in order.
+        """
+        out: list[ParsedEvent] = []
+        while self._mode in ("lead", "bare"):
+            held = self._tail + "".join(self._parts)
+            self._tail, self._parts = "", []
+            if self._mode == "bare":
+                calls = bare_calls(held)
+                if calls is not None:
+                    out.extend(calls)
+                    break
+                self._bare_ok = False
+            # An answer start still undecided at the end is ordinary text.
+            self._mode = "text"
+            self._run(held, out)
+        if self._mode == "text":
+            self._text(self._tail, out)
+        elif self._mode == "think":
+            self._thinking(self._tail, out)
+        elif self._mode == "call":
+            out.extend(read_calls("".join(self._parts) + self._tail))
+        self._reset()
+        return out
+
+    def _run(self, data: str, out: list[ParsedEvent]) -> None:
+        # Each step consumes data up to a mode change and hands the rest to the next mode.
+        rest: str | None = data
+        while rest is not None:
+            rest = getattr(self, "_step_" + self._mode)(rest, out)
+
+    def _step_lead(self, data: str, out: list[ParsedEvent]) -> str | None:
+        lead, self._tail = self._tail + data, ""
+        verdict = _bare_start(lead)
+        if verdict is None:
+            self._tail = lead
+        elif verdict:
+            self._mode, self._parts = "bare", [lead]
+        else:
+            self._mode = "text"
+            return lead
+        return None
+
+    def _step_bare(self, data: str, out: list[ParsedEvent]) -> None:
+        self._parts.append(data)
+
+    def _step_text(self, data: str, out: list[ParsedEvent]) -> str | None:
+        before, tag, self._tail = _split(self._tail + data, CALL_OPEN, THINK_OPEN)
+        self._text(before, out)
+        if tag is None:
+            return None
+        rest, self._tail = self._tail, ""
+        self._end_run()
+        self._mode = "call" if tag == CALL_OPEN else "think"
+        return rest
+
+    def _step_think(self, data: str, out: list[ParsedEvent]) -> str | None:
+        before, tag, self._tail = _split(self._tail + data, THINK_CLOSE)
+        self._thinking(before, out)
+        if tag is None:
+            return None
+        rest, self._tail = self._tail, ""
+        self._end_run()
+        self._after_think = True
+        self._mode = "lead" if self._bare_ok and not self._answered else "text"
+        return rest
+
+    def _step_call(self, data: str, out: list[ParsedEvent]) -> str | None:
+        # A new <tool_call> before </tool_call> means the model forgot to close the first one.
+        before, tag, self._tail = _split(self._tail + data, CALL_CLOSE, CALL_OPEN)
+        self._parts.append(before)
+        if tag is None:
+            return None
+        out.extend(read_calls("".join(self._parts)))
+        rest, self._tail, self._parts = self._tail, "", []
+        self._answered, self._after_think = True, False
+        if tag == CALL_CLOSE:
+            self._mode = "text"
+        return rest
+
+    def _text(self, text: str, out: list[ParsedEvent]) -> None:
+        if not self._in_run:
+            # Hold a run's leading whitespace until it shows text: a whitespace-only run is dropped.
+            body = text.lstrip()
+            self._ws += text[: len(text) - len(body)]
+            if not body:
+                return
+            text = body if self._after_think else self._ws + body
+            self._ws, self._in_run = "", True
+            self._after_think, self._answered = False, True
+        if text:
+            out.append(TextDelta(text))
+
+    def _thinking(self, text: str, out: list[ParsedEvent]) -> None:
+        if not self._in_run:
+            text = text.lstrip()
+            self._in_run = bool(text)
+        body = text.rstrip()
+        if body:
+            out.append(ThinkingDelta(self._ws + body))
+            self._ws = text[len(body) :]
+        else:
+            # Trailing whitespace waits for more thinking; the block's end drops it.
+            self._ws += text
+
+    def _end_run(self) -> None:
+        self._ws, self._in_run = "", False
+
+
+def parse_tool_calls(text: str) -> list[ParsedEvent]:
+    """Parses a whole answer: `ToolCallParser.feed` then `close`, with adjacent deltas merged.
+
+    Args:
+        text: The model's complete answer.
+
+    Returns:
+        The events, with adjacent text deltas merged into one (and adjacent thinking deltas).
+    """
+    parser = ToolCallParser()
+    merged: list[ParsedEvent] = []
+    for event in parser.feed(text) + parser.close():
+        if merged and isinstance(event, (TextDelta, ThinkingDelta)) and type(merged[-1]) is type(event):
+            merged[-1] = type(event)(merged[-1].text + event.text)  # type: ignore[union-attr]
+        else:
+            merged.append(event)
+    return merged
+
+
+def _split(s: str, *tags: str) -> tuple[str, str | None, str]:
+    """Splits `s` at the first of `tags`: (before, tag, after).
+
+    Without a tag the result is (before, None, held): `held` is the longest end of `s` that could
+    be the start of a tag, to wait for the next chunk; it is at most one tag long.
+    """
+    found = [(at, tag) for tag in tags if (at := s.find(tag)) >= 0]
+    if found:
+        at, tag = min(found)
+        return s[:at], tag, s[at + len(tag) :]
+    sizes = (size for tag in tags for size in range(1, min(len(tag), len(s) + 1)) if s.endswith(tag[:size]))
+    keep = max(sizes, default=0)
+    return s[: len(s) - keep], None, s[len(s) - keep :]
+
+
+def _bare_start(lead: str) -> bool | None:
+    """Whether an answer starting with `lead` is held as bare calls; None while it cannot tell.
+
+    The verdict depends only on the first `_BARE_LOOKAHEAD` characters, so it is the same
+    however the stream was chunked.
+    """
+    start = lead[:_BARE_LOOKAHEAD]
+    if _BARE.match(start):
+        return True
+    return None if len(lead) < _BARE_LOOKAHEAD and _BARE_SO_FAR.fullmatch(start) else False

@@ -1,0 +1,359 @@
+"""The agent loop on deterministic models: exact prompts, histories, events and failures."""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import threading
+import time
+from typing import Annotated
+
+import pytest
+
+from meowgent_nb import (
+    Agent,
+    ApprovalEvent,
+    Approved,
+    AutoApprove,
+    Denied,
+    FinalAnswer,
+    FunctionModel,
+    ModelChunk,
+    ModelError,
+    ScriptedModel,
+    TextDelta,
+    ToolCall,
+    ToolCallEvent,
+    ToolResultEvent,
+    TurnEnd,
+    Usage,
+    tool,
+)
+from meowgent_nb.prompt import LAST_TURN_NOTICE, REQUIRED_NOTICE, TOOL_RULES
+
+
+@tool
+def add(a: int, b: int) -> int:
+    """Add two integers."""
+    return a + b
+
+
+@tool(approval=True)
+def delete_file(path: Annotated[str, "The file to delete"]) -> str:
+    """Delete a file."""
+    return f"deleted {path}"
+
+
+def call(name: str, **arguments) -> str:
+    import json
+
+    return f'<tool_call>\n{json.dumps({"name": name, "arguments": arguments})}\n</tool_call>'
+
+
+async def collect(agent: Agent, prompt: str) -> list:
+    return [event async for event in agent.stream(prompt)]
+
+
+def test_answer_without_tools_and_the_exact_request():
+    model = ScriptedModel(["Hello there."])
+    agent = Agent(model, tools=[add], system="Be brief.")
+    events = asyncio.run(collect(agent, "Hi"))
+    assert events[:3] == [TextDelta("Hello"), TextDelta(" there."), TurnEnd(1, Usage(completion_tokens=2), 0)]
+    assert isinstance(events[3], FinalAnswer) and len(events) == 4
+    result = events[3].result
+    assert (result.text, result.turns, result.stopped, result.tool_results) == ("Hello there.", 1, "answer", [])
+    (request,) = model.requests
+    assert request.messages == [
+        {"role": "system", "content": f"Be brief.\n\n{TOOL_RULES}\n\n{add.to_xml()}".replace(
+            add.to_xml(), "<tools>\n" + add.to_xml() + "\n</tools>"
+        )},
+        {"role": "user", "content": "Hi"},
+    ]
+    assert request.tools == () and list(request.offered) == [add]
+    assert agent.messages == [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Hello there."}]
+
+
+def test_a_call_its_result_and_the_answer():
+    model = ScriptedModel([f"Let me add.\n{call('add', a=2, b='3')}", "2 + 3 = 5."])
+    agent = Agent(model, tools=[add])
+    result = agent.run("What is 2 + 3?")
+    assert result.text == "2 + 3 = 5."
+    assert result.turns == 2
+    (only,) = result.tool_results
+    assert (only.call, only.output, only.kind, only.value) == (
+        ToolCall("add", {"a": 2, "b": "3"}, id="call_1"),
+        "5",
+        "ok",
+        5,
+    )
+    assert agent.messages == [
+        {"role": "user", "content": "What is 2 + 3?"},
+        {"role": "assistant", "content": f"Let me add.\n{call('add', a=2, b='3')}"},
+        {"role": "user", "content": '<tool_response name="add">\n5\n</tool_response>'},
+        {"role": "assistant", "content": "2 + 3 = 5."},
+    ]
+    # the system prompt is the same bytes on both turns
+    assert model.requests[0].messages[0] == model.requests[1].messages[0]
+
+
+def test_the_conversation_continues_and_resets():
+    model = ScriptedModel(["One.", "Two."])
+    agent = Agent(model)
+    agent.run("first")
+    agent.run("second")
+    assert [m["content"] for m in model.requests[1].messages[1:]] == ["first", "One.", "second"]
+    agent.reset()
+    assert agent.messages == []
+
+
+def test_calls_run_in_parallel_and_results_return_in_call_order():
+    @tool
+    def slow(label: str, seconds: float) -> str:
+        """Sleep, then say the label."""
+        time.sleep(seconds)
+        return label
+
+    model = ScriptedModel([call("slow", label="A", seconds=0.4) + call("slow", label="B", seconds=0.05), "done"])
+    agent = Agent(model, tools=[slow])
+    events = asyncio.run(collect(agent, "go"))
+    finished = [e.result.output for e in events if isinstance(e, ToolResultEvent)]
+    assert finished == ["B", "A"]  # events as they happen
+    assert agent.messages[2]["content"] == (
+        '<tool_response name="slow">\nA\n</tool_response>\n<tool_response name="slow">\nB\n</tool_response>'
+    )
+    assert events[-1].result.tool_results[0].output == "A"
+
+
+def test_every_failure_becomes_a_result_and_siblings_still_run():
+    @tool
+    def broken(x: int) -> int:
+        """Always fails."""
+        raise ZeroDivisionError("division by zero")
+
+    @tool(timeout=0.2)
+    def hangs() -> str:
+        """Takes too long."""
+        time.sleep(1.5)
+        return "late"
+
+    answer = (
+        call("addd", a=1, b=2)
+        + call("add", a="x", b=2)
+        + call("broken", x=1)
+        + call("hangs")
+        + "<tool_call>{not json at all</tool_call>"
+        + call("add", a=1, b=1)
+    )
+    model = ScriptedModel([answer, "I tried."])
+    result = Agent(model, tools=[add, broken, hangs]).run("try everything")
+    kinds = [(r.call.name, r.kind) for r in result.tool_results]
+    assert kinds == [
+        ("addd", "unknown_tool"),
+        ("add", "invalid_arguments"),
+        ("broken", "error"),
+        ("hangs", "timeout"),
+        ("(unreadable)", "parse_error"),
+        ("add", "ok"),
+    ]
+    outputs = [r.output for r in result.tool_results]
+    assert outputs[0] == "Error: there is no tool named 'addd'. Did you mean 'add'? The tools are: add, broken, hangs."
+    assert outputs[1] == (
+        "Error: Invalid arguments for tool 'add':\n"
+        "- a: input should be a valid integer, unable to parse string as an integer, got \"x\"\n"
+        "Call add again with corrected arguments."
+    )
+    assert outputs[2] == "Error: ZeroDivisionError: division by zero"
+    assert isinstance(result.tool_results[2].exception, ZeroDivisionError)
+    assert outputs[3] == "Timed out after 0.2 s"
+    assert outputs[4].startswith("Error: could not read a tool call: ")
+    assert outputs[4].endswith("\nThe text was: {not json at all")
+    assert outputs[5] == "2"
+    assert result.text == "I tried."
+
+
+def test_approval_needed_without_an_approver_is_denied():
+    model = ScriptedModel([call("delete_file", path="a.txt"), "Not deleted."])
+    events = asyncio.run(collect(Agent(model, tools=[delete_file]), "delete a.txt"))
+    approvals = [e for e in events if isinstance(e, ApprovalEvent)]
+    assert approvals == [
+        ApprovalEvent(
+            ToolCall("delete_file", {"path": "a.txt"}, id="call_1"),
+            Denied(
+                "this tool needs a person's approval and no approver was given"
+                " (pass approver=AutoApprove() to run it without asking)."
+            ),
+        )
+    ]
+    (result,) = events[-1].result.tool_results
+    assert result.kind == "denied"
+    assert result.output.startswith("Denied: this tool needs a person's approval")
+
+
+def test_the_approver_gets_one_batch_of_validated_calls():
+    seen = []
+
+    class Recorder:
+        async def approve(self, requests):
+            seen.append([(r.call.name, dict(r.arguments)) for r in requests])
+            return [Approved("fine"), Denied("not that one")]
+
+    model = ScriptedModel([call("delete_file", path="a") + call("add", a=1, b=1) + call("delete_file", path="b"), "ok"])
+    result = Agent(model, tools=[add, delete_file], approver=Recorder()).run("clean up")
+    assert seen == [[("delete_file", {"path": "a"}), ("delete_file", {"path": "b"})]]
+    assert [(r.kind, r.output) for r in result.tool_results] == [
+        ("ok", "deleted a"),
+        ("ok", "2"),
+        ("denied", "Denied: not that one"),
+    ]
+
+
+def test_ask_every_tool_and_auto_approve():
+    seen = []
+
+    class Recorder(AutoApprove):
+        async def approve(self, requests):
+            seen.extend(r.call.name for r in requests)
+            return await super().approve(requests)
+
+    model = ScriptedModel([call("add", a=1, b=2), "3"])
+    Agent(model, tools=[add], approver=Recorder(), ask="every").run("add")
+    assert seen == ["add"]
+
+
+def test_the_last_turn_offers_no_tools_and_calls_made_anyway_do_not_run():
+    model = ScriptedModel([call("add", a=1, b=1), call("add", a=2, b=2)])
+    result = Agent(model, tools=[add], max_turns=2).run("loop")
+    assert result.stopped == "max_turns"
+    assert [(r.kind, r.output) for r in result.tool_results] == [
+        ("ok", "2"),
+        ("denied", "Not run: the limit of 2 turns was reached; answer without tools."),
+    ]
+    last = model.requests[1]
+    assert last.messages[-1] == {"role": "user", "content": LAST_TURN_NOTICE}
+    assert last.offered == () and last.tools == ()
+    assert last.messages[0] == model.requests[0].messages[0]
+
+
+def test_tool_choice_none_named_and_required():
+    none = ScriptedModel(["plain"])
+    Agent(none, tools=[add], tool_choice="none", system="S.").run("x")
+    assert none.requests[0].messages[0] == {"role": "system", "content": "S."}
+
+    named = ScriptedModel(["plain"])
+    Agent(named, tools=[add, delete_file], tool_choice="delete_file").run("x")
+    assert [t.name for t in named.requests[0].offered] == ["delete_file"]
+
+    required = ScriptedModel(["I will not.", call("add", a=1, b=2), "3"])
+    result = Agent(required, tools=[add], tool_choice="required").run("x")
+    assert required.requests[1].messages[-1] == {"role": "user", "content": REQUIRED_NOTICE}
+    assert (result.text, result.turns) == ("3", 3)
+
+    with pytest.raises(ValueError) as caught:
+        Agent(none, tools=[add], tool_choice="nope", protocol="json", max_turns=0)
+    assert str(caught.value) == (
+        "Invalid Agent settings:\n"
+        "- protocol must be 'xml' or 'native', got 'json'\n"
+        "- max_turns must be a whole number of at least 1, got 0\n"
+        "- tool_choice must be 'auto', 'none', 'required' or a tool name (add), got 'nope'"
+    )
+
+
+def test_native_protocol_messages():
+    model = ScriptedModel(
+        [
+            [ModelChunk(tool_calls=(ToolCall("add", {"a": 4, "b": 5}),)), ModelChunk(done=True)],
+            "9",
+        ]
+    )
+    agent = Agent(model, tools=[add], protocol="native")
+    result = agent.run("4+5")
+    assert result.text == "9"
+    assert list(model.requests[0].tools) == [add]
+    assert model.requests[0].messages[0] == {"role": "system", "content": "You are a helpful assistant."}
+    assert agent.messages == [
+        {"role": "user", "content": "4+5"},
+        {"role": "assistant", "content": "", "tool_calls": [{"function": {"name": "add", "arguments": {"a": 4, "b": 5}}}]},
+        {"role": "tool", "content": "9", "tool_name": "add"},
+        {"role": "assistant", "content": "9"},
+    ]
+
+
+def test_async_tools_run_on_their_own_loop_and_context_is_copied():
+    request_id = contextvars.ContextVar("request_id", default="unset")
+
+    @tool
+    async def whoami() -> str:
+        """Report the context."""
+        await asyncio.sleep(0)
+        return f"{request_id.get()} on {threading.current_thread().name.split('_')[0]}"
+
+    async def main():
+        request_id.set("r-42")
+        return await Agent(ScriptedModel([call("whoami"), "ok"]), tools=[whoami]).arun("who")
+
+    result = asyncio.run(main())
+    assert result.tool_results[0].output == "r-42 on meowgent-tool"
+
+
+def test_run_works_inside_a_running_event_loop():
+    async def main():
+        return Agent(ScriptedModel(["fine"])).run("x").text
+
+    assert asyncio.run(main()) == "fine"
+
+
+def test_a_model_error_keeps_the_history_and_the_next_run_works():
+    model = ScriptedModel([])
+    agent = Agent(model)
+    with pytest.raises(ModelError):
+        agent.run("first")
+    assert agent.messages == [
+        {"role": "user", "content": "first"},
+        {"role": "assistant", "content": "\n[this answer was cut off: ModelError]"},
+    ]
+    model.enqueue("second answer")
+    assert agent.run("again").text == "second answer"
+
+
+def test_an_interrupt_mid_stream_records_what_was_said():
+    agent = Agent(FunctionModel(lambda messages, tools: ["partial ", "answer"]))
+
+    async def interrupted():
+        async for event in agent.stream("go"):
+            if isinstance(event, TextDelta):
+                raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        asyncio.run(interrupted())
+    assert agent.messages == [
+        {"role": "user", "content": "go"},
+        {"role": "assistant", "content": "partial \n[this answer was cut off: interrupted]"},
+    ]
+
+
+def test_output_becomes_text_and_is_cut():
+    class Report:
+        def _repr_llm_(self):
+            return "a report for models"
+
+    @tool
+    def data(kind: str):
+        """Return data."""
+        return {"dict": {"a": [1, 2]}, "long": "x" * 50, "llm": Report(), "none": None}[kind]
+
+    model = ScriptedModel([call("data", kind="dict") + call("data", kind="long") + call("data", kind="llm") + call("data", kind="none"), "ok"])
+    result = Agent(model, tools=[data], max_output_chars=20).run("x")
+    assert [r.output for r in result.tool_results] == [
+        '{"a": [1, 2]}',
+        "x" * 20 + "\n[... cut 30 of 50 characters]",
+        "a report for models",
+        "null",
+    ]
+
+
+def test_tool_call_events_come_before_results():
+    model = ScriptedModel([call("add", a=1, b=2), "3"])
+    events = asyncio.run(collect(Agent(model, tools=[add]), "x"))
+    kinds = [type(e).__name__ for e in events if not isinstance(e, TextDelta)]
+    assert kinds == ["ToolCallEvent", "ToolResultEvent", "TurnEnd", "TurnEnd", "FinalAnswer"]
+    assert events[0] == ToolCallEvent(ToolCall("add", {"a": 1, "b": 2}, id="call_1"), 1)
