@@ -195,7 +195,8 @@ class Agent:
             finally:
                 self.messages.append(answer.message(self.protocol))
             result.turns = turn
-            result.usage = answer.usage if result.usage is None or answer.usage is None else result.usage + answer.usage
+            if answer.usage is not None:
+                result.usage = answer.usage if result.usage is None else result.usage + answer.usage
             if not answer.calls:
                 if self.tool_choice == "required" and offered and not reminded and not last:
                     reminded = True

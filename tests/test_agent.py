@@ -247,6 +247,7 @@ def test_tool_choice_none_named_and_required():
     result = Agent(required, tools=[add], tool_choice="required").run("x")
     assert required.requests[1].messages[-1] == {"role": "user", "content": REQUIRED_NOTICE}
     assert (result.text, result.turns) == ("3", 3)
+    assert result.usage == Usage(completion_tokens=3 + 9 + 1)  # the scripted model counts its chunks
 
     with pytest.raises(ValueError) as caught:
         Agent(none, tools=[add], tool_choice="nope", protocol="json", max_turns=0)
@@ -357,3 +358,26 @@ def test_tool_call_events_come_before_results():
     kinds = [type(e).__name__ for e in events if not isinstance(e, TextDelta)]
     assert kinds == ["ToolCallEvent", "ToolResultEvent", "TurnEnd", "TurnEnd", "FinalAnswer"]
     assert events[0] == ToolCallEvent(ToolCall("add", {"a": 1, "b": 2}, id="call_1"), 1)
+
+
+def test_dataframe_output_gives_shape_columns_and_first_rows():
+    pandas = pytest.importorskip("pandas")
+    frame = pandas.DataFrame({"city": ["Paris", "Oslo", "Rome", "Bern", "Lima", "Kiev"], "temp": [21, 9, 25, 14, 19, 7]})
+
+    @tool
+    def cities() -> object:
+        """All cities."""
+        return frame
+
+    result = Agent(ScriptedModel([call("cities"), "ok"]), tools=[cities]).run("x")
+    assert result.tool_results[0].output == (
+        "DataFrame with 6 rows and 2 columns\n"
+        "columns: city, temp\n"
+        "first 5 rows:\n"
+        "    city  temp\n"
+        "0  Paris    21\n"
+        "1   Oslo     9\n"
+        "2   Rome    25\n"
+        "3   Bern    14\n"
+        "4   Lima    19"
+    )
