@@ -228,9 +228,11 @@ def _split(s: str, *tags: str) -> tuple[str, str | None, str]:
     if found:
         at, tag = min(found)
         return s[:at], tag, s[at + len(tag) :]
-    sizes = (size for tag in tags for size in range(1, min(len(tag), len(s) + 1)) if s.endswith(tag[:size]))
-    keep = max(sizes, default=0)
-    return s[: len(s) - keep], None, s[len(s) - keep :]
+    # Every tag has one "<", at its start: only the text from the last "<" can begin a tag.
+    at = s.rfind("<", max(0, len(s) - max(map(len, tags)) + 1))
+    if at < 0 or not any(tag.startswith(s[at:]) for tag in tags):
+        return s, None, ""
+    return s[:at], None, s[at:]
 
 
 def _bare_start(lead: str) -> bool | None:
