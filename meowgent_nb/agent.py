@@ -8,6 +8,7 @@ interrupt, so the next run continues coherently.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 import difflib
 import time
@@ -238,7 +239,19 @@ class Agent:
 
     async def _model_turn(self, request: ModelRequest, answer: _TurnAnswer, turn: int) -> AsyncIterator[AgentEvent]:
         parser = ToolCallParser() if self.protocol == "xml" else None
-        async for chunk in self.model.stream(request):
+        stream = self.model.stream(request)
+        # Close the model's stream (and its connection) at once when the turn stops early.
+        async with contextlib.aclosing(stream) if hasattr(stream, "aclose") else contextlib.nullcontext():
+            async for event in self._read_stream(stream, parser, answer, turn):
+                yield event
+        for event in parser.close() if parser else []:
+            for out in self._parsed(event, answer, turn):
+                yield out
+
+    async def _read_stream(
+        self, stream: AsyncIterator[Any], parser: ToolCallParser | None, answer: _TurnAnswer, turn: int
+    ) -> AsyncIterator[AgentEvent]:
+        async for chunk in stream:
             if chunk.thinking:
                 answer.thinking.append(chunk.thinking)
                 yield ThinkingDelta(chunk.thinking)
@@ -252,9 +265,6 @@ class Agent:
                     yield out
             if chunk.done:
                 answer.usage = chunk.usage
-        for event in parser.close() if parser else []:
-            for out in self._parsed(event, answer, turn):
-                yield out
 
     def _parsed(self, event: Any, answer: _TurnAnswer, turn: int) -> list[AgentEvent]:
         if isinstance(event, TextDelta):

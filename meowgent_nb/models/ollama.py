@@ -1,0 +1,238 @@
+"""`OllamaModel`: a model served by Ollama, streamed through the official ``ollama`` client.
+
+Every way talking to the server can fail is translated here, once, into a `ModelError` whose
+message says how to fix it (start the server, pull the model, allow a longer timeout). The
+original exception stays attached as ``__cause__``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import AsyncIterator, Mapping
+from contextlib import aclosing
+from types import MappingProxyType
+from typing import Any
+
+import httpx
+import ollama
+
+from ..tools import ToolCall
+from . import check_model_requests_allowed
+from .base import ModelChunk, ModelError, ModelRequest, Usage
+
+__all__ = ["DEFAULT_HOST", "DEFAULT_OPTIONS", "OllamaModel"]
+
+DEFAULT_HOST = "http://127.0.0.1:11434"
+"""Where the ``ollama`` client connects when neither ``host`` nor ``OLLAMA_HOST`` is set."""
+
+DEFAULT_OPTIONS: Mapping[str, Any] = MappingProxyType({"num_ctx": 16384, "temperature": 0.1})
+"""Options sent unless overridden. Ollama's own context default (a few thousand tokens) silently
+cuts the start of a long prompt, which is where the system prompt and its tools are; a low
+temperature keeps tool calls well-formed."""
+
+_TIMEOUT_KINDS = {
+    httpx.ConnectTimeout: "connecting took longer than {t:g} s",
+    httpx.ReadTimeout: "no data arrived for {t:g} s while waiting for the answer",
+    httpx.WriteTimeout: "sending the request took longer than {t:g} s",
+    httpx.PoolTimeout: "no free connection within {t:g} s",
+}
+
+
+class OllamaModel:
+    """A chat model served by Ollama.
+
+    Nothing is contacted until the first request: making an ``OllamaModel`` is free, and works
+    without a server.
+
+    Options are merged in three layers, later ones winning: `DEFAULT_OPTIONS`, then this model's
+    ``options``, then each request's ``options``. A value of None removes the option, so the
+    server's own default applies.
+
+    Args:
+        name: The Ollama model name, e.g. ``"qwen2.5:0.5b"``.
+        host: The server's address. Defaults to the ``OLLAMA_HOST`` environment variable (read
+            now, not at each request), then to `DEFAULT_HOST`.
+        options: Ollama options for every request (``num_ctx``, ``temperature``, ``seed``...).
+        think: Ask a thinking model to think (True) or not (False); None leaves it to the model.
+            A request's own ``think``, when not None, wins.
+        timeout: Seconds each step of a request may take: connecting, sending, and the wait for
+            each next piece of the answer (not the whole answer).
+
+    Attributes:
+        name: The model name.
+        host: The server's address as used in error messages.
+        options: The options this model adds to `DEFAULT_OPTIONS`.
+        think: The default for ``think``.
+        timeout: The per-step timeout in seconds.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        host: str | None = None,
+        options: Mapping[str, Any] | None = None,
+        think: bool | None = None,
+        timeout: float = 300.0,
+    ):
+        self.name = name
+        # An empty OLLAMA_HOST means unset, as it does for the ollama client.
+        self.host = host or os.environ.get("OLLAMA_HOST") or DEFAULT_HOST
+        self.options = dict(options or {})
+        self.think = think
+        self.timeout = timeout
+        self._client: ollama.AsyncClient | None = None
+
+    def __repr__(self) -> str:
+        return f"OllamaModel({self.name!r}, host={self.host!r})"
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[ModelChunk]:
+        """Stream the answer to ``request``, one chunk per part the server sends.
+
+        A caller that stops before the last chunk should close the stream (``async with
+        contextlib.aclosing(model.stream(request))``), so the HTTP response closes at once.
+
+        Args:
+            request: The messages, tools (passed natively), ``think`` and options of this turn.
+
+        Yields:
+            A `ModelChunk` per streamed part; the last has ``done=True`` and the `Usage`.
+
+        Raises:
+            ModelError: Requests are not allowed (`ALLOW_MODEL_REQUESTS`), or talking to the
+                server failed; the message says how to fix it.
+        """
+        check_model_requests_allowed(f"the Ollama server at {self.host}")
+        options = {**DEFAULT_OPTIONS, **self.options, **request.options}
+        think = self.think if request.think is None else request.think
+        try:
+            parts = await self._get_client().chat(
+                model=self.name,
+                messages=list(request.messages),
+                tools=[tool.to_json_schema() for tool in request.tools] or None,
+                stream=True,
+                think=think,
+                options={key: value for key, value in options.items() if value is not None},
+            )
+            # aclosing: when the caller stops early, the HTTP response is closed now, not at
+            # garbage collection (possibly after its event loop is gone).
+            async with aclosing(parts) as parts:
+                async for part in parts:
+                    yield _chunk(part)
+                    if part.done:
+                        return
+        except (ollama.ResponseError, httpx.HTTPError, ConnectionError, json.JSONDecodeError) as exc:
+            raise self._error(exc) from exc
+        raise ModelError(self._cut_off("the stream ended without its final `done` message"))
+
+    async def list_models(self) -> list[str]:
+        """The names of the models the server has, e.g. ``["qwen2.5:0.5b"]``.
+
+        Raises:
+            ModelError: Requests are not allowed, or the server cannot be reached.
+        """
+        check_model_requests_allowed(f"the Ollama server at {self.host}")
+        try:
+            response = await self._get_client().list()
+        except (ollama.ResponseError, httpx.HTTPError, ConnectionError, json.JSONDecodeError) as exc:
+            raise self._error(exc) from exc
+        return [model.model for model in response.models if model.model]
+
+    def _get_client(self) -> ollama.AsyncClient:
+        if self._client is None:
+            # No kept-alive connections: a pooled socket belongs to the event loop that opened
+            # it, and scripts and tests run each request under a fresh asyncio.run(). A new
+            # local connection per answer costs far less than the answer itself.
+            self._client = ollama.AsyncClient(
+                host=self.host,
+                timeout=self.timeout,
+                limits=httpx.Limits(max_keepalive_connections=0),
+            )
+        return self._client
+
+    def _error(self, exc: Exception) -> ModelError:
+        """Translate what the client or the transport raised into an error that says what to do."""
+        where = f"the Ollama server at {self.host}"
+        if isinstance(exc, ollama.ResponseError):
+            return ModelError(self._response_error(exc))
+        # ollama raises a builtin ConnectionError (with its own text) for plain requests, while a
+        # streamed request lets httpx.ConnectError through.
+        if isinstance(exc, (httpx.ConnectError, ConnectionError)):
+            return ModelError(
+                f"Cannot reach {where}: is it running? Start it with `ollama serve`"
+                " (or set OLLAMA_HOST to where it runs)."
+            )
+        if isinstance(exc, httpx.TimeoutException):
+            what = next(
+                (text for kind, text in _TIMEOUT_KINDS.items() if isinstance(exc, kind)),
+                "the request took longer than {t:g} s",
+            ).format(t=self.timeout)
+            return ModelError(
+                f"Timed out talking to {where}: {what}. The model may still be loading, or the"
+                f" machine is slow: allow longer with OllamaModel({self.name!r},"
+                f" timeout={self.timeout * 2:g})."
+            )
+        if isinstance(exc, (httpx.RemoteProtocolError, httpx.ReadError)):
+            return ModelError(self._cut_off("the connection closed before the answer was complete"))
+        if isinstance(exc, json.JSONDecodeError):
+            # A line that starts like JSON was cut; anything else is not Ollama talking.
+            if exc.doc.lstrip().startswith("{"):
+                return ModelError(self._cut_off("its last line was incomplete"))
+            return ModelError(
+                f"The server at {self.host} did not answer like an Ollama server (it sent"
+                f" {exc.doc[:60]!r}): check the host= you passed or OLLAMA_HOST."
+            )
+        return ModelError(f"Could not talk to {where}: {type(exc).__name__}: {exc}")
+
+    def _response_error(self, exc: ollama.ResponseError) -> str:
+        error = str(exc.error)
+        lowered = error.lower()
+        if exc.status_code == 404 and "model" in lowered and "not found" in lowered:
+            return (
+                f"Model '{self.name}' is not available on the Ollama server at {self.host}:"
+                f" pull it with `ollama pull {self.name}`."
+            )
+        if exc.status_code == -1:  # an {"error": ...} line in the middle of a 200 stream
+            return f"The Ollama server at {self.host} reported an error mid-answer: {error}"
+        message = f"The Ollama server at {self.host} answered HTTP {exc.status_code}: {error}"
+        if "does not support tools" in lowered:
+            message += " (use the `xml` tool protocol, which works with any model)"
+        elif "does not support thinking" in lowered:
+            message += " (pass think=None or False, or use a thinking model)"
+        return message
+
+    def _cut_off(self, detail: str) -> str:
+        return (
+            f"The connection to the Ollama server at {self.host} was cut off mid-answer ({detail}):"
+            " the server may have stopped or crashed (check its log); try again."
+        )
+
+
+def _chunk(part: ollama.ChatResponse) -> ModelChunk:
+    message = part.message
+    calls = tuple(
+        # Ollama 0.6's client keeps no call id, so results are paired with calls by order.
+        ToolCall(call.function.name, dict(call.function.arguments), id="")
+        for call in message.tool_calls or ()
+    )
+    usage = None
+    if part.done:
+        usage = Usage(
+            prompt_tokens=part.prompt_eval_count,
+            completion_tokens=part.eval_count,
+            total_seconds=_seconds(part.total_duration),
+            load_seconds=_seconds(part.load_duration),
+            prompt_seconds=_seconds(part.prompt_eval_duration),
+            completion_seconds=_seconds(part.eval_duration),
+        )
+    return ModelChunk(
+        text=message.content or "",
+        thinking=message.thinking or "",
+        tool_calls=calls,
+        done=bool(part.done),
+        usage=usage,
+    )
+
+
+def _seconds(nanoseconds: int | None) -> float | None:
+    return None if nanoseconds is None else nanoseconds / 1e9
