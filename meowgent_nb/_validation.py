@@ -9,11 +9,12 @@ from __future__ import annotations
 import difflib
 import json
 from collections.abc import Iterable, Sequence
-from typing import Any
-
-from pydantic import ValidationError
+from typing import TYPE_CHECKING, Any
 
 from .render import schema_type_name
+
+if TYPE_CHECKING:
+    from pydantic import ValidationError
 
 __all__ = ["jsonschema_problems", "pydantic_problems"]
 

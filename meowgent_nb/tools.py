@@ -15,12 +15,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, overload
 
-import jsonschema
-from pydantic import ValidationError
 
 from ._async import run_to_completion
-from ._config_tools import config_params
-from ._schema import ArgumentsModel, describe_function
 from ._validation import jsonschema_problems, pydantic_problems
 from .errors import ToolArgumentsError, ToolDefinitionError
 
@@ -105,6 +101,8 @@ class Tool:
                 name = None
             elif name is None:
                 problems.append("it has no __name__; pass one with name='...'")
+        from ._schema import describe_function  # pydantic loads when the first tool is made
+
         described = describe_function(function)
         problems.extend(described.problems)
         self._setup(
@@ -145,10 +143,14 @@ class Tool:
             approval: Whether each call needs a person's approval.
             timeout: Seconds a call may take, or None for the agent's default.
         """
+        from ._config_tools import config_params  # its pydantic models cost time to build
+
         name, description, params, problems = config_params(config)
         arguments = None
         if not problems:
             try:
+                from ._schema import ArgumentsModel
+
                 arguments = ArgumentsModel.build(params)
             except ValueError as exc:
                 problems.extend(exc.args)
@@ -190,6 +192,8 @@ class Tool:
         self.function = handler
         self.returns = self.output_type = None
         self._arguments, self._positional = None, ()
+        import jsonschema  # only tools given as JSON Schema need it
+
         self._schema_validator = jsonschema.Draft202012Validator(parameters)
         self.parameters = parameters
         return self
@@ -261,6 +265,8 @@ class Tool:
                 if isinstance(prop, dict) and "default" in prop and key not in arguments
             }
             return {**arguments, **defaults}
+        from pydantic import ValidationError
+
         try:
             return self._arguments.validate(arguments)
         except ValidationError as exc:
@@ -296,6 +302,12 @@ class Tool:
         keywords = {k: v for k, v in values.items() if k not in self._positional}
         return self.function(*positional, **keywords)
 
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
+        # Shown as a cell result: the table row and the exact XML the model reads.
+        from .tools_view import tool_mimebundle
+
+        return tool_mimebundle(self)
+
     def to_xml(self) -> str:
         """The ``<tool>`` element the model reads (see `render_tools_xml`)."""
         from .render import tool_xml
@@ -327,6 +339,8 @@ def _object_schema(schema: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]
     """Check a JSON Schema of arguments and give it the conventions every tool follows."""
     if not isinstance(schema, Mapping):
         return {}, [f"the schema must be a dict (a JSON Schema object), got {type(schema).__name__}"]
+    import jsonschema
+
     parameters = dict(schema)
     problems = []
     if parameters.setdefault("type", "object") != "object":
