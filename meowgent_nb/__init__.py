@@ -37,6 +37,30 @@ except PackageNotFoundError:  # imported from a source tree that was never insta
     __version__ = "0+unknown"
 
 
+def load_ipython_extension(ipython: Any) -> None:
+    """``%load_ext meowgent_nb``: register the magics and the ``%%agent`` input transformer."""
+    from .magics import AgentMagics, rewrite_agent_cell
+
+    if "AgentMagics" in ipython.magics_manager.registry:
+        return  # loading twice is harmless
+    ipython.register_magics(AgentMagics(shell=ipython, parent=ipython))
+    ipython.input_transformer_manager.cleanup_transforms.append(rewrite_agent_cell)
+
+
+def unload_ipython_extension(ipython: Any) -> None:
+    """``%unload_ext meowgent_nb``: remove exactly what `load_ipython_extension` added."""
+    from .magics import rewrite_agent_cell
+
+    magics = ipython.magics_manager.registry.pop("AgentMagics", None)
+    if magics is not None:
+        for kind, names in magics.magics.items():
+            for name in names:
+                ipython.magics_manager.magics[kind].pop(name, None)
+    transforms = ipython.input_transformer_manager.cleanup_transforms
+    while rewrite_agent_cell in transforms:
+        transforms.remove(rewrite_agent_cell)
+
+
 def __getattr__(name: str) -> Any:
     # OllamaModel imports the ollama client (and httpx); only pay for that when it is used.
     if name == "OllamaModel":
@@ -81,10 +105,12 @@ __all__ = [
     "TurnEnd",
     "Usage",
     "__version__",
+    "load_ipython_extension",
     "parse_tool_calls",
     "parse_tools_xml",
     "render_tools_text",
     "render_tools_xml",
     "tool",
     "tools_json_schema",
+    "unload_ipython_extension",
 ]

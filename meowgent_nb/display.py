@@ -1,0 +1,461 @@
+"""Notebook renderings: the transcript of a run, shown live, and the tools as the model sees them.
+
+Every object here has ``text/html`` for people and a stable ``text/plain`` for nbval, which
+compares the ``text/plain`` of saved outputs: so no timings, durations, ids, token counts or
+rates go into it. nbval and nbclient also drop display updates, which is why a headless run
+(``live=False``) shows its finished transcript once instead of updating it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+from ._html import (
+    Bar,
+    card_html,
+    escape,
+    markdown_html,
+    note_html,
+    seconds,
+    thinking_html,
+    timeline_svg,
+)
+from .approvals import Approved, Denied
+from .events import (
+    AgentEvent,
+    ApprovalEvent,
+    FinalAnswer,
+    TextDelta,
+    ThinkingDelta,
+    ToolCallEvent,
+    ToolResultEvent,
+    TurnEnd,
+)
+from .models.base import Usage
+from .tools import ToolCall, ToolResult
+from .tools_view import ToolsView, tool_mimebundle
+
+if TYPE_CHECKING:
+    from .agent import Agent, AgentResult
+
+__all__ = ["LiveDisplay", "ToolsView", "Transcript", "show_run", "tool_mimebundle"]
+
+_RESULT_LIMIT = 500
+"""Characters of a result shown before the rest is folded away (HTML) or cut (text/plain)."""
+_ARGUMENTS_LIMIT = 200
+_KIND_STATUS = {
+    "ok": "done",
+    "error": "error",
+    "timeout": "timeout",
+    "denied": "denied",
+    "unknown_tool": "unknown-tool",
+    "invalid_arguments": "invalid-arguments",
+    "parse_error": "unreadable",
+}
+_STATUS_LABELS = {
+    "running": "running",
+    "done": "done",
+    "error": "error",
+    "timeout": "timed out",
+    "denied": "denied",
+    "not-run": "not run",
+    "unknown-tool": "unknown tool",
+    "invalid-arguments": "invalid arguments",
+    "unreadable": "unreadable",
+    "interrupted": "interrupted",
+}
+
+
+@dataclass
+class _Block:
+    """Consecutive text or thinking deltas of one turn."""
+
+    kind: Literal["text", "thinking"]
+    turn: int
+    parts: list[str] = field(default_factory=list)
+
+    @property
+    def text(self) -> str:
+        return "".join(self.parts).strip()
+
+
+@dataclass
+class _Card:
+    """One tool call and what became of it; times are ``clock()`` readings."""
+
+    call: ToolCall
+    turn: int
+    start: float
+    end: float | None = None
+    result: ToolResult | None = None
+    decision: Approved | Denied | None = None
+
+    def status(self, stopped: bool) -> str:
+        if self.result is None:
+            return "interrupted" if stopped else "running"
+        if self.result.kind == "denied" and not isinstance(self.decision, Denied):
+            return "not-run"  # refused by the turn limit, not by a person
+        return _KIND_STATUS.get(self.result.kind, "error")
+
+
+class Transcript:
+    """One agent run as it happens: text, thinking, a card per tool call, usage.
+
+    Feed it each event of ``agent.stream(prompt)`` with `handle`; it can be displayed at any
+    point. ``text/plain`` reads like::
+
+        [thinking]
+        [tool] get_weather(city='Paris') -> done
+          Paris: 21 degrees celsius
+        It is 21 degrees in Paris.
+
+    Args:
+        clock: Seconds from any origin, read when calls and results arrive (for the timeline).
+    """
+
+    def __init__(self, *, clock: Callable[[], float] = time.perf_counter):
+        self._clock = clock
+        self._started = clock()
+        self._stopped_at: float | None = None
+        self._items: list[_Block | _Card] = []
+        self._turn = 1
+        self._waiting = True
+        self.turns = 0
+        """Model turns finished so far."""
+        self.usage: Usage | None = None
+        """Usage summed over the turns that report it."""
+        self.result: AgentResult | None = None
+        """The run's result, once it has finished."""
+        self.error: BaseException | None = None
+        """What stopped the run, if it failed or was interrupted (see `fail`)."""
+
+    @classmethod
+    def from_events(
+        cls, events: Iterable[AgentEvent], *, clock: Callable[[], float] = time.perf_counter
+    ) -> Transcript:
+        """A transcript of events already collected."""
+        transcript = cls(clock=clock)
+        for event in events:
+            transcript.handle(event)
+        return transcript
+
+    @property
+    def finished(self) -> bool:
+        """Whether the run has ended, with an answer or an error."""
+        return self.result is not None or self.error is not None
+
+    def handle(self, event: AgentEvent) -> None:
+        """Take in the next event of the run."""
+        if isinstance(event, (TextDelta, ThinkingDelta)):
+            kind = "text" if isinstance(event, TextDelta) else "thinking"
+            self._waiting = False
+            last = self._items[-1] if self._items else None
+            if not (isinstance(last, _Block) and last.kind == kind and last.turn == self._turn):
+                last = _Block(kind, self._turn)
+                self._items.append(last)
+            last.parts.append(event.text)
+        elif isinstance(event, ToolCallEvent):
+            self._waiting = False
+            self._items.append(_Card(event.call, event.turn, self._clock()))
+        elif isinstance(event, ApprovalEvent):
+            self._card(event.call).decision = event.decision
+        elif isinstance(event, ToolResultEvent):
+            card = self._card(event.result.call)
+            card.result, card.end = event.result, self._clock()
+        elif isinstance(event, TurnEnd):
+            self.turns, self._turn, self._waiting = event.turn, event.turn + 1, True
+            if event.usage is not None:
+                self.usage = event.usage if self.usage is None else self.usage + event.usage
+        elif isinstance(event, FinalAnswer):
+            self.result, self._stopped_at = event.result, self._clock()
+        # Other events (added to the agent later) are ignored: a display must never break a run.
+
+    def fail(self, error: BaseException) -> None:
+        """Record that the run stopped with ``error`` (an exception, or an interrupt)."""
+        self.error, self._stopped_at = error, self._clock()
+
+    def _card(self, call: ToolCall) -> _Card:
+        cards = [item for item in reversed(self._items) if isinstance(item, _Card)]
+        for card in cards:
+            if card.call is call:
+                return card
+        for card in cards:  # an equal call rebuilt by someone replaying events
+            if card.result is None and card.call == call:
+                return card
+        card = _Card(call, self._turn, self._clock())  # a result whose call event was never seen
+        self._items.append(card)
+        return card
+
+    # --- text/plain ---------------------------------------------------------------------------
+
+    def to_text(self) -> str:
+        """The stable ``text/plain`` form: no timings, ids or token counts."""
+        lines: list[str] = []
+        for item in self._items:
+            if isinstance(item, _Card):
+                lines.extend(_card_text(item, self.error is not None))
+            elif item.text:
+                lines.append("[thinking]" if item.kind == "thinking" else item.text)
+        if self.error is not None:
+            lines.append(_error_text(self.error))
+        elif self.result is None:
+            if self._waiting:
+                lines.append("[waiting for the model...]")
+        elif self.result.stopped == "max_turns":
+            lines.append(f"[{_stopped_note(self.result.turns)}]")
+        elif not lines:
+            lines.append("[no answer]")
+        return "\n".join(lines)
+
+    # --- text/html ----------------------------------------------------------------------------
+
+    def to_html(self) -> str:
+        """The ``text/html`` form: Markdown answer, folded thinking, cards, timelines, footer."""
+        stopped = self.error is not None
+        now = self._stopped_at if self._stopped_at is not None else self._clock()
+        last_card = {item.turn: i for i, item in enumerate(self._items) if isinstance(item, _Card)}
+        parts = []
+        for i, item in enumerate(self._items):
+            if isinstance(item, _Card):
+                parts.append(_card_html(item, stopped))
+                if last_card[item.turn] == i:
+                    parts.append(self._timeline_html(item.turn, now))
+            elif item.text and item.kind == "thinking":
+                # Open while the model is still thinking, so a person sees it is at work.
+                thinking = i == len(self._items) - 1 and not self.finished
+                parts.append(thinking_html(item.text, expanded=thinking))
+            elif item.text:
+                parts.append(f'<div class="meowgent-text">{markdown_html(item.text)}</div>')
+        if self.error is not None:
+            parts.append(
+                f'<pre class="meowgent-error" style="color: #c62828">{escape(_error_text(self.error))}</pre>'
+            )
+        elif self.result is None and self._waiting:
+            parts.append(note_html("meowgent-waiting", "waiting for the model...", "font-style: italic; "))
+        elif self.result is not None and self.result.stopped == "max_turns":
+            parts.append(note_html("meowgent-stopped", _stopped_note(self.result.turns)))
+        if self.finished:
+            parts.append(self._footer_html())
+        return '<div class="meowgent-transcript">' + "".join(parts) + "</div>"
+
+    def _timeline_html(self, turn: int, now: float) -> str:
+        cards = [item for item in self._items if isinstance(item, _Card) and item.turn == turn]
+        origin = min(card.start for card in cards)
+        bars = []
+        for card in cards:
+            end = card.end if card.end is not None else now
+            duration = card.result.duration if card.result is not None else None
+            # The tool ran for the last ``duration`` seconds before its result arrived.
+            run = None if duration is None else min(max(end - duration, card.start), end) - origin
+            status = card.status(self.error is not None)
+            bars.append(Bar(card.call.name, card.start - origin, end - origin, run, status))
+        return f'<div class="meowgent-timeline-box" style="margin: 0.2em 0 0.6em">{timeline_svg(bars)}</div>'
+
+    def _footer_html(self) -> str:
+        calls = sum(isinstance(item, _Card) for item in self._items)
+        facts = [f"{self.turns} turn{'s' * (self.turns != 1)}", f"{calls} tool call{'s' * (calls != 1)}"]
+        usage = self.usage
+        if usage is not None and usage.prompt_tokens is not None:
+            facts.append(f"{usage.prompt_tokens:,} prompt tokens")
+        if usage is not None and usage.completion_tokens is not None:
+            facts.append(f"{usage.completion_tokens:,} completion tokens")
+        if usage is not None and usage.tokens_per_second is not None:
+            facts.append(f"{usage.tokens_per_second:.1f} tokens/s")
+        if self._stopped_at is not None:
+            facts.append(seconds(self._stopped_at - self._started))
+        return note_html("meowgent-footer", " \u00b7 ".join(facts), "margin-top: 0.4em; ")
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
+        return {"text/plain": self.to_text(), "text/html": self.to_html()}
+
+    def __str__(self) -> str:
+        return self.to_text()
+
+
+def _call_text(call: ToolCall) -> str:
+    arguments = call.arguments
+    if isinstance(arguments, dict):
+        text = ", ".join(f"{name}={value!r}" for name, value in arguments.items())
+    else:  # pragma: no cover - a backend that breaks the ToolCall contract
+        text = repr(arguments)
+    if len(text) > _ARGUMENTS_LIMIT:
+        text = text[: _ARGUMENTS_LIMIT - 3] + "..."
+    return f"{call.name}({text})"
+
+
+def _card_text(card: _Card, stopped: bool) -> list[str]:
+    status = card.status(stopped)
+    call = card.call.name if status == "unreadable" else _call_text(card.call)
+    head = f"[tool] {call} -> {_STATUS_LABELS[status]}"
+    if isinstance(card.decision, Approved):
+        head += f" ({_approval_note(card.decision)})"
+    if card.result is None:
+        return [head]
+    output = card.result.output.rstrip()
+    lines = [head, *(("  " + line).rstrip() for line in output[:_RESULT_LIMIT].split("\n"))]
+    if not output:
+        lines[1] = "  (no output)"
+    if len(output) > _RESULT_LIMIT:
+        lines.append(f"  [... {len(output) - _RESULT_LIMIT:,} more characters]")
+    return lines
+
+
+def _approval_note(decision: Approved) -> str:
+    reason = decision.reason.strip()
+    # Policies word their reasons "approved automatically", "approved by policy: ..."; don't say it twice.
+    return (
+        reason if reason.lower().startswith("approved") else f"approved: {reason}" if reason else "approved"
+    )
+
+
+def _stopped_note(turns: int) -> str:
+    return f"stopped: the limit of {turns} turn{'s' * (turns != 1)} was reached"
+
+
+def _error_text(error: BaseException) -> str:
+    if isinstance(error, (KeyboardInterrupt, asyncio.CancelledError, GeneratorExit)):
+        return "[interrupted]"
+    message = str(error).strip()
+    text = f"[error] {type(error).__name__}" + (f": {message}" if message else "")
+    return text.replace("\n", "\n  ")
+
+
+def _card_html(card: _Card, stopped: bool) -> str:
+    status = card.status(stopped)
+    # A denial needs no note: the output the model reads says "Denied: <message>".
+    approval = _approval_note(card.decision) if isinstance(card.decision, Approved) else None
+    arguments = None
+    if status != "unreadable":  # an unreadable call has no arguments; its output quotes the text
+        arguments = json.dumps(card.call.arguments, indent=2, ensure_ascii=False, default=repr)
+    return card_html(
+        status,
+        _STATUS_LABELS[status],
+        card.call.name,
+        duration=card.result.duration if card.result is not None else None,
+        approval=approval,
+        arguments=arguments,
+        output=card.result.output if card.result is not None else None,
+        limit=_RESULT_LIMIT,
+    )
+
+
+# --- showing a run ----------------------------------------------------------------------------
+
+
+class LiveDisplay:
+    """Shows a `Transcript` in the running cell and keeps it current as events arrive.
+
+    Text and thinking deltas redraw at most every ``interval`` seconds (each redraw sends the
+    whole transcript, and a fast model streams dozens of deltas a second); calls, results and the
+    end redraw at once. With ``live=False`` nothing is shown until `close`, which shows the
+    finished transcript once: headless runners (nbval, nbclient) drop display updates.
+
+    Args:
+        transcript: What to show; a new one by default.
+        live: Show now and update (a person is watching), or show once at the end.
+        interval: Least seconds between redraws caused by text and thinking deltas.
+    """
+
+    def __init__(self, transcript: Transcript | None = None, *, live: bool = True, interval: float = 0.1):
+        self.transcript = Transcript() if transcript is None else transcript
+        self.live = live
+        self.interval = interval
+        self._handle: Any = None
+        self._started = self._closed = False
+        self._last = float("-inf")
+        self._timer: asyncio.TimerHandle | None = None
+
+    def start(self) -> None:
+        """Show the transcript now, while it waits for the model (does nothing unless live)."""
+        if self.live and not self._started:
+            from IPython.display import display
+
+            self._started = True
+            self._handle = display(self.transcript, display_id=True)
+            self._last = time.perf_counter()
+
+    def handle(self, event: AgentEvent) -> None:
+        """Pass ``event`` to the transcript and redraw if it is time to."""
+        self.transcript.handle(event)
+        if not self.live or self._closed:
+            return
+        if not self._started:
+            self.start()
+        elif isinstance(event, (TextDelta, ThinkingDelta)):
+            wait = self._last + self.interval - time.perf_counter()
+            if wait > 0:
+                self._redraw_later(wait)
+            else:
+                self.refresh()
+        else:
+            self.refresh()
+
+    def refresh(self) -> None:
+        """Redraw now."""
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        if self._handle is not None:
+            self._handle.update(self.transcript)
+            self._last = time.perf_counter()
+
+    def _redraw_later(self, delay: float) -> None:
+        # Without this, text that arrives just before a pause (the model writing a call, which
+        # shows nothing until it is complete) would stay hidden until the next event.
+        if self._timer is not None:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # fed synchronously: the next event or `close` redraws
+            return
+        self._timer = loop.call_later(delay, self.refresh)
+
+    def close(self) -> None:
+        """The run is over: show the final transcript (the only display when not live)."""
+        if self._closed:
+            return
+        self._closed = True
+        if self._handle is not None:
+            self.refresh()
+        else:
+            from IPython.display import display
+
+            display(self.transcript)
+
+
+async def show_run(agent: Agent, prompt: str, *, live: bool) -> AgentResult:
+    """Run ``prompt`` on ``agent``, showing the transcript in the cell; returns the result.
+
+    Args:
+        agent: The agent; its conversation continues as with `Agent.arun`.
+        prompt: What the person asks.
+        live: Update the display as events arrive (a person is watching), or display the
+            finished transcript once (headless runs under nbval or nbclient).
+
+    Raises:
+        BaseException: Whatever stopped the run (a `ModelError`, an interrupt), after the
+            transcript has shown what happened until then.
+    """
+    view = LiveDisplay(Transcript(), live=live)
+    view.start()
+    result = None
+    try:
+        async with contextlib.aclosing(agent.stream(prompt)) as events:
+            async for event in events:
+                view.handle(event)
+                if isinstance(event, FinalAnswer):
+                    result = event.result
+    except BaseException as error:
+        view.transcript.fail(error)
+        raise
+    finally:
+        view.close()
+    if result is None:  # pragma: no cover - Agent.stream always ends with FinalAnswer
+        raise AssertionError("the event stream ended without a final answer")
+    return result

@@ -1,0 +1,258 @@
+"""`%%agent`, `%agent` and `%tools`: the notebook surface, configured with traitlets.
+
+``%load_ext meowgent_nb`` registers the magics and an input transformer that turns a ``%%agent``
+cell into an ``await`` of the agent: an async cell lets ipykernel (>= 7.4) deliver the approval
+buttons' clicks while the agent waits, and the cell still blocks until the agent is done.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import string
+from collections.abc import Iterable
+from typing import Any
+
+from IPython.core.error import UsageError
+from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
+from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
+from traitlets import Bool, CaselessStrEnum, Float, Int, List, Unicode, default
+
+from ._async import run_to_completion
+from .agent import Agent, AgentResult
+from .toolbox import Toolbox
+from .tools import Tool
+
+__all__ = ["AgentMagics", "agent_cell", "rewrite_agent_cell"]
+
+_NBVAL_MARKER = re.compile(r"^\s*#\s*NBVAL_\w+\s*$")
+_CELL_START = re.compile(r"^%%agent(\s|$)")
+DEFAULT_MODEL = "qwen2.5:0.5b"
+
+
+@magics_class
+class AgentMagics(Magics):
+    """Talk to a model that can call the notebook's tools.
+
+    Settings are traits: ``%config AgentMagics.model = "qwen2.5:1.5b"`` (or in
+    ipython_config.py). `%agent config` shows the effective values.
+    """
+
+    model = Unicode(help="Ollama model name; MEOWGENT_MODEL, else qwen2.5:0.5b.").tag(config=True)
+    protocol = CaselessStrEnum(["xml", "native"], "xml", help="How tools reach the model.").tag(config=True)
+    max_turns = Int(8, help="Model requests per cell; the last offers no tools.").tag(config=True)
+    tool_timeout = Float(30.0, help="Seconds a tool call may take unless the tool sets its own.").tag(config=True)
+    approve = CaselessStrEnum(
+        ["ask", "every", "all", "none"],
+        "ask",
+        help="ask: approve tools marked approval=True; every: every call; all: run all; none: deny marked.",
+    ).tag(config=True)
+    approval_timeout = Float(600.0, help="Seconds to wait for a click before denying.").tag(config=True)
+    think = Bool(None, allow_none=True, help="Ask a thinking model to think (None: its default).").tag(config=True)
+    temperature = Float(0.1, help="Sampling temperature.").tag(config=True)
+    num_ctx = Int(16384, help="Context window in tokens.").tag(config=True)
+    toolboxes = List(help="Toolboxes offered in every cell, besides the notebook's tools.")
+
+    @default("model")
+    def _default_model(self) -> str:
+        return os.environ.get("MEOWGENT_MODEL") or DEFAULT_MODEL
+
+    def __init__(self, shell: Any = None, **kwargs: Any):
+        super().__init__(shell=shell, **kwargs)
+        self.messages: list[dict[str, Any]] = []
+        """The conversation, shared by every %%agent cell until --new or %agent reset."""
+        self.last_result: AgentResult | None = None
+        self._approver: Any = None
+
+    # --- %%agent -------------------------------------------------------------------------------
+
+    @magic_arguments()
+    @argument("-m", "--model", help="Ollama model name for this cell.")
+    @argument("--model-object", metavar="VAR", help="Use a model object from the notebook (e.g. a ScriptedModel).")
+    @argument("--protocol", choices=["xml", "native"], help="How tools reach the model.")
+    @argument("--tools", metavar="A,B", help="Offer only these tools (comma-separated names).")
+    @argument("--no-tools", action="store_true", help="Offer no tools.")
+    @argument("--approve", choices=["ask", "every", "all", "none"], help="Approval mode for this cell.")
+    @argument("--max-turns", type=int, metavar="N", help="Model requests for this cell.")
+    @argument("--think", action="store_true", default=None, help="Ask the model to think.")
+    @argument("--no-think", dest="think", action="store_false", help="Ask the model not to think.")
+    @argument("--new", action="store_true", help="Start a fresh conversation.")
+    @argument("-o", "--out", metavar="VAR", help="Store the AgentResult in this notebook variable.")
+    @cell_magic
+    def agent(self, line: str, cell: str) -> None:
+        """Send the cell to the model; it may call the notebook's @tool functions.
+
+        The cell is the prompt: ``{name}`` is replaced by the notebook variable ``name`` (unknown
+        names stay as typed) and ``# NBVAL_...`` lines are removed. The conversation continues
+        across cells until ``--new`` or ``%agent reset``.
+        """
+        run_to_completion(self.run_cell(line, cell))
+
+    async def run_cell(self, line: str, cell: str) -> None:
+        """The async body of ``%%agent`` (what the input transformer awaits)."""
+        from .display import show_run
+
+        args = parse_argstring(self.agent, line)
+        prompt = self.prompt(cell)
+        if not prompt.strip():
+            raise UsageError("%%agent: the cell is empty; write the prompt below the %%agent line.")
+        agent = self.make_agent(args)
+        if args.new:
+            self.messages.clear()
+        agent.messages = self.messages
+        result = await show_run(agent, prompt, live=not _headless())
+        self.last_result = result
+        if args.out:
+            self.shell.user_ns[args.out] = result
+
+    def prompt(self, cell: str) -> str:
+        """The cell without nbval markers, with ``{name}`` filled from the notebook."""
+        lines = [line for line in cell.splitlines() if not _NBVAL_MARKER.match(line)]
+        return _expand("\n".join(lines), self.shell.user_ns).strip("\n")
+
+    def make_agent(self, args: Any) -> Agent:
+        """An `Agent` for one cell, from the traits and the cell's options."""
+        from .notebook_approvals import default_approver
+
+        mode = args.approve or self.approve
+        if mode in ("all", "none"):
+            approver = default_approver(mode)
+        else:
+            if self._approver is None:  # one per session: "always allow" lasts across cells
+                self._approver = default_approver("ask", timeout=self.approval_timeout)
+            approver = self._approver
+        return Agent(
+            self.resolve_model(args),
+            tools=self.select_tools(args),
+            approver=approver,
+            protocol=args.protocol or self.protocol,
+            max_turns=args.max_turns if args.max_turns is not None else self.max_turns,
+            tool_timeout=self.tool_timeout,
+            ask="every" if mode == "every" else "marked",
+            think=self.think if args.think is None else args.think,
+        )
+
+    def resolve_model(self, args: Any) -> Any:
+        if args.model_object:
+            if args.model_object not in self.shell.user_ns:
+                raise UsageError(f"%%agent: --model-object {args.model_object}: no such variable in the notebook.")
+            model = self.shell.user_ns[args.model_object]
+            if not callable(getattr(model, "stream", None)):
+                raise UsageError(
+                    f"%%agent: --model-object {args.model_object} is a {type(model).__name__}, not a model"
+                    " (it needs a stream(request) method, like ScriptedModel or OllamaModel)."
+                )
+            return model
+        from .models.ollama import OllamaModel
+
+        options = {"temperature": self.temperature, "num_ctx": self.num_ctx}
+        return OllamaModel(args.model or self.model, options=options, think=self.think)
+
+    def available_tools(self) -> list[Tool]:
+        """Every `Tool` in the notebook namespace, then the tools of registered toolboxes."""
+        seen: dict[str, Tool] = {}
+        namespace = [v for k, v in self.shell.user_ns.items() if not k.startswith("_")]
+        boxes: Iterable[Toolbox] = [*self.toolboxes, *(v for v in namespace if isinstance(v, Toolbox))]
+        for item in [*(v for v in namespace if isinstance(v, Tool)), *(t for box in boxes for t in box)]:
+            seen.setdefault(item.name, item)
+        return list(seen.values())
+
+    def select_tools(self, args: Any) -> list[Tool]:
+        tools = self.available_tools()
+        if args.no_tools:
+            return []
+        if not args.tools:
+            return tools
+        wanted = [name.strip() for name in args.tools.split(",") if name.strip()]
+        by_name = {t.name: t for t in tools}
+        missing = [name for name in wanted if name not in by_name]
+        if missing:
+            known = ", ".join(by_name) or "none (define one with @tool)"
+            raise UsageError(f"%%agent --tools: no tool named {', '.join(missing)}; the notebook has: {known}")
+        return [by_name[name] for name in wanted]
+
+    # --- %agent ----------------------------------------------------------------------------------
+
+    @line_magic("agent")
+    def agent_line(self, line: str) -> Any:
+        """%agent reset | history | models | config"""
+        command = line.strip()
+        if command == "reset":
+            self.messages.clear()
+            print("The conversation was reset.")
+        elif command == "history":
+            print(_transcript(self.messages) or "(no conversation yet)")
+        elif command == "models":
+            from .models.ollama import OllamaModel
+
+            names = run_to_completion(OllamaModel(self.model).list_models())
+            print("\n".join(names) or "(the Ollama server has no models; `ollama pull NAME`)")
+        elif command == "config":
+            for name in sorted(self.trait_names(config=True)):
+                print(f"AgentMagics.{name} = {getattr(self, name)!r}")
+        else:
+            raise UsageError(
+                f"%agent: unknown command {command!r}; use one of: reset, history, models, config."
+                " To talk to the model, use the %%agent cell magic."
+            )
+
+    # --- %tools ----------------------------------------------------------------------------------
+
+    @line_magic
+    def tools(self, line: str) -> Any:
+        """%tools [xml | json | text | NAME]: what the model sees of the notebook's tools."""
+        from .display import ToolsView
+
+        tools = self.available_tools()
+        word = line.strip()
+        if word in ("", "xml", "json", "text"):
+            return ToolsView(tools, mode=word or "all")
+        by_name = {t.name: t for t in tools}
+        if word not in by_name:
+            known = ", ".join(by_name) or "none (define one with @tool)"
+            raise UsageError(f"%tools: no tool named {word!r}; use xml, json, text or one of: {known}")
+        return ToolsView([by_name[word]], mode="all")
+
+
+def _expand(text: str, namespace: dict[str, Any]) -> str:
+    """``{name}`` -> the notebook variable; anything else (unknown names, ``{}``) stays as typed."""
+    out = []
+    for literal, field, spec, conversion in string.Formatter().parse(text):
+        out.append(literal)
+        if field is None:
+            continue
+        if field.isidentifier() and field in namespace and not conversion and not spec:
+            out.append(str(namespace[field]))
+        else:
+            out.append("{" + field + (f"!{conversion}" if conversion else "") + (f":{spec}" if spec else "") + "}")
+    return "".join(out)
+
+
+def _transcript(messages: list[dict[str, Any]]) -> str:
+    return "\n\n".join(f"[{m['role']}]\n{m.get('content', '')}" for m in messages)
+
+
+def _headless() -> bool:
+    from .notebook_approvals import is_headless
+
+    return is_headless()
+
+
+def rewrite_agent_cell(lines: list[str]) -> list[str]:
+    """Input transformer: a ``%%agent`` cell becomes an ``await`` of `agent_cell`."""
+    if not lines or not _CELL_START.match(lines[0]):
+        return lines
+    line = lines[0][len("%%agent") :].strip()
+    cell = "".join(lines[1:])
+    return [f"await __import__('meowgent_nb.magics').magics.agent_cell({line!r}, {cell!r})\n"]
+
+
+async def agent_cell(line: str, cell: str) -> None:
+    """What a rewritten ``%%agent`` cell awaits."""
+    from IPython import get_ipython
+
+    shell = get_ipython()
+    magics = shell.magics_manager.registry.get("AgentMagics")
+    if magics is None:
+        raise UsageError("%%agent: the extension is not loaded; run %load_ext meowgent_nb first.")
+    await magics.run_cell(line, cell)

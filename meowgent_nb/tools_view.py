@@ -1,0 +1,107 @@
+"""`ToolsView`: the tools as the model sees them, for ``%tools`` and a `Tool` shown as a result.
+
+``text/plain`` is stable (nbval compares it): an aligned table, then the exact XML block.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import Any, Literal
+
+from ._html import highlight, note_html, pre_html, table_html
+from .render import (
+    render_tools_text,
+    render_tools_xml,
+    tool_json_schema,
+    tool_string,
+    tool_xml,
+    tools_json_schema,
+)
+from .tools import Tool
+
+__all__ = ["ToolsView", "tool_mimebundle"]
+
+ToolsMode = Literal["all", "xml", "json", "text"]
+_COLUMNS = ("name", "description", "approval", "timeout")
+
+
+class ToolsView:
+    """The tools as the model sees them, for ``%tools`` and for a `Tool` shown as a cell result.
+
+    Args:
+        tools: Tools (a list, a `Toolbox`), or one `Tool` (shown as its own ``<tool>`` element).
+        mode: ``"all"``: a table (name, description, approval, timeout), then the exact XML;
+            ``"xml"``: only the XML, exactly as the system prompt has it; ``"json"``: the JSON
+            Schema form the ``native`` protocol sends; ``"text"``: the one-line forms.
+
+    Raises:
+        ValueError: ``mode`` is not one of those.
+    """
+
+    def __init__(self, tools: Tool | Iterable[Tool], mode: ToolsMode = "all"):
+        if mode not in ("all", "xml", "json", "text"):
+            raise ValueError(f"mode must be 'all', 'xml', 'json' or 'text', got {mode!r}")
+        self.single = isinstance(tools, Tool)
+        self.tools: list[Tool] = [tools] if isinstance(tools, Tool) else list(tools)
+        self.mode = mode
+
+    def _exact(self, mode: str) -> str:
+        """The exact form the model is given in ``mode`` (``xml``, ``json`` or ``text``)."""
+        if mode == "xml":
+            return tool_xml(self.tools[0]) if self.single else render_tools_xml(self.tools)
+        if mode == "json":
+            schema = tool_json_schema(self.tools[0]) if self.single else tools_json_schema(self.tools)
+            return json.dumps(schema, indent=2, ensure_ascii=False)
+        return tool_string(self.tools[0]) if self.single else render_tools_text(self.tools)
+
+    def _rows(self) -> list[tuple[str, str, str, str]]:
+        return [
+            (
+                item.name,
+                _first_line(item.description),
+                "yes" if item.approval else "no",
+                "default" if item.timeout is None else f"{item.timeout:g} s",
+            )
+            for item in self.tools
+        ]
+
+    def to_text(self) -> str:
+        """The ``text/plain`` form: the aligned table, then the XML; or the exact form of ``mode``."""
+        if self.mode != "all":
+            return self._exact(self.mode)
+        if not self.tools:
+            return "(no tools)\n\n" + self._exact("xml")
+        rows = [_COLUMNS, *self._rows()]
+        widths = [max(len(row[column]) for row in rows) for column in range(3)]
+        lines = [
+            "  ".join([*(cell.ljust(w) for cell, w in zip(row, widths)), row[3]]).rstrip() for row in rows
+        ]
+        return "\n".join(lines) + "\n\n" + self._exact("xml")
+
+    def to_html(self) -> str:
+        """The ``text/html`` form, with the XML or JSON syntax-highlighted."""
+        if self.mode in ("xml", "json"):
+            return highlight(self._exact(self.mode), self.mode)
+        if self.mode == "text":
+            return pre_html("meowgent-tools-text", self._exact("text"))
+        table = table_html("meowgent-tools", _COLUMNS, self._rows())
+        if not self.tools:
+            table = note_html("meowgent-tools-empty", "(no tools)")
+        return f'<div class="meowgent-tools-view">{table}{highlight(self._exact("xml"), "xml")}</div>'
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
+        return {"text/plain": self.to_text(), "text/html": self.to_html()}
+
+    def __str__(self) -> str:
+        return self.to_text()
+
+
+def _first_line(text: str, limit: int = 60) -> str:
+    line = text.strip().split("\n", 1)[0].strip()
+    return line if len(line) <= limit else line[: limit - 3] + "..."
+
+
+def tool_mimebundle(tool: Tool) -> dict[str, str]:
+    """What a `Tool` shows as a cell result: `ToolsView` of the one tool."""
+    return ToolsView(tool)._repr_mimebundle_()

@@ -1,0 +1,611 @@
+"""Notebook renderings: transcripts of real agent runs, the live display, and the tools view.
+
+Transcripts are built from the events of real `Agent` runs on `ScriptedModel`s; the live display
+is driven through a real IPython shell, and one test runs a notebook on a real kernel (nbclient).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import time
+from typing import Annotated, Literal
+
+import nbformat
+import pytest
+from IPython import get_ipython
+from IPython.testing.globalipapp import start_ipython
+from IPython.utils.capture import capture_output
+from nbclient import NotebookClient
+
+from meowgent_nb import (
+    Agent,
+    AgentResult,
+    Approved,
+    AutoApprove,
+    Denied,
+    FinalAnswer,
+    ModelChunk,
+    ModelError,
+    ScriptedModel,
+    TextDelta,
+    ThinkingDelta,
+    Toolbox,
+    ToolCall,
+    ToolCallEvent,
+    ToolResult,
+    ToolResultEvent,
+    TurnEnd,
+    Usage,
+    render_tools_text,
+    render_tools_xml,
+    tool,
+    tools_json_schema,
+)
+from meowgent_nb._html import markdown_html
+from meowgent_nb.display import LiveDisplay, ToolsView, Transcript, show_run, tool_mimebundle
+
+
+@tool
+def get_weather(
+    city: Annotated[str, "City name, e.g. Paris"], unit: Literal["celsius", "fahrenheit"] = "celsius"
+) -> str:
+    """Get the current weather for a city.
+
+    Uses a table of two cities.
+    """
+    temperatures = {"Paris": 21, "Oslo": 9}
+    if city not in temperatures:
+        raise ValueError(f"no weather for {city}")
+    return f"{city}: {temperatures[city]} degrees {unit}"
+
+
+@tool(approval=True, timeout=5)
+def delete_file(path: str) -> str:
+    """Delete a file."""
+    return f"deleted {path}"
+
+
+@tool(timeout=0.05)
+def slow_lookup(key: str) -> str:
+    """Look something up, slowly."""
+    time.sleep(0.3)
+    return key
+
+
+@tool
+def nap(seconds: float) -> str:
+    """Sleep a while."""
+    time.sleep(seconds)
+    return "rested"
+
+
+@tool
+def noop() -> str:
+    """Do nothing."""
+    return ""
+
+
+@tool
+def fetch_page(url: str) -> str:
+    """Fetch a web page."""
+    return "<script>alert('hi')</script>\n" + "\n".join(f"line {i}: " + "x" * 40 for i in range(30))
+
+
+class ApproveTmp:
+    """Approves deleting files under /tmp, denies the rest."""
+
+    async def approve(self, requests):
+        return [
+            Approved("under /tmp")
+            if r.arguments["path"].startswith("/tmp/")
+            else Denied("only files under /tmp.")
+            for r in requests
+        ]
+
+
+def call(name: str, **arguments) -> str:
+    return f"<tool_call>{json.dumps({'name': name, 'arguments': arguments})}</tool_call>"
+
+
+def events_of(agent: Agent, prompt: str = "Go.") -> list:
+    async def collect():
+        return [event async for event in agent.stream(prompt)]
+
+    return asyncio.run(collect())
+
+
+def transcript_of(turns, tools=(get_weather,), **options) -> tuple[Transcript, AgentResult]:
+    events = events_of(Agent(ScriptedModel(turns), tools=tools, **options))
+    return Transcript.from_events(events), events[-1].result
+
+
+def indented(output: str) -> str:
+    return "\n".join(f"  {line}" for line in output.split("\n"))
+
+
+# --- text/plain -------------------------------------------------------------------------------
+
+
+def test_a_call_and_the_answer():
+    transcript, _ = transcript_of([call("get_weather", city="Paris"), "It is 21 degrees in Paris."])
+    assert transcript.to_text() == (
+        "[tool] get_weather(city='Paris') -> done\n  Paris: 21 degrees celsius\nIt is 21 degrees in Paris."
+    )
+    bundle = transcript._repr_mimebundle_()
+    assert set(bundle) == {"text/plain", "text/html"} and bundle["text/plain"] == transcript.to_text()
+    assert str(transcript) == transcript.to_text()
+
+
+def test_text_before_and_between_calls_keeps_its_place():
+    transcript, _ = transcript_of(
+        [
+            "Let me look.\n"
+            + call("get_weather", city="Paris")
+            + "\nAnd Oslo:\n"
+            + call("get_weather", city="Oslo"),
+            "Paris: 21, Oslo: 9.\n\nBoth in **celsius**.",
+        ]
+    )
+    assert transcript.to_text() == (
+        "Let me look.\n"
+        "[tool] get_weather(city='Paris') -> done\n"
+        "  Paris: 21 degrees celsius\n"
+        "And Oslo:\n"
+        "[tool] get_weather(city='Oslo') -> done\n"
+        "  Oslo: 9 degrees celsius\n"
+        "Paris: 21, Oslo: 9.\n"
+        "\n"
+        "Both in **celsius**."
+    )
+
+
+def test_every_kind_of_failure():
+    transcript, result = transcript_of(
+        [
+            call("get_weather", city="Rome")
+            + call("get_wether", city="Paris")
+            + call("get_weather", city="Paris", unit="kelvin")
+            + call("slow_lookup", key="a")
+            + "<tool_call>{not json</tool_call>",
+            "Sorry, that did not work.",
+        ],
+        tools=[get_weather, slow_lookup],
+    )
+    by_kind = {r.kind: r.output for r in result.tool_results}
+    assert transcript.to_text() == (
+        "[tool] get_weather(city='Rome') -> error\n"
+        "  Error: ValueError: no weather for Rome\n"
+        "[tool] get_wether(city='Paris') -> unknown tool\n"
+        f"{indented(by_kind['unknown_tool'])}\n"
+        "[tool] get_weather(city='Paris', unit='kelvin') -> invalid arguments\n"
+        f"{indented(by_kind['invalid_arguments'])}\n"
+        "[tool] slow_lookup(key='a') -> timed out\n"
+        "  Timed out after 0.05 s\n"
+        "[tool] (unreadable) -> unreadable\n"
+        f"{indented(by_kind['parse_error'])}\n"
+        "Sorry, that did not work."
+    )
+    html = transcript.to_html()
+    for status in ("error", "unknown-tool", "invalid-arguments", "timeout", "unreadable"):
+        assert html.count(f'class="meowgent-card meowgent-status-{status}"') == 1
+    assert html.count('class="meowgent-card ') == 5
+
+
+def test_approvals_and_denials_are_on_the_cards():
+    transcript, _ = transcript_of(
+        [
+            call("delete_file", path="/tmp/a.txt") + call("delete_file", path="/etc/passwd"),
+            "Deleted one file.",
+        ],
+        tools=[delete_file],
+        approver=ApproveTmp(),
+    )
+    assert transcript.to_text() == (
+        "[tool] delete_file(path='/tmp/a.txt') -> done (approved: under /tmp)\n"
+        "  deleted /tmp/a.txt\n"
+        "[tool] delete_file(path='/etc/passwd') -> denied\n"
+        "  Denied: only files under /tmp.\n"
+        "Deleted one file."
+    )
+    html = transcript.to_html()
+    assert (
+        '<div class="meowgent-approval" style="opacity: 0.65; font-size: 0.85em">approved: under /tmp</div>'
+        in html
+    )
+    assert html.count('class="meowgent-approval"') == 1  # a denial is said by the output itself
+    assert ">Denied: only files under /tmp.</pre>" in html
+    assert html.count('class="meowgent-card meowgent-status-denied"') == 1
+
+
+def test_policy_approvals_say_it_once_and_empty_output_says_so():
+    transcript, _ = transcript_of(
+        [call("delete_file", path="/x") + call("noop"), "Done."],
+        tools=[delete_file, noop],
+        approver=AutoApprove(),
+    )
+    assert transcript.to_text() == (
+        "[tool] delete_file(path='/x') -> done (approved automatically)\n"
+        "  deleted /x\n"
+        "[tool] noop() -> done\n"
+        "  (no output)\n"
+        "Done."
+    )
+    transcript, result = transcript_of([call("delete_file", path="/x"), "Not deleted."], tools=[delete_file])
+    assert transcript.to_text() == (
+        f"[tool] delete_file(path='/x') -> denied\n{indented(result.tool_results[0].output)}\nNot deleted."
+    )
+
+
+def test_the_turn_limit_shows_calls_not_run():
+    transcript, result = transcript_of(
+        [call("get_weather", city="Paris"), call("get_weather", city="Oslo")], max_turns=2
+    )
+    assert result.stopped == "max_turns"
+    assert transcript.to_text() == (
+        "[tool] get_weather(city='Paris') -> done\n"
+        "  Paris: 21 degrees celsius\n"
+        "[tool] get_weather(city='Oslo') -> not run\n"
+        f"{indented(result.tool_results[1].output)}\n"
+        "[stopped: the limit of 2 turns was reached]"
+    )
+    assert 'class="meowgent-card meowgent-status-not-run"' in transcript.to_html()
+
+
+def test_thinking_is_folded_and_usage_is_only_in_html():
+    usage = Usage(prompt_tokens=1200, completion_tokens=30, completion_seconds=1.5)
+    transcript, _ = transcript_of(
+        [
+            [
+                ModelChunk(thinking="The person wants "),
+                ModelChunk(thinking="the weather."),
+                call("get_weather", city="Oslo"),
+            ],
+            [ModelChunk(text="Oslo has 9 degrees."), ModelChunk(done=True, usage=usage)],
+        ]
+    )
+    assert transcript.to_text() == (
+        "[thinking]\n[tool] get_weather(city='Oslo') -> done\n  Oslo: 9 degrees celsius\nOslo has 9 degrees."
+    )
+    html = transcript.to_html()
+    muted = "opacity: 0.65; font-size: 0.85em"
+    assert (
+        f'<details class="meowgent-thinking"><summary style="cursor: pointer; {muted}">'
+        "thinking (5 words)</summary>"
+        f'<div style="white-space: pre-wrap; {muted}">The person wants the weather.</div></details>'
+    ) in html
+    footer = re.search(r'<div class="meowgent-footer"[^>]*>(.*?)</div>', html).group(1)
+    # The scripted first turn reports 3 completion tokens (one per chunk) and no durations.
+    assert re.fullmatch(
+        r"2 turns · 1 tool call · 1,200 prompt tokens · 33 completion tokens · 22\.0 tokens/s · \d+ ms",
+        footer,
+    ), footer
+
+
+def test_thinking_stays_open_while_the_model_thinks():
+    transcript = Transcript()
+    transcript.handle(ThinkingDelta("Hmm."))
+    assert '<details class="meowgent-thinking" open>' in transcript.to_html()
+    transcript.handle(TextDelta("Done."))
+    assert '<details class="meowgent-thinking">' in transcript.to_html()
+    assert transcript.to_text() == "[thinking]\nDone."
+
+
+def test_long_results_are_cut_in_text_and_folded_in_html():
+    transcript, result = transcript_of(
+        [call("fetch_page", url="https://example.org"), "Done."], tools=[fetch_page]
+    )
+    output = result.tool_results[0].output
+    assert len(output) == 1518
+    lines = transcript.to_text().split("\n")
+    assert lines[0] == "[tool] fetch_page(url='https://example.org') -> done"
+    assert lines[1:-2] == ["  " + line for line in output[:500].split("\n")]
+    assert lines[-2:] == ["  [... 1,018 more characters]", "Done."]
+    html = transcript.to_html()
+    assert "<script>" not in html
+    assert "&lt;script&gt;alert(&#x27;hi&#x27;)&lt;/script&gt;" in html
+    assert "show all 1,518 characters</summary>" in html
+    full = re.search(r'<pre class="meowgent-output-full"[^>]*>(.*?)</pre>', html, re.DOTALL).group(1)
+    assert full.endswith("line 29: " + "x" * 40)
+
+
+def test_long_arguments_are_cut_in_text():
+    transcript, _ = transcript_of([call("get_weather", city="P" * 300), "No."])
+    head = transcript.to_text().split("\n")[0]
+    assert head == "[tool] get_weather(city='" + "P" * 191 + "...) -> error"
+
+
+def test_everything_in_html_is_escaped():
+    transcript, _ = transcript_of(
+        [
+            call("get_weather", city="<img src=x onerror=alert(1)>"),
+            "A <b>bold</b> & `<i>` claim [x](javascript:alert(1))",
+        ]
+    )
+    html = transcript.to_html()
+    assert "<img" not in html and "<b>" not in html and "<i>" not in html and "href=" not in html
+    assert "&lt;img src=x onerror=alert(1)&gt;" in html
+    assert "<p>A &lt;b&gt;bold&lt;/b&gt; &amp; <code " in html
+    # text/plain is not HTML: it shows the text as it is.
+    assert "A <b>bold</b> & `<i>` claim" in transcript.to_text()
+
+
+def test_an_empty_answer_and_the_waiting_line():
+    transcript = Transcript()
+    assert transcript.to_text() == "[waiting for the model...]"
+    assert 'class="meowgent-waiting"' in transcript.to_html()
+    transcript.handle(TextDelta("Hel"))
+    assert transcript.to_text() == "Hel" and "meowgent-waiting" not in transcript.to_html()
+    transcript.handle(TurnEnd(1, None, 1))
+    assert transcript.to_text() == "Hel\n[waiting for the model...]"
+    transcript.handle(FinalAnswer(AgentResult(text="")))
+    assert transcript.to_text() == "Hel"
+    empty, _ = transcript_of([""])
+    assert empty.to_text() == "[no answer]"
+
+
+# --- the timeline -----------------------------------------------------------------------------
+
+
+def bars(svg: str, css_class: str = "meowgent-bar") -> list[tuple[float, float]]:
+    found = re.findall(rf'<rect class="{css_class}" x="([\d.]+)" y="\d+" width="([\d.]+)"', svg)
+    return [(float(x), float(x) + float(width)) for x, width in found]
+
+
+def test_parallel_calls_overlap_on_the_timeline():
+    transcript, _ = transcript_of(
+        [call("nap", seconds=0.2) + call("nap", seconds=0.2), call("nap", seconds=0.01), "Rested."],
+        tools=[nap],
+    )
+    svgs = re.findall(r"<svg .*?</svg>", transcript.to_html())
+    assert len(svgs) == 2  # one per turn with calls
+    assert len(bars(svgs[0])) == 2 and len(bars(svgs[1])) == 1
+    (a_start, a_end), (b_start, b_end) = bars(svgs[0], "meowgent-run")
+    assert max(a_start, b_start) < min(a_end, b_end), "the two naps ran at the same time"
+
+
+def test_timeline_positions_follow_the_clock():
+    ticks = iter([0.0, 1.0, 1.0, 2.0, 3.0, 3.0])
+    transcript = Transcript(clock=lambda: next(ticks))
+    slow, quick = ToolCall("slow", {}, id="1"), ToolCall("quick", {}, id="2")
+    for event in [
+        ToolCallEvent(slow, 1),
+        ToolCallEvent(quick, 1),
+        ToolResultEvent(ToolResult(quick, "ok", duration=0.5)),
+        ToolResultEvent(ToolResult(slow, "ok", duration=1.0)),
+        TurnEnd(1, None, 2),
+        FinalAnswer(AgentResult(text="")),
+    ]:
+        transcript.handle(event)
+    svg = re.search(r"<svg .*?</svg>", transcript.to_html()).group(0)
+    # 338 px of bar area for the 2 s from the first call to the last result.
+    assert bars(svg) == [(130.0, 468.0), (130.0, 299.0)]
+    assert bars(svg, "meowgent-run") == [(299.0, 468.0), (214.5, 299.0)]
+    assert "<title>quick: 1.00 s in all, 500 ms running</title>" in svg
+    assert ">2.00 s</text></svg>" in svg
+
+
+# --- Markdown ---------------------------------------------------------------------------------
+
+
+CODE = '<code style="background: rgba(127,127,127,0.15); padding: 0 0.2em; border-radius: 3px">'
+PRE = '<pre style="background: rgba(127,127,127,0.12); padding: 0.5em; border-radius: 4px; overflow-x: auto">'
+
+
+def test_markdown_subset():
+    text = (
+        "# Result\n\nIt is **21** degrees, *warm*, see `get_weather()` and "
+        "[the map](https://example.org/?a=1&b=2).\n"
+        "Second line.\n\n- one\n- two\n  continued\n\n1. first\n2. second\n\n```python\nprint('<hi>')\n```\n"
+        "After a fence ```not code```.\n\n```\nunclosed <fence>"
+    )
+    assert markdown_html(text) == (
+        "<h3>Result</h3>"
+        "<p>It is <strong>21</strong> degrees, <em>warm</em>, see "
+        f"{CODE}get_weather()</code>"
+        ' and <a href="https://example.org/?a=1&amp;b=2" target="_blank" rel="noopener noreferrer">'
+        "the map</a>."
+        "<br>Second line.</p>"
+        "<ul><li>one</li><li>two continued</li></ul>"
+        "<ol><li>first</li><li>second</li></ol>"
+        f'{PRE}<code class="language-python">print(&#x27;&lt;hi&gt;&#x27;)</code></pre>'
+        f"<p>After a fence {CODE}not code</code>.</p>"
+        f"{PRE}<code>unclosed &lt;fence&gt;</code></pre>"
+    )
+    assert markdown_html("2 * 3 * 4 and **unclosed") == "<p>2 * 3 * 4 and **unclosed</p>"
+
+
+# --- the tools view ---------------------------------------------------------------------------
+
+TOOLS = [get_weather, delete_file, slow_lookup]
+
+
+def test_tools_table_then_the_exact_xml():
+    view = ToolsView(TOOLS)
+    assert view.to_text() == (
+        "name         description                          approval  timeout\n"
+        "get_weather  Get the current weather for a city.  no        default\n"
+        "delete_file  Delete a file.                       yes       5 s\n"
+        "slow_lookup  Look something up, slowly.           no        0.05 s\n"
+        "\n" + render_tools_xml(TOOLS)
+    )
+    html = view.to_html()
+    assert html.startswith('<div class="meowgent-tools-view"><table class="meowgent-tools"><thead><tr>')
+    assert '<tr><td style="text-align: left"><code>delete_file</code></td>' in html
+    assert html.count("<tr>") == 4
+    assert '<span style="color: #008000; font-weight: bold">&lt;tool</span>' in html  # Pygments XML
+
+
+def test_tools_modes_give_the_exact_forms():
+    assert ToolsView(TOOLS, mode="xml").to_text() == render_tools_xml(TOOLS)
+    assert ToolsView(TOOLS, mode="json").to_text() == json.dumps(tools_json_schema(TOOLS), indent=2)
+    assert ToolsView(TOOLS, mode="text").to_text() == render_tools_text(TOOLS)
+    assert ToolsView(Toolbox("box", TOOLS), mode="xml").to_text() == render_tools_xml(TOOLS)
+    assert "<pre " in ToolsView(TOOLS, mode="text").to_html()
+    assert '<div class="highlight"' in ToolsView(TOOLS, mode="json").to_html()
+    with pytest.raises(ValueError, match=r"^mode must be 'all', 'xml', 'json' or 'text', got 'yaml'$"):
+        ToolsView(TOOLS, mode="yaml")
+
+
+def test_one_tool_and_no_tools():
+    assert tool_mimebundle(delete_file)["text/plain"] == (
+        "name         description     approval  timeout\n"
+        "delete_file  Delete a file.  yes       5 s\n"
+        "\n"
+        '<tool name="delete_file">Delete a file.\n<param name="path"/>\n</tool>'
+    )
+    assert ToolsView(delete_file, mode="xml").to_text() == delete_file.to_xml()
+    assert ToolsView(delete_file, mode="text").to_text() == delete_file.to_string()
+    assert ToolsView([]).to_text() == "(no tools)\n\n<tools>\n</tools>"
+    assert "(no tools)" in ToolsView([]).to_html()
+
+
+# --- showing a run in a real IPython shell ----------------------------------------------------
+
+
+@pytest.fixture
+def ip():
+    start_ipython()  # once per process; later calls return None
+    shell = get_ipython()
+    yield shell
+    for name in ("agent", "show_run", "result"):
+        shell.user_ns.pop(name, None)
+
+
+def run_cell(shell, agent: Agent, live: bool):
+    shell.user_ns.update(agent=agent, show_run=show_run)
+    with capture_output() as captured:
+        outcome = shell.run_cell(f"result = await show_run(agent, 'How warm is it?', live={live})")
+    return captured, outcome
+
+
+WEATHER = [call("get_weather", city="Paris"), "It is " + "very " * 40 + "warm: 21 degrees in Paris."]
+WEATHER_TEXT = (
+    "[tool] get_weather(city='Paris') -> done\n  Paris: 21 degrees celsius\nIt is "
+    + "very " * 40
+    + "warm: 21 degrees in Paris."
+)
+
+
+def test_live_display_shows_at_once_and_updates(ip):
+    captured, outcome = run_cell(ip, Agent(ScriptedModel(WEATHER), tools=[get_weather]), live=True)
+    outcome.raise_error()
+    first, *updates = captured.outputs
+    display_id = first.transient["display_id"]
+    assert not first.update and first.data["text/plain"] == "[waiting for the model...]"
+    assert updates and all(o.update and o.transient == {"display_id": display_id} for o in updates)
+    assert updates[-1].data["text/plain"] == WEATHER_TEXT
+    assert ip.user_ns["result"].text.endswith("21 degrees in Paris.")
+    # The call and its result redraw at once; the 44 text deltas are throttled to a few redraws.
+    texts = [o.data["text/plain"] for o in updates]
+    assert "[tool] get_weather(city='Paris') -> running" in texts
+    assert len(updates) < 10
+
+
+def test_headless_displays_once_at_the_end(ip):
+    captured, outcome = run_cell(ip, Agent(ScriptedModel(WEATHER), tools=[get_weather]), live=False)
+    outcome.raise_error()
+    (only,) = captured.outputs
+    assert not only.update and not only.transient
+    assert only.data["text/plain"] == WEATHER_TEXT
+    assert only.data["text/html"].count('class="meowgent-card ') == 1
+
+
+def test_an_error_is_shown_then_raised(ip):
+    agent = Agent(ScriptedModel([call("get_weather", city="Paris")]), tools=[get_weather])
+    captured, outcome = run_cell(ip, agent, live=False)
+    assert isinstance(outcome.error_in_exec, ModelError)
+    message = str(outcome.error_in_exec).replace("\n", "\n  ")
+    (only,) = captured.outputs
+    assert only.data["text/plain"] == (
+        "[tool] get_weather(city='Paris') -> done\n"
+        "  Paris: 21 degrees celsius\n"
+        f"[error] ModelError: {message}"
+    )
+    assert 'class="meowgent-error"' in only.data["text/html"]
+
+
+def test_text_before_a_pause_is_drawn_by_the_timer(ip):
+    async def feed(view: LiveDisplay):
+        view.start()
+        view.handle(TextDelta("Let me check."))  # within the interval: drawn by a timer
+        view.handle(TextDelta(" One moment."))  # the timer is already set
+        drawn = len(captured.outputs)
+        await asyncio.sleep(0.3)  # a pause: no event comes to trigger a redraw
+        view.close()
+        return drawn
+
+    with capture_output() as captured:
+        drawn = asyncio.run(feed(LiveDisplay(live=True, interval=0.1)))
+    texts = [o.data["text/plain"] for o in captured.outputs]
+    assert drawn == 1
+    assert texts == ["[waiting for the model...]", "Let me check. One moment.", "Let me check. One moment."]
+    assert [o.update for o in captured.outputs] == [False, True, True]
+
+
+def test_an_interrupted_run_shows_the_calls_that_did_not_finish(ip):
+    agent = Agent(
+        ScriptedModel([call("get_weather", city="Oslo") + call("nap", seconds=0.5)]), tools=[get_weather, nap]
+    )
+
+    async def interrupt():
+        task = asyncio.ensure_future(show_run(agent, "Go.", live=False))
+        await asyncio.sleep(0.15)
+        task.cancel()
+        await task
+
+    with capture_output() as captured, pytest.raises(asyncio.CancelledError):
+        asyncio.run(interrupt())
+    (only,) = captured.outputs
+    assert only.data["text/plain"] == (
+        "[tool] get_weather(city='Oslo') -> done\n"
+        "  Oslo: 9 degrees celsius\n"
+        "[tool] nap(seconds=0.5) -> interrupted\n"
+        "[interrupted]"
+    )
+    assert 'class="meowgent-card meowgent-status-interrupted"' in only.data["text/html"]
+
+
+# --- a real kernel ----------------------------------------------------------------------------
+
+NOTEBOOK_SETUP = '''\
+from meowgent_nb import Agent, ScriptedModel, tool
+from meowgent_nb.display import show_run
+
+@tool
+def get_weather(city: str) -> str:
+    """Get the weather."""
+    return f"{city}: 21 degrees celsius"
+
+def weather_agent():
+    return Agent(ScriptedModel([
+        '<tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</tool_call>',
+        "It is 21 degrees in Paris.",
+    ]), tools=[get_weather])
+'''
+
+
+def test_a_notebook_on_a_real_kernel(tmp_path):
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [
+        nbformat.v4.new_code_cell(NOTEBOOK_SETUP),
+        nbformat.v4.new_code_cell(
+            'result = await show_run(weather_agent(), "How warm is it in Paris?", live=False)'
+        ),
+        nbformat.v4.new_code_cell(
+            'result = await show_run(weather_agent(), "How warm is it in Paris?", live=True)'
+        ),
+    ]
+    NotebookClient(
+        notebook, timeout=60, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
+    ).execute()
+    expected = (
+        "[tool] get_weather(city='Paris') -> done\n  Paris: 21 degrees celsius\nIt is 21 degrees in Paris."
+    )
+    (headless,) = notebook.cells[1].outputs
+    assert headless.output_type == "display_data" and headless.data["text/plain"] == expected
+    assert "display_id" not in headless.get("transient", {})
+    # nbclient applies display updates to the saved output (nbval does not: hence live=False there).
+    (live,) = notebook.cells[2].outputs
+    assert live.data["text/plain"] == expected

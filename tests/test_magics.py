@@ -1,0 +1,139 @@
+"""The magics through a real IPython shell: loading, options, prompts, tools, %agent, %tools."""
+
+from __future__ import annotations
+
+import pytest
+from IPython.core.error import UsageError
+from IPython import get_ipython
+from IPython.testing.globalipapp import start_ipython
+from IPython.utils.capture import capture_output
+
+from meowgent_nb import ScriptedModel, Toolbox, tool
+from meowgent_nb.magics import AgentMagics, rewrite_agent_cell
+
+
+@pytest.fixture
+def ip():
+    start_ipython()  # once per process; later calls return None
+    shell = get_ipython()
+    shell.run_line_magic("load_ext", "meowgent_nb")
+    yield shell
+    shell.run_line_magic("unload_ext", "meowgent_nb")
+    for name in [k for k in shell.user_ns if k.startswith("t_") or k in ("model", "result", "city", "box")]:
+        del shell.user_ns[name]
+
+
+def magics(shell) -> AgentMagics:
+    return shell.magics_manager.registry["AgentMagics"]
+
+
+def test_load_twice_and_unload_removes_exactly_what_was_added(ip):
+    before = list(ip.input_transformer_manager.cleanup_transforms)
+    ip.run_line_magic("load_ext", "meowgent_nb")  # harmless
+    assert ip.input_transformer_manager.cleanup_transforms.count(rewrite_agent_cell) == 1
+    ip.run_line_magic("unload_ext", "meowgent_nb")
+    assert "agent" not in ip.magics_manager.magics["cell"]
+    assert "agent" not in ip.magics_manager.magics["line"]
+    assert "tools" not in ip.magics_manager.magics["line"]
+    assert rewrite_agent_cell not in ip.input_transformer_manager.cleanup_transforms
+    assert [t for t in before if t is not rewrite_agent_cell] == ip.input_transformer_manager.cleanup_transforms
+    ip.run_line_magic("load_ext", "meowgent_nb")
+
+
+def test_the_cell_becomes_an_await(ip):
+    code = ip.input_transformer_manager.transform_cell("%%agent --new\nWhat's in {city}?\n")
+    assert code == "await __import__('meowgent_nb.magics').magics.agent_cell('--new', \"What's in {city}?\\n\")\n"
+    assert rewrite_agent_cell(["%%agents\n"]) == ["%%agents\n"]
+
+
+def test_prompt_expands_names_and_drops_nbval_markers(ip):
+    ip.user_ns["city"] = "Paris"
+    cell = "# NBVAL_IGNORE_OUTPUT\nWeather in {city} and {unknown} and {city!r} and {}?\n  #NBVAL_SKIP\n"
+    assert magics(ip).prompt(cell) == "Weather in Paris and {unknown} and {city!r} and {}?"
+
+
+def test_tools_are_found_in_the_namespace_and_toolboxes(ip):
+    @tool
+    def t_one(x: int) -> int:
+        """One."""
+        return x
+
+    @tool
+    def t_two(x: int) -> int:
+        """Two."""
+        return x
+
+    @tool
+    def t_boxed(x: int) -> int:
+        """Boxed."""
+        return x
+
+    ip.user_ns.update(t_one=t_one, t_two=t_two, box=Toolbox("box", [t_boxed]))
+    names = [t.name for t in magics(ip).available_tools()]
+    assert names[-3:] == ["t_one", "t_two", "t_boxed"]
+    args = magics(ip).agent.parser.parse_args(["--tools", "t_two, t_one"])
+    assert [t.name for t in magics(ip).select_tools(args)] == ["t_two", "t_one"]
+    with pytest.raises(UsageError) as caught:
+        magics(ip).select_tools(magics(ip).agent.parser.parse_args(["--tools", "t_one,nope"]))
+    assert str(caught.value).startswith("%%agent --tools: no tool named nope; the notebook has: ")
+
+
+def test_bad_options_and_empty_cells_are_usage_errors(ip):
+    with pytest.raises(UsageError) as caught:
+        ip.run_cell_magic("agent", "--protocol json", "hi")
+    assert "invalid choice: 'json'" in str(caught.value)
+    with pytest.raises(UsageError) as caught:
+        ip.run_cell_magic("agent", "--model-object nothing_here", "hi")
+    assert str(caught.value) == "%%agent: --model-object nothing_here: no such variable in the notebook."
+    ip.user_ns["t_number"] = 3
+    with pytest.raises(UsageError) as caught:
+        ip.run_cell_magic("agent", "--model-object t_number", "hi")
+    assert str(caught.value) == (
+        "%%agent: --model-object t_number is a int, not a model (it needs a stream(request) method,"
+        " like ScriptedModel or OllamaModel)."
+    )
+    with pytest.raises(UsageError) as caught:
+        ip.run_cell_magic("agent", "", "# NBVAL_IGNORE_OUTPUT\n\n")
+    assert str(caught.value) == "%%agent: the cell is empty; write the prompt below the %%agent line."
+
+
+def test_agent_line_commands(ip):
+    magics(ip).messages[:] = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]
+    with capture_output() as out:
+        ip.run_line_magic("agent", "history")
+    assert out.stdout == "[user]\nhi\n\n[assistant]\nhello\n"
+    with capture_output() as out:
+        ip.run_line_magic("agent", "reset")
+    assert (out.stdout, magics(ip).messages) == ("The conversation was reset.\n", [])
+    with capture_output() as out:
+        ip.run_line_magic("agent", "config")
+    assert "AgentMagics.max_turns = 8\n" in out.stdout
+    assert "AgentMagics.approve = 'ask'\n" in out.stdout
+    with pytest.raises(UsageError) as caught:
+        ip.run_line_magic("agent", "hello")
+    assert str(caught.value) == (
+        "%agent: unknown command 'hello'; use one of: reset, history, models, config."
+        " To talk to the model, use the %%agent cell magic."
+    )
+
+
+def test_config_traits_set_the_defaults(ip, monkeypatch):
+    ip.run_line_magic("config", "AgentMagics.max_turns = 3")
+    assert magics(ip).max_turns == 3
+    ip.run_line_magic("config", "AgentMagics.max_turns = 8")
+    monkeypatch.setenv("MEOWGENT_MODEL", "llama3.2:1b")
+    assert AgentMagics(shell=ip).model == "llama3.2:1b"
+
+
+def test_scripted_model_cell_runs_and_keeps_the_conversation(ip):
+    ip.user_ns["model"] = ScriptedModel(["First answer.", "Second answer."])
+    with capture_output():
+        ip.run_cell_magic("agent", "--model-object model --approve none -o result", "Hello")
+    assert ip.user_ns["result"].text == "First answer."
+    with capture_output():
+        ip.run_cell_magic("agent", "--model-object model --approve none", "Again")
+    assert [m["content"] for m in magics(ip).messages] == ["Hello", "First answer.", "Again", "Second answer."]
+    ip.user_ns["model"].enqueue("Fresh.")
+    with capture_output():
+        ip.run_cell_magic("agent", "--model-object model --approve none --new", "Over")
+    assert [m["content"] for m in magics(ip).messages] == ["Over", "Fresh."]

@@ -1,0 +1,410 @@
+"""Approvals in a real kernel: clicks sent as a frontend sends them, headless runs, timeouts, interrupts."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import nbformat
+import pytest
+from jupyter_client.manager import start_new_kernel
+from nbclient import NotebookClient
+
+TIMEOUT = 60  # seconds for any one message; the machine is slow, the tests are not
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+
+SETUP = '''
+import json, os, pathlib
+from meowgent_nb import Agent, ScriptedModel, tool
+from meowgent_nb.notebook_approvals import InputApprover, WidgetApprover, default_approver
+
+@tool(approval=True)
+def write_file(path: str, text: str) -> str:
+    """Write text to a file.
+
+    Args:
+        path: The file to write.
+        text: What to write into it.
+    """
+    pathlib.Path(path).write_text(text)
+    return f"wrote {path}"
+
+def make_agent(approver, *paths, text="hi"):
+    calls = "".join(
+        "<tool_call>" + json.dumps({"name": "write_file", "arguments": {"path": p, "text": text}}) + "</tool_call>"
+        for p in paths
+    )
+    return Agent(ScriptedModel([calls, "done"]), tools=[write_file], approver=approver)
+
+def report(result):
+    for r in result.tool_results:
+        print(r.kind, "|", r.output, "|", os.path.exists(r.call.arguments["path"]))
+'''
+
+
+@dataclass
+class Run:
+    """What one execute request produced."""
+
+    reply: dict[str, Any] = field(default_factory=dict)
+    messages: list[dict[str, Any]] = field(default_factory=list)
+    """IOPub messages whose parent is the execute request."""
+    elsewhere: list[dict[str, Any]] = field(default_factory=list)
+    """IOPub messages that arrived meanwhile for other requests (clicks, subshell cells)."""
+    widget_updates: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """comm id -> state the kernel sent meanwhile (their parent is the click, not the cell)."""
+    buttons: dict[str, list[str]] = field(default_factory=dict)
+    """Button description -> comm ids, in the order the panel made them."""
+    models: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """comm id -> initial state of every widget the cell made."""
+
+    def of_type(self, *types: str) -> list[dict[str, Any]]:
+        return [m["content"] for m in self.messages if m["msg_type"] in types]
+
+    @property
+    def stdout(self) -> str:
+        return "".join(c["text"] for c in self.of_type("stream") if c["name"] == "stdout")
+
+    @property
+    def panel_texts(self) -> list[str]:
+        return [c["data"]["text/plain"] for c in self.of_type("display_data", "update_display_data")]
+
+
+Hook = Callable[["Kernel", Run, dict[str, Any]], None]
+
+
+class Kernel:
+    """A real ipykernel driven the way a frontend drives it."""
+
+    def __init__(self, cwd: str):
+        self.km, self.kc = start_new_kernel(kernel_name="python3", cwd=cwd)
+
+    def execute(self, code: str, *, allow_stdin: bool = True, hook: Hook | None = None) -> Run:
+        run = Run()
+        msg_id = self.kc.execute(code, allow_stdin=allow_stdin)
+        while True:
+            msg = self.kc.get_iopub_msg(timeout=TIMEOUT)
+            content = msg["content"]
+            if msg["msg_type"] == "comm_msg" and content["data"].get("method") == "update":
+                run.widget_updates.setdefault(content["comm_id"], {}).update(content["data"]["state"])
+            if msg["parent_header"].get("msg_id") != msg_id:
+                run.elsewhere.append(msg)
+                continue
+            run.messages.append(msg)
+            if msg["msg_type"] == "comm_open":
+                state = content["data"]["state"]
+                run.models[content["comm_id"]] = state
+                if state["_model_name"] == "ButtonModel":
+                    run.buttons.setdefault(state["description"], []).append(content["comm_id"])
+            if hook is not None:
+                hook(self, run, msg)
+            if msg["msg_type"] == "status" and content["execution_state"] == "idle":
+                break
+        while not run.reply:
+            reply = self.kc.get_shell_msg(timeout=TIMEOUT)
+            if reply["parent_header"].get("msg_id") == msg_id:
+                run.reply = reply["content"]
+        return run
+
+    def ok(self, code: str, **kwargs: Any) -> Run:
+        run = self.execute(code, **kwargs)
+        assert run.reply["status"] == "ok", run.reply
+        return run
+
+    def click(self, comm_id: str, subshell_id: str | None = None) -> None:
+        """Click a button as JupyterLab does: a custom comm message on the shell channel."""
+        content = {"comm_id": comm_id, "data": {"method": "custom", "content": {"event": "click"}}}
+        msg = self.kc.session.msg("comm_msg", content)
+        if subshell_id is not None:
+            msg["header"]["subshell_id"] = subshell_id
+        self.kc.shell_channel.send(msg)
+
+    def create_subshell(self) -> str:
+        self.kc.control_channel.send(self.kc.session.msg("create_subshell_request", {}))
+        return self.kc.get_control_msg(timeout=TIMEOUT)["content"]["subshell_id"]
+
+    def shutdown(self) -> None:
+        self.kc.stop_channels()
+        self.km.shutdown_kernel(now=True)
+
+
+def clicking(*choices: tuple[str, int], subshell: bool = False) -> Hook:
+    """A hook that, once the panel shows, clicks each (button description, row) in turn."""
+
+    def hook(kernel: Kernel, run: Run, msg: dict[str, Any]) -> None:
+        if msg["msg_type"] == "display_data" and WIDGET_VIEW in msg["content"]["data"]:
+            subshell_id = kernel.create_subshell() if subshell else None
+            for description, row in choices:
+                kernel.click(run.buttons[description][row], subshell_id)
+
+    return hook
+
+
+def interrupting(kernel: Kernel, run: Run, msg: dict[str, Any]) -> None:
+    if msg["msg_type"] == "display_data" and WIDGET_VIEW in msg["content"]["data"]:
+        kernel.km.interrupt_kernel()
+
+
+@pytest.fixture(scope="module")
+def kernel(tmp_path_factory):
+    kernel = Kernel(str(tmp_path_factory.mktemp("kernel")))
+    try:
+        kernel.ok(SETUP)
+        yield kernel
+    finally:
+        kernel.shutdown()
+
+
+def test_approve_click_runs_the_call_and_the_panel_shows_the_decision(kernel):
+    kernel.ok("agent = make_agent(WidgetApprover(), 'approved.txt', text='<b>hi</b> & bye')")
+    run = kernel.ok("result = await agent.arun('go')", hook=clicking(("Approve", 0)))
+    assert kernel.ok("report(result)").stdout == "ok | wrote approved.txt | True\n"
+    call = "write_file(path='approved.txt', text='<b>hi</b> & bye')"
+    assert run.panel_texts == [f"Approval needed: {call} -> waiting", f"Approval needed: {call} -> approved"]
+    assert sorted(run.buttons) == ["Always allow", "Approve", "Deny"]
+    html = [s["value"] for s in run.models.values() if s["_model_name"] == "HTMLModel"]
+    assert html == [
+        "<b>Approval needed</b> for 1 call. Calls left undecided are denied after 10 minutes.",
+        (
+            "<div style='margin-top:0.5em'><code>write_file</code><pre style='margin:0.2em 0'>{\n"
+            "  &quot;path&quot;: &quot;approved.txt&quot;,\n"
+            "  &quot;text&quot;: &quot;&lt;b&gt;hi&lt;/b&gt; &amp; bye&quot;\n}</pre></div>"
+        ),
+    ]
+    for comm_id in (ids[0] for ids in run.buttons.values()):
+        assert run.widget_updates[comm_id] == {"disabled": True}
+    label = next(c for c, s in run.models.items() if s["_model_name"] == "LabelModel")
+    assert run.widget_updates[label] == {"value": "approved"}
+
+
+def test_deny_click_tells_the_model_and_does_not_run(kernel):
+    kernel.ok("agent = make_agent(WidgetApprover(), 'denied.txt')")
+    kernel.ok("result = await agent.arun('go')", hook=clicking(("Deny", 0)))
+    out = kernel.ok("report(result)").stdout
+    assert out == "denied | Denied: the person did not approve this call. | False\n"
+
+
+def test_each_call_of_a_batch_has_its_own_buttons(kernel):
+    kernel.ok("agent = make_agent(WidgetApprover(), 'one.txt', 'two.txt')")
+    run = kernel.ok("result = await agent.arun('go')", hook=clicking(("Deny", 1), ("Approve", 0)))
+    out = kernel.ok("report(result)").stdout
+    assert (
+        out == "ok | wrote one.txt | True\ndenied | Denied: the person did not approve this call. | False\n"
+    )
+    assert run.panel_texts[-1] == (
+        "Approval needed: write_file(path='one.txt', text='hi') -> approved\n"
+        "Approval needed: write_file(path='two.txt', text='hi') -> denied"
+    )
+
+
+def test_always_allow_lasts_for_the_approver_and_shows_no_buttons_later(kernel):
+    kernel.ok("approver = WidgetApprover()\nagent = make_agent(approver, 'always1.txt')")
+    first = kernel.ok("result = await agent.arun('go')", hook=clicking(("Always allow", 0)))
+    assert kernel.ok("report(result)").stdout == "ok | wrote always1.txt | True\n"
+    assert (
+        first.panel_texts[-1]
+        == "Approval needed: write_file(path='always1.txt', text='hi') -> always allowed"
+    )
+    kernel.ok("agent = make_agent(approver, 'always2.txt')")
+    second = kernel.ok("result = await agent.arun('go')")
+    assert kernel.ok("report(result)").stdout == "ok | wrote always2.txt | True\n"
+    assert second.buttons == {}
+    assert (
+        second.panel_texts[-1]
+        == "Approval needed: write_file(path='always2.txt', text='hi') -> always allowed"
+    )
+    assert kernel.ok("print(sorted(approver.always_allowed))").stdout == "['write_file']\n"
+
+
+def test_a_click_sent_with_a_subshell_header_reaches_the_panel(kernel):
+    kernel.ok("agent = make_agent(WidgetApprover(), 'subshell.txt')")
+    kernel.ok("result = await agent.arun('go')", hook=clicking(("Approve", 0), subshell=True))
+    assert kernel.ok("report(result)").stdout == "ok | wrote subshell.txt | True\n"
+
+
+def test_a_click_handled_on_another_thread_is_handed_to_the_cells_loop(kernel):
+    # ipykernel 7.4 routes widget messages back to the main shell, so run the click itself in a
+    # subshell (a thread of its own), as it would run if a frontend's comms went there.
+    code = (
+        "import threading, ipywidgets.widgets.widget as w\n"
+        "w._instances[{!r}].click()\n"
+        "print(threading.current_thread().name != threading.main_thread().name)"
+    )
+    clicked: list[str] = []
+
+    def hook(kernel: Kernel, run: Run, msg: dict[str, Any]) -> None:
+        if msg["msg_type"] == "display_data" and WIDGET_VIEW in msg["content"]["data"]:
+            request = kernel.kc.session.msg(
+                "execute_request", {"code": code.format(run.buttons["Approve"][0])}
+            )
+            request["header"]["subshell_id"] = kernel.create_subshell()
+            kernel.kc.shell_channel.send(request)
+            clicked.append(request["header"]["msg_id"])
+
+    kernel.ok("agent = make_agent(WidgetApprover(), 'thread.txt')")
+    run = kernel.ok("result = await agent.arun('go')", hook=hook)
+    [clicking_cell] = clicked
+    messages = [m for m in run.elsewhere if m["parent_header"].get("msg_id") == clicking_cell]
+    while not any(m["msg_type"] == "status" and m["content"]["execution_state"] == "idle" for m in messages):
+        msg = kernel.kc.get_iopub_msg(timeout=TIMEOUT)
+        if msg["parent_header"].get("msg_id") == clicking_cell:
+            messages.append(msg)
+    printed = "".join(m["content"]["text"] for m in messages if m["msg_type"] == "stream")
+    assert printed == "True\n"  # the click did run off the main thread
+    assert kernel.ok("report(result)").stdout == "ok | wrote thread.txt | True\n"
+
+
+def test_no_click_within_the_timeout_is_a_denial(kernel):
+    kernel.ok("agent = make_agent(WidgetApprover(timeout=0.5), 'late.txt')")
+    run = kernel.ok("result = await agent.arun('go')")
+    assert kernel.ok("report(result)").stdout == "denied | Denied: no decision within 0.5 seconds | False\n"
+    assert run.panel_texts[-1] == (
+        "Approval needed: write_file(path='late.txt', text='hi') -> denied: no decision within 0.5 seconds"
+    )
+
+
+def test_an_interrupt_while_waiting_ends_the_cell_and_records_the_call_as_not_run(kernel):
+    kernel.ok("agent = make_agent(WidgetApprover(), 'interrupted.txt')")
+    run = kernel.execute("result = await agent.arun('go')", hook=interrupting)
+    assert (run.reply["status"], run.reply["ename"]) == ("error", "CancelledError")
+    assert (
+        run.panel_texts[-1]
+        == "Approval needed: write_file(path='interrupted.txt', text='hi') -> denied: interrupted"
+    )
+    out = kernel.ok("print(agent.messages[-1]['content'], os.path.exists('interrupted.txt'))").stdout
+    assert (
+        out
+        == '<tool_response name="write_file">\nError: interrupted before it finished.\n</tool_response> False\n'
+    )
+
+
+def test_a_blocking_run_fails_at_once_instead_of_waiting_for_a_click_that_cannot_come(kernel):
+    kernel.ok("agent = make_agent(WidgetApprover(), 'blocking.txt')")
+    run = kernel.execute("agent.run('go')")
+    assert (run.reply["ename"], run.reply["evalue"]) == (
+        "RuntimeError",
+        (
+            "WidgetApprover cannot wait for a click while the cell blocks: run the agent in an async cell,"
+            " `await agent.arun(...)` (or use %%agent), instead of `agent.run(...)`."
+        ),
+    )
+    assert run.buttons == {}
+
+
+def test_input_approver_asks_on_stdin_and_remembers_always(kernel):
+    kernel.ok("agent = make_agent(InputApprover(), 'asked1.txt', 'asked2.txt')")
+    msg_id = kernel.kc.execute("result = await agent.arun('go')", allow_stdin=True)
+    prompts = []
+    for answer in ("maybe", "a"):
+        request = kernel.kc.get_stdin_msg(timeout=TIMEOUT)
+        prompts.append(request["content"]["prompt"])
+        kernel.kc.input(answer)
+    reply = kernel.kc.get_shell_msg(timeout=TIMEOUT)
+    while reply["parent_header"].get("msg_id") != msg_id:  # a late reply to an earlier request
+        reply = kernel.kc.get_shell_msg(timeout=TIMEOUT)
+    assert reply["content"]["status"] == "ok"
+    assert prompts == ["Run write_file(path='asked1.txt', text='hi')? [y]es / [n]o / [a]lways: "] * 2
+    out = kernel.ok("report(result)").stdout
+    assert out == "ok | wrote asked1.txt | True\nok | wrote asked2.txt | True\n"
+
+
+def test_headless_policy_all_runs_and_shows_why(kernel):
+    kernel.ok("os.environ['MEOWGENT_APPROVE'] = 'all'\nagent = make_agent(WidgetApprover(), 'policy.txt')")
+    try:
+        run = kernel.ok("result = await agent.arun('go')", allow_stdin=False)
+    finally:
+        kernel.ok("del os.environ['MEOWGENT_APPROVE']")
+    assert kernel.ok("report(result)").stdout == "ok | wrote policy.txt | True\n"
+    [shown] = run.of_type("display_data")
+    assert shown["data"] == {
+        "text/plain": "Approval needed: write_file(path='policy.txt', text='hi') -> approved (MEOWGENT_APPROVE=all)",
+        "text/html": "<div><b>Approval needed</b> for 1 call.<div style='margin-top:0.5em'><code>write_file</code>"
+        "<pre style='margin:0.2em 0'>{\n  &quot;path&quot;: &quot;policy.txt&quot;,\n  &quot;text&quot;: &quot;hi&quot;\n}"
+        "</pre><div>&rarr; <b>approved (MEOWGENT_APPROVE=all)</b></div></div></div>",
+    }
+
+
+def test_headless_with_an_unknown_policy_fails_the_cell(kernel):
+    kernel.ok("os.environ['MEOWGENT_APPROVE'] = 'maybe'\nagent = make_agent(WidgetApprover(), 'bad.txt')")
+    try:
+        run = kernel.execute("result = await agent.arun('go')", allow_stdin=False)
+    finally:
+        kernel.ok("del os.environ['MEOWGENT_APPROVE']")
+    assert (run.reply["ename"], run.reply["evalue"]) == (
+        "ValueError",
+        (
+            "MEOWGENT_APPROVE='maybe' is not a policy for headless runs; set MEOWGENT_APPROVE=all"
+            " (run the calls) or MEOWGENT_APPROVE=none (deny them; the default)."
+        ),
+    )
+
+
+def test_a_notebook_run_by_nbclient_denies_without_blocking(tmp_path, monkeypatch):
+    monkeypatch.delenv("MEOWGENT_APPROVE", raising=False)
+    cells = [
+        SETUP,
+        "agent = make_agent(default_approver(), 'headless.txt')\nprint(type(agent.approver).__name__)",
+        "result = await agent.arun('go')",
+        "report(result)",
+    ]
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
+    NotebookClient(
+        nb, timeout=TIMEOUT, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
+    ).execute()
+    outputs = [cell.outputs for cell in nb.cells]
+    assert outputs[1][0]["text"] == "PolicyApprover\n"
+    [panel] = outputs[2]
+    assert panel["data"]["text/plain"] == (
+        "Approval needed: write_file(path='headless.txt', text='hi') -> denied (MEOWGENT_APPROVE=none)"
+    )
+    assert outputs[3][0]["text"] == "denied | Denied: no person to approve (headless run) | False\n"
+
+
+OUTSIDE_A_KERNEL = (
+    """
+import sys
+import meowgent_nb.notebook_approvals as approvals
+print(sorted(m for m in ("IPython", "ipykernel", "ipywidgets") if m in sys.modules))
+"""
+    + SETUP
+    + """
+approver = default_approver()
+print(approvals.is_headless(), approver, default_approver("all"))
+report(make_agent(approver, "no.txt", "eof.txt").run("go"))
+"""
+)
+
+
+def test_outside_a_kernel_input_is_asked_and_closed_input_denies(tmp_path):
+    done = subprocess.run(
+        [sys.executable, "-c", OUTSIDE_A_KERNEL],
+        input="n\n",
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=TIMEOUT,
+        check=True,
+    )
+    prompt = "Run write_file(path='{}', text='hi')? [y]es / [n]o / [a]lways: "
+    assert done.stdout == (
+        "[]\n"
+        "False InputApprover() PolicyApprover('all', \"approve='all'\")\n"
+        + prompt.format("no.txt")
+        + prompt.format("eof.txt")
+        + "denied | Denied: the person did not approve this call. | False\n"
+        "denied | Denied: no answer (the input was closed) | False\n"
+    )
+
+
+def test_wrong_modes_name_the_allowed_values():
+    from meowgent_nb.notebook_approvals import PolicyApprover, default_approver
+
+    with pytest.raises(ValueError) as caught:
+        default_approver("sometimes")
+    assert str(caught.value) == "approval mode must be one of 'ask', 'every', 'all', 'none', got 'sometimes'"
+    with pytest.raises(ValueError) as caught:
+        PolicyApprover("ask", "why")  # type: ignore[arg-type]
+    assert str(caught.value) == "PolicyApprover mode must be 'all' or 'none', got 'ask'"
