@@ -7,6 +7,7 @@ buttons' clicks while the agent waits, and the cell still blocks until the agent
 
 from __future__ import annotations
 
+import asyncio
 import os
 import re
 import string
@@ -44,8 +45,8 @@ class AgentMagics(Magics):
     tool_timeout = Float(30.0, help="Seconds a tool call may take unless the tool sets its own.").tag(config=True)
     approve = CaselessStrEnum(
         ["ask", "every", "all", "none"],
-        "ask",
-        help="ask: approve tools marked approval=True; every: every call; all: run all; none: deny marked.",
+        help="ask: approve tools marked approval=True; every: every call; all: run all; none: deny"
+        " marked. Default: MEOWGENT_APPROVE, else ask.",
     ).tag(config=True)
     approval_timeout = Float(600.0, help="Seconds to wait for a click before denying.").tag(config=True)
     think = Bool(None, allow_none=True, help="Ask a thinking model to think (None: its default).").tag(config=True)
@@ -56,6 +57,12 @@ class AgentMagics(Magics):
     @default("model")
     def _default_model(self) -> str:
         return os.environ.get("MEOWGENT_MODEL") or DEFAULT_MODEL
+
+    @default("approve")
+    def _default_approve(self) -> str:
+        # MEOWGENT_APPROVE=all|none is a policy for the whole session; headless runs read it too.
+        value = os.environ.get("MEOWGENT_APPROVE", "").strip().lower()
+        return value if value in ("ask", "every", "all", "none") else "ask"
 
     def __init__(self, shell: Any = None, **kwargs: Any):
         super().__init__(shell=shell, **kwargs)
@@ -100,7 +107,11 @@ class AgentMagics(Magics):
         if args.new:
             self.messages.clear()
         agent.messages = self.messages
-        result = await show_run(agent, prompt, live=not _headless())
+        awake = asyncio.ensure_future(_keep_awake())
+        try:
+            result = await show_run(agent, prompt, live=not _headless())
+        finally:
+            awake.cancel()
         self.last_result = result
         if args.out:
             self.shell.user_ns[args.out] = result
@@ -212,6 +223,17 @@ class AgentMagics(Magics):
             known = ", ".join(by_name) or "none (define one with @tool)"
             raise UsageError(f"%tools: no tool named {word!r}; use xml, json, text or one of: {known}")
         return ToolsView([by_name[word]], mode="all")
+
+
+async def _keep_awake(period: float = 0.2) -> None:
+    """Wake the event loop now and then while an agent cell runs.
+
+    ipykernel (7.4) schedules an interrupt's cancellation without waking the loop, so a cell
+    waiting on a slow tool or a silent model would notice the interrupt only when something else
+    happened (ipykernel issue 881). A timer that fires every 0.2 s makes interrupts prompt.
+    """
+    while True:
+        await asyncio.sleep(period)
 
 
 def _expand(text: str, namespace: dict[str, Any]) -> str:

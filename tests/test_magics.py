@@ -122,7 +122,11 @@ def test_config_traits_set_the_defaults(ip, monkeypatch):
     assert magics(ip).max_turns == 3
     ip.run_line_magic("config", "AgentMagics.max_turns = 8")
     monkeypatch.setenv("MEOWGENT_MODEL", "llama3.2:1b")
-    assert AgentMagics(shell=ip).model == "llama3.2:1b"
+    monkeypatch.setenv("MEOWGENT_APPROVE", "all")
+    fresh = AgentMagics(shell=ip)
+    assert (fresh.model, fresh.approve) == ("llama3.2:1b", "all")
+    monkeypatch.setenv("MEOWGENT_APPROVE", "bogus")
+    assert AgentMagics(shell=ip).approve == "ask"
 
 
 def test_scripted_model_cell_runs_and_keeps_the_conversation(ip):

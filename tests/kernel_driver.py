@@ -1,0 +1,115 @@
+"""A real ipykernel driven the way a frontend drives it: execute requests, iopub, widget clicks."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from jupyter_client.manager import start_new_kernel
+
+TIMEOUT = 60  # seconds for any one message; the machine is slow, the tests are not
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+
+
+@dataclass
+class Run:
+    """What one execute request produced."""
+
+    reply: dict[str, Any] = field(default_factory=dict)
+    messages: list[dict[str, Any]] = field(default_factory=list)
+    """IOPub messages whose parent is the execute request."""
+    elsewhere: list[dict[str, Any]] = field(default_factory=list)
+    """IOPub messages that arrived meanwhile for other requests (clicks, subshell cells)."""
+    widget_updates: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """comm id -> state the kernel sent meanwhile (their parent is the click, not the cell)."""
+    buttons: dict[str, list[str]] = field(default_factory=dict)
+    """Button description -> comm ids, in the order the panel made them."""
+    models: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """comm id -> initial state of every widget the cell made."""
+
+    def of_type(self, *types: str) -> list[dict[str, Any]]:
+        return [m["content"] for m in self.messages if m["msg_type"] in types]
+
+    @property
+    def stdout(self) -> str:
+        return "".join(c["text"] for c in self.of_type("stream") if c["name"] == "stdout")
+
+    @property
+    def panel_texts(self) -> list[str]:
+        return [c["data"]["text/plain"] for c in self.of_type("display_data", "update_display_data")]
+
+
+Hook = Callable[["Kernel", Run, dict[str, Any]], None]
+
+
+class Kernel:
+    """A real ipykernel driven the way a frontend drives it."""
+
+    def __init__(self, cwd: str):
+        self.km, self.kc = start_new_kernel(kernel_name="python3", cwd=cwd)
+
+    def execute(self, code: str, *, allow_stdin: bool = True, hook: Hook | None = None) -> Run:
+        run = Run()
+        msg_id = self.kc.execute(code, allow_stdin=allow_stdin)
+        while True:
+            msg = self.kc.get_iopub_msg(timeout=TIMEOUT)
+            content = msg["content"]
+            if msg["msg_type"] == "comm_msg" and content["data"].get("method") == "update":
+                run.widget_updates.setdefault(content["comm_id"], {}).update(content["data"]["state"])
+            if msg["parent_header"].get("msg_id") != msg_id:
+                run.elsewhere.append(msg)
+                continue
+            run.messages.append(msg)
+            if msg["msg_type"] == "comm_open":
+                state = content["data"]["state"]
+                run.models[content["comm_id"]] = state
+                if state["_model_name"] == "ButtonModel":
+                    run.buttons.setdefault(state["description"], []).append(content["comm_id"])
+            if hook is not None:
+                hook(self, run, msg)
+            if msg["msg_type"] == "status" and content["execution_state"] == "idle":
+                break
+        while not run.reply:
+            reply = self.kc.get_shell_msg(timeout=TIMEOUT)
+            if reply["parent_header"].get("msg_id") == msg_id:
+                run.reply = reply["content"]
+        return run
+
+    def ok(self, code: str, **kwargs: Any) -> Run:
+        run = self.execute(code, **kwargs)
+        assert run.reply["status"] == "ok", run.reply
+        return run
+
+    def click(self, comm_id: str, subshell_id: str | None = None) -> None:
+        """Click a button as JupyterLab does: a custom comm message on the shell channel."""
+        content = {"comm_id": comm_id, "data": {"method": "custom", "content": {"event": "click"}}}
+        msg = self.kc.session.msg("comm_msg", content)
+        if subshell_id is not None:
+            msg["header"]["subshell_id"] = subshell_id
+        self.kc.shell_channel.send(msg)
+
+    def create_subshell(self) -> str:
+        self.kc.control_channel.send(self.kc.session.msg("create_subshell_request", {}))
+        return self.kc.get_control_msg(timeout=TIMEOUT)["content"]["subshell_id"]
+
+    def shutdown(self) -> None:
+        self.kc.stop_channels()
+        self.km.shutdown_kernel(now=True)
+
+
+def clicking(*choices: tuple[str, int], subshell: bool = False) -> Hook:
+    """A hook that, once the panel shows, clicks each (button description, row) in turn."""
+
+    def hook(kernel: Kernel, run: Run, msg: dict[str, Any]) -> None:
+        if msg["msg_type"] == "display_data" and WIDGET_VIEW in msg["content"]["data"]:
+            subshell_id = kernel.create_subshell() if subshell else None
+            for description, row in choices:
+                kernel.click(run.buttons[description][row], subshell_id)
+
+    return hook
+
+
+def interrupting(kernel: Kernel, run: Run, msg: dict[str, Any]) -> None:
+    if msg["msg_type"] == "display_data" and WIDGET_VIEW in msg["content"]["data"]:
+        kernel.km.interrupt_kernel()

@@ -1,0 +1,116 @@
+"""`%%agent` cells in a real kernel: the input transformer's await, clicks, headless runs, interrupts."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+
+from tests.kernel_driver import Kernel, Run, clicking
+
+SETUP = '''
+%load_ext meowgent_nb
+import json, os, pathlib, time
+from meowgent_nb import ScriptedModel, tool
+
+@tool(approval=True)
+def write_file(path: str, text: str) -> str:
+    """Write text to a file."""
+    pathlib.Path(path).write_text(text)
+    return f"wrote {path}"
+
+@tool(timeout=60)
+def slow(seconds: float) -> str:
+    """Sleep a while."""
+    time.sleep(seconds)
+    return "slept"
+
+def answers(name, **arguments):
+    call = json.dumps({"name": name, "arguments": arguments})
+    return ScriptedModel([f"<tool_call>{call}</tool_call>", "All done."])
+
+def last():
+    magics = get_ipython().magics_manager.registry["AgentMagics"]
+    for r in magics.last_result.tool_results:
+        print(r.kind, "|", r.output)
+    print(magics.last_result.text)
+'''
+
+
+@pytest.fixture(scope="module")
+def kernel(tmp_path_factory):
+    kernel = Kernel(str(tmp_path_factory.mktemp("agent-cell")))
+    try:
+        kernel.ok(SETUP)
+        yield kernel
+    finally:
+        kernel.shutdown()
+
+
+def final_text(run: Run) -> str:
+    """The transcript's last text/plain (the panel's displays are the widget ones)."""
+    texts = [
+        c["data"]["text/plain"]
+        for c in run.of_type("display_data", "update_display_data")
+        if not c["data"]["text/plain"].startswith("Approval needed")
+    ]
+    return texts[-1]
+
+
+def test_an_agent_cell_waits_for_the_click_and_runs_the_approved_call(kernel):
+    kernel.ok("model = answers('write_file', path='cell.txt', text='hi')")
+    run = kernel.ok("%%agent --model-object model --new\nWrite hi to cell.txt", hook=clicking(("Approve", 0)))
+    assert kernel.ok("last(); print(open('cell.txt').read())").stdout == "ok | wrote cell.txt\nAll done.\nhi\n"
+    assert final_text(run) == (
+        "[tool] write_file(path='cell.txt', text='hi') -> done (approved by the person)\n  wrote cell.txt\nAll done."
+    )
+
+
+def test_deny_and_always_allow_across_two_cells(kernel):
+    kernel.ok("model = answers('write_file', path='no.txt', text='x')")
+    kernel.ok("%%agent --model-object model --new\nWrite", hook=clicking(("Deny", 0)))
+    out = kernel.ok("last(); print(os.path.exists('no.txt'))").stdout
+    assert out == "denied | Denied: the person did not approve this call.\nAll done.\nFalse\n"
+
+    kernel.ok("model = answers('write_file', path='a1.txt', text='x')")
+    kernel.ok("%%agent --model-object model --new\nWrite", hook=clicking(("Always allow", 0)))
+    kernel.ok("model = answers('write_file', path='a2.txt', text='x')")
+    second = kernel.ok("%%agent --model-object model --new\nWrite again")
+    assert second.buttons == {}  # no buttons the second time
+    assert kernel.ok("last()").stdout == "ok | wrote a2.txt\nAll done.\n"
+
+
+def test_a_headless_cell_does_not_block(kernel):
+    kernel.ok("model = answers('write_file', path='headless.txt', text='x')")
+    run = kernel.ok("%%agent --model-object model --new\nWrite", allow_stdin=False)
+    assert kernel.ok("last()").stdout == (
+        "denied | Denied: no person to approve (headless run)\nAll done.\n"
+    )
+    assert final_text(run).startswith("[tool] write_file(path='headless.txt', text='x') -> denied\n")
+
+
+def test_an_interrupt_during_a_slow_tool_stops_the_cell_promptly(kernel):
+    kernel.ok("model = answers('slow', seconds=20)")
+    started: dict[str, Any] = {}
+
+    def interrupt_once_running(k: Kernel, run: Run, msg: dict[str, Any]) -> None:
+        shown = msg["msg_type"] in ("display_data", "update_display_data")
+        if shown and "-> running" in msg["content"]["data"]["text/plain"] and not started:
+            started["at"] = time.monotonic()
+            k.km.interrupt_kernel()
+
+    run = kernel.execute("%%agent --model-object model --new\nSleep", hook=interrupt_once_running)
+    stopped_after = time.monotonic() - started["at"]
+    assert run.reply["status"] == "error"
+    assert run.reply["ename"] in ("KeyboardInterrupt", "CancelledError")
+    assert stopped_after < 5, stopped_after
+    history = kernel.ok(
+        "for m in get_ipython().magics_manager.registry['AgentMagics'].messages: print(m['role'], '|', m['content'])"
+    ).stdout
+    assert history == (
+        "user | Sleep\n"
+        'assistant | <tool_call>{"name": "slow", "arguments": {"seconds": 20}}</tool_call>\n'
+        'user | <tool_response name="slow">\nError: interrupted before it finished.\n</tool_response>\n'
+    )
+    assert kernel.ok("print(1 + 1)").stdout == "2\n"
