@@ -1,8 +1,8 @@
 """Notebook renderings: the transcript of a run, shown live, and the tools as the model sees them.
 
-Every object here has ``text/html`` for people and a stable ``text/plain`` for nbval, which
-compares the ``text/plain`` of saved outputs: so no timings, durations, ids, token counts or
-rates go into it. nbval and nbclient also drop display updates, which is why a headless run
+Every object here has ``text/html`` for people and a stable ``text/plain`` for nbval: no
+timings, durations, ids, token counts or rates go into it. (nbval compares the HTML too; the
+measured times there carry CSS classes that notebooks/nbval_sanitize.cfg replaces.) nbval and nbclient also drop display updates, which is why a headless run
 (``live=False``) shows its finished transcript once instead of updating it.
 """
 

@@ -85,7 +85,8 @@ def default_approver(mode: str = "ask", timeout: float = 600.0) -> Approver:
     if mode not in _MODES:
         raise ValueError(f"approval mode must be one of {', '.join(map(repr, _MODES))}, got {mode!r}")
     if mode in _POLICIES:
-        return PolicyApprover(mode, f"approve={mode!r}")  # type: ignore[arg-type]
+        denial = "the notebook's approval setting (approve='none') denies calls that need approval"
+        return PolicyApprover(mode, f"approve={mode!r}", denial)  # type: ignore[arg-type]
     if _kernel() is not None:
         if is_headless():
             return _headless_policy()
@@ -103,18 +104,20 @@ class PolicyApprover:
         reason: Why this policy applies, shown with the decision (e.g. "MEOWGENT_APPROVE=none").
     """
 
-    def __init__(self, mode: Literal["all", "none"], reason: str):
+    def __init__(self, mode: Literal["all", "none"], reason: str, denial: str = HEADLESS_DENIAL):
         if mode not in _POLICIES:
             raise ValueError(f"PolicyApprover mode must be 'all' or 'none', got {mode!r}")
         self.mode = mode
         self.reason = reason
+        self.denial = denial
+        """What the model is told when a call is denied ("Denied: {denial}")."""
 
     async def approve(self, requests: Sequence[ApprovalRequest]) -> list[Decision]:
         if self.mode == "all":
             decision: Decision = Approved(self.reason)
             outcome = f"approved ({self.reason})"
         else:
-            decision, outcome = Denied(HEADLESS_DENIAL), f"denied ({self.reason})"
+            decision, outcome = Denied(self.denial), f"denied ({self.reason})"
         rows = "".join(_row_html(r, html.escape(outcome)) for r in requests)
         text = _text(requests, [outcome] * len(requests))
         _show({"text/html": f"<div>{_header_html(len(requests))}{rows}</div>", "text/plain": text})

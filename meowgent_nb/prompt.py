@@ -18,7 +18,7 @@ DEFAULT_SYSTEM = "You are a helpful assistant."
 
 TOOL_RULES = """\
 You can call the tools described in the <tools> block below. A parameter without a type is a \
-string; a parameter without a default is required.
+string; a parameter without a default is required, unless its type allows null.
 To call a tool, write one block per call, with the arguments as a JSON object:
 <tool_call>
 {"name": "tool_name", "arguments": {"argument": "value"}}
