@@ -77,7 +77,9 @@ class Agent:
     """A conversation with a model that can call tools.
 
     Args:
-        model: Any `Model` (`OllamaModel`, `ScriptedModel`, `FunctionModel`, ...).
+        model: Any `Model` (`OllamaModel`, `ScriptedModel`, `FunctionModel`, ...), or a name:
+            ``"ollama:NAME"``, ``"local"``, ``"local:PATH"``, or a bare name (Ollama if its
+            server answers, else the embedded local model); see `resolve_model`.
         tools: The tools the model may call.
         approver: Decides on calls that need approval; without one they are denied.
         protocol: ``"xml"`` (tools in the system prompt, calls as ``<tool_call>`` blocks in the
@@ -95,7 +97,7 @@ class Agent:
 
     def __init__(
         self,
-        model: Model,
+        model: Model | str | None,
         tools: Iterable[Tool] = (),
         approver: Approver | None = None,
         protocol: ToolProtocol = "xml",
@@ -108,6 +110,10 @@ class Agent:
         think: bool | None = None,
         max_output_chars: int | None = 4000,
     ):
+        if model is None or isinstance(model, str):  # "ollama:NAME", "local", "local:PATH", a name
+            from .models.resolve import resolve_model
+
+            model = resolve_model(model)
         self.model = model
         self.tools = list(tools)
         self.approver = approver

