@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import contextvars
 import difflib
+import json
 import time
 from collections.abc import AsyncIterator, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -93,6 +94,9 @@ class Agent:
         ask: ``"marked"`` asks approval for tools marked ``approval=True``; ``"every"`` for all.
         think: Ask a thinking model to think (True) or not (False); None leaves it to the model.
         max_output_chars: Tool output longer than this is cut, with a note; None: no limit.
+        repeat_calls: Whether a call identical to one that already succeeded in this run (same
+            tool, same validated arguments) runs again. By default it does not: the model is
+            given the earlier result instead, which breaks the loops small models fall into.
     """
 
     def __init__(
@@ -109,6 +113,7 @@ class Agent:
         ask: Literal["marked", "every"] = "marked",
         think: bool | None = None,
         max_output_chars: int | None = 4000,
+        repeat_calls: bool = False,
     ):
         if model is None or isinstance(model, str):  # "ollama:NAME", "local", "local:PATH", a name
             from .models.resolve import resolve_model
@@ -126,6 +131,8 @@ class Agent:
         self.ask = ask
         self.think = think
         self.max_output_chars = max_output_chars
+        self.repeat_calls = repeat_calls
+        self._answered: dict[str, ToolResult] = {}
         self._check()
         self.messages: list[dict[str, Any]] = []
         """The whole conversation, without the system prompt (which is rebuilt each turn)."""
@@ -190,6 +197,7 @@ class Agent:
         start = len(self.messages)
         self.messages.append({"role": "user", "content": prompt})
         result = AgentResult(text="")
+        self._answered: dict[str, ToolResult] = {}  # identical calls of this run -> their result
         reminded = False
         offered = self._offered()
         system = {"role": "system", "content": self.system_prompt()}
@@ -320,6 +328,7 @@ class Agent:
                 results[index] = ToolResult(call, f"Denied: {decision.message}", kind="denied")
         for index in sorted(results):
             yield ToolResultEvent(results[index])
+        values_of = {index: values for index, _, _, values in runnable}
         tasks = [
             asyncio.ensure_future(self._execute(index, call, tool, values))
             for index, call, tool, values in runnable
@@ -329,6 +338,8 @@ class Agent:
             for next_done in asyncio.as_completed(tasks):
                 index, result = await next_done
                 results[index] = result
+                if result.ok:
+                    self._answered[_call_key(result.call.name, values_of[index])] = result
                 yield ToolResultEvent(result)
         finally:
             for task in tasks:
@@ -359,11 +370,20 @@ class Agent:
                 call, f"Error: there is no tool named {call.name!r}.{guess} The tools are: {offered}.", kind="unknown_tool"
             )
         try:
-            return tool, tool.validate(call.arguments)
+            values = tool.validate(call.arguments)
         except ToolArgumentsError as error:
             return ToolResult(
                 call, f"Error: {error}\nCall {tool.name} again with corrected arguments.", kind="invalid_arguments"
             )
+        earlier = None if self.repeat_calls else self._answered.get(_call_key(tool.name, values))
+        if earlier is not None:  # small models loop on a call whose result they already have
+            return ToolResult(
+                call,
+                f"Not run again: {tool.name} was already called with these arguments, and its result"
+                f" was:\n{earlier.output}\nUse that result to answer, or call a different tool.",
+                kind="denied",
+            )
+        return tool, values
 
     async def _decide(self, asking: list[tuple[int, ToolCall, Tool, dict[str, Any]]]) -> list[Decision]:
         if not asking:
@@ -404,6 +424,10 @@ class Agent:
     def __repr__(self) -> str:
         names = [t.name for t in self.tools]
         return f"Agent(model={self.model!r}, tools={names!r}, protocol={self.protocol!r})"
+
+
+def _call_key(name: str, values: dict[str, Any]) -> str:
+    return name + json.dumps(values, sort_keys=True, default=repr)
 
 
 @dataclass

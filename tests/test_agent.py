@@ -381,3 +381,30 @@ def test_dataframe_output_gives_shape_columns_and_first_rows():
         "3   Bern    14\n"
         "4   Lima    19"
     )
+
+
+def test_an_identical_successful_call_is_not_run_again_in_one_run():
+    runs = []
+
+    @tool
+    def lookup(city: str) -> str:
+        """Look a city up."""
+        runs.append(city)
+        return f"{city}: 17.5"
+
+    model = ScriptedModel([call("lookup", city="Paris"), call("lookup", city="Paris") + call("lookup", city="Oslo"), "ok"])
+    result = Agent(model, tools=[lookup]).run("x")
+    assert runs == ["Paris", "Oslo"]
+    assert [(r.kind, r.output) for r in result.tool_results] == [
+        ("ok", "Paris: 17.5"),
+        (
+            "denied",
+            "Not run again: lookup was already called with these arguments, and its result was:\n"
+            "Paris: 17.5\nUse that result to answer, or call a different tool.",
+        ),
+        ("ok", "Oslo: 17.5"),
+    ]
+    runs.clear()
+    model = ScriptedModel([call("lookup", city="Paris"), call("lookup", city="Paris"), "ok"])
+    Agent(model, tools=[lookup], repeat_calls=True).run("x")
+    assert runs == ["Paris", "Paris"]
