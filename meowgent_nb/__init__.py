@@ -17,6 +17,7 @@ from .errors import MeowgentError, ToolArgumentsError, ToolDefinitionError
 from .events import (
     AgentEvent,
     ApprovalEvent,
+    ApprovalRequested,
     FinalAnswer,
     TextDelta,
     ThinkingDelta,
@@ -76,6 +77,7 @@ __all__ = [
     "AgentResult",
     "ApprovalEvent",
     "ApprovalRequest",
+    "ApprovalRequested",
     "Approved",
     "Approver",
     "AutoApprove",

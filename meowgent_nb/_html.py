@@ -27,6 +27,7 @@ __all__ = [
 ]
 
 STATUS_COLORS = {
+    "waiting": "#f9a825",
     "running": "#1e88e5",
     "done": "#2e7d32",
     "error": "#c62828",

@@ -25,6 +25,7 @@ from .errors import ToolArgumentsError
 from .events import (
     AgentEvent,
     ApprovalEvent,
+    ApprovalRequested,
     FinalAnswer,
     TextDelta,
     ThinkingDelta,
@@ -321,6 +322,8 @@ class Agent:
             else:
                 runnable.append((index, call, *early))
         asking = [item for item in runnable if item[2].approval or self.ask == "every"]
+        if asking:
+            yield ApprovalRequested(tuple(call for _, call, _, _ in asking))
         decisions = await self._decide(asking)
         for (index, call, _, _), decision in zip(asking, decisions):
             yield ApprovalEvent(call, decision)

@@ -30,6 +30,7 @@ from .approvals import Approved, Denied
 from .events import (
     AgentEvent,
     ApprovalEvent,
+    ApprovalRequested,
     FinalAnswer,
     TextDelta,
     ThinkingDelta,
@@ -59,6 +60,7 @@ _KIND_STATUS = {
     "parse_error": "unreadable",
 }
 _STATUS_LABELS = {
+    "waiting": "waiting for approval",
     "running": "running",
     "done": "done",
     "error": "error",
@@ -95,10 +97,14 @@ class _Card:
     end: float | None = None
     result: ToolResult | None = None
     decision: Approved | Denied | None = None
+    asked: bool = False
+    """Whether the call was sent for approval."""
 
     def status(self, stopped: bool) -> str:
         if self.result is None:
-            return "interrupted" if stopped else "running"
+            if stopped:
+                return "interrupted"
+            return "waiting" if self.asked and self.decision is None else "running"
         if self.result.kind == "denied" and not isinstance(self.decision, Denied):
             return "not-run"  # refused by the turn limit, not by a person
         return _KIND_STATUS.get(self.result.kind, "error")
@@ -163,6 +169,9 @@ class Transcript:
         elif isinstance(event, ToolCallEvent):
             self._waiting = False
             self._items.append(_Card(event.call, event.turn, self._clock()))
+        elif isinstance(event, ApprovalRequested):
+            for call in event.calls:
+                self._card(call).asked = True
         elif isinstance(event, ApprovalEvent):
             self._card(event.call).decision = event.decision
         elif isinstance(event, ToolResultEvent):

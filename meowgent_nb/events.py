@@ -1,9 +1,9 @@
 """What an agent run yields, as it happens: `async for event in agent.stream(prompt)`.
 
 Display code and tests consume the same events. They are small frozen values, in this order
-within a turn: text and thinking deltas as the model streams, each complete `ToolCallEvent`, each
-`ApprovalEvent`, each `ToolResultEvent` (in call order), then `TurnEnd`; after the last turn,
-`FinalAnswer`.
+within a turn: text and thinking deltas as the model streams, each complete `ToolCallEvent`,
+`ApprovalRequested` (once, for the calls that wait for a decision), each `ApprovalEvent`, each
+`ToolResultEvent` (as the calls finish), then `TurnEnd`; after the last turn, `FinalAnswer`.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 __all__ = [
     "AgentEvent",
     "ApprovalEvent",
+    "ApprovalRequested",
     "FinalAnswer",
     "TextDelta",
     "ThinkingDelta",
@@ -50,6 +51,13 @@ class ToolCallEvent:
 
     call: ToolCall
     turn: int
+
+
+@dataclass(frozen=True)
+class ApprovalRequested:
+    """These calls wait for a decision (the approver is asked next)."""
+
+    calls: tuple[ToolCall, ...]
 
 
 @dataclass(frozen=True)
@@ -86,4 +94,6 @@ class FinalAnswer:
     result: AgentResult
 
 
-AgentEvent = Union[TextDelta, ThinkingDelta, ToolCallEvent, ApprovalEvent, ToolResultEvent, TurnEnd, FinalAnswer]
+AgentEvent = Union[
+    TextDelta, ThinkingDelta, ToolCallEvent, ApprovalRequested, ApprovalEvent, ToolResultEvent, TurnEnd, FinalAnswer
+]

@@ -408,3 +408,32 @@ def test_an_identical_successful_call_is_not_run_again_in_one_run():
     model = ScriptedModel([call("lookup", city="Paris"), call("lookup", city="Paris"), "ok"])
     Agent(model, tools=[lookup], repeat_calls=True).run("x")
     assert runs == ["Paris", "Paris"]
+
+
+def test_calls_that_wait_for_approval_are_announced_before_the_approver_is_asked():
+    from meowgent_nb import ApprovalRequested
+    from meowgent_nb.display import Transcript
+
+    transcript = Transcript()
+    seen_while_asked = []
+
+    class Watcher:
+        async def approve(self, requests):
+            seen_while_asked.append(transcript.to_text())
+            return [Approved()]
+
+    model = ScriptedModel([call("delete_file", path="a") + call("add", a=1, b=1), "ok"])
+    events = []
+
+    async def main():
+        async for event in Agent(model, tools=[add, delete_file], approver=Watcher()).stream("x"):
+            transcript.handle(event)
+            events.append(event)
+
+    asyncio.run(main())
+    kinds = [type(e).__name__ for e in events if not isinstance(e, TextDelta)]
+    assert kinds[:4] == ["ToolCallEvent", "ToolCallEvent", "ApprovalRequested", "ApprovalEvent"]
+    assert events[2] == ApprovalRequested((ToolCall("delete_file", {"path": "a"}, id="call_1"),))
+    assert seen_while_asked == [
+        "[tool] delete_file(path='a') -> waiting for approval\n[tool] add(a=1, b=1) -> running"
+    ]
