@@ -33,14 +33,22 @@ from .events import (
     ToolResultEvent,
     TurnEnd,
 )
+from .json_protocol import JsonAnswerParser, answer_schema
 from .models.base import Model, ModelRequest, Usage
 from .parsing import MalformedCall, ToolCallParser
-from .prompt import LAST_TURN_NOTICE, REQUIRED_NOTICE, system_prompt, tool_responses
+from .prompt import (
+    JSON_TOOL_RULES,
+    LAST_TURN_NOTICE,
+    REQUIRED_NOTICE,
+    TOOL_RULES,
+    system_prompt,
+    tool_responses,
+)
 from .tools import Tool, ToolCall, ToolResult
 
 __all__ = ["Agent", "AgentResult"]
 
-ToolProtocol = Literal["xml", "native"]
+ToolProtocol = Literal["xml", "native", "json"]
 ToolChoice = str  # "auto", "none", "required", or a tool name
 
 _NO_APPROVER = DenyAll(
@@ -85,7 +93,9 @@ class Agent:
         tools: The tools the model may call.
         approver: Decides on calls that need approval; without one they are denied.
         protocol: ``"xml"`` (tools in the system prompt, calls as ``<tool_call>`` blocks in the
-            text) or ``"native"`` (tools passed to the backend, calls in ``tool_calls``).
+            text), ``"native"`` (tools passed to the backend, calls in ``tool_calls``) or
+            ``"json"`` (each answer is one JSON object, a call or the answer, constrained by the
+            backend to a schema of the offered tools; one call per turn; see `json_protocol`).
         max_turns: Model requests per run; the last one offers no tools.
         max_workers: Tool calls that run at the same time.
         tool_timeout: Seconds a call may take when its tool sets no timeout; None: no limit.
@@ -142,8 +152,8 @@ class Agent:
 
     def _check(self) -> None:
         problems = []
-        if self.protocol not in ("xml", "native"):
-            problems.append(f"protocol must be 'xml' or 'native', got {self.protocol!r}")
+        if self.protocol not in ("xml", "native", "json"):
+            problems.append(f"protocol must be 'xml', 'native' or 'json', got {self.protocol!r}")
         if not isinstance(self.max_turns, int) or self.max_turns < 1:
             problems.append(f"max_turns must be a whole number of at least 1, got {self.max_turns!r}")
         if self.ask not in ("marked", "every"):
@@ -167,7 +177,8 @@ class Agent:
     def system_prompt(self) -> str:
         """The system prompt the model is sent (the same bytes on every turn)."""
         offered = self._offered()
-        return system_prompt(offered, self.system, describe_tools=self.protocol == "xml")
+        rules = JSON_TOOL_RULES if self.protocol == "json" else TOOL_RULES
+        return system_prompt(offered, self.system, describe_tools=self.protocol != "native", rules=rules)
 
     def _offered(self) -> list[Tool]:
         if self.tool_choice == "none":
@@ -250,15 +261,23 @@ class Agent:
         if last:
             messages.append({"role": "user", "content": LAST_TURN_NOTICE})
         native = self.protocol == "native" and not last
+        # json: a call of an offered tool or the answer; on the last turn only the answer. Without
+        # tools there is no JSON in the prompt, so the answer is free text.
+        schema = answer_schema(() if last else offered) if self.protocol == "json" and offered else None
         return ModelRequest(
             messages=messages,
             tools=offered if native else (),
             offered=() if last else offered,
             think=self.think,
+            format=schema,
         )
 
     async def _model_turn(self, request: ModelRequest, answer: _TurnAnswer, turn: int) -> AsyncIterator[AgentEvent]:
-        parser = ToolCallParser() if self.protocol == "xml" else None
+        parser: ToolCallParser | JsonAnswerParser | None = None
+        if self.protocol == "xml":
+            parser = ToolCallParser()
+        elif request.format is not None:  # json: shown once read, as the answer or a call
+            parser = JsonAnswerParser()
         stream = self.model.stream(request)
         # Close the model's stream (and its connection) at once when the turn stops early.
         async with contextlib.aclosing(stream) if hasattr(stream, "aclose") else contextlib.nullcontext():
@@ -269,7 +288,11 @@ class Agent:
                 yield out
 
     async def _read_stream(
-        self, stream: AsyncIterator[Any], parser: ToolCallParser | None, answer: _TurnAnswer, turn: int
+        self,
+        stream: AsyncIterator[Any],
+        parser: ToolCallParser | JsonAnswerParser | None,
+        answer: _TurnAnswer,
+        turn: int,
     ) -> AsyncIterator[AgentEvent]:
         async for chunk in stream:
             if chunk.thinking:
@@ -450,7 +473,7 @@ class _TurnAnswer:
         return "".join(self.text_parts).strip()
 
     def message(self, protocol: str) -> dict[str, Any]:
-        content = "".join(self.raw) if protocol == "xml" else "".join(self.text_parts)
+        content = "".join(self.raw) if protocol in ("xml", "json") else "".join(self.text_parts)
         if self.cut_off_by is not None:
             content += f"\n[this answer was cut off: {self.cut_off_by}]"
         message: dict[str, Any] = {"role": "assistant", "content": content}

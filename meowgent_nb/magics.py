@@ -218,11 +218,19 @@ class AgentMagics(Magics):
 
     @line_magic
     def tools(self, line: str) -> Any:
-        """%tools [xml | json | text | NAME]: what the model sees of the notebook's tools."""
+        """%tools [xml | json | text | NAME]: what the model sees of the notebook's tools.
+
+        ``%tools eval VAR [--model-object M | -m NAME]`` checks the model picks the right tool for
+        each case in the list VAR (see `meowgent_nb.evaluation.tools_eval`).
+        """
         from .display import ToolsView
 
-        tools = self.available_tools()
         word = line.strip()
+        if word == "eval" or word.startswith("eval "):
+            from .evaluation import tools_eval
+
+            return tools_eval(self, word[len("eval") :])
+        tools = self.available_tools()
         if word in ("", "xml", "json", "text"):
             return ToolsView(tools, mode=word or "all")
         by_name = {t.name: t for t in tools}

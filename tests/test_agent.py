@@ -250,10 +250,10 @@ def test_tool_choice_none_named_and_required():
     assert result.usage == Usage(completion_tokens=3 + 9 + 1)  # the scripted model counts its chunks
 
     with pytest.raises(ValueError) as caught:
-        Agent(none, tools=[add], tool_choice="nope", protocol="json", max_turns=0)
+        Agent(none, tools=[add], tool_choice="nope", protocol="yaml", max_turns=0)
     assert str(caught.value) == (
         "Invalid Agent settings:\n"
-        "- protocol must be 'xml' or 'native', got 'json'\n"
+        "- protocol must be 'xml', 'native' or 'json', got 'yaml'\n"
         "- max_turns must be a whole number of at least 1, got 0\n"
         "- tool_choice must be 'auto', 'none', 'required' or a tool name (add), got 'nope'"
     )

@@ -67,6 +67,8 @@ class ModelRequest:
     """Ask a thinking model to think (True), not to (False), or leave it to the model (None)."""
     options: Mapping[str, Any] = field(default_factory=dict)
     """Backend options that change the output (``temperature``, ``num_ctx``, ``seed``...)."""
+    format: Mapping[str, Any] | None = None
+    """A JSON schema the whole answer must follow (the ``json`` protocol), or None for free text."""
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ reads. Larger Qwen models do write the tag.)
 `ALLOW_MODEL_REQUESTS` does not apply: it guards against reaching a model *server* by accident,
 and a local file is not one. Tests run this model on purpose (marked ``real_model``).
 ``ModelRequest.think`` is not used: a thinking model's ``<think>`` blocks arrive in the text.
+``ModelRequest.format`` (a JSON schema) becomes a llama.cpp grammar that constrains sampling.
 
 Importing this module does not import llama-cpp-python; the first request does.
 """
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import codecs
+import json
 import os
 import threading
 from collections.abc import AsyncIterator, Callable, Mapping
@@ -116,6 +118,8 @@ class LlamaCppModel:
         self.n_threads = n_threads if n_threads is not None else min(cores, max(2, cores // 2))
         self.sampling = _Sampling(temperature=temperature, max_tokens=max_tokens, seed=seed)
         self._loaded: _Loaded | None = None
+        self._grammars: dict[str, Any] = {}
+        """Compiled ``LlamaGrammar`` by JSON schema text: compiling one takes a while."""
         # One lock for loading and generating: a llama.cpp context serves one sequence at a time.
         self._lock = threading.Lock()
 
@@ -131,8 +135,9 @@ class LlamaCppModel:
         cancelling the task) stops generation after the token being computed.
 
         Args:
-            request: The messages, native tools and options (``temperature``, ``seed``,
-                ``num_predict``, ``top_k``, ``top_p``, ``min_p``, ``repeat_penalty``).
+            request: The messages, native tools, options (``temperature``, ``seed``,
+                ``num_predict``, ``top_k``, ``top_p``, ``min_p``, ``repeat_penalty``), and
+                ``format``, a JSON schema the answer is constrained to.
 
         Yields:
             A `ModelChunk` per token; the last has ``done=True`` and the `Usage`.
@@ -155,7 +160,8 @@ class LlamaCppModel:
             except RuntimeError:  # the event loop is closed: nobody reads any more
                 stop.set()
 
-        loop.run_in_executor(None, self._generate, loaded, prompt, sampling, put, stop)
+        schema = None if request.format is None else json.dumps(request.format, sort_keys=True)
+        loop.run_in_executor(None, self._generate, loaded, prompt, sampling, put, stop, schema)
         parser = ToolCallParser() if request.tools else None
         try:
             while True:
@@ -241,11 +247,12 @@ class LlamaCppModel:
         sampling: _Sampling,
         put: Callable[[tuple[str, Any]], None],
         stop: threading.Event,
+        schema: str | None = None,
     ) -> None:
         """Generate in a worker thread, handing ("text" | "done" | "error", value) to ``put``."""
         try:
             with self._lock:
-                put(("done", self._generate_locked(loaded, prompt, sampling, put, stop)))
+                put(("done", self._generate_locked(loaded, prompt, sampling, put, stop, schema)))
         except ModelError as exc:
             put(("error", exc))
         except Exception as exc:  # noqa: BLE001 - a failure must reach the reader, not die in the thread
@@ -262,6 +269,7 @@ class LlamaCppModel:
         sampling: _Sampling,
         put: Callable[[tuple[str, Any]], None],
         stop: threading.Event,
+        schema: str | None = None,
     ) -> Usage:
         import llama_cpp
 
@@ -286,6 +294,7 @@ class LlamaCppModel:
             top_p=sampling.top_p,
             min_p=sampling.min_p,
             repeat_penalty=sampling.repeat_penalty,
+            grammar=None if schema is None else self._grammar(schema),
         )
         for token in generator:
             if first is None:
@@ -308,6 +317,20 @@ class LlamaCppModel:
             prompt_seconds=(first or ended) - started,
             completion_seconds=ended - (first or ended),
         )
+
+    def _grammar(self, schema: str) -> Any:
+        """The grammar of a JSON schema, compiled once per schema (called under the lock)."""
+        import llama_cpp
+
+        if schema not in self._grammars:
+            try:
+                self._grammars[schema] = llama_cpp.LlamaGrammar.from_json_schema(schema, verbose=False)
+            except Exception as exc:  # the converter raises plain exceptions for what it cannot do
+                raise ModelError(
+                    f"{self.name} cannot constrain its answer to this JSON schema: {type(exc).__name__}:"
+                    f" {exc}. Simplify the tools' parameter types, or use the xml protocol."
+                ) from exc
+        return self._grammars[schema]
 
 
 class _Detokenizer:

@@ -93,7 +93,8 @@ class OllamaModel:
         contextlib.aclosing(model.stream(request))``), so the HTTP response closes at once.
 
         Args:
-            request: The messages, tools (passed natively), ``think`` and options of this turn.
+            request: The messages, tools (passed natively), ``think``, options and ``format`` (a
+                JSON schema the server constrains the answer to) of this turn.
 
         Yields:
             A `ModelChunk` per streamed part; the last has ``done=True`` and the `Usage`.
@@ -112,6 +113,7 @@ class OllamaModel:
                 tools=[tool.to_json_schema() for tool in request.tools] or None,
                 stream=True,
                 think=think,
+                format=dict(request.format) if request.format is not None else None,
                 options={key: value for key, value in options.items() if value is not None},
             )
             # aclosing: when the caller stops early, the HTTP response is closed now, not at

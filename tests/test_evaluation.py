@@ -1,0 +1,256 @@
+"""Tool-description evals with deterministic models, and ``%tools eval`` through a real shell."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Literal
+
+import pytest
+from IPython import get_ipython
+from IPython.core.error import UsageError
+from IPython.testing.globalipapp import start_ipython
+
+from meowgent_nb import FunctionModel, ScriptedModel, tool
+from meowgent_nb.agent import Agent
+from meowgent_nb.evaluation import EvalCase, EvalReport, EvalRow, aevaluate, evaluate
+from meowgent_nb.models.base import ModelChunk
+from meowgent_nb.tools import ToolCall
+
+RAN: list[str] = []
+
+
+@tool
+def get_weather(city: str, unit: Literal["celsius", "fahrenheit"] = "celsius") -> str:
+    """The current weather in a city.
+
+    Args:
+        city: The city's name.
+        unit: The temperature unit.
+    """
+    RAN.append("get_weather")
+    return f"Sunny in {city}"
+
+
+@tool
+def add(a: int, b: int) -> int:
+    """Add two whole numbers.
+
+    Args:
+        a: The first number.
+        b: The second number.
+    """
+    RAN.append("add")
+    return a + b
+
+
+TOOLS = [get_weather, add]
+
+
+def call(name: str, **arguments: object) -> str:
+    return f"<tool_call>{json.dumps({'name': name, 'arguments': arguments})}</tool_call>"
+
+
+CASES = [
+    EvalCase("Weather in Paris?", "get_weather", {"city": "Paris"}, "understanding"),
+    EvalCase("Weather in Oslo, in Celsius", "get_weather", {"city": "Oslo", "unit": "celsius"}, "parameters"),
+    {"prompt": "What is 17 plus 4?", "tool": "add", "arguments": {"a": 17, "b": 4}, "category": "parameters"},
+    EvalCase("Hello there!", None, category="boundaries"),
+    EvalCase("Sum 2 and 2", "add", {"a": 2}, "understanding"),
+    EvalCase("Is it raining in Rome?", "get_weather", category="understanding"),
+    EvalCase("Write me a poem", None, category="refusal"),
+]
+ANSWERS = [
+    call("get_weather", city="Paris"),  # passes
+    call("get_weather", city="Oslo", unit="fahrenheit"),  # wrong argument
+    call("add", a="17", b="4"),  # passes: "17" validates to 17
+    "Hi! How can I help?",  # passes
+    call("get_weather", city="2"),  # wrong tool
+    "I cannot tell.",  # no call when one was expected
+    call("add", a=1, b=2),  # a call when none was expected
+]
+
+
+@pytest.fixture
+def report() -> EvalReport:
+    RAN.clear()
+    return evaluate(CASES, tools=TOOLS, model=ScriptedModel(ANSWERS))
+
+
+def test_each_case_passes_or_fails_with_its_reason(report):
+    assert [(r.expected, r.chosen, r.passed, r.reason) for r in report.rows] == [
+        ("get_weather", "get_weather", True, ""),
+        ("get_weather", "get_weather", False, "argument unit: expected 'celsius', got 'fahrenheit'"),
+        ("add", "add", True, ""),
+        (None, None, True, ""),
+        ("add", "get_weather", False, "expected add, chose get_weather"),
+        ("get_weather", None, False, "expected get_weather, chose none"),
+        (None, "add", False, "expected no tool, chose add"),
+    ]
+    assert report.rows[2].arguments == {"a": "17", "b": "4"}  # as the model sent them
+    assert report.rows[2].category == "parameters"
+    assert all(row.seconds >= 0 for row in report.rows)
+
+
+def test_no_tool_runs_during_an_eval(report):
+    assert RAN == []
+
+
+def test_summary_by_category_and_by_kind_of_case(report):
+    assert report.summary() == {
+        "by_category": {
+            "understanding": {"cases": 3, "passed": 1, "accuracy": 1 / 3},
+            "parameters": {"cases": 2, "passed": 1, "accuracy": 0.5},
+            "boundaries": {"cases": 1, "passed": 1, "accuracy": 1.0},
+            "refusal": {"cases": 1, "passed": 0, "accuracy": 0.0},
+        },
+        "tool_cases": {"cases": 5, "passed": 2, "accuracy": 0.4},
+        "no_tool_cases": {"cases": 2, "passed": 1, "accuracy": 0.5},
+        "all": {"cases": 7, "passed": 3, "accuracy": 3 / 7},
+    }
+
+
+TEXT = """\
+prompt                       category       expected     chosen       result
+Weather in Paris?            understanding  get_weather  get_weather  pass
+Weather in Oslo, in Celsius  parameters     get_weather  get_weather  FAIL: argument unit: expected 'celsius', got 'fahrenheit'
+What is 17 plus 4?           parameters     add          add          pass
+Hello there!                 boundaries     (none)       (none)       pass
+Sum 2 and 2                  understanding  add          get_weather  FAIL: expected add, chose get_weather
+Is it raining in Rome?       understanding  get_weather  (none)       FAIL: expected get_weather, chose none
+Write me a poem              refusal        (none)       add          FAIL: expected no tool, chose add
+
+category       cases  passed  accuracy
+understanding  3      1       33%
+parameters     2      1       50%
+boundaries     1      1       100%
+refusal        1      0       0%
+tool cases     5      2       40%
+no-tool cases  2      1       50%
+all            7      3       43%"""
+
+
+def test_text_plain_is_an_exact_table_without_timings(report):
+    bundle = report._repr_mimebundle_()
+    assert bundle["text/plain"] == TEXT
+    assert report.to_text() == TEXT
+    assert str(report) == TEXT
+    assert repr(report) == "EvalReport(cases=7, passed=3)"
+
+
+def test_html_shows_arguments_and_escapes(report):
+    html = report._repr_mimebundle_()["text/html"]
+    assert html.startswith('<div class="meowgent-eval-report"><strong>Tool eval: 3 of 7 passed</strong>')
+    assert '<td style="text-align: left">{&quot;a&quot;: &quot;17&quot;, &quot;b&quot;: &quot;4&quot;}</td>' in html
+    assert '<table class="meowgent-eval-summary">' in html
+
+
+def test_each_case_gets_the_first_turn_an_agent_would_send():
+    model = ScriptedModel(["Hello.", call("add", a=1, b=2)])
+    evaluate([EvalCase("Hi", None), EvalCase("1+2", "add")], tools=TOOLS, model=model, system="Be brief.")
+    expected = Agent(ScriptedModel(), tools=TOOLS, system="Be brief.").system_prompt()
+    assert [r.messages for r in model.requests] == [
+        [{"role": "system", "content": expected}, {"role": "user", "content": "Hi"}],
+        [{"role": "system", "content": expected}, {"role": "user", "content": "1+2"}],
+    ]
+    assert [[t.name for t in r.offered] for r in model.requests] == [["get_weather", "add"]] * 2
+
+
+def test_async_eval_with_a_function_model_and_invalid_arguments():
+    def answer(messages, tools):
+        prompt = messages[-1]["content"]
+        return call("add", a="seventeen", b=4) if "seventeen" in prompt else call("add", a=17, b=5)
+
+    RAN.clear()
+    cases = [
+        {"prompt": "seventeen plus 4", "tool": "add"},
+        {"prompt": "17 plus 4", "tool": "add", "arguments": {"b": 4}},
+    ]
+    report = asyncio.run(aevaluate(cases, tools=TOOLS, model=FunctionModel(answer)))
+    assert [(r.passed, r.reason) for r in report.rows] == [
+        (
+            False,
+            'invalid arguments: a: input should be a valid integer, unable to parse string as an integer, got "seventeen"',
+        ),
+        (False, "argument b: expected 4, got 5"),
+    ]
+    assert RAN == []
+    assert report.summary()["by_category"] == {"": {"cases": 2, "passed": 0, "accuracy": 0.0}}
+
+
+def test_native_protocol_calls_and_tools_sent_to_the_backend():
+    RAN.clear()
+    model = ScriptedModel([[ModelChunk(tool_calls=(ToolCall("add", {"a": "2", "b": 3}),))]])
+    report = evaluate([EvalCase("2+3", "add", {"a": 2, "b": 3})], tools=TOOLS, model=model, protocol="native")
+    assert [(r.chosen, r.arguments, r.passed) for r in report.rows] == [("add", {"a": "2", "b": 3}, True)]
+    assert [t.name for t in model.requests[0].tools] == ["get_weather", "add"]
+    assert RAN == []
+
+
+def test_an_unreadable_call():
+    report = evaluate([EvalCase("1+2", "add")], tools=TOOLS, model=ScriptedModel(["<tool_call>{nonsense</tool_call>"]))
+    assert report.rows[0].reason == "expected add, the call could not be read"
+
+
+def test_bad_cases_are_listed_together():
+    cases = [{"prompt": "x"}, {"prompt": "y", "tool": None, "tol": 1}, EvalCase("z", "mul"), "w"]
+    with pytest.raises(ValueError) as error:
+        evaluate(cases, tools=TOOLS, model=ScriptedModel())
+    assert str(error.value) == (
+        "Invalid eval cases:\n"
+        "- case 1: missing tool (tool None: no tool expected)\n"
+        "- case 2: unknown keys tol\n"
+        "- case 3: no tool named 'mul' (tools: get_weather, add)\n"
+        "- case 4: an EvalCase or a dict, got str"
+    )
+
+
+def test_rows_are_values():
+    row = EvalRow("p", "", None, None, {}, True, "", 0.0)
+    assert EvalReport([row]).summary()["tool_cases"] == {"cases": 0, "passed": 0, "accuracy": None}
+    assert EvalReport([row]).to_text().splitlines()[-3:] == [
+        "tool cases     0      0       -",
+        "no-tool cases  1      1       100%",
+        "all            1      1       100%",
+    ]
+
+
+# --- %tools eval ---------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def ip():
+    start_ipython()  # once per process; later calls return None
+    shell = get_ipython()
+    shell.run_line_magic("load_ext", "meowgent_nb")
+    yield shell
+    shell.run_line_magic("unload_ext", "meowgent_nb")
+    for name in [k for k in shell.user_ns if k.startswith("e_")]:
+        del shell.user_ns[name]
+
+
+def test_tools_eval_magic_runs_the_cases_against_the_notebook_tools(ip):
+    RAN.clear()
+    ip.user_ns.update(e_weather=get_weather, e_add=add, e_model=ScriptedModel(ANSWERS), e_cases=CASES)
+    report = ip.run_line_magic("tools", "eval e_cases --model-object e_model")
+    assert isinstance(report, EvalReport)
+    assert report.to_text() == TEXT
+    assert RAN == []
+
+
+def test_tools_eval_magic_only_some_tools(ip):
+    ip.user_ns.update(e_weather=get_weather, e_add=add, e_model=ScriptedModel(["Hi."]))
+    ip.user_ns["e_cases"] = [EvalCase("Hi", None)]
+    report = ip.run_line_magic("tools", "eval e_cases --model-object e_model --tools add")
+    assert [t.name for t in ip.user_ns["e_model"].requests[0].offered] == ["add"]
+    assert report.rows[0].passed
+
+
+def test_tools_eval_magic_usage_errors(ip):
+    ip.user_ns.update(e_add=add, e_model=ScriptedModel(), e_cases=[EvalCase("x", "mul")])
+    with pytest.raises(UsageError) as error:
+        ip.run_line_magic("tools", "eval e_missing --model-object e_model")
+    assert str(error.value) == "%tools eval: no variable named 'e_missing' in the notebook; assign a list of cases."
+    with pytest.raises(UsageError) as error:
+        ip.run_line_magic("tools", "eval e_cases --model-object e_model")
+    assert str(error.value) == "%tools eval e_cases: Invalid eval cases:\n- case 1: no tool named 'mul' (tools: add)"
