@@ -14,6 +14,7 @@ from typing import Any
 from .agent import Agent, AgentResult
 from .approvals import ApprovalRequest, Approved, Approver, AutoApprove, Denied, DenyAll
 from .errors import MeowgentError, ToolArgumentsError, ToolDefinitionError
+from .evaluation import EvalCase, EvalReport, aevaluate, evaluate
 from .events import (
     AgentEvent,
     ApprovalEvent,
@@ -83,6 +84,8 @@ __all__ = [
     "AutoApprove",
     "Denied",
     "DenyAll",
+    "EvalCase",
+    "EvalReport",
     "FinalAnswer",
     "FunctionModel",
     "MalformedCall",
@@ -107,6 +110,8 @@ __all__ = [
     "TurnEnd",
     "Usage",
     "__version__",
+    "aevaluate",
+    "evaluate",
     "load_ipython_extension",
     "parse_tool_calls",
     "parse_tools_xml",

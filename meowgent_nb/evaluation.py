@@ -15,9 +15,6 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from IPython.core.error import UsageError
-from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
-
 from ._async import run_to_completion
 from ._html import seconds, table_html
 from .agent import Agent, ToolProtocol
@@ -26,7 +23,7 @@ from .events import ToolCallEvent, TurnEnd
 from .models.base import Model
 from .tools import Tool, ToolCall
 
-__all__ = ["EvalCase", "EvalReport", "EvalRow", "aevaluate", "evaluate", "tools_eval"]
+__all__ = ["EvalCase", "EvalReport", "EvalRow", "aevaluate", "evaluate"]
 
 _UNREADABLE = "(unreadable)"  # the name the agent gives a call it could not parse
 _PROMPT_WIDTH = 40
@@ -194,32 +191,6 @@ def evaluate(
 ) -> EvalReport:
     """`aevaluate` from synchronous code (also in a notebook cell)."""
     return run_to_completion(aevaluate(cases, tools=tools, model=model, protocol=protocol, system=system))
-
-
-@magic_arguments()
-@argument("cases", metavar="VAR", help="A notebook variable holding a list of cases.")
-@argument("-m", "--model", help="Model name (as for %%agent); default: AgentMagics.model.")
-@argument("--model-object", metavar="VAR", help="Use a model object from the notebook (e.g. a ScriptedModel).")
-@argument("--tools", metavar="A,B", help="Offer only these tools (comma-separated names).")
-@argument("--protocol", choices=["xml", "native"], help="How tools reach the model.")
-def tools_eval(magics: Any, line: str) -> EvalReport:
-    """%tools eval VAR [-m MODEL | --model-object VAR] [--tools A,B] [--protocol P]
-
-    Runs the cases in VAR against the notebook's tools, one model turn each; no tool runs.
-    """
-    args = parse_argstring(tools_eval, line)
-    args.no_tools = False
-    if args.cases not in magics.shell.user_ns:
-        raise UsageError(f"%tools eval: no variable named {args.cases!r} in the notebook; assign a list of cases.")
-    try:
-        return evaluate(
-            magics.shell.user_ns[args.cases],
-            tools=magics.select_tools(args),
-            model=magics.resolve_model(args),
-            protocol=args.protocol or magics.protocol,
-        )
-    except ValueError as error:
-        raise UsageError(f"%tools eval {args.cases}: {error}") from None
 
 
 async def _first_call(agent: Agent, prompt: str) -> ToolCall | None:

@@ -221,14 +221,12 @@ class AgentMagics(Magics):
         """%tools [xml | json | text | NAME]: what the model sees of the notebook's tools.
 
         ``%tools eval VAR [--model-object M | -m NAME]`` checks the model picks the right tool for
-        each case in the list VAR (see `meowgent_nb.evaluation.tools_eval`).
+        each case in the list VAR (see `tools_eval`).
         """
         from .display import ToolsView
 
         word = line.strip()
         if word == "eval" or word.startswith("eval "):
-            from .evaluation import tools_eval
-
             return tools_eval(self, word[len("eval") :])
         tools = self.available_tools()
         if word in ("", "xml", "json", "text"):
@@ -238,6 +236,34 @@ class AgentMagics(Magics):
             known = ", ".join(by_name) or "none (define one with @tool)"
             raise UsageError(f"%tools: no tool named {word!r}; use xml, json, text or one of: {known}")
         return ToolsView([by_name[word]], mode="all")
+
+
+@magic_arguments()
+@argument("cases", metavar="VAR", help="A notebook variable holding a list of cases.")
+@argument("-m", "--model", help="Model name (as for %%agent); default: AgentMagics.model.")
+@argument("--model-object", metavar="VAR", help="Use a model object from the notebook (e.g. a ScriptedModel).")
+@argument("--tools", metavar="A,B", help="Offer only these tools (comma-separated names).")
+@argument("--protocol", choices=["xml", "native"], help="How tools reach the model.")
+def tools_eval(magics: Any, line: str) -> Any:
+    """%tools eval VAR [-m MODEL | --model-object VAR] [--tools A,B] [--protocol P]
+
+    Runs the cases in VAR against the notebook's tools, one model turn each; no tool runs.
+    """
+    args = parse_argstring(tools_eval, line)
+    args.no_tools = False
+    if args.cases not in magics.shell.user_ns:
+        raise UsageError(f"%tools eval: no variable named {args.cases!r} in the notebook; assign a list of cases.")
+    from .evaluation import evaluate
+
+    try:
+        return evaluate(
+            magics.shell.user_ns[args.cases],
+            tools=magics.select_tools(args),
+            model=magics.resolve_model(args),
+            protocol=args.protocol or magics.protocol,
+        )
+    except ValueError as error:
+        raise UsageError(f"%tools eval {args.cases}: {error}") from None
 
 
 async def _keep_awake(period: float = 0.2) -> None:
