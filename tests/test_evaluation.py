@@ -7,9 +7,7 @@ import json
 from typing import Literal
 
 import pytest
-from IPython import get_ipython
 from IPython.core.error import UsageError
-from IPython.testing.globalipapp import start_ipython
 
 from meowgent_nb import FunctionModel, ScriptedModel, tool
 from meowgent_nb.agent import Agent
@@ -216,17 +214,6 @@ def test_rows_are_values():
 
 
 # --- %tools eval ---------------------------------------------------------------------------------
-
-
-@pytest.fixture
-def ip():
-    start_ipython()  # once per process; later calls return None
-    shell = get_ipython()
-    shell.run_line_magic("load_ext", "meowgent_nb")
-    yield shell
-    shell.run_line_magic("unload_ext", "meowgent_nb")
-    for name in [k for k in shell.user_ns if k.startswith("e_")]:
-        del shell.user_ns[name]
 
 
 def test_tools_eval_magic_runs_the_cases_against_the_notebook_tools(ip):

@@ -4,23 +4,10 @@ from __future__ import annotations
 
 import pytest
 from IPython.core.error import UsageError
-from IPython import get_ipython
-from IPython.testing.globalipapp import start_ipython
 from IPython.utils.capture import capture_output
 
 from meowgent_nb import ScriptedModel, Toolbox, tool
 from meowgent_nb.magics import AgentMagics, rewrite_agent_cell
-
-
-@pytest.fixture
-def ip():
-    start_ipython()  # once per process; later calls return None
-    shell = get_ipython()
-    shell.run_line_magic("load_ext", "meowgent_nb")
-    yield shell
-    shell.run_line_magic("unload_ext", "meowgent_nb")
-    for name in [k for k in shell.user_ns if k.startswith("t_") or k in ("model", "result", "city", "box")]:
-        del shell.user_ns[name]
 
 
 def magics(shell) -> AgentMagics:
