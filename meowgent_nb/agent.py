@@ -209,7 +209,7 @@ class Agent:
         start = len(self.messages)
         self.messages.append({"role": "user", "content": prompt})
         result = AgentResult(text="")
-        self._answered: dict[str, ToolResult] = {}  # identical calls of this run -> their result
+        self._answered.clear()  # identical successful calls count within one run only
         reminded = False
         offered = self._offered()
         system = {"role": "system", "content": self.system_prompt()}

@@ -18,6 +18,7 @@ from typing import Any, Literal, overload
 
 from ._async import run_to_completion
 from ._validation import jsonschema_problems, pydantic_problems
+from .render import tool_json_schema, tool_string, tool_xml
 from .errors import ToolArgumentsError, ToolDefinitionError
 
 __all__ = ["Tool", "ToolCall", "ToolResult", "ResultKind", "tool"]
@@ -310,20 +311,14 @@ class Tool:
 
     def to_xml(self) -> str:
         """The ``<tool>`` element the model reads (see `render_tools_xml`)."""
-        from .render import tool_xml
-
         return tool_xml(self)
 
     def to_json_schema(self) -> dict[str, Any]:
         """The ``{"type": "function", "function": {...}}`` form Ollama's ``tools=`` takes."""
-        from .render import tool_json_schema
-
         return tool_json_schema(self)
 
     def to_string(self) -> str:
         """The one-line form: ``Tool Name: add, Description: ..., Arguments: a: int, Outputs: int``."""
-        from .render import tool_string
-
         return tool_string(self)
 
 
