@@ -1,0 +1,365 @@
+"""Tools from MCP servers: `McpToolbox` connects to a server and makes each of its tools a `Tool`.
+
+Each server tool is described to the model with its real arguments (its input schema, validated
+with `jsonschema` before any approval), and runs through the server's session. The sessions live
+on one background event loop (see `_mcp_thread`), because the kernel's loop is busy while a cell
+runs. Works with the official ``mcp`` package, 2.x; it is imported when a toolbox is made.
+
+Approval defaults come from the tool's annotations: ``destructiveHint`` true asks, ``readOnlyHint``
+true runs without asking, anything else asks (an outside server is not trusted by default).
+Override per tool with ``approval={"name": False}`` or by setting ``tool.approval``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import shlex
+import tempfile
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ._mcp_thread import background_loop
+
+try:
+    _GROUP: Any = BaseExceptionGroup  # Python 3.11+
+except NameError:  # pragma: no cover  (3.10: anyio depends on the backport)
+    from exceptiongroup import BaseExceptionGroup as _GROUP
+from .errors import MeowgentError
+from .toolbox import Toolbox
+from .tools import Tool
+
+__all__ = ["McpServerError", "McpToolError", "McpToolbox", "mcp_tool", "needs_approval"]
+
+_BAD_NAME_CHARS = re.compile(r"[^A-Za-z0-9_.-]")
+_MARGIN = 1.0  # seconds: the agent's own time limit ends a slow call first, as for local tools
+_STDERR_TAIL = 10  # lines of a stdio server's stderr quoted when it fails
+
+
+class McpServerError(MeowgentError):
+    """An MCP server could not be reached, crashed, or answered a call with a protocol error."""
+
+
+class McpToolError(MeowgentError):
+    """A server tool ran and reported an error (``isError``); the message is the tool's text."""
+
+
+def needs_approval(annotations: Any) -> bool:
+    """Whether a tool with these MCP annotations asks before it runs.
+
+    ``destructiveHint`` true -> yes; else ``readOnlyHint`` true -> no; else yes. Annotations may
+    be the SDK's object (``destructive_hint``) or a dict in the wire's spelling.
+    """
+    if _field(annotations, "destructive_hint", "destructiveHint") is True:
+        return True
+    return _field(annotations, "read_only_hint", "readOnlyHint") is not True
+
+
+def mcp_tool(spec: Any, call: Any, *, prefix: str = "", approval: bool | None = None, timeout: float | None = None) -> Tool:
+    """A `Tool` from one entry of an MCP server's tool listing.
+
+    Args:
+        spec: The listed tool: the SDK's ``Tool`` (``input_schema``, mcp 2.x) or a dict / object
+            with ``inputSchema`` (the wire's and mcp 1.x's spelling).
+        call: Called with the server's tool name and the validated arguments; returns the text.
+        prefix: Put before the tool's name (e.g. ``"github_"``) to avoid clashes.
+        approval: Whether calls ask first; None: from the annotations (see `needs_approval`).
+        timeout: Seconds a call may take, or None for the agent's default.
+    """
+    remote = _field(spec, "name", "name")
+    schema = _field(spec, "input_schema", "inputSchema") or {"type": "object"}
+    description = _field(spec, "description", "description") or _field(spec, "title", "title") or ""
+    name = _BAD_NAME_CHARS.sub("_", prefix + remote)[:64]
+    if approval is None:
+        approval = needs_approval(_field(spec, "annotations", "annotations"))
+
+    def handler(**arguments: Any) -> str:
+        return call(remote, arguments)
+
+    made = Tool.from_schema(name, description, _without_generated_titles(schema, remote), handler,
+                            approval=approval, timeout=timeout)
+    made.remote_name = remote  # type: ignore[attr-defined]
+    return made
+
+
+class McpToolbox(Toolbox):
+    """The tools of one MCP server, connected over stdio or streamable HTTP.
+
+    Making it starts the server (stdio) or connects to it (HTTP) and lists its tools. Close it with
+    `close` (or use it as a context manager); the process's sessions also close at exit.
+
+    Example::
+
+        files = McpToolbox("files", ["python", "files_server.py"], approval={"read": False})
+        web = McpToolbox("web", url="http://127.0.0.1:8000/mcp", headers={"Authorization": "Bearer ..."})
+
+    Args:
+        name: What the server is called here; also the tools' name prefix.
+        command: The stdio server's command and arguments (a list, or one string split like a
+            shell would); give this or ``url``.
+        url: The streamable-HTTP endpoint, e.g. ``http://127.0.0.1:8000/mcp``.
+        headers: HTTP headers to send (for example a bearer token).
+        prefix: Whether tool names start with ``NAME_`` (``github_search``).
+        approval: Per-tool overrides of the annotation defaults: ``{"search": False}`` (server or
+            local names).
+        timeout: Seconds each call may take (the tools' own limit); None: the agent's limit.
+        call_timeout: When ``timeout`` is None, seconds after which a call is abandoned here;
+            set it to the agent's limit (``%tools mcp`` uses ``AgentMagics.tool_timeout``).
+        env: Extra environment variables for a stdio server.
+        cwd: The working directory of a stdio server.
+        connect_timeout: Seconds to wait for the server to start and list its tools.
+
+    Raises:
+        McpServerError: The server did not start, could not be reached, or failed to list tools.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        command: Sequence[str] | str | None = None,
+        *,
+        url: str | None = None,
+        headers: Mapping[str, str] | None = None,
+        prefix: bool = True,
+        approval: Mapping[str, bool] | None = None,
+        timeout: float | None = None,
+        call_timeout: float = 30.0,
+        env: Mapping[str, str] | None = None,
+        cwd: str | None = None,
+        connect_timeout: float = 30.0,
+    ):
+        super().__init__(name)
+        if (command is None) == (url is None):
+            raise ValueError(f"McpToolbox {name!r}: give either a command (stdio) or url= (streamable HTTP)")
+        argv = shlex.split(command) if isinstance(command, str) else list(command or [])
+        if command is not None and not argv:
+            raise ValueError(f"McpToolbox {name!r}: the command is empty")
+        self.transport = "stdio" if url is None else "http"
+        self.target = url if url is not None else shlex.join(argv)
+        """The command line or the URL, for listings."""
+        self.call_timeout = call_timeout
+        self.log_path: str | None = None
+        """Where a stdio server's stderr goes (ipykernel's stderr has no file descriptor)."""
+        if url is None:
+            handle, self.log_path = tempfile.mkstemp(prefix=f"meowgent-mcp-{name}-", suffix=".log")
+            os.close(handle)
+        self._connection = _Connection(self, argv, url, dict(headers or {}), dict(env or {}), cwd)
+        self._loop = background_loop()
+        try:
+            listed = self._loop.run(self._connection.start(), timeout=connect_timeout + _MARGIN)
+        except BaseException as exc:
+            self._loop.run(self._connection.stop(), timeout=10)
+            error = self._connection.failure(f"could not connect to the MCP server {name!r} ({self.target})", exc,
+                                             fix="Check the command or URL and that the server starts on its own.")
+            self._remove_log()
+            raise error from None
+        self._loop.on_exit(self, self._connection.stop)
+        overrides = dict(approval or {})
+        for spec in listed:
+            local = _BAD_NAME_CHARS.sub("_", f"{name}_{spec.name}" if prefix else spec.name)[:64]
+            wanted = overrides.pop(spec.name, overrides.pop(local, None))
+            self.add(mcp_tool(spec, self._call, prefix=f"{name}_" if prefix else "", approval=wanted, timeout=timeout))
+        if overrides:
+            self.close()
+            raise ValueError(f"McpToolbox {name!r}: approval names unknown tools: {', '.join(overrides)};"
+                             f" the server has: {', '.join(spec.name for spec in listed) or 'none'}")
+
+    @property
+    def connected(self) -> bool:
+        """Whether the session is open (False after `close`, or once the server went away)."""
+        return self._connection.alive
+
+    def _call(self, remote: str, arguments: dict[str, Any]) -> str:
+        tool = next((t for t in self if getattr(t, "remote_name", None) == remote), None)
+        limit = (tool.timeout if tool is not None and tool.timeout is not None else self.call_timeout) + _MARGIN
+        return self._loop.run(self._connection.call(remote, arguments, limit), timeout=limit + 5.0)
+
+    def close(self) -> None:
+        """End the session (a stdio server is stopped) and delete its stderr log."""
+        self._loop.on_exit(self, None)
+        self._loop.run(self._connection.stop(), timeout=15)
+        self._remove_log()
+
+    def _remove_log(self) -> None:
+        if self.log_path and os.path.exists(self.log_path):
+            os.remove(self.log_path)
+
+    def __enter__(self) -> McpToolbox:
+        return self
+
+    def __exit__(self, *exc_info: Any) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        state = "connected" if self.connected else "closed"
+        return f"McpToolbox({self.name!r}, {self.transport}: {self.target!r}, {state}, tools={self.names!r})"
+
+
+class _Connection:
+    """One session, entered and left by one task on the background loop (anyio needs that)."""
+
+    def __init__(self, box: McpToolbox, argv: list[str], url: str | None, headers: dict[str, str],
+                 env: dict[str, str], cwd: str | None):
+        self.box, self.argv, self.url, self.headers, self.env, self.cwd = box, argv, url, headers, env, cwd
+        self.client: Any = None
+        self.alive = False
+        self._task: asyncio.Task[None] | None = None
+        self._closing: asyncio.Event | None = None
+
+    def _transport(self, errlog: Any) -> Any:
+        if self.url is not None:
+            import httpx2
+            from mcp.client.streamable_http import streamable_http_client
+
+            http = httpx2.AsyncClient(headers=self.headers, timeout=httpx2.Timeout(30.0, read=300.0))
+            return streamable_http_client(self.url, http_client=http)
+        from mcp import StdioServerParameters
+        from mcp.client.stdio import stdio_client
+
+        params = StdioServerParameters(command=self.argv[0], args=self.argv[1:], env=self.env or None, cwd=self.cwd)
+        return stdio_client(params, errlog=errlog)
+
+    async def start(self) -> list[Any]:
+        """Connect and list every tool (following pages); runs on the background loop."""
+        ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._closing = asyncio.Event()
+        self._task = asyncio.create_task(self._session(ready))
+        await asyncio.shield(ready)
+        tools, cursor = [], None
+        for _ in range(100):  # a server whose pages never end cannot hang the notebook
+            page = await self.client.list_tools(cursor=cursor)
+            tools.extend(page.tools)
+            cursor = page.next_cursor
+            if cursor is None:
+                break
+        return tools
+
+    async def _session(self, ready: asyncio.Future[None]) -> None:
+        from mcp import Client
+
+        errlog = open(self.box.log_path, "a") if self.box.log_path else None  # noqa: SIM115 (closed below)
+        try:
+            async with Client(self._transport(errlog), cache=None) as client:
+                self.client, self.alive = client, True
+                ready.set_result(None)
+                await self._closing.wait()
+        except BaseException as exc:  # the server went away, or never came; start() reports it
+            if not ready.done():
+                ready.set_exception(exc)
+            if not isinstance(exc, Exception):
+                raise
+        finally:
+            self.alive = False
+            if errlog is not None:
+                errlog.close()
+
+    async def call(self, remote: str, arguments: dict[str, Any], limit: float) -> str:
+        from mcp import MCPError
+        from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT
+
+        name = self.box.name
+        if not self.alive:
+            raise McpServerError(
+                f"the MCP server {name!r} is not connected (it was closed or stopped); add it again"
+                f" with %tools mcp add {name} ... (or make a new McpToolbox)"
+            )
+        try:
+            result = await self.client.call_tool(remote, arguments, read_timeout_seconds=limit)
+        except MCPError as exc:
+            if exc.code == CONNECTION_CLOSED:
+                self.alive = False
+                raise self.failure(f"the MCP server {name!r} closed the connection during the call to {remote}", exc) from None
+            if exc.code == REQUEST_TIMEOUT:
+                raise McpServerError(f"the MCP server {name!r} did not answer the call to {remote} within {limit:g} s") from None
+            raise McpServerError(f"the MCP server {name!r} refused the call to {remote}: {exc.message} (error {exc.code})") from None
+        except (OSError, _GROUP) as exc:  # the HTTP connection broke
+            self.alive = False
+            raise self.failure(f"the connection to the MCP server {name!r} broke during the call to {remote}", exc) from None
+        text = result_text(result)
+        if result.is_error:
+            raise McpToolError(text or f"{remote} reported an error without a message")
+        return text
+
+    async def stop(self) -> None:
+        if self._task is None:
+            return
+        self._closing.set()
+        try:
+            await asyncio.wait_for(asyncio.shield(self._task), 10)
+        except BaseException:  # the session ended badly or slowly: it is over either way
+            self._task.cancel()
+        self.alive = False
+
+    def failure(self, what: str, exc: BaseException, fix: str | None = None) -> McpServerError:
+        """One error saying what failed, the detail, the server's last stderr lines, and the fix."""
+        while isinstance(exc, _GROUP) and exc.exceptions:
+            exc = exc.exceptions[0]
+        detail = str(exc) or type(exc).__name__
+        if isinstance(exc, (TimeoutError, asyncio.TimeoutError)):
+            detail = "it did not answer in time"
+        text = f"{what}: {detail}."
+        tail = _tail(self.box.log_path)
+        if tail:
+            text += f"\nIts stderr ended with:\n{tail}"
+        again = f"%tools mcp remove {self.box.name}, then %tools mcp add {self.box.name} ..."
+        fix = fix or f"Check the server ({self.box.target}), then add it again ({again})."
+        return McpServerError(f"{text}\n{fix}")
+
+
+def result_text(result: Any) -> str:
+    """The text of a ``CallToolResult``: its content blocks, or its structured content as JSON."""
+    parts = []
+    for block in result.content:
+        kind = getattr(block, "type", "")
+        if kind == "text":
+            parts.append(block.text)
+        elif kind in ("image", "audio"):
+            parts.append(f"[{kind}: {block.mime_type}]")
+        elif kind == "resource":
+            text = getattr(block.resource, "text", None)
+            parts.append(text if text is not None else f"[resource: {block.resource.uri}]")
+        elif kind == "resource_link":
+            parts.append(f"[resource link: {block.uri}]")
+        else:
+            parts.append(f"[{kind} content]")
+    structured = _field(result, "structured_content", "structuredContent")
+    if not parts and structured is not None:
+        return json.dumps(structured, ensure_ascii=False)
+    return "\n".join(parts)
+
+
+def _field(obj: Any, name: str, wire_name: str) -> Any:
+    """``obj.name`` (mcp 2.x), ``obj.wireName`` (mcp 1.x), or the same keys of a dict."""
+    if obj is None:
+        return None
+    if isinstance(obj, Mapping):
+        return obj.get(wire_name, obj.get(name))
+    value = getattr(obj, name, None)
+    return value if value is not None else getattr(obj, wire_name, None)
+
+
+def _without_generated_titles(schema: Mapping[str, Any], remote: str) -> dict[str, Any]:
+    """Drop the titles pydantic servers generate (``addArguments``, ``"a"`` -> ``"A"``): they
+    repeat names and cost the model tokens. A title anyone wrote stays."""
+    schema = dict(schema)
+    if schema.get("title") == f"{remote}Arguments":
+        del schema["title"]
+    properties = schema.get("properties")
+    if isinstance(properties, Mapping):
+        cleaned = {}
+        for key, prop in properties.items():
+            if isinstance(prop, Mapping) and prop.get("title") == key.replace("_", " ").title():
+                prop = {k: v for k, v in prop.items() if k != "title"}
+            cleaned[key] = prop
+        schema["properties"] = cleaned
+    return schema
+
+
+def _tail(path: str | None) -> str:
+    if not path or not os.path.exists(path):
+        return ""
+    with open(path, errors="replace") as file:
+        lines = file.read().splitlines()
+    return "\n".join(lines[-_STDERR_TAIL:])

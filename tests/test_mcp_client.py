@@ -1,0 +1,254 @@
+"""MCP servers' tools as notebook tools: real servers (tests/mcp_servers, written with the `mcp`
+SDK) over stdio and streamable HTTP on 127.0.0.1, driven through `McpToolbox` and the agent."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from meowgent_nb import Agent, AutoApprove, DenyAll, ScriptedModel
+from meowgent_nb.errors import ToolArgumentsError
+from meowgent_nb.mcp_client import McpServerError, McpToolbox, McpToolError, mcp_tool, needs_approval
+
+SERVER = str(Path(__file__).parent / "mcp_servers" / "demo_server.py")
+COMMAND = [sys.executable, SERVER]
+
+
+def call(name: str, **arguments) -> str:
+    return f'<tool_call>\n{json.dumps({"name": name, "arguments": arguments})}\n</tool_call>'
+
+
+@pytest.fixture(scope="module")
+def demo():
+    with McpToolbox("demo", COMMAND, call_timeout=10.0) as box:
+        yield box
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def http_url(tmp_path_factory):
+    port = free_port()
+    log = open(tmp_path_factory.mktemp("http") / "server.log", "w")
+    process = subprocess.Popen([*COMMAND, "http", str(port)], stdout=log, stderr=log)
+    try:
+        for _ in range(150):  # up to 15 s for the server to listen
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.1).close()
+                break
+            except OSError:
+                assert process.poll() is None, "the HTTP demo server exited"
+                time.sleep(0.1)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        process.terminate()
+        process.wait(10)
+        log.close()
+
+
+def test_the_server_tools_are_tools_with_their_real_arguments(demo):
+    assert demo.names == [
+        "demo_add", "demo_forecast", "demo_wipe", "demo_note", "demo_refuse", "demo_stats", "demo_slow", "demo_crash",
+    ]
+    assert demo["demo_add"].to_xml() == (
+        '<tool name="demo_add">Add two numbers.\n'
+        '<param name="a" type="integer"/>\n'
+        '<param name="b" type="integer" default="2">The second number.</param>\n'
+        "</tool>"
+    )
+    assert demo["demo_forecast"].to_xml() == (
+        '<tool name="demo_forecast">The weather forecast for a city.\n'
+        '<param name="city"/>\n'
+        '<param name="unit" enum="C|F" default="C"/>\n'
+        "</tool>"
+    )
+    assert demo["demo_stats"].parameters == {
+        "type": "object",
+        "properties": {"numbers": {"items": {"type": "number"}, "type": "array"}},
+        "required": ["numbers"],
+        "additionalProperties": False,
+    }
+
+
+def test_approval_follows_the_annotations(demo):
+    asks = {t.name: t.approval for t in demo}
+    assert asks == {
+        "demo_add": False,  # readOnlyHint
+        "demo_forecast": False,
+        "demo_wipe": True,  # destructiveHint wins over readOnlyHint
+        "demo_note": True,  # no annotations: an outside server is not trusted
+        "demo_refuse": False,
+        "demo_stats": False,
+        "demo_slow": False,
+        "demo_crash": False,
+    }
+    assert needs_approval({"readOnlyHint": True}) is False
+    assert needs_approval({"readOnlyHint": True, "destructiveHint": True}) is True
+    assert needs_approval({"destructiveHint": False}) is True
+    assert needs_approval(None) is True
+
+
+def test_calls_run_through_the_session_and_give_text(demo):
+    assert demo["demo_add"].run({"a": 40}) == "42"
+    assert demo["demo_forecast"](city="Oslo", unit="F") == "Sunny in Oslo, 21 F"
+    assert json.loads(demo["demo_stats"].run({"numbers": [3, 1.5, 9]})) == {"min": 1.5, "max": 9.0}
+
+
+def test_arguments_are_validated_against_the_input_schema(demo):
+    with pytest.raises(ToolArgumentsError) as caught:
+        demo["demo_forecast"].validate({"city": 7, "unit": "K", "when": "today"})
+    assert caught.value.problems == (
+        "when: unknown argument; this tool takes: city, unit",
+        "city: 7 is not of type 'string'",
+        "unit: 'K' is not one of ['C', 'F']",
+    )
+
+
+def test_an_error_result_is_raised_with_the_tools_text(demo):
+    with pytest.raises(McpToolError) as caught:
+        demo["demo_refuse"].run({"reason": "it is Sunday"})
+    assert str(caught.value) == "Error executing tool refuse: cannot do that: it is Sunday"
+
+
+def test_the_agent_validates_approves_and_runs_server_tools(demo):
+    model = ScriptedModel([
+        call("demo_add", a="forty") + call("demo_wipe", path="/") + call("demo_add", a=1, b=2) + call("demo_refuse", reason="no"),
+        "Done.",
+    ])
+    result = Agent(model, tools=list(demo), approver=DenyAll("not today")).run("Go")
+    outputs = [(r.call.name, r.kind, r.output) for r in result.tool_results]
+    assert outputs == [
+        ("demo_add", "invalid_arguments",
+         "Error: Invalid arguments for tool 'demo_add':\n- a: 'forty' is not of type 'integer'\n"
+         "Call demo_add again with corrected arguments."),
+        ("demo_wipe", "denied", "Denied: not today"),
+        ("demo_add", "ok", "3"),
+        ("demo_refuse", "error", "Error: McpToolError: Error executing tool refuse: cannot do that: no"),
+    ]
+    assert '<param name="b" type="integer" default="2">The second number.</param>' in model.requests[0].messages[0]["content"]
+
+
+def test_a_slow_server_tool_times_out_like_a_local_one(demo):
+    model = ScriptedModel([call("demo_slow", seconds=5), "Gave up."])
+    started = time.monotonic()
+    result = Agent(model, tools=list(demo), approver=AutoApprove(), tool_timeout=0.5).run("Wait")
+    assert [(r.kind, r.output) for r in result.tool_results] == [("timeout", "Timed out after 0.5 s")]
+    assert time.monotonic() - started < 4
+    assert demo["demo_add"].run({"a": 1, "b": 1}) == "2"  # the session is still usable
+
+
+def test_a_call_the_server_does_not_answer_in_its_own_limit_is_an_error(demo):
+    slow = demo["demo_slow"]
+    slow.timeout = 0.2
+    try:
+        with pytest.raises(McpServerError) as caught:
+            slow.run({"seconds": 5})
+    finally:
+        slow.timeout = None
+    assert str(caught.value) == "the MCP server 'demo' did not answer the call to slow within 1.2 s"
+
+
+def test_a_server_that_crashes_mid_call_gives_a_clear_error_and_can_be_added_again():
+    box = McpToolbox("crashy", COMMAND)
+    log_path = box.log_path
+    model = ScriptedModel([call("crashy_crash"), call("crashy_add", a=1), "It crashed."])
+    result = Agent(model, tools=list(box), approver=AutoApprove()).run("Crash")
+    first, second = result.tool_results
+    assert first.kind == "error"
+    assert first.output.startswith(
+        "Error: McpServerError: the MCP server 'crashy' closed the connection during the call to crash:"
+        " Connection closed.\nIts stderr ended with:\n"
+    )
+    assert "demo server: crashing on purpose" in first.output
+    assert first.output.endswith(
+        f"\nCheck the server ({box.target}), then add it again"
+        " (%tools mcp remove crashy, then %tools mcp add crashy ...)."
+    )
+    assert second.output == (
+        "Error: McpServerError: the MCP server 'crashy' is not connected (it was closed or stopped);"
+        " add it again with %tools mcp add crashy ... (or make a new McpToolbox)"
+    )
+    assert box.connected is False
+    box.close()
+    assert not Path(log_path).exists()
+    with McpToolbox("crashy", COMMAND) as again:
+        assert again["crashy_add"].run({"a": 2}) == "4"
+
+
+def test_a_server_that_cannot_start_says_so_with_its_stderr():
+    with pytest.raises(McpServerError) as caught:
+        McpToolbox("broken", [sys.executable, "-c", "import sys; sys.exit('no such database: prod')"], connect_timeout=10)
+    message = str(caught.value)
+    assert message.startswith(
+        f"could not connect to the MCP server 'broken' ({sys.executable} -c 'import sys; sys.exit('\"'\"'no such"
+    )
+    assert message.endswith(
+        "Connection closed.\nIts stderr ended with:\nno such database: prod\n"
+        "Check the command or URL and that the server starts on its own."
+    )
+    with pytest.raises(McpServerError) as caught:
+        McpToolbox("missing", ["/nonexistent/mcp-server"], connect_timeout=10)
+    assert str(caught.value).startswith(
+        "could not connect to the MCP server 'missing' (/nonexistent/mcp-server): [Errno 2] No such file or directory"
+    )
+
+
+def test_streamable_http_with_names_unprefixed_and_approval_overridden(http_url):
+    with McpToolbox("web", url=http_url, prefix=False, approval={"note": False, "add": True}) as box:
+        assert box.transport == "http"
+        assert box.names[:4] == ["add", "forecast", "wipe", "note"]
+        assert [box[n].approval for n in ("add", "forecast", "wipe", "note")] == [True, False, True, False]
+        assert box["forecast"].run({"city": "Lima"}) == "Sunny in Lima, 21 C"
+        with pytest.raises(McpToolError):
+            box["refuse"].run({"reason": "x"})
+        assert box["add"].run({"a": 5}) == "7"
+    assert box.connected is False
+
+
+def test_unknown_approval_names_are_refused(http_url):
+    with pytest.raises(ValueError) as caught:
+        McpToolbox("web", url=http_url, approval={"ad": False})
+    assert str(caught.value) == (
+        "McpToolbox 'web': approval names unknown tools: ad; the server has: add, forecast, wipe, note,"
+        " refuse, stats, slow, crash"
+    )
+
+
+def test_both_spellings_of_the_input_schema():
+    schema = {"type": "object", "properties": {"q": {"type": "string", "title": "Q"}}, "required": ["q"], "title": "findArguments"}
+    seen = []
+    for spec in (
+        {"name": "find", "description": "Find.", "inputSchema": schema, "annotations": {"readOnlyHint": True}},
+        {"name": "find", "description": "Find.", "input_schema": schema, "annotations": {"read_only_hint": True}},
+    ):
+        made = mcp_tool(spec, lambda remote, arguments: seen.append((remote, arguments)) or "ok", prefix="gh_")
+        assert made.to_xml() == '<tool name="gh_find">Find.\n<param name="q"/>\n</tool>'
+        assert made.approval is False
+        assert made.run({"q": "cats"}) == "ok"
+    assert seen == [("find", {"q": "cats"}), ("find", {"q": "cats"})]
+
+
+def test_importing_the_package_does_not_import_mcp():
+    code = "import sys, meowgent_nb; print(sorted(m for m in ('mcp', 'uvicorn', 'httpx2') if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout == "[]\n"
+
+
+def test_async_agent_in_a_running_loop_calls_server_tools(demo):
+    async def main():
+        model = ScriptedModel([call("demo_add", a=2, b=2), "Four."])
+        return await Agent(model, tools=list(demo)).arun("2+2")
+
+    result = asyncio.run(main())
+    assert [(r.kind, r.output) for r in result.tool_results] == [("ok", "4")]
