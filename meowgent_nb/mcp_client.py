@@ -36,6 +36,11 @@ __all__ = ["McpServerError", "McpToolError", "McpToolbox", "mcp_tool", "needs_ap
 _BAD_NAME_CHARS = re.compile(r"[^A-Za-z0-9_.-]")
 _MARGIN = 1.0  # seconds: the agent's own time limit ends a slow call first, as for local tools
 _STDERR_TAIL = 10  # lines of a stdio server's stderr quoted when it fails
+_CONNECT_FIX = {
+    "stdio": "Check the command, and that the server starts on its own in a terminal.",
+    "http": "Check the URL, the token or headers (a refused token reads 'Server returned an error response'),"
+    " and that the server is running.",
+}
 
 
 class McpServerError(MeowgentError):
@@ -152,7 +157,7 @@ class McpToolbox(Toolbox):
         except BaseException as exc:
             self._loop.run(self._connection.stop(), timeout=10)
             error = self._connection.failure(f"could not connect to the MCP server {name!r} ({self.target})", exc,
-                                             fix="Check the command or URL and that the server starts on its own.")
+                                             fix=_CONNECT_FIX[self.transport])
             self._remove_log()
             raise error from None
         self._loop.on_exit(self, self._connection.stop)

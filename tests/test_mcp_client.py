@@ -195,7 +195,7 @@ def test_a_server_that_cannot_start_says_so_with_its_stderr():
     )
     assert message.endswith(
         "Connection closed.\nIts stderr ended with:\nno such database: prod\n"
-        "Check the command or URL and that the server starts on its own."
+        "Check the command, and that the server starts on its own in a terminal."
     )
     with pytest.raises(McpServerError) as caught:
         McpToolbox("missing", ["/nonexistent/mcp-server"], connect_timeout=10)
