@@ -195,9 +195,10 @@ def _listing(servers: dict[str, McpToolbox]) -> str:
     blocks = []
     for name, box in servers.items():
         target = box.target
-        if box.transport == "stdio":  # the program's name only: paths differ between machines
+        if box.transport == "stdio":  # the program's name only ("python"): paths differ between machines
             program, _, rest = target.partition(" ")
-            target = " ".join(filter(None, [os.path.basename(program), rest]))
+            program = re.sub(r"^python[\d.]*$", "python", os.path.basename(program))
+            target = " ".join(filter(None, [program, rest]))
         state = "connected" if box.connected else "stopped (remove it, or add it again)"
         lines = [f"{name} ({box.transport}: {target}): {state}, {len(box)} tools"]
         width = max((len(t.name) for t in box), default=0)

@@ -15,7 +15,7 @@ from meowgent_nb.mcp_client import McpServerError, McpToolbox, McpToolError
 
 SERVER = str(Path(__file__).parent / "mcp_servers" / "demo_server.py")
 ADD = f"mcp add demo -- {shlex.quote(sys.executable)} {shlex.quote(SERVER)}"
-LISTING = f"""demo (stdio: {Path(sys.executable).name} {shlex.quote(SERVER)}): connected, 8 tools
+LISTING = f"""demo (stdio: python {shlex.quote(SERVER)}): connected, 8 tools
   demo_add       runs without asking
   demo_forecast  runs without asking
   demo_wipe      asks first
@@ -122,7 +122,7 @@ def test_a_crashed_server_is_listed_as_stopped_and_can_be_added_again(ip):
     with pytest.raises(McpServerError):
         crashed["demo_crash"].run({})
     assert tools(ip, "mcp list").startswith(
-        f"demo (stdio: {Path(sys.executable).name} {shlex.quote(SERVER)}): stopped (remove it, or add it again), 8 tools\n"
+        f"demo (stdio: python {shlex.quote(SERVER)}): stopped (remove it, or add it again), 8 tools\n"
     )
     assert tools(ip, ADD) == LISTING
     assert magics(ip).toolboxes == [magics(ip)._mcp_servers["demo"]]
