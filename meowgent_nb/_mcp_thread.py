@@ -48,6 +48,7 @@ class BackgroundLoop:
 
         Raises:
             TimeoutError: It did not finish within ``timeout`` seconds (it is then cancelled).
+            KeyboardInterrupt: The wait was interrupted (the coroutine is then cancelled too).
         """
         if threading.current_thread() is self.thread:
             raise RuntimeError("BackgroundLoop.run was called from the loop's own thread; await instead")
@@ -57,6 +58,9 @@ class BackgroundLoop:
         except concurrent.futures.TimeoutError:
             future.cancel()
             raise TimeoutError(f"did not finish within {timeout:g} s") from None
+        except KeyboardInterrupt:  # an interrupted cell: do not leave the call running behind it
+            future.cancel()
+            raise
 
     def on_exit(self, key: object, closer: Callable[[], Awaitable[Any]] | None) -> None:
         """Register (or, with None, forget) a coroutine function to await at interpreter exit."""

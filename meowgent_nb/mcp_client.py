@@ -160,7 +160,7 @@ class McpToolbox(Toolbox):
                                              fix=_CONNECT_FIX[self.transport])
             self._remove_log()
             raise error from None
-        self._loop.on_exit(self, self._connection.stop)
+        self._loop.on_exit(self, self._aclose)
         overrides = dict(approval or {})
         for spec in listed:
             local = _BAD_NAME_CHARS.sub("_", f"{name}_{spec.name}" if prefix else spec.name)[:64]
@@ -185,6 +185,10 @@ class McpToolbox(Toolbox):
         """End the session (a stdio server is stopped) and delete its stderr log."""
         self._loop.on_exit(self, None)
         self._loop.run(self._connection.stop(), timeout=15)
+        self._remove_log()
+
+    async def _aclose(self) -> None:  # at interpreter exit, on the background loop
+        await self._connection.stop()
         self._remove_log()
 
     def _remove_log(self) -> None:

@@ -252,3 +252,16 @@ def test_async_agent_in_a_running_loop_calls_server_tools(demo):
 
     result = asyncio.run(main())
     assert [(r.kind, r.output) for r in result.tool_results] == [("ok", "4")]
+
+
+def test_at_exit_open_sessions_are_closed_and_their_logs_removed():
+    code = (
+        "import sys\n"
+        "from meowgent_nb.mcp_client import McpToolbox\n"
+        f"box = McpToolbox('left_open', [sys.executable, {SERVER!r}])\n"
+        "print(box.log_path)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60,
+                         cwd=Path(__file__).parent.parent)
+    log_path = out.stdout.strip()
+    assert log_path.endswith(".log") and not Path(log_path).exists()
