@@ -27,7 +27,7 @@ try:
     _GROUP: Any = BaseExceptionGroup  # Python 3.11+
 except NameError:  # pragma: no cover  (3.10: anyio depends on the backport)
     from exceptiongroup import BaseExceptionGroup as _GROUP
-from .errors import MeowgentError
+from .errors import MeowgentError, ToolDefinitionError
 from .toolbox import Toolbox
 from .tools import Tool
 
@@ -155,20 +155,33 @@ class McpToolbox(Toolbox):
         try:
             listed = self._loop.run(self._connection.start(), timeout=connect_timeout + _MARGIN)
         except BaseException as exc:
-            self._loop.run(self._connection.stop(), timeout=10)
+            self._loop.run(self._connection.stop(), timeout=15)
             error = self._connection.failure(f"could not connect to the MCP server {name!r} ({self.target})", exc,
                                              fix=_CONNECT_FIX[self.transport])
             self._remove_log()
+            if not isinstance(exc, Exception):  # an interrupt stays an interrupt
+                raise
             raise error from None
         self._loop.on_exit(self, self._aclose)
-        overrides = dict(approval or {})
-        for spec in listed:
-            local = _BAD_NAME_CHARS.sub("_", f"{name}_{spec.name}" if prefix else spec.name)[:64]
-            wanted = overrides.pop(spec.name, overrides.pop(local, None))
-            self.add(mcp_tool(spec, self._call, prefix=f"{name}_" if prefix else "", approval=wanted, timeout=timeout))
-        if overrides:
+        self.skipped: dict[str, str] = {}
+        """Server tools that could not be made tools (a bad schema or name), and why."""
+        try:
+            self._add_listed(listed, prefix, dict(approval or {}), timeout)
+        except BaseException:
             self.close()
-            raise ValueError(f"McpToolbox {name!r}: approval names unknown tools: {', '.join(overrides)};"
+            raise
+
+    def _add_listed(self, listed: list[Any], prefix: bool, overrides: dict[str, bool], timeout: float | None) -> None:
+        for spec in listed:
+            local = _BAD_NAME_CHARS.sub("_", f"{self.name}_{spec.name}" if prefix else spec.name)[:64]
+            wanted = overrides.pop(spec.name, overrides.pop(local, None))
+            try:
+                made = mcp_tool(spec, self._call, prefix=f"{self.name}_" if prefix else "", approval=wanted, timeout=timeout)
+                self.add(made)
+            except ToolDefinitionError as error:  # one odd tool should not hide the server's others
+                self.skipped[spec.name] = "; ".join(error.problems)
+        if overrides:
+            raise ValueError(f"McpToolbox {self.name!r}: approval names unknown tools: {', '.join(overrides)};"
                              f" the server has: {', '.join(spec.name for spec in listed) or 'none'}")
 
     @property
@@ -295,6 +308,8 @@ class _Connection:
         if self._task is None:
             return
         self._closing.set()
+        if not self.alive:  # still connecting (a timeout, an interrupt): nothing to close politely
+            self._task.cancel()
         try:
             await asyncio.wait_for(asyncio.shield(self._task), 10)
         except BaseException:  # the session ended badly or slowly: it is over either way

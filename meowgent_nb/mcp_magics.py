@@ -203,5 +203,6 @@ def _listing(servers: dict[str, McpToolbox]) -> str:
         lines = [f"{name} ({box.transport}: {target}): {state}, {len(box)} tools"]
         width = max((len(t.name) for t in box), default=0)
         lines += [f"  {t.name:<{width}}  {'asks first' if t.approval else 'runs without asking'}" for t in box]
+        lines += [f"  not offered: {remote} ({why})" for remote, why in box.skipped.items()]
         blocks.append("\n".join(lines))
     return "\n".join(blocks)

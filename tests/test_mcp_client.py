@@ -4,6 +4,7 @@ SDK) over stdio and streamable HTTP on 127.0.0.1, driven through `McpToolbox` an
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import socket
 import subprocess
@@ -37,24 +38,30 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
+@contextlib.contextmanager
+def http_server(log_dir: Path):
+    """The demo server over streamable HTTP on a free port of 127.0.0.1; yields its URL."""
+    port = free_port()
+    with open(log_dir / f"server-{port}.log", "w") as log:
+        process = subprocess.Popen([*COMMAND, "http", str(port)], stdout=log, stderr=log)
+        try:
+            for _ in range(150):  # up to 15 s for the server to listen
+                try:
+                    socket.create_connection(("127.0.0.1", port), timeout=0.1).close()
+                    break
+                except OSError:
+                    assert process.poll() is None, "the HTTP demo server exited"
+                    time.sleep(0.1)
+            yield f"http://127.0.0.1:{port}/mcp"
+        finally:
+            process.terminate()
+            process.wait(10)
+
+
 @pytest.fixture(scope="module")
 def http_url(tmp_path_factory):
-    port = free_port()
-    log = open(tmp_path_factory.mktemp("http") / "server.log", "w")
-    process = subprocess.Popen([*COMMAND, "http", str(port)], stdout=log, stderr=log)
-    try:
-        for _ in range(150):  # up to 15 s for the server to listen
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.1).close()
-                break
-            except OSError:
-                assert process.poll() is None, "the HTTP demo server exited"
-                time.sleep(0.1)
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        process.terminate()
-        process.wait(10)
-        log.close()
+    with http_server(tmp_path_factory.mktemp("http")) as url:
+        yield url
 
 
 def test_the_server_tools_are_tools_with_their_real_arguments(demo):
@@ -265,3 +272,51 @@ def test_at_exit_open_sessions_are_closed_and_their_logs_removed():
                          cwd=Path(__file__).parent.parent)
     log_path = out.stdout.strip()
     assert log_path.endswith(".log") and not Path(log_path).exists()
+
+
+def test_an_http_server_that_crashes_mid_call(tmp_path):
+    with http_server(tmp_path) as url, McpToolbox("web", url=url) as box:
+        with pytest.raises(McpServerError) as caught:
+            box["web_crash"].run({})
+        assert str(caught.value) == (
+            "the MCP server 'web' closed the connection during the call to crash: Connection closed.\n"
+            f"Check the server ({url}), then add it again (%tools mcp remove web, then %tools mcp add web ...)."
+        )
+        assert box.connected is False
+
+
+def test_a_server_that_never_answers_times_out_at_connect():
+    started = time.monotonic()
+    with pytest.raises(McpServerError) as caught:
+        McpToolbox("mute", [sys.executable, "-c", "import time; time.sleep(60)"], connect_timeout=1)
+    assert str(caught.value).startswith("could not connect to the MCP server 'mute' (")
+    assert "): it did not answer in time.\nCheck the command" in str(caught.value)
+    assert time.monotonic() - started < 10
+
+
+ODD = [sys.executable, str(Path(__file__).parent / "mcp_servers" / "odd_server.py")]
+
+
+def test_odd_listings_and_protocol_errors_from_a_low_level_server():
+    with McpToolbox("odd", ODD) as box:
+        assert box.names == ["odd_lookup_by-id", "odd_guarded"]  # '/' is not allowed in a tool name
+        assert box.skipped == {"matrix": "the schema is not a valid JSON Schema: 'one' is not of type 'number'"}
+        assert box["odd_lookup_by-id"].to_xml() == (
+            '<tool name="odd_lookup_by-id">Look a record up by its id.\n'
+            '<param name="id" type="integer" minimum="1"/>\n'
+            "</tool>"
+        )
+        model = ScriptedModel([
+            call("odd_lookup_by-id", id=0) + call("odd_lookup_by-id", id=7) + call("odd_guarded"),
+            "Done.",
+        ])
+        result = Agent(model, tools=list(box), approver=AutoApprove()).run("Look up")
+    assert [(r.kind, r.output) for r in result.tool_results] == [
+        ("invalid_arguments",
+         "Error: Invalid arguments for tool 'odd_lookup_by-id':\n- id: 0 is less than the minimum of 1\n"
+         "Call odd_lookup_by-id again with corrected arguments."),
+        ("ok", "record 7"),
+        ("error",
+         "Error: McpServerError: the MCP server 'odd' refused the call to guarded: the caller is not on the"
+         " guest list (error -32602)"),
+    ]
