@@ -12,8 +12,6 @@ Override per tool with ``approval={"name": False}`` or by setting ``tool.approva
 
 from __future__ import annotations
 
-import asyncio
-import json
 import os
 import re
 import shlex
@@ -21,13 +19,9 @@ import tempfile
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ._mcp_session import McpServerError, McpToolError, _Connection, _field
 from ._mcp_thread import background_loop
-
-try:
-    _GROUP: Any = BaseExceptionGroup  # Python 3.11+
-except NameError:  # pragma: no cover  (3.10: anyio depends on the backport)
-    from exceptiongroup import BaseExceptionGroup as _GROUP
-from .errors import MeowgentError, ToolDefinitionError
+from .errors import ToolDefinitionError
 from .toolbox import Toolbox
 from .tools import Tool
 
@@ -35,20 +29,11 @@ __all__ = ["McpServerError", "McpToolError", "McpToolbox", "mcp_tool", "needs_ap
 
 _BAD_NAME_CHARS = re.compile(r"[^A-Za-z0-9_.-]")
 _MARGIN = 1.0  # seconds: the agent's own time limit ends a slow call first, as for local tools
-_STDERR_TAIL = 10  # lines of a stdio server's stderr quoted when it fails
 _CONNECT_FIX = {
     "stdio": "Check the command, and that the server starts on its own in a terminal.",
     "http": "Check the URL, the token or headers (a refused token reads 'Server returned an error response'),"
     " and that the server is running.",
 }
-
-
-class McpServerError(MeowgentError):
-    """An MCP server could not be reached, crashed, or answered a call with a protocol error."""
-
-
-class McpToolError(MeowgentError):
-    """A server tool ran and reported an error (``isError``); the message is the tool's text."""
 
 
 def needs_approval(annotations: Any) -> bool:
@@ -62,7 +47,9 @@ def needs_approval(annotations: Any) -> bool:
     return _field(annotations, "read_only_hint", "readOnlyHint") is not True
 
 
-def mcp_tool(spec: Any, call: Any, *, prefix: str = "", approval: bool | None = None, timeout: float | None = None) -> Tool:
+def mcp_tool(
+    spec: Any, call: Any, *, prefix: str = "", approval: bool | None = None, timeout: float | None = None
+) -> Tool:
     """A `Tool` from one entry of an MCP server's tool listing.
 
     Args:
@@ -83,8 +70,14 @@ def mcp_tool(spec: Any, call: Any, *, prefix: str = "", approval: bool | None = 
     def handler(**arguments: Any) -> str:
         return call(remote, arguments)
 
-    made = Tool.from_schema(name, description, _without_generated_titles(schema, remote), handler,
-                            approval=approval, timeout=timeout)
+    made = Tool.from_schema(
+        name,
+        description,
+        _without_generated_titles(schema, remote),
+        handler,
+        approval=approval,
+        timeout=timeout,
+    )
     made.remote_name = remote  # type: ignore[attr-defined]
     return made
 
@@ -156,8 +149,11 @@ class McpToolbox(Toolbox):
             listed = self._loop.run(self._connection.start(), timeout=connect_timeout + _MARGIN)
         except BaseException as exc:
             self._loop.run(self._connection.stop(), timeout=15)
-            error = self._connection.failure(f"could not connect to the MCP server {name!r} ({self.target})", exc,
-                                             fix=_CONNECT_FIX[self.transport])
+            error = self._connection.failure(
+                f"could not connect to the MCP server {name!r} ({self.target})",
+                exc,
+                fix=_CONNECT_FIX[self.transport],
+            )
             self._remove_log()
             if not isinstance(exc, Exception):  # an interrupt stays an interrupt
                 raise
@@ -171,18 +167,28 @@ class McpToolbox(Toolbox):
             self.close()
             raise
 
-    def _add_listed(self, listed: list[Any], prefix: bool, overrides: dict[str, bool], timeout: float | None) -> None:
+    def _add_listed(
+        self, listed: list[Any], prefix: bool, overrides: dict[str, bool], timeout: float | None
+    ) -> None:
         for spec in listed:
             local = _BAD_NAME_CHARS.sub("_", f"{self.name}_{spec.name}" if prefix else spec.name)[:64]
             wanted = overrides.pop(spec.name, overrides.pop(local, None))
             try:
-                made = mcp_tool(spec, self._call, prefix=f"{self.name}_" if prefix else "", approval=wanted, timeout=timeout)
+                made = mcp_tool(
+                    spec,
+                    self._call,
+                    prefix=f"{self.name}_" if prefix else "",
+                    approval=wanted,
+                    timeout=timeout,
+                )
                 self.add(made)
             except ToolDefinitionError as error:  # one odd tool should not hide the server's others
                 self.skipped[spec.name] = "; ".join(error.problems)
         if overrides:
-            raise ValueError(f"McpToolbox {self.name!r}: approval names unknown tools: {', '.join(overrides)};"
-                             f" the server has: {', '.join(spec.name for spec in listed) or 'none'}")
+            raise ValueError(
+                f"McpToolbox {self.name!r}: approval names unknown tools: {', '.join(overrides)};"
+                f" the server has: {', '.join(spec.name for spec in listed) or 'none'}"
+            )
 
     @property
     def connected(self) -> bool:
@@ -191,7 +197,9 @@ class McpToolbox(Toolbox):
 
     def _call(self, remote: str, arguments: dict[str, Any]) -> str:
         tool = next((t for t in self if getattr(t, "remote_name", None) == remote), None)
-        limit = (tool.timeout if tool is not None and tool.timeout is not None else self.call_timeout) + _MARGIN
+        limit = (
+            tool.timeout if tool is not None and tool.timeout is not None else self.call_timeout
+        ) + _MARGIN
         return self._loop.run(self._connection.call(remote, arguments, limit), timeout=limit + 5.0)
 
     def close(self) -> None:
@@ -211,157 +219,12 @@ class McpToolbox(Toolbox):
     def __enter__(self) -> McpToolbox:
         return self
 
-    def __exit__(self, *exc_info: Any) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self.close()
 
     def __repr__(self) -> str:
         state = "connected" if self.connected else "closed"
         return f"McpToolbox({self.name!r}, {self.transport}: {self.target!r}, {state}, tools={self.names!r})"
-
-
-class _Connection:
-    """One session, entered and left by one task on the background loop (anyio needs that)."""
-
-    def __init__(self, box: McpToolbox, argv: list[str], url: str | None, headers: dict[str, str],
-                 env: dict[str, str], cwd: str | None):
-        self.box, self.argv, self.url, self.headers, self.env, self.cwd = box, argv, url, headers, env, cwd
-        self.client: Any = None
-        self.alive = False
-        self._task: asyncio.Task[None] | None = None
-        self._closing: asyncio.Event | None = None
-
-    def _transport(self, errlog: Any) -> Any:
-        if self.url is not None:
-            import httpx2
-            from mcp.client.streamable_http import streamable_http_client
-
-            http = httpx2.AsyncClient(headers=self.headers, timeout=httpx2.Timeout(30.0, read=300.0))
-            return streamable_http_client(self.url, http_client=http)
-        from mcp import StdioServerParameters
-        from mcp.client.stdio import stdio_client
-
-        params = StdioServerParameters(command=self.argv[0], args=self.argv[1:], env=self.env or None, cwd=self.cwd)
-        return stdio_client(params, errlog=errlog)
-
-    async def start(self) -> list[Any]:
-        """Connect and list every tool (following pages); runs on the background loop."""
-        ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._closing = asyncio.Event()
-        self._task = asyncio.create_task(self._session(ready))
-        await asyncio.shield(ready)
-        tools, cursor = [], None
-        for _ in range(100):  # a server whose pages never end cannot hang the notebook
-            page = await self.client.list_tools(cursor=cursor)
-            tools.extend(page.tools)
-            cursor = page.next_cursor
-            if cursor is None:
-                break
-        return tools
-
-    async def _session(self, ready: asyncio.Future[None]) -> None:
-        from mcp import Client
-
-        errlog = open(self.box.log_path, "a") if self.box.log_path else None  # noqa: SIM115 (closed below)
-        try:
-            async with Client(self._transport(errlog), cache=None) as client:
-                self.client, self.alive = client, True
-                ready.set_result(None)
-                await self._closing.wait()
-        except BaseException as exc:  # the server went away, or never came; start() reports it
-            if not ready.done():
-                ready.set_exception(exc)
-            if not isinstance(exc, Exception):
-                raise
-        finally:
-            self.alive = False
-            if errlog is not None:
-                errlog.close()
-
-    async def call(self, remote: str, arguments: dict[str, Any], limit: float) -> str:
-        from mcp import MCPError
-        from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT
-
-        name = self.box.name
-        if not self.alive:
-            raise McpServerError(
-                f"the MCP server {name!r} is not connected (it was closed or stopped); add it again"
-                f" with %tools mcp add {name} ... (or make a new McpToolbox)"
-            )
-        try:
-            result = await self.client.call_tool(remote, arguments, read_timeout_seconds=limit)
-        except MCPError as exc:
-            if exc.code == CONNECTION_CLOSED:
-                self.alive = False
-                raise self.failure(f"the MCP server {name!r} closed the connection during the call to {remote}", exc) from None
-            if exc.code == REQUEST_TIMEOUT:
-                raise McpServerError(f"the MCP server {name!r} did not answer the call to {remote} within {limit:g} s") from None
-            raise McpServerError(f"the MCP server {name!r} refused the call to {remote}: {exc.message} (error {exc.code})") from None
-        except (OSError, _GROUP) as exc:  # the HTTP connection broke
-            self.alive = False
-            raise self.failure(f"the connection to the MCP server {name!r} broke during the call to {remote}", exc) from None
-        text = result_text(result)
-        if result.is_error:
-            raise McpToolError(text or f"{remote} reported an error without a message")
-        return text
-
-    async def stop(self) -> None:
-        if self._task is None:
-            return
-        self._closing.set()
-        if not self.alive:  # still connecting (a timeout, an interrupt): nothing to close politely
-            self._task.cancel()
-        try:
-            await asyncio.wait_for(asyncio.shield(self._task), 10)
-        except BaseException:  # the session ended badly or slowly: it is over either way
-            self._task.cancel()
-        self.alive = False
-
-    def failure(self, what: str, exc: BaseException, fix: str | None = None) -> McpServerError:
-        """One error saying what failed, the detail, the server's last stderr lines, and the fix."""
-        while isinstance(exc, _GROUP) and exc.exceptions:
-            exc = exc.exceptions[0]
-        detail = str(exc) or type(exc).__name__
-        if isinstance(exc, (TimeoutError, asyncio.TimeoutError)):
-            detail = "it did not answer in time"
-        text = f"{what}: {detail}."
-        tail = _tail(self.box.log_path)
-        if tail:
-            text += f"\nIts stderr ended with:\n{tail}"
-        again = f"%tools mcp remove {self.box.name}, then %tools mcp add {self.box.name} ..."
-        fix = fix or f"Check the server ({self.box.target}), then add it again ({again})."
-        return McpServerError(f"{text}\n{fix}")
-
-
-def result_text(result: Any) -> str:
-    """The text of a ``CallToolResult``: its content blocks, or its structured content as JSON."""
-    parts = []
-    for block in result.content:
-        kind = getattr(block, "type", "")
-        if kind == "text":
-            parts.append(block.text)
-        elif kind in ("image", "audio"):
-            parts.append(f"[{kind}: {block.mime_type}]")
-        elif kind == "resource":
-            text = getattr(block.resource, "text", None)
-            parts.append(text if text is not None else f"[resource: {block.resource.uri}]")
-        elif kind == "resource_link":
-            parts.append(f"[resource link: {block.uri}]")
-        else:
-            parts.append(f"[{kind} content]")
-    structured = _field(result, "structured_content", "structuredContent")
-    if not parts and structured is not None:
-        return json.dumps(structured, ensure_ascii=False)
-    return "\n".join(parts)
-
-
-def _field(obj: Any, name: str, wire_name: str) -> Any:
-    """``obj.name`` (mcp 2.x), ``obj.wireName`` (mcp 1.x), or the same keys of a dict."""
-    if obj is None:
-        return None
-    if isinstance(obj, Mapping):
-        return obj.get(wire_name, obj.get(name))
-    value = getattr(obj, name, None)
-    return value if value is not None else getattr(obj, wire_name, None)
 
 
 def _without_generated_titles(schema: Mapping[str, Any], remote: str) -> dict[str, Any]:
@@ -379,11 +242,3 @@ def _without_generated_titles(schema: Mapping[str, Any], remote: str) -> dict[st
             cleaned[key] = prop
         schema["properties"] = cleaned
     return schema
-
-
-def _tail(path: str | None) -> str:
-    if not path or not os.path.exists(path):
-        return ""
-    with open(path, errors="replace") as file:
-        lines = file.read().splitlines()
-    return "\n".join(lines[-_STDERR_TAIL:])

@@ -51,19 +51,30 @@ def tools_mcp(magics: Any, line: str) -> None:
 @argument("--no-prefix", action="store_true", help="Keep the server's tool names as they are.")
 @argument("--approval", metavar="A,B", help="Ask before these tools run, whatever their annotations say.")
 @argument("--no-approval", metavar="A,B", help="Run these tools without asking.")
-@argument("--timeout", type=float, metavar="S", help="Seconds each call may take (default: AgentMagics.tool_timeout).")
+@argument(
+    "--timeout",
+    type=float,
+    metavar="S",
+    help="Seconds each call may take (default: AgentMagics.tool_timeout).",
+)
 def mcp_add(magics: Any, line: str) -> None:
     """%tools mcp add NAME [options] -- COMMAND ARGS...  or  %tools mcp add NAME --url URL [--token T]"""
 
 
 def _add(magics: Any, words: list[str]) -> None:
-    options, command = (words[: words.index("--")], words[words.index("--") + 1 :]) if "--" in words else (words, None)
+    options, command = (
+        (words[: words.index("--")], words[words.index("--") + 1 :]) if "--" in words else (words, None)
+    )
     args = mcp_add.parser.parse_args(options)
     name = args.name
     if not _SERVER_NAME.fullmatch(name):
-        raise UsageError(f"%tools mcp add: {name!r} is not a usable name; use letters, digits, '_' and '-' (at most 32).")
+        raise UsageError(
+            f"%tools mcp add: {name!r} is not a usable name; use letters, digits, '_' and '-' (at most 32)."
+        )
     if (args.url is None) == (command is None) or command == []:
-        raise UsageError(f"%tools mcp add {name}: give the server's command after ' -- ', or --url URL (not both).")
+        raise UsageError(
+            f"%tools mcp add {name}: give the server's command after ' -- ', or --url URL (not both)."
+        )
     if args.token and args.url is None:
         raise UsageError(f"%tools mcp add {name}: --token goes with --url (a stdio server needs none).")
     servers = _servers(magics)
@@ -94,7 +105,11 @@ def _add(magics: Any, words: list[str]) -> None:
 
 @magic_arguments()
 @argument("--port", type=int, default=0, help="The port on 127.0.0.1 (default: a free one).")
-@argument("--include-approval-tools", action="store_true", help="Also serve tools marked approval=True; each call asks here.")
+@argument(
+    "--include-approval-tools",
+    action="store_true",
+    help="Also serve tools marked approval=True; each call asks here.",
+)
 @argument("--stop", action="store_true", help="Stop serving.")
 def tools_serve(magics: Any, line: str) -> None:
     """%tools serve [--port N] [--include-approval-tools] | %tools serve --stop
@@ -114,11 +129,18 @@ def tools_serve(magics: Any, line: str) -> None:
         raise UsageError(f"%tools serve: already serving at {running.url}; %tools serve --stop first.")
     from .mcp_serve import ToolServer
 
-    remote = {id(t) for box in [*magics.toolboxes, *magics.shell.user_ns.values()] if isinstance(box, McpToolbox) for t in box}
+    remote = {
+        id(t)
+        for box in [*magics.toolboxes, *magics.shell.user_ns.values()]
+        if isinstance(box, McpToolbox)
+        for t in box
+    }
     tools = [t for t in magics.available_tools() if id(t) not in remote]
     if not any(args.include_approval_tools or not t.approval for t in tools):
-        raise UsageError("%tools serve: no tools to serve; define one with @tool"
-                         + (" (or add --include-approval-tools)." if tools else "."))
+        raise UsageError(
+            "%tools serve: no tools to serve; define one with @tool"
+            + (" (or add --include-approval-tools)." if tools else ".")
+        )
     try:
         server = ToolServer(
             tools,
@@ -130,14 +152,18 @@ def tools_serve(magics: Any, line: str) -> None:
             timeout=magics.tool_timeout,
         )
     except OSError as error:
-        raise UsageError(f"%tools serve: cannot listen on 127.0.0.1:{args.port}: {error.strerror or error}") from None
+        raise UsageError(
+            f"%tools serve: cannot listen on 127.0.0.1:{args.port}: {error.strerror or error}"
+        ) from None
     magics._mcp_serving = server
     count = f"{len(server.tools)} notebook tool" + ("" if len(server.tools) == 1 else "s")
     print(f"Serving {count} over MCP at {server.url}")
     print(f"Token: {server.token}  (clients send the header  Authorization: Bearer TOKEN)")
     print(f"Tools: {', '.join(t.name for t in server.tools)}")
     if server.left_out:
-        print(f"Not served (they need approval; --include-approval-tools serves them): {', '.join(t.name for t in server.left_out)}")
+        print(
+            f"Not served (they need approval; --include-approval-tools serves them): {', '.join(t.name for t in server.left_out)}"
+        )
     print("Stop with %tools serve --stop.")
 
 
@@ -202,7 +228,9 @@ def _listing(servers: dict[str, McpToolbox]) -> str:
         state = "connected" if box.connected else "stopped (remove it, or add it again)"
         lines = [f"{name} ({box.transport}: {target}): {state}, {len(box)} tools"]
         width = max((len(t.name) for t in box), default=0)
-        lines += [f"  {t.name:<{width}}  {'asks first' if t.approval else 'runs without asking'}" for t in box]
+        lines += [
+            f"  {t.name:<{width}}  {'asks first' if t.approval else 'runs without asking'}" for t in box
+        ]
         lines += [f"  not offered: {remote} ({why})" for remote, why in box.skipped.items()]
         blocks.append("\n".join(lines))
     return "\n".join(blocks)

@@ -92,8 +92,14 @@ class ToolServer:
         self.url = f"http://{_HOST}:{self.port}/mcp"
         mcp = Server(name, on_list_tools=self._list_tools, on_call_tool=self._call_tool)
         app = _RequireToken(mcp.streamable_http_app(host=_HOST), self.token)
-        config = uvicorn.Config(app, log_config=None, log_level="warning", access_log=False,
-                                lifespan="on", timeout_graceful_shutdown=2)
+        config = uvicorn.Config(
+            app,
+            log_config=None,
+            log_level="warning",
+            access_log=False,
+            lifespan="on",
+            timeout_graceful_shutdown=2,
+        )
         self._server = uvicorn.Server(config)
         self._loop = background_loop()
         self._done = self._loop.submit(self._server.serve(sockets=[listener]))
@@ -130,20 +136,27 @@ class ToolServer:
     async def _list_tools(self, ctx: Any, params: Any) -> Any:
         import mcp_types as types
 
-        listed = [types.Tool(name=t.name, description=t.description, input_schema=t.parameters) for t in self.tools]
+        listed = [
+            types.Tool(name=t.name, description=t.description, input_schema=t.parameters) for t in self.tools
+        ]
         return types.ListToolsResult(tools=listed)
 
     async def _call_tool(self, ctx: Any, params: Any) -> Any:
         tool = self._by_name.get(params.name)
         if tool is None:
-            return _result(f"Error: there is no tool named {params.name!r}; the tools are: {', '.join(self._by_name)}.", True)
+            return _result(
+                f"Error: there is no tool named {params.name!r}; the tools are: {', '.join(self._by_name)}.",
+                True,
+            )
         arguments = params.arguments or {}
         try:
             values = tool.validate(arguments)
         except ToolArgumentsError as error:
             return _result(f"Error: {error}", True)
         if tool.approval or self.ask_every:
-            decision = await self._ask(ApprovalRequest(ToolCall(tool.name, arguments, id=f"mcp_{next(self._ids)}"), tool, values))
+            decision = await self._ask(
+                ApprovalRequest(ToolCall(tool.name, arguments, id=f"mcp_{next(self._ids)}"), tool, values)
+            )
             if isinstance(decision, Denied):
                 return _result(f"Denied: {decision.message}", True)
         limit = tool.timeout if tool.timeout is not None else self.timeout
@@ -192,8 +205,13 @@ class _RequireToken:
             given = dict(scope.get("headers") or []).get(b"authorization", b"")
             if not hmac.compare_digest(given, self.expected):
                 body = b'{"error": "missing or wrong bearer token; send Authorization: Bearer TOKEN"}'
-                await send({"type": "http.response.start", "status": 401,
-                            "headers": [(b"content-type", b"application/json"), (b"www-authenticate", b"Bearer")]})
+                await send(
+                    {
+                        "type": "http.response.start",
+                        "status": 401,
+                        "headers": [(b"content-type", b"application/json"), (b"www-authenticate", b"Bearer")],
+                    }
+                )
                 await send({"type": "http.response.body", "body": body})
                 return
         await self.app(scope, receive, send)

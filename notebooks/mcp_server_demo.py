@@ -23,7 +23,9 @@ BOOKS = {
 
 
 @server.tool(annotations=ToolAnnotations(read_only_hint=True))
-def search_books(query: Annotated[str, Field(description="Words from the title or the author's name.")]) -> str:
+def search_books(
+    query: Annotated[str, Field(description="Words from the title or the author's name.")],
+) -> str:
     """Find books in the library catalogue."""
     words = query.lower().split()
     found = [

@@ -23,7 +23,7 @@ COMMAND = [sys.executable, SERVER]
 
 
 def call(name: str, **arguments) -> str:
-    return f'<tool_call>\n{json.dumps({"name": name, "arguments": arguments})}\n</tool_call>'
+    return f"<tool_call>\n{json.dumps({'name': name, 'arguments': arguments})}\n</tool_call>"
 
 
 @pytest.fixture(scope="module")
@@ -66,7 +66,14 @@ def http_url(tmp_path_factory):
 
 def test_the_server_tools_are_tools_with_their_real_arguments(demo):
     assert demo.names == [
-        "demo_add", "demo_forecast", "demo_wipe", "demo_note", "demo_refuse", "demo_stats", "demo_slow", "demo_crash",
+        "demo_add",
+        "demo_forecast",
+        "demo_wipe",
+        "demo_note",
+        "demo_refuse",
+        "demo_stats",
+        "demo_slow",
+        "demo_crash",
     ]
     assert demo["demo_add"].to_xml() == (
         '<tool name="demo_add">Add two numbers.\n'
@@ -129,21 +136,34 @@ def test_an_error_result_is_raised_with_the_tools_text(demo):
 
 
 def test_the_agent_validates_approves_and_runs_server_tools(demo):
-    model = ScriptedModel([
-        call("demo_add", a="forty") + call("demo_wipe", path="/") + call("demo_add", a=1, b=2) + call("demo_refuse", reason="no"),
-        "Done.",
-    ])
+    model = ScriptedModel(
+        [
+            call("demo_add", a="forty")
+            + call("demo_wipe", path="/")
+            + call("demo_add", a=1, b=2)
+            + call("demo_refuse", reason="no"),
+            "Done.",
+        ]
+    )
     result = Agent(model, tools=list(demo), approver=DenyAll("not today")).run("Go")
     outputs = [(r.call.name, r.kind, r.output) for r in result.tool_results]
     assert outputs == [
-        ("demo_add", "invalid_arguments",
-         "Error: Invalid arguments for tool 'demo_add':\n- a: 'forty' is not of type 'integer'\n"
-         "Call demo_add again with corrected arguments."),
+        (
+            "demo_add",
+            "invalid_arguments",
+            (
+                "Error: Invalid arguments for tool 'demo_add':\n- a: 'forty' is not of type 'integer'\n"
+                "Call demo_add again with corrected arguments."
+            ),
+        ),
         ("demo_wipe", "denied", "Denied: not today"),
         ("demo_add", "ok", "3"),
         ("demo_refuse", "error", "Error: McpToolError: Error executing tool refuse: cannot do that: no"),
     ]
-    assert '<param name="b" type="integer" default="2">The second number.</param>' in model.requests[0].messages[0]["content"]
+    assert (
+        '<param name="b" type="integer" default="2">The second number.</param>'
+        in model.requests[0].messages[0]["content"]
+    )
 
 
 def test_a_slow_server_tool_times_out_like_a_local_one(demo):
@@ -195,7 +215,11 @@ def test_a_server_that_crashes_mid_call_gives_a_clear_error_and_can_be_added_aga
 
 def test_a_server_that_cannot_start_says_so_with_its_stderr():
     with pytest.raises(McpServerError) as caught:
-        McpToolbox("broken", [sys.executable, "-c", "import sys; sys.exit('no such database: prod')"], connect_timeout=10)
+        McpToolbox(
+            "broken",
+            [sys.executable, "-c", "import sys; sys.exit('no such database: prod')"],
+            connect_timeout=10,
+        )
     message = str(caught.value)
     assert message.startswith(
         f"could not connect to the MCP server 'broken' ({sys.executable} -c 'import sys; sys.exit('\"'\"'no such"
@@ -233,13 +257,30 @@ def test_unknown_approval_names_are_refused(http_url):
 
 
 def test_both_spellings_of_the_input_schema():
-    schema = {"type": "object", "properties": {"q": {"type": "string", "title": "Q"}}, "required": ["q"], "title": "findArguments"}
+    schema = {
+        "type": "object",
+        "properties": {"q": {"type": "string", "title": "Q"}},
+        "required": ["q"],
+        "title": "findArguments",
+    }
     seen = []
     for spec in (
-        {"name": "find", "description": "Find.", "inputSchema": schema, "annotations": {"readOnlyHint": True}},
-        {"name": "find", "description": "Find.", "input_schema": schema, "annotations": {"read_only_hint": True}},
+        {
+            "name": "find",
+            "description": "Find.",
+            "inputSchema": schema,
+            "annotations": {"readOnlyHint": True},
+        },
+        {
+            "name": "find",
+            "description": "Find.",
+            "input_schema": schema,
+            "annotations": {"read_only_hint": True},
+        },
     ):
-        made = mcp_tool(spec, lambda remote, arguments: seen.append((remote, arguments)) or "ok", prefix="gh_")
+        made = mcp_tool(
+            spec, lambda remote, arguments: seen.append((remote, arguments)) or "ok", prefix="gh_"
+        )
         assert made.to_xml() == '<tool name="gh_find">Find.\n<param name="q"/>\n</tool>'
         assert made.approval is False
         assert made.run({"q": "cats"}) == "ok"
@@ -247,7 +288,9 @@ def test_both_spellings_of_the_input_schema():
 
 
 def test_importing_the_package_does_not_import_mcp():
-    code = "import sys, meowgent_nb; print(sorted(m for m in ('mcp', 'uvicorn', 'httpx2') if m in sys.modules))"
+    code = (
+        "import sys, meowgent_nb; print(sorted(m for m in ('mcp', 'uvicorn', 'httpx2') if m in sys.modules))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout == "[]\n"
 
@@ -268,8 +311,14 @@ def test_at_exit_open_sessions_are_closed_and_their_logs_removed():
         f"box = McpToolbox('left_open', [sys.executable, {SERVER!r}])\n"
         "print(box.log_path)\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60,
-                         cwd=Path(__file__).parent.parent)
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+        cwd=Path(__file__).parent.parent,
+    )
     log_path = out.stdout.strip()
     assert log_path.endswith(".log") and not Path(log_path).exists()
 
@@ -300,23 +349,35 @@ ODD = [sys.executable, str(Path(__file__).parent / "mcp_servers" / "odd_server.p
 def test_odd_listings_and_protocol_errors_from_a_low_level_server():
     with McpToolbox("odd", ODD) as box:
         assert box.names == ["odd_lookup_by-id", "odd_guarded"]  # '/' is not allowed in a tool name
-        assert box.skipped == {"matrix": "the schema is not a valid JSON Schema: 'one' is not of type 'number'"}
+        assert box.skipped == {
+            "matrix": "the schema is not a valid JSON Schema: 'one' is not of type 'number'"
+        }
         assert box["odd_lookup_by-id"].to_xml() == (
             '<tool name="odd_lookup_by-id">Look a record up by its id.\n'
             '<param name="id" type="integer" minimum="1"/>\n'
             "</tool>"
         )
-        model = ScriptedModel([
-            call("odd_lookup_by-id", id=0) + call("odd_lookup_by-id", id=7) + call("odd_guarded"),
-            "Done.",
-        ])
+        model = ScriptedModel(
+            [
+                call("odd_lookup_by-id", id=0) + call("odd_lookup_by-id", id=7) + call("odd_guarded"),
+                "Done.",
+            ]
+        )
         result = Agent(model, tools=list(box), approver=AutoApprove()).run("Look up")
     assert [(r.kind, r.output) for r in result.tool_results] == [
-        ("invalid_arguments",
-         "Error: Invalid arguments for tool 'odd_lookup_by-id':\n- id: 0 is less than the minimum of 1\n"
-         "Call odd_lookup_by-id again with corrected arguments."),
+        (
+            "invalid_arguments",
+            (
+                "Error: Invalid arguments for tool 'odd_lookup_by-id':\n- id: 0 is less than the minimum of 1\n"
+                "Call odd_lookup_by-id again with corrected arguments."
+            ),
+        ),
         ("ok", "record 7"),
-        ("error",
-         "Error: McpServerError: the MCP server 'odd' refused the call to guarded: the caller is not on the"
-         " guest list (error -32602)"),
+        (
+            "error",
+            (
+                "Error: McpServerError: the MCP server 'odd' refused the call to guarded: the caller is not on"
+                " the guest list (error -32602)"
+            ),
+        ),
     ]

@@ -40,7 +40,9 @@ def kernel(tmp_path_factory):
 def test_a_stdio_server_works_inside_the_kernel(kernel):
     run = kernel.ok(SETUP)
     assert run.stdout.startswith("demo (stdio: python ")
-    run = kernel.ok('print(get_ipython().magics_manager.registry["AgentMagics"].toolboxes[0]["demo_add"].run({"a": 5}))')
+    run = kernel.ok(
+        'print(get_ipython().magics_manager.registry["AgentMagics"].toolboxes[0]["demo_add"].run({"a": 5}))'
+    )
     assert run.stdout == "7\n"
 
 
@@ -69,11 +71,17 @@ def test_an_outside_call_of_a_served_approval_tool_asks_in_the_notebook(kernel):
                 if msg["msg_type"] == "comm_open" and "description" in content["data"]["state"]:
                     buttons[content["data"]["state"]["description"]] = content["comm_id"]
                 elif msg["msg_type"] == "display_data":
-                    if content["data"]["text/plain"] == f"Approval needed: t_remove(path={path!r}) -> waiting":
+                    if (
+                        content["data"]["text/plain"]
+                        == f"Approval needed: t_remove(path={path!r}) -> waiting"
+                    ):
                         kernel.click(buttons[button])
                         clicked = True
                     buttons = {}
             caller.join(TIMEOUT)
             assert clicked and not caller.is_alive()
-    assert outcome == {"a.txt": "removed a.txt", "b.txt": "error: Denied: the person did not approve this call."}
+    assert outcome == {
+        "a.txt": "removed a.txt",
+        "b.txt": "error: Denied: the person did not approve this call.",
+    }
     kernel.ok("%tools serve --stop")

@@ -69,10 +69,12 @@ def test_add_list_use_in_a_cell_and_remove(ip):
     box = magics(ip).toolboxes[-1]
     assert isinstance(box, McpToolbox) and box.call_timeout == magics(ip).tool_timeout
     assert [t.name for t in magics(ip).available_tools()][-8:] == box.names
-    ip.user_ns["model"] = ScriptedModel([
-        '<tool_call>{"name": "demo_forecast", "arguments": {"city": "Rome"}}</tool_call>',
-        "Sunny in Rome.",
-    ])
+    ip.user_ns["model"] = ScriptedModel(
+        [
+            '<tool_call>{"name": "demo_forecast", "arguments": {"city": "Rome"}}</tool_call>',
+            "Sunny in Rome.",
+        ]
+    )
     with capture_output():
         ip.run_cell_magic("agent", "--model-object model --approve none -o result", "Weather in Rome?")
     assert [(r.kind, r.output) for r in ip.user_ns["result"].tool_results] == [("ok", "Sunny in Rome, 21 C")]
@@ -89,13 +91,31 @@ def test_add_list_use_in_a_cell_and_remove(ip):
 @pytest.mark.parametrize(
     ("line", "message"),
     [
-        ("mcp", "%tools mcp: cannot read ''; use: %tools mcp add NAME -- COMMAND ARGS... | add NAME --url URL | list | remove NAME"),
-        ("mcp start x", "%tools mcp: cannot read 'start x'; use: %tools mcp add NAME -- COMMAND ARGS... | add NAME --url URL | list | remove NAME"),
+        (
+            "mcp",
+            "%tools mcp: cannot read ''; use: %tools mcp add NAME -- COMMAND ARGS... | add NAME --url URL | list | remove NAME",
+        ),
+        (
+            "mcp start x",
+            "%tools mcp: cannot read 'start x'; use: %tools mcp add NAME -- COMMAND ARGS... | add NAME --url URL | list | remove NAME",
+        ),
         ("mcp add x", "%tools mcp add x: give the server's command after ' -- ', or --url URL (not both)."),
-        ("mcp add x --", "%tools mcp add x: give the server's command after ' -- ', or --url URL (not both)."),
-        ("mcp add x --url http://127.0.0.1:1/mcp -- python s.py", "%tools mcp add x: give the server's command after ' -- ', or --url URL (not both)."),
-        ("mcp add x.y -- python s.py", "%tools mcp add: 'x.y' is not a usable name; use letters, digits, '_' and '-' (at most 32)."),
-        ("mcp add x --token t -- python s.py", "%tools mcp add x: --token goes with --url (a stdio server needs none)."),
+        (
+            "mcp add x --",
+            "%tools mcp add x: give the server's command after ' -- ', or --url URL (not both).",
+        ),
+        (
+            "mcp add x --url http://127.0.0.1:1/mcp -- python s.py",
+            "%tools mcp add x: give the server's command after ' -- ', or --url URL (not both).",
+        ),
+        (
+            "mcp add x.y -- python s.py",
+            "%tools mcp add: 'x.y' is not a usable name; use letters, digits, '_' and '-' (at most 32).",
+        ),
+        (
+            "mcp add x --token t -- python s.py",
+            "%tools mcp add x: --token goes with --url (a stdio server needs none).",
+        ),
         ("serve --stop", "%tools serve --stop: nothing is being served."),
     ],
 )
@@ -178,7 +198,10 @@ def test_serve_needs_a_tool_and_a_free_port(ip):
     ip.user_ns["t_remove"] = t_remove
     with pytest.raises(UsageError) as caught:
         ip.run_line_magic("tools", "serve")
-    assert str(caught.value) == "%tools serve: no tools to serve; define one with @tool (or add --include-approval-tools)."
+    assert (
+        str(caught.value)
+        == "%tools serve: no tools to serve; define one with @tool (or add --include-approval-tools)."
+    )
     ip.user_ns["t_echo"] = _echo
     tools(ip, "serve")
     port = magics(ip)._mcp_serving.port

@@ -56,7 +56,9 @@ class Recording:
 
 def client(server: ToolServer, token: str | None = None) -> Client:
     headers = {"Authorization": f"Bearer {token or server.token}"}
-    return Client(streamable_http_client(server.url, http_client=httpx2.AsyncClient(headers=headers)), cache=None)
+    return Client(
+        streamable_http_client(server.url, http_client=httpx2.AsyncClient(headers=headers)), cache=None
+    )
 
 
 @pytest.fixture(scope="module")
@@ -69,7 +71,9 @@ def served():
 def test_a_request_without_the_token_is_refused(served):
     assert served.url == f"http://127.0.0.1:{served.port}/mcp"
     for headers in ({}, {"Authorization": "Bearer wrong"}, {"Authorization": served.token}):
-        response = httpx2.post(served.url, json={"jsonrpc": "2.0", "id": 1, "method": "ping"}, headers=headers)
+        response = httpx2.post(
+            served.url, json={"jsonrpc": "2.0", "id": 1, "method": "ping"}, headers=headers
+        )
         assert response.status_code == 401
         assert response.json() == {"error": "missing or wrong bearer token; send Authorization: Bearer TOKEN"}
 
@@ -95,19 +99,27 @@ def test_the_real_client_lists_and_calls_the_served_tools(served):
 
     listed, ok, invalid, failing, slow, unknown = asyncio.run(main())
     assert [(t.name, t.description) for t in listed] == [
-        ("shout", "Shout some text."), ("nap", "Sleep a while."), ("divide", "Divide a by b."),
+        ("shout", "Shout some text."),
+        ("nap", "Sleep a while."),
+        ("divide", "Divide a by b."),
     ]
     assert listed[0].input_schema == shout.parameters
     assert (ok.is_error, ok.content[0].text) == (False, "HI HI")
     assert (invalid.is_error, invalid.content[0].text) == (
         True,
-        "Error: Invalid arguments for tool 'shout':\n- text: input should be a valid string, got 3\n"
-        "- loud: unknown argument; this tool takes: text, times",
+        (
+            "Error: Invalid arguments for tool 'shout':\n- text: input should be a valid string, got 3\n"
+            "- loud: unknown argument; this tool takes: text, times"
+        ),
     )
-    assert (failing.is_error, failing.content[0].text) == (True, "Error: ZeroDivisionError: float division by zero")
+    assert (failing.is_error, failing.content[0].text) == (
+        True,
+        "Error: ZeroDivisionError: float division by zero",
+    )
     assert (slow.is_error, slow.content[0].text) == (True, "Timed out after 0.5 s")
     assert (unknown.is_error, unknown.content[0].text) == (
-        True, "Error: there is no tool named 'delete_file'; the tools are: shout, nap, divide.",
+        True,
+        "Error: there is no tool named 'delete_file'; the tools are: shout, nap, divide.",
     )
     assert [t.name for t in served.left_out] == ["delete_file"]
 

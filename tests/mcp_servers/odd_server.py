@@ -18,7 +18,11 @@ TOOLS = [
     types.Tool(
         name="lookup/by-id",
         description="Look a record up by its id.",
-        input_schema={"type": "object", "properties": {"id": {"type": "integer", "minimum": 1}}, "required": ["id"]},
+        input_schema={
+            "type": "object",
+            "properties": {"id": {"type": "integer", "minimum": 1}},
+            "required": ["id"],
+        },
         annotations=types.ToolAnnotations(read_only_hint=True),
     ),
     types.Tool(
@@ -37,7 +41,9 @@ async def list_tools(ctx, params) -> types.ListToolsResult:
 async def call_tool(ctx, params) -> types.CallToolResult:
     if params.name == "guarded":
         raise MCPError(code=types.INVALID_PARAMS, message="the caller is not on the guest list")
-    return types.CallToolResult(content=[types.TextContent(type="text", text=f"record {params.arguments['id']}")])
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=f"record {params.arguments['id']}")]
+    )
 
 
 server = Server("odd", on_list_tools=list_tools, on_call_tool=call_tool)
