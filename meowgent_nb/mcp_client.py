@@ -134,6 +134,11 @@ class McpToolbox(Toolbox):
         argv = shlex.split(command) if isinstance(command, str) else list(command or [])
         if command is not None and not argv:
             raise ValueError(f"McpToolbox {name!r}: the command is empty")
+        for option, value in (("timeout", timeout), ("call_timeout", call_timeout)):
+            if value is not None and not (isinstance(value, (int, float)) and value > 0):
+                raise ValueError(
+                    f"McpToolbox {name!r}: {option} must be a positive number of seconds, got {value!r}"
+                )
         self.transport = "stdio" if url is None else "http"
         self.target = url if url is not None else shlex.join(argv)
         """The command line or the URL, for listings."""

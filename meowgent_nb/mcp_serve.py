@@ -36,6 +36,10 @@ class ToolServer:
     Every request must carry ``Authorization: Bearer TOKEN`` (the random `token`); others get
     401. Stop it with `stop`.
 
+    Raises:
+        OSError: The port cannot be listened on (it is in use).
+        ValueError: Two tools share a name.
+
     Args:
         tools: The tools to serve (names must be unique).
         port: The port; 0 picks a free one.
@@ -71,6 +75,10 @@ class ToolServer:
         from mcp.server.lowlevel import Server
 
         tools = list(tools)
+        names = [t.name for t in tools]
+        twice = sorted({n for n in names if names.count(n) > 1})
+        if twice:
+            raise ValueError(f"ToolServer: two tools share a name: {', '.join(twice)}; serve one of each")
         self.tools = [t for t in tools if include_approval_tools or not t.approval]
         self.left_out = [t for t in tools if t not in self.tools]
         self._by_name = {t.name: t for t in self.tools}

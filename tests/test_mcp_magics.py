@@ -117,6 +117,10 @@ def test_add_list_use_in_a_cell_and_remove(ip):
             "%tools mcp add x: --token goes with --url (a stdio server needs none).",
         ),
         ("serve --stop", "%tools serve --stop: nothing is being served."),
+        (
+            "mcp add x --timeout 0 -- python s.py",
+            "%tools mcp add x: McpToolbox 'x': timeout must be a positive number of seconds, got 0.0",
+        ),
     ],
 )
 def test_bad_input_is_a_usage_error(ip, line, message):

@@ -141,6 +141,16 @@ def test_approval_tools_are_served_on_request_and_each_call_asks():
     assert server.running is False
 
 
-def test_a_busy_port_is_an_os_error(served):
-    with pytest.raises(OSError):
+def test_a_busy_port_and_a_repeated_name_are_refused(served):
+    with pytest.raises(OSError) as caught:
         ToolServer([shout], port=served.port)
+    assert caught.value.strerror == "Address already in use"
+
+    @tool(name="shout")
+    def whisper(text: str) -> str:
+        """Whisper some text."""
+        return text.lower()
+
+    with pytest.raises(ValueError) as caught:
+        ToolServer([shout, whisper])
+    assert str(caught.value) == "ToolServer: two tools share a name: shout; serve one of each"
