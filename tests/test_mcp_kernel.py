@@ -85,3 +85,16 @@ def test_an_outside_call_of_a_served_approval_tool_asks_in_the_notebook(kernel):
         "b.txt": "error: Denied: the person did not approve this call.",
     }
     kernel.ok("%tools serve --stop")
+
+
+def test_a_kernel_shutdown_closes_the_sessions(tmp_path):
+    kernel = Kernel(str(tmp_path))
+    try:
+        kernel.ok(f"%load_ext meowgent_nb\n%tools mcp add demo -- {sys.executable} {SERVER}")
+        run = kernel.ok('print(get_ipython().magics_manager.registry["AgentMagics"].toolboxes[0].log_path)')
+        log_path = Path(run.stdout.strip())
+        assert log_path.exists()
+    finally:
+        kernel.kc.stop_channels()
+        kernel.km.shutdown_kernel(now=False)  # a shutdown request, as a frontend sends it
+    assert not log_path.exists()  # removed by the close that runs at interpreter exit
