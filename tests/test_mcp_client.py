@@ -348,7 +348,11 @@ ODD = [sys.executable, str(Path(__file__).parent / "mcp_servers" / "odd_server.p
 
 def test_odd_listings_and_protocol_errors_from_a_low_level_server():
     with McpToolbox("odd", ODD) as box:
-        assert box.names == ["odd_lookup_by-id", "odd_guarded"]  # '/' is not allowed in a tool name
+        assert box.names == ["odd_lookup_by-id", "odd_guarded", "odd_census", "odd_chart"]  # no '/' in names
+        assert box["odd_census"].run({}) == '{"people": 3, "names": ["Ada", "Bo", "Cy"]}'
+        assert (
+            box["odd_chart"].run({}) == "A chart:\n[image: image/png]\n[resource link: file:///tmp/chart.csv]"
+        )
         assert box.skipped == {
             "matrix": "the schema is not a valid JSON Schema: 'one' is not of type 'number'"
         }

@@ -1,9 +1,10 @@
 """A low-level MCP server for the tests: odd listings and protocol errors (stdio).
 
 - ``lookup/by-id`` has a name with a '/', which is not a tool name here (it becomes
-  ``odd_lookup_by-id``), and camelCase annotations on the wire.
+  ``odd_lookup_by-id``).
 - ``matrix`` declares an input schema that is not valid JSON Schema (it is skipped, with the reason).
 - ``guarded`` answers every call with a JSON-RPC error (``MCPError`` in the SDK 2.x).
+- ``census`` answers with structured content only; ``chart`` with text, an image and a link.
 """
 
 from __future__ import annotations
@@ -31,6 +32,8 @@ TOOLS = [
         input_schema={"type": "object", "properties": {"n": {"type": "integer", "minimum": "one"}}},
     ),
     types.Tool(name="guarded", description="Refuses every caller.", input_schema={"type": "object"}),
+    types.Tool(name="census", description="Counts people.", input_schema={"type": "object"}),
+    types.Tool(name="chart", description="Draws a chart.", input_schema={"type": "object"}),
 ]
 
 
@@ -41,6 +44,14 @@ async def list_tools(ctx, params) -> types.ListToolsResult:
 async def call_tool(ctx, params) -> types.CallToolResult:
     if params.name == "guarded":
         raise MCPError(code=types.INVALID_PARAMS, message="the caller is not on the guest list")
+    if params.name == "census":
+        return types.CallToolResult(
+            content=[], structured_content={"people": 3, "names": ["Ada", "Bo", "Cy"]}
+        )
+    if params.name == "chart":
+        image = types.ImageContent(type="image", data="iVBORw0KGgo=", mime_type="image/png")
+        link = types.ResourceLink(type="resource_link", name="data", uri="file:///tmp/chart.csv")
+        return types.CallToolResult(content=[types.TextContent(type="text", text="A chart:"), image, link])
     return types.CallToolResult(
         content=[types.TextContent(type="text", text=f"record {params.arguments['id']}")]
     )
