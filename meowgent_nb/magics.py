@@ -230,11 +230,11 @@ class AgentMagics(Magics):
         word = line.strip()
         if word == "eval" or word.startswith("eval "):
             return tools_eval(self, word[len("eval") :])
-        if word.split(maxsplit=1)[:1] in (["mcp"], ["serve"]):
+        command, _, rest = word.partition(" ")
+        if command in ("mcp", "serve"):
             from . import mcp_magics
 
-            command, _, rest = word.partition(" ")
-            return mcp_magics.tools_mcp(self, rest) if command == "mcp" else mcp_magics.tools_serve(self, rest)
+            return (mcp_magics.tools_mcp if command == "mcp" else mcp_magics.tools_serve)(self, rest)
         tools = self.available_tools()
         if word in ("", "xml", "json", "text"):
             return ToolsView(tools, mode=word or "all")
