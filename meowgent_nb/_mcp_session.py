@@ -8,6 +8,7 @@ reached, crashed, or refused a call) and `McpToolError` (the tool reported an er
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 from collections.abc import Mapping
@@ -54,12 +55,14 @@ class _Connection:
         self._task: asyncio.Task[None] | None = None
         self._closing: asyncio.Event | None = None
 
-    def _transport(self, errlog: Any) -> Any:
+    async def _transport(self, stack: contextlib.AsyncExitStack, errlog: Any) -> Any:
         if self.url is not None:
             import httpx2
             from mcp.client.streamable_http import streamable_http_client
 
-            http = httpx2.AsyncClient(headers=self.headers, timeout=httpx2.Timeout(30.0, read=300.0))
+            # Ours to close (the transport leaves a client it was given open): the stack does it.
+            timeout = httpx2.Timeout(30.0, read=300.0)  # the SDK's own defaults
+            http = await stack.enter_async_context(httpx2.AsyncClient(headers=self.headers, timeout=timeout))
             return streamable_http_client(self.url, http_client=http)
         from mcp import StdioServerParameters
         from mcp.client.stdio import stdio_client
@@ -89,8 +92,10 @@ class _Connection:
 
         errlog = open(self.box.log_path, "a") if self.box.log_path else None  # noqa: SIM115 (closed below)
         try:
-            async with Client(self._transport(errlog), cache=None) as client:
-                self.client, self.alive = client, True
+            async with contextlib.AsyncExitStack() as stack:
+                transport = await self._transport(stack, errlog)
+                self.client = await stack.enter_async_context(Client(transport, cache=None))
+                self.alive = True
                 ready.set_result(None)
                 await self._closing.wait()
         except BaseException as exc:  # the server went away, or never came; start() reports it

@@ -188,13 +188,20 @@ def test_serve_the_notebook_tools_and_stop(ip):
     tools(ip, "serve --include-approval-tools")
     server = magics(ip)._mcp_serving
     assert [t.name for t in server.tools] == ["t_echo", "t_remove"]
-    with McpToolbox("nb", url=server.url, headers={"Authorization": f"Bearer {server.token}"}) as box:
-        assert box["nb_t_remove"].run({"path": "x"}) == "removed x"
-        with pytest.raises(McpToolError) as caught:
-            box["nb_t_remove"].run({"path": "y"})
-        assert str(caught.value) == "Denied: no"
-        assert box["nb_t_echo"].run({"text": "hi"}) == "hi"
+    # The same shell as the client: %tools mcp add --url --token (serving leaves MCP tools out).
+    assert tools(ip, f"mcp add nb --url {server.url} --token {server.token}") == (
+        f"nb (http: {server.url}): connected, 2 tools\n"
+        "  nb_t_echo    asks first\n"  # served tools carry no annotations: an outside server asks
+        "  nb_t_remove  asks first\n"
+    )
+    box = magics(ip)._mcp_servers["nb"]
+    assert box["nb_t_remove"].run({"path": "x"}) == "removed x"
+    with pytest.raises(McpToolError) as caught:
+        box["nb_t_remove"].run({"path": "y"})
+    assert str(caught.value) == "Denied: no"
+    assert box["nb_t_echo"].run({"text": "hi"}) == "hi"
     assert approver.asked == ["t_remove", "t_remove"]
+    tools(ip, "mcp remove nb")
     tools(ip, "serve --stop")
 
 
