@@ -127,6 +127,10 @@ def tools_serve(magics: Any, line: str) -> None:
         return
     if running is not None:
         raise UsageError(f"%tools serve: already serving at {running.url}; %tools serve --stop first.")
+    if not 0 <= args.port <= 65535:
+        raise UsageError(
+            f"%tools serve: --port must be from 1 to 65535 (or 0 for a free one), got {args.port}."
+        )
     from .mcp_serve import ToolServer
 
     remote = {

@@ -118,6 +118,10 @@ def test_add_list_use_in_a_cell_and_remove(ip):
         ),
         ("serve --stop", "%tools serve --stop: nothing is being served."),
         (
+            "serve --port 70000",
+            "%tools serve: --port must be from 1 to 65535 (or 0 for a free one), got 70000.",
+        ),
+        (
             "mcp add x --timeout 0 -- python s.py",
             "%tools mcp add x: McpToolbox 'x': timeout must be a positive number of seconds, got 0.0",
         ),
