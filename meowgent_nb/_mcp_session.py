@@ -143,6 +143,25 @@ class _Connection:
             raise McpToolError(text or f"{remote} reported an error without a message")
         return text
 
+    async def ping(self, limit: float) -> bool:
+        """Whether the server still answers; a closed connection marks the session stopped."""
+        from mcp import MCPError
+        from mcp_types import CONNECTION_CLOSED
+
+        if not self.alive:
+            return False
+        try:
+            # Not ping: the 2026-07-28 protocol removed it. Listing tools is cheap and always there.
+            await asyncio.wait_for(self.client.list_tools(), limit)
+        except MCPError as exc:
+            if exc.code == CONNECTION_CLOSED:
+                self.alive = False
+        except (OSError, _GROUP):
+            self.alive = False
+        except asyncio.TimeoutError:  # slow is not gone: a busy server keeps its session
+            pass
+        return self.alive
+
     async def stop(self) -> None:
         if self._task is None:
             return

@@ -197,8 +197,16 @@ class McpToolbox(Toolbox):
 
     @property
     def connected(self) -> bool:
-        """Whether the session is open (False after `close`, or once the server went away)."""
+        """Whether the session is open (False after `close`, or once a call found the server gone)."""
         return self._connection.alive
+
+    def ping(self, timeout: float = 2.0) -> bool:
+        """Ask the server whether it is still there (a tool listing); returns `connected` afterwards.
+
+        A server that died while idle is noticed here (or at the next call). A server that is
+        merely slow to answer within ``timeout`` counts as connected.
+        """
+        return self._loop.run(self._connection.ping(timeout), timeout=timeout + 5.0)
 
     def _call(self, remote: str, arguments: dict[str, Any]) -> str:
         tool = next((t for t in self if getattr(t, "remote_name", None) == remote), None)

@@ -229,7 +229,7 @@ def _listing(servers: dict[str, McpToolbox]) -> str:
             program, _, rest = target.partition(" ")
             program = re.sub(r"^python[\d.]*$", "python", os.path.basename(program))
             target = " ".join(filter(None, [program, rest]))
-        state = "connected" if box.connected else "stopped (remove it, or add it again)"
+        state = "connected" if box.connected and box.ping() else "stopped (remove it, or add it again)"
         lines = [f"{name} ({box.transport}: {target}): {state}, {len(box)} tools"]
         width = max((len(t.name) for t in box), default=0)
         lines += [

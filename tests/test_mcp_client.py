@@ -6,6 +6,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
+import signal
 import socket
 import subprocess
 import sys
@@ -348,7 +350,7 @@ ODD = [sys.executable, str(Path(__file__).parent / "mcp_servers" / "odd_server.p
 
 def test_odd_listings_and_protocol_errors_from_a_low_level_server():
     with McpToolbox("odd", ODD) as box:
-        assert box.names == ["odd_lookup_by-id", "odd_guarded", "odd_census", "odd_chart"]  # no '/' in names
+        assert box.names == ["odd_lookup_by-id", "odd_guarded", "odd_census", "odd_chart", "odd_whoami"]
         assert box["odd_census"].run({}) == '{"people": 3, "names": ["Ada", "Bo", "Cy"]}'
         assert (
             box["odd_chart"].run({}) == "A chart:\n[image: image/png]\n[resource link: file:///tmp/chart.csv]"
@@ -385,3 +387,14 @@ def test_odd_listings_and_protocol_errors_from_a_low_level_server():
             ),
         ),
     ]
+
+
+def test_a_server_that_dies_while_idle_is_noticed_by_a_ping():
+    with McpToolbox("odd", ODD) as box:
+        assert box.ping() is True
+        os.kill(int(box["odd_whoami"].run({})), signal.SIGKILL)
+        for _ in range(50):  # the kill takes effect at once; the pipe may close a moment later
+            if not box.ping():
+                break
+            time.sleep(0.1)
+        assert box.connected is False

@@ -5,9 +5,12 @@
 - ``matrix`` declares an input schema that is not valid JSON Schema (it is skipped, with the reason).
 - ``guarded`` answers every call with a JSON-RPC error (``MCPError`` in the SDK 2.x).
 - ``census`` answers with structured content only; ``chart`` with text, an image and a link.
+- ``whoami`` gives the server's process id (so a test can kill it while it is idle).
 """
 
 from __future__ import annotations
+
+import os
 
 import anyio
 import mcp_types as types
@@ -34,6 +37,7 @@ TOOLS = [
     types.Tool(name="guarded", description="Refuses every caller.", input_schema={"type": "object"}),
     types.Tool(name="census", description="Counts people.", input_schema={"type": "object"}),
     types.Tool(name="chart", description="Draws a chart.", input_schema={"type": "object"}),
+    types.Tool(name="whoami", description="The server's process id.", input_schema={"type": "object"}),
 ]
 
 
@@ -44,6 +48,8 @@ async def list_tools(ctx, params) -> types.ListToolsResult:
 async def call_tool(ctx, params) -> types.CallToolResult:
     if params.name == "guarded":
         raise MCPError(code=types.INVALID_PARAMS, message="the caller is not on the guest list")
+    if params.name == "whoami":
+        return types.CallToolResult(content=[types.TextContent(type="text", text=str(os.getpid()))])
     if params.name == "census":
         return types.CallToolResult(
             content=[], structured_content={"people": 3, "names": ["Ada", "Bo", "Cy"]}
