@@ -4,6 +4,7 @@ client (and by `McpToolbox`, the notebook's own client)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from typing import Annotated
 
@@ -54,11 +55,13 @@ class Recording:
         return [self.decisions.pop(0) for _ in requests]
 
 
-def client(server: ToolServer, token: str | None = None) -> Client:
-    headers = {"Authorization": f"Bearer {token or server.token}"}
-    return Client(
-        streamable_http_client(server.url, http_client=httpx2.AsyncClient(headers=headers)), cache=None
-    )
+@contextlib.asynccontextmanager
+async def client(server: ToolServer):
+    """The SDK's own client with the server's token (the transport leaves our HTTP client open)."""
+    headers = {"Authorization": f"Bearer {server.token}"}
+    async with httpx2.AsyncClient(headers=headers) as http:
+        async with Client(streamable_http_client(server.url, http_client=http), cache=None) as mcp:
+            yield mcp
 
 
 @pytest.fixture(scope="module")
