@@ -16,7 +16,7 @@ import os
 import re
 import shlex
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ._mcp_session import McpServerError, McpToolError, _Connection, _field
@@ -48,9 +48,17 @@ def needs_approval(annotations: Any) -> bool:
 
 
 def mcp_tool(
-    spec: Any, call: Any, *, prefix: str = "", approval: bool | None = None, timeout: float | None = None
+    spec: Any,
+    call: Callable[[str, dict[str, Any]], str],
+    *,
+    prefix: str = "",
+    approval: bool | None = None,
+    timeout: float | None = None,
 ) -> Tool:
     """A `Tool` from one entry of an MCP server's tool listing.
+
+    Characters a tool name may not have here (``/``, spaces, ...) become ``_``; the tool's
+    ``remote_name`` attribute keeps the server's name, which calls use.
 
     Args:
         spec: The listed tool: the SDK's ``Tool`` (``input_schema``, mcp 2.x) or a dict / object
