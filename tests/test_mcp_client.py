@@ -398,3 +398,21 @@ def test_a_server_that_dies_while_idle_is_noticed_by_a_ping():
                 break
             time.sleep(0.1)
         assert box.connected is False
+
+
+def test_misuse_is_refused_before_anything_starts():
+    for kwargs, message in [
+        ({}, "McpToolbox 'x': give either a command (stdio) or url= (streamable HTTP)"),
+        (
+            {"command": ["a"], "url": "http://127.0.0.1:1/mcp"},
+            "McpToolbox 'x': give either a command (stdio) or url= (streamable HTTP)",
+        ),
+        ({"command": "  "}, "McpToolbox 'x': the command is empty"),
+        (
+            {"command": ["a"], "call_timeout": -1},
+            "McpToolbox 'x': call_timeout must be a positive number of seconds, got -1",
+        ),
+    ]:
+        with pytest.raises(ValueError) as caught:
+            McpToolbox("x", **kwargs)
+        assert str(caught.value) == message
