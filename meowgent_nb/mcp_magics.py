@@ -165,9 +165,8 @@ def tools_serve(magics: Any, line: str) -> None:
     print(f"Token: {server.token}  (clients send the header  Authorization: Bearer TOKEN)")
     print(f"Tools: {', '.join(t.name for t in server.tools)}")
     if server.left_out:
-        print(
-            f"Not served (they need approval; --include-approval-tools serves them): {', '.join(t.name for t in server.left_out)}"
-        )
+        names = ", ".join(t.name for t in server.left_out)
+        print(f"Not served (they need approval; --include-approval-tools serves them): {names}")
     print("Stop with %tools serve --stop.")
 
 
@@ -221,7 +220,10 @@ def _known(magics: Any) -> str:
 
 def _listing(servers: dict[str, McpToolbox]) -> str:
     if not servers:
-        return "No MCP servers. Add one with %tools mcp add NAME -- COMMAND ARGS... or %tools mcp add NAME --url URL."
+        return (
+            "No MCP servers. Add one with %tools mcp add NAME -- COMMAND ARGS..."
+            " or %tools mcp add NAME --url URL."
+        )
     blocks = []
     for name, box in servers.items():
         target = box.target
