@@ -221,13 +221,20 @@ class AgentMagics(Magics):
         """%tools [xml | json | text | NAME]: what the model sees of the notebook's tools.
 
         ``%tools eval VAR [--model-object M | -m NAME]`` checks the model picks the right tool for
-        each case in the list VAR (see `tools_eval`).
+        each case in the list VAR (see `tools_eval`). ``%tools mcp ...`` adds, lists and removes
+        MCP servers' tools; ``%tools serve ...`` serves the notebook's tools over MCP (see
+        `mcp_magics`).
         """
         from .display import ToolsView
 
         word = line.strip()
         if word == "eval" or word.startswith("eval "):
             return tools_eval(self, word[len("eval") :])
+        command, _, rest = word.partition(" ")
+        if command in ("mcp", "serve"):
+            from . import mcp_magics
+
+            return (mcp_magics.tools_mcp if command == "mcp" else mcp_magics.tools_serve)(self, rest)
         tools = self.available_tools()
         if word in ("", "xml", "json", "text"):
             return ToolsView(tools, mode=word or "all")
