@@ -33,7 +33,7 @@ from .events import (
     ToolResultEvent,
     TurnEnd,
 )
-from .json_protocol import JsonAnswerParser, answer_schema
+from .json_protocol import JsonAnswerParser, answer_schema, call_schema
 from .models.base import Model, ModelRequest, Usage
 from .parsing import MalformedCall, ToolCallParser
 from .prompt import (
@@ -265,12 +265,14 @@ class Agent:
         # json: a call of an offered tool or the answer; on the last turn only the answer. Without
         # tools there is no JSON in the prompt, so the answer is free text.
         schema = answer_schema(() if last else offered) if self.protocol == "json" and offered else None
+        calls = call_schema(offered) if self.protocol != "json" and offered and not last else None
         return ModelRequest(
             messages=messages,
             tools=offered if native else (),
             offered=() if last else offered,
             think=self.think,
             format=schema,
+            call_format=calls,
         )
 
     async def _model_turn(self, request: ModelRequest, answer: _TurnAnswer, turn: int) -> AsyncIterator[AgentEvent]:

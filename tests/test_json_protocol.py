@@ -278,7 +278,7 @@ def test_the_local_model_writes_only_what_the_schema_allows(local):
     first, again = asyncio.run(text()), asyncio.run(text())
     assert first == again
     assert not isinstance(read_answer(first), MalformedCall)
-    assert list(local._grammars) == [json.dumps(answer_schema([add]), sort_keys=True)]  # compiled once
+    assert list(local._grammars) == [json.dumps(answer_schema([add]))]  # compiled once
 
 
 @real_model

@@ -31,7 +31,7 @@ from meowgent_nb.models.gguf import (
     gguf_path,
     missing_packages,
 )
-from meowgent_nb.models.llamacpp import LlamaCppModel
+from meowgent_nb.models.llamacpp import LlamaCppModel, _arguments_opening
 
 HAVE_LLAMA_CPP = importlib.util.find_spec("llama_cpp") is not None
 HAVE_PARTS = not missing_packages()
@@ -127,6 +127,27 @@ def test_request_options_it_cannot_honour_are_refused():
 
 
 @pytest.mark.skipif(HAVE_LLAMA_CPP, reason="llama-cpp-python is installed")
+@pytest.mark.parametrize(
+    ("text", "piece", "opening"),
+    [
+        ('{"name": "add", "arguments"', ":", ("add", ":")),  # a bare call at the start of the answer
+        ('{"name": "add", "arguments"', ': {"', ("add", ":")),  # the token runs on into the arguments
+        ('{"name":"add","arguments"', ":{", ("add", ":")),
+        ('```json\n{"name": "add", "arguments"', ":", ("add", ":")),  # inside a code fence
+        ('<tool_call>\n{"name": "add", "arguments"', ":", ("add", ":")),
+        ('I will add.\n<tool_call>\n{"name": "add", "arguments"', ":", ("add", ":")),
+        ('<tool_call>{"name": "a", "arguments": {}}</tool_call>\n<tool_call>{"name": "add", "arguments"', ":", ("add", ":")),
+        ('{"name": "order_pizza", "arguments"', ":", None),  # not an offered tool: left free
+        ('Sure! {"name": "add", "arguments"', ":", None),  # JSON inside prose is text
+        ('{"name": "add", "arguments": {"a": 1, "b"', ":", None),  # already past the opening
+        ('{"name": "add", "arguments"', ': "x"', None),  # arguments that are not an object
+        ("", "Hello", None),
+    ],
+)
+def test_the_arguments_are_constrained_once_an_offered_tool_is_named(text: str, piece: str, opening):
+    assert _arguments_opening(text, piece, {"add": object(), "a": object()}) == opening
+
+
 def test_without_llama_cpp_the_error_says_how_to_install_it(tmp_path: Path):
     existing = tmp_path / "model.gguf"
     existing.write_bytes(b"GGUF")

@@ -69,6 +69,11 @@ class ModelRequest:
     """Backend options that change the output (``temperature``, ``num_ctx``, ``seed``...)."""
     format: Mapping[str, Any] | None = None
     """A JSON schema the whole answer must follow (the ``json`` protocol), or None for free text."""
+    call_format: Mapping[str, Any] | None = None
+    """The JSON schema of a tool call (``xml`` and ``native``; see `json_protocol.call_schema`):
+    a backend that can constrains a call's arguments once the model has named an offered tool.
+    Backends that cannot constrain part of an answer (Ollama) ignore it; the agent validates
+    every call anyway."""
 
 
 @dataclass(frozen=True)

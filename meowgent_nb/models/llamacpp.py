@@ -21,8 +21,10 @@ from __future__ import annotations
 
 import asyncio
 import codecs
+import contextlib
 import json
 import os
+import re
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from collections.abc import AsyncIterator, Callable, Mapping
@@ -166,8 +168,11 @@ class LlamaCppModel:
             except RuntimeError:  # the event loop is closed: nobody reads any more
                 stop.set()
 
-        schema = None if request.format is None else json.dumps(request.format, sort_keys=True)
-        loop.run_in_executor(self._thread, self._generate, loaded, prompt, sampling, put, stop, schema)
+        # Not sorted: the grammar writes properties in the schema's order ("tool" / "name" first,
+        # then "arguments"); sorted, a model had to write the arguments before choosing the tool.
+        schema = None if request.format is None else json.dumps(request.format)
+        calls = None if request.call_format is None else json.dumps(request.call_format)
+        loop.run_in_executor(self._thread, self._generate, loaded, prompt, sampling, put, stop, schema, calls)
         parser = ToolCallParser() if request.tools else None
         try:
             while True:
@@ -254,11 +259,12 @@ class LlamaCppModel:
         put: Callable[[tuple[str, Any]], None],
         stop: threading.Event,
         schema: str | None = None,
+        call_schema: str | None = None,
     ) -> None:
         """Generate in a worker thread, handing ("text" | "done" | "error", value) to ``put``."""
         try:
             with self._lock:
-                put(("done", self._generate_locked(loaded, prompt, sampling, put, stop, schema)))
+                put(("done", self._generate_locked(loaded, prompt, sampling, put, stop, schema, call_schema)))
         except ModelError as exc:
             put(("error", exc))
         except Exception as exc:  # noqa: BLE001 - a failure must reach the reader, not die in the thread
@@ -276,6 +282,7 @@ class LlamaCppModel:
         put: Callable[[tuple[str, Any]], None],
         stop: threading.Event,
         schema: str | None = None,
+        call_schema: str | None = None,
     ) -> Usage:
         import llama_cpp
 
@@ -291,38 +298,95 @@ class LlamaCppModel:
             )
         llama.set_seed(sampling.seed)
         detokenizer = _Detokenizer(llama)
-        count, first = 0, None
+        limit = min(sampling.max_tokens, room)
+        arguments = {} if call_schema is None else self._argument_grammars(call_schema)
+        grammar = None if schema is None else self._grammar(schema)
+        generated: list[int] = []
+        text = ""  # what the answer says so far
+        first = None
         started = perf_counter()
-        generator = llama.generate(
-            tokens,
-            temp=sampling.temperature,
-            top_k=sampling.top_k,
-            top_p=sampling.top_p,
-            min_p=sampling.min_p,
-            repeat_penalty=sampling.repeat_penalty,
-            grammar=None if schema is None else self._grammar(schema),
-        )
-        for token in generator:
-            if first is None:
-                first = perf_counter()
-            if stop.is_set() or llama_cpp.llama_vocab_is_eog(loaded.vocab, token):
-                break
-            count += 1
-            text = detokenizer.text(token)
-            if text:
-                put(("text", text))
-            if count >= min(sampling.max_tokens, room):
-                break
-        generator.close()
+        # Phases: free text; once the model has written `{"name": "<an offered tool>", "arguments":`
+        # the arguments object is generated under that tool's grammar; then "}" and free text again.
+        constrained = None
+        while len(generated) < limit and not stop.is_set():
+            generator = llama.generate(
+                tokens + generated,
+                temp=sampling.temperature,
+                top_k=sampling.top_k,
+                top_p=sampling.top_p,
+                min_p=sampling.min_p,
+                repeat_penalty=sampling.repeat_penalty,
+                grammar=constrained or grammar,
+            )
+            ended = False
+            opening = None
+            for token in generator:
+                if first is None:
+                    first = perf_counter()
+                if stop.is_set():
+                    break
+                if llama_cpp.llama_vocab_is_eog(loaded.vocab, token):
+                    ended = True
+                    break
+                piece = detokenizer.text(token)
+                opening = _arguments_opening(text, piece, arguments) if arguments and constrained is None else None
+                if opening is not None:
+                    name, keep = opening
+                    # The sampled token may already hold the arguments' first characters: keep
+                    # only up to the colon; the tool's grammar writes the rest.
+                    if keep != piece:
+                        token_list = llama.tokenize(keep.encode("utf-8"), add_bos=False, special=False)
+                    else:
+                        token_list = [token]
+                    generated.extend(token_list)
+                    text += keep
+                    if keep:
+                        put(("text", keep))
+                    constrained = arguments[name]
+                    break
+                generated.append(token)
+                text += piece
+                if piece:
+                    put(("text", piece))
+                if len(generated) >= limit:
+                    break
+            else:
+                ended = True
+            generator.close()
+            if constrained is not None and opening is not None:
+                opening = None
+                continue  # generate the arguments under the grammar
+            if constrained is not None and ended:
+                constrained = None  # the arguments are complete: close the object, go on freely
+                generated.extend(llama.tokenize(b"}", add_bos=False, special=False))
+                text += "}"
+                put(("text", "}"))
+                continue
+            break
         if tail := detokenizer.flush():
             put(("text", tail))
-        ended = perf_counter()
+        done = perf_counter()
         return Usage(
             prompt_tokens=len(tokens),
-            completion_tokens=count,
-            prompt_seconds=(first or ended) - started,
-            completion_seconds=ended - (first or ended),
+            completion_tokens=len(generated),
+            prompt_seconds=(first or done) - started,
+            completion_seconds=done - (first or done),
         )
+
+    def _argument_grammars(self, call_schema: str) -> dict[str, Any]:
+        """Each offered tool's arguments grammar, by tool name, from `call_schema`'s shapes.
+
+        A tool whose schema llama.cpp cannot express is left out: its calls are written freely,
+        and the agent validates them as always.
+        """
+        grammars = {}
+        for shape in json.loads(call_schema).get("anyOf", []):
+            properties = shape.get("properties", {})
+            name = properties.get("name", {}).get("const")
+            if isinstance(name, str) and "arguments" in properties:
+                with contextlib.suppress(ModelError):
+                    grammars[name] = self._grammar(json.dumps(properties["arguments"]))
+        return grammars
 
     def _grammar(self, schema: str) -> Any:
         """The grammar of a JSON schema, compiled once per schema (called under the lock)."""
@@ -354,6 +418,31 @@ class _Detokenizer:
     def flush(self) -> str:
         """What is left at the end: an unfinished character becomes U+FFFD."""
         return self._utf8.decode(b"", final=True)
+
+
+# A call's JSON up to its arguments, at the start of the answer (maybe in a code fence) or after a
+# <tool_call> tag; what follows the colon is the start of the arguments.
+_ARGUMENTS_OPENING = re.compile(
+    r'(?:\A\s*(?:```(?:json)?\s*)?|<tool_call>\s*)\{\s*"name"\s*:\s*"(?P<name>[^"\\]+)"\s*,\s*"arguments"\s*:',
+    re.IGNORECASE,
+)
+
+
+def _arguments_opening(text: str, piece: str, tools: Mapping[str, Any]) -> tuple[str, str] | None:
+    """When ``piece`` completes ``{"name": "<a tool in tools>", "arguments":`` after ``text``:
+    the tool's name and the part of ``piece`` up to that colon. None otherwise."""
+    if ":" not in piece:
+        return None
+    whole = text + piece
+    start = max(0, whole.rfind(CALL_OPEN)) if CALL_OPEN in whole else 0
+    match = None
+    for match in _ARGUMENTS_OPENING.finditer(whole, start):
+        pass
+    if match is None or match.end() <= len(text) or match["name"] not in tools:
+        return None
+    if whole[match.end() :].strip() and not whole[match.end() :].lstrip().startswith("{"):
+        return None
+    return match["name"], piece[: match.end() - len(text)]
 
 
 def _token_text(llama: Any, token: int) -> str:
