@@ -1,0 +1,288 @@
+"""The cassette file: recorded model requests as readable JSON, and how a request differs from one.
+
+A cassette is a sequence of JSON objects, one per model request: what the model was sent (the
+fields in `REQUEST_FIELDS`) and the chunks it streamed back. They are written over several lines,
+one field, message or chunk a line, keys sorted, non-ASCII kept as it is, so a re-recording diffs
+line by line. Any layout loads: one object a line (JSON Lines), pretty-printed, reformatted by an
+editor.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import json
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..tools import ToolCall
+from .base import ModelChunk, ModelError, ModelRequest, Usage
+
+__all__ = [
+    "REQUEST_FIELDS",
+    "CassetteError",
+    "Entry",
+    "describe_difference",
+    "dump_entry",
+    "load_entries",
+    "parse_entries",
+]
+
+REQUEST_FIELDS = ("model", "think", "options", "format", "offered", "tools", "messages")
+"""What a request is recognised by, in the order they are written and compared."""
+
+_DEFAULTS: dict[str, Any] = {"think": None, "options": {}, "format": None, "offered": [], "tools": []}
+_CHUNK_FIELDS = {"text", "thinking", "tool_calls", "done", "usage"}
+_USAGE_FIELDS = {f.name for f in dataclasses.fields(Usage)}
+# user:password@ in a URL (http://user:pw@host). The credentials of OLLAMA_HOST, which may have no
+# scheme, are removed as exact strings too (see `scrub`).
+_URL_CREDENTIALS = re.compile(r"([A-Za-z][\w+.-]*://)[^\s/@]+@")
+
+
+class CassetteError(ModelError):
+    """A cassette is missing, unreadable, or has no recording of a request."""
+
+
+@dataclass
+class Entry:
+    """One recorded request and its answer."""
+
+    request: dict[str, Any]
+    """The `REQUEST_FIELDS`, as stored (credentials removed, JSON values only)."""
+    chunks: list[ModelChunk]
+    """The answer's chunks, exactly as streamed (the last has ``done=True``)."""
+    line: int = 0
+    """Where the entry starts in its file (1-based); 0 until written."""
+
+
+def request_fields(
+    name: str | None, request: ModelRequest, settings: Mapping[str, Any], secrets: Iterable[str] = ()
+) -> dict[str, Any]:
+    """What identifies ``request``: the `REQUEST_FIELDS` as plain JSON values, credentials removed.
+
+    Args:
+        name: The model's name as chosen (None: not known, as in a `ReplayModel` without one).
+        request: What the model is sent.
+        settings: Model settings that change the answer but are not in the request (the
+            temperature an `OllamaModel` was made with...); the request's options win.
+        secrets: Exact strings to remove wherever they occur.
+    """
+    fields = {
+        "model": name,
+        "think": request.think,
+        "options": {**settings, **request.options},
+        "format": request.format,
+        "offered": [tool.name for tool in request.offered],
+        "tools": [tool.to_json_schema() for tool in request.tools],
+        "messages": list(request.messages),
+    }
+    # Through JSON and back: tuples become lists, keys strings, as they will be when loaded.
+    return scrub(json.loads(json.dumps(fields, default=str)), secrets)
+
+
+def scrub(value: Any, secrets: Iterable[str] = ()) -> Any:
+    """``value`` with URL credentials and the exact ``secrets`` removed from every string."""
+    secrets = [s for s in secrets if s]
+    if isinstance(value, str):
+        value = _URL_CREDENTIALS.sub(r"\1", value)
+        for secret in secrets:
+            value = value.replace(secret, "")
+        return value
+    if isinstance(value, list):
+        return [scrub(item, secrets) for item in value]
+    if isinstance(value, dict):
+        return {key: scrub(item, secrets) for key, item in value.items()}
+    return value
+
+
+def key_of(fields: Mapping[str, Any], with_model: bool = True) -> str:
+    """The canonical text two requests are compared by."""
+    return json.dumps(
+        {k: v for k, v in fields.items() if with_model or k != "model"}, sort_keys=True, ensure_ascii=False
+    )
+
+
+# --- writing and reading --------------------------------------------------------------------------
+
+
+def chunk_json(chunk: ModelChunk, secrets: Iterable[str] = ()) -> dict[str, Any]:
+    """A chunk as JSON: only the fields that are set."""
+    out: dict[str, Any] = {}
+    if chunk.text:
+        out["text"] = chunk.text
+    if chunk.thinking:
+        out["thinking"] = chunk.thinking
+    if chunk.tool_calls:
+        out["tool_calls"] = [{"name": c.name, "arguments": c.arguments, "id": c.id} for c in chunk.tool_calls]
+    if chunk.done:
+        out["done"] = True
+    if chunk.usage is not None:
+        out["usage"] = {k: v for k, v in dataclasses.asdict(chunk.usage).items() if v is not None}
+    return scrub(json.loads(json.dumps(out, default=str)), secrets)
+
+
+def dump_entry(request: Mapping[str, Any], chunks: Sequence[dict[str, Any]]) -> str:
+    """One entry as text: a field a line, and a line per message, tool and chunk."""
+
+    def text(value: Any) -> str:
+        return json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+    parts = []
+    for index, (key, value) in enumerate([*((k, request[k]) for k in REQUEST_FIELDS), ("chunks", chunks)]):
+        lead = "{" if index == 0 else " "
+        if key in ("tools", "messages", "chunks") and value:
+            items = ",\n".join("  " + text(item) for item in value)
+            parts.append(f"{lead}{text(key)}: [\n{items}\n ]")
+        else:
+            parts.append(f"{lead}{text(key)}: {text(value)}")
+    return ",\n".join(parts) + "}\n"
+
+
+def load_entries(path: Path) -> list[Entry]:
+    """Every entry of the cassette at ``path``, in file order.
+
+    Raises:
+        CassetteError: The file is not a sequence of JSON objects, or an entry is malformed; the
+            message names the line.
+    """
+    return parse_entries(path.read_text(encoding="utf-8"), path)
+
+
+def parse_entries(text: str, path: Path, first_line: int = 1) -> list[Entry]:
+    """The entries in ``text``, which starts at line ``first_line`` of ``path`` (for errors)."""
+    decoder = json.JSONDecoder()
+    entries, position = [], 0
+    while True:
+        while position < len(text) and text[position].isspace():
+            position += 1
+        if position >= len(text):
+            return entries
+        line = text.count("\n", 0, position) + first_line
+        try:
+            value, position = decoder.raw_decode(text, position)
+        except json.JSONDecodeError as error:
+            raise CassetteError(
+                f"Cassette {path}, line {error.lineno + first_line - 1} column {error.colno}: not valid JSON ({error.msg})."
+                " Fix that line, or delete the file and record again."
+            ) from None
+        entries.append(_entry(value, path, line))
+
+
+def _entry(value: Any, path: Path, line: int) -> Entry:
+    def bad(detail: str) -> CassetteError:
+        return CassetteError(
+            f"Cassette {path}, line {line}: {detail}. Fix the entry, or delete the file and record again."
+        )
+
+    if not isinstance(value, dict):
+        raise bad(f"expected a JSON object per request, found {type(value).__name__}")
+    unknown = sorted(set(value) - {*REQUEST_FIELDS, "chunks"})
+    if unknown:
+        raise bad(f"unknown field(s) {', '.join(unknown)}; an entry has {', '.join(REQUEST_FIELDS)}, chunks")
+    for needed in ("model", "messages", "chunks"):
+        if needed not in value:
+            raise bad(f"the entry has no {needed!r}")
+    if not isinstance(value["messages"], list) or not isinstance(value["chunks"], list):
+        raise bad("'messages' and 'chunks' must be lists")
+    request = {key: value.get(key, _DEFAULTS.get(key)) for key in REQUEST_FIELDS}
+    try:
+        chunks = [_chunk(item) for item in value["chunks"]]
+    except (TypeError, ValueError, AttributeError) as error:
+        raise bad(f"a chunk is malformed: {error}") from None
+    except KeyError as error:
+        raise bad(f"a tool call in a chunk has no {error}") from None
+    return Entry(request, chunks, line)
+
+
+def _chunk(item: Any) -> ModelChunk:
+    if not isinstance(item, dict):
+        raise TypeError(f"expected an object, found {item!r}")
+    unknown = sorted(set(item) - _CHUNK_FIELDS)
+    if unknown:
+        raise ValueError(
+            f"unknown field(s) {', '.join(unknown)} in {item!r}; a chunk has {', '.join(sorted(_CHUNK_FIELDS))}"
+        )
+    calls = tuple(
+        ToolCall(c["name"], dict(c.get("arguments", {})), id=c.get("id", ""))
+        for c in item.get("tool_calls", ())
+    )
+    usage = item.get("usage")
+    if usage is not None:
+        if set(usage) - _USAGE_FIELDS:
+            raise ValueError(f"unknown usage field(s) {', '.join(sorted(set(usage) - _USAGE_FIELDS))}")
+        usage = Usage(**usage)
+    return ModelChunk(
+        text=str(item.get("text", "")),
+        thinking=str(item.get("thinking", "")),
+        tool_calls=calls,
+        done=bool(item.get("done", False)),
+        usage=usage,
+    )
+
+
+# --- explaining a miss --------------------------------------------------------------------------
+
+
+def nearest(sent: Mapping[str, Any], entries: Sequence[Entry]) -> Entry | None:
+    """The recorded entry most like ``sent``: most equal fields, then longest shared conversation."""
+
+    def likeness(entry: Entry) -> tuple[int, int, int]:
+        recorded = entry.request
+        compared = [k for k in REQUEST_FIELDS if k != "messages" and not (k == "model" and sent[k] is None)]
+        same = sum(recorded[k] == sent[k] for k in compared)
+        shared = 0
+        for old, new in zip(recorded["messages"], sent["messages"]):
+            if old != new:
+                break
+            shared += 1
+        return same, shared, -abs(len(recorded["messages"]) - len(sent["messages"]))
+
+    return max(entries, key=likeness, default=None)
+
+
+def describe_difference(recorded: Mapping[str, Any], sent: Mapping[str, Any], max_lines: int = 16) -> str:
+    """Where ``sent`` first differs from ``recorded``, with a short unified diff of that value."""
+    found = _first_difference(dict(recorded), dict(sent), "")
+    if found is None:
+        return "it is the same request"
+    where, old, new = found
+    if isinstance(old, str) and isinstance(new, str) and ("\n" in old + new or len(old + new) > 160):
+        lines = list(
+            difflib.unified_diff(old.splitlines(), new.splitlines(), "recorded", "sent", lineterm="", n=1)
+        )
+        if len(lines) > max_lines:
+            lines = [*lines[:max_lines], f"... ({len(lines) - max_lines} more diff lines)"]
+        return f"{where} differs:\n" + "\n".join(lines)
+    return f"{where} differs:\n  recorded: {_short(old)}\n  sent:     {_short(new)}"
+
+
+_ABSENT = object()
+
+
+def _first_difference(old: Any, new: Any, where: str) -> tuple[str, Any, Any] | None:
+    if isinstance(old, dict) and isinstance(new, dict):
+        keys = [k for k in REQUEST_FIELDS if k in old or k in new] if not where else sorted({*old, *new})
+        for key in keys:
+            found = _first_difference(
+                old.get(key, _ABSENT), new.get(key, _ABSENT), f"{where}.{key}" if where else key
+            )
+            if found:
+                return found
+        return None
+    if isinstance(old, list) and isinstance(new, list):
+        for index in range(max(len(old), len(new))):
+            a = old[index] if index < len(old) else _ABSENT
+            b = new[index] if index < len(new) else _ABSENT
+            found = _first_difference(a, b, f"{where}[{index}]")
+            if found:
+                return found
+        return None
+    return None if old == new else (where, old, new)
+
+
+def _short(value: Any, limit: int = 200) -> str:
+    text = "(absent)" if value is _ABSENT else json.dumps(value, ensure_ascii=False, sort_keys=True)
+    return text if len(text) <= limit else text[:limit] + "..."

@@ -1,0 +1,345 @@
+"""Record a model's answers once, replay them later: real-model notebooks checked in CI, no model.
+
+`RecordingModel` wraps any `Model` and writes each request it serves, with the chunks that came
+back, to a cassette file. `ReplayModel` streams them back for the same requests with no model
+backend or server at all; a request it has no recording of is a `CassetteError` that shows how
+it differs from the nearest recording. Given an ``inner`` model, a `ReplayModel` records what is
+missing instead (the ``auto`` mode).
+
+A request is recognised by what the model was sent: the model's name, the messages (system prompt
+included), the tools passed natively and the names of those offered, ``think``, the options that
+change the answer, and ``format``. The same request asked twice replays its recordings in order.
+Timings are recorded (in the `Usage`) but never compared. Nothing else is stored: no headers, no
+host, and credentials (``http://user:password@...``, those in ``OLLAMA_HOST``) are removed from
+every stored string. See `_cassette_file` for the file format.
+
+The modes, as ``%%agent`` and ``MEOWGENT_CASSETTE_MODE`` name them:
+
+- ``record``: record afresh; the file is replaced at the first request.
+- ``replay``: replay only; the file must exist, and a missing recording is an error.
+- ``auto``: replay what is recorded, record what is missing (appended to the file).
+- ``once`` (the default): ``replay`` if the file exists, else ``record`` (VCR.py's name for it).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+from collections import Counter
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from ._cassette_file import (
+    CassetteError,
+    Entry,
+    chunk_json,
+    describe_difference,
+    dump_entry,
+    key_of,
+    load_entries,
+    nearest,
+    parse_entries,
+    request_fields,
+)
+from .base import Model, ModelChunk, ModelRequest
+
+__all__ = ["MODES", "Cassette", "CassetteError", "RecordingModel", "ReplayModel", "cassette_model"]
+
+MODES = ("once", "record", "replay", "auto")
+"""The cassette modes; see the module's docstring."""
+
+RERECORD = (
+    "To record it, run in mode record (`%%agent --record PATH`, or MEOWGENT_CASSETTE_MODE=record;"
+    " restart the kernel first), or in mode auto to add only what is missing, and commit the cassette."
+)
+
+ModelSource = Model | Callable[[], Model]
+"""A model, or a function that makes one when it is first needed (so replay never makes one)."""
+
+
+class Cassette:
+    """A cassette file, and how far replay has got in it; models that share one share both.
+
+    Args:
+        path: The file. A relative path is resolved against the current directory (a notebook's
+            kernel runs in the notebook's folder) now.
+        fresh: Start a new recording: ignore what the file holds, replace it at the first write.
+
+    Raises:
+        CassetteError: The file is not a readable cassette; the message names the line.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], *, fresh: bool = False):
+        self.path = Path(path).expanduser().absolute()
+        self.entries: list[Entry] = [] if fresh or not self.path.exists() else load_entries(self.path)
+        """The recordings, in file order."""
+        self._fresh = fresh
+        self._played: Counter[str] = Counter()
+        self._keys: dict[tuple[int, bool], str] = {}
+
+    def take(
+        self, fields: Mapping[str, Any], *, with_model: bool = True, again: bool = False
+    ) -> Entry | None:
+        """The next recording of this request (the n-th time it is asked: its n-th recording).
+
+        Args:
+            fields: The request, as `request_fields` gives it.
+            with_model: Whether the model's name must match too.
+            again: When every recording of it was replayed, start again from the first (rather
+                than return None).
+        """
+        key = key_of(fields, with_model)
+        matches = [entry for entry in self.entries if self._key(entry, with_model) == key]
+        count = self._played[key]
+        if not matches or (count >= len(matches) and not again):
+            return None
+        self._played[key] += 1
+        return matches[count % len(matches)]
+
+    def add(
+        self, fields: Mapping[str, Any], chunks: list[dict[str, Any]], *, with_model: bool = True
+    ) -> None:
+        """Record a request's answer (``chunks`` as `chunk_json` gives them) and write it out."""
+        text = dump_entry(fields, chunks)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        before = "" if self._fresh or not self.path.exists() else self.path.read_text(encoding="utf-8")
+        if not before.strip():
+            self._fresh, line = False, 1
+            self.path.write_text(text, encoding="utf-8")
+        else:  # appended after a blank line; the file is not rewritten, so hand edits stay
+            separator = "\n" if before.endswith("\n") else "\n\n"
+            line = before.count("\n") + len(separator) + 1
+            with self.path.open("a", encoding="utf-8") as file:
+                file.write(separator + text)
+        # Read back as from the file, so replay in this session sees what a later session will.
+        self.entries.extend(parse_entries(text, self.path, line))
+        self._played[key_of(fields, with_model)] += 1
+
+    def _key(self, entry: Entry, with_model: bool) -> str:
+        cached = self._keys.get((id(entry), with_model))
+        if cached is None:
+            cached = self._keys[(id(entry), with_model)] = key_of(entry.request, with_model)
+        return cached
+
+    def __repr__(self) -> str:
+        return f"Cassette({str(self.path)!r}, recordings={len(self.entries)})"
+
+
+class _CassetteModel:
+    """The model behind `RecordingModel` and `ReplayModel`."""
+
+    def __init__(
+        self,
+        cassette: Cassette,
+        inner: ModelSource | None,
+        *,
+        record_all: bool,
+        name: str | None,
+        options: Mapping[str, Any] | None,
+        context: str | None,
+    ):
+        self.cassette = cassette
+        self._inner = inner
+        self._record_all = record_all
+        if name is None and inner is not None and hasattr(inner, "stream"):
+            name = inner.name
+        self._key_name = name
+        self.name = name or f"cassette:{cassette.path.name}"
+        self.options = dict(options or {})
+        """Settings of the model that change its answers; part of every request's key."""
+        self.context = context
+        """Where the requests come from, named in errors ("the %%agent cell In [3] ...")."""
+        self.requests = 0
+        """How many requests this model was asked."""
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[ModelChunk]:
+        """Stream the recorded answer to ``request``, or the inner model's (recording it).
+
+        Raises:
+            CassetteError: There is no recording of it and no inner model to record one with.
+            ModelError: The inner model failed.
+        """
+        self.requests += 1
+        with_model = self._key_name is not None
+        fields = request_fields(self._key_name, request, self.options, _secrets(self._inner))
+        if not self._record_all:
+            entry = self.cassette.take(fields, with_model=with_model, again=self._inner is None)
+            if entry is not None:
+                for chunk in entry.chunks:
+                    yield chunk
+                    if chunk.done:
+                        return
+                    await asyncio.sleep(0)  # let displays redraw between chunks, as with a live model
+                yield ModelChunk(done=True)  # a hand-edited entry may have lost its last chunk
+                return
+            if self._inner is None:
+                raise self.missing(fields)
+        model = self._model(fields)
+        secrets = list(_secrets(model))
+        streamed: list[ModelChunk] = []
+        stream = model.stream(request)
+        async with contextlib.aclosing(stream) if hasattr(stream, "aclose") else contextlib.nullcontext():
+            async for chunk in stream:
+                streamed.append(chunk)
+                yield chunk
+                if chunk.done:
+                    break
+        if streamed and streamed[-1].done:  # an answer cut short is not recorded
+            self.cassette.add(fields, [chunk_json(c, secrets) for c in streamed], with_model=with_model)
+
+    def missing(self, fields: Mapping[str, Any]) -> CassetteError:
+        """The error for a request the cassette has no recording of."""
+        where = f"request {self.requests}" + (f" of {self.context}" if self.context else "")
+        lines = [
+            f"The cassette {self.cassette.path} has no recording of {where}; nothing was sent to a model."
+        ]
+        near = nearest(fields, self.cassette.entries)
+        if near is None:
+            lines.append("The cassette has no recordings at all.")
+        else:
+            sent = {**fields, "model": fields["model"] if self._key_name else near.request["model"]}
+            lines.append(
+                f"Against the nearest recording (line {near.line}), {describe_difference(near.request, sent)}"
+            )
+        lines.append(RERECORD)
+        return CassetteError("\n".join(lines))
+
+    def _model(self, fields: Mapping[str, Any]) -> Model:
+        if not hasattr(self._inner, "stream"):  # a function that makes the model: call it once
+            try:
+                self._inner = self._inner()  # type: ignore[misc]
+            except Exception as error:
+                if self._record_all:
+                    raise
+                raise CassetteError(
+                    f"{self.missing(fields)}\nRecording it needs the model, which failed: {error}"
+                ) from error
+        return self._inner  # type: ignore[return-value]
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.name!r}, {str(self.cassette.path)!r})"
+
+
+class RecordingModel(_CassetteModel):
+    """Wraps ``inner`` and records every request it answers to a cassette.
+
+    Args:
+        inner: The model that answers, or a function that makes it when first needed.
+        path: The cassette file: replaced at the first request. A `Cassette` is added to instead,
+            so that several models (one per ``%%agent`` cell) record into one file.
+        name: The model's name as recorded; None: ``inner.name``.
+        options: Settings ``inner`` was made with that change its answers and are not in its
+            requests (``{"temperature": 0.1, "num_ctx": 16384}``), recorded as part of the key.
+        context: Where the requests come from, for error messages.
+    """
+
+    def __init__(
+        self,
+        inner: ModelSource,
+        path: str | os.PathLike[str] | Cassette,
+        *,
+        name: str | None = None,
+        options: Mapping[str, Any] | None = None,
+        context: str | None = None,
+    ):
+        cassette = path if isinstance(path, Cassette) else Cassette(path, fresh=True)
+        super().__init__(cassette, inner, record_all=True, name=name, options=options, context=context)
+
+
+class ReplayModel(_CassetteModel):
+    """Streams recorded answers from a cassette; with ``inner``, records what is missing.
+
+    Replay needs no model backend and contacts nothing. The n-th time a request is asked, its
+    n-th recording is replayed; asked more often than recorded, its recordings replay again from
+    the first (re-running a cell). With ``inner`` (the ``auto`` mode), such a request is recorded.
+
+    Args:
+        path: The cassette file, or a `Cassette` shared with other models.
+        inner: The model that answers requests without a recording, which are then added to the
+            cassette; a model or a function that makes one when first needed. None: such a request
+            is a `CassetteError` and nothing is sent anywhere.
+        name: The model's name as recorded. None: ``inner.name`` if ``inner`` is a model, else a
+            recording of any model matches.
+        options: As for `RecordingModel`: must equal what was recorded.
+        context: Where the requests come from, named in errors ("the %%agent cell In [3] ...").
+
+    Raises:
+        CassetteError: The file is malformed, or without ``inner`` it does not exist.
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str] | Cassette,
+        inner: ModelSource | None = None,
+        *,
+        name: str | None = None,
+        options: Mapping[str, Any] | None = None,
+        context: str | None = None,
+    ):
+        if not isinstance(path, Cassette):
+            if inner is None and not Path(path).expanduser().exists():
+                raise CassetteError(_no_file(path))
+            path = Cassette(path)
+        super().__init__(path, inner, record_all=False, name=name, options=options, context=context)
+
+
+def cassette_model(
+    path: str,
+    mode: str,
+    make_model: Callable[[], Model],
+    *,
+    name: str,
+    options: Mapping[str, Any] | None = None,
+    context: str | None = None,
+    shelf: dict[tuple[Path, str], tuple[Cassette, str]],
+) -> Model:
+    """A model for one ``%%agent`` cell that records to, or replays from, the cassette ``path``.
+
+    Args:
+        path: The cassette file; relative to the current directory.
+        mode: One of `MODES`.
+        make_model: Makes the real model; called only when a request must be recorded.
+        name: The model as the person chose it (``"local"``, ``"qwen2.5:0.5b"``): part of the key.
+        options: Settings that change the answers (temperature, context size).
+        context: The cell, for error messages.
+        shelf: The cassettes opened so far in this session, by file and mode: one `Cassette` per
+            file and mode, so cells record into one file and replay continues where it was. The
+            ``once`` mode is decided when its file is first opened.
+
+    Raises:
+        CassetteError: An unknown mode, a missing file in mode replay, or a malformed file.
+    """
+    if mode not in MODES:
+        raise CassetteError(f"Unknown cassette mode {mode!r}; use one of: {', '.join(MODES)}.")
+    full = Path(path).expanduser().absolute()
+    if (full, mode) not in shelf:
+        decided = ("replay" if full.exists() else "record") if mode == "once" else mode
+        if decided == "replay" and not full.exists():
+            raise CassetteError(_no_file(path))
+        shelf[(full, mode)] = (Cassette(full, fresh=decided == "record"), decided)
+    cassette, decided = shelf[(full, mode)]
+    settings = {"name": name, "options": options, "context": context}
+    if decided == "record":
+        return RecordingModel(make_model, cassette, **settings)
+    return ReplayModel(cassette, make_model if decided == "auto" else None, **settings)
+
+
+def _no_file(path: str | os.PathLike[str]) -> str:
+    return (
+        f"No cassette at {Path(path).expanduser().absolute()} to replay. Record it first (mode record or"
+        f" once, e.g. `%%agent --record {os.fspath(path)}`), or check the path: a relative one is"
+        " resolved against the notebook's folder."
+    )
+
+
+def _secrets(model: Any) -> Iterable[str]:
+    """The credentials in ``OLLAMA_HOST`` and in the model's ``host``, as exact strings."""
+    for host in (os.environ.get("OLLAMA_HOST"), getattr(model, "host", None)):
+        if isinstance(host, str) and "@" in host:
+            credentials = (
+                host.partition("://")[2].rpartition("@")[0] if "://" in host else host.rpartition("@")[0]
+            )
+            yield credentials + "@"
+            yield credentials

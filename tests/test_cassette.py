@@ -1,0 +1,431 @@
+"""Cassettes: record through the real ``ollama`` client against a real local HTTP server, stop the
+server, replay. Mismatches, hand edits, secrets, the auto mode, and the file format."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+from contextlib import aclosing
+from typing import Any
+
+import pytest
+from pytest_httpserver import HTTPServer
+
+import meowgent_nb.models
+from meowgent_nb import Agent, ScriptedModel, ToolCall, tool
+from meowgent_nb.events import FinalAnswer, ToolResultEvent
+from meowgent_nb.models import ModelChunk, ModelError, ModelRequest, Usage
+from meowgent_nb.models.cassette import Cassette, CassetteError, RecordingModel, ReplayModel, cassette_model
+from meowgent_nb.models.ollama import OllamaModel
+
+MODEL = "qwen3:0.6b"
+CREATED = "2025-06-01T12:00:00.123456789Z"
+FINAL = {
+    "model": MODEL,
+    "created_at": CREATED,
+    "message": {"role": "assistant", "content": ""},
+    "done": True,
+    "done_reason": "stop",
+    "total_duration": 2_500_000_000,
+    "prompt_eval_count": 26,
+    "eval_count": 12,
+    "eval_duration": 1_750_000_000,
+}
+FINAL_USAGE = Usage(prompt_tokens=26, completion_tokens=12, total_seconds=2.5, completion_seconds=1.75)
+
+
+@tool
+def add(a: int, b: int) -> int:
+    """Add two whole numbers."""
+    return a + b
+
+
+def part(content: str = "", *, thinking: str | None = None, tool_calls: list | None = None) -> dict:
+    message: dict[str, Any] = {"role": "assistant", "content": content}
+    if thinking is not None:
+        message["thinking"] = thinking
+    if tool_calls is not None:
+        message["tool_calls"] = tool_calls
+    return {"model": MODEL, "created_at": CREATED, "message": message, "done": False}
+
+
+def ndjson(*parts: dict) -> str:
+    return "".join(json.dumps(p) + "\n" for p in parts)
+
+
+CALL_TURN = ndjson(
+    part("<tool_call>"), part('{"name": "add", "arguments": {"a": 2, "b": 3}}'), part("</tool_call>"), FINAL
+)
+ANSWER_TURN = ndjson(part(thinking="Easy."), part("2 + 3 = "), part("5 ✓"), FINAL)
+
+
+@pytest.fixture
+def server(monkeypatch: pytest.MonkeyPatch):
+    """A local Ollama-speaking server of its own, so a test can stop it and replay without it."""
+    monkeypatch.setattr(meowgent_nb.models, "ALLOW_MODEL_REQUESTS", True)
+    server = HTTPServer()
+    server.start()
+    yield server
+    if server.is_running():
+        server.stop()
+
+
+def serve(server: HTTPServer, *bodies: str) -> str:
+    for body in bodies:
+        server.expect_ordered_request("/api/chat", method="POST").respond_with_data(
+            body, content_type="application/x-ndjson"
+        )
+    return f"http://{server.host}:{server.port}"
+
+
+def chunks_of(model: Any, request: ModelRequest) -> list[ModelChunk]:
+    async def run() -> list[ModelChunk]:
+        async with aclosing(model.stream(request)) as stream:
+            return [chunk async for chunk in stream]
+
+    return asyncio.run(run())
+
+
+def events_of(agent: Agent, prompt: str) -> list[Any]:
+    """The run's events, with the tool results' measured durations set to 0."""
+
+    async def run() -> list[Any]:
+        return [event async for event in agent.stream(prompt)]
+
+    events = []
+    for event in asyncio.run(run()):
+        if isinstance(event, ToolResultEvent):
+            event = ToolResultEvent(dataclasses.replace(event.result, duration=0.0))
+        if isinstance(event, FinalAnswer):
+            result = event.result
+            event = (
+                repr(result),
+                result.usage,
+                result.messages,
+                [(r.call, r.output) for r in result.tool_results],
+            )
+        events.append(event)
+    return events
+
+
+def error_of(model: Any, request: ModelRequest) -> str:
+    with pytest.raises(CassetteError) as caught:
+        chunks_of(model, request)
+    return str(caught.value)
+
+
+def ask(text: str) -> ModelRequest:
+    return ModelRequest(
+        messages=[{"role": "system", "content": "Be brief."}, {"role": "user", "content": text}]
+    )
+
+
+# --- record, then replay with the server gone ------------------------------------------------------
+
+
+def test_an_agent_run_recorded_through_ollama_replays_the_same_without_the_server(server, tmp_path):
+    host = serve(server, CALL_TURN, ANSWER_TURN)
+    path = tmp_path / "run.cassette.json"
+    recorded = events_of(
+        Agent(RecordingModel(OllamaModel(MODEL, host=host), path), tools=[add]), "What is 2+3?"
+    )
+    server.stop()
+    assert len(server.log) == 2
+    replayed = events_of(Agent(ReplayModel(path), tools=[add]), "What is 2+3?")
+    assert replayed == recorded
+    assert recorded[-1][0] == "AgentResult(text='2 + 3 = 5 ✓', turns=2, stopped='answer', calls=['add: ok'])"
+    assert recorded[-1][1] == FINAL_USAGE + FINAL_USAGE
+    # The server is really gone: the live model cannot answer now.
+    with pytest.raises(ModelError, match="Cannot reach the Ollama server"):
+        chunks_of(OllamaModel(MODEL, host=host), ask("Hi"))
+
+
+def test_replay_streams_the_exact_chunks_native_calls_and_usage(server, tmp_path):
+    calls = [{"function": {"name": "add", "arguments": {"a": 2, "b": 3}}}]
+    host = serve(server, ndjson(part(thinking="Add."), part(tool_calls=calls), part("Héllo"), FINAL))
+    path = tmp_path / "c.json"
+    request = dataclasses.replace(ask("2+3?"), tools=[add], offered=[add], think=True, options={"seed": 7})
+    live = chunks_of(RecordingModel(OllamaModel(MODEL, host=host), path), request)
+    server.stop()
+    expected = [
+        ModelChunk(thinking="Add."),
+        ModelChunk(tool_calls=(ToolCall("add", {"a": 2, "b": 3}),)),
+        ModelChunk(text="Héllo"),
+        ModelChunk(done=True, usage=FINAL_USAGE),
+    ]
+    assert live == expected
+    assert chunks_of(ReplayModel(path), request) == expected
+    assert chunks_of(ReplayModel(path, name=MODEL), request) == expected
+
+
+def test_the_file_is_readable_one_line_per_field_message_and_chunk(tmp_path):
+    path = tmp_path / "c.json"
+    chunks_of(RecordingModel(ScriptedModel(["Grüß dich"]), path), ask("Hi"))
+    chunks_of(RecordingModel(ScriptedModel(["x"], name="other"), Cassette(path)), ask("Hi"))
+    assert path.read_text(encoding="utf-8") == (
+        '{"model": "scripted",\n'
+        ' "think": null,\n'
+        ' "options": {},\n'
+        ' "format": null,\n'
+        ' "offered": [],\n'
+        ' "tools": [],\n'
+        ' "messages": [\n'
+        '  {"content": "Be brief.", "role": "system"},\n'
+        '  {"content": "Hi", "role": "user"}\n'
+        " ],\n"
+        ' "chunks": [\n'
+        '  {"text": "Grüß"},\n'
+        '  {"text": " dich"},\n'
+        '  {"done": true, "usage": {"completion_tokens": 2}}\n'
+        " ]}\n"
+        "\n"
+        '{"model": "other",\n'
+        ' "think": null,\n'
+        ' "options": {},\n'
+        ' "format": null,\n'
+        ' "offered": [],\n'
+        ' "tools": [],\n'
+        ' "messages": [\n'
+        '  {"content": "Be brief.", "role": "system"},\n'
+        '  {"content": "Hi", "role": "user"}\n'
+        " ],\n"
+        ' "chunks": [\n'
+        '  {"text": "x"},\n'
+        '  {"done": true, "usage": {"completion_tokens": 1}}\n'
+        " ]}\n"
+    )
+    assert [entry.line for entry in Cassette(path).entries] == [1, 17]
+
+
+# --- a request without a recording -------------------------------------------------------------------
+
+
+def test_a_changed_prompt_is_an_error_showing_the_difference(tmp_path):
+    path = tmp_path / "c.json"
+    chunks_of(RecordingModel(ScriptedModel(["Five."]), path), ask("What is 2+3?\nBe exact."))
+    replay = ReplayModel(path, context="the %%agent cell In [4] ('What is 2+4?')")
+    assert error_of(replay, ask("What is 2+4?\nBe exact.")) == (
+        f"The cassette {path} has no recording of request 1 of the %%agent cell In [4] ('What is 2+4?');"
+        " nothing was sent to a model.\n"
+        "Against the nearest recording (line 1), messages[1].content differs:\n"
+        "--- recorded\n"
+        "+++ sent\n"
+        "@@ -1,2 +1,2 @@\n"
+        "-What is 2+3?\n"
+        "+What is 2+4?\n"
+        " Be exact.\n"
+        "To record it, run in mode record (`%%agent --record PATH`, or MEOWGENT_CASSETTE_MODE=record;"
+        " restart the kernel first), or in mode auto to add only what is missing, and commit the cassette."
+    )
+
+
+def test_other_differences_name_the_field_and_the_nearest_recording(tmp_path):
+    path = tmp_path / "c.json"
+    recorder = RecordingModel(ScriptedModel(["A", "B"]), path, options={"temperature": 0.1})
+    chunks_of(recorder, ask("one"))
+    chunks_of(recorder, ask("two"))
+    replay = ReplayModel(path, name="scripted", options={"temperature": 0.7})
+    message = error_of(replay, ask("two")).splitlines()
+    assert message[1:4] == [
+        "Against the nearest recording (line 16), options.temperature differs:",
+        "  recorded: 0.1",
+        "  sent:     0.7",
+    ]
+    other = ReplayModel(path, name="llama3.2", options={"temperature": 0.1})
+    assert error_of(other, ask("one")).splitlines()[1:4] == [
+        "Against the nearest recording (line 1), model differs:",
+        '  recorded: "scripted"',
+        '  sent:     "llama3.2"',
+    ]
+    longer = ReplayModel(path, options={"temperature": 0.1})
+    request = ModelRequest(messages=[*ask("one").messages, {"role": "user", "content": "more"}])
+    assert error_of(longer, request).splitlines()[1:4] == [
+        "Against the nearest recording (line 1), messages[2] differs:",
+        "  recorded: (absent)",
+        '  sent:     {"content": "more", "role": "user"}',
+    ]
+
+
+def test_an_empty_cassette_says_so_and_a_missing_file_is_an_error(tmp_path):
+    path = tmp_path / "empty.json"
+    path.write_text("\n")
+    assert error_of(ReplayModel(path), ask("Hi")).splitlines()[1] == "The cassette has no recordings at all."
+    with pytest.raises(CassetteError) as caught:
+        ReplayModel(tmp_path / "nope.json")
+    assert str(caught.value) == (
+        f"No cassette at {tmp_path / 'nope.json'} to replay. Record it first (mode record or once, e.g."
+        f" `%%agent --record {tmp_path / 'nope.json'}`), or check the path: a relative one is resolved"
+        " against the notebook's folder."
+    )
+
+
+# --- repeats, auto, laziness -------------------------------------------------------------------------
+
+
+def test_identical_requests_replay_their_recordings_in_order_then_again(tmp_path):
+    path = tmp_path / "c.json"
+    recorder = RecordingModel(ScriptedModel(["first", "second", "other"]), path)
+    for text in ("same", "same", "different"):
+        chunks_of(recorder, ask(text))
+    replay = ReplayModel(path)
+    texts = [chunks_of(replay, ask(t))[0].text for t in ("same", "different", "same", "same")]
+    assert texts == ["first", "other", "second", "first"]
+
+
+def test_auto_replays_what_is_recorded_and_records_what_is_missing(tmp_path):
+    path = tmp_path / "c.json"
+    chunks_of(RecordingModel(ScriptedModel(["recorded"]), path), ask("old"))
+    inner = ScriptedModel(["live new", "live again"])
+    auto = ReplayModel(path, inner)
+    assert [chunks_of(auto, ask(t))[0].text for t in ("old", "new", "old")] == ["recorded", "live", "live"]
+    assert [r.messages[1]["content"] for r in inner.requests] == ["new", "old"]
+    # A later session replays all three without the model.
+    replay = ReplayModel(path)
+    assert [chunks_of(replay, ask(t))[0].text for t in ("old", "new", "old")] == ["recorded", "live", "live"]
+    assert [entry.line for entry in Cassette(path).entries] == [1, 16, 32]
+
+
+def test_replay_never_makes_the_inner_model_and_auto_makes_it_only_to_record(tmp_path):
+    path = tmp_path / "c.json"
+    chunks_of(RecordingModel(ScriptedModel(["hi"]), path), ask("Hi"))
+
+    def no_backend() -> Any:
+        raise ModelError("No model for 'qwen2.5:0.5b': no server, no local model.")
+
+    auto = ReplayModel(path, no_backend, name="scripted")
+    assert chunks_of(auto, ask("Hi"))[0] == ModelChunk(text="hi")
+    message = error_of(auto, ask("Bye"))
+    assert message.endswith(
+        "Recording it needs the model, which failed: No model for 'qwen2.5:0.5b': no server, no local model."
+    )
+    assert message.startswith(f"The cassette {path} has no recording of request 2;")
+
+
+def test_an_answer_cut_short_is_not_recorded(tmp_path):
+    path = tmp_path / "c.json"
+    recorder = RecordingModel(ScriptedModel(["one two three"]), path)
+
+    async def first_chunk() -> ModelChunk:
+        async with aclosing(recorder.stream(ask("Hi"))) as stream:
+            async for chunk in stream:
+                return chunk
+        raise AssertionError
+
+    assert asyncio.run(first_chunk()) == ModelChunk(text="one")
+    assert not path.exists()
+
+
+# --- hand edits and broken files ---------------------------------------------------------------------
+
+
+def test_a_hand_edited_cassette_still_loads(tmp_path):
+    path = tmp_path / "c.json"
+    chunks_of(RecordingModel(ScriptedModel(["Hello there"]), path), ask("Hi"))
+    [entry] = [json.loads(path.read_text())]
+    entry["chunks"][0]["text"] = "Howdy"
+    # Reformatted by an editor, with the keys in another order: still the same request.
+    path.write_text(json.dumps(dict(reversed(list(entry.items()))), indent=4) + "\n\n\n")
+    assert chunks_of(ReplayModel(path), ask("Hi"))[:2] == [
+        ModelChunk(text="Howdy"),
+        ModelChunk(text=" there"),
+    ]
+    # As JSON Lines, with the last chunk deleted: the answer still ends.
+    del entry["chunks"][-1]
+    path.write_text(json.dumps(entry) + "\n" + json.dumps(entry))
+    assert chunks_of(ReplayModel(path), ask("Hi")) == [
+        ModelChunk(text="Howdy"),
+        ModelChunk(text=" there"),
+        ModelChunk(done=True),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        (
+            '{"model": "m",\n "messages": [],\n "chunks": [}\n',
+            "line 3 column 13: not valid JSON (Expecting value).",
+        ),
+        (
+            '{"model": "m", "messages": [], "chunks": []}\n\n[1]\n',
+            "line 3: expected a JSON object per request, found list.",
+        ),
+        (
+            '\n{"model": "m", "messages": [], "chunks": [], "headers": {}}',
+            (
+                "line 2: unknown field(s) headers; an entry has model, think, options, format, offered,"
+                " tools, messages, chunks."
+            ),
+        ),
+        ('{"model": "m", "messages": []}', "line 1: the entry has no 'chunks'."),
+        (
+            '{"model": "m", "messages": [], "chunks": [{"txt": "a"}]}',
+            (
+                "line 1: a chunk is malformed: unknown field(s) txt in {'txt': 'a'}; a chunk has done,"
+                " text, thinking, tool_calls, usage."
+            ),
+        ),
+    ],
+)
+def test_a_malformed_cassette_names_the_line(tmp_path, text, problem):
+    path = tmp_path / "c.json"
+    path.write_text(text)
+    with pytest.raises(CassetteError) as caught:
+        ReplayModel(path)
+    fix = "" if "not valid JSON" in problem else " Fix the entry, or delete the file and record again."
+    fix = fix or " Fix that line, or delete the file and record again."
+    assert str(caught.value) == f"Cassette {path}, {problem}{fix}"
+
+
+# --- secrets ---------------------------------------------------------------------------------------
+
+
+def test_no_credentials_enter_a_cassette(server, tmp_path, monkeypatch):
+    host = serve(
+        server,
+        ndjson(part("Log in as alice:s3cret-pw@box or "), part("https://bob:hunter22@example.com/x"), FINAL),
+    )
+    monkeypatch.setenv("OLLAMA_HOST", host.replace("http://", "http://alice:s3cret-pw@"))
+    model = OllamaModel(MODEL)
+    assert model.host == host.replace("http://", "http://alice:s3cret-pw@")
+    path = tmp_path / "c.json"
+    request = ask("Fetch https://carol:pa55word@internal.example/data")
+    live = chunks_of(RecordingModel(model, path), request)
+    assert [c.text for c in live[:2]] == [
+        "Log in as alice:s3cret-pw@box or ",
+        "https://bob:hunter22@example.com/x",
+    ]
+    text = path.read_text()
+    for secret in ("s3cret", "alice", "hunter22", "bob:", "pa55word", "carol"):
+        assert secret not in text
+    assert '{"content": "Fetch https://internal.example/data", "role": "user"}' in text
+    assert [c.text for c in chunks_of(ReplayModel(path), request)[:2]] == [
+        "Log in as box or ",
+        "https://example.com/x",
+    ]
+
+
+# --- the notebook's entry point --------------------------------------------------------------------
+
+
+def test_cassette_model_modes_share_one_cassette_per_file(tmp_path):
+    path = str(tmp_path / "nb.json")
+    shelf: dict = {}
+    inner = ScriptedModel(["one", "two"])
+    settings = {"name": "local", "options": {"temperature": 0.1}, "shelf": shelf}
+    first = cassette_model(path, "once", lambda: inner, **settings)
+    second = cassette_model(path, "once", lambda: inner, **settings)
+    assert (type(first).__name__, first.cassette is second.cassette) == ("RecordingModel", True)
+    chunks_of(first, ask("a"))
+    chunks_of(second, ask("b"))
+    assert len(Cassette(path).entries) == 2
+    # A new session: the file exists, so "once" replays, and "replay" needs no model.
+    for mode in ("once", "replay"):
+        replay = cassette_model(
+            path, mode, lambda: pytest.fail("made the model"), **{**settings, "shelf": {}}
+        )
+        assert [chunks_of(replay, ask(t))[0].text for t in ("a", "b")] == ["one", "two"]
+    with pytest.raises(CassetteError) as caught:
+        cassette_model(path, "rewind", lambda: inner, **settings)
+    assert str(caught.value) == "Unknown cassette mode 'rewind'; use one of: once, record, replay, auto."
