@@ -7,9 +7,12 @@ import asyncio
 import dataclasses
 import json
 from contextlib import aclosing
+from pathlib import Path
 from typing import Any
 
 import pytest
+from IPython.core.error import UsageError
+from IPython.utils.capture import capture_output
 from pytest_httpserver import HTTPServer
 
 import meowgent_nb.models
@@ -429,3 +432,111 @@ def test_cassette_model_modes_share_one_cassette_per_file(tmp_path):
     with pytest.raises(CassetteError) as caught:
         cassette_model(path, "rewind", lambda: inner, **settings)
     assert str(caught.value) == "Unknown cassette mode 'rewind'; use one of: once, record, replay, auto."
+
+
+# --- %%agent in a real IPython shell ---------------------------------------------------------------
+
+
+def agent_cell(ip, line: str, cell: str) -> str:
+    """Run a %%agent cell; the final transcript's text/plain."""
+    with capture_output() as captured:
+        ip.run_cell_magic("agent", line, cell)
+    return captured.outputs[-1].data["text/plain"]
+
+
+@pytest.fixture
+def notebook(ip, tmp_path, monkeypatch):
+    """The shell in a notebook folder, with the `add` tool; cassette settings are reset after."""
+    monkeypatch.chdir(tmp_path)
+    for name in ("MEOWGENT_CASSETTE", "MEOWGENT_CASSETTE_MODE", "MEOWGENT_MODEL"):
+        monkeypatch.delenv(name, raising=False)
+    ip.user_ns["add"] = add
+    ip.run_line_magic("agent", "reset")
+    yield ip
+    for name, value in (("cassette", ""), ("cassette_mode", "once")):
+        ip.config.AgentMagics.pop(name, None)  # so later AgentMagics read their defaults again
+        setattr(ip.magics_manager.registry["AgentMagics"], name, value)
+
+
+def test_agent_record_then_replay_with_no_server_and_no_requests_allowed(notebook, server, monkeypatch):
+    ip = notebook
+    monkeypatch.setenv("OLLAMA_HOST", serve(server, CALL_TURN, ANSWER_TURN))
+    line = f"-m ollama:{MODEL} --approve none -o result --new"
+    recorded = agent_cell(ip, f"{line} --record cell.cassette.json", "What is 2+3?")
+    server.stop()
+    monkeypatch.setattr(meowgent_nb.models, "ALLOW_MODEL_REQUESTS", False)
+    first = ip.user_ns["result"]
+    replayed = agent_cell(ip, f"{line} --replay cell.cassette.json", "What is 2+3?")
+    assert recorded == replayed == "[tool] add(a=2, b=3) -> done\n  5\n[thinking]\n2 + 3 = 5 ✓"
+    assert repr(ip.user_ns["result"]) == repr(first)
+    assert ip.user_ns["result"].usage == first.usage == FINAL_USAGE + FINAL_USAGE
+    entry = Cassette("cell.cassette.json").entries[0]
+    assert (entry.request["model"], entry.request["options"]) == (
+        f"ollama:{MODEL}",
+        {"num_ctx": 16384, "temperature": 0.1},
+    )
+
+
+def test_a_changed_prompt_in_a_cell_names_the_cell_and_the_difference(notebook):
+    ip = notebook
+    ip.user_ns["scripted"] = ScriptedModel(["Five."])
+    agent_cell(ip, "--model-object scripted --new --record c.json", "What is 2+3?")
+    count = ip.execution_count
+    with pytest.raises(CassetteError) as caught:
+        agent_cell(ip, "--model-object scripted --new --replay c.json", "What is 2+4?\n# NBVAL_CHECK_OUTPUT")
+    assert str(caught.value).splitlines() == [
+        (
+            f"The cassette {Path.cwd() / 'c.json'} has no recording of request 1 of the %%agent cell In"
+            f" [{count}] ('What is 2+4?'); nothing was sent to a model."
+        ),
+        "Against the nearest recording (line 1), messages[1].content differs:",
+        '  recorded: "What is 2+3?"',
+        '  sent:     "What is 2+4?"',
+        (
+            "To record it, run in mode record (`%%agent --record PATH`, or MEOWGENT_CASSETTE_MODE=record;"
+            " restart the kernel first), or in mode auto to add only what is missing, and commit the cassette."
+        ),
+    ]
+
+
+def test_replaying_a_missing_cassette_is_a_usage_error(notebook, tmp_path):
+    with pytest.raises(UsageError) as caught:
+        agent_cell(notebook, "-m local --replay missing.json", "Hi")
+    assert str(caught.value) == (
+        f"%%agent: No cassette at {tmp_path / 'missing.json'} to replay. Record it first (mode record or"
+        " once, e.g. `%%agent --record missing.json`), or check the path: a relative one is resolved"
+        " against the notebook's folder."
+    )
+
+
+def test_a_notebook_wide_cassette_records_once_then_replays_in_a_new_session(notebook, tmp_path, monkeypatch):
+    ip = notebook
+    ip.run_line_magic("config", 'AgentMagics.cassette = "nb.cassette.json"')
+    ip.user_ns["scripted"] = ScriptedModel(["One.", "Two."])
+    assert [agent_cell(ip, "--model-object scripted", p) for p in ("a", "b")] == ["One.", "Two."]
+    assert [e.chunks[0].text for e in Cassette(tmp_path / "nb.cassette.json").entries] == ["One.", "Two."]
+    # A new kernel: the file exists, so "once" replays; the scripted model has no answers left.
+    ip.run_line_magic("unload_ext", "meowgent_nb")
+    ip.run_line_magic("load_ext", "meowgent_nb")
+    assert [agent_cell(ip, "--model-object scripted", p) for p in ("a", "b")] == ["One.", "Two."]
+    assert ip.user_ns["scripted"].remaining == 0
+    # auto: a new request is recorded with the model, the file grows.
+    ip.run_line_magic("config", "AgentMagics.cassette_mode = 'auto'")
+    ip.user_ns["scripted"].enqueue("Three.")
+    assert agent_cell(ip, "--model-object scripted --new", "c") == "Three."
+    assert len(Cassette(tmp_path / "nb.cassette.json").entries) == 3
+
+
+def test_cassette_traits_default_from_the_environment(notebook, monkeypatch):
+    from meowgent_nb.magics import AgentMagics
+
+    monkeypatch.setenv("MEOWGENT_CASSETTE", "ci.cassette.json")
+    monkeypatch.setenv("MEOWGENT_CASSETTE_MODE", "Replay")
+    fresh = AgentMagics(shell=notebook)
+    assert (fresh.cassette, fresh.cassette_mode) == ("ci.cassette.json", "replay")
+    monkeypatch.setenv("MEOWGENT_CASSETTE_MODE", "bogus")
+    assert AgentMagics(shell=notebook).cassette_mode == "once"
+    monkeypatch.delenv("MEOWGENT_CASSETTE")
+    with capture_output() as out:
+        notebook.run_line_magic("agent", "config")
+    assert "AgentMagics.cassette = ''\nAgentMagics.cassette_mode = 'once'\n" in out.stdout
