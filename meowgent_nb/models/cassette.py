@@ -26,23 +26,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-from collections import Counter
-from collections.abc import AsyncIterator, Callable, Iterable, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from ._cassette_file import (
-    CassetteError,
-    Entry,
-    chunk_json,
-    describe_difference,
-    dump_entry,
-    key_of,
-    load_entries,
-    nearest,
-    parse_entries,
-    request_fields,
-)
+from ._cassette_diff import describe_difference, nearest
+from ._cassette_file import Cassette, CassetteError, chunk_json, host_credentials, request_fields
 from .base import Model, ModelChunk, ModelRequest
 
 __all__ = ["MODES", "Cassette", "CassetteError", "RecordingModel", "ReplayModel", "cassette_model"]
@@ -57,74 +46,6 @@ RERECORD = (
 
 ModelSource = Model | Callable[[], Model]
 """A model, or a function that makes one when it is first needed (so replay never makes one)."""
-
-
-class Cassette:
-    """A cassette file, and how far replay has got in it; models that share one share both.
-
-    Args:
-        path: The file. A relative path is resolved against the current directory (a notebook's
-            kernel runs in the notebook's folder) now.
-        fresh: Start a new recording: ignore what the file holds, replace it at the first write.
-
-    Raises:
-        CassetteError: The file is not a readable cassette; the message names the line.
-    """
-
-    def __init__(self, path: str | os.PathLike[str], *, fresh: bool = False):
-        self.path = Path(path).expanduser().absolute()
-        self.entries: list[Entry] = [] if fresh or not self.path.exists() else load_entries(self.path)
-        """The recordings, in file order."""
-        self._fresh = fresh
-        self._played: Counter[str] = Counter()
-        self._keys: dict[tuple[int, bool], str] = {}
-
-    def take(
-        self, fields: Mapping[str, Any], *, with_model: bool = True, again: bool = False
-    ) -> Entry | None:
-        """The next recording of this request (the n-th time it is asked: its n-th recording).
-
-        Args:
-            fields: The request, as `request_fields` gives it.
-            with_model: Whether the model's name must match too.
-            again: When every recording of it was replayed, start again from the first (rather
-                than return None).
-        """
-        key = key_of(fields, with_model)
-        matches = [entry for entry in self.entries if self._key(entry, with_model) == key]
-        count = self._played[key]
-        if not matches or (count >= len(matches) and not again):
-            return None
-        self._played[key] += 1
-        return matches[count % len(matches)]
-
-    def add(
-        self, fields: Mapping[str, Any], chunks: list[dict[str, Any]], *, with_model: bool = True
-    ) -> None:
-        """Record a request's answer (``chunks`` as `chunk_json` gives them) and write it out."""
-        text = dump_entry(fields, chunks)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        before = "" if self._fresh or not self.path.exists() else self.path.read_text(encoding="utf-8")
-        if not before.strip():
-            self._fresh, line = False, 1
-            self.path.write_text(text, encoding="utf-8")
-        else:  # appended after a blank line; the file is not rewritten, so hand edits stay
-            separator = "\n" if before.endswith("\n") else "\n\n"
-            line = before.count("\n") + len(separator) + 1
-            with self.path.open("a", encoding="utf-8") as file:
-                file.write(separator + text)
-        # Read back as from the file, so replay in this session sees what a later session will.
-        self.entries.extend(parse_entries(text, self.path, line))
-        self._played[key_of(fields, with_model)] += 1
-
-    def _key(self, entry: Entry, with_model: bool) -> str:
-        cached = self._keys.get((id(entry), with_model))
-        if cached is None:
-            cached = self._keys[(id(entry), with_model)] = key_of(entry.request, with_model)
-        return cached
-
-    def __repr__(self) -> str:
-        return f"Cassette({str(self.path)!r}, recordings={len(self.entries)})"
 
 
 class _CassetteModel:
@@ -163,7 +84,7 @@ class _CassetteModel:
         """
         self.requests += 1
         with_model = self._key_name is not None
-        fields = request_fields(self._key_name, request, self.options, _secrets(self._inner))
+        fields = request_fields(self._key_name, request, self.options, host_credentials(self._inner))
         if not self._record_all:
             entry = self.cassette.take(fields, with_model=with_model, again=self._inner is None)
             if entry is not None:
@@ -177,7 +98,7 @@ class _CassetteModel:
             if self._inner is None:
                 raise self.missing(fields)
         model = self._model(fields)
-        secrets = list(_secrets(model))
+        secrets = list(host_credentials(model))
         streamed: list[ModelChunk] = []
         stream = model.stream(request)
         async with contextlib.aclosing(stream) if hasattr(stream, "aclose") else contextlib.nullcontext():
@@ -332,14 +253,3 @@ def _no_file(path: str | os.PathLike[str]) -> str:
         f" once, e.g. `%%agent --record {os.fspath(path)}`), or check the path: a relative one is"
         " resolved against the notebook's folder."
     )
-
-
-def _secrets(model: Any) -> Iterable[str]:
-    """The credentials in ``OLLAMA_HOST`` and in the model's ``host``, as exact strings."""
-    for host in (os.environ.get("OLLAMA_HOST"), getattr(model, "host", None)):
-        if isinstance(host, str) and "@" in host:
-            credentials = (
-                host.partition("://")[2].rpartition("@")[0] if "://" in host else host.rpartition("@")[0]
-            )
-            yield credentials + "@"
-            yield credentials
