@@ -3,7 +3,7 @@
 A cassette is a sequence of JSON objects, one per model request: what the model was sent (the
 fields in `REQUEST_FIELDS`) and the chunks it streamed back. They are written over several lines,
 one field, message or chunk a line, keys sorted, non-ASCII kept as it is, so a re-recording diffs
-line by line (but not JSON Lines, so name it ``.json``). Any layout loads: one object a line
+line by line (so it is not JSON Lines; ``NAME.cassette.json`` is the name used). Any layout loads: one object a line
 (JSON Lines), pretty-printed, reformatted by an editor. New recordings are appended after a blank
 line; the file is never rewritten, so hand edits stay.
 """
