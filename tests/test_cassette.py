@@ -387,14 +387,20 @@ def test_a_malformed_cassette_names_the_line(tmp_path, text, problem):
 # --- secrets ---------------------------------------------------------------------------------------
 
 
-def test_no_credentials_enter_a_cassette(server, tmp_path, monkeypatch):
+@pytest.mark.parametrize("via", ["OLLAMA_HOST", "host="])
+def test_no_credentials_enter_a_cassette(server, tmp_path, monkeypatch, via):
     host = serve(
         server,
         ndjson(part("Log in as alice:s3cret-pw@box or "), part("https://bob:hunter22@example.com/x"), FINAL),
     )
-    monkeypatch.setenv("OLLAMA_HOST", host.replace("http://", "http://alice:s3cret-pw@"))
-    model = OllamaModel(MODEL)
-    assert model.host == host.replace("http://", "http://alice:s3cret-pw@")
+    # Without a scheme, as OLLAMA_HOST may be written; the ollama client drops the credentials.
+    with_credentials = host.replace("http://", "alice:s3cret-pw@")
+    monkeypatch.delenv("OLLAMA_HOST", raising=False)
+    if via == "OLLAMA_HOST":
+        monkeypatch.setenv("OLLAMA_HOST", with_credentials)
+    model = OllamaModel(MODEL) if via == "OLLAMA_HOST" else OllamaModel(MODEL, host=with_credentials)
+    assert model.host == with_credentials
+    monkeypatch.delenv("OLLAMA_HOST", raising=False)  # the model keeps it; the cassette must not
     path = tmp_path / "c.json"
     request = ask("Fetch https://carol:pa55word@internal.example/data")
     live = chunks_of(RecordingModel(model, path), request)
@@ -528,6 +534,13 @@ def test_a_notebook_wide_cassette_records_once_then_replays_in_a_new_session(not
     ip.user_ns["scripted"].enqueue("Three.")
     assert agent_cell(ip, "--model-object scripted --new", "c") == "Three."
     assert len(Cassette(tmp_path / "nb.cassette.json").entries) == 3
+    # --cassette PATH: this cell's file, in the configured mode.
+    ip.run_line_magic("config", "AgentMagics.cassette_mode = 'record'")
+    ip.user_ns["scripted"].enqueue("Four.")
+    assert agent_cell(ip, "--model-object scripted --new --cassette cell.json", "d") == "Four."
+    ip.run_line_magic("config", "AgentMagics.cassette_mode = 'replay'")
+    assert agent_cell(ip, "--model-object scripted --new --cassette cell.json", "d") == "Four."
+    assert [len(Cassette(tmp_path / name).entries) for name in ("nb.cassette.json", "cell.json")] == [3, 1]
 
 
 def test_cassette_traits_default_from_the_environment(notebook, monkeypatch):

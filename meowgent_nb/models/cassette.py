@@ -99,6 +99,9 @@ class _CassetteModel:
                 raise self.missing(fields)
         model = self._model(fields)
         secrets = list(host_credentials(model))
+        fields = request_fields(
+            self._key_name, request, self.options, secrets
+        )  # now the model's host is known
         streamed: list[ModelChunk] = []
         stream = model.stream(request)
         async with contextlib.aclosing(stream) if hasattr(stream, "aclose") else contextlib.nullcontext():
