@@ -308,18 +308,26 @@ def test_replay_never_makes_the_inner_model_and_auto_makes_it_only_to_record(tmp
     assert message.startswith(f"The cassette {path} has no recording of request 2;")
 
 
-def test_an_answer_cut_short_is_not_recorded(tmp_path):
+def test_an_answer_cut_short_is_not_recorded_but_one_read_to_its_end_is(tmp_path):
     path = tmp_path / "c.json"
-    recorder = RecordingModel(ScriptedModel(["one two three"]), path)
+    recorder = RecordingModel(ScriptedModel(["one two three", "four"]), path)
 
-    async def first_chunk() -> ModelChunk:
+    async def read_until(stop: Any) -> list[ModelChunk]:
+        chunks = []
         async with aclosing(recorder.stream(ask("Hi"))) as stream:
             async for chunk in stream:
-                return chunk
-        raise AssertionError
+                chunks.append(chunk)
+                if stop(chunk):
+                    break  # closes the stream here, without reading past this chunk
+        return chunks
 
-    assert asyncio.run(first_chunk()) == ModelChunk(text="one")
+    assert asyncio.run(read_until(lambda chunk: chunk.text == "one")) == [ModelChunk(text="one")]
     assert not path.exists()
+    assert asyncio.run(read_until(lambda chunk: chunk.done)) == [
+        ModelChunk(text="four"),
+        ModelChunk(done=True, usage=Usage(completion_tokens=1)),
+    ]
+    assert [entry.chunks[0].text for entry in Cassette(path).entries] == ["four"]
 
 
 # --- hand edits and broken files ---------------------------------------------------------------------

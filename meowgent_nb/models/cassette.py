@@ -98,20 +98,21 @@ class _CassetteModel:
             if self._inner is None:
                 raise self.missing(fields)
         model = self._model(fields)
-        secrets = list(host_credentials(model))
-        fields = request_fields(
-            self._key_name, request, self.options, secrets
-        )  # now the model's host is known
+        secrets = list(host_credentials(model))  # now the model's own host is known too
+        fields = request_fields(self._key_name, request, self.options, secrets)
         streamed: list[ModelChunk] = []
         stream = model.stream(request)
         async with contextlib.aclosing(stream) if hasattr(stream, "aclose") else contextlib.nullcontext():
             async for chunk in stream:
                 streamed.append(chunk)
+                if chunk.done:  # recorded before the reader sees the end, which it may not read past
+                    self.cassette.add(
+                        fields, [chunk_json(c, secrets) for c in streamed], with_model=with_model
+                    )
                 yield chunk
                 if chunk.done:
-                    break
-        if streamed and streamed[-1].done:  # an answer cut short is not recorded
-            self.cassette.add(fields, [chunk_json(c, secrets) for c in streamed], with_model=with_model)
+                    return
+        # An answer cut short (the reader stopped, or the stream ended without done) is not recorded.
 
     def missing(self, fields: Mapping[str, Any]) -> CassetteError:
         """The error for a request the cassette has no recording of."""
