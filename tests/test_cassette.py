@@ -440,10 +440,10 @@ def test_cassette_model_modes_share_one_cassette_per_file(tmp_path):
     chunks_of(first, ask("a"))
     chunks_of(second, ask("b"))
     assert len(Cassette(path).entries) == 2
-    # A new session: the file exists, so "once" replays, and "replay" needs no model.
+    # A new session (no shelf): the file exists, so "once" replays, and "replay" needs no model.
     for mode in ("once", "replay"):
         replay = cassette_model(
-            path, mode, lambda: pytest.fail("made the model"), **{**settings, "shelf": {}}
+            path, mode, lambda: pytest.fail("made the model"), name="local", options={"temperature": 0.1}
         )
         assert [chunks_of(replay, ask(t))[0].text for t in ("a", "b")] == ["one", "two"]
     with pytest.raises(CassetteError) as caught:

@@ -218,9 +218,12 @@ def cassette_model(
     name: str,
     options: Mapping[str, Any] | None = None,
     context: str | None = None,
-    shelf: dict[tuple[Path, str], tuple[Cassette, str]],
+    shelf: dict[tuple[Path, str], tuple[Cassette, str]] | None = None,
 ) -> Model:
-    """A model for one ``%%agent`` cell that records to, or replays from, the cassette ``path``.
+    """A model that records to, or replays from, the cassette ``path`` in ``mode`` (what ``%%agent`` uses).
+
+    ``cassette_model("run.cassette.json", "once", LlamaCppModel, name="local")`` replays if the file
+    exists, else records with a `LlamaCppModel` made at the first request.
 
     Args:
         path: The cassette file; relative to the current directory.
@@ -231,7 +234,7 @@ def cassette_model(
         context: The cell, for error messages.
         shelf: The cassettes opened so far in this session, by file and mode: one `Cassette` per
             file and mode, so cells record into one file and replay continues where it was. The
-            ``once`` mode is decided when its file is first opened.
+            ``once`` mode is decided when its file is first opened. None: a new one.
 
     Raises:
         CassetteError: An unknown mode, a missing file in mode replay, or a malformed file.
@@ -239,6 +242,7 @@ def cassette_model(
     if mode not in MODES:
         raise CassetteError(f"Unknown cassette mode {mode!r}; use one of: {', '.join(MODES)}.")
     full = Path(path).expanduser().absolute()
+    shelf = {} if shelf is None else shelf
     if (full, mode) not in shelf:
         decided = ("replay" if full.exists() else "record") if mode == "once" else mode
         if decided == "replay" and not full.exists():
