@@ -1,11 +1,11 @@
 """The cassette file: recorded model requests as readable JSON, and `Cassette`, its reader and writer.
 
-A cassette is a sequence of JSON objects, one per model request: what the model was sent (the
-fields in `REQUEST_FIELDS`) and the chunks it streamed back. They are written over several lines,
-one field, message or chunk a line, keys sorted, non-ASCII kept as it is, so a re-recording diffs
-line by line (so it is not JSON Lines; ``NAME.cassette.json`` is the name used). Any layout loads: one object a line
-(JSON Lines), pretty-printed, reformatted by an editor. New recordings are appended after a blank
-line; the file is never rewritten, so hand edits stay.
+A cassette (``NAME.cassette.json``) is a sequence of JSON objects, one per model request: what
+the model was sent (the fields in `REQUEST_FIELDS`) and the chunks it streamed back. Each is
+written over several lines, one field, message or chunk a line, keys sorted, non-ASCII kept as it
+is, so a re-recording diffs line by line. Any layout loads: one object a line (JSON Lines),
+pretty-printed, reformatted by an editor. New recordings are appended after a blank line; the file
+is never rewritten, so hand edits stay.
 """
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ class Entry:
     chunks: list[ModelChunk]
     """The answer's chunks, exactly as streamed (the last has ``done=True``)."""
     line: int = 0
-    """Where the entry starts in its file (1-based); 0 until written."""
+    """Where the entry starts in its file (1-based)."""
 
 
 def request_fields(
@@ -178,8 +178,9 @@ def parse_entries(text: str, path: Path, first_line: int = 1) -> list[Entry]:
         try:
             value, position = decoder.raw_decode(text, position)
         except json.JSONDecodeError as error:
+            where = f"line {error.lineno + first_line - 1} column {error.colno}"
             raise CassetteError(
-                f"Cassette {path}, line {error.lineno + first_line - 1} column {error.colno}: not valid JSON ({error.msg})."
+                f"Cassette {path}, {where}: not valid JSON ({error.msg})."
                 " Fix that line, or delete the file and record again."
             ) from None
         entries.append(_entry(value, path, line))
