@@ -128,8 +128,8 @@ class AgentMagics(Magics):
         prompt = self.prompt(cell)
         if not prompt.strip():
             raise UsageError("%%agent: the cell is empty; write the prompt below the %%agent line.")
-        first_line = prompt.strip().splitlines()[0]
-        args.context = f"the %%agent cell In [{self.shell.execution_count}] ({first_line[:60]!r})"
+        # The first line names the cell: execution counts differ between frontends, nbval and IPython versions.
+        args.context = f"the %%agent cell beginning {prompt.strip().splitlines()[0][:60]!r}"
         agent = self.make_agent(args)
         if args.new:
             self.messages.clear()

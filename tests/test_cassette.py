@@ -7,6 +7,7 @@ import asyncio
 import dataclasses
 import importlib.util
 import json
+import re
 import subprocess
 import sys
 from contextlib import aclosing
@@ -210,9 +211,10 @@ def test_the_file_is_readable_one_line_per_field_message_and_chunk(tmp_path):
 def test_a_changed_prompt_is_an_error_showing_the_difference(tmp_path):
     path = tmp_path / "c.json"
     chunks_of(RecordingModel(ScriptedModel(["Five."]), path), ask("What is 2+3?\nBe exact."))
-    replay = ReplayModel(path, context="the %%agent cell In [4] ('What is 2+4?')")
+    replay = ReplayModel(path, context="the %%agent cell beginning 'What is 2+4?'")
     assert error_of(replay, ask("What is 2+4?\nBe exact.")) == (
-        f"The cassette {path} has no recording of request 1 of the %%agent cell In [4] ('What is 2+4?');"
+        f"The cassette {path} has no recording of request 1 of the %%agent cell beginning"
+        " 'What is 2+4?';"
         " nothing was sent to a model.\n"
         "Against the nearest recording (line 1), messages[1].content differs:\n"
         "--- recorded\n"
@@ -498,13 +500,12 @@ def test_a_changed_prompt_in_a_cell_names_the_cell_and_the_difference(notebook):
     ip = notebook
     ip.user_ns["scripted"] = ScriptedModel(["Five."])
     agent_cell(ip, "--model-object scripted --new --record c.json", "What is 2+3?")
-    count = ip.execution_count
     with pytest.raises(CassetteError) as caught:
         agent_cell(ip, "--model-object scripted --new --replay c.json", "What is 2+4?\n# NBVAL_CHECK_OUTPUT")
     assert str(caught.value).splitlines() == [
         (
-            f"The cassette {Path.cwd() / 'c.json'} has no recording of request 1 of the %%agent cell In"
-            f" [{count}] ('What is 2+4?'); nothing was sent to a model."
+            f"The cassette {Path.cwd() / 'c.json'} has no recording of request 1 of the %%agent cell"
+            " beginning 'What is 2+4?'; nothing was sent to a model."
         ),
         "Against the nearest recording (line 1), messages[1].content differs:",
         '  recorded: "What is 2+3?"',
@@ -603,3 +604,55 @@ def test_the_local_model_recorded_once_replays_where_llama_cpp_cannot_load(tmp_p
     )
     final = recorded[-1]
     assert done.stdout == f"{final[0]}\n{final[1]}\n"
+
+
+# --- a notebook on a real kernel ---------------------------------------------------------------------
+
+NOTEBOOK = [
+    '%load_ext meowgent_nb\n%config AgentMagics.cassette = "nb.cassette.json"',
+    (
+        "from meowgent_nb import ScriptedModel, tool\n\n"
+        "@tool\ndef add(a: int, b: int) -> int:\n"
+        '    """Add two whole numbers."""\n    return a + b\n\n'
+        "model = ScriptedModel({answers})"
+    ),
+    "%%agent --model-object model --new\n{question}",
+    "%%agent --model-object model\nAnd plus 4?",
+]
+ANSWERS = ['<tool_call>{"name": "add", "arguments": {"a": 2, "b": 3}}</tool_call>', "5.", "9."]
+
+
+def run_notebook(folder: Path, answers: list[str], question: str = "What is 2+3?") -> list[list[str]]:
+    """Execute the notebook on a new kernel, as nbval does; each cell's text/plain outputs."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    sources = [cell.format(answers=answers, question=question) for cell in NOTEBOOK]
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(s) for s in sources])
+    client = NotebookClient(
+        notebook, timeout=60, kernel_name="python3", resources={"metadata": {"path": str(folder)}}
+    )
+    client.execute()
+    return [
+        [o.get("data", {}).get("text/plain", o.get("text")) for o in cell.outputs] for cell in notebook.cells
+    ]
+
+
+def test_a_notebook_records_on_its_first_run_and_replays_on_a_new_kernel(tmp_path, monkeypatch):
+    from nbclient.exceptions import CellExecutionError
+
+    # The kernel imports this source tree, not an installed copy.
+    monkeypatch.setenv("PYTHONPATH", str(Path(__file__).parent.parent))
+    monkeypatch.delenv("MEOWGENT_CASSETTE_MODE", raising=False)
+    recorded = run_notebook(tmp_path, ANSWERS)
+    assert recorded[2:] == [["[tool] add(a=2, b=3) -> done\n  5\n5."], ["9."]]
+    assert len(Cassette(tmp_path / "nb.cassette.json").entries) == 3
+    # A model with no answers: any request reaching it would fail the cell.
+    assert run_notebook(tmp_path, []) == recorded
+    with pytest.raises(CellExecutionError) as caught:
+        run_notebook(tmp_path, [], question="What is 2+4?")
+    traceback = re.sub(r"\x1b\[[0-9;]*m", "", str(caught.value))  # without its colours
+    assert (
+        f"CassetteError: The cassette {tmp_path / 'nb.cassette.json'} has no recording of request 1 of the"
+        " %%agent cell beginning 'What is 2+4?'; nothing was sent to a model.\n" in traceback
+    )

@@ -71,7 +71,7 @@ class _CassetteModel:
         self.options = dict(options or {})
         """Settings of the model that change its answers; part of every request's key."""
         self.context = context
-        """Where the requests come from, named in errors ("the %%agent cell In [3] ...")."""
+        """Where the requests come from, named in errors ("the %%agent cell beginning 'Hi'")."""
         self.requests = 0
         """How many requests this model was asked."""
 
@@ -188,7 +188,7 @@ class ReplayModel(_CassetteModel):
         name: The model's name as recorded. None: ``inner.name`` if ``inner`` is a model, else a
             recording of any model matches.
         options: As for `RecordingModel`: must equal what was recorded.
-        context: Where the requests come from, named in errors ("the %%agent cell In [3] ...").
+        context: Where the requests come from, named in errors ("the %%agent cell beginning 'Hi'").
 
     Raises:
         CassetteError: The file is malformed, or without ``inner`` it does not exist.
