@@ -56,6 +56,10 @@ def unload_ipython_extension(ipython: Any) -> None:
 
     magics = ipython.magics_manager.registry.pop("AgentMagics", None)
     if magics is not None:
+        if getattr(magics, "_mcp_servers", None) or getattr(magics, "_mcp_serving", None):
+            from .mcp_magics import close_mcp  # only when MCP was used: it imports IPython's argparse
+
+            close_mcp(magics)
         for kind, names in magics.magics.items():
             for name in names:
                 ipython.magics_manager.magics[kind].pop(name, None)
@@ -65,11 +69,20 @@ def unload_ipython_extension(ipython: Any) -> None:
 
 
 def __getattr__(name: str) -> Any:
-    # OllamaModel imports the ollama client (and httpx); only pay for that when it is used.
+    # OllamaModel imports the ollama client (and httpx), the MCP names the mcp SDK when used; only
+    # pay for that when they are used.
     if name == "OllamaModel":
         from .models.ollama import OllamaModel
 
         return OllamaModel
+    if name in ("McpToolbox", "McpServerError", "McpToolError"):  # MCP is opt-in: load it on use
+        from . import mcp_client
+
+        return getattr(mcp_client, name)
+    if name == "ToolServer":
+        from .mcp_serve import ToolServer
+
+        return ToolServer
     raise AttributeError(f"module 'meowgent_nb' has no attribute {name!r}")
 
 
@@ -90,6 +103,9 @@ __all__ = [
     "FinalAnswer",
     "FunctionModel",
     "MalformedCall",
+    "McpServerError",
+    "McpToolError",
+    "McpToolbox",
     "MeowgentError",
     "Model",
     "ModelChunk",
@@ -109,6 +125,7 @@ __all__ = [
     "ToolDefinitionError",
     "ToolResult",
     "ToolResultEvent",
+    "ToolServer",
     "Toolbox",
     "TurnEnd",
     "Usage",

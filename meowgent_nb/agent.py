@@ -40,6 +40,7 @@ from .prompt import (
     JSON_TOOL_RULES,
     LAST_TURN_NOTICE,
     REQUIRED_NOTICE,
+    RESULTS_NOTICE,
     TOOL_RULES,
     system_prompt,
     tool_responses,
@@ -445,7 +446,9 @@ class Agent:
     def _result_messages(self, results: Sequence[ToolResult]) -> list[dict[str, Any]]:
         if self.protocol == "native":
             return [{"role": "tool", "content": r.output, "tool_name": r.call.name} for r in results]
-        return [{"role": "user", "content": tool_responses(results)}]
+        # json answers are JSON objects: the notice's "in plain text" would contradict the rules.
+        notice = RESULTS_NOTICE if self.protocol == "xml" else None
+        return [{"role": "user", "content": tool_responses(results, notice)}]
 
     def __repr__(self) -> str:
         names = [t.name for t in self.tools]

@@ -43,7 +43,9 @@ class AgentMagics(Magics):
         help="ollama:NAME, local, local:PATH, or a name (Ollama if its server answers, else the local"
         " model); MEOWGENT_MODEL, else qwen2.5:0.5b."
     ).tag(config=True)
-    protocol = CaselessStrEnum(["xml", "native"], "xml", help="How tools reach the model.").tag(config=True)
+    protocol = CaselessStrEnum(
+        ["xml", "native", "json"], "xml", help="How tools reach the model: xml, native, or json (constrained)."
+    ).tag(config=True)
     max_turns = Int(8, help="Model requests per cell; the last offers no tools.").tag(config=True)
     tool_timeout = Float(30.0, help="Seconds a tool call may take unless the tool sets its own.").tag(config=True)
     approve = CaselessStrEnum(
@@ -91,6 +93,9 @@ class AgentMagics(Magics):
         """The conversation, shared by every %%agent cell until --new or %agent reset."""
         self.last_result: AgentResult | None = None
         self._approver: Any = None
+        self._models: dict[tuple[str, tuple[tuple[str, Any], ...]], Any] = {}
+        """Resolved models by name and options: a local model is loaded once, not once per cell,
+        and keeps its prompt cache from cell to cell."""
         self._cassettes: dict[Any, Any] = {}  # the cassettes opened this session (see cassette_model)
 
     # --- %%agent -------------------------------------------------------------------------------
@@ -98,7 +103,7 @@ class AgentMagics(Magics):
     @magic_arguments()
     @argument("-m", "--model", help="Ollama model name for this cell.")
     @argument("--model-object", metavar="VAR", help="Use a model object from the notebook (e.g. a ScriptedModel).")
-    @argument("--protocol", choices=["xml", "native"], help="How tools reach the model.")
+    @argument("--protocol", choices=["xml", "native", "json"], help="How tools reach the model.")
     @argument("--tools", metavar="A,B", help="Offer only these tools (comma-separated names).")
     @argument("--no-tools", action="store_true", help="Offer no tools.")
     @argument("--approve", choices=["ask", "every", "all", "none"], help="Approval mode for this cell.")
@@ -214,10 +219,13 @@ class AgentMagics(Magics):
         from .models.resolve import resolve_model
 
         options = {"temperature": self.temperature, "num_ctx": self.num_ctx}
-        try:
-            return resolve_model(args.model or self.model, options=options)
-        except ModelError as error:
-            raise UsageError(f"%%agent: {error}") from None
+        key = (args.model or self.model, tuple(sorted(options.items())))
+        if key not in self._models:
+            try:
+                self._models[key] = resolve_model(key[0], options=options)
+            except ModelError as error:
+                raise UsageError(f"%%agent: {error}") from None
+        return self._models[key]
 
     def available_tools(self) -> list[Tool]:
         """Every `Tool` in the notebook namespace, then the tools of registered toolboxes."""
@@ -274,13 +282,20 @@ class AgentMagics(Magics):
         """%tools [xml | json | text | NAME]: what the model sees of the notebook's tools.
 
         ``%tools eval VAR [--model-object M | -m NAME]`` checks the model picks the right tool for
-        each case in the list VAR (see `tools_eval`).
+        each case in the list VAR (see `tools_eval`). ``%tools mcp ...`` adds, lists and removes
+        MCP servers' tools; ``%tools serve ...`` serves the notebook's tools over MCP (see
+        `mcp_magics`).
         """
         from .display import ToolsView
 
         word = line.strip()
         if word == "eval" or word.startswith("eval "):
             return tools_eval(self, word[len("eval") :])
+        command, _, rest = word.partition(" ")
+        if command in ("mcp", "serve"):
+            from . import mcp_magics
+
+            return (mcp_magics.tools_mcp if command == "mcp" else mcp_magics.tools_serve)(self, rest)
         tools = self.available_tools()
         if word in ("", "xml", "json", "text"):
             return ToolsView(tools, mode=word or "all")
@@ -296,7 +311,7 @@ class AgentMagics(Magics):
 @argument("-m", "--model", help="Model name (as for %%agent); default: AgentMagics.model.")
 @argument("--model-object", metavar="VAR", help="Use a model object from the notebook (e.g. a ScriptedModel).")
 @argument("--tools", metavar="A,B", help="Offer only these tools (comma-separated names).")
-@argument("--protocol", choices=["xml", "native"], help="How tools reach the model.")
+@argument("--protocol", choices=["xml", "native", "json"], help="How tools reach the model.")
 def tools_eval(magics: Any, line: str) -> Any:
     """%tools eval VAR [-m MODEL | --model-object VAR] [--tools A,B] [--protocol P]
 

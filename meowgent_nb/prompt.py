@@ -12,19 +12,27 @@ from collections.abc import Sequence
 from .render import render_tools_xml
 from .tools import Tool, ToolResult
 
-__all__ = ["DEFAULT_SYSTEM", "JSON_TOOL_RULES", "LAST_TURN_NOTICE", "TOOL_RULES", "system_prompt", "tool_responses"]
+__all__ = ["DEFAULT_SYSTEM", "JSON_TOOL_RULES", "LAST_TURN_NOTICE", "RESULTS_NOTICE", "TOOL_RULES", "system_prompt", "tool_responses"]
 
 DEFAULT_SYSTEM = "You are a helpful assistant."
 
+# The wording follows the tool section of Qwen2.5's own chat template, which small models were
+# trained on: measured with benchmarks/toolcall_accuracy.py on the default local model, it doubled
+# the right tool choices (30 % -> 60 % of tool cases) against the earlier, shorter rules.
 TOOL_RULES = """\
-You can call the tools described in the <tools> block below. A parameter without a type is a \
-string; a parameter without a default is required, unless its type allows null.
-To call a tool, write one block per call, with the arguments as a JSON object:
+# Tools
+
+You may call one or more functions to assist with the user query.
+
+You are provided with function signatures within <tools></tools> XML tags. A parameter without a \
+type is a string; a parameter without a default is required, unless its type allows null:
+{tools}
+
+For each function call, return a json object with function name and arguments within \
+<tool_call></tool_call> XML tags:
 <tool_call>
-{"name": "tool_name", "arguments": {"argument": "value"}}
-</tool_call>
-You may call several tools at once. Their results come back in <tool_response> blocks. When you \
-have what you need, or when no tool is needed, answer the user directly without a tool call."""
+{"name": <function-name>, "arguments": <args-json-object>}
+</tool_call>"""
 
 JSON_TOOL_RULES = """\
 You can call the tools described in the <tools> block below. A parameter without a type is a \
@@ -33,12 +41,19 @@ Always answer with one JSON object and nothing else. To call a tool, write:
 {"tool": "tool_name", "arguments": {"argument": "value"}}
 Call one tool at a time. Its result comes back in a <tool_response> block. When you have what you \
 need, or when no tool is needed, give your answer to the user as:
-{"answer": "your answer"}"""
+{"answer": "your answer"}
+
+{tools}"""
 
 LAST_TURN_NOTICE = (
     "You have reached the limit of tool calls for this request. Answer now with what you have,"
     " without calling any tool."
 )
+
+RESULTS_NOTICE = "Use these results to answer the user's question in plain text."
+"""Follows the results of a turn's calls (``xml``). Without it the default local model called the
+same tool again and again instead of answering (4 of 4 conversations in a probe, against 0 of 4
+with it); a wording that also mentions calling another tool brought the loop back."""
 
 REQUIRED_NOTICE = "You must call one of the tools to answer this request. Call a tool now."
 
@@ -53,16 +68,16 @@ def system_prompt(
         system: The person's own instructions; `DEFAULT_SYSTEM` when None.
         describe_tools: Whether the tools go into the prompt (the ``xml`` protocol); False when
             they are passed to the backend natively.
-        rules: How to call the tools: `TOOL_RULES` (``xml``) or `JSON_TOOL_RULES` (``json``).
+        rules: How to call the tools: `TOOL_RULES` (``xml``) or `JSON_TOOL_RULES` (``json``);
+            ``{tools}`` in it stands for the tools block.
     """
     text = DEFAULT_SYSTEM if system is None else system
     if tools and describe_tools:
-        text = f"{text}\n\n{rules}\n\n{render_tools_xml(tools)}"
+        text = f"{text}\n\n{rules.replace('{tools}', render_tools_xml(tools))}"
     return text
 
 
-def tool_responses(results: Sequence[ToolResult]) -> str:
-    """The results of one turn's calls, in call order, as the model reads them (``xml``)."""
-    return "\n".join(
-        f'<tool_response name="{result.call.name}">\n{result.output}\n</tool_response>' for result in results
-    )
+def tool_responses(results: Sequence[ToolResult], notice: str | None = RESULTS_NOTICE) -> str:
+    """The results of one turn's calls, in call order, then ``notice`` (if any), as one message."""
+    blocks = [f'<tool_response name="{result.call.name}">\n{result.output}\n</tool_response>' for result in results]
+    return "\n".join([*blocks, notice] if notice else blocks)

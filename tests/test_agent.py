@@ -29,7 +29,7 @@ from meowgent_nb import (
     Usage,
     tool,
 )
-from meowgent_nb.prompt import LAST_TURN_NOTICE, REQUIRED_NOTICE, TOOL_RULES
+from meowgent_nb.prompt import LAST_TURN_NOTICE, REQUIRED_NOTICE, RESULTS_NOTICE, TOOL_RULES
 
 
 @tool
@@ -64,9 +64,7 @@ def test_answer_without_tools_and_the_exact_request():
     assert (result.text, result.turns, result.stopped, result.tool_results) == ("Hello there.", 1, "answer", [])
     (request,) = model.requests
     assert request.messages == [
-        {"role": "system", "content": f"Be brief.\n\n{TOOL_RULES}\n\n{add.to_xml()}".replace(
-            add.to_xml(), "<tools>\n" + add.to_xml() + "\n</tools>"
-        )},
+        {"role": "system", "content": "Be brief.\n\n" + TOOL_RULES.replace("{tools}", f"<tools>\n{add.to_xml()}\n</tools>")},
         {"role": "user", "content": "Hi"},
     ]
     assert request.tools == () and list(request.offered) == [add]
@@ -89,7 +87,7 @@ def test_a_call_its_result_and_the_answer():
     assert agent.messages == [
         {"role": "user", "content": "What is 2 + 3?"},
         {"role": "assistant", "content": f"Let me add.\n{call('add', a=2, b='3')}"},
-        {"role": "user", "content": '<tool_response name="add">\n5\n</tool_response>'},
+        {"role": "user", "content": f'<tool_response name="add">\n5\n</tool_response>\n{RESULTS_NOTICE}'},
         {"role": "assistant", "content": "2 + 3 = 5."},
     ]
     # the system prompt is the same bytes on both turns
@@ -119,7 +117,8 @@ def test_calls_run_in_parallel_and_results_return_in_call_order():
     finished = [e.result.output for e in events if isinstance(e, ToolResultEvent)]
     assert finished == ["B", "A"]  # events as they happen
     assert agent.messages[2]["content"] == (
-        '<tool_response name="slow">\nA\n</tool_response>\n<tool_response name="slow">\nB\n</tool_response>'
+        '<tool_response name="slow">\nA\n</tool_response>\n<tool_response name="slow">\nB\n</tool_response>\n'
+        + RESULTS_NOTICE
     )
     assert events[-1].result.tool_results[0].output == "A"
 

@@ -112,5 +112,6 @@ def test_an_interrupt_during_a_slow_tool_stops_the_cell_promptly(kernel):
         "user | Sleep\n"
         'assistant | <tool_call>{"name": "slow", "arguments": {"seconds": 20}}</tool_call>\n'
         'user | <tool_response name="slow">\nError: interrupted before it finished.\n</tool_response>\n'
+        "Use these results to answer the user's question in plain text.\n"
     )
     assert kernel.ok("print(1 + 1)").stdout == "2\n"

@@ -173,7 +173,7 @@ def test_a_json_call_runs_and_the_json_answer_is_the_result():
     assert [e.call for e in events if isinstance(e, ToolCallEvent)] == [
         ToolCall("add", {"a": 1, "b": 2}, id="call_1")
     ]
-    system = f"Be brief.\n\n{JSON_TOOL_RULES}\n\n{render_tools_xml([add])}"
+    system = "Be brief.\n\n" + JSON_TOOL_RULES.replace("{tools}", render_tools_xml([add]))
     assert [r.format for r in model.requests] == [answer_schema([add])] * 2
     assert model.requests[0].messages == [
         {"role": "system", "content": system},

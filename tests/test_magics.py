@@ -67,8 +67,8 @@ def test_tools_are_found_in_the_namespace_and_toolboxes(ip):
 
 def test_bad_options_and_empty_cells_are_usage_errors(ip):
     with pytest.raises(UsageError) as caught:
-        ip.run_cell_magic("agent", "--protocol json", "hi")
-    assert "invalid choice: 'json'" in str(caught.value)
+        ip.run_cell_magic("agent", "--protocol yaml", "hi")
+    assert "invalid choice: 'yaml'" in str(caught.value)
     with pytest.raises(UsageError) as caught:
         ip.run_cell_magic("agent", "--model-object nothing_here", "hi")
     assert str(caught.value) == "%%agent: --model-object nothing_here: no such variable in the notebook."

@@ -170,7 +170,8 @@ def test_an_interrupt_while_waiting_ends_the_cell_and_records_the_call_as_not_ru
     out = kernel.ok("print(agent.messages[-1]['content'], os.path.exists('interrupted.txt'))").stdout
     assert (
         out
-        == '<tool_response name="write_file">\nError: interrupted before it finished.\n</tool_response> False\n'
+        == '<tool_response name="write_file">\nError: interrupted before it finished.\n</tool_response>\n'
+        "Use these results to answer the user's question in plain text. False\n"
     )
 
 

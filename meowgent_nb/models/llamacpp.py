@@ -24,6 +24,7 @@ import codecs
 import json
 import os
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -122,6 +123,11 @@ class LlamaCppModel:
         """Compiled ``LlamaGrammar`` by JSON schema text: compiling one takes a while."""
         # One lock for loading and generating: a llama.cpp context serves one sequence at a time.
         self._lock = threading.Lock()
+        # llama.cpp's CPU backend runs on OpenMP, which keeps a team of worker threads per calling
+        # thread, spinning for a while after each use. Calling from whichever thread a pool hands
+        # out left old teams spinning on the same cores: 28 instead of 41 tokens/s on 2 cores
+        # (benchmarks/local_speed.py). One thread of its own keeps one team.
+        self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="meowgent-llama")
 
     def __repr__(self) -> str:
         where = str(self.path) if self.path is not None else "default"
@@ -148,9 +154,9 @@ class LlamaCppModel:
         """
         started = perf_counter()
         sampling = self._sampling(request.options)
-        loaded, load_seconds = await asyncio.to_thread(self._load)
-        prompt = self._render(loaded, request)
         loop = asyncio.get_running_loop()
+        loaded, load_seconds = await loop.run_in_executor(self._thread, self._load)
+        prompt = self._render(loaded, request)
         queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
         stop = threading.Event()
 
@@ -161,7 +167,7 @@ class LlamaCppModel:
                 stop.set()
 
         schema = None if request.format is None else json.dumps(request.format, sort_keys=True)
-        loop.run_in_executor(None, self._generate, loaded, prompt, sampling, put, stop, schema)
+        loop.run_in_executor(self._thread, self._generate, loaded, prompt, sampling, put, stop, schema)
         parser = ToolCallParser() if request.tools else None
         try:
             while True:

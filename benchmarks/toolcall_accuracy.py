@@ -1,0 +1,124 @@
+"""How often the default local model picks the right tool (or none), per tool protocol.
+
+Runs the 44 cases of `_accuracy_cases.py` (8 tools; 30 prompts that need a tool, 14 that don't)
+through `meowgent_nb.evaluate` on the embedded model (Qwen2.5-Coder-0.5B-Instruct, Q4_K_M) at
+temperature 0, once per protocol variant:
+
+  xml        the default: rules + compact XML tools block in the system prompt;
+  xml-seed   the same rules with the older, seed-style verbose XML tools block;
+  native     tools passed to the model's own chat template (Qwen's Hermes-style block);
+  json       answers constrained by a llama.cpp grammar to ``{"tool": ...}`` / ``{"answer": ...}``.
+
+A case passes when the first call names the expected tool with (at least) the expected arguments,
+or when there is no call and none was expected. Prints, per variant, accuracy on tool cases and on
+no-tool cases and seconds per case, then the failures. No tool runs.
+
+Needs the ``local`` extra: ``pip install -e ".[local]"``.
+
+``--dev`` runs the 20 cases of `_prompt_dev_cases.py` instead (other tools, other prompts): the
+ones the system prompt's rules were developed on, so that these 44 stay a fair measure.
+
+Run:  python benchmarks/toolcall_accuracy.py [--protocols xml,json] [--cases N] [--quiet] [--dev]
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import sys
+import time
+from collections.abc import Iterator
+
+import meowgent_nb.prompt
+from meowgent_nb import EvalReport, evaluate
+from meowgent_nb.models.llamacpp import LlamaCppModel
+
+try:
+    from benchmarks._accuracy_cases import CASES, TOOLS
+    from benchmarks._prompt_dev_cases import DEV_CASES, DEV_TOOLS
+    from benchmarks.tool_tokens import seed_xml
+except ImportError:  # run as a script: this directory is on sys.path
+    from _accuracy_cases import CASES, TOOLS
+    from _prompt_dev_cases import DEV_CASES, DEV_TOOLS
+    from tool_tokens import seed_xml
+
+VARIANTS = ("xml", "xml-seed", "native", "json")
+GOALS = {"tool_cases": 0.95, "no_tool_cases": 0.90}
+
+
+@contextlib.contextmanager
+def tools_block(variant: str) -> Iterator[None]:
+    """Swap the system prompt's tools block for the seed-style XML while a variant runs."""
+    if variant != "xml-seed":
+        yield
+        return
+    original = meowgent_nb.prompt.render_tools_xml
+    meowgent_nb.prompt.render_tools_xml = seed_xml
+    try:
+        yield
+    finally:
+        meowgent_nb.prompt.render_tools_xml = original
+
+
+def run(variant: str, model: LlamaCppModel, cases: list, tools: list) -> tuple[EvalReport, float]:
+    protocol = "xml" if variant == "xml-seed" else variant
+    with tools_block(variant):
+        started = time.perf_counter()
+        report = evaluate(cases, tools=tools, model=model, protocol=protocol)
+    return report, (time.perf_counter() - started) / len(cases)
+
+
+def percent(score: dict) -> str:
+    if score["accuracy"] is None:
+        return "     -"
+    return f"{score['accuracy']:6.1%} ({score['passed']}/{score['cases']})"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--protocols", default=",".join(VARIANTS), help="Comma-separated variants to run.")
+    parser.add_argument("--cases", type=int, default=None, metavar="N", help="Run only the first N cases.")
+    parser.add_argument("--quiet", action="store_true", help="Don't list the failures.")
+    parser.add_argument("--dev", action="store_true", help="Run the prompt-development cases instead.")
+    args = parser.parse_args(argv)
+    variants = [v.strip() for v in args.protocols.split(",") if v.strip()]
+    unknown = [v for v in variants if v not in VARIANTS]
+    if unknown:
+        parser.error(f"unknown variant(s) {', '.join(unknown)}; choose from {', '.join(VARIANTS)}")
+    cases, tools = (DEV_CASES, DEV_TOOLS) if args.dev else (CASES, TOOLS)
+    cases = cases[: args.cases] if args.cases else cases
+    model = LlamaCppModel(max_tokens=200)  # temperature 0, seed 0: the defaults
+    print(f"model {model.name}, {len(tools)} tools, {len(cases)} {'dev ' if args.dev else ''}cases, temperature 0")
+    results = {}
+    for variant in variants:
+        report, per_case = run(variant, model, cases, tools)
+        results[variant] = (report, per_case)
+        summary = report.summary()
+        print(
+            f"{variant:9} tool cases {percent(summary['tool_cases'])}  "
+            f"no-tool cases {percent(summary['no_tool_cases'])}  {per_case:5.2f} s/case",
+            flush=True,
+        )
+    print()
+    for variant, (report, _) in results.items():
+        by_category = report.summary()["by_category"]
+        print(f"{variant:9} " + "  ".join(f"{name} {percent(score)}" for name, score in by_category.items()))
+    if not args.quiet:
+        for variant, (report, _) in results.items():
+            failures = [row for row in report.rows if not row.passed]
+            print(f"\n{variant}: {len(failures)} failure(s)")
+            for row in failures:
+                print(f"  [{row.category}] {row.prompt!r}: {row.reason}  {dict(row.arguments) or ''}")
+    print()
+    for variant, (report, _) in results.items():
+        summary = report.summary()
+        met = all(summary[key]["accuracy"] is not None and summary[key]["accuracy"] >= goal for key, goal in GOALS.items())
+        print(f"{variant:9} goal (>= 95% tool cases, >= 90% no-tool cases): {'met' if met else 'not met'}")
+    if "xml" in results and "xml-seed" in results:
+        ours, seed = (results[v][0].summary()["all"]["passed"] for v in ("xml", "xml-seed"))
+        print(f"compact xml {ours} vs seed xml {seed} cases passed: {'not worse' if ours >= seed else 'WORSE'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,230 @@
+"""One MCP session on the background loop: connect, list, call, stop (used by `McpToolbox`).
+
+The session is entered and left by one task, as anyio requires; calls come from other tasks of
+the same loop. Errors are translated here, once, into `McpServerError` (the server could not be
+reached, crashed, or refused a call) and `McpToolError` (the tool reported an error).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from .errors import MeowgentError
+
+if TYPE_CHECKING:
+    from .mcp_client import McpToolbox
+
+try:
+    _GROUP: Any = BaseExceptionGroup  # Python 3.11+
+except NameError:  # pragma: no cover  (3.10: anyio depends on the backport)
+    from exceptiongroup import BaseExceptionGroup as _GROUP
+
+__all__ = ["McpServerError", "McpToolError", "result_text"]
+
+_STDERR_TAIL = 10  # lines of a stdio server's stderr quoted when it fails
+
+
+class McpServerError(MeowgentError):
+    """An MCP server could not be reached, crashed, or answered a call with a protocol error."""
+
+
+class McpToolError(MeowgentError):
+    """A server tool ran and reported an error (``isError``); the message is the tool's text."""
+
+
+class _Connection:
+    """One session, entered and left by one task on the background loop (anyio needs that)."""
+
+    def __init__(
+        self,
+        box: McpToolbox,
+        argv: list[str],
+        url: str | None,
+        headers: dict[str, str],
+        env: dict[str, str],
+        cwd: str | None,
+    ):
+        self.box, self.argv, self.url, self.headers, self.env, self.cwd = box, argv, url, headers, env, cwd
+        self.client: Any = None
+        self.alive = False
+        self._task: asyncio.Task[None] | None = None
+        self._closing: asyncio.Event | None = None
+
+    async def _transport(self, stack: contextlib.AsyncExitStack, errlog: Any) -> Any:
+        if self.url is not None:
+            import httpx2
+            from mcp.client.streamable_http import streamable_http_client
+
+            # Ours to close (the transport leaves a client it was given open): the stack does it.
+            timeout = httpx2.Timeout(30.0, read=300.0)  # the SDK's own defaults
+            http = await stack.enter_async_context(httpx2.AsyncClient(headers=self.headers, timeout=timeout))
+            return streamable_http_client(self.url, http_client=http)
+        from mcp import StdioServerParameters
+        from mcp.client.stdio import stdio_client
+
+        params = StdioServerParameters(
+            command=self.argv[0], args=self.argv[1:], env=self.env or None, cwd=self.cwd
+        )
+        return stdio_client(params, errlog=errlog)
+
+    async def start(self) -> list[Any]:
+        """Connect and list every tool (following pages); runs on the background loop."""
+        ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._closing = asyncio.Event()
+        self._task = asyncio.create_task(self._session(ready))
+        await asyncio.shield(ready)
+        tools, cursor = [], None
+        for _ in range(100):  # a server whose pages never end cannot hang the notebook
+            page = await self.client.list_tools(cursor=cursor)
+            tools.extend(page.tools)
+            cursor = page.next_cursor
+            if cursor is None:
+                break
+        return tools
+
+    async def _session(self, ready: asyncio.Future[None]) -> None:
+        from mcp import Client
+
+        errlog = open(self.box.log_path, "a") if self.box.log_path else None  # noqa: SIM115 (closed below)
+        try:
+            async with contextlib.AsyncExitStack() as stack:
+                transport = await self._transport(stack, errlog)
+                self.client = await stack.enter_async_context(Client(transport, cache=None))
+                self.alive = True
+                ready.set_result(None)
+                await self._closing.wait()
+        except BaseException as exc:  # the server went away, or never came; start() reports it
+            if not ready.done():
+                ready.set_exception(exc)
+            if not isinstance(exc, Exception):
+                raise
+        finally:
+            self.alive = False
+            if errlog is not None:
+                errlog.close()
+
+    async def call(self, remote: str, arguments: dict[str, Any], limit: float) -> str:
+        from mcp import MCPError
+        from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT
+
+        name = self.box.name
+        if not self.alive:
+            raise McpServerError(
+                f"the MCP server {name!r} is not connected (it was closed or stopped); add it again"
+                f" with %tools mcp add {name} ... (or make a new McpToolbox)"
+            )
+        try:
+            result = await self.client.call_tool(remote, arguments, read_timeout_seconds=limit)
+        except MCPError as exc:
+            if exc.code == CONNECTION_CLOSED:
+                self.alive = False
+                raise self.failure(
+                    f"the MCP server {name!r} closed the connection during the call to {remote}", exc
+                ) from None
+            if exc.code == REQUEST_TIMEOUT:
+                raise McpServerError(
+                    f"the MCP server {name!r} did not answer the call to {remote} within {limit:g} s"
+                ) from None
+            raise McpServerError(
+                f"the MCP server {name!r} refused the call to {remote}: {exc.message} (error {exc.code})"
+            ) from None
+        except (OSError, _GROUP) as exc:  # the HTTP connection broke
+            self.alive = False
+            raise self.failure(
+                f"the connection to the MCP server {name!r} broke during the call to {remote}", exc
+            ) from None
+        text = result_text(result)
+        if result.is_error:
+            raise McpToolError(text or f"{remote} reported an error without a message")
+        return text
+
+    async def ping(self, limit: float) -> bool:
+        """Whether the server still answers; a closed connection marks the session stopped."""
+        from mcp import MCPError
+        from mcp_types import CONNECTION_CLOSED
+
+        if not self.alive:
+            return False
+        try:
+            # Not ping: the 2026-07-28 protocol removed it. Listing tools is cheap and always there.
+            await asyncio.wait_for(self.client.list_tools(), limit)
+        except MCPError as exc:
+            if exc.code == CONNECTION_CLOSED:
+                self.alive = False
+        except (OSError, _GROUP):
+            self.alive = False
+        except asyncio.TimeoutError:  # slow is not gone: a busy server keeps its session
+            pass
+        return self.alive
+
+    async def stop(self) -> None:
+        if self._task is None:
+            return
+        self._closing.set()
+        if not self.alive:  # still connecting (a timeout, an interrupt): nothing to close politely
+            self._task.cancel()
+        try:
+            await asyncio.wait_for(asyncio.shield(self._task), 10)
+        except BaseException:  # the session ended badly or slowly: it is over either way
+            self._task.cancel()
+        self.alive = False
+
+    def failure(self, what: str, exc: BaseException, fix: str | None = None) -> McpServerError:
+        """One error saying what failed, the detail, the server's last stderr lines, and the fix."""
+        while isinstance(exc, _GROUP) and exc.exceptions:
+            exc = exc.exceptions[0]
+        detail = str(exc) or type(exc).__name__
+        if isinstance(exc, (TimeoutError, asyncio.TimeoutError)):
+            detail = "it did not answer in time"
+        text = f"{what}: {detail}."
+        tail = _tail(self.box.log_path)
+        if tail:
+            text += f"\nIts stderr ended with:\n{tail}"
+        again = f"%tools mcp remove {self.box.name}, then %tools mcp add {self.box.name} ..."
+        fix = fix or f"Check the server ({self.box.target}), then add it again ({again})."
+        return McpServerError(f"{text}\n{fix}")
+
+
+def result_text(result: Any) -> str:
+    """The text of a ``CallToolResult``: its content blocks, or its structured content as JSON."""
+    parts = []
+    for block in result.content:
+        kind = getattr(block, "type", "")
+        if kind == "text":
+            parts.append(block.text)
+        elif kind in ("image", "audio"):
+            parts.append(f"[{kind}: {block.mime_type}]")
+        elif kind == "resource":
+            text = getattr(block.resource, "text", None)
+            parts.append(text if text is not None else f"[resource: {block.resource.uri}]")
+        elif kind == "resource_link":
+            parts.append(f"[resource link: {block.uri}]")
+        else:
+            parts.append(f"[{kind} content]")
+    structured = _field(result, "structured_content", "structuredContent")
+    if not parts and structured is not None:
+        return json.dumps(structured, ensure_ascii=False)
+    return "\n".join(parts)
+
+
+def _field(obj: Any, name: str, wire_name: str) -> Any:
+    """``obj.name`` (mcp 2.x), ``obj.wireName`` (mcp 1.x), or the same keys of a dict."""
+    if obj is None:
+        return None
+    if isinstance(obj, Mapping):
+        return obj.get(wire_name, obj.get(name))
+    value = getattr(obj, name, None)
+    return value if value is not None else getattr(obj, wire_name, None)
+
+
+def _tail(path: str | None) -> str:
+    if not path or not os.path.exists(path):
+        return ""
+    with open(path, errors="replace") as file:
+        lines = file.read().splitlines()
+    return "\n".join(lines[-_STDERR_TAIL:])

@@ -1,0 +1,265 @@
+"""Tools from MCP servers: `McpToolbox` connects to a server and makes each of its tools a `Tool`.
+
+Each server tool is described to the model with its real arguments (its input schema, validated
+with `jsonschema` before any approval), and runs through the server's session. The sessions live
+on one background event loop (see `_mcp_thread`), because the kernel's loop is busy while a cell
+runs. Works with the official ``mcp`` package, 2.x; it is imported when a toolbox is made.
+
+Approval defaults come from the tool's annotations: ``destructiveHint`` true asks, ``readOnlyHint``
+true runs without asking, anything else asks (an outside server is not trusted by default).
+Override per tool with ``approval={"name": False}`` or by setting ``tool.approval``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import tempfile
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from ._mcp_session import McpServerError, McpToolError, _Connection, _field
+from ._mcp_thread import background_loop
+from .errors import ToolDefinitionError
+from .toolbox import Toolbox
+from .tools import Tool
+
+__all__ = ["McpServerError", "McpToolError", "McpToolbox", "mcp_tool", "needs_approval"]
+
+_BAD_NAME_CHARS = re.compile(r"[^A-Za-z0-9_.-]")
+_MARGIN = 1.0  # seconds: the agent's own time limit ends a slow call first, as for local tools
+_CONNECT_FIX = {
+    "stdio": "Check the command, and that the server starts on its own in a terminal.",
+    "http": "Check the URL, the token or headers (a refused token reads 'Server returned an error response'),"
+    " and that the server is running.",
+}
+
+
+def needs_approval(annotations: Any) -> bool:
+    """Whether a tool with these MCP annotations asks before it runs.
+
+    ``destructiveHint`` true -> yes; else ``readOnlyHint`` true -> no; else yes. Annotations may
+    be the SDK's object (``destructive_hint``) or a dict in the wire's spelling.
+    """
+    if _field(annotations, "destructive_hint", "destructiveHint") is True:
+        return True
+    return _field(annotations, "read_only_hint", "readOnlyHint") is not True
+
+
+def mcp_tool(
+    spec: Any,
+    call: Callable[[str, dict[str, Any]], str],
+    *,
+    prefix: str = "",
+    approval: bool | None = None,
+    timeout: float | None = None,
+) -> Tool:
+    """A `Tool` from one entry of an MCP server's tool listing.
+
+    Characters a tool name may not have here (``/``, spaces, ...) become ``_``; the tool's
+    ``remote_name`` attribute keeps the server's name, which calls use.
+
+    Args:
+        spec: The listed tool: the SDK's ``Tool`` (``input_schema``, mcp 2.x) or a dict / object
+            with ``inputSchema`` (the wire's and mcp 1.x's spelling).
+        call: Called with the server's tool name and the validated arguments; returns the text.
+        prefix: Put before the tool's name (e.g. ``"github_"``) to avoid clashes.
+        approval: Whether calls ask first; None: from the annotations (see `needs_approval`).
+        timeout: Seconds a call may take, or None for the agent's default.
+    """
+    remote = _field(spec, "name", "name")
+    schema = _field(spec, "input_schema", "inputSchema") or {"type": "object"}
+    description = _field(spec, "description", "description") or _field(spec, "title", "title") or ""
+    name = _BAD_NAME_CHARS.sub("_", prefix + remote)[:64]
+    if approval is None:
+        approval = needs_approval(_field(spec, "annotations", "annotations"))
+
+    def handler(**arguments: Any) -> str:
+        return call(remote, arguments)
+
+    made = Tool.from_schema(
+        name,
+        description,
+        _without_generated_titles(schema, remote),
+        handler,
+        approval=approval,
+        timeout=timeout,
+    )
+    made.remote_name = remote  # type: ignore[attr-defined]
+    return made
+
+
+class McpToolbox(Toolbox):
+    """The tools of one MCP server, connected over stdio or streamable HTTP.
+
+    Making it starts the server (stdio) or connects to it (HTTP) and lists its tools. Close it with
+    `close` (or use it as a context manager); the process's sessions also close at exit.
+
+    Example::
+
+        files = McpToolbox("files", ["python", "files_server.py"], approval={"read": False})
+        web = McpToolbox("web", url="http://127.0.0.1:8000/mcp", headers={"Authorization": "Bearer ..."})
+
+    Args:
+        name: What the server is called here; also the tools' name prefix.
+        command: The stdio server's command and arguments (a list, or one string split like a
+            shell would); give this or ``url``.
+        url: The streamable-HTTP endpoint, e.g. ``http://127.0.0.1:8000/mcp``.
+        headers: HTTP headers to send (for example a bearer token).
+        prefix: Whether tool names start with ``NAME_`` (``github_search``).
+        approval: Per-tool overrides of the annotation defaults: ``{"search": False}`` (server or
+            local names).
+        timeout: Seconds each call may take (the tools' own limit); None: the agent's limit.
+        call_timeout: When ``timeout`` is None, seconds after which a call is abandoned here;
+            set it to the agent's limit (``%tools mcp`` uses ``AgentMagics.tool_timeout``).
+        env: Extra environment variables for a stdio server.
+        cwd: The working directory of a stdio server.
+        connect_timeout: Seconds to wait for the server to start and list its tools.
+
+    Raises:
+        McpServerError: The server did not start, could not be reached, or failed to list tools.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        command: Sequence[str] | str | None = None,
+        *,
+        url: str | None = None,
+        headers: Mapping[str, str] | None = None,
+        prefix: bool = True,
+        approval: Mapping[str, bool] | None = None,
+        timeout: float | None = None,
+        call_timeout: float = 30.0,
+        env: Mapping[str, str] | None = None,
+        cwd: str | None = None,
+        connect_timeout: float = 30.0,
+    ):
+        super().__init__(name)
+        if (command is None) == (url is None):
+            raise ValueError(f"McpToolbox {name!r}: give either a command (stdio) or url= (streamable HTTP)")
+        argv = shlex.split(command) if isinstance(command, str) else list(command or [])
+        if command is not None and not argv:
+            raise ValueError(f"McpToolbox {name!r}: the command is empty")
+        for option, value in (("timeout", timeout), ("call_timeout", call_timeout)):
+            if value is not None and not (isinstance(value, (int, float)) and value > 0):
+                raise ValueError(
+                    f"McpToolbox {name!r}: {option} must be a positive number of seconds, got {value!r}"
+                )
+        self.transport = "stdio" if url is None else "http"
+        self.target = url if url is not None else shlex.join(argv)
+        """The command line or the URL, for listings."""
+        self.call_timeout = call_timeout
+        self.log_path: str | None = None
+        """Where a stdio server's stderr goes (ipykernel's stderr has no file descriptor)."""
+        if url is None:
+            handle, self.log_path = tempfile.mkstemp(prefix=f"meowgent-mcp-{name}-", suffix=".log")
+            os.close(handle)
+        self._connection = _Connection(self, argv, url, dict(headers or {}), dict(env or {}), cwd)
+        self._loop = background_loop()
+        try:
+            listed = self._loop.run(self._connection.start(), timeout=connect_timeout + _MARGIN)
+        except BaseException as exc:
+            self._loop.run(self._connection.stop(), timeout=15)
+            error = self._connection.failure(
+                f"could not connect to the MCP server {name!r} ({self.target})",
+                exc,
+                fix=_CONNECT_FIX[self.transport],
+            )
+            self._remove_log()
+            if not isinstance(exc, Exception):  # an interrupt stays an interrupt
+                raise
+            raise error from None
+        self._loop.on_exit(self, self._aclose)
+        self.skipped: dict[str, str] = {}
+        """Server tools that could not be made tools (a bad schema or name), and why."""
+        try:
+            self._add_listed(listed, prefix, dict(approval or {}), timeout)
+        except BaseException:
+            self.close()
+            raise
+
+    def _add_listed(
+        self, listed: list[Any], prefix: bool, overrides: dict[str, bool], timeout: float | None
+    ) -> None:
+        for spec in listed:
+            local = _BAD_NAME_CHARS.sub("_", f"{self.name}_{spec.name}" if prefix else spec.name)[:64]
+            wanted = overrides.pop(spec.name, overrides.pop(local, None))
+            try:
+                made = mcp_tool(
+                    spec,
+                    self._call,
+                    prefix=f"{self.name}_" if prefix else "",
+                    approval=wanted,
+                    timeout=timeout,
+                )
+                self.add(made)
+            except ToolDefinitionError as error:  # one odd tool should not hide the server's others
+                self.skipped[spec.name] = "; ".join(error.problems)
+        if overrides:
+            raise ValueError(
+                f"McpToolbox {self.name!r}: approval names unknown tools: {', '.join(overrides)};"
+                f" the server has: {', '.join(spec.name for spec in listed) or 'none'}"
+            )
+
+    @property
+    def connected(self) -> bool:
+        """Whether the session is open (False after `close`, or once a call found the server gone)."""
+        return self._connection.alive
+
+    def ping(self, timeout: float = 2.0) -> bool:
+        """Ask the server whether it is still there (a tool listing); returns `connected` afterwards.
+
+        A server that died while idle is noticed here (or at the next call). A server that is
+        merely slow to answer within ``timeout`` counts as connected.
+        """
+        return self._loop.run(self._connection.ping(timeout), timeout=timeout + 5.0)
+
+    def _call(self, remote: str, arguments: dict[str, Any]) -> str:
+        tool = next((t for t in self if getattr(t, "remote_name", None) == remote), None)
+        limit = (
+            tool.timeout if tool is not None and tool.timeout is not None else self.call_timeout
+        ) + _MARGIN
+        return self._loop.run(self._connection.call(remote, arguments, limit), timeout=limit + 5.0)
+
+    def close(self) -> None:
+        """End the session (a stdio server is stopped) and delete its stderr log."""
+        self._loop.on_exit(self, None)
+        self._loop.run(self._connection.stop(), timeout=15)
+        self._remove_log()
+
+    async def _aclose(self) -> None:  # at interpreter exit, on the background loop
+        await self._connection.stop()
+        self._remove_log()
+
+    def _remove_log(self) -> None:
+        if self.log_path and os.path.exists(self.log_path):
+            os.remove(self.log_path)
+
+    def __enter__(self) -> McpToolbox:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        state = "connected" if self.connected else "closed"
+        return f"McpToolbox({self.name!r}, {self.transport}: {self.target!r}, {state}, tools={self.names!r})"
+
+
+def _without_generated_titles(schema: Mapping[str, Any], remote: str) -> dict[str, Any]:
+    """Drop the titles pydantic servers generate (``addArguments``, ``"a"`` -> ``"A"``): they
+    repeat names and cost the model tokens. A title anyone wrote stays."""
+    schema = dict(schema)
+    if schema.get("title") == f"{remote}Arguments":
+        del schema["title"]
+    properties = schema.get("properties")
+    if isinstance(properties, Mapping):
+        cleaned = {}
+        for key, prop in properties.items():
+            if isinstance(prop, Mapping) and prop.get("title") == key.replace("_", " ").title():
+                prop = {k: v for k, v in prop.items() if k != "title"}
+            cleaned[key] = prop
+        schema["properties"] = cleaned
+    return schema

@@ -1,0 +1,225 @@
+"""Serving notebook tools over MCP: `ToolServer`, streamable HTTP on 127.0.0.1 behind a bearer token.
+
+Another MCP client (an IDE, another notebook, an agent) can then list and call the tools. Each
+call is validated like a model's call, runs in a worker thread within its time limit, and comes
+back as text; a failure comes back as an ``isError`` result. Tools that need approval are left
+out unless asked for; then every outside call asks the approver first (in a notebook, in the
+notebook). The server runs on the same background loop as the MCP sessions (see `_mcp_thread`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import itertools
+import secrets
+import socket
+import time
+from collections.abc import Iterable
+from typing import Any
+
+from ._mcp_thread import background_loop
+from ._output import output_text
+from .approvals import ApprovalRequest, Approver, Denied, DenyAll
+from .errors import ToolArgumentsError
+from .tools import Tool, ToolCall
+
+__all__ = ["ToolServer"]
+
+_HOST = "127.0.0.1"
+_START_WAIT = 10.0  # seconds for uvicorn to start listening
+
+
+class ToolServer:
+    """Serve tools over MCP streamable HTTP at ``http://127.0.0.1:PORT/mcp``.
+
+    Every request must carry ``Authorization: Bearer TOKEN`` (the random `token`); others get
+    401. Stop it with `stop`.
+
+    Raises:
+        OSError: The port cannot be listened on (it is in use).
+        ValueError: Two tools share a name.
+
+    Args:
+        tools: The tools to serve (names must be unique).
+        port: The port; 0 picks a free one.
+        include_approval_tools: Serve tools marked ``approval=True`` too; each call then asks
+            ``approver`` first.
+        approver: Decides on calls of tools that need approval (default: deny them).
+        approval_loop: The event loop ``approver`` must run on (the kernel's, for buttons in
+            the notebook); None runs it on the server's loop.
+        ask_every: Ask the approver about every call, not only those of tools that need approval.
+        timeout: Seconds a call may take when its tool sets no timeout.
+        name: The server name clients see.
+
+    Attributes:
+        url: The endpoint to give an MCP client.
+        token: The bearer token clients must send.
+        tools: The tools served, in order.
+        left_out: Tools not served because they need approval.
+    """
+
+    def __init__(
+        self,
+        tools: Iterable[Tool],
+        *,
+        port: int = 0,
+        include_approval_tools: bool = False,
+        approver: Approver | None = None,
+        approval_loop: asyncio.AbstractEventLoop | None = None,
+        ask_every: bool = False,
+        timeout: float = 30.0,
+        name: str = "meowgent-notebook",
+    ):
+        import uvicorn
+        from mcp.server.lowlevel import Server
+
+        tools = list(tools)
+        names = [t.name for t in tools]
+        twice = sorted({n for n in names if names.count(n) > 1})
+        if twice:
+            raise ValueError(f"ToolServer: two tools share a name: {', '.join(twice)}; serve one of each")
+        self.tools = [t for t in tools if include_approval_tools or not t.approval]
+        self.left_out = [t for t in tools if t not in self.tools]
+        self._by_name = {t.name: t for t in self.tools}
+        self.approver = approver or DenyAll("no one approves calls from outside the notebook")
+        self.approval_loop = approval_loop
+        self.ask_every = ask_every
+        self.timeout = timeout
+        self.token = secrets.token_urlsafe(32)
+        self._ids = itertools.count(1)
+        listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        try:
+            listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            listener.bind((_HOST, port))  # OSError (port in use) reaches the caller here
+            listener.listen(64)
+        except OSError:
+            listener.close()
+            raise
+        self.port = listener.getsockname()[1]
+        self.url = f"http://{_HOST}:{self.port}/mcp"
+        mcp = Server(name, on_list_tools=self._list_tools, on_call_tool=self._call_tool)
+        app = _RequireToken(mcp.streamable_http_app(host=_HOST), self.token)
+        config = uvicorn.Config(
+            app,
+            log_config=None,
+            log_level="warning",
+            access_log=False,
+            lifespan="on",
+            timeout_graceful_shutdown=2,
+        )
+        self._server = uvicorn.Server(config)
+        self._loop = background_loop()
+        self._done = self._loop.submit(self._server.serve(sockets=[listener]))
+        self._listener = listener
+        deadline = time.monotonic() + _START_WAIT
+        while not self._server.started and not self._done.done() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        if not self._server.started:
+            self.stop()
+            raise RuntimeError(f"the MCP tool server on {self.url} did not start within {_START_WAIT:g} s")
+        self._loop.on_exit(self, self._astop)
+
+    @property
+    def running(self) -> bool:
+        """Whether the server still accepts connections."""
+        return not self._done.done()
+
+    def stop(self) -> None:
+        """Stop serving (open connections get two seconds to finish)."""
+        self._loop.on_exit(self, None)
+        self._server.should_exit = True
+        try:
+            self._done.result(timeout=10)
+        except BaseException:  # stopping anyway
+            self._server.force_exit = True
+        self._listener.close()
+
+    async def _astop(self) -> None:
+        self._server.should_exit = True
+        await asyncio.wrap_future(self._done)
+
+    # --- MCP handlers (on the background loop) ------------------------------------------------------
+
+    async def _list_tools(self, ctx: Any, params: Any) -> Any:
+        import mcp_types as types
+
+        listed = [
+            types.Tool(name=t.name, description=t.description, input_schema=t.parameters) for t in self.tools
+        ]
+        return types.ListToolsResult(tools=listed)
+
+    async def _call_tool(self, ctx: Any, params: Any) -> Any:
+        tool = self._by_name.get(params.name)
+        if tool is None:
+            return _result(
+                f"Error: there is no tool named {params.name!r}; the tools are: {', '.join(self._by_name)}.",
+                True,
+            )
+        arguments = params.arguments or {}
+        try:
+            values = tool.validate(arguments)
+        except ToolArgumentsError as error:
+            return _result(f"Error: {error}", True)
+        if tool.approval or self.ask_every:
+            decision = await self._ask(
+                ApprovalRequest(ToolCall(tool.name, arguments, id=f"mcp_{next(self._ids)}"), tool, values)
+            )
+            if isinstance(decision, Denied):
+                return _result(f"Denied: {decision.message}", True)
+        limit = tool.timeout if tool.timeout is not None else self.timeout
+        try:
+            value = await asyncio.wait_for(asyncio.to_thread(tool.invoke, values), limit)
+        except asyncio.TimeoutError:
+            return _result(f"Timed out after {limit:g} s", True)
+        except Exception as exc:  # the tool's failure: the client reads it
+            return _result(f"Error: {type(exc).__name__}: {exc}", True)
+        return _result(output_text(value, None), False)
+
+    async def _ask(self, request: ApprovalRequest) -> Any:
+        if self.approval_loop is not None and self.approval_loop.is_running():
+            pending = asyncio.run_coroutine_threadsafe(_first(self.approver, request), self.approval_loop)
+            return await asyncio.wrap_future(pending)
+        return await _first(self.approver, request)
+
+    def __repr__(self) -> str:
+        state = "running" if self.running else "stopped"
+        return f"ToolServer({self.url!r}, {state}, tools={[t.name for t in self.tools]!r})"
+
+
+async def _first(approver: Approver, request: ApprovalRequest) -> Any:
+    try:
+        decisions = list(await approver.approve([request]))
+    except Exception as exc:  # an approver that fails decides nothing: the call does not run
+        return Denied(f"the approval failed: {type(exc).__name__}: {exc}")
+    return decisions[0] if decisions else Denied("the approver gave no decision")
+
+
+def _result(text: str, is_error: bool) -> Any:
+    import mcp_types as types
+
+    return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=is_error)
+
+
+class _RequireToken:
+    """ASGI middleware: HTTP requests without ``Authorization: Bearer TOKEN`` get 401."""
+
+    def __init__(self, app: Any, token: str):
+        self.app = app
+        self.expected = f"Bearer {token}".encode()
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            given = dict(scope.get("headers") or []).get(b"authorization", b"")
+            if not hmac.compare_digest(given, self.expected):
+                body = b'{"error": "missing or wrong bearer token; send Authorization: Bearer TOKEN"}'
+                await send(
+                    {
+                        "type": "http.response.start",
+                        "status": 401,
+                        "headers": [(b"content-type", b"application/json"), (b"www-authenticate", b"Bearer")],
+                    }
+                )
+                await send({"type": "http.response.body", "body": body})
+                return
+        await self.app(scope, receive, send)

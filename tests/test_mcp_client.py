@@ -1,0 +1,418 @@
+"""MCP servers' tools as notebook tools: real servers (tests/mcp_servers, written with the `mcp`
+SDK) over stdio and streamable HTTP on 127.0.0.1, driven through `McpToolbox` and the agent."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from meowgent_nb import Agent, AutoApprove, DenyAll, ScriptedModel
+from meowgent_nb.errors import ToolArgumentsError
+from meowgent_nb.mcp_client import McpServerError, McpToolbox, McpToolError, mcp_tool, needs_approval
+
+SERVER = str(Path(__file__).parent / "mcp_servers" / "demo_server.py")
+COMMAND = [sys.executable, SERVER]
+
+
+def call(name: str, **arguments) -> str:
+    return f"<tool_call>\n{json.dumps({'name': name, 'arguments': arguments})}\n</tool_call>"
+
+
+@pytest.fixture(scope="module")
+def demo():
+    with McpToolbox("demo", COMMAND, call_timeout=10.0) as box:
+        yield box
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@contextlib.contextmanager
+def http_server(log_dir: Path):
+    """The demo server over streamable HTTP on a free port of 127.0.0.1; yields its URL."""
+    port = free_port()
+    with open(log_dir / f"server-{port}.log", "w") as log:
+        process = subprocess.Popen([*COMMAND, "http", str(port)], stdout=log, stderr=log)
+        try:
+            for _ in range(150):  # up to 15 s for the server to listen
+                try:
+                    socket.create_connection(("127.0.0.1", port), timeout=0.1).close()
+                    break
+                except OSError:
+                    assert process.poll() is None, "the HTTP demo server exited"
+                    time.sleep(0.1)
+            yield f"http://127.0.0.1:{port}/mcp"
+        finally:
+            process.terminate()
+            process.wait(10)
+
+
+@pytest.fixture(scope="module")
+def http_url(tmp_path_factory):
+    with http_server(tmp_path_factory.mktemp("http")) as url:
+        yield url
+
+
+def test_the_server_tools_are_tools_with_their_real_arguments(demo):
+    assert demo.names == [
+        "demo_add",
+        "demo_forecast",
+        "demo_wipe",
+        "demo_note",
+        "demo_refuse",
+        "demo_stats",
+        "demo_slow",
+        "demo_crash",
+    ]
+    assert demo["demo_add"].to_xml() == (
+        '<tool name="demo_add">Add two numbers.\n'
+        '<param name="a" type="integer"/>\n'
+        '<param name="b" type="integer" default="2">The second number.</param>\n'
+        "</tool>"
+    )
+    assert demo["demo_forecast"].to_xml() == (
+        '<tool name="demo_forecast">The weather forecast for a city.\n'
+        '<param name="city"/>\n'
+        '<param name="unit" enum="C|F" default="C"/>\n'
+        "</tool>"
+    )
+    assert demo["demo_stats"].parameters == {
+        "type": "object",
+        "properties": {"numbers": {"items": {"type": "number"}, "type": "array"}},
+        "required": ["numbers"],
+        "additionalProperties": False,
+    }
+
+
+def test_approval_follows_the_annotations(demo):
+    asks = {t.name: t.approval for t in demo}
+    assert asks == {
+        "demo_add": False,  # readOnlyHint
+        "demo_forecast": False,
+        "demo_wipe": True,  # destructiveHint wins over readOnlyHint
+        "demo_note": True,  # no annotations: an outside server is not trusted
+        "demo_refuse": False,
+        "demo_stats": False,
+        "demo_slow": False,
+        "demo_crash": False,
+    }
+    assert needs_approval({"readOnlyHint": True}) is False
+    assert needs_approval({"readOnlyHint": True, "destructiveHint": True}) is True
+    assert needs_approval({"destructiveHint": False}) is True
+    assert needs_approval(None) is True
+
+
+def test_calls_run_through_the_session_and_give_text(demo):
+    assert demo["demo_add"].run({"a": 40}) == "42"
+    assert demo["demo_forecast"](city="Oslo", unit="F") == "Sunny in Oslo, 21 F"
+    assert json.loads(demo["demo_stats"].run({"numbers": [3, 1.5, 9]})) == {"min": 1.5, "max": 9.0}
+
+
+def test_arguments_are_validated_against_the_input_schema(demo):
+    with pytest.raises(ToolArgumentsError) as caught:
+        demo["demo_forecast"].validate({"city": 7, "unit": "K", "when": "today"})
+    assert caught.value.problems == (
+        "when: unknown argument; this tool takes: city, unit",
+        "city: 7 is not of type 'string'",
+        "unit: 'K' is not one of ['C', 'F']",
+    )
+
+
+def test_an_error_result_is_raised_with_the_tools_text(demo):
+    with pytest.raises(McpToolError) as caught:
+        demo["demo_refuse"].run({"reason": "it is Sunday"})
+    assert str(caught.value) == "Error executing tool refuse: cannot do that: it is Sunday"
+
+
+def test_the_agent_validates_approves_and_runs_server_tools(demo):
+    model = ScriptedModel(
+        [
+            call("demo_add", a="forty")
+            + call("demo_wipe", path="/")
+            + call("demo_add", a=1, b=2)
+            + call("demo_refuse", reason="no"),
+            "Done.",
+        ]
+    )
+    result = Agent(model, tools=list(demo), approver=DenyAll("not today")).run("Go")
+    outputs = [(r.call.name, r.kind, r.output) for r in result.tool_results]
+    assert outputs == [
+        (
+            "demo_add",
+            "invalid_arguments",
+            (
+                "Error: Invalid arguments for tool 'demo_add':\n- a: 'forty' is not of type 'integer'\n"
+                "Call demo_add again with corrected arguments."
+            ),
+        ),
+        ("demo_wipe", "denied", "Denied: not today"),
+        ("demo_add", "ok", "3"),
+        ("demo_refuse", "error", "Error: McpToolError: Error executing tool refuse: cannot do that: no"),
+    ]
+    assert (
+        '<param name="b" type="integer" default="2">The second number.</param>'
+        in model.requests[0].messages[0]["content"]
+    )
+
+
+def test_a_slow_server_tool_times_out_like_a_local_one(demo):
+    model = ScriptedModel([call("demo_slow", seconds=5), "Gave up."])
+    started = time.monotonic()
+    result = Agent(model, tools=list(demo), approver=AutoApprove(), tool_timeout=0.5).run("Wait")
+    assert [(r.kind, r.output) for r in result.tool_results] == [("timeout", "Timed out after 0.5 s")]
+    assert time.monotonic() - started < 4
+    assert demo["demo_add"].run({"a": 1, "b": 1}) == "2"  # the session is still usable
+
+
+def test_a_call_the_server_does_not_answer_in_its_own_limit_is_an_error(demo):
+    slow = demo["demo_slow"]
+    slow.timeout = 0.2
+    try:
+        with pytest.raises(McpServerError) as caught:
+            slow.run({"seconds": 5})
+    finally:
+        slow.timeout = None
+    assert str(caught.value) == "the MCP server 'demo' did not answer the call to slow within 1.2 s"
+
+
+def test_a_server_that_crashes_mid_call_gives_a_clear_error_and_can_be_added_again():
+    box = McpToolbox("crashy", COMMAND)
+    log_path = box.log_path
+    model = ScriptedModel([call("crashy_crash"), call("crashy_add", a=1), "It crashed."])
+    result = Agent(model, tools=list(box), approver=AutoApprove()).run("Crash")
+    first, second = result.tool_results
+    assert first.kind == "error"
+    assert first.output.startswith(
+        "Error: McpServerError: the MCP server 'crashy' closed the connection during the call to crash:"
+        " Connection closed.\nIts stderr ended with:\n"
+    )
+    assert "demo server: crashing on purpose" in first.output
+    assert first.output.endswith(
+        f"\nCheck the server ({box.target}), then add it again"
+        " (%tools mcp remove crashy, then %tools mcp add crashy ...)."
+    )
+    assert second.output == (
+        "Error: McpServerError: the MCP server 'crashy' is not connected (it was closed or stopped);"
+        " add it again with %tools mcp add crashy ... (or make a new McpToolbox)"
+    )
+    assert box.connected is False
+    box.close()
+    assert not Path(log_path).exists()
+    with McpToolbox("crashy", COMMAND) as again:
+        assert again["crashy_add"].run({"a": 2}) == "4"
+
+
+def test_a_server_that_cannot_start_says_so_with_its_stderr():
+    with pytest.raises(McpServerError) as caught:
+        McpToolbox(
+            "broken",
+            [sys.executable, "-c", "import sys; sys.exit('no such database: prod')"],
+            connect_timeout=10,
+        )
+    message = str(caught.value)
+    assert message.startswith(
+        f"could not connect to the MCP server 'broken' ({sys.executable} -c 'import sys; sys.exit('\"'\"'no such"
+    )
+    assert message.endswith(
+        "Connection closed.\nIts stderr ended with:\nno such database: prod\n"
+        "Check the command, and that the server starts on its own in a terminal."
+    )
+    with pytest.raises(McpServerError) as caught:
+        McpToolbox("missing", ["/nonexistent/mcp-server"], connect_timeout=10)
+    assert str(caught.value).startswith(
+        "could not connect to the MCP server 'missing' (/nonexistent/mcp-server): [Errno 2] No such file or directory"
+    )
+
+
+def test_streamable_http_with_names_unprefixed_and_approval_overridden(http_url):
+    with McpToolbox("web", url=http_url, prefix=False, approval={"note": False, "add": True}) as box:
+        assert box.transport == "http"
+        assert box.names[:4] == ["add", "forecast", "wipe", "note"]
+        assert [box[n].approval for n in ("add", "forecast", "wipe", "note")] == [True, False, True, False]
+        assert box["forecast"].run({"city": "Lima"}) == "Sunny in Lima, 21 C"
+        with pytest.raises(McpToolError):
+            box["refuse"].run({"reason": "x"})
+        assert box["add"].run({"a": 5}) == "7"
+    assert box.connected is False
+
+
+def test_unknown_approval_names_are_refused(http_url):
+    with pytest.raises(ValueError) as caught:
+        McpToolbox("web", url=http_url, approval={"ad": False})
+    assert str(caught.value) == (
+        "McpToolbox 'web': approval names unknown tools: ad; the server has: add, forecast, wipe, note,"
+        " refuse, stats, slow, crash"
+    )
+
+
+def test_both_spellings_of_the_input_schema():
+    schema = {
+        "type": "object",
+        "properties": {"q": {"type": "string", "title": "Q"}},
+        "required": ["q"],
+        "title": "findArguments",
+    }
+    seen = []
+    for spec in (
+        {
+            "name": "find",
+            "description": "Find.",
+            "inputSchema": schema,
+            "annotations": {"readOnlyHint": True},
+        },
+        {
+            "name": "find",
+            "description": "Find.",
+            "input_schema": schema,
+            "annotations": {"read_only_hint": True},
+        },
+    ):
+        made = mcp_tool(
+            spec, lambda remote, arguments: seen.append((remote, arguments)) or "ok", prefix="gh_"
+        )
+        assert made.to_xml() == '<tool name="gh_find">Find.\n<param name="q"/>\n</tool>'
+        assert made.approval is False
+        assert made.run({"q": "cats"}) == "ok"
+    assert seen == [("find", {"q": "cats"}), ("find", {"q": "cats"})]
+
+
+def test_importing_the_package_does_not_import_mcp():
+    code = (
+        "import sys, meowgent_nb; print(sorted(m for m in ('mcp', 'uvicorn', 'httpx2') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout == "[]\n"
+
+
+def test_async_agent_in_a_running_loop_calls_server_tools(demo):
+    async def main():
+        model = ScriptedModel([call("demo_add", a=2, b=2), "Four."])
+        return await Agent(model, tools=list(demo)).arun("2+2")
+
+    result = asyncio.run(main())
+    assert [(r.kind, r.output) for r in result.tool_results] == [("ok", "4")]
+
+
+def test_at_exit_open_sessions_are_closed_and_their_logs_removed():
+    code = (
+        "import sys\n"
+        "from meowgent_nb.mcp_client import McpToolbox\n"
+        f"box = McpToolbox('left_open', [sys.executable, {SERVER!r}])\n"
+        "print(box.log_path)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+        cwd=Path(__file__).parent.parent,
+    )
+    log_path = out.stdout.strip()
+    assert log_path.endswith(".log") and not Path(log_path).exists()
+
+
+def test_an_http_server_that_crashes_mid_call(tmp_path):
+    with http_server(tmp_path) as url, McpToolbox("web", url=url) as box:
+        with pytest.raises(McpServerError) as caught:
+            box["web_crash"].run({})
+        assert str(caught.value) == (
+            "the MCP server 'web' closed the connection during the call to crash: Connection closed.\n"
+            f"Check the server ({url}), then add it again (%tools mcp remove web, then %tools mcp add web ...)."
+        )
+        assert box.connected is False
+
+
+def test_a_server_that_never_answers_times_out_at_connect():
+    started = time.monotonic()
+    with pytest.raises(McpServerError) as caught:
+        McpToolbox("mute", [sys.executable, "-c", "import time; time.sleep(60)"], connect_timeout=1)
+    assert str(caught.value).startswith("could not connect to the MCP server 'mute' (")
+    assert "): it did not answer in time.\nCheck the command" in str(caught.value)
+    assert time.monotonic() - started < 10
+
+
+ODD = [sys.executable, str(Path(__file__).parent / "mcp_servers" / "odd_server.py")]
+
+
+def test_odd_listings_and_protocol_errors_from_a_low_level_server():
+    with McpToolbox("odd", ODD) as box:
+        assert box.names == ["odd_lookup_by-id", "odd_guarded", "odd_census", "odd_chart", "odd_whoami"]
+        assert box["odd_census"].run({}) == '{"people": 3, "names": ["Ada", "Bo", "Cy"]}'
+        assert (
+            box["odd_chart"].run({}) == "A chart:\n[image: image/png]\n[resource link: file:///tmp/chart.csv]"
+        )
+        assert box.skipped == {
+            "matrix": "the schema is not a valid JSON Schema: 'one' is not of type 'number'"
+        }
+        assert box["odd_lookup_by-id"].to_xml() == (
+            '<tool name="odd_lookup_by-id">Look a record up by its id.\n'
+            '<param name="id" type="integer" minimum="1"/>\n'
+            "</tool>"
+        )
+        model = ScriptedModel(
+            [
+                call("odd_lookup_by-id", id=0) + call("odd_lookup_by-id", id=7) + call("odd_guarded"),
+                "Done.",
+            ]
+        )
+        result = Agent(model, tools=list(box), approver=AutoApprove()).run("Look up")
+    assert [(r.kind, r.output) for r in result.tool_results] == [
+        (
+            "invalid_arguments",
+            (
+                "Error: Invalid arguments for tool 'odd_lookup_by-id':\n- id: 0 is less than the minimum of 1\n"
+                "Call odd_lookup_by-id again with corrected arguments."
+            ),
+        ),
+        ("ok", "record 7"),
+        (
+            "error",
+            (
+                "Error: McpServerError: the MCP server 'odd' refused the call to guarded: the caller is not on"
+                " the guest list (error -32602)"
+            ),
+        ),
+    ]
+
+
+def test_a_server_that_dies_while_idle_is_noticed_by_a_ping():
+    with McpToolbox("odd", ODD) as box:
+        assert box.ping() is True
+        os.kill(int(box["odd_whoami"].run({})), signal.SIGKILL)
+        for _ in range(50):  # the kill takes effect at once; the pipe may close a moment later
+            if not box.ping():
+                break
+            time.sleep(0.1)
+        assert box.connected is False
+
+
+def test_misuse_is_refused_before_anything_starts():
+    for kwargs, message in [
+        ({}, "McpToolbox 'x': give either a command (stdio) or url= (streamable HTTP)"),
+        (
+            {"command": ["a"], "url": "http://127.0.0.1:1/mcp"},
+            "McpToolbox 'x': give either a command (stdio) or url= (streamable HTTP)",
+        ),
+        ({"command": "  "}, "McpToolbox 'x': the command is empty"),
+        (
+            {"command": ["a"], "call_timeout": -1},
+            "McpToolbox 'x': call_timeout must be a positive number of seconds, got -1",
+        ),
+    ]:
+        with pytest.raises(ValueError) as caught:
+            McpToolbox("x", **kwargs)
+        assert str(caught.value) == message

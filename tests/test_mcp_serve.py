@@ -1,0 +1,159 @@
+"""Serving notebook tools over MCP: a real `ToolServer` on 127.0.0.1, called by the real `mcp`
+client (and by `McpToolbox`, the notebook's own client)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from typing import Annotated
+
+import httpx2
+import pytest
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+
+from meowgent_nb import Approved, Denied, tool
+from meowgent_nb.mcp_client import McpServerError, McpToolbox, McpToolError
+from meowgent_nb.mcp_serve import ToolServer
+
+
+@tool
+def shout(text: Annotated[str, "What to shout."], times: int = 1) -> str:
+    """Shout some text."""
+    return " ".join([text.upper()] * times)
+
+
+@tool(approval=True)
+def delete_file(path: str) -> str:
+    """Delete a file."""
+    return f"deleted {path}"
+
+
+@tool
+def nap(seconds: float) -> str:
+    """Sleep a while."""
+    time.sleep(seconds)
+    return "awake"
+
+
+@tool
+def divide(a: float, b: float) -> float:
+    """Divide a by b."""
+    return a / b
+
+
+class Recording:
+    """An approver that answers from a list and records what it was asked."""
+
+    def __init__(self, *decisions):
+        self.decisions = list(decisions)
+        self.asked = []
+
+    async def approve(self, requests):
+        self.asked.extend((r.tool.name, dict(r.arguments)) for r in requests)
+        return [self.decisions.pop(0) for _ in requests]
+
+
+@contextlib.asynccontextmanager
+async def client(server: ToolServer):
+    """The SDK's own client with the server's token (the transport leaves our HTTP client open)."""
+    headers = {"Authorization": f"Bearer {server.token}"}
+    async with httpx2.AsyncClient(headers=headers) as http:
+        async with Client(streamable_http_client(server.url, http_client=http), cache=None) as mcp:
+            yield mcp
+
+
+@pytest.fixture(scope="module")
+def served():
+    server = ToolServer([shout, delete_file, nap, divide], timeout=0.5)
+    yield server
+    server.stop()
+
+
+def test_a_request_without_the_token_is_refused(served):
+    assert served.url == f"http://127.0.0.1:{served.port}/mcp"
+    for headers in ({}, {"Authorization": "Bearer wrong"}, {"Authorization": served.token}):
+        response = httpx2.post(
+            served.url, json={"jsonrpc": "2.0", "id": 1, "method": "ping"}, headers=headers
+        )
+        assert response.status_code == 401
+        assert response.json() == {"error": "missing or wrong bearer token; send Authorization: Bearer TOKEN"}
+
+    with pytest.raises(McpServerError) as caught:  # the real client, with a wrong token
+        McpToolbox("nb", url=served.url, headers={"Authorization": "Bearer wrong"}, connect_timeout=10)
+    assert str(caught.value) == (
+        f"could not connect to the MCP server 'nb' ({served.url}): Server returned an error response.\n"
+        "Check the URL, the token or headers (a refused token reads 'Server returned an error response'),"
+        " and that the server is running."
+    )
+
+
+def test_the_real_client_lists_and_calls_the_served_tools(served):
+    async def main():
+        async with client(served) as mcp:
+            listed = (await mcp.list_tools()).tools
+            ok = await mcp.call_tool("shout", {"text": "hi", "times": 2})
+            invalid = await mcp.call_tool("shout", {"text": 3, "loud": True})
+            failing = await mcp.call_tool("divide", {"a": 1, "b": 0})
+            slow = await mcp.call_tool("nap", {"seconds": 3})
+            unknown = await mcp.call_tool("delete_file", {"path": "/"})
+            return listed, ok, invalid, failing, slow, unknown
+
+    listed, ok, invalid, failing, slow, unknown = asyncio.run(main())
+    assert [(t.name, t.description) for t in listed] == [
+        ("shout", "Shout some text."),
+        ("nap", "Sleep a while."),
+        ("divide", "Divide a by b."),
+    ]
+    assert listed[0].input_schema == shout.parameters
+    assert (ok.is_error, ok.content[0].text) == (False, "HI HI")
+    assert (invalid.is_error, invalid.content[0].text) == (
+        True,
+        (
+            "Error: Invalid arguments for tool 'shout':\n- text: input should be a valid string, got 3\n"
+            "- loud: unknown argument; this tool takes: text, times"
+        ),
+    )
+    assert (failing.is_error, failing.content[0].text) == (
+        True,
+        "Error: ZeroDivisionError: float division by zero",
+    )
+    assert (slow.is_error, slow.content[0].text) == (True, "Timed out after 0.5 s")
+    assert (unknown.is_error, unknown.content[0].text) == (
+        True,
+        "Error: there is no tool named 'delete_file'; the tools are: shout, nap, divide.",
+    )
+    assert [t.name for t in served.left_out] == ["delete_file"]
+
+
+def test_approval_tools_are_served_on_request_and_each_call_asks():
+    approver = Recording(Approved("ok"), Denied("not that one"))
+    server = ToolServer([shout, delete_file], include_approval_tools=True, approver=approver)
+    try:
+        with McpToolbox("nb", url=server.url, headers={"Authorization": f"Bearer {server.token}"}) as box:
+            assert box.names == ["nb_shout", "nb_delete_file"]
+            assert box["nb_delete_file"].run({"path": "a.txt"}) == "deleted a.txt"
+            with pytest.raises(McpToolError) as caught:
+                box["nb_delete_file"].run({"path": "b.txt"})
+            assert str(caught.value) == "Denied: not that one"
+            assert box["nb_shout"].run({"text": "x"}) == "X"
+    finally:
+        server.stop()
+    assert approver.asked == [("delete_file", {"path": "a.txt"}), ("delete_file", {"path": "b.txt"})]
+    assert server.running is False
+
+
+def test_a_busy_port_and_a_repeated_name_are_refused(served):
+    with pytest.raises(OSError) as caught:
+        ToolServer([shout], port=served.port)
+    assert caught.value.strerror == "Address already in use"
+
+    @tool(name="shout")
+    def whisper(text: str) -> str:
+        """Whisper some text."""
+        return text.lower()
+
+    with pytest.raises(ValueError) as caught:
+        ToolServer([shout, whisper])
+    assert str(caught.value) == "ToolServer: two tools share a name: shout; serve one of each"
