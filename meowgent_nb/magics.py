@@ -63,9 +63,9 @@ class AgentMagics(Magics):
         " relative to the notebook's folder. MEOWGENT_CASSETTE, else none."
     ).tag(config=True)
     cassette_mode = CaselessStrEnum(
-        ["once", "record", "replay", "auto"],
+        ["once", "record", "replay", "auto", "off"],
         help="once: replay if the cassette exists, else record; record; replay; auto: replay what is"
-        " recorded, record what is missing. MEOWGENT_CASSETTE_MODE, else once.",
+        " recorded, record what is missing; off: live model. MEOWGENT_CASSETTE_MODE, else once.",
     ).tag(config=True)
 
     @default("model")
@@ -85,7 +85,7 @@ class AgentMagics(Magics):
     @default("cassette_mode")
     def _default_cassette_mode(self) -> str:
         value = os.environ.get("MEOWGENT_CASSETTE_MODE", "").strip().lower()
-        return value if value in ("once", "record", "replay", "auto") else "once"
+        return value if value in ("once", "record", "replay", "auto", "off") else "once"
 
     def __init__(self, shell: Any = None, **kwargs: Any):
         super().__init__(shell=shell, **kwargs)

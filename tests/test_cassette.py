@@ -450,7 +450,7 @@ def test_cassette_model_modes_share_one_cassette_per_file(tmp_path):
         assert [chunks_of(replay, ask(t))[0].text for t in ("a", "b")] == ["one", "two"]
     with pytest.raises(CassetteError) as caught:
         cassette_model(path, "rewind", lambda: inner, **settings)
-    assert str(caught.value) == "Unknown cassette mode 'rewind'; use one of: once, record, replay, auto."
+    assert str(caught.value) == "Unknown cassette mode 'rewind'; use one of: once, record, replay, auto, off."
 
 
 # --- %%agent in a real IPython shell ---------------------------------------------------------------
@@ -549,6 +549,11 @@ def test_a_notebook_wide_cassette_records_once_then_replays_in_a_new_session(not
     assert agent_cell(ip, "--model-object scripted --new --cassette cell.json", "d") == "Four."
     ip.run_line_magic("config", "AgentMagics.cassette_mode = 'replay'")
     assert agent_cell(ip, "--model-object scripted --new --cassette cell.json", "d") == "Four."
+    assert [len(Cassette(tmp_path / name).entries) for name in ("nb.cassette.json", "cell.json")] == [3, 1]
+    # off: the model answers, nothing is replayed or recorded.
+    ip.run_line_magic("config", "AgentMagics.cassette_mode = 'off'")
+    ip.user_ns["scripted"].enqueue("Live.")
+    assert agent_cell(ip, "--model-object scripted --new --cassette cell.json", "d") == "Live."
     assert [len(Cassette(tmp_path / name).entries) for name in ("nb.cassette.json", "cell.json")] == [3, 1]
 
 

@@ -19,6 +19,7 @@ The modes, as ``%%agent`` and ``MEOWGENT_CASSETTE_MODE`` name them:
 - ``replay``: replay only; the file must exist, and a missing recording is an error.
 - ``auto``: replay what is recorded, record what is missing (appended to the file).
 - ``once`` (the default): ``replay`` if the file exists, else ``record`` (VCR.py's name for it).
+- ``off``: the cassette is not used: the model answers live and nothing is recorded.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ from .base import Model, ModelChunk, ModelRequest
 
 __all__ = ["MODES", "Cassette", "CassetteError", "RecordingModel", "ReplayModel", "cassette_model"]
 
-MODES = ("once", "record", "replay", "auto")
+MODES = ("once", "record", "replay", "auto", "off")
 """The cassette modes; see the module's docstring."""
 
 RERECORD = (
@@ -238,9 +239,12 @@ def cassette_model(
 
     Raises:
         CassetteError: An unknown mode, a missing file in mode replay, or a malformed file.
+        Exception: In mode ``off``, whatever ``make_model`` raises.
     """
     if mode not in MODES:
         raise CassetteError(f"Unknown cassette mode {mode!r}; use one of: {', '.join(MODES)}.")
+    if mode == "off":
+        return make_model()
     full = Path(path).expanduser().absolute()
     shelf = {} if shelf is None else shelf
     if (full, mode) not in shelf:
