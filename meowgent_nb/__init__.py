@@ -27,6 +27,7 @@ from .events import (
     TurnEnd,
 )
 from .models import Model, ModelChunk, ModelError, ModelRequest, Usage
+from .models.cassette import RecordingModel, ReplayModel
 from .models.scripted import FunctionModel, ScriptedModel
 from .parsing import MalformedCall, ToolCallParser, parse_tool_calls
 from .render import parse_tools_xml, render_tools_text, render_tools_xml, tools_json_schema
@@ -111,6 +112,8 @@ __all__ = [
     "ModelError",
     "ModelRequest",
     "OllamaModel",
+    "RecordingModel",
+    "ReplayModel",
     "ScriptedModel",
     "TextDelta",
     "ThinkingDelta",

