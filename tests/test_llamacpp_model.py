@@ -126,7 +126,6 @@ def test_request_options_it_cannot_honour_are_refused():
     )
 
 
-@pytest.mark.skipif(HAVE_LLAMA_CPP, reason="llama-cpp-python is installed")
 @pytest.mark.parametrize(
     ("text", "piece", "opening"),
     [
@@ -148,6 +147,7 @@ def test_the_arguments_are_constrained_once_an_offered_tool_is_named(text: str, 
     assert _arguments_opening(text, piece, {"add": object(), "a": object()}) == opening
 
 
+@pytest.mark.skipif(HAVE_LLAMA_CPP, reason="llama-cpp-python is installed")
 def test_without_llama_cpp_the_error_says_how_to_install_it(tmp_path: Path):
     existing = tmp_path / "model.gguf"
     existing.write_bytes(b"GGUF")
