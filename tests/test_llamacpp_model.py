@@ -31,7 +31,8 @@ from meowgent_nb.models.gguf import (
     gguf_path,
     missing_packages,
 )
-from meowgent_nb.models.llamacpp import LlamaCppModel, _arguments_opening
+from meowgent_nb.models._llama_text import arguments_opening
+from meowgent_nb.models.llamacpp import LlamaCppModel
 
 HAVE_LLAMA_CPP = importlib.util.find_spec("llama_cpp") is not None
 HAVE_PARTS = not missing_packages()
@@ -144,7 +145,7 @@ def test_request_options_it_cannot_honour_are_refused():
     ],
 )
 def test_the_arguments_are_constrained_once_an_offered_tool_is_named(text: str, piece: str, opening):
-    assert _arguments_opening(text, piece, {"add": object(), "a": object()}) == opening
+    assert arguments_opening(text, piece, {"add": object(), "a": object()}) == opening
 
 
 @pytest.mark.skipif(HAVE_LLAMA_CPP, reason="llama-cpp-python is installed")
@@ -396,13 +397,13 @@ def test_a_conversation_longer_than_the_context_is_refused(model):
 def test_special_tokens_and_split_characters_survive_decoding():
     import llama_cpp
 
-    from meowgent_nb.models.llamacpp import _Detokenizer
+    from meowgent_nb.models._llama_text import Detokenizer
 
     vocab = llama_cpp.Llama(model_path=str(default_model_path()), vocab_only=True, verbose=False)
     text = '<tool_call>\n{"name": "now", "arguments": {}}\n</tool_call> Grüße, 東京 🌤'
     tokens = vocab.tokenize(text.encode(), add_bos=False, special=True)
     assert tokens[0] == vocab.tokenize(b"<tool_call>", add_bos=False, special=True)[0]  # one special token
-    detokenizer = _Detokenizer(vocab)
+    detokenizer = Detokenizer(vocab)
     pieces = [detokenizer.text(token) for token in tokens]
     assert "".join(pieces) + detokenizer.flush() == text
     assert "" in pieces  # 🌤 spans tokens: its first bytes were held back, not garbled

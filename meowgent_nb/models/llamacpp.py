@@ -20,23 +20,20 @@ Importing this module does not import llama-cpp-python; the first request does.
 from __future__ import annotations
 
 import asyncio
-import codecs
 import contextlib
 import json
 import os
-import re
 import threading
-from concurrent.futures import ThreadPoolExecutor
 from collections.abc import AsyncIterator, Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 from time import perf_counter
 from typing import Any
 
-from ..events import TextDelta, ThinkingDelta
-from ..parsing import CALL_CLOSE, CALL_OPEN, MalformedCall, ToolCallParser
-from ..tools import ToolCall
+from ..parsing import ToolCallParser
 from . import gguf
+from ._llama_text import Detokenizer, arguments_opening, chunks, token_text
 from .base import ModelChunk, ModelError, ModelRequest, Usage
 
 __all__ = ["LlamaCppModel"]
@@ -178,12 +175,12 @@ class LlamaCppModel:
             while True:
                 kind, value = await queue.get()
                 if kind == "text":
-                    for chunk in _chunks(parser.feed(value)) if parser else [ModelChunk(text=value)]:
+                    for chunk in chunks(parser.feed(value)) if parser else [ModelChunk(text=value)]:
                         yield chunk
                 elif kind == "error":
                     raise value
                 else:
-                    for chunk in _chunks(parser.close()) if parser else []:
+                    for chunk in chunks(parser.close()) if parser else []:
                         yield chunk
                     usage = replace(value, load_seconds=load_seconds, total_seconds=perf_counter() - started)
                     yield ModelChunk(done=True, usage=usage)
@@ -234,8 +231,8 @@ class LlamaCppModel:
                 )
             formatter = Jinja2ChatFormatter(
                 template=template,
-                eos_token=_token_text(llama, llama.token_eos()),
-                bos_token=_token_text(llama, llama.token_bos()),
+                eos_token=token_text(llama, llama.token_eos()),
+                bos_token=token_text(llama, llama.token_bos()),
             )
             self._loaded = _Loaded(llama, formatter, llama_cpp.llama_model_get_vocab(llama.model))
             return self._loaded, perf_counter() - started
@@ -297,7 +294,7 @@ class LlamaCppModel:
                 f" {self.n_ctx}: start a new conversation, or load it with a larger LlamaCppModel(n_ctx=...)."
             )
         llama.set_seed(sampling.seed)
-        detokenizer = _Detokenizer(llama)
+        detokenizer = Detokenizer(llama)
         limit = min(sampling.max_tokens, room)
         arguments = {} if call_schema is None else self._argument_grammars(call_schema)
         grammar = None if schema is None else self._grammar(schema)
@@ -329,7 +326,7 @@ class LlamaCppModel:
                     ended = True
                     break
                 piece = detokenizer.text(token)
-                opening = _arguments_opening(text, piece, arguments) if arguments and constrained is None else None
+                opening = arguments_opening(text, piece, arguments) if arguments and constrained is None else None
                 if opening is not None:
                     name, keep = opening
                     # The sampled token may already hold the arguments' first characters: keep
@@ -401,65 +398,3 @@ class LlamaCppModel:
                     f" {exc}. Simplify the tools' parameter types, or use the xml protocol."
                 ) from exc
         return self._grammars[schema]
-
-
-class _Detokenizer:
-    """Generated tokens to text, special tokens included (``<tool_call>`` stays in the text)."""
-
-    def __init__(self, llama: Any):
-        self._llama = llama
-        # A character can span tokens; the incremental decoder holds its first bytes back.
-        self._utf8 = codecs.getincrementaldecoder("utf-8")(errors="replace")
-
-    def text(self, token: int) -> str:
-        """The text ``token`` completes (maybe "" while a character is unfinished)."""
-        return self._utf8.decode(self._llama.detokenize([token], special=True))
-
-    def flush(self) -> str:
-        """What is left at the end: an unfinished character becomes U+FFFD."""
-        return self._utf8.decode(b"", final=True)
-
-
-# A call's JSON up to its arguments, at the start of the answer (maybe in a code fence) or after a
-# <tool_call> tag; what follows the colon is the start of the arguments.
-_ARGUMENTS_OPENING = re.compile(
-    r'(?:\A\s*(?:```(?:json)?\s*)?|<tool_call>\s*)\{\s*"name"\s*:\s*"(?P<name>[^"\\]+)"\s*,\s*"arguments"\s*:',
-    re.IGNORECASE,
-)
-
-
-def _arguments_opening(text: str, piece: str, tools: Mapping[str, Any]) -> tuple[str, str] | None:
-    """When ``piece`` completes ``{"name": "<a tool in tools>", "arguments":`` after ``text``:
-    the tool's name and the part of ``piece`` up to that colon. None otherwise."""
-    if ":" not in piece:
-        return None
-    whole = text + piece
-    start = max(0, whole.rfind(CALL_OPEN)) if CALL_OPEN in whole else 0
-    match = None
-    for match in _ARGUMENTS_OPENING.finditer(whole, start):
-        pass
-    if match is None or match.end() <= len(text) or match["name"] not in tools:
-        return None
-    if whole[match.end() :].strip() and not whole[match.end() :].lstrip().startswith("{"):
-        return None
-    return match["name"], piece[: match.end() - len(text)]
-
-
-def _token_text(llama: Any, token: int) -> str:
-    return "" if token < 0 else llama.detokenize([token], special=True).decode("utf-8", errors="replace")
-
-
-def _chunks(events: list[Any]) -> list[ModelChunk]:
-    """The parser's events as chunks: native tool calls come back as `ModelChunk.tool_calls`."""
-    chunks = []
-    for event in events:
-        if isinstance(event, TextDelta):
-            chunks.append(ModelChunk(text=event.text))
-        elif isinstance(event, ThinkingDelta):
-            chunks.append(ModelChunk(thinking=event.text))
-        elif isinstance(event, MalformedCall):
-            # As Ollama does with a call it cannot parse: the person sees what the model wrote.
-            chunks.append(ModelChunk(text=f"{CALL_OPEN}{event.raw}{CALL_CLOSE}"))
-        else:
-            chunks.append(ModelChunk(tool_calls=(ToolCall(event.name, dict(event.arguments), id=""),)))
-    return chunks

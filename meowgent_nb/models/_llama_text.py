@@ -1,0 +1,78 @@
+"""Text helpers of `LlamaCppModel`: decoding tokens, spotting where a call's arguments begin,
+and turning parsed events into chunks. Nothing here imports llama-cpp-python."""
+
+from __future__ import annotations
+
+import codecs
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from ..events import TextDelta, ThinkingDelta
+from ..parsing import CALL_CLOSE, CALL_OPEN, MalformedCall
+from ..tools import ToolCall
+from .base import ModelChunk
+
+__all__ = ["Detokenizer", "arguments_opening", "chunks", "token_text"]
+
+
+class Detokenizer:
+    """Generated tokens to text, special tokens included (``<tool_call>`` stays in the text)."""
+
+    def __init__(self, llama: Any):
+        self._llama = llama
+        # A character can span tokens; the incremental decoder holds its first bytes back.
+        self._utf8 = codecs.getincrementaldecoder("utf-8")(errors="replace")
+
+    def text(self, token: int) -> str:
+        """The text ``token`` completes (maybe "" while a character is unfinished)."""
+        return self._utf8.decode(self._llama.detokenize([token], special=True))
+
+    def flush(self) -> str:
+        """What is left at the end: an unfinished character becomes U+FFFD."""
+        return self._utf8.decode(b"", final=True)
+
+
+# A call's JSON up to its arguments, at the start of the answer (maybe in a code fence) or after a
+# <tool_call> tag; what follows the colon is the start of the arguments.
+_ARGUMENTS_OPENING = re.compile(
+    r'(?:\A\s*(?:```(?:json)?\s*)?|<tool_call>\s*)\{\s*"name"\s*:\s*"(?P<name>[^"\\]+)"\s*,\s*"arguments"\s*:',
+    re.IGNORECASE,
+)
+
+
+def arguments_opening(text: str, piece: str, tools: Mapping[str, Any]) -> tuple[str, str] | None:
+    """When ``piece`` completes ``{"name": "<a tool in tools>", "arguments":`` after ``text``:
+    the tool's name and the part of ``piece`` up to that colon. None otherwise."""
+    if ":" not in piece:
+        return None
+    whole = text + piece
+    start = max(0, whole.rfind(CALL_OPEN)) if CALL_OPEN in whole else 0
+    match = None
+    for match in _ARGUMENTS_OPENING.finditer(whole, start):
+        pass
+    if match is None or match.end() <= len(text) or match["name"] not in tools:
+        return None
+    if whole[match.end() :].strip() and not whole[match.end() :].lstrip().startswith("{"):
+        return None
+    return match["name"], piece[: match.end() - len(text)]
+
+
+def token_text(llama: Any, token: int) -> str:
+    return "" if token < 0 else llama.detokenize([token], special=True).decode("utf-8", errors="replace")
+
+
+def chunks(events: list[Any]) -> list[ModelChunk]:
+    """The parser's events as chunks: native tool calls come back as `ModelChunk.tool_calls`."""
+    chunks = []
+    for event in events:
+        if isinstance(event, TextDelta):
+            chunks.append(ModelChunk(text=event.text))
+        elif isinstance(event, ThinkingDelta):
+            chunks.append(ModelChunk(thinking=event.text))
+        elif isinstance(event, MalformedCall):
+            # As Ollama does with a call it cannot parse: the person sees what the model wrote.
+            chunks.append(ModelChunk(text=f"{CALL_OPEN}{event.raw}{CALL_CLOSE}"))
+        else:
+            chunks.append(ModelChunk(tool_calls=(ToolCall(event.name, dict(event.arguments), id=""),)))
+    return chunks
