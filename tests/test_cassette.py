@@ -25,40 +25,13 @@ from meowgent_nb.events import FinalAnswer, ToolResultEvent
 from meowgent_nb.models import ModelChunk, ModelError, ModelRequest, Usage, gguf
 from meowgent_nb.models.cassette import Cassette, CassetteError, RecordingModel, ReplayModel, cassette_model
 from meowgent_nb.models.ollama import OllamaModel
-
-MODEL = "qwen3:0.6b"
-CREATED = "2025-06-01T12:00:00.123456789Z"
-FINAL = {
-    "model": MODEL,
-    "created_at": CREATED,
-    "message": {"role": "assistant", "content": ""},
-    "done": True,
-    "done_reason": "stop",
-    "total_duration": 2_500_000_000,
-    "prompt_eval_count": 26,
-    "eval_count": 12,
-    "eval_duration": 1_750_000_000,
-}
-FINAL_USAGE = Usage(prompt_tokens=26, completion_tokens=12, total_seconds=2.5, completion_seconds=1.75)
+from tests.ollama_wire import FINAL, FINAL_USAGE, MODEL, ndjson, part
 
 
 @tool
 def add(a: int, b: int) -> int:
     """Add two whole numbers."""
     return a + b
-
-
-def part(content: str = "", *, thinking: str | None = None, tool_calls: list | None = None) -> dict:
-    message: dict[str, Any] = {"role": "assistant", "content": content}
-    if thinking is not None:
-        message["thinking"] = thinking
-    if tool_calls is not None:
-        message["tool_calls"] = tool_calls
-    return {"model": MODEL, "created_at": CREATED, "message": message, "done": False}
-
-
-def ndjson(*parts: dict) -> str:
-    return "".join(json.dumps(p) + "\n" for p in parts)
 
 
 CALL_TURN = ndjson(

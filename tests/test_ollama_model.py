@@ -13,7 +13,7 @@ import json
 import socket
 import threading
 from contextlib import aclosing
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 
 import httpx
 import pytest
@@ -22,56 +22,18 @@ import meowgent_nb.models
 from meowgent_nb import ToolCall, tool
 from meowgent_nb.models import ModelChunk, ModelError, ModelRequest, Usage
 from meowgent_nb.models.ollama import DEFAULT_HOST, OllamaModel
+from tests.ollama_wire import CREATED, FINAL, FINAL_USAGE, MODEL, ndjson, part
 
 if TYPE_CHECKING:
     from typing_extensions import Self
 
-MODEL = "qwen3:0.6b"
 REQUEST = ModelRequest(messages=[{"role": "user", "content": "Hi"}])
-CREATED = "2025-06-01T12:00:00.123456789Z"
 
 
 @tool
 def get_weather(city: Annotated[str, "The city, e.g. Paris"], unit: Literal["celsius", "fahrenheit"]) -> str:
     """Get the current weather in a city."""
     return f"Sunny in {city}"
-
-
-def part(content: str = "", *, thinking: str | None = None, tool_calls: list | None = None) -> dict:
-    """One streamed /api/chat part, as Ollama sends it before the last."""
-    message: dict[str, Any] = {"role": "assistant", "content": content}
-    if thinking is not None:
-        message["thinking"] = thinking
-    if tool_calls is not None:
-        message["tool_calls"] = tool_calls
-    return {"model": MODEL, "created_at": CREATED, "message": message, "done": False}
-
-
-FINAL = {
-    "model": MODEL,
-    "created_at": CREATED,
-    "message": {"role": "assistant", "content": ""},
-    "done": True,
-    "done_reason": "stop",
-    "total_duration": 2_500_000_000,
-    "load_duration": 250_000_000,
-    "prompt_eval_count": 26,
-    "prompt_eval_duration": 500_000_000,
-    "eval_count": 12,
-    "eval_duration": 1_750_000_000,
-}
-FINAL_USAGE = Usage(
-    prompt_tokens=26,
-    completion_tokens=12,
-    total_seconds=2.5,
-    load_seconds=0.25,
-    prompt_seconds=0.5,
-    completion_seconds=1.75,
-)
-
-
-def ndjson(*parts: dict) -> str:
-    return "".join(json.dumps(p) + "\n" for p in parts)
 
 
 def collect(

@@ -1,0 +1,52 @@
+"""Ollama's ``/api/chat`` streaming wire format, for the test servers that stand in for Ollama."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from meowgent_nb.models import Usage
+
+MODEL = "qwen3:0.6b"
+CREATED = "2025-06-01T12:00:00.123456789Z"
+
+
+def part(content: str = "", *, thinking: str | None = None, tool_calls: list | None = None) -> dict:
+    """One streamed /api/chat part, as Ollama sends it before the last."""
+    message: dict[str, Any] = {"role": "assistant", "content": content}
+    if thinking is not None:
+        message["thinking"] = thinking
+    if tool_calls is not None:
+        message["tool_calls"] = tool_calls
+    return {"model": MODEL, "created_at": CREATED, "message": message, "done": False}
+
+
+FINAL = {
+    "model": MODEL,
+    "created_at": CREATED,
+    "message": {"role": "assistant", "content": ""},
+    "done": True,
+    "done_reason": "stop",
+    "total_duration": 2_500_000_000,
+    "load_duration": 250_000_000,
+    "prompt_eval_count": 26,
+    "prompt_eval_duration": 500_000_000,
+    "eval_count": 12,
+    "eval_duration": 1_750_000_000,
+}
+"""The last part: counts and durations (nanoseconds)."""
+
+FINAL_USAGE = Usage(
+    prompt_tokens=26,
+    completion_tokens=12,
+    total_seconds=2.5,
+    load_seconds=0.25,
+    prompt_seconds=0.5,
+    completion_seconds=1.75,
+)
+"""What `OllamaModel` reads from `FINAL`."""
+
+
+def ndjson(*parts: dict) -> str:
+    """The parts as the response body: one JSON object a line."""
+    return "".join(json.dumps(p) + "\n" for p in parts)
