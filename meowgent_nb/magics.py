@@ -189,7 +189,7 @@ class AgentMagics(Magics):
                 mode,
                 lambda: self._resolve_model(args),
                 name=name or args.model or self.model,
-                options={"temperature": self.temperature, "num_ctx": self.num_ctx},
+                options=self._options(),
                 context=getattr(args, "context", None),
                 shelf=self._cassettes,
             )
@@ -218,7 +218,7 @@ class AgentMagics(Magics):
         from .models import ModelError
         from .models.resolve import resolve_model
 
-        options = {"temperature": self.temperature, "num_ctx": self.num_ctx}
+        options = self._options()
         key = (args.model or self.model, tuple(sorted(options.items())))
         if key not in self._models:
             try:
@@ -226,6 +226,10 @@ class AgentMagics(Magics):
             except ModelError as error:
                 raise UsageError(f"%%agent: {error}") from None
         return self._models[key]
+
+    def _options(self) -> dict[str, Any]:
+        """The model settings from the traits that change its answers."""
+        return {"temperature": self.temperature, "num_ctx": self.num_ctx}
 
     def available_tools(self) -> list[Tool]:
         """Every `Tool` in the notebook namespace, then the tools of registered toolboxes."""
@@ -289,9 +293,9 @@ class AgentMagics(Magics):
         from .display import ToolsView
 
         word = line.strip()
-        if word == "eval" or word.startswith("eval "):
-            return tools_eval(self, word[len("eval") :])
         command, _, rest = word.partition(" ")
+        if command == "eval":
+            return tools_eval(self, rest)
         if command in ("mcp", "serve"):
             from . import mcp_magics
 
