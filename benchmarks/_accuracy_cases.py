@@ -14,39 +14,21 @@ from __future__ import annotations
 from meowgent_nb import EvalCase, Tool
 
 try:
-    from benchmarks._toolsets import (
-        convert_units,
-        create_calendar_event,
-        get_stock_price,
-        get_weather,
-        run_sql,
-        search_documents,
-        send_email,
-        translate_text,
-    )
+    from benchmarks import _toolsets as toolsets
 except ImportError:  # run as a script: this directory is on sys.path
-    from _toolsets import (
-        convert_units,
-        create_calendar_event,
-        get_stock_price,
-        get_weather,
-        run_sql,
-        search_documents,
-        send_email,
-        translate_text,
-    )
+    import _toolsets as toolsets
 
 __all__ = ["CASES", "TOOLS"]
 
 TOOLS: list[Tool] = [
-    get_weather,
-    convert_units,
-    get_stock_price,
-    translate_text,
-    send_email,
-    search_documents,
-    run_sql,
-    create_calendar_event,
+    toolsets.get_weather,
+    toolsets.convert_units,
+    toolsets.get_stock_price,
+    toolsets.translate_text,
+    toolsets.send_email,
+    toolsets.search_documents,
+    toolsets.run_sql,
+    toolsets.create_calendar_event,
 ]
 
 

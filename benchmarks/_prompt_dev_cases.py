@@ -12,39 +12,21 @@ from __future__ import annotations
 from meowgent_nb import EvalCase, Tool
 
 try:
-    from benchmarks._toolsets import (
-        add,
-        describe_dataframe,
-        list_directory,
-        plot_dataframe,
-        read_file,
-        run_shell_command,
-        summarize_cells,
-        write_file,
-    )
+    from benchmarks import _toolsets as toolsets
 except ImportError:  # run as a script: this directory is on sys.path
-    from _toolsets import (
-        add,
-        describe_dataframe,
-        list_directory,
-        plot_dataframe,
-        read_file,
-        run_shell_command,
-        summarize_cells,
-        write_file,
-    )
+    import _toolsets as toolsets
 
 __all__ = ["DEV_CASES", "DEV_TOOLS"]
 
 DEV_TOOLS: list[Tool] = [
-    read_file,
-    write_file,
-    list_directory,
-    plot_dataframe,
-    describe_dataframe,
-    summarize_cells,
-    run_shell_command,
-    add,
+    toolsets.read_file,
+    toolsets.write_file,
+    toolsets.list_directory,
+    toolsets.plot_dataframe,
+    toolsets.describe_dataframe,
+    toolsets.summarize_cells,
+    toolsets.run_shell_command,
+    toolsets.add,
 ]
 
 DEV_CASES: list[EvalCase] = [

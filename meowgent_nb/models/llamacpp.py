@@ -27,6 +27,7 @@ import threading
 from collections.abc import AsyncIterator, Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from time import perf_counter
 from typing import Any
@@ -169,7 +170,8 @@ class LlamaCppModel:
         # then "arguments"); sorted, a model had to write the arguments before choosing the tool.
         schema = None if request.format is None else json.dumps(request.format)
         calls = None if request.call_format is None else json.dumps(request.call_format)
-        loop.run_in_executor(self._thread, self._generate, loaded, prompt, sampling, put, stop, schema, calls)
+        work = partial(self._generate_locked, loaded, prompt, sampling, put, stop, schema, calls)
+        loop.run_in_executor(self._thread, self._generate, work, put)
         parser = ToolCallParser() if request.tools else None
         try:
             while True:
@@ -248,20 +250,12 @@ class LlamaCppModel:
                 f" {type(exc).__name__}: {exc}"
             ) from exc
 
-    def _generate(
-        self,
-        loaded: _Loaded,
-        prompt: str,
-        sampling: _Sampling,
-        put: Callable[[tuple[str, Any]], None],
-        stop: threading.Event,
-        schema: str | None = None,
-        call_schema: str | None = None,
-    ) -> None:
-        """Generate in a worker thread, handing ("text" | "done" | "error", value) to ``put``."""
+    def _generate(self, work: Callable[[], Usage], put: Callable[[tuple[str, Any]], None]) -> None:
+        """Run ``work`` (`_generate_locked`) in the worker thread, handing ("done" | "error",
+        value) to ``put`` after the text it put there."""
         try:
             with self._lock:
-                put(("done", self._generate_locked(loaded, prompt, sampling, put, stop, schema, call_schema)))
+                put(("done", work()))
         except ModelError as exc:
             put(("error", exc))
         except Exception as exc:  # noqa: BLE001 - a failure must reach the reader, not die in the thread
