@@ -1,7 +1,17 @@
 """The JSON inside a tool call -> `ToolCall`s, or `MalformedCall`s that say what was wrong.
 
-Strict JSON is tried first, then `json_repair`; double-encoded arguments, ``parameters`` for
-``arguments``, fences, and several objects in one tag are accepted (see `meowgent_nb.parsing`).
+Strict JSON is tried first; double-encoded arguments, ``parameters`` for ``arguments``, fences,
+and several objects in one tag are accepted (see `meowgent_nb.parsing`).
+
+Broken JSON is mended by `json_repair` only where the mending changes punctuation, never a value
+the model wrote. Allowed: single quotes for double ones, unquoted keys, Python's
+``True``/``False``/``None``, missing or trailing commas, and missing closing ``}`` / ``]`` after
+complete values. The mended JSON must hold exactly the keys, strings, numbers and literals of the
+text, in the same order: a value cut short (an unterminated string), a value json-repair would
+invent (``"b": }`` -> ``""``), a comment it would drop, a duplicate key it would collapse, or any
+character that is not JSON punctuation makes the call a `MalformedCall`. (A call whose JSON was
+still open when the answer ended never reaches this module as a call: the parser reports it as
+cut off.)
 """
 
 from __future__ import annotations
@@ -13,16 +23,35 @@ from typing import Any
 
 import json_repair
 
+from ._call_scan import CallScanner
 from .tools import ToolCall
 
-__all__ = ["MalformedCall", "bare_calls", "read_calls"]
+__all__ = ["MalformedCall", "bare_calls", "cut_off", "read_calls"]
 
 _SHAPE = '{"name": "TOOL", "arguments": {...}}'
 _FENCE = "```"
-_INFO = re.compile(r"[\w+.-]*")  # a fence's language tag: ```json, ```py3, ```c++
-_GAP = re.compile(r"(?:\s|```[\w+.-]*)*")  # what may stand between call objects
-_DECODER = json.JSONDecoder()
+_INFO = re.compile(r"[ \t]*[\w+.-]*")  # a fence's language tag: ```json, ```py3, ```c++
+_GAP = re.compile(r"(?:\s|```[ \t]*[\w+.-]*)*")  # what may stand between call objects
+
+
+class _DuplicateKey(ValueError):
+    """An object names a key twice: clients would keep either value, so neither is trusted."""
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    value = dict(pairs)
+    if len(value) < len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _DuplicateKey(key)
+            seen.add(key)
+    return value
+
+
+_DECODER = json.JSONDecoder(object_pairs_hook=_unique_keys)
 _BARE_KEYS = frozenset({"name", "arguments", "parameters"})
+_CALL_START = re.compile(r'\s*(?:```[\w+.-]*[ \t\r]*\n\s*)?\{\s*"name"\s*:')
 
 
 @dataclass(frozen=True)
@@ -35,17 +64,35 @@ class MalformedCall:
     """What was wrong, in one sentence the model can act on."""
 
 
-def bare_calls(text: str) -> list[ToolCall | MalformedCall] | None:
-    """The calls a held bare answer holds, or None when it is ordinary text."""
+def cut_off(raw: str, *, token_limit: bool) -> MalformedCall:
+    """The call the answer ended in the middle of: it never runs, and the model is told why.
+
+    Args:
+        raw: What the model had written of the call.
+        token_limit: The backend said the answer hit its token limit.
+    """
+    why = "the answer hit the token limit" if token_limit else "the answer ended"
+    advice = "write the call again, with shorter arguments" if token_limit else f"write the whole call as {_SHAPE}"
+    return MalformedCall(raw, f"{why} before this call was complete, so it was not run; {advice}")
+
+
+def bare_calls(text: str, *, token_limit: bool = False) -> list[ToolCall | MalformedCall] | str | None:
+    """The calls a held bare answer holds; else the answer as text, or None to read it for tags.
+
+    A JSON document that is not calls is text as it is, and nothing inside its strings is read
+    as a tag; an answer that began a call object and ended inside its JSON is a cut-off call.
+    """
     try:
         values = _decode_values(text)
     except (ValueError, RecursionError):
+        if _CALL_START.match(text) and CallScanner(()).ends_open(text):
+            return [cut_off(text.strip(), token_limit=token_limit)]
         return None
     # Only call-shaped objects: a JSON document that happens to have a "name" is an answer.
     if not values or not all(isinstance(value, dict) and value.keys() <= _BARE_KEYS for value in values):
-        return None
+        return text
     calls = [_to_call(value, text) for value in values]
-    return None if any(isinstance(call, MalformedCall) for call in calls) else calls
+    return text if any(isinstance(call, MalformedCall) for call in calls) else calls
 
 
 def _decode_values(text: str) -> list[Any]:
@@ -72,6 +119,9 @@ def read_calls(raw: str) -> list[ToolCall | MalformedCall]:
         values = _decode_values(raw)
     except (ValueError, RecursionError) as error:
         value = _repair(body)
+        if isinstance(error, _DuplicateKey):
+            reason = f'the JSON gives the key "{error}" twice in one object; give each key once'
+            return [MalformedCall(raw, f"{reason}, as {_SHAPE}")]
         if not isinstance(value, (dict, list)) or value == []:
             where = "(nested too deeply)"
             if isinstance(error, json.JSONDecodeError):
@@ -124,15 +174,87 @@ def _to_call(value: Any, raw: str) -> ToolCall | MalformedCall:
 
 
 def _repair(text: str) -> Any:
-    """`text` as JSON, mended by `json_repair` where it is broken; None when nothing came of it."""
+    """`text` as JSON, mended where only its punctuation is broken; None when it cannot be.
+
+    See the module's docstring for what may be mended.
+    """
     try:
-        return json.loads(text)
+        return _DECODER.decode(text)
+    except _DuplicateKey:
+        return None
     except (ValueError, RecursionError):
         pass
+    written = _atoms_written(text)
+    if written is None:
+        return None
     try:
-        return json_repair.loads(text)
+        value = json_repair.loads(text)
     except Exception:  # a third-party heuristic: any failure in it only means "not repairable"
         return None
+    try:
+        mended = list(_atoms_of(value))
+    except RecursionError:
+        return None
+    return value if mended == written else None
+
+
+# The pieces of JSON-like text: whitespace and punctuation (skipped), strings in either quote,
+# numbers, and bare words (true/false/null, Python's literals, unquoted keys).
+_PIECE = re.compile(
+    r"""(?P<skip>[\s{}\[\],:]+)|(?P<dq>"(?:[^"\\]|\\.)*")|(?P<sq>'(?:[^'\\]|\\.)*')"""
+    r"|(?P<num>-?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)|(?P<word>[A-Za-z_$][\w$]*)",
+    re.S,
+)
+_LITERALS: dict[str, Any] = {"true": True, "false": False, "null": None, "True": True, "False": False, "None": None}
+
+
+def _atoms_written(text: str) -> list[tuple[str, Any]] | None:
+    """The keys and values ``text`` spells out, in order; None if it holds anything else."""
+    atoms, at = [], 0
+    while at < len(text):
+        piece = _PIECE.match(text, at)
+        if piece is None:
+            return None  # a character no repair may touch, or a string that never ends
+        at, kind, token = piece.end(), piece.lastgroup, piece.group()
+        if kind == "dq":
+            atoms.append(_atom(_unquote(token)))
+        elif kind == "sq":
+            inner = token[1:-1].replace("\\'", "'").replace('"', '\\"')
+            atoms.append(_atom(_unquote(f'"{inner}"')))
+        elif kind == "num":
+            atoms.append(_atom(float(token) if any(c in token for c in ".eE") else int(token)))
+        elif kind == "word":
+            atoms.append(_atom(_LITERALS[token] if token in _LITERALS else token))
+    return atoms
+
+
+def _unquote(token: str) -> str:
+    try:
+        return json.loads(token)
+    except ValueError:  # an escape JSON does not know (\d): json-repair keeps it as written
+        return token[1:-1]
+
+
+def _atoms_of(value: Any) -> Any:
+    """The keys and values of a JSON value in document order."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield _atom(key)
+            yield from _atoms_of(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _atoms_of(item)
+    else:
+        yield _atom(value)
+
+
+def _atom(value: Any) -> tuple[str, Any]:
+    # Typed, so that 1 and true and "1" differ; 1 and 1.0 are the same JSON number.
+    if value is None or isinstance(value, bool):
+        return ("literal", value)
+    if isinstance(value, (int, float)):
+        return ("number", value)
+    return ("string", value)
 
 
 def _unfence(text: str) -> str:

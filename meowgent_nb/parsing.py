@@ -25,7 +25,8 @@ from __future__ import annotations
 import re
 from typing import Union
 
-from ._call_json import MalformedCall, bare_calls, read_calls
+from ._call_json import MalformedCall, bare_calls, cut_off, read_calls
+from ._call_scan import CallScanner
 from .events import TextDelta, ThinkingDelta
 from .tools import ToolCall
 
@@ -73,6 +74,7 @@ class ToolCallParser:
         self._after_think = False  # the next text run follows a think block
         self._answered = False  # visible text or a call has been emitted
         self._bare_ok = True  # cleared once a held bare answer turned out to be text
+        self._scan = CallScanner((CALL_CLOSE, CALL_OPEN))  # the open call's JSON strings and depth
 
     def feed(self, chunk: str) -> list[ParsedEvent]:
         """Reads the next chunk of the stream.
@@ -87,22 +89,34 @@ class ToolCallParser:
         self._run(chunk, out)
         return out
 
-    def close(self) -> list[ParsedEvent]:
+    def close(self, finish_reason: str | None = None) -> list[ParsedEvent]:
         """Ends the stream: flushes what was held back and reads an unclosed call.
+
+        A call left without its ``</tool_call>`` is read if its JSON is complete; if the answer
+        ended inside its JSON (a string or an object still open), or the backend says it hit the
+        token limit, the call is a `MalformedCall` saying it was cut off: it never runs.
+
+        Args:
+            finish_reason: Why the model stopped, where the backend says: ``"length"`` means the
+                answer hit the token limit.
 
         Returns:
             The remaining events, in order.
         """
         out: list[ParsedEvent] = []
+        limit = finish_reason == "length"
         while self._mode in ("lead", "bare"):
             held = self._tail + "".join(self._parts)
             self._tail, self._parts = "", []
             if self._mode == "bare":
-                calls = bare_calls(held)
-                if calls is not None:
+                calls = bare_calls(held, token_limit=limit)
+                if isinstance(calls, list):
                     out.extend(calls)
                     break
                 self._bare_ok = False
+                if isinstance(calls, str):  # a JSON answer: text, with no tags read in its strings
+                    self._mode, held = "text", ""
+                    self._text(calls, out)
             # An answer start still undecided at the end is ordinary text.
             self._mode = "text"
             self._run(held, out)
@@ -111,7 +125,8 @@ class ToolCallParser:
         elif self._mode == "think":
             self._thinking(self._tail, out)
         elif self._mode == "call":
-            out.extend(read_calls("".join(self._parts) + self._tail))
+            raw = "".join(self._parts) + self._tail
+            out.extend([cut_off(raw, token_limit=limit)] if limit or self._scan.open else read_calls(raw))
         self._reset()
         return out
 
@@ -158,13 +173,17 @@ class ToolCallParser:
         return rest
 
     def _step_call(self, data: str, out: list[ParsedEvent]) -> str | None:
-        # A new <tool_call> before </tool_call> means the model forgot to close the first one.
-        before, tag, self._tail = _split(self._tail + data, CALL_CLOSE, CALL_OPEN)
-        self._parts.append(before)
+        # Tags count only outside the call's JSON strings. A new <tool_call> before </tool_call>
+        # means the model forgot to close the first one.
+        text = self._tail + data
+        end, tag, held = self._scan.scan(text)
+        self._parts.append(text[:end])
         if tag is None:
+            self._tail = text[end:] if held else ""
             return None
         out.extend(read_calls("".join(self._parts)))
-        rest, self._tail, self._parts = self._tail, "", []
+        rest, self._tail, self._parts = text[end + len(tag) :], "", []
+        self._scan.reset()
         self._answered, self._after_think = True, False
         if tag == CALL_CLOSE:
             self._mode = "text"

@@ -1,0 +1,156 @@
+"""`ToolCallParser` against a peer's conformance fixtures: CanIToolCall's ``qwen3-hermes`` family.
+
+CanIToolCall (on PyPI, in the test extra) ships raw model outputs in Qwen's ``<tool_call>``
+format with the parse a correct engine must produce (``canitoolcall/_data/spec/README.md``). Each
+fixture is parsed whole, split in two at every character, one character at a time, and at seeded
+random points; every parse must equal the expected one exactly (the spec's strict equality).
+
+How the fixtures are replayed, where the spec leaves it to the engine:
+
+- The parser reads the assistant's whole turn, and a chat template may pre-fill its start (the
+  fixture's ``generation_prompt`` after ``<|im_start|>assistant\\n``: ``<think>\\n`` for the
+  thinking-2507 models, an empty think block for thinking switched off). That text is fed first,
+  as a backend that pre-fills it sends it. Without it, the thinking-2507 outputs hold a lone
+  ``</think>`` and their reasoning would be shown as the answer.
+- Fixtures tagged ``truncated`` end the way ``max_tokens`` ends a stream: the parser is closed
+  with ``finish_reason="length"`` (the spec: adapters replay the finish as "length").
+- Text is kept as the model wrote it, whitespace included: "Let me check.\n" before a call keeps
+  its newline. The family's strict expectation drops the separator newline the template puts
+  before ``<tool_call>``; the spec's soft equality (``soft-v1``: content and reasoning compared
+  stripped) covers exactly that difference, so content and reasoning are compared stripped, and a
+  test below pins that the only difference is that whitespace.
+- Our parser returns a `MalformedCall` where the spec expects "no tool calls" for a cut-off or
+  unreadable call: it is not a call (nothing runs) but a ``parse_error`` result that tells the model
+  what went wrong, so it can write the call again. The checks count it as no call.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+from meowgent_nb.events import TextDelta, ThinkingDelta
+from meowgent_nb.parsing import MalformedCall, ToolCallParser
+from meowgent_nb.tools import ToolCall
+
+canitoolcall = pytest.importorskip("canitoolcall")
+
+FAMILY = Path(canitoolcall.__file__).parent / "_data" / "fixtures" / "qwen3-hermes"
+FIXTURES = [json.loads(line) for path in sorted(FAMILY.glob("*.jsonl")) for line in path.read_text().splitlines()]
+MARKERS = json.loads((FAMILY / "family.json").read_text())["markers"]
+HEADER = "<|im_start|>assistant\n"
+
+
+def test_the_family_has_its_50_fixtures():
+    assert len(FIXTURES) == 50
+    assert all(fixture["spec_version"] == "0.1" for fixture in FIXTURES)
+
+
+def turn_text(fixture):
+    """The assistant's turn: what the template pre-filled, then what the model generated."""
+    prompt = fixture.get("generation_prompt") or HEADER
+    assert prompt.startswith(HEADER), prompt
+    return prompt[len(HEADER) :] + fixture["raw_output"]
+
+
+def parse(chunks, finish_reason):
+    parser = ToolCallParser()
+    events = [event for chunk in chunks for event in parser.feed(chunk)]
+    events += parser.close(finish_reason)
+    content = "".join(e.text for e in events if isinstance(e, TextDelta)) or None
+    reasoning = "".join(e.text for e in events if isinstance(e, ThinkingDelta)) or None
+    calls = [{"name": e.name, "arguments": typed(e.arguments)} for e in events if isinstance(e, ToolCall)]
+    assert all(isinstance(e, (TextDelta, ThinkingDelta, ToolCall, MalformedCall)) for e in events)
+    return {"content": content, "reasoning_content": reasoning, "tool_calls": calls}
+
+
+def typed(value):
+    """JSON compared with its types: 3 != "3" and true != 1 (Python's == would say equal)."""
+    if isinstance(value, dict):
+        return {key: typed(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [typed(item) for item in value]
+    if isinstance(value, bool) or value is None:
+        return ("literal", value)
+    if isinstance(value, (int, float)):
+        return ("number", float(value))
+    return ("string", value)
+
+
+def soft(result):
+    """The spec's soft-v1 normalization: content and reasoning stripped, blank ones null."""
+    return {key: (value.strip() or None) if isinstance(value, str) else value for key, value in result.items()}
+
+
+def expected_of(fixture):
+    expected = dict(fixture["expected"])
+    for key in ("content", "reasoning_content"):
+        expected[key] = expected.get(key) or None  # "" is null in the spec
+    expected["tool_calls"] = [
+        {"name": c["name"], "arguments": typed(c["arguments"])} for c in expected.get("tool_calls") or []
+    ]
+    return expected
+
+
+def strategies(text):
+    """Every chunking the fixture is parsed under, by name."""
+    yield "one", [text]
+    for at in range(len(text) + 1):
+        yield f"split:{at}", [text[:at], text[at:]]
+    yield "char", list(text)
+    for seed in range(1, 6):
+        rng, chunks, at = random.Random(seed), [], 0
+        while at < len(text):
+            step = rng.randint(1, 8)
+            chunks.append(text[at : at + step])
+            at += step
+        yield f"rand:{seed}:8", chunks
+
+
+def leaked(result, allowed):
+    """Family markers in what the parse returned that the expected parse does not hold."""
+    strings = [result["content"] or "", result["reasoning_content"] or ""]
+    strings += [json.dumps(call, ensure_ascii=False) for call in result["tool_calls"]]
+    return sorted({marker for marker in MARKERS for s in strings if marker in s and marker not in allowed})
+
+
+@pytest.mark.parametrize("fixture", FIXTURES, ids=[f["id"].split("/", 1)[1] for f in FIXTURES])
+def test_fixture_parses_as_expected_under_every_chunking(fixture):
+    text = turn_text(fixture)
+    finish = "length" if "truncated" in fixture["tags"] else "stop"
+    results = {name: parse(chunks, finish) for name, chunks in strategies(text)}
+    if "expected" in fixture:
+        expected = expected_of(fixture)
+        allowed = json.dumps(fixture["expected"], ensure_ascii=False)
+        for name, result in results.items():
+            assert soft(result) == expected, name
+            assert leaked(result, allowed) == [], name
+            assert result == results["one"], name  # the same, to the character, however split
+    else:
+        accept = fixture["expected_error"]["accept"]
+        for name, result in results.items():
+            outcome = "content_passthrough" if result["content"] == fixture["raw_output"] else "no_tool_calls"
+            assert result["tool_calls"] == [], name
+            assert outcome in accept or "no_tool_calls" in accept, name
+            if outcome == "no_tool_calls":
+                assert leaked(result, "") == [], name
+
+
+def test_where_strict_equality_differs_it_is_only_the_newline_before_a_call():
+    differing = {}
+    for fixture in FIXTURES:
+        if "expected" in fixture:
+            result = parse([turn_text(fixture)], "stop")
+            if result != expected_of(fixture):
+                differing[fixture["id"].split("/", 1)[1]] = result["content"][-1:]
+    assert differing == {
+        "text-before-call-thinking": "\n",
+        "text-before-call-no-thinking": "\n",
+        "sglang-text-before-call-with-space": " ",
+        "instruct2507-text-before-call": "\n",
+        "parallel-mixed-tools-text-before-no-thinking": "\n",
+        "thinking2507-text-before-call": "\n",
+    }
