@@ -85,7 +85,7 @@ def bare_calls(text: str, *, token_limit: bool = False) -> list[ToolCall | Malfo
     try:
         values = _decode_values(text)
     except (ValueError, RecursionError):
-        if _CALL_START.match(text) and CallScanner(()).ends_open(text):
+        if _CALL_START.match(text) and CallScanner(()).ends_open(text) and _call_shaped_so_far(text):
             return [cut_off(text.strip(), token_limit=token_limit)]
         return None
     # Only call-shaped objects: a JSON document that happens to have a "name" is an answer.
@@ -93,6 +93,15 @@ def bare_calls(text: str, *, token_limit: bool = False) -> list[ToolCall | Malfo
         return text
     calls = [_to_call(value, text) for value in values]
     return text if any(isinstance(call, MalformedCall) for call in calls) else calls
+
+
+def _call_shaped_so_far(text: str) -> bool:
+    """Whether an object cut off in the middle had only a call's keys so far (only to classify)."""
+    try:
+        value = json_repair.loads(_unfence(text))
+    except Exception:  # a third-party heuristic: a failure only means "not a call"
+        return False
+    return isinstance(value, dict) and value.keys() <= _BARE_KEYS
 
 
 def _decode_values(text: str) -> list[Any]:
