@@ -7,10 +7,12 @@ fail there; the coroutine then gets a fresh loop in a thread of its own.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
+from collections.abc import AsyncIterator
 from typing import Any
 
-__all__ = ["run_to_completion"]
+__all__ = ["keep_awake", "run_to_completion"]
 
 
 def run_to_completion(awaitable: Any) -> Any:
@@ -37,3 +39,24 @@ def run_to_completion(awaitable: Any) -> Any:
 
 async def _await(awaitable: Any) -> Any:
     return await awaitable
+
+
+@contextlib.asynccontextmanager
+async def keep_awake(period: float = 0.2) -> AsyncIterator[None]:
+    """Wakes the event loop every ``period`` seconds while the block runs.
+
+    ipykernel (7.4) schedules an interrupt's cancellation of the cell without waking the loop, so
+    a cell waiting on a slow tool or a silent model would notice the interrupt only when something
+    else happened (ipykernel issue 881). A timer that fires now and then makes interrupts prompt,
+    for ``%%agent`` cells and ``await agent.arun(...)`` alike.
+    """
+
+    async def tick() -> None:
+        while True:
+            await asyncio.sleep(period)
+
+    timer = asyncio.ensure_future(tick())
+    try:
+        yield
+    finally:
+        timer.cancel()

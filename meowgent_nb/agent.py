@@ -9,17 +9,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import contextvars
 import difflib
 import json
 import time
 from collections.abc import AsyncIterator, Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from ._async import run_to_completion
+from ._async import keep_awake, run_to_completion
 from ._output import output_text
+from ._tool_threads import ToolThreads
 from .approvals import ApprovalRequest, Approved, Approver, Decision, Denied, DenyAll
 from .errors import ToolArgumentsError
 from .events import (
@@ -51,6 +50,9 @@ __all__ = ["Agent", "AgentResult"]
 
 ToolProtocol = Literal["xml", "native", "json"]
 ToolChoice = str  # "auto", "none", "required", or a tool name
+
+# One set of daemon threads for every agent: %%agent makes an agent per cell.
+_THREADS = ToolThreads()
 
 _NO_APPROVER = DenyAll(
     "this tool needs a person's approval and no approver was given"
@@ -98,7 +100,8 @@ class Agent:
             ``"json"`` (each answer is one JSON object, a call or the answer, constrained by the
             backend to a schema of the offered tools; one call per turn; see `json_protocol`).
         max_turns: Model requests per run; the last one offers no tools.
-        max_workers: Tool calls that run at the same time.
+        max_workers: Tool calls of one turn that run at the same time. A call that timed out
+            stops counting at once (its thread runs on; Python cannot stop it).
         tool_timeout: Seconds a call may take when its tool sets no timeout; None: no limit.
         system: Your instructions, placed before the tool rules in the system prompt.
         tool_choice: ``"auto"``; ``"none"`` (offer no tools); ``"required"`` (remind the model
@@ -148,7 +151,6 @@ class Agent:
         self._check()
         self.messages: list[dict[str, Any]] = []
         """The whole conversation, without the system prompt (which is rebuilt each turn)."""
-        self._executor: ThreadPoolExecutor | None = None
         self._call_count = 0
 
     def _check(self) -> None:
@@ -206,7 +208,13 @@ class Agent:
 
         The conversation is kept: the next call continues it. A model error propagates (after
         the history records what happened); a tool's failure never does, it becomes a result.
+        Cancelling the run (an interrupt) ends it at once, also while a tool runs.
         """
+        async with keep_awake():
+            async for event in self._stream(prompt):
+                yield event
+
+    async def _stream(self, prompt: str) -> AsyncIterator[AgentEvent]:
         start = len(self.messages)
         self.messages.append({"role": "user", "content": prompt})
         result = AgentResult(text="")
@@ -358,8 +366,9 @@ class Agent:
         for index in sorted(results):
             yield ToolResultEvent(results[index])
         values_of = {index: values for index, _, _, values in runnable}
+        slots = asyncio.Semaphore(self.max_workers)
         tasks = [
-            asyncio.ensure_future(self._execute(index, call, tool, values))
+            asyncio.ensure_future(self._execute(index, call, tool, values, slots))
             for index, call, tool, values in runnable
             if index not in results
         ]
@@ -425,25 +434,26 @@ class Agent:
             return [Denied(reason)] * len(requests)
         return decisions
 
-    async def _execute(self, index: int, call: ToolCall, tool: Tool, values: dict[str, Any]) -> tuple[int, ToolResult]:
-        """Run one validated call in the thread pool, within its time limit."""
-        if self._executor is None:
-            self._executor = ThreadPoolExecutor(self.max_workers, thread_name_prefix="meowgent-tool")
+    async def _execute(
+        self, index: int, call: ToolCall, tool: Tool, values: dict[str, Any], slots: asyncio.Semaphore
+    ) -> tuple[int, ToolResult]:
+        """Run one validated call on a tool thread, within its time limit.
+
+        Whatever the tool does (raise ``SystemExit`` or any other ``BaseException``, return a
+        value whose ``repr`` raises, block forever), the outcome is a result for this call alone.
+        """
         timeout = tool.timeout if tool.timeout is not None else self.tool_timeout
-        context = contextvars.copy_context()
-        loop = asyncio.get_running_loop()
-        started = time.perf_counter()
-        future = loop.run_in_executor(self._executor, context.run, tool.invoke, values)
-        try:
-            value = await asyncio.wait_for(future, timeout)
-        except asyncio.TimeoutError:
-            return index, ToolResult(call, f"Timed out after {timeout:g} s", kind="timeout", duration=timeout)
-        except Exception as exc:  # the tool's own failure: the model reads it
-            elapsed = time.perf_counter() - started
-            text = f"Error: {type(exc).__name__}: {exc}"
-            return index, ToolResult(call, text, kind="error", exception=exc, duration=elapsed)
+        async with slots:  # released on a timeout too: a hung call does not hold a place
+            started = time.perf_counter()
+            try:
+                outcome = await asyncio.wait_for(_THREADS.run(_call_tool, tool, values, self.max_output_chars), timeout)
+            except asyncio.TimeoutError:
+                return index, ToolResult(call, f"Timed out after {timeout:g} s", kind="timeout", duration=timeout)
         elapsed = time.perf_counter() - started
-        return index, ToolResult(call, output_text(value, self.max_output_chars), value=value, duration=elapsed)
+        value, text, error = outcome
+        if error is not None:
+            return index, ToolResult(call, text, kind="error", exception=error, duration=elapsed)
+        return index, ToolResult(call, text, value=value, duration=elapsed)
 
     def _result_messages(self, results: Sequence[ToolResult]) -> list[dict[str, Any]]:
         if self.protocol == "native":
@@ -455,6 +465,33 @@ class Agent:
     def __repr__(self) -> str:
         names = [t.name for t in self.tools]
         return f"Agent(model={self.model!r}, tools={names!r}, protocol={self.protocol!r})"
+
+
+def _call_tool(tool: Tool, values: dict[str, Any], limit: int | None) -> tuple[Any, str, BaseException | None]:
+    """On a tool thread: the tool's value and its text for the model, or the error and its text.
+
+    Never raises: a ``SystemExit`` or ``KeyboardInterrupt`` raised *by the tool* (argparse exits)
+    is the tool's failure, not the person's interrupt, which reaches the cell's thread instead.
+    """
+    try:
+        value = tool.invoke(values)
+    except SystemExit as exc:
+        return None, f"Error: the tool tried to exit the process (SystemExit: {exc.code}); it did not.", exc
+    except BaseException as exc:
+        return None, f"Error: {_describe(exc)}", exc
+    try:
+        return value, output_text(value, limit), None
+    except BaseException as exc:
+        kind = type(value).__name__
+        return None, f"Error: the tool returned a {kind} that could not be turned into text: {_describe(exc)}", exc
+
+
+def _describe(exc: BaseException) -> str:
+    try:
+        detail = str(exc)
+    except Exception:  # an exception whose __str__ fails still has a type
+        detail = "(its message could not be read)"
+    return f"{type(exc).__name__}: {detail}" if detail else type(exc).__name__
 
 
 def _call_key(name: str, values: dict[str, Any]) -> str:

@@ -7,7 +7,6 @@ buttons' clicks while the agent waits, and the cell still blocks until the agent
 
 from __future__ import annotations
 
-import asyncio
 import os
 import re
 import string
@@ -139,11 +138,7 @@ class AgentMagics(Magics):
         if args.new:
             self.messages.clear()
         agent.messages = self.messages
-        awake = asyncio.ensure_future(_keep_awake())
-        try:
-            result = await show_run(agent, prompt, live=not _headless())
-        finally:
-            awake.cancel()
+        result = await show_run(agent, prompt, live=not _headless())  # the agent keeps interrupts prompt
         self.last_result = result
         if args.out:
             self.shell.user_ns[args.out] = result
@@ -336,17 +331,6 @@ def tools_eval(magics: Any, line: str) -> Any:
         )
     except ValueError as error:
         raise UsageError(f"%tools eval {args.cases}: {error}") from None
-
-
-async def _keep_awake(period: float = 0.2) -> None:
-    """Wake the event loop now and then while an agent cell runs.
-
-    ipykernel (7.4) schedules an interrupt's cancellation without waking the loop, so a cell
-    waiting on a slow tool or a silent model would notice the interrupt only when something else
-    happened (ipykernel issue 881). A timer that fires every 0.2 s makes interrupts prompt.
-    """
-    while True:
-        await asyncio.sleep(period)
 
 
 def _expand(text: str, namespace: dict[str, Any]) -> str:

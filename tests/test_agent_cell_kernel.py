@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from typing import Any
 
@@ -110,6 +111,34 @@ def test_an_interrupt_during_a_slow_tool_stops_the_cell_promptly(kernel):
     ).stdout
     assert history == (
         "user | Sleep\n"
+        'assistant | <tool_call>{"name": "slow", "arguments": {"seconds": 20}}</tool_call>\n'
+        'user | <tool_response name="slow">\nError: interrupted before it finished.\n</tool_response>\n'
+        "Use these results to answer the user's question in plain text.\n"
+    )
+    assert kernel.ok("print(1 + 1)").stdout == "2\n"
+
+
+def test_an_interrupt_during_a_slow_tool_stops_an_awaited_agent_run_promptly(kernel):
+    # README's way for Python code in a cell: `await agent.arun(...)`, without the magic's help.
+    kernel.ok("from meowgent_nb import Agent\nagent = Agent(answers('slow', seconds=20), tools=[slow])")
+    interrupted: dict[str, float] = {}
+
+    def interrupt_a_second_later(k: Kernel, run: Run, msg: dict[str, Any]) -> None:
+        if msg["msg_type"] == "stream" and "go" in msg["content"]["text"] and not interrupted:
+
+            def interrupt() -> None:
+                interrupted["at"] = time.monotonic()
+                k.km.interrupt_kernel()
+
+            threading.Timer(1.0, interrupt).start()
+
+    run = kernel.execute("print('go', flush=True)\nr = await agent.arun('Sleep')", hook=interrupt_a_second_later)
+    stopped_after = time.monotonic() - interrupted["at"]
+    assert run.reply["status"] == "error"
+    assert run.reply["ename"] in ("KeyboardInterrupt", "CancelledError")
+    assert stopped_after < 5, stopped_after  # the tool sleeps 20 s; before the fix the cell waited for it
+    history = kernel.ok("for m in agent.messages[1:]: print(m['role'], '|', m['content'])").stdout
+    assert history == (
         'assistant | <tool_call>{"name": "slow", "arguments": {"seconds": 20}}</tool_call>\n'
         'user | <tool_response name="slow">\nError: interrupted before it finished.\n</tool_response>\n'
         "Use these results to answer the user's question in plain text.\n"

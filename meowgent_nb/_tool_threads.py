@@ -1,0 +1,86 @@
+"""Threads for tool calls: a hung tool costs its own thread only, and never holds a process open.
+
+Python cannot stop a thread. A tool that blocks forever keeps its thread, so a fixed pool (like
+`concurrent.futures.ThreadPoolExecutor`) fills up with hung calls and every later call waits for a
+worker that never comes; its threads are also joined at interpreter exit, so a script whose tool
+hung could not exit. Here every thread is a daemon, and the limit on calls that run at once is the
+agent's (an `asyncio.Semaphore` released when a call ends *or times out*), so a timed-out call
+stops counting at once. Threads are reused: one that finishes its call waits for the next.
+
+What a call's thread does after its call was given up (timed out, interrupted) goes nowhere: its
+return value or exception is dropped, and the agent has already recorded the call as timed out or
+interrupted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import threading
+from collections.abc import Callable
+from queue import SimpleQueue
+from typing import Any
+
+__all__ = ["ToolThreads"]
+
+_MAX_IDLE = 8  # threads kept waiting for work; more than that exit when their call is done
+
+
+class ToolThreads:
+    """Runs functions on daemon threads, reusing idle ones."""
+
+    def __init__(self, name: str = "meowgent-tool") -> None:
+        self._name = name
+        self._lock = threading.Lock()
+        self._work: SimpleQueue[tuple[Callable[[], None]] | None] = SimpleQueue()
+        self._idle = 0  # threads waiting for work that no submitted call has claimed
+        self._count = 0
+
+    def run(self, function: Callable[..., Any], *args: Any) -> asyncio.Future[Any]:
+        """Starts ``function(*args)`` on a thread, in a copy of the caller's context.
+
+        Returns:
+            A future of the running loop that gets the function's value or exception. Cancelling
+            it does not stop the thread (nothing can); what the function does later is dropped.
+        """
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[Any] = loop.create_future()
+        context = contextvars.copy_context()
+
+        def deliver(ok: bool, outcome: Any) -> None:
+            if not future.done():
+                future.set_result(outcome) if ok else future.set_exception(outcome)
+
+        def work() -> None:
+            try:
+                value, ok = context.run(function, *args), True
+            except BaseException as exc:  # the caller decides what a SystemExit in a tool means
+                value, ok = exc, False
+            try:
+                loop.call_soon_threadsafe(deliver, ok, value)
+            except RuntimeError:  # the loop is closed: nobody waits for this call any more
+                pass
+
+        with self._lock:
+            spawn = self._idle == 0
+            if not spawn:
+                self._idle -= 1
+            else:
+                self._count += 1
+                number = self._count
+        self._work.put((work,))
+        if spawn:
+            threading.Thread(target=self._serve, name=f"{self._name}_{number}", daemon=True).start()
+        return future
+
+    def _serve(self) -> None:
+        while True:
+            item = self._work.get()
+            if item is None:
+                return
+            item[0]()
+            del item
+            with self._lock:
+                if self._idle >= _MAX_IDLE:
+                    return
+                self._idle += 1
