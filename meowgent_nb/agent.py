@@ -41,6 +41,7 @@ from .prompt import (
     REQUIRED_NOTICE,
     RESULTS_NOTICE,
     TOOL_RULES,
+    inert,
     system_prompt,
     tool_responses,
 )
@@ -457,7 +458,8 @@ class Agent:
 
     def _result_messages(self, results: Sequence[ToolResult]) -> list[dict[str, Any]]:
         if self.protocol == "native":
-            return [{"role": "tool", "content": r.output, "tool_name": r.call.name} for r in results]
+            # The backend's template wraps each in its own tags: the same care as tool_responses.
+            return [{"role": "tool", "content": inert(r.output), "tool_name": inert(r.call.name)} for r in results]
         # json answers are JSON objects: the notice's "in plain text" would contradict the rules.
         notice = RESULTS_NOTICE if self.protocol == "xml" else None
         return [{"role": "user", "content": tool_responses(results, notice)}]

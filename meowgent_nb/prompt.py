@@ -7,7 +7,9 @@ valid. What changes per turn (the last-turn notice, tool results) goes in later 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
+from xml.sax.saxutils import escape as xml_escape
 
 from .render import render_tools_xml
 from .tools import Tool, ToolResult
@@ -78,6 +80,34 @@ def system_prompt(
 
 
 def tool_responses(results: Sequence[ToolResult], notice: str | None = RESULTS_NOTICE) -> str:
-    """The results of one turn's calls, in call order, then ``notice`` (if any), as one message."""
-    blocks = [f'<tool_response name="{result.call.name}">\n{result.output}\n</tool_response>' for result in results]
+    """The results of one turn's calls, in call order, then ``notice`` (if any), as one message.
+
+    Each result is one ``<tool_response name="...">`` block, closed once, whatever the tool
+    returned and whatever name the model wrote: see `inert`.
+    """
+    blocks = [
+        f'<tool_response name="{_attribute(result.call.name)}">\n{inert(result.output)}\n</tool_response>'
+        for result in results
+    ]
     return "\n".join([*blocks, notice] if notice else blocks)
+
+
+# "<" where it would open or close the prompt's structure: a tool_response or tool_call tag (in any
+# case, with spaces), or a chat template's special token (<|im_start|>, <|im_end|>, <|eot_id|>...).
+_STRUCTURE = re.compile(r"<(?=\s*/?\s*(?:tool_response|tool_call)\b|\|)", re.IGNORECASE)
+
+
+def inert(text: str) -> str:
+    """``text`` with every ``<`` that could end or open a block of the prompt written ``&lt;``.
+
+    A tool's output is pasted between ``<tool_response>`` tags, and chat templates turn a
+    special token's text (``<|im_end|>``) into the token itself. So in what a tool returns (or
+    an error quotes), ``</tool_response>``, ``<tool_call>`` and ``<|`` lose their ``<``; nothing
+    else changes, so code, JSON and HTML read as they are and cost no extra tokens.
+    """
+    return _STRUCTURE.sub("&lt;", text)
+
+
+def _attribute(name: str) -> str:
+    """A name the model wrote, as an XML attribute value: it cannot end the tag or the block."""
+    return inert(xml_escape(name, {'"': "&quot;", "\n": "&#10;", "\r": "&#13;", "\t": "&#9;"}))
