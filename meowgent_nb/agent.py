@@ -431,7 +431,10 @@ class Agent:
         requests = [ApprovalRequest(call, tool, values) for _, call, tool, values in asking]
         decisions = list(await approver.approve(requests))
         if len(decisions) != len(requests) or not all(isinstance(d, (Approved, Denied)) for d in decisions):
-            reason = f"Denied: the approver {approver!r} did not return one Approved or Denied per call."
+            reason = (
+                f"the approver {approver!r} did not return one Approved or Denied per call"
+                f" ({len(requests)} asked, {len(decisions)} answered), so none of them ran."
+            )
             return [Denied(reason)] * len(requests)
         return decisions
 

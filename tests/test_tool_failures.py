@@ -147,3 +147,34 @@ def test_a_script_exits_promptly_while_a_timed_out_tool_still_blocks(tmp_path, h
     # Before the fix the interpreter joined the pool's thread at exit: an hour.
     done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60)
     assert (done.returncode, done.stdout, done.stderr) == (0, "timeout Gave up.\n", "")
+
+
+class Sloppy:
+    """An approver that answers with the wrong things."""
+
+    def __init__(self, answer):
+        self.answer = answer
+
+    async def approve(self, requests):
+        return self.answer
+
+    def __repr__(self) -> str:
+        return "Sloppy()"
+
+
+@pytest.mark.parametrize(("answer", "answered"), [([], 0), (["yes"], 1), ([True, True], 2)])
+def test_a_malformed_approver_answer_denies_each_call_once_with_the_reason(answer, answered):
+    @tool(approval=True)
+    def risky() -> str:
+        """Do something risky."""
+        return "done"
+
+    agent = Agent(ScriptedModel([calls(("risky", {})), "ok"]), tools=[risky], approver=Sloppy(answer))
+    result = agent.run("go")
+    assert [(r.kind, r.output) for r in result.tool_results] == [
+        (
+            "denied",
+            "Denied: the approver Sloppy() did not return one Approved or Denied per call"
+            f" (1 asked, {answered} answered), so none of them ran.",
+        )
+    ]
