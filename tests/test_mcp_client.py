@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from meowgent_nb import Agent, AutoApprove, DenyAll, ScriptedModel
-from meowgent_nb.errors import ToolArgumentsError
+from meowgent_nb.errors import ToolArgumentsError, ToolDefinitionError
 from meowgent_nb.mcp_client import McpServerError, McpToolbox, McpToolError, mcp_tool, needs_approval
 
 SERVER = str(Path(__file__).parent / "mcp_servers" / "demo_server.py")
@@ -387,6 +387,23 @@ def test_odd_listings_and_protocol_errors_from_a_low_level_server():
             ),
         ),
     ]
+
+
+TASKS = [sys.executable, str(Path(__file__).parent / "mcp_servers" / "task_server.py")]
+
+
+def test_a_tool_that_runs_only_as_a_task_is_not_offered_and_says_why():
+    with McpToolbox("tasks", TASKS) as box:
+        assert box.names == ["tasks_resize", "tasks_crop", "tasks_rotate"]
+        assert box.skipped == {"render": "it needs MCP task mode, which meowgent_nb does not support yet"}
+        assert box["tasks_resize"].run({"degrees": 90}) == "resize by 90"  # "optional": a plain call works
+    spec = {"name": "render", "inputSchema": {"type": "object"}, "execution": {"taskSupport": "required"}}
+    with pytest.raises(ToolDefinitionError) as caught:
+        mcp_tool(spec, lambda remote, arguments: "never")
+    assert str(caught.value) == (
+        "Cannot make a tool from the MCP tool 'render':\n"
+        "- it needs MCP task mode, which meowgent_nb does not support yet"
+    )
 
 
 def test_a_server_that_dies_while_idle_is_noticed_by_a_ping():
