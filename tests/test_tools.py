@@ -290,6 +290,51 @@ def test_schema_tool_renders_validates_and_runs():
     )
 
 
+# The filesystem server's edit_file arguments, as zod-to-json-schema writes them.
+EDIT_FILE_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "path": {"type": "string"},
+        "edits": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {"oldText": {"type": "string"}, "newText": {"type": "string"}},
+                "required": ["oldText", "newText"],
+                "additionalProperties": False,
+            },
+        },
+    },
+    "required": ["path", "edits"],
+    "additionalProperties": False,
+    "$schema": "http://json-schema.org/draft-07/schema#",
+}
+
+
+def test_schema_tool_names_each_missing_field_once():
+    edit = Tool.from_schema("edit_file", "Edit a file.", EDIT_FILE_SCHEMA, _lookup)
+    assert _error(edit, {"path": "a.txt", "edits": [{"newText": "x"}]}) == (
+        "Invalid arguments for tool 'edit_file':\n- edits[0].oldText: missing; this field is required"
+    )
+    assert _error(edit, {"path": "a.txt", "edits": [{}, {"oldText": "y", "newText": "z", "dryRun": True}]}) == (
+        "Invalid arguments for tool 'edit_file':\n"
+        "- edits[0].oldText: missing; this field is required\n"
+        "- edits[0].newText: missing; this field is required\n"
+        "- edits[1].dryRun: unknown field; remove it"
+    )
+    assert _error(edit, {}) == (
+        "Invalid arguments for tool 'edit_file':\n"
+        "- path: missing; this argument is required\n"
+        "- edits: missing; this argument is required"
+    )
+    both = {"type": "object", "allOf": [{"required": ["a"]}, {"required": ["a", "b"]}]}
+    assert _error(Tool.from_schema("both", "B.", both, _lookup), {}) == (
+        "Invalid arguments for tool 'both':\n"
+        "- a: missing; this argument is required\n"
+        "- b: missing; this argument is required"
+    )
+
+
 def test_schema_tool_rejects_an_invalid_schema():
     with pytest.raises(ToolDefinitionError) as caught:
         Tool.from_schema("s", "S.", {"type": "array", "minItems": -1}, _lookup)
