@@ -88,14 +88,7 @@ def mcp_tool(
     def handler(**arguments: Any) -> str:
         return call(remote, arguments)
 
-    made = Tool.from_schema(
-        name,
-        description,
-        _without_generated_titles(schema, remote),
-        handler,
-        approval=approval,
-        timeout=timeout,
-    )
+    made = Tool.from_schema(name, description, schema, handler, approval=approval, timeout=timeout)
     made.remote_name = remote  # type: ignore[attr-defined]
     return made
 
@@ -257,20 +250,3 @@ class McpToolbox(Toolbox):
     def __repr__(self) -> str:
         state = "connected" if self.connected else "closed"
         return f"McpToolbox({self.name!r}, {self.transport}: {self.target!r}, {state}, tools={self.names!r})"
-
-
-def _without_generated_titles(schema: Mapping[str, Any], remote: str) -> dict[str, Any]:
-    """Drop the titles pydantic servers generate (``addArguments``, ``"a"`` -> ``"A"``): they
-    repeat names and cost the model tokens. A title anyone wrote stays."""
-    schema = dict(schema)
-    if schema.get("title") == f"{remote}Arguments":
-        del schema["title"]
-    properties = schema.get("properties")
-    if isinstance(properties, Mapping):
-        cleaned = {}
-        for key, prop in properties.items():
-            if isinstance(prop, Mapping) and prop.get("title") == key.replace("_", " ").title():
-                prop = {k: v for k, v in prop.items() if k != "title"}
-            cleaned[key] = prop
-        schema["properties"] = cleaned
-    return schema

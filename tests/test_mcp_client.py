@@ -350,7 +350,14 @@ ODD = [sys.executable, str(Path(__file__).parent / "mcp_servers" / "odd_server.p
 
 def test_odd_listings_and_protocol_errors_from_a_low_level_server():
     with McpToolbox("odd", ODD) as box:
-        assert box.names == ["odd_lookup_by-id", "odd_guarded", "odd_census", "odd_chart", "odd_whoami"]
+        assert box.names == [
+            "odd_lookup_by-id",
+            "odd_guarded",
+            "odd_census",
+            "odd_chart",
+            "odd_whoami",
+            "odd_log",
+        ]
         assert box["odd_census"].run({}) == '{"people": 3, "names": ["Ada", "Bo", "Cy"]}'
         assert (
             box["odd_chart"].run({}) == "A chart:\n[image: image/png]\n[resource link: file:///tmp/chart.csv]"
@@ -387,6 +394,70 @@ def test_odd_listings_and_protocol_errors_from_a_low_level_server():
             ),
         ),
     ]
+
+
+def test_a_pydantic_schema_is_described_without_its_titles_and_validates_as_before():
+    with McpToolbox("odd", ODD) as box:
+        log = box["odd_log"]
+        assert log.to_xml() == (
+            '<tool name="odd_log">Shows the commit logs.\n'
+            '<param name="repo_path"/>\n'
+            '<param name="max_count" type="integer" default="10"/>\n'
+            '<param name="order" default="newest" ref="Order"/>\n'
+            '<param name="author" default="null">Only commits by this author.\n'
+            "<anyOf>\n"
+            '<option ref="Author"/>\n'
+            '<option type="null"/>\n'
+            "</anyOf>\n"
+            "</param>\n"
+            "<defs>\n"
+            '<def name="Author">\n'
+            '<param name="name"/>\n'
+            '<param name="email" type="string|null"/>\n'
+            "</def>\n"
+            '<def name="Order" enum="newest|oldest"/>\n'
+            "</defs>\n"
+            "</tool>"
+        )
+        assert (
+            log.to_json_schema()["function"]["parameters"]
+            == log.parameters
+            == {
+                "$defs": {
+                    "Author": {
+                        "properties": {
+                            "name": {"type": "string"},
+                            "email": {"anyOf": [{"type": "string"}, {"type": "null"}], "default": None},
+                        },
+                        "required": ["name"],
+                        "type": "object",
+                    },
+                    "Order": {"enum": ["newest", "oldest"], "type": "string"},
+                },
+                "properties": {
+                    "repo_path": {"type": "string"},
+                    "max_count": {"default": 10, "type": "integer"},
+                    "order": {"$ref": "#/$defs/Order", "default": "newest"},
+                    "author": {
+                        "anyOf": [{"$ref": "#/$defs/Author"}, {"type": "null"}],
+                        "default": None,
+                        "description": "Only commits by this author.",
+                    },
+                },
+                "required": ["repo_path"],
+                "type": "object",
+                "additionalProperties": False,
+            }
+        )
+        with pytest.raises(ToolArgumentsError) as caught:  # the $refs still validate
+            log.validate({"repo_path": ".", "order": "random", "author": {"email": "a@b.c"}})
+        assert caught.value.problems == (
+            "author: {'email': 'a@b.c'} is not valid under any of the given schemas",
+            "order: 'random' is not one of ['newest', 'oldest']",
+        )
+        assert log.run({"repo_path": ".", "author": {"name": "Ada"}}) == (
+            "{'repo_path': '.', 'author': {'name': 'Ada'}, 'max_count': 10, 'order': 'newest'}"
+        )
 
 
 TASKS = [sys.executable, str(Path(__file__).parent / "mcp_servers" / "task_server.py")]
