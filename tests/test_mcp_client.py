@@ -460,6 +460,33 @@ def test_a_pydantic_schema_is_described_without_its_titles_and_validates_as_befo
         )
 
 
+def test_mcp_server_git_is_described_without_its_generated_titles(tmp_path):
+    """The real mcp-server-git: its schemas say ``"title": "statusArguments"`` for git_status."""
+    subprocess.run(["git", "init", "-q", "-b", "main", str(tmp_path)], check=True)
+    git = [sys.executable, "-m", "mcp_server_git", "--repository", str(tmp_path)]
+    with McpToolbox("git", git, prefix=False) as box:
+        assert box["git_status"].to_xml() == (
+            '<tool name="git_status">Shows the working tree status\n<param name="repo_path"/>\n</tool>'
+        )
+        timestamp = {"anyOf": [{"type": "string"}, {"type": "null"}], "default": None}
+        log = box["git_log"].parameters
+        assert {
+            name: {k: v for k, v in p.items() if k != "description"} for name, p in log["properties"].items()
+        } == {
+            "repo_path": {"type": "string"},
+            "max_count": {"default": 10, "type": "integer"},
+            "start_timestamp": timestamp,
+            "end_timestamp": timestamp,
+        }
+        assert {k: v for k, v in log.items() if k != "properties"} == {
+            "type": "object",
+            "required": ["repo_path"],
+            "additionalProperties": False,
+        }
+        status = box["git_status"].run({"repo_path": str(tmp_path)})
+        assert status.startswith("Repository status:\nOn branch main\n")
+
+
 TASKS = [sys.executable, str(Path(__file__).parent / "mcp_servers" / "task_server.py")]
 
 
