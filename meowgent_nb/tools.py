@@ -178,9 +178,8 @@ class Tool:
         """A tool whose arguments are given as a JSON Schema (the shape MCP servers publish).
 
         Arguments are validated with `jsonschema` (draft 2020-12). Unknown arguments are errors
-        unless the schema sets ``additionalProperties`` itself. What tells a model nothing
-        (``$schema``, ``$comment``, titles that restate a name) is left out of `parameters`, for
-        validation, the XML and ``tools=`` alike (see `meowgent_nb._foreign_schema`).
+        unless the schema sets ``additionalProperties`` itself. ``$schema``, ``$comment`` and titles
+        that restate a name are left out of `parameters` (see `meowgent_nb._foreign_schema`).
 
         Args:
             name: What the model calls it.

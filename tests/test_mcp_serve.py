@@ -10,8 +10,10 @@ from typing import Annotated
 
 import httpx2
 import pytest
-from mcp import Client
+from mcp import Client, MCPError
+from mcp.client.auth import OAuthClientProvider
 from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.auth import OAuthClientMetadata
 
 from meowgent_nb import Approved, Denied, tool
 from meowgent_nb.mcp_client import McpServerError, McpToolbox, McpToolError
@@ -157,10 +159,6 @@ class _NoTokens:
 
 def test_a_refused_sdk_client_shows_the_reason_and_starts_no_oauth(served):
     """The SDK's client, plain and with an OAuth provider (as the MCP Inspector has one)."""
-    from mcp import MCPError
-    from mcp.client.auth import OAuthClientProvider
-    from mcp.shared.auth import OAuthClientMetadata
-
     async def refused(oauth: bool):
         paths, redirects = [], []
 
