@@ -127,12 +127,17 @@ def jsonschema_problems(errors: Iterable[Any], schema: dict[str, Any]) -> list[s
     """
     allowed = list(schema.get("properties", {}))
     problems = []
+    missing: set[tuple[Any, ...]] = set()
     for error in sorted(errors, key=lambda e: (list(map(str, e.absolute_path)), e.message)):
         loc = tuple(error.absolute_path)
         if error.validator == "required":
-            for name in error.validator_value:
-                if isinstance(error.instance, dict) and name not in error.instance:
-                    problems.append(f"{_path((*loc, name))}: missing; this {_noun((*loc, name))} is required")
+            # jsonschema yields one error per missing name; the first lists them all, in the
+            # schema's order, and the others (or a second schema requiring the same) add nothing.
+            given = error.instance if isinstance(error.instance, dict) else {}
+            for place in [(*loc, name) for name in error.validator_value if name not in given]:
+                if place not in missing:
+                    missing.add(place)
+                    problems.append(f"{_path(place)}: missing; this {_noun(place)} is required")
         elif error.validator == "additionalProperties" and error.validator_value is False:
             properties = error.schema.get("properties", {})
             for name in error.instance:

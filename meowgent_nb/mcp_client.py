@@ -8,6 +8,9 @@ runs. Works with the official ``mcp`` package, 2.x; it is imported when a toolbo
 Approval defaults come from the tool's annotations: ``destructiveHint`` true asks, ``readOnlyHint``
 true runs without asking, anything else asks (an outside server is not trusted by default).
 Override per tool with ``approval={"name": False}`` or by setting ``tool.approval``.
+
+A tool that can only run as an MCP task (``execution.taskSupport: "required"``, protocol
+2025-11-25) is not offered: this client makes plain calls, which such a tool always refuses.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ __all__ = ["McpServerError", "McpToolError", "McpToolbox", "mcp_tool", "needs_ap
 
 _BAD_NAME_CHARS = re.compile(r"[^A-Za-z0-9_.-]")
 _MARGIN = 1.0  # seconds: the agent's own time limit ends a slow call first, as for local tools
+_NEEDS_TASKS = "it needs MCP task mode, which meowgent_nb does not support yet"
 _CONNECT_FIX = {
     "stdio": "Check the command, and that the server starts on its own in a terminal.",
     "http": "Check the URL, the token or headers (a refused token reads 'Server returned an error response'),"
@@ -67,8 +71,14 @@ def mcp_tool(
         prefix: Put before the tool's name (e.g. ``"github_"``) to avoid clashes.
         approval: Whether calls ask first; None: from the annotations (see `needs_approval`).
         timeout: Seconds a call may take, or None for the agent's default.
+
+    Raises:
+        ToolDefinitionError: The schema is not valid JSON Schema, the name cannot be made a tool
+            name, or the tool runs only as a task (``execution.taskSupport: "required"``).
     """
     remote = _field(spec, "name", "name")
+    if _field(_field(spec, "execution", "execution"), "task_support", "taskSupport") == "required":
+        raise ToolDefinitionError(f"the MCP tool {remote!r}", [_NEEDS_TASKS])
     schema = _field(spec, "input_schema", "inputSchema") or {"type": "object"}
     description = _field(spec, "description", "description") or _field(spec, "title", "title") or ""
     name = _BAD_NAME_CHARS.sub("_", prefix + remote)[:64]
@@ -78,14 +88,7 @@ def mcp_tool(
     def handler(**arguments: Any) -> str:
         return call(remote, arguments)
 
-    made = Tool.from_schema(
-        name,
-        description,
-        _without_generated_titles(schema, remote),
-        handler,
-        approval=approval,
-        timeout=timeout,
-    )
+    made = Tool.from_schema(name, description, schema, handler, approval=approval, timeout=timeout)
     made.remote_name = remote  # type: ignore[attr-defined]
     return made
 
@@ -173,7 +176,8 @@ class McpToolbox(Toolbox):
             raise error from None
         self._loop.on_exit(self, self._aclose)
         self.skipped: dict[str, str] = {}
-        """Server tools that could not be made tools (a bad schema or name), and why."""
+        """Server tools that are not offered (a bad schema or name, or one that runs only as a task),
+        and why."""
         try:
             self._add_listed(listed, prefix, dict(approval or {}), timeout)
         except BaseException:
@@ -246,20 +250,3 @@ class McpToolbox(Toolbox):
     def __repr__(self) -> str:
         state = "connected" if self.connected else "closed"
         return f"McpToolbox({self.name!r}, {self.transport}: {self.target!r}, {state}, tools={self.names!r})"
-
-
-def _without_generated_titles(schema: Mapping[str, Any], remote: str) -> dict[str, Any]:
-    """Drop the titles pydantic servers generate (``addArguments``, ``"a"`` -> ``"A"``): they
-    repeat names and cost the model tokens. A title anyone wrote stays."""
-    schema = dict(schema)
-    if schema.get("title") == f"{remote}Arguments":
-        del schema["title"]
-    properties = schema.get("properties")
-    if isinstance(properties, Mapping):
-        cleaned = {}
-        for key, prop in properties.items():
-            if isinstance(prop, Mapping) and prop.get("title") == key.replace("_", " ").title():
-                prop = {k: v for k, v in prop.items() if k != "title"}
-            cleaned[key] = prop
-        schema["properties"] = cleaned
-    return schema

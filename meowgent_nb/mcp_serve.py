@@ -10,7 +10,6 @@ notebook). The server runs on the same background loop as the MCP sessions (see 
 from __future__ import annotations
 
 import asyncio
-import hmac
 import itertools
 import secrets
 import socket
@@ -20,6 +19,7 @@ from typing import Any
 
 from ._mcp_thread import background_loop
 from ._output import output_text
+from ._token_gate import RequireToken
 from .approvals import ApprovalRequest, Approver, Denied, DenyAll
 from .errors import ToolArgumentsError
 from .tools import Tool, ToolCall
@@ -34,7 +34,7 @@ class ToolServer:
     """Serve tools over MCP streamable HTTP at ``http://127.0.0.1:PORT/mcp``.
 
     Every request must carry ``Authorization: Bearer TOKEN`` (the random `token`); others get
-    401. Stop it with `stop`.
+    403 with the reason (see `_token_gate` for why not 401). Stop it with `stop`.
 
     Raises:
         OSError: The port cannot be listened on (it is in use).
@@ -99,7 +99,7 @@ class ToolServer:
         self.port = listener.getsockname()[1]
         self.url = f"http://{_HOST}:{self.port}/mcp"
         mcp = Server(name, on_list_tools=self._list_tools, on_call_tool=self._call_tool)
-        app = _RequireToken(mcp.streamable_http_app(host=_HOST), self.token)
+        app = RequireToken(mcp.streamable_http_app(host=_HOST), self.token)
         config = uvicorn.Config(
             app,
             log_config=None,
@@ -199,27 +199,3 @@ def _result(text: str, is_error: bool) -> Any:
     import mcp_types as types
 
     return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=is_error)
-
-
-class _RequireToken:
-    """ASGI middleware: HTTP requests without ``Authorization: Bearer TOKEN`` get 401."""
-
-    def __init__(self, app: Any, token: str):
-        self.app = app
-        self.expected = f"Bearer {token}".encode()
-
-    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
-        if scope["type"] == "http":
-            given = dict(scope.get("headers") or []).get(b"authorization", b"")
-            if not hmac.compare_digest(given, self.expected):
-                body = b'{"error": "missing or wrong bearer token; send Authorization: Bearer TOKEN"}'
-                await send(
-                    {
-                        "type": "http.response.start",
-                        "status": 401,
-                        "headers": [(b"content-type", b"application/json"), (b"www-authenticate", b"Bearer")],
-                    }
-                )
-                await send({"type": "http.response.body", "body": body})
-                return
-        await self.app(scope, receive, send)

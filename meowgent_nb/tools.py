@@ -17,6 +17,7 @@ from typing import Any, Literal, overload
 
 
 from ._async import run_to_completion
+from ._foreign_schema import clean_schema
 from ._validation import jsonschema_problems, pydantic_problems
 from .render import tool_json_schema, tool_string, tool_xml
 from .errors import ToolArgumentsError, ToolDefinitionError
@@ -177,7 +178,8 @@ class Tool:
         """A tool whose arguments are given as a JSON Schema (the shape MCP servers publish).
 
         Arguments are validated with `jsonschema` (draft 2020-12). Unknown arguments are errors
-        unless the schema sets ``additionalProperties`` itself.
+        unless the schema sets ``additionalProperties`` itself. ``$schema``, ``$comment`` and titles
+        that restate a name are left out of `parameters` (see `meowgent_nb._foreign_schema`).
 
         Args:
             name: What the model calls it.
@@ -336,7 +338,7 @@ def _object_schema(schema: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]
         return {}, [f"the schema must be a dict (a JSON Schema object), got {type(schema).__name__}"]
     import jsonschema
 
-    parameters = dict(schema)
+    parameters = clean_schema(schema)
     problems = []
     if parameters.setdefault("type", "object") != "object":
         problems.append(f"the schema must have \"type\": \"object\", got {parameters['type']!r}")

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from meowgent_nb import Agent, AutoApprove, DenyAll, ScriptedModel
-from meowgent_nb.errors import ToolArgumentsError
+from meowgent_nb.errors import ToolArgumentsError, ToolDefinitionError
 from meowgent_nb.mcp_client import McpServerError, McpToolbox, McpToolError, mcp_tool, needs_approval
 
 SERVER = str(Path(__file__).parent / "mcp_servers" / "demo_server.py")
@@ -350,7 +350,14 @@ ODD = [sys.executable, str(Path(__file__).parent / "mcp_servers" / "odd_server.p
 
 def test_odd_listings_and_protocol_errors_from_a_low_level_server():
     with McpToolbox("odd", ODD) as box:
-        assert box.names == ["odd_lookup_by-id", "odd_guarded", "odd_census", "odd_chart", "odd_whoami"]
+        assert box.names == [
+            "odd_lookup_by-id",
+            "odd_guarded",
+            "odd_census",
+            "odd_chart",
+            "odd_whoami",
+            "odd_log",
+        ]
         assert box["odd_census"].run({}) == '{"people": 3, "names": ["Ada", "Bo", "Cy"]}'
         assert (
             box["odd_chart"].run({}) == "A chart:\n[image: image/png]\n[resource link: file:///tmp/chart.csv]"
@@ -387,6 +394,114 @@ def test_odd_listings_and_protocol_errors_from_a_low_level_server():
             ),
         ),
     ]
+
+
+def test_a_pydantic_schema_is_described_without_its_titles_and_validates_as_before():
+    with McpToolbox("odd", ODD) as box:
+        log = box["odd_log"]
+        assert log.to_xml() == (
+            '<tool name="odd_log">Shows the commit logs.\n'
+            '<param name="repo_path"/>\n'
+            '<param name="max_count" type="integer" default="10"/>\n'
+            '<param name="order" default="newest" ref="Order"/>\n'
+            '<param name="author" default="null">Only commits by this author.\n'
+            "<anyOf>\n"
+            '<option ref="Author"/>\n'
+            '<option type="null"/>\n'
+            "</anyOf>\n"
+            "</param>\n"
+            "<defs>\n"
+            '<def name="Author">\n'
+            '<param name="name"/>\n'
+            '<param name="email" type="string|null"/>\n'
+            "</def>\n"
+            '<def name="Order" enum="newest|oldest"/>\n'
+            "</defs>\n"
+            "</tool>"
+        )
+        assert (
+            log.to_json_schema()["function"]["parameters"]
+            == log.parameters
+            == {
+                "$defs": {
+                    "Author": {
+                        "properties": {
+                            "name": {"type": "string"},
+                            "email": {"anyOf": [{"type": "string"}, {"type": "null"}], "default": None},
+                        },
+                        "required": ["name"],
+                        "type": "object",
+                    },
+                    "Order": {"enum": ["newest", "oldest"], "type": "string"},
+                },
+                "properties": {
+                    "repo_path": {"type": "string"},
+                    "max_count": {"default": 10, "type": "integer"},
+                    "order": {"$ref": "#/$defs/Order", "default": "newest"},
+                    "author": {
+                        "anyOf": [{"$ref": "#/$defs/Author"}, {"type": "null"}],
+                        "default": None,
+                        "description": "Only commits by this author.",
+                    },
+                },
+                "required": ["repo_path"],
+                "type": "object",
+                "additionalProperties": False,
+            }
+        )
+        with pytest.raises(ToolArgumentsError) as caught:  # the $refs still validate
+            log.validate({"repo_path": ".", "order": "random", "author": {"email": "a@b.c"}})
+        assert caught.value.problems == (
+            "author: {'email': 'a@b.c'} is not valid under any of the given schemas",
+            "order: 'random' is not one of ['newest', 'oldest']",
+        )
+        assert log.run({"repo_path": ".", "author": {"name": "Ada"}}) == (
+            "{'repo_path': '.', 'author': {'name': 'Ada'}, 'max_count': 10, 'order': 'newest'}"
+        )
+
+
+def test_mcp_server_git_is_described_without_its_generated_titles(tmp_path):
+    """The real mcp-server-git: its schemas say ``"title": "statusArguments"`` for git_status."""
+    subprocess.run(["git", "init", "-q", "-b", "main", str(tmp_path)], check=True)
+    git = [sys.executable, "-m", "mcp_server_git", "--repository", str(tmp_path)]
+    with McpToolbox("git", git, prefix=False) as box:
+        assert box["git_status"].to_xml() == (
+            '<tool name="git_status">Shows the working tree status\n<param name="repo_path"/>\n</tool>'
+        )
+        timestamp = {"anyOf": [{"type": "string"}, {"type": "null"}], "default": None}
+        log = box["git_log"].parameters
+        assert {
+            name: {k: v for k, v in p.items() if k != "description"} for name, p in log["properties"].items()
+        } == {
+            "repo_path": {"type": "string"},
+            "max_count": {"default": 10, "type": "integer"},
+            "start_timestamp": timestamp,
+            "end_timestamp": timestamp,
+        }
+        assert {k: v for k, v in log.items() if k != "properties"} == {
+            "type": "object",
+            "required": ["repo_path"],
+            "additionalProperties": False,
+        }
+        status = box["git_status"].run({"repo_path": str(tmp_path)})
+        assert status.startswith("Repository status:\nOn branch main\n")
+
+
+TASKS = [sys.executable, str(Path(__file__).parent / "mcp_servers" / "task_server.py")]
+
+
+def test_a_tool_that_runs_only_as_a_task_is_not_offered_and_says_why():
+    with McpToolbox("tasks", TASKS) as box:
+        assert box.names == ["tasks_resize", "tasks_crop", "tasks_rotate"]
+        assert box.skipped == {"render": "it needs MCP task mode, which meowgent_nb does not support yet"}
+        assert box["tasks_resize"].run({"degrees": 90}) == "resize by 90"  # "optional": a plain call works
+    spec = {"name": "render", "inputSchema": {"type": "object"}, "execution": {"taskSupport": "required"}}
+    with pytest.raises(ToolDefinitionError) as caught:
+        mcp_tool(spec, lambda remote, arguments: "never")
+    assert str(caught.value) == (
+        "Cannot make a tool from the MCP tool 'render':\n"
+        "- it needs MCP task mode, which meowgent_nb does not support yet"
+    )
 
 
 def test_a_server_that_dies_while_idle_is_noticed_by_a_ping():

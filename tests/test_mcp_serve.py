@@ -10,8 +10,10 @@ from typing import Annotated
 
 import httpx2
 import pytest
-from mcp import Client
+from mcp import Client, MCPError
+from mcp.client.auth import OAuthClientProvider
 from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.auth import OAuthClientMetadata
 
 from meowgent_nb import Approved, Denied, tool
 from meowgent_nb.mcp_client import McpServerError, McpToolbox, McpToolError
@@ -71,19 +73,127 @@ def served():
     server.stop()
 
 
-def test_a_request_without_the_token_is_refused(served):
-    assert served.url == f"http://127.0.0.1:{served.port}/mcp"
-    for headers in ({}, {"Authorization": "Bearer wrong"}, {"Authorization": served.token}):
-        response = httpx2.post(
-            served.url, json={"jsonrpc": "2.0", "id": 1, "method": "ping"}, headers=headers
-        )
-        assert response.status_code == 401
-        assert response.json() == {"error": "missing or wrong bearer token; send Authorization: Bearer TOKEN"}
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {},
+        "clientInfo": {"name": "t", "version": "1"},
+    },
+}
+ACCEPT = "application/json, text/event-stream"
+REFUSED = {
+    "jsonrpc": "2.0",
+    "id": None,
+    "error": {
+        "code": -32600,
+        "message": (
+            "missing or wrong bearer token: send the header 'Authorization: Bearer TOKEN' with the token"
+            " %tools serve printed (ToolServer.token)"
+        ),
+    },
+}
+MESSAGE = REFUSED["error"]["message"]
 
-    with pytest.raises(McpServerError) as caught:  # the real client, with a wrong token
+
+def test_the_bearer_scheme_is_read_in_any_case_and_after_several_spaces(served):
+    for scheme in ("Bearer ", "bearer ", "BEARER ", "bEaReR ", "Bearer  ", "Bearer   "):
+        headers = {"Authorization": scheme + served.token, "Accept": ACCEPT}
+        response = httpx2.post(served.url, json=INITIALIZE, headers=headers)
+        assert (scheme, response.status_code) == (scheme, 200)
+        assert '"serverInfo":{"name":"meowgent-notebook"' in response.text
+
+
+def test_a_request_without_the_right_token_is_refused_with_the_reason(served):
+    realm = 'Bearer realm="meowgent_nb"'
+    invalid = f'{realm}, error="invalid_token", error_description="{MESSAGE}"'
+    cases = [
+        ({}, realm),  # no credentials: no error code (RFC 6750 section 3.1)
+        ({"Authorization": "Bearer wrong"}, invalid),
+        ({"Authorization": "Bearer " + served.token[:-1]}, invalid),
+        ({"Authorization": "Bearer " + served.token + "x"}, invalid),
+        ({"Authorization": served.token}, invalid),  # the token without its scheme
+        ({"Authorization": "Basic " + served.token}, invalid),
+        ({"Authorization": "Bearer"}, invalid),  # an empty token
+        ({"Authorization": "Bearer" + served.token}, invalid),  # no space
+        ({"Authorization": "Bearer\t" + served.token}, invalid),
+    ]
+    for headers, challenge in cases:
+        response = httpx2.post(served.url, json=INITIALIZE, headers={**headers, "Accept": ACCEPT})
+        assert (headers, response.status_code) == (headers, 403)
+        assert response.headers["www-authenticate"] == challenge
+        assert response.json() == REFUSED
+
+
+def test_oauth_discovery_finds_plain_404s(served):
+    origin = served.url.removesuffix("/mcp")
+    for path in (
+        "/.well-known/oauth-protected-resource",
+        "/.well-known/oauth-protected-resource/mcp",
+        "/.well-known/oauth-authorization-server",
+        "/.well-known/openid-configuration",
+    ):
+        for headers in ({}, {"Authorization": f"Bearer {served.token}"}):
+            response = httpx2.get(origin + path, headers=headers)
+            assert (path, response.status_code, response.text) == (path, 404, "Not Found")
+            assert "www-authenticate" not in response.headers
+
+
+class _NoTokens:
+    """OAuth token storage that has nothing stored (a client's first connection)."""
+
+    async def get_tokens(self):
+        return None
+
+    async def set_tokens(self, tokens):
+        raise AssertionError("no OAuth flow should have run")
+
+    async def get_client_info(self):
+        return None
+
+    async def set_client_info(self, client_info):
+        raise AssertionError("no OAuth client should have been registered")
+
+
+def test_a_refused_sdk_client_shows_the_reason_and_starts_no_oauth(served):
+    """The SDK's client, plain and with an OAuth provider (as the MCP Inspector has one)."""
+    async def refused(oauth: bool):
+        paths, redirects = [], []
+
+        async def record(request):
+            paths.append(f"{request.method} {request.url.path}")
+
+        async def redirect(url):
+            redirects.append(url)
+
+        async def callback():
+            raise AssertionError("no OAuth flow should have run")
+
+        metadata = OAuthClientMetadata(redirect_uris=["http://127.0.0.1:1/callback"])
+        auth = OAuthClientProvider(served.url, metadata, _NoTokens(), redirect, callback) if oauth else None
+        headers = {"Authorization": "Bearer wrong"}
+        async with httpx2.AsyncClient(headers=headers, auth=auth, event_hooks={"request": [record]}) as http:
+            error = None
+            try:
+                async with Client(streamable_http_client(served.url, http_client=http), cache=None):
+                    pass
+            except BaseException as exc:  # anyio's task group wraps it
+                error = exc
+        while len(getattr(error, "exceptions", ())) == 1:
+            error = error.exceptions[0]
+        assert isinstance(error, MCPError)
+        return error.message, paths, redirects
+
+    for oauth in (False, True):
+        # The server/discover probe is refused, then the initialize handshake; nothing else is tried.
+        assert asyncio.run(refused(oauth)) == (MESSAGE, ["POST /mcp", "POST /mcp"], [])
+
+    with pytest.raises(McpServerError) as caught:  # the notebook's own client, with a wrong token
         McpToolbox("nb", url=served.url, headers={"Authorization": "Bearer wrong"}, connect_timeout=10)
     assert str(caught.value) == (
-        f"could not connect to the MCP server 'nb' ({served.url}): Server returned an error response.\n"
+        f"could not connect to the MCP server 'nb' ({served.url}): {MESSAGE}.\n"
         "Check the URL, the token or headers (a refused token reads 'Server returned an error response'),"
         " and that the server is running."
     )

@@ -290,6 +290,133 @@ def test_schema_tool_renders_validates_and_runs():
     )
 
 
+# The filesystem server's edit_file arguments, as zod-to-json-schema writes them.
+EDIT_FILE_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "path": {"type": "string"},
+        "edits": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {"oldText": {"type": "string"}, "newText": {"type": "string"}},
+                "required": ["oldText", "newText"],
+                "additionalProperties": False,
+            },
+        },
+    },
+    "required": ["path", "edits"],
+    "additionalProperties": False,
+    "$schema": "http://json-schema.org/draft-07/schema#",
+}
+
+
+def test_schema_tool_names_each_missing_field_once():
+    edit = Tool.from_schema("edit_file", "Edit a file.", EDIT_FILE_SCHEMA, _lookup)
+    assert _error(edit, {"path": "a.txt", "edits": [{"newText": "x"}]}) == (
+        "Invalid arguments for tool 'edit_file':\n- edits[0].oldText: missing; this field is required"
+    )
+    assert _error(edit, {"path": "a.txt", "edits": [{}, {"oldText": "y", "newText": "z", "dryRun": True}]}) == (
+        "Invalid arguments for tool 'edit_file':\n"
+        "- edits[0].oldText: missing; this field is required\n"
+        "- edits[0].newText: missing; this field is required\n"
+        "- edits[1].dryRun: unknown field; remove it"
+    )
+    assert _error(edit, {}) == (
+        "Invalid arguments for tool 'edit_file':\n"
+        "- path: missing; this argument is required\n"
+        "- edits: missing; this argument is required"
+    )
+    both = {"type": "object", "allOf": [{"required": ["a"]}, {"required": ["a", "b"]}]}
+    assert _error(Tool.from_schema("both", "B.", both, _lookup), {}) == (
+        "Invalid arguments for tool 'both':\n"
+        "- a: missing; this argument is required\n"
+        "- b: missing; this argument is required"
+    )
+
+
+def test_schema_tool_leaves_out_what_tells_a_model_nothing_and_keeps_names_and_values():
+    schema = {
+        "$schema": "http://json-schema.org/draft-07/schema#",
+        "$comment": "generated; do not edit",
+        "title": "statusArguments",
+        "type": "object",
+        "properties": {
+            "title": {"type": "string", "title": "Title"},  # a property called title
+            "$schema": {"type": "string", "title": "Schema", "description": "A schema's URL."},
+            "$comment": {"type": "string", "title": "Why", "$comment": "a note"},
+            "label": {"type": "string", "title": "Shown to people"},  # its only explanation
+            "meta": {
+                "type": "object",
+                "additionalProperties": {"type": "string", "title": "Value"},
+                "default": {"title": "T", "$schema": "S"},
+                "examples": [{"$comment": "c"}],
+            },
+            "page": {"$ref": "#/$defs/Page"},
+        },
+        "required": ["title", "page"],
+        "$defs": {
+            "Page": {
+                "title": "Page",
+                "type": "object",
+                "properties": {"number": {"title": "Number", "type": "integer", "minimum": 1}},
+                "required": ["number"],
+                "additionalProperties": False,
+            }
+        },
+    }
+    made = Tool.from_schema("status", "Show the status.", schema, _lookup)
+    assert made.parameters == {
+        "type": "object",
+        "properties": {
+            "title": {"type": "string"},
+            "$schema": {"type": "string", "description": "A schema's URL."},
+            "$comment": {"type": "string", "title": "Why"},
+            "label": {"type": "string", "title": "Shown to people"},
+            "meta": {
+                "type": "object",
+                "additionalProperties": {"type": "string", "title": "Value"},
+                "default": {"title": "T", "$schema": "S"},
+                "examples": [{"$comment": "c"}],
+            },
+            "page": {"$ref": "#/$defs/Page"},
+        },
+        "required": ["title", "page"],
+        "$defs": {
+            "Page": {
+                "type": "object",
+                "properties": {"number": {"type": "integer", "minimum": 1}},
+                "required": ["number"],
+                "additionalProperties": False,
+            }
+        },
+        "additionalProperties": False,
+    }
+    assert made.to_xml() == (
+        '<tool name="status">Show the status.\n'
+        '<param name="title"/>\n'
+        '<param name="$schema" required="false">A schema\'s URL.</param>\n'
+        '<param name="$comment" title="Why" required="false"/>\n'
+        '<param name="label" title="Shown to people" required="false"/>\n'
+        '<param name="meta" type="object" default="{&quot;title&quot;:&quot;T&quot;,&quot;$schema&quot;:&quot;S&quot;}">\n'
+        '<values title="Value"/>\n'
+        '<schema>{"examples":[{"$comment":"c"}]}</schema>\n'
+        "</param>\n"
+        '<param name="page" ref="Page"/>\n'
+        "<defs>\n"
+        '<def name="Page" additionalProperties="false">\n'
+        '<param name="number" type="integer" minimum="1"/>\n'
+        "</def>\n"
+        "</defs>\n"
+        "</tool>"
+    )
+    assert _error(made, {"title": "x", "page": {"number": 0}, "$schema": 1}) == (
+        "Invalid arguments for tool 'status':\n"
+        "- $schema: 1 is not of type 'string'\n"
+        "- page.number: 0 is less than the minimum of 1"
+    )
+
+
 def test_schema_tool_rejects_an_invalid_schema():
     with pytest.raises(ToolDefinitionError) as caught:
         Tool.from_schema("s", "S.", {"type": "array", "minItems": -1}, _lookup)

@@ -564,12 +564,12 @@ def test_top_level_keywords_round_trip() -> None:
     schema = {
         "type": "object",
         "description": "args",
-        "title": "10",
+        "x-label": "10",
         "properties": {"a": {"type": "string"}},
         "required": ["a"],
         "additionalProperties": True,
         "minProperties": 1,
-        "$comment": "<c>",
+        "$custom": "<c>",
     }
     made = Tool.from_schema("t", "d", schema, handler=_handler)
     assert_same_schema(round_trip(made)["parameters"], made.parameters)
@@ -630,6 +630,124 @@ def test_empty_description_on_nullable_node(inner: dict[str, Any], default: Any)
 def test_keywords_that_collide_with_xml(node: dict[str, Any]) -> None:
     parsed, expected = _parameters_of(node)
     assert_same_schema(parsed, expected)
+
+
+# --- 2b. foreign schemas: what tells a model nothing is left out, the rest kept ------------------
+
+_NOISE = ("$schema", "$comment")
+_NAMED_MAPS = ("properties", "$defs", "definitions", "dependentSchemas")
+
+
+def schema_nodes(node: Any, name: str | None = None, top: bool = True) -> Any:
+    """Every (node, its name or None, whether it is the top) in a schema position."""
+    if not isinstance(node, dict):
+        return
+    yield node, name, top
+    for key, value in node.items():
+        if key in _NAMED_MAPS and isinstance(value, dict):
+            for each, sub in value.items():
+                yield from schema_nodes(sub, each, False)
+        elif key == "patternProperties" and isinstance(value, dict):
+            for sub in value.values():
+                yield from schema_nodes(sub, None, False)
+        elif key in _SCHEMA_LISTS and isinstance(value, list):
+            for sub in value:
+                yield from schema_nodes(sub, None, False)
+        elif key in _SCHEMA_NODES:
+            yield from schema_nodes(value, None, False)
+
+
+def without_annotations(node: Any) -> Any:
+    """The schema with every title, ``$schema`` and ``$comment`` keyword removed (not names)."""
+    if not isinstance(node, dict):
+        return node
+    result = {}
+    for key, value in node.items():
+        if key in (*_NOISE, "title"):
+            continue
+        if key in (*_NAMED_MAPS, "patternProperties") and isinstance(value, dict):
+            value = {each: without_annotations(sub) for each, sub in value.items()}
+        elif key in _SCHEMA_LISTS and isinstance(value, list):
+            value = [without_annotations(sub) for sub in value]
+        elif key in _SCHEMA_NODES:
+            value = without_annotations(value)
+        result[key] = value
+    return result
+
+
+def _letters(text: str) -> str:
+    return re.sub(r"[^0-9a-z]", "", text.lower())
+
+
+@st.composite
+def foreign_schemas(draw: st.DrawFn) -> dict[str, Any]:
+    """`arguments_schemas` as generators write them: ``$schema``, titles that restate names (the
+    way pydantic writes them), and properties literally named ``title``, ``$schema``, ``$comment``."""
+    schema = draw(arguments_schemas())
+    for node, name, top in list(schema_nodes(schema)):
+        if name is not None and draw(st.booleans()):
+            node["title"] = draw(st.sampled_from([name, name.title(), name.replace("_", " ").upper()]))
+        if top and draw(st.booleans()):
+            node["title"] = draw(json_string)
+    for name in draw(st.lists(st.sampled_from(["title", "$schema", "$comment"]), unique=True)):
+        schema["properties"][name] = draw(property_schema)
+    if draw(st.booleans()):
+        schema["$schema"] = draw(
+            st.sampled_from(
+                ["http://json-schema.org/draft-07/schema#", "https://json-schema.org/draft/2020-12/schema"]
+            )
+        )
+    return schema
+
+
+def _as_given(schema: dict[str, Any]) -> dict[str, Any]:
+    """What `Tool.from_schema` adds to any schema, without its cleaning."""
+    parameters = {"type": "object", **schema}
+    parameters.setdefault("properties", {})
+    parameters.setdefault("additionalProperties", False)
+    if parameters.get("required") == []:
+        del parameters["required"]
+    return parameters
+
+
+@settings(SETTINGS, max_examples=120)
+@given(description=xml_text, schema=foreign_schemas(), data=st.data())
+def test_foreign_schema_noise_is_left_out_and_nothing_else(
+    description: str, schema: dict[str, Any], data: st.DataObject
+) -> None:
+    import jsonschema
+
+    made = Tool.from_schema("t", description, schema, handler=_handler)
+    for node, name, top in schema_nodes(made.parameters):
+        assert not set(_NOISE) & set(node), node
+        if "title" in node:
+            assert not top and not node.get("description"), node
+            assert name is None or _letters(node["title"]) != _letters(name), (name, node)
+    # Names, values and every other keyword are as they were.
+    assert_same_schema(without_annotations(made.parameters), without_annotations(_as_given(schema)))
+    # A title that was the node's only explanation stays.
+    for (cleaned, _, _), (given_node, name, top) in zip(
+        schema_nodes(made.parameters), schema_nodes(_as_given(schema))
+    ):
+        title = given_node.get("title")
+        restated = name is not None and isinstance(title, str) and _letters(title) == _letters(name)
+        if isinstance(title, str) and not (top or restated or given_node.get("description")):
+            assert cleaned["title"] == title
+    # The XML still reads back into the schema the tool validates with, and cleaning is done once.
+    assert_same_schema(round_trip(made)["parameters"], made.parameters)
+    assert Tool.from_schema("t", description, made.parameters, handler=_handler).parameters == made.parameters
+    # Validation is neither looser nor stricter.
+    before = jsonschema.Draft202012Validator(_as_given(schema))
+    names = [*schema["properties"], "other"]
+    for _ in range(5):
+        arguments = data.draw(st.dictionaries(st.sampled_from(names), json_value, max_size=4))
+        assert made._schema_validator.is_valid(arguments) == before.is_valid(arguments)
+    defaults = {
+        name: prop["default"]
+        for name, prop in schema["properties"].items()
+        if isinstance(prop, dict) and "default" in prop
+    }
+    assert made._schema_validator.is_valid(defaults) == before.is_valid(defaults)
 
 
 # --- 3. byte stability --------------------------------------------------------------------------

@@ -6,17 +6,39 @@
 - ``guarded`` answers every call with a JSON-RPC error (``MCPError`` in the SDK 2.x).
 - ``census`` answers with structured content only; ``chart`` with text, an image and a link.
 - ``whoami`` gives the server's process id (so a test can kill it while it is idle).
+- ``log`` publishes a pydantic model's schema, as mcp-server-git does (``GitLog.model_json_schema()``):
+  titles everywhere, ``$defs`` for the nested model and the enum.
 """
 
 from __future__ import annotations
 
 import os
+from enum import Enum
 
 import anyio
 import mcp_types as types
 from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
+from pydantic import BaseModel, Field
+
+
+class Author(BaseModel):
+    name: str
+    email: str | None = None
+
+
+class Order(str, Enum):
+    newest = "newest"
+    oldest = "oldest"
+
+
+class GitLog(BaseModel):
+    repo_path: str
+    max_count: int = 10
+    order: Order = Order.newest
+    author: Author | None = Field(None, description="Only commits by this author.")
+
 
 TOOLS = [
     types.Tool(
@@ -38,6 +60,7 @@ TOOLS = [
     types.Tool(name="census", description="Counts people.", input_schema={"type": "object"}),
     types.Tool(name="chart", description="Draws a chart.", input_schema={"type": "object"}),
     types.Tool(name="whoami", description="The server's process id.", input_schema={"type": "object"}),
+    types.Tool(name="log", description="Shows the commit logs.", input_schema=GitLog.model_json_schema()),
 ]
 
 
@@ -50,6 +73,8 @@ async def call_tool(ctx, params) -> types.CallToolResult:
         raise MCPError(code=types.INVALID_PARAMS, message="the caller is not on the guest list")
     if params.name == "whoami":
         return types.CallToolResult(content=[types.TextContent(type="text", text=str(os.getpid()))])
+    if params.name == "log":
+        return types.CallToolResult(content=[types.TextContent(type="text", text=str(params.arguments))])
     if params.name == "census":
         return types.CallToolResult(
             content=[], structured_content={"people": 3, "names": ["Ada", "Bo", "Cy"]}
