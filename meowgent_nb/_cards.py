@@ -1,7 +1,8 @@
 """A tool call's card in a transcript: its status, and its text/plain and HTML forms.
 
 `meowgent_nb.display.Transcript` keeps one `Card` per call and renders it with `card_lines`
-(text/plain, stable for nbval) and `card_html_of` (HTML).
+(text/plain, stable for nbval) and `card_html_of` (HTML). The name, arguments and output come
+from the model and the tool, so both forms show their hidden characters (see `_visible`).
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import json
 from dataclasses import dataclass
 
 from ._html import card_html
+from ._visible import visible
 from .approvals import Approved, Denied
 from .tools import ToolCall, ToolResult
 
@@ -73,19 +75,19 @@ def _call_text(call: ToolCall) -> str:
         text = repr(arguments)
     if len(text) > _ARGUMENTS_LIMIT:
         text = text[: _ARGUMENTS_LIMIT - 3] + "..."
-    return f"{call.name}({text})"
+    return visible(f"{call.name}({text})")
 
 
 def card_lines(card: Card, stopped: bool) -> list[str]:
     status = card.status(stopped)
-    call = card.call.name if status == "unreadable" else _call_text(card.call)
+    call = visible(card.call.name) if status == "unreadable" else _call_text(card.call)
     head = f"[tool] {call} -> {STATUS_LABELS[status]}"
     if isinstance(card.decision, Approved):
         head += f" ({_approval_note(card.decision)})"
     if card.result is None:
         return [head]
     output = card.result.output.rstrip()
-    lines = [head, *(("  " + line).rstrip() for line in output[:_RESULT_LIMIT].split("\n"))]
+    lines = [head, *(("  " + line).rstrip() for line in visible(output[:_RESULT_LIMIT]).split("\n"))]
     if not output:
         lines[1] = "  (no output)"
     if len(output) > _RESULT_LIMIT:
@@ -94,7 +96,7 @@ def card_lines(card: Card, stopped: bool) -> list[str]:
 
 
 def _approval_note(decision: Approved) -> str:
-    reason = decision.reason.strip()
+    reason = visible(decision.reason.strip())  # an approver's reason may quote the arguments
     # Policies word their reasons "approved automatically", "approved by policy: ..."; don't say it twice.
     return (
         reason if reason.lower().startswith("approved") else f"approved: {reason}" if reason else "approved"

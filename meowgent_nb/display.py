@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from ._cards import Card, card_html_of, card_lines
 from ._html import Bar, escape, markdown_html, note_html, seconds, thinking_html, timeline_svg
+from ._visible import visible
 from .events import (
     AgentEvent,
     ApprovalEvent,
@@ -204,7 +205,7 @@ class Transcript:
             # The tool ran for the last ``duration`` seconds before its result arrived.
             run = None if duration is None else min(max(end - duration, card.start), end) - origin
             status = card.status(self.error is not None)
-            bars.append(Bar(card.call.name, card.start - origin, end - origin, run, status))
+            bars.append(Bar(visible(card.call.name), card.start - origin, end - origin, run, status))
         return f'<div class="meowgent-timeline-box" style="margin: 0.2em 0 0.6em">{timeline_svg(bars)}</div>'
 
     def _footer_html(self) -> str:

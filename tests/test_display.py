@@ -44,6 +44,7 @@ from meowgent_nb import (
     tools_json_schema,
 )
 from meowgent_nb._html import markdown_html
+from meowgent_nb._visible import is_hidden
 from meowgent_nb.display import LiveDisplay, ToolsView, Transcript, show_run, tool_mimebundle
 
 
@@ -329,6 +330,58 @@ def test_everything_in_html_is_escaped():
     assert "<p>A &lt;b&gt;bold&lt;/b&gt; &amp; <code " in html
     # text/plain is not HTML: it shows the text as it is.
     assert "A <b>bold</b> & `<i>` claim" in transcript.to_text()
+
+
+@tool
+def echo(text: str) -> str:
+    """Say it back."""
+    return f"got {text}\n\x1b[2Kdone\u2028."
+
+
+HOSTILE = "<script>report\u202etxt.exe\u200b\u3164"
+"""Escaping and reordering at once; U+3164 (HANGUL FILLER) is a letter, so repr() leaves it raw."""
+MARK = (
+    '<span class="meowgent-hidden-char" title="{}" style="color: #c62828; background: rgba(198,40,40,0.12);'
+    ' border: 1px solid rgba(198,40,40,0.6); border-radius: 2px; padding: 0 1px">{}</span>'
+)
+RLO = MARK.format("U+202E RIGHT-TO-LEFT OVERRIDE", "\\u202e")
+ZWSP = MARK.format("U+200B ZERO WIDTH SPACE", "\\u200b")
+FILLER = MARK.format("U+3164 HANGUL FILLER", "\\u3164")
+
+
+def test_hidden_characters_are_shown_on_the_cards_but_the_tool_gets_them():
+    transcript, result = transcript_of(
+        [call("echo", text=HOSTILE) + call("echo\u200d", text="x"), "Done."], tools=[echo]
+    )
+    ran, unknown = result.tool_results
+    assert ran.call.arguments == {"text": HOSTILE}  # the value itself is untouched
+    assert ran.output == f"got {HOSTILE}\n\x1b[2Kdone\u2028."
+    assert transcript.to_text() == (
+        "[tool] echo(text='<script>report\\u202etxt.exe\\u200b\\u3164') -> done\n"
+        "  got <script>report\\u202etxt.exe\\u200b\\u3164\n"
+        "  \\x1b[2Kdone\\u2028.\n"
+        "[tool] echo\\u200d(text='x') -> unknown tool\n"
+        f"{indented(unknown.output)}\n"
+        "Done."
+    )
+    html = transcript.to_html()
+    pre = r'<pre class="meowgent-{}" style="[^"]*">(.*?)</pre>'
+    assert re.findall(pre.format("arguments"), html, re.DOTALL)[0] == (
+        f"{{\n  &quot;text&quot;: &quot;&lt;script&gt;report{RLO}txt.exe{ZWSP}{FILLER}&quot;\n}}"
+    )
+    assert re.findall(pre.format("output"), html, re.DOTALL)[0] == (
+        f"got &lt;script&gt;report{RLO}txt.exe{ZWSP}{FILLER}\n"
+        + MARK.format("U+001B", "\\x1b")
+        + "[2Kdone"
+        + MARK.format("U+2028 LINE SEPARATOR", "\\u2028")
+        + "."
+    )
+    names = re.findall(r'<code style="font-weight: bold">(.*?)</code>', html)
+    assert names == ["echo", "echo" + MARK.format("U+200D ZERO WIDTH JOINER", "\\u200d")]
+    label = '<text x="124" y="31" text-anchor="end" font-size="11" fill="currentColor">echo\\u200d</text>'
+    assert label in html  # the timeline's label
+    assert "<script>" not in html
+    assert not any(is_hidden(char) for char in html)
 
 
 def test_an_empty_answer_and_the_waiting_line():

@@ -205,6 +205,52 @@ def test_input_approver_asks_on_stdin_and_remembers_always(kernel):
     assert out == "ok | wrote asked1.txt | True\nok | wrote asked2.txt | True\n"
 
 
+MARK = (
+    '<span class="meowgent-hidden-char" title="{}" style="color: #c62828; background: rgba(198,40,40,0.12);'
+    ' border: 1px solid rgba(198,40,40,0.6); border-radius: 2px; padding: 0 1px">{}</span>'
+)
+HOSTILE_CALL = r"write_file(path='report\u202etxt.exe', text='<script>x</script>\u200b\u3164')"
+"""A reversed extension, and markup next to hidden characters; repr() leaves U+3164 raw."""
+
+
+def test_the_panel_shows_hidden_characters_and_the_tool_gets_them(kernel):
+    kernel.ok(
+        "agent = make_agent(WidgetApprover(), 'report\\u202etxt.exe',"
+        " text='<script>x</script>\\u200b\\u3164')"
+    )
+    run = kernel.ok("result = await agent.arun('go')", hook=clicking(("Approve", 0)))
+    assert run.panel_texts == [
+        f"Approval needed: {HOSTILE_CALL} -> waiting",
+        f"Approval needed: {HOSTILE_CALL} -> approved",
+    ]
+    html = [s["value"] for s in run.models.values() if s["_model_name"] == "HTMLModel"]
+    assert html[1] == (
+        "<div style='margin-top:0.5em'><code>write_file</code><pre style='margin:0.2em 0'>{\n"
+        "  &quot;path&quot;: &quot;report"
+        + MARK.format("U+202E RIGHT-TO-LEFT OVERRIDE", "\\u202e")
+        + "txt.exe&quot;,\n  &quot;text&quot;: &quot;&lt;script&gt;x&lt;/script&gt;"
+        + MARK.format("U+200B ZERO WIDTH SPACE", "\\u200b")
+        + MARK.format("U+3164 HANGUL FILLER", "\\u3164")
+        + "&quot;\n}</pre></div>"
+    )
+    # The file has the name the model gave, character for character.
+    assert kernel.ok("print(os.listdir('.').count('report\\u202etxt.exe'))").stdout == "1\n"
+
+
+def test_the_input_prompt_shows_hidden_characters(kernel):
+    kernel.ok("agent = make_agent(InputApprover(), 'asked\\u202etxt.exe', text='\\x1b[2K\\u3164')")
+    msg_id = kernel.kc.execute("result = await agent.arun('go')", allow_stdin=True)
+    request = kernel.kc.get_stdin_msg(timeout=TIMEOUT)
+    kernel.kc.input("n")
+    reply = kernel.kc.get_shell_msg(timeout=TIMEOUT)
+    while reply["parent_header"].get("msg_id") != msg_id:
+        reply = kernel.kc.get_shell_msg(timeout=TIMEOUT)
+    assert reply["content"]["status"] == "ok"
+    assert request["content"]["prompt"] == (
+        r"Run write_file(path='asked\u202etxt.exe', text='\x1b[2K\u3164')? [y]es / [n]o / [a]lways: "
+    )
+
+
 def test_headless_policy_all_runs_and_shows_why(kernel):
     kernel.ok("os.environ['MEOWGENT_APPROVE'] = 'all'\nagent = make_agent(WidgetApprover(), 'policy.txt')")
     try:
