@@ -140,9 +140,22 @@ class WidgetApprover:
 
     Attributes:
         always_allowed: Tools approved for the rest of the session with "Always allow".
+
+    Raises:
+        RuntimeError: Outside a Jupyter kernel (a script, a terminal IPython), where no button
+            could be shown or clicked.
     """
 
     def __init__(self, timeout: float = 600.0):
+        if _kernel() is None:
+            where = "a terminal IPython" if _shell() is not None else "a plain Python process"
+            raise RuntimeError(
+                "WidgetApprover needs a Jupyter kernel (ipykernel >= 7.4) to show its buttons, and"
+                f" this is {where}. It works in a notebook cell that awaits the agent"
+                " (`await agent.arun(...)`) or runs %%agent. Here, use InputApprover() to ask in"
+                " the terminal or default_approver() to pick one for where the code runs (both from"
+                " meowgent_nb.notebook_approvals), or AutoApprove() to run every call."
+            )
         self.timeout = timeout
         self.always_allowed: set[str] = set()
 

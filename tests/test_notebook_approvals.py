@@ -339,6 +339,34 @@ def test_outside_a_kernel_input_is_asked_and_closed_input_denies(tmp_path):
     )
 
 
+NO_KERNEL = (
+    "WidgetApprover needs a Jupyter kernel (ipykernel >= 7.4) to show its buttons, and this is {}."
+    " It works in a notebook cell that awaits the agent (`await agent.arun(...)`) or runs %%agent."
+    " Here, use InputApprover() to ask in the terminal or default_approver() to pick one for where"
+    " the code runs (both from meowgent_nb.notebook_approvals), or AutoApprove() to run every call."
+)
+
+
+def test_a_widget_approver_in_a_script_fails_at_once_saying_where_it_works(tmp_path):
+    script = tmp_path / "script.py"
+    script.write_text(SETUP + "\nmake_agent(WidgetApprover(), 'never.txt').run('go')\n")
+    done = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, cwd=tmp_path, timeout=TIMEOUT
+    )
+    assert done.returncode == 1
+    assert done.stderr.endswith("RuntimeError: " + NO_KERNEL.format("a plain Python process") + "\n")
+    assert done.stdout == "" and not (tmp_path / "never.txt").exists()
+
+
+def test_a_widget_approver_in_a_terminal_ipython_fails_at_once_saying_where_it_works(ip):
+    from IPython.utils.capture import capture_output
+
+    with capture_output():
+        result = ip.run_cell("from meowgent_nb.notebook_approvals import WidgetApprover\nWidgetApprover()")
+    assert type(result.error_in_exec) is RuntimeError
+    assert str(result.error_in_exec) == NO_KERNEL.format("a terminal IPython")
+
+
 def test_wrong_modes_name_the_allowed_values():
     from meowgent_nb.notebook_approvals import PolicyApprover, default_approver
 
