@@ -52,6 +52,13 @@ class _Block:
         return "".join(self.parts).strip()
 
 
+@dataclass
+class _Note:
+    """A line between the parts of a run: a turn that ended at the token limit."""
+
+    text: str
+
+
 class Transcript:
     """One agent run as it happens: text, thinking, a card per tool call, usage.
 
@@ -63,6 +70,9 @@ class Transcript:
           Paris: 21 degrees celsius
         It is 21 degrees in Paris.
 
+    A turn that ended at the model's token limit (``TurnEnd.finish_reason == "length"``) adds
+    ``[the answer hit the token limit (turn 2)]`` where it ended: its text or call may be cut off.
+
     Args:
         clock: Seconds from any origin, read when calls and results arrive (for the timeline).
     """
@@ -71,7 +81,7 @@ class Transcript:
         self._clock = clock
         self._started = clock()
         self._stopped_at: float | None = None
-        self._items: list[_Block | Card] = []
+        self._items: list[_Block | Card | _Note] = []
         self._turn = 1
         self._waiting = True
         self.turns = 0
@@ -121,6 +131,8 @@ class Transcript:
             card.result, card.end = event.result, self._clock()
         elif isinstance(event, TurnEnd):
             self.turns, self._turn, self._waiting = event.turn, event.turn + 1, True
+            if event.finish_reason == "length":  # its answer, or its last call, may be cut off
+                self._items.append(_Note(f"the answer hit the token limit (turn {event.turn})"))
             if event.usage is not None:
                 self.usage = event.usage if self.usage is None else self.usage + event.usage
         elif isinstance(event, FinalAnswer):
@@ -151,6 +163,8 @@ class Transcript:
         for item in self._items:
             if isinstance(item, Card):
                 lines.extend(card_lines(item, self.error is not None))
+            elif isinstance(item, _Note):
+                lines.append(f"[{item.text}]")
             elif item.text:
                 lines.append("[thinking]" if item.kind == "thinking" else item.text)
         if self.error is not None:
@@ -177,6 +191,8 @@ class Transcript:
                 parts.append(card_html_of(item, stopped))
                 if last_card[item.turn] == i:
                     parts.append(self._timeline_html(item.turn, now))
+            elif isinstance(item, _Note):
+                parts.append(note_html("meowgent-token-limit", item.text, "color: #ef6c00; font-weight: bold; "))
             elif item.text and item.kind == "thinking":
                 # Open while the model is still thinking, so a person sees it is at work.
                 thinking = i == len(self._items) - 1 and not self.finished

@@ -398,6 +398,46 @@ def test_an_empty_answer_and_the_waiting_line():
     assert empty.to_text() == "[no answer]"
 
 
+def test_a_turn_that_hit_the_token_limit_says_so_where_it_ended():
+    paris = ToolCall("get_weather", {"city": "Paris"}, id="1")
+    transcript = Transcript.from_events(
+        [
+            ToolCallEvent(paris, 1),
+            ToolResultEvent(ToolResult(paris, "Paris: 21 degrees celsius")),
+            TurnEnd(1, None, 1, finish_reason="length"),  # the call was complete; more may be missing
+            TextDelta("It is 21 degrees in"),
+            TurnEnd(2, None, 0, finish_reason="length"),
+            FinalAnswer(AgentResult(text="It is 21 degrees in", turns=2)),
+        ]
+    )
+    assert transcript.to_text() == (
+        "[tool] get_weather(city='Paris') -> done\n"
+        "  Paris: 21 degrees celsius\n"
+        "[the answer hit the token limit (turn 1)]\n"
+        "It is 21 degrees in\n"
+        "[the answer hit the token limit (turn 2)]"
+    )
+    html = transcript.to_html()
+    note = (
+        '<div class="meowgent-token-limit" style="color: #ef6c00; font-weight: bold; opacity: 0.65;'
+        ' font-size: 0.85em">the answer hit the token limit (turn {})</div>'
+    )
+    assert html.count('class="meowgent-token-limit"') == 2
+    answer = '<div class="meowgent-text"><p>It is 21 degrees in</p></div>'
+    assert note.format(1) + answer + note.format(2) in html  # each where its turn ended
+
+
+def test_other_finish_reasons_add_nothing():
+    events = [
+        TextDelta("Done."),
+        TurnEnd(1, None, 0, finish_reason="stop"),
+        FinalAnswer(AgentResult(text="Done.")),
+    ]
+    assert Transcript.from_events(events).to_text() == "Done."
+    assert TurnEnd(1, None, 0).finish_reason is None
+    assert "meowgent-token-limit" not in Transcript.from_events(events).to_html()
+
+
 # --- the timeline -----------------------------------------------------------------------------
 
 
