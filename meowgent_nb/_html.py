@@ -12,6 +12,8 @@ import re
 from collections.abc import Sequence
 from typing import NamedTuple
 
+from ._visible import visible_html
+
 __all__ = [
     "Bar",
     "card_html",
@@ -73,10 +75,13 @@ def card_html(
     output: str | None,
     limit: int,
 ) -> str:
-    """One tool call's card; ``output`` past ``limit`` characters is folded into a <details>."""
+    """One tool call's card; ``output`` past ``limit`` characters is folded into a <details>.
+
+    ``name``, ``arguments`` and ``output`` show their hidden characters marked (`visible_html`).
+    """
     color = STATUS_COLORS.get(status, "#757575")
     head = (
-        f'<code style="font-weight: bold">{escape(name)}</code> '
+        f'<code style="font-weight: bold">{visible_html(name)}</code> '
         f'<span class="meowgent-status" style="background: {color}; color: white; border-radius: 3px;'
         f' padding: 0 0.4em; font-size: 0.85em">{escape(label)}</span>'
     )
@@ -118,8 +123,8 @@ def note_html(css_class: str, text: str, style: str = "") -> str:
 
 
 def pre_html(css_class: str, text: str) -> str:
-    """Preformatted text that wraps."""
-    return f'<pre class="{css_class}" style="{_BOX_PRE}">{escape(text)}</pre>'
+    """Preformatted text that wraps, its hidden characters marked (`visible_html`)."""
+    return f'<pre class="{css_class}" style="{_BOX_PRE}">{visible_html(text)}</pre>'
 
 
 def table_html(css_class: str, header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:

@@ -10,23 +10,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from ._html import (
-    Bar,
-    card_html,
-    escape,
-    markdown_html,
-    note_html,
-    seconds,
-    thinking_html,
-    timeline_svg,
-)
-from .approvals import Approved, Denied
+from ._cards import Card, card_html_of, card_lines
+from ._html import Bar, escape, markdown_html, note_html, seconds, thinking_html, timeline_svg
+from ._visible import visible
 from .events import (
     AgentEvent,
     ApprovalEvent,
@@ -39,39 +30,13 @@ from .events import (
     TurnEnd,
 )
 from .models.base import Usage
-from .tools import ToolCall, ToolResult
+from .tools import ToolCall
 from .tools_view import ToolsView, tool_mimebundle
 
 if TYPE_CHECKING:
     from .agent import Agent, AgentResult
 
 __all__ = ["LiveDisplay", "ToolsView", "Transcript", "show_run", "tool_mimebundle"]
-
-_RESULT_LIMIT = 500
-"""Characters of a result shown before the rest is folded away (HTML) or cut (text/plain)."""
-_ARGUMENTS_LIMIT = 200
-_KIND_STATUS = {
-    "ok": "done",
-    "error": "error",
-    "timeout": "timeout",
-    "denied": "denied",
-    "unknown_tool": "unknown-tool",
-    "invalid_arguments": "invalid-arguments",
-    "parse_error": "unreadable",
-}
-_STATUS_LABELS = {
-    "waiting": "waiting for approval",
-    "running": "running",
-    "done": "done",
-    "error": "error",
-    "timeout": "timed out",
-    "denied": "denied",
-    "not-run": "not run",
-    "unknown-tool": "unknown tool",
-    "invalid-arguments": "invalid arguments",
-    "unreadable": "unreadable",
-    "interrupted": "interrupted",
-}
 
 
 @dataclass
@@ -88,26 +53,10 @@ class _Block:
 
 
 @dataclass
-class _Card:
-    """One tool call and what became of it; times are ``clock()`` readings."""
+class _Note:
+    """A line between the parts of a run: a turn that ended at the token limit."""
 
-    call: ToolCall
-    turn: int
-    start: float
-    end: float | None = None
-    result: ToolResult | None = None
-    decision: Approved | Denied | None = None
-    asked: bool = False
-    """Whether the call was sent for approval."""
-
-    def status(self, stopped: bool) -> str:
-        if self.result is None:
-            if stopped:
-                return "interrupted"
-            return "waiting" if self.asked and self.decision is None else "running"
-        if self.result.kind == "denied" and not isinstance(self.decision, Denied):
-            return "not-run"  # refused by the turn limit, not by a person
-        return _KIND_STATUS.get(self.result.kind, "error")
+    text: str
 
 
 class Transcript:
@@ -121,6 +70,9 @@ class Transcript:
           Paris: 21 degrees celsius
         It is 21 degrees in Paris.
 
+    A turn that ended at the model's token limit (``TurnEnd.finish_reason == "length"``) adds
+    ``[the answer hit the token limit (turn 2)]`` where it ended: its text or call may be cut off.
+
     Args:
         clock: Seconds from any origin, read when calls and results arrive (for the timeline).
     """
@@ -129,7 +81,7 @@ class Transcript:
         self._clock = clock
         self._started = clock()
         self._stopped_at: float | None = None
-        self._items: list[_Block | _Card] = []
+        self._items: list[_Block | Card | _Note] = []
         self._turn = 1
         self._waiting = True
         self.turns = 0
@@ -168,7 +120,7 @@ class Transcript:
             last.parts.append(event.text)
         elif isinstance(event, ToolCallEvent):
             self._waiting = False
-            self._items.append(_Card(event.call, event.turn, self._clock()))
+            self._items.append(Card(event.call, event.turn, self._clock()))
         elif isinstance(event, ApprovalRequested):
             for call in event.calls:
                 self._card(call).asked = True
@@ -179,6 +131,8 @@ class Transcript:
             card.result, card.end = event.result, self._clock()
         elif isinstance(event, TurnEnd):
             self.turns, self._turn, self._waiting = event.turn, event.turn + 1, True
+            if event.finish_reason == "length":  # its answer, or its last call, may be cut off
+                self._items.append(_Note(f"the answer hit the token limit (turn {event.turn})"))
             if event.usage is not None:
                 self.usage = event.usage if self.usage is None else self.usage + event.usage
         elif isinstance(event, FinalAnswer):
@@ -189,15 +143,15 @@ class Transcript:
         """Record that the run stopped with ``error`` (an exception, or an interrupt)."""
         self.error, self._stopped_at = error, self._clock()
 
-    def _card(self, call: ToolCall) -> _Card:
-        cards = [item for item in reversed(self._items) if isinstance(item, _Card)]
+    def _card(self, call: ToolCall) -> Card:
+        cards = [item for item in reversed(self._items) if isinstance(item, Card)]
         for card in cards:
             if card.call is call:
                 return card
         for card in cards:  # an equal call rebuilt by someone replaying events
             if card.result is None and card.call == call:
                 return card
-        card = _Card(call, self._turn, self._clock())  # a result whose call event was never seen
+        card = Card(call, self._turn, self._clock())  # a result whose call event was never seen
         self._items.append(card)
         return card
 
@@ -207,8 +161,10 @@ class Transcript:
         """The stable ``text/plain`` form: no timings, ids or token counts."""
         lines: list[str] = []
         for item in self._items:
-            if isinstance(item, _Card):
-                lines.extend(_card_text(item, self.error is not None))
+            if isinstance(item, Card):
+                lines.extend(card_lines(item, self.error is not None))
+            elif isinstance(item, _Note):
+                lines.append(f"[{item.text}]")
             elif item.text:
                 lines.append("[thinking]" if item.kind == "thinking" else item.text)
         if self.error is not None:
@@ -228,13 +184,15 @@ class Transcript:
         """The ``text/html`` form: Markdown answer, folded thinking, cards, timelines, footer."""
         stopped = self.error is not None
         now = self._stopped_at if self._stopped_at is not None else self._clock()
-        last_card = {item.turn: i for i, item in enumerate(self._items) if isinstance(item, _Card)}
+        last_card = {item.turn: i for i, item in enumerate(self._items) if isinstance(item, Card)}
         parts = []
         for i, item in enumerate(self._items):
-            if isinstance(item, _Card):
-                parts.append(_card_html(item, stopped))
+            if isinstance(item, Card):
+                parts.append(card_html_of(item, stopped))
                 if last_card[item.turn] == i:
                     parts.append(self._timeline_html(item.turn, now))
+            elif isinstance(item, _Note):
+                parts.append(note_html("meowgent-token-limit", item.text, "color: #ef6c00; font-weight: bold; "))
             elif item.text and item.kind == "thinking":
                 # Open while the model is still thinking, so a person sees it is at work.
                 thinking = i == len(self._items) - 1 and not self.finished
@@ -254,7 +212,7 @@ class Transcript:
         return '<div class="meowgent-transcript">' + "".join(parts) + "</div>"
 
     def _timeline_html(self, turn: int, now: float) -> str:
-        cards = [item for item in self._items if isinstance(item, _Card) and item.turn == turn]
+        cards = [item for item in self._items if isinstance(item, Card) and item.turn == turn]
         origin = min(card.start for card in cards)
         bars = []
         for card in cards:
@@ -263,11 +221,11 @@ class Transcript:
             # The tool ran for the last ``duration`` seconds before its result arrived.
             run = None if duration is None else min(max(end - duration, card.start), end) - origin
             status = card.status(self.error is not None)
-            bars.append(Bar(card.call.name, card.start - origin, end - origin, run, status))
+            bars.append(Bar(visible(card.call.name), card.start - origin, end - origin, run, status))
         return f'<div class="meowgent-timeline-box" style="margin: 0.2em 0 0.6em">{timeline_svg(bars)}</div>'
 
     def _footer_html(self) -> str:
-        calls = sum(isinstance(item, _Card) for item in self._items)
+        calls = sum(isinstance(item, Card) for item in self._items)
         facts = [f"{self.turns} turn{'s' * (self.turns != 1)}", f"{calls} tool call{'s' * (calls != 1)}"]
         usage = self.usage
         if usage is not None and usage.prompt_tokens is not None:
@@ -287,42 +245,6 @@ class Transcript:
         return self.to_text()
 
 
-def _call_text(call: ToolCall) -> str:
-    arguments = call.arguments
-    if isinstance(arguments, dict):
-        text = ", ".join(f"{name}={value!r}" for name, value in arguments.items())
-    else:  # pragma: no cover - a backend that breaks the ToolCall contract
-        text = repr(arguments)
-    if len(text) > _ARGUMENTS_LIMIT:
-        text = text[: _ARGUMENTS_LIMIT - 3] + "..."
-    return f"{call.name}({text})"
-
-
-def _card_text(card: _Card, stopped: bool) -> list[str]:
-    status = card.status(stopped)
-    call = card.call.name if status == "unreadable" else _call_text(card.call)
-    head = f"[tool] {call} -> {_STATUS_LABELS[status]}"
-    if isinstance(card.decision, Approved):
-        head += f" ({_approval_note(card.decision)})"
-    if card.result is None:
-        return [head]
-    output = card.result.output.rstrip()
-    lines = [head, *(("  " + line).rstrip() for line in output[:_RESULT_LIMIT].split("\n"))]
-    if not output:
-        lines[1] = "  (no output)"
-    if len(output) > _RESULT_LIMIT:
-        lines.append(f"  [... {len(output) - _RESULT_LIMIT:,} more characters]")
-    return lines
-
-
-def _approval_note(decision: Approved) -> str:
-    reason = decision.reason.strip()
-    # Policies word their reasons "approved automatically", "approved by policy: ..."; don't say it twice.
-    return (
-        reason if reason.lower().startswith("approved") else f"approved: {reason}" if reason else "approved"
-    )
-
-
 def _stopped_note(turns: int) -> str:
     return f"stopped: the limit of {turns} turn{'s' * (turns != 1)} was reached"
 
@@ -333,25 +255,6 @@ def _error_text(error: BaseException) -> str:
     message = str(error).strip()
     text = f"[error] {type(error).__name__}" + (f": {message}" if message else "")
     return text.replace("\n", "\n  ")
-
-
-def _card_html(card: _Card, stopped: bool) -> str:
-    status = card.status(stopped)
-    # A denial needs no note: the output the model reads says "Denied: <message>".
-    approval = _approval_note(card.decision) if isinstance(card.decision, Approved) else None
-    arguments = None
-    if status != "unreadable":  # an unreadable call has no arguments; its output quotes the text
-        arguments = json.dumps(card.call.arguments, indent=2, ensure_ascii=False, default=repr)
-    return card_html(
-        status,
-        _STATUS_LABELS[status],
-        card.call.name,
-        duration=card.result.duration if card.result is not None else None,
-        approval=approval,
-        arguments=arguments,
-        output=card.result.output if card.result is not None else None,
-        limit=_RESULT_LIMIT,
-    )
 
 
 # --- showing a run ----------------------------------------------------------------------------

@@ -85,6 +85,8 @@ class TurnEnd:
     """Token counts and durations, where the backend reports them."""
     calls: int
     """How many tool calls the turn made."""
+    finish_reason: str | None = None
+    """Why the model stopped: "stop", "length" (the token limit), or what the backend said; None when it did not say."""
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,7 @@ import threading
 from collections.abc import Sequence
 from typing import Any, Literal
 
+from ._visible import visible, visible_html
 from .approvals import ApprovalRequest, Approved, Approver, Decision, Denied
 
 __all__ = [
@@ -139,9 +140,22 @@ class WidgetApprover:
 
     Attributes:
         always_allowed: Tools approved for the rest of the session with "Always allow".
+
+    Raises:
+        RuntimeError: Outside a Jupyter kernel (a script, a terminal IPython), where no button
+            could be shown or clicked.
     """
 
     def __init__(self, timeout: float = 600.0):
+        if _kernel() is None:
+            where = "a terminal IPython" if _shell() is not None else "a plain Python process"
+            raise RuntimeError(
+                "WidgetApprover needs a Jupyter kernel (ipykernel >= 7.4) to show its buttons, and"
+                f" this is {where}. It works in a notebook cell that awaits the agent"
+                " (`await agent.arun(...)`) or runs %%agent. Here, use InputApprover() to ask in"
+                " the terminal or default_approver() to pick one for where the code runs (both from"
+                " meowgent_nb.notebook_approvals), or AutoApprove() to run every call."
+            )
         self.timeout = timeout
         self.always_allowed: set[str] = set()
 
@@ -349,7 +363,7 @@ def _call_text(request: ApprovalRequest, limit: int | None = _VALUE_LIMIT) -> st
         if limit is not None and len(text) > limit:
             text = text[: limit - 1] + "…"
         parts.append(f"{name}={text}")
-    return f"{request.tool.name}({', '.join(parts)})"
+    return visible(f"{request.tool.name}({', '.join(parts)})")  # what a person approves: nothing hidden
 
 
 def _text(requests: Sequence[ApprovalRequest], outcomes: Sequence[str]) -> str:
@@ -365,8 +379,8 @@ def _row_html(request: ApprovalRequest, outcome_html: str) -> str:
     arguments = json.dumps(dict(request.arguments), indent=2, ensure_ascii=False, default=repr)
     decided = f"<div>&rarr; <b>{outcome_html}</b></div>" if outcome_html else ""
     return (
-        f"<div style='margin-top:0.5em'><code>{html.escape(request.tool.name)}</code>"
-        f"<pre style='margin:0.2em 0'>{html.escape(arguments)}</pre>{decided}</div>"
+        f"<div style='margin-top:0.5em'><code>{visible_html(request.tool.name)}</code>"
+        f"<pre style='margin:0.2em 0'>{visible_html(arguments)}</pre>{decided}</div>"
     )
 
 

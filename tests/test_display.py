@@ -44,6 +44,7 @@ from meowgent_nb import (
     tools_json_schema,
 )
 from meowgent_nb._html import markdown_html
+from meowgent_nb._visible import is_hidden
 from meowgent_nb.display import LiveDisplay, ToolsView, Transcript, show_run, tool_mimebundle
 
 
@@ -331,6 +332,58 @@ def test_everything_in_html_is_escaped():
     assert "A <b>bold</b> & `<i>` claim" in transcript.to_text()
 
 
+@tool
+def echo(text: str) -> str:
+    """Say it back."""
+    return f"got {text}\n\x1b[2Kdone\u2028."
+
+
+HOSTILE = "<script>report\u202etxt.exe\u200b\u3164"
+"""Escaping and reordering at once; U+3164 (HANGUL FILLER) is a letter, so repr() leaves it raw."""
+MARK = (
+    '<span class="meowgent-hidden-char" title="{}" style="color: #c62828; background: rgba(198,40,40,0.12);'
+    ' border: 1px solid rgba(198,40,40,0.6); border-radius: 2px; padding: 0 1px">{}</span>'
+)
+RLO = MARK.format("U+202E RIGHT-TO-LEFT OVERRIDE", "\\u202e")
+ZWSP = MARK.format("U+200B ZERO WIDTH SPACE", "\\u200b")
+FILLER = MARK.format("U+3164 HANGUL FILLER", "\\u3164")
+
+
+def test_hidden_characters_are_shown_on_the_cards_but_the_tool_gets_them():
+    transcript, result = transcript_of(
+        [call("echo", text=HOSTILE) + call("echo\u200d", text="x"), "Done."], tools=[echo]
+    )
+    ran, unknown = result.tool_results
+    assert ran.call.arguments == {"text": HOSTILE}  # the value itself is untouched
+    assert ran.output == f"got {HOSTILE}\n\x1b[2Kdone\u2028."
+    assert transcript.to_text() == (
+        "[tool] echo(text='<script>report\\u202etxt.exe\\u200b\\u3164') -> done\n"
+        "  got <script>report\\u202etxt.exe\\u200b\\u3164\n"
+        "  \\x1b[2Kdone\\u2028.\n"
+        "[tool] echo\\u200d(text='x') -> unknown tool\n"
+        f"{indented(unknown.output)}\n"
+        "Done."
+    )
+    html = transcript.to_html()
+    pre = r'<pre class="meowgent-{}" style="[^"]*">(.*?)</pre>'
+    assert re.findall(pre.format("arguments"), html, re.DOTALL)[0] == (
+        f"{{\n  &quot;text&quot;: &quot;&lt;script&gt;report{RLO}txt.exe{ZWSP}{FILLER}&quot;\n}}"
+    )
+    assert re.findall(pre.format("output"), html, re.DOTALL)[0] == (
+        f"got &lt;script&gt;report{RLO}txt.exe{ZWSP}{FILLER}\n"
+        + MARK.format("U+001B", "\\x1b")
+        + "[2Kdone"
+        + MARK.format("U+2028 LINE SEPARATOR", "\\u2028")
+        + "."
+    )
+    names = re.findall(r'<code style="font-weight: bold">(.*?)</code>', html)
+    assert names == ["echo", "echo" + MARK.format("U+200D ZERO WIDTH JOINER", "\\u200d")]
+    label = '<text x="124" y="31" text-anchor="end" font-size="11" fill="currentColor">echo\\u200d</text>'
+    assert label in html  # the timeline's label
+    assert "<script>" not in html
+    assert not any(is_hidden(char) for char in html)
+
+
 def test_an_empty_answer_and_the_waiting_line():
     transcript = Transcript()
     assert transcript.to_text() == "[waiting for the model...]"
@@ -343,6 +396,46 @@ def test_an_empty_answer_and_the_waiting_line():
     assert transcript.to_text() == "Hel"
     empty, _ = transcript_of([""])
     assert empty.to_text() == "[no answer]"
+
+
+def test_a_turn_that_hit_the_token_limit_says_so_where_it_ended():
+    paris = ToolCall("get_weather", {"city": "Paris"}, id="1")
+    transcript = Transcript.from_events(
+        [
+            ToolCallEvent(paris, 1),
+            ToolResultEvent(ToolResult(paris, "Paris: 21 degrees celsius")),
+            TurnEnd(1, None, 1, finish_reason="length"),  # the call was complete; more may be missing
+            TextDelta("It is 21 degrees in"),
+            TurnEnd(2, None, 0, finish_reason="length"),
+            FinalAnswer(AgentResult(text="It is 21 degrees in", turns=2)),
+        ]
+    )
+    assert transcript.to_text() == (
+        "[tool] get_weather(city='Paris') -> done\n"
+        "  Paris: 21 degrees celsius\n"
+        "[the answer hit the token limit (turn 1)]\n"
+        "It is 21 degrees in\n"
+        "[the answer hit the token limit (turn 2)]"
+    )
+    html = transcript.to_html()
+    note = (
+        '<div class="meowgent-token-limit" style="color: #ef6c00; font-weight: bold; opacity: 0.65;'
+        ' font-size: 0.85em">the answer hit the token limit (turn {})</div>'
+    )
+    assert html.count('class="meowgent-token-limit"') == 2
+    answer = '<div class="meowgent-text"><p>It is 21 degrees in</p></div>'
+    assert note.format(1) + answer + note.format(2) in html  # each where its turn ended
+
+
+def test_other_finish_reasons_add_nothing():
+    events = [
+        TextDelta("Done."),
+        TurnEnd(1, None, 0, finish_reason="stop"),
+        FinalAnswer(AgentResult(text="Done.")),
+    ]
+    assert Transcript.from_events(events).to_text() == "Done."
+    assert TurnEnd(1, None, 0).finish_reason is None
+    assert "meowgent-token-limit" not in Transcript.from_events(events).to_html()
 
 
 # --- the timeline -----------------------------------------------------------------------------

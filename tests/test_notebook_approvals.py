@@ -205,6 +205,52 @@ def test_input_approver_asks_on_stdin_and_remembers_always(kernel):
     assert out == "ok | wrote asked1.txt | True\nok | wrote asked2.txt | True\n"
 
 
+MARK = (
+    '<span class="meowgent-hidden-char" title="{}" style="color: #c62828; background: rgba(198,40,40,0.12);'
+    ' border: 1px solid rgba(198,40,40,0.6); border-radius: 2px; padding: 0 1px">{}</span>'
+)
+HOSTILE_CALL = r"write_file(path='report\u202etxt.exe', text='<script>x</script>\u200b\u3164')"
+"""A reversed extension, and markup next to hidden characters; repr() leaves U+3164 raw."""
+
+
+def test_the_panel_shows_hidden_characters_and_the_tool_gets_them(kernel):
+    kernel.ok(
+        "agent = make_agent(WidgetApprover(), 'report\\u202etxt.exe',"
+        " text='<script>x</script>\\u200b\\u3164')"
+    )
+    run = kernel.ok("result = await agent.arun('go')", hook=clicking(("Approve", 0)))
+    assert run.panel_texts == [
+        f"Approval needed: {HOSTILE_CALL} -> waiting",
+        f"Approval needed: {HOSTILE_CALL} -> approved",
+    ]
+    html = [s["value"] for s in run.models.values() if s["_model_name"] == "HTMLModel"]
+    assert html[1] == (
+        "<div style='margin-top:0.5em'><code>write_file</code><pre style='margin:0.2em 0'>{\n"
+        "  &quot;path&quot;: &quot;report"
+        + MARK.format("U+202E RIGHT-TO-LEFT OVERRIDE", "\\u202e")
+        + "txt.exe&quot;,\n  &quot;text&quot;: &quot;&lt;script&gt;x&lt;/script&gt;"
+        + MARK.format("U+200B ZERO WIDTH SPACE", "\\u200b")
+        + MARK.format("U+3164 HANGUL FILLER", "\\u3164")
+        + "&quot;\n}</pre></div>"
+    )
+    # The file has the name the model gave, character for character.
+    assert kernel.ok("print(os.listdir('.').count('report\\u202etxt.exe'))").stdout == "1\n"
+
+
+def test_the_input_prompt_shows_hidden_characters(kernel):
+    kernel.ok("agent = make_agent(InputApprover(), 'asked\\u202etxt.exe', text='\\x1b[2K\\u3164')")
+    msg_id = kernel.kc.execute("result = await agent.arun('go')", allow_stdin=True)
+    request = kernel.kc.get_stdin_msg(timeout=TIMEOUT)
+    kernel.kc.input("n")
+    reply = kernel.kc.get_shell_msg(timeout=TIMEOUT)
+    while reply["parent_header"].get("msg_id") != msg_id:
+        reply = kernel.kc.get_shell_msg(timeout=TIMEOUT)
+    assert reply["content"]["status"] == "ok"
+    assert request["content"]["prompt"] == (
+        r"Run write_file(path='asked\u202etxt.exe', text='\x1b[2K\u3164')? [y]es / [n]o / [a]lways: "
+    )
+
+
 def test_headless_policy_all_runs_and_shows_why(kernel):
     kernel.ok("os.environ['MEOWGENT_APPROVE'] = 'all'\nagent = make_agent(WidgetApprover(), 'policy.txt')")
     try:
@@ -291,6 +337,34 @@ def test_outside_a_kernel_input_is_asked_and_closed_input_denies(tmp_path):
         + "denied | Denied: the person did not approve this call. | False\n"
         "denied | Denied: no answer (the input was closed) | False\n"
     )
+
+
+NO_KERNEL = (
+    "WidgetApprover needs a Jupyter kernel (ipykernel >= 7.4) to show its buttons, and this is {}."
+    " It works in a notebook cell that awaits the agent (`await agent.arun(...)`) or runs %%agent."
+    " Here, use InputApprover() to ask in the terminal or default_approver() to pick one for where"
+    " the code runs (both from meowgent_nb.notebook_approvals), or AutoApprove() to run every call."
+)
+
+
+def test_a_widget_approver_in_a_script_fails_at_once_saying_where_it_works(tmp_path):
+    script = tmp_path / "script.py"
+    script.write_text(SETUP + "\nmake_agent(WidgetApprover(), 'never.txt').run('go')\n")
+    done = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, cwd=tmp_path, timeout=TIMEOUT
+    )
+    assert done.returncode == 1
+    assert done.stderr.endswith("RuntimeError: " + NO_KERNEL.format("a plain Python process") + "\n")
+    assert done.stdout == "" and not (tmp_path / "never.txt").exists()
+
+
+def test_a_widget_approver_in_a_terminal_ipython_fails_at_once_saying_where_it_works(ip):
+    from IPython.utils.capture import capture_output
+
+    with capture_output():
+        result = ip.run_cell("from meowgent_nb.notebook_approvals import WidgetApprover\nWidgetApprover()")
+    assert type(result.error_in_exec) is RuntimeError
+    assert str(result.error_in_exec) == NO_KERNEL.format("a terminal IPython")
 
 
 def test_wrong_modes_name_the_allowed_values():
