@@ -243,10 +243,10 @@ class Agent:
                 if self.tool_choice == "required" and offered and not reminded and not last:
                     reminded = True
                     self.messages.append({"role": "user", "content": REQUIRED_NOTICE})
-                    yield TurnEnd(turn, answer.usage, 0)
+                    yield TurnEnd(turn, answer.usage, 0, answer.finish_reason)
                     continue
                 result.text = answer.text
-                yield TurnEnd(turn, answer.usage, 0)
+                yield TurnEnd(turn, answer.usage, 0, answer.finish_reason)
                 break
             done: dict[int, ToolResult] = {}
             try:
@@ -259,7 +259,7 @@ class Agent:
                 ]
                 self.messages.extend(self._result_messages(results))
             result.tool_results.extend(results)
-            yield TurnEnd(turn, answer.usage, len(results))
+            yield TurnEnd(turn, answer.usage, len(results), answer.finish_reason)
             if last:
                 result.text, result.stopped = answer.text, "max_turns"
                 break
@@ -295,7 +295,7 @@ class Agent:
         async with contextlib.aclosing(stream) if hasattr(stream, "aclose") else contextlib.nullcontext():
             async for event in self._read_stream(stream, parser, answer, turn):
                 yield event
-        for event in parser.close() if parser else []:
+        for event in parser.close(answer.finish_reason) if parser else []:
             for out in self._parsed(event, answer, turn):
                 yield out
 
@@ -319,7 +319,7 @@ class Agent:
                 for out in self._parsed(call, answer, turn):
                     yield out
             if chunk.done:
-                answer.usage = chunk.usage
+                answer.usage, answer.finish_reason = chunk.usage, chunk.finish_reason
 
     def _parsed(self, event: Any, answer: _TurnAnswer, turn: int) -> list[AgentEvent]:
         if isinstance(event, TextDelta):
@@ -512,6 +512,8 @@ class _TurnAnswer:
     thinking: list[str] = field(default_factory=list)
     calls: list[tuple[ToolCall, MalformedCall | None]] = field(default_factory=list)
     usage: Usage | None = None
+    finish_reason: str | None = None
+    """Why the model stopped, as the backend said on the last chunk ("length": the token limit)."""
     cut_off_by: str | None = None
     """Why the turn ended early: "interrupted", or the name of the exception."""
 

@@ -21,6 +21,7 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
+from ._call_json import cut_off
 from .events import TextDelta
 from .parsing import MalformedCall
 from .tools import Tool, ToolCall
@@ -131,10 +132,17 @@ class JsonAnswerParser:
         self._parts.append(chunk)
         return []
 
-    def close(self) -> list[TextDelta | ToolCall | MalformedCall]:
-        """The answer's events, and a fresh start for the next answer."""
+    def close(self, finish_reason: str | None = None) -> list[TextDelta | ToolCall | MalformedCall]:
+        """The answer's events, and a fresh start for the next answer.
+
+        Args:
+            finish_reason: Why the model stopped; after ``"length"`` (the token limit) an answer
+                that is not complete JSON is a cut-off call, never repaired.
+        """
         text, self._parts = "".join(self._parts), []
         answer = read_answer(text)
+        if finish_reason == "length" and isinstance(answer, MalformedCall):
+            return [cut_off(text, token_limit=True)]
         if isinstance(answer, str):
             return [TextDelta(answer)] if answer else []
         return [answer]
