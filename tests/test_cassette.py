@@ -25,7 +25,7 @@ from meowgent_nb.events import FinalAnswer, ToolResultEvent
 from meowgent_nb.models import ModelChunk, ModelError, ModelRequest, Usage, gguf
 from meowgent_nb.models.cassette import Cassette, CassetteError, RecordingModel, ReplayModel, cassette_model
 from meowgent_nb.models.ollama import OllamaModel
-from tests.ollama_wire import FINAL, FINAL_USAGE, MODEL, ndjson, part
+from tests.ollama_wire import FINAL, FINAL_CHUNK, FINAL_USAGE, MODEL, ndjson, part
 
 
 @tool
@@ -132,7 +132,7 @@ def test_replay_streams_the_exact_chunks_native_calls_and_usage(server, tmp_path
         ModelChunk(thinking="Add."),
         ModelChunk(tool_calls=(ToolCall("add", {"a": 2, "b": 3}),)),
         ModelChunk(text="Héllo"),
-        ModelChunk(done=True, usage=FINAL_USAGE),
+        FINAL_CHUNK,
     ]
     assert live == expected
     assert chunks_of(ReplayModel(path), request) == expected
@@ -352,7 +352,7 @@ def test_a_hand_edited_cassette_still_loads(tmp_path):
             '{"model": "m", "messages": [], "chunks": [{"txt": "a"}]}',
             (
                 "line 1: a chunk is malformed: unknown field(s) txt in {'txt': 'a'}; a chunk has done,"
-                " text, thinking, tool_calls, usage."
+                " finish_reason, text, thinking, tool_calls, usage."
             ),
         ),
     ],

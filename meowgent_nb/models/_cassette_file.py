@@ -38,7 +38,7 @@ REQUEST_FIELDS = ("model", "think", "options", "format", "offered", "tools", "me
 """What a request is recognised by, in the order they are written and compared."""
 
 _DEFAULTS: dict[str, Any] = {"think": None, "options": {}, "format": None, "offered": [], "tools": []}
-_CHUNK_FIELDS = {"text", "thinking", "tool_calls", "done", "usage"}
+_CHUNK_FIELDS = {"text", "thinking", "tool_calls", "done", "usage", "finish_reason"}
 _USAGE_FIELDS = {f.name for f in dataclasses.fields(Usage)}
 # user:password@ in a URL (http://user:pw@host). The credentials of OLLAMA_HOST, which may have no
 # scheme, are removed as exact strings too (see `scrub`).
@@ -135,6 +135,8 @@ def chunk_json(chunk: ModelChunk, secrets: Iterable[str] = ()) -> dict[str, Any]
         out["done"] = True
     if chunk.usage is not None:
         out["usage"] = {k: v for k, v in dataclasses.asdict(chunk.usage).items() if v is not None}
+    if chunk.finish_reason is not None:
+        out["finish_reason"] = chunk.finish_reason
     return scrub(json.loads(json.dumps(out, default=str)), secrets)
 
 
@@ -235,6 +237,7 @@ def _chunk(item: Any) -> ModelChunk:
         tool_calls=calls,
         done=bool(item.get("done", False)),
         usage=usage,
+        finish_reason=item.get("finish_reason"),
     )
 
 
