@@ -136,7 +136,8 @@ def test_a_final_part_without_durations_gives_what_it_has(httpserver, host, allo
 
 def test_an_answer_cut_at_the_token_limit_ends_with_finish_reason_length(httpserver, host, allow_requests):
     # What Ollama sends when num_predict (or the context) runs out mid-answer.
-    serve_chat(httpserver, ndjson(part('{"name": "get_'), part("weather"), {**FINAL, "done_reason": "length"}))
+    cut = {**FINAL, "done_reason": "length"}
+    serve_chat(httpserver, ndjson(part('{"name": "get_'), part("weather"), cut))
     assert collect(OllamaModel(MODEL, host=host)) == (
         [
             ModelChunk(text='{"name": "get_'),
