@@ -103,7 +103,6 @@ U = "chunks[1].usage."
         ),
         ('{"tool_calls": [{"name": 5}]}', "chunks[1].tool_calls[0].name must be a string, found 5"),
         ('{"tool_calls": [{"name": null}]}', "chunks[1].tool_calls[0].name must be a string, found null"),
-        ('{"tool_calls": [{"name": ""}]}', 'chunks[1].tool_calls[0].name must not be empty, found ""'),
         ('{"tool_calls": [{"arguments": {}}]}', 'chunks[1].tool_calls[0] has no "name"'),
         ('{"tool_calls": "add"}', 'chunks[1].tool_calls must be a list, found "add"'),
         ('{"tool_calls": {"name": "add"}}', 'chunks[1].tool_calls must be a list, found {"name": "add"}'),
