@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from meowgent_nb.models import Usage
+from meowgent_nb.models import ModelChunk, Usage
 
 MODEL = "qwen3:0.6b"
 CREATED = "2025-06-01T12:00:00.123456789Z"
@@ -45,6 +45,9 @@ FINAL_USAGE = Usage(
     completion_seconds=1.75,
 )
 """What `OllamaModel` reads from `FINAL`."""
+
+FINAL_CHUNK = ModelChunk(done=True, usage=FINAL_USAGE, finish_reason="stop")
+"""The last chunk `OllamaModel` streams for `FINAL`."""
 
 
 def ndjson(*parts: dict) -> str:

@@ -291,7 +291,31 @@ def test_an_answer_streams_token_by_token_and_ends_with_usage(model):
     )
     assert last.usage.prompt_seconds > 0 and last.usage.completion_seconds > 0
     assert last.usage.total_seconds >= last.usage.prompt_seconds + last.usage.completion_seconds
+    assert last.finish_reason == "length"
     assert not any(chunk.done for chunk in chunks[:-1])
+
+
+@real_model
+def test_the_last_chunk_says_whether_the_token_limit_or_the_model_ended_the_answer(model):
+    def ending(request: ModelRequest) -> tuple[str, str | None, int]:
+        chunks = collect(model, request)
+        return "".join(c.text for c in chunks), chunks[-1].finish_reason, chunks[-1].usage.completion_tokens
+
+    counting = ask("Count from 1 to 30, separated by commas.").messages
+    count = ModelRequest(messages=counting, options={"num_predict": 3})
+    assert ending(count) == ("1, ", "length", 3)
+    assert ending(ask("Say hello.")) == ("Hello! How can I assist you today?", "stop", 9)
+    # A `format` answer ends when its JSON is complete: the grammar then allows only the end token.
+    schema = {"type": "object", "properties": {"answer": {"type": "integer"}}, "required": ["answer"]}
+    json_answer = ModelRequest(messages=ask("What is 2+3? Answer in JSON.").messages, format=schema)
+    assert ending(json_answer) == ('{"answer": 5}', "stop", 6)
+    # The context running out cuts the answer too: the 22 prompt tokens leave 8 of 30.
+    small = collect(LlamaCppModel(n_ctx=30, max_tokens=48), ask("Say hello."))
+    assert ("".join(c.text for c in small), small[-1].finish_reason, small[-1].usage.completion_tokens) == (
+        "Hello! How can I assist you today",
+        "length",
+        8,
+    )
 
 
 @real_model
@@ -353,6 +377,7 @@ def test_native_tools_come_back_as_tool_calls(model):
     )
     chunks = collect(model, request)
     assert chunks[:-1] == [ModelChunk(tool_calls=(ToolCall("get_weather", {"city": "Paris"}),))]
+    assert chunks[-1].finish_reason == "stop"
 
 
 @real_model

@@ -22,7 +22,7 @@ import meowgent_nb.models
 from meowgent_nb import ToolCall, tool
 from meowgent_nb.models import ModelChunk, ModelError, ModelRequest, Usage
 from meowgent_nb.models.ollama import DEFAULT_HOST, OllamaModel
-from tests.ollama_wire import CREATED, FINAL, FINAL_USAGE, MODEL, ndjson, part
+from tests.ollama_wire import CREATED, FINAL, FINAL_CHUNK, FINAL_USAGE, MODEL, ndjson, part
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -84,7 +84,7 @@ def serve_chat(httpserver, body: str, status: int = 200, content_type: str = "ap
 def test_content_streams_chunk_by_chunk_and_ends_with_usage(httpserver, host, allow_requests):
     serve_chat(httpserver, ndjson(part("Hel"), part("lo!"), FINAL))
     assert collect(OllamaModel(MODEL, host=host)) == (
-        [ModelChunk(text="Hel"), ModelChunk(text="lo!"), ModelChunk(done=True, usage=FINAL_USAGE)],
+        [ModelChunk(text="Hel"), ModelChunk(text="lo!"), FINAL_CHUNK],
         None,
     )
 
@@ -96,7 +96,7 @@ def test_thinking_streams_apart_from_the_answer(httpserver, host, allow_requests
             ModelChunk(thinking="Greet"),
             ModelChunk(thinking=" back."),
             ModelChunk(text="Hi!"),
-            ModelChunk(done=True, usage=FINAL_USAGE),
+            FINAL_CHUNK,
         ],
         None,
     )
@@ -113,7 +113,7 @@ def test_native_tool_calls_become_tool_call_values(httpserver, host, allow_reque
         ToolCall("get_weather", {"city": "Oslo", "unit": "fahrenheit"}),
     )
     assert collect(OllamaModel(MODEL, host=host)) == (
-        [ModelChunk(tool_calls=expected_calls), ModelChunk(done=True, usage=FINAL_USAGE)],
+        [ModelChunk(tool_calls=expected_calls), FINAL_CHUNK],
         None,
     )
 
@@ -128,7 +128,34 @@ def test_a_final_part_without_durations_gives_what_it_has(httpserver, host, allo
         "done_reason": "load",
     }
     serve_chat(httpserver, ndjson(final))
-    assert collect(OllamaModel(MODEL, host=host)) == ([ModelChunk(done=True, usage=Usage())], None)
+    assert collect(OllamaModel(MODEL, host=host)) == (
+        [ModelChunk(done=True, usage=Usage(), finish_reason="load")],
+        None,
+    )
+
+
+def test_an_answer_cut_at_the_token_limit_ends_with_finish_reason_length(httpserver, host, allow_requests):
+    # What Ollama sends when num_predict (or the context) runs out mid-answer.
+    cut = {**FINAL, "done_reason": "length"}
+    serve_chat(httpserver, ndjson(part('{"name": "get_'), part("weather"), cut))
+    assert collect(OllamaModel(MODEL, host=host)) == (
+        [
+            ModelChunk(text='{"name": "get_'),
+            ModelChunk(text="weather"),
+            ModelChunk(done=True, usage=FINAL_USAGE, finish_reason="length"),
+        ],
+        None,
+    )
+
+
+def test_a_final_part_without_done_reason_has_no_finish_reason(httpserver, host, allow_requests):
+    # Older servers send no done_reason; nothing is made up for them.
+    final = {key: value for key, value in FINAL.items() if key != "done_reason"}
+    serve_chat(httpserver, ndjson(part("Hi"), final))
+    assert collect(OllamaModel(MODEL, host=host)) == (
+        [ModelChunk(text="Hi"), ModelChunk(done=True, usage=FINAL_USAGE)],
+        None,
+    )
 
 
 # --- what the server receives --------------------------------------------------------------------
@@ -154,7 +181,7 @@ def test_the_request_body_carries_messages_tools_think_and_merged_options(httpse
         think=True,
         options={"seed": 42, "num_ctx": None},
     )
-    assert collect(model, request) == ([ModelChunk(done=True, usage=FINAL_USAGE)], None)
+    assert collect(model, request) == ([FINAL_CHUNK], None)
     [(received, _)] = httpserver.log
     assert (received.method, received.path) == ("POST", "/api/chat")
     assert received.get_json() == {

@@ -4,8 +4,10 @@ A cassette (``NAME.cassette.json``) is a sequence of JSON objects, one per model
 the model was sent (the fields in `REQUEST_FIELDS`) and the chunks it streamed back. Each is
 written over several lines, one field, message or chunk a line, keys sorted, non-ASCII kept as it
 is, so a re-recording diffs line by line. Any layout loads: one object a line (JSON Lines),
-pretty-printed, reformatted by an editor. New recordings are appended after a blank line; the file
-is never rewritten, so hand edits stay.
+pretty-printed, reformatted by an editor, with a BOM or Windows line ends. New recordings are
+appended after a blank line; the file is never rewritten, so hand edits stay. Every field is
+checked where the file is read (`_cassette_schema`): a mistake is one `CassetteError` that names
+the line, the field and what is wrong with it.
 """
 
 from __future__ import annotations
@@ -15,13 +17,16 @@ import json
 import os
 import re
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
-from ..tools import ToolCall
-from .base import ModelChunk, ModelError, ModelRequest, Usage
+from pydantic import ValidationError
+
+from ._cassette_schema import ChunkFields, EntryFields, field_lines, problems
+from .base import ModelChunk, ModelError, ModelRequest
 
 __all__ = [
     "REQUEST_FIELDS",
@@ -37,9 +42,6 @@ __all__ = [
 REQUEST_FIELDS = ("model", "think", "options", "format", "offered", "tools", "messages")
 """What a request is recognised by, in the order they are written and compared."""
 
-_DEFAULTS: dict[str, Any] = {"think": None, "options": {}, "format": None, "offered": [], "tools": []}
-_CHUNK_FIELDS = {"text", "thinking", "tool_calls", "done", "usage"}
-_USAGE_FIELDS = {f.name for f in dataclasses.fields(Usage)}
 # user:password@ in a URL (http://user:pw@host). The credentials of OLLAMA_HOST, which may have no
 # scheme, are removed as exact strings too (see `scrub`).
 _URL_CREDENTIALS = re.compile(r"([A-Za-z][\w+.-]*://)[^\s/@]+@")
@@ -135,6 +137,8 @@ def chunk_json(chunk: ModelChunk, secrets: Iterable[str] = ()) -> dict[str, Any]
         out["done"] = True
     if chunk.usage is not None:
         out["usage"] = {k: v for k, v in dataclasses.asdict(chunk.usage).items() if v is not None}
+    if chunk.finish_reason is not None:
+        out["finish_reason"] = chunk.finish_reason
     return scrub(json.loads(json.dumps(out, default=str)), secrets)
 
 
@@ -159,15 +163,32 @@ def load_entries(path: Path) -> list[Entry]:
     """Every entry of the cassette at ``path``, in file order.
 
     Raises:
-        CassetteError: The file is not a sequence of JSON objects, or an entry is malformed; the
-            message names the line.
+        CassetteError: The file cannot be read, is not UTF-8, is not a sequence of JSON objects,
+            or an entry is malformed; the message names the line and what was wrong.
     """
-    return parse_entries(path.read_text(encoding="utf-8"), path)
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise CassetteError(f"Cannot read the cassette {path}: {error.strerror or error}.") from None
+    try:
+        text = data.decode("utf-8-sig")  # a BOM, as some Windows editors write, is not content
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        raise CassetteError(
+            f"Cassette {path}, line {line}: not UTF-8 text (byte 0x{data[error.start]:02x}). Save it"
+            " as UTF-8, or delete the file and record again."
+        ) from None
+    # CR is only ever whitespace between JSON values; as a line end it must count as one.
+    return parse_entries(text.replace("\r\n", "\n").replace("\r", "\n"), path)
 
 
 def parse_entries(text: str, path: Path, first_line: int = 1) -> list[Entry]:
-    """The entries in ``text``, which starts at line ``first_line`` of ``path`` (for errors)."""
-    decoder = json.JSONDecoder()
+    """The entries in ``text``, which starts at line ``first_line`` of ``path`` (for errors).
+
+    Raises:
+        CassetteError: As for `load_entries`.
+    """
+    decoder = json.JSONDecoder(parse_constant=_not_json)
     entries, position = [], 0
     while True:
         while position < len(text) and text[position].isspace():
@@ -175,67 +196,74 @@ def parse_entries(text: str, path: Path, first_line: int = 1) -> list[Entry]:
         if position >= len(text):
             return entries
         line = text.count("\n", 0, position) + first_line
+        start = position
         try:
             value, position = decoder.raw_decode(text, position)
         except json.JSONDecodeError as error:
             where = f"line {error.lineno + first_line - 1} column {error.colno}"
+            if error.msg.startswith("Unterminated string") or not text[error.pos :].strip():
+                raise CassetteError(
+                    f"Cassette {path}, {where}: the file ends inside the entry that begins on line"
+                    f" {line} (it was cut off, or a closing bracket is missing). Complete or delete"
+                    " that entry, or delete the file and record again."
+                ) from None
             raise CassetteError(
                 f"Cassette {path}, {where}: not valid JSON ({error.msg})."
                 " Fix that line, or delete the file and record again."
             ) from None
-        entries.append(_entry(value, path, line))
+        except ValueError as error:  # NaN or Infinity (see _not_json), or a number too long to read
+            what = error if isinstance(error, _NotJson) else "a number too long to read (over 4300 digits)"
+            raise CassetteError(
+                f"Cassette {path}, line {line}: the entry has {what}. Fix the entry, or delete the"
+                " file and record again."
+            ) from None
+        entries.append(_entry(value, path, line, partial(field_lines, text, start, first_line)))
 
 
-def _entry(value: Any, path: Path, line: int) -> Entry:
-    def bad(detail: str) -> CassetteError:
-        return CassetteError(
-            f"Cassette {path}, line {line}: {detail}. Fix the entry, or delete the file and record again."
-        )
+class _NotJson(ValueError):
+    pass
 
+
+def _not_json(constant: str) -> Any:
+    raise _NotJson(f"{constant}, which is not JSON (write a number, or null)")
+
+
+def _entry(value: Any, path: Path, line: int, lines: Callable[[], dict[tuple[Any, ...], int]]) -> Entry:
+    fix = "Fix that line, or delete the file and record again."
     if not isinstance(value, dict):
-        raise bad(f"expected a JSON object per request, found {type(value).__name__}")
-    unknown = sorted(set(value) - {*REQUEST_FIELDS, "chunks"})
-    if unknown:
-        raise bad(f"unknown field(s) {', '.join(unknown)}; an entry has {', '.join(REQUEST_FIELDS)}, chunks")
-    for needed in ("model", "messages", "chunks"):
-        if needed not in value:
-            raise bad(f"the entry has no {needed!r}")
-    if not isinstance(value["messages"], list) or not isinstance(value["chunks"], list):
-        raise bad("'messages' and 'chunks' must be lists")
-    request = {key: value.get(key, _DEFAULTS.get(key)) for key in REQUEST_FIELDS}
-    try:
-        chunks = [_chunk(item) for item in value["chunks"]]
-    except (TypeError, ValueError, AttributeError) as error:
-        raise bad(f"a chunk is malformed: {error}") from None
-    except KeyError as error:
-        raise bad(f"a tool call in a chunk has no {error}") from None
-    return Entry(request, chunks, line)
-
-
-def _chunk(item: Any) -> ModelChunk:
-    if not isinstance(item, dict):
-        raise TypeError(f"expected an object, found {item!r}")
-    unknown = sorted(set(item) - _CHUNK_FIELDS)
-    if unknown:
-        raise ValueError(
-            f"unknown field(s) {', '.join(unknown)} in {item!r}; a chunk has {', '.join(sorted(_CHUNK_FIELDS))}"
+        raise CassetteError(
+            f"Cassette {path}, line {line}: expected a JSON object per request, found"
+            f" {_JSON_TYPES.get(type(value), type(value).__name__)}. {fix}"
         )
-    calls = tuple(
-        ToolCall(c["name"], dict(c.get("arguments", {})), id=c.get("id", ""))
-        for c in item.get("tool_calls", ())
-    )
-    usage = item.get("usage")
-    if usage is not None:
-        if set(usage) - _USAGE_FIELDS:
-            raise ValueError(f"unknown usage field(s) {', '.join(sorted(set(usage) - _USAGE_FIELDS))}")
-        usage = Usage(**usage)
-    return ModelChunk(
-        text=str(item.get("text", "")),
-        thinking=str(item.get("thinking", "")),
-        tool_calls=calls,
-        done=bool(item.get("done", False)),
-        usage=usage,
-    )
+    if value and set(value) <= set(ChunkFields.model_fields):
+        raise CassetteError(
+            f'Cassette {path}, line {line}: a chunk outside any request: a chunk goes in the "chunks"'
+            " list of its request's entry. Move it there, or delete the file and record again."
+        )
+    try:
+        fields = EntryFields.model_validate(value)
+    except ValidationError as error:
+        found = problems(error, lines(), line)
+        if len(found) == 1:
+            raise CassetteError(f"Cassette {path}, line {found[0][0]}: {found[0][1]}. {fix}") from None
+        listed = "\n".join(f"line {where}: {text}." for where, text in found[:10])
+        listed += f"\n(and {len(found) - 10} more)" if len(found) > 10 else ""
+        raise CassetteError(
+            f"Cassette {path}, the entry on line {line} has {len(found)} mistakes:\n{listed}\n"
+            "Fix those lines, or delete the file and record again."
+        ) from None
+    request = {key: getattr(fields, key) for key in REQUEST_FIELDS}
+    return Entry(request, [chunk.chunk() for chunk in fields.chunks], line)
+
+
+_JSON_TYPES = {
+    list: "an array",
+    str: "a string",
+    int: "a number",
+    float: "a number",
+    bool: "true or false",
+    type(None): "null",
+}
 
 
 class Cassette:

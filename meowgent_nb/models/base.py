@@ -88,6 +88,8 @@ class ModelChunk:
     """True on the last chunk of a request."""
     usage: Usage | None = None
     """On the last chunk, where the backend reports it."""
+    finish_reason: str | None = None
+    """On the last chunk, why it stopped: "stop", "length" (token limit), the backend's word, or None."""
 
 
 @runtime_checkable

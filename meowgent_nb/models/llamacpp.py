@@ -146,7 +146,8 @@ class LlamaCppModel:
                 ``format``, a JSON schema the answer is constrained to.
 
         Yields:
-            A `ModelChunk` per token; the last has ``done=True`` and the `Usage`.
+            A `ModelChunk` per token; the last has ``done=True``, the `Usage`, and ``finish_reason``
+            "length" if ``max_tokens`` or the context ran out, else "stop" (the model ended it).
 
         Raises:
             ModelError: llama-cpp-python or the model file is missing, the file cannot be loaded,
@@ -184,8 +185,9 @@ class LlamaCppModel:
                 else:
                     for chunk in chunks(parser.close()) if parser else []:
                         yield chunk
-                    usage = replace(value, load_seconds=load_seconds, total_seconds=perf_counter() - started)
-                    yield ModelChunk(done=True, usage=usage)
+                    usage, reason = value
+                    usage = replace(usage, load_seconds=load_seconds, total_seconds=perf_counter() - started)
+                    yield ModelChunk(done=True, usage=usage, finish_reason=reason)
                     return
         finally:
             stop.set()  # also on aclose() or cancellation: the worker stops at its next token
@@ -250,7 +252,9 @@ class LlamaCppModel:
                 f" {type(exc).__name__}: {exc}"
             ) from exc
 
-    def _generate(self, work: Callable[[], Usage], put: Callable[[tuple[str, Any]], None]) -> None:
+    def _generate(
+        self, work: Callable[[], tuple[Usage, str | None]], put: Callable[[tuple[str, Any]], None]
+    ) -> None:
         """Run ``work`` (`_generate_locked`) in the worker thread, handing ("done" | "error",
         value) to ``put`` after the text it put there."""
         try:
@@ -274,7 +278,7 @@ class LlamaCppModel:
         stop: threading.Event,
         schema: str | None = None,
         call_schema: str | None = None,
-    ) -> Usage:
+    ) -> tuple[Usage, str | None]:
         import llama_cpp
 
         llama = loaded.llama
@@ -357,12 +361,14 @@ class LlamaCppModel:
         if tail := detokenizer.flush():
             put(("text", tail))
         done = perf_counter()
+        # No stop strings; a complete `format` answer ends with an end-of-generation token: "stop".
+        reason = "length" if len(generated) >= limit else None if stop.is_set() else "stop"
         return Usage(
             prompt_tokens=len(tokens),
             completion_tokens=len(generated),
             prompt_seconds=(first or done) - started,
             completion_seconds=done - (first or done),
-        )
+        ), reason
 
     def _argument_grammars(self, call_schema: str) -> dict[str, Any]:
         """Each offered tool's arguments grammar, by tool name, from `call_schema`'s shapes.

@@ -97,7 +97,8 @@ class OllamaModel:
                 JSON schema the server constrains the answer to) of this turn.
 
         Yields:
-            A `ModelChunk` per streamed part; the last has ``done=True`` and the `Usage`.
+            A `ModelChunk` per streamed part; the last has ``done=True``, the `Usage` and the
+            server's ``done_reason`` as ``finish_reason``.
 
         Raises:
             ModelError: Requests are not allowed (`ALLOW_MODEL_REQUESTS`), or talking to the
@@ -233,6 +234,8 @@ def _chunk(part: ollama.ChatResponse) -> ModelChunk:
         tool_calls=calls,
         done=bool(part.done),
         usage=usage,
+        # Ollama's words as they are: "stop", "length" (num_predict or the context), "load"...
+        finish_reason=(part.done_reason or None) if part.done else None,
     )
 
 

@@ -17,7 +17,8 @@ from .base import ModelChunk, ModelError, ModelRequest, Usage
 __all__ = ["FunctionModel", "ScriptedModel", "Turn"]
 
 Turn = Union[str, ModelChunk, Sequence[Union[str, ModelChunk]]]
-"""One answer: a string (streamed in word-sized chunks), or the exact chunks to stream."""
+"""One answer: a string (streamed in word-sized chunks), or the exact chunks to stream. Unless its
+chunks end with one that is ``done``, a last chunk follows with ``finish_reason="stop"``."""
 
 _WORDISH = re.compile(r"\s*\S+|\s+$")
 
@@ -41,11 +42,11 @@ def _chunks(turn: Turn) -> list[ModelChunk]:
 
 async def _stream(chunks: list[ModelChunk]) -> AsyncIterator[ModelChunk]:
     for chunk in chunks:
-        if chunk.done:
+        if chunk.done:  # the answer's own last chunk, its finish_reason as written
             yield chunk
             return
         yield chunk
-    yield ModelChunk(done=True, usage=Usage(completion_tokens=len(chunks)))
+    yield ModelChunk(done=True, usage=Usage(completion_tokens=len(chunks)), finish_reason="stop")
 
 
 class ScriptedModel:
@@ -57,6 +58,12 @@ class ScriptedModel:
             '<tool_call>{"name": "add", "arguments": {"a": 2, "b": 3}}</tool_call>',
             "2 + 3 = 5.",
         ])
+
+    Each answer ends as a model's does, with a ``done`` chunk saying ``finish_reason="stop"``. To
+    end one otherwise, give its chunks and end them with your own ``done`` chunk, which is
+    streamed as it is: an answer cut by the token limit is::
+
+        ['<tool_call>{"name": "add", "argu', ModelChunk(done=True, finish_reason="length")]
 
     Args:
         turns: One answer per turn: a string, or a list of chunks (strings or `ModelChunk`).
@@ -100,8 +107,9 @@ class FunctionModel:
 
     Args:
         function: Called as ``function(messages, tools)`` with the request's messages and the tools
-            offered this turn (`ModelRequest.offered`); returns an answer like a `ScriptedModel` turn (a string, or
-            chunks). May be ``async def``.
+            offered this turn (`ModelRequest.offered`); returns an answer like a `ScriptedModel`
+            turn (a string, or chunks; ending them with a ``done`` chunk sets its
+            ``finish_reason``, else it is ``"stop"``). May be ``async def``.
         name: What the model is called in listings.
     """
 

@@ -1,0 +1,157 @@
+"""What a cassette entry may hold, checked once where a file is read.
+
+`EntryFields` and the models inside it say the type of every field an entry, a chunk, its usage
+and its tool calls can carry; `problems` turns what pydantic found wrong into sentences that name
+the field as a path (``chunks[2].tool_calls[0].name``) and the line it is on. Types are strict (a
+``"done": "yes"`` is a mistake, not true) and unknown fields are refused (a typo in a field name
+would otherwise drop the field silently); layout, key order and missing optional fields are free.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from ..tools import ToolCall
+from .base import ModelChunk, Usage
+
+__all__ = ["ChunkFields", "EntryFields", "field_lines", "problems"]
+
+Count = Annotated[int, Field(ge=0)]
+Seconds = Annotated[float, Field(ge=0)]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
+
+
+class CallFields(_Strict):
+    name: str  # may be "": what a backend streamed must read back as it was written
+    arguments: dict[str, Any] = {}
+    id: str = ""
+
+
+class UsageFields(_Strict):
+    prompt_tokens: Count | None = None
+    completion_tokens: Count | None = None
+    total_seconds: Seconds | None = None
+    load_seconds: Seconds | None = None
+    prompt_seconds: Seconds | None = None
+    completion_seconds: Seconds | None = None
+
+
+class ChunkFields(_Strict):
+    text: str = ""
+    thinking: str = ""
+    tool_calls: list[CallFields] = []
+    done: bool = False
+    usage: UsageFields | None = None
+    finish_reason: str | None = None
+
+    def chunk(self) -> ModelChunk:
+        """The `ModelChunk` these fields describe."""
+        return ModelChunk(
+            text=self.text,
+            thinking=self.thinking,
+            tool_calls=tuple(ToolCall(c.name, dict(c.arguments), id=c.id) for c in self.tool_calls),
+            done=self.done,
+            usage=None if self.usage is None else Usage(**self.usage.model_dump()),
+            finish_reason=self.finish_reason,
+        )
+
+
+class EntryFields(_Strict):
+    model: str | None
+    think: bool | None = None
+    options: dict[str, Any] = {}
+    format: dict[str, Any] | None = None
+    offered: list[str] = []
+    tools: list[dict[str, Any]] = []
+    messages: list[dict[str, Any]]
+    chunks: list[ChunkFields]
+
+
+_KINDS = {0: ("an entry", EntryFields), 2: ("a chunk", ChunkFields)}
+_WHAT = {
+    "string_type": "must be a string",
+    "bool_type": "must be true or false",
+    "int_type": "must be a whole number",
+    "float_type": "must be a number",
+    "finite_number": "must be a finite number",
+    "greater_than_equal": "must not be negative",
+    "dict_type": "must be an object",
+    "model_type": "must be an object",
+    "list_type": "must be a list",
+}
+
+
+def problems(error: ValidationError, lines: dict[tuple[Any, ...], int], line: int) -> list[tuple[int, str]]:
+    """Each mistake pydantic found, as (line, sentence); ``lines`` is `field_lines`' answer."""
+    found = []
+    for item in error.errors():
+        loc = tuple(item["loc"])
+        path = _path(loc)
+        if item["type"] == "missing":
+            text = f'{_path(loc[:-1]) or "the entry"} has no "{loc[-1]}"'
+        elif item["type"] == "extra_forbidden":
+            kind, fields = _kind(loc[:-1])
+            text = (
+                f'{_path(loc[:-1]) or "the entry"} has an unknown field "{loc[-1]}";'
+                f" {kind} has {', '.join(fields)}"
+            )
+        else:
+            what = _WHAT.get(item["type"], item["msg"][:1].lower() + item["msg"][1:])
+            text = f"{path} {what}, found {_shown(item['input'])}"
+        where = next((lines[loc[:n]] for n in range(len(loc), 0, -1) if loc[:n] in lines), line)
+        found.append((where, text))
+    return found
+
+
+def field_lines(text: str, start: int, first_line: int) -> dict[tuple[Any, ...], int]:
+    """The line each field of the JSON object at ``start`` begins on, and each item of a list
+    field, by their pydantic location (``("chunks", 2)``). The object must be valid JSON."""
+    decoder = json.JSONDecoder()
+    lines: dict[tuple[Any, ...], int] = {}
+
+    def skip(position: int, *marks: str) -> int:
+        while position < len(text) and (text[position].isspace() or text[position] in marks):
+            position += 1
+        return position
+
+    position = skip(start + 1)
+    while text[position] != "}":
+        key, position = decoder.raw_decode(text, position)
+        position = skip(position, ":")
+        lines[(key,)] = text.count("\n", 0, position) + first_line
+        if text[position] == "[":
+            position, index = skip(position + 1), 0
+            while text[position] != "]":
+                lines[(key, index)] = text.count("\n", 0, position) + first_line
+                _, position = decoder.raw_decode(text, position)
+                position, index = skip(position, ","), index + 1
+            position += 1
+        else:
+            _, position = decoder.raw_decode(text, position)
+        position = skip(position, ",")
+    return lines
+
+
+def _kind(loc: tuple[Any, ...]) -> tuple[str, list[str]]:
+    if len(loc) in _KINDS:
+        kind, model = _KINDS[len(loc)]
+    elif loc[-1] == "usage":
+        kind, model = "a usage", UsageFields
+    else:
+        kind, model = "a tool call", CallFields
+    return kind, list(model.model_fields)
+
+
+def _path(loc: tuple[Any, ...]) -> str:
+    return "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in loc).lstrip(".")
+
+
+def _shown(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 60 else text[:57] + "..."
