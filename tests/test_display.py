@@ -702,3 +702,33 @@ def test_a_notebook_on_a_real_kernel(tmp_path):
     # nbclient applies display updates to the saved output (nbval does not: hence live=False there).
     (live,) = notebook.cells[2].outputs
     assert live.data["text/plain"] == expected
+
+
+def test_a_call_cut_by_the_token_limit_is_shown_as_cut_and_never_runs():
+    ran = []
+
+    @tool
+    def note(text: str) -> str:
+        """Save a note."""
+        ran.append(text)
+        return "saved"
+
+    cut = ['Saving. <tool_call>{"name": "note", "arguments": {"text": "rm -rf /home/old_bu', ModelChunk(done=True, finish_reason="length")]
+    transcript, result = transcript_of([cut, "Sorry."], tools=(note,))
+    assert ran == []
+    assert [(r.kind, r.output) for r in result.tool_results] == [
+        (
+            "parse_error",
+            "Error: could not read a tool call: the answer hit the token limit before this call was complete,"
+            " so it was not run; write the call again, with shorter arguments\n"
+            'The text was: {"name": "note", "arguments": {"text": "rm -rf /home/old_bu',
+        )
+    ]
+    assert transcript.to_text().splitlines()[1:] == [
+        "[tool] (unreadable) -> unreadable",
+        "  Error: could not read a tool call: the answer hit the token limit before this call was complete, so it"
+        " was not run; write the call again, with shorter arguments",
+        '  The text was: {"name": "note", "arguments": {"text": "rm -rf /home/old_bu',
+        "[the answer hit the token limit (turn 1)]",
+        "Sorry.",
+    ]

@@ -183,9 +183,9 @@ class LlamaCppModel:
                 elif kind == "error":
                     raise value
                 else:
-                    for chunk in chunks(parser.close()) if parser else []:
-                        yield chunk
                     usage, reason = value
+                    for chunk in chunks(parser.close(reason)) if parser else []:
+                        yield chunk
                     usage = replace(usage, load_seconds=load_seconds, total_seconds=perf_counter() - started)
                     yield ModelChunk(done=True, usage=usage, finish_reason=reason)
                     return
