@@ -58,7 +58,7 @@ def test_answer_without_tools_and_the_exact_request():
     model = ScriptedModel(["Hello there."])
     agent = Agent(model, tools=[add], system="Be brief.")
     events = asyncio.run(collect(agent, "Hi"))
-    assert events[:3] == [TextDelta("Hello"), TextDelta(" there."), TurnEnd(1, Usage(completion_tokens=2), 0)]
+    assert events[:3] == [TextDelta("Hello"), TextDelta(" there."), TurnEnd(1, Usage(completion_tokens=2), 0, "stop")]
     assert isinstance(events[3], FinalAnswer) and len(events) == 4
     result = events[3].result
     assert (result.text, result.turns, result.stopped, result.tool_results) == ("Hello there.", 1, "answer", [])
