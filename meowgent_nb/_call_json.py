@@ -233,7 +233,7 @@ def _atoms_written(text: str) -> list[tuple[str, Any]] | None:
         elif kind == "num":
             atoms.append(_atom(float(token) if any(c in token for c in ".eE") else int(token)))
         elif kind == "word":
-            atoms.append(_atom(_LITERALS[token] if token in _LITERALS else token))
+            atoms.append(_atom(_LITERALS.get(token, token)))
     return atoms
 
 

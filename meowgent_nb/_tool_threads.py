@@ -19,9 +19,14 @@ import contextvars
 import threading
 from collections.abc import Callable
 from queue import SimpleQueue
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["ToolThreads"]
+from ._output import output_text
+
+if TYPE_CHECKING:
+    from .tools import Tool
+
+__all__ = ["ToolThreads", "call_tool"]
 
 _MAX_IDLE = 8  # threads kept waiting for work; more than that exit when their call is done
 
@@ -84,3 +89,30 @@ class ToolThreads:
                 if self._idle >= _MAX_IDLE:
                     return
                 self._idle += 1
+
+
+def call_tool(tool: Tool, values: dict[str, Any], limit: int | None) -> tuple[Any, str, BaseException | None]:
+    """On a tool thread: the tool's value and its text for the model, or the error and its text.
+
+    Never raises: a ``SystemExit`` or ``KeyboardInterrupt`` raised *by the tool* (argparse exits)
+    is the tool's failure, not the person's interrupt, which reaches the cell's thread instead.
+    """
+    try:
+        value = tool.invoke(values)
+    except SystemExit as exc:
+        return None, f"Error: the tool tried to exit the process (SystemExit: {exc.code}); it did not.", exc
+    except BaseException as exc:
+        return None, f"Error: {_describe(exc)}", exc
+    try:
+        return value, output_text(value, limit), None
+    except BaseException as exc:
+        kind = type(value).__name__
+        return None, f"Error: the tool returned a {kind} that could not be turned into text: {_describe(exc)}", exc
+
+
+def _describe(exc: BaseException) -> str:
+    try:
+        detail = str(exc)
+    except Exception:  # an exception whose __str__ fails still has a type
+        detail = "(its message could not be read)"
+    return f"{type(exc).__name__}: {detail}" if detail else type(exc).__name__

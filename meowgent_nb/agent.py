@@ -17,8 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ._async import keep_awake, run_to_completion
-from ._output import output_text
-from ._tool_threads import ToolThreads
+from ._tool_threads import ToolThreads, call_tool
 from .approvals import ApprovalRequest, Approved, Approver, Decision, Denied, DenyAll
 from .errors import ToolArgumentsError
 from .events import (
@@ -450,7 +449,7 @@ class Agent:
         async with slots:  # released on a timeout too: a hung call does not hold a place
             started = time.perf_counter()
             try:
-                outcome = await asyncio.wait_for(_THREADS.run(_call_tool, tool, values, self.max_output_chars), timeout)
+                outcome = await asyncio.wait_for(_THREADS.run(call_tool, tool, values, self.max_output_chars), timeout)
             except asyncio.TimeoutError:
                 return index, ToolResult(call, f"Timed out after {timeout:g} s", kind="timeout", duration=timeout)
         elapsed = time.perf_counter() - started
@@ -470,33 +469,6 @@ class Agent:
     def __repr__(self) -> str:
         names = [t.name for t in self.tools]
         return f"Agent(model={self.model!r}, tools={names!r}, protocol={self.protocol!r})"
-
-
-def _call_tool(tool: Tool, values: dict[str, Any], limit: int | None) -> tuple[Any, str, BaseException | None]:
-    """On a tool thread: the tool's value and its text for the model, or the error and its text.
-
-    Never raises: a ``SystemExit`` or ``KeyboardInterrupt`` raised *by the tool* (argparse exits)
-    is the tool's failure, not the person's interrupt, which reaches the cell's thread instead.
-    """
-    try:
-        value = tool.invoke(values)
-    except SystemExit as exc:
-        return None, f"Error: the tool tried to exit the process (SystemExit: {exc.code}); it did not.", exc
-    except BaseException as exc:
-        return None, f"Error: {_describe(exc)}", exc
-    try:
-        return value, output_text(value, limit), None
-    except BaseException as exc:
-        kind = type(value).__name__
-        return None, f"Error: the tool returned a {kind} that could not be turned into text: {_describe(exc)}", exc
-
-
-def _describe(exc: BaseException) -> str:
-    try:
-        detail = str(exc)
-    except Exception:  # an exception whose __str__ fails still has a type
-        detail = "(its message could not be read)"
-    return f"{type(exc).__name__}: {detail}" if detail else type(exc).__name__
 
 
 def _call_key(name: str, values: dict[str, Any]) -> str:
