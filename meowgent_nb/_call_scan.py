@@ -49,29 +49,29 @@ class CallScanner:
         """Whether the body so far ends inside a string or inside an unclosed object or array."""
         return self._quote is not None or self._depth > 0
 
-    def scan(self, text: str) -> tuple[int, str | None, int]:
+    def scan(self, text: str) -> tuple[int, str | None]:
         """Reads ``text``, which continues the body: where its body part ends, and why.
 
         Returns:
-            ``(end, tag, held)``: the body goes on to ``text[:end]``; ``tag`` is the tag found at
+            ``(end, tag)``: the body goes on to ``text[:end]``; ``tag`` is the tag found at
             ``end`` (None if none was), and the text after it is not read. Without a tag,
-            ``text[end:]`` (``held`` characters, at most one tag long) may start a tag or end in
-            an unfinished escape: pass it again in front of the next chunk.
+            ``text[end:]`` (at most one tag long) may start a tag or end in an unfinished
+            escape: pass it again in front of the next chunk.
         """
         at, size = 0, len(text)
         while at < size:
             if self._quote is not None:
                 stop = _BODY[self._quote].match(text, at).end()
                 if stop == size:
-                    return size, None, 0
+                    return size, None
                 if text[stop] == "\\":  # a backslash whose escaped character is in the next chunk
-                    return stop, None, size - stop
+                    return stop, None
                 self._quote, self._last, at = None, text[stop], stop + 1
                 continue
             found = _SIGNIFICANT.search(text, at)
             if found is None:
                 self._note(text, at, size)
-                return size, None, 0
+                return size, None
             stop = found.start()
             self._note(text, at, stop)
             char = text[stop]
@@ -80,9 +80,9 @@ class CallScanner:
                 rest = text[stop : stop + self._longest]
                 for tag in self._tags:
                     if rest.startswith(tag):
-                        return stop, tag, 0
+                        return stop, tag
                 if stop + self._longest > size and any(tag.startswith(rest) for tag in self._tags):
-                    return stop, None, size - stop
+                    return stop, None
             elif char == '"' or (char == "'" and (self._last == "" or self._last in _VALUE_START)):
                 self._quote = char
                 continue
@@ -91,7 +91,7 @@ class CallScanner:
             elif char in "}]":
                 self._depth -= 1
             self._last = char
-        return size, None, 0
+        return size, None
 
     def ends_open(self, text: str) -> bool:
         """Whether ``text``, read from the start of a body, ends inside its JSON."""

@@ -37,7 +37,7 @@ class ToolThreads:
     def __init__(self, name: str = "meowgent-tool") -> None:
         self._name = name
         self._lock = threading.Lock()
-        self._work: SimpleQueue[tuple[Callable[[], None]] | None] = SimpleQueue()
+        self._work: SimpleQueue[Callable[[], None]] = SimpleQueue()
         self._idle = 0  # threads waiting for work that no submitted call has claimed
         self._count = 0
 
@@ -53,8 +53,12 @@ class ToolThreads:
         context = contextvars.copy_context()
 
         def deliver(ok: bool, outcome: Any) -> None:
-            if not future.done():
-                future.set_result(outcome) if ok else future.set_exception(outcome)
+            if future.done():  # given up: timed out or interrupted
+                return
+            if ok:
+                future.set_result(outcome)
+            else:
+                future.set_exception(outcome)
 
         def work() -> None:
             try:
@@ -73,18 +77,16 @@ class ToolThreads:
             else:
                 self._count += 1
                 number = self._count
-        self._work.put((work,))
+        self._work.put(work)
         if spawn:
             threading.Thread(target=self._serve, name=f"{self._name}_{number}", daemon=True).start()
         return future
 
     def _serve(self) -> None:
         while True:
-            item = self._work.get()
-            if item is None:
-                return
-            item[0]()
-            del item
+            work = self._work.get()
+            work()
+            del work  # nothing of a finished call stays alive while the thread waits
             with self._lock:
                 if self._idle >= _MAX_IDLE:
                     return

@@ -176,10 +176,10 @@ class ToolCallParser:
         # Tags count only outside the call's JSON strings. A new <tool_call> before </tool_call>
         # means the model forgot to close the first one.
         text = self._tail + data
-        end, tag, held = self._scan.scan(text)
+        end, tag = self._scan.scan(text)
         self._parts.append(text[:end])
         if tag is None:
-            self._tail = text[end:] if held else ""
+            self._tail = text[end:]
             return None
         out.extend(read_calls("".join(self._parts)))
         rest, self._tail, self._parts = text[end + len(tag) :], "", []
