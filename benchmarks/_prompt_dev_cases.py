@@ -1,6 +1,6 @@
 """Development cases for the system prompt's rules: other tools, other prompts than the benchmark's.
 
-The rules in `meowgent_nb.prompt` were changed while looking at these cases only; the 44 cases
+The rules in `meowgent_nb.protocols.prompt` were changed while looking at these cases only; the 44 cases
 of `_accuracy_cases.py` measure the result. Keeping the two apart keeps the rules from being fitted
 to the cases they are scored on.
 

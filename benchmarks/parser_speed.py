@@ -50,7 +50,7 @@ def measure(parser_class: type, text: str, chunk: int) -> float:
 
 
 def run_here() -> dict[str, float]:
-    from meowgent_nb.parsing import ToolCallParser
+    from meowgent_nb.protocols.parsing import ToolCallParser
 
     figures = {}
     for size_name, size in SIZES.items():

@@ -2,7 +2,7 @@
 
     python benchmarks/result_escaping.py
 
-Tool outputs are pasted into ``<tool_response>`` blocks; `meowgent_nb.prompt.inert` writes ``&lt;``
+Tool outputs are pasted into ``<tool_response>`` blocks; `meowgent_nb.protocols.prompt.inert` writes ``&lt;``
 only for a ``<`` that could end or open a block or a special token. For outputs a notebook's tools
 return (JSON, Python code, an HTML page, a Markdown table, a pandas frame, a traceback) the script
 prints the tokens of the raw text, of ``inert`` and, for comparison, of full XML escaping
@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from tool_tokens import pick_tokenizer  # noqa: E402
 
-from meowgent_nb.prompt import inert  # noqa: E402
+from meowgent_nb.protocols.prompt import inert  # noqa: E402
 
 SAMPLES = {
     "JSON records": json.dumps(

@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from meowgent_nb import Tool, render_tools_xml
-from meowgent_nb.render import tool_xml
+from meowgent_nb.tools.render import tool_xml
 
 try:
     from benchmarks._toolsets import TOOL_SETS

@@ -29,7 +29,7 @@ import sys
 import time
 from collections.abc import Iterator
 
-import meowgent_nb.prompt
+import meowgent_nb.protocols.prompt
 from meowgent_nb import EvalReport, evaluate
 from meowgent_nb.models.llamacpp import LlamaCppModel
 
@@ -52,12 +52,12 @@ def tools_block(variant: str) -> Iterator[None]:
     if variant != "xml-seed":
         yield
         return
-    original = meowgent_nb.prompt.render_tools_xml
-    meowgent_nb.prompt.render_tools_xml = seed_xml
+    original = meowgent_nb.protocols.prompt.render_tools_xml
+    meowgent_nb.protocols.prompt.render_tools_xml = seed_xml
     try:
         yield
     finally:
-        meowgent_nb.prompt.render_tools_xml = original
+        meowgent_nb.protocols.prompt.render_tools_xml = original
 
 
 def run(variant: str, model: LlamaCppModel, cases: list, tools: list) -> tuple[EvalReport, float]:

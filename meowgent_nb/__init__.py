@@ -11,11 +11,11 @@ from __future__ import annotations
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
-from .agent import Agent, AgentResult
-from .approvals import ApprovalRequest, Approved, Approver, AutoApprove, Denied, DenyAll
+from .agent.loop import Agent, AgentResult
+from .agent.approvals import ApprovalRequest, Approved, Approver, AutoApprove, Denied, DenyAll
 from .errors import MeowgentError, ToolArgumentsError, ToolDefinitionError
-from .evaluation import EvalCase, EvalReport, aevaluate, evaluate
-from .events import (
+from .agent.evaluation import EvalCase, EvalReport, aevaluate, evaluate
+from .agent.events import (
     AgentEvent,
     ApprovalEvent,
     ApprovalRequested,
@@ -29,10 +29,10 @@ from .events import (
 from .models import Model, ModelChunk, ModelError, ModelRequest, Usage
 from .models.cassette import RecordingModel, ReplayModel
 from .models.scripted import FunctionModel, ScriptedModel
-from .parsing import MalformedCall, ToolCallParser, parse_tool_calls
-from .render import parse_tools_xml, render_tools_text, render_tools_xml, tools_json_schema
-from .toolbox import Toolbox
-from .tools import Tool, ToolCall, ToolResult, tool
+from .protocols.parsing import MalformedCall, ToolCallParser, parse_tool_calls
+from .tools.render import parse_tools_xml, render_tools_text, render_tools_xml, tools_json_schema
+from .tools.toolbox import Toolbox
+from .tools.core import Tool, ToolCall, ToolResult, tool
 
 try:
     __version__ = version("meowgent-nb")
@@ -42,7 +42,7 @@ except PackageNotFoundError:  # imported from a source tree that was never insta
 
 def load_ipython_extension(ipython: Any) -> None:
     """``%load_ext meowgent_nb``: register the magics and the ``%%agent`` input transformer."""
-    from .magics import AgentMagics, rewrite_agent_cell
+    from .notebook.magics import AgentMagics, rewrite_agent_cell
 
     if "AgentMagics" in ipython.magics_manager.registry:
         return  # loading twice is harmless
@@ -52,12 +52,12 @@ def load_ipython_extension(ipython: Any) -> None:
 
 def unload_ipython_extension(ipython: Any) -> None:
     """``%unload_ext meowgent_nb``: remove exactly what `load_ipython_extension` added."""
-    from .magics import rewrite_agent_cell
+    from .notebook.magics import rewrite_agent_cell
 
     magics = ipython.magics_manager.registry.pop("AgentMagics", None)
     if magics is not None:
         if getattr(magics, "_mcp_servers", None) or getattr(magics, "_mcp_serving", None):
-            from .mcp_magics import close_mcp  # only when MCP was used: it imports IPython's argparse
+            from .notebook.mcp_magics import close_mcp  # only when MCP was used: it imports IPython's argparse
 
             close_mcp(magics)
         for kind, names in magics.magics.items():
@@ -76,11 +76,11 @@ def __getattr__(name: str) -> Any:
 
         return OllamaModel
     if name in ("McpToolbox", "McpServerError", "McpToolError"):  # MCP is opt-in: load it on use
-        from . import mcp_client
+        from .mcp import client as mcp_client
 
         return getattr(mcp_client, name)
     if name == "ToolServer":
-        from .mcp_serve import ToolServer
+        from .mcp.serve import ToolServer
 
         return ToolServer
     raise AttributeError(f"module 'meowgent_nb' has no attribute {name!r}")

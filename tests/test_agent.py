@@ -29,7 +29,7 @@ from meowgent_nb import (
     Usage,
     tool,
 )
-from meowgent_nb.prompt import LAST_TURN_NOTICE, REQUIRED_NOTICE, RESULTS_NOTICE, TOOL_RULES
+from meowgent_nb.protocols.prompt import LAST_TURN_NOTICE, REQUIRED_NOTICE, RESULTS_NOTICE, TOOL_RULES
 
 
 @tool
@@ -411,7 +411,7 @@ def test_an_identical_successful_call_is_not_run_again_in_one_run():
 
 def test_calls_that_wait_for_approval_are_announced_before_the_approver_is_asked():
     from meowgent_nb import ApprovalRequested
-    from meowgent_nb.display import Transcript
+    from meowgent_nb.notebook.display import Transcript
 
     transcript = Transcript()
     seen_while_asked = []

@@ -21,7 +21,7 @@ from pytest_httpserver import HTTPServer
 
 import meowgent_nb.models
 from meowgent_nb import Agent, FunctionModel, ScriptedModel, ToolCall, tool
-from meowgent_nb.events import FinalAnswer, ToolResultEvent
+from meowgent_nb.agent.events import FinalAnswer, ToolResultEvent
 from meowgent_nb.models import ModelChunk, ModelError, ModelRequest, Usage, gguf
 from meowgent_nb.models.cassette import Cassette, CassetteError, RecordingModel, ReplayModel, cassette_model
 from meowgent_nb.models.ollama import OllamaModel
@@ -572,7 +572,7 @@ def test_a_notebook_wide_cassette_records_once_then_replays_in_a_new_session(not
 
 
 def test_cassette_traits_default_from_the_environment(notebook, monkeypatch):
-    from meowgent_nb.magics import AgentMagics
+    from meowgent_nb.notebook.magics import AgentMagics
 
     monkeypatch.setenv("MEOWGENT_CASSETTE", "ci.cassette.json")
     monkeypatch.setenv("MEOWGENT_CASSETTE_MODE", "Replay")

@@ -43,9 +43,9 @@ from meowgent_nb import (
     tool,
     tools_json_schema,
 )
-from meowgent_nb._html import markdown_html
-from meowgent_nb._visible import is_hidden
-from meowgent_nb.display import LiveDisplay, ToolsView, Transcript, show_run, tool_mimebundle
+from meowgent_nb.notebook._html import markdown_html
+from meowgent_nb.notebook._visible import is_hidden
+from meowgent_nb.notebook.display import LiveDisplay, ToolsView, Transcript, show_run, tool_mimebundle
 
 
 @tool
@@ -664,7 +664,7 @@ def test_an_interrupted_run_shows_the_calls_that_did_not_finish(ip):
 
 NOTEBOOK_SETUP = '''\
 from meowgent_nb import Agent, ScriptedModel, tool
-from meowgent_nb.display import show_run
+from meowgent_nb.notebook.display import show_run
 
 @tool
 def get_weather(city: str) -> str:

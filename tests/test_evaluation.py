@@ -10,10 +10,10 @@ import pytest
 from IPython.core.error import UsageError
 
 from meowgent_nb import FunctionModel, ScriptedModel, tool
-from meowgent_nb.agent import Agent
-from meowgent_nb.evaluation import EvalCase, EvalReport, EvalRow, aevaluate, evaluate
+from meowgent_nb.agent.loop import Agent
+from meowgent_nb.agent.evaluation import EvalCase, EvalReport, EvalRow, aevaluate, evaluate
 from meowgent_nb.models.base import ModelChunk
-from meowgent_nb.tools import ToolCall
+from meowgent_nb.tools.core import ToolCall
 
 RAN: list[str] = []
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from meowgent_nb.mcp_client import McpToolbox, McpToolError
+from meowgent_nb.mcp.client import McpToolbox, McpToolError
 from tests.kernel_driver import TIMEOUT, Kernel
 
 SERVER = str(Path(__file__).parent / "mcp_servers" / "demo_server.py")

@@ -11,7 +11,7 @@ from IPython.core.error import UsageError
 from IPython.utils.capture import capture_output
 
 from meowgent_nb import Approved, Denied, ScriptedModel, tool
-from meowgent_nb.mcp_client import McpServerError, McpToolbox, McpToolError
+from meowgent_nb.mcp.client import McpServerError, McpToolbox, McpToolError
 
 SERVER = str(Path(__file__).parent / "mcp_servers" / "demo_server.py")
 ADD = f"mcp add demo -- {shlex.quote(sys.executable)} {shlex.quote(SERVER)}"

@@ -16,8 +16,8 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.auth import OAuthClientMetadata
 
 from meowgent_nb import Approved, Denied, tool
-from meowgent_nb.mcp_client import McpServerError, McpToolbox, McpToolError
-from meowgent_nb.mcp_serve import ToolServer
+from meowgent_nb.mcp.client import McpServerError, McpToolbox, McpToolError
+from meowgent_nb.mcp.serve import ToolServer
 
 
 @tool

@@ -15,7 +15,7 @@ from tests.kernel_driver import TIMEOUT, WIDGET_VIEW, Kernel, Run, clicking, int
 SETUP = '''
 import json, os, pathlib
 from meowgent_nb import Agent, ScriptedModel, tool
-from meowgent_nb.notebook_approvals import InputApprover, WidgetApprover, default_approver
+from meowgent_nb.notebook.approvals import InputApprover, WidgetApprover, default_approver
 
 @tool(approval=True)
 def write_file(path: str, text: str) -> str:
@@ -306,7 +306,7 @@ def test_a_notebook_run_by_nbclient_denies_without_blocking(tmp_path, monkeypatc
 OUTSIDE_A_KERNEL = (
     """
 import sys
-import meowgent_nb.notebook_approvals as approvals
+import meowgent_nb.notebook.approvals as approvals
 print(sorted(m for m in ("IPython", "ipykernel", "ipywidgets") if m in sys.modules))
 """
     + SETUP
@@ -343,7 +343,7 @@ NO_KERNEL = (
     "WidgetApprover needs a Jupyter kernel (ipykernel >= 7.4) to show its buttons, and this is {}."
     " It works in a notebook cell that awaits the agent (`await agent.arun(...)`) or runs %%agent."
     " Here, use InputApprover() to ask in the terminal or default_approver() to pick one for where"
-    " the code runs (both from meowgent_nb.notebook_approvals), or AutoApprove() to run every call."
+    " the code runs (both from meowgent_nb.notebook.approvals), or AutoApprove() to run every call."
 )
 
 
@@ -362,13 +362,13 @@ def test_a_widget_approver_in_a_terminal_ipython_fails_at_once_saying_where_it_w
     from IPython.utils.capture import capture_output
 
     with capture_output():
-        result = ip.run_cell("from meowgent_nb.notebook_approvals import WidgetApprover\nWidgetApprover()")
+        result = ip.run_cell("from meowgent_nb.notebook.approvals import WidgetApprover\nWidgetApprover()")
     assert type(result.error_in_exec) is RuntimeError
     assert str(result.error_in_exec) == NO_KERNEL.format("a terminal IPython")
 
 
 def test_wrong_modes_name_the_allowed_values():
-    from meowgent_nb.notebook_approvals import PolicyApprover, default_approver
+    from meowgent_nb.notebook.approvals import PolicyApprover, default_approver
 
     with pytest.raises(ValueError) as caught:
         default_approver("sometimes")

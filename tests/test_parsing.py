@@ -12,9 +12,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from meowgent_nb.events import TextDelta, ThinkingDelta
-from meowgent_nb.parsing import MalformedCall, ToolCallParser, parse_tool_calls
-from meowgent_nb.tools import ToolCall
+from meowgent_nb.agent.events import TextDelta, ThinkingDelta
+from meowgent_nb.protocols.parsing import MalformedCall, ToolCallParser, parse_tool_calls
+from meowgent_nb.tools.core import ToolCall
 
 SHAPE = '{"name": "TOOL", "arguments": {...}}'
 NOT_JSON = (

@@ -26,8 +26,8 @@ from hypothesis import strategies as st
 from pydantic import BaseModel, Field
 from typing_extensions import TypedDict
 
-from meowgent_nb.render import parse_tools_xml, render_tools_xml, tool_xml
-from meowgent_nb.tools import Tool, tool
+from meowgent_nb.tools.render import parse_tools_xml, render_tools_xml, tool_xml
+from meowgent_nb.tools.core import Tool, tool
 
 SETTINGS = settings(
     max_examples=60,

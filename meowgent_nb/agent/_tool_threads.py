@@ -21,10 +21,10 @@ from collections.abc import Callable
 from queue import SimpleQueue
 from typing import TYPE_CHECKING, Any
 
-from ._output import output_text
+from ..tools._output import output_text
 
 if TYPE_CHECKING:
-    from .tools import Tool
+    from ..tools.core import Tool
 
 __all__ = ["ToolThreads", "call_tool"]
 

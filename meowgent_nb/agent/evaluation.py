@@ -15,13 +15,13 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._async import run_to_completion
-from ._html import seconds, table_html
-from .agent import Agent, ToolProtocol
-from .errors import ToolArgumentsError
+from .._async import run_to_completion
+from ..notebook._html import seconds, table_html
+from .loop import Agent, ToolProtocol
+from ..errors import ToolArgumentsError
 from .events import ToolCallEvent, TurnEnd
-from .models.base import Model
-from .tools import Tool, ToolCall
+from ..models.base import Model
+from ..tools.core import Tool, ToolCall
 
 __all__ = ["EvalCase", "EvalReport", "EvalRow", "aevaluate", "evaluate"]
 
@@ -165,7 +165,7 @@ async def aevaluate(
     tools = list(tools)
     checked = _checked(cases, tools)
     if model is None or isinstance(model, str):
-        from .models.resolve import resolve_model
+        from ..models.resolve import resolve_model
 
         model = resolve_model(model)
     by_name = {t.name: t for t in tools}

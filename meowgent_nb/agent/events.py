@@ -12,11 +12,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Union
 
 from .approvals import Approved, Denied
-from .models.base import Usage
-from .tools import ToolCall, ToolResult
+from ..models.base import Usage
+from ..tools.core import ToolCall, ToolResult
 
 if TYPE_CHECKING:
-    from .agent import AgentResult
+    from .loop import AgentResult
 
 __all__ = [
     "AgentEvent",

@@ -16,10 +16,10 @@ from collections.abc import AsyncIterator, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from ._async import keep_awake, run_to_completion
+from .._async import keep_awake, run_to_completion
 from ._tool_threads import ToolThreads, call_tool
 from .approvals import ApprovalRequest, Approved, Approver, Decision, Denied, DenyAll
-from .errors import ToolArgumentsError
+from ..errors import ToolArgumentsError
 from .events import (
     AgentEvent,
     ApprovalEvent,
@@ -31,10 +31,10 @@ from .events import (
     ToolResultEvent,
     TurnEnd,
 )
-from .json_protocol import JsonAnswerParser, answer_schema, call_schema
-from .models.base import Model, ModelRequest, Usage
-from .parsing import MalformedCall, ToolCallParser
-from .prompt import (
+from ..protocols.json_answer import JsonAnswerParser, answer_schema, call_schema
+from ..models.base import Model, ModelRequest, Usage
+from ..protocols.parsing import MalformedCall, ToolCallParser
+from ..protocols.prompt import (
     JSON_TOOL_RULES,
     LAST_TURN_NOTICE,
     REQUIRED_NOTICE,
@@ -44,7 +44,7 @@ from .prompt import (
     system_prompt,
     tool_responses,
 )
-from .tools import Tool, ToolCall, ToolResult
+from ..tools.core import Tool, ToolCall, ToolResult
 
 __all__ = ["Agent", "AgentResult"]
 
@@ -131,7 +131,7 @@ class Agent:
         repeat_calls: bool = False,
     ):
         if model is None or isinstance(model, str):  # "ollama:NAME", "local", "local:PATH", a name
-            from .models.resolve import resolve_model
+            from ..models.resolve import resolve_model
 
             model = resolve_model(model)
         self.model = model

@@ -14,10 +14,10 @@ import os
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from .errors import MeowgentError
+from ..errors import MeowgentError
 
 if TYPE_CHECKING:
-    from .mcp_client import McpToolbox
+    from .client import McpToolbox
 
 try:
     _GROUP: Any = BaseExceptionGroup  # Python 3.11+

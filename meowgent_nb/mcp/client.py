@@ -22,11 +22,11 @@ import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ._mcp_session import McpServerError, McpToolError, _Connection, _field
-from ._mcp_thread import background_loop
-from .errors import ToolDefinitionError
-from .toolbox import Toolbox
-from .tools import Tool
+from ._session import McpServerError, McpToolError, _Connection, _field
+from ._thread import background_loop
+from ..errors import ToolDefinitionError
+from ..tools.toolbox import Toolbox
+from ..tools.core import Tool
 
 __all__ = ["McpServerError", "McpToolError", "McpToolbox", "mcp_tool", "needs_approval"]
 

@@ -17,12 +17,12 @@ import time
 from collections.abc import Iterable
 from typing import Any
 
-from ._mcp_thread import background_loop
-from ._output import output_text
+from ._thread import background_loop
+from ..tools._output import output_text
 from ._token_gate import RequireToken
-from .approvals import ApprovalRequest, Approver, Denied, DenyAll
-from .errors import ToolArgumentsError
-from .tools import Tool, ToolCall
+from ..agent.approvals import ApprovalRequest, Approver, Denied, DenyAll
+from ..errors import ToolArgumentsError
+from ..tools.core import Tool, ToolCall
 
 __all__ = ["ToolServer"]
 

@@ -14,7 +14,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from ..tools import ToolCall
+from ..tools.core import ToolCall
 from .base import ModelChunk, Usage
 
 __all__ = ["ChunkFields", "EntryFields", "field_lines", "problems"]

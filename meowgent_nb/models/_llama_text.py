@@ -8,9 +8,9 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from ..events import TextDelta, ThinkingDelta
-from ..parsing import CALL_CLOSE, CALL_OPEN, MalformedCall
-from ..tools import ToolCall
+from ..agent.events import TextDelta, ThinkingDelta
+from ..protocols.parsing import CALL_CLOSE, CALL_OPEN, MalformedCall
+from ..tools.core import ToolCall
 from .base import ModelChunk
 
 __all__ = ["Detokenizer", "arguments_opening", "chunks", "token_text"]

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 from ..errors import MeowgentError
-from ..tools import Tool, ToolCall
+from ..tools.core import Tool, ToolCall
 
 __all__ = ["Model", "ModelChunk", "ModelError", "ModelRequest", "Usage"]
 

@@ -32,7 +32,7 @@ from pathlib import Path
 from time import perf_counter
 from typing import Any
 
-from ..parsing import ToolCallParser
+from ..protocols.parsing import ToolCallParser
 from . import gguf
 from ._llama_text import Detokenizer, arguments_opening, chunks, token_text
 from .base import ModelChunk, ModelError, ModelRequest, Usage

@@ -17,7 +17,7 @@ from typing import Any
 import httpx
 import ollama
 
-from ..tools import ToolCall
+from ..tools.core import ToolCall
 from . import check_model_requests_allowed
 from .base import ModelChunk, ModelError, ModelRequest, Usage
 

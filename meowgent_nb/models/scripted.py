@@ -11,7 +11,7 @@ import re
 from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from typing import Any, Union
 
-from ..tools import Tool
+from ..tools.core import Tool
 from .base import ModelChunk, ModelError, ModelRequest, Usage
 
 __all__ = ["FunctionModel", "ScriptedModel", "Turn"]

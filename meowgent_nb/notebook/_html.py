@@ -1,4 +1,4 @@
-"""HTML pieces for `meowgent_nb.display`: escaping, a small Markdown subset, the timeline, code.
+"""HTML pieces for `meowgent_nb.notebook.display`: escaping, a small Markdown subset, the timeline, code.
 
 Everything here takes values and returns HTML text. Styles are inline because notebook viewers
 that sanitize HTML (GitHub, untrusted notebooks in JupyterLab) drop ``<style>`` blocks but keep

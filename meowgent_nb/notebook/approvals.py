@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from typing import Any, Literal
 
 from ._visible import visible, visible_html
-from .approvals import ApprovalRequest, Approved, Approver, Decision, Denied
+from ..agent.approvals import ApprovalRequest, Approved, Approver, Decision, Denied
 
 __all__ = [
     "HEADLESS_DENIAL",
@@ -154,7 +154,7 @@ class WidgetApprover:
                 f" this is {where}. It works in a notebook cell that awaits the agent"
                 " (`await agent.arun(...)`) or runs %%agent. Here, use InputApprover() to ask in"
                 " the terminal or default_approver() to pick one for where the code runs (both from"
-                " meowgent_nb.notebook_approvals), or AutoApprove() to run every call."
+                " meowgent_nb.notebook.approvals), or AutoApprove() to run every call."
             )
         self.timeout = timeout
         self.always_allowed: set[str] = set()

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from ._cards import Card, card_html_of, card_lines
 from ._html import Bar, escape, markdown_html, note_html, seconds, thinking_html, timeline_svg
 from ._visible import visible
-from .events import (
+from ..agent.events import (
     AgentEvent,
     ApprovalEvent,
     ApprovalRequested,
@@ -29,12 +29,12 @@ from .events import (
     ToolResultEvent,
     TurnEnd,
 )
-from .models.base import Usage
-from .tools import ToolCall
+from ..models.base import Usage
+from ..tools.core import ToolCall
 from .tools_view import ToolsView, tool_mimebundle
 
 if TYPE_CHECKING:
-    from .agent import Agent, AgentResult
+    from ..agent.loop import Agent, AgentResult
 
 __all__ = ["LiveDisplay", "ToolsView", "Transcript", "show_run", "tool_mimebundle"]
 

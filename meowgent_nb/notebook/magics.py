@@ -18,11 +18,11 @@ from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 from traitlets import Bool, CaselessStrEnum, Float, Int, List, Unicode, default
 
-from ._async import run_to_completion
-from .agent import Agent, AgentResult
-from .models.resolve import DEFAULT_MODEL  # one source of truth; binder/postBuild reads it here
-from .toolbox import Toolbox
-from .tools import Tool
+from .._async import run_to_completion
+from ..agent.loop import Agent, AgentResult
+from ..models.resolve import DEFAULT_MODEL  # one source of truth; binder/postBuild reads it here
+from ..tools.toolbox import Toolbox
+from ..tools.core import Tool
 
 __all__ = ["AgentMagics", "agent_cell", "rewrite_agent_cell"]
 
@@ -150,7 +150,7 @@ class AgentMagics(Magics):
 
     def make_agent(self, args: Any) -> Agent:
         """An `Agent` for one cell, from the traits and the cell's options."""
-        from .notebook_approvals import default_approver
+        from .approvals import default_approver
 
         mode = args.approve or self.approve
         if mode in ("all", "none"):
@@ -175,7 +175,7 @@ class AgentMagics(Magics):
         path, mode = self.cassette_choice(args)
         if not path:
             return self._resolve_model(args)
-        from .models.cassette import CassetteError, cassette_model
+        from ..models.cassette import CassetteError, cassette_model
 
         name = args.model_object and getattr(self.shell.user_ns.get(args.model_object), "name", args.model_object)
         try:
@@ -210,8 +210,8 @@ class AgentMagics(Magics):
                     " (it needs a stream(request) method, like ScriptedModel or OllamaModel)."
                 )
             return model
-        from .models import ModelError
-        from .models.resolve import resolve_model
+        from ..models import ModelError
+        from ..models.resolve import resolve_model
 
         options = self._options()
         key = (args.model or self.model, tuple(sorted(options.items())))
@@ -261,7 +261,7 @@ class AgentMagics(Magics):
         elif command == "history":
             print(_transcript(self.messages) or "(no conversation yet)")
         elif command == "models":
-            from .models.ollama import OllamaModel
+            from ..models.ollama import OllamaModel
 
             names = run_to_completion(OllamaModel(self.model).list_models())
             print("\n".join(names) or "(the Ollama server has no models; `ollama pull NAME`)")
@@ -320,7 +320,7 @@ def tools_eval(magics: Any, line: str) -> Any:
     args.no_tools = False
     if args.cases not in magics.shell.user_ns:
         raise UsageError(f"%tools eval: no variable named {args.cases!r} in the notebook; assign a list of cases.")
-    from .evaluation import evaluate
+    from ..agent.evaluation import evaluate
 
     try:
         return evaluate(
@@ -352,7 +352,7 @@ def _transcript(messages: list[dict[str, Any]]) -> str:
 
 
 def _headless() -> bool:
-    from .notebook_approvals import is_headless
+    from .approvals import is_headless
 
     return is_headless()
 
@@ -363,7 +363,7 @@ def rewrite_agent_cell(lines: list[str]) -> list[str]:
         return lines
     line = lines[0][len("%%agent") :].strip()
     cell = "".join(lines[1:])
-    return [f"await __import__('meowgent_nb.magics').magics.agent_cell({line!r}, {cell!r})\n"]
+    return [f"await __import__('meowgent_nb.notebook.magics').notebook.magics.agent_cell({line!r}, {cell!r})\n"]
 
 
 async def agent_cell(line: str, cell: str) -> None:

@@ -17,7 +17,7 @@ from IPython.core.error import UsageError
 from IPython.core.magic_arguments import argument, magic_arguments
 from IPython.utils.process import arg_split
 
-from .mcp_client import McpServerError, McpToolbox
+from ..mcp.client import McpServerError, McpToolbox
 
 __all__ = ["close_mcp", "tools_mcp", "tools_serve"]
 
@@ -131,7 +131,7 @@ def tools_serve(magics: Any, line: str) -> None:
         raise UsageError(
             f"%tools serve: --port must be from 1 to 65535 (or 0 for a free one), got {args.port}."
         )
-    from .mcp_serve import ToolServer
+    from ..mcp.serve import ToolServer
 
     remote = {
         id(t)
@@ -193,7 +193,7 @@ def _servers(magics: Any) -> dict[str, McpToolbox]:
 
 def _approver(magics: Any) -> Any:
     """The session's approver, as `AgentMagics.make_agent` picks it (one per session)."""
-    from .notebook_approvals import default_approver
+    from .approvals import default_approver
 
     if magics.approve in ("all", "none"):
         return default_approver(magics.approve)

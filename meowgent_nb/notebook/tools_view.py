@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from typing import Any, Literal
 
 from ._html import highlight, note_html, pre_html, table_html
-from .render import (
+from ..tools.render import (
     render_tools_text,
     render_tools_xml,
     tool_json_schema,
@@ -18,7 +18,7 @@ from .render import (
     tool_xml,
     tools_json_schema,
 )
-from .tools import Tool
+from ..tools.core import Tool
 
 __all__ = ["ToolsView", "tool_mimebundle"]
 

@@ -1,7 +1,7 @@
 """The JSON inside a tool call -> `ToolCall`s, or `MalformedCall`s that say what was wrong.
 
 Strict JSON is tried first; double-encoded arguments, ``parameters`` for ``arguments``, fences,
-and several objects in one tag are accepted (see `meowgent_nb.parsing`).
+and several objects in one tag are accepted (see `meowgent_nb.protocols.parsing`).
 
 Broken JSON is mended by `json_repair` only where the mending changes punctuation, never a value
 the model wrote. Allowed: single quotes for double ones, unquoted keys, Python's
@@ -24,7 +24,7 @@ from typing import Any
 import json_repair
 
 from ._call_scan import CallScanner
-from .tools import ToolCall
+from ..tools.core import ToolCall
 
 __all__ = ["MalformedCall", "bare_calls", "cut_off", "read_calls"]
 

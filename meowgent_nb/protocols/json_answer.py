@@ -22,9 +22,9 @@ from collections.abc import Iterable
 from typing import Any
 
 from ._call_json import cut_off
-from .events import TextDelta
+from ..agent.events import TextDelta
 from .parsing import MalformedCall
-from .tools import Tool, ToolCall
+from ..tools.core import Tool, ToolCall
 
 __all__ = ["JsonAnswerParser", "answer_schema", "call_schema", "read_answer"]
 

@@ -11,8 +11,8 @@ import re
 from collections.abc import Sequence
 from xml.sax.saxutils import escape as xml_escape
 
-from .render import render_tools_xml
-from .tools import Tool, ToolResult
+from ..tools.render import render_tools_xml
+from ..tools.core import Tool, ToolResult
 
 __all__ = ["DEFAULT_SYSTEM", "JSON_TOOL_RULES", "LAST_TURN_NOTICE", "RESULTS_NOTICE", "TOOL_RULES", "system_prompt", "tool_responses"]
 

@@ -13,7 +13,7 @@ JSON Schema, which is how the tests show that nothing is lost. An example::
     </tools>
 
 A parameter without ``type`` is a string; one without ``default`` is required. The encoding's
-conventions are listed in `meowgent_nb._xml_schema`. The output is byte-stable: the same tools
+conventions are listed in `meowgent_nb.tools._xml_schema`. The output is byte-stable: the same tools
 give the same bytes, in every process, so a model server's prompt cache stays valid.
 """
 
@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 from ._xml_schema import decode, encode, text
 
 if TYPE_CHECKING:
-    from .tools import Tool
+    from .core import Tool
 
 __all__ = [
     "parse_tools_xml",

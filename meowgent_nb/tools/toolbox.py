@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from .errors import ToolDefinitionError
+from ..errors import ToolDefinitionError
 from .render import render_tools_xml
-from .tools import Tool
+from .core import Tool
 
 __all__ = ["Toolbox"]
 

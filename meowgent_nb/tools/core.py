@@ -16,11 +16,11 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, overload
 
 
-from ._async import run_to_completion
+from .._async import run_to_completion
 from ._foreign_schema import clean_schema
 from ._validation import jsonschema_problems, pydantic_problems
 from .render import tool_json_schema, tool_string, tool_xml
-from .errors import ToolArgumentsError, ToolDefinitionError
+from ..errors import ToolArgumentsError, ToolDefinitionError
 
 __all__ = ["Tool", "ToolCall", "ToolResult", "ResultKind", "tool"]
 
@@ -179,7 +179,7 @@ class Tool:
 
         Arguments are validated with `jsonschema` (draft 2020-12). Unknown arguments are errors
         unless the schema sets ``additionalProperties`` itself. ``$schema``, ``$comment`` and titles
-        that restate a name are left out of `parameters` (see `meowgent_nb._foreign_schema`).
+        that restate a name are left out of `parameters` (see `meowgent_nb.tools._foreign_schema`).
 
         Args:
             name: What the model calls it.
@@ -307,7 +307,7 @@ class Tool:
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
         # Shown as a cell result: the table row and the exact XML the model reads.
-        from .tools_view import tool_mimebundle
+        from ..notebook.tools_view import tool_mimebundle
 
         return tool_mimebundle(self)
 

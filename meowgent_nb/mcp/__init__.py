@@ -1,0 +1,4 @@
+"""MCP: servers' tools as notebook tools (`client`), and the notebook's tools served (`serve`).
+
+Nothing here is imported until a toolbox or server is made: the SDK loads then.
+"""

@@ -1,0 +1,12 @@
+"""Tools: `Tool`, `@tool`, `ToolCall`, `ToolResult`, `Toolbox`; their schemas, validation and XML.
+
+A tool is one source of truth (a pydantic model built from the function's signature, or a JSON
+Schema from elsewhere); the compact XML and JSON Schema the model reads are renderings of it.
+"""
+
+from __future__ import annotations
+
+from .core import Tool, ToolCall, ToolResult, tool
+from .toolbox import Toolbox
+
+__all__ = ["Tool", "ToolCall", "ToolResult", "Toolbox", "tool"]
