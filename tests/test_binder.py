@@ -23,13 +23,13 @@ from pathlib import Path
 import pytest
 import yaml
 
-from meowgent_nb.notebook.magics import DEFAULT_MODEL
+from meowgent_nb.models.resolve import DEFAULT_MODEL
 from meowgent_nb.models.ollama import DEFAULT_OPTIONS
 
 REPO = Path(__file__).resolve().parents[1]
 BINDER = REPO / "binder"
 SCRIPTS = ["postBuild", "start"]
-MODEL_EXPR = 'python -c "from meowgent_nb.notebook.magics import DEFAULT_MODEL; print(DEFAULT_MODEL)"'
+MODEL_EXPR = 'python -c "from meowgent_nb.models.resolve import DEFAULT_MODEL; print(DEFAULT_MODEL)"'
 BASH = shutil.which("bash") or "/bin/bash"
 
 FAKE_OLLAMA = r"""#!/bin/bash
