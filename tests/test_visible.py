@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from meowgent_nb.notebook._visible import is_hidden, visible, visible_html
+from meowgent_nb._visible import is_hidden, visible, visible_html
 
 MARK = (
     '<span class="meowgent-hidden-char" title="{title}" style="color: #c62828;'

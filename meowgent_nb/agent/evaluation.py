@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .._async import run_to_completion
-from ..notebook._html import seconds, table_html
+from .._html import seconds, table_html
 from .loop import Agent, ToolProtocol
 from ..errors import ToolArgumentsError
 from .events import ToolCallEvent, TurnEnd

@@ -1,32 +1,20 @@
-"""HTML pieces for `meowgent_nb.notebook.display`: escaping, a small Markdown subset, the timeline, code.
+"""HTML pieces of the transcript (`notebook.transcript`): cards, thinking, a small Markdown subset, the timeline.
 
-Everything here takes values and returns HTML text. Styles are inline because notebook viewers
-that sanitize HTML (GitHub, untrusted notebooks in JupyterLab) drop ``<style>`` blocks but keep
-``style`` attributes; the ``meowgent-*`` classes are for tests and for people who style them.
+Everything here takes values and returns HTML text, built from the blocks in `meowgent_nb._html`
+(inline styles, for viewers that drop ``<style>``); the ``meowgent-*`` classes are for tests and
+for people who style them.
 """
 
 from __future__ import annotations
 
-import html
 import re
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from ._visible import visible_html
+from .._html import MUTED, PRE_STYLE, escape, note_html, pre_html, seconds
+from .._visible import visible_html
 
-__all__ = [
-    "Bar",
-    "card_html",
-    "escape",
-    "highlight",
-    "markdown_html",
-    "note_html",
-    "pre_html",
-    "seconds",
-    "table_html",
-    "thinking_html",
-    "timeline_svg",
-]
+__all__ = ["Bar", "card_html", "markdown_html", "thinking_html", "timeline_svg"]
 
 STATUS_COLORS = {
     "waiting": "#f9a825",
@@ -43,22 +31,7 @@ STATUS_COLORS = {
 }
 """A color per card status slug; muted tones that read on light and dark themes."""
 
-
-def escape(text: str) -> str:
-    """Text made safe for HTML content and quoted attribute values."""
-    return html.escape(text, quote=True)
-
-
-def seconds(value: float) -> str:
-    """A duration for people: ``85 ms``, ``1.25 s``, ``12.5 s``."""
-    if value < 1:
-        return f"{value * 1000:.0f} ms"
-    return f"{value:.2f} s" if value < 10 else f"{value:.1f} s"
-
-
 _BOX = "padding: 0.3em 0.6em; margin: 0.4em 0; background: rgba(127,127,127,0.06); border-radius: 4px"
-_BOX_PRE = "margin: 0.2em 0; padding: 0.3em 0.5em; background: rgba(127,127,127,0.1); white-space: pre-wrap"
-_MUTED = "opacity: 0.65; font-size: 0.85em"
 
 
 # --- transcript pieces ------------------------------------------------------------------------
@@ -86,7 +59,7 @@ def card_html(
         f' padding: 0 0.4em; font-size: 0.85em">{escape(label)}</span>'
     )
     if duration is not None:
-        head += f' <span class="meowgent-duration" style="{_MUTED}">{seconds(duration)}</span>'
+        head += f' <span class="meowgent-duration" style="{MUTED}">{seconds(duration)}</span>'
     parts = [f"<div>{head}</div>"]
     if approval is not None:
         parts.append(note_html("meowgent-approval", approval))
@@ -97,7 +70,7 @@ def card_html(
     elif output is not None:
         parts.append(
             pre_html("meowgent-output", output[:limit] + "\u2026")
-            + f'<details><summary style="cursor: pointer; {_MUTED}">'
+            + f'<details><summary style="cursor: pointer; {MUTED}">'
             + f"show all {len(output):,} characters</summary>"
             + pre_html("meowgent-output-full", output)
             + "</details>"
@@ -111,33 +84,10 @@ def thinking_html(text: str, *, expanded: bool = False) -> str:
     words = len(text.split())
     return (
         f'<details class="meowgent-thinking"{" open" * expanded}>'
-        f'<summary style="cursor: pointer; {_MUTED}">thinking'
+        f'<summary style="cursor: pointer; {MUTED}">thinking'
         f" ({words} word{'s' * (words != 1)})</summary>"
-        f'<div style="white-space: pre-wrap; {_MUTED}">{escape(text)}</div></details>'
+        f'<div style="white-space: pre-wrap; {MUTED}">{escape(text)}</div></details>'
     )
-
-
-def note_html(css_class: str, text: str, style: str = "") -> str:
-    """A small muted line (status, approval, footer)."""
-    return f'<div class="{css_class}" style="{style}{_MUTED}">{escape(text)}</div>'
-
-
-def pre_html(css_class: str, text: str) -> str:
-    """Preformatted text that wraps, its hidden characters marked (`visible_html`)."""
-    return f'<pre class="{css_class}" style="{_BOX_PRE}">{visible_html(text)}</pre>'
-
-
-def table_html(css_class: str, header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    """A left-aligned table; the first column is a name, shown as code."""
-    cell = '<td style="text-align: left">'
-    head = "".join(f'<th style="text-align: left">{escape(name)}</th>' for name in header)
-    body = "".join(
-        f"<tr>{cell}<code>{escape(row[0])}</code></td>"
-        + "".join(f"{cell}{escape(x)}</td>" for x in row[1:])
-        + "</tr>"
-        for row in rows
-    )
-    return f'<table class="{css_class}"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
 
 
 # --- Markdown ---------------------------------------------------------------------------------
@@ -153,7 +103,6 @@ _LINK = re.compile(r"\[([^\]\n]+)\]\((https?://[^\s)]+)\)")
 _BULLET = re.compile(r"^\s{0,3}([-*+]|\d{1,3}[.)])\s+(.*)$")
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _CODE_STYLE = "background: rgba(127,127,127,0.15); padding: 0 0.2em; border-radius: 3px"
-_PRE_STYLE = "background: rgba(127,127,127,0.12); padding: 0.5em; border-radius: 4px; overflow-x: auto"
 
 
 def markdown_html(text: str) -> str:
@@ -164,7 +113,7 @@ def markdown_html(text: str) -> str:
         parts.append(_blocks_html(text[position : fence.start()]))
         language = f' class="language-{escape(fence.group(1))}"' if fence.group(1) else ""
         code = escape(fence.group(2).rstrip("\n"))
-        parts.append(f'<pre style="{_PRE_STYLE}"><code{language}>{code}</code></pre>')
+        parts.append(f'<pre style="{PRE_STYLE}"><code{language}>{code}</code></pre>')
         position = fence.end()
     parts.append(_blocks_html(text[position:]))
     return "".join(parts)
@@ -215,24 +164,6 @@ def _emphasis(text: str) -> str:
     text = _LINK.sub(r'<a href="\2" target="_blank" rel="noopener noreferrer">\1</a>', text)
     text = _BOLD.sub(r"<strong>\1</strong>", text)
     return _ITALIC.sub(r"<em>\1</em>", text)
-
-
-# --- code -------------------------------------------------------------------------------------
-
-
-def highlight(code: str, language: str) -> str:
-    """``code`` syntax-highlighted with Pygments (``"xml"`` or ``"json"``), or plain if it is missing."""
-    try:
-        from pygments import highlight as pygmentize
-        from pygments.formatters import HtmlFormatter
-        from pygments.lexers import JsonLexer, XmlLexer
-    except ImportError:  # Pygments comes with IPython, but the package does not require it
-        return f'<pre class="meowgent-code" style="{_PRE_STYLE}">{escape(code)}</pre>'
-    lexer = XmlLexer() if language == "xml" else JsonLexer()
-    body = pygmentize(code, lexer, HtmlFormatter(noclasses=True))
-    # The Pygments style paints a light background; fix the text color so dark themes stay readable.
-    style = "color: #1f1f1f; border-radius: 4px; overflow-x: auto"
-    return f'<div class="meowgent-code" style="{style}">{body}</div>'
 
 
 # --- timeline ---------------------------------------------------------------------------------

@@ -6,7 +6,8 @@ Schema from elsewhere); the compact XML and JSON Schema the model reads are rend
 
 from __future__ import annotations
 
-from .core import Tool, ToolCall, ToolResult, tool
+from .calls import ToolCall, ToolResult
+from .core import Tool, tool
 from .toolbox import Toolbox
 
 __all__ = ["Tool", "ToolCall", "ToolResult", "Toolbox", "tool"]

@@ -1,6 +1,7 @@
 """A JSON Schema from elsewhere (an MCP server, a config) without what tells a model nothing.
 
-`Tool.from_schema` cleans the schema it is given, so validation, the XML the model reads and the
+`Tool.from_schema` cleans the schema it is given (`object_schema`: cleaned, checked, and given the
+conventions every tool follows), so validation, the XML the model reads and the
 native ``tools=`` form all see the same schema. Only annotations go, never a keyword that
 validates or that a ``$ref`` resolves by (``$id``, ``$anchor``, ``$defs`` stay):
 
@@ -21,7 +22,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["clean_schema"]
+__all__ = ["clean_schema", "object_schema"]
 
 _NOISE = ("$schema", "$comment")
 # Keywords whose value is a schema, a list of schemas, or a map of names to schemas (draft 2020-12,
@@ -83,3 +84,24 @@ def _says_nothing(node: Mapping[str, Any], name: str | None, top: bool) -> bool:
     if top or not isinstance(title, str) or node.get("description"):
         return True
     return name is not None and _NOT_LETTERS.sub("", title.lower()) == _NOT_LETTERS.sub("", name.lower())
+
+
+def object_schema(schema: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """Check a JSON Schema of arguments and give it the conventions every tool follows."""
+    if not isinstance(schema, Mapping):
+        return {}, [f"the schema must be a dict (a JSON Schema object), got {type(schema).__name__}"]
+    import jsonschema
+
+    parameters = clean_schema(schema)
+    problems = []
+    if parameters.setdefault("type", "object") != "object":
+        problems.append(f"the schema must have \"type\": \"object\", got {parameters['type']!r}")
+    try:
+        jsonschema.Draft202012Validator.check_schema(parameters)
+    except jsonschema.SchemaError as exc:
+        problems.append(f"the schema is not a valid JSON Schema: {exc.message}")
+    parameters.setdefault("properties", {})
+    parameters.setdefault("additionalProperties", False)
+    if parameters.get("required") == []:
+        del parameters["required"]
+    return parameters, problems

@@ -1,8 +1,9 @@
-"""Tools a model can call: `Tool`, the `@tool` decorator, `ToolCall` and `ToolResult`.
+"""Tools a model can call: `Tool` and the `@tool` decorator.
 
 A `Tool` is made from a Python function (``@tool``), from a config dict with declared arguments,
 or from a name, a description and a JSON Schema (the shape MCP servers publish). All three
-render, validate and run the same way.
+render, validate and run the same way. `ToolCall` and `ToolResult`, the values a run passes
+around, live in `calls`; they are imported here too, where the other wings and the tests name them.
 """
 
 from __future__ import annotations
@@ -12,58 +13,19 @@ import functools
 import inspect
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from typing import Any, Literal, overload
-
+from typing import Any, overload
 
 from .._async import run_to_completion
-from ._foreign_schema import clean_schema
+from ._foreign_schema import object_schema
 from ._validation import jsonschema_problems, pydantic_problems
 from .render import tool_json_schema, tool_string, tool_xml
+from .calls import ResultKind, ToolCall, ToolResult
 from ..errors import ToolArgumentsError, ToolDefinitionError
 
 __all__ = ["Tool", "ToolCall", "ToolResult", "ResultKind", "tool"]
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]{0,63}")
 _NAME_RULE = "use letters, digits, '_', '-' and '.', starting with a letter or '_', at most 64 characters"
-
-ResultKind = Literal["ok", "unknown_tool", "invalid_arguments", "denied", "timeout", "error", "parse_error"]
-
-
-@dataclass(frozen=True)
-class ToolCall:
-    """A model's request to run one tool."""
-
-    name: str
-    """The tool the model asked for."""
-    arguments: dict[str, Any] = field(default_factory=dict)
-    """The arguments as the model sent them (before validation)."""
-    id: str = ""
-    """The call's id, where the protocol gives one; used to pair the result with the call."""
-
-
-@dataclass(frozen=True)
-class ToolResult:
-    """What came of a `ToolCall`: the text the model reads, and what happened."""
-
-    call: ToolCall
-    """The call this answers."""
-    output: str
-    """The text the model receives."""
-    kind: ResultKind = "ok"
-    """``ok``, or what went wrong: ``unknown_tool``, ``invalid_arguments``, ``denied``,
-    ``timeout``, ``error`` or ``parse_error``."""
-    value: Any = None
-    """The tool's return value, when it ran."""
-    exception: BaseException | None = None
-    """The exception a failing tool raised, kept for display."""
-    duration: float | None = None
-    """Seconds the tool ran, when it ran."""
-
-    @property
-    def ok(self) -> bool:
-        """Whether the tool ran and returned."""
-        return self.kind == "ok"
 
 
 class Tool:
@@ -189,7 +151,7 @@ class Tool:
             approval: Whether each call needs a person's approval.
             timeout: Seconds a call may take, or None for the agent's default.
         """
-        parameters, problems = _object_schema(schema)
+        parameters, problems = object_schema(schema)
         self = cls.__new__(cls)
         self._setup(f"schema tool {name!r}", problems, name, description, approval, timeout, handler)
         self.function = handler
@@ -307,7 +269,7 @@ class Tool:
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
         # Shown as a cell result: the table row and the exact XML the model reads.
-        from ..notebook.tools_view import tool_mimebundle
+        from .view import tool_mimebundle  # loaded when first shown
 
         return tool_mimebundle(self)
 
@@ -330,27 +292,6 @@ def _qualname(function: Any) -> str:
     if name is None:
         return repr(function)
     return f"{module}.{name}" if module and module not in ("__main__", "builtins") else name
-
-
-def _object_schema(schema: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
-    """Check a JSON Schema of arguments and give it the conventions every tool follows."""
-    if not isinstance(schema, Mapping):
-        return {}, [f"the schema must be a dict (a JSON Schema object), got {type(schema).__name__}"]
-    import jsonschema
-
-    parameters = clean_schema(schema)
-    problems = []
-    if parameters.setdefault("type", "object") != "object":
-        problems.append(f"the schema must have \"type\": \"object\", got {parameters['type']!r}")
-    try:
-        jsonschema.Draft202012Validator.check_schema(parameters)
-    except jsonschema.SchemaError as exc:
-        problems.append(f"the schema is not a valid JSON Schema: {exc.message}")
-    parameters.setdefault("properties", {})
-    parameters.setdefault("additionalProperties", False)
-    if parameters.get("required") == []:
-        del parameters["required"]
-    return parameters, problems
 
 
 @overload

@@ -21,14 +21,12 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from ._xml_schema import decode, encode, text
 
-if TYPE_CHECKING:
-    from .core import Tool
-
 __all__ = [
+    "ToolSpec",
     "parse_tools_xml",
     "render_tools_text",
     "render_tools_xml",
@@ -40,8 +38,20 @@ __all__ = [
 ]
 
 
+class ToolSpec(Protocol):
+    """What the renderings read of a tool; a `Tool` is one (this module imports no tool class)."""
 
-def render_tools_xml(tools: Iterable[Tool]) -> str:
+    name: str
+    description: str
+    parameters: dict[str, Any]
+    """The JSON Schema of the arguments."""
+    returns: str | None
+    output_type: str | None
+    approval: bool
+    timeout: float | None
+
+
+def render_tools_xml(tools: Iterable[ToolSpec]) -> str:
     """The ``<tools>`` block of a system prompt: one ``<tool>`` element per tool, in order."""
     root = ET.Element("tools")
     root.text = "\n"
@@ -50,7 +60,7 @@ def render_tools_xml(tools: Iterable[Tool]) -> str:
     return _serialize(root)
 
 
-def tool_xml(tool: Tool) -> str:
+def tool_xml(tool: ToolSpec) -> str:
     """One tool's ``<tool>`` element, as text."""
     return _serialize(_tool_element(tool)).rstrip("\n")
 
@@ -61,7 +71,7 @@ def _serialize(element: ET.Element) -> str:
     return ET.tostring(element, encoding="unicode").replace(" />", "/>")
 
 
-def tool_json_schema(tool: Tool) -> dict[str, Any]:
+def tool_json_schema(tool: ToolSpec) -> dict[str, Any]:
     """The ``{"type": "function", "function": {...}}`` form Ollama's ``tools=`` takes."""
     return {
         "type": "function",
@@ -69,12 +79,12 @@ def tool_json_schema(tool: Tool) -> dict[str, Any]:
     }
 
 
-def tools_json_schema(tools: Iterable[Tool]) -> list[dict[str, Any]]:
+def tools_json_schema(tools: Iterable[ToolSpec]) -> list[dict[str, Any]]:
     """`tool_json_schema` of each tool, in order."""
     return [tool_json_schema(item) for item in tools]
 
 
-def tool_string(tool: Tool) -> str:
+def tool_string(tool: ToolSpec) -> str:
     """``Tool Name: add, Description: Add two integers., Arguments: a: int, b: int, Outputs: int``."""
     properties = tool.parameters.get("properties", {})
     arguments = ", ".join(_argument_text(name, schema) for name, schema in properties.items())
@@ -85,7 +95,7 @@ def tool_string(tool: Tool) -> str:
     )
 
 
-def render_tools_text(tools: Iterable[Tool]) -> str:
+def render_tools_text(tools: Iterable[ToolSpec]) -> str:
     """`tool_string` of each tool, one per line."""
     return "\n".join(tool_string(item) for item in tools)
 
@@ -128,7 +138,7 @@ def schema_type_name(schema: Any) -> str:
 # --- XML -------------------------------------------------------------------------------------
 
 
-def _tool_element(tool: Tool) -> ET.Element:
+def _tool_element(tool: ToolSpec) -> ET.Element:
     cached = getattr(tool, "_xml_element", None)
     if cached is not None:
         return cached

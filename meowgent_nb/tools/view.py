@@ -1,6 +1,9 @@
 """`ToolsView`: the tools as the model sees them, for ``%tools`` and a `Tool` shown as a result.
 
-``text/plain`` is stable (nbval compares it): an aligned table, then the exact XML block.
+``text/plain`` is stable (nbval compares it): an aligned table, then the exact XML block. Nothing
+here needs IPython, so a `Tool` shows its rich form wherever ``_repr_mimebundle_`` is asked for,
+with or without ``%load_ext``. It reads tools by their attributes only (`core` imports this
+module, not the other way round).
 """
 
 from __future__ import annotations
@@ -9,8 +12,9 @@ import json
 from collections.abc import Iterable
 from typing import Any, Literal
 
-from ._html import highlight, note_html, pre_html, table_html
-from ..tools.render import (
+from .._html import highlight, note_html, pre_html, table_html
+from .render import (
+    ToolSpec,
     render_tools_text,
     render_tools_xml,
     tool_json_schema,
@@ -18,7 +22,6 @@ from ..tools.render import (
     tool_xml,
     tools_json_schema,
 )
-from ..tools.core import Tool
 
 __all__ = ["ToolsView", "tool_mimebundle"]
 
@@ -39,11 +42,11 @@ class ToolsView:
         ValueError: ``mode`` is not one of those.
     """
 
-    def __init__(self, tools: Tool | Iterable[Tool], mode: ToolsMode = "all"):
+    def __init__(self, tools: ToolSpec | Iterable[ToolSpec], mode: ToolsMode = "all"):
         if mode not in ("all", "xml", "json", "text"):
             raise ValueError(f"mode must be 'all', 'xml', 'json' or 'text', got {mode!r}")
-        self.single = isinstance(tools, Tool)
-        self.tools: list[Tool] = [tools] if isinstance(tools, Tool) else list(tools)
+        self.single = not isinstance(tools, Iterable)  # a Tool is not iterable; a Toolbox and a list are
+        self.tools: list[ToolSpec] = list(tools) if isinstance(tools, Iterable) else [tools]
         self.mode = mode
 
     def _exact(self, mode: str) -> str:
@@ -102,6 +105,6 @@ def _first_line(text: str, limit: int = 60) -> str:
     return line if len(line) <= limit else line[: limit - 3] + "..."
 
 
-def tool_mimebundle(tool: Tool) -> dict[str, str]:
+def tool_mimebundle(tool: ToolSpec) -> dict[str, str]:
     """What a `Tool` shows as a cell result: `ToolsView` of the one tool."""
     return ToolsView(tool)._repr_mimebundle_()

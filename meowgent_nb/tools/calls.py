@@ -1,0 +1,50 @@
+"""What a run passes around: a model's `ToolCall` and the `ToolResult` that answers it.
+
+Small frozen values with no behaviour of their own: the protocols parse calls, the agent makes
+results, the display and the MCP server read them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+__all__ = ["ResultKind", "ToolCall", "ToolResult"]
+
+ResultKind = Literal["ok", "unknown_tool", "invalid_arguments", "denied", "timeout", "error", "parse_error"]
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """A model's request to run one tool."""
+
+    name: str
+    """The tool the model asked for."""
+    arguments: dict[str, Any] = field(default_factory=dict)
+    """The arguments as the model sent them (before validation)."""
+    id: str = ""
+    """The call's id, where the protocol gives one; used to pair the result with the call."""
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    """What came of a `ToolCall`: the text the model reads, and what happened."""
+
+    call: ToolCall
+    """The call this answers."""
+    output: str
+    """The text the model receives."""
+    kind: ResultKind = "ok"
+    """``ok``, or what went wrong: ``unknown_tool``, ``invalid_arguments``, ``denied``,
+    ``timeout``, ``error`` or ``parse_error``."""
+    value: Any = None
+    """The tool's return value, when it ran."""
+    exception: BaseException | None = None
+    """The exception a failing tool raised, kept for display."""
+    duration: float | None = None
+    """Seconds the tool ran, when it ran."""
+
+    @property
+    def ok(self) -> bool:
+        """Whether the tool ran and returned."""
+        return self.kind == "ok"
