@@ -12,12 +12,9 @@ import contextlib
 import json
 import os
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from ..errors import MeowgentError
-
-if TYPE_CHECKING:
-    from .client import McpToolbox
 
 try:
     _GROUP: Any = BaseExceptionGroup  # Python 3.11+
@@ -37,12 +34,23 @@ class McpToolError(MeowgentError):
     """A server tool ran and reported an error (``isError``); the message is the tool's text."""
 
 
+class _Server(Protocol):
+    """What a session reads of the toolbox it serves (an `McpToolbox`; client imports this module)."""
+
+    name: str
+    """What the notebook calls the server (in error messages' fixes)."""
+    target: str
+    """The URL, or the command line, for error messages."""
+    log_path: str | None
+    """Where a stdio server's stderr goes, or None."""
+
+
 class _Connection:
     """One session, entered and left by one task on the background loop (anyio needs that)."""
 
     def __init__(
         self,
-        box: McpToolbox,
+        box: _Server,
         argv: list[str],
         url: str | None,
         headers: dict[str, str],
