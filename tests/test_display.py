@@ -44,8 +44,10 @@ from meowgent_nb import (
     tools_json_schema,
 )
 from meowgent_nb.notebook._html import markdown_html
-from meowgent_nb.notebook._visible import is_hidden
-from meowgent_nb.notebook.display import LiveDisplay, ToolsView, Transcript, show_run, tool_mimebundle
+from meowgent_nb._visible import is_hidden
+from meowgent_nb.notebook.display import LiveDisplay, show_run
+from meowgent_nb.notebook.transcript import Transcript
+from meowgent_nb.tools.view import ToolsView, tool_mimebundle
 
 
 @tool

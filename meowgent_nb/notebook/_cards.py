@@ -1,6 +1,6 @@
 """A tool call's card in a transcript: its status, and its text/plain and HTML forms.
 
-`meowgent_nb.notebook.display.Transcript` keeps one `Card` per call and renders it with `card_lines`
+`meowgent_nb.notebook.transcript.Transcript` keeps one `Card` per call and renders it with `card_lines`
 (text/plain, stable for nbval) and `card_html_of` (HTML). The name, arguments and output come
 from the model and the tool, so both forms show their hidden characters (see `_visible`).
 """
@@ -11,9 +11,9 @@ import json
 from dataclasses import dataclass
 
 from ._html import card_html
-from ._visible import visible
+from .._visible import visible
 from ..agent.approvals import Approved, Denied
-from ..tools.core import ToolCall, ToolResult
+from ..tools.calls import ToolCall, ToolResult
 
 __all__ = ["STATUS_LABELS", "Card", "card_html_of", "card_lines"]
 

@@ -1,23 +1,23 @@
-"""Notebook renderings: the transcript of a run, shown live, and the tools as the model sees them.
+"""`Transcript`: one agent run as a person reads it, built from its events, in text and HTML.
 
-Every object here has ``text/html`` for people and a stable ``text/plain`` for nbval: no
-timings, durations, ids, token counts or rates go into it. (nbval compares the HTML too; the
-measured times there carry CSS classes that notebooks/nbval_sanitize.cfg replaces.) nbval and nbclient also drop display updates, which is why a headless run
-(``live=False``) shows its finished transcript once instead of updating it.
+It has ``text/html`` for people and a stable ``text/plain`` for nbval: no timings, durations,
+ids, token counts or rates go into the text. (nbval compares the HTML too; the measured times
+there carry CSS classes that notebooks/nbval_sanitize.cfg replaces.) Showing it in a running cell
+is `meowgent_nb.notebook.display`'s part; nothing here imports IPython.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from ._cards import Card, card_html_of, card_lines
-from ._html import Bar, escape, markdown_html, note_html, seconds, thinking_html, timeline_svg
-from ._visible import visible
+from ._html import Bar, markdown_html, thinking_html, timeline_svg
+from .._html import escape, note_html, seconds
+from .._visible import visible
 from ..agent.events import (
     AgentEvent,
     ApprovalEvent,
@@ -30,13 +30,12 @@ from ..agent.events import (
     TurnEnd,
 )
 from ..models.base import Usage
-from ..tools.core import ToolCall
-from .tools_view import ToolsView, tool_mimebundle
+from ..tools.calls import ToolCall
 
 if TYPE_CHECKING:
-    from ..agent.loop import Agent, AgentResult
+    from ..agent.loop import AgentResult
 
-__all__ = ["LiveDisplay", "ToolsView", "Transcript", "show_run", "tool_mimebundle"]
+__all__ = ["Transcript"]
 
 
 @dataclass
@@ -255,119 +254,3 @@ def _error_text(error: BaseException) -> str:
     message = str(error).strip()
     text = f"[error] {type(error).__name__}" + (f": {message}" if message else "")
     return text.replace("\n", "\n  ")
-
-
-# --- showing a run ----------------------------------------------------------------------------
-
-
-class LiveDisplay:
-    """Shows a `Transcript` in the running cell and keeps it current as events arrive.
-
-    Text and thinking deltas redraw at most every ``interval`` seconds (each redraw sends the
-    whole transcript, and a fast model streams dozens of deltas a second); calls, results and the
-    end redraw at once. With ``live=False`` nothing is shown until `close`, which shows the
-    finished transcript once: headless runners (nbval, nbclient) drop display updates.
-
-    Args:
-        transcript: What to show; a new one by default.
-        live: Show now and update (a person is watching), or show once at the end.
-        interval: Least seconds between redraws caused by text and thinking deltas.
-    """
-
-    def __init__(self, transcript: Transcript | None = None, *, live: bool = True, interval: float = 0.1):
-        self.transcript = Transcript() if transcript is None else transcript
-        self.live = live
-        self.interval = interval
-        self._handle: Any = None
-        self._started = self._closed = False
-        self._last = float("-inf")
-        self._timer: asyncio.TimerHandle | None = None
-
-    def start(self) -> None:
-        """Show the transcript now, while it waits for the model (does nothing unless live)."""
-        if self.live and not self._started:
-            from IPython.display import display
-
-            self._started = True
-            self._handle = display(self.transcript, display_id=True)
-            self._last = time.perf_counter()
-
-    def handle(self, event: AgentEvent) -> None:
-        """Pass ``event`` to the transcript and redraw if it is time to."""
-        self.transcript.handle(event)
-        if not self.live or self._closed:
-            return
-        if not self._started:
-            self.start()
-        elif isinstance(event, (TextDelta, ThinkingDelta)):
-            wait = self._last + self.interval - time.perf_counter()
-            if wait > 0:
-                self._redraw_later(wait)
-            else:
-                self.refresh()
-        else:
-            self.refresh()
-
-    def refresh(self) -> None:
-        """Redraw now."""
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
-        if self._handle is not None:
-            self._handle.update(self.transcript)
-            self._last = time.perf_counter()
-
-    def _redraw_later(self, delay: float) -> None:
-        # Without this, text that arrives just before a pause (the model writing a call, which
-        # shows nothing until it is complete) would stay hidden until the next event.
-        if self._timer is not None:
-            return
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:  # fed synchronously: the next event or `close` redraws
-            return
-        self._timer = loop.call_later(delay, self.refresh)
-
-    def close(self) -> None:
-        """The run is over: show the final transcript (the only display when not live)."""
-        if self._closed:
-            return
-        self._closed = True
-        if self._handle is not None:
-            self.refresh()
-        else:
-            from IPython.display import display
-
-            display(self.transcript)
-
-
-async def show_run(agent: Agent, prompt: str, *, live: bool) -> AgentResult:
-    """Run ``prompt`` on ``agent``, showing the transcript in the cell; returns the result.
-
-    Args:
-        agent: The agent; its conversation continues as with `Agent.arun`.
-        prompt: What the person asks.
-        live: Update the display as events arrive (a person is watching), or display the
-            finished transcript once (headless runs under nbval or nbclient).
-
-    Raises:
-        BaseException: Whatever stopped the run (a `ModelError`, an interrupt), after the
-            transcript has shown what happened until then.
-    """
-    view = LiveDisplay(Transcript(), live=live)
-    view.start()
-    result = None
-    try:
-        async with contextlib.aclosing(agent.stream(prompt)) as events:
-            async for event in events:
-                view.handle(event)
-                if isinstance(event, FinalAnswer):
-                    result = event.result
-    except BaseException as error:
-        view.transcript.fail(error)
-        raise
-    finally:
-        view.close()
-    if result is None:  # pragma: no cover - Agent.stream always ends with FinalAnswer
-        raise AssertionError("the event stream ended without a final answer")
-    return result
