@@ -42,7 +42,7 @@ except PackageNotFoundError:  # imported from a source tree that was never insta
 
 def load_ipython_extension(ipython: Any) -> None:
     """``%load_ext meowgent_nb``: register the magics and the ``%%agent`` input transformer."""
-    from .notebook.magics import AgentMagics, rewrite_agent_cell
+    from .notebook.agent_magics import AgentMagics, rewrite_agent_cell
 
     if "AgentMagics" in ipython.magics_manager.registry:
         return  # loading twice is harmless
@@ -52,7 +52,7 @@ def load_ipython_extension(ipython: Any) -> None:
 
 def unload_ipython_extension(ipython: Any) -> None:
     """``%unload_ext meowgent_nb``: remove exactly what `load_ipython_extension` added."""
-    from .notebook.magics import rewrite_agent_cell
+    from .notebook.agent_magics import rewrite_agent_cell
 
     magics = ipython.magics_manager.registry.pop("AgentMagics", None)
     if magics is not None:

@@ -1,6 +1,8 @@
-"""`%%agent`, `%agent` and `%tools`: the notebook surface, configured with traitlets.
+"""`AgentMagics`: ``%%agent`` and ``%agent``, the notebook surface, configured with traitlets.
 
-``%load_ext meowgent_nb`` registers the magics and an input transformer that turns a ``%%agent``
+`AgentMagics` also registers ``%tools``, whose words are handled in `tools_magics` (and, for
+``%tools mcp`` and ``%tools serve``, in `mcp_magics`): the three families share its settings and
+its tools. ``%load_ext meowgent_nb`` registers the magics and an input transformer that turns a ``%%agent``
 cell into an ``await`` of the agent: an async cell lets ipykernel (>= 7.4) deliver the approval
 buttons' clicks while the agent waits, and the cell still blocks until the agent is done.
 """
@@ -18,6 +20,7 @@ from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 from traitlets import Bool, CaselessStrEnum, Float, Int, List, Unicode, default
 
+from . import tools_magics
 from .._async import run_to_completion
 from ..agent.loop import Agent, AgentResult
 from ..models.resolve import DEFAULT_MODEL  # one source of truth; binder/postBuild reads it here
@@ -281,56 +284,11 @@ class AgentMagics(Magics):
         """%tools [xml | json | text | NAME]: what the model sees of the notebook's tools.
 
         ``%tools eval VAR [--model-object M | -m NAME]`` checks the model picks the right tool for
-        each case in the list VAR (see `tools_eval`). ``%tools mcp ...`` adds, lists and removes
-        MCP servers' tools; ``%tools serve ...`` serves the notebook's tools over MCP (see
-        `mcp_magics`).
+        each case in the list VAR (see `tools_magics.tools_eval`). ``%tools mcp ...`` adds, lists
+        and removes MCP servers' tools; ``%tools serve ...`` serves the notebook's tools over MCP
+        (see `mcp_magics`).
         """
-        from .display import ToolsView
-
-        word = line.strip()
-        command, _, rest = word.partition(" ")
-        if command == "eval":
-            return tools_eval(self, rest)
-        if command in ("mcp", "serve"):
-            from . import mcp_magics
-
-            return (mcp_magics.tools_mcp if command == "mcp" else mcp_magics.tools_serve)(self, rest)
-        tools = self.available_tools()
-        if word in ("", "xml", "json", "text"):
-            return ToolsView(tools, mode=word or "all")
-        by_name = {t.name: t for t in tools}
-        if word not in by_name:
-            known = ", ".join(by_name) or "none (define one with @tool)"
-            raise UsageError(f"%tools: no tool named {word!r}; use xml, json, text or one of: {known}")
-        return ToolsView([by_name[word]], mode="all")
-
-
-@magic_arguments()
-@argument("cases", metavar="VAR", help="A notebook variable holding a list of cases.")
-@argument("-m", "--model", help="Model name (as for %%agent); default: AgentMagics.model.")
-@argument("--model-object", metavar="VAR", help="Use a model object from the notebook (e.g. a ScriptedModel).")
-@argument("--tools", metavar="A,B", help="Offer only these tools (comma-separated names).")
-@argument("--protocol", choices=["xml", "native", "json"], help="How tools reach the model.")
-def tools_eval(magics: Any, line: str) -> Any:
-    """%tools eval VAR [-m MODEL | --model-object VAR] [--tools A,B] [--protocol P]
-
-    Runs the cases in VAR against the notebook's tools, one model turn each; no tool runs.
-    """
-    args = parse_argstring(tools_eval, line)
-    args.no_tools = False
-    if args.cases not in magics.shell.user_ns:
-        raise UsageError(f"%tools eval: no variable named {args.cases!r} in the notebook; assign a list of cases.")
-    from ..agent.evaluation import evaluate
-
-    try:
-        return evaluate(
-            magics.shell.user_ns[args.cases],
-            tools=magics.select_tools(args),
-            model=magics.resolve_model(args),
-            protocol=args.protocol or magics.protocol,
-        )
-    except ValueError as error:
-        raise UsageError(f"%tools eval {args.cases}: {error}") from None
+        return tools_magics.tools(self, line)
 
 
 def _expand(text: str, namespace: dict[str, Any]) -> str:
@@ -363,7 +321,7 @@ def rewrite_agent_cell(lines: list[str]) -> list[str]:
         return lines
     line = lines[0][len("%%agent") :].strip()
     cell = "".join(lines[1:])
-    return [f"await __import__('meowgent_nb.notebook.magics').notebook.magics.agent_cell({line!r}, {cell!r})\n"]
+    return [f"await __import__('meowgent_nb.notebook.agent_magics').notebook.agent_magics.agent_cell({line!r}, {cell!r})\n"]
 
 
 async def agent_cell(line: str, cell: str) -> None:
