@@ -1,0 +1,135 @@
+"""Deciding without asking, and knowing when no one is there to ask.
+
+`PolicyApprover` applies ``all`` or ``none`` and shows each call with the decision. `is_headless`
+tells a headless run (nbval, nbclient, papermill send their cells with ``allow_stdin`` false);
+the interactive approvers (`InputApprover`, `WidgetApprover`) check it at every batch and follow
+``MEOWGENT_APPROVE`` instead (`headless_policy`). The text and HTML of a request, what a person
+reads before deciding, are here too, shared by all three.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+import sys
+from collections.abc import Sequence
+from typing import Any, Literal
+
+from .._visible import visible, visible_html
+from ..agent.approvals import ApprovalRequest, Approved, Decision, Denied
+
+__all__ = ["HEADLESS_DENIAL", "PolicyApprover", "headless_policy", "is_headless"]
+
+HEADLESS_DENIAL = "no person to approve (headless run)"
+"""What the model is told (after "Denied: ") when a headless run denies a call."""
+
+POLICIES = ("all", "none")
+_ENV = "MEOWGENT_APPROVE"
+_VALUE_LIMIT = 60  # characters of one argument's repr in the one-line form of a call
+
+
+def is_headless() -> bool:
+    """Whether the code runs in a kernel whose current cell was sent with ``allow_stdin`` false.
+
+    nbval, nbclient and papermill send cells that way; a person's frontend does not. Outside a
+    kernel (a terminal IPython, a script) this is False.
+    """
+    kernel = running_kernel()
+    if kernel is None:
+        return False
+    # The parent is a ContextVar, so it is the request of the cell running in this task, even
+    # when another request (on a subshell) arrived since; `_allow_stdin` is only the latest one's.
+    parent = kernel.get_parent("shell") or {}
+    if parent.get("header", {}).get("msg_type") == "execute_request":
+        return not parent.get("content", {}).get("allow_stdin", False)
+    return not getattr(kernel, "_allow_stdin", False)
+
+
+class PolicyApprover:
+    """Decides without asking, and shows each call with the decision and why.
+
+    Args:
+        mode: ``"all"`` approves every call; ``"none"`` denies it (the model is told
+            "Denied: no person to approve (headless run)").
+        reason: Why this policy applies, shown with the decision (e.g. "MEOWGENT_APPROVE=none").
+    """
+
+    def __init__(self, mode: Literal["all", "none"], reason: str, denial: str = HEADLESS_DENIAL):
+        if mode not in POLICIES:
+            raise ValueError(f"PolicyApprover mode must be 'all' or 'none', got {mode!r}")
+        self.mode = mode
+        self.reason = reason
+        self.denial = denial
+        """What the model is told when a call is denied ("Denied: {denial}")."""
+
+    async def approve(self, requests: Sequence[ApprovalRequest]) -> list[Decision]:
+        if self.mode == "all":
+            decision: Decision = Approved(self.reason)
+            outcome = f"approved ({self.reason})"
+        else:
+            decision, outcome = Denied(self.denial), f"denied ({self.reason})"
+        rows = "".join(row_html(r, html.escape(outcome)) for r in requests)
+        text = requests_text(requests, [outcome] * len(requests))
+        show({"text/html": f"<div>{header_html(len(requests))}{rows}</div>", "text/plain": text})
+        return [decision] * len(requests)
+
+    def __repr__(self) -> str:
+        return f"PolicyApprover({self.mode!r}, {self.reason!r})"
+
+
+def headless_policy() -> PolicyApprover:
+    value = (os.environ.get(_ENV) or "none").strip().lower()
+    if value not in POLICIES:
+        raise ValueError(
+            f"{_ENV}={os.environ[_ENV]!r} is not a policy for headless runs; set {_ENV}=all"
+            f" (run the calls) or {_ENV}=none (deny them; the default)."
+        )
+    return PolicyApprover(value, f"{_ENV}={value}")  # type: ignore[arg-type]
+
+
+def running_shell() -> Any:
+    """The running IPython shell, or None (IPython is not imported just to find out)."""
+    ipython = sys.modules.get("IPython")
+    return ipython.get_ipython() if ipython is not None else None
+
+
+def running_kernel() -> Any:
+    return getattr(running_shell(), "kernel", None)
+
+
+def show(bundle: dict[str, str]) -> None:
+    if running_shell() is None:
+        print(bundle["text/plain"])  # a plain script: display() would print the dict
+        return
+    from IPython.display import display
+
+    display(bundle, raw=True)
+
+
+def call_text(request: ApprovalRequest, limit: int | None = _VALUE_LIMIT) -> str:
+    parts = []
+    for name, value in request.arguments.items():
+        text = repr(value)
+        if limit is not None and len(text) > limit:
+            text = text[: limit - 1] + "…"
+        parts.append(f"{name}={text}")
+    return visible(f"{request.tool.name}({', '.join(parts)})")  # what a person approves: nothing hidden
+
+
+def requests_text(requests: Sequence[ApprovalRequest], outcomes: Sequence[str]) -> str:
+    return "\n".join(f"Approval needed: {call_text(r)} -> {o}" for r, o in zip(requests, outcomes))
+
+
+def header_html(count: int, note: str = "") -> str:
+    calls = "1 call" if count == 1 else f"{count} calls"
+    return f"<b>Approval needed</b> for {calls}.{html.escape(note)}"
+
+
+def row_html(request: ApprovalRequest, outcome_html: str) -> str:
+    arguments = json.dumps(dict(request.arguments), indent=2, ensure_ascii=False, default=repr)
+    decided = f"<div>&rarr; <b>{outcome_html}</b></div>" if outcome_html else ""
+    return (
+        f"<div style='margin-top:0.5em'><code>{visible_html(request.tool.name)}</code>"
+        f"<pre style='margin:0.2em 0'>{visible_html(arguments)}</pre>{decided}</div>"
+    )
