@@ -20,6 +20,7 @@ from .._async import keep_awake, run_to_completion
 from ._tool_threads import ToolThreads, call_tool
 from .approvals import ApprovalRequest, Approved, Approver, Decision, Denied, DenyAll
 from ..errors import ToolArgumentsError
+from .result import AgentResult
 from .events import (
     AgentEvent,
     ApprovalEvent,
@@ -58,32 +59,6 @@ _NO_APPROVER = DenyAll(
     "this tool needs a person's approval and no approver was given"
     " (pass approver=AutoApprove() to run it without asking)."
 )
-
-
-@dataclass
-class AgentResult:
-    """What one run produced: the answer and everything that led to it."""
-
-    text: str
-    """The final answer (the last model turn's visible text)."""
-    tool_results: list[ToolResult] = field(default_factory=list)
-    """Every call's result, in the order the calls were made."""
-    turns: int = 0
-    """How many model requests the run made."""
-    usage: Usage | None = None
-    """Token counts and durations summed over the turns, where the backend reports them."""
-    stopped: Literal["answer", "max_turns"] = "answer"
-    """Why the run ended: the model answered, or the turn limit was reached."""
-    messages: list[dict[str, Any]] = field(default_factory=list)
-    """The messages this run added to the conversation."""
-
-    def __str__(self) -> str:
-        return self.text
-
-    def __repr__(self) -> str:
-        # Stable (no durations or ids), so a notebook may show a result and nbval still compares.
-        calls = [f"{r.call.name}: {r.kind}" for r in self.tool_results]
-        return f"AgentResult(text={self.text!r}, turns={self.turns}, stopped={self.stopped!r}, calls={calls!r})"
 
 
 class Agent:

@@ -8,7 +8,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from ..agent.events import TextDelta, ThinkingDelta
+from .._deltas import TextDelta, ThinkingDelta
 from ..protocols.parsing import CALL_CLOSE, CALL_OPEN, MalformedCall
 from ..tools.core import ToolCall
 from .base import ModelChunk

@@ -22,7 +22,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ._call_json import cut_off
-from ..agent.events import TextDelta
+from .._deltas import TextDelta
 from .parsing import MalformedCall
 from ..tools.core import Tool, ToolCall
 
