@@ -32,24 +32,15 @@ from .events import (
     ToolResultEvent,
     TurnEnd,
 )
-from ..protocols.json_answer import JsonAnswerParser, answer_schema, call_schema
 from ..models.base import Model, ModelRequest, Usage
-from ..protocols.parsing import MalformedCall, ToolCallParser
-from ..protocols.prompt import (
-    JSON_TOOL_RULES,
-    LAST_TURN_NOTICE,
-    REQUIRED_NOTICE,
-    RESULTS_NOTICE,
-    TOOL_RULES,
-    inert,
-    system_prompt,
-    tool_responses,
-)
+from ..protocols.base import AnswerParser, ToolProtocol
+from ..protocols.parsing import MalformedCall
+from ..protocols.prompt import LAST_TURN_NOTICE, REQUIRED_NOTICE
+from ..protocols.registry import get_protocol
 from ..tools.core import Tool, ToolCall, ToolResult
 
 __all__ = ["Agent", "AgentResult"]
 
-ToolProtocol = Literal["xml", "native", "json"]
 ToolChoice = str  # "auto", "none", "required", or a tool name
 
 # One set of daemon threads for every agent: %%agent makes an agent per cell.
@@ -73,7 +64,8 @@ class Agent:
         protocol: ``"xml"`` (tools in the system prompt, calls as ``<tool_call>`` blocks in the
             text), ``"native"`` (tools passed to the backend, calls in ``tool_calls``) or
             ``"json"`` (each answer is one JSON object, a call or the answer, constrained by the
-            backend to a schema of the offered tools; one call per turn; see `json_protocol`).
+            backend to a schema of the offered tools; one call per turn; see `json_answer`), or a
+            `ToolProtocol` object; see `protocols.registry`. ``agent.protocol`` reads as the name.
         max_turns: Model requests per run; the last one offers no tools.
         max_workers: Tool calls of one turn that run at the same time. A call that timed out
             stops counting at once (its thread runs on; Python cannot stop it).
@@ -94,7 +86,7 @@ class Agent:
         model: Model | str | None,
         tools: Iterable[Tool] = (),
         approver: Approver | None = None,
-        protocol: ToolProtocol = "xml",
+        protocol: str | ToolProtocol = "xml",
         max_turns: int = 8,
         max_workers: int = 8,
         tool_timeout: float | None = 30.0,
@@ -112,7 +104,6 @@ class Agent:
         self.model = model
         self.tools = list(tools)
         self.approver = approver
-        self.protocol = protocol
         self.max_turns = max_turns
         self.max_workers = max_workers
         self.tool_timeout = tool_timeout
@@ -123,15 +114,26 @@ class Agent:
         self.max_output_chars = max_output_chars
         self.repeat_calls = repeat_calls
         self._answered: dict[str, ToolResult] = {}
-        self._check()
+        problems = []
+        try:
+            self.protocol = protocol
+        except ValueError as error:
+            problems.append(str(error))
+        self._check(problems)
         self.messages: list[dict[str, Any]] = []
         """The whole conversation, without the system prompt (which is rebuilt each turn)."""
         self._call_count = 0
 
-    def _check(self) -> None:
-        problems = []
-        if self.protocol not in ("xml", "native", "json"):
-            problems.append(f"protocol must be 'xml', 'native' or 'json', got {self.protocol!r}")
+    @property
+    def protocol(self) -> str:
+        """The tool protocol's name (``"xml"``, ``"native"``, ``"json"``); set a name or a protocol."""
+        return self._protocol.name
+
+    @protocol.setter
+    def protocol(self, protocol: str | ToolProtocol) -> None:
+        self._protocol = get_protocol(protocol)
+
+    def _check(self, problems: list[str]) -> None:
         if not isinstance(self.max_turns, int) or self.max_turns < 1:
             problems.append(f"max_turns must be a whole number of at least 1, got {self.max_turns!r}")
         if self.ask not in ("marked", "every"):
@@ -154,9 +156,7 @@ class Agent:
 
     def system_prompt(self) -> str:
         """The system prompt the model is sent (the same bytes on every turn)."""
-        offered = self._offered()
-        rules = JSON_TOOL_RULES if self.protocol == "json" else TOOL_RULES
-        return system_prompt(offered, self.system, describe_tools=self.protocol != "native", rules=rules)
+        return self._protocol.system_prompt(self._offered(), self.system)
 
     def _offered(self) -> list[Tool]:
         if self.tool_choice == "none":
@@ -202,14 +202,14 @@ class Agent:
             request = self._request(system, offered, last)
             answer = _TurnAnswer()
             try:
-                async for event in self._model_turn(request, answer, turn):
+                async for event in self._model_turn(request, self._protocol.parser(offered), answer, turn):
                     yield event
             except BaseException as exc:  # an error or an interrupt: keep what was said, then re-raise
                 stopped = isinstance(exc, (GeneratorExit, KeyboardInterrupt, asyncio.CancelledError))
                 answer.cut_off_by = "interrupted" if stopped else type(exc).__name__
                 raise
             finally:
-                self.messages.append(answer.message(self.protocol))
+                self.messages.append(answer.message(self._protocol))
             result.turns = turn
             if answer.usage is not None:
                 result.usage = answer.usage if result.usage is None else result.usage + answer.usage
@@ -231,7 +231,7 @@ class Agent:
                     done.get(i) or ToolResult(call, "Error: interrupted before it finished.", kind="error")
                     for i, (call, _) in enumerate(answer.calls)
                 ]
-                self.messages.extend(self._result_messages(results))
+                self.messages.extend(self._protocol.result_messages(results))
             result.tool_results.extend(results)
             yield TurnEnd(turn, answer.usage, len(results), answer.finish_reason)
             if last:
@@ -244,26 +244,21 @@ class Agent:
         messages = [system, *self.messages]
         if last:
             messages.append({"role": "user", "content": LAST_TURN_NOTICE})
-        native = self.protocol == "native" and not last
-        # json: a call of an offered tool or the answer; on the last turn only the answer. Without
-        # tools there is no JSON in the prompt, so the answer is free text.
-        schema = answer_schema(() if last else offered) if self.protocol == "json" and offered else None
-        calls = call_schema(offered) if self.protocol != "json" and offered and not last else None
+        parts = self._protocol.request(offered, last)
         return ModelRequest(
             messages=messages,
-            tools=offered if native else (),
+            tools=parts.tools,
             offered=() if last else offered,
             think=self.think,
-            format=schema,
-            call_format=calls,
+            format=parts.format,
+            call_format=parts.call_format,
+            call_tag=parts.call_tag,
+            call_parser=parts.call_parser,
         )
 
-    async def _model_turn(self, request: ModelRequest, answer: _TurnAnswer, turn: int) -> AsyncIterator[AgentEvent]:
-        parser: ToolCallParser | JsonAnswerParser | None = None
-        if self.protocol == "xml":
-            parser = ToolCallParser()
-        elif request.format is not None:  # json: shown once read, as the answer or a call
-            parser = JsonAnswerParser()
+    async def _model_turn(
+        self, request: ModelRequest, parser: AnswerParser | None, answer: _TurnAnswer, turn: int
+    ) -> AsyncIterator[AgentEvent]:
         stream = self.model.stream(request)
         # Close the model's stream (and its connection) at once when the turn stops early.
         async with contextlib.aclosing(stream) if hasattr(stream, "aclose") else contextlib.nullcontext():
@@ -276,7 +271,7 @@ class Agent:
     async def _read_stream(
         self,
         stream: AsyncIterator[Any],
-        parser: ToolCallParser | JsonAnswerParser | None,
+        parser: AnswerParser | None,
         answer: _TurnAnswer,
         turn: int,
     ) -> AsyncIterator[AgentEvent]:
@@ -433,14 +428,6 @@ class Agent:
             return index, ToolResult(call, text, kind="error", exception=error, duration=elapsed)
         return index, ToolResult(call, text, value=value, duration=elapsed)
 
-    def _result_messages(self, results: Sequence[ToolResult]) -> list[dict[str, Any]]:
-        if self.protocol == "native":
-            # The backend's template wraps each in its own tags: the same care as tool_responses.
-            return [{"role": "tool", "content": inert(r.output), "tool_name": inert(r.call.name)} for r in results]
-        # json answers are JSON objects: the notice's "in plain text" would contradict the rules.
-        notice = RESULTS_NOTICE if self.protocol == "xml" else None
-        return [{"role": "user", "content": tool_responses(results, notice)}]
-
     def __repr__(self) -> str:
         names = [t.name for t in self.tools]
         return f"Agent(model={self.model!r}, tools={names!r}, protocol={self.protocol!r})"
@@ -468,15 +455,9 @@ class _TurnAnswer:
     def text(self) -> str:
         return "".join(self.text_parts).strip()
 
-    def message(self, protocol: str) -> dict[str, Any]:
-        content = "".join(self.raw) if protocol in ("xml", "json") else "".join(self.text_parts)
-        if self.cut_off_by is not None:
-            content += f"\n[this answer was cut off: {self.cut_off_by}]"
-        message: dict[str, Any] = {"role": "assistant", "content": content}
-        if self.thinking:
-            message["thinking"] = "".join(self.thinking)
-        if protocol == "native" and self.calls:
-            message["tool_calls"] = [
-                {"function": {"name": c.name, "arguments": c.arguments}} for c, bad in self.calls if bad is None
-            ]
-        return message
+    def message(self, protocol: ToolProtocol) -> dict[str, Any]:
+        """The assistant message ``protocol`` records for this turn."""
+        calls = [call for call, malformed in self.calls if malformed is None]
+        return protocol.assistant_message(
+            "".join(self.raw), "".join(self.text_parts), "".join(self.thinking), calls, self.cut_off_by
+        )
