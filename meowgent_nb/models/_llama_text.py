@@ -44,7 +44,9 @@ def _arguments_opening(tag: str | None) -> re.Pattern[str]:
     )
 
 
-def arguments_opening(text: str, piece: str, tools: Mapping[str, Any], tag: str | None) -> tuple[str, str] | None:
+def arguments_opening(
+    text: str, piece: str, tools: Mapping[str, Any], tag: str | None
+) -> tuple[str, str] | None:
     """When ``piece`` completes ``{"name": "<a tool in tools>", "arguments":`` after ``text``:
     the tool's name and the part of ``piece`` up to that colon. None otherwise.
 

@@ -171,7 +171,8 @@ class LlamaCppModel:
         # then "arguments"); sorted, a model had to write the arguments before choosing the tool.
         schema = None if request.format is None else json.dumps(request.format)
         calls = None if request.call_format is None else json.dumps(request.call_format)
-        work = partial(self._generate_locked, loaded, prompt, sampling, put, stop, schema, calls, request.call_tag)
+        tag = request.call_tag
+        work = partial(self._generate_locked, loaded, prompt, sampling, put, stop, schema, calls, tag)
         loop.run_in_executor(self._thread, self._generate, work, put)
         # The model writes its calls as text; the protocol that built the request knows how to read them.
         parser = request.call_parser() if request.tools and request.call_parser else None

@@ -14,7 +14,7 @@ from typing import Any
 from .._deltas import TextDelta, ThinkingDelta
 from ..tools.core import Tool, ToolCall, ToolResult
 from .base import RequestParts, assistant_message
-from .parsing import CALL_CLOSE, CALL_OPEN, MalformedCall, ToolCallParser
+from .parsing import CALL_CLOSE, CALL_OPEN, MalformedCall, ParsedEvent, ToolCallParser
 from .prompt import inert, system_prompt
 from .xml import call_request
 
@@ -42,8 +42,8 @@ class NativeProtocol:
     def assistant_message(
         self, raw: str, text: str, thinking: str, calls: Sequence[ToolCall], cut_off_by: str | None
     ) -> dict[str, Any]:
-        tool_calls = [{"function": {"name": c.name, "arguments": c.arguments}} for c in calls] if calls else None
-        return assistant_message(text, thinking, cut_off_by, tool_calls)
+        tool_calls = [{"function": {"name": c.name, "arguments": c.arguments}} for c in calls]
+        return assistant_message(text, thinking, cut_off_by, tool_calls or None)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"
@@ -69,7 +69,7 @@ class NativeCallParser:
         return [_shown(event) for event in self._parser.close(finish_reason)]
 
 
-def _shown(event: TextDelta | ThinkingDelta | ToolCall | MalformedCall) -> TextDelta | ThinkingDelta | ToolCall:
+def _shown(event: ParsedEvent) -> TextDelta | ThinkingDelta | ToolCall:
     if isinstance(event, MalformedCall):
         return TextDelta(f"{CALL_OPEN}{event.raw}{CALL_CLOSE}")
     return event

@@ -14,7 +14,11 @@ from .xml_seed import XmlSeedProtocol
 
 __all__ = ["BASELINES", "PROTOCOLS", "get_protocol"]
 
-PROTOCOLS: dict[str, ToolProtocol] = {"xml": XmlProtocol(), "native": NativeProtocol(), "json": JsonProtocol()}
+PROTOCOLS: dict[str, ToolProtocol] = {
+    "xml": XmlProtocol(),
+    "native": NativeProtocol(),
+    "json": JsonProtocol(),
+}
 """The protocols to choose from, in the order error messages list them."""
 
 BASELINES: dict[str, ToolProtocol] = {"xml-seed": XmlSeedProtocol()}
@@ -28,8 +32,9 @@ def get_protocol(protocol: str | ToolProtocol) -> ToolProtocol:
         ValueError: No protocol has that name; the message lists the protocols to choose from.
     """
     if not isinstance(protocol, str):
-        return protocol
-    found = PROTOCOLS.get(protocol) or BASELINES.get(protocol)
+        found = protocol if isinstance(protocol, ToolProtocol) else None
+    else:
+        found = PROTOCOLS.get(protocol) or BASELINES.get(protocol)
     if found is None:
         *rest, final = (repr(name) for name in PROTOCOLS)
         raise ValueError(f"protocol must be {', '.join(rest)} or {final}, got {protocol!r}")
