@@ -7,7 +7,8 @@ tokens and characters of:
       per line, default separators (as Jinja's ``tojson`` writes it; Ollama's Go template writes
       the function part as compact JSON instead, which comes out close to (b));
   (b) the compact JSON Schema list, ``json.dumps([...], separators=(",", ":"))``;
-  (c) a "seed-style" indented XML, the older verbose design, rendered here as a reference;
+  (c) a "seed-style" indented XML, the older verbose design, as a reference (the tools block of
+      the ``xml-seed`` protocol, `meowgent_nb.protocols.xml_seed.seed_xml`);
   (d) ``meowgent_nb.render_tools_xml``, what the model reads;
 
 then (d)/(a) and (d)/(b) against the goals 0.60 and 0.80. ``--per-tool`` adds each tool's counts.
@@ -26,13 +27,12 @@ import argparse
 import json
 import os
 import sys
-import xml.etree.ElementTree as ET
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from meowgent_nb import Tool, render_tools_xml
+from meowgent_nb.protocols.xml_seed import seed_xml
 from meowgent_nb.tools.render import tool_xml
 
 try:
@@ -52,54 +52,6 @@ def native_block(tools: list[Tool]) -> str:
 
 def compact_json(tools: list[Tool]) -> str:
     return json.dumps([t.to_json_schema() for t in tools], separators=(",", ":"))
-
-
-def seed_xml(tools: list[Tool]) -> str:
-    """The older design: one element per concept, every parameter says whether it is required."""
-    root = ET.Element("tools")
-    for item in tools:
-        element = ET.SubElement(root, "tool", name=item.name)
-        ET.SubElement(element, "description").text = item.description
-        _seed_parameters(element, item.parameters)
-    ET.indent(root)
-    return ET.tostring(root, encoding="unicode")
-
-
-def _seed_parameters(parent: ET.Element, schema: dict[str, Any]) -> None:
-    required = schema.get("required", [])
-    group = ET.SubElement(parent, "parameters")
-    for name, value in schema.get("properties", {}).items():
-        group.append(_seed_parameter("parameter", value, name, name in required))
-
-
-def _seed_parameter(tag: str, schema: dict[str, Any], name: str | None, required: bool | None) -> ET.Element:
-    options = schema.get("anyOf", [schema])
-    detail = {k: v for o in options if o.get("type") != "null" for k, v in o.items()} | schema
-    element = ET.Element(tag, {} if name is None else {"name": name})
-    element.set("type", "|".join(str(o.get("type", "any")) for o in options))
-    if required is not None:
-        element.set("required", "true" if required else "false")
-    if "enum" in detail:
-        element.set("enum", ", ".join(map(str, detail["enum"])))
-    if "default" in detail:
-        default = detail["default"]
-        element.set("default", default if isinstance(default, str) else json.dumps(default))
-    for key in ("minimum", "maximum", "format"):
-        if key in detail:
-            element.set(key, str(detail[key]))
-    if isinstance(detail.get("items"), dict):
-        element.append(_seed_parameter("items", detail["items"], None, None))
-    if isinstance(detail.get("additionalProperties"), dict):
-        element.append(_seed_parameter("values", detail["additionalProperties"], None, None))
-    if "properties" in detail:
-        _seed_parameters(element, detail)
-    description = detail.get("description")
-    if description and len(element):
-        element.insert(0, ET.Element("description"))
-        element[0].text = description
-    elif description:
-        element.text = description
-    return element
 
 
 FORMS: dict[str, tuple[str, Callable[[list[Tool]], str]]] = {

@@ -5,7 +5,8 @@ through `meowgent_nb.evaluate` on the embedded model (Qwen2.5-Coder-0.5B-Instruc
 temperature 0, once per protocol variant:
 
   xml        the default: rules + compact XML tools block in the system prompt;
-  xml-seed   the same rules with the older, seed-style verbose XML tools block;
+  xml-seed   the same rules with the older, seed-style verbose XML tools block (the
+             ``xml-seed`` protocol, `meowgent_nb.protocols.xml_seed`);
   native     tools passed to the model's own chat template (Qwen's Hermes-style block);
   json       answers constrained by a llama.cpp grammar to ``{"tool": ...}`` / ``{"answer": ...}``.
 
@@ -24,47 +25,26 @@ Run:  python benchmarks/toolcall_accuracy.py [--protocols xml,json] [--cases N] 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import sys
 import time
-from collections.abc import Iterator
 
-import meowgent_nb.protocols.prompt
 from meowgent_nb import EvalReport, evaluate
 from meowgent_nb.models.llamacpp import LlamaCppModel
 
 try:
     from benchmarks._accuracy_cases import CASES, TOOLS
     from benchmarks._prompt_dev_cases import DEV_CASES, DEV_TOOLS
-    from benchmarks.tool_tokens import seed_xml
 except ImportError:  # run as a script: this directory is on sys.path
     from _accuracy_cases import CASES, TOOLS
     from _prompt_dev_cases import DEV_CASES, DEV_TOOLS
-    from tool_tokens import seed_xml
 
 VARIANTS = ("xml", "xml-seed", "native", "json")
 GOALS = {"tool_cases": 0.95, "no_tool_cases": 0.90}
 
 
-@contextlib.contextmanager
-def tools_block(variant: str) -> Iterator[None]:
-    """Swap the system prompt's tools block for the seed-style XML while a variant runs."""
-    if variant != "xml-seed":
-        yield
-        return
-    original = meowgent_nb.protocols.prompt.render_tools_xml
-    meowgent_nb.protocols.prompt.render_tools_xml = seed_xml
-    try:
-        yield
-    finally:
-        meowgent_nb.protocols.prompt.render_tools_xml = original
-
-
 def run(variant: str, model: LlamaCppModel, cases: list, tools: list) -> tuple[EvalReport, float]:
-    protocol = "xml" if variant == "xml-seed" else variant
-    with tools_block(variant):
-        started = time.perf_counter()
-        report = evaluate(cases, tools=tools, model=model, protocol=protocol)
+    started = time.perf_counter()
+    report = evaluate(cases, tools=tools, model=model, protocol=variant)
     return report, (time.perf_counter() - started) / len(cases)
 
 

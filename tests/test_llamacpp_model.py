@@ -33,6 +33,7 @@ from meowgent_nb.models.gguf import (
 )
 from meowgent_nb.models._llama_text import arguments_opening
 from meowgent_nb.models.llamacpp import LlamaCppModel
+from meowgent_nb.protocols.native import NativeCallParser
 
 HAVE_LLAMA_CPP = importlib.util.find_spec("llama_cpp") is not None
 HAVE_PARTS = not missing_packages()
@@ -145,7 +146,7 @@ def test_request_options_it_cannot_honour_are_refused():
     ],
 )
 def test_the_arguments_are_constrained_once_an_offered_tool_is_named(text: str, piece: str, opening):
-    assert arguments_opening(text, piece, {"add": object(), "a": object()}) == opening
+    assert arguments_opening(text, piece, {"add": object(), "a": object()}, "<tool_call>") == opening
 
 
 @pytest.mark.skipif(HAVE_LLAMA_CPP, reason="llama-cpp-python is installed")
@@ -373,7 +374,9 @@ def test_native_tools_come_back_as_tool_calls(model):
         return "Sunny"
 
     request = ModelRequest(
-        messages=[SYSTEM, {"role": "user", "content": "What is the weather in Paris?"}], tools=[get_weather]
+        messages=[SYSTEM, {"role": "user", "content": "What is the weather in Paris?"}],
+        tools=[get_weather],
+        call_parser=NativeCallParser,
     )
     chunks = collect(model, request)
     assert chunks[:-1] == [ModelChunk(tool_calls=(ToolCall("get_weather", {"city": "Paris"}),))]

@@ -17,7 +17,8 @@ from typing import Any
 
 from .._async import run_to_completion
 from .._html import seconds, table_html
-from .loop import Agent, ToolProtocol
+from ..protocols.base import ToolProtocol
+from .loop import Agent
 from ..errors import ToolArgumentsError
 from .events import ToolCallEvent, TurnEnd
 from ..models.base import Model
@@ -140,7 +141,7 @@ async def aevaluate(
     *,
     tools: Iterable[Tool],
     model: Model | str | None,
-    protocol: ToolProtocol = "xml",
+    protocol: str | ToolProtocol = "xml",
     system: str | None = None,
 ) -> EvalReport:
     """Ask the model each case's prompt once and check the first tool call it makes.
@@ -186,7 +187,7 @@ def evaluate(
     *,
     tools: Iterable[Tool],
     model: Model | str | None,
-    protocol: ToolProtocol = "xml",
+    protocol: str | ToolProtocol = "xml",
     system: str | None = None,
 ) -> EvalReport:
     """`aevaluate` from synchronous code (also in a notebook cell)."""

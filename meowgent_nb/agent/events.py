@@ -9,14 +9,13 @@ within a turn: text and thinking deltas as the model streams, each complete `Too
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Union
+from typing import Union
 
-from .approvals import Approved, Denied
+from .._deltas import TextDelta, ThinkingDelta
 from ..models.base import Usage
 from ..tools.core import ToolCall, ToolResult
-
-if TYPE_CHECKING:
-    from .loop import AgentResult
+from .approvals import Approved, Denied
+from .result import AgentResult
 
 __all__ = [
     "AgentEvent",
@@ -29,20 +28,6 @@ __all__ = [
     "ToolResultEvent",
     "TurnEnd",
 ]
-
-
-@dataclass(frozen=True)
-class TextDelta:
-    """A piece of the answer text the person sees."""
-
-    text: str
-
-
-@dataclass(frozen=True)
-class ThinkingDelta:
-    """A piece of the model's reasoning (``<think>`` text or the backend's thinking field)."""
-
-    text: str
 
 
 @dataclass(frozen=True)

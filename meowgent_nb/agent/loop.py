@@ -9,81 +9,25 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import difflib
-import json
-import time
-from collections.abc import AsyncIterator, Iterable, Sequence
+from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from .._async import keep_awake, run_to_completion
-from ._tool_threads import ToolThreads, call_tool
-from .approvals import ApprovalRequest, Approved, Approver, Decision, Denied, DenyAll
-from ..errors import ToolArgumentsError
-from .events import (
-    AgentEvent,
-    ApprovalEvent,
-    ApprovalRequested,
-    FinalAnswer,
-    TextDelta,
-    ThinkingDelta,
-    ToolCallEvent,
-    ToolResultEvent,
-    TurnEnd,
-)
-from ..protocols.json_answer import JsonAnswerParser, answer_schema, call_schema
 from ..models.base import Model, ModelRequest, Usage
-from ..protocols.parsing import MalformedCall, ToolCallParser
-from ..protocols.prompt import (
-    JSON_TOOL_RULES,
-    LAST_TURN_NOTICE,
-    REQUIRED_NOTICE,
-    RESULTS_NOTICE,
-    TOOL_RULES,
-    inert,
-    system_prompt,
-    tool_responses,
-)
+from ..protocols.base import AnswerParser, ToolProtocol
+from ..protocols.parsing import MalformedCall
+from ..protocols.prompt import LAST_TURN_NOTICE, REQUIRED_NOTICE
+from ..protocols.registry import get_protocol
 from ..tools.core import Tool, ToolCall, ToolResult
+from .approvals import Approver
+from .calls import CallRunner
+from .events import AgentEvent, FinalAnswer, TextDelta, ThinkingDelta, ToolCallEvent, TurnEnd
+from .result import AgentResult
 
 __all__ = ["Agent", "AgentResult"]
 
-ToolProtocol = Literal["xml", "native", "json"]
 ToolChoice = str  # "auto", "none", "required", or a tool name
-
-# One set of daemon threads for every agent: %%agent makes an agent per cell.
-_THREADS = ToolThreads()
-
-_NO_APPROVER = DenyAll(
-    "this tool needs a person's approval and no approver was given"
-    " (pass approver=AutoApprove() to run it without asking)."
-)
-
-
-@dataclass
-class AgentResult:
-    """What one run produced: the answer and everything that led to it."""
-
-    text: str
-    """The final answer (the last model turn's visible text)."""
-    tool_results: list[ToolResult] = field(default_factory=list)
-    """Every call's result, in the order the calls were made."""
-    turns: int = 0
-    """How many model requests the run made."""
-    usage: Usage | None = None
-    """Token counts and durations summed over the turns, where the backend reports them."""
-    stopped: Literal["answer", "max_turns"] = "answer"
-    """Why the run ended: the model answered, or the turn limit was reached."""
-    messages: list[dict[str, Any]] = field(default_factory=list)
-    """The messages this run added to the conversation."""
-
-    def __str__(self) -> str:
-        return self.text
-
-    def __repr__(self) -> str:
-        # Stable (no durations or ids), so a notebook may show a result and nbval still compares.
-        calls = [f"{r.call.name}: {r.kind}" for r in self.tool_results]
-        return f"AgentResult(text={self.text!r}, turns={self.turns}, stopped={self.stopped!r}, calls={calls!r})"
 
 
 class Agent:
@@ -98,7 +42,8 @@ class Agent:
         protocol: ``"xml"`` (tools in the system prompt, calls as ``<tool_call>`` blocks in the
             text), ``"native"`` (tools passed to the backend, calls in ``tool_calls``) or
             ``"json"`` (each answer is one JSON object, a call or the answer, constrained by the
-            backend to a schema of the offered tools; one call per turn; see `json_protocol`).
+            backend to a schema of the offered tools; one call per turn; see `json_answer`), or a
+            `ToolProtocol` object; see `protocols.registry`. ``agent.protocol`` reads as the name.
         max_turns: Model requests per run; the last one offers no tools.
         max_workers: Tool calls of one turn that run at the same time. A call that timed out
             stops counting at once (its thread runs on; Python cannot stop it).
@@ -119,7 +64,7 @@ class Agent:
         model: Model | str | None,
         tools: Iterable[Tool] = (),
         approver: Approver | None = None,
-        protocol: ToolProtocol = "xml",
+        protocol: str | ToolProtocol = "xml",
         max_turns: int = 8,
         max_workers: int = 8,
         tool_timeout: float | None = 30.0,
@@ -137,7 +82,6 @@ class Agent:
         self.model = model
         self.tools = list(tools)
         self.approver = approver
-        self.protocol = protocol
         self.max_turns = max_turns
         self.max_workers = max_workers
         self.tool_timeout = tool_timeout
@@ -147,16 +91,26 @@ class Agent:
         self.think = think
         self.max_output_chars = max_output_chars
         self.repeat_calls = repeat_calls
-        self._answered: dict[str, ToolResult] = {}
-        self._check()
+        problems = []
+        try:
+            self.protocol = protocol
+        except ValueError as error:
+            problems.append(str(error))
+        self._check(problems)
         self.messages: list[dict[str, Any]] = []
         """The whole conversation, without the system prompt (which is rebuilt each turn)."""
         self._call_count = 0
 
-    def _check(self) -> None:
-        problems = []
-        if self.protocol not in ("xml", "native", "json"):
-            problems.append(f"protocol must be 'xml', 'native' or 'json', got {self.protocol!r}")
+    @property
+    def protocol(self) -> str:
+        """The tool protocol's name (``"xml"``, ``"native"``, ``"json"``); set a name or a protocol."""
+        return self._protocol.name
+
+    @protocol.setter
+    def protocol(self, protocol: str | ToolProtocol) -> None:
+        self._protocol = get_protocol(protocol)
+
+    def _check(self, problems: list[str]) -> None:
         if not isinstance(self.max_turns, int) or self.max_turns < 1:
             problems.append(f"max_turns must be a whole number of at least 1, got {self.max_turns!r}")
         if self.ask not in ("marked", "every"):
@@ -179,9 +133,18 @@ class Agent:
 
     def system_prompt(self) -> str:
         """The system prompt the model is sent (the same bytes on every turn)."""
-        offered = self._offered()
-        rules = JSON_TOOL_RULES if self.protocol == "json" else TOOL_RULES
-        return system_prompt(offered, self.system, describe_tools=self.protocol != "native", rules=rules)
+        return self._protocol.system_prompt(self._offered(), self.system)
+
+    def _call_runner(self) -> CallRunner:
+        return CallRunner(
+            self.approver,
+            self.ask,
+            self.max_turns,
+            self.max_workers,
+            self.tool_timeout,
+            self.max_output_chars,
+            self.repeat_calls,
+        )
 
     def _offered(self) -> list[Tool]:
         if self.tool_choice == "none":
@@ -218,7 +181,7 @@ class Agent:
         start = len(self.messages)
         self.messages.append({"role": "user", "content": prompt})
         result = AgentResult(text="")
-        self._answered.clear()  # identical successful calls count within one run only
+        calls = self._call_runner()  # identical successful calls count within one run only
         reminded = False
         offered = self._offered()
         system = {"role": "system", "content": self.system_prompt()}
@@ -227,14 +190,14 @@ class Agent:
             request = self._request(system, offered, last)
             answer = _TurnAnswer()
             try:
-                async for event in self._model_turn(request, answer, turn):
+                async for event in self._model_turn(request, self._protocol.parser(offered), answer, turn):
                     yield event
             except BaseException as exc:  # an error or an interrupt: keep what was said, then re-raise
                 stopped = isinstance(exc, (GeneratorExit, KeyboardInterrupt, asyncio.CancelledError))
                 answer.cut_off_by = "interrupted" if stopped else type(exc).__name__
                 raise
             finally:
-                self.messages.append(answer.message(self.protocol))
+                self.messages.append(answer.message(self._protocol))
             result.turns = turn
             if answer.usage is not None:
                 result.usage = answer.usage if result.usage is None else result.usage + answer.usage
@@ -249,14 +212,14 @@ class Agent:
                 break
             done: dict[int, ToolResult] = {}
             try:
-                async for event in self._run_calls(answer.calls, offered, last, done):
+                async for event in calls.run(answer.calls, offered, last, done):
                     yield event
             finally:  # also on an interrupt: every call gets a result, so the history stays coherent
                 results = [
                     done.get(i) or ToolResult(call, "Error: interrupted before it finished.", kind="error")
                     for i, (call, _) in enumerate(answer.calls)
                 ]
-                self.messages.extend(self._result_messages(results))
+                self.messages.extend(self._protocol.result_messages(results))
             result.tool_results.extend(results)
             yield TurnEnd(turn, answer.usage, len(results), answer.finish_reason)
             if last:
@@ -269,26 +232,21 @@ class Agent:
         messages = [system, *self.messages]
         if last:
             messages.append({"role": "user", "content": LAST_TURN_NOTICE})
-        native = self.protocol == "native" and not last
-        # json: a call of an offered tool or the answer; on the last turn only the answer. Without
-        # tools there is no JSON in the prompt, so the answer is free text.
-        schema = answer_schema(() if last else offered) if self.protocol == "json" and offered else None
-        calls = call_schema(offered) if self.protocol != "json" and offered and not last else None
+        parts = self._protocol.request(offered, last)
         return ModelRequest(
             messages=messages,
-            tools=offered if native else (),
+            tools=parts.tools,
             offered=() if last else offered,
             think=self.think,
-            format=schema,
-            call_format=calls,
+            format=parts.format,
+            call_format=parts.call_format,
+            call_tag=parts.call_tag,
+            call_parser=parts.call_parser,
         )
 
-    async def _model_turn(self, request: ModelRequest, answer: _TurnAnswer, turn: int) -> AsyncIterator[AgentEvent]:
-        parser: ToolCallParser | JsonAnswerParser | None = None
-        if self.protocol == "xml":
-            parser = ToolCallParser()
-        elif request.format is not None:  # json: shown once read, as the answer or a call
-            parser = JsonAnswerParser()
+    async def _model_turn(
+        self, request: ModelRequest, parser: AnswerParser | None, answer: _TurnAnswer, turn: int
+    ) -> AsyncIterator[AgentEvent]:
         stream = self.model.stream(request)
         # Close the model's stream (and its connection) at once when the turn stops early.
         async with contextlib.aclosing(stream) if hasattr(stream, "aclose") else contextlib.nullcontext():
@@ -301,7 +259,7 @@ class Agent:
     async def _read_stream(
         self,
         stream: AsyncIterator[Any],
-        parser: ToolCallParser | JsonAnswerParser | None,
+        parser: AnswerParser | None,
         answer: _TurnAnswer,
         turn: int,
     ) -> AsyncIterator[AgentEvent]:
@@ -337,142 +295,9 @@ class Agent:
         answer.calls.append((call, None))
         return [ToolCallEvent(call, turn)]
 
-    # --- tools --------------------------------------------------------------------------------
-
-    async def _run_calls(
-        self,
-        calls: list[tuple[ToolCall, MalformedCall | None]],
-        offered: list[Tool],
-        last: bool,
-        results: dict[int, ToolResult],
-    ) -> AsyncIterator[AgentEvent]:
-        """Validate, approve and run one turn's calls, filling ``results`` by call index."""
-        by_name = {t.name: t for t in offered}
-        runnable: list[tuple[int, ToolCall, Tool, dict[str, Any]]] = []
-        for index, (call, malformed) in enumerate(calls):
-            early = self._precheck(call, malformed, by_name, last)
-            if isinstance(early, ToolResult):
-                results[index] = early
-            else:
-                runnable.append((index, call, *early))
-        asking = [item for item in runnable if item[2].approval or self.ask == "every"]
-        if asking:
-            yield ApprovalRequested(tuple(call for _, call, _, _ in asking))
-        decisions = await self._decide(asking)
-        for (index, call, _, _), decision in zip(asking, decisions):
-            yield ApprovalEvent(call, decision)
-            if isinstance(decision, Denied):
-                results[index] = ToolResult(call, f"Denied: {decision.message}", kind="denied")
-        for index in sorted(results):
-            yield ToolResultEvent(results[index])
-        values_of = {index: values for index, _, _, values in runnable}
-        slots = asyncio.Semaphore(self.max_workers)
-        tasks = [
-            asyncio.ensure_future(self._execute(index, call, tool, values, slots))
-            for index, call, tool, values in runnable
-            if index not in results
-        ]
-        try:
-            for next_done in asyncio.as_completed(tasks):
-                index, result = await next_done
-                results[index] = result
-                if result.ok:
-                    self._answered[_call_key(result.call.name, values_of[index])] = result
-                yield ToolResultEvent(result)
-        finally:
-            for task in tasks:
-                task.cancel()
-
-    def _precheck(
-        self, call: ToolCall, malformed: MalformedCall | None, by_name: dict[str, Tool], last: bool
-    ) -> ToolResult | tuple[Tool, dict[str, Any]]:
-        """A result for a call that cannot run, else its tool and validated arguments."""
-        if malformed is not None:
-            raw = malformed.raw if len(malformed.raw) <= 300 else malformed.raw[:300] + "..."
-            return ToolResult(
-                call, f"Error: could not read a tool call: {malformed.reason}\nThe text was: {raw}", kind="parse_error"
-            )
-        if last:
-            return ToolResult(
-                call,
-                f"Not run: the limit of {self.max_turns} turns was reached; answer without tools.",
-                kind="denied",
-            )
-        tool = by_name.get(call.name)
-        if tool is None:
-            names = list(by_name)
-            close = difflib.get_close_matches(call.name, names, n=1)
-            guess = f" Did you mean {close[0]!r}?" if close else ""
-            offered = ", ".join(names) if names else "none"
-            return ToolResult(
-                call, f"Error: there is no tool named {call.name!r}.{guess} The tools are: {offered}.", kind="unknown_tool"
-            )
-        try:
-            values = tool.validate(call.arguments)
-        except ToolArgumentsError as error:
-            return ToolResult(
-                call, f"Error: {error}\nCall {tool.name} again with corrected arguments.", kind="invalid_arguments"
-            )
-        earlier = None if self.repeat_calls else self._answered.get(_call_key(tool.name, values))
-        if earlier is not None:  # small models loop on a call whose result they already have
-            return ToolResult(
-                call,
-                f"Not run again: {tool.name} was already called with these arguments, and its result"
-                f" was:\n{earlier.output}\nUse that result to answer, or call a different tool.",
-                kind="denied",
-            )
-        return tool, values
-
-    async def _decide(self, asking: list[tuple[int, ToolCall, Tool, dict[str, Any]]]) -> list[Decision]:
-        if not asking:
-            return []
-        approver = self.approver or _NO_APPROVER
-        requests = [ApprovalRequest(call, tool, values) for _, call, tool, values in asking]
-        decisions = list(await approver.approve(requests))
-        if len(decisions) != len(requests) or not all(isinstance(d, (Approved, Denied)) for d in decisions):
-            reason = (
-                f"the approver {approver!r} did not return one Approved or Denied per call"
-                f" ({len(requests)} asked, {len(decisions)} answered), so none of them ran."
-            )
-            return [Denied(reason)] * len(requests)
-        return decisions
-
-    async def _execute(
-        self, index: int, call: ToolCall, tool: Tool, values: dict[str, Any], slots: asyncio.Semaphore
-    ) -> tuple[int, ToolResult]:
-        """Run one validated call on a tool thread, within its time limit.
-
-        Whatever the tool does (raise ``SystemExit`` or any other ``BaseException``, return a
-        value whose ``repr`` raises, block forever), the outcome is a result for this call alone.
-        """
-        timeout = tool.timeout if tool.timeout is not None else self.tool_timeout
-        async with slots:  # released on a timeout too: a hung call does not hold a place
-            started = time.perf_counter()
-            try:
-                outcome = await asyncio.wait_for(_THREADS.run(call_tool, tool, values, self.max_output_chars), timeout)
-            except asyncio.TimeoutError:
-                return index, ToolResult(call, f"Timed out after {timeout:g} s", kind="timeout", duration=timeout)
-        elapsed = time.perf_counter() - started
-        value, text, error = outcome
-        if error is not None:
-            return index, ToolResult(call, text, kind="error", exception=error, duration=elapsed)
-        return index, ToolResult(call, text, value=value, duration=elapsed)
-
-    def _result_messages(self, results: Sequence[ToolResult]) -> list[dict[str, Any]]:
-        if self.protocol == "native":
-            # The backend's template wraps each in its own tags: the same care as tool_responses.
-            return [{"role": "tool", "content": inert(r.output), "tool_name": inert(r.call.name)} for r in results]
-        # json answers are JSON objects: the notice's "in plain text" would contradict the rules.
-        notice = RESULTS_NOTICE if self.protocol == "xml" else None
-        return [{"role": "user", "content": tool_responses(results, notice)}]
-
     def __repr__(self) -> str:
         names = [t.name for t in self.tools]
         return f"Agent(model={self.model!r}, tools={names!r}, protocol={self.protocol!r})"
-
-
-def _call_key(name: str, values: dict[str, Any]) -> str:
-    return name + json.dumps(values, sort_keys=True, default=repr)
 
 
 @dataclass
@@ -493,15 +318,9 @@ class _TurnAnswer:
     def text(self) -> str:
         return "".join(self.text_parts).strip()
 
-    def message(self, protocol: str) -> dict[str, Any]:
-        content = "".join(self.raw) if protocol in ("xml", "json") else "".join(self.text_parts)
-        if self.cut_off_by is not None:
-            content += f"\n[this answer was cut off: {self.cut_off_by}]"
-        message: dict[str, Any] = {"role": "assistant", "content": content}
-        if self.thinking:
-            message["thinking"] = "".join(self.thinking)
-        if protocol == "native" and self.calls:
-            message["tool_calls"] = [
-                {"function": {"name": c.name, "arguments": c.arguments}} for c, bad in self.calls if bad is None
-            ]
-        return message
+    def message(self, protocol: ToolProtocol) -> dict[str, Any]:
+        """The assistant message ``protocol`` records for this turn."""
+        calls = [call for call, malformed in self.calls if malformed is None]
+        return protocol.assistant_message(
+            "".join(self.raw), "".join(self.text_parts), "".join(self.thinking), calls, self.cut_off_by
+        )

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import codecs
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
+from functools import lru_cache
 from typing import Any
 
-from ..agent.events import TextDelta, ThinkingDelta
-from ..protocols.parsing import CALL_CLOSE, CALL_OPEN, MalformedCall
+from .._deltas import TextDelta, ThinkingDelta
 from ..tools.core import ToolCall
 from .base import ModelChunk
 
@@ -33,23 +33,36 @@ class Detokenizer:
         return self._utf8.decode(b"", final=True)
 
 
-# A call's JSON up to its arguments, at the start of the answer (maybe in a code fence) or after a
-# <tool_call> tag; what follows the colon is the start of the arguments.
-_ARGUMENTS_OPENING = re.compile(
-    r'(?:\A\s*(?:```(?:json)?\s*)?|<tool_call>\s*)\{\s*"name"\s*:\s*"(?P<name>[^"\\]+)"\s*,\s*"arguments"\s*:',
-    re.IGNORECASE,
-)
+@lru_cache(maxsize=8)
+def _arguments_opening(tag: str | None) -> re.Pattern[str]:
+    """A call's JSON up to its arguments, at the start of the answer (maybe in a code fence) or
+    after ``tag``; what follows the colon is the start of the arguments."""
+    after_tag = "" if tag is None else rf"|{re.escape(tag)}\s*"
+    return re.compile(
+        rf'(?:\A\s*(?:```(?:json)?\s*)?{after_tag})\{{\s*"name"\s*:\s*"(?P<name>[^"\\]+)"\s*,\s*"arguments"\s*:',
+        re.IGNORECASE,
+    )
 
 
-def arguments_opening(text: str, piece: str, tools: Mapping[str, Any]) -> tuple[str, str] | None:
+def arguments_opening(
+    text: str, piece: str, tools: Mapping[str, Any], tag: str | None
+) -> tuple[str, str] | None:
     """When ``piece`` completes ``{"name": "<a tool in tools>", "arguments":`` after ``text``:
-    the tool's name and the part of ``piece`` up to that colon. None otherwise."""
+    the tool's name and the part of ``piece`` up to that colon. None otherwise.
+
+    Args:
+        text: The answer so far.
+        piece: The text of the token just sampled.
+        tools: The tools whose arguments can be constrained, by name.
+        tag: What opens a call in the text (`ModelRequest.call_tag`), or None: only a call at
+            the start of the answer counts.
+    """
     if ":" not in piece:
         return None
     whole = text + piece
-    start = max(0, whole.rfind(CALL_OPEN)) if CALL_OPEN in whole else 0
+    start = max(0, whole.rfind(tag)) if tag and tag in whole else 0
     match = None
-    for match in _ARGUMENTS_OPENING.finditer(whole, start):
+    for match in _arguments_opening(tag).finditer(whole, start):
         pass
     if match is None or match.end() <= len(text) or match["name"] not in tools:
         return None
@@ -62,17 +75,14 @@ def token_text(llama: Any, token: int) -> str:
     return "" if token < 0 else llama.detokenize([token], special=True).decode("utf-8", errors="replace")
 
 
-def chunks(events: list[Any]) -> list[ModelChunk]:
-    """The parser's events as chunks: native tool calls come back as `ModelChunk.tool_calls`."""
+def chunks(events: Iterable[TextDelta | ThinkingDelta | ToolCall]) -> list[ModelChunk]:
+    """A `CallParser`'s events as chunks: native tool calls come back as `ModelChunk.tool_calls`."""
     chunks = []
     for event in events:
         if isinstance(event, TextDelta):
             chunks.append(ModelChunk(text=event.text))
         elif isinstance(event, ThinkingDelta):
             chunks.append(ModelChunk(thinking=event.text))
-        elif isinstance(event, MalformedCall):
-            # As Ollama does with a call it cannot parse: the person sees what the model wrote.
-            chunks.append(ModelChunk(text=f"{CALL_OPEN}{event.raw}{CALL_CLOSE}"))
         else:
             chunks.append(ModelChunk(tool_calls=(ToolCall(event.name, dict(event.arguments), id=""),)))
     return chunks

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
+from .._deltas import TextDelta, ThinkingDelta
 from ..errors import MeowgentError
 from ..tools.core import Tool, ToolCall
 
-__all__ = ["Model", "ModelChunk", "ModelError", "ModelRequest", "Usage"]
+__all__ = ["CallParser", "Model", "ModelChunk", "ModelError", "ModelRequest", "Usage"]
 
 
 class ModelError(MeowgentError):
@@ -50,6 +51,18 @@ class Usage:
         )
 
 
+class CallParser(Protocol):
+    """Reads the calls in a model's streamed text (`ModelRequest.call_parser` makes one).
+
+    `feed` each piece of text, then `close` once; both return what the text has become so far:
+    `TextDelta`, `ThinkingDelta` and `ToolCall` values, in order.
+    """
+
+    def feed(self, text: str) -> Sequence[TextDelta | ThinkingDelta | ToolCall]: ...
+
+    def close(self, finish_reason: str | None = None) -> Sequence[TextDelta | ThinkingDelta | ToolCall]: ...
+
+
 @dataclass(frozen=True)
 class ModelRequest:
     """Everything a model is sent for one turn."""
@@ -70,10 +83,18 @@ class ModelRequest:
     format: Mapping[str, Any] | None = None
     """A JSON schema the whole answer must follow (the ``json`` protocol), or None for free text."""
     call_format: Mapping[str, Any] | None = None
-    """The JSON schema of a tool call (``xml`` and ``native``; see `json_protocol.call_schema`):
+    """The JSON schema of a tool call (``xml`` and ``native``; see `protocols.xml.call_schema`):
     a backend that can constrains a call's arguments once the model has named an offered tool.
     Backends that cannot constrain part of an answer (Ollama) ignore it; the agent validates
     every call anyway."""
+    call_tag: str | None = None
+    """With `call_format`: the tag that opens a call in the text (``<tool_call>``). A call's JSON
+    begins after it, or at the start of the answer (models that drop the tag write bare calls)."""
+    call_parser: Callable[[], CallParser] | None = None
+    """With native ``tools``: makes the reader of the calls a model writes as text, for a backend
+    that gets text from its model and must return the calls as `ModelChunk.tool_calls`
+    (`LlamaCppModel`). Set by the protocol that builds the request; backends whose server parses
+    the calls (Ollama) ignore it."""
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,6 @@ from pathlib import Path
 from time import perf_counter
 from typing import Any
 
-from ..protocols.parsing import ToolCallParser
 from . import gguf
 from ._llama_text import Detokenizer, arguments_opening, chunks, token_text
 from .base import ModelChunk, ModelError, ModelRequest, Usage
@@ -137,7 +136,8 @@ class LlamaCppModel:
         """Stream the answer to ``request``, one chunk per generated token.
 
         Tools passed natively (``request.tools``) go to the chat template, and the calls the model
-        writes come back as `ModelChunk.tool_calls`, as Ollama does. Closing the stream early (or
+        writes come back as `ModelChunk.tool_calls`, as Ollama does, read from the text by
+        ``request.call_parser`` (without one they stay text). Closing the stream early (or
         cancelling the task) stops generation after the token being computed.
 
         Args:
@@ -171,9 +171,11 @@ class LlamaCppModel:
         # then "arguments"); sorted, a model had to write the arguments before choosing the tool.
         schema = None if request.format is None else json.dumps(request.format)
         calls = None if request.call_format is None else json.dumps(request.call_format)
-        work = partial(self._generate_locked, loaded, prompt, sampling, put, stop, schema, calls)
+        tag = request.call_tag
+        work = partial(self._generate_locked, loaded, prompt, sampling, put, stop, schema, calls, tag)
         loop.run_in_executor(self._thread, self._generate, work, put)
-        parser = ToolCallParser() if request.tools else None
+        # The model writes its calls as text; the protocol that built the request knows how to read them.
+        parser = request.call_parser() if request.tools and request.call_parser else None
         try:
             while True:
                 kind, value = await queue.get()
@@ -278,6 +280,7 @@ class LlamaCppModel:
         stop: threading.Event,
         schema: str | None = None,
         call_schema: str | None = None,
+        call_tag: str | None = None,
     ) -> tuple[Usage, str | None]:
         import llama_cpp
 
@@ -324,7 +327,7 @@ class LlamaCppModel:
                     ended = True
                     break
                 piece = detokenizer.text(token)
-                opening = arguments_opening(text, piece, arguments) if arguments and constrained is None else None
+                opening = arguments_opening(text, piece, arguments, call_tag) if arguments and constrained is None else None
                 if opening is not None:
                     name, keep = opening
                     # The sampled token may already hold the arguments' first characters: keep

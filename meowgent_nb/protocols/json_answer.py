@@ -22,11 +22,11 @@ from collections.abc import Iterable
 from typing import Any
 
 from ._call_json import cut_off
-from ..agent.events import TextDelta
+from .._deltas import TextDelta
 from .parsing import MalformedCall
 from ..tools.core import Tool, ToolCall
 
-__all__ = ["JsonAnswerParser", "answer_schema", "call_schema", "read_answer"]
+__all__ = ["JsonAnswerParser", "answer_schema", "read_answer"]
 
 ANSWER_SHAPE: dict[str, Any] = {
     "type": "object",
@@ -59,36 +59,6 @@ def answer_schema(tools: Iterable[Tool]) -> dict[str, Any]:
         for tool in tools
     ]
     return {"anyOf": [*calls, ANSWER_SHAPE]}
-
-
-def call_schema(tools: Iterable[Tool]) -> dict[str, Any]:
-    """The JSON schema of one ``<tool_call>`` body: ``{"name": ..., "arguments": {...}}``.
-
-    The ``xml`` and ``native`` protocols send it as `ModelRequest.call_format`. A backend that
-    can (`LlamaCppModel`) lets the model write freely and, once it has written
-    ``{"name": "<an offered tool>", "arguments":``, constrains the arguments to that tool's
-    schema. Whether to call, and which tool, stays the model's choice: a made-up tool name is
-    left as written, so the agent answers it with an ``unknown_tool`` error instead of running
-    some other tool.
-
-    Args:
-        tools: The tools the model may call this turn (at least one).
-
-    Returns:
-        ``{"anyOf": [one shape per tool, in order]}``; a shape fixes ``name`` to the tool's name
-        and ``arguments`` to its parameters' schema.
-    """
-    return {
-        "anyOf": [
-            {
-                "type": "object",
-                "properties": {"name": {"const": tool.name}, "arguments": tool.parameters},
-                "required": ["name", "arguments"],
-                "additionalProperties": False,
-            }
-            for tool in tools
-        ]
-    }
 
 
 def read_answer(text: str) -> ToolCall | str | MalformedCall:

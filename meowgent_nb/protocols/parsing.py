@@ -27,7 +27,7 @@ from typing import Union
 
 from ._call_json import MalformedCall, bare_calls, cut_off, read_calls
 from ._call_scan import CallScanner
-from ..agent.events import TextDelta, ThinkingDelta
+from .._deltas import TextDelta, ThinkingDelta
 from ..tools.core import ToolCall
 
 __all__ = ["MalformedCall", "ParsedEvent", "ToolCallParser", "parse_tool_calls"]

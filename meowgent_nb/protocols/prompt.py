@@ -8,7 +8,7 @@ valid. What changes per turn (the last-turn notice, tool results) goes in later 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from xml.sax.saxutils import escape as xml_escape
 
 from ..tools.render import render_tools_xml
@@ -61,21 +61,25 @@ REQUIRED_NOTICE = "You must call one of the tools to answer this request. Call a
 
 
 def system_prompt(
-    tools: Sequence[Tool], system: str | None = None, *, describe_tools: bool = True, rules: str = TOOL_RULES
+    tools: Sequence[Tool],
+    system: str | None = None,
+    *,
+    rules: str = TOOL_RULES,
+    render: Callable[[Sequence[Tool]], str] = render_tools_xml,
 ) -> str:
     """The system message: ``system`` (or a default), then the tool rules and tools, if any.
 
     Args:
-        tools: The tools offered to the model.
+        tools: The tools described in the prompt; none (the ``native`` protocol, which passes
+            them to the backend) leaves the rules out too.
         system: The person's own instructions; `DEFAULT_SYSTEM` when None.
-        describe_tools: Whether the tools go into the prompt (the ``xml`` protocol); False when
-            they are passed to the backend natively.
         rules: How to call the tools: `TOOL_RULES` (``xml``) or `JSON_TOOL_RULES` (``json``);
             ``{tools}`` in it stands for the tools block.
+        render: Writes the tools block (`render_tools_xml`, or a variant's own form).
     """
     text = DEFAULT_SYSTEM if system is None else system
-    if tools and describe_tools:
-        text = f"{text}\n\n{rules.replace('{tools}', render_tools_xml(tools))}"
+    if tools:
+        text = f"{text}\n\n{rules.replace('{tools}', render(tools))}"
     return text
 
 

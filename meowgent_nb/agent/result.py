@@ -1,0 +1,37 @@
+"""`AgentResult`: what one run produced (its own module, so events and the loop both import it)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from ..models.base import Usage
+from ..tools.core import ToolResult
+
+__all__ = ["AgentResult"]
+
+
+@dataclass
+class AgentResult:
+    """What one run produced: the answer and everything that led to it."""
+
+    text: str
+    """The final answer (the last model turn's visible text)."""
+    tool_results: list[ToolResult] = field(default_factory=list)
+    """Every call's result, in the order the calls were made."""
+    turns: int = 0
+    """How many model requests the run made."""
+    usage: Usage | None = None
+    """Token counts and durations summed over the turns, where the backend reports them."""
+    stopped: Literal["answer", "max_turns"] = "answer"
+    """Why the run ended: the model answered, or the turn limit was reached."""
+    messages: list[dict[str, Any]] = field(default_factory=list)
+    """The messages this run added to the conversation."""
+
+    def __str__(self) -> str:
+        return self.text
+
+    def __repr__(self) -> str:
+        # Stable (no durations or ids), so a notebook may show a result and nbval still compares.
+        calls = [f"{r.call.name}: {r.kind}" for r in self.tool_results]
+        return f"AgentResult(text={self.text!r}, turns={self.turns}, stopped={self.stopped!r}, calls={calls!r})"
