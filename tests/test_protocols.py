@@ -7,7 +7,6 @@ file covers what the extraction added: the registry, a protocol passed as an obj
 
 from __future__ import annotations
 
-import ast
 from pathlib import Path
 
 import pytest
@@ -87,43 +86,3 @@ def test_the_native_protocol_hands_the_backend_its_call_reader_only_with_tools()
     )
     assert native.request([add], last=True).call_parser is None
     assert get_protocol("xml").request([add], last=False).call_parser is None
-
-
-def package_imports(folder: str) -> dict[str, set[str]]:
-    """Each module of ``meowgent_nb/<folder>`` (or a top module) -> the package modules it imports."""
-    found = {}
-    paths = [PACKAGE / folder] if (PACKAGE / folder).is_file() else sorted((PACKAGE / folder).glob("*.py"))
-    for path in paths:
-        parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
-        package = parts[:-1]
-        names = set()
-        for node in ast.walk(ast.parse(path.read_text())):
-            if isinstance(node, ast.ImportFrom) and node.level:
-                base = package[: len(package) - node.level + 1]
-                names.add(".".join([*base, node.module] if node.module else base))
-            elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("meowgent_nb"):
-                names.add(node.module)
-            elif isinstance(node, ast.Import):
-                names.update(a.name for a in node.names if a.name.startswith("meowgent_nb"))
-        found[".".join(parts)] = names
-    return found
-
-
-@pytest.mark.parametrize(
-    ("folder", "forbidden"),
-    [
-        ("models", ("meowgent_nb.protocols", "meowgent_nb.agent", "meowgent_nb.notebook", "meowgent_nb.mcp")),
-        ("protocols", ("meowgent_nb.models", "meowgent_nb.agent", "meowgent_nb.notebook", "meowgent_nb.mcp")),
-        ("_deltas.py", ("meowgent_nb.",)),
-    ],
-)
-def test_models_and_protocols_are_siblings_below_the_agent(folder, forbidden):
-    wrong = {
-        module: sorted(name for name in names if name.startswith(forbidden))
-        for module, names in package_imports(folder).items()
-    }
-    assert {module: names for module, names in wrong.items() if names} == {}
-
-
-def test_events_do_not_import_the_loop():
-    assert "meowgent_nb.agent.loop" not in package_imports("agent")["meowgent_nb.agent.events"]

@@ -20,12 +20,13 @@ from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 from traitlets import Bool, CaselessStrEnum, Float, Int, List, Unicode, default
 
-from . import tools_magics
 from .._async import run_to_completion
 from ..agent.loop import Agent, AgentResult
 from ..models.resolve import DEFAULT_MODEL  # one source of truth; binder/postBuild reads it here
-from ..tools.toolbox import Toolbox
+from ..protocols.registry import PROTOCOLS
 from ..tools.core import Tool
+from ..tools.toolbox import Toolbox
+from . import tools_magics
 
 __all__ = ["AgentMagics", "agent_cell", "rewrite_agent_cell"]
 
@@ -105,7 +106,7 @@ class AgentMagics(Magics):
     @magic_arguments()
     @argument("-m", "--model", help="Ollama model name for this cell.")
     @argument("--model-object", metavar="VAR", help="Use a model object from the notebook (e.g. a ScriptedModel).")
-    @argument("--protocol", choices=["xml", "native", "json"], help="How tools reach the model.")
+    @argument("--protocol", choices=list(PROTOCOLS), help="How tools reach the model.")
     @argument("--tools", metavar="A,B", help="Offer only these tools (comma-separated names).")
     @argument("--no-tools", action="store_true", help="Offer no tools.")
     @argument("--approve", choices=["ask", "every", "all", "none"], help="Approval mode for this cell.")

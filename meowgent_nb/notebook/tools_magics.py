@@ -12,6 +12,7 @@ from typing import Any
 from IPython.core.error import UsageError
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 
+from ..protocols.registry import PROTOCOLS
 from ..tools.view import ToolsView
 
 __all__ = ["tools", "tools_eval"]
@@ -42,7 +43,7 @@ def tools(magics: Any, line: str) -> Any:
 @argument("-m", "--model", help="Model name (as for %%agent); default: AgentMagics.model.")
 @argument("--model-object", metavar="VAR", help="Use a model object from the notebook (e.g. a ScriptedModel).")
 @argument("--tools", metavar="A,B", help="Offer only these tools (comma-separated names).")
-@argument("--protocol", choices=["xml", "native", "json"], help="How tools reach the model.")
+@argument("--protocol", choices=list(PROTOCOLS), help="How tools reach the model.")
 def tools_eval(magics: Any, line: str) -> Any:
     """%tools eval VAR [-m MODEL | --model-object VAR] [--tools A,B] [--protocol P]
 

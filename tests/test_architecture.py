@@ -1,0 +1,107 @@
+"""The package's architecture, read from its imports: wings depend one way, and nothing circles.
+
+Every ``import`` and ``from ... import`` in ``meowgent_nb`` counts, also those inside functions
+(lazy) and under ``TYPE_CHECKING``: a lazy import is still a dependency a reader must follow.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / "meowgent_nb"
+
+# What each wing may import, besides itself. The bottom modules (errors, _async, the text deltas,
+# the HTML pieces and the hidden-character escapes)
+# may be imported from anywhere and import only each other.
+BOTTOM = {"errors", "_async", "_deltas", "_html", "_visible"}
+ALLOWED = {
+    "bottom": set(),
+    "tools": {"bottom"},
+    "protocols": {"tools", "bottom"},
+    "models": {"tools", "bottom"},
+    "agent": {"protocols", "models", "tools", "bottom"},
+    "mcp": {"agent", "protocols", "models", "tools", "bottom"},
+    "notebook": {"mcp", "agent", "protocols", "models", "tools", "bottom"},
+    "package": {"notebook", "mcp", "agent", "protocols", "models", "tools", "bottom"},
+}
+NOTEBOOK_ONLY = ("IPython", "ipywidgets")
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imports_of(path: Path) -> set[str]:
+    """The absolute names of the modules ``path`` imports (``from X import name`` counts X and X.name)."""
+    here = module_name(path)
+    package = here if path.name == "__init__.py" else here.rsplit(".", 1)[0]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - node.level + 1]
+                target = ".".join([*base, node.module] if node.module else base)
+            else:
+                target = node.module or ""
+            found.add(target)
+            found.update(f"{target}.{alias.name}" for alias in node.names)
+    return found
+
+
+MODULES = {module_name(path): path for path in PACKAGE.rglob("*.py")}
+GRAPH = {name: {m for m in imports_of(path) if m in MODULES and m != name} for name, path in MODULES.items()}
+
+
+def wing(name: str) -> str:
+    parts = name.split(".")
+    if len(parts) == 1:
+        return "package"
+    if len(parts) == 2 and parts[1] in BOTTOM:
+        return "bottom"
+    return parts[1] if len(parts) > 2 or parts[1] in ALLOWED else "package"
+
+
+def test_the_wings_are_the_ones_the_folder_listing_shows():
+    top = sorted(p.name for p in PACKAGE.iterdir() if p.is_dir() and p.name != "__pycache__")
+    assert top == ["agent", "mcp", "models", "notebook", "protocols", "tools"]
+    assert sorted(p.stem for p in PACKAGE.glob("*.py")) == sorted(["__init__", *BOTTOM])
+
+
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_each_module_imports_only_the_wings_below_it(name):
+    own = wing(name)
+    wrong = sorted(m for m in GRAPH[name] if wing(m) != own and wing(m) not in ALLOWED[own])
+    assert wrong == [], f"{name} ({own}) imports {wrong}"
+
+
+@pytest.mark.parametrize("name", sorted(n for n in MODULES if wing(n) != "notebook"))
+def test_only_the_notebook_wing_imports_ipython_and_ipywidgets(name):
+    heavy = sorted(m for m in imports_of(MODULES[name]) if m.split(".")[0] in NOTEBOOK_ONLY)
+    assert heavy == [], f"{name} imports {heavy}"
+
+
+def test_no_module_imports_itself_back_through_others():
+    # A package's __init__ re-exporting its modules is not a circle: leave package -> own child out.
+    graph = {n: {m for m in deps if not m.startswith(n + ".")} for n, deps in GRAPH.items()}
+    circles, state = [], {}
+
+    def visit(node, trail):
+        state[node] = "open"
+        for nxt in sorted(graph[node]):
+            if state.get(nxt) == "open":
+                circles.append(trail[trail.index(nxt):] + [nxt])
+            elif nxt not in state:
+                visit(nxt, [*trail, nxt])
+        state[node] = "done"
+
+    for node in sorted(graph):
+        if node not in state:
+            visit(node, [node])
+    assert circles == []
