@@ -20,7 +20,7 @@ from meowgent_nb import Agent, AutoApprove, DenyAll, ScriptedModel
 from meowgent_nb.errors import ToolArgumentsError, ToolDefinitionError
 from meowgent_nb.mcp.client import McpServerError, McpToolbox, McpToolError, mcp_tool, needs_approval
 
-SERVER = str(Path(__file__).parent / "mcp_servers" / "demo_server.py")
+SERVER = str(Path(__file__).parents[1] / "mcp_servers" / "demo_server.py")
 COMMAND = [sys.executable, SERVER]
 
 
@@ -319,7 +319,7 @@ def test_at_exit_open_sessions_are_closed_and_their_logs_removed():
         text=True,
         check=True,
         timeout=60,
-        cwd=Path(__file__).parent.parent,
+        cwd=Path(__file__).parents[2],
     )
     log_path = out.stdout.strip()
     assert log_path.endswith(".log") and not Path(log_path).exists()
@@ -345,7 +345,7 @@ def test_a_server_that_never_answers_times_out_at_connect():
     assert time.monotonic() - started < 10
 
 
-ODD = [sys.executable, str(Path(__file__).parent / "mcp_servers" / "odd_server.py")]
+ODD = [sys.executable, str(Path(__file__).parents[1] / "mcp_servers" / "odd_server.py")]
 
 
 def test_odd_listings_and_protocol_errors_from_a_low_level_server():
@@ -487,7 +487,7 @@ def test_mcp_server_git_is_described_without_its_generated_titles(tmp_path):
         assert status.startswith("Repository status:\nOn branch main\n")
 
 
-TASKS = [sys.executable, str(Path(__file__).parent / "mcp_servers" / "task_server.py")]
+TASKS = [sys.executable, str(Path(__file__).parents[1] / "mcp_servers" / "task_server.py")]
 
 
 def test_a_tool_that_runs_only_as_a_task_is_not_offered_and_says_why():

@@ -193,7 +193,7 @@ def get_weather(city: str, unit: str = "celsius") -> str:
 
 
 def test_the_committed_real_model_cassette_still_replays():
-    path = Path(__file__).parent.parent / "notebooks" / "05_real_model.cassette.json"
+    path = Path(__file__).parents[2] / "notebooks" / "05_real_model.cassette.json"
     cassette = Cassette(path)
     assert [entry.line for entry in cassette.entries] == [1, 40, 66, 92]
     replay = ReplayModel(cassette, name="qwen2.5:0.5b", options={"num_ctx": 16384, "temperature": 0.1})
@@ -610,7 +610,7 @@ def test_the_local_model_recorded_once_replays_where_llama_cpp_cannot_load(tmp_p
         "import sys, asyncio, dataclasses; sys.modules['llama_cpp'] = None\n"
         "from meowgent_nb import Agent\n"
         "from meowgent_nb.models.cassette import ReplayModel\n"
-        "from tests.test_cassette import add\n"
+        "from tests.models.test_cassette import add\n"
         f"result = Agent(ReplayModel({str(path)!r}), tools=[add], max_turns=2).run('What is 2+3? Use the add tool.')\n"
         "print(repr(result)); print(result.usage)\n"
     )
@@ -619,7 +619,7 @@ def test_the_local_model_recorded_once_replays_where_llama_cpp_cannot_load(tmp_p
         capture_output=True,
         text=True,
         check=True,
-        cwd=Path(__file__).parent.parent,
+        cwd=Path(__file__).parents[2],
     )
     final = recorded[-1]
     assert done.stdout == f"{final[0]}\n{final[1]}\n"
@@ -661,7 +661,7 @@ def test_a_notebook_records_on_its_first_run_and_replays_on_a_new_kernel(tmp_pat
     from nbclient.exceptions import CellExecutionError
 
     # The kernel imports this source tree, not an installed copy.
-    monkeypatch.setenv("PYTHONPATH", str(Path(__file__).parent.parent))
+    monkeypatch.setenv("PYTHONPATH", str(Path(__file__).parents[2]))
     monkeypatch.delenv("MEOWGENT_CASSETTE_MODE", raising=False)
     recorded = run_notebook(tmp_path, ANSWERS)
     assert recorded[2:] == [["[tool] add(a=2, b=3) -> done\n  5\n5."], ["9."]]

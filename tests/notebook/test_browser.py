@@ -2,7 +2,7 @@
 
 Each test writes a notebook, opens it in JupyterLab, runs it with Run > Run All Cells and clicks
 in the approval panel of a ``%%agent`` cell whose `ScriptedModel` first calls ``write_file`` (a
-tool marked ``approval=True``), then answers with a fixed text. tests/test_agent_cell_kernel.py
+tool marked ``approval=True``), then answers with a fixed text. tests/notebook/test_agent_cell_kernel.py
 drives the same cells through jupyter_client; this shows what JupyterLab's widgets really send.
 The last test runs the approve path once more in Notebook 7 (``jupyter notebook``).
 

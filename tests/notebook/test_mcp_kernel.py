@@ -14,7 +14,7 @@ import pytest
 from meowgent_nb.mcp.client import McpToolbox, McpToolError
 from tests.kernel_driver import TIMEOUT, Kernel
 
-SERVER = str(Path(__file__).parent / "mcp_servers" / "demo_server.py")
+SERVER = str(Path(__file__).parents[1] / "mcp_servers" / "demo_server.py")
 SETUP = f'''
 %load_ext meowgent_nb
 from meowgent_nb import tool

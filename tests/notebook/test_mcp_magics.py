@@ -13,7 +13,7 @@ from IPython.utils.capture import capture_output
 from meowgent_nb import Approved, Denied, ScriptedModel, tool
 from meowgent_nb.mcp.client import McpServerError, McpToolbox, McpToolError
 
-SERVER = str(Path(__file__).parent / "mcp_servers" / "demo_server.py")
+SERVER = str(Path(__file__).parents[1] / "mcp_servers" / "demo_server.py")
 ADD = f"mcp add demo -- {shlex.quote(sys.executable)} {shlex.quote(SERVER)}"
 LISTING = f"""demo (stdio: python {shlex.quote(SERVER)}): connected, 8 tools
   demo_add       runs without asking
@@ -158,7 +158,7 @@ def test_a_crashed_server_is_listed_as_stopped_and_can_be_added_again(ip):
 
 
 def test_the_listing_names_a_tool_that_runs_only_as_a_task_and_why_it_is_not_offered(ip):
-    server = str(Path(__file__).parent / "mcp_servers" / "task_server.py")
+    server = str(Path(__file__).parents[1] / "mcp_servers" / "task_server.py")
     listing = f"""tasks (stdio: python {shlex.quote(server)}): connected, 3 tools
   tasks_resize  asks first
   tasks_crop    asks first

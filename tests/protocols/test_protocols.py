@@ -7,7 +7,6 @@ file covers what the extraction added: the registry, a protocol passed as an obj
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 
@@ -18,7 +17,6 @@ from meowgent_nb.protocols.prompt import RESULTS_NOTICE, TOOL_RULES
 from meowgent_nb.protocols.xml import call_schema
 from meowgent_nb.protocols.xml_seed import XmlSeedProtocol, seed_xml
 
-PACKAGE = Path(__file__).resolve().parent.parent / "meowgent_nb"
 
 
 @tool
