@@ -23,9 +23,6 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
-from ._cassette_schema import ChunkFields, EntryFields, field_lines, problems
 from .base import ModelChunk, ModelError, ModelRequest
 
 __all__ = [
@@ -188,6 +185,8 @@ def parse_entries(text: str, path: Path, first_line: int = 1) -> list[Entry]:
     Raises:
         CassetteError: As for `load_entries`.
     """
+    from ._cassette_schema import field_lines  # pydantic loads when a cassette is first read
+
     decoder = json.JSONDecoder(parse_constant=_not_json)
     entries, position = [], 0
     while True:
@@ -229,6 +228,10 @@ def _not_json(constant: str) -> Any:
 
 
 def _entry(value: Any, path: Path, line: int, lines: Callable[[], dict[tuple[Any, ...], int]]) -> Entry:
+    from pydantic import ValidationError
+
+    from ._cassette_schema import ChunkFields, EntryFields, problems
+
     fix = "Fix that line, or delete the file and record again."
     if not isinstance(value, dict):
         raise CassetteError(
