@@ -20,7 +20,6 @@ Importing this module does not import llama-cpp-python; the first request does.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import os
 import threading
@@ -33,6 +32,7 @@ from time import perf_counter
 from typing import Any
 
 from . import gguf
+from ._llama_grammar import GrammarCache
 from ._llama_text import Detokenizer, arguments_opening, chunks, token_text
 from .base import ModelChunk, ModelError, ModelRequest, Usage
 
@@ -118,7 +118,7 @@ class LlamaCppModel:
         self.n_threads = n_threads if n_threads is not None else min(cores, max(2, cores // 2))
         self.sampling = _Sampling(temperature=temperature, max_tokens=max_tokens, seed=seed)
         self._loaded: _Loaded | None = None
-        self._grammars: dict[str, Any] = {}
+        self._grammars = GrammarCache()
         """Compiled ``LlamaGrammar`` by JSON schema text: compiling one takes a while."""
         # One lock for loading and generating: a llama.cpp context serves one sequence at a time.
         self._lock = threading.Lock()
@@ -297,8 +297,8 @@ class LlamaCppModel:
         llama.set_seed(sampling.seed)
         detokenizer = Detokenizer(llama)
         limit = min(sampling.max_tokens, room)
-        arguments = {} if call_schema is None else self._argument_grammars(call_schema)
-        grammar = None if schema is None else self._grammar(schema)
+        arguments = {} if call_schema is None else self._grammars.for_arguments(call_schema, self.name)
+        grammar = None if schema is None else self._grammars.of(schema, self.name)
         generated: list[int] = []
         text = ""  # what the answer says so far
         first = None
@@ -372,32 +372,3 @@ class LlamaCppModel:
             prompt_seconds=(first or done) - started,
             completion_seconds=done - (first or done),
         ), reason
-
-    def _argument_grammars(self, call_schema: str) -> dict[str, Any]:
-        """Each offered tool's arguments grammar, by tool name, from `call_schema`'s shapes.
-
-        A tool whose schema llama.cpp cannot express is left out: its calls are written freely,
-        and the agent validates them as always.
-        """
-        grammars = {}
-        for shape in json.loads(call_schema).get("anyOf", []):
-            properties = shape.get("properties", {})
-            name = properties.get("name", {}).get("const")
-            if isinstance(name, str) and "arguments" in properties:
-                with contextlib.suppress(ModelError):
-                    grammars[name] = self._grammar(json.dumps(properties["arguments"]))
-        return grammars
-
-    def _grammar(self, schema: str) -> Any:
-        """The grammar of a JSON schema, compiled once per schema (called under the lock)."""
-        import llama_cpp
-
-        if schema not in self._grammars:
-            try:
-                self._grammars[schema] = llama_cpp.LlamaGrammar.from_json_schema(schema, verbose=False)
-            except Exception as exc:  # the converter raises plain exceptions for what it cannot do
-                raise ModelError(
-                    f"{self.name} cannot constrain its answer to this JSON schema: {type(exc).__name__}:"
-                    f" {exc}. Simplify the tools' parameter types, or use the xml protocol."
-                ) from exc
-        return self._grammars[schema]
