@@ -10,10 +10,10 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from ._html import card_html
 from .._visible import visible
 from ..agent.approvals import Approved, Denied
 from ..tools.calls import ToolCall, ToolResult
+from ._html import card_html
 
 __all__ = ["STATUS_LABELS", "Card", "card_html_of", "card_lines"]
 

@@ -17,7 +17,7 @@ from typing import Any
 
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
-from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
+from IPython.core.magic_arguments import argument, magic_arguments
 from traitlets import Bool, CaselessStrEnum, Float, Int, List, Unicode, default
 
 from .._async import run_to_completion
@@ -27,6 +27,7 @@ from ..protocols.registry import PROTOCOLS
 from ..tools.core import Tool
 from ..tools.toolbox import Toolbox
 from . import tools_magics
+from ._options import parse_options
 
 __all__ = ["AgentMagics", "agent_cell", "rewrite_agent_cell"]
 
@@ -132,7 +133,7 @@ class AgentMagics(Magics):
         """The async body of ``%%agent`` (what the input transformer awaits)."""
         from .display import show_run
 
-        args = parse_argstring(self.agent, line)
+        args = parse_options(self.agent, line, "%%agent")
         prompt = self.prompt(cell)
         if not prompt.strip():
             raise UsageError("%%agent: the cell is empty; write the prompt below the %%agent line.")

@@ -10,10 +10,11 @@ from __future__ import annotations
 from typing import Any
 
 from IPython.core.error import UsageError
-from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
+from IPython.core.magic_arguments import argument, magic_arguments
 
 from ..protocols.registry import PROTOCOLS
 from ..tools.view import ToolsView
+from ._options import parse_options
 
 __all__ = ["tools", "tools_eval"]
 
@@ -49,7 +50,7 @@ def tools_eval(magics: Any, line: str) -> Any:
 
     Runs the cases in VAR against the notebook's tools, one model turn each; no tool runs.
     """
-    args = parse_argstring(tools_eval, line)
+    args = parse_options(tools_eval, line, "%tools eval")
     args.no_tools = False
     if args.cases not in magics.shell.user_ns:
         raise UsageError(f"%tools eval: no variable named {args.cases!r} in the notebook; assign a list of cases.")

@@ -14,8 +14,6 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from ._cards import Card, card_html_of, card_lines
-from ._html import Bar, markdown_html, thinking_html, timeline_svg
 from .._html import escape, note_html, seconds
 from .._visible import visible
 from ..agent.events import (
@@ -31,6 +29,8 @@ from ..agent.events import (
 )
 from ..models.base import Usage
 from ..tools.calls import ToolCall
+from ._cards import Card, card_html_of, card_lines
+from ._html import Bar, markdown_html, thinking_html, timeline_svg
 
 if TYPE_CHECKING:
     from ..agent.loop import AgentResult

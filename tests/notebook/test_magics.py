@@ -128,3 +128,34 @@ def test_scripted_model_cell_runs_and_keeps_the_conversation(ip):
     with capture_output():
         ip.run_cell_magic("agent", "--model-object model --approve none --new", "Over")
     assert [m["content"] for m in magics(ip).messages] == ["Over", "Fresh."]
+
+
+@pytest.mark.parametrize(
+    ("magic", "line", "message"),
+    [
+        (
+            "agent",
+            "--modle qwen",
+            "%%agent: unrecognized arguments: --modle qwen. Did you mean --model? `%%agent?` lists the options.",
+        ),
+        (
+            "agent",
+            "--new --tols a --aprove all",
+            "%%agent: unrecognized arguments: --tols a --aprove all. Did you mean --tools (for --tols) and"
+            " --approve (for --aprove)? `%%agent?` lists the options.",
+        ),
+        ("agent", "-x", "%%agent: unrecognized arguments: -x. `%%agent?` lists the options."),
+        (
+            "tools",
+            "eval cases --protocl xml",
+            "%tools eval: unrecognized arguments: --protocl xml. Did you mean --protocol? `%tools?` lists the options.",
+        ),
+    ],
+)
+def test_an_option_typo_says_which_option_was_meant(ip, magic, line, message):
+    with pytest.raises(UsageError) as caught:
+        if magic == "agent":
+            ip.run_cell_magic("agent", line, "Hi")
+        else:
+            ip.run_line_magic("tools", line)
+    assert str(caught.value) == message

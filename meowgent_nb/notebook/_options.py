@@ -1,0 +1,50 @@
+"""A magic's options, read with IPython's `magic_arguments`, and a typo answered with its fix."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable
+from typing import Any
+
+from IPython.core.error import UsageError
+from IPython.core.magic_arguments import parse_argstring
+
+__all__ = ["parse_options"]
+
+_UNRECOGNIZED = "unrecognized arguments: "
+
+
+def parse_options(magic: Callable[..., Any], line: str, name: str) -> Any:
+    """The options of ``line`` for ``magic``; an unknown option says which one was meant.
+
+    Args:
+        magic: The function decorated with ``@magic_arguments``.
+        line: What follows the magic's name.
+        name: The magic as a person types it (``%%agent``), for the message.
+
+    Raises:
+        UsageError: The line does not parse; for an unknown option the message names the closest
+            known ones (``did you mean --model?``) and where the options are listed.
+    """
+    try:
+        return parse_argstring(magic, line)
+    except UsageError as error:
+        message = str(error)
+        if not message.startswith(_UNRECOGNIZED):
+            raise
+        known = list(magic.parser._option_string_actions)
+        unknown = [word for word in message[len(_UNRECOGNIZED) :].split() if word.startswith("-")]
+        hints = []
+        for word in unknown:
+            option = word.split("=", 1)[0]
+            close = difflib.get_close_matches(option, known, n=1, cutoff=0.6)
+            if close:
+                hints.append((close[0], option))
+        if len(hints) == 1:
+            fix = f" Did you mean {hints[0][0]}?"
+        elif hints:
+            fix = " Did you mean " + " and ".join(f"{meant} (for {typed})" for meant, typed in hints) + "?"
+        else:
+            fix = ""
+        listing = name.split()[0]  # "%tools eval" is described by %tools?
+        raise UsageError(f"{name}: {message}.{fix} `{listing}?` lists the options.") from None
