@@ -12,7 +12,16 @@ __all__ = ["MeowgentError", "ToolArgumentsError", "ToolDefinitionError"]
 
 
 class MeowgentError(Exception):
-    """Base class of every error meowgent raises on purpose."""
+    """Base class of every error meowgent raises on purpose.
+
+    In IPython (a notebook, the terminal) it shows as its message, which says what to do, and one
+    line telling where the full traceback is, instead of a traceback through the package's insides
+    and the libraries below it. The cell still fails, so nbval and papermill see the error.
+    """
+
+    def _render_traceback_(self) -> list[str]:
+        """The lines IPython shows for this error (IPython calls this when it exists)."""
+        return [f"\x1b[31m{type(self).__name__}\x1b[0m: {self}", "(the full traceback: %agent traceback)"]
 
 
 class ToolDefinitionError(MeowgentError, TypeError):

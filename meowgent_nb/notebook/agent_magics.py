@@ -12,6 +12,8 @@ from __future__ import annotations
 import os
 import re
 import string
+import sys
+import traceback
 from collections.abc import Iterable
 from typing import Any
 
@@ -258,7 +260,7 @@ class AgentMagics(Magics):
 
     @line_magic("agent")
     def agent_line(self, line: str) -> Any:
-        """%agent reset | history | models | config"""
+        """%agent reset | history | models | config | traceback"""
         command = line.strip()
         if command == "reset":
             self.messages.clear()
@@ -273,9 +275,13 @@ class AgentMagics(Magics):
         elif command == "config":
             for name in sorted(self.trait_names(config=True)):
                 print(f"AgentMagics.{name} = {getattr(self, name)!r}")
+        elif command == "traceback":
+            # meowgent's errors show as one message; their whole chain is kept for whoever asks.
+            error = getattr(sys, "last_value", None)
+            print("".join(traceback.format_exception(error)) if error is not None else "(no error yet)", end="")
         else:
             raise UsageError(
-                f"%agent: unknown command {command!r}; use one of: reset, history, models, config."
+                f"%agent: unknown command {command!r}; use one of: reset, history, models, config, traceback."
                 " To talk to the model, use the %%agent cell magic."
             )
 

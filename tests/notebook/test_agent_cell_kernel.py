@@ -144,3 +144,29 @@ def test_an_interrupt_during_a_slow_tool_stops_an_awaited_agent_run_promptly(ker
         "Use these results to answer the user's question in plain text.\n"
     )
     assert kernel.ok("print(1 + 1)").stdout == "2\n"
+
+
+def test_a_model_error_is_its_message_in_one_place_and_the_traceback_is_kept(kernel):
+    kernel.ok(
+        "from meowgent_nb import FunctionModel, ModelError\n"
+        "def unreachable(messages, tools):\n"
+        "    raise ModelError('Cannot reach the Ollama server at http://127.0.0.1:9: start it with `ollama serve`.')\n"
+        "broken = FunctionModel(unreachable)"
+    )
+    run = kernel.execute("%%agent --model-object broken --new\nHi")
+    assert run.reply["status"] == "error"  # the cell still fails, for nbval and papermill
+    assert (run.reply["ename"], run.reply["evalue"]) == (
+        "ModelError",
+        "Cannot reach the Ollama server at http://127.0.0.1:9: start it with `ollama serve`.",
+    )
+    assert run.reply["traceback"] == [
+        "\x1b[31mModelError\x1b[0m: Cannot reach the Ollama server at http://127.0.0.1:9: start it with `ollama serve`.",
+        "(the full traceback: %agent traceback)",
+    ]
+    full = kernel.ok("%agent traceback").stdout
+    assert full.startswith("Traceback (most recent call last):\n")
+    assert "in unreachable\n" in full
+    assert full.endswith(
+        "meowgent_nb.models.base.ModelError: Cannot reach the Ollama server at http://127.0.0.1:9: start it with"
+        " `ollama serve`.\n"
+    )
