@@ -9,7 +9,7 @@ from typing import Any
 from IPython.core.error import UsageError
 from IPython.core.magic_arguments import parse_argstring
 
-__all__ = ["parse_options"]
+__all__ = ["parse_options", "readable_help"]
 
 _UNRECOGNIZED = "unrecognized arguments: "
 
@@ -48,3 +48,22 @@ def parse_options(magic: Callable[..., Any], line: str, name: str) -> Any:
             fix = ""
         listing = name.split()[0]  # "%tools eval" is described by %tools?
         raise UsageError(f"{name}: {message}.{fix} `{listing}?` lists the options.") from None
+
+
+def readable_help(usage: str) -> Callable[[Any], Any]:
+    """Makes a ``@magic_arguments`` docstring read as plain text in ``%%agent?``.
+
+    IPython writes the usage as reStructuredText under the function's name (``::`` then
+    ``%agent [...]``, also for a cell magic); this puts ``usage`` (e.g. ``%%agent``) in its place
+    and turns reST's double backquotes into single ones. Put it above ``@magic_arguments()``.
+    """
+
+    def mend(function: Any) -> Any:
+        doc = function.__doc__ or ""
+        if doc.startswith("::\n\n  %"):
+            name_end = doc.index(" ", len("::\n\n  "))
+            doc = f"  {usage}{doc[name_end:]}"
+        function.__doc__ = doc.replace("``", "`")
+        return function
+
+    return mend

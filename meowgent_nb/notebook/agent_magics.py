@@ -29,7 +29,7 @@ from ..protocols.registry import PROTOCOLS
 from ..tools.core import Tool
 from ..tools.toolbox import Toolbox
 from . import tools_magics
-from ._options import parse_options
+from ._options import parse_options, readable_help
 
 __all__ = ["AgentMagics", "agent_cell", "rewrite_agent_cell"]
 
@@ -106,8 +106,13 @@ class AgentMagics(Magics):
 
     # --- %%agent -------------------------------------------------------------------------------
 
+    @readable_help("%%agent")
     @magic_arguments()
-    @argument("-m", "--model", help="Ollama model name for this cell.")
+    @argument(
+        "-m",
+        "--model",
+        help="The model for this cell: ollama:NAME, local, local:PATH, or a bare name (see resolve_model).",
+    )
     @argument("--model-object", metavar="VAR", help="Use a model object from the notebook (e.g. a ScriptedModel).")
     @argument("--protocol", choices=list(PROTOCOLS), help="How tools reach the model.")
     @argument("--tools", metavar="A,B", help="Offer only these tools (comma-separated names).")

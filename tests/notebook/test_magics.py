@@ -159,3 +159,10 @@ def test_an_option_typo_says_which_option_was_meant(ip, magic, line, message):
         else:
             ip.run_line_magic("tools", line)
     assert str(caught.value) == message
+
+
+def test_the_agent_help_reads_as_plain_text_and_names_the_cell_magic(ip):
+    doc = ip.magics_manager.magics["cell"]["agent"].__doc__
+    assert doc.startswith("  %%agent [-m MODEL] [--model-object VAR] [--protocol {xml,native,json}]\n")
+    assert "::" not in doc and "``" not in doc
+    assert "--model MODEL\n                        The model for this cell: ollama:NAME, local," in doc
