@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-__all__ = ["MeowgentError", "ToolArgumentsError", "ToolDefinitionError"]
+__all__ = ["MeowgentError", "RunInterrupted", "ToolArgumentsError", "ToolDefinitionError"]
 
 
 class MeowgentError(Exception):
@@ -55,3 +55,11 @@ class ToolArgumentsError(MeowgentError, ValueError):
         self.problems = tuple(problems)
         lines = "\n".join(f"- {problem}" for problem in self.problems)
         super().__init__(f"Invalid arguments for tool '{tool_name}':\n{lines}")
+
+
+class RunInterrupted(MeowgentError):
+    """A ``%%agent`` cell was interrupted (Kernel > Interrupt, Ctrl-C) before the run ended.
+
+    It shows as one line saying how far the run got; the cell fails, so "Run All" stops there.
+    The conversation keeps what was said, and the next ``%%agent`` cell continues it.
+    """

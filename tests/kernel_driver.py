@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -48,10 +49,26 @@ class Kernel:
 
     def __init__(self, cwd: str):
         self.km, self.kc = start_new_kernel(kernel_name="python3", cwd=cwd)
+        self._cell_ids = itertools.count(1)
 
-    def execute(self, code: str, *, allow_stdin: bool = True, hook: Hook | None = None) -> Run:
+    def execute(
+        self, code: str, *, allow_stdin: bool = True, hook: Hook | None = None, frontend: str = "lab"
+    ) -> Run:
+        """Run ``code`` as ``frontend`` sends it: "lab" (JupyterLab, Notebook 7: the cell's id in
+        the request's metadata) or "console" (``jupyter console``: no metadata)."""
         run = Run()
-        msg_id = self.kc.execute(code, allow_stdin=allow_stdin)
+        content = {
+            "code": code,
+            "silent": False,
+            "store_history": True,
+            "user_expressions": {},
+            "allow_stdin": allow_stdin,
+            "stop_on_error": True,
+        }
+        metadata = {"cellId": f"cell-{next(self._cell_ids)}"} if frontend == "lab" else {}
+        msg = self.kc.session.msg("execute_request", content, metadata=metadata)
+        self.kc.shell_channel.send(msg)
+        msg_id = msg["header"]["msg_id"]
         while True:
             msg = self.kc.get_iopub_msg(timeout=TIMEOUT)
             content = msg["content"]
@@ -89,6 +106,11 @@ class Kernel:
             msg["header"]["subshell_id"] = subshell_id
         self.kc.shell_channel.send(msg)
 
+    def set_state(self, comm_id: str, **state: Any) -> None:
+        """Change a widget's state as a frontend does when a person types (e.g. ``value=...``)."""
+        content = {"comm_id": comm_id, "data": {"method": "update", "state": state, "buffer_paths": []}}
+        self.kc.shell_channel.send(self.kc.session.msg("comm_msg", content))
+
     def create_subshell(self) -> str:
         self.kc.control_channel.send(self.kc.session.msg("create_subshell_request", {}))
         return self.kc.get_control_msg(timeout=TIMEOUT)["content"]["subshell_id"]
@@ -99,15 +121,31 @@ class Kernel:
 
 
 def clicking(*choices: tuple[str, int], subshell: bool = False) -> Hook:
-    """A hook that, once the panel shows, clicks each (button description, row) in turn."""
+    """A hook that, once every button it needs exists, clicks each (button description, row) in turn."""
+    clicked: list[bool] = []
 
     def hook(kernel: Kernel, run: Run, msg: dict[str, Any]) -> None:
-        if msg["msg_type"] == "display_data" and WIDGET_VIEW in msg["content"]["data"]:
+        if clicked or msg["msg_type"] != "comm_open":
+            return
+        if all(len(run.buttons.get(description, ())) > row for description, row in choices):
+            clicked.append(True)
             subshell_id = kernel.create_subshell() if subshell else None
             for description, row in choices:
                 kernel.click(run.buttons[description][row], subshell_id)
 
     return hook
+
+
+def shown(run: Run, msg: dict[str, Any]) -> str:
+    """What ``msg`` put on screen as text: a display's text/plain, or an HTML widget's new value."""
+    content = msg["content"]
+    if msg["msg_type"] in ("display_data", "update_display_data"):
+        return content["data"].get("text/plain", "")
+    if msg["msg_type"] == "comm_msg" and content["data"].get("method") == "update":
+        return str(content["data"]["state"].get("value", ""))
+    if msg["msg_type"] == "comm_open":
+        return str(content["data"]["state"].get("value", ""))
+    return ""
 
 
 def interrupting(kernel: Kernel, run: Run, msg: dict[str, Any]) -> None:

@@ -22,6 +22,10 @@ class Approved:
 
     reason: str = ""
     """Why, for the record (e.g. "approved by policy: MEOWGENT_APPROVE=all")."""
+    arguments: Mapping[str, Any] | None = None
+    """Arguments the person gave instead of the model's (None: run the model's). They are
+    validated with the tool's parameters before the call runs, and the model is told the call ran
+    with changed arguments."""
 
 
 @dataclass(frozen=True)

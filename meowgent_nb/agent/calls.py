@@ -7,6 +7,7 @@ in it (an identical call is answered with the earlier result instead of running 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import difflib
 import json
 import time
@@ -66,22 +67,32 @@ class CallRunner:
         if asking:
             yield ApprovalRequested(tuple(call for _, call, _, _ in asking))
         decisions = await self._decide(asking)
-        for (index, call, _, _), decision in zip(asking, decisions):
+        edited: dict[int, dict[str, Any]] = {}
+        for (index, call, tool, _), decision in zip(asking, decisions):
             yield ApprovalEvent(call, decision)
             if isinstance(decision, Denied):
                 results[index] = ToolResult(call, f"Denied: {decision.message}", kind="denied")
+            elif decision.arguments is not None:
+                try:  # what runs is always validated, also when a person typed it
+                    edited[index] = tool.validate(dict(decision.arguments))
+                except ToolArgumentsError as error:
+                    results[index] = ToolResult(
+                        call, f"Not run: the arguments given at approval were invalid.\n{error}", kind="invalid_arguments"
+                    )
         for index in sorted(results):
             yield ToolResultEvent(results[index])
-        values_of = {index: values for index, _, _, values in runnable}
+        values_of = {index: edited.get(index, values) for index, _, _, values in runnable}
         slots = asyncio.Semaphore(self.max_workers)
         tasks = [
-            asyncio.ensure_future(self._execute(index, call, tool, values, slots))
-            for index, call, tool, values in runnable
+            asyncio.ensure_future(self._execute(index, call, tool, values_of[index], slots))
+            for index, call, tool, _ in runnable
             if index not in results
         ]
         try:
             for next_done in asyncio.as_completed(tasks):
                 index, result = await next_done
+                if index in edited:
+                    result = _ran_with(result, edited[index])
                 results[index] = result
                 if result.ok:
                     self.answered[_call_key(result.call.name, values_of[index])] = result
@@ -164,6 +175,13 @@ class CallRunner:
         if error is not None:
             return index, ToolResult(call, text, kind="error", exception=error, duration=elapsed)
         return index, ToolResult(call, text, value=value, duration=elapsed)
+
+
+def _ran_with(result: ToolResult, values: dict[str, Any]) -> ToolResult:
+    """``result`` of a call a person changed before approving, telling the model so."""
+    changed = json.dumps(values, ensure_ascii=False, default=repr)
+    note = f"(The person changed the arguments before approving; the call ran with {changed}.)\n"
+    return dataclasses.replace(result, output=note + result.output)
 
 
 def _call_key(name: str, values: dict[str, Any]) -> str:

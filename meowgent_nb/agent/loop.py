@@ -100,6 +100,10 @@ class Agent:
         self.messages: list[dict[str, Any]] = []
         """The whole conversation, without the system prompt (which is rebuilt each turn)."""
         self._call_count = 0
+        self.last_result: AgentResult | None = None
+        """The latest run's result; also when it was interrupted or failed (``stopped`` then says
+        ``"interrupted"`` or ``"error"``, ``text`` holds the answer as far as it got)."""
+        self._progress: tuple[_TurnAnswer, int] = (_TurnAnswer(), 0)
 
     @property
     def protocol(self) -> str:
@@ -173,14 +177,25 @@ class Agent:
         the history records what happened); a tool's failure never does, it becomes a result.
         Cancelling the run (an interrupt) ends it at once, also while a tool runs.
         """
-        async with keep_awake():
-            async for event in self._stream(prompt):
-                yield event
+        start, finished = len(self.messages), False
+        try:
+            async with keep_awake():
+                async for event in self._stream(prompt):
+                    finished = isinstance(event, FinalAnswer)
+                    yield event
+        except BaseException as exc:  # what was done so far stays readable as a result
+            partial = self.last_result
+            if partial is not None and not finished:
+                answer, partial.turns = self._progress
+                stopped = isinstance(exc, (GeneratorExit, KeyboardInterrupt, asyncio.CancelledError))
+                partial.text, partial.stopped = answer.text, "interrupted" if stopped else "error"
+                partial.messages = self.messages[start:]
+            raise
 
     async def _stream(self, prompt: str) -> AsyncIterator[AgentEvent]:
         start = len(self.messages)
         self.messages.append({"role": "user", "content": prompt})
-        result = AgentResult(text="")
+        result = self.last_result = AgentResult(text="")
         calls = self._call_runner()  # identical successful calls count within one run only
         reminded = False
         offered = self._offered()
@@ -189,6 +204,7 @@ class Agent:
             last = turn == self.max_turns and bool(offered)
             request = self._request(system, offered, last)
             answer = _TurnAnswer()
+            self._progress = (answer, turn)
             try:
                 async for event in self._model_turn(request, self._protocol.parser(offered), answer, turn):
                     yield event
@@ -220,7 +236,7 @@ class Agent:
                     for i, (call, _) in enumerate(answer.calls)
                 ]
                 self.messages.extend(self._protocol.result_messages(results))
-            result.tool_results.extend(results)
+                result.tool_results.extend(results)
             yield TurnEnd(turn, answer.usage, len(results), answer.finish_reason)
             if last:
                 result.text, result.stopped = answer.text, "max_turns"

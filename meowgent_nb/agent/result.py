@@ -23,8 +23,9 @@ class AgentResult:
     """How many model requests the run made."""
     usage: Usage | None = None
     """Token counts and durations summed over the turns, where the backend reports them."""
-    stopped: Literal["answer", "max_turns"] = "answer"
-    """Why the run ended: the model answered, or the turn limit was reached."""
+    stopped: Literal["answer", "max_turns", "interrupted", "error"] = "answer"
+    """Why the run ended: the model answered, the turn limit was reached, or (in
+    `Agent.last_result`) the run was interrupted or failed before it ended."""
     messages: list[dict[str, Any]] = field(default_factory=list)
     """The messages this run added to the conversation."""
 

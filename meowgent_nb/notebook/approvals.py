@@ -1,8 +1,11 @@
 """Asking a person: buttons in the running cell, an ``input()`` prompt, or a policy when no one is there.
 
-`WidgetApprover` shows one panel per batch in the cell that is running. The wait works because
-ipykernel (>= 7.4) handles comm messages, such as button clicks, while an async cell awaits.
-`InputApprover` asks in a terminal. `PolicyApprover` never waits: it applies ``all`` or ``none``
+`WidgetApprover` puts Approve / Edit arguments / Deny / Always allow under each waiting call's
+card in a running ``%%agent`` cell (a panel of its own after ``await agent.arun(...)``). The
+wait works because ipykernel (>= 7.4) handles comm messages, such as clicks, while an async cell
+awaits.
+`InputApprover` (in `input_approvals`) asks in a terminal, and where the frontend shows no
+widgets (``jupyter console``). `PolicyApprover` never waits: it applies ``all`` or ``none``
 and shows what it decided. `default_approver` picks one of them for where the code runs. All four
 are importable from here; `WidgetApprover` lives in `widget_approvals`, `PolicyApprover` and
 `is_headless` in `policy_approvals`.
@@ -15,18 +18,17 @@ instead, so a notebook written with buttons still runs unattended without blocki
 from __future__ import annotations
 
 import importlib.util
-from collections.abc import Sequence
 
-from ..agent.approvals import ApprovalRequest, Approved, Approver, Decision, Denied
+from ..agent.approvals import Approver
 from .policy_approvals import (
     HEADLESS_DENIAL,
     POLICIES,
     PolicyApprover,
-    call_text,
     headless_policy,
     is_headless,
     running_kernel,
 )
+from .input_approvals import InputApprover
 from .widget_approvals import WidgetApprover
 
 __all__ = [
@@ -66,46 +68,5 @@ def default_approver(mode: str = "ask", timeout: float = 600.0) -> Approver:
         if is_headless():
             return headless_policy()
         if importlib.util.find_spec("ipywidgets") is not None:
-            return WidgetApprover(timeout)
+            return WidgetApprover(timeout)  # asks with input() itself in a frontend without widgets
     return InputApprover()  # a kernel without ipywidgets still forwards input() to the frontend
-
-
-class InputApprover:
-    """Asks with ``input()`` for each call: yes, no, or always (for the rest of the session).
-
-    Closed input (EOF) denies the call. In a headless run it follows ``MEOWGENT_APPROVE``.
-
-    Attributes:
-        always_allowed: Tools approved for the rest of the session with "always".
-    """
-
-    def __init__(self) -> None:
-        self.always_allowed: set[str] = set()
-
-    async def approve(self, requests: Sequence[ApprovalRequest]) -> list[Decision]:
-        if is_headless():
-            return await headless_policy().approve(requests)
-        return [self._ask(request) for request in requests]
-
-    def _ask(self, request: ApprovalRequest) -> Decision:
-        name = request.tool.name
-        if name in self.always_allowed:
-            print(f"{call_text(request, None)}: always allowed")
-            return Approved("always allowed for this session")
-        prompt = f"Run {call_text(request, None)}? [y]es / [n]o / [a]lways: "
-        while True:
-            try:
-                answer = input(prompt).strip().lower()  # looked up now: ipykernel swaps it per cell
-            except EOFError:
-                return Denied("no answer (the input was closed)")
-            if answer in ("y", "yes"):
-                return Approved("approved by the person")
-            if answer in ("n", "no"):
-                return Denied()
-            if answer in ("a", "always"):
-                self.always_allowed.add(name)
-                return Approved("always allowed for this session")
-            print("Please answer y, n or a.")
-
-    def __repr__(self) -> str:
-        return "InputApprover()"

@@ -1,8 +1,10 @@
 """Showing a run in the running cell: `LiveDisplay` keeps a `Transcript` current, `show_run` runs and shows.
 
 nbval and nbclient drop display updates, which is why a headless run (``live=False``) shows its
-finished transcript once instead of updating it. What a transcript says, in text and HTML, is
-`meowgent_nb.notebook.transcript`'s part.
+finished transcript once instead of updating it. In a frontend that shows widgets the live
+transcript is a `LiveView` (approval buttons under the waiting cards, a Stop button); elsewhere
+(``jupyter console``) it is the transcript itself, updated. What a transcript says, in text and
+HTML, is `meowgent_nb.notebook.transcript`'s part.
 """
 
 from __future__ import annotations
@@ -10,9 +12,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..agent.events import AgentEvent, FinalAnswer, TextDelta, ThinkingDelta
+from ..errors import RunInterrupted
+from ._run_context import SHOWN_RUN
+from .live_view import LiveView
+from .policy_approvals import shows_widgets
 from .transcript import Transcript
 
 if TYPE_CHECKING:
@@ -35,10 +42,20 @@ class LiveDisplay:
         interval: Least seconds between redraws caused by text and thinking deltas.
     """
 
-    def __init__(self, transcript: Transcript | None = None, *, live: bool = True, interval: float = 0.1):
+    def __init__(
+        self,
+        transcript: Transcript | None = None,
+        *,
+        live: bool = True,
+        interval: float = 0.1,
+        on_stop: Callable[[], None] | None = None,
+    ):
         self.transcript = Transcript() if transcript is None else transcript
         self.live = live
         self.interval = interval
+        self.on_stop = on_stop
+        """With a frontend that shows widgets, a Stop button calls this (on the cell's loop)."""
+        self.view: LiveView | None = None
         self._handle: Any = None
         self._started = self._closed = False
         self._last = float("-inf")
@@ -50,8 +67,21 @@ class LiveDisplay:
             from IPython.display import display
 
             self._started = True
-            self._handle = display(self.transcript, display_id=True)
+            if self.on_stop is not None and shows_widgets():
+                loop = asyncio.get_running_loop()
+                self.view = LiveView(self.transcript, self.on_stop, loop.call_soon_threadsafe)
+                self._handle = display(self.view.box, display_id=True)
+            else:
+                self._handle = display(self.transcript, display_id=True)
             self._last = time.perf_counter()
+
+    def attach(self, call: Any, widget: Any) -> bool:
+        """Show ``widget`` under ``call``'s card, where the display is widgets; see `ShownRun`."""
+        return self.view.attach(call, widget) if self.view is not None and not self._closed else False
+
+    def detach(self, call: Any) -> None:
+        if self.view is not None:
+            self.view.detach(call)
 
     def handle(self, event: AgentEvent) -> None:
         """Pass ``event`` to the transcript and redraw if it is time to."""
@@ -74,7 +104,10 @@ class LiveDisplay:
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
-        if self._handle is not None:
+        if self.view is not None and not self._closed:
+            self.view.render()  # widget updates: the buttons keep their place and state
+            self._last = time.perf_counter()
+        elif self._handle is not None:
             self._handle.update(self.transcript)
             self._last = time.perf_counter()
 
@@ -95,7 +128,7 @@ class LiveDisplay:
             return
         self._closed = True
         if self._handle is not None:
-            self.refresh()
+            self.refresh()  # the finished transcript replaces the widgets: saved, it needs no widget state
         else:
             from IPython.display import display
 
@@ -105,30 +138,73 @@ class LiveDisplay:
 async def show_run(agent: Agent, prompt: str, *, live: bool) -> AgentResult:
     """Run ``prompt`` on ``agent``, showing the transcript in the cell; returns the result.
 
+    Where the frontend shows widgets, the running cell has a Stop button: it cancels the run at
+    once (the model's stream is closed, a waiting approval is denied, running tools are left to
+    their threads), the transcript says "stopped by you after 1 turn, 2 tool calls", the
+    conversation keeps what was said, and the cell ends without an error, so the next cell runs.
+
     Args:
         agent: The agent; its conversation continues as with `Agent.arun`.
         prompt: What the person asks.
         live: Update the display as events arrive (a person is watching), or display the
             finished transcript once (headless runs under nbval or nbclient).
 
+    Returns:
+        The run's result; after Stop, `Agent.last_result` (``stopped == "interrupted"``).
+
     Raises:
-        BaseException: Whatever stopped the run (a `ModelError`, an interrupt), after the
-            transcript has shown what happened until then.
+        RunInterrupted: The cell was interrupted (its traceback says nothing a person needs).
+        BaseException: Whatever else stopped the run (a `ModelError`), after the transcript has
+            shown what happened until then.
     """
-    view = LiveDisplay(Transcript(), live=live)
-    view.start()
-    result = None
+    stop_requested = False
+    run: asyncio.Future[AgentResult | None] | None = None
+
+    def stop() -> None:
+        nonlocal stop_requested
+        stop_requested = True
+        if run is not None:
+            run.cancel()
+
+    view = LiveDisplay(Transcript(), live=live, on_stop=stop)
+    token = SHOWN_RUN.set(view)
     try:
-        async with contextlib.aclosing(agent.stream(prompt)) as events:
-            async for event in events:
-                view.handle(event)
-                if isinstance(event, FinalAnswer):
-                    result = event.result
-    except BaseException as error:
-        view.transcript.fail(error)
-        raise
+        view.start()
+        run = asyncio.ensure_future(_follow(agent, prompt, view))  # its own task, so Stop can cancel it
+        try:
+            result = await run
+        except asyncio.CancelledError as error:
+            outer = asyncio.current_task()
+            if not stop_requested or (outer is not None and outer.cancelling()):
+                raise _interrupted(view.transcript, error) from error  # an interrupt of the cell itself
+            view.transcript.stop("you")
+            result = agent.last_result
+        except KeyboardInterrupt as error:
+            raise _interrupted(view.transcript, error) from error
+        except BaseException as error:
+            view.transcript.fail(error)
+            raise
     finally:
+        SHOWN_RUN.reset(token)
         view.close()
     if result is None:  # pragma: no cover - Agent.stream always ends with FinalAnswer
         raise AssertionError("the event stream ended without a final answer")
+    return result
+
+
+def _interrupted(transcript: Transcript, error: BaseException) -> RunInterrupted:
+    transcript.fail(error)
+    return RunInterrupted(
+        f"stopped by an interrupt after {transcript.progress()}. The conversation keeps what was said;"
+        " the next %%agent cell continues it (--new starts over)."
+    )
+
+
+async def _follow(agent: Agent, prompt: str, view: LiveDisplay) -> AgentResult | None:
+    result = None
+    async with contextlib.aclosing(agent.stream(prompt)) as events:
+        async for event in events:
+            view.handle(event)
+            if isinstance(event, FinalAnswer):
+                result = event.result
     return result

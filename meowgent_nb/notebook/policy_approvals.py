@@ -10,6 +10,7 @@ reads before deciding, are here too, shared by all three.
 from __future__ import annotations
 
 import html
+import importlib.util
 import json
 import os
 import sys
@@ -18,8 +19,9 @@ from typing import Any, Literal
 
 from .._visible import visible, visible_html
 from ..agent.approvals import ApprovalRequest, Approved, Decision, Denied
+from ._run_context import SHOWN_RUN
 
-__all__ = ["HEADLESS_DENIAL", "PolicyApprover", "headless_policy", "is_headless"]
+__all__ = ["HEADLESS_DENIAL", "PolicyApprover", "headless_policy", "is_headless", "shows_widgets"]
 
 HEADLESS_DENIAL = "no person to approve (headless run)"
 """What the model is told (after "Denied: ") when a headless run denies a call."""
@@ -27,6 +29,24 @@ HEADLESS_DENIAL = "no person to approve (headless run)"
 POLICIES = ("all", "none")
 _ENV = "MEOWGENT_APPROVE"
 _VALUE_LIMIT = 60  # characters of one argument's repr in the one-line form of a call
+
+
+def shows_widgets() -> bool:
+    """Whether the frontend of the running cell can show widgets (buttons, a Stop button).
+
+    JupyterLab, Notebook 7 and VS Code send each cell's id with its execute request (in the
+    request's metadata, as ``cellId``); terminal frontends (``jupyter console``, qtconsole) send
+    none and cannot show widgets, so approvals ask with ``input()`` there. ``MEOWGENT_WIDGETS=1``
+    or ``0`` overrides the guess. False outside a kernel and in headless runs.
+    """
+    kernel = running_kernel()
+    if kernel is None or is_headless() or importlib.util.find_spec("ipywidgets") is None:
+        return False
+    forced = os.environ.get("MEOWGENT_WIDGETS", "").strip().lower()
+    if forced in ("1", "yes", "true", "0", "no", "false"):
+        return forced in ("1", "yes", "true")
+    parent = kernel.get_parent("shell") or {}
+    return bool(parent.get("metadata", {}).get("cellId"))
 
 
 def is_headless() -> bool:
@@ -49,6 +69,9 @@ def is_headless() -> bool:
 class PolicyApprover:
     """Decides without asking, and shows each call with the decision and why.
 
+    In a ``%%agent`` cell the decision is shown in each call's card; elsewhere (``await
+    agent.arun(...)``, a script) as a panel of its own.
+
     Args:
         mode: ``"all"`` approves every call; ``"none"`` denies it (the model is told
             "Denied: no person to approve (headless run)").
@@ -69,6 +92,8 @@ class PolicyApprover:
             outcome = f"approved ({self.reason})"
         else:
             decision, outcome = Denied(self.denial), f"denied ({self.reason})"
+        if SHOWN_RUN.get() is not None:  # a %%agent cell: each call's card says what was decided
+            return [decision] * len(requests)
         rows = "".join(row_html(r, html.escape(outcome)) for r in requests)
         text = requests_text(requests, [outcome] * len(requests))
         show({"text/html": f"<div>{header_html(len(requests))}{rows}</div>", "text/plain": text})

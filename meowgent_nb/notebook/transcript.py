@@ -91,6 +91,8 @@ class Transcript:
         """The run's result, once it has finished."""
         self.error: BaseException | None = None
         """What stopped the run, if it failed or was interrupted (see `fail`)."""
+        self.stopped_by: str | None = None
+        """Who stopped the run before its end ("you": the Stop button), see `stop`."""
 
     @classmethod
     def from_events(
@@ -105,7 +107,7 @@ class Transcript:
     @property
     def finished(self) -> bool:
         """Whether the run has ended, with an answer or an error."""
-        return self.result is not None or self.error is not None
+        return self.result is not None or self.error is not None or self.stopped_by is not None
 
     def handle(self, event: AgentEvent) -> None:
         """Take in the next event of the run."""
@@ -142,6 +144,21 @@ class Transcript:
         """Record that the run stopped with ``error`` (an exception, or an interrupt)."""
         self.error, self._stopped_at = error, self._clock()
 
+    def stop(self, by: str = "you") -> None:
+        """Record that ``by`` stopped the run on purpose (the Stop button): not an error."""
+        self.stopped_by, self._stopped_at = by, self._clock()
+
+    def progress(self) -> str:
+        """What the run did so far: "1 turn, 2 tool calls" (a turn cut short counts)."""
+        turns = self.turns if self.result is not None else self.turns + (not self._waiting)
+        calls = sum(isinstance(item, Card) for item in self._items)
+        return f"{turns} turn{'s' * (turns != 1)}, {calls} tool call{'s' * (calls != 1)}"
+
+    @property
+    def _cut_short(self) -> bool:
+        """Whether the run ended before its answer (an error, an interrupt, the Stop button)."""
+        return self.error is not None or self.stopped_by is not None
+
     def _card(self, call: ToolCall) -> Card:
         cards = [item for item in reversed(self._items) if isinstance(item, Card)]
         for card in cards:
@@ -161,13 +178,15 @@ class Transcript:
         lines: list[str] = []
         for item in self._items:
             if isinstance(item, Card):
-                lines.extend(card_lines(item, self.error is not None))
+                lines.extend(card_lines(item, self._cut_short))
             elif isinstance(item, _Note):
                 lines.append(f"[{item.text}]")
             elif item.text:
                 lines.append("[thinking]" if item.kind == "thinking" else item.text)
-        if self.error is not None:
-            lines.append(_error_text(self.error))
+        if self.stopped_by is not None:
+            lines.append(f"[stopped by {self.stopped_by} after {self.progress()}]")
+        elif self.error is not None:
+            lines.append(self._error_text())
         elif self.result is None:
             if self._waiting:
                 lines.append("[waiting for the model...]")
@@ -181,13 +200,31 @@ class Transcript:
 
     def to_html(self) -> str:
         """The ``text/html`` form: Markdown answer, folded thinking, cards, timelines, footer."""
-        stopped = self.error is not None
+        return '<div class="meowgent-transcript">' + "".join(self._html_parts()[0]) + "</div>"
+
+    def html_sections(self) -> list[tuple[str, ToolCall | None]]:
+        """`to_html` cut after each card that waits for approval, for a live view to put the
+        buttons there: ``(html, call)`` pairs, ``call`` being the waiting card's (None last)."""
+        parts, waiting = self._html_parts()
+        cuts = [0, *(end for end, _ in waiting), len(parts)]
+        calls = [call for _, call in waiting] + [None]
+        return [
+            ('<div class="meowgent-transcript">' + "".join(parts[a:b]) + "</div>", call)
+            for a, b, call in zip(cuts, cuts[1:], calls)
+        ]
+
+    def _html_parts(self) -> tuple[list[str], list[tuple[int, ToolCall]]]:
+        """The HTML pieces, and after which piece each card waiting for approval ends."""
+        stopped = self._cut_short
+        waiting: list[tuple[int, ToolCall]] = []
         now = self._stopped_at if self._stopped_at is not None else self._clock()
         last_card = {item.turn: i for i, item in enumerate(self._items) if isinstance(item, Card)}
         parts = []
         for i, item in enumerate(self._items):
             if isinstance(item, Card):
                 parts.append(card_html_of(item, stopped))
+                if item.status(stopped) == "waiting":
+                    waiting.append((len(parts), item.call))
                 if last_card[item.turn] == i:
                     parts.append(self._timeline_html(item.turn, now))
             elif isinstance(item, _Note):
@@ -198,17 +235,20 @@ class Transcript:
                 parts.append(thinking_html(item.text, expanded=thinking))
             elif item.text:
                 parts.append(f'<div class="meowgent-text">{markdown_html(item.text)}</div>')
-        if self.error is not None:
-            parts.append(
-                f'<pre class="meowgent-error" style="color: #c62828">{escape(_error_text(self.error))}</pre>'
-            )
+        if self.stopped_by is not None:
+            parts.append(note_html("meowgent-stopped", f"stopped by {self.stopped_by} after {self.progress()}"))
+        elif self.error is not None:
+            parts.append(f'<pre class="meowgent-error" style="color: #c62828">{escape(self._error_text())}</pre>')
         elif self.result is None and self._waiting:
             parts.append(note_html("meowgent-waiting", "waiting for the model...", "font-style: italic; "))
         elif self.result is not None and self.result.stopped == "max_turns":
             parts.append(note_html("meowgent-stopped", _stopped_note(self.result.turns)))
         if self.finished:
             parts.append(self._footer_html())
-        return '<div class="meowgent-transcript">' + "".join(parts) + "</div>"
+        return parts, waiting
+
+    def _error_text(self) -> str:
+        return _error_text(self.error, self.progress()) if self.error is not None else ""
 
     def _timeline_html(self, turn: int, now: float) -> str:
         cards = [item for item in self._items if isinstance(item, Card) and item.turn == turn]
@@ -219,13 +259,14 @@ class Transcript:
             duration = card.result.duration if card.result is not None else None
             # The tool ran for the last ``duration`` seconds before its result arrived.
             run = None if duration is None else min(max(end - duration, card.start), end) - origin
-            status = card.status(self.error is not None)
+            status = card.status(self._cut_short)
             bars.append(Bar(visible(card.call.name), card.start - origin, end - origin, run, status))
         return f'<div class="meowgent-timeline-box" style="margin: 0.2em 0 0.6em">{timeline_svg(bars)}</div>'
 
     def _footer_html(self) -> str:
-        calls = sum(isinstance(item, Card) for item in self._items)
-        facts = [f"{self.turns} turn{'s' * (self.turns != 1)}", f"{calls} tool call{'s' * (calls != 1)}"]
+        facts = self.progress().split(", ")
+        if self.stopped_by is not None:
+            facts.insert(0, f"stopped by {self.stopped_by}")
         usage = self.usage
         if usage is not None and usage.prompt_tokens is not None:
             facts.append(f"{usage.prompt_tokens:,} prompt tokens")
@@ -248,9 +289,9 @@ def _stopped_note(turns: int) -> str:
     return f"stopped: the limit of {turns} turn{'s' * (turns != 1)} was reached"
 
 
-def _error_text(error: BaseException) -> str:
+def _error_text(error: BaseException, progress: str) -> str:
     if isinstance(error, (KeyboardInterrupt, asyncio.CancelledError, GeneratorExit)):
-        return "[interrupted]"
+        return f"[stopped by an interrupt after {progress}]"
     message = str(error).strip()
     text = f"[error] {type(error).__name__}" + (f": {message}" if message else "")
     return text.replace("\n", "\n  ")

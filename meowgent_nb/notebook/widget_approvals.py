@@ -1,7 +1,10 @@
-"""`WidgetApprover`: Approve / Deny / Always allow buttons in the running cell, one panel per batch.
+"""`WidgetApprover`: Approve / Edit arguments / Deny / Always allow buttons in the running cell.
 
-The wait works because ipykernel (>= 7.4) handles comm messages, such as button clicks, while an
-async cell awaits. ipywidgets loads when the first panel is made.
+In a ``%%agent`` cell the buttons go under each waiting call's card (see `_run_context`); after
+``await agent.arun(...)`` they are a panel of their own, one per batch. A frontend that shows no
+widgets (``jupyter console``) is asked with ``input()`` instead (see `shows_widgets`). The wait
+works because ipykernel (>= 7.4) handles comm messages, such as button clicks, while an async
+cell awaits. ipywidgets loads when the first buttons are made.
 """
 
 from __future__ import annotations
@@ -13,6 +16,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..agent.approvals import ApprovalRequest, Approved, Decision, Denied
+from ._approval_row import ApprovalRow
+from ._run_context import SHOWN_RUN
+from .input_approvals import ask_by_input
 from .policy_approvals import (
     header_html,
     headless_policy,
@@ -21,24 +27,23 @@ from .policy_approvals import (
     row_html,
     running_kernel,
     running_shell,
+    shows_widgets,
 )
 
 __all__ = ["WidgetApprover"]
 
-_WAKE_EVERY = 0.2  # seconds; see _Panel.wait
-_BUTTONS = (  # description, choice, style, tooltip
-    ("Approve", "approve", "success", "Run this call"),
-    ("Deny", "deny", "danger", "Do not run this call"),
-    ("Always allow", "always", "", "Run this call and every later call of this tool in this session"),
-)
+_WAKE_EVERY = 0.2  # seconds; see _Batch.wait
 
 
 class WidgetApprover:
-    """Approve / Deny / Always allow buttons in the running cell, one panel per batch.
+    """Approve / Edit arguments / Deny / Always allow buttons in the running cell.
 
-    The cell must be async (``await agent.arun(...)``) for clicks to arrive while it waits.
-    Undecided calls are denied after ``timeout`` seconds. An interrupt denies them and
-    propagates. In a headless run it follows ``MEOWGENT_APPROVE`` instead (see `is_headless`).
+    The cell must be async (``await agent.arun(...)``, or ``%%agent``) for clicks to arrive while
+    it waits. Edited arguments are validated with the tool's parameters before the call may be
+    approved with them. Undecided calls are denied after ``timeout`` seconds. An interrupt (or
+    the Stop button) denies them and propagates. In a headless run it follows
+    ``MEOWGENT_APPROVE`` instead (see `is_headless`); where the frontend shows no widgets it
+    asks with ``input()``.
 
     Args:
         timeout: Seconds to wait for every call of a batch to be decided.
@@ -74,62 +79,53 @@ class WidgetApprover:
                 "WidgetApprover cannot wait for a click while the cell blocks: run the agent in an"
                 " async cell, `await agent.arun(...)` (or use %%agent), instead of `agent.run(...)`."
             )
-        panel = _Panel(self, requests, asyncio.get_running_loop())
-        return await panel.wait(self.timeout)
+        if not shows_widgets():  # jupyter console: buttons would never show; ask on stdin
+            return [ask_by_input(request, self.always_allowed) for request in requests]
+        batch = _Batch(self, requests, asyncio.get_running_loop())
+        run = SHOWN_RUN.get()
+        if run is not None and all(run.attach(r.call, row.view) for r, row in zip(requests, batch.rows)):
+            try:
+                return await batch.wait(self.timeout)
+            finally:
+                for request in requests:
+                    run.detach(request.call)
+        for request in requests if run is not None else ():
+            run.detach(request.call)
+        return await _Panel(batch).wait(self.timeout)
 
     def __repr__(self) -> str:
         return f"WidgetApprover(timeout={self.timeout:g})"
 
 
-class _Panel:
-    """One batch on screen and its decisions; changed only on the thread of ``loop``."""
+class _Batch:
+    """The calls of one turn waiting for decisions, and their rows; changed only on ``loop``'s thread."""
 
     def __init__(self, approver: WidgetApprover, requests: Sequence[ApprovalRequest], loop: Any):
-        import ipywidgets as widgets
-        from IPython.display import display
-
         self.approver, self.requests, self.loop = approver, list(requests), loop
         self.decisions: list[Decision | None] = [None] * len(self.requests)
         self.outcomes = ["waiting"] * len(self.requests)
         self.all_decided = loop.create_future()
-        self.buttons: list[list[Any]] = []
-        self.labels: list[Any] = []
-        note = f" Calls left undecided are denied after {_duration(approver.timeout)}."
-        children = [widgets.HTML(header_html(len(self.requests), note))]
+        self.on_change: Any = None
+        """Called after a decision (the standalone panel redraws its text)."""
+        self.rows = []
+        note = f"waiting for a decision (denied after {_duration(approver.timeout)})"
         for index, request in enumerate(self.requests):
             allowed = request.tool.name in approver.always_allowed
-            self.labels.append(widgets.Label("waiting for a decision", description="Decision:"))
-            self.buttons.append([] if allowed else self._buttons(index))
-            children += [
-                widgets.HTML(row_html(request, "")),
-                widgets.HBox([*self.buttons[-1], self.labels[-1]]),
-            ]
-            if allowed:
+            choose = functools.partial(self._settle, index)
+            row = ApprovalRow(request, choose, loop.call_soon_threadsafe, buttons=not allowed)
+            row.label.value = note
+            self.rows.append(row)
+        for index, request in enumerate(self.requests):
+            if request.tool.name in approver.always_allowed:
                 self._decide(index, Approved("always allowed for this session"), "always allowed")
-        self.view = _panel_type()(children=children)
-        self.view.plain_text = lambda: requests_text(self.requests, self.outcomes)
-        self.handle = display(self.view, display_id=True)
 
-    def _buttons(self, index: int) -> list[Any]:
-        import ipywidgets as widgets
-
-        buttons = []
-        for description, choice, style, tooltip in _BUTTONS:
-            button = widgets.Button(description=description, button_style=style, tooltip=tooltip)
-            button.layout.width = "auto"
-            button.on_click(functools.partial(self._clicked, index, choice))
-            buttons.append(button)
-        return buttons
-
-    def _clicked(self, index: int, choice: str, _button: Any) -> None:
-        # Clicks may arrive on a subshell thread; futures and widgets are touched on the loop's.
-        self.loop.call_soon_threadsafe(self._settle, index, choice)
-
-    def _settle(self, index: int, choice: str) -> None:
+    def _settle(self, index: int, choice: str, arguments: dict[str, Any] | None) -> None:
         if self.decisions[index] is not None or self.all_decided.done():
             return  # a second click, or a click after the wait ended
-        if choice == "approve":
-            self._decide(index, Approved("approved by the person"), "approved")
+        if choice == "approve" and arguments is not None:
+            self._decide(index, Approved("approved by you, with changed arguments", arguments), "approved (edited)")
+        elif choice == "approve":
+            self._decide(index, Approved("approved by you"), "approved")
         elif choice == "deny":
             self._decide(index, Denied(), "denied")
         else:
@@ -141,9 +137,9 @@ class _Panel:
 
     def _decide(self, index: int, decision: Decision, outcome: str) -> None:
         self.decisions[index], self.outcomes[index] = decision, outcome
-        self.labels[index].value = outcome
-        for button in self.buttons[index]:
-            button.disabled = True
+        self.rows[index].show(outcome)
+        if self.on_change is not None:
+            self.on_change()
         if all(d is not None for d in self.decisions) and not self.all_decided.done():
             self.all_decided.set_result(None)
 
@@ -166,11 +162,32 @@ class _Panel:
                 # waking the loop, so an idle wait would not see an interrupt (ipykernel#881).
                 await asyncio.wait({self.all_decided}, timeout=min(left, _WAKE_EVERY))
         except (asyncio.CancelledError, KeyboardInterrupt):
-            self._close(Denied("interrupted before a decision"), "denied: interrupted")
+            self._close(Denied("stopped before a decision"), "denied: stopped")
             raise
+        return [d for d in self.decisions if d is not None]
+
+
+class _Panel:
+    """A batch shown as a panel of its own (no transcript on screen to put the buttons in)."""
+
+    def __init__(self, batch: _Batch):
+        import ipywidgets as widgets
+        from IPython.display import display
+
+        self.batch = batch
+        note = f" Calls left undecided are denied after {_duration(batch.approver.timeout)}."
+        children = [widgets.HTML(header_html(len(batch.requests), note))]
+        for request, row in zip(batch.requests, batch.rows):
+            children += [widgets.HTML(row_html(request, "")), row.view]
+        self.view = _panel_type()(children=children)
+        self.view.plain_text = lambda: requests_text(batch.requests, batch.outcomes)
+        self.handle = display(self.view, display_id=True)
+
+    async def wait(self, timeout: float) -> list[Decision]:
+        try:
+            return await self.batch.wait(timeout)
         finally:
             self.handle.update(self.view)  # the saved output then shows how each call ended
-        return [d for d in self.decisions if d is not None]
 
 
 @functools.cache

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tests.kernel_driver import Kernel, Run, clicking
+from tests.kernel_driver import Kernel, Run, clicking, shown
 
 SETUP = '''
 %load_ext meowgent_nb
@@ -64,7 +64,7 @@ def test_an_agent_cell_waits_for_the_click_and_runs_the_approved_call(kernel):
     run = kernel.ok("%%agent --model-object model --new\nWrite hi to cell.txt", hook=clicking(("Approve", 0)))
     assert kernel.ok("last(); print(open('cell.txt').read())").stdout == "ok | wrote cell.txt\nAll done.\nhi\n"
     assert final_text(run) == (
-        "[tool] write_file(path='cell.txt', text='hi') -> done (approved by the person)\n  wrote cell.txt\nAll done."
+        "[tool] write_file(path='cell.txt', text='hi') -> done (approved by you)\n  wrote cell.txt\nAll done."
     )
 
 
@@ -78,7 +78,7 @@ def test_deny_and_always_allow_across_two_cells(kernel):
     kernel.ok("%%agent --model-object model --new\nWrite", hook=clicking(("Always allow", 0)))
     kernel.ok("model = answers('write_file', path='a2.txt', text='x')")
     second = kernel.ok("%%agent --model-object model --new\nWrite again")
-    assert second.buttons == {}  # no buttons the second time
+    assert list(second.buttons) == ["Stop"]  # no approval buttons the second time
     assert kernel.ok("last()").stdout == "ok | wrote a2.txt\nAll done.\n"
 
 
@@ -96,15 +96,20 @@ def test_an_interrupt_during_a_slow_tool_stops_the_cell_promptly(kernel):
     started: dict[str, Any] = {}
 
     def interrupt_once_running(k: Kernel, run: Run, msg: dict[str, Any]) -> None:
-        shown = msg["msg_type"] in ("display_data", "update_display_data")
-        if shown and "-> running" in msg["content"]["data"]["text/plain"] and not started:
+        if "meowgent-status-running" in shown(run, msg) and not started:
             started["at"] = time.monotonic()
             k.km.interrupt_kernel()
 
     run = kernel.execute("%%agent --model-object model --new\nSleep", hook=interrupt_once_running)
     stopped_after = time.monotonic() - started["at"]
-    assert run.reply["status"] == "error"
-    assert run.reply["ename"] in ("KeyboardInterrupt", "CancelledError")
+    assert run.reply["status"] == "error"  # the cell fails, so Run All stops here
+    assert run.reply["ename"] == "RunInterrupted"
+    assert run.reply["traceback"] == [
+        "\x1b[31mRunInterrupted\x1b[0m: stopped by an interrupt after 1 turn, 1 tool call. The conversation keeps"
+        " what was said; the next %%agent cell continues it (--new starts over).",
+        "(the full traceback: %agent traceback)",
+    ]
+    assert final_text(run) == "[tool] slow(seconds=20) -> interrupted\n[stopped by an interrupt after 1 turn, 1 tool call]"
     assert stopped_after < 5, stopped_after
     history = kernel.ok(
         "for m in get_ipython().magics_manager.registry['AgentMagics'].messages: print(m['role'], '|', m['content'])"

@@ -43,6 +43,7 @@ from meowgent_nb import (
     tool,
     tools_json_schema,
 )
+from meowgent_nb.errors import RunInterrupted
 from meowgent_nb.notebook._html import markdown_html
 from meowgent_nb._visible import is_hidden
 from meowgent_nb.notebook.display import LiveDisplay, show_run
@@ -650,14 +651,14 @@ def test_an_interrupted_run_shows_the_calls_that_did_not_finish(ip):
         task.cancel()
         await task
 
-    with capture_output() as captured, pytest.raises(asyncio.CancelledError):
+    with capture_output() as captured, pytest.raises(RunInterrupted, match=r"^stopped by an interrupt after 1 turn, 2 tool calls\. The conversation keeps"):
         asyncio.run(interrupt())
     (only,) = captured.outputs
     assert only.data["text/plain"] == (
         "[tool] get_weather(city='Oslo') -> done\n"
         "  Oslo: 9 degrees celsius\n"
         "[tool] nap(seconds=0.5) -> interrupted\n"
-        "[interrupted]"
+        "[stopped by an interrupt after 1 turn, 2 tool calls]"
     )
     assert 'class="meowgent-card meowgent-status-interrupted"' in only.data["text/html"]
 

@@ -57,8 +57,8 @@ def test_approve_click_runs_the_call_and_the_panel_shows_the_decision(kernel):
     assert kernel.ok("report(result)").stdout == "ok | wrote approved.txt | True\n"
     call = "write_file(path='approved.txt', text='<b>hi</b> & bye')"
     assert run.panel_texts == [f"Approval needed: {call} -> waiting", f"Approval needed: {call} -> approved"]
-    assert sorted(run.buttons) == ["Always allow", "Approve", "Deny"]
-    html = [s["value"] for s in run.models.values() if s["_model_name"] == "HTMLModel"]
+    assert sorted(run.buttons) == ["Always allow", "Approve", "Approve with these arguments", "Deny", "Edit arguments"]
+    html = [s["value"] for s in run.models.values() if s["_model_name"] == "HTMLModel" and s["value"]]
     assert html == [
         "<b>Approval needed</b> for 1 call. Calls left undecided are denied after 10 minutes.",
         (
@@ -69,6 +69,8 @@ def test_approve_click_runs_the_call_and_the_panel_shows_the_decision(kernel):
     ]
     for comm_id in (ids[0] for ids in run.buttons.values()):
         assert run.widget_updates[comm_id] == {"disabled": True}
+    (editor,) = [s for s in run.models.values() if s["_model_name"] == "TextareaModel"]
+    assert editor["value"] == '{\n  "path": "approved.txt",\n  "text": "<b>hi</b> & bye"\n}'
     label = next(c for c, s in run.models.items() if s["_model_name"] == "LabelModel")
     assert run.widget_updates[label] == {"value": "approved"}
 
@@ -165,7 +167,7 @@ def test_an_interrupt_while_waiting_ends_the_cell_and_records_the_call_as_not_ru
     assert (run.reply["status"], run.reply["ename"]) == ("error", "CancelledError")
     assert (
         run.panel_texts[-1]
-        == "Approval needed: write_file(path='interrupted.txt', text='hi') -> denied: interrupted"
+        == "Approval needed: write_file(path='interrupted.txt', text='hi') -> denied: stopped"
     )
     out = kernel.ok("print(agent.messages[-1]['content'], os.path.exists('interrupted.txt'))").stdout
     assert (
@@ -223,7 +225,7 @@ def test_the_panel_shows_hidden_characters_and_the_tool_gets_them(kernel):
         f"Approval needed: {HOSTILE_CALL} -> waiting",
         f"Approval needed: {HOSTILE_CALL} -> approved",
     ]
-    html = [s["value"] for s in run.models.values() if s["_model_name"] == "HTMLModel"]
+    html = [s["value"] for s in run.models.values() if s["_model_name"] == "HTMLModel" and s["value"]]
     assert html[1] == (
         "<div style='margin-top:0.5em'><code>write_file</code><pre style='margin:0.2em 0'>{\n"
         "  &quot;path&quot;: &quot;report"
