@@ -66,7 +66,12 @@ class CallRunner:
         asking = [item for item in runnable if item[2].approval or self.ask == "every"]
         if asking:
             yield ApprovalRequested(tuple(call for _, call, _, _ in asking))
-        decisions = await self._decide(asking)
+        try:
+            decisions = await self._decide(asking)
+        except (asyncio.CancelledError, KeyboardInterrupt):  # stopped while waiting: none of them ran
+            for index, call, _, _ in asking:
+                results[index] = ToolResult(call, "Not run: the run was stopped before a decision.", kind="denied")
+            raise
         edited: dict[int, dict[str, Any]] = {}
         for (index, call, tool, _), decision in zip(asking, decisions):
             yield ApprovalEvent(call, decision)

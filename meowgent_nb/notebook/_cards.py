@@ -68,14 +68,17 @@ class Card:
 
 
 def _call_text(call: ToolCall) -> str:
-    arguments = call.arguments
+    return visible(f"{call.name}({_arguments_text(call.arguments)})")
+
+
+def _arguments_text(arguments: object) -> str:
     if isinstance(arguments, dict):
         text = ", ".join(f"{name}={value!r}" for name, value in arguments.items())
     else:  # pragma: no cover - a backend that breaks the ToolCall contract
         text = repr(arguments)
     if len(text) > _ARGUMENTS_LIMIT:
         text = text[: _ARGUMENTS_LIMIT - 3] + "..."
-    return visible(f"{call.name}({text})")
+    return text
 
 
 def card_lines(card: Card, stopped: bool) -> list[str]:
@@ -84,6 +87,8 @@ def card_lines(card: Card, stopped: bool) -> list[str]:
     head = f"[tool] {call} -> {STATUS_LABELS[status]}"
     if isinstance(card.decision, Approved):
         head += f" ({_approval_note(card.decision)})"
+        if card.decision.arguments is not None:  # the model's call above, what ran here
+            head += f"\n  run with: {visible(_arguments_text(dict(card.decision.arguments)))}"
     if card.result is None:
         return [head]
     output = card.result.output.rstrip()
@@ -110,6 +115,9 @@ def card_html_of(card: Card, stopped: bool) -> str:
     arguments = None
     if status != "unreadable":  # an unreadable call has no arguments; its output quotes the text
         arguments = json.dumps(card.call.arguments, indent=2, ensure_ascii=False, default=repr)
+    if isinstance(card.decision, Approved) and card.decision.arguments is not None and arguments is not None:
+        edited = json.dumps(dict(card.decision.arguments), indent=2, ensure_ascii=False, default=repr)
+        arguments = f"the model's arguments:\n{arguments}\nchanged by you to:\n{edited}"
     return card_html(
         status,
         STATUS_LABELS[status],

@@ -1,0 +1,239 @@
+"""A running `%%agent` cell as a person sees it in JupyterLab, in a real kernel: Stop, buttons in the card, edits.
+
+The kernel is driven as JupyterLab drives it (each cell's id in the execute request's metadata,
+clicks and typing as comm messages); `frontend="console"` sends cells as ``jupyter console``
+does. tests/notebook/test_browser.py clicks the same widgets in a real JupyterLab.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+import pytest
+
+from tests.kernel_driver import TIMEOUT, Kernel, Run, clicking, shown
+
+SETUP = '''
+%load_ext meowgent_nb
+import asyncio, json, os, pathlib
+from meowgent_nb import ScriptedModel, tool
+from meowgent_nb.models.base import ModelChunk
+
+@tool(approval=True)
+def write_file(path: str, text: str) -> str:
+    """Write text to a file."""
+    pathlib.Path(path).write_text(text)
+    return f"wrote {len(text)} characters to {path}"
+
+def answers(*paths):
+    calls = "".join(
+        "<tool_call>" + json.dumps({"name": "write_file", "arguments": {"path": p, "text": "hi"}}) + "</tool_call>"
+        for p in paths
+    )
+    return ScriptedModel([calls, "All done."])
+
+class Slow:
+    """Streams a word every `delay` seconds, and counts what it was asked to stream."""
+    name = "slow"
+    def __init__(self, words, delay=0.1):
+        self.words, self.delay, self.sent = words, delay, 0
+    async def stream(self, request):
+        for word in self.words:
+            await asyncio.sleep(self.delay)
+            self.sent += 1
+            yield ModelChunk(text=word)
+        yield ModelChunk(done=True, finish_reason="stop")
+
+def magics():
+    return get_ipython().magics_manager.registry["AgentMagics"]
+
+def last():
+    for r in magics().last_result.tool_results:
+        print(r.kind, "|", r.output)
+    print(magics().last_result.stopped, "|", magics().last_result.text)
+'''
+
+
+@pytest.fixture(scope="module")
+def kernel(tmp_path_factory):
+    kernel = Kernel(str(tmp_path_factory.mktemp("live-cell")))
+    try:
+        kernel.ok(SETUP)
+        yield kernel
+    finally:
+        kernel.shutdown()
+
+
+def final_text(run: Run) -> str:
+    """The finished transcript's text/plain: the display that replaced the live widgets."""
+    return [c["data"]["text/plain"] for c in run.of_type("update_display_data")][-1]
+
+
+def state(run: Run, comm_id: str) -> dict[str, Any]:
+    """A widget's state as the frontend last saw it: its first state and every update since."""
+    return {**run.models[comm_id], **run.widget_updates.get(comm_id, {})}
+
+
+def with_class(run: Run, css_class: str) -> list[str]:
+    return [c for c in run.models if css_class in state(run, c).get("_dom_classes", ())]
+
+
+def live_box(run: Run) -> str:
+    (box,) = with_class(run, "meowgent-live")
+    return box
+
+
+def test_stop_while_the_model_streams_ends_the_cell_keeps_the_words_and_the_next_cell_runs(kernel):
+    kernel.ok("model = Slow([f'word{i} ' for i in range(200)], delay=0.05)")
+    clicked: dict[str, float] = {}
+
+    def stop_after_some_words(k: Kernel, run: Run, msg: dict[str, Any]) -> None:
+        if "word3" in shown(run, msg) and not clicked:
+            clicked["at"] = time.monotonic()
+            k.click(run.buttons["Stop"][0])
+
+    run = kernel.ok("%%agent --model-object model --new --no-tools\nTalk", hook=stop_after_some_words)
+    assert time.monotonic() - clicked["at"] < 5  # 200 words take 10 s; Stop ends the cell at once
+    sent = int(kernel.ok("print(model.sent)").stdout)
+    assert 4 <= sent < 50
+    words = " ".join(f"word{i}" for i in range(sent))
+    assert final_text(run) == f"{words}\n[stopped by you after 1 turn, 0 tool calls]"
+    assert kernel.ok("last()").stdout == f"interrupted | {words}\n"
+    history = kernel.ok("m = magics().messages; print(len(m), '|', m[-1]['content'])").stdout
+    assert history == f"2 | {words} \n[this answer was cut off: interrupted]\n"
+    footer = [s for s in run.widget_updates.values() if "meowgent-footer" in str(s.get("value", ""))]
+    assert footer == []  # the footer is in the finished transcript, which replaced the widgets
+    (html,) = [c["data"]["text/html"] for c in run.of_type("update_display_data")][-1:]
+    assert "stopped by you \u00b7 1 turn \u00b7 0 tool calls" in html
+    assert kernel.ok("print(1 + 1)").stdout == "2\n"
+
+
+def test_stop_while_a_call_waits_for_approval_denies_it_and_ends_the_cell(kernel):
+    kernel.ok("model = answers('never.txt')")
+
+    def stop_when_asked(k: Kernel, run: Run, msg: dict[str, Any]) -> None:
+        if msg["msg_type"] == "comm_open" and "Deny" in run.buttons and "stopped" not in run.buttons:
+            run.buttons["stopped"] = []
+            k.click(run.buttons["Stop"][0])
+
+    run = kernel.ok("%%agent --model-object model --new\nWrite", hook=stop_when_asked)
+    assert kernel.ok("print(os.path.exists('never.txt'))").stdout == "False\n"
+    assert final_text(run) == (
+        "[tool] write_file(path='never.txt', text='hi') -> interrupted\n"
+        "[stopped by you after 1 turn, 1 tool call]"
+    )
+    out = "denied | Not run: the run was stopped before a decision.\ninterrupted | \n"
+    assert kernel.ok("last()").stdout == out
+
+
+def test_the_buttons_sit_under_the_waiting_card_and_approve_runs_the_call(kernel):
+    kernel.ok("model = answers('first.txt', 'second.txt')")
+    run = kernel.ok("%%agent --model-object model --new\nWrite both", hook=clicking(("Approve", 0), ("Deny", 1)))
+    assert kernel.ok("last()").stdout == (
+        "ok | wrote 2 characters to first.txt\ndenied | Denied: the person did not approve this call.\nanswer | All done.\n"
+    )
+    # While waiting, the live view was: transcript up to card 1, its row, card 2, its row, the rest, Stop.
+    rows = with_class(run, "meowgent-approval-row")
+    box = live_box(run)
+    assert len(rows) == 2
+    seen = [
+        [child.removeprefix("IPY_MODEL_") for child in update["children"]]
+        for msg in run.messages
+        if msg["msg_type"] == "comm_msg"
+        and msg["content"]["comm_id"] == box
+        and "children" in (update := msg["content"]["data"].get("state", {}))
+    ]
+    waiting = next(kids for kids in seen if rows[0] in kids and rows[1] in kids)
+    kinds = ["row0" if k == rows[0] else "row1" if k == rows[1] else run.models[k]["_model_name"] for k in waiting]
+    assert kinds == ["HTMLModel", "row0", "HTMLModel", "row1", "HTMLModel", "ButtonModel"]
+    values = {k: [str(run.models[k].get("value"))] for k in waiting}
+    for msg in run.messages:
+        if msg["msg_type"] == "comm_msg" and msg["content"]["comm_id"] in values:
+            values[msg["content"]["comm_id"]].append(str(msg["content"]["data"].get("state", {}).get("value")))
+    assert any("first.txt" in v and "second.txt" not in v for v in values[waiting[0]])
+    assert any("second.txt" in v and "first.txt" not in v for v in values[waiting[2]])
+    assert final_text(run) == (
+        "[tool] write_file(path='first.txt', text='hi') -> done (approved by you)\n"
+        "  wrote 2 characters to first.txt\n"
+        "[tool] write_file(path='second.txt', text='hi') -> denied\n"
+        "  Denied: the person did not approve this call.\n"
+        "All done."
+    )
+    assert not [c["data"] for c in run.of_type("display_data") if "Approval needed" in c["data"]["text/plain"]]
+
+
+def _editing(text: str, then: tuple[str, int]) -> Any:
+    """A hook that opens the edit box, types ``text`` into it, and clicks ``then``."""
+    done: list[bool] = []
+
+    def hook(k: Kernel, run: Run, msg: dict[str, Any]) -> None:
+        if done or "Approve with these arguments" not in run.buttons:
+            return
+        done.append(True)
+        (editor,) = [c for c, s in run.models.items() if s["_model_name"] == "TextareaModel"]
+        k.click(run.buttons["Edit arguments"][0])
+        k.set_state(editor, value=text)
+        k.click(run.buttons["Approve with these arguments"][0])
+        if then is not None:
+            k.click(run.buttons[then[0]][then[1]])
+
+    return hook
+
+
+def test_edited_arguments_are_validated_then_run_and_the_model_is_told(kernel):
+    kernel.ok("model = answers('model.txt')")
+    edited = json.dumps({"path": "person.txt", "text": "hello"})
+    run = kernel.ok("%%agent --model-object model --new\nWrite", hook=_editing(edited, then=None))
+    files = kernel.ok("print(os.path.exists('model.txt'), open('person.txt').read())").stdout
+    assert files == "False hello\n"
+    told = (
+        '(The person changed the arguments before approving; the call ran with {"path": "person.txt",'
+        ' "text": "hello"}.)\nwrote 5 characters to person.txt'
+    )
+    assert kernel.ok("last()").stdout == f"ok | {told}\nanswer | All done.\n"
+    assert kernel.ok("print(magics().messages[2]['content'])").stdout == (
+        f'<tool_response name="write_file">\n{told}\n</tool_response>\n'
+        "Use these results to answer the user's question in plain text.\n"
+    )
+    assert final_text(run) == (
+        "[tool] write_file(path='model.txt', text='hi') -> done (approved by you, with changed arguments)\n"
+        "  run with: path='person.txt', text='hello'\n"
+        f"  {told.replace(chr(10), chr(10) + '  ')}\n"
+        "All done."
+    )
+
+
+def test_invalid_edited_arguments_are_refused_in_the_row_and_nothing_runs(kernel):
+    kernel.ok("model = answers('kept.txt')")
+    bad = json.dumps({"path": "x.txt", "text": 3, "mode": "w"})
+    run = kernel.ok("%%agent --model-object model --new\nWrite", hook=_editing(bad, then=("Deny", 0)))
+    assert kernel.ok("print(os.path.exists('x.txt'), os.path.exists('kept.txt'))").stdout == "False False\n"
+    problems = [s["value"] for s in run.widget_updates.values() if "meowgent-edit-problem" in str(s.get("value"))]
+    assert problems == [
+        '<pre class="meowgent-edit-problem" style="color: #c62828; white-space: pre-wrap">'
+        "Invalid arguments for tool &#x27;write_file&#x27;:\n"
+        "- text: input should be a valid string, got 3\n"
+        "- mode: unknown argument; this tool takes: path, text\n"
+        "Fix the arguments, then approve again.</pre>"
+    ]
+    assert kernel.ok("last()").stdout == "denied | Denied: the person did not approve this call.\nanswer | All done.\n"
+
+
+def test_a_console_frontend_is_asked_with_input_instead_of_buttons_it_cannot_show(kernel):
+    kernel.ok("model = answers('console.txt')")
+    msg = kernel.kc.session.msg(
+        "execute_request",
+        {"code": "%%agent --model-object model --new\nWrite", "silent": False, "store_history": True,
+         "user_expressions": {}, "allow_stdin": True, "stop_on_error": True},
+    )  # exactly what jupyter_console's ptshell sends: no metadata
+    kernel.kc.shell_channel.send(msg)
+    request = kernel.kc.get_stdin_msg(timeout=TIMEOUT)
+    assert request["content"]["prompt"] == "Run write_file(path='console.txt', text='hi')? [y]es / [n]o / [a]lways: "
+    kernel.kc.input("y")
+    reply = kernel.kc.get_shell_msg(timeout=TIMEOUT)
+    while reply["parent_header"].get("msg_id") != msg["header"]["msg_id"]:
+        reply = kernel.kc.get_shell_msg(timeout=TIMEOUT)
+    assert reply["content"]["status"] == "ok"
+    assert kernel.ok("last()").stdout == "ok | wrote 2 characters to console.txt\nanswer | All done.\n"
