@@ -34,6 +34,8 @@ class Denied:
 
     message: str = "the person did not approve this call."
     """The reason; the model reads ``Denied: {message}``."""
+    reason: str = ""
+    """Who or what decided, for the record and the call's card ("by you", "MEOWGENT_APPROVE=none")."""
 
 
 Decision = Union[Approved, Denied]

@@ -64,7 +64,8 @@ class ApprovalRow:
         approve_edited = self._button("Approve with these arguments", "approve-edited", "success", "")
         self.edit_box = widgets.VBox([self.editor, approve_edited, self.problem])
         self.edit_box.layout.display = "none"
-        self.view = widgets.VBox([widgets.HBox([*self.buttons, self.label]), self.edit_box])
+        self._line = widgets.HBox([*self.buttons, self.label])
+        self.view = widgets.VBox([self._line, self.edit_box])
         self.buttons.append(approve_edited)
         self.view.add_class("meowgent-approval-row")
 
@@ -115,3 +116,11 @@ class ApprovalRow:
             button.disabled = True
         if self.edit_box is not None:
             self.edit_box.layout.display = "none"
+
+    def close(self) -> None:
+        """Free the widgets (once the row is off screen)."""
+        for widget in [self.view, self.label, *self.buttons, *self._extra()]:
+            widget.close()
+
+    def _extra(self) -> list[Any]:
+        return [] if self.edit_box is None else [self._line, self.edit_box, self.editor, self.problem]

@@ -85,6 +85,8 @@ def card_lines(card: Card, stopped: bool) -> list[str]:
     status = card.status(stopped)
     call = visible(card.call.name) if status == "unreadable" else _call_text(card.call)
     head = f"[tool] {call} -> {STATUS_LABELS[status]}"
+    if isinstance(card.decision, Denied) and card.decision.reason:
+        head += f" ({visible(card.decision.reason)})"
     if isinstance(card.decision, Approved):
         head += f" ({_approval_note(card.decision)})"
         if card.decision.arguments is not None:  # the model's call above, what ran here
@@ -110,8 +112,12 @@ def _approval_note(decision: Approved) -> str:
 
 def card_html_of(card: Card, stopped: bool) -> str:
     status = card.status(stopped)
-    # A denial needs no note: the output the model reads says "Denied: <message>".
+    # A denial's note says who decided; the output the model reads says "Denied: <message>".
     approval = _approval_note(card.decision) if isinstance(card.decision, Approved) else None
+    if isinstance(card.decision, Denied) and card.decision.reason:
+        approval = f"denied {card.decision.reason}" if card.decision.reason.startswith("by ") else (
+            f"denied: {visible(card.decision.reason)}"
+        )
     arguments = None
     if status != "unreadable":  # an unreadable call has no arguments; its output quotes the text
         arguments = json.dumps(card.call.arguments, indent=2, ensure_ascii=False, default=repr)

@@ -129,6 +129,8 @@ class LiveDisplay:
         self._closed = True
         if self._handle is not None:
             self.refresh()  # the finished transcript replaces the widgets: saved, it needs no widget state
+            if self.view is not None:
+                self.view.close()
         else:
             from IPython.display import display
 

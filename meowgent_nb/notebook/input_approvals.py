@@ -50,7 +50,7 @@ def ask_by_input(request: ApprovalRequest, always_allowed: set[str]) -> Decision
         if answer in ("y", "yes"):
             return Approved("approved by you")
         if answer in ("n", "no"):
-            return Denied()
+            return Denied(reason="by you")
         if answer in ("a", "always"):
             always_allowed.add(name)
             return Approved("always allowed for this session")

@@ -83,3 +83,8 @@ class LiveView:
             children.append(self.stop_button)
         if tuple(children) != tuple(self.box.children):
             self.box.children = tuple(children)
+
+    def close(self) -> None:
+        """Free the widgets (the finished transcript has replaced them on screen)."""
+        for widget in [*self._html, self.stop_button, self.box]:
+            widget.close()

@@ -87,8 +87,9 @@ class WidgetApprover:
             try:
                 return await batch.wait(self.timeout)
             finally:
-                for request in requests:
+                for request, row in zip(requests, batch.rows):
                     run.detach(request.call)
+                    row.close()  # the card says what was decided from now on
         for request in requests if run is not None else ():
             run.detach(request.call)
         return await _Panel(batch).wait(self.timeout)
@@ -127,7 +128,7 @@ class _Batch:
         elif choice == "approve":
             self._decide(index, Approved("approved by you"), "approved")
         elif choice == "deny":
-            self._decide(index, Denied(), "denied")
+            self._decide(index, Denied(reason="by you"), "denied")
         else:
             name = self.requests[index].tool.name
             self.approver.always_allowed.add(name)

@@ -1,13 +1,15 @@
-"""The approval buttons in a real browser: JupyterLab, Debian's Chromium, real clicks (issue 7).
+"""A running ``%%agent`` cell in a real browser: JupyterLab and Notebook 7, Debian's Chromium, real clicks.
 
-Each test writes a notebook, opens it in JupyterLab, runs it with Run > Run All Cells and clicks
-in the approval panel of a ``%%agent`` cell whose `ScriptedModel` first calls ``write_file`` (a
-tool marked ``approval=True``), then answers with a fixed text. tests/notebook/test_agent_cell_kernel.py
-drives the same cells through jupyter_client; this shows what JupyterLab's widgets really send.
-The last test runs the approve path once more in Notebook 7 (``jupyter notebook``).
+Each test writes a notebook, opens it, runs it with Run > Run All Cells and clicks in a
+``%%agent`` cell: the approval buttons under the card of a call to ``write_file`` (a tool marked
+``approval=True``) that a `ScriptedModel` makes, the edit box, the Stop button while a slow model
+streams; one test shows the one-line error of an unreachable Ollama server.
+tests/notebook/test_live_cell_kernel.py drives the same cells through jupyter_client; this shows
+what the browser's widgets really send and what a person sees.
 
-The approve test saves approval_panel.png and finished_cell.png into $MEOWGENT_SCREENSHOTS when it
-is set (MEOWGENT_SCREENSHOTS=docs/screenshots refreshes the README's pictures), else into its tmp dir.
+The approve test saves approval_panel.png and finished_cell.png (and the stop test stopped_cell.png)
+into $MEOWGENT_SCREENSHOTS when it is set (MEOWGENT_SCREENSHOTS=docs/screenshots refreshes the
+README's pictures), else into its tmp dir.
 Without /usr/bin/chromium the tests are skipped, unless the environment variable CI is set: then
 they fail (.ci/run installs Debian's chromium).
 """
@@ -17,6 +19,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import time
 from pathlib import Path
 
 import pytest
@@ -41,6 +44,20 @@ def scripted(path, text, reply):
     """A model that calls write_file(path, text), then answers `reply`."""
     call = json.dumps({"name": "write_file", "arguments": {"path": path, "text": text}})
     return ScriptedModel([f"<tool_call>{call}</tool_call>", reply])
+
+class Slow:
+    """Streams a word every `delay` seconds."""
+    name = "slow"
+    def __init__(self, words, delay=0.1):
+        self.words, self.delay, self.sent = words, delay, 0
+    async def stream(self, request):
+        import asyncio
+        from meowgent_nb.models.base import ModelChunk
+        for word in self.words:
+            await asyncio.sleep(self.delay)
+            self.sent += 1
+            yield ModelChunk(text=word)
+        yield ModelChunk(done=True, finish_reason="stop")
 
 '''
 
@@ -119,8 +136,8 @@ def open_notebook(browser, tmp_path, request):
 
 
 def panel(cell):
-    """The approval panel of a cell (the ipywidgets box whose header says "Approval needed")."""
-    return cell.locator(".widget-vbox", has_text="Approval needed")
+    """The approval buttons of a cell's waiting call (they sit under its card)."""
+    return cell.locator(".meowgent-approval-row")
 
 
 def card(cell):
@@ -134,7 +151,7 @@ def wait_for_buttons(notebook: NotebookPage, index: int) -> None:
 
 
 def panel_arguments(notebook: NotebookPage, cell) -> dict:
-    text = panel(cell).locator("pre").first.inner_text()
+    text = card(cell).locator(".meowgent-arguments").first.inner_text()
     try:
         return json.loads(text)
     except ValueError:
@@ -158,9 +175,13 @@ def approve_scenario(open_notebook, server: JupyterLab, screenshots: Path | None
     wait_for_buttons(notebook, 1)
     agent = notebook.cell(1)
 
-    # The panel names the tool and shows the validated arguments; nothing has run yet.
-    shown = panel(agent).inner_text()
-    notebook.check("write_file" in shown, f"the approval panel does not name the tool: {shown!r}")
+    # The card names the tool and shows the arguments, the buttons right under it; nothing has run yet.
+    shown = card(agent).inner_text()
+    notebook.check("write_file" in shown, f"the waiting card does not name the tool: {shown!r}")
+    notebook.check("waiting for approval" in shown, f"the card does not say it waits: {shown!r}")
+    card_box, row_box = card(agent).bounding_box(), panel(agent).bounding_box()
+    gap = row_box["y"] - (card_box["y"] + card_box["height"])
+    notebook.check(0 <= gap < 40, f"the buttons are not right under the card (gap {gap:.0f} px)")
     arguments = panel_arguments(notebook, agent)
     notebook.check(
         arguments == {"path": "approved.txt", "text": "hello from the browser"},
@@ -181,18 +202,15 @@ def approve_scenario(open_notebook, server: JupyterLab, screenshots: Path | None
     content = written.read_text()
     notebook.check(content == "hello from the browser", f"the tool wrote {content!r}")
     notebook.wait_text(card(agent).locator(".meowgent-status"), "done", "the tool card's status")
-    notebook.wait_text(
-        card(agent).locator(".meowgent-approval"), "approved by the person", "the card's approval"
-    )
+    notebook.wait_text(card(agent).locator(".meowgent-approval"), "approved by you", "the card's approval")
     notebook.wait_text(
         card(agent).locator(".meowgent-output"),
         "wrote 22 characters to approved.txt",
         "the tool card's result",
     )
     notebook.wait_text(agent.locator(".meowgent-text"), "The greeting is written.", "the final answer")
-    notebook.wait_text(panel(agent), "approved", "the decision in the approval panel")
-    disabled = agent.get_by_role("button", name="Approve").is_disabled()
-    notebook.check(disabled, "the Approve button is still enabled after the decision")
+    buttons = agent.locator(".jp-OutputArea button").count()
+    notebook.check(buttons == 0, f"{buttons} buttons are left in the finished cell; the card says the decision")
 
     # The queued cell ran after the agent cell, and saw the file.
     notebook.wait_finished(2, "the cell after the agent cell")
@@ -223,7 +241,6 @@ def test_deny_does_not_run_the_tool(open_notebook, lab):
         "what the tool card says the model was told",
     )
     notebook.wait_text(agent.locator(".meowgent-text"), "I did not write the file.", "the final answer")
-    notebook.wait_text(panel(agent), re.compile(r"\bdenied$"), "the decision in the approval panel")
     notebook.check(not (lab.root / "denied.txt").exists(), "Deny was clicked, but the tool wrote denied.txt")
     notebook.wait_visible(
         notebook.page.locator(".jp-Notebook-ExecutionIndicator[data-status=idle]"), "the kernel to be idle"
@@ -248,10 +265,11 @@ def test_always_allow_lasts_into_the_next_cell(open_notebook, lab):
     notebook.cell(1).get_by_role("button", name="Always allow").click()
 
     notebook.wait_finished(1, "the first agent cell (after Always allow)")
-    notebook.wait_text(panel(notebook.cell(1)), "always allowed", "the decision in the first panel")
+    notebook.wait_text(
+        card(notebook.cell(1)).locator(".meowgent-approval"), "always allowed", "the decision in the first card"
+    )
     notebook.wait_finished(2, "the second agent cell (no click)")
     second = notebook.cell(2)
-    notebook.wait_text(panel(second), "always allowed", "the decision in the second panel")
     notebook.wait_text(card(second).locator(".meowgent-status"), "done", "the second tool card's status")
     notebook.wait_text(
         card(second).locator(".meowgent-approval"), "always allowed", "the second card's approval"
@@ -267,6 +285,97 @@ def test_always_allow_lasts_into_the_next_cell(open_notebook, lab):
     notebook.check(files == {"always1.txt": "one", "always2.txt": "two"}, f"the tools wrote {files!r}")
 
 
+def edit_scenario(open_notebook, server: JupyterLab) -> None:
+    notebook = open_notebook(
+        server,
+        SETUP + 'model = scripted("model.txt", "from the model", "Written.")',
+        "%%agent --model-object model --new\nWrite a file.",
+    )
+    notebook.run_all()
+    wait_for_buttons(notebook, 1)
+    agent = notebook.cell(1)
+    agent.get_by_role("button", name="Edit arguments").click()
+    editor = agent.locator(".meowgent-approval-row textarea")
+    notebook.wait_visible(editor, "the edit box")
+    editor.fill('{"path": "person.txt", "text": 5}')
+    agent.get_by_role("button", name="Approve with these arguments").click()
+    notebook.wait_text(
+        agent.locator(".meowgent-edit-problem"), "text: input should be a valid string, got 5", "the edit's problem"
+    )
+    notebook.check(not (server.root / "person.txt").exists(), "invalid edited arguments ran")
+    editor.fill('{"path": "person.txt", "text": "from the person"}')
+    agent.get_by_role("button", name="Approve with these arguments").click()
+    notebook.wait_finished(1, "the agent cell (after the edited approval)")
+    person, model = server.root / "person.txt", server.root / "model.txt"
+    written = person.read_text() if person.exists() else None
+    notebook.check(written == "from the person", f"the tool wrote {written!r} to person.txt")
+    notebook.check(not model.exists(), "the model's arguments ran too")
+    notebook.wait_text(card(agent).locator(".meowgent-approval"), "with changed arguments", "the card's approval")
+    notebook.wait_text(card(agent).locator(".meowgent-arguments"), "changed by you to:", "both argument sets")
+    notebook.wait_text(card(agent).locator(".meowgent-output"), "The person changed the arguments", "what the model read")
+
+
+def test_edit_then_approve_runs_the_validated_edit(open_notebook, lab):
+    edit_scenario(open_notebook, lab)
+
+
+def stop_scenario(open_notebook, server: JupyterLab, screenshots: Path | None) -> None:
+    notebook = open_notebook(
+        server,
+        SETUP + "model = Slow([f'word{i} ' for i in range(300)], delay=0.1)",
+        "%%agent --model-object model --new --no-tools\nTalk for a long time.",
+        "print('the next cell ran')",
+    )
+    notebook.run_all()
+    agent = notebook.cell(1)
+    notebook.wait_text(agent.locator(".meowgent-text"), "word5", "the streaming answer", 60)
+    stop = agent.get_by_role("button", name="Stop")
+    notebook.wait_visible(stop, "the Stop button")
+    clicked = time.monotonic()
+    stop.click()
+    notebook.wait_finished(1, "the agent cell (after Stop)", 10)
+    took = time.monotonic() - clicked
+    notebook.check(took < 5, f"the cell took {took:.1f} s to end after Stop")
+    notebook.wait_text(
+        agent.locator(".meowgent-footer"), "stopped by you \u00b7 1 turn \u00b7 0 tool calls", "the footer"
+    )
+    errors = agent.locator(".jp-RenderedText[data-mime-type='application/vnd.jupyter.stderr']").count()
+    notebook.check(errors == 0, "Stop showed an error")
+    notebook.wait_finished(2, "the cell after the stopped one")
+    notebook.wait_text(notebook.cell(2).locator(".jp-OutputArea"), "the next cell ran", "its output")
+    if screenshots is not None:
+        agent.screenshot(path=str(screenshots / "stopped_cell.png"))
+
+
+def test_stop_ends_a_streaming_run_and_the_next_cell_runs(open_notebook, lab, tmp_path):
+    stop_scenario(open_notebook, lab, Path(os.environ.get(SCREENSHOTS_ENV) or tmp_path))
+
+
+def test_an_unreachable_ollama_is_one_line_with_its_fix(open_notebook, lab):
+    notebook = open_notebook(
+        lab,
+        "%load_ext meowgent_nb\nimport os\nos.environ['OLLAMA_HOST'] = 'http://127.0.0.1:9'",
+        "%%agent -m ollama:qwen2.5:0.5b --new\nHello",
+    )
+    notebook.run_all()
+    notebook.wait_finished(1, "the agent cell (no server)")
+    error = notebook.cell(1).locator(".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']")
+    text = notebook.wait_text(error, "ollama serve", "the error")
+    lines = [line for line in text.strip().splitlines() if line.strip()]
+    notebook.check(len(lines) <= 3, f"the error is {len(lines)} lines long: {text!r}")
+    notebook.check(lines[-1] == "(the full traceback: %agent traceback)", f"the error's last line: {lines[-1]!r}")
+    height = notebook.cell(1).locator(".jp-OutputArea").bounding_box()["height"]
+    notebook.check(height < 300, f"the failed cell's output is {height:.0f} px tall")
+
+
 def test_approve_in_notebook_7(open_notebook, notebook7):
     """The same in Notebook 7, which is JupyterLab's notebook in a page of its own."""
     approve_scenario(open_notebook, notebook7, screenshots=None)
+
+
+def test_stop_in_notebook_7(open_notebook, notebook7):
+    stop_scenario(open_notebook, notebook7, screenshots=None)
+
+
+def test_edit_then_approve_in_notebook_7(open_notebook, notebook7):
+    edit_scenario(open_notebook, notebook7)
