@@ -1,8 +1,8 @@
 """``%tools eval`` in the running cell: rows appear as the cases finish, under "3/7 cases done".
 
 `run_eval` runs `aevaluate` on a thread of its own: the magic is synchronous, so the kernel's
-event loop is busy with the cell. The rows come back through a queue and the cell's own thread
-shows them, because ipykernel sends a display to the cell whose request that thread runs. The
+event loop is busy with the cell. The eval's thread hands each row to the cell's own thread,
+which shows it, because ipykernel sends a display to the cell whose request that thread runs. The
 view (`EvalProgress`) is one display, updated in place; once the eval is over it shrinks to one
 line, and the magic's return value, the `EvalReport`, shows the full report below it.
 
