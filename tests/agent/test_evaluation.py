@@ -341,10 +341,12 @@ def words(count: int) -> list[ModelChunk]:
     return [ModelChunk(text="Rain falls ") for _ in range(count)]  # 11 characters each
 
 
-def test_a_long_answer_without_a_call_stops_after_text_limit_characters():
+@pytest.mark.parametrize("protocol", ["xml", "native"])
+def test_a_long_answer_without_a_call_stops_after_text_limit_characters(protocol):
     RAN.clear()
     model = CountingModel(words(1000))
-    report = evaluate([EvalCase("Write me a poem", None, category="refusal")], tools=TOOLS, model=model)
+    case = EvalCase("Write me a poem", None, category="refusal")
+    report = evaluate([case], tools=TOOLS, model=model, protocol=protocol)
     assert model.sent == [28]  # 27 chunks are 297 characters; the 28th reaches 300
     assert model.closed == [True]  # the stream was closed, not read to its end
     row = report.rows[0]
