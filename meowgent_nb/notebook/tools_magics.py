@@ -12,6 +12,7 @@ from typing import Any
 from IPython.core.error import UsageError
 from IPython.core.magic_arguments import argument, magic_arguments
 
+from ..agent.evaluation import TEXT_LIMIT
 from ..protocols.registry import PROTOCOLS
 from ..tools.view import ToolsView
 from ._options import parse_options
@@ -42,26 +43,46 @@ def tools(magics: Any, line: str) -> Any:
 @magic_arguments()
 @argument("cases", metavar="VAR", help="A notebook variable holding a list of cases.")
 @argument("-m", "--model", help="Model name (as for %%agent); default: AgentMagics.model.")
-@argument("--model-object", metavar="VAR", help="Use a model object from the notebook (e.g. a ScriptedModel).")
+@argument(
+    "--model-object", metavar="VAR", help="Use a model object from the notebook (e.g. a ScriptedModel)."
+)
 @argument("--tools", metavar="A,B", help="Offer only these tools (comma-separated names).")
 @argument("--protocol", choices=list(PROTOCOLS), help="How tools reach the model.")
+@argument(
+    "--text-limit",
+    type=int,
+    metavar="N",
+    help=f"Stop reading an answer after N characters of text with no call begun (default {TEXT_LIMIT}); 0: read it all.",
+)
 def tools_eval(magics: Any, line: str) -> Any:
-    """%tools eval VAR [-m MODEL | --model-object VAR] [--tools A,B] [--protocol P]
+    """%tools eval VAR [-m MODEL | --model-object VAR] [--tools A,B] [--protocol P] [--text-limit N]
 
-    Runs the cases in VAR against the notebook's tools, one model turn each; no tool runs.
+    Runs the cases in VAR against the notebook's tools, one model turn each; no tool runs. While
+    it runs, the cell shows each case's row as it finishes ("3/7 cases done"); the report is the
+    magic's value. Headless runs (nbval) show only the report. See `evaluation.aevaluate` for
+    when reading an answer stops.
     """
     args = parse_options(tools_eval, line, "%tools eval")
     args.no_tools = False
     if args.cases not in magics.shell.user_ns:
-        raise UsageError(f"%tools eval: no variable named {args.cases!r} in the notebook; assign a list of cases.")
-    from ..agent.evaluation import evaluate
+        raise UsageError(
+            f"%tools eval: no variable named {args.cases!r} in the notebook; assign a list of cases."
+        )
+    limit = TEXT_LIMIT if args.text_limit is None else args.text_limit or None
+    if limit is not None and limit < 0:
+        raise UsageError(
+            f"%tools eval --text-limit: give a number of characters, or 0 to read whole answers; got {limit}"
+        )
+    from .eval_display import run_eval, watched
 
     try:
-        return evaluate(
+        return run_eval(
             magics.shell.user_ns[args.cases],
             tools=magics.select_tools(args),
             model=magics.resolve_model(args),
             protocol=args.protocol or magics.protocol,
+            text_limit=limit,
+            live=watched(),
         )
     except ValueError as error:
         raise UsageError(f"%tools eval {args.cases}: {error}") from None

@@ -10,9 +10,10 @@ import pytest
 from IPython.core.error import UsageError
 
 from meowgent_nb import FunctionModel, ScriptedModel, tool
+from meowgent_nb.agent._eval_report import cases_html, result_html
+from meowgent_nb.agent.evaluation import TEXT_LIMIT, EvalCase, EvalReport, EvalRow, aevaluate, evaluate
 from meowgent_nb.agent.loop import Agent
-from meowgent_nb.agent.evaluation import EvalCase, EvalReport, EvalRow, aevaluate, evaluate
-from meowgent_nb.models.base import ModelChunk
+from meowgent_nb.models.base import ModelChunk, ModelRequest
 from meowgent_nb.tools.core import ToolCall
 
 RAN: list[str] = []
@@ -213,6 +214,190 @@ def test_rows_are_values():
     ]
 
 
+# --- rows as they finish ------------------------------------------------------------------------
+
+
+def test_on_row_reports_each_row_as_its_case_finishes_in_order():
+    seen = []
+
+    def on_row(row, done, total):
+        seen.append((row, done, total, len(model.requests)))
+
+    model = ScriptedModel(ANSWERS)
+    report = evaluate(CASES, tools=TOOLS, model=model, on_row=on_row)
+    assert [(row.prompt, done, total, asked) for row, done, total, asked in seen] == [
+        ("Weather in Paris?", 1, 7, 1),  # called before the next case's request
+        ("Weather in Oslo, in Celsius", 2, 7, 2),
+        ("What is 17 plus 4?", 3, 7, 3),
+        ("Hello there!", 4, 7, 4),
+        ("Sum 2 and 2", 5, 7, 5),
+        ("Is it raining in Rome?", 6, 7, 6),
+        ("Write me a poem", 7, 7, 7),
+    ]
+    assert [row for row, *_ in seen] == report.rows  # the same rows the report holds
+    assert report.to_text() == TEXT  # and the report is unchanged
+
+
+def test_on_row_in_aevaluate():
+    seen = []
+    report = asyncio.run(
+        aevaluate(
+            [EvalCase("Hi", None), EvalCase("1+2", "add")],
+            tools=TOOLS,
+            model=ScriptedModel(["Hello.", call("add", a=1, b=2)]),
+            on_row=lambda row, done, total: seen.append((row.chosen, row.passed, done, total)),
+        )
+    )
+    assert seen == [(None, True, 1, 2), ("add", True, 2, 2)]
+    assert len(report.rows) == 2
+
+
+# --- coloured HTML -------------------------------------------------------------------------------
+
+PASS_PILL = (
+    '<span class="meowgent-eval-pass" style="background: #2e7d32; color: white; border-radius: 3px;'
+    ' padding: 0 0.4em; font-size: 0.85em; font-weight: 600">pass</span>'
+)
+FAIL_PILL = (
+    '<span class="meowgent-eval-fail" style="background: #c62828; color: white; border-radius: 3px;'
+    ' padding: 0 0.4em; font-size: 0.85em; font-weight: 600">FAIL</span>'
+)
+CELL = '<td style="text-align: left">'
+TIME_CELL = '<td style="text-align: left; white-space: nowrap">'
+ROWS = [
+    EvalRow("Weather in Paris?", "understanding", "get_weather", "get_weather", {"city": "Paris"}, True, "", 0.085),
+    EvalRow("Hi <b>", "", None, "add", {"a": 1}, False, "expected no tool, chose add", 12.5),
+    EvalRow("Poem", "refusal", None, None, {}, True, "", 3.2, stopped_after=300),
+]
+
+
+def test_result_pills_are_white_on_green_or_red():
+    assert result_html(ROWS[0]) == PASS_PILL
+    assert result_html(ROWS[1]) == FAIL_PILL + " expected no tool, chose add"
+    assert result_html(ROWS[2]) == PASS_PILL + ' <span style="opacity: 0.65; font-size: 0.85em">(no call in the first 300 characters)</span>'
+
+
+def test_the_table_of_cases_is_exact_and_its_time_column_does_not_wrap():
+    head = "".join(
+        f'<th style="text-align: left">{name}</th>'
+        for name in ["prompt", "category", "expected", "chosen", "arguments", "result", "time"]
+    )
+    rows = [
+        ["<code>Weather in Paris?</code>", "understanding", "get_weather", "get_weather",
+         "{&quot;city&quot;: &quot;Paris&quot;}", PASS_PILL, "85 ms"],
+        ["<code>Hi &lt;b&gt;</code>", "-", "(none)", "add", "{&quot;a&quot;: 1}",
+         FAIL_PILL + " expected no tool, chose add", "12.5 s"],
+        ["<code>Poem</code>", "refusal", "(none)", "(none)", "", result_html(ROWS[2]), "3.20 s"],
+    ]
+    body = "".join("<tr>" + "".join(CELL + x + "</td>" for x in r[:-1]) + TIME_CELL + r[-1] + "</td></tr>" for r in rows)
+    expected = f'<table class="meowgent-eval"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+    assert cases_html(ROWS) == expected
+    assert EvalReport(ROWS).to_html() == (
+        '<div class="meowgent-eval-report"><strong>Tool eval: 2 of 3 passed</strong>'
+        + expected
+        + EvalReport(ROWS).to_html().split("</table>", 1)[1]
+    )
+    assert EvalReport(ROWS).to_html().count('<table class="meowgent-eval-summary">') == 1
+
+
+def test_a_running_case_row_is_muted():
+    html = cases_html([], ["Weather?", "-", "get_weather", "", "", "running...", "2.00 s"])
+    assert html.endswith(
+        f"<tbody><tr>{CELL}<code>Weather?</code></td>{CELL}-</td>{CELL}get_weather</td>{CELL}</td>{CELL}</td>"
+        f'{CELL}<span style="opacity: 0.65; font-size: 0.85em">running...</span></td>{TIME_CELL}2.00 s</td></tr>'
+        "</tbody></table>"
+    )
+
+
+# --- stopping a long answer ----------------------------------------------------------------------
+
+
+class CountingModel:
+    """Streams each answer from its list of chunks, and counts the chunks it was read for."""
+
+    name = "counting"
+
+    def __init__(self, *answers: list[ModelChunk]):
+        self.answers = list(answers)
+        self.requests: list[ModelRequest] = []
+        self.sent: list[int] = []
+        """Per request, how many chunks the reader took."""
+        self.closed: list[bool] = []
+        """Per request, whether the stream was closed before its end."""
+
+    async def stream(self, request):
+        self.requests.append(request)
+        chunks = self.answers[len(self.requests) - 1]
+        self.sent.append(0)
+        self.closed.append(True)
+        for chunk in chunks:
+            self.sent[-1] += 1
+            yield chunk
+        self.closed[-1] = False
+        yield ModelChunk(done=True, finish_reason="stop")
+
+
+def words(count: int) -> list[ModelChunk]:
+    return [ModelChunk(text="Rain falls ") for _ in range(count)]  # 11 characters each
+
+
+@pytest.mark.parametrize("protocol", ["xml", "native"])
+def test_a_long_answer_without_a_call_stops_after_text_limit_characters(protocol):
+    RAN.clear()
+    model = CountingModel(words(1000))
+    case = EvalCase("Write me a poem", None, category="refusal")
+    report = evaluate([case], tools=TOOLS, model=model, protocol=protocol)
+    assert model.sent == [28]  # 27 chunks are 297 characters; the 28th reaches 300
+    assert model.closed == [True]  # the stream was closed, not read to its end
+    row = report.rows[0]
+    assert (row.passed, row.reason, row.chosen, row.stopped_after) == (True, "", None, 308)
+    assert report.to_text().splitlines()[1].endswith("(none)  pass")  # text/plain as before
+    assert TEXT_LIMIT == 300
+    assert RAN == []
+
+
+def test_a_case_that_expected_a_call_says_where_reading_stopped():
+    model = CountingModel(words(50) + [ModelChunk(text=call("add", a=1, b=2))])
+    report = evaluate([EvalCase("1+2", "add")], tools=TOOLS, model=model, text_limit=100)
+    assert model.sent == [10]
+    assert report.rows[0].reason == "expected add, chose none (no call in the first 110 characters)"
+    assert report.to_text().splitlines()[1].endswith("FAIL: expected add, chose none (no call in the first 110 characters)")
+
+
+def test_without_a_text_limit_the_answer_is_read_to_its_call():
+    model = CountingModel(words(50) + [ModelChunk(text=call("add", a=1, b=2))])
+    report = evaluate([EvalCase("1+2", "add", {"a": 1})], tools=TOOLS, model=model, text_limit=None)
+    assert model.sent == [51]
+    assert model.closed == [True]  # the call ends the reading, as ever
+    assert (report.rows[0].passed, report.rows[0].stopped_after) == (True, None)
+
+
+def test_a_sentence_before_the_call_and_long_thinking_do_not_stop_the_reading():
+    thinking = [ModelChunk(thinking="Hmm, which tool? " * 10) for _ in range(10)]  # 1,700 characters
+    preamble = [ModelChunk(text="Let me add these for you."), ModelChunk(text="\n\n<tool_")]
+    model = CountingModel(thinking + preamble + [ModelChunk(text=call("add", a=1, b=2)[6:])])
+    report = evaluate([EvalCase("1+2", "add", {"a": 1, "b": 2})], tools=TOOLS, model=model)
+    assert model.sent == [13]
+    assert (report.rows[0].passed, report.rows[0].chosen, report.rows[0].stopped_after) == (True, "add", None)
+
+
+def test_a_held_back_bare_call_is_not_text():
+    # An answer that starts like a bare {"name": ...} call shows no text until it is read whole.
+    city = "Llanfairpwllgwyngyll" * 20  # 400 characters
+    bare = json.dumps({"name": "get_weather", "arguments": {"city": city}})
+    model = CountingModel([ModelChunk(text=bare[i : i + 10]) for i in range(0, len(bare), 10)])
+    report = evaluate([EvalCase("Weather?", "get_weather", {"city": city})], tools=TOOLS, model=model)
+    assert model.closed == [False]  # read to its end, where a bare call is read
+    assert (report.rows[0].passed, report.rows[0].chosen, report.rows[0].stopped_after) == (True, "get_weather", None)
+
+
+@pytest.mark.parametrize("limit", [0, -1, 2.5, True])
+def test_text_limit_must_be_a_positive_whole_number(limit):
+    with pytest.raises(ValueError) as error:
+        evaluate([EvalCase("Hi", None)], tools=TOOLS, model=ScriptedModel(["Hi."]), text_limit=limit)
+    assert str(error.value) == f"text_limit must be a whole number of at least 1, or None; got {limit!r}"
+
+
 # --- %tools eval ---------------------------------------------------------------------------------
 
 
@@ -241,3 +426,19 @@ def test_tools_eval_magic_usage_errors(ip):
     with pytest.raises(UsageError) as error:
         ip.run_line_magic("tools", "eval e_cases --model-object e_model")
     assert str(error.value) == "%tools eval e_cases: Invalid eval cases:\n- case 1: no tool named 'mul' (tools: add)"
+
+
+def test_tools_eval_magic_text_limit(ip):
+    long_answer = "Rain falls on the town. " * 40  # 960 characters
+    ip.user_ns.update(e_add=add, e_cases=[EvalCase("Write a poem", None)])
+    ip.user_ns["e_model"] = ScriptedModel([long_answer] * 3)
+    rows = [
+        ip.run_line_magic("tools", f"eval e_cases --model-object e_model {option}").rows[0].stopped_after
+        for option in ("", "--text-limit 50", "--text-limit 0")
+    ]
+    assert rows == [301, 52, None]  # word-sized chunks: reading stops at the first past the limit
+    with pytest.raises(UsageError) as error:
+        ip.run_line_magic("tools", "eval e_cases --model-object e_model --text-limit -3")
+    assert str(error.value) == (
+        "%tools eval --text-limit: give a number of characters, or 0 to read whole answers; got -3"
+    )
