@@ -74,15 +74,17 @@ class Kernel:
             content = msg["content"]
             if msg["msg_type"] == "comm_msg" and content["data"].get("method") == "update":
                 run.widget_updates.setdefault(content["comm_id"], {}).update(content["data"]["state"])
-            if msg["parent_header"].get("msg_id") != msg_id:
-                run.elsewhere.append(msg)
-                continue
-            run.messages.append(msg)
-            if msg["msg_type"] == "comm_open":
+            if msg["msg_type"] == "comm_open":  # widgets made by the cell, or by a click's handler
                 state = content["data"]["state"]
                 run.models[content["comm_id"]] = state
                 if state["_model_name"] == "ButtonModel":
                     run.buttons.setdefault(state["description"], []).append(content["comm_id"])
+            if msg["parent_header"].get("msg_id") != msg_id:
+                run.elsewhere.append(msg)
+                if hook is not None and msg["msg_type"] in ("comm_msg", "comm_open"):  # a click's effects
+                    hook(self, run, msg)
+                continue
+            run.messages.append(msg)
             if hook is not None:
                 hook(self, run, msg)
             if msg["msg_type"] == "status" and content["execution_state"] == "idle":

@@ -5,8 +5,13 @@ the outcome it is told. Which calls are asked together, the wait and the timeout
 `widget_approvals`' part; where a row is shown (under its call's card in a running ``%%agent``
 cell, or in a panel of its own) is the caller's.
 
-Edited arguments are checked with the tool's parameters before they are accepted, so a person
-cannot approve a call that would then fail validation: the error is shown under the box instead.
+Editing takes two steps, and both are there for trust. **Check** reads the text, validates it
+with the tool's parameters and shows the call that would run, read back from the kernel;
+**Approve these arguments** then runs exactly that. The read-back matters because while a cell
+runs, the widget frontend sends a widget's *first* value change at once but holds later ones
+until the kernel reports the first one done, which ipykernel does not do for comm messages
+handled during an async cell. So each Check replaces the text box with a fresh one (whose first
+change is sent again), and what runs is always what the person was shown.
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ __all__ = ["ApprovalRow"]
 
 _BUTTONS = (  # description, choice, style, tooltip
     ("Approve", "approve", "success", "Run this call"),
-    ("Edit arguments", "edit", "", "Change the arguments, then approve the call with them"),
+    ("Edit arguments", "edit", "", "Change the arguments, check them, then approve the call with them"),
     ("Deny", "deny", "danger", "Do not run this call"),
     ("Always allow", "always", "", "Run this call and every later call of this tool in this session"),
 )
@@ -53,20 +58,22 @@ class ApprovalRow:
         self.decided = False
         self.buttons: list[Any] = []
         self.edit_box: Any = None
+        self.checked: dict[str, Any] | None = None
+        """The edited arguments the last Check accepted and showed (what Approve these arguments runs)."""
         if not buttons:
             self.view = widgets.VBox([self.label])
             return
         self.buttons = [self._button(*spec) for spec in _BUTTONS]
-        original = json.dumps(dict(request.arguments), indent=2, ensure_ascii=False, default=repr)
-        self.editor = widgets.Textarea(value=original, rows=min(12, original.count("\n") + 2))
-        self.editor.layout.width = "100%"
+        self.editor = self._editor(json.dumps(dict(request.arguments), indent=2, ensure_ascii=False, default=repr))
+        self.check = self._button("Check", "check", "", "Check the arguments against the tool's parameters")
+        self.approve_edited = self._button("Approve these arguments", "approve-edited", "success", "Run the call shown")
+        self.approve_edited.layout.display = "none"
         self.problem = widgets.HTML("")
-        approve_edited = self._button("Approve with these arguments", "approve-edited", "success", "")
-        self.edit_box = widgets.VBox([self.editor, approve_edited, self.problem])
+        self.edit_box = widgets.VBox([self.editor, widgets.HBox([self.check, self.approve_edited]), self.problem])
         self.edit_box.layout.display = "none"
         self._line = widgets.HBox([*self.buttons, self.label])
         self.view = widgets.VBox([self._line, self.edit_box])
-        self.buttons.append(approve_edited)
+        self.buttons += [self.check, self.approve_edited]
         self.view.add_class("meowgent-approval-row")
 
     def _button(self, description: str, choice: str, style: str, tooltip: str) -> Any:
@@ -77,6 +84,15 @@ class ApprovalRow:
         button.on_click(functools.partial(self._clicked, choice))
         return button
 
+    @staticmethod
+    def _editor(text: str) -> Any:
+        import ipywidgets as widgets
+
+        # continuous_update=False: the text travels once, when the box loses focus (on Check).
+        editor = widgets.Textarea(value=text, rows=min(12, text.count("\n") + 2), continuous_update=False)
+        editor.layout.width = "100%"
+        return editor
+
     def _clicked(self, choice: str, _button: Any) -> None:
         self.call_soon(self._choose, choice)
 
@@ -85,28 +101,42 @@ class ApprovalRow:
             return  # a second click, or a click after the wait ended
         if choice == "edit":
             self.edit_box.layout.display = "flex"
+        elif choice == "check":
+            self._check()
         elif choice == "approve-edited":
-            arguments = self._edited()
-            if arguments is not None:
-                self.on_choice("approve", None if arguments == dict(self.request.arguments) else arguments)
+            if self.checked is not None:
+                same = self.checked == dict(self.request.arguments)
+                self.on_choice("approve", None if same else self.checked)
         else:
             self.on_choice(choice, None)
 
-    def _edited(self) -> dict[str, Any] | None:
-        """The edited arguments if they are valid for the tool; else None, with the problem shown."""
+    def _check(self) -> None:
+        """Validate the text; show the call it makes (or the problem) and a fresh text box."""
+        text = self.editor.value
+        fresh = self._editor(text)
+        self.edit_box.children = (fresh, *self.edit_box.children[1:])
+        self.editor.close()
+        self.editor = fresh
+        self.checked = None
+        self.approve_edited.layout.display = "none"
         try:
-            arguments = json.loads(self.editor.value)
+            arguments = json.loads(text)
             if not isinstance(arguments, dict):
                 raise ValueError("the arguments must be a JSON object, {...}")
-            self.request.tool.validate(arguments)
+            values = self.request.tool.validate(arguments)
         except (ValueError, ToolArgumentsError) as error:  # JSONDecodeError is a ValueError
             self.problem.value = (
                 f'<pre class="meowgent-edit-problem" style="color: #c62828; white-space: pre-wrap">'
-                f"{visible_html(str(error))}\nFix the arguments, then approve again.</pre>"
+                f"{visible_html(str(error))}\nFix the arguments, then check again.</pre>"
             )
-            return None
-        self.problem.value = ""
-        return arguments
+            return
+        self.checked = arguments
+        shown = ", ".join(f"{name}={value!r}" for name, value in values.items())
+        self.problem.value = (
+            f'<pre class="meowgent-edit-preview" style="white-space: pre-wrap">will run: '
+            f"{visible_html(self.request.tool.name)}({visible_html(shown)})</pre>"
+        )
+        self.approve_edited.layout.display = "inline-flex"
 
     def show(self, outcome: str) -> None:
         """The call is decided: show ``outcome`` and take the controls away."""
@@ -119,8 +149,6 @@ class ApprovalRow:
 
     def close(self) -> None:
         """Free the widgets (once the row is off screen)."""
-        for widget in [self.view, self.label, *self.buttons, *self._extra()]:
+        extra = [] if self.edit_box is None else [self._line, self.edit_box, self.editor, self.problem]
+        for widget in [self.view, self.label, *self.buttons, *extra]:
             widget.close()
-
-    def _extra(self) -> list[Any]:
-        return [] if self.edit_box is None else [self._line, self.edit_box, self.editor, self.problem]

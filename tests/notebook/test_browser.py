@@ -298,13 +298,19 @@ def edit_scenario(open_notebook, server: JupyterLab) -> None:
     editor = agent.locator(".meowgent-approval-row textarea")
     notebook.wait_visible(editor, "the edit box")
     editor.fill('{"path": "person.txt", "text": 5}')
-    agent.get_by_role("button", name="Approve with these arguments").click()
+    agent.get_by_role("button", name="Check").click()
     notebook.wait_text(
         agent.locator(".meowgent-edit-problem"), "text: input should be a valid string, got 5", "the edit's problem"
     )
     notebook.check(not (server.root / "person.txt").exists(), "invalid edited arguments ran")
     editor.fill('{"path": "person.txt", "text": "from the person"}')
-    agent.get_by_role("button", name="Approve with these arguments").click()
+    agent.get_by_role("button", name="Check").click()
+    notebook.wait_text(
+        agent.locator(".meowgent-edit-preview"),
+        "will run: write_file(path='person.txt', text='from the person')",
+        "the checked call, read back from the kernel",
+    )
+    agent.get_by_role("button", name="Approve these arguments").click()
     notebook.wait_finished(1, "the agent cell (after the edited approval)")
     person, model = server.root / "person.txt", server.root / "model.txt"
     written = person.read_text() if person.exists() else None

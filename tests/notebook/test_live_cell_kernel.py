@@ -157,27 +157,46 @@ def test_the_buttons_sit_under_the_waiting_card_and_approve_runs_the_call(kernel
     assert final_text(run) == (
         "[tool] write_file(path='first.txt', text='hi') -> done (approved by you)\n"
         "  wrote 2 characters to first.txt\n"
-        "[tool] write_file(path='second.txt', text='hi') -> denied\n"
+        "[tool] write_file(path='second.txt', text='hi') -> denied (by you)\n"
         "  Denied: the person did not approve this call.\n"
         "All done."
     )
     assert not [c["data"] for c in run.of_type("display_data") if "Approval needed" in c["data"]["text/plain"]]
 
 
-def _editing(text: str, then: tuple[str, int]) -> Any:
-    """A hook that opens the edit box, types ``text`` into it, and clicks ``then``."""
-    done: list[bool] = []
+def editor_of(run: Run) -> str:
+    """The edit box's text area now on screen (each Check puts a fresh one in its place)."""
+    return [c for c, s in run.models.items() if s["_model_name"] == "TextareaModel"][-1]
+
+
+def problems(run: Run) -> list[str]:
+    """Every problem or preview the edit box showed, in order."""
+    values = [
+        str(m["content"]["data"].get("state", {}).get("value"))
+        for m in [*run.messages, *run.elsewhere]
+        if m["msg_type"] == "comm_msg"
+    ]
+    return [v for v in values if "meowgent-edit-" in v]
+
+
+def _editing(*texts: str, then: tuple[str, int] | None = None) -> Any:
+    """A hook that opens the edit box and, for each text, types it and clicks Check (a fresh box
+    after each); then clicks ``then``, or "Approve these arguments" once the last check passed."""
+    steps: list[str] = []
 
     def hook(k: Kernel, run: Run, msg: dict[str, Any]) -> None:
-        if done or "Approve with these arguments" not in run.buttons:
+        if "Check" not in run.buttons:
             return
-        done.append(True)
-        (editor,) = [c for c, s in run.models.items() if s["_model_name"] == "TextareaModel"]
-        k.click(run.buttons["Edit arguments"][0])
-        k.set_state(editor, value=text)
-        k.click(run.buttons["Approve with these arguments"][0])
-        if then is not None:
-            k.click(run.buttons[then[0]][then[1]])
+        textareas = [c for c, s in run.models.items() if s["_model_name"] == "TextareaModel"]
+        if len(steps) < len(texts) and len(textareas) == len(steps) + 1:  # a fresh box for this try
+            if not steps:
+                k.click(run.buttons["Edit arguments"][0])
+            k.set_state(textareas[-1], value=texts[len(steps)])
+            steps.append("checked")
+            k.click(run.buttons["Check"][0])
+        elif len(steps) == len(texts) and len(textareas) == len(texts) + 1 and len(problems(run)) >= len(texts):
+            steps.append("done")
+            k.click(*(run.buttons[then[0]][then[1]],) if then else (run.buttons["Approve these arguments"][0],))
 
     return hook
 
@@ -185,7 +204,7 @@ def _editing(text: str, then: tuple[str, int]) -> Any:
 def test_edited_arguments_are_validated_then_run_and_the_model_is_told(kernel):
     kernel.ok("model = answers('model.txt')")
     edited = json.dumps({"path": "person.txt", "text": "hello"})
-    run = kernel.ok("%%agent --model-object model --new\nWrite", hook=_editing(edited, then=None))
+    run = kernel.ok("%%agent --model-object model --new\nWrite", hook=_editing(edited))
     files = kernel.ok("print(os.path.exists('model.txt'), open('person.txt').read())").stdout
     assert files == "False hello\n"
     told = (
@@ -210,13 +229,12 @@ def test_invalid_edited_arguments_are_refused_in_the_row_and_nothing_runs(kernel
     bad = json.dumps({"path": "x.txt", "text": 3, "mode": "w"})
     run = kernel.ok("%%agent --model-object model --new\nWrite", hook=_editing(bad, then=("Deny", 0)))
     assert kernel.ok("print(os.path.exists('x.txt'), os.path.exists('kept.txt'))").stdout == "False False\n"
-    problems = [s["value"] for s in run.widget_updates.values() if "meowgent-edit-problem" in str(s.get("value"))]
-    assert problems == [
+    assert problems(run) == [
         '<pre class="meowgent-edit-problem" style="color: #c62828; white-space: pre-wrap">'
         "Invalid arguments for tool &#x27;write_file&#x27;:\n"
         "- text: input should be a valid string, got 3\n"
         "- mode: unknown argument; this tool takes: path, text\n"
-        "Fix the arguments, then approve again.</pre>"
+        "Fix the arguments, then check again.</pre>"
     ]
     assert kernel.ok("last()").stdout == "denied | Denied: the person did not approve this call.\nanswer | All done.\n"
 
@@ -237,3 +255,15 @@ def test_a_console_frontend_is_asked_with_input_instead_of_buttons_it_cannot_sho
         reply = kernel.kc.get_shell_msg(timeout=TIMEOUT)
     assert reply["content"]["status"] == "ok"
     assert kernel.ok("last()").stdout == "ok | wrote 2 characters to console.txt\nanswer | All done.\n"
+
+
+def test_a_refused_edit_can_be_corrected_checked_and_approved(kernel):
+    kernel.ok("model = answers('first-try.txt')")
+    bad, good = '{"path": "fixed.txt", "text": 5}', '{"path": "fixed.txt", "text": "ok"}'
+    run = kernel.ok("%%agent --model-object model --new\nWrite", hook=_editing(bad, good))
+    assert kernel.ok("print(open('fixed.txt').read(), os.path.exists('first-try.txt'))").stdout == "ok False\n"
+    previews = [v for v in problems(run) if "meowgent-edit-preview" in v]
+    assert previews == [
+        '<pre class="meowgent-edit-preview" style="white-space: pre-wrap">will run:'
+        " write_file(path=&#x27;fixed.txt&#x27;, text=&#x27;ok&#x27;)</pre>"
+    ]
