@@ -78,7 +78,9 @@ def section_blocks(text: str, heading: str) -> list[Block]:
     try:
         start = lines.index(heading)
     except ValueError:
-        raise AssertionError(f"README.md has no heading {heading!r}; the tour test reads that section") from None
+        raise AssertionError(
+            f"README.md has no heading {heading!r}; the tour test reads that section"
+        ) from None
     blocks: list[Block] = []
     fence: tuple[str, int, list[str]] | None = None
     for number, line in enumerate(lines[start + 1 :], start + 2):
@@ -182,15 +184,18 @@ def readme() -> Tour:
 
 def test_the_tour_approved_calls_both_tools_and_deletes_the_file(readme, tmp_path, monkeypatch):
     kernel = start_kernel(
-        tmp_path, monkeypatch, MEOWGENT_CASSETTE=str(CASSETTE), MEOWGENT_CASSETTE_MODE="replay", MEOWGENT_APPROVE="all"
+        tmp_path,
+        monkeypatch,
+        MEOWGENT_CASSETTE=str(CASSETTE),
+        MEOWGENT_CASSETTE_MODE="replay",
+        MEOWGENT_APPROVE="all",
     )
     try:
-        setup, tools, weather, delete = run_cells(kernel, readme.cells)
+        _, tools, weather, delete = run_cells(kernel, readme.cells)
         assert tools.of_type("execute_result")[0]["data"]["text/plain"].endswith("\n" + readme.tools_xml)
         assert transcript(weather).startswith(WEATHER)
         assert transcript(delete).startswith(
-            "[tool] delete_file(path='old.txt') -> done (approved: approve='all')\n"
-            "  Deleted old.txt.\n"
+            "[tool] delete_file(path='old.txt') -> done (approved: approve='all')\n  Deleted old.txt.\n"
         )
         assert not (tmp_path / "old.txt").exists()
         asked = kernel.ok(
@@ -204,7 +209,11 @@ def test_the_tour_approved_calls_both_tools_and_deletes_the_file(readme, tmp_pat
 
 def test_the_tour_denied_keeps_the_file(readme, tmp_path, monkeypatch):
     kernel = start_kernel(
-        tmp_path, monkeypatch, MEOWGENT_CASSETTE=str(CASSETTE), MEOWGENT_CASSETTE_MODE="replay", MEOWGENT_APPROVE="none"
+        tmp_path,
+        monkeypatch,
+        MEOWGENT_CASSETTE=str(CASSETTE),
+        MEOWGENT_CASSETTE_MODE="replay",
+        MEOWGENT_APPROVE="none",
     )
     try:
         *_, delete = run_cells(kernel, readme.cells)
@@ -259,8 +268,7 @@ def test_the_tour_live_on_the_embedded_model(readme, tmp_path, monkeypatch):
         _, _, weather, delete = run_cells(kernel, readme.cells)
         assert transcript(weather).startswith(WEATHER), transcript(weather)
         assert transcript(delete).startswith(
-            "[tool] delete_file(path='old.txt') -> done (approved: approve='all')\n"
-            "  Deleted old.txt.\n"
+            "[tool] delete_file(path='old.txt') -> done (approved: approve='all')\n  Deleted old.txt.\n"
         ), transcript(delete)
         assert not (tmp_path / "old.txt").exists()
         out = kernel.ok(readme.loop).stdout
