@@ -143,6 +143,7 @@ def run_cells(kernel: Kernel, cells: tuple[str, ...]) -> list[Run]:
     runs = []
     for number, cell in enumerate(cells, 1):
         run = kernel.execute(cell, allow_stdin=False)
+        # A cassette mismatch after a change to the prompts: record it again, `python -m tests.test_readme`.
         assert run.reply["status"] == "ok", (number, cell, run.reply.get("evalue"))
         runs.append(run)
     return runs
