@@ -26,6 +26,7 @@ from pathlib import Path
 
 import pytest
 
+from tests import kernel_driver
 from tests.kernel_driver import Kernel, Run
 from tests.ollama_wire import FINAL, ndjson, part
 
@@ -264,6 +265,8 @@ def _local_model_missing() -> str | None:
 def test_the_tour_live_on_the_embedded_model(readme, tmp_path, monkeypatch):
     # OLLAMA_HOST at a closed port: the default name resolves to the embedded model, as on a
     # machine without Ollama, even where one runs.
+    # Loading the model sends no message for a while; on a busy machine, longer than a minute.
+    monkeypatch.setattr(kernel_driver, "TIMEOUT", 300)
     kernel = start_kernel(tmp_path, monkeypatch, MEOWGENT_APPROVE="all", OLLAMA_HOST="127.0.0.1:9")
     try:
         _, _, weather, delete = run_cells(kernel, readme.cells)
