@@ -9,7 +9,7 @@ from typing import Any
 
 from ._cassette_file import REQUEST_FIELDS, Entry
 
-__all__ = ["describe_difference", "nearest"]
+__all__ = ["describe_carried_over", "describe_difference", "nearest"]
 
 
 def nearest(sent: Mapping[str, Any], entries: Sequence[Entry]) -> Entry | None:
@@ -27,6 +27,57 @@ def nearest(sent: Mapping[str, Any], entries: Sequence[Entry]) -> Entry | None:
         return same, shared, -abs(len(recorded["messages"]) - len(sent["messages"]))
 
     return max(entries, key=likeness, default=None)
+
+
+def describe_carried_over(sent: Mapping[str, Any], entries: Sequence[Entry]) -> str | None:
+    """Why ``sent`` has no recording when only the conversation before this cell differs; else None.
+
+    A cell run after other ``%%agent`` cells continues their conversation: its request begins with
+    their messages. Recorded from a fresh start (the notebook's first cell, ``--new``), the
+    recording holds the same messages without those before. The reverse happens when a cell that
+    was recorded after others is run on its own, or starts fresh now. Everything but the
+    conversation's beginning must be the same for this to be the explanation.
+    """
+    # (messages in common, the entry, earlier messages: > 0 in the live request, < 0 in the recording)
+    best: tuple[int, Entry, int] | None = None
+    for entry in entries:
+        recorded = entry.request
+        others = [k for k in REQUEST_FIELDS if k != "messages" and not (k == "model" and sent[k] is None)]
+        if any(recorded[k] != sent[k] for k in others):
+            continue
+        system_old, old = _split_system(recorded["messages"])
+        system_new, new = _split_system(sent["messages"])
+        if system_old != system_new or not old or not new or len(old) == len(new):
+            continue
+        shorter, longer = (old, new) if len(old) < len(new) else (new, old)
+        if longer[-len(shorter) :] != shorter:
+            continue
+        found = (len(shorter), entry, len(new) - len(old))
+        if best is None or found[0] > best[0]:
+            best = found
+    if best is None:
+        return None
+    _, entry, earlier = best
+    count = f"{abs(earlier)} earlier message{'s' if abs(earlier) != 1 else ''}"
+    if earlier > 0:
+        return (
+            f"This cell continues the conversation of earlier cells ({count} before its prompt), but the"
+            f" recording (line {entry.line}) started fresh. Add --new to the first %%agent cell, or run"
+            " the notebook from the top (Kernel > Restart and Run All)."
+        )
+    return (
+        f"This cell starts a fresh conversation, but the recording (line {entry.line}) continued the"
+        f" conversation of earlier cells ({count} before its prompt). Run the notebook from the top"
+        " (Kernel > Restart and Run All) so the earlier cells run first, and do not start this cell"
+        " with --new or %agent reset."
+    )
+
+
+def _split_system(messages: Sequence[Any]) -> tuple[Any, list[Any]]:
+    """The system message (None without one) and the conversation after it."""
+    if messages and isinstance(messages[0], dict) and messages[0].get("role") == "system":
+        return messages[0], list(messages[1:])
+    return None, list(messages)
 
 
 def describe_difference(recorded: Mapping[str, Any], sent: Mapping[str, Any], max_lines: int = 16) -> str:

@@ -31,7 +31,7 @@ from collections.abc import AsyncIterator, Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from ._cassette_diff import describe_difference, nearest
+from ._cassette_diff import describe_carried_over, describe_difference, nearest
 from ._cassette_file import Cassette, CassetteError, chunk_json, host_credentials, request_fields
 from .base import Model, ModelChunk, ModelRequest
 
@@ -122,7 +122,10 @@ class _CassetteModel:
             f"The cassette {self.cassette.path} has no recording of {where}; nothing was sent to a model."
         ]
         near = nearest(fields, self.cassette.entries)
-        if near is None:
+        carried = describe_carried_over(fields, self.cassette.entries)
+        if carried is not None:
+            lines.append(carried)
+        elif near is None:
             lines.append("The cassette has no recordings at all.")
         else:
             sent = {**fields, "model": fields["model"] if self._key_name else near.request["model"]}

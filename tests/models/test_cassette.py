@@ -307,6 +307,78 @@ def test_other_differences_name_the_field_and_the_nearest_recording(tmp_path):
     ]
 
 
+EARLIER = [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Hello!"}]
+
+
+def continued(text: str) -> ModelRequest:
+    """``ask(text)`` after an earlier exchange, as a cell after another %%agent cell sends it."""
+    system, prompt = ask(text).messages
+    return ModelRequest(messages=[system, *EARLIER, prompt])
+
+
+def test_a_conversation_carried_over_from_earlier_cells_is_named_with_its_fix(tmp_path):
+    path = tmp_path / "c.json"
+    chunks_of(RecordingModel(ScriptedModel(["Sunny."]), path), ask("Weather?"))
+    replay = ReplayModel(path, context="the %%agent cell beginning 'Weather?'")
+    assert error_of(replay, continued("Weather?")).splitlines() == [
+        (
+            f"The cassette {path} has no recording of request 1 of the %%agent cell beginning 'Weather?';"
+            " nothing was sent to a model."
+        ),
+        (
+            "This cell continues the conversation of earlier cells (2 earlier messages before its prompt),"
+            " but the recording (line 1) started fresh. Add --new to the first %%agent cell, or run the"
+            " notebook from the top (Kernel > Restart and Run All)."
+        ),
+        (
+            "To record it, run in mode record (`%%agent --record PATH`, or MEOWGENT_CASSETTE_MODE=record;"
+            " restart the kernel first), or in mode auto to add only what is missing, and commit the cassette."
+        ),
+    ]
+
+
+def test_a_fresh_start_where_the_recording_continued_earlier_cells_is_named(tmp_path):
+    path = tmp_path / "c.json"
+    recorder = RecordingModel(ScriptedModel(["Other.", "Sunny."]), path)
+    chunks_of(recorder, ask("Other"))
+    chunks_of(recorder, continued("Weather?"))
+    message = error_of(ReplayModel(path), ask("Weather?")).splitlines()
+    assert message[1] == (
+        "This cell starts a fresh conversation, but the recording (line 16) continued the conversation"
+        " of earlier cells (2 earlier messages before its prompt). Run the notebook from the top"
+        " (Kernel > Restart and Run All) so the earlier cells run first, and do not start this cell"
+        " with --new or %agent reset."
+    )
+
+
+def test_a_carried_over_conversation_counts_only_when_all_else_is_the_same(tmp_path):
+    path = tmp_path / "c.json"
+    chunks_of(RecordingModel(ScriptedModel(["Sunny."]), path, options={"temperature": 0.1}), ask("Weather?"))
+    replay = ReplayModel(path, options={"temperature": 0.7})
+    assert error_of(replay, continued("Weather?")).splitlines()[1] == (
+        "Against the nearest recording (line 1), options.temperature differs:"
+    )
+    # The prompt itself differs too: not a carried-over conversation but a changed prompt.
+    same = ReplayModel(path, options={"temperature": 0.1})
+    assert error_of(same, continued("Rain?")).splitlines()[1] == (
+        "Against the nearest recording (line 1), messages[1].content differs:"
+    )
+
+
+def test_a_cell_run_after_another_names_the_carried_over_conversation(notebook):
+    ip = notebook
+    ip.user_ns["scripted"] = ScriptedModel(["Hello!", "Sunny."])
+    agent_cell(ip, "--model-object scripted --new --record c.json", "Weather?")
+    agent_cell(ip, "--model-object scripted --new", "Hi")  # an earlier cell, run live before
+    with pytest.raises(CassetteError) as caught:
+        agent_cell(ip, "--model-object scripted --replay c.json", "Weather?")
+    assert str(caught.value).splitlines()[1] == (
+        "This cell continues the conversation of earlier cells (2 earlier messages before its prompt),"
+        " but the recording (line 1) started fresh. Add --new to the first %%agent cell, or run the"
+        " notebook from the top (Kernel > Restart and Run All)."
+    )
+
+
 def test_an_empty_cassette_says_so_and_a_missing_file_is_an_error(tmp_path):
     path = tmp_path / "empty.json"
     path.write_text("\n")

@@ -1,0 +1,307 @@
+"""README.md's "A 60-second tour", run as a newcomer runs it: its code blocks, in order, in a real kernel.
+
+The blocks are read from the README itself, so the tour cannot drift from what is tested. The
+deterministic tests replay ``tests/readme_tour.cassette.json``, recorded from the embedded model
+with the README's exact cells (the kernel reads ``MEOWGENT_CASSETTE``, as a user's would); the
+``real_model`` test runs the same cells live. To record the cassette again (after a change to
+the system prompt, the tools' XML or the tour), with the embedded model installed::
+
+    python -m tests.test_readme
+
+The "same loop without the magics" block names a model, ``Agent("qwen2.5:0.5b", ...)``: Ollama's
+model if a server answers, else the embedded one. The deterministic test runs it against a local
+Ollama double (pytest-httpserver speaking Ollama's wire format), so the README's exact code goes
+through the real ``ollama`` client; the ``real_model`` test runs it on the embedded model.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from tests import kernel_driver
+from tests.kernel_driver import Kernel, Run
+from tests.ollama_wire import FINAL, ndjson, part
+
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+CASSETTE = Path(__file__).with_name("readme_tour.cassette.json")
+SECTION = "## A 60-second tour"
+
+# What the tour is made of, in order: (the fence's language, how the block begins). A README edit
+# that adds, drops or reorders a block fails `tour()` with this list, so no block goes untested.
+SHAPE = (
+    ("python", "%load_ext meowgent_nb"),
+    ("", "%tools"),
+    ("xml", "<tools>"),
+    ("", "%%agent"),
+    ("", "%%agent"),
+    ("python", "from meowgent_nb import Agent"),
+)
+
+
+@dataclass(frozen=True)
+class Block:
+    """A fenced code block of the README."""
+
+    language: str
+    code: str
+    line: int
+    """The line of its opening fence, counted from 1."""
+
+
+@dataclass(frozen=True)
+class Tour:
+    """The tour's blocks by role."""
+
+    setup: str
+    tools: str
+    tools_xml: str
+    agent_cells: tuple[str, ...]
+    loop: str
+
+    @property
+    def cells(self) -> tuple[str, ...]:
+        """The notebook cells of the tour, in order (the XML is %tools' output, not a cell)."""
+        return (self.setup, self.tools, *self.agent_cells)
+
+
+def section_blocks(text: str, heading: str) -> list[Block]:
+    """The fenced blocks between ``heading`` and the next heading of the same level."""
+    lines = text.splitlines()
+    try:
+        start = lines.index(heading)
+    except ValueError:
+        raise AssertionError(
+            f"README.md has no heading {heading!r}; the tour test reads that section"
+        ) from None
+    blocks: list[Block] = []
+    fence: tuple[str, int, list[str]] | None = None
+    for number, line in enumerate(lines[start + 1 :], start + 2):
+        if fence is None and line.startswith("## "):
+            break
+        if fence is None and line.startswith("```"):
+            fence = (line[3:].strip(), number, [])
+        elif fence is not None and line.startswith("```"):
+            blocks.append(Block(fence[0], "\n".join(fence[2]), fence[1]))
+            fence = None
+        elif fence is not None:
+            fence[2].append(line)
+    if fence is not None:
+        raise AssertionError(f"README.md line {fence[1]}: a code block of the tour is never closed")
+    return blocks
+
+
+def tour(text: str | None = None) -> Tour:
+    """The tour of ``text`` (README.md by default), checked against `SHAPE`."""
+    blocks = section_blocks(README.read_text() if text is None else text, SECTION)
+    found = [(b.language, b.code.split("\n", 1)[0]) for b in blocks]
+    fits = len(found) == len(SHAPE) and all(
+        language == want and first.startswith(begin) for (language, first), (want, begin) in zip(found, SHAPE)
+    )
+    if not fits:
+        listed = "\n".join(f"  line {b.line}: ```{b.language} {b.code.splitlines()[0]!r}" for b in blocks)
+        raise AssertionError(
+            f"The tour in README.md changed shape; tests/test_readme.py runs these blocks, in order:\n"
+            f"  {list(SHAPE)}\nbut the section {SECTION!r} now has:\n{listed}\n"
+            "Update SHAPE and the tests to run every block of the new tour."
+        )
+    return Tour(
+        setup=blocks[0].code,
+        tools=blocks[1].code,
+        tools_xml=blocks[2].code,
+        agent_cells=(blocks[3].code, blocks[4].code),
+        loop=blocks[5].code,
+    )
+
+
+def transcript(run: Run) -> str:
+    """The text/plain of an agent cell's transcript as it was last shown."""
+    texts = [c["data"]["text/plain"] for c in run.of_type("display_data", "update_display_data")]
+    assert texts, run.messages
+    return texts[-1]
+
+
+def start_kernel(cwd: Path, monkeypatch: pytest.MonkeyPatch, **env: str) -> Kernel:
+    """A kernel started as a user starts one, with these environment variables and no others of ours."""
+    for name in list(os.environ):
+        if name.startswith("MEOWGENT_") or name == "OLLAMA_HOST":
+            monkeypatch.delenv(name)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    return Kernel(str(cwd))
+
+
+def run_cells(kernel: Kernel, cells: tuple[str, ...]) -> list[Run]:
+    """Run each cell as nbval does (headless); every one must succeed."""
+    runs = []
+    for number, cell in enumerate(cells, 1):
+        run = kernel.execute(cell, allow_stdin=False)
+        # A cassette mismatch after a change to the prompts: record it again, `python -m tests.test_readme`.
+        assert run.reply["status"] == "ok", (number, cell, run.reply.get("evalue"))
+        runs.append(run)
+    return runs
+
+
+# --- the README's structure ------------------------------------------------------------------
+
+
+def test_the_tour_is_the_blocks_this_test_runs():
+    readme = tour()
+    assert readme.agent_cells == ("%%agent\nWhat is the weather in {city}?", "%%agent\nNow delete old.txt.")
+    assert "city = " in readme.setup and 'Path("old.txt").write_text(' in readme.setup
+
+
+def test_a_changed_tour_fails_naming_its_blocks():
+    text = f"{SECTION}\n\n```python\n%load_ext meowgent_nb\n```\n\n```\n%%agent\nHi\n```\n\n## Next\n"
+    with pytest.raises(AssertionError) as error:
+        tour(text)
+    assert str(error.value) == (
+        "The tour in README.md changed shape; tests/test_readme.py runs these blocks, in order:\n"
+        "  [('python', '%load_ext meowgent_nb'), ('', '%tools'), ('xml', '<tools>'), ('', '%%agent'),"
+        " ('', '%%agent'), ('python', 'from meowgent_nb import Agent')]\n"
+        "but the section '## A 60-second tour' now has:\n"
+        "  line 3: ```python '%load_ext meowgent_nb'\n"
+        "  line 7: ``` '%%agent'\n"
+        "Update SHAPE and the tests to run every block of the new tour."
+    )
+
+
+# --- the tour, replayed from its cassette ----------------------------------------------------
+
+WEATHER = "[tool] get_weather(city='Paris', unit='celsius') -> done\n  Paris: 21 degrees celsius\n"
+
+
+@pytest.fixture(scope="module")
+def readme() -> Tour:
+    return tour()
+
+
+def test_the_tour_approved_calls_both_tools_and_deletes_the_file(readme, tmp_path, monkeypatch):
+    kernel = start_kernel(
+        tmp_path,
+        monkeypatch,
+        MEOWGENT_CASSETTE=str(CASSETTE),
+        MEOWGENT_CASSETTE_MODE="replay",
+        MEOWGENT_APPROVE="all",
+    )
+    try:
+        _, tools, weather, delete = run_cells(kernel, readme.cells)
+        assert tools.of_type("execute_result")[0]["data"]["text/plain"].endswith("\n" + readme.tools_xml)
+        assert transcript(weather).startswith(WEATHER)
+        assert transcript(delete).startswith(
+            "[tool] delete_file(path='old.txt') -> done (approved: approve='all')\n  Deleted old.txt.\n"
+        )
+        assert not (tmp_path / "old.txt").exists()
+        asked = kernel.ok(
+            "for m in get_ipython().magics_manager.registry['AgentMagics'].messages:\n"
+            "    if m['role'] == 'user' and not m['content'].startswith('<tool_response'): print(m['content'])"
+        )
+        assert asked.stdout == "What is the weather in Paris?\nNow delete old.txt.\n"  # {city} was filled
+    finally:
+        kernel.shutdown()
+
+
+def test_the_tour_denied_keeps_the_file(readme, tmp_path, monkeypatch):
+    kernel = start_kernel(
+        tmp_path,
+        monkeypatch,
+        MEOWGENT_CASSETTE=str(CASSETTE),
+        MEOWGENT_CASSETTE_MODE="replay",
+        MEOWGENT_APPROVE="none",
+    )
+    try:
+        *_, delete = run_cells(kernel, readme.cells)
+        assert transcript(delete).startswith(
+            "[tool] delete_file(path='old.txt') -> denied\n"
+            "  Denied: the notebook's approval setting (approve='none') denies calls that need approval\n"
+        )
+        assert (tmp_path / "old.txt").read_text() == "an old draft\n"
+    finally:
+        kernel.shutdown()
+
+
+def test_the_loop_without_magics_runs_on_the_ollama_it_finds(readme, tmp_path, monkeypatch, httpserver):
+    # A bare name resolves to Ollama when its server answers: here a local double of it.
+    httpserver.expect_request("/api/version").respond_with_json({"version": "0.12.0"})
+    call = json.dumps({"name": "get_weather", "arguments": {"city": "Paris"}})
+    for answer in (f"<tool_call>{call}</tool_call>", "It is 21 degrees in Paris."):
+        httpserver.expect_oneshot_request("/api/chat", method="POST").respond_with_data(
+            ndjson(part(answer), FINAL), content_type="application/x-ndjson"
+        )
+    host = f"http://{httpserver.host}:{httpserver.port}"
+    # A GGUF that is not there: were the double not found, the cell fails instead of loading the embedded model.
+    kernel = start_kernel(tmp_path, monkeypatch, OLLAMA_HOST=host, MEOWGENT_GGUF=str(tmp_path / "none.gguf"))
+    try:
+        run_cells(kernel, (readme.setup,))
+        assert kernel.ok(readme.loop).stdout == "It is 21 degrees in Paris.\n['Paris: 21 degrees celsius']\n"
+    finally:
+        kernel.shutdown()
+    chats = [json.loads(request.get_data()) for request, _ in httpserver.log if request.path == "/api/chat"]
+    assert [chat["model"] for chat in chats] == ["qwen2.5:0.5b", "qwen2.5:0.5b"]
+    assert chats[0]["messages"][-1] == {"role": "user", "content": "How warm is it in Paris?"}
+    assert '<tool name="get_weather">' in chats[0]["messages"][0]["content"]
+    assert "delete_file" not in chats[0]["messages"][0]["content"]
+
+
+# --- the tour, live on the embedded model ----------------------------------------------------
+
+
+def _local_model_missing() -> str | None:
+    from meowgent_nb.models.resolve import local_model_problem
+
+    return local_model_problem()
+
+
+@pytest.mark.real_model
+@pytest.mark.skipif(_local_model_missing() is not None, reason="the local model is not installed")
+def test_the_tour_live_on_the_embedded_model(readme, tmp_path, monkeypatch):
+    # OLLAMA_HOST at a closed port: the default name resolves to the embedded model, as on a
+    # machine without Ollama, even where one runs.
+    # Loading the model sends no message for a while; on a busy machine, longer than a minute.
+    monkeypatch.setattr(kernel_driver, "TIMEOUT", 300)
+    kernel = start_kernel(tmp_path, monkeypatch, MEOWGENT_APPROVE="all", OLLAMA_HOST="127.0.0.1:9")
+    try:
+        _, _, weather, delete = run_cells(kernel, readme.cells)
+        assert transcript(weather).startswith(WEATHER), transcript(weather)
+        assert transcript(delete).startswith(
+            "[tool] delete_file(path='old.txt') -> done (approved: approve='all')\n  Deleted old.txt.\n"
+        ), transcript(delete)
+        assert not (tmp_path / "old.txt").exists()
+        out = kernel.ok(readme.loop).stdout
+        assert out.endswith("\n['Paris: 21 degrees celsius']\n"), out
+    finally:
+        kernel.shutdown()
+
+
+# --- recording the cassette ------------------------------------------------------------------
+
+
+def record() -> None:
+    """Record `CASSETTE` from the embedded model: the tour approved, then denied."""
+    os.environ.pop("MEOWGENT_MODEL", None)
+    os.environ["OLLAMA_HOST"] = "127.0.0.1:9"  # the embedded model, not a local Ollama
+    os.environ["MEOWGENT_CASSETTE"] = str(CASSETTE)
+    readme = tour()
+    for mode, approve in (("record", "all"), ("auto", "none")):
+        os.environ["MEOWGENT_CASSETTE_MODE"] = mode
+        os.environ["MEOWGENT_APPROVE"] = approve
+        with tempfile.TemporaryDirectory() as folder:
+            kernel = Kernel(folder)
+            try:
+                for run in run_cells(kernel, readme.cells)[2:]:
+                    print(re.sub(r"\n+", "\n", transcript(run)), file=sys.stderr)
+            finally:
+                kernel.shutdown()
+    print(f"recorded {CASSETTE}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    record()
