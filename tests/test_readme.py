@@ -220,7 +220,7 @@ def test_the_tour_denied_keeps_the_file(readme, tmp_path, monkeypatch):
     try:
         *_, delete = run_cells(kernel, readme.cells)
         assert transcript(delete).startswith(
-            "[tool] delete_file(path='old.txt') -> denied\n"
+            "[tool] delete_file(path='old.txt') -> denied (approve='none')\n"
             "  Denied: the notebook's approval setting (approve='none') denies calls that need approval\n"
         )
         assert (tmp_path / "old.txt").read_text() == "an old draft\n"
