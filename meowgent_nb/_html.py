@@ -85,7 +85,9 @@ def highlight(code: str, language: str) -> str:
     except ImportError:  # Pygments comes with IPython, but the package does not require it
         return f'<pre class="meowgent-code" style="{PRE_STYLE}">{escape(code)}</pre>'
     lexer = XmlLexer() if language == "xml" else JsonLexer()
-    body = pygmentize(code, lexer, HtmlFormatter(noclasses=True, prestyles=f"margin: 0; padding: 0.5em; {_WRAP}; {MONO}"))
-    # The Pygments style paints a light background; fix the text color so dark themes stay readable.
+    # The Pygments style's colours are for a light background: the <pre> gets one inline, and a
+    # dark text colour, or dark themes (which style <pre>) would show them on black.
+    pre = f"margin: 0; padding: 0.5em; background: #f8f8f8; color: #1f1f1f; border-radius: 4px; {_WRAP}; {MONO}"
+    body = pygmentize(code, lexer, HtmlFormatter(noclasses=True, prestyles=pre))
     style = "color: #1f1f1f; border-radius: 4px; overflow-x: auto"
     return f'<div class="meowgent-code" style="{style}">{body}</div>'
