@@ -889,3 +889,41 @@ def test_a_call_cut_by_the_token_limit_is_shown_as_cut_and_never_runs():
         "[the answer hit the token limit (turn 1)]",
         "Sorry.",
     ]
+
+
+# --- colours and fonts ------------------------------------------------------------------------
+
+
+def contrast(a: str, b: str) -> float:
+    """The WCAG 2 contrast ratio of two #rrggbb colours."""
+
+    def luminance(color: str) -> float:
+        channels = [int(color[i : i + 2], 16) / 255 for i in (1, 3, 5)]
+        r, g, b = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+    high, low = sorted([luminance(a), luminance(b)], reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+def test_status_colours_read_on_light_and_dark_themes():
+    from meowgent_nb.notebook._html import STATUS_COLORS
+
+    for status, color in STATUS_COLORS.items():
+        assert contrast(color, "#ffffff") >= 4.5, f"white text on the {status} pill"
+        for background in ("#ffffff", "#111111", "#222222"):  # JupyterLab light, dark
+            assert contrast(color, background) >= 3.0, f"the {status} border and bar on {background}"
+
+
+def test_boxes_are_monospace_and_wrap_between_words_also_outside_jupyterlab():
+    transcript, _ = transcript_of([call("get_weather", city="Paris"), "Done."])
+    html = transcript.to_html() + ToolsView([get_weather]).to_html()
+    pres = re.findall(r'<pre class="meowgent-(?:arguments|output)" style="([^"]*)"', html)
+    xml = re.findall(r'<div class="highlight"[^>]*><pre style="([^"]*)"', html)
+    assert len(pres) == 2 and len(xml) == 1
+    for style in pres + xml:
+        # JupyterLab's code font where it is defined, else a stack that ends in the generic family.
+        assert "font-family: var(--jp-code-font-family, ui-monospace," in style and "monospace)" in style
+        # JupyterLab's output CSS breaks words anywhere ("a c / ity"); these wrap between words.
+        assert "white-space: pre-wrap; word-break: normal; overflow-wrap: break-word" in style
+    assert "background: #f8f8f8; color: #1f1f1f" in xml[0]  # the light Pygments colours keep a light box
