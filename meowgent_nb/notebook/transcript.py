@@ -163,7 +163,7 @@ class Transcript:
         elif self.result is None:
             if self._waiting:
                 lines.append("[waiting for the model...]")
-        elif self.result.stopped != "answer":
+        elif _stopped_note(self.result) is not None:
             lines.append(f"[{_stopped_note(self.result)}]")
         elif not lines:
             lines.append("[no answer]")
@@ -191,7 +191,7 @@ class Transcript:
             )
         elif self.result is None and self._waiting:
             parts.append(note_html("meowgent-waiting", "waiting for the model...", "font-style: italic; "))
-        elif self.result is not None and self.result.stopped != "answer":
+        elif self.result is not None and _stopped_note(self.result) is not None:
             parts.append(note_html("meowgent-stopped", _stopped_note(self.result)))
         if self.finished:
             parts.append(self._footer_html())
@@ -255,14 +255,17 @@ class Transcript:
         return self.to_text()
 
 
-def _stopped_note(result: AgentResult) -> str:
+def _stopped_note(result: AgentResult) -> str | None:
+    """Why the run stopped before the model answered, or None if it answered."""
     repeated = result.repeated_failure
     if result.stopped == "repeated_failure" and repeated is not None:
         call = repeated.result.call
         what = "an unreadable call" if repeated.result.kind == "parse_error" else call_text(call)
         return f"stopped: {what} failed the same way {repeated.times} times"
-    turns = result.turns
-    return f"stopped: the limit of {turns} turn{'s' * (turns != 1)} was reached"
+    if result.stopped == "max_turns":
+        turns = result.turns
+        return f"stopped: the limit of {turns} turn{'s' * (turns != 1)} was reached"
+    return None
 
 
 def _error_text(error: BaseException) -> str:
