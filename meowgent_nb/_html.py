@@ -13,12 +13,31 @@ from collections.abc import Sequence
 
 from ._visible import visible_html
 
-__all__ = ["MUTED", "PRE_STYLE", "escape", "highlight", "note_html", "pre_html", "seconds", "table_html"]
+__all__ = [
+    "MONO",
+    "MUTED",
+    "PRE_STYLE",
+    "escape",
+    "highlight",
+    "note_html",
+    "pre_html",
+    "seconds",
+    "table_html",
+]
 
 MUTED = "opacity: 0.65; font-size: 0.85em"
 """The style of secondary text: notes, durations, folded summaries."""
-_BOX_PRE = "margin: 0.2em 0; padding: 0.3em 0.5em; background: rgba(127,127,127,0.1); white-space: pre-wrap"
-PRE_STYLE = "background: rgba(127,127,127,0.12); padding: 0.5em; border-radius: 4px; overflow-x: auto"
+MONO = (
+    "font-family: var(--jp-code-font-family, ui-monospace, SFMono-Regular, Menlo, Consolas,"
+    " 'DejaVu Sans Mono', 'Liberation Mono', monospace)"
+)
+"""A monospace font: JupyterLab's code font where it is defined, else a stack of common ones
+(an HTML export or a viewer without JupyterLab's CSS would otherwise show a proportional font)."""
+_WRAP = "white-space: pre-wrap; word-break: normal; overflow-wrap: break-word"
+"""Wrap long lines between words; break a word only if it is longer than the line. (JupyterLab's
+output CSS sets ``word-break: break-all``, which cut names mid-word.)"""
+_BOX_PRE = f"margin: 0.2em 0; padding: 0.3em 0.5em; background: rgba(127,127,127,0.1); {_WRAP}; {MONO}"
+PRE_STYLE = f"background: rgba(127,127,127,0.12); padding: 0.5em; border-radius: 4px; overflow-x: auto; {MONO}"
 """The style of a block of code."""
 
 
@@ -66,7 +85,9 @@ def highlight(code: str, language: str) -> str:
     except ImportError:  # Pygments comes with IPython, but the package does not require it
         return f'<pre class="meowgent-code" style="{PRE_STYLE}">{escape(code)}</pre>'
     lexer = XmlLexer() if language == "xml" else JsonLexer()
-    body = pygmentize(code, lexer, HtmlFormatter(noclasses=True))
-    # The Pygments style paints a light background; fix the text color so dark themes stay readable.
+    # The Pygments style's colours are for a light background: the <pre> gets one inline, and a
+    # dark text colour, or dark themes (which style <pre>) would show them on black.
+    pre = f"margin: 0; padding: 0.5em; background: #f8f8f8; color: #1f1f1f; border-radius: 4px; {_WRAP}; {MONO}"
+    body = pygmentize(code, lexer, HtmlFormatter(noclasses=True, prestyles=pre))
     style = "color: #1f1f1f; border-radius: 4px; overflow-x: auto"
     return f'<div class="meowgent-code" style="{style}">{body}</div>'

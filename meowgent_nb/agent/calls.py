@@ -1,7 +1,8 @@
 """Running one turn's tool calls: validate, ask for approval, execute in parallel, in time limits.
 
-`CallRunner` holds an agent's settings for one run, and the results of the calls that succeeded
-in it (an identical call is answered with the earlier result instead of running again).
+`CallRunner` holds an agent's settings for one run, the results of the calls that succeeded in it
+(an identical call is answered with the earlier result instead of running again), and how often
+each call failed the same way (a call that keeps failing gets a notice, then ends the run).
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import asyncio
 import dataclasses
 import difflib
 import json
+import re
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
@@ -21,8 +23,9 @@ from ..tools.core import Tool, ToolCall, ToolResult
 from ._tool_threads import ToolThreads, call_tool
 from .approvals import ApprovalRequest, Approved, Approver, Decision, Denied, DenyAll
 from .events import AgentEvent, ApprovalEvent, ApprovalRequested, ToolResultEvent
+from .result import RepeatedFailure
 
-__all__ = ["CallRunner"]
+__all__ = ["CallRunner", "repeat_notice", "split_repeat_notice"]
 
 # One set of daemon threads for every agent: %%agent makes an agent per cell.
 _THREADS = ToolThreads()
@@ -44,8 +47,14 @@ class CallRunner:
     tool_timeout: float | None
     max_output_chars: int | None
     repeat_calls: bool
+    max_repeated_failures: int | None = 3
     answered: dict[str, ToolResult] = field(default_factory=dict)
     """This run's successful calls, by tool and validated arguments."""
+    failures: dict[str, _Failure] = field(default_factory=dict)
+    """The calls whose last outcome was a failure, by tool and arguments as the model sent them."""
+    repeated: RepeatedFailure | None = field(default=None, init=False)
+    """Set when a call failed the same way ``max_repeated_failures`` times: the run should end."""
+    _turn: int = field(default=0, init=False)
 
     async def run(
         self,
@@ -55,12 +64,13 @@ class CallRunner:
         results: dict[int, ToolResult],
     ) -> AsyncIterator[AgentEvent]:
         """Validate, approve and run one turn's calls, filling ``results`` by call index."""
+        self._turn += 1
         by_name = {t.name: t for t in offered}
         runnable: list[tuple[int, ToolCall, Tool, dict[str, Any]]] = []
         for index, (call, malformed) in enumerate(calls):
             early = self._precheck(call, malformed, by_name, last)
             if isinstance(early, ToolResult):
-                results[index] = early
+                results[index] = early if last else self._outcome(early)
             else:
                 runnable.append((index, call, *early))
         asking = [item for item in runnable if item[2].approval or self.ask == "every"]
@@ -76,7 +86,7 @@ class CallRunner:
         for (index, call, tool, _), decision in zip(asking, decisions):
             yield ApprovalEvent(call, decision)
             if isinstance(decision, Denied):
-                results[index] = ToolResult(call, f"Denied: {decision.message}", kind="denied")
+                results[index] = self._outcome(ToolResult(call, f"Denied: {decision.message}", kind="denied"))
             elif decision.arguments is not None:
                 try:  # what runs is always validated, also when a person typed it
                     edited[index] = tool.validate(dict(decision.arguments))
@@ -98,7 +108,7 @@ class CallRunner:
                 index, result = await next_done
                 if index in edited:
                     result = _ran_with(result, edited[index])
-                results[index] = result
+                results[index] = result = self._outcome(result)
                 if result.ok:
                     self.answered[_call_key(result.call.name, values_of[index])] = result
                 yield ToolResultEvent(result)
@@ -146,6 +156,30 @@ class CallRunner:
             )
         return tool, values
 
+    def _outcome(self, result: ToolResult) -> ToolResult:
+        """``result``, counted against the same call's earlier failures; a repeat gets a notice.
+
+        A call (same tool, same arguments) that fails the same way (same kind, same output) as
+        the last time it was made counts once per turn. At 2 the model is told not to repeat it;
+        at ``max_repeated_failures`` the run is marked to end (`repeated`).
+        """
+        key = _call_key(result.call.name, result.call.arguments)
+        if result.ok or self.max_repeated_failures is None:
+            self.failures.pop(key, None)
+            return result
+        seen = self.failures.get(key)
+        if seen is None or (seen.kind, seen.output) != (result.kind, result.output):
+            seen = self.failures[key] = _Failure(result.kind, result.output, 0, 0)
+        if seen.turn != self._turn:  # a twin in the same answer is no sign the model did not read it
+            seen.times, seen.turn = seen.times + 1, self._turn
+        if seen.times < 2:
+            return result
+        stop = seen.times >= self.max_repeated_failures
+        result = dataclasses.replace(result, output=result.output + "\n\n" + repeat_notice(seen.times, stop))
+        if stop and self.repeated is None:
+            self.repeated = RepeatedFailure(result, seen.times)
+        return result
+
     async def _decide(self, asking: list[tuple[int, ToolCall, Tool, dict[str, Any]]]) -> list[Decision]:
         if not asking:
             return []
@@ -191,3 +225,39 @@ def _ran_with(result: ToolResult, values: dict[str, Any]) -> ToolResult:
 
 def _call_key(name: str, values: dict[str, Any]) -> str:
     return name + json.dumps(values, sort_keys=True, default=repr)
+
+
+@dataclass
+class _Failure:
+    """How a call failed the last time it was made, and on how many turns in a row."""
+
+    kind: str
+    output: str
+    times: int
+    turn: int
+
+
+def repeat_notice(times: int, stop: bool = False) -> str:
+    """What the model reads after a result when the call failed the same way ``times`` times.
+
+    With ``stop`` the run ends here; the notice stays in the history for the next request.
+    """
+    count = "twice" if times == 2 else f"{times} times"
+    if stop:
+        return f"This call failed the same way {count} in a row, so the run was stopped."
+    return (
+        f"This call failed the same way {count} in a row; do not repeat it."
+        " Answer the person, or try something different."
+    )
+
+
+_NOTICE = re.compile(
+    r"\n\n(This call failed the same way (?:twice|\d+ times) in a row(?:; do not repeat it\."
+    r" Answer the person, or try something different\.|, so the run was stopped\.))\Z"
+)
+
+
+def split_repeat_notice(output: str) -> tuple[str, str | None]:
+    """A result's output without the `repeat_notice` the agent added to it, and that notice."""
+    found = _NOTICE.search(output)
+    return (output, None) if found is None else (output[: found.start()], found.group(1))

@@ -57,6 +57,12 @@ class Agent:
         repeat_calls: Whether a call identical to one that already succeeded in this run (same
             tool, same validated arguments) runs again. By default it does not: the model is
             given the earlier result instead, which breaks the loops small models fall into.
+        max_repeated_failures: The run ends when the model makes the same call (same tool, same
+            arguments) on this many turns in a row and it fails the same way each time (same
+            kind, same output; a denial counts); ``result.stopped`` is then
+            ``"repeated_failure"``. From the second such failure on, the result the model reads
+            ends with a notice not to repeat the call. None: never end a run for this (the turn
+            limit still does).
     """
 
     def __init__(
@@ -74,6 +80,7 @@ class Agent:
         think: bool | None = None,
         max_output_chars: int | None = 4000,
         repeat_calls: bool = False,
+        max_repeated_failures: int | None = 3,
     ):
         if model is None or isinstance(model, str):  # "ollama:NAME", "local", "local:PATH", a name
             from ..models.resolve import resolve_model
@@ -91,6 +98,7 @@ class Agent:
         self.think = think
         self.max_output_chars = max_output_chars
         self.repeat_calls = repeat_calls
+        self.max_repeated_failures = max_repeated_failures
         problems = []
         try:
             self.protocol = protocol
@@ -117,6 +125,9 @@ class Agent:
     def _check(self, problems: list[str]) -> None:
         if not isinstance(self.max_turns, int) or self.max_turns < 1:
             problems.append(f"max_turns must be a whole number of at least 1, got {self.max_turns!r}")
+        limit = self.max_repeated_failures
+        if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 2):
+            problems.append(f"max_repeated_failures must be a whole number of at least 2, or None; got {limit!r}")
         if self.ask not in ("marked", "every"):
             problems.append(f"ask must be 'marked' or 'every', got {self.ask!r}")
         names = [t.name for t in self.tools]
@@ -148,6 +159,7 @@ class Agent:
             self.tool_timeout,
             self.max_output_chars,
             self.repeat_calls,
+            self.max_repeated_failures,
         )
 
     def _offered(self) -> list[Tool]:
@@ -240,6 +252,9 @@ class Agent:
             yield TurnEnd(turn, answer.usage, len(results), answer.finish_reason)
             if last:
                 result.text, result.stopped = answer.text, "max_turns"
+                break
+            if calls.repeated is not None:  # told not to repeat it, the model did: asking again is futile
+                result.text, result.stopped, result.repeated_failure = answer.text, "repeated_failure", calls.repeated
                 break
         result.messages = self.messages[start:]
         yield FinalAnswer(result)

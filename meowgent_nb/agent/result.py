@@ -8,7 +8,17 @@ from typing import Any, Literal
 from ..models.base import Usage
 from ..tools.core import ToolResult
 
-__all__ = ["AgentResult"]
+__all__ = ["AgentResult", "RepeatedFailure"]
+
+
+@dataclass(frozen=True)
+class RepeatedFailure:
+    """The call that ended a run by failing the same way again and again (see `Agent`'s ``max_repeated_failures``)."""
+
+    result: ToolResult
+    """Its last result."""
+    times: int
+    """On how many turns in a row it failed this way."""
 
 
 @dataclass
@@ -23,9 +33,12 @@ class AgentResult:
     """How many model requests the run made."""
     usage: Usage | None = None
     """Token counts and durations summed over the turns, where the backend reports them."""
-    stopped: Literal["answer", "max_turns", "interrupted", "error"] = "answer"
-    """Why the run ended: the model answered, the turn limit was reached, or (in
-    `Agent.last_result`) the run was interrupted or failed before it ended."""
+    stopped: Literal["answer", "max_turns", "repeated_failure", "interrupted", "error"] = "answer"
+    """Why the run ended: the model answered, the turn limit was reached, the model kept making
+    a call that failed the same way (`repeated_failure` says which), or (in `Agent.last_result`)
+    the run was interrupted or failed before it ended."""
+    repeated_failure: RepeatedFailure | None = None
+    """The call that kept failing, when that ended the run (``stopped == "repeated_failure"``)."""
     messages: list[dict[str, Any]] = field(default_factory=list)
     """The messages this run added to the conversation."""
 

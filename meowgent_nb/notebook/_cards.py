@@ -3,19 +3,24 @@
 `meowgent_nb.notebook.transcript.Transcript` keeps one `Card` per call and renders it with `card_lines`
 (text/plain, stable for nbval) and `card_html_of` (HTML). The name, arguments and output come
 from the model and the tool, so both forms show their hidden characters (see `_visible`).
+
+Identical calls in a row (`same_card`) are shown as one card marked "x3"; a notice the agent
+added to a result (`agent.calls.repeat_notice`) is shown as a note, not as part of the output.
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from typing import Any
 
 from .._visible import visible
 from ..agent.approvals import Approved, Denied
+from ..agent.calls import split_repeat_notice
 from ..tools.calls import ToolCall, ToolResult
 from ._html import card_html
 
-__all__ = ["STATUS_LABELS", "Card", "card_html_of", "card_lines"]
+__all__ = ["STATUS_LABELS", "Card", "call_text", "card_summary", "card_html_of", "card_lines", "same_card", "was_told"]
 
 _RESULT_LIMIT = 500
 """Characters of a result shown before the rest is folded away (HTML) or cut (text/plain)."""
@@ -56,6 +61,10 @@ class Card:
     decision: Approved | Denied | None = None
     asked: bool = False
     """Whether the call was sent for approval."""
+    asked_at: float | None = None
+    """When it was sent for approval."""
+    decided_at: float | None = None
+    """When the decision arrived."""
 
     def status(self, stopped: bool) -> str:
         if self.result is None:
@@ -67,38 +76,99 @@ class Card:
         return _KIND_STATUS.get(self.result.kind, "error")
 
 
-def _call_text(call: ToolCall) -> str:
-    return visible(f"{call.name}({_arguments_text(call.arguments)})")
+def call_text(call: ToolCall, limit: int = _ARGUMENTS_LIMIT) -> str:
+    """``name(a=1, b='x')``, its arguments cut after ``limit`` characters, hidden characters shown."""
+    return visible(f"{call.name}({_arguments_text(call.arguments, limit)})")
 
 
-def _arguments_text(arguments: object) -> str:
+def _arguments_text(arguments: object, limit: int = _ARGUMENTS_LIMIT) -> str:
     if isinstance(arguments, dict):
         text = ", ".join(f"{name}={value!r}" for name, value in arguments.items())
     else:  # pragma: no cover - a backend that breaks the ToolCall contract
         text = repr(arguments)
-    if len(text) > _ARGUMENTS_LIMIT:
-        text = text[: _ARGUMENTS_LIMIT - 3] + "..."
+    if len(text) > limit:
+        text = text[: limit - 3] + "..."
     return text
 
 
-def card_lines(card: Card, stopped: bool) -> list[str]:
+def _title(card: Card, status: str, limit: int = _ARGUMENTS_LIMIT) -> str:
+    # An unreadable call has no arguments to show; its output quotes what the model wrote.
+    return visible(card.call.name) if status == "unreadable" else call_text(card.call, limit)
+
+
+def card_summary(card: Card, stopped: bool, times: int = 1) -> str:
+    """The card in a few words, for a folded turn: ``get_weather(city='Paris') done``, ``... error x3``."""
     status = card.status(stopped)
-    call = visible(card.call.name) if status == "unreadable" else _call_text(card.call)
-    head = f"[tool] {call} -> {STATUS_LABELS[status]}"
-    if isinstance(card.decision, Denied) and card.decision.reason:
-        head += f" ({visible(card.decision.reason)})"
-    if isinstance(card.decision, Approved):
-        head += f" ({_approval_note(card.decision)})"
-        if card.decision.arguments is not None:  # the model's call above, what ran here
-            head += f"\n  run with: {visible(_arguments_text(dict(card.decision.arguments)))}"
+    return f"{_title(card, status, 60)} {STATUS_LABELS[status]}" + (f" \u00d7{times}" if times > 1 else "")
+
+
+def _output(card: Card) -> tuple[str, bool]:
+    """The card's output without the agent's notice not to repeat the call, and whether it had one."""
+    output, notice = split_repeat_notice(card.result.output if card.result is not None else "")
+    return output, notice is not None and "do not repeat" in notice  # not the note that the run stopped
+
+
+def was_told(card: Card) -> bool:
+    """Whether the model was told, with this card's result, not to repeat the call."""
+    return _output(card)[1]
+
+
+def same_card(a: Card, b: Card, stopped: bool) -> bool:
+    """Whether ``b`` repeats ``a`` exactly: the same call and arguments, status, approval and output."""
+    if a.result is None or b.result is None or a.call.name != b.call.name:
+        return False
+    return (
+        json.dumps(a.call.arguments, sort_keys=True, default=repr) == json.dumps(b.call.arguments, sort_keys=True, default=repr)
+        and a.status(stopped) == b.status(stopped)
+        and _approval(a) == _approval(b)
+        and _output(a)[0] == _output(b)[0]
+    )
+
+
+def _approval(card: Card, short: bool = False) -> str | None:
+    """Who decided the call and how, for its card; ``short`` for text/plain after "-> denied"."""
+    decision = card.decision
+    if isinstance(decision, Approved):
+        return _approval_note(decision)
+    if isinstance(decision, Denied) and decision.reason:  # the output says what the model was told
+        reason = visible(decision.reason)
+        return reason if short else f"denied {reason}" if reason.startswith("by ") else f"denied: {reason}"
+    return None
+
+
+def _edited(card: Card) -> dict[str, Any] | None:
+    """The arguments a person gave instead of the model's, if they did."""
+    decision = card.decision
+    return dict(decision.arguments) if isinstance(decision, Approved) and decision.arguments is not None else None
+
+
+def card_lines(card: Card, stopped: bool, times: int = 1, told: bool | None = None) -> list[str]:
+    """The card in text/plain; ``times`` > 1: it stands for that many identical calls in a row.
+
+    ``told``: whether the model was told not to repeat the call (by default: whether this card's
+    result says so).
+    """
+    status = card.status(stopped)
+    head = f"[tool] {_title(card, status)} -> {STATUS_LABELS[status]}"
+    approval = _approval(card, short=True)
+    if approval is not None:
+        head += f" ({approval})"
+    edited = _edited(card)
+    if edited is not None:  # the model's call is in the head; this is what ran
+        head += f"\n  run with: {visible(_arguments_text(edited))}"
+    if times > 1:
+        head += f" (x{times})"
     if card.result is None:
         return [head]
-    output = card.result.output.rstrip()
+    output, notice = _output(card)
+    output = output.rstrip()
     lines = [head, *(("  " + line).rstrip() for line in visible(output[:_RESULT_LIMIT]).split("\n"))]
     if not output:
         lines[1] = "  (no output)"
     if len(output) > _RESULT_LIMIT:
         lines.append(f"  [... {len(output) - _RESULT_LIMIT:,} more characters]")
+    if notice if told is None else told:
+        lines.append("  [the model was told not to repeat this call]")
     return lines
 
 
@@ -110,27 +180,26 @@ def _approval_note(decision: Approved) -> str:
     )
 
 
-def card_html_of(card: Card, stopped: bool) -> str:
+def card_html_of(card: Card, stopped: bool, times: int = 1, told: bool | None = None) -> str:
+    """The card in HTML; ``times`` and ``told`` as for `card_lines`."""
     status = card.status(stopped)
-    # A denial's note says who decided; the output the model reads says "Denied: <message>".
-    approval = _approval_note(card.decision) if isinstance(card.decision, Approved) else None
-    if isinstance(card.decision, Denied) and card.decision.reason:
-        approval = f"denied {card.decision.reason}" if card.decision.reason.startswith("by ") else (
-            f"denied: {visible(card.decision.reason)}"
-        )
     arguments = None
     if status != "unreadable":  # an unreadable call has no arguments; its output quotes the text
         arguments = json.dumps(card.call.arguments, indent=2, ensure_ascii=False, default=repr)
-    if isinstance(card.decision, Approved) and card.decision.arguments is not None and arguments is not None:
-        edited = json.dumps(dict(card.decision.arguments), indent=2, ensure_ascii=False, default=repr)
-        arguments = f"the model's arguments:\n{arguments}\nchanged by you to:\n{edited}"
+    edited = _edited(card)
+    if edited is not None and arguments is not None:
+        changed = json.dumps(edited, indent=2, ensure_ascii=False, default=repr)
+        arguments = f"the model's arguments:\n{arguments}\nchanged by you to:\n{changed}"
+    output, notice = _output(card)
     return card_html(
         status,
         STATUS_LABELS[status],
         card.call.name,
         duration=card.result.duration if card.result is not None else None,
-        approval=approval,
+        approval=_approval(card),
         arguments=arguments,
-        output=card.result.output if card.result is not None else None,
+        output=output if card.result is not None else None,
         limit=_RESULT_LIMIT,
+        times=times,
+        told=notice if told is None else told,
     )

@@ -1,4 +1,4 @@
-"""HTML pieces of the transcript (`notebook.transcript`): cards, thinking, a small Markdown subset, the timeline.
+"""HTML pieces of the transcript (`notebook.transcript`): cards, thinking, a folded turn, a small Markdown subset.
 
 Everything here takes values and returns HTML text, built from the blocks in `meowgent_nb._html`
 (inline styles, for viewers that drop ``<style>``); the ``meowgent-*`` classes are for tests and
@@ -8,28 +8,27 @@ for people who style them.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from typing import NamedTuple
-
-from .._html import MUTED, PRE_STYLE, escape, note_html, pre_html, seconds
+from .._html import MONO, MUTED, PRE_STYLE, escape, note_html, pre_html, seconds
 from .._visible import visible_html
 
-__all__ = ["Bar", "card_html", "markdown_html", "thinking_html", "timeline_svg"]
+__all__ = ["STATUS_COLORS", "card_html", "markdown_html", "thinking_html", "turn_html"]
 
 STATUS_COLORS = {
-    "waiting": "#f9a825",
-    "running": "#1e88e5",
+    "waiting": "#9e6c00",
+    "running": "#1976d2",
     "done": "#2e7d32",
-    "error": "#c62828",
-    "timeout": "#ef6c00",
+    "error": "#d32f2f",
+    "timeout": "#b35900",
     "denied": "#757575",
     "not-run": "#757575",
-    "unknown-tool": "#c62828",
-    "invalid-arguments": "#c62828",
-    "unreadable": "#c62828",
+    "unknown-tool": "#d32f2f",
+    "invalid-arguments": "#d32f2f",
+    "unreadable": "#d32f2f",
     "interrupted": "#757575",
 }
-"""A color per card status slug; muted tones that read on light and dark themes."""
+"""A color per card status slug. White text on each has a contrast of at least 4.5:1 (the status
+pill), and each has at least 3:1 against white and against JupyterLab's dark backgrounds (#111,
+#222), for the card's border and the timeline's bars."""
 
 _BOX = "padding: 0.3em 0.6em; margin: 0.4em 0; background: rgba(127,127,127,0.06); border-radius: 4px"
 
@@ -47,22 +46,33 @@ def card_html(
     arguments: str | None,
     output: str | None,
     limit: int,
+    times: int = 1,
+    told: bool = False,
 ) -> str:
     """One tool call's card; ``output`` past ``limit`` characters is folded into a <details>.
 
     ``name``, ``arguments`` and ``output`` show their hidden characters marked (`visible_html`).
+    ``times`` above 1 marks a card that stands for that many identical calls in a row; ``told``
+    notes that the model was told not to repeat the call.
     """
     color = STATUS_COLORS.get(status, "#757575")
     head = (
-        f'<code style="font-weight: bold">{visible_html(name)}</code> '
+        f'<code style="font-weight: bold; {MONO}">{visible_html(name)}</code> '
         f'<span class="meowgent-status" style="background: {color}; color: white; border-radius: 3px;'
         f' padding: 0 0.4em; font-size: 0.85em">{escape(label)}</span>'
     )
+    if times > 1:
+        head += (
+            f' <span class="meowgent-repeats" title="the same call, with the same outcome, {times} times in a row"'
+            f' style="font-weight: bold; font-size: 0.85em">\u00d7{times}</span>'
+        )
     if duration is not None:
         head += f' <span class="meowgent-duration" style="{MUTED}">{seconds(duration)}</span>'
     parts = [f"<div>{head}</div>"]
     if approval is not None:
         parts.append(note_html("meowgent-approval", approval))
+    if told:
+        parts.append(note_html("meowgent-told", "the model was told not to repeat this call"))
     if arguments is not None:
         parts.append(pre_html("meowgent-arguments", arguments))
     if output is not None and len(output) <= limit:
@@ -77,6 +87,16 @@ def card_html(
         )
     style = f"border-left: 3px solid {color}; {_BOX}"
     return f'<div class="meowgent-card meowgent-status-{status}" style="{style}">{"".join(parts)}</div>'
+
+
+def turn_html(summary: str, duration: float | None, body: str) -> str:
+    """A finished turn folded to one line: ``summary`` (text), its ``duration``, and ``body`` (HTML) inside."""
+    timing = "" if duration is None else f' \u00b7 <span class="meowgent-duration">{seconds(duration)}</span>'
+    return (
+        f'<details class="meowgent-turn" style="margin: 0.2em 0">'
+        f'<summary style="cursor: pointer; {MUTED}">{visible_html(summary)}{timing}</summary>'
+        f"{body}</details>"
+    )
 
 
 def thinking_html(text: str, *, expanded: bool = False) -> str:
@@ -164,68 +184,3 @@ def _emphasis(text: str) -> str:
     text = _LINK.sub(r'<a href="\2" target="_blank" rel="noopener noreferrer">\1</a>', text)
     text = _BOLD.sub(r"<strong>\1</strong>", text)
     return _ITALIC.sub(r"<em>\1</em>", text)
-
-
-# --- timeline ---------------------------------------------------------------------------------
-
-
-class Bar(NamedTuple):
-    """One tool call on a turn's timeline; times are seconds from the turn's first call."""
-
-    label: str
-    start: float
-    """When the call was read from the model's answer."""
-    end: float
-    """When its result arrived (or now, while it runs)."""
-    run: float | None
-    """When the tool itself started, where its duration is known."""
-    status: str
-
-
-_WIDTH, _LABEL, _RIGHT, _ROW = 480, 130, 12, 18
-
-
-def timeline_svg(bars: Sequence[Bar]) -> str:
-    """An inline SVG with one bar per call, so calls that ran in parallel overlap visibly.
-
-    The pale part of a bar is the wait (for the rest of the answer, for approval), the solid part
-    the tool's own run time.
-    """
-    span = max((bar.end for bar in bars), default=0.0) or 1e-9
-    scale = (_WIDTH - _LABEL - _RIGHT) / span
-    height = len(bars) * _ROW + 16
-    rows = []
-    for row, bar in enumerate(bars):
-        y = row * _ROW + 3
-        color = STATUS_COLORS.get(bar.status, "#757575")
-        x, width = _LABEL + bar.start * scale, max((bar.end - bar.start) * scale, 2.0)
-        label = bar.label if len(bar.label) <= 18 else bar.label[:17] + "\u2026"
-        total = seconds(bar.end - bar.start)
-        title = f"{bar.label}: {total} in all" + (
-            f", {seconds(bar.end - bar.run)} running" if bar.run is not None else ""
-        )
-        rows.append(
-            f'<text x="{_LABEL - 6}" y="{y + 10}" text-anchor="end" font-size="11" fill="currentColor">'
-            f"{escape(label)}</text>"
-            f'<rect class="meowgent-bar" x="{x:.1f}" y="{y}" width="{width:.1f}" height="12" rx="2"'
-            f' fill="{color}" fill-opacity="0.3"><title>{escape(title)}</title></rect>'
-        )
-        if bar.run is not None:
-            run_x = _LABEL + bar.run * scale
-            run_width = max((bar.end - bar.run) * scale, 2.0)
-            rows.append(
-                f'<rect class="meowgent-run" x="{run_x:.1f}" y="{y}" width="{run_width:.1f}"'
-                f' height="12" rx="2"'
-                f' fill="{color}"><title>{escape(title)}</title></rect>'
-            )
-    axis_y = len(bars) * _ROW + 12
-    axis = (
-        f'<text x="{_LABEL}" y="{axis_y}" font-size="10" fill="currentColor" opacity="0.6">0</text>'
-        f'<text x="{_WIDTH - _RIGHT}" y="{axis_y}" font-size="10" text-anchor="end" fill="currentColor"'
-        f' opacity="0.6">{seconds(span)}</text>'
-    )
-    return (
-        f'<svg class="meowgent-timeline" xmlns="http://www.w3.org/2000/svg"'
-        f' width="{_WIDTH}" height="{height}"'
-        f' viewBox="0 0 {_WIDTH} {height}" style="max-width: 100%">{"".join(rows)}{axis}</svg>'
-    )

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from .._html import escape, note_html, seconds
 from .._visible import visible
@@ -29,33 +28,15 @@ from ..agent.events import (
 )
 from ..models.base import Usage
 from ..tools.calls import ToolCall
-from ._cards import Card, card_html_of, card_lines
-from ._html import Bar, markdown_html, thinking_html, timeline_svg
+from ._cards import Card, call_text, card_html_of, card_lines
+from ._html import markdown_html, thinking_html, turn_html
+from ._rows import Block, Note, Repeats, Row, last_turn, rows, segments, summary, turns_of
+from ._timeline import Bar, timeline_svg
 
 if TYPE_CHECKING:
     from ..agent.loop import AgentResult
 
 __all__ = ["Transcript"]
-
-
-@dataclass
-class _Block:
-    """Consecutive text or thinking deltas of one turn."""
-
-    kind: Literal["text", "thinking"]
-    turn: int
-    parts: list[str] = field(default_factory=list)
-
-    @property
-    def text(self) -> str:
-        return "".join(self.parts).strip()
-
-
-@dataclass
-class _Note:
-    """A line between the parts of a run: a turn that ended at the token limit."""
-
-    text: str
 
 
 class Transcript:
@@ -71,6 +52,11 @@ class Transcript:
 
     A turn that ended at the model's token limit (``TurnEnd.finish_reason == "length"``) adds
     ``[the answer hit the token limit (turn 2)]`` where it ended: its text or call may be cut off.
+    Identical calls in a row (same call, status and output) show as one card marked ``(x3)``.
+
+    In HTML, finished turns fold to one line each (``turn 1: get_weather(city='Paris') done``)
+    once a later turn has begun; the answer, or the turn in progress, stays open. A turn with
+    several calls has a timeline: when each call was read, waited for approval, and ran.
 
     Args:
         clock: Seconds from any origin, read when calls and results arrive (for the timeline).
@@ -80,8 +66,9 @@ class Transcript:
         self._clock = clock
         self._started = clock()
         self._stopped_at: float | None = None
-        self._items: list[_Block | Card | _Note] = []
+        self._items: list[Block | Card | Note] = []
         self._turn = 1
+        self._turn_ends: dict[int, float] = {}
         self._waiting = True
         self.turns = 0
         """Model turns finished so far."""
@@ -115,25 +102,29 @@ class Transcript:
             kind = "text" if isinstance(event, TextDelta) else "thinking"
             self._waiting = False
             last = self._items[-1] if self._items else None
-            if not (isinstance(last, _Block) and last.kind == kind and last.turn == self._turn):
-                last = _Block(kind, self._turn)
+            if not (isinstance(last, Block) and last.kind == kind and last.turn == self._turn):
+                last = Block(kind, self._turn)
                 self._items.append(last)
             last.parts.append(event.text)
         elif isinstance(event, ToolCallEvent):
             self._waiting = False
             self._items.append(Card(event.call, event.turn, self._clock()))
         elif isinstance(event, ApprovalRequested):
+            now = self._clock()
             for call in event.calls:
-                self._card(call).asked = True
+                card = self._card(call)
+                card.asked, card.asked_at = True, now
         elif isinstance(event, ApprovalEvent):
-            self._card(event.call).decision = event.decision
+            card = self._card(event.call)
+            card.decision, card.decided_at = event.decision, self._clock()
         elif isinstance(event, ToolResultEvent):
             card = self._card(event.result.call)
             card.result, card.end = event.result, self._clock()
         elif isinstance(event, TurnEnd):
             self.turns, self._turn, self._waiting = event.turn, event.turn + 1, True
+            self._turn_ends[event.turn] = self._clock()
             if event.finish_reason == "length":  # its answer, or its last call, may be cut off
-                self._items.append(_Note(f"the answer hit the token limit (turn {event.turn})"))
+                self._items.append(Note(f"the answer hit the token limit (turn {event.turn})", event.turn))
             if event.usage is not None:
                 self.usage = event.usage if self.usage is None else self.usage + event.usage
         elif isinstance(event, FinalAnswer):
@@ -175,23 +166,24 @@ class Transcript:
 
     def to_text(self) -> str:
         """The stable ``text/plain`` form: no timings, ids or token counts."""
+        stopped = self._cut_short
         lines: list[str] = []
-        for item in self._items:
-            if isinstance(item, Card):
-                lines.extend(card_lines(item, self._cut_short))
-            elif isinstance(item, _Note):
-                lines.append(f"[{item.text}]")
-            elif item.text:
-                lines.append("[thinking]" if item.kind == "thinking" else item.text)
+        for row in rows(self._items, stopped):
+            if isinstance(row, Repeats):
+                lines.extend(card_lines(row.card, stopped, row.times, row.told))
+            elif isinstance(row, Note):
+                lines.append(f"[{row.text}]")
+            else:
+                lines.append("[thinking]" if row.kind == "thinking" else row.text)
         if self.stopped_by is not None:
             lines.append(f"[stopped by {self.stopped_by} after {self.progress()}]")
         elif self.error is not None:
-            lines.append(self._error_text())
+            lines.append(_error_text(self.error, self.progress()))
         elif self.result is None:
             if self._waiting:
                 lines.append("[waiting for the model...]")
-        elif self.result.stopped == "max_turns":
-            lines.append(f"[{_stopped_note(self.result.turns)}]")
+        elif _stopped_note(self.result) is not None:
+            lines.append(f"[{_stopped_note(self.result)}]")
         elif not lines:
             lines.append("[no answer]")
         return "\n".join(lines)
@@ -199,7 +191,7 @@ class Transcript:
     # --- text/html ----------------------------------------------------------------------------
 
     def to_html(self) -> str:
-        """The ``text/html`` form: Markdown answer, folded thinking, cards, timelines, footer."""
+        """The ``text/html`` form: Markdown answer, folded thinking and turns, cards, timelines, footer."""
         return '<div class="meowgent-transcript">' + "".join(self._html_parts()[0]) + "</div>"
 
     def html_sections(self) -> list[tuple[str, ToolCall | None]]:
@@ -218,49 +210,71 @@ class Transcript:
         stopped = self._cut_short
         waiting: list[tuple[int, ToolCall]] = []
         now = self._stopped_at if self._stopped_at is not None else self._clock()
-        last_card = {item.turn: i for i, item in enumerate(self._items) if isinstance(item, Card)}
-        parts = []
-        for i, item in enumerate(self._items):
-            if isinstance(item, Card):
-                parts.append(card_html_of(item, stopped))
-                if item.status(stopped) == "waiting":
-                    waiting.append((len(parts), item.call))
-                if last_card[item.turn] == i:
-                    parts.append(self._timeline_html(item.turn, now))
-            elif isinstance(item, _Note):
-                parts.append(note_html("meowgent-token-limit", item.text, "color: #ef6c00; font-weight: bold; "))
-            elif item.text and item.kind == "thinking":
-                # Open while the model is still thinking, so a person sees it is at work.
-                thinking = i == len(self._items) - 1 and not self.finished
-                parts.append(thinking_html(item.text, expanded=thinking))
-            elif item.text:
-                parts.append(f'<div class="meowgent-text">{markdown_html(item.text)}</div>')
+        shown = rows(self._items, stopped)
+        open_turn = last_turn(shown[-1]) if shown else self._turn  # the answer, or the turn at work
+        parts: list[str] = []
+        for segment in segments(shown):
+            lo, hi = turns_of(segment)
+            if hi < open_turn and any(isinstance(row, Repeats) for row in segment):
+                body = "".join(self._row_html(row, row is shown[-1], stopped, now) for row in segment)
+                parts.append(turn_html(summary(segment, stopped), self._duration(lo, hi), body))
+                continue
+            for row in segment:  # the open turn: a waiting card's buttons go right after it
+                parts.append(self._row_html(row, row is shown[-1], stopped, now))
+                if isinstance(row, Repeats) and row.card.status(stopped) == "waiting":
+                    card_end = len(card_html_of(row.card, stopped, row.times, row.told))
+                    parts[-1:] = [parts[-1][:card_end], parts[-1][card_end:]]  # the card, its turn's timeline
+                    waiting.append((len(parts) - 1, row.card.call))
         if self.stopped_by is not None:
             parts.append(note_html("meowgent-stopped", f"stopped by {self.stopped_by} after {self.progress()}"))
         elif self.error is not None:
-            parts.append(f'<pre class="meowgent-error" style="color: #c62828">{escape(self._error_text())}</pre>')
+            parts.append(
+                f'<pre class="meowgent-error" style="color: #d32f2f">'
+                f"{escape(_error_text(self.error, self.progress()))}</pre>"
+            )
         elif self.result is None and self._waiting:
             parts.append(note_html("meowgent-waiting", "waiting for the model...", "font-style: italic; "))
-        elif self.result is not None and self.result.stopped == "max_turns":
-            parts.append(note_html("meowgent-stopped", _stopped_note(self.result.turns)))
+        elif self.result is not None and _stopped_note(self.result) is not None:
+            parts.append(note_html("meowgent-stopped", _stopped_note(self.result)))
         if self.finished:
             parts.append(self._footer_html())
         return parts, waiting
 
-    def _error_text(self) -> str:
-        return _error_text(self.error, self.progress()) if self.error is not None else ""
+    def _row_html(self, row: Row, last: bool, stopped: bool, now: float) -> str:
+        if isinstance(row, Note):
+            return note_html("meowgent-token-limit", row.text, "color: #b35900; font-weight: bold; ")
+        if isinstance(row, Block) and row.kind == "thinking":
+            # Open while the model is still thinking, so a person sees it is at work.
+            return thinking_html(row.text, expanded=last and not self.finished)
+        if isinstance(row, Block):
+            return f'<div class="meowgent-text">{markdown_html(row.text)}</div>'
+        html = card_html_of(row.card, stopped, row.times, row.told)
+        for card in row.cards:  # after a turn's last card, the turn's timeline
+            turn = [item for item in self._items if isinstance(item, Card) and item.turn == card.turn]
+            if len(turn) > 1 and turn[-1] is card:
+                html += self._timeline_html(turn, now, stopped)
+        return html
 
-    def _timeline_html(self, turn: int, now: float) -> str:
-        cards = [item for item in self._items if isinstance(item, Card) and item.turn == turn]
+    def _duration(self, first: int, last: int) -> float | None:
+        """Seconds from the end of the turn before ``first`` to the end of ``last``, where known."""
+        start = self._turn_ends.get(first - 1, self._started if first == 1 else None)
+        end = self._turn_ends.get(last)
+        return None if start is None or end is None else end - start
+
+    def _timeline_html(self, cards: Sequence[Card], now: float, stopped: bool) -> str:
         origin = min(card.start for card in cards)
         bars = []
         for card in cards:
             end = card.end if card.end is not None else now
             duration = card.result.duration if card.result is not None else None
-            # The tool ran for the last ``duration`` seconds before its result arrived.
-            run = None if duration is None else min(max(end - duration, card.start), end) - origin
-            status = card.status(self._cut_short)
-            bars.append(Bar(visible(card.call.name), card.start - origin, end - origin, run, status))
+            decided = None if card.decided_at is None else card.decided_at - origin
+            asked = None if card.asked_at is None else card.asked_at - origin
+            # The tool ran for the last ``duration`` seconds before its result arrived, after any decision.
+            run = None
+            if duration is not None:
+                run = min(max(end - origin - duration, decided or 0.0, card.start - origin), end - origin)
+            status = card.status(stopped)
+            bars.append(Bar(visible(card.call.name), card.start - origin, end - origin, run, status, asked, decided))
         return f'<div class="meowgent-timeline-box" style="margin: 0.2em 0 0.6em">{timeline_svg(bars)}</div>'
 
     def _footer_html(self) -> str:
@@ -285,8 +299,17 @@ class Transcript:
         return self.to_text()
 
 
-def _stopped_note(turns: int) -> str:
-    return f"stopped: the limit of {turns} turn{'s' * (turns != 1)} was reached"
+def _stopped_note(result: AgentResult) -> str | None:
+    """Why the run stopped before the model answered, or None if it answered."""
+    repeated = result.repeated_failure
+    if result.stopped == "repeated_failure" and repeated is not None:
+        call = repeated.result.call
+        what = "an unreadable call" if repeated.result.kind == "parse_error" else call_text(call)
+        return f"stopped: {what} failed the same way {repeated.times} times"
+    if result.stopped == "max_turns":
+        turns = result.turns
+        return f"stopped: the limit of {turns} turn{'s' * (turns != 1)} was reached"
+    return None
 
 
 def _error_text(error: BaseException, progress: str) -> str:

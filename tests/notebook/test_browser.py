@@ -141,6 +141,8 @@ def panel(cell):
 
 
 def card(cell):
+    """The cell's tool cards, after opening the finished turns folded to one line, as a person would."""
+    cell.locator("details.meowgent-turn:not([open]) > summary").evaluate_all("all => all.forEach(s => s.click())")
     return cell.locator(".meowgent-card")
 
 

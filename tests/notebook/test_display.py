@@ -22,6 +22,8 @@ from nbclient import NotebookClient
 from meowgent_nb import (
     Agent,
     AgentResult,
+    ApprovalEvent,
+    ApprovalRequested,
     Approved,
     AutoApprove,
     Denied,
@@ -379,9 +381,12 @@ def test_hidden_characters_are_shown_on_the_cards_but_the_tool_gets_them():
         + MARK.format("U+2028 LINE SEPARATOR", "\\u2028")
         + "."
     )
-    names = re.findall(r'<code style="font-weight: bold">(.*?)</code>', html)
+    names = re.findall(r'<code style="font-weight: bold[^"]*">(.*?)</code>', html)
     assert names == ["echo", "echo" + MARK.format("U+200D ZERO WIDTH JOINER", "\\u200d")]
-    label = '<text x="124" y="31" text-anchor="end" font-size="11" fill="currentColor">echo\\u200d</text>'
+    label = (
+        '<text x="72" y="31" text-anchor="end" font-size="11" fill="currentColor">'
+        "echo\\u200d<title>echo\\u200d</title></text>"
+    )
     assert label in html  # the timeline's label
     assert "<script>" not in html
     assert not any(is_hidden(char) for char in html)
@@ -422,12 +427,13 @@ def test_a_turn_that_hit_the_token_limit_says_so_where_it_ended():
     )
     html = transcript.to_html()
     note = (
-        '<div class="meowgent-token-limit" style="color: #ef6c00; font-weight: bold; opacity: 0.65;'
+        '<div class="meowgent-token-limit" style="color: #b35900; font-weight: bold; opacity: 0.65;'
         ' font-size: 0.85em">the answer hit the token limit (turn {})</div>'
     )
     assert html.count('class="meowgent-token-limit"') == 2
     answer = '<div class="meowgent-text"><p>It is 21 degrees in</p></div>'
-    assert note.format(1) + answer + note.format(2) in html  # each where its turn ended
+    # each where its turn ended: turn 1's at the end of its folded turn
+    assert note.format(1) + "</details>" + answer + note.format(2) in html
 
 
 def test_other_finish_reasons_add_nothing():
@@ -439,6 +445,133 @@ def test_other_finish_reasons_add_nothing():
     assert Transcript.from_events(events).to_text() == "Done."
     assert TurnEnd(1, None, 0).finish_reason is None
     assert "meowgent-token-limit" not in Transcript.from_events(events).to_html()
+
+
+# --- long runs: repeated calls, folded turns ---------------------------------------------------
+
+
+def ticking(step: float = 0.5):
+    """A clock that moves ``step`` seconds each time it is read."""
+    now = [0.0]
+
+    def clock() -> float:
+        now[0] += step
+        return now[0]
+
+    return clock
+
+
+def test_identical_calls_in_a_row_are_one_card_and_the_stop_says_why():
+    transcript, result = transcript_of([call("get_weather", city="Rome")] * 8 + ["never read"])
+    assert (result.stopped, result.turns) == ("repeated_failure", 3)
+    assert transcript.to_text() == (
+        "[tool] get_weather(city='Rome') -> error (x3)\n"
+        "  Error: ValueError: no weather for Rome\n"
+        "  [the model was told not to repeat this call]\n"
+        "[stopped: get_weather(city='Rome') failed the same way 3 times]"
+    )
+    html = transcript.to_html()
+    assert html.count('class="meowgent-card ') == 1 and "meowgent-turn" not in html  # one card, the last turn's
+    assert re.findall(r'<span class="meowgent-repeats"[^>]*>(.*?)</span>', html) == ["\u00d73"]
+    assert re.findall(r'<pre class="meowgent-output"[^>]*>(.*?)</pre>', html) == ["Error: ValueError: no weather for Rome"]
+    assert '">the model was told not to repeat this call</div>' in html
+    assert '">stopped: get_weather(city=&#x27;Rome&#x27;) failed the same way 3 times</div>' in html
+    assert "3 turns \u00b7 3 tool calls" in html  # the footer counts every call
+
+
+def test_only_exact_repeats_in_a_row_are_merged():
+    transcript, _ = transcript_of(
+        [
+            call("get_weather", city="Paris") * 2,  # two identical successes: merged
+            call("get_weather", city="Rome") + call("get_weather", city="Oslo") + call("get_weather", city="Rome"),
+            "Let me try again." + call("get_weather", city="Rome"),  # text between: not merged
+            "Done.",
+        ],
+        repeat_calls=True,
+    )
+    assert transcript.to_text() == (
+        "[tool] get_weather(city='Paris') -> done (x2)\n"
+        "  Paris: 21 degrees celsius\n"
+        "[tool] get_weather(city='Rome') -> error\n"
+        "  Error: ValueError: no weather for Rome\n"
+        "[tool] get_weather(city='Oslo') -> done\n"
+        "  Oslo: 9 degrees celsius\n"
+        "[tool] get_weather(city='Rome') -> error\n"
+        "  Error: ValueError: no weather for Rome\n"
+        "Let me try again.\n"
+        "[tool] get_weather(city='Rome') -> error\n"
+        "  Error: ValueError: no weather for Rome\n"
+        "  [the model was told not to repeat this call]\n"
+        "Done."
+    )
+
+
+def test_finished_turns_fold_to_one_line_and_the_answer_stays_open():
+    events = events_of(
+        Agent(
+            ScriptedModel(
+                [
+                    call("get_weather", city="Paris"),
+                    "Now the rest." + "".join(call("get_weather", city=c) for c in ("Oslo", "Rome", "Oslo", "Paris")),
+                    "Paris 21, Oslo 9.",
+                ]
+            ),
+            tools=[get_weather],
+            repeat_calls=True,
+        )
+    )
+    transcript = Transcript.from_events(events, clock=ticking())
+    text = transcript.to_text()
+    html = transcript.to_html()
+    folds = re.findall(r'<details class="meowgent-turn"[^>]*><summary[^>]*>(.*?)</summary>', html)
+    duration = ' \u00b7 <span class="meowgent-duration">{}</span>'
+    assert folds == [
+        "turn 1: get_weather(city=&#x27;Paris&#x27;) done" + duration.format("1.50 s"),
+        "turn 2: get_weather(city=&#x27;Oslo&#x27;) done, get_weather(city=&#x27;Rome&#x27;) error,"
+        " get_weather(city=&#x27;Oslo&#x27;) done, and 1 more" + duration.format("4.50 s"),  # 4 calls, 4 results, its end
+    ]
+    assert html.count("<details class=\"meowgent-turn\"") == 2 and " open" not in html
+    # the folded turns hold their text, cards and timeline; the answer comes after them
+    second = html[html.rindex('<details class="meowgent-turn"') : html.rindex("</details>")]
+    assert second.count('class="meowgent-card ') == 4 and "Now the rest." in second and "meowgent-timeline" in second
+    assert html.index("Paris 21, Oslo 9.") > html.rindex("</details>")
+    assert text == Transcript.from_events(events).to_text()  # folding leaves text/plain alone
+    assert text.startswith("[tool] get_weather(city='Paris') -> done\n  Paris: 21 degrees celsius\nNow the rest.\n")
+
+
+def test_while_running_the_latest_turn_stays_open():
+    paris = ToolCall("get_weather", {"city": "Paris"}, id="1")
+    oslo = ToolCall("get_weather", {"city": "Oslo"}, id="2")
+    transcript = Transcript(clock=ticking())
+    for event in [ToolCallEvent(paris, 1), ToolResultEvent(ToolResult(paris, "21", duration=0.1)), TurnEnd(1, None, 1)]:
+        transcript.handle(event)
+    assert "meowgent-turn" not in transcript.to_html()  # nothing newer yet: turn 1 is what there is to see
+    transcript.handle(ToolCallEvent(oslo, 2))
+    html = transcript.to_html()
+    assert html.count('<details class="meowgent-turn"') == 1
+    assert html.index('class="meowgent-card meowgent-status-running"') > html.index("</details>")
+    transcript.handle(TextDelta("Also "))  # text after a call in the same turn: still one fold
+    assert transcript.to_html().count("<details") == 1
+
+
+def test_a_turn_without_calls_is_not_folded_and_the_turn_limit_folds_the_repeats():
+    transcript, result = transcript_of(
+        [call("get_weather", city="Rome")] * 4, max_repeated_failures=None, max_turns=4
+    )
+    assert result.stopped == "max_turns"
+    assert transcript.to_text() == (
+        "[tool] get_weather(city='Rome') -> error (x3)\n"
+        "  Error: ValueError: no weather for Rome\n"
+        "[tool] get_weather(city='Rome') -> not run\n"
+        "  Not run: the limit of 4 turns was reached; answer without tools.\n"
+        "[stopped: the limit of 4 turns was reached]"
+    )
+    folds = re.findall(r"<summary[^>]*>(.*?) \u00b7 <span", transcript.to_html())
+    assert folds == ["turns 1\u20133: get_weather(city=&#x27;Rome&#x27;) error \u00d73"]
+    reminded, _ = transcript_of(["No tools needed.", call("get_weather", city="Oslo"), "9 degrees."], tool_choice="required")
+    folded = reminded.to_html()
+    assert folded.count("<details class=\"meowgent-turn\"") == 1
+    assert folded.index("No tools needed.") < folded.index("<details")  # turn 1 had no call: not folded
 
 
 # --- the timeline -----------------------------------------------------------------------------
@@ -454,39 +587,61 @@ def test_parallel_calls_overlap_on_the_timeline():
         [call("nap", seconds=0.2) + call("nap", seconds=0.2), call("nap", seconds=0.01), "Rested."],
         tools=[nap],
     )
-    svgs = re.findall(r"<svg .*?</svg>", transcript.to_html())
-    assert len(svgs) == 2  # one per turn with calls
-    assert len(bars(svgs[0])) == 2 and len(bars(svgs[1])) == 1
-    (a_start, a_end), (b_start, b_end) = bars(svgs[0], "meowgent-run")
+    (svg,) = re.findall(r"<svg .*?</svg>", transcript.to_html())  # a turn with one call has none
+    assert len(bars(svg)) == 2
+    (a_start, a_end), (b_start, b_end) = bars(svg, "meowgent-run")
     assert max(a_start, b_start) < min(a_end, b_end), "the two naps ran at the same time"
 
 
-def test_timeline_positions_follow_the_clock():
-    ticks = iter([0.0, 1.0, 1.0, 2.0, 3.0, 3.0])
+def test_timeline_positions_follow_the_clock_and_show_the_approval_wait_apart():
+    ticks = iter([0.0, 1.0, 1.0, 1.5, 2.5, 2.6, 3.0, 3.0, 3.0])
     transcript = Transcript(clock=lambda: next(ticks))
     slow, quick = ToolCall("slow", {}, id="1"), ToolCall("quick", {}, id="2")
     for event in [
-        ToolCallEvent(slow, 1),
-        ToolCallEvent(quick, 1),
-        ToolResultEvent(ToolResult(quick, "ok", duration=0.5)),
-        ToolResultEvent(ToolResult(slow, "ok", duration=1.0)),
+        ToolCallEvent(slow, 1),  # 1.0
+        ToolCallEvent(quick, 1),  # 1.0
+        ApprovalRequested((quick,)),  # 1.5: the model's answer is complete
+        ApprovalEvent(quick, Approved()),  # 2.5: a person clicked
+        ToolResultEvent(ToolResult(quick, "ok", duration=0.1)),  # 2.6
+        ToolResultEvent(ToolResult(slow, "ok", duration=1.0)),  # 3.0
         TurnEnd(1, None, 2),
         FinalAnswer(AgentResult(text="")),
     ]:
         transcript.handle(event)
     svg = re.search(r"<svg .*?</svg>", transcript.to_html()).group(0)
-    # 338 px of bar area for the 2 s from the first call to the last result.
-    assert bars(svg) == [(130.0, 468.0), (130.0, 299.0)]
-    assert bars(svg, "meowgent-run") == [(299.0, 468.0), (214.5, 299.0)]
-    assert "<title>quick: 1.00 s in all, 500 ms running</title>" in svg
+    # 398 px of bar area (right of a 70 px label column) for the 2 s from the first call to the last result.
+    assert bars(svg) == [(70.0, 468.0), (70.0, 388.4)]
+    assert bars(svg, "meowgent-wait") == [(169.5, 368.5)]  # quick waited 1 s for approval...
+    assert bars(svg, "meowgent-run") == [(269.0, 468.0), (368.5, 388.4)]  # ...and ran for 0.1 s
+    assert "<title>quick: 1.60 s in all, 1.00 s waiting for approval, 100 ms running</title>" in svg
+    assert "<title>slow: 2.00 s in all, 1.00 s running</title>" in svg
     assert ">2.00 s</text></svg>" in svg
+
+
+def test_long_tool_names_are_shortened_in_the_timeline_with_the_full_name_as_a_tooltip():
+    long = ToolCall("fetch_the_quarterly_sales_report_by_region", {}, id="1")
+    short = ToolCall("add", {}, id="2")
+    transcript = Transcript.from_events(
+        [ToolCallEvent(long, 1), ToolCallEvent(short, 1), ToolResultEvent(ToolResult(short, "1", duration=0.0))]
+    )
+    svg = re.search(r"<svg .*?</svg>", transcript.to_html()).group(0)
+    labels = re.findall(r'<text x="(\d+)" y="\d+" text-anchor="end"[^>]*>(.*?)<title>(.*?)</title></text>', svg)
+    # 28 characters fit in the widest label column (197 px); a longer name ends in an ellipsis.
+    assert labels == [
+        ("191", "fetch_the_quarterly_sales_r\u2026", "fetch_the_quarterly_sales_report_by_region"),
+        ("191", "add", "add"),
+    ]
 
 
 # --- Markdown ---------------------------------------------------------------------------------
 
 
 CODE = '<code style="background: rgba(127,127,127,0.15); padding: 0 0.2em; border-radius: 3px">'
-PRE = '<pre style="background: rgba(127,127,127,0.12); padding: 0.5em; border-radius: 4px; overflow-x: auto">'
+MONO = (
+    "font-family: var(--jp-code-font-family, ui-monospace, SFMono-Regular, Menlo, Consolas,"
+    " 'DejaVu Sans Mono', 'Liberation Mono', monospace)"
+)
+PRE = f'<pre style="background: rgba(127,127,127,0.12); padding: 0.5em; border-radius: 4px; overflow-x: auto; {MONO}">'
 
 
 def test_markdown_subset():
@@ -735,3 +890,41 @@ def test_a_call_cut_by_the_token_limit_is_shown_as_cut_and_never_runs():
         "[the answer hit the token limit (turn 1)]",
         "Sorry.",
     ]
+
+
+# --- colours and fonts ------------------------------------------------------------------------
+
+
+def contrast(a: str, b: str) -> float:
+    """The WCAG 2 contrast ratio of two #rrggbb colours."""
+
+    def luminance(color: str) -> float:
+        channels = [int(color[i : i + 2], 16) / 255 for i in (1, 3, 5)]
+        r, g, b = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+    high, low = sorted([luminance(a), luminance(b)], reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+def test_status_colours_read_on_light_and_dark_themes():
+    from meowgent_nb.notebook._html import STATUS_COLORS
+
+    for status, color in STATUS_COLORS.items():
+        assert contrast(color, "#ffffff") >= 4.5, f"white text on the {status} pill"
+        for background in ("#ffffff", "#111111", "#222222"):  # JupyterLab light, dark
+            assert contrast(color, background) >= 3.0, f"the {status} border and bar on {background}"
+
+
+def test_boxes_are_monospace_and_wrap_between_words_also_outside_jupyterlab():
+    transcript, _ = transcript_of([call("get_weather", city="Paris"), "Done."])
+    html = transcript.to_html() + ToolsView([get_weather]).to_html()
+    pres = re.findall(r'<pre class="meowgent-(?:arguments|output)" style="([^"]*)"', html)
+    xml = re.findall(r'<div class="highlight"[^>]*><pre style="([^"]*)"', html)
+    assert len(pres) == 2 and len(xml) == 1
+    for style in pres + xml:
+        # JupyterLab's code font where it is defined, else a stack that ends in the generic family.
+        assert "font-family: var(--jp-code-font-family, ui-monospace," in style and "monospace)" in style
+        # JupyterLab's output CSS breaks words anywhere ("a c / ity"); these wrap between words.
+        assert "white-space: pre-wrap; word-break: normal; overflow-wrap: break-word" in style
+    assert "background: #f8f8f8; color: #1f1f1f" in xml[0]  # the light Pygments colours keep a light box

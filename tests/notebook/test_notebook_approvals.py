@@ -57,7 +57,7 @@ def test_approve_click_runs_the_call_and_the_panel_shows_the_decision(kernel):
     assert kernel.ok("report(result)").stdout == "ok | wrote approved.txt | True\n"
     call = "write_file(path='approved.txt', text='<b>hi</b> & bye')"
     assert run.panel_texts == [f"Approval needed: {call} -> waiting", f"Approval needed: {call} -> approved"]
-    assert sorted(run.buttons) == ["Always allow", "Approve", "Approve with these arguments", "Deny", "Edit arguments"]
+    assert sorted(run.buttons) == ["Always allow", "Approve", "Approve these arguments", "Check", "Deny", "Edit arguments"]
     html = [s["value"] for s in run.models.values() if s["_model_name"] == "HTMLModel" and s["value"]]
     assert html == [
         "<b>Approval needed</b> for 1 call. Calls left undecided are denied after 10 minutes.",
@@ -172,7 +172,7 @@ def test_an_interrupt_while_waiting_ends_the_cell_and_records_the_call_as_not_ru
     out = kernel.ok("print(agent.messages[-1]['content'], os.path.exists('interrupted.txt'))").stdout
     assert (
         out
-        == '<tool_response name="write_file">\nError: interrupted before it finished.\n</tool_response>\n'
+        == '<tool_response name="write_file">\nNot run: the run was stopped before a decision.\n</tool_response>\n'
         "Use these results to answer the user's question in plain text. False\n"
     )
 
