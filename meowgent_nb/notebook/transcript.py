@@ -21,6 +21,9 @@ from ..agent.events import (
     ApprovalEvent,
     ApprovalRequested,
     FinalAnswer,
+    ModelStatus,
+    PartialCall,
+    RunStart,
     TextDelta,
     ThinkingDelta,
     ToolCallEvent,
@@ -31,6 +34,7 @@ from ..models.base import Usage
 from ..tools.calls import ToolCall
 from ._cards import Card, card_html_of, card_lines
 from ._html import Bar, markdown_html, thinking_html, timeline_svg
+from ._progress import draft_html, draft_line, model_html, thought_html, waiting_html
 
 if TYPE_CHECKING:
     from ..agent.loop import AgentResult
@@ -45,6 +49,10 @@ class _Block:
     kind: Literal["text", "thinking"]
     turn: int
     parts: list[str] = field(default_factory=list)
+    start: float = 0.0
+    """When its first delta arrived (``clock()``)."""
+    end: float | None = None
+    """When the next other event arrived: the model stopped thinking (or writing this text)."""
 
     @property
     def text(self) -> str:
@@ -83,6 +91,11 @@ class Transcript:
         self._items: list[_Block | Card | _Note] = []
         self._turn = 1
         self._waiting = True
+        self._waiting_since = self._started
+        self._status: str | None = None  # what the backend said it is doing, while we wait
+        self._draft: PartialCall | None = None  # the call being written, until it is complete
+        self.model: str | None = None
+        """Which model and backend answer (`RunStart`), shown at the top of the HTML."""
         self.turns = 0
         """Model turns finished so far."""
         self.usage: Usage | None = None
@@ -109,14 +122,17 @@ class Transcript:
 
     def handle(self, event: AgentEvent) -> None:
         """Take in the next event of the run."""
+        self._progress(event)
         if isinstance(event, (TextDelta, ThinkingDelta)):
             kind = "text" if isinstance(event, TextDelta) else "thinking"
             self._waiting = False
             last = self._items[-1] if self._items else None
             if not (isinstance(last, _Block) and last.kind == kind and last.turn == self._turn):
-                last = _Block(kind, self._turn)
+                last = _Block(kind, self._turn, start=self._clock())
                 self._items.append(last)
             last.parts.append(event.text)
+        elif isinstance(event, PartialCall):
+            self._waiting, self._draft = False, event
         elif isinstance(event, ToolCallEvent):
             self._waiting = False
             self._items.append(Card(event.call, event.turn, self._clock()))
@@ -130,6 +146,7 @@ class Transcript:
             card.result, card.end = event.result, self._clock()
         elif isinstance(event, TurnEnd):
             self.turns, self._turn, self._waiting = event.turn, event.turn + 1, True
+            self._waiting_since = self._clock()
             if event.finish_reason == "length":  # its answer, or its last call, may be cut off
                 self._items.append(_Note(f"the answer hit the token limit (turn {event.turn})"))
             if event.usage is not None:
@@ -140,7 +157,33 @@ class Transcript:
 
     def fail(self, error: BaseException) -> None:
         """Record that the run stopped with ``error`` (an exception, or an interrupt)."""
+        self._progress(None)
         self.error, self._stopped_at = error, self._clock()
+
+    def _progress(self, event: AgentEvent | None) -> None:
+        """The signs of life an event ends or starts: a status, a call being written, thinking."""
+        if isinstance(event, RunStart):
+            self.model = event.model
+        elif isinstance(event, ModelStatus):
+            self._status = event.text
+        elif event is not None:
+            self._status = None  # the answer has begun, or the turn is over
+        if not isinstance(event, PartialCall):
+            self._draft = None  # replaced by its complete card, or it was not a call after all
+        last = self._items[-1] if self._items else None
+        if isinstance(last, _Block) and last.end is None:
+            if not isinstance(event, TextDelta if last.kind == "text" else ThinkingDelta):
+                last.end = self._clock()
+
+    @property
+    def clock_running(self) -> bool:
+        """Whether the HTML shows a live counter (waiting, thinking) that a display should redraw."""
+        if self.finished:
+            return False
+        last = self._items[-1] if self._items else None
+        return (self._waiting and self._draft is None) or (
+            isinstance(last, _Block) and last.kind == "thinking" and last.end is None
+        )
 
     def _card(self, call: ToolCall) -> Card:
         cards = [item for item in reversed(self._items) if isinstance(item, Card)]
@@ -169,7 +212,9 @@ class Transcript:
         if self.error is not None:
             lines.append(_error_text(self.error))
         elif self.result is None:
-            if self._waiting:
+            if self._draft is not None:
+                lines.append(draft_line(self._draft.name))
+            elif self._waiting:
                 lines.append("[waiting for the model...]")
         elif self.result.stopped == "max_turns":
             lines.append(f"[{_stopped_note(self.result.turns)}]")
@@ -184,7 +229,7 @@ class Transcript:
         stopped = self.error is not None
         now = self._stopped_at if self._stopped_at is not None else self._clock()
         last_card = {item.turn: i for i, item in enumerate(self._items) if isinstance(item, Card)}
-        parts = []
+        parts = [model_html(self.model)] if self.model is not None else []
         for i, item in enumerate(self._items):
             if isinstance(item, Card):
                 parts.append(card_html_of(item, stopped))
@@ -194,16 +239,19 @@ class Transcript:
                 parts.append(note_html("meowgent-token-limit", item.text, "color: #ef6c00; font-weight: bold; "))
             elif item.text and item.kind == "thinking":
                 # Open while the model is still thinking, so a person sees it is at work.
-                thinking = i == len(self._items) - 1 and not self.finished
-                parts.append(thinking_html(item.text, expanded=thinking))
+                thinking = item.end is None and not self.finished
+                title = thought_html((item.end or now) - item.start, live=thinking)
+                parts.append(thinking_html(item.text, expanded=thinking, title=title))
             elif item.text:
                 parts.append(f'<div class="meowgent-text">{markdown_html(item.text)}</div>')
         if self.error is not None:
             parts.append(
                 f'<pre class="meowgent-error" style="color: #c62828">{escape(_error_text(self.error))}</pre>'
             )
+        elif self._draft is not None:
+            parts.append(draft_html(self._draft.name, self._draft.text))
         elif self.result is None and self._waiting:
-            parts.append(note_html("meowgent-waiting", "waiting for the model...", "font-style: italic; "))
+            parts.append(waiting_html(self._status, now - self._waiting_since))
         elif self.result is not None and self.result.stopped == "max_turns":
             parts.append(note_html("meowgent-stopped", _stopped_note(self.result.turns)))
         if self.finished:

@@ -273,11 +273,13 @@ def test_thinking_is_folded_and_usage_is_only_in_html():
     )
     html = transcript.to_html()
     muted = "opacity: 0.65; font-size: 0.85em"
-    assert (
-        f'<details class="meowgent-thinking"><summary style="cursor: pointer; {muted}">'
-        "thinking (5 words)</summary>"
-        f'<div style="white-space: pre-wrap; {muted}">The person wants the weather.</div></details>'
-    ) in html
+    # How long it thought is measured (tests/notebook/test_progress.py checks it on a fake clock).
+    assert re.search(
+        re.escape(f'<details class="meowgent-thinking"><summary style="cursor: pointer; {muted}">')
+        + r'thought for <span class="meowgent-thought-time">\d+\.\d s</span> \(5 words\)</summary>'
+        + re.escape(f'<div style="white-space: pre-wrap; {muted}">The person wants the weather.</div></details>'),
+        html,
+    )
     footer = re.search(r'<div class="meowgent-footer"[^>]*>(.*?)</div>', html).group(1)
     # The scripted first turn reports 3 completion tokens (one per chunk) and no durations.
     assert re.fullmatch(
@@ -461,7 +463,7 @@ def test_parallel_calls_overlap_on_the_timeline():
 
 
 def test_timeline_positions_follow_the_clock():
-    ticks = iter([0.0, 1.0, 1.0, 2.0, 3.0, 3.0])
+    ticks = iter([0.0, 1.0, 1.0, 2.0, 3.0, 3.0, 3.0])  # the start, each call and result, TurnEnd, the end
     transcript = Transcript(clock=lambda: next(ticks))
     slow, quick = ToolCall("slow", {}, id="1"), ToolCall("quick", {}, id="2")
     for event in [
