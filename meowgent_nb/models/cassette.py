@@ -155,9 +155,11 @@ class _CassetteModel:
         with contextlib.suppress(ValueError):
             path = path.relative_to(Path.cwd())
         if self._record_all:
-            inner = describe_model(self._inner) if hasattr(self._inner, "stream") else self._key_name or "the model"
+            made = hasattr(self._inner, "stream")  # else a function that makes the model when needed
+            inner = describe_model(self._inner) if made else self._key_name or "the model"
             return f"{inner}, recorded to {path}"
-        replay = f"cassette replay of {self._key_name} ({path})" if self._key_name else f"cassette replay ({path})"
+        replay = f"cassette replay of {self._key_name}" if self._key_name else "cassette replay"
+        replay += f" ({path})"
         return replay if self._inner is None else f"{replay}, recording what is missing"
 
     def __repr__(self) -> str:

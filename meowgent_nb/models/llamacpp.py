@@ -134,7 +134,7 @@ class LlamaCppModel:
 
     @property
     def description(self) -> str:
-        """``"Qwen2.5-Coder-0.5B-Instruct (embedded, llama.cpp)"``, or the GGUF's file name for another model."""
+        """``"Qwen2.5-Coder-0.5B-Instruct (embedded, llama.cpp)"``; another model by its file's name."""
         title = self.path.name if self.path is not None else gguf.DEFAULT_MODEL_TITLE
         return f"{title} (embedded, llama.cpp)"
 

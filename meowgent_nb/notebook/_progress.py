@@ -54,7 +54,9 @@ def _draft_title(name: str | None) -> str:
 
 def draft_html(name: str | None, text: str) -> str:
     """A call the model is still writing: its name once known and what it wrote so far (display only)."""
-    title = "writing a call" + (f' to <code style="font-weight: bold">{visible_html(name)}</code>' if name else "")
+    title = "writing a call"
+    if name:
+        title += f' to <code style="font-weight: bold">{visible_html(name)}</code>'
     parts = [f'<div style="font-style: italic">{title}...</div>']
     if text.strip():
         parts.append(pre_html("meowgent-draft-text", text.strip()))

@@ -79,6 +79,10 @@ class Transcript:
 
     A turn that ended at the model's token limit (``TurnEnd.finish_reason == "length"``) adds
     ``[the answer hit the token limit (turn 2)]`` where it ended: its text or call may be cut off.
+    While the run goes on, the text ends with ``[waiting for the model...]`` or ``[writing a call
+    to get_weather...]``. The HTML also names the model (`RunStart`) and shows the signs of life
+    that carry times: the backend's status and a counter while it waits, the call being written,
+    how long the model thought (see `meowgent_nb.notebook._progress`).
 
     Args:
         clock: Seconds from any origin, read when calls and results arrive (for the timeline).
@@ -240,7 +244,7 @@ class Transcript:
             elif item.text and item.kind == "thinking":
                 # Open while the model is still thinking, so a person sees it is at work.
                 thinking = item.end is None and not self.finished
-                title = thought_html((item.end or now) - item.start, live=thinking)
+                title = thought_html((now if item.end is None else item.end) - item.start, live=thinking)
                 parts.append(thinking_html(item.text, expanded=thinking, title=title))
             elif item.text:
                 parts.append(f'<div class="meowgent-text">{markdown_html(item.text)}</div>')

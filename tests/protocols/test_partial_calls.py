@@ -55,7 +55,8 @@ def merged(events_):
 
 
 def test_a_call_fills_in_as_it_streams():
-    assert events(['Checking. <tool_call>{"na', 'me": "get_weather", "argu', 'ments": {"city": "Pa', 'ris"}}</tool_call>']) == [
+    chunks = ['Checking. <tool_call>{"na', 'me": "get_weather", "argu', 'ments": {"city": "Pa', 'ris"}}</tool_call>']
+    assert events(chunks) == [
         TextDelta("Checking. "),
         PartialCall(None, '{"na'),
         PartialCall("get_weather", '{"name": "get_weather", "argu'),
