@@ -1,9 +1,12 @@
 """What an agent run yields, as it happens: `async for event in agent.stream(prompt)`.
 
-Display code and tests consume the same events. They are small frozen values, in this order
-within a turn: text and thinking deltas as the model streams, each complete `ToolCallEvent`,
-`ApprovalRequested` (once, for the calls that wait for a decision), each `ApprovalEvent`, each
-`ToolResultEvent` (as the calls finish), then `TurnEnd`; after the last turn, `FinalAnswer`.
+Display code and tests consume the same events. They are small frozen values. A run begins with
+`RunStart` (which model answers). Then, in this order within a turn: any `ModelStatus` (what the
+backend does before its answer begins), text and thinking deltas as the model streams, a
+`PartialCall` each time a call being written grows (display only: it is never run), each
+complete `ToolCallEvent`, `ApprovalRequested` (once, for the calls that wait for a decision),
+each `ApprovalEvent`, each `ToolResultEvent` (as the calls finish), then `TurnEnd`; after the last
+turn, `FinalAnswer`.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from typing import Union
 
 from .._deltas import TextDelta, ThinkingDelta
 from ..models.base import Usage
+from ..protocols.parsing import PartialCall
 from ..tools.core import ToolCall, ToolResult
 from .approvals import Approved, Denied
 from .result import AgentResult
@@ -22,12 +26,29 @@ __all__ = [
     "ApprovalEvent",
     "ApprovalRequested",
     "FinalAnswer",
+    "ModelStatus",
+    "PartialCall",
+    "RunStart",
     "TextDelta",
     "ThinkingDelta",
     "ToolCallEvent",
     "ToolResultEvent",
     "TurnEnd",
 ]
+
+
+@dataclass(frozen=True)
+class RunStart:
+    """A run begins; ``model`` says which model and backend answer (`describe_model`)."""
+
+    model: str
+
+
+@dataclass(frozen=True)
+class ModelStatus:
+    """What the backend is doing before its answer begins ("loading the model (first time, ~491 MB)")."""
+
+    text: str
 
 
 @dataclass(frozen=True)
@@ -82,5 +103,15 @@ class FinalAnswer:
 
 
 AgentEvent = Union[
-    TextDelta, ThinkingDelta, ToolCallEvent, ApprovalRequested, ApprovalEvent, ToolResultEvent, TurnEnd, FinalAnswer
+    RunStart,
+    ModelStatus,
+    TextDelta,
+    ThinkingDelta,
+    PartialCall,
+    ToolCallEvent,
+    ApprovalRequested,
+    ApprovalEvent,
+    ToolResultEvent,
+    TurnEnd,
+    FinalAnswer,
 ]

@@ -14,15 +14,24 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from .._async import keep_awake, run_to_completion
-from ..models.base import Model, ModelRequest, Usage
+from ..models.base import Model, ModelRequest, Usage, describe_model
 from ..protocols.base import AnswerParser, ToolProtocol
-from ..protocols.parsing import MalformedCall
+from ..protocols.parsing import MalformedCall, PartialCall
 from ..protocols.prompt import LAST_TURN_NOTICE, REQUIRED_NOTICE
 from ..protocols.registry import get_protocol
 from ..tools.core import Tool, ToolCall, ToolResult
 from .approvals import Approver
 from .calls import CallRunner
-from .events import AgentEvent, FinalAnswer, TextDelta, ThinkingDelta, ToolCallEvent, TurnEnd
+from .events import (
+    AgentEvent,
+    FinalAnswer,
+    ModelStatus,
+    RunStart,
+    TextDelta,
+    ThinkingDelta,
+    ToolCallEvent,
+    TurnEnd,
+)
 from .result import AgentResult
 
 __all__ = ["Agent", "AgentResult"]
@@ -205,6 +214,7 @@ class Agent:
             raise
 
     async def _stream(self, prompt: str) -> AsyncIterator[AgentEvent]:
+        yield RunStart(describe_model(self.model))
         start = len(self.messages)
         self.messages.append({"role": "user", "content": prompt})
         result = self.last_result = AgentResult(text="")
@@ -295,6 +305,8 @@ class Agent:
         turn: int,
     ) -> AsyncIterator[AgentEvent]:
         async for chunk in stream:
+            if chunk.status is not None:
+                yield ModelStatus(chunk.status)
             if chunk.thinking:
                 answer.thinking.append(chunk.thinking)
                 yield ThinkingDelta(chunk.thinking)
@@ -315,6 +327,8 @@ class Agent:
             return [event]
         if isinstance(event, ThinkingDelta):
             answer.thinking.append(event.text)
+            return [event]
+        if isinstance(event, PartialCall):  # shown while it is written; only a complete call runs
             return [event]
         self._call_count += 1
         call_id = f"call_{self._call_count}"

@@ -10,7 +10,7 @@ from .._deltas import TextDelta, ThinkingDelta
 from ..errors import MeowgentError
 from ..tools.core import Tool, ToolCall
 
-__all__ = ["CallParser", "Model", "ModelChunk", "ModelError", "ModelRequest", "Usage"]
+__all__ = ["CallParser", "Model", "ModelChunk", "ModelError", "ModelRequest", "Usage", "describe_model"]
 
 
 class ModelError(MeowgentError):
@@ -111,11 +111,19 @@ class ModelChunk:
     """On the last chunk, where the backend reports it."""
     finish_reason: str | None = None
     """On the last chunk, why it stopped: "stop", "length" (token limit), the backend's word, or None."""
+    status: str | None = None
+    """What the backend is doing before its answer begins ("loading the model (first time, ~491
+    MB)"), for the person waiting; not part of the answer, never recorded. None: no news."""
 
 
 @runtime_checkable
 class Model(Protocol):
-    """A chat model that streams. ``name`` is what the person sees in listings and errors."""
+    """A chat model that streams. ``name`` is what the person sees in listings and errors.
+
+    A model may also have a ``description``: which model and backend answer, in a few words
+    ("qwen2.5:0.5b via Ollama at http://127.0.0.1:11434"), shown at the top of a transcript.
+    It is optional (`describe_model` falls back to ``name``), so it is not part of the protocol.
+    """
 
     name: str
 
@@ -126,3 +134,17 @@ class Model(Protocol):
             ModelError: The backend failed; the message says how to fix it.
         """
         ...
+
+
+def describe_model(model: Any) -> str:
+    """Which model and backend answer, for a person: ``model.description``, else its ``name``.
+
+    Args:
+        model: Any `Model`; the ``description`` of the package's own models names the backend
+            ("Qwen2.5-Coder-0.5B-Instruct (embedded, llama.cpp)").
+    """
+    description = getattr(model, "description", None)
+    if isinstance(description, str) and description.strip():
+        return description.strip()
+    name = getattr(model, "name", None)
+    return name if isinstance(name, str) and name else type(model).__name__

@@ -33,7 +33,7 @@ from typing import Any
 
 from ._cassette_diff import describe_carried_over, describe_difference, nearest
 from ._cassette_file import Cassette, CassetteError, chunk_json, host_credentials, request_fields
-from .base import Model, ModelChunk, ModelRequest
+from .base import Model, ModelChunk, ModelRequest, describe_model
 
 __all__ = ["MODES", "Cassette", "CassetteError", "RecordingModel", "ReplayModel", "cassette_model"]
 
@@ -105,7 +105,8 @@ class _CassetteModel:
         stream = model.stream(request)
         async with contextlib.aclosing(stream) if hasattr(stream, "aclose") else contextlib.nullcontext():
             async for chunk in stream:
-                streamed.append(chunk)
+                if chunk.status is None or chunk.text or chunk.thinking or chunk.tool_calls or chunk.done:
+                    streamed.append(chunk)  # a status ("loading the model") is news of that moment only
                 if chunk.done:  # recorded before the reader sees the end, which it may not read past
                     self.cassette.add(
                         fields, [chunk_json(c, secrets) for c in streamed], with_model=with_model
@@ -146,6 +147,23 @@ class _CassetteModel:
                     f"{self.missing(fields)}\nRecording it needs the model, which failed: {error}"
                 ) from error
         return self._inner  # type: ignore[return-value]
+
+    @property
+    def description(self) -> str:
+        """Which recordings answer, and from which model: ``"cassette replay of local (run.cassette.json)"``.
+
+        The file is named relative to the working directory when it is under it.
+        """
+        path = self.cassette.path
+        with contextlib.suppress(ValueError):
+            path = path.relative_to(Path.cwd())
+        if self._record_all:
+            made = hasattr(self._inner, "stream")  # else a function that makes the model when needed
+            inner = describe_model(self._inner) if made else self._key_name or "the model"
+            return f"{inner}, recorded to {path}"
+        replay = f"cassette replay of {self._key_name}" if self._key_name else "cassette replay"
+        replay += f" ({path})"
+        return replay if self._inner is None else f"{replay}, recording what is missing"
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.name!r}, {str(self.cassette.path)!r})"

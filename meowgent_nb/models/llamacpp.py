@@ -132,6 +132,16 @@ class LlamaCppModel:
         where = str(self.path) if self.path is not None else "default"
         return f"LlamaCppModel({self.name!r}, path={where!r})"
 
+    @property
+    def description(self) -> str:
+        """``"Qwen2.5-Coder-0.5B-Instruct (embedded, llama.cpp)"``; another model by its file's name."""
+        title = self.path.name if self.path is not None else gguf.DEFAULT_MODEL_TITLE
+        return f"{title} (embedded, llama.cpp)"
+
+    def _loading_status(self) -> str:
+        size = gguf.size_mb(self.path)
+        return "loading the model (first time" + (f", ~{size:,} MB)" if size is not None else ")")
+
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelChunk]:
         """Stream the answer to ``request``, one chunk per generated token.
 
@@ -146,7 +156,9 @@ class LlamaCppModel:
                 ``format``, a JSON schema the answer is constrained to.
 
         Yields:
-            A `ModelChunk` per token; the last has ``done=True``, the `Usage`, and ``finish_reason``
+            Before the first request loads the model, a `ModelChunk.status` saying so (with the
+            file's size) and, once it is loaded, one saying the prompt is being read; then
+            a `ModelChunk` per token; the last has ``done=True``, the `Usage`, and ``finish_reason``
             "length" if ``max_tokens`` or the context ran out, else "stop" (the model ended it).
 
         Raises:
@@ -156,7 +168,12 @@ class LlamaCppModel:
         started = perf_counter()
         sampling = self._sampling(request.options)
         loop = asyncio.get_running_loop()
+        first_load = self._loaded is None
+        if first_load:  # loading takes seconds (assembling the default file: more): say so first
+            yield ModelChunk(status=self._loading_status())
         loaded, load_seconds = await loop.run_in_executor(self._thread, self._load)
+        if first_load:
+            yield ModelChunk(status="reading the prompt")
         prompt = self._render(loaded, request)
         queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
         stop = threading.Event()

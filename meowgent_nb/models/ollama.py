@@ -86,6 +86,14 @@ class OllamaModel:
     def __repr__(self) -> str:
         return f"OllamaModel({self.name!r}, host={self.host!r})"
 
+    @property
+    def description(self) -> str:
+        """``"qwen2.5:0.5b via Ollama at http://127.0.0.1:11434"``; a password in the host is left out."""
+        scheme, sep, rest = self.host.rpartition("://")
+        authority, slash, path = rest.partition("/")
+        host = f"{scheme}{sep}{authority.rpartition('@')[2]}{slash}{path}"
+        return f"{self.name} via Ollama at {host}"
+
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelChunk]:
         """Stream the answer to ``request``, one chunk per part the server sends.
 

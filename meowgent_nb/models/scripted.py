@@ -6,6 +6,7 @@ so tests and teaching notebooks can show exactly what a model was sent.
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import re
 from collections.abc import AsyncIterator, Callable, Iterable, Sequence
@@ -40,8 +41,10 @@ def _chunks(turn: Turn) -> list[ModelChunk]:
     return chunks
 
 
-async def _stream(chunks: list[ModelChunk]) -> AsyncIterator[ModelChunk]:
+async def _stream(chunks: list[ModelChunk], delay: float = 0.0) -> AsyncIterator[ModelChunk]:
     for chunk in chunks:
+        if delay:
+            await asyncio.sleep(delay)
         if chunk.done:  # the answer's own last chunk, its finish_reason as written
             yield chunk
             return
@@ -68,10 +71,12 @@ class ScriptedModel:
     Args:
         turns: One answer per turn: a string, or a list of chunks (strings or `ModelChunk`).
         name: What the model is called in listings.
+        delay: Seconds to wait before each chunk, to show (or stop) a slow model at work.
     """
 
-    def __init__(self, turns: Iterable[Turn] = (), name: str = "scripted"):
+    def __init__(self, turns: Iterable[Turn] = (), name: str = "scripted", *, delay: float = 0.0):
         self.name = name
+        self.delay = delay
         self._turns: list[Turn] = list(turns)
         self._next = 0
         self.requests: list[ModelRequest] = []
@@ -96,7 +101,12 @@ class ScriptedModel:
             )
         turn = self._turns[self._next]
         self._next += 1
-        return _stream(_chunks(turn))
+        return _stream(_chunks(turn), self.delay)
+
+    @property
+    def description(self) -> str:
+        """``"ScriptedModel"``, or ``"NAME (ScriptedModel)"`` when it was given a name."""
+        return _described(self.name, "scripted", "ScriptedModel")
 
     def __repr__(self) -> str:
         return f"ScriptedModel({self.name!r}, remaining={self.remaining})"
@@ -127,5 +137,14 @@ class FunctionModel:
         async for chunk in _stream(_chunks(answer)):
             yield chunk
 
+    @property
+    def description(self) -> str:
+        """``"FunctionModel"``, or ``"NAME (FunctionModel)"`` when it was given a name."""
+        return _described(self.name, "function", "FunctionModel")
+
     def __repr__(self) -> str:
         return f"FunctionModel({self.name!r})"
+
+
+def _described(name: str, default: str, kind: str) -> str:
+    return kind if name == default else f"{name} ({kind})"

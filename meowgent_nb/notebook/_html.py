@@ -99,12 +99,15 @@ def turn_html(summary: str, duration: float | None, body: str) -> str:
     )
 
 
-def thinking_html(text: str, *, expanded: bool = False) -> str:
-    """The model's reasoning, folded unless ``expanded``: it is long and rarely what a person came for."""
+def thinking_html(text: str, *, expanded: bool = False, title: str = "thinking") -> str:
+    """The model's reasoning, folded unless ``expanded``: it is long and rarely what a person came for.
+
+    ``title`` (HTML) begins the summary line: "thinking", or how long the model thought.
+    """
     words = len(text.split())
     return (
         f'<details class="meowgent-thinking"{" open" * expanded}>'
-        f'<summary style="cursor: pointer; {MUTED}">thinking'
+        f'<summary style="cursor: pointer; {MUTED}">{title}'
         f" ({words} word{'s' * (words != 1)})</summary>"
         f'<div style="white-space: pre-wrap; {MUTED}">{escape(text)}</div></details>'
     )

@@ -25,6 +25,10 @@ class Block:
     kind: Literal["text", "thinking"]
     turn: int
     parts: list[str] = field(default_factory=list)
+    start: float = 0.0
+    """When its first delta arrived (``clock()``)."""
+    end: float | None = None
+    """When the next other event arrived: the model stopped thinking (or writing this text)."""
 
     @property
     def text(self) -> str:

@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ..agent.events import AgentEvent, FinalAnswer, TextDelta, ThinkingDelta
+from ..agent.events import AgentEvent, FinalAnswer, PartialCall, TextDelta, ThinkingDelta
 from ..errors import RunInterrupted
 from ._run_context import SHOWN_RUN
 from .live_view import LiveView
@@ -31,15 +31,19 @@ __all__ = ["LiveDisplay", "show_run"]
 class LiveDisplay:
     """Shows a `Transcript` in the running cell and keeps it current as events arrive.
 
-    Text and thinking deltas redraw at most every ``interval`` seconds (each redraw sends the
-    whole transcript, and a fast model streams dozens of deltas a second); calls, results and the
-    end redraw at once. With ``live=False`` nothing is shown until `close`, which shows the
-    finished transcript once: headless runners (nbval, nbclient) drop display updates.
+    Text and thinking deltas, and a call being written, redraw at most every ``interval``
+    seconds (each redraw sends the whole transcript, and a fast model streams dozens of deltas a
+    second); calls, results and the end redraw at once. While the transcript shows a live counter
+    ("waiting for the model... 12 s", "thinking... 2 s") and nothing else redraws, it is redrawn
+    every ``tick`` seconds, until `close`. With ``live=False`` nothing is shown until `close`,
+    which shows the finished transcript once: headless runners (nbval, nbclient) drop display
+    updates.
 
     Args:
         transcript: What to show; a new one by default.
         live: Show now and update (a person is watching), or show once at the end.
         interval: Least seconds between redraws caused by text and thinking deltas.
+        tick: Seconds between redraws of a live counter when nothing else redraws.
     """
 
     def __init__(
@@ -49,6 +53,7 @@ class LiveDisplay:
         live: bool = True,
         interval: float = 0.1,
         on_stop: Callable[[], None] | None = None,
+        tick: float = 1.0,
     ):
         self.transcript = Transcript() if transcript is None else transcript
         self.live = live
@@ -56,10 +61,12 @@ class LiveDisplay:
         self.on_stop = on_stop
         """With a frontend that shows widgets, a Stop button calls this (on the cell's loop)."""
         self.view: LiveView | None = None
+        self.tick = tick
         self._handle: Any = None
         self._started = self._closed = False
         self._last = float("-inf")
         self._timer: asyncio.TimerHandle | None = None
+        self._ticker: asyncio.TimerHandle | None = None
 
     def start(self) -> None:
         """Show the transcript now, while it waits for the model (does nothing unless live)."""
@@ -74,6 +81,7 @@ class LiveDisplay:
             else:
                 self._handle = display(self.transcript, display_id=True)
             self._last = time.perf_counter()
+            self._schedule_tick(self.tick)
 
     def attach(self, call: Any, widget: Any) -> bool:
         """Show ``widget`` under ``call``'s card, where the display is widgets; see `ShownRun`."""
@@ -90,7 +98,7 @@ class LiveDisplay:
             return
         if not self._started:
             self.start()
-        elif isinstance(event, (TextDelta, ThinkingDelta)):
+        elif isinstance(event, (TextDelta, ThinkingDelta, PartialCall)):
             wait = self._last + self.interval - time.perf_counter()
             if wait > 0:
                 self._redraw_later(wait)
@@ -122,11 +130,33 @@ class LiveDisplay:
             return
         self._timer = loop.call_later(delay, self.refresh)
 
+    def _schedule_tick(self, delay: float) -> None:
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # fed synchronously: nothing can tick
+            return
+        self._ticker = loop.call_later(delay, self._on_tick)
+
+    def _on_tick(self) -> None:
+        # Redraw only when nothing else did for a whole tick: streaming text keeps it current.
+        self._ticker = None
+        if self._closed:
+            return
+        due = self._last + self.tick - time.perf_counter()
+        if due <= 0:
+            if self.transcript.clock_running:
+                self.refresh()
+            due = self.tick
+        self._schedule_tick(due)
+
     def close(self) -> None:
         """The run is over: show the final transcript (the only display when not live)."""
         if self._closed:
             return
         self._closed = True
+        if self._ticker is not None:
+            self._ticker.cancel()
+            self._ticker = None
         if self._handle is not None:
             self.refresh()  # the finished transcript replaces the widgets: saved, it needs no widget state
             if self.view is not None:

@@ -20,6 +20,9 @@ from ..agent.events import (
     ApprovalEvent,
     ApprovalRequested,
     FinalAnswer,
+    ModelStatus,
+    PartialCall,
+    RunStart,
     TextDelta,
     ThinkingDelta,
     ToolCallEvent,
@@ -32,6 +35,7 @@ from ._cards import Card, call_text, card_html_of, card_lines
 from ._html import markdown_html, thinking_html, turn_html
 from ._rows import Block, Note, Repeats, Row, last_turn, rows, segments, summary, turns_of
 from ._timeline import Bar, timeline_svg
+from ._progress import draft_html, draft_line, model_html, thought_html, waiting_html
 
 if TYPE_CHECKING:
     from ..agent.loop import AgentResult
@@ -57,6 +61,10 @@ class Transcript:
     In HTML, finished turns fold to one line each (``turn 1: get_weather(city='Paris') done``)
     once a later turn has begun; the answer, or the turn in progress, stays open. A turn with
     several calls has a timeline: when each call was read, waited for approval, and ran.
+    While the run goes on, the text ends with ``[waiting for the model...]`` or ``[writing a call
+    to get_weather...]``. The HTML also names the model (`RunStart`) and shows the signs of life
+    that carry times: the backend's status and a counter while it waits, the call being written,
+    how long the model thought (see `meowgent_nb.notebook._progress`).
 
     Args:
         clock: Seconds from any origin, read when calls and results arrive (for the timeline).
@@ -70,6 +78,11 @@ class Transcript:
         self._turn = 1
         self._turn_ends: dict[int, float] = {}
         self._waiting = True
+        self._waiting_since = self._started
+        self._status: str | None = None  # what the backend said it is doing, while we wait
+        self._draft: PartialCall | None = None  # the call being written, until it is complete
+        self.model: str | None = None
+        """Which model and backend answer (`RunStart`), shown at the top of the HTML."""
         self.turns = 0
         """Model turns finished so far."""
         self.usage: Usage | None = None
@@ -98,14 +111,17 @@ class Transcript:
 
     def handle(self, event: AgentEvent) -> None:
         """Take in the next event of the run."""
+        self._progress(event)
         if isinstance(event, (TextDelta, ThinkingDelta)):
             kind = "text" if isinstance(event, TextDelta) else "thinking"
             self._waiting = False
             last = self._items[-1] if self._items else None
             if not (isinstance(last, Block) and last.kind == kind and last.turn == self._turn):
-                last = Block(kind, self._turn)
+                last = Block(kind, self._turn, start=self._clock())
                 self._items.append(last)
             last.parts.append(event.text)
+        elif isinstance(event, PartialCall):
+            self._waiting, self._draft = False, event
         elif isinstance(event, ToolCallEvent):
             self._waiting = False
             self._items.append(Card(event.call, event.turn, self._clock()))
@@ -122,7 +138,7 @@ class Transcript:
             card.result, card.end = event.result, self._clock()
         elif isinstance(event, TurnEnd):
             self.turns, self._turn, self._waiting = event.turn, event.turn + 1, True
-            self._turn_ends[event.turn] = self._clock()
+            self._turn_ends[event.turn] = self._waiting_since = self._clock()
             if event.finish_reason == "length":  # its answer, or its last call, may be cut off
                 self._items.append(Note(f"the answer hit the token limit (turn {event.turn})", event.turn))
             if event.usage is not None:
@@ -133,10 +149,12 @@ class Transcript:
 
     def fail(self, error: BaseException) -> None:
         """Record that the run stopped with ``error`` (an exception, or an interrupt)."""
+        self._progress(None)
         self.error, self._stopped_at = error, self._clock()
 
     def stop(self, by: str = "you") -> None:
         """Record that ``by`` stopped the run on purpose (the Stop button): not an error."""
+        self._progress(None)
         self.stopped_by, self._stopped_at = by, self._clock()
 
     def progress(self) -> str:
@@ -149,6 +167,31 @@ class Transcript:
     def _cut_short(self) -> bool:
         """Whether the run ended before its answer (an error, an interrupt, the Stop button)."""
         return self.error is not None or self.stopped_by is not None
+
+    def _progress(self, event: AgentEvent | None) -> None:
+        """The signs of life an event ends or starts: a status, a call being written, thinking."""
+        if isinstance(event, RunStart):
+            self.model = event.model
+        elif isinstance(event, ModelStatus):
+            self._status = event.text
+        elif event is not None:
+            self._status = None  # the answer has begun, or the turn is over
+        if not isinstance(event, PartialCall):
+            self._draft = None  # replaced by its complete card, or it was not a call after all
+        last = self._items[-1] if self._items else None
+        if isinstance(last, Block) and last.end is None:
+            if not isinstance(event, TextDelta if last.kind == "text" else ThinkingDelta):
+                last.end = self._clock()
+
+    @property
+    def clock_running(self) -> bool:
+        """Whether the HTML shows a live counter (waiting, thinking) that a display should redraw."""
+        if self.finished:
+            return False
+        last = self._items[-1] if self._items else None
+        return (self._waiting and self._draft is None) or (
+            isinstance(last, Block) and last.kind == "thinking" and last.end is None
+        )
 
     def _card(self, call: ToolCall) -> Card:
         cards = [item for item in reversed(self._items) if isinstance(item, Card)]
@@ -180,7 +223,9 @@ class Transcript:
         elif self.error is not None:
             lines.append(_error_text(self.error, self.progress()))
         elif self.result is None:
-            if self._waiting:
+            if self._draft is not None:
+                lines.append(draft_line(self._draft.name))
+            elif self._waiting:
                 lines.append("[waiting for the model...]")
         elif _stopped_note(self.result) is not None:
             lines.append(f"[{_stopped_note(self.result)}]")
@@ -212,7 +257,7 @@ class Transcript:
         now = self._stopped_at if self._stopped_at is not None else self._clock()
         shown = rows(self._items, stopped)
         open_turn = last_turn(shown[-1]) if shown else self._turn  # the answer, or the turn at work
-        parts: list[str] = []
+        parts: list[str] = [model_html(self.model)] if self.model is not None else []
         for segment in segments(shown):
             lo, hi = turns_of(segment)
             if hi < open_turn and any(isinstance(row, Repeats) for row in segment):
@@ -232,8 +277,10 @@ class Transcript:
                 f'<pre class="meowgent-error" style="color: #d32f2f">'
                 f"{escape(_error_text(self.error, self.progress()))}</pre>"
             )
+        elif self._draft is not None:
+            parts.append(draft_html(self._draft.name, self._draft.text))
         elif self.result is None and self._waiting:
-            parts.append(note_html("meowgent-waiting", "waiting for the model...", "font-style: italic; "))
+            parts.append(waiting_html(self._status, now - self._waiting_since))
         elif self.result is not None and _stopped_note(self.result) is not None:
             parts.append(note_html("meowgent-stopped", _stopped_note(self.result)))
         if self.finished:
@@ -245,7 +292,9 @@ class Transcript:
             return note_html("meowgent-token-limit", row.text, "color: #b35900; font-weight: bold; ")
         if isinstance(row, Block) and row.kind == "thinking":
             # Open while the model is still thinking, so a person sees it is at work.
-            return thinking_html(row.text, expanded=last and not self.finished)
+            thinking = row.end is None and not self.finished
+            title = thought_html((now if row.end is None else row.end) - row.start, live=thinking)
+            return thinking_html(row.text, expanded=thinking, title=title)
         if isinstance(row, Block):
             return f'<div class="meowgent-text">{markdown_html(row.text)}</div>'
         html = card_html_of(row.card, stopped, row.times, row.told)

@@ -18,11 +18,18 @@ that may start a tag is held back (``"<tool_c"`` waits for the next chunk), so t
   thinking) with ``{"``, or a fence line then ``{"``, is held to the end of the stream: strict JSON
   objects whose only keys are ``name`` (a string), ``arguments`` and ``parameters`` are calls;
   anything else is read as ordinary text. No other answer waits.
+- With ``partial_calls=True`` a call being written is reported as it grows, as a `PartialCall`
+  at the end of the events of each chunk that added to it (its name once that is complete, and
+  its text so far), for a display to fill in a card. It is display only: what runs is the
+  `ToolCall` read when the call is complete, and a partial call that ends malformed, or a bare
+  answer that turns out to be text, runs nothing.
 """
 
 from __future__ import annotations
 
+import json
 import re
+from dataclasses import dataclass
 from typing import Union
 
 from ._call_json import MalformedCall, bare_calls, cut_off, read_calls
@@ -30,7 +37,7 @@ from ._call_scan import CallScanner
 from .._deltas import TextDelta, ThinkingDelta
 from ..tools.core import ToolCall
 
-__all__ = ["MalformedCall", "ParsedEvent", "ToolCallParser", "parse_tool_calls"]
+__all__ = ["MalformedCall", "ParsedEvent", "PartialCall", "ToolCallParser", "parse_tool_calls"]
 
 CALL_OPEN, CALL_CLOSE = "<tool_call>", "</tool_call>"
 THINK_OPEN, THINK_CLOSE = "<think>", "</think>"
@@ -41,9 +48,28 @@ _BARE_SO_FAR = re.compile(r"\s*(?:`{1,2}|```[\w+.-]*[ \t\r]*|(?:```[\w+.-]*[ \t\
 # How far into an answer the bare-call check looks. Past it the answer is ordinary text, so a run
 # of leading whitespace cannot hold the stream back for long.
 _BARE_LOOKAHEAD = 256
+# A call's name, where calls write it: first, maybe after a fence or an array's "[". A held bare
+# answer is shown as a call being written only once it starts like one.
+_CALL_NAME = re.compile(r'\s*(?:```[\w+.-]*[ \t\r]*\n\s*)?\[?\s*\{\s*"name"\s*:\s*"((?:[^"\\\n]|\\.)*)"')
+_BARE_CALL = re.compile(r'\s*(?:```[\w+.-]*[ \t\r]*\n\s*)?\{\s*"name"\s*:')
+_NAME_LOOKAHEAD = 256  # a name that has not appeared this far into a call is not looked for again
 
 
-ParsedEvent = Union[TextDelta, ThinkingDelta, ToolCall, MalformedCall]
+@dataclass(frozen=True)
+class PartialCall:
+    """A tool call the model is still writing, for display only: it never runs.
+
+    The complete call follows as a `ToolCall` (or a `MalformedCall`); a held bare answer that
+    turns out to be text is followed by that text instead.
+    """
+
+    name: str | None
+    """The tool's name, once the model has written it whole (``"name": "get_weather"``)."""
+    text: str
+    """What the model has written of the call so far (inside ``<tool_call>``, or the bare answer)."""
+
+
+ParsedEvent = Union[TextDelta, ThinkingDelta, ToolCall, MalformedCall, PartialCall]
 
 
 class ToolCallParser:
@@ -51,6 +77,9 @@ class ToolCallParser:
 
     Feed every chunk, then call `close` once at the end of the stream. `close` also readies the
     parser for the next answer.
+
+    Args:
+        partial_calls: Also report a call being written, as `PartialCall` events.
 
     Example:
         >>> parser = ToolCallParser()
@@ -62,7 +91,8 @@ class ToolCallParser:
         []
     """
 
-    def __init__(self) -> None:
+    def __init__(self, *, partial_calls: bool = False) -> None:
+        self._partial_calls = partial_calls
         self._reset()
 
     def _reset(self) -> None:
@@ -75,6 +105,11 @@ class ToolCallParser:
         self._answered = False  # visible text or a call has been emitted
         self._bare_ok = True  # cleared once a held bare answer turned out to be text
         self._scan = CallScanner((CALL_CLOSE, CALL_OPEN))  # the open call's JSON strings and depth
+        self._new_call()
+
+    def _new_call(self) -> None:
+        self._shown = -1  # how much of the open call the last PartialCall showed
+        self._name: str | None = None  # the open call's name, once read
 
     def feed(self, chunk: str) -> list[ParsedEvent]:
         """Reads the next chunk of the stream.
@@ -87,7 +122,23 @@ class ToolCallParser:
         """
         out: list[ParsedEvent] = []
         self._run(chunk, out)
+        if self._partial_calls and self._mode in ("call", "bare"):
+            self._partial(out)
         return out
+
+    def _partial(self, out: list[ParsedEvent]) -> None:
+        text = "".join(self._parts)
+        if len(text) == self._shown or (self._mode == "bare" and not _BARE_CALL.match(text)):
+            return
+        if self._name is None and self._shown < _NAME_LOOKAHEAD:
+            found = _CALL_NAME.match(text)
+            if found is not None:
+                try:
+                    self._name = json.loads(f'"{found.group(1)}"')
+                except ValueError:  # a broken escape: the call will say so when it is read
+                    pass
+        self._shown = len(text)
+        out.append(PartialCall(self._name, text))
 
     def close(self, finish_reason: str | None = None) -> list[ParsedEvent]:
         """Ends the stream: flushes what was held back and reads an unclosed call.
@@ -184,6 +235,7 @@ class ToolCallParser:
         out.extend(read_calls("".join(self._parts)))
         rest, self._tail, self._parts = text[end + len(tag) :], "", []
         self._scan.reset()
+        self._new_call()
         self._answered, self._after_think = True, False
         if tag == CALL_CLOSE:
             self._mode = "text"

@@ -36,7 +36,7 @@ class XmlProtocol:
         return call_request(offered, last)
 
     def parser(self, offered: Sequence[Tool]) -> ToolCallParser:
-        return ToolCallParser()
+        return ToolCallParser(partial_calls=True)  # a display fills in a call's card as it is written
 
     def result_messages(self, results: Sequence[ToolResult]) -> list[dict[str, Any]]:
         return [{"role": "user", "content": tool_responses(results, RESULTS_NOTICE)}]

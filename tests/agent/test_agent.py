@@ -20,6 +20,8 @@ from meowgent_nb import (
     FunctionModel,
     ModelChunk,
     ModelError,
+    PartialCall,
+    RunStart,
     ScriptedModel,
     TextDelta,
     ToolCall,
@@ -58,9 +60,14 @@ def test_answer_without_tools_and_the_exact_request():
     model = ScriptedModel(["Hello there."])
     agent = Agent(model, tools=[add], system="Be brief.")
     events = asyncio.run(collect(agent, "Hi"))
-    assert events[:3] == [TextDelta("Hello"), TextDelta(" there."), TurnEnd(1, Usage(completion_tokens=2), 0, "stop")]
-    assert isinstance(events[3], FinalAnswer) and len(events) == 4
-    result = events[3].result
+    assert events[:4] == [
+        RunStart("ScriptedModel"),
+        TextDelta("Hello"),
+        TextDelta(" there."),
+        TurnEnd(1, Usage(completion_tokens=2), 0, "stop"),
+    ]
+    assert isinstance(events[4], FinalAnswer) and len(events) == 5
+    result = events[4].result
     assert (result.text, result.turns, result.stopped, result.tool_results) == ("Hello there.", 1, "answer", [])
     (request,) = model.requests
     assert request.messages == [
@@ -354,9 +361,11 @@ def test_output_becomes_text_and_is_cut():
 def test_tool_call_events_come_before_results():
     model = ScriptedModel([call("add", a=1, b=2), "3"])
     events = asyncio.run(collect(Agent(model, tools=[add]), "x"))
-    kinds = [type(e).__name__ for e in events if not isinstance(e, TextDelta)]
-    assert kinds == ["ToolCallEvent", "ToolResultEvent", "TurnEnd", "TurnEnd", "FinalAnswer"]
-    assert events[0] == ToolCallEvent(ToolCall("add", {"a": 1, "b": 2}, id="call_1"), 1)
+    # PartialCall events show the call while it is written (tests/protocols/test_partial_calls.py).
+    events = [e for e in events if not isinstance(e, (TextDelta, PartialCall))]
+    kinds = [type(e).__name__ for e in events]
+    assert kinds == ["RunStart", "ToolCallEvent", "ToolResultEvent", "TurnEnd", "TurnEnd", "FinalAnswer"]
+    assert events[1] == ToolCallEvent(ToolCall("add", {"a": 1, "b": 2}, id="call_1"), 1)
 
 
 def test_dataframe_output_gives_shape_columns_and_first_rows():
@@ -427,10 +436,11 @@ def test_calls_that_wait_for_approval_are_announced_before_the_approver_is_asked
     async def main():
         async for event in Agent(model, tools=[add, delete_file], approver=Watcher()).stream("x"):
             transcript.handle(event)
-            events.append(event)
+            if not isinstance(event, (RunStart, TextDelta, PartialCall)):
+                events.append(event)
 
     asyncio.run(main())
-    kinds = [type(e).__name__ for e in events if not isinstance(e, TextDelta)]
+    kinds = [type(e).__name__ for e in events]
     assert kinds[:4] == ["ToolCallEvent", "ToolCallEvent", "ApprovalRequested", "ApprovalEvent"]
     assert events[2] == ApprovalRequested((ToolCall("delete_file", {"path": "a"}, id="call_1"),))
     assert seen_while_asked == [

@@ -279,7 +279,8 @@ def test_an_answer_streams_token_by_token_and_ends_with_usage(model):
         messages=[SYSTEM, {"role": "user", "content": "Count from 1 to 30, separated by commas."}],
         options={"num_predict": 16},
     )
-    chunks = collect(model, request)
+    # Whichever test loads the module's model first also gets its loading news (tested below).
+    chunks = [chunk for chunk in collect(model, request) if chunk.status is None]
     text = [chunk.text for chunk in chunks[:-1]]
     assert "".join(text) == "1, 2, 3, 4, 5, 6"
     assert len(text) == 16 and all(text)
@@ -323,9 +324,39 @@ def test_the_last_chunk_says_whether_the_token_limit_or_the_model_ended_the_answ
 def test_the_first_request_reports_loading_and_answers_repeat():
     fresh = LlamaCppModel(n_ctx=512, max_tokens=8)
     first, second = collect(fresh, ask("Say hello.")), collect(fresh, ask("Say hello."))
+    assert first[:2] == [
+        ModelChunk(status="loading the model (first time, ~491 MB)"),
+        ModelChunk(status="reading the prompt"),
+    ]
+    assert all(c.status is None for c in first[2:] + second)
     assert first[-1].usage.load_seconds > 0
     assert second[-1].usage.load_seconds is None
-    assert [c.text for c in first] == [c.text for c in second]
+    assert [c.text for c in first[2:]] == [c.text for c in second]
+
+
+def test_the_news_of_loading_comes_before_the_load_and_gives_the_files_size(tmp_path):
+    # Not a GGUF: loading fails, but only after the news has reached the reader.
+    broken = tmp_path / "broken.gguf"
+    broken.write_bytes(b"\0" * 3_600_000)
+    for path, news in [
+        (broken, "loading the model (first time, ~4 MB)"),
+        (tmp_path / "missing.gguf", "loading the model (first time)"),
+    ]:
+        seen: list[ModelChunk] = []
+
+        async def run() -> None:
+            async for chunk in LlamaCppModel(path).stream(ask("Hi")):
+                seen.append(chunk)
+
+        with pytest.raises(ModelError) as failed:
+            asyncio.run(run())
+        assert str(path) in str(failed.value)
+        assert seen == [ModelChunk(status=news)]
+
+
+def test_the_model_says_what_it_is():
+    assert LlamaCppModel().description == "Qwen2.5-Coder-0.5B-Instruct (embedded, llama.cpp)"
+    assert LlamaCppModel("/models/tiny.gguf").description == "tiny.gguf (embedded, llama.cpp)"
 
 
 @real_model

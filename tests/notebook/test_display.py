@@ -276,11 +276,13 @@ def test_thinking_is_folded_and_usage_is_only_in_html():
     )
     html = transcript.to_html()
     muted = "opacity: 0.65; font-size: 0.85em"
-    assert (
-        f'<details class="meowgent-thinking"><summary style="cursor: pointer; {muted}">'
-        "thinking (5 words)</summary>"
-        f'<div style="white-space: pre-wrap; {muted}">The person wants the weather.</div></details>'
-    ) in html
+    # How long it thought is measured (tests/notebook/test_progress.py checks it on a fake clock).
+    assert re.search(
+        re.escape(f'<details class="meowgent-thinking"><summary style="cursor: pointer; {muted}">')
+        + r'thought for <span class="meowgent-thought-time">\d+\.\d s</span> \(5 words\)</summary>'
+        + re.escape(f'<div style="white-space: pre-wrap; {muted}">The person wants the weather.</div></details>'),
+        html,
+    )
     footer = re.search(r'<div class="meowgent-footer"[^>]*>(.*?)</div>', html).group(1)
     # The scripted first turn reports 3 completion tokens (one per chunk) and no durations.
     assert re.fullmatch(
@@ -528,7 +530,7 @@ def test_finished_turns_fold_to_one_line_and_the_answer_stays_open():
     assert folds == [
         "turn 1: get_weather(city=&#x27;Paris&#x27;) done" + duration.format("1.50 s"),
         "turn 2: get_weather(city=&#x27;Oslo&#x27;) done, get_weather(city=&#x27;Rome&#x27;) error,"
-        " get_weather(city=&#x27;Oslo&#x27;) done, and 1 more" + duration.format("4.50 s"),  # 4 calls, 4 results, its end
+        " get_weather(city=&#x27;Oslo&#x27;) done, and 1 more" + duration.format("5.50 s"),  # its text begun and ended, 4 calls, 4 results, its end
     ]
     assert html.count("<details class=\"meowgent-turn\"") == 2 and " open" not in html
     # the folded turns hold their text, cards and timeline; the answer comes after them
