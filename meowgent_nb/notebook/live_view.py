@@ -40,6 +40,7 @@ class LiveView:
             tooltip="Stop the run: the model stops at once, waiting calls are denied; the conversation keeps what was said",
         )
         self.stop_button.layout.width = "auto"
+        self.stop_button.layout.align_self = "flex-start"  # a button, not a bar across the cell
         self.stop_button.on_click(lambda _button: call_soon(self._stop, on_stop))
         self.box = widgets.VBox([])
         self.box.add_class("meowgent-live")

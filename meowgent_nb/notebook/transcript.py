@@ -271,7 +271,7 @@ class Transcript:
                     parts[-1:] = [parts[-1][:card_end], parts[-1][card_end:]]  # the card, its turn's timeline
                     waiting.append((len(parts) - 1, row.card.call))
         if self.stopped_by is not None:
-            parts.append(note_html("meowgent-stopped", f"stopped by {self.stopped_by} after {self.progress()}"))
+            pass  # the footer says it: "stopped by you · 1 turn · 2 tool calls"
         elif self.error is not None:
             parts.append(
                 f'<pre class="meowgent-error" style="color: #d32f2f">'

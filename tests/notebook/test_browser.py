@@ -360,8 +360,16 @@ def test_stop_ends_a_streaming_run_and_the_next_cell_runs(open_notebook, lab, tm
 
 
 def test_an_unreachable_ollama_is_one_line_with_its_fix(open_notebook, lab):
+    error_scenario(open_notebook, lab)
+
+
+def test_an_unreachable_ollama_in_notebook_7(open_notebook, notebook7):
+    error_scenario(open_notebook, notebook7)
+
+
+def error_scenario(open_notebook, server: JupyterLab) -> None:
     notebook = open_notebook(
-        lab,
+        server,
         "%load_ext meowgent_nb\nimport os\nos.environ['OLLAMA_HOST'] = 'http://127.0.0.1:9'",
         "%%agent -m ollama:qwen2.5:0.5b --new\nHello",
     )
