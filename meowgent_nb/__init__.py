@@ -12,8 +12,9 @@ from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 from .agent.loop import Agent, AgentResult
+from .agent.result import RepeatedFailure
 from .agent.approvals import ApprovalRequest, Approved, Approver, AutoApprove, Denied, DenyAll
-from .errors import MeowgentError, ToolArgumentsError, ToolDefinitionError
+from .errors import MeowgentError, RunInterrupted, ToolArgumentsError, ToolDefinitionError
 from .agent.evaluation import EvalCase, EvalReport, aevaluate, evaluate
 from .agent.events import (
     AgentEvent,
@@ -93,6 +94,8 @@ __all__ = [
     "Agent",
     "AgentEvent",
     "AgentResult",
+    "RepeatedFailure",
+    "RunInterrupted",
     "ApprovalEvent",
     "ApprovalRequest",
     "ApprovalRequested",

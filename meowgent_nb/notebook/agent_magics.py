@@ -53,6 +53,12 @@ class AgentMagics(Magics):
         ["xml", "native", "json"], "xml", help="How tools reach the model: xml, native, or json (constrained)."
     ).tag(config=True)
     max_turns = Int(8, help="Model requests per cell; the last offers no tools.").tag(config=True)
+    max_repeated_failures = Int(
+        3,
+        allow_none=True,
+        help="The run ends when the model makes the same call that failed the same way this many"
+        " turns in a row (it is told not to repeat it the turn before); None: never.",
+    ).tag(config=True)
     tool_timeout = Float(30.0, help="Seconds a tool call may take unless the tool sets its own.").tag(config=True)
     approve = CaselessStrEnum(
         ["ask", "every", "all", "none"],
@@ -180,6 +186,7 @@ class AgentMagics(Magics):
             tool_timeout=self.tool_timeout,
             ask="every" if mode == "every" else "marked",
             think=self.think if args.think is None else args.think,
+            max_repeated_failures=self.max_repeated_failures,
         )
 
     def resolve_model(self, args: Any) -> Any:

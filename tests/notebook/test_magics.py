@@ -116,6 +116,17 @@ def test_config_traits_set_the_defaults(ip, monkeypatch):
     assert AgentMagics(shell=ip).approve == "ask"
 
 
+def test_the_repeated_failure_limit_is_a_setting_of_the_cells(ip):
+    ip.user_ns["model"] = ScriptedModel([])
+    args = magics(ip).agent.parser.parse_args(["--model-object", "model"])
+    assert magics(ip).make_agent(args).max_repeated_failures == 3
+    ip.run_line_magic("config", "AgentMagics.max_repeated_failures = None")
+    try:
+        assert magics(ip).make_agent(args).max_repeated_failures is None
+    finally:
+        ip.run_line_magic("config", "AgentMagics.max_repeated_failures = 3")
+
+
 def test_scripted_model_cell_runs_and_keeps_the_conversation(ip):
     ip.user_ns["model"] = ScriptedModel(["First answer.", "Second answer."])
     with capture_output():
