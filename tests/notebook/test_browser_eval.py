@@ -3,7 +3,7 @@
 A `FunctionModel` answers the first case at once; the second and third wait until the test
 creates a file, which it does only after it has seen the cell show what came before. So the
 rows and the "k/n" progress are seen while the eval is still running, with no timing involved.
-The light-theme test saves eval_live.png (two rows, a green pass and a red FAIL, the third case
+A third test runs the same eval in Notebook 7. The light-theme test saves eval_live.png (two rows, a green pass and a red FAIL, the third case
 running) into $MEOWGENT_SCREENSHOTS when it is set (MEOWGENT_SCREENSHOTS=docs/screenshots
 refreshes the README's picture), else into its tmp dir; eval_done.png (the finished cell) and the
 dark-theme test's eval_live_dark.png go to the tests' tmp dirs. Chromium and playwright are required as for
@@ -86,6 +86,18 @@ def _require_chromium() -> None:
 def lab(tmp_path_factory):
     _require_chromium()
     server = JupyterLab(tmp_path_factory.mktemp("eval-root"), tmp_path_factory.mktemp("eval-work"))
+    try:
+        server.start()
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="module")
+def notebook7(tmp_path_factory):
+    """Notebook 7 (``jupyter notebook``), for its one test."""
+    _require_chromium()
+    server = JupyterLab(tmp_path_factory.mktemp("eval7-root"), tmp_path_factory.mktemp("eval7-work"), app="notebook")
     try:
         server.start()
         yield server
@@ -200,3 +212,22 @@ def test_rows_in_the_dark_theme(browser, lab, tmp_path):
     finally:
         notebook.page.context.close()
         lab.shutdown_kernels()
+
+
+def test_rows_appear_while_the_eval_runs_in_notebook_7(browser, notebook7, tmp_path):
+    notebook = open_eval_notebook(browser, notebook7, tmp_path, "eval_nb7", "JupyterLab Light")
+    try:
+        notebook.run_all()
+        live = output(notebook).locator(".meowgent-eval-live")
+        notebook.wait_text(live.locator("strong"), "Tool eval: 1/3 cases done", "the eval's progress after case 1")
+        rows = live.locator("table.meowgent-eval tbody tr")
+        notebook.wait_text(rows.nth(0), "Weather in Paris?", "the first case's row")
+        notebook.check(notebook.prompt(1) == "[*]:", f"the eval cell should still run: {notebook.prompt(1)!r}")
+        (notebook7.root / "release-2").write_text("")
+        (notebook7.root / "release-3").write_text("")
+        notebook.wait_finished(1, "the eval cell")
+        report = output(notebook).locator(".meowgent-eval-report")
+        notebook.wait_text(report.locator("strong"), "Tool eval: 2 of 3 passed", "the final report")
+    finally:
+        notebook.page.context.close()
+        notebook7.shutdown_kernels()
