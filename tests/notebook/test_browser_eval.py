@@ -3,11 +3,12 @@
 A `FunctionModel` answers the first case at once; the second and third wait until the test
 creates a file, which it does only after it has seen the cell show what came before. So the
 rows and the "k/n" progress are seen while the eval is still running, with no timing involved.
-A third test runs the same eval in Notebook 7. The light-theme test saves eval_live.png (two rows, a green pass and a red FAIL, the third case
-running) into $MEOWGENT_SCREENSHOTS when it is set (MEOWGENT_SCREENSHOTS=docs/screenshots
-refreshes the README's picture), else into its tmp dir; eval_done.png (the finished cell) and the
-dark-theme test's eval_live_dark.png go to the tests' tmp dirs. Chromium and playwright are required as for
-tests/notebook/test_browser.py (skipped without them, a failure when CI is set).
+A third test runs the same eval in Notebook 7. The light-theme test saves eval_live.png (two
+rows, a green pass and a red FAIL, the third case running) into $MEOWGENT_SCREENSHOTS when it is
+set (MEOWGENT_SCREENSHOTS=docs/screenshots refreshes the README's picture), else into its tmp dir;
+eval_done.png (the finished cell) and the dark-theme test's eval_live_dark.png go to the tests' tmp
+dirs. Chromium and playwright are required as for tests/notebook/test_browser.py (skipped without
+them, a failure when CI is set).
 """
 
 from __future__ import annotations
