@@ -240,8 +240,10 @@ class Transcript:
         return '<div class="meowgent-transcript">' + "".join(self._html_parts()[0]) + "</div>"
 
     def html_sections(self) -> list[tuple[str, ToolCall | None]]:
-        """`to_html` cut after each card that waits for approval, for a live view to put the
-        buttons there: ``(html, call)`` pairs, ``call`` being the waiting card's (None last)."""
+        """`to_html` cut for a live view: after each card that waits for approval, to put its
+        buttons there, and after each folded turn, whose HTML no longer changes (a live view that
+        leaves it alone keeps it open once a person opened it). ``(html, call)`` pairs, ``call``
+        being the waiting card's, else None."""
         parts, waiting = self._html_parts()
         cuts = [0, *(end for end, _ in waiting), len(parts)]
         calls = [call for _, call in waiting] + [None]
@@ -250,10 +252,11 @@ class Transcript:
             for a, b, call in zip(cuts, cuts[1:], calls)
         ]
 
-    def _html_parts(self) -> tuple[list[str], list[tuple[int, ToolCall]]]:
-        """The HTML pieces, and after which piece each card waiting for approval ends."""
+    def _html_parts(self) -> tuple[list[str], list[tuple[int, ToolCall | None]]]:
+        """The HTML pieces, and where `html_sections` cuts them: after each card waiting for
+        approval (with its call), and after each folded turn (None)."""
         stopped = self._cut_short
-        waiting: list[tuple[int, ToolCall]] = []
+        waiting: list[tuple[int, ToolCall | None]] = []
         now = self._stopped_at if self._stopped_at is not None else self._clock()
         shown = rows(self._items, stopped)
         open_turn = last_turn(shown[-1]) if shown else self._turn  # the answer, or the turn at work
@@ -263,6 +266,7 @@ class Transcript:
             if hi < open_turn and any(isinstance(row, Repeats) for row in segment):
                 body = "".join(self._row_html(row, row is shown[-1], stopped, now) for row in segment)
                 parts.append(turn_html(summary(segment, stopped), self._duration(lo, hi), body))
+                waiting.append((len(parts), None))
                 continue
             for row in segment:  # the open turn: a waiting card's buttons go right after it
                 parts.append(self._row_html(row, row is shown[-1], stopped, now))
