@@ -24,7 +24,7 @@ def model_html(description: str) -> str:
     """The line at the top of a transcript naming the model and backend that answer."""
     return (
         f'<div class="meowgent-model-line" style="{MUTED}">model: '
-        f'<span class="meowgent-model">{escape(description)}</span></div>'
+        f'<span class="meowgent-model">{visible_html(description)}</span></div>'
     )
 
 
