@@ -23,7 +23,7 @@ from typing import Any
 
 import json_repair
 
-from ._call_scan import CallScanner
+from ._call_scan import object_end
 from ..tools.core import ToolCall
 
 __all__ = ["MalformedCall", "bare_calls", "cut_off", "read_calls"]
@@ -52,6 +52,8 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 _DECODER = json.JSONDecoder(object_pairs_hook=_unique_keys)
 _BARE_KEYS = frozenset({"name", "arguments", "parameters"})
 _CALL_START = re.compile(r'\s*(?:```[\w+.-]*[ \t\r]*\n\s*)?\{\s*"name"\s*:')
+_STRAY = re.compile(r"(?:\s*[}\]])*")  # closers a model adds after a complete call: no value in them
+_CLOSING_FENCE = re.compile(r"\s*```(?![`\w])")
 
 
 @dataclass(frozen=True)
@@ -76,23 +78,85 @@ def cut_off(raw: str, *, token_limit: bool) -> MalformedCall:
     return MalformedCall(raw, f"{why} before this call was complete, so it was not run; {advice}")
 
 
-def bare_calls(text: str, *, token_limit: bool = False) -> list[ToolCall | MalformedCall] | str | None:
-    """The calls a held bare answer holds; else the answer as text, or None to read it for tags.
+def bare_calls(
+    text: str, *, token_limit: bool = False
+) -> tuple[list[ToolCall | MalformedCall], str] | str | None:
+    """The calls a held bare answer starts with and the text after them; else the answer as
+    text, or None to read it for tags.
 
-    A JSON document that is not calls is text as it is, and nothing inside its strings is read
-    as a tag; an answer that began a call object and ended inside its JSON is a cut-off call.
+    The answer is read object by object from its start, each object found by its brackets
+    (strings respected). A strict JSON object whose keys are only ``name``, ``arguments`` and
+    ``parameters`` is a call; so is one whose JSON `_repair` mends by punctuation alone. Closing
+    brackets the model added after a complete call (``{...}}``, ``{...}\n}``) and the fence
+    closing a fenced call belong to the call. After the first call, an object that starts like
+    one (``{"name":``) but cannot be read is a `MalformedCall`, one the answer ended inside is cut
+    off, and anything else ends the calls: it is returned as text, read for tags as any text.
+
+    If the answer does not start with a call: a JSON document is text as it is (nothing inside
+    its strings is read as a tag), a call object the answer ended inside is a cut-off call, and
+    anything else is None.
+
+    Returns:
+        ``(calls, rest)``: the calls in order and the text after the last one (maybe "");
+        or the whole answer as text; or None.
     """
+    calls: list[ToolCall | MalformedCall] = []
+    at, fence_open = 0, False
+    while True:
+        start = _GAP.match(text, at).end()
+        if start == len(text):
+            return calls, ""
+        fence_open ^= text.count(_FENCE, at, start) % 2 == 1
+        end = object_end(text, start) if text[start] == "{" else None
+        if end is None:
+            if text[start] == "{" and _CALL_START.match(text, start) and _call_shaped_so_far(text[start:]):
+                return calls + [cut_off(text[at:].strip(), token_limit=token_limit)], ""
+            return (calls, text[at:]) if calls else _not_calls(text)
+        read = _bare_object(text[start:end], first=not calls)
+        if read is None:
+            return (calls, text[at:]) if calls else _not_calls(text)
+        calls.append(read)
+        at = _STRAY.match(text, end).end()
+        if fence_open:
+            closing = _CLOSING_FENCE.match(text, at)
+            if closing is not None:
+                at, fence_open = closing.end(), False
+
+
+def _bare_object(segment: str, *, first: bool) -> ToolCall | MalformedCall | None:
+    """One bracketed object of a bare answer as a call, or None if it is not one."""
     try:
-        values = _decode_values(text)
+        value = _DECODER.decode(segment)
+    except _DuplicateKey as error:
+        if not _CALL_START.match(segment):
+            return None
+        reason = f'the JSON gives the key "{error}" twice in one object; give each key once'
+        return MalformedCall(segment, f"{reason}, as {_SHAPE}")
+    except (ValueError, RecursionError) as error:
+        if not _CALL_START.match(segment):
+            return None
+        value = _repair(segment)
+        if value is None:
+            if not _call_shaped_so_far(segment):
+                return None
+            where = "(nested too deeply)"
+            if isinstance(error, json.JSONDecodeError):
+                where = f"at line {error.lineno} column {error.colno} ({error.msg})"
+            return MalformedCall(segment, f"the JSON is broken {where} and could not be repaired; write the call as {_SHAPE}")
+    if not isinstance(value, dict) or not value.keys() <= _BARE_KEYS:
+        return None  # a JSON document that happens to have a "name" is an answer
+    call = _to_call(value, segment)
+    # The answer's first object must be a call as written: {"name": 3} is an answer, not a call.
+    return None if first and isinstance(call, MalformedCall) else call
+
+
+def _not_calls(text: str) -> str | None:
+    """A bare answer that does not start with a call: JSON as text, else None (read for tags)."""
+    try:
+        _decode_values(text)
     except (ValueError, RecursionError):
-        if _CALL_START.match(text) and CallScanner(()).ends_open(text) and _call_shaped_so_far(text):
-            return [cut_off(text.strip(), token_limit=token_limit)]
         return None
-    # Only call-shaped objects: a JSON document that happens to have a "name" is an answer.
-    if not values or not all(isinstance(value, dict) and value.keys() <= _BARE_KEYS for value in values):
-        return text
-    calls = [_to_call(value, text) for value in values]
-    return text if any(isinstance(call, MalformedCall) for call in calls) else calls
+    return text
 
 
 def _call_shaped_so_far(text: str) -> bool:

@@ -161,8 +161,13 @@ class ToolCallParser:
             self._tail, self._parts = "", []
             if self._mode == "bare":
                 calls = bare_calls(held, token_limit=limit)
-                if isinstance(calls, list):
-                    out.extend(calls)
+                if isinstance(calls, tuple):
+                    found, rest = calls
+                    out.extend(found)
+                    # What follows the calls is text like any other, read for tags and thinking.
+                    self._mode, self._bare_ok = "text", False
+                    self._answered, self._after_think = True, False
+                    self._run(rest, out)
                     break
                 self._bare_ok = False
                 if isinstance(calls, str):  # a JSON answer: text, with no tags read in its strings
