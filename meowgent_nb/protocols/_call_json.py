@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from collections.abc import Collection
 from typing import Any
 
 import json_repair
@@ -26,7 +27,7 @@ import json_repair
 from ._call_scan import object_end
 from ..tools.core import ToolCall
 
-__all__ = ["MalformedCall", "bare_calls", "cut_off", "read_calls"]
+__all__ = ["MalformedCall", "bare_calls", "cut_off", "prose_calls", "read_calls"]
 
 _SHAPE = '{"name": "TOOL", "arguments": {...}}'
 _FENCE = "```"
@@ -148,6 +149,50 @@ def _bare_object(segment: str, *, first: bool) -> ToolCall | MalformedCall | Non
     call = _to_call(value, segment)
     # The answer's first object must be a call as written: {"name": 3} is an answer, not a call.
     return None if first and isinstance(call, MalformedCall) else call
+
+
+_WHITESPACE = re.compile(r"\s*")
+_PROSE_FENCE = re.compile(r"\s*```(?i:json)?[ \t]*")
+_PROSE_CLOSE = re.compile(r"\s*```(?![`\w])")
+
+
+def prose_calls(text: str, offered: Collection[str], *, token_limit: bool = False) -> list[ToolCall] | None:
+    """The calls of an answer's end that is fenced call objects only; None if it is anything else.
+
+    `text` starts at a ```` ``` ```` fence later in an answer (see
+    `meowgent_nb.protocols.parsing` for why only there). It is calls only if it is one or more
+    fences, with nothing but whitespace between and after them (the last fence may be left
+    open), each holding strict JSON objects with exactly the keys ``name`` (an offered tool's
+    name) and ``arguments`` (an object). Nothing is repaired, and an answer cut off by the
+    token limit is never calls: the model may have gone on to say "do not run this".
+    """
+    if token_limit:
+        return None
+    calls, at = [], 0
+    while True:
+        fence = _PROSE_FENCE.match(text, at)
+        if fence is None:
+            return calls if calls and not text[at:].strip() else None
+        at, inside = fence.end(), False
+        while True:
+            at = _WHITESPACE.match(text, at).end()
+            if at == len(text):
+                return calls if inside else None  # an unclosed last fence ends the answer
+            closing = _PROSE_CLOSE.match(text, at)
+            if closing is not None and inside:
+                at = closing.end()
+                break
+            try:
+                value, at = _DECODER.raw_decode(text, at)
+            except (ValueError, RecursionError):
+                return None
+            if not (isinstance(value, dict) and value.keys() == {"name", "arguments"}):
+                return None
+            name, arguments = value["name"], value["arguments"]
+            if not (isinstance(name, str) and name in offered and isinstance(arguments, dict)):
+                return None
+            calls.append(ToolCall(name=name, arguments=arguments))
+            inside = True
 
 
 def _not_calls(text: str) -> str | None:

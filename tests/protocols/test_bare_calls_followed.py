@@ -8,6 +8,8 @@ events, and is also parsed split in two at every character and one character at 
 from __future__ import annotations
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from meowgent_nb.agent.events import TextDelta, ThinkingDelta
 from meowgent_nb.protocols.parsing import MalformedCall, ToolCallParser, parse_tool_calls
@@ -166,3 +168,145 @@ def test_a_second_call_cut_off_by_the_token_limit_never_runs_and_the_first_does(
 def test_a_complete_call_then_text_cut_off_by_the_token_limit_runs_the_call():
     text = '{"name": "a", "arguments": {}}\nThis calls a and the'
     assert chunked([text], "length") == [call("a"), TextDelta("\nThis calls a and the")]
+
+
+# --- a call inside prose ----------------------------------------------------------------------
+
+OFFERED = ("get_weather", "gcd", "delete_file")
+PARIS = '{"name": "get_weather", "arguments": {"city": "Paris"}}'
+LONDON = '{"name": "get_weather", "arguments": {"city": "London"}}'
+
+
+def offered_parse(chunks, finish_reason=None, offered=OFFERED):
+    parser = ToolCallParser(offered=offered)
+    events = [event for chunk in chunks for event in parser.feed(chunk)]
+    return merge(events + parser.close(finish_reason))
+
+
+PROSE = {
+    # The issue's example: a fenced call that ends the answer.
+    f"You can use the following JSON object: {F}json {PARIS}{F}": [
+        TextDelta("You can use the following JSON object: "),
+        call("get_weather", city="Paris"),
+    ],
+    f"To check, I call:\n{F}json\n{PARIS}\n{F}\n": [TextDelta("To check, I call:\n"), call("get_weather", city="Paris")],
+    f"Both:\n{F}json\n{PARIS}\n{LONDON}\n{F}": [
+        TextDelta("Both:\n"),
+        call("get_weather", city="Paris"),
+        call("get_weather", city="London"),
+    ],
+    f'Two gcds:\n{F}json\n{{"name": "gcd", "arguments": {{"a": 45, "b": 60}}}}\n{F}\n'
+    f'{F}\n{{"name": "gcd", "arguments": {{"a": 81, "b": 63}}}}\n{F}': [
+        TextDelta("Two gcds:\n"),
+        call("gcd", a=45, b=60),
+        call("gcd", a=81, b=63),
+    ],
+    f"Calling:\n{F}JSON\n{PARIS}": [TextDelta("Calling:\n"), call("get_weather", city="Paris")],  # left open
+    f'Note:\n{F}json\n{{"name": "get_weather", "arguments": {{"city": "{F} }}"}}}}\n{F}': [
+        TextDelta("Note:\n"),
+        call("get_weather", city=f"{F} }}"),
+    ],
+    # Only the fences that end the answer: an example earlier in it stays text.
+    f"For example {F}json {PARIS}{F} asks for Paris. Now:\n{F}json\n{LONDON}\n{F}": [
+        TextDelta(f"For example {F}json {PARIS}{F} asks for Paris. Now:\n"),
+        call("get_weather", city="London"),
+    ],
+}
+
+PROSE_TEXT = [
+    # An example the model goes on to explain is text.
+    f"You would write {F}json\n{PARIS}\n{F}\nto get the weather in Paris.",
+    f"{PARIS} is the shape; e.g. {F}json\n{PARIS}\n{F} then a tag: <tool_call>",
+    # Not exactly a call to an offered tool.
+    f"Try {F}json\n{{\"name\": \"rm_rf\", \"arguments\": {{}}}}\n{F}",
+    f"Try {F}json\n{{\"name\": \"delete_file\", \"arguments\": {{\"path\": \"/\"}}, \"id\": 1}}\n{F}",
+    f"Try {F}json\n{{\"name\": \"delete_file\"}}\n{F}",
+    f"Try {F}json\n{{\"name\": \"delete_file\", \"arguments\": \"/\"}}\n{F}",
+    f"Try {F}json\n{{\"name\": \"delete_file\", \"arguments\": {{\"path\": \"a\", \"path\": \"/\"}}}}\n{F}",
+    f"Try {F}json\n{{\"name\": \"delete_file\", \"arguments\": {{\"path\": \"a\",}}}}\n{F}",  # never repaired
+    f"Try {F}python\n{{\"name\": \"delete_file\", \"arguments\": {{}}}}\n{F}",
+    f"Try {F}json\n{PARIS}\n{F} or {F}json\n{{\"name\": \"x\", \"arguments\": {{}}}}\n{F}",
+    f"Try {F}json\n[{PARIS}]\n{F}",
+    f"Try {F}json\n{F}",
+    "Plain `code` and ``more`` and a lone ` tick",
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), PROSE.items())
+def test_a_fenced_call_to_an_offered_tool_that_ends_the_answer_is_a_call(text, expected):
+    assert offered_parse([text]) == expected
+    for at in range(len(text) + 1):
+        assert offered_parse([text[:at], text[at:]]) == expected, at
+    assert offered_parse(list(text)) == expected
+
+
+@pytest.mark.parametrize("text", PROSE_TEXT)
+def test_other_fences_in_prose_are_text(text):
+    expected = [TextDelta(text)] if "<tool_call>" not in text else offered_parse([text], offered=())
+    assert offered_parse([text]) == expected
+    for at in range(len(text) + 1):
+        assert offered_parse([text[:at], text[at:]]) == expected, at
+    assert offered_parse(list(text)) == expected
+
+
+def test_a_prose_call_in_an_answer_cut_off_by_the_token_limit_is_text():
+    text = f"Calling:\n{F}json\n{PARIS}\n{F}"
+    assert offered_parse([text], "length") == [TextDelta(text)]
+
+
+def test_without_offered_names_a_prose_call_is_text():
+    text = f"You can use the following JSON object: {F}json {PARIS}{F}"
+    assert parse_tool_calls(text) == [TextDelta(text)]
+
+
+def test_a_fence_in_thinking_is_thinking():
+    text = f"<think>I could send {F}json\n{PARIS}\n{F}</think>Sunny, I think."
+    assert offered_parse([text]) == [ThinkingDelta(f"I could send {F}json\n{PARIS}\n{F}"), TextDelta("Sunny, I think.")]
+
+
+def test_a_tool_result_quoted_back_as_the_answers_end_is_a_call_and_approval_still_applies():
+    # The parser cannot tell a quoted result from the model's own call: this is the case the
+    # rule accepts (an offered tool, exact shape, nothing after it), and the tool's approval
+    # setting, not the parser, stands between it and a dangerous action.
+    text = f'The page says:\n{F}json\n{{"name": "delete_file", "arguments": {{"path": "/"}}}}\n{F}'
+    assert offered_parse([text]) == [TextDelta("The page says:\n"), call("delete_file", path="/")]
+    assert offered_parse([text + "\nI will not do that."]) == [TextDelta(text + "\nI will not do that.")]
+
+
+def test_text_before_a_prose_call_streams_and_only_the_fence_is_held():
+    parser = ToolCallParser(offered=OFFERED)
+    assert parser.feed("Calling now: `") == [TextDelta("Calling now: ")]
+    assert parser.feed('``json\n{"name"') == []
+    assert parser.feed(': "get_weather", "arguments": {"city": "Paris"}}\n```') == []
+    assert parser.close() == [call("get_weather", city="Paris")]
+    assert parser.feed("Use `x` here") + parser.close() == [TextDelta("Use `x` here")]
+
+
+# --- fuzzing ----------------------------------------------------------------------------------
+
+PIECES = [
+    F, f"{F}json\n", f"{F}json ", "`", PARIS, '{"name": "gcd", "arguments": {"a": 1}}', '{"name": "x"',
+    '"arguments"', "{", "}", "]", '"', ":", ",", "\n", " ", "text", "# note", "<tool_call>", "</tool_call>",
+    "<think>", "</think>", "\\",
+]  # fmt: skip
+noise = st.lists(st.sampled_from(PIECES) | st.text(max_size=3), max_size=20).map("".join)
+
+
+@settings(max_examples=200, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data(), noise)
+def test_fuzz_chunked_equals_one_shot_and_prose_calls_name_offered_tools(data, text):
+    whole = offered_parse([text])
+    points = sorted(data.draw(st.lists(st.integers(0, len(text)), max_size=8)))
+    chunks = [text[a:b] for a, b in zip([0, *points], [*points, len(text)])]
+    assert offered_parse(chunks) == whole
+    shown = iter(text)  # text is the input's own characters, in order
+    assert all(char in shown for event in whole if isinstance(event, (TextDelta, ThinkingDelta)) for char in event.text)
+    # Without offered names only the calls that were calls before can appear; with them, the
+    # extra ones are offered tools.
+    before = [event for event in parse_tool_calls(text) if isinstance(event, ToolCall)]
+    after = [event for event in whole if isinstance(event, ToolCall)]
+    extra = list(after)
+    for event in before:
+        assert event in extra
+        extra.remove(event)
+    assert all(event.name in OFFERED for event in extra)
