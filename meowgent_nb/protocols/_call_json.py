@@ -1,7 +1,8 @@
 """The JSON inside a tool call -> `ToolCall`s, or `MalformedCall`s that say what was wrong.
 
 Strict JSON is tried first; double-encoded arguments, ``parameters`` for ``arguments``, fences,
-and several objects in one tag are accepted (see `meowgent_nb.protocols.parsing`).
+and several objects in one tag are accepted (see `meowgent_nb.protocols.parsing`). Calls written
+without tags are found by `_call_bare`, which reads each object with the same rules.
 
 Broken JSON is mended by `json_repair` only where the mending changes punctuation, never a value
 the model wrote. Allowed: single quotes for double ones, unquoted keys, Python's
@@ -19,15 +20,13 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from collections.abc import Collection
 from typing import Any
 
 import json_repair
 
-from ._call_scan import object_end
 from ..tools.core import ToolCall
 
-__all__ = ["MalformedCall", "bare_calls", "cut_off", "prose_calls", "read_calls"]
+__all__ = ["MalformedCall", "cut_off", "read_calls"]
 
 _SHAPE = '{"name": "TOOL", "arguments": {...}}'
 _FENCE = "```"
@@ -53,8 +52,6 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 _DECODER = json.JSONDecoder(object_pairs_hook=_unique_keys)
 _BARE_KEYS = frozenset({"name", "arguments", "parameters"})
 _CALL_START = re.compile(r'\s*(?:```[\w+.-]*[ \t\r]*\n\s*)?\{\s*"name"\s*:')
-_STRAY = re.compile(r"(?:\s*[}\]])*")  # closers a model adds after a complete call: no value in them
-_CLOSING_FENCE = re.compile(r"\s*```(?![`\w])")
 
 
 @dataclass(frozen=True)
@@ -77,140 +74,6 @@ def cut_off(raw: str, *, token_limit: bool) -> MalformedCall:
     why = "the answer hit the token limit" if token_limit else "the answer ended"
     advice = "write the call again, with shorter arguments" if token_limit else f"write the whole call as {_SHAPE}"
     return MalformedCall(raw, f"{why} before this call was complete, so it was not run; {advice}")
-
-
-def bare_calls(
-    text: str, *, token_limit: bool = False
-) -> tuple[list[ToolCall | MalformedCall], str] | str | None:
-    """The calls a held bare answer starts with and the text after them; else the answer as
-    text, or None to read it for tags.
-
-    The answer is read object by object from its start, each object found by its brackets
-    (strings respected). A strict JSON object whose keys are only ``name``, ``arguments`` and
-    ``parameters`` is a call; so is one whose JSON `_repair` mends by punctuation alone. Closing
-    brackets the model added after a complete call (``{...}}``, ``{...}\n}``) and the fence
-    closing a fenced call belong to the call. After the first call, an object that starts like
-    one (``{"name":``) but cannot be read is a `MalformedCall`, one the answer ended inside is cut
-    off, and anything else ends the calls: it is returned as text, read for tags as any text.
-
-    If the answer does not start with a call: a JSON document is text as it is (nothing inside
-    its strings is read as a tag), a call object the answer ended inside is a cut-off call, and
-    anything else is None.
-
-    Returns:
-        ``(calls, rest)``: the calls in order and the text after the last one (maybe "");
-        or the whole answer as text; or None.
-    """
-    calls: list[ToolCall | MalformedCall] = []
-    at, fence_open = 0, False
-    while True:
-        start = _GAP.match(text, at).end()
-        if start == len(text):
-            return calls, ""
-        fence_open ^= text.count(_FENCE, at, start) % 2 == 1
-        end = object_end(text, start) if text[start] == "{" else None
-        if end is None:
-            if text[start] == "{" and _CALL_START.match(text, start) and _call_shaped_so_far(text[start:]):
-                return calls + [cut_off(text[at:].strip(), token_limit=token_limit)], ""
-            return (calls, text[at:]) if calls else _not_calls(text)
-        read = _bare_object(text[start:end], first=not calls)
-        if read is None:
-            return (calls, text[at:]) if calls else _not_calls(text)
-        calls.append(read)
-        at = _STRAY.match(text, end).end()
-        if fence_open:
-            closing = _CLOSING_FENCE.match(text, at)
-            if closing is not None:
-                at, fence_open = closing.end(), False
-
-
-def _bare_object(segment: str, *, first: bool) -> ToolCall | MalformedCall | None:
-    """One bracketed object of a bare answer as a call, or None if it is not one."""
-    try:
-        value = _DECODER.decode(segment)
-    except _DuplicateKey as error:
-        if not _CALL_START.match(segment):
-            return None
-        reason = f'the JSON gives the key "{error}" twice in one object; give each key once'
-        return MalformedCall(segment, f"{reason}, as {_SHAPE}")
-    except (ValueError, RecursionError) as error:
-        if not _CALL_START.match(segment):
-            return None
-        value = _repair(segment)
-        if value is None:
-            if not _call_shaped_so_far(segment):
-                return None
-            where = "(nested too deeply)"
-            if isinstance(error, json.JSONDecodeError):
-                where = f"at line {error.lineno} column {error.colno} ({error.msg})"
-            return MalformedCall(segment, f"the JSON is broken {where} and could not be repaired; write the call as {_SHAPE}")
-    if not isinstance(value, dict) or not value.keys() <= _BARE_KEYS:
-        return None  # a JSON document that happens to have a "name" is an answer
-    call = _to_call(value, segment)
-    # The answer's first object must be a call as written: {"name": 3} is an answer, not a call.
-    return None if first and isinstance(call, MalformedCall) else call
-
-
-_WHITESPACE = re.compile(r"\s*")
-_PROSE_FENCE = re.compile(r"\s*```(?i:json)?[ \t]*")
-_PROSE_CLOSE = re.compile(r"\s*```(?![`\w])")
-
-
-def prose_calls(text: str, offered: Collection[str], *, token_limit: bool = False) -> list[ToolCall] | None:
-    """The calls of an answer's end that is fenced call objects only; None if it is anything else.
-
-    `text` starts at a ```` ``` ```` fence later in an answer (see
-    `meowgent_nb.protocols.parsing` for why only there). It is calls only if it is one or more
-    fences, with nothing but whitespace between and after them (the last fence may be left
-    open), each holding strict JSON objects with exactly the keys ``name`` (an offered tool's
-    name) and ``arguments`` (an object). Nothing is repaired, and an answer cut off by the
-    token limit is never calls: the model may have gone on to say "do not run this".
-    """
-    if token_limit:
-        return None
-    calls, at = [], 0
-    while True:
-        fence = _PROSE_FENCE.match(text, at)
-        if fence is None:
-            return calls if calls and not text[at:].strip() else None
-        at, inside = fence.end(), False
-        while True:
-            at = _WHITESPACE.match(text, at).end()
-            if at == len(text):
-                return calls if inside else None  # an unclosed last fence ends the answer
-            closing = _PROSE_CLOSE.match(text, at)
-            if closing is not None and inside:
-                at = closing.end()
-                break
-            try:
-                value, at = _DECODER.raw_decode(text, at)
-            except (ValueError, RecursionError):
-                return None
-            if not (isinstance(value, dict) and value.keys() == {"name", "arguments"}):
-                return None
-            name, arguments = value["name"], value["arguments"]
-            if not (isinstance(name, str) and name in offered and isinstance(arguments, dict)):
-                return None
-            calls.append(ToolCall(name=name, arguments=arguments))
-            inside = True
-
-
-def _not_calls(text: str) -> str | None:
-    """A bare answer that does not start with a call: JSON as text, else None (read for tags)."""
-    try:
-        _decode_values(text)
-    except (ValueError, RecursionError):
-        return None
-    return text
-
-
-def _call_shaped_so_far(text: str) -> bool:
-    """Whether an object cut off in the middle had only a call's keys so far (only to classify)."""
-    try:
-        value = json_repair.loads(_unfence(text))
-    except Exception:  # a third-party heuristic: a failure only means "not a call"
-        return False
-    return isinstance(value, dict) and value.keys() <= _BARE_KEYS
 
 
 def _decode_values(text: str) -> list[Any]:

@@ -16,7 +16,7 @@ that may start a tag is held back (``"<tool_c"`` waits for the next chunk), so t
 - Bare calls: runtimes that decode Qwen's ``<tool_call>`` special token as nothing send just
   ``{"name": ..., "arguments": {...}}`` objects, maybe fenced. An answer that starts (after any
   thinking) with ``{"``, or a fence line then ``{"``, is held to the end of the stream and read
-  object by object (`_call_json.bare_calls`): objects whose only keys are ``name`` (a string),
+  object by object (`_call_bare.bare_calls`): objects whose only keys are ``name`` (a string),
   ``arguments`` and ``parameters`` are calls, mended by punctuation only as inside tags; closing
   brackets added after a complete call and the fence around it belong to the call; whatever
   follows the calls (a ``# comment``, a sentence) is text, read for tags like any text. A later
@@ -49,7 +49,8 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Union
 
-from ._call_json import MalformedCall, bare_calls, cut_off, prose_calls, read_calls
+from ._call_bare import bare_calls, bare_start, prose_calls, prose_start
+from ._call_json import MalformedCall, cut_off, read_calls
 from ._call_scan import CallScanner
 from .._deltas import TextDelta, ThinkingDelta
 from ..tools.core import ToolCall
@@ -58,22 +59,11 @@ __all__ = ["MalformedCall", "ParsedEvent", "PartialCall", "ToolCallParser", "par
 
 CALL_OPEN, CALL_CLOSE = "<tool_call>", "</tool_call>"
 THINK_OPEN, THINK_CLOSE = "<think>", "</think>"
-# An answer held as bare calls starts with {" after whitespace and maybe a fence line. The second
-# pattern matches what could still become such a start.
-_BARE = re.compile(r'\s*(?:```[\w+.-]*[ \t\r]*\n\s*)?\{\s*"')
-_BARE_SO_FAR = re.compile(r"\s*(?:`{1,2}|```[\w+.-]*[ \t\r]*|(?:```[\w+.-]*[ \t\r]*\n\s*)?(?:\{\s*)?)")
-# How far into an answer the bare-call check looks. Past it the answer is ordinary text, so a run
-# of leading whitespace cannot hold the stream back for long.
-_BARE_LOOKAHEAD = 256
 # A call's name, where calls write it: first, maybe after a fence or an array's "[". A held bare
 # answer is shown as a call being written only once it starts like one.
 _CALL_NAME = re.compile(r'\s*(?:```[\w+.-]*[ \t\r]*\n\s*)?\[?\s*\{\s*"name"\s*:\s*"((?:[^"\\\n]|\\.)*)"')
 _BARE_CALL = re.compile(r'\s*(?:```[\w+.-]*[ \t\r]*\n\s*)?\{\s*"name"\s*:')
 _NAME_LOOKAHEAD = 256  # a name that has not appeared this far into a call is not looked for again
-# A fence later in an answer that opens like a call, held to the end of the answer; the second
-# pattern matches what could still become one. Whitespace is bounded so the verdict comes soon.
-_PROSE = re.compile(r'```(?i:json)?\s{0,32}\{\s{0,32}"name"\s{0,8}:')
-_PROSE_SO_FAR = re.compile(r'`{1,2}|```(?i:j|js|jso|json)?\s{0,32}(?:\{\s{0,32}(?:"(?:n|na|nam|name|name"\s{0,8})?)?)?')
 
 
 @dataclass(frozen=True)
@@ -223,7 +213,7 @@ class ToolCallParser:
 
     def _step_lead(self, data: str, out: list[ParsedEvent]) -> str | None:
         lead, self._tail = self._tail + data, ""
-        verdict = _bare_start(lead)
+        verdict = bare_start(lead)
         if verdict is None:
             self._tail = lead
         elif verdict:
@@ -241,7 +231,7 @@ class ToolCallParser:
     def _step_text(self, data: str, out: list[ParsedEvent]) -> str | None:
         text = self._tail + data
         before, tag, self._tail = _split(text, CALL_OPEN, THINK_OPEN)
-        at, verdict = _prose_start(text, len(before)) if self._offered else (None, False)
+        at, verdict = prose_start(text, len(before)) if self._offered else (None, False)
         if at is not None:  # a fence before any tag that opens, or may open, like a call
             self._text(text[:at], out)
             if verdict:
@@ -349,32 +339,3 @@ def _split(s: str, *tags: str) -> tuple[str, str | None, str]:
     if at < 0 or not any(tag.startswith(s[at:]) for tag in tags):
         return s, None, ""
     return s[:at], None, s[at:]
-
-
-def _bare_start(lead: str) -> bool | None:
-    """Whether an answer starting with `lead` is held as bare calls; None while it cannot tell.
-
-    The verdict depends only on the first `_BARE_LOOKAHEAD` characters, so it is the same
-    however the stream was chunked.
-    """
-    start = lead[:_BARE_LOOKAHEAD]
-    if _BARE.match(start):
-        return True
-    return None if len(lead) < _BARE_LOOKAHEAD and _BARE_SO_FAR.fullmatch(start) else False
-
-
-def _prose_start(text: str, limit: int) -> tuple[int | None, bool]:
-    """The first fence before ``text[limit]`` that opens like a call: (where, True); or one that
-    may still (where, False), to hold back; or (None, False).
-
-    Each verdict depends only on the text from the fence on, so it is the same however the
-    stream was chunked.
-    """
-    at = text.find("`", 0, limit)
-    while at >= 0:
-        if _PROSE.match(text, at):
-            return at, True
-        if _PROSE_SO_FAR.fullmatch(text, at):
-            return at, False
-        at = text.find("`", at + 1, limit)
-    return None, False

@@ -18,7 +18,10 @@ from meowgent_nb.tools.core import ToolCall
 SHAPE = '{"name": "TOOL", "arguments": {...}}'
 F = "```"
 ENDED = f"the answer ended before this call was complete, so it was not run; write the whole call as {SHAPE}"
-LIMIT = "the answer hit the token limit before this call was complete, so it was not run; write the call again, with shorter arguments"
+LIMIT = (
+    "the answer hit the token limit before this call was complete, so it was not run;"
+    " write the call again, with shorter arguments"
+)
 
 
 def call(name, **arguments):
@@ -58,11 +61,13 @@ FOLLOWED = {
         call("add", a=1),
         TextDelta(" is how you call it."),
     ],
-    f'{F}json\n{{"name": "gcd", "arguments": {{"a": 45, "b": 60}}}}\n{{"name": "gcd", "arguments": {{"a": 81, "b": 63}}}}\n{F}': [
+    f'{F}json\n{{"name": "gcd", "arguments": {{"a": 45, "b": 60}}}}\n'
+    f'{{"name": "gcd", "arguments": {{"a": 81, "b": 63}}}}\n{F}': [
         call("gcd", a=45, b=60),
         call("gcd", a=81, b=63),
     ],
-    f'{F}json\n{{"name": "a", "arguments": {{}}}}\n{F}\n{F}json\n{{"name": "b", "arguments": {{"x": 1}}}}\n}}\n{F}\nDone.': [
+    f'{F}json\n{{"name": "a", "arguments": {{}}}}\n{F}\n'
+    f'{F}json\n{{"name": "b", "arguments": {{"x": 1}}}}\n}}\n{F}\nDone.': [
         call("a"),
         call("b", x=1),
         TextDelta("\nDone."),
@@ -189,7 +194,10 @@ PROSE = {
         TextDelta("You can use the following JSON object: "),
         call("get_weather", city="Paris"),
     ],
-    f"To check, I call:\n{F}json\n{PARIS}\n{F}\n": [TextDelta("To check, I call:\n"), call("get_weather", city="Paris")],
+    f"To check, I call:\n{F}json\n{PARIS}\n{F}\n": [
+        TextDelta("To check, I call:\n"),
+        call("get_weather", city="Paris"),
+    ],
     f"Both:\n{F}json\n{PARIS}\n{LONDON}\n{F}": [
         TextDelta("Both:\n"),
         call("get_weather", city="Paris"),
@@ -218,14 +226,14 @@ PROSE_TEXT = [
     f"You would write {F}json\n{PARIS}\n{F}\nto get the weather in Paris.",
     f"{PARIS} is the shape; e.g. {F}json\n{PARIS}\n{F} then a tag: <tool_call>",
     # Not exactly a call to an offered tool.
-    f"Try {F}json\n{{\"name\": \"rm_rf\", \"arguments\": {{}}}}\n{F}",
-    f"Try {F}json\n{{\"name\": \"delete_file\", \"arguments\": {{\"path\": \"/\"}}, \"id\": 1}}\n{F}",
-    f"Try {F}json\n{{\"name\": \"delete_file\"}}\n{F}",
-    f"Try {F}json\n{{\"name\": \"delete_file\", \"arguments\": \"/\"}}\n{F}",
-    f"Try {F}json\n{{\"name\": \"delete_file\", \"arguments\": {{\"path\": \"a\", \"path\": \"/\"}}}}\n{F}",
-    f"Try {F}json\n{{\"name\": \"delete_file\", \"arguments\": {{\"path\": \"a\",}}}}\n{F}",  # never repaired
-    f"Try {F}python\n{{\"name\": \"delete_file\", \"arguments\": {{}}}}\n{F}",
-    f"Try {F}json\n{PARIS}\n{F} or {F}json\n{{\"name\": \"x\", \"arguments\": {{}}}}\n{F}",
+    f'Try {F}json\n{{"name": "rm_rf", "arguments": {{}}}}\n{F}',
+    f'Try {F}json\n{{"name": "delete_file", "arguments": {{"path": "/"}}, "id": 1}}\n{F}',
+    f'Try {F}json\n{{"name": "delete_file"}}\n{F}',
+    f'Try {F}json\n{{"name": "delete_file", "arguments": "/"}}\n{F}',
+    f'Try {F}json\n{{"name": "delete_file", "arguments": {{"path": "a", "path": "/"}}}}\n{F}',
+    f'Try {F}json\n{{"name": "delete_file", "arguments": {{"path": "a",}}}}\n{F}',  # never repaired
+    f'Try {F}python\n{{"name": "delete_file", "arguments": {{}}}}\n{F}',
+    f'Try {F}json\n{PARIS}\n{F} or {F}json\n{{"name": "x", "arguments": {{}}}}\n{F}',
     f"Try {F}json\n[{PARIS}]\n{F}",
     f"Try {F}json\n{F}",
     "Plain `code` and ``more`` and a lone ` tick",
@@ -261,7 +269,10 @@ def test_without_offered_names_a_prose_call_is_text():
 
 def test_a_fence_in_thinking_is_thinking():
     text = f"<think>I could send {F}json\n{PARIS}\n{F}</think>Sunny, I think."
-    assert offered_parse([text]) == [ThinkingDelta(f"I could send {F}json\n{PARIS}\n{F}"), TextDelta("Sunny, I think.")]
+    assert offered_parse([text]) == [
+        ThinkingDelta(f"I could send {F}json\n{PARIS}\n{F}"),
+        TextDelta("Sunny, I think."),
+    ]
 
 
 def test_a_tool_result_quoted_back_as_the_answers_end_is_a_call_and_approval_still_applies():
@@ -300,7 +311,12 @@ def test_fuzz_chunked_equals_one_shot_and_prose_calls_name_offered_tools(data, t
     chunks = [text[a:b] for a, b in zip([0, *points], [*points, len(text)])]
     assert offered_parse(chunks) == whole
     shown = iter(text)  # text is the input's own characters, in order
-    assert all(char in shown for event in whole if isinstance(event, (TextDelta, ThinkingDelta)) for char in event.text)
+    assert all(
+        char in shown
+        for event in whole
+        if isinstance(event, (TextDelta, ThinkingDelta))
+        for char in event.text
+    )
     # Without offered names only the calls that were calls before can appear; with them, the
     # extra ones are offered tools.
     before = [event for event in parse_tool_calls(text) if isinstance(event, ToolCall)]
