@@ -11,6 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from meowgent_nb import Agent, ScriptedModel, tool
 from meowgent_nb.agent.events import TextDelta, ThinkingDelta
 from meowgent_nb.protocols.parsing import MalformedCall, ToolCallParser, parse_tool_calls
 from meowgent_nb.tools.core import ToolCall
@@ -326,3 +327,30 @@ def test_fuzz_chunked_equals_one_shot_and_prose_calls_name_offered_tools(data, t
         assert event in extra
         extra.remove(event)
     assert all(event.name in OFFERED for event in extra)
+
+
+# --- through the agent ------------------------------------------------------------------------
+
+
+@tool
+def add(a: int, b: int) -> int:
+    """Add two numbers."""
+    return a + b
+
+
+def test_the_xml_protocol_runs_a_prose_call_to_an_offered_tool_and_a_bare_call_followed_by_text():
+    prose = f'Use this JSON object:\n{F}json\n{{"name": "add", "arguments": {{"a": 2, "b": 3}}}}\n{F}'
+    bare = f'{F}json\n{{"name": "add", "arguments": {{"a": 1, "b": 1}}}}\n}}\n{F}\n# adds them'
+    model = ScriptedModel([prose, bare, "5 and 2."])
+    result = Agent(model, tools=[add]).run("2+3 and 1+1?")
+    assert [(r.call.name, r.call.arguments, r.output) for r in result.tool_results] == [
+        ("add", {"a": 2, "b": 3}, "5"),
+        ("add", {"a": 1, "b": 1}, "2"),
+    ]
+    assert result.text == "5 and 2."
+
+
+def test_the_xml_protocol_leaves_a_prose_call_to_an_unoffered_tool_as_text():
+    text = f'Use this JSON object:\n{F}json\n{{"name": "sub", "arguments": {{"a": 2, "b": 3}}}}\n{F}'
+    result = Agent(ScriptedModel([text]), tools=[add]).run("2-3?")
+    assert (result.text, result.tool_results) == (text, [])
