@@ -1,7 +1,8 @@
 """The JSON inside a tool call -> `ToolCall`s, or `MalformedCall`s that say what was wrong.
 
 Strict JSON is tried first; double-encoded arguments, ``parameters`` for ``arguments``, fences,
-and several objects in one tag are accepted (see `meowgent_nb.protocols.parsing`).
+and several objects in one tag are accepted (see `meowgent_nb.protocols.parsing`). Calls written
+without tags are found by `_call_bare`, which reads each object with the same rules.
 
 Broken JSON is mended by `json_repair` only where the mending changes punctuation, never a value
 the model wrote. Allowed: single quotes for double ones, unquoted keys, Python's
@@ -23,10 +24,9 @@ from typing import Any
 
 import json_repair
 
-from ._call_scan import CallScanner
 from ..tools.core import ToolCall
 
-__all__ = ["MalformedCall", "bare_calls", "cut_off", "read_calls"]
+__all__ = ["MalformedCall", "cut_off", "read_calls"]
 
 _SHAPE = '{"name": "TOOL", "arguments": {...}}'
 _FENCE = "```"
@@ -74,34 +74,6 @@ def cut_off(raw: str, *, token_limit: bool) -> MalformedCall:
     why = "the answer hit the token limit" if token_limit else "the answer ended"
     advice = "write the call again, with shorter arguments" if token_limit else f"write the whole call as {_SHAPE}"
     return MalformedCall(raw, f"{why} before this call was complete, so it was not run; {advice}")
-
-
-def bare_calls(text: str, *, token_limit: bool = False) -> list[ToolCall | MalformedCall] | str | None:
-    """The calls a held bare answer holds; else the answer as text, or None to read it for tags.
-
-    A JSON document that is not calls is text as it is, and nothing inside its strings is read
-    as a tag; an answer that began a call object and ended inside its JSON is a cut-off call.
-    """
-    try:
-        values = _decode_values(text)
-    except (ValueError, RecursionError):
-        if _CALL_START.match(text) and CallScanner(()).ends_open(text) and _call_shaped_so_far(text):
-            return [cut_off(text.strip(), token_limit=token_limit)]
-        return None
-    # Only call-shaped objects: a JSON document that happens to have a "name" is an answer.
-    if not values or not all(isinstance(value, dict) and value.keys() <= _BARE_KEYS for value in values):
-        return text
-    calls = [_to_call(value, text) for value in values]
-    return text if any(isinstance(call, MalformedCall) for call in calls) else calls
-
-
-def _call_shaped_so_far(text: str) -> bool:
-    """Whether an object cut off in the middle had only a call's keys so far (only to classify)."""
-    try:
-        value = json_repair.loads(_unfence(text))
-    except Exception:  # a third-party heuristic: a failure only means "not a call"
-        return False
-    return isinstance(value, dict) and value.keys() <= _BARE_KEYS
 
 
 def _decode_values(text: str) -> list[Any]:

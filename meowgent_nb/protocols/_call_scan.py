@@ -17,13 +17,14 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["CallScanner"]
+__all__ = ["CallScanner", "object_end"]
 
 # Outside strings only these characters matter; everything else is skipped in one regex step.
 _SIGNIFICANT = re.compile(r"[\"'{}\[\]<]")
 # A string's body up to its closing quote, or up to a backslash with nothing after it yet.
 _BODY = {'"': re.compile(r'(?:[^"\\]+|\\.)*', re.S), "'": re.compile(r"(?:[^'\\]+|\\.)*", re.S)}
 _VALUE_START = frozenset("{[,:")
+_STRUCTURE = re.compile(r"[\"'{}\[\],:]")  # what `object_end` looks at: strings, brackets, separators
 
 
 class CallScanner:
@@ -105,3 +106,40 @@ class CallScanner:
             skipped = text[start:stop].rstrip()
             if skipped:
                 self._last = skipped[-1]
+
+
+def object_end(text: str, start: int) -> int | None:
+    """Where the JSON object or array that opens at ``text[start]`` closes, strings respected.
+
+    The same strings as `CallScanner` reads (double-quoted, and single-quoted where a value may
+    begin), so a ``}`` inside a string does not close anything.
+
+    Returns:
+        The index just after the bracket that closes it, or None if the text ends first.
+    """
+    depth, quote, last, at, size = 0, None, "", start, len(text)
+    while at < size:
+        if quote is not None:
+            stop = _BODY[quote].match(text, at).end()
+            if stop >= size or text[stop] == "\\":  # the string never ends
+                return None
+            quote, last, at = None, quote, stop + 1
+            continue
+        found = _STRUCTURE.search(text, at)
+        if found is None:
+            return None
+        skipped = text[at : found.start()].rstrip()
+        if skipped:  # a word before the quote: an apostrophe in it starts no string
+            last = skipped[-1]
+        char, at = found.group(), found.end()
+        if char == '"' or (char == "'" and (last == "" or last in _VALUE_START)):
+            quote = char
+            continue
+        if char in "{[":
+            depth += 1
+        elif char in "}]":
+            depth -= 1
+            if depth <= 0:
+                return at
+        last = char
+    return None

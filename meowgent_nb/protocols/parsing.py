@@ -15,9 +15,25 @@ that may start a tag is held back (``"<tool_c"`` waits for the next chunk), so t
   by the end of the stream or by the next ``<tool_call>``. What cannot be read is a `MalformedCall`.
 - Bare calls: runtimes that decode Qwen's ``<tool_call>`` special token as nothing send just
   ``{"name": ..., "arguments": {...}}`` objects, maybe fenced. An answer that starts (after any
-  thinking) with ``{"``, or a fence line then ``{"``, is held to the end of the stream: strict JSON
-  objects whose only keys are ``name`` (a string), ``arguments`` and ``parameters`` are calls;
-  anything else is read as ordinary text. No other answer waits.
+  thinking) with ``{"``, or a fence line then ``{"``, is held to the end of the stream and read
+  object by object (`_call_bare.bare_calls`): objects whose only keys are ``name`` (a string),
+  ``arguments`` and ``parameters`` are calls, mended by punctuation only as inside tags; closing
+  brackets added after a complete call and the fence around it belong to the call; whatever
+  follows the calls (a ``# comment``, a sentence) is text, read for tags like any text. A later
+  object that starts like a call but cannot be read is a `MalformedCall`; an answer that starts
+  with anything else (a JSON document with other keys) is ordinary text. No other answer start
+  waits.
+- A call inside prose, read only when the parser knows the offered tools (``offered``): a
+  ```` ```json ```` (or bare ```` ``` ````) fence later in the answer that opens with
+  ``{"name":`` is held to the end of the stream. It is a call only if the answer *ends* with it:
+  one or more such fences with nothing but whitespace after them, each holding strict JSON
+  objects with exactly ``name`` (an offered tool) and ``arguments`` (an object), not cut off by
+  the token limit. Anything else in such a fence, or any text after it, and it is text as the
+  model wrote it. Why so narrow: a model that explains an example call goes on to explain it,
+  and one that quotes a tool's result rarely stops at the quote; a model that means to call
+  ends its turn with the call. What this cannot tell apart (a quoted result that ends the
+  answer with a call to an offered tool) runs as any call does: validated, and approved by a
+  person where the tool asks for approval.
 - With ``partial_calls=True`` a call being written is reported as it grows, as a `PartialCall`
   at the end of the events of each chunk that added to it (its name once that is complete, and
   its text so far), for a display to fill in a card. It is display only: what runs is the
@@ -29,10 +45,12 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Union
 
-from ._call_json import MalformedCall, bare_calls, cut_off, read_calls
+from ._call_bare import bare_calls, bare_start, prose_calls, prose_start
+from ._call_json import MalformedCall, cut_off, read_calls
 from ._call_scan import CallScanner
 from .._deltas import TextDelta, ThinkingDelta
 from ..tools.core import ToolCall
@@ -41,13 +59,6 @@ __all__ = ["MalformedCall", "ParsedEvent", "PartialCall", "ToolCallParser", "par
 
 CALL_OPEN, CALL_CLOSE = "<tool_call>", "</tool_call>"
 THINK_OPEN, THINK_CLOSE = "<think>", "</think>"
-# An answer held as bare calls starts with {" after whitespace and maybe a fence line. The second
-# pattern matches what could still become such a start.
-_BARE = re.compile(r'\s*(?:```[\w+.-]*[ \t\r]*\n\s*)?\{\s*"')
-_BARE_SO_FAR = re.compile(r"\s*(?:`{1,2}|```[\w+.-]*[ \t\r]*|(?:```[\w+.-]*[ \t\r]*\n\s*)?(?:\{\s*)?)")
-# How far into an answer the bare-call check looks. Past it the answer is ordinary text, so a run
-# of leading whitespace cannot hold the stream back for long.
-_BARE_LOOKAHEAD = 256
 # A call's name, where calls write it: first, maybe after a fence or an array's "[". A held bare
 # answer is shown as a call being written only once it starts like one.
 _CALL_NAME = re.compile(r'\s*(?:```[\w+.-]*[ \t\r]*\n\s*)?\[?\s*\{\s*"name"\s*:\s*"((?:[^"\\\n]|\\.)*)"')
@@ -80,6 +91,8 @@ class ToolCallParser:
 
     Args:
         partial_calls: Also report a call being written, as `PartialCall` events.
+        offered: The names of the tools offered this turn. With them, fenced calls to these
+            tools that end an answer after prose are calls too (see the module's docstring).
 
     Example:
         >>> parser = ToolCallParser()
@@ -91,12 +104,13 @@ class ToolCallParser:
         []
     """
 
-    def __init__(self, *, partial_calls: bool = False) -> None:
+    def __init__(self, *, partial_calls: bool = False, offered: Collection[str] = ()) -> None:
         self._partial_calls = partial_calls
+        self._offered = frozenset(offered)
         self._reset()
 
     def _reset(self) -> None:
-        self._mode = "lead"  # lead (answer start, undecided), bare, text, think or call
+        self._mode = "lead"  # lead (answer start, undecided), bare, text, prose, think or call
         self._tail = ""  # held back: may be the start of a tag, or the undecided answer start
         self._parts: list[str] = []  # the open call's content, or the held bare answer
         self._ws = ""  # a text run's leading whitespace, or a think block's trailing whitespace
@@ -156,20 +170,30 @@ class ToolCallParser:
         """
         out: list[ParsedEvent] = []
         limit = finish_reason == "length"
-        while self._mode in ("lead", "bare"):
+        while self._mode in ("lead", "bare", "prose"):
             held = self._tail + "".join(self._parts)
             self._tail, self._parts = "", []
-            if self._mode == "bare":
+            mode, self._mode = self._mode, "text"  # an answer start still undecided is text
+            if mode == "bare":
                 calls = bare_calls(held, token_limit=limit)
-                if isinstance(calls, list):
-                    out.extend(calls)
-                    break
                 self._bare_ok = False
-                if isinstance(calls, str):  # a JSON answer: text, with no tags read in its strings
-                    self._mode, held = "text", ""
+                if isinstance(calls, tuple):
+                    # What follows the calls is text like any other, read for tags and thinking.
+                    found, held = calls
+                    out.extend(found)
+                    self._answered, self._after_think = True, False
+                elif isinstance(calls, str):  # a JSON answer: text, with no tags read in its strings
                     self._text(calls, out)
-            # An answer start still undecided at the end is ordinary text.
-            self._mode = "text"
+                    continue
+            elif mode == "prose":
+                found = prose_calls(held, self._offered, token_limit=limit)
+                if found is not None:
+                    out.extend(found)
+                    self._answered, self._after_think = True, False
+                    continue
+                # Not calls: the fence is text, and a later fence may still end the answer.
+                self._text(held[:3], out)
+                held = held[3:]
             self._run(held, out)
         if self._mode == "text":
             self._text(self._tail, out)
@@ -189,7 +213,7 @@ class ToolCallParser:
 
     def _step_lead(self, data: str, out: list[ParsedEvent]) -> str | None:
         lead, self._tail = self._tail + data, ""
-        verdict = _bare_start(lead)
+        verdict = bare_start(lead)
         if verdict is None:
             self._tail = lead
         elif verdict:
@@ -202,8 +226,19 @@ class ToolCallParser:
     def _step_bare(self, data: str, out: list[ParsedEvent]) -> None:
         self._parts.append(data)
 
+    _step_prose = _step_bare  # held to the end of the answer as well
+
     def _step_text(self, data: str, out: list[ParsedEvent]) -> str | None:
-        before, tag, self._tail = _split(self._tail + data, CALL_OPEN, THINK_OPEN)
+        text = self._tail + data
+        before, tag, self._tail = _split(text, CALL_OPEN, THINK_OPEN)
+        at, verdict = prose_start(text, len(before)) if self._offered else (None, False)
+        if at is not None:  # a fence before any tag that opens, or may open, like a call
+            self._text(text[:at], out)
+            if verdict:
+                self._mode, self._parts, self._tail = "prose", [text[at:]], ""
+            else:
+                self._tail = text[at:]
+            return None
         self._text(before, out)
         if tag is None:
             return None
@@ -304,15 +339,3 @@ def _split(s: str, *tags: str) -> tuple[str, str | None, str]:
     if at < 0 or not any(tag.startswith(s[at:]) for tag in tags):
         return s, None, ""
     return s[:at], None, s[at:]
-
-
-def _bare_start(lead: str) -> bool | None:
-    """Whether an answer starting with `lead` is held as bare calls; None while it cannot tell.
-
-    The verdict depends only on the first `_BARE_LOOKAHEAD` characters, so it is the same
-    however the stream was chunked.
-    """
-    start = lead[:_BARE_LOOKAHEAD]
-    if _BARE.match(start):
-        return True
-    return None if len(lead) < _BARE_LOOKAHEAD and _BARE_SO_FAR.fullmatch(start) else False

@@ -36,7 +36,9 @@ class XmlProtocol:
         return call_request(offered, last)
 
     def parser(self, offered: Sequence[Tool]) -> ToolCallParser:
-        return ToolCallParser(partial_calls=True)  # a display fills in a call's card as it is written
+        # A display fills in a call's card as it is written; the offered names let a fenced call
+        # that ends an answer after prose be read (only to these tools).
+        return ToolCallParser(partial_calls=True, offered=[tool.name for tool in offered])
 
     def result_messages(self, results: Sequence[ToolResult]) -> list[dict[str, Any]]:
         return [{"role": "user", "content": tool_responses(results, RESULTS_NOTICE)}]
