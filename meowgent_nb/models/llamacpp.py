@@ -63,6 +63,10 @@ class _Sampling:
     top_p: float = 0.95
     min_p: float = 0.05
     repeat_penalty: float = 1.0
+    # Inside a call's arguments, at temperature 0, a 0.5B model repeats itself ("dontcare,
+    # dontcare, ..."); a penalty over the arguments' own tokens (the window is llama.cpp's last 64)
+    # steers it out of the loop. The free text keeps `repeat_penalty`.
+    arguments_repeat_penalty: float = 1.1
 
 
 @dataclass(frozen=True)
@@ -332,7 +336,7 @@ class LlamaCppModel:
                 top_k=sampling.top_k,
                 top_p=sampling.top_p,
                 min_p=sampling.min_p,
-                repeat_penalty=sampling.repeat_penalty,
+                repeat_penalty=sampling.repeat_penalty if constrained is None else sampling.arguments_repeat_penalty,
                 grammar=constrained or grammar,
             )
             ended = False
