@@ -13,7 +13,7 @@ from .._deltas import TextDelta, ThinkingDelta
 from ..tools.core import ToolCall
 from .base import ModelChunk
 
-__all__ = ["Detokenizer", "arguments_opening", "chunks", "token_text"]
+__all__ = ["Detokenizer", "arguments_opening", "call_closing", "chunks", "token_text"]
 
 
 class Detokenizer:
@@ -69,6 +69,25 @@ def arguments_opening(
     if whole[match.end() :].strip() and not whole[match.end() :].lstrip().startswith("{"):
         return None
     return match["name"], piece[: match.end() - len(text)]
+
+
+def call_closing(text: str, tag: str | None) -> str:
+    """What completes a call whose arguments object has just closed at the end of ``text``: the
+    call object's ``}``, then the closing tag if the call is inside ``tag``, then a code fence's
+    closing ```` ``` ```` if one is open.
+
+    The product writes this itself and ends the answer there: left to write it, a 0.5B model that
+    began the call on several lines adds a ``\n}`` of its own after the ``}``, and an answer
+    with stray text after a call is not read as a call.
+    """
+    closing = "}"
+    if tag and tag.startswith("<"):
+        close_tag = "</" + tag[1:]
+        if text.rfind(tag) > text.rfind(close_tag):
+            closing += "\n" + close_tag
+    if text.count("```") % 2:
+        closing += "\n```"
+    return closing
 
 
 def token_text(llama: Any, token: int) -> str:

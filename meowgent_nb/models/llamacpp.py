@@ -33,7 +33,7 @@ from typing import Any
 
 from . import gguf
 from ._llama_grammar import GrammarCache
-from ._llama_text import Detokenizer, arguments_opening, chunks, token_text
+from ._llama_text import Detokenizer, arguments_opening, call_closing, chunks, token_text
 from .base import ModelChunk, ModelError, ModelRequest, Usage
 
 __all__ = ["LlamaCppModel"]
@@ -63,6 +63,10 @@ class _Sampling:
     top_p: float = 0.95
     min_p: float = 0.05
     repeat_penalty: float = 1.0
+    # Inside a call's arguments, at temperature 0, a 0.5B model repeats itself ("dontcare,
+    # dontcare, ..."); a penalty over the arguments' own tokens (the window is llama.cpp's last 64)
+    # steers it out of the loop. The free text keeps `repeat_penalty`.
+    arguments_repeat_penalty: float = 1.1
 
 
 @dataclass(frozen=True)
@@ -321,8 +325,10 @@ class LlamaCppModel:
         first = None
         started = perf_counter()
         # Phases: free text; once the model has written `{"name": "<an offered tool>", "arguments":`
-        # the arguments object is generated under that tool's grammar; then "}" and free text again.
+        # the arguments object is generated under that tool's grammar; then the call is closed
+        # ("}", and its tag or code fence) and the answer ends: one constrained call per answer.
         constrained = None
+        closed = False
         while len(generated) < limit and not stop.is_set():
             generator = llama.generate(
                 tokens + generated,
@@ -330,7 +336,7 @@ class LlamaCppModel:
                 top_k=sampling.top_k,
                 top_p=sampling.top_p,
                 min_p=sampling.min_p,
-                repeat_penalty=sampling.repeat_penalty,
+                repeat_penalty=sampling.repeat_penalty if constrained is None else sampling.arguments_repeat_penalty,
                 grammar=constrained or grammar,
             )
             ended = False
@@ -372,17 +378,19 @@ class LlamaCppModel:
                 opening = None
                 continue  # generate the arguments under the grammar
             if constrained is not None and ended:
-                constrained = None  # the arguments are complete: close the object, go on freely
-                generated.extend(llama.tokenize(b"}", add_bos=False, special=False))
-                text += "}"
-                put(("text", "}"))
-                continue
+                # The arguments are complete, and so is the call: close it and end the answer.
+                closing = call_closing(text, call_tag)
+                generated.extend(llama.tokenize(closing.encode("utf-8"), add_bos=False, special=True))
+                text += closing
+                put(("text", closing))
+                closed = True
             break
         if tail := detokenizer.flush():
             put(("text", tail))
         done = perf_counter()
         # No stop strings; a complete `format` answer ends with an end-of-generation token: "stop".
-        reason = "length" if len(generated) >= limit else None if stop.is_set() else "stop"
+        # A closed call is complete even if its closing took the last tokens.
+        reason = "stop" if closed else "length" if len(generated) >= limit else None if stop.is_set() else "stop"
         return Usage(
             prompt_tokens=len(tokens),
             completion_tokens=len(generated),
