@@ -154,9 +154,11 @@ def _check_value(value: Any, detail: Mapping[str, Any], possible: list) -> str:
         if expected is list and nested is dict:
             return "" if _list_dict_ok(value, possible) else "wrong value"
         if expected is str:
-            return "" if standardize(value) in [standardize(p) for p in possible if type(p) is str] else "wrong value"
+            strings = [standardize(p) for p in possible if type(p) is str]
+            return "" if standardize(value) in strings else "wrong value"
         if expected is list:
-            return "" if _normal(value) in [_normal(p) for p in possible if type(p) is list] else "wrong value"
+            lists = [_normal(p) for p in possible if type(p) is list]
+            return "" if _normal(value) in lists else "wrong value"
     return "" if value in possible else "wrong value"
 
 

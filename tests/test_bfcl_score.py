@@ -93,7 +93,8 @@ def test_optional_parameter_must_be_given_unless_marked_with_empty_string():
 
 
 def test_parameter_outside_the_possible_answer_is_extra():
-    assert score("simple", [AREA], [("area", {"radius": 2.0, "flag": True})], area_answer()) == "extra argument"
+    calls = [("area", {"radius": 2.0, "flag": True})]
+    assert score("simple", [AREA], calls, area_answer()) == "extra argument"
 
 
 def test_lists_compare_item_by_item_after_normalising_and_check_item_types():
@@ -105,12 +106,18 @@ def test_lists_compare_item_by_item_after_normalising_and_check_item_types():
     assert score("simple", [AREA], [("area", {"radius": 2.0, "tags": [1, 2]})], answer) == "wrong type"
 
 
-def test_dicts_compare_key_by_key():
+@pytest.mark.parametrize(
+    ("where", "kind"),
+    [
+        ({"city": "sf"}, ""),
+        ({"city": "LA"}, "wrong value"),
+        ({"town": "SF"}, "wrong value"),
+        ({}, "wrong value"),
+    ],
+)
+def test_dicts_compare_key_by_key(where, kind):
     answer = area_answer(where=[{"city": ["San Francisco", "SF"]}])
-    assert score("simple", [AREA], [("area", {"radius": 2.0, "where": {"city": "sf"}})], answer) == ""
-    assert score("simple", [AREA], [("area", {"radius": 2.0, "where": {"city": "LA"}})], answer) == "wrong value"
-    assert score("simple", [AREA], [("area", {"radius": 2.0, "where": {"town": "SF"}})], answer) == "wrong value"
-    assert score("simple", [AREA], [("area", {"radius": 2.0, "where": {}})], answer) == "wrong value"
+    assert score("simple", [AREA], [("area", {"radius": 2.0, "where": where})], answer) == kind
 
 
 def test_a_string_answer_for_a_number_is_a_variable_compared_as_is():
