@@ -5,8 +5,9 @@ does for OpenAI-style tools: ``dict`` is ``object``, ``float`` is ``number``, ``
 ``any`` and untyped properties strings, ``.`` in names ``_``). The case's question is the first
 turn of a fresh `Agent` with the product's own prompt (a BFCL system message becomes the agent's
 ``system``), temperature 0. Only that first turn's calls are scored: reading stops at the turn's
-end, before any tool could run (the tools' handlers raise if one ever did). The score follows
-BFCL's published AST rules (`_bfcl_score`).
+end, before any tool could run, since every call waits for an approval that never comes (the
+tools' handlers raise if one ever ran). The score follows BFCL's published AST rules
+(`_bfcl_score`).
 
 Development is on the ``live_*`` categories (the default) and your own cases; the non-live ones
 (simple_python, multiple, parallel, parallel_multiple, irrelevance) are the held-out measure:
@@ -120,7 +121,9 @@ def to_tool(function: dict) -> Tool:
 async def first_turn(agent: Agent, prompt: str) -> tuple[list[tuple[str, dict]], bool, str | None]:
     """The readable calls of the first turn, whether one was unreadable, and the finish reason.
 
-    Reading stops at the turn's end, or at the first event of running its calls, so no tool runs.
+    The agent asks approval for every call (``ask="every"``, which the model never sees), so the
+    turn's calls end in `ApprovalRequested` before any runs; reading stops there, or at the first
+    result (calls refused before running: unknown tool, invalid arguments), or at the turn's end.
     """
     calls: list[tuple[str, dict]] = []
     unreadable, shown = False, 0
@@ -152,7 +155,7 @@ async def run_case(case: dict, answers: list | None, category: str, model: Any, 
     except (TypeError, ValueError) as error:
         print(f"    {case['id']}: tools rejected: {error}", file=sys.stderr)
         return "bad schema"
-    agent = Agent(model, tools=tools, protocol=protocol, system=system, max_turns=2)
+    agent = Agent(model, tools=tools, protocol=protocol, system=system, max_turns=2, ask="every")
     agent.messages.extend({"role": m["role"], "content": m["content"]} for m in talk[:-1])
     calls, unreadable, _ = await first_turn(agent, talk[-1]["content"])
     return score(category, case["function"], calls, answers, unreadable=unreadable)

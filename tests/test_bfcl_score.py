@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from benchmarks._bfcl_score import KINDS, bfcl_name, score, standardize
@@ -158,3 +160,56 @@ def test_irrelevance_passes_without_a_call_and_relevance_with_one():
 
 def test_every_kind_returned_is_listed():
     assert set(KINDS) >= {"no call", "unreadable call", "wrong tool", "extra calls", "too few calls"}
+
+
+# The runner's own parts, on a scripted model: no bfcl-eval and no real model needed.
+
+PARALLEL_CASE = {
+    "id": "own_parallel_0",
+    "question": [
+        [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "gcd of 45, 60 and 81, 63"}]
+    ],
+    "function": [GCD],
+}
+TWO_CALLS = (
+    '<tool_call>{"name": "math_gcd", "arguments": {"a": 45, "b": 60}}</tool_call>\n'
+    '<tool_call>{"name": "math_gcd", "arguments": {"a": 81, "b": 63}}</tool_call>'
+)
+
+
+def test_to_tool_translates_bfcl_types_and_names_as_its_openai_handler():
+    from benchmarks.bfcl import to_tool
+
+    tool = to_tool(AREA)
+    properties = tool.parameters["properties"]
+    assert tool.name == "area"
+    float_note = " This is a float type value."
+    assert properties["radius"] == {"type": "number", "format": "float", "description": float_note}
+    assert properties["where"]["type"] == "object"
+    assert properties["tags"] == {"type": "array", "items": {"type": "string"}}
+    assert to_tool(GCD).name == "math_gcd"
+    assert AREA["parameters"]["type"] == "dict"  # the case's own document is left as it was
+
+
+def test_run_case_reads_every_call_of_the_first_turn_and_runs_none(monkeypatch):
+    import benchmarks.bfcl as bfcl
+    from meowgent_nb.models.scripted import ScriptedModel
+
+    ran = []
+    monkeypatch.setattr(bfcl, "_never_run", lambda **kw: ran.append(kw))
+    model = ScriptedModel([TWO_CALLS, "done"])
+    answer = [{"math.gcd": {"a": [81], "b": [63]}}, {"math.gcd": {"a": [45], "b": [60]}}]
+    assert asyncio.run(bfcl.run_case(PARALLEL_CASE, answer, "parallel", model, "xml")) == ""
+    assert ran == []
+    assert len(model.requests) == 1
+    assert "Be brief." in model.requests[0].messages[0]["content"]
+
+
+def test_run_case_scores_a_call_in_an_irrelevance_case_and_an_answer_without_one():
+    import benchmarks.bfcl as bfcl
+    from meowgent_nb.models.scripted import ScriptedModel
+
+    model = ScriptedModel([TWO_CALLS, "I can't help with that."])
+    assert asyncio.run(bfcl.run_case(PARALLEL_CASE, None, "live_irrelevance", model, "xml")) == "extra calls"
+    model = ScriptedModel(["I can't help with that."])
+    assert asyncio.run(bfcl.run_case(PARALLEL_CASE, None, "live_irrelevance", model, "xml")) == ""
