@@ -385,3 +385,46 @@ def _matches(pattern: str | re.Pattern[str], text: str) -> bool:
 def _first_line(error: BaseException) -> str:
     text = str(error).strip()
     return text.splitlines()[0] if text else ""
+
+
+def require_chromium() -> None:
+    """Skip the calling test without Chromium or playwright; with ``CI`` set, fail it instead."""
+    import pytest
+
+    missing = []
+    if not os.path.exists(CHROMIUM):
+        missing.append(f"{CHROMIUM} is missing (Debian: apt-get install chromium)")
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        missing.append("the playwright package is missing (pip install -e '.[test]')")
+    if not missing:
+        return
+    reason = "the browser test needs Chromium and playwright: " + "; ".join(missing)
+    if os.environ.get("CI"):
+        pytest.fail(reason + " (CI is set, so this is a failure, not a skip)", pytrace=False)
+    pytest.skip(reason)
+
+
+def serve(tmp_path_factory: Any, app: str) -> Any:
+    """A started `JupyterLab` server (``app`` "lab" or "notebook"), stopped when the generator ends."""
+    require_chromium()
+    server = JupyterLab(tmp_path_factory.mktemp(f"{app}-root"), tmp_path_factory.mktemp(f"{app}-work"), app=app)
+    try:
+        server.start()
+        yield server
+    finally:
+        server.stop()
+
+
+def chromium_browser() -> Any:
+    """Debian's Chromium through playwright, closed when the generator ends."""
+    require_chromium()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = launch_chromium(playwright)
+        try:
+            yield chromium
+        finally:
+            chromium.close()

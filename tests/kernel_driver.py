@@ -122,6 +122,17 @@ class Kernel:
         self.km.shutdown_kernel(now=True)
 
 
+def running_kernel(tmp_path_factory: Any, name: str, setup: str = "") -> Any:
+    """A `Kernel` in a fresh folder, ``setup`` run in it, shut down when the generator ends (a fixture's body)."""
+    kernel = Kernel(str(tmp_path_factory.mktemp(name)))
+    try:
+        if setup:
+            kernel.ok(setup)
+        yield kernel
+    finally:
+        kernel.shutdown()
+
+
 def clicking(*choices: tuple[str, int], subshell: bool = False) -> Hook:
     """A hook that, once every button it needs exists, clicks each (button description, row) in turn."""
     clicked: list[bool] = []

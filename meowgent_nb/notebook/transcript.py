@@ -269,11 +269,11 @@ class Transcript:
                 waiting.append((len(parts), None))
                 continue
             for row in segment:  # the open turn: a waiting card's buttons go right after it
-                parts.append(self._row_html(row, row is shown[-1], stopped, now))
+                card, *timeline = self._row_parts(row, row is shown[-1], stopped, now)
+                parts.append(card)
                 if isinstance(row, Repeats) and row.card.status(stopped) == "waiting":
-                    card_end = len(card_html_of(row.card, stopped, row.times, row.told))
-                    parts[-1:] = [parts[-1][:card_end], parts[-1][card_end:]]  # the card, its turn's timeline
-                    waiting.append((len(parts) - 1, row.card.call))
+                    waiting.append((len(parts), row.card.call))
+                parts.extend(timeline)
         if self.stopped_by is not None:
             pass  # the footer says it: "stopped by you · 1 turn · 2 tool calls"
         elif self.error is not None:
@@ -292,21 +292,25 @@ class Transcript:
         return parts, waiting
 
     def _row_html(self, row: Row, last: bool, stopped: bool, now: float) -> str:
+        return "".join(self._row_parts(row, last, stopped, now))
+
+    def _row_parts(self, row: Row, last: bool, stopped: bool, now: float) -> list[str]:
+        """A row's HTML; a card's is the card, then its turn's timeline after the turn's last card."""
         if isinstance(row, Note):
-            return note_html("meowgent-token-limit", row.text, "color: #b35900; font-weight: bold; ")
+            return [note_html("meowgent-token-limit", row.text, "color: #b35900; font-weight: bold; ")]
         if isinstance(row, Block) and row.kind == "thinking":
             # Open while the model is still thinking, so a person sees it is at work.
             thinking = row.end is None and not self.finished
             title = thought_html((now if row.end is None else row.end) - row.start, live=thinking)
-            return thinking_html(row.text, expanded=thinking, title=title)
+            return [thinking_html(row.text, expanded=thinking, title=title)]
         if isinstance(row, Block):
-            return f'<div class="meowgent-text">{markdown_html(row.text)}</div>'
-        html = card_html_of(row.card, stopped, row.times, row.told)
+            return [f'<div class="meowgent-text">{markdown_html(row.text)}</div>']
+        parts = [card_html_of(row.card, stopped, row.times, row.told)]
         for card in row.cards:  # after a turn's last card, the turn's timeline
             turn = [item for item in self._items if isinstance(item, Card) and item.turn == card.turn]
             if len(turn) > 1 and turn[-1] is card:
-                html += self._timeline_html(turn, now, stopped)
-        return html
+                parts.append(self._timeline_html(turn, now, stopped))
+        return parts
 
     def _duration(self, first: int, last: int) -> float | None:
         """Seconds from the end of the turn before ``first`` to the end of ``last``, where known."""

@@ -83,16 +83,16 @@ class WidgetApprover:
             return [ask_by_input(request, self.always_allowed) for request in requests]
         batch = _Batch(self, requests, asyncio.get_running_loop())
         run = SHOWN_RUN.get()
-        if run is not None and all(run.attach(r.call, row.view) for r, row in zip(requests, batch.rows)):
-            try:
-                return await batch.wait(self.timeout)
-            finally:
-                for request, row in zip(requests, batch.rows):
-                    run.detach(request.call)
-                    row.close()  # the card says what was decided from now on
-        for request in requests if run is not None else ():
-            run.detach(request.call)
-        return await _Panel(batch).wait(self.timeout)
+        if run is None or not all(run.attach(r.call, row.view) for r, row in zip(requests, batch.rows)):
+            for request in requests if run is not None else ():  # a display without widgets
+                run.detach(request.call)
+            return await _Panel(batch).wait(self.timeout)
+        try:
+            return await batch.wait(self.timeout)
+        finally:
+            for request, row in zip(requests, batch.rows):
+                run.detach(request.call)
+                row.close()  # the card says what was decided from now on
 
     def __repr__(self) -> str:
         return f"WidgetApprover(timeout={self.timeout:g})"

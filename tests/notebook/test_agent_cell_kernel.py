@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tests.kernel_driver import Kernel, Run, clicking, shown
+from tests.kernel_driver import Kernel, Run, clicking, running_kernel, shown
 
 SETUP = '''
 %load_ext meowgent_nb
@@ -41,12 +41,7 @@ def last():
 
 @pytest.fixture(scope="module")
 def kernel(tmp_path_factory):
-    kernel = Kernel(str(tmp_path_factory.mktemp("agent-cell")))
-    try:
-        kernel.ok(SETUP)
-        yield kernel
-    finally:
-        kernel.shutdown()
+    yield from running_kernel(tmp_path_factory, "agent-cell", SETUP)
 
 
 def final_text(run: Run) -> str:

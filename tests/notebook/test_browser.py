@@ -18,13 +18,12 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import time
 from pathlib import Path
 
 import pytest
 
-from tests.browser_notebook import CHROMIUM, JupyterLab, NotebookPage, launch_chromium, write_notebook
+from tests.browser_notebook import JupyterLab, NotebookPage, chromium_browser, serve, write_notebook
 
 SCREENSHOTS_ENV = "MEOWGENT_SCREENSHOTS"
 VIEWPORT = {"width": 1280, "height": 1000}
@@ -62,57 +61,21 @@ class Slow:
 '''
 
 
-def _require_chromium() -> None:
-    missing = []
-    if not os.path.exists(CHROMIUM):
-        missing.append(f"{CHROMIUM} is missing (Debian: apt-get install chromium)")
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        missing.append("the playwright package is missing (pip install -e '.[test]')")
-    if not missing:
-        return
-    reason = "the browser test needs Chromium and playwright: " + "; ".join(missing)
-    if os.environ.get("CI"):
-        pytest.fail(reason + " (CI is set, so this is a failure, not a skip)", pytrace=False)
-    pytest.skip(reason)
-
-
-def _server(tmp_path_factory, app: str):
-    _require_chromium()
-    server = JupyterLab(
-        tmp_path_factory.mktemp(f"{app}-root"), tmp_path_factory.mktemp(f"{app}-work"), app=app
-    )
-    try:
-        server.start()
-        yield server
-    finally:
-        server.stop()
-
-
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory):
     """JupyterLab (``jupyter lab``), for the whole module."""
-    yield from _server(tmp_path_factory, "lab")
+    yield from serve(tmp_path_factory, "lab")
 
 
 @pytest.fixture(scope="module")
 def notebook7(tmp_path_factory):
     """Notebook 7 (``jupyter notebook``), for its one test."""
-    yield from _server(tmp_path_factory, "notebook")
+    yield from serve(tmp_path_factory, "notebook")
 
 
 @pytest.fixture(scope="module")
 def browser():
-    _require_chromium()
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        chromium = launch_chromium(playwright)
-        try:
-            yield chromium
-        finally:
-            chromium.close()
+    yield from chromium_browser()
 
 
 @pytest.fixture

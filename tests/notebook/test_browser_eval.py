@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser_notebook import CHROMIUM, JupyterLab, NotebookPage, launch_chromium, write_notebook
+from tests.browser_notebook import JupyterLab, NotebookPage, chromium_browser, serve, write_notebook
 
 SCREENSHOTS_ENV = "MEOWGENT_SCREENSHOTS"
 VIEWPORT = {"width": 1280, "height": 900}
@@ -67,56 +67,20 @@ cases = [
 EVAL = "%tools eval cases --model-object model"
 
 
-def _require_chromium() -> None:
-    missing = []
-    if not os.path.exists(CHROMIUM):
-        missing.append(f"{CHROMIUM} is missing (Debian: apt-get install chromium)")
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        missing.append("the playwright package is missing (pip install -e '.[test]')")
-    if not missing:
-        return
-    reason = "the browser test needs Chromium and playwright: " + "; ".join(missing)
-    if os.environ.get("CI"):
-        pytest.fail(reason + " (CI is set, so this is a failure, not a skip)", pytrace=False)
-    pytest.skip(reason)
-
-
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory):
-    _require_chromium()
-    server = JupyterLab(tmp_path_factory.mktemp("eval-root"), tmp_path_factory.mktemp("eval-work"))
-    try:
-        server.start()
-        yield server
-    finally:
-        server.stop()
+    yield from serve(tmp_path_factory, "lab")
 
 
 @pytest.fixture(scope="module")
 def notebook7(tmp_path_factory):
     """Notebook 7 (``jupyter notebook``), for its one test."""
-    _require_chromium()
-    server = JupyterLab(tmp_path_factory.mktemp("eval7-root"), tmp_path_factory.mktemp("eval7-work"), app="notebook")
-    try:
-        server.start()
-        yield server
-    finally:
-        server.stop()
+    yield from serve(tmp_path_factory, "notebook")
 
 
 @pytest.fixture(scope="module")
 def browser():
-    _require_chromium()
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        chromium = launch_chromium(playwright)
-        try:
-            yield chromium
-        finally:
-            chromium.close()
+    yield from chromium_browser()
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tests.kernel_driver import TIMEOUT, Kernel, Run, clicking, shown
+from tests.kernel_driver import TIMEOUT, Kernel, Run, clicking, running_kernel, shown
 
 SETUP = '''
 %load_ext meowgent_nb
@@ -58,12 +58,7 @@ def last():
 
 @pytest.fixture(scope="module")
 def kernel(tmp_path_factory):
-    kernel = Kernel(str(tmp_path_factory.mktemp("live-cell")))
-    try:
-        kernel.ok(SETUP)
-        yield kernel
-    finally:
-        kernel.shutdown()
+    yield from running_kernel(tmp_path_factory, "live-cell", SETUP)
 
 
 def final_text(run: Run) -> str:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from meowgent_nb.mcp.client import McpToolbox, McpToolError
-from tests.kernel_driver import TIMEOUT, Kernel
+from tests.kernel_driver import TIMEOUT, Kernel, running_kernel
 
 SERVER = str(Path(__file__).parents[1] / "mcp_servers" / "demo_server.py")
 SETUP = f'''
@@ -30,11 +30,7 @@ def t_remove(path: str) -> str:
 
 @pytest.fixture(scope="module")
 def kernel(tmp_path_factory):
-    kernel = Kernel(str(tmp_path_factory.mktemp("mcp-kernel")))
-    try:
-        yield kernel
-    finally:
-        kernel.shutdown()
+    yield from running_kernel(tmp_path_factory, "mcp-kernel")
 
 
 def test_a_stdio_server_works_inside_the_kernel(kernel):

@@ -10,7 +10,7 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from tests.kernel_driver import TIMEOUT, WIDGET_VIEW, Kernel, Run, clicking, interrupting
+from tests.kernel_driver import TIMEOUT, WIDGET_VIEW, Kernel, Run, clicking, interrupting, running_kernel
 
 SETUP = '''
 import json, os, pathlib
@@ -43,12 +43,7 @@ def report(result):
 
 @pytest.fixture(scope="module")
 def kernel(tmp_path_factory):
-    kernel = Kernel(str(tmp_path_factory.mktemp("kernel")))
-    try:
-        kernel.ok(SETUP)
-        yield kernel
-    finally:
-        kernel.shutdown()
+    yield from running_kernel(tmp_path_factory, "kernel", SETUP)
 
 
 def test_approve_click_runs_the_call_and_the_panel_shows_the_decision(kernel):
