@@ -20,6 +20,7 @@ from ..protocols.parsing import MalformedCall, PartialCall
 from ..protocols.prompt import LAST_TURN_NOTICE, REQUIRED_NOTICE
 from ..protocols.registry import get_protocol
 from ..tools.core import Tool, ToolCall, ToolResult
+from ._tool_names import name_index, offered_name
 from .approvals import Approver
 from .calls import CallRunner
 from .events import (
@@ -225,7 +226,7 @@ class Agent:
         for turn in range(1, self.max_turns + 1):
             last = turn == self.max_turns and bool(offered)
             request = self._request(system, offered, last)
-            answer = _TurnAnswer()
+            answer = _TurnAnswer(names=name_index(tool.name for tool in offered))
             self._progress = (answer, turn)
             try:
                 async for event in self._model_turn(request, self._protocol.parser(offered), answer, turn):
@@ -336,7 +337,7 @@ class Agent:
             call = ToolCall("(unreadable)", {}, id=call_id)
             answer.calls.append((call, event))
             return [ToolCallEvent(call, turn)]
-        call = ToolCall(event.name, dict(event.arguments), id=event.id or call_id)
+        call = ToolCall(offered_name(event.name, answer.names), dict(event.arguments), id=event.id or call_id)
         answer.calls.append((call, None))
         return [ToolCallEvent(call, turn)]
 
@@ -358,6 +359,8 @@ class _TurnAnswer:
     """Why the model stopped, as the backend said on the last chunk ("length": the token limit)."""
     cut_off_by: str | None = None
     """Why the turn ended early: "interrupted", or the name of the exception."""
+    names: dict[str, str | None] = field(default_factory=dict)
+    """The offered tools' names by folded form (`offered_name` maps a written name onto them)."""
 
     @property
     def text(self) -> str:
