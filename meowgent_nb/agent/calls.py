@@ -48,6 +48,9 @@ class CallRunner:
     max_output_chars: int | None
     repeat_calls: bool
     max_repeated_failures: int | None = 3
+    search_hint: bool = False
+    """Whether the tools are found with ``search_tools``: an unknown name is then answered with
+    a hint to search, not with the list of every tool."""
     answered: dict[str, ToolResult] = field(default_factory=dict)
     """This run's successful calls, by tool and validated arguments."""
     failures: dict[str, _Failure] = field(default_factory=dict)
@@ -136,10 +139,11 @@ class CallRunner:
             names = list(by_name)
             close = difflib.get_close_matches(call.name, names, n=1)
             guess = f" Did you mean {close[0]!r}?" if close else ""
-            offered = ", ".join(names) if names else "none"
-            return ToolResult(
-                call, f"Error: there is no tool named {call.name!r}.{guess} The tools are: {offered}.", kind="unknown_tool"
-            )
+            if self.search_hint:
+                where = " Call search_tools with a few words about what the tool should do to find it."
+            else:
+                where = f" The tools are: {', '.join(names) if names else 'none'}."
+            return ToolResult(call, f"Error: there is no tool named {call.name!r}.{guess}{where}", kind="unknown_tool")
         try:
             values = tool.validate(call.arguments)
         except ToolArgumentsError as error:
