@@ -27,7 +27,7 @@ SEARCH_TOOL = "search_tools"
 MAX_QUERY_CHARS = 1000
 """Only this much of a query is read: a search is a few words, and a huge one costs no time."""
 
-_WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+_WORD = re.compile(r"[A-Z]+s?(?![a-z])|[A-Z]?[a-z]+|[0-9]+")  # "URLs", "HTTPServer", "getX"
 _STOP = frozenset(
     "a an and are as at be by can do for from how i in is it its me my of on or please the this to"
     " what which with you your".split()
