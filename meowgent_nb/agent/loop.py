@@ -196,7 +196,7 @@ class Agent:
             return None
         return ToolSearch(offered, self.always_show, max_chars=self.max_output_chars)
 
-    def _call_runner(self, search: bool = False) -> CallRunner:
+    def _call_runner(self, search: Tool | None = None) -> CallRunner:
         return CallRunner(
             self.approver,
             self.ask,
@@ -206,7 +206,7 @@ class Agent:
             self.max_output_chars,
             self.repeat_calls,
             self.max_repeated_failures,
-            search_hint=search,
+            search_tool=search,
         )
 
     def _offered(self) -> list[Tool]:
@@ -259,7 +259,7 @@ class Agent:
         reminded = False
         callable_ = self._offered()
         search = self._search(callable_)
-        calls = self._call_runner(search is not None)  # identical successful calls count within one run only
+        calls = self._call_runner(search and search.tool)  # identical successful calls count within one run only
         system = {"role": "system", "content": self._system_prompt(callable_, search)}
         if search is not None:
             callable_ = [search.tool, *callable_]

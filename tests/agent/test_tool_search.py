@@ -8,8 +8,9 @@ from typing import Annotated
 
 import pytest
 
-from meowgent_nb import Agent, ModelChunk, ScriptedModel, Tool, ToolCall, tool
+from meowgent_nb import Agent, Approved, ModelChunk, ScriptedModel, Tool, ToolCall, tool
 from meowgent_nb.agent.tool_search import AUTO_THRESHOLD, ToolSearch, found_names
+from meowgent_nb.protocols.json_answer import answer_schema
 from meowgent_nb.protocols.prompt import RESULTS_NOTICE, TOOL_RULES
 from meowgent_nb.protocols.xml import call_schema
 
@@ -256,3 +257,28 @@ def test_settings_are_checked():
         " adds; rename it with @tool(name=...) or pass tool_search=False"
     )
     assert Agent(ScriptedModel([]), tools=[clash]).system_prompt().count("search_tools") == 1  # auto, off
+
+
+def test_a_search_is_never_put_to_a_person_but_the_tools_it_finds_are():
+    asked = []
+
+    class Recording:
+        async def approve(self, requests):
+            asked.extend(r.call.name for r in requests)
+            return [Approved() for _ in requests]
+
+    model = ScriptedModel([call("search_tools", query="weather"), call("get_weather", city="Oslo"), "ok"])
+    agent = Agent(model, tools=TOOLS, tool_search=True, ask="every", approver=Recording())
+    assert [r.kind for r in agent.run("Oslo?").tool_results] == ["ok", "ok"]
+    assert asked == ["get_weather"]
+
+
+def test_json_constrains_the_answer_to_the_found_tools_too():
+    model = ScriptedModel(['{"tool": "search_tools", "arguments": {"query": "weather"}}', '{"answer": "ok"}'])
+    agent = Agent(model, tools=TOOLS, tool_search=True, protocol="json")
+    agent.run("x")
+    first, second = model.requests
+    assert first.messages[0] == second.messages[0]
+    assert first.format == answer_schema(first.offered) and [t.name for t in first.offered] == ["search_tools"]
+    assert [t.name for t in second.offered] == ["search_tools", "get_weather"]
+    assert second.format == answer_schema(second.offered)
