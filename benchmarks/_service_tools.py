@@ -176,7 +176,8 @@ def _schema(resource: str, fields: dict[str, tuple[str, str, list[str] | None]],
     required: list[str] = []
     id_name = f"{resource}_id"
     if takes == "ids":
-        properties[f"{resource}_ids"] = {"type": "array", "items": {"type": "string"}, "description": "The ids to compare"}
+        ids = {"type": "array", "items": {"type": "string"}, "description": "The ids to compare"}
+        properties[f"{resource}_ids"] = ids
         required.append(f"{resource}_ids")
     if takes.startswith("id"):
         properties[id_name] = {"type": "string", "description": f"The {resource.replace('_', ' ')}'s id"}

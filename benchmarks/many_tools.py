@@ -116,7 +116,7 @@ def judge(case: EvalCase, call: Any) -> str:
     except ToolArgumentsError as error:
         return "invalid arguments: " + "; ".join(error.problems)
     wrong = [
-        f"{name}: expected {wanted!r}, got {values.get(name)!r}"
+        f"{name}: expected {wanted!r}, got {call.arguments.get(name, values.get(name))!r}"
         for name, wanted in case.arguments.items()
         if values.get(name) != wanted and call.arguments.get(name) != wanted
     ]
@@ -138,7 +138,8 @@ def oracle(cases: list[EvalCase]) -> FunctionModel:
             return "I can answer that myself."
         if case.tool in names:
             return _call(case.tool, _complete(case))
-        if SEARCH in names and not any(m["role"] != "system" and SEARCH in str(m.get("content", "")) for m in messages[2:]):
+        searched = any(SEARCH in str(m.get("content", "")) for m in messages[2:])  # after system, prompt
+        if SEARCH in names and not searched:
             return _call(SEARCH, {"query": prompt})
         return "I found no tool for that."
 

@@ -257,15 +257,16 @@ class Agent:
         self.messages.append({"role": "user", "content": prompt})
         result = self.last_result = AgentResult(text="")
         reminded = False
-        callable_ = self._offered()
-        search = self._search(callable_)
-        calls = self._call_runner(search and search.tool)  # identical successful calls count within one run only
-        system = {"role": "system", "content": self._system_prompt(callable_, search)}
+        runnable = self._offered()
+        search = self._search(runnable)
+        # Identical successful calls count within one run only.
+        calls = self._call_runner(search.tool if search else None)
+        system = {"role": "system", "content": self._system_prompt(runnable, search)}
         if search is not None:
-            callable_ = [search.tool, *callable_]
+            runnable = [search.tool, *runnable]
         for turn in range(1, self.max_turns + 1):
             # With tool search, a turn offers the shown tools and those found so far.
-            offered = callable_ if search is None else search.offered(self.messages)
+            offered = runnable if search is None else search.offered(self.messages)
             last = turn == self.max_turns and bool(offered)
             request = self._request(system, offered, last)
             answer = _TurnAnswer()
@@ -293,7 +294,7 @@ class Agent:
                 break
             done: dict[int, ToolResult] = {}
             try:
-                async for event in calls.run(answer.calls, callable_, last, done):
+                async for event in calls.run(answer.calls, runnable, last, done):
                     yield event
             finally:  # also on an interrupt: every call gets a result, so the history stays coherent
                 results = [

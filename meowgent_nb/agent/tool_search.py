@@ -65,7 +65,11 @@ class ToolSearch:
     """
 
     def __init__(
-        self, tools: Sequence[Tool], pinned: Iterable[str] = (), limit: int = SEARCH_RESULTS, max_chars: int | None = None
+        self,
+        tools: Sequence[Tool],
+        pinned: Iterable[str] = (),
+        limit: int = SEARCH_RESULTS,
+        max_chars: int | None = None,
     ):
         self.tools = list(tools)
         pinned = set(pinned)

@@ -162,7 +162,8 @@ def test_native_offers_the_found_tools_in_tools_and_keeps_the_system_message():
     assert [t.name for t in second.tools] == [t.name for t in third.tools] == ["search_tools", "send_email"]
     assert agent.messages[2] == {
         "role": "tool",
-        "content": f"Tools matching 'email':\n{block(send_email)}\nCall one of them if it fits, or search again with other words.",
+        "content": f"Tools matching 'email':\n{block(send_email)}\n"
+        "Call one of them if it fits, or search again with other words.",
         "tool_name": "search_tools",
     }
 
@@ -234,7 +235,10 @@ def test_a_tool_description_cannot_break_out_of_the_result():
 
 def test_a_result_longer_than_the_output_limit_keeps_whole_descriptions():
     tools = [Tool.from_schema(f"weather_{i}", "Weather " + "x" * 100, {"type": "object"}, lambda: "") for i in range(5)]
-    three = f"Tools matching 'weather':\n{block(*tools[:3])}\n2 more matched but did not fit; search with more precise words."
+    three = (
+        f"Tools matching 'weather':\n{block(*tools[:3])}\n"
+        "2 more matched but did not fit; search with more precise words."
+    )
     assert ToolSearch(tools, max_chars=len(three)).search("weather") == three
     assert ToolSearch(tools, max_chars=len(three) - 1).search("weather").count("<tool name=") == 2
     assert ToolSearch(tools, max_chars=10).search("weather").count("<tool name=") == 1  # one, whole, at least
