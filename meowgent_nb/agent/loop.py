@@ -75,9 +75,10 @@ class Agent:
             ends with a notice not to repeat the call. None: never end a run for this (the turn
             limit still does).
         tool_search: Whether the model is shown a ``search_tools`` tool instead of every tool's
-            description, and finds the others by a few words (see `agent.tool_search`). None or
-            ``"auto"``: when more than 20 tools are offered (`tool_search.AUTO_THRESHOLD`); True:
-            always; False: never. The system prompt stays the same bytes; found tools are
+            description, and finds the others by a few words (see `agent.tool_search`). False (the
+            default): never; True: always; None or ``"auto"``: when more than 20 tools are offered
+            (`tool_search.AUTO_THRESHOLD`). Off by default: on the embedded 0.5B model it did not
+            help (`benchmarks/many_tools.py`). The system prompt stays the same bytes; found tools are
             described in the search's result. Every offered tool can be called either way.
         always_show: Tools (or their names) described in the system prompt even when
             ``tool_search`` is on, e.g. the one or two the model needs in most requests.
@@ -99,7 +100,7 @@ class Agent:
         max_output_chars: int | None = 4000,
         repeat_calls: bool = False,
         max_repeated_failures: int | None = 3,
-        tool_search: bool | Literal["auto"] | None = "auto",
+        tool_search: bool | Literal["auto"] | None = False,
         always_show: Iterable[Tool | str] = (),
     ):
         if model is None or isinstance(model, str):  # "ollama:NAME", "local", "local:PATH", a name

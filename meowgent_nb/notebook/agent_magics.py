@@ -68,10 +68,10 @@ class AgentMagics(Magics):
     approval_timeout = Float(600.0, help="Seconds to wait for a click before denying.").tag(config=True)
     think = Bool(None, allow_none=True, help="Ask a thinking model to think (None: its default).").tag(config=True)
     tool_search = Bool(
-        None,
+        False,
         allow_none=True,
-        help="Show the model a search_tools tool instead of every tool's description: True, False, or"
-        " None (when more than 20 tools are offered).",
+        help="Show the model a search_tools tool instead of every tool's description: True, False"
+        " (the default), or None (when more than 20 tools are offered).",
     ).tag(config=True)
     temperature = Float(0.1, help="Sampling temperature.").tag(config=True)
     num_ctx = Int(16384, help="Context window in tokens.").tag(config=True)

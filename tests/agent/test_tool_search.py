@@ -131,14 +131,15 @@ def test_a_made_up_tool_is_unknown_and_the_model_is_told_to_search():
     )
 
 
-def test_auto_turns_search_on_above_the_threshold_only():
+def test_search_is_off_by_default_and_auto_turns_it_on_above_the_threshold_only():
     assert AUTO_THRESHOLD == 20
     few, many = [get_weather, *filler(19)], [get_weather, *filler(20)]
-    assert Agent(ScriptedModel([]), tools=few).system_prompt() == Agent(
+    assert Agent(ScriptedModel([]), tools=few, tool_search="auto").system_prompt() == Agent(
         ScriptedModel([]), tools=few, tool_search=False
     ).system_prompt()
-    assert "search_tools" not in Agent(ScriptedModel([]), tools=few).system_prompt()
-    assert Agent(ScriptedModel([]), tools=many).system_prompt().endswith(NOTICE.format(n=21, pinned=""))
+    assert "search_tools" not in Agent(ScriptedModel([]), tools=few, tool_search=None).system_prompt()
+    assert "search_tools" not in Agent(ScriptedModel([]), tools=many).system_prompt()
+    assert Agent(ScriptedModel([]), tools=many, tool_search=None).system_prompt().endswith(NOTICE.format(n=21, pinned=""))
     assert Agent(ScriptedModel([]), tools=many, tool_search="auto").system_prompt().endswith(NOTICE.format(n=21, pinned=""))
     assert "search_tools" not in Agent(ScriptedModel([]), tools=many, tool_search=False).system_prompt()
     assert Agent(ScriptedModel([]), tools=[add], tool_search=True).system_prompt().endswith(NOTICE.format(n=1, pinned=""))
