@@ -218,6 +218,6 @@ def _json_problem(value: Any, path: str, depth: int) -> str | None:
                 return problem
         return None
     return (
-        f"{here} is a {type(value).__name__}, which JSON cannot carry; write it as the model would:"
+        f"{here} is of type {type(value).__name__}, which JSON cannot carry; write it as the model would:"
         " a string, number, boolean, null, list or dict"
     )
