@@ -24,11 +24,12 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..errors import ToolArgumentsError
+from ._validation import jsonschema_problems
+from ._xml_schema import example_json
 
 __all__ = [
     "MAX_EXAMPLES",
@@ -46,16 +47,8 @@ MAX_EXAMPLE_CHARS = 300
 
 _MAX_DEPTH = 20
 _MAX_CHECKED = 4 * MAX_EXAMPLES  # outside examples looked at, however many a listing holds
-# Characters XML 1.0 cannot carry that JSON may hold raw; written as \u escapes they stay exact.
-_NOT_XML = re.compile("[\ud800-\udfff\ufffe\uffff]")
 
 Validate = Callable[[Any], Any]
-
-
-def example_json(example: Mapping[str, Any]) -> str:
-    """An example as compact JSON that XML can carry unchanged (what the model reads)."""
-    text = json.dumps(example, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-    return _NOT_XML.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
 
 
 def split_examples(schema: Any) -> tuple[Any, Any]:
@@ -185,8 +178,6 @@ class _Checker:
     def _strict_problems(self, plain: dict[str, Any]) -> list[str]:
         if self.schema is None:
             return []
-        from ._validation import jsonschema_problems  # it imports render, which imports this module
-
         if self._validator is None:
             import jsonschema  # only tools with examples need it here
 
@@ -202,7 +193,9 @@ def _json_problem(value: Any, path: str, depth: int) -> str | None:
     if value is None or isinstance(value, (str, bool, int)):
         return None
     if isinstance(value, float):
-        return None if math.isfinite(value) else f"{here} is {value!r}, which JSON cannot carry; use a finite number or null"
+        if math.isfinite(value):
+            return None
+        return f"{here} is {value!r}, which JSON cannot carry; use a finite number or null"
     if isinstance(value, (list, tuple)):
         for position, item in enumerate(value):
             problem = _json_problem(item, f"{path}[{position}]", depth + 1)

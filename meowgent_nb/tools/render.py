@@ -28,8 +28,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Iterable
 from typing import Any, Protocol
 
-from ._examples import example_json
-from ._xml_schema import decode, encode, text
+from ._xml_schema import decode, encode, example_json, text
 
 __all__ = [
     "ToolSpec",

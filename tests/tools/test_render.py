@@ -285,7 +285,8 @@ def test_example_values_cannot_break_the_prompt_structure():
 
 
 def test_examples_are_byte_stable_and_in_every_form():
-    assert forecast.to_xml() == forecast.to_xml() == tool(examples=forecast.examples)(forecast.function).to_xml()
+    rebuilt = tool(examples=forecast.examples)(forecast.function)
+    assert forecast.to_xml() == forecast.to_xml() == rebuilt.to_xml()
     assert forecast.to_json_schema() == {
         "type": "function",
         "function": {

@@ -540,7 +540,9 @@ def test_config_and_schema_tools_take_examples_too():
         "- examples[1] is not a call the tool accepts: order_id: missing; this argument is required;"
         " correct it or leave it out"
     )
-    search = Tool.from_schema("search", "S.", SEARCH_SCHEMA, _lookup, examples=[{"query": "cats", "limit": 3}])
+    search = Tool.from_schema(
+        "search", "S.", SEARCH_SCHEMA, _lookup, examples=[{"query": "cats", "limit": 3}]
+    )
     assert search.examples == ({"query": "cats", "limit": 3},)
     published = Tool.from_schema("search", "S.", {**SEARCH_SCHEMA, "examples": [{"query": "dogs"}]}, _lookup)
     assert published.examples == ({"query": "dogs"},)
