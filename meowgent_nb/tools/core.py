@@ -43,7 +43,8 @@ class Tool:
         timeout: Seconds a call may take, or None for the agent's default.
         returns: What the tool returns ("type: description"), or None when unknown.
         output_type: The name of the returned type, or None when unknown.
-        examples: Example arguments shown to the model (see `examples`).
+        examples: Example arguments shown to the model, a read-only tuple of dicts (see
+            ``@tool(examples=...)``).
     """
 
     def __init__(

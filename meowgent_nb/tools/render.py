@@ -17,8 +17,8 @@ A parameter without ``type`` is a string; one without ``default`` is required. T
 conventions are listed in `meowgent_nb.tools._xml_schema`. A tool's examples come last, one
 ``<example>`` each, its arguments as compact JSON (XML-escaped like every text here, so a value
 cannot end the element, the tool or the block); in the JSON Schema form they are the parameters'
-``examples`` keyword. The output is byte-stable: the same tools
-give the same bytes, in every process, so a model server's prompt cache stays valid.
+``examples`` keyword. The output is byte-stable: the same tools give the same bytes, in every
+process, so a model server's prompt cache stays valid.
 """
 
 from __future__ import annotations
@@ -81,7 +81,9 @@ def _serialize(element: ET.Element) -> str:
 def tool_json_schema(tool: ToolSpec) -> dict[str, Any]:
     """The ``{"type": "function", "function": {...}}`` form Ollama's ``tools=`` takes.
 
-    A tool's examples are the parameters schema's ``examples`` keyword (JSON Schema's own).
+    A tool's examples are the parameters schema's ``examples`` keyword (JSON Schema's own): a
+    chat template given this dict (the embedded model's) shows them; the ``ollama`` client keeps
+    only a few schema keywords and drops it.
     """
     parameters = tool.parameters
     examples = _examples(tool)
