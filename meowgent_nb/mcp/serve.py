@@ -23,6 +23,7 @@ from ._token_gate import RequireToken
 from ..agent.approvals import ApprovalRequest, Approver, Denied, DenyAll
 from ..errors import ToolArgumentsError
 from ..tools.core import Tool, ToolCall
+from ..tools.render import tool_json_schema
 
 __all__ = ["ToolServer"]
 
@@ -144,8 +145,10 @@ class ToolServer:
     async def _list_tools(self, ctx: Any, params: Any) -> Any:
         import mcp_types as types
 
+        # A tool's examples go as the schema's "examples" keyword, which MCP clients (ours too) read.
         listed = [
-            types.Tool(name=t.name, description=t.description, input_schema=t.parameters) for t in self.tools
+            types.Tool(name=t.name, description=t.description, input_schema=_input_schema(t))
+            for t in self.tools
         ]
         return types.ListToolsResult(tools=listed)
 
@@ -199,3 +202,8 @@ def _result(text: str, is_error: bool) -> Any:
     import mcp_types as types
 
     return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=is_error)
+
+
+def _input_schema(tool: Tool) -> dict[str, Any]:
+    """The tool's parameters, with its examples as their ``examples`` keyword (as in ``tools=``)."""
+    return tool_json_schema(tool)["function"]["parameters"]

@@ -1,8 +1,9 @@
 """Config dicts with declared arguments -> the same `Param`s a function signature gives.
 
-A config tool (``{"name", "description", "arguments": [{"name", "type", "description"}]}``) goes
-through the same pydantic model as a decorated function, so it renders, validates (with the same
-lax coercion) and reports errors exactly like one.
+A config tool (``{"name", "description", "arguments": [{"name", "type", "description"}]}``,
+optionally with ``"examples": [{...}]``, example arguments dicts) goes through the same pydantic
+model as a decorated function, so it renders, validates (with the same lax coercion) and reports
+errors exactly like one; its examples are checked as ``@tool(examples=...)`` checks them.
 """
 
 from __future__ import annotations
@@ -50,6 +51,7 @@ class _Config(BaseModel):
     name: str
     description: str = ""
     arguments: list[_Argument] = []
+    examples: Any = None  # checked by the tool once it can validate (see `_examples`)
 
 
 def config_params(config: Mapping[str, Any]) -> tuple[str | None, str, list[Param], list[str]]:

@@ -28,13 +28,15 @@ import re
 import xml.etree.ElementTree as ET
 from typing import Any
 
-__all__ = ["decode", "encode", "text"]
+__all__ = ["decode", "encode", "example_json", "text"]
 
 _RESERVED = frozenset(
     {"name", "type", "items", "values", "enum", "default", "required", "ref", "returns", "schema"}
 )
 _ATTRIBUTE_NAME = re.compile(r"(?![Xx][Mm][Ll])[A-Za-z_][A-Za-z0-9_.-]*")  # "xml..." names are XML's
 _INVALID_XML_CHARS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+# What XML cannot carry and json.dumps leaves raw (it escapes the control characters itself).
+_RAW_IN_JSON = re.compile("[\ud800-\udfff\ufffe\uffff]")
 _REF_PREFIX = "#/$defs/"
 _COMBINATORS = ("anyOf", "oneOf", "allOf")
 _TYPE_NAME = re.compile(r"[a-z]+")
@@ -43,6 +45,19 @@ _TYPE_NAME = re.compile(r"[a-z]+")
 def text(value: str) -> str:
     """Text XML 1.0 can carry: newlines made plain, control characters it cannot hold U+FFFD."""
     return _INVALID_XML_CHARS.sub("\ufffd", value.replace("\r\n", "\n").replace("\r", "\n"))
+
+
+def example_json(example: Any) -> str:
+    """A tool example (an arguments dict) as compact JSON that XML carries unchanged.
+
+    What XML 1.0 cannot hold (lone surrogates, U+FFFE, U+FFFF) is written as a ``\\u`` escape,
+    so the JSON still reads back exactly; ElementTree escapes ``&``, ``<`` and ``>``.
+
+    Raises:
+        ValueError: A float that JSON cannot carry (nan, inf).
+    """
+    text = json.dumps(example, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    return _RAW_IN_JSON.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
 
 
 # --- encoding ---------------------------------------------------------------------------------

@@ -11,11 +11,13 @@ from __future__ import annotations
 import asyncio
 import functools
 import inspect
+import json
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, overload
 
 from .._async import run_to_completion
+from ._examples import check_examples, split_examples, usable_examples
 from ._foreign_schema import object_schema
 from ._validation import jsonschema_problems, pydantic_problems
 from .render import tool_json_schema, tool_string, tool_xml
@@ -41,6 +43,8 @@ class Tool:
         timeout: Seconds a call may take, or None for the agent's default.
         returns: What the tool returns ("type: description"), or None when unknown.
         output_type: The name of the returned type, or None when unknown.
+        examples: Example arguments shown to the model, a read-only tuple of dicts (see
+            ``@tool(examples=...)``).
     """
 
     def __init__(
@@ -51,6 +55,7 @@ class Tool:
         description: str | None = None,
         approval: bool = False,
         timeout: float | None = None,
+        examples: Sequence[Mapping[str, Any]] | None = None,
     ):
         if isinstance(function, Tool):
             function = function.function
@@ -85,6 +90,7 @@ class Tool:
         self._schema_validator = None
         self.parameters = described.arguments.schema
         functools.update_wrapper(self, function, updated=())
+        self._check_examples(target, examples)
 
     @classmethod
     def from_config(
@@ -102,7 +108,8 @@ class Tool:
                 ``arguments`` is optional; an argument may also give ``default``, ``required``
                 (default: true unless a default is given) and ``enum`` (the allowed values).
                 Types: string, integer, number, boolean, array, object (or str, int, float,
-                bool, list, dict).
+                bool, list, dict). ``examples`` (optional) is a list of example arguments
+                dicts, checked as ``@tool(examples=...)`` checks them.
             handler: Called with the validated arguments as keyword arguments.
             approval: Whether each call needs a person's approval.
             timeout: Seconds a call may take, or None for the agent's default.
@@ -124,6 +131,7 @@ class Tool:
         self.returns = self.output_type = None
         self._arguments, self._positional, self._schema_validator = arguments, (), None
         self.parameters = arguments.schema
+        self._check_examples(f"config {name!r}", config.get("examples"))
         return self
 
     @classmethod
@@ -136,12 +144,15 @@ class Tool:
         *,
         approval: bool = False,
         timeout: float | None = None,
+        examples: Sequence[Mapping[str, Any]] | None = None,
     ) -> Tool:
         """A tool whose arguments are given as a JSON Schema (the shape MCP servers publish).
 
         Arguments are validated with `jsonschema` (draft 2020-12). Unknown arguments are errors
         unless the schema sets ``additionalProperties`` itself. ``$schema``, ``$comment`` and titles
         that restate a name are left out of `parameters` (see `meowgent_nb.tools._foreign_schema`).
+        The schema's own top-level ``examples`` keyword (a list of argument objects) gives the
+        tool's `examples` when ``examples=`` is not given; it is not kept in `parameters`.
 
         Args:
             name: What the model calls it.
@@ -150,7 +161,14 @@ class Tool:
             handler: Called with the validated arguments as keyword arguments.
             approval: Whether each call needs a person's approval.
             timeout: Seconds a call may take, or None for the agent's default.
+            examples: Example arguments dicts for the model (see ``@tool(examples=...)``).
         """
+        schema, published = split_examples(schema)
+        if published is not None and examples is not None:
+            problems = [
+                "examples are given twice, as examples= and as the schema's \"examples\"; keep one"
+            ]
+            raise ToolDefinitionError(f"schema tool {name!r}", problems)
         parameters, problems = object_schema(schema)
         self = cls.__new__(cls)
         self._setup(f"schema tool {name!r}", problems, name, description, approval, timeout, handler)
@@ -161,6 +179,7 @@ class Tool:
 
         self._schema_validator = jsonschema.Draft202012Validator(parameters)
         self.parameters = parameters
+        self._check_examples(f"schema tool {name!r}", published if examples is None else examples)
         return self
 
     def _setup(
@@ -194,6 +213,30 @@ class Tool:
         self.approval = approval
         self.timeout = None if timeout is None else float(timeout)
         self._xml: str | None = None
+        self._examples: tuple[str, ...] = ()
+
+    def _check_examples(self, target: str, examples: Any) -> None:
+        """Keep ``examples`` once each passes the tool's own validation; else raise naming each."""
+        schema = None if self._schema_validator is not None else self.parameters  # pydantic coerces
+        texts, problems = check_examples(examples, self.validate, schema)
+        if problems:
+            raise ToolDefinitionError(target, problems, action="add the examples to")
+        self._examples = texts
+
+    def _adopt_examples(self, examples: Any) -> list[str]:
+        """Keep those of ``examples`` (from an outside source) that pass; return why the rest did not."""
+        schema = None if self._schema_validator is not None else self.parameters
+        self._examples, problems = usable_examples(examples, self.validate, schema)
+        self.__dict__.pop("_xml_element", None)  # the rendering cache, if it was made already
+        return problems
+
+    @property
+    def examples(self) -> tuple[dict[str, Any], ...]:
+        """Example arguments, each a call the tool accepts, shown to the model with the tool.
+
+        Read-only: a new copy each time, so the XML the model was given cannot drift from them.
+        """
+        return tuple(json.loads(text) for text in self._examples)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.function(*args, **kwargs)
@@ -305,6 +348,7 @@ def tool(
     description: str | None = ...,
     approval: bool = ...,
     timeout: float | None = ...,
+    examples: Sequence[Mapping[str, Any]] | None = ...,
 ) -> Tool: ...
 @overload
 def tool(
@@ -313,6 +357,7 @@ def tool(
     description: str | None = ...,
     approval: bool = ...,
     timeout: float | None = ...,
+    examples: Sequence[Mapping[str, Any]] | None = ...,
 ) -> Callable[[Callable[..., Any]], Tool]: ...
 def tool(
     function: Callable[..., Any] | None = None,
@@ -322,11 +367,13 @@ def tool(
     description: str | None = None,
     approval: bool = False,
     timeout: float | None = None,
+    examples: Sequence[Mapping[str, Any]] | None = None,
 ) -> Tool | Callable[[Callable[..., Any]], Tool]:
     """Make a function (plain, ``async def``, or a bound method) a tool the model can call.
 
-    Use as ``@tool`` or ``@tool(name=..., description=..., approval=True, timeout=10.0)``.
-    The function keeps working as before when called directly.
+    Use as ``@tool`` or ``@tool(name=..., description=..., approval=True, timeout=10.0,
+    examples=[{"city": "Paris", "days": 2}])``. The function keeps working as before when called
+    directly.
 
     Args:
         function: The function; omitted when options are given.
@@ -334,11 +381,23 @@ def tool(
         description: What it does (default: the docstring without its Args section).
         approval: Whether a person must approve each call before it runs.
         timeout: Seconds a call may take, or None for the agent's default.
+        examples: Example arguments, one dict per call, shown to the model inside the tool's
+            description (``<example>{"city":"Paris","days":2}</example>``). Each must be a call
+            the tool accepts, written as the model should write it (``2``, not ``"2"``, for an
+            integer); at most 5, of at most 300 characters of JSON each, since every example is
+            in the prompt on every turn.
 
     Raises:
         ToolDefinitionError: The function cannot be described to a model; names every problem.
+            Bad examples raise it too, naming each by its index (``examples[1]``).
     """
-    options = {"name": name, "description": description, "approval": approval, "timeout": timeout}
+    options = {
+        "name": name,
+        "description": description,
+        "approval": approval,
+        "timeout": timeout,
+        "examples": examples,
+    }
     if function is None:
         return lambda function: Tool(function, **options)
     return Tool(function, **options)

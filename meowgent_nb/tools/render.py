@@ -9,21 +9,26 @@ JSON Schema, which is how the tests show that nothing is lost. An example::
     <param name="city">City name, e.g. Paris</param>
     <param name="unit" enum="celsius|fahrenheit" default="celsius"/>
     <param name="days" type="integer" default="1"/>
+    <example>{"city":"Paris","days":2}</example>
     </tool>
     </tools>
 
 A parameter without ``type`` is a string; one without ``default`` is required. The encoding's
-conventions are listed in `meowgent_nb.tools._xml_schema`. The output is byte-stable: the same tools
-give the same bytes, in every process, so a model server's prompt cache stays valid.
+conventions are listed in `meowgent_nb.tools._xml_schema`. A tool's examples come last, one
+``<example>`` each, its arguments as compact JSON (XML-escaped like every text here, so a value
+cannot end the element, the tool or the block); in the JSON Schema form they are the parameters'
+``examples`` keyword. The output is byte-stable: the same tools give the same bytes, in every
+process, so a model server's prompt cache stays valid.
 """
 
 from __future__ import annotations
 
+import json
 import xml.etree.ElementTree as ET
 from collections.abc import Iterable
 from typing import Any, Protocol
 
-from ._xml_schema import decode, encode, text
+from ._xml_schema import decode, encode, example_json, text
 
 __all__ = [
     "ToolSpec",
@@ -49,6 +54,8 @@ class ToolSpec(Protocol):
     output_type: str | None
     approval: bool
     timeout: float | None
+    examples: tuple[dict[str, Any], ...]
+    """Example arguments (a renderer reads a missing attribute as none)."""
 
 
 def render_tools_xml(tools: Iterable[ToolSpec]) -> str:
@@ -72,11 +79,24 @@ def _serialize(element: ET.Element) -> str:
 
 
 def tool_json_schema(tool: ToolSpec) -> dict[str, Any]:
-    """The ``{"type": "function", "function": {...}}`` form Ollama's ``tools=`` takes."""
+    """The ``{"type": "function", "function": {...}}`` form Ollama's ``tools=`` takes.
+
+    A tool's examples are the parameters schema's ``examples`` keyword (JSON Schema's own): a
+    chat template given this dict (the embedded model's) shows them; the ``ollama`` client keeps
+    only a few schema keywords and drops it.
+    """
+    parameters = tool.parameters
+    examples = _examples(tool)
+    if examples:
+        parameters = {**parameters, "examples": list(examples)}
     return {
         "type": "function",
-        "function": {"name": tool.name, "description": tool.description, "parameters": tool.parameters},
+        "function": {"name": tool.name, "description": tool.description, "parameters": parameters},
     }
+
+
+def _examples(tool: ToolSpec) -> tuple[dict[str, Any], ...]:
+    return tuple(getattr(tool, "examples", ()) or ())
 
 
 def tools_json_schema(tools: Iterable[ToolSpec]) -> list[dict[str, Any]]:
@@ -89,10 +109,14 @@ def tool_string(tool: ToolSpec) -> str:
     properties = tool.parameters.get("properties", {})
     arguments = ", ".join(_argument_text(name, schema) for name, schema in properties.items())
     description = " ".join(tool.description.split())
-    return (
+    line = (
         f"Tool Name: {tool.name}, Description: {description}, "
         f"Arguments: {arguments or 'none'}, Outputs: {tool.output_type or 'any'}"
     )
+    examples = _examples(tool)
+    if examples:
+        line += ", Examples: " + "; ".join(example_json(example) for example in examples)
+    return line
 
 
 def render_tools_text(tools: Iterable[ToolSpec]) -> str:
@@ -151,6 +175,13 @@ def _tool_element(tool: ToolSpec) -> ET.Element:
     if parameters.get("additionalProperties") is False:
         del parameters["additionalProperties"]
     encode(parameters, element, text(tool.description), top=True)
+    examples = _examples(tool)
+    if examples and not len(element):
+        element.text = (element.text or "") + "\n"  # as before child elements
+    for example in examples:
+        child = ET.SubElement(element, "example")
+        child.text = example_json(example)  # XML-safe already; ElementTree escapes & < >
+        child.tail = "\n"
     element.tail = "\n"
     tool._xml_element = element
     return element
@@ -160,10 +191,12 @@ def _tool_element(tool: ToolSpec) -> ET.Element:
 
 
 def parse_tools_xml(block: str) -> list[dict[str, Any]]:
-    """Read a `render_tools_xml` block back into ``{"name", "description", "parameters", "returns"}``.
+    """Read a `render_tools_xml` block back into ``{"name", "description", "parameters", "returns",
+    "examples"}``.
 
     ``parameters`` equals the tool's JSON Schema: this is the check that the XML loses nothing.
-    ``returns`` is what the model was told of the output, or None.
+    ``returns`` is what the model was told of the output, or None; ``examples`` the tool's
+    examples, in order (a list, empty when it has none).
     """
     tools = []
     for element in ET.fromstring(block).iter("tool"):
@@ -177,6 +210,7 @@ def parse_tools_xml(block: str) -> list[dict[str, Any]]:
                 "description": description,
                 "parameters": parameters,
                 "returns": element.get("returns"),
+                "examples": [json.loads(child.text or "") for child in element.findall("example")],
             }
         )
     return tools

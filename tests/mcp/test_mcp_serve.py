@@ -20,7 +20,7 @@ from meowgent_nb.mcp.client import McpServerError, McpToolbox, McpToolError
 from meowgent_nb.mcp.serve import ToolServer
 
 
-@tool
+@tool(examples=[{"text": "hello", "times": 3}])
 def shout(text: Annotated[str, "What to shout."], times: int = 1) -> str:
     """Shout some text."""
     return " ".join([text.upper()] * times)
@@ -216,7 +216,9 @@ def test_the_real_client_lists_and_calls_the_served_tools(served):
         ("nap", "Sleep a while."),
         ("divide", "Divide a by b."),
     ]
-    assert listed[0].input_schema == shout.parameters
+    # Examples travel as the input schema's own "examples" keyword.
+    assert listed[0].input_schema == {**shout.parameters, "examples": [{"text": "hello", "times": 3}]}
+    assert listed[1].input_schema == nap.parameters
     assert (ok.is_error, ok.content[0].text) == (False, "HI HI")
     assert (invalid.is_error, invalid.content[0].text) == (
         True,
@@ -243,6 +245,8 @@ def test_approval_tools_are_served_on_request_and_each_call_asks():
     try:
         with McpToolbox("nb", url=server.url, headers={"Authorization": f"Bearer {server.token}"}) as box:
             assert box.names == ["nb_shout", "nb_delete_file"]
+            assert box["nb_shout"].examples == ({"text": "hello", "times": 3},)  # read back as examples
+            assert "examples" not in box["nb_shout"].parameters
             assert box["nb_delete_file"].run({"path": "a.txt"}) == "deleted a.txt"
             with pytest.raises(McpToolError) as caught:
                 box["nb_delete_file"].run({"path": "b.txt"})

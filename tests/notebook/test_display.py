@@ -714,6 +714,33 @@ def test_one_tool_and_no_tools():
     assert "(no tools)" in ToolsView([]).to_html()
 
 
+def test_a_tools_examples_show_in_every_form():
+    @tool(examples=[{"city": "Paris", "unit": "fahrenheit"}, {"city": "<Oslo>"}])
+    def forecast(city: str, unit: Literal["celsius", "fahrenheit"] = "celsius") -> str:
+        """Forecast the weather."""
+        return city
+
+    assert ToolsView(forecast).to_text() == (
+        "name      description            approval  timeout\n"
+        "forecast  Forecast the weather.  no        default\n"
+        "\n"
+        '<tool name="forecast">Forecast the weather.\n'
+        '<param name="city"/>\n'
+        '<param name="unit" enum="celsius|fahrenheit" default="celsius"/>\n'
+        '<example>{"city":"Paris","unit":"fahrenheit"}</example>\n'
+        '<example>{"city":"&lt;Oslo&gt;"}</example>\n'
+        "</tool>"
+    )
+    schema = json.loads(ToolsView([forecast], mode="json").to_text())[0]["function"]["parameters"]
+    assert schema["examples"] == [{"city": "Paris", "unit": "fahrenheit"}, {"city": "<Oslo>"}]
+    assert ToolsView(forecast, mode="text").to_text().endswith(
+        ', Examples: {"city":"Paris","unit":"fahrenheit"}; {"city":"<Oslo>"}'
+    )
+    html = ToolsView(forecast).to_html()
+    assert '<span style="color: #008000; font-weight: bold">&lt;example&gt;</span>{"city":"' in html
+    assert "&amp;lt;</span>Oslo<" in html and "<Oslo>" not in html  # the XML's escape, shown escaped
+
+
 # --- showing a run in a real IPython shell ----------------------------------------------------
 
 

@@ -65,6 +65,29 @@ def test_tools_are_found_in_the_namespace_and_toolboxes(ip):
     assert str(caught.value).startswith("%%agent --tools: no tool named nope; the notebook has: ")
 
 
+def test_tools_magic_shows_a_tools_examples(ip):
+    @tool(examples=[{"x": 2}])
+    def t_example(x: int) -> int:
+        """Example."""
+        return x
+
+    ip.user_ns["t_example"] = t_example
+    shown = ip.run_line_magic("tools", "t_example")
+    assert str(shown) == (
+        "name       description  approval  timeout\n"
+        "t_example  Example.     no        default\n"
+        "\n"
+        "<tools>\n"
+        '<tool name="t_example">Example.\n'
+        '<param name="x" type="integer"/>\n'
+        '<example>{"x":2}</example>\n'
+        "</tool>\n"
+        "</tools>"
+    )
+    listed = str(ip.run_line_magic("tools", ""))
+    assert '<param name="x" type="integer"/>\n<example>{"x":2}</example>\n</tool>' in listed
+
+
 def test_bad_options_and_empty_cells_are_usage_errors(ip):
     with pytest.raises(UsageError) as caught:
         ip.run_cell_magic("agent", "--protocol yaml", "hi")

@@ -426,6 +426,140 @@ def test_schema_tool_rejects_an_invalid_schema():
     )
 
 
+# --- examples ---------------------------------------------------------------------------------
+
+
+def _forecast(city: Annotated[str, "City name"], days: int = 1, unit: Literal["c", "f"] = "c") -> str:
+    """Forecast the weather."""
+    return f"{city}: {days} day(s) in {unit}"
+
+
+def _examples_error(examples: object) -> tuple[str, ...]:
+    with pytest.raises(ToolDefinitionError) as caught:
+        tool(examples=examples)(_forecast)
+    assert str(caught.value).startswith("Cannot add the examples to test_tools._forecast:\n- ")
+    return caught.value.problems
+
+
+def test_examples_are_kept_as_given_in_an_immutable_tuple():
+    given = [{"city": "Paris", "days": 2}, {"unit": "f", "city": "Oslo"}]
+    forecast = tool(examples=given)(_forecast)
+    given[0]["days"] = 99  # the author's list and dicts are copied, not kept
+    assert forecast.examples == ({"city": "Paris", "days": 2}, {"unit": "f", "city": "Oslo"})
+    assert type(forecast.examples) is tuple
+    forecast.examples[0]["city"] = "Rome"  # a copy: nothing the model reads changes
+    assert forecast.examples[0] == {"city": "Paris", "days": 2}
+    with pytest.raises(AttributeError):
+        forecast.examples = ()
+    assert forecast("Paris", 2) == "Paris: 2 day(s) in c"
+    assert tool(_forecast).examples == () == tool(examples=[])(_forecast).examples
+    assert Tool(_forecast, examples=[{"city": "Bern"}]).examples == ({"city": "Bern"},)
+
+
+def test_an_example_is_checked_by_the_validation_a_model_call_goes_through():
+    assert _examples_error([{"city": "Paris"}, {"days": 2}, {"city": "Oslo", "unit": "k", "when": 1}]) == (
+        "examples[1] is not a call the tool accepts: city: missing; this argument is required;"
+        " correct it or leave it out",
+        "examples[2] is not a call the tool accepts: unit: input should be 'c' or 'f', got \"k\";"
+        " correct it or leave it out",
+        "examples[2] is not a call the tool accepts: when: unknown argument; this tool takes: city, days,"
+        " unit; correct it or leave it out",
+    )
+
+
+def test_an_example_the_validation_would_coerce_is_refused_as_the_model_would_copy_it():
+    assert Tool(_forecast).validate({"city": "Paris", "days": "2"})["days"] == 2  # lax for a model's call
+    assert _examples_error([{"city": "Paris", "days": "2"}, {"city": 7}]) == (
+        "examples[0]: days: '2' is not of type 'integer'; the model copies an example as written,"
+        " so write each value as its schema type",
+        "examples[1] is not a call the tool accepts: city: input should be a valid string, got 7;"
+        " correct it or leave it out",
+    )
+
+
+def test_examples_that_are_no_list_of_dicts_or_no_json_are_refused():
+    assert _examples_error({"city": "Paris"}) == (
+        "examples must be a list of argument dicts, got one dict; wrap it in a list: examples=[{...}]",
+    )
+    assert _examples_error("city=Paris") == ("examples must be a list of argument dicts, got str",)
+    assert _examples_error([["Paris"], None]) == (
+        "examples[0] must be a dict of argument names to values, got list",
+        "examples[1] must be a dict of argument names to values, got NoneType",
+    )
+    nested: list = []
+    nested.append(nested)  # a cycle
+    assert _examples_error(
+        [
+            {"city": {"Paris"}},
+            {"city": "Paris", "days": float("inf")},
+            {1: "Paris"},
+            {"city": "Paris", "deep": nested},
+            {"city": Address(street="Main")},
+        ]
+    ) == (
+        "examples[0]: city is of type set, which JSON cannot carry; write it as the model would: a string,"
+        " number, boolean, null, list or dict",
+        "examples[1]: days is inf, which JSON cannot carry; use a finite number or null",
+        "examples[2]: the example has the key 1 (int); JSON object keys are strings",
+        "examples[3]: deep[0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0] nests deeper"
+        " than 20 levels; an example shows the shape of a call",
+        "examples[4]: city is of type Address, which JSON cannot carry; write it as the model would: a"
+        " string, number, boolean, null, list or dict",
+    )
+
+
+def test_too_many_too_large_and_repeated_examples_are_refused():
+    six = [{"city": city} for city in ("Oslo", "Rome", "Bern", "Kyiv", "Lima", "Riga")]
+    assert _examples_error(six) == (
+        "6 examples given, at most 5: every example is in the prompt on every turn; keep the few that"
+        " show different uses",
+    )
+    assert tool(examples=six[:5])(_forecast).examples == tuple(six[:5])
+    fits = {"city": "x" * 289}  # {"city":"..."} is 300 characters
+    assert tool(examples=[fits])(_forecast).examples == (fits,)
+    assert _examples_error([{"city": "x" * 290}, {"city": "Oslo"}, {"city": "Oslo"}]) == (
+        "examples[0] is 301 characters as JSON, more than 300; shorten its values: an example shows"
+        " the shape of a call, not a whole input",
+        "examples[2] repeats examples[0]; leave it out",
+    )
+
+
+def test_config_and_schema_tools_take_examples_too():
+    config = {
+        "name": "lookup_order",
+        "arguments": [{"name": "order_id", "type": "integer"}],
+        "examples": [{"order_id": 7}],
+    }
+    assert Tool.from_config(config, _lookup).examples == ({"order_id": 7},)
+    with pytest.raises(ToolDefinitionError) as caught:
+        Tool.from_config({**config, "examples": [{"order_id": "7"}, {}]}, _lookup)
+    assert str(caught.value) == (
+        "Cannot add the examples to config 'lookup_order':\n"
+        "- examples[0]: order_id: '7' is not of type 'integer'; the model copies an example as written,"
+        " so write each value as its schema type\n"
+        "- examples[1] is not a call the tool accepts: order_id: missing; this argument is required;"
+        " correct it or leave it out"
+    )
+    search = Tool.from_schema(
+        "search", "S.", SEARCH_SCHEMA, _lookup, examples=[{"query": "cats", "limit": 3}]
+    )
+    assert search.examples == ({"query": "cats", "limit": 3},)
+    published = Tool.from_schema("search", "S.", {**SEARCH_SCHEMA, "examples": [{"query": "dogs"}]}, _lookup)
+    assert published.examples == ({"query": "dogs"},)
+    assert published.parameters == {**SEARCH_SCHEMA, "additionalProperties": False}  # not a keyword there
+    with pytest.raises(ToolDefinitionError) as caught:
+        Tool.from_schema("search", "S.", SEARCH_SCHEMA, _lookup, examples=[{"query": "cats", "limit": 0}])
+    assert caught.value.problems == (
+        "examples[0] is not a call the tool accepts: limit: 0 is less than the minimum of 1;"
+        " correct it or leave it out",
+    )
+    with pytest.raises(ToolDefinitionError) as caught:
+        Tool.from_schema("search", "S.", {**SEARCH_SCHEMA, "examples": []}, _lookup, examples=[])
+    assert caught.value.problems == (
+        "examples are given twice, as examples= and as the schema's \"examples\"; keep one",
+    )
+
+
 def test_import_has_no_side_effects():
     code = (
         "import sys, meowgent_nb\n"

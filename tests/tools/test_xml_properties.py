@@ -26,6 +26,7 @@ from hypothesis import strategies as st
 from pydantic import BaseModel, Field
 from typing_extensions import TypedDict
 
+from meowgent_nb.tools._examples import MAX_EXAMPLE_CHARS, MAX_EXAMPLES, example_json
 from meowgent_nb.tools.render import parse_tools_xml, render_tools_xml, tool_xml
 from meowgent_nb.tools.core import Tool, tool
 
@@ -434,6 +435,29 @@ def test_several_tools_keep_their_own_texts(descriptions: list[str]) -> None:
     assert [item["description"] for item in parsed] == [text.strip() for text in descriptions]
     for item, made in zip(parsed, tools):
         assert_same_schema(item["parameters"], made.parameters)
+
+
+examples_lists = st.lists(
+    st.dictionaries(json_string, json_value, max_size=3).filter(
+        lambda example: len(example_json(example)) <= MAX_EXAMPLE_CHARS
+    ),
+    max_size=MAX_EXAMPLES,
+    unique_by=example_json,
+)
+
+
+@SETTINGS
+@given(description=xml_text, examples=examples_lists)
+def test_examples_survive_escaping(description: str, examples: list[dict[str, Any]]) -> None:
+    schema = {"type": "object", "additionalProperties": True}  # any arguments: any example fits
+    made = Tool.from_schema("t", description, schema, handler=_handler, examples=examples)
+    parsed = round_trip(made)
+    assert typed(parsed["examples"]) == typed(examples)
+    assert parsed["description"] == description.strip()
+    assert_same_schema(parsed["parameters"], made.parameters)
+    tags = [child.tag for child in ET.fromstring(render_tools_xml([made]))[0]]
+    assert tags == ["example"] * len(examples)
+    assert typed(made.to_json_schema()["function"]["parameters"].get("examples", [])) == typed(examples)
 
 
 def test_carriage_returns_become_newlines() -> None:
