@@ -156,11 +156,7 @@ class EvalReport:
     def _metrics(self) -> list[tuple[str, int, int, float | None]]:
         """The call metrics as (label, count, of, rate), in the order the report shows them."""
         summary = self.summary()
-        scores = [(label, summary[key]) for label, key in _METRICS]
-        return [
-            (label, s.get("passed", s.get("count")), s.get("cases", s.get("of")), s.get("accuracy", s.get("rate")))
-            for label, s in scores
-        ]
+        return [(label, *_figures(summary[key])) for label, key in _METRICS]
 
     def metrics_text(self) -> str:
         """The call metrics as an aligned table, then the tools block's size when it is known."""
@@ -249,11 +245,23 @@ def stopped_note(characters: int) -> str:
 
 
 def _text_cells(row: EvalRow) -> list[str]:
-    prompt = " ".join(row.prompt.split())
-    if len(prompt) > _PROMPT_WIDTH:
-        prompt = prompt[: _PROMPT_WIDTH - 3] + "..."
-    result = "pass" if row.passed else f"FAIL: {row.reason}"
-    return [prompt, row.category or "-", row.expected or "(none)", row.chosen or "(none)", result]
+    # One line per case whatever the model wrote: a made-up tool name may hold a newline, or be long.
+    result = "pass" if row.passed else f"FAIL: {_one_line(row.reason)}"
+    chosen = _one_line(row.chosen, _PROMPT_WIDTH) if row.chosen else "(none)"
+    return [_one_line(row.prompt, _PROMPT_WIDTH), _one_line(row.category) or "-", row.expected or "(none)", chosen, result]
+
+
+def _one_line(text: str, width: int | None = None) -> str:
+    """``text`` with its whitespace runs made single spaces, cut to ``width`` with "..." if longer."""
+    text = " ".join(text.split())
+    return text if width is None or len(text) <= width else text[: width - 3] + "..."
+
+
+def _figures(score: dict[str, Any]) -> tuple[int, int, float | None]:
+    """(count, of, rate) of a score (passed of cases) or of a rate (count of n)."""
+    if "passed" in score:
+        return score["passed"], score["cases"], score["accuracy"]
+    return score["count"], score["of"], score["rate"]
 
 
 def _score(rows: list[EvalRow], passes: Callable[[EvalRow], bool] = lambda row: row.passed) -> dict[str, Any]:
