@@ -1,6 +1,8 @@
 """What an eval found: `EvalRow` per case, `EvalReport` with its summary, as text and HTML.
 
-The text form is what nbval compares, so it has no timings. The HTML form adds the arguments and
+The text form is what nbval compares, so it has no timings: the cases, the scores per category,
+then the call metrics (tool choice, argument accuracy, execution success, hallucination, calls
+where no tool was needed) and the tools block's size, each an aligned table. The HTML form adds the arguments and
 times, and marks each result with a coloured pill (white on green or red, which reads the same in
 light and dark themes, like the status pills of the transcript's cards). `cases_html` is the
 table of cases alone, which the live view of ``%tools eval`` shows while cases still run.

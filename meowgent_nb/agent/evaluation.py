@@ -5,6 +5,11 @@ sends each prompt as the first turn of a fresh `Agent` (the same system prompt a
 stops reading at the first tool call, so no tool ever runs. It also stops once the answer is
 clearly not a call (``text_limit``). ``%tools eval CASES`` shows the report, its rows appearing
 as the cases finish (``on_row``). The report's rows and rendering are in `_eval_report`.
+
+Besides pass or fail, each row says whether the call could run, whether its arguments were right
+and whether it made up a tool or an argument name (`EvalRow`), and the report sums these up as
+the seed design's metrics (`EvalReport.summary`), with the size of the tools block the model was
+shown (`_tool_block`).
 """
 
 from __future__ import annotations
@@ -79,6 +84,10 @@ async def aevaluate(
     none (no call in the first 300 characters)". The ``json`` protocol shows its answer only
     when it is complete, so its answers are always read to the end.
 
+    After the cases, the tools block the model was shown (`_tool_block.tool_block_text`) is
+    measured: in tokens of the model's own tokenizer when the model has a ``count_tokens(text)``
+    method (`LlamaCppModel`), else estimated as characters / 4 (the report says so).
+
     Args:
         cases: `EvalCase` values, or dicts with the same keys.
         tools: The tools offered to the model.
@@ -91,12 +100,13 @@ async def aevaluate(
             ``on_row(row, done, total)`` (``done`` counts from 1); e.g. to show progress.
 
     Returns:
-        An `EvalReport` with one row per case.
+        An `EvalReport` with one row per case and the tools block's size.
 
     Raises:
         ValueError: A case is malformed or names a tool that is not offered (all problems
-            listed), or ``text_limit`` is not a positive whole number or None.
-        ModelError: The model failed; the eval stops there.
+            listed), ``protocol`` names no protocol, or ``text_limit`` is not a positive whole
+            number or None; before any case runs.
+        ModelError: The model failed (or its tokenizer could not be loaded); the eval stops there.
     """
     tools = list(tools)
     checked = check_cases(cases, tools)
