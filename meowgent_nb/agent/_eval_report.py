@@ -184,9 +184,10 @@ class EvalReport:
 
     def _metrics_html(self) -> str:
         """The call metrics on one line: ``tool choice 80% (4/5) · ...``, then the tools block."""
-        items = [f"{escape(m)} <strong>{_percent(r)}</strong> ({k}/{n})" for m, k, n, r in self._metrics()]
+        # The figures in bold by style, not <strong>: the report's one <strong> is its title.
+        items = [f"{escape(m)} {_bold(_percent(r))} ({k}/{n})" for m, k, n, r in self._metrics()]
         if self.tool_block is not None:
-            items.append(f"tools block <strong>{escape(_block_size(self.tool_block))}</strong>")
+            items.append(f"tools block {_bold(escape(_block_size(self.tool_block)))}")
         return f'<div class="meowgent-eval-metrics" style="margin-top: 0.3em">{" · ".join(items)}</div>'
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
@@ -274,6 +275,10 @@ def _score(rows: list[EvalRow], passes: Callable[[EvalRow], bool] = lambda row: 
 def _rate(rows: list[EvalRow], counts: Callable[[EvalRow], bool]) -> dict[str, Any]:
     count = sum(counts(row) for row in rows)
     return {"count": count, "of": len(rows), "rate": count / len(rows) if rows else None}
+
+
+def _bold(html: str) -> str:
+    return f'<span style="font-weight: 600">{html}</span>'
 
 
 def _block_size(block: ToolBlockSize) -> str:

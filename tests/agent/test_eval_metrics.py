@@ -150,16 +150,17 @@ def test_the_metrics_in_html_on_one_line():
     report = EvalReport(rows, tool_block=ToolBlockSize(tokens=1234, characters=4321, estimated=False))
     assert report.to_html().endswith(
         '<div class="meowgent-eval-metrics" style="margin-top: 0.3em">'
-        "tool choice (of tool cases) <strong>100%</strong> (1/1) · "
-        "argument accuracy (of right tool named) <strong>100%</strong> (1/1) · "
-        "execution success (of calls) <strong>100%</strong> (1/1) · "
-        "hallucination (of calls) <strong>0%</strong> (0/1) · "
-        "called when no tool was needed (of no-tool cases) <strong>0%</strong> (0/1) · "
-        "tools block <strong>1,234 tokens (the model&#x27;s tokenizer)</strong></div></div>"
+        'tool choice (of tool cases) <span style="font-weight: 600">100%</span> (1/1) · '
+        'argument accuracy (of right tool named) <span style="font-weight: 600">100%</span> (1/1) · '
+        'execution success (of calls) <span style="font-weight: 600">100%</span> (1/1) · '
+        'hallucination (of calls) <span style="font-weight: 600">0%</span> (0/1) · '
+        'called when no tool was needed (of no-tool cases) <span style="font-weight: 600">0%</span> (0/1) · '
+        'tools block <span style="font-weight: 600">1,234 tokens (the model&#x27;s tokenizer)</span></div></div>'
     )
     assert report.metrics_text().endswith("\n\ntools block: 1,234 tokens (the model's tokenizer)")
     assert '<div class="meowgent-eval-metrics"' in EvalReport(rows).to_html()  # no block: no block item
     assert "tools block" not in EvalReport(rows).to_html()
+    assert report.to_html().count("<strong>") == 1  # the title, which the browser tests find
 
 
 def test_a_made_up_name_with_markup_and_newlines_stays_one_escaped_line():
