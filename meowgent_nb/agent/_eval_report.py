@@ -2,10 +2,10 @@
 
 The text form is what nbval compares, so it has no timings: the cases, the scores per category,
 then the call metrics (tool choice, argument accuracy, execution success, hallucination, calls
-where no tool was needed) and the tools block's size, each an aligned table. The HTML form adds the arguments and
-times, and marks each result with a coloured pill (white on green or red, which reads the same in
-light and dark themes, like the status pills of the transcript's cards). `cases_html` is the
-table of cases alone, which the live view of ``%tools eval`` shows while cases still run.
+where no tool was needed) as aligned tables, and the tools block's size. The HTML form adds the
+arguments and times, and marks each result with a coloured pill (white on green or red, which reads
+the same in light and dark themes, like the status pills of the transcript's cards). `cases_html`
+is the table of cases alone, which the live view of ``%tools eval`` shows while cases still run.
 """
 
 from __future__ import annotations
@@ -132,7 +132,9 @@ class EvalReport:
             "no_tool_cases": _score(no_tool_rows),
             "all": _score(rows),
             "tool_choice": _score(tool_rows, lambda r: r.chosen == r.expected),
-            "arguments": _score([r for r in tool_rows if r.chosen == r.expected], lambda r: bool(r.arguments_match)),
+            "arguments": _score(
+                [r for r in tool_rows if r.chosen == r.expected], lambda r: bool(r.arguments_match)
+            ),
             "execution": _rate(calls, lambda r: bool(r.executes)),
             "hallucination": _rate(calls, lambda r: r.hallucinated),
             "called_without_need": _rate(no_tool_rows, lambda r: r.called_without_need),
@@ -162,9 +164,8 @@ class EvalReport:
 
     def metrics_text(self) -> str:
         """The call metrics as an aligned table, then the tools block's size when it is known."""
-        table = _aligned(
-            [["metric", "count", "of", "rate"], *([m, str(k), str(n), _percent(r)] for m, k, n, r in self._metrics())]
-        )
+        rows = [[label, str(count), str(of), _percent(rate)] for label, count, of, rate in self._metrics()]
+        table = _aligned([["metric", "count", "of", "rate"], *rows])
         block = self.tool_block
         return table if block is None else f"{table}\n\ntools block: {_block_size(block)}"
 
@@ -180,7 +181,8 @@ class EvalReport:
         )
         total = self.summary()["all"]
         title = f"<strong>Tool eval: {total['passed']} of {total['cases']} passed</strong>"
-        return f'<div class="meowgent-eval-report">{title}{cases_html(self.rows)}{summary}{self._metrics_html()}</div>'
+        parts = [title, cases_html(self.rows), summary, self._metrics_html()]
+        return f'<div class="meowgent-eval-report">{"".join(parts)}</div>'
 
     def _metrics_html(self) -> str:
         """The call metrics on one line: ``tool choice 80% (4/5) · ...``, then the tools block."""
@@ -251,7 +253,8 @@ def _text_cells(row: EvalRow) -> list[str]:
     # One line per case whatever the model wrote: a made-up tool name may hold a newline, or be long.
     result = "pass" if row.passed else f"FAIL: {_one_line(row.reason)}"
     chosen = _one_line(row.chosen, _PROMPT_WIDTH) if row.chosen else "(none)"
-    return [_one_line(row.prompt, _PROMPT_WIDTH), _one_line(row.category) or "-", row.expected or "(none)", chosen, result]
+    prompt = _one_line(row.prompt, _PROMPT_WIDTH)
+    return [prompt, _one_line(row.category) or "-", row.expected or "(none)", chosen, result]
 
 
 def _one_line(text: str, width: int | None = None) -> str:
@@ -284,7 +287,8 @@ def _bold(html: str) -> str:
 def _block_size(block: ToolBlockSize) -> str:
     """``"287 tokens (the model's tokenizer)"``, or an estimate that says it is one."""
     if block.estimated:
-        return f"~{block.tokens:,} tokens (estimated: {block.characters:,} characters / {CHARACTERS_PER_TOKEN})"
+        per_token = CHARACTERS_PER_TOKEN
+        return f"~{block.tokens:,} tokens (estimated: {block.characters:,} characters / {per_token})"
     return f"{block.tokens:,} tokens (the model's tokenizer)"
 
 
