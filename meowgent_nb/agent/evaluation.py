@@ -114,11 +114,11 @@ async def aevaluate(
         isinstance(text_limit, bool) or not isinstance(text_limit, int) or text_limit < 1
     ):
         raise ValueError(f"text_limit must be a whole number of at least 1, or None; got {text_limit!r}")
+    chosen_protocol = get_protocol(protocol)
     if model is None or isinstance(model, str):
         from ..models.resolve import resolve_model
 
         model = resolve_model(model)
-    chosen_protocol = get_protocol(protocol)
     by_name = {t.name: t for t in tools}
     rows: list[EvalRow] = []
     for case in checked:
