@@ -1,7 +1,8 @@
-"""Tool sets for the benchmarks: the three seed tools and a realistic notebook set.
+"""Tool sets for the benchmarks: the three seed tools, a realistic notebook set, and 100 tools.
 
-`SEED_TOOLS` and `NOTEBOOK_TOOLS` are lists of `meowgent_nb.Tool`; `TOOL_SETS` names both. The
-functions only describe themselves: their bodies are stubs and are never run by the benchmarks.
+`SEED_TOOLS`, `NOTEBOOK_TOOLS` and `MANY_TOOLS` (those 20 and 80 service tools) are lists of
+`meowgent_nb.Tool`; `TOOL_SETS` names them. The functions only describe themselves: their bodies
+are stubs and are never run by the benchmarks.
 """
 
 from __future__ import annotations
@@ -14,7 +15,12 @@ from typing_extensions import TypedDict  # pydantic needs this one before Python
 
 from meowgent_nb import Tool, tool
 
-__all__ = ["NOTEBOOK_TOOLS", "SEED_TOOLS", "TOOL_SETS"]
+try:
+    from benchmarks._service_tools import SERVICE_TOOLS
+except ImportError:  # run as a script: this directory is on sys.path
+    from _service_tools import SERVICE_TOOLS
+
+__all__ = ["MANY_TOOLS", "NOTEBOOK_TOOLS", "SEED_TOOLS", "TOOL_SETS"]
 
 
 # --- the seed tools ---------------------------------------------------------------------------
@@ -337,4 +343,7 @@ NOTEBOOK_TOOLS: list[Tool] = [
     summarize_cells,
 ]
 
-TOOL_SETS: dict[str, list[Tool]] = {"seed": SEED_TOOLS, "notebook": NOTEBOOK_TOOLS}
+MANY_TOOLS: list[Tool] = [*SEED_TOOLS, *NOTEBOOK_TOOLS, *SERVICE_TOOLS]
+"""100 tools: the seed and notebook tools, then 80 business-service tools (`_service_tools.py`)."""
+
+TOOL_SETS: dict[str, list[Tool]] = {"seed": SEED_TOOLS, "notebook": NOTEBOOK_TOOLS, "many": MANY_TOOLS}

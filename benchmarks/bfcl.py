@@ -18,6 +18,7 @@ carries the question and possible-answer files; nothing of it is imported).
 
 Run:  python benchmarks/bfcl.py [--per-category 10] [--seed 0] [--protocol xml|native|both]
                                 [--model local] [--categories live_simple,...] [--held-out]
+                                [--verbose] [--dump answers.jsonl]
 """
 
 from __future__ import annotations
@@ -105,6 +106,25 @@ def _openai_properties(properties: dict) -> dict:
     return properties
 
 
+class Recording:
+    """A model that passes another's chunks through and keeps the last answer's text and calls."""
+
+    def __init__(self, model: Any):
+        self.model = model
+        self.answer: list[str] = []
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.model, name)
+
+    async def stream(self, request: Any):
+        self.answer = []
+        async with contextlib.aclosing(self.model.stream(request)) as chunks:
+            async for chunk in chunks:
+                self.answer.append(chunk.text)
+                self.answer.extend(json.dumps({"native call": [c.name, c.arguments]}) for c in chunk.tool_calls)
+                yield chunk
+
+
 def _never_run(**_: Any) -> str:
     raise RuntimeError("a BFCL tool ran: only the first turn's calls are read")
 
@@ -145,7 +165,9 @@ async def first_turn(agent: Agent, prompt: str) -> tuple[list[tuple[str, dict]],
     return calls, unreadable, None  # pragma: no cover - a stream always ends its first turn
 
 
-async def run_case(case: dict, answers: list | None, category: str, model: Any, protocol: str) -> str:
+async def run_case(
+    case: dict, answers: list | None, category: str, model: Any, protocol: str, dump: Any = None
+) -> str:
     """The failure kind of one case ("" if it passes); a tool set the product rejects is "bad schema"."""
     messages = case["question"][0]
     system = "\n\n".join(m["content"] for m in messages if m["role"] == "system") or None
@@ -158,17 +180,21 @@ async def run_case(case: dict, answers: list | None, category: str, model: Any, 
     agent = Agent(model, tools=tools, protocol=protocol, system=system, max_turns=2, ask="every")
     agent.messages.extend({"role": m["role"], "content": m["content"]} for m in talk[:-1])
     calls, unreadable, _ = await first_turn(agent, talk[-1]["content"])
-    return score(category, case["function"], calls, answers, unreadable=unreadable)
+    kind = score(category, case["function"], calls, answers, unreadable=unreadable)
+    if dump is not None:
+        record = {"id": case["id"], "protocol": protocol, "kind": kind or "passed", "calls": calls}
+        dump.write(json.dumps({**record, "answer": "".join(getattr(model, "answer", []))}) + "\n")
+    return kind
 
 
 async def run_category(
-    category: str, cases: list, model: Any, protocol: str, verbose: bool
+    category: str, cases: list, model: Any, protocol: str, verbose: bool, dump: Any = None
 ) -> tuple[Counter, float]:
     """How many cases of a category passed and failed by each kind, and the seconds per case."""
     kinds: Counter = Counter()
     started = time.perf_counter()
     for case, answers in cases:
-        kind = await run_case(case, answers, category, model, protocol)
+        kind = await run_case(case, answers, category, model, protocol, dump)
         kinds[kind or "passed"] += 1
         if verbose and kind:
             print(f"    {case['id']}: {kind}", file=sys.stderr)
@@ -195,6 +221,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--model", default="local", help='A model spec as Agent takes it ("local", ...).')
     parser.add_argument("--max-tokens", type=int, default=None, help="Token limit per answer (the model's).")
     parser.add_argument("--verbose", action="store_true", help="List each failing case's id on stderr.")
+    parser.add_argument(
+        "--dump", metavar="FILE", help="Write each case's id, result, calls and raw answer to FILE (JSON lines)."
+    )
     args = parser.parse_args(argv)
     allowed = HELD_OUT if args.held_out else LIVE  # a held-out category only runs labelled as one
     categories = [c.strip() for c in args.categories.split(",") if c.strip()] or list(allowed)
@@ -204,6 +233,9 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"unknown categories {', '.join(unknown)}; choose from {', '.join(allowed)}{held_out}")
     options = {"temperature": 0, "seed": 0, "num_predict": args.max_tokens}
     model = resolve_model(args.model, options=options)
+    dump = open(args.dump, "w") if args.dump else None  # noqa: SIM115 - closed at the end
+    if dump is not None:
+        model = Recording(model)
     protocols = ["xml", "native"] if args.protocol == "both" else [args.protocol]
     samples = {c: load(c, args.per_category, args.seed) for c in categories}
     label = "HELD-OUT (report only, never tune on these)" if args.held_out else "development (live_*)"
@@ -213,12 +245,14 @@ def main(argv: list[str] | None = None) -> int:
         total, seconds, count = Counter(), 0.0, 0
         for category in categories:
             sample = samples[category]
-            kinds, per_case = asyncio.run(run_category(category, sample, model, protocol, args.verbose))
+            kinds, per_case = asyncio.run(run_category(category, sample, model, protocol, args.verbose, dump))
             print(row(category, kinds, per_case), flush=True)
             total += kinds
             seconds += per_case * sum(kinds.values())
             count += sum(kinds.values())
         print(row(f"all ({protocol})", total, seconds / max(count, 1)))
+    if dump is not None:
+        dump.close()
     return 0
 
 

@@ -48,6 +48,10 @@ class CallRunner:
     max_output_chars: int | None
     repeat_calls: bool
     max_repeated_failures: int | None = 3
+    search_tool: Tool | None = None
+    """The agent's ``search_tools``, when the tools are found with it: an unknown name is then
+    answered with a hint to search, not with the list of every tool, and a search is never put to
+    a person (also with ``ask="every"``): it only reads the tools' descriptions."""
     answered: dict[str, ToolResult] = field(default_factory=dict)
     """This run's successful calls, by tool and validated arguments."""
     failures: dict[str, _Failure] = field(default_factory=dict)
@@ -73,7 +77,11 @@ class CallRunner:
                 results[index] = early if last else self._outcome(early)
             else:
                 runnable.append((index, call, *early))
-        asking = [item for item in runnable if item[2].approval or self.ask == "every"]
+        asking = [
+            item
+            for item in runnable
+            if item[2].approval or (self.ask == "every" and item[2] is not self.search_tool)
+        ]
         if asking:
             yield ApprovalRequested(tuple(call for _, call, _, _ in asking))
         try:
@@ -136,10 +144,11 @@ class CallRunner:
             names = list(by_name)
             close = difflib.get_close_matches(call.name, names, n=1)
             guess = f" Did you mean {close[0]!r}?" if close else ""
-            offered = ", ".join(names) if names else "none"
-            return ToolResult(
-                call, f"Error: there is no tool named {call.name!r}.{guess} The tools are: {offered}.", kind="unknown_tool"
-            )
+            if self.search_tool is not None:
+                where = " Call search_tools with a few words about what the tool should do to find it."
+            else:
+                where = f" The tools are: {', '.join(names) if names else 'none'}."
+            return ToolResult(call, f"Error: there is no tool named {call.name!r}.{guess}{where}", kind="unknown_tool")
         try:
             values = tool.validate(call.arguments)
         except ToolArgumentsError as error:

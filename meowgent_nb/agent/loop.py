@@ -20,6 +20,7 @@ from ..protocols.parsing import MalformedCall, PartialCall
 from ..protocols.prompt import LAST_TURN_NOTICE, REQUIRED_NOTICE
 from ..protocols.registry import get_protocol
 from ..tools.core import Tool, ToolCall, ToolResult
+from ._tool_names import name_index, offered_name
 from .approvals import Approver
 from .calls import CallRunner
 from .events import (
@@ -33,6 +34,7 @@ from .events import (
     TurnEnd,
 )
 from .result import AgentResult
+from .tool_search import SEARCH_TOOL, ToolSearch, search_wanted
 
 __all__ = ["Agent", "AgentResult"]
 
@@ -72,6 +74,13 @@ class Agent:
             ``"repeated_failure"``. From the second such failure on, the result the model reads
             ends with a notice not to repeat the call. None: never end a run for this (the turn
             limit still does).
+        tool_search: Whether the model is shown a ``search_tools`` tool instead of every tool's
+            description, and finds the others by a few words (see `agent.tool_search`). None or
+            ``"auto"``: when more than 20 tools are offered (`tool_search.AUTO_THRESHOLD`); True:
+            always; False: never. The system prompt stays the same bytes; found tools are
+            described in the search's result. Every offered tool can be called either way.
+        always_show: Tools (or their names) described in the system prompt even when
+            ``tool_search`` is on, e.g. the one or two the model needs in most requests.
     """
 
     def __init__(
@@ -90,6 +99,8 @@ class Agent:
         max_output_chars: int | None = 4000,
         repeat_calls: bool = False,
         max_repeated_failures: int | None = 3,
+        tool_search: bool | Literal["auto"] | None = "auto",
+        always_show: Iterable[Tool | str] = (),
     ):
         if model is None or isinstance(model, str):  # "ollama:NAME", "local", "local:PATH", a name
             from ..models.resolve import resolve_model
@@ -108,6 +119,8 @@ class Agent:
         self.max_output_chars = max_output_chars
         self.repeat_calls = repeat_calls
         self.max_repeated_failures = max_repeated_failures
+        self.tool_search = tool_search
+        self.always_show = [t.name if isinstance(t, Tool) else t for t in always_show]
         problems = []
         try:
             self.protocol = protocol
@@ -148,6 +161,19 @@ class Agent:
                 f"tool_choice must be 'auto', 'none', 'required' or a tool name ({', '.join(names) or 'none'}),"
                 f" got {self.tool_choice!r}"
             )
+        if self.tool_search not in (None, "auto", True, False):
+            problems.append(f"tool_search must be 'auto', True, False or None, got {self.tool_search!r}")
+        unknown = [n for n in self.always_show if n not in names]
+        if unknown:
+            problems.append(
+                f"always_show names tools that are not offered: {', '.join(map(repr, unknown))}"
+                f" (the tools are: {', '.join(names) or 'none'})"
+            )
+        if SEARCH_TOOL in names and self.tool_search is not False and search_wanted(self.tool_search, len(names)):
+            problems.append(
+                f"a tool is named {SEARCH_TOOL!r}, the name of the tool that tool_search adds;"
+                " rename it with @tool(name=...) or pass tool_search=False"
+            )
         if problems:
             raise ValueError("Invalid Agent settings:\n" + "\n".join(f"- {p}" for p in problems))
 
@@ -157,9 +183,21 @@ class Agent:
 
     def system_prompt(self) -> str:
         """The system prompt the model is sent (the same bytes on every turn)."""
-        return self._protocol.system_prompt(self._offered(), self.system)
+        offered = self._offered()
+        return self._system_prompt(offered, self._search(offered))
 
-    def _call_runner(self) -> CallRunner:
+    def _system_prompt(self, offered: list[Tool], search: ToolSearch | None) -> str:
+        if search is None:
+            return self._protocol.system_prompt(offered, self.system)
+        return f"{self._protocol.system_prompt(search.shown(), self.system)}\n\n{search.notice()}"
+
+    def _search(self, offered: list[Tool]) -> ToolSearch | None:
+        """The tool search over ``offered`` when `tool_search` turns it on for them, else None."""
+        if not offered or not search_wanted(self.tool_search, len(offered)):
+            return None
+        return ToolSearch(offered, self.always_show, max_chars=self.max_output_chars)
+
+    def _call_runner(self, search: Tool | None = None) -> CallRunner:
         return CallRunner(
             self.approver,
             self.ask,
@@ -169,6 +207,7 @@ class Agent:
             self.max_output_chars,
             self.repeat_calls,
             self.max_repeated_failures,
+            search_tool=search,
         )
 
     def _offered(self) -> list[Tool]:
@@ -218,14 +257,20 @@ class Agent:
         start = len(self.messages)
         self.messages.append({"role": "user", "content": prompt})
         result = self.last_result = AgentResult(text="")
-        calls = self._call_runner()  # identical successful calls count within one run only
         reminded = False
-        offered = self._offered()
-        system = {"role": "system", "content": self.system_prompt()}
+        runnable = self._offered()
+        search = self._search(runnable)
+        # Identical successful calls count within one run only.
+        calls = self._call_runner(search.tool if search else None)
+        system = {"role": "system", "content": self._system_prompt(runnable, search)}
+        if search is not None:
+            runnable = [search.tool, *runnable]
         for turn in range(1, self.max_turns + 1):
+            # With tool search, a turn offers the shown tools and those found so far.
+            offered = runnable if search is None else search.offered(self.messages)
             last = turn == self.max_turns and bool(offered)
             request = self._request(system, offered, last)
-            answer = _TurnAnswer()
+            answer = _TurnAnswer(names=name_index(tool.name for tool in offered))
             self._progress = (answer, turn)
             try:
                 async for event in self._model_turn(request, self._protocol.parser(offered), answer, turn):
@@ -250,7 +295,7 @@ class Agent:
                 break
             done: dict[int, ToolResult] = {}
             try:
-                async for event in calls.run(answer.calls, offered, last, done):
+                async for event in calls.run(answer.calls, runnable, last, done):
                     yield event
             finally:  # also on an interrupt: every call gets a result, so the history stays coherent
                 results = [
@@ -336,7 +381,7 @@ class Agent:
             call = ToolCall("(unreadable)", {}, id=call_id)
             answer.calls.append((call, event))
             return [ToolCallEvent(call, turn)]
-        call = ToolCall(event.name, dict(event.arguments), id=event.id or call_id)
+        call = ToolCall(offered_name(event.name, answer.names), dict(event.arguments), id=event.id or call_id)
         answer.calls.append((call, None))
         return [ToolCallEvent(call, turn)]
 
@@ -358,6 +403,8 @@ class _TurnAnswer:
     """Why the model stopped, as the backend said on the last chunk ("length": the token limit)."""
     cut_off_by: str | None = None
     """Why the turn ended early: "interrupted", or the name of the exception."""
+    names: dict[str, str | None] = field(default_factory=dict)
+    """The offered tools' names by folded form (`offered_name` maps a written name onto them)."""
 
     @property
     def text(self) -> str:

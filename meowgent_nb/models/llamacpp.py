@@ -32,8 +32,9 @@ from time import perf_counter
 from typing import Any
 
 from . import gguf
+from ._llama_decode import decode_answer
 from ._llama_grammar import GrammarCache
-from ._llama_text import Detokenizer, arguments_opening, call_closing, chunks, token_text
+from ._llama_text import chunks, token_text
 from ._llama_vocab import Vocabulary, count_with
 from .base import ModelChunk, ModelError, ModelRequest, Usage
 
@@ -329,84 +330,28 @@ class LlamaCppModel:
                 f" {self.n_ctx}: start a new conversation, or load it with a larger LlamaCppModel(n_ctx=...)."
             )
         llama.set_seed(sampling.seed)
-        detokenizer = Detokenizer(llama)
-        limit = min(sampling.max_tokens, room)
         arguments = {} if call_schema is None else self._grammars.for_arguments(call_schema, self.name)
-        grammar = None if schema is None else self._grammars.of(schema, self.name)
-        generated: list[int] = []
-        text = ""  # what the answer says so far
-        first = None
         started = perf_counter()
-        # Phases: free text; once the model has written `{"name": "<an offered tool>", "arguments":`
-        # the arguments object is generated under that tool's grammar; then the call is closed
-        # ("}", and its tag or code fence) and the answer ends: one constrained call per answer.
-        constrained = None
-        closed = False
-        while len(generated) < limit and not stop.is_set():
-            generator = llama.generate(
-                tokens + generated,
-                temp=sampling.temperature,
-                top_k=sampling.top_k,
-                top_p=sampling.top_p,
-                min_p=sampling.min_p,
-                repeat_penalty=sampling.repeat_penalty if constrained is None else sampling.arguments_repeat_penalty,
-                grammar=constrained or grammar,
-            )
-            ended = False
-            opening = None
-            for token in generator:
-                if first is None:
-                    first = perf_counter()
-                if stop.is_set():
-                    break
-                if llama_cpp.llama_vocab_is_eog(loaded.vocab, token):
-                    ended = True
-                    break
-                piece = detokenizer.text(token)
-                opening = arguments_opening(text, piece, arguments, call_tag) if arguments and constrained is None else None
-                if opening is not None:
-                    name, keep = opening
-                    # The sampled token may already hold the arguments' first characters: keep
-                    # only up to the colon; the tool's grammar writes the rest.
-                    if keep != piece:
-                        token_list = llama.tokenize(keep.encode("utf-8"), add_bos=False, special=False)
-                    else:
-                        token_list = [token]
-                    generated.extend(token_list)
-                    text += keep
-                    if keep:
-                        put(("text", keep))
-                    constrained = arguments[name]
-                    break
-                generated.append(token)
-                text += piece
-                if piece:
-                    put(("text", piece))
-                if len(generated) >= limit:
-                    break
-            else:
-                ended = True
-            generator.close()
-            if constrained is not None and opening is not None:
-                opening = None
-                continue  # generate the arguments under the grammar
-            if constrained is not None and ended:
-                # The arguments are complete, and so is the call: close it and end the answer.
-                closing = call_closing(text, call_tag)
-                generated.extend(llama.tokenize(closing.encode("utf-8"), add_bos=False, special=True))
-                text += closing
-                put(("text", closing))
-                closed = True
-            break
-        if tail := detokenizer.flush():
-            put(("text", tail))
+        decoded = decode_answer(
+            llama,
+            partial(llama_cpp.llama_vocab_is_eog, loaded.vocab),
+            tokens,
+            sampling,
+            put,
+            stop,
+            limit=min(sampling.max_tokens, room),
+            grammar=None if schema is None else self._grammars.of(schema, self.name),
+            arguments=arguments,
+            call_tag=call_tag,
+        )
         done = perf_counter()
+        first = decoded.first or done
         # No stop strings; a complete `format` answer ends with an end-of-generation token: "stop".
-        # A closed call is complete even if its closing took the last tokens.
-        reason = "stop" if closed else "length" if len(generated) >= limit else None if stop.is_set() else "stop"
+        # Calls closed by the product are complete even if closing took the last tokens.
+        reason = "length" if decoded.hit_limit else None if stop.is_set() else "stop"
         return Usage(
             prompt_tokens=len(tokens),
-            completion_tokens=len(generated),
-            prompt_seconds=(first or done) - started,
-            completion_seconds=done - (first or done),
+            completion_tokens=decoded.generated,
+            prompt_seconds=first - started,
+            completion_seconds=done - first,
         ), reason

@@ -67,6 +67,12 @@ class AgentMagics(Magics):
     ).tag(config=True)
     approval_timeout = Float(600.0, help="Seconds to wait for a click before denying.").tag(config=True)
     think = Bool(None, allow_none=True, help="Ask a thinking model to think (None: its default).").tag(config=True)
+    tool_search = Bool(
+        None,
+        allow_none=True,
+        help="Show the model a search_tools tool instead of every tool's description: True, False, or"
+        " None (when more than 20 tools are offered).",
+    ).tag(config=True)
     temperature = Float(0.1, help="Sampling temperature.").tag(config=True)
     num_ctx = Int(16384, help="Context window in tokens.").tag(config=True)
     toolboxes = List(help="Toolboxes offered in every cell, besides the notebook's tools.")
@@ -127,6 +133,8 @@ class AgentMagics(Magics):
     @argument("--max-turns", type=int, metavar="N", help="Model requests for this cell.")
     @argument("--think", action="store_true", default=None, help="Ask the model to think.")
     @argument("--no-think", dest="think", action="store_false", help="Ask the model not to think.")
+    @argument("--tool-search", action="store_true", default=None, help="Let the model search the tools.")
+    @argument("--no-tool-search", dest="tool_search", action="store_false", help="Describe every tool.")
     @argument("--new", action="store_true", help="Start a fresh conversation.")
     @argument("-o", "--out", metavar="VAR", help="Store the AgentResult in this notebook variable.")
     @argument("--record", metavar="PATH", help="Record the model's answers to this cassette file.")
@@ -187,6 +195,7 @@ class AgentMagics(Magics):
             ask="every" if mode == "every" else "marked",
             think=self.think if args.think is None else args.think,
             max_repeated_failures=self.max_repeated_failures,
+            tool_search=self.tool_search if args.tool_search is None else args.tool_search,
         )
 
     def resolve_model(self, args: Any) -> Any:

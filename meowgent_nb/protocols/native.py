@@ -8,7 +8,8 @@ read them, so no backend imports a protocol.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
+from functools import partial
 from typing import Any
 
 from .._deltas import TextDelta, ThinkingDelta
@@ -30,7 +31,9 @@ class NativeProtocol:
         return system_prompt((), system)  # the backend's template describes the tools
 
     def request(self, offered: Sequence[Tool], last: bool) -> RequestParts:
-        return call_request(offered, last, tools=offered, call_parser=NativeCallParser)
+        # The offered names let the parser read a fenced call that ends an answer after prose.
+        names = tuple(tool.name for tool in offered)
+        return call_request(offered, last, tools=offered, call_parser=partial(NativeCallParser, names))
 
     def parser(self, offered: Sequence[Tool]) -> None:
         return None  # the backend parsed the calls: the text is the answer
@@ -55,10 +58,15 @@ class NativeCallParser:
     The Hermes / Qwen ``<tool_call>`` blocks of the model's chat template become `ToolCall`s; a
     block that cannot be read stays text, as Ollama shows it: the person sees what the model
     wrote. Events are `TextDelta`, `ThinkingDelta` and `ToolCall` only.
+
+    Args:
+        offered: The offered tools' names: a fenced call to one of them that ends an answer
+            after prose is a call (see `ToolCallParser`); without them, only calls at the
+            answer's start or in tags are.
     """
 
-    def __init__(self) -> None:
-        self._parser = ToolCallParser()
+    def __init__(self, offered: Collection[str] = ()) -> None:
+        self._parser = ToolCallParser(offered=offered)
 
     def feed(self, chunk: str) -> list[TextDelta | ThinkingDelta | ToolCall]:
         """The events ``chunk`` completes."""

@@ -13,6 +13,7 @@ from typing import Any
 
 from ..tools.core import Tool, ToolCall, ToolResult
 from ..tools.render import render_tools_xml
+from ..tools.search import SEARCH_TOOL
 from .base import RequestParts, assistant_message
 from .parsing import CALL_OPEN, ToolCallParser
 from .prompt import RESULTS_NOTICE, TOOL_RULES, system_prompt, tool_responses
@@ -41,7 +42,10 @@ class XmlProtocol:
         return ToolCallParser(partial_calls=True, offered=[tool.name for tool in offered])
 
     def result_messages(self, results: Sequence[ToolResult]) -> list[dict[str, Any]]:
-        return [{"role": "user", "content": tool_responses(results, RESULTS_NOTICE)}]
+        # After a tool search alone the model should call what it found, not answer: the
+        # search's result says so itself, and RESULTS_NOTICE would contradict it.
+        searched = all(r.call.name == SEARCH_TOOL for r in results)
+        return [{"role": "user", "content": tool_responses(results, None if searched else RESULTS_NOTICE)}]
 
     def assistant_message(
         self, raw: str, text: str, thinking: str, calls: Sequence[ToolCall], cut_off_by: str | None

@@ -446,3 +446,40 @@ def test_calls_that_wait_for_approval_are_announced_before_the_approver_is_asked
     assert seen_while_asked == [
         "[tool] delete_file(path='a') -> waiting for approval\n[tool] add(a=1, b=1) -> running"
     ]
+
+
+def test_a_name_written_as_the_person_typed_it_calls_the_one_offered_tool_it_means():
+    @tool
+    def number_theory_gcd(a: int, b: int) -> int:
+        """Greatest common divisor."""
+        return 15
+
+    @tool
+    def get_weather(city: str) -> str:
+        """The weather."""
+        return "sunny"
+
+    @tool
+    def get__weather(city: str) -> str:
+        """The weather, too."""
+        return "rainy"
+
+    answer = (
+        call("number_theory.gcd", a=45, b=60)  # one offered tool folds to it: that tool runs
+        + call("Number-Theory GCD", a=45, b=60)  # the same tool again
+        + call("get.weather", city="Paris")  # offered tools differ only by case and separators
+        + call("gcd", a=1, b=2)  # no offered tool folds to it
+    )
+    model = ScriptedModel([answer, "Done."])
+    agent = Agent(model, tools=[number_theory_gcd, get_weather], repeat_calls=True)
+    result = agent.run("gcd of 45 and 60, and the weather")
+    assert [(r.call.name, r.kind, r.output) for r in result.tool_results] == [
+        ("number_theory_gcd", "ok", "15"),
+        ("number_theory_gcd", "ok", "15"),
+        ("get_weather", "ok", "sunny"),
+        ("gcd", "unknown_tool", "Error: there is no tool named 'gcd'. The tools are: number_theory_gcd, get_weather."),
+    ]
+    # Two offered tools share the folded form: the written name stays, and it is unknown.
+    model = ScriptedModel([call("GET_WEATHER", city="Paris"), "Done."])
+    result = Agent(model, tools=[get_weather, get__weather]).run("weather")
+    assert [(r.call.name, r.kind) for r in result.tool_results] == [("GET_WEATHER", "unknown_tool")]

@@ -16,6 +16,7 @@ import os
 import subprocess
 import sys
 from contextlib import aclosing
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -407,7 +408,7 @@ def test_native_tools_come_back_as_tool_calls(model):
     request = ModelRequest(
         messages=[SYSTEM, {"role": "user", "content": "What is the weather in Paris?"}],
         tools=[get_weather],
-        call_parser=NativeCallParser,
+        call_parser=partial(NativeCallParser, ("get_weather",)),
     )
     chunks = collect(model, request)
     assert chunks[:-1] == [ModelChunk(tool_calls=(ToolCall("get_weather", {"city": "Paris"}),))]

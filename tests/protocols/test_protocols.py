@@ -25,6 +25,12 @@ def add(a: int, b: int) -> int:
     return a + b
 
 
+@tool
+def add2(a: int, b: int) -> int:
+    """Add two numbers, again."""
+    return a + b
+
+
 def test_the_registry_finds_protocols_by_name_and_takes_objects_as_they_are():
     assert list(PROTOCOLS) == ["xml", "native", "json"]
     assert [get_protocol(name).name for name in ("xml", "native", "json", "xml-seed")] == [
@@ -77,10 +83,16 @@ def test_the_native_call_reader_turns_blocks_into_calls_and_shows_an_unreadable_
 def test_the_native_protocol_hands_the_backend_its_call_reader_only_with_tools():
     native = get_protocol("native")
     with_tools = native.request([add], last=False)
-    assert (list(with_tools.tools), with_tools.call_parser, with_tools.call_tag) == (
-        [add],
-        NativeCallParser,
-        "<tool_call>",
-    )
+    assert (list(with_tools.tools), with_tools.call_tag) == ([add], "<tool_call>")
+    # The reader knows the offered names: a fenced call to one that ends the answer is a call,
+    # one to a tool not offered stays text.
+    answer = 'You can use: ```json\n{"name": "add", "arguments": {"a": 1}}\n```'
+    reader = with_tools.call_parser()
+    assert isinstance(reader, NativeCallParser)
+    assert reader.feed(answer) + reader.close("stop") == [TextDelta("You can use: "), ToolCall("add", {"a": 1})]
+    reader = native.request([add2], last=False).call_parser()
+    events = reader.feed(answer) + reader.close("stop")
+    assert all(isinstance(event, TextDelta) for event in events)
+    assert "".join(event.text for event in events) == answer
     assert native.request([add], last=True).call_parser is None
     assert get_protocol("xml").request([add], last=False).call_parser is None

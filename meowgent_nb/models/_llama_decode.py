@@ -1,0 +1,218 @@
+"""One answer of the embedded model, token by token: free text, constrained calls, more calls.
+
+`decode_answer` runs llama.cpp's sampler through three phases:
+
+1. **Text**, free (or under the whole answer's grammar, `ModelRequest.format`).
+2. **Arguments.** Once the model has written ``{"name": "<an offered tool>", "arguments":``
+   the arguments object is sampled under that tool's grammar (`GrammarCache.for_arguments`); when
+   it closes, the product closes the call itself (`call_closing`): left to write it, a 0.5B model
+   that began the call on several lines adds a ``\\n}`` of its own.
+3. **After a call**, the model chooses: end the answer, or write another call in the same form
+   (``<tool_call>``, a ```` ```json ```` fence, a bare object), which goes back to phase 2. What
+   it writes here is held back until it is sure: text that cannot open a call to an offered tool
+   ends the answer there and is not shown (a sentence after the calls is not part of them, and
+   the loop answers once the calls have run); a call that repeats one of this answer's earlier
+   calls word for word ends the answer too (at temperature 0 a model that repeats a call once
+   repeats it until the token limit); a call the token limit cuts off is dropped, so the
+   complete calls before it still run.
+
+Nothing here imports llama-cpp-python; the caller holds the model's lock.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass
+from time import perf_counter
+from typing import Any
+
+from ._llama_text import Detokenizer, arguments_opening, call_closing
+
+__all__ = ["Decoded", "call_may_open", "decode_answer"]
+
+
+@dataclass(frozen=True)
+class Decoded:
+    """What `decode_answer` did: tokens generated, when the first came, and how it ended."""
+
+    generated: int
+    first: float | None
+    """`perf_counter` time of the first sampled token, None if none was."""
+    calls_closed: int
+    """Calls whose arguments the grammar completed and the product closed."""
+    hit_limit: bool
+    """The token limit ended the answer (not the model, a call's close or a stop)."""
+
+
+def decode_answer(
+    llama: Any,
+    is_eog: Callable[[int], bool],
+    tokens: list[int],
+    sampling: Any,
+    put: Callable[[tuple[str, Any]], None],
+    stop: Any,
+    *,
+    limit: int,
+    grammar: Any = None,
+    arguments: Mapping[str, Any] | None = None,
+    call_tag: str | None = None,
+) -> Decoded:
+    """Generate one answer after the prompt ``tokens``, handing each shown piece to ``put``.
+
+    Args:
+        llama: The loaded ``llama_cpp.Llama``.
+        is_eog: Whether a token ends generation (llama.cpp's ``llama_vocab_is_eog`` for its vocabulary).
+        tokens: The prompt's tokens.
+        sampling: The `_Sampling` settings (temperature, top_k, ..., both repeat penalties).
+        put: Receives ``("text", piece)`` for each piece the answer shows.
+        stop: A ``threading.Event``; once set, generation stops after the current token.
+        limit: The most tokens to generate.
+        grammar: The whole answer's compiled grammar, or None.
+        arguments: Each offered tool's compiled arguments grammar, by name; none: no phase 2.
+        call_tag: What opens a call in the text (``"<tool_call>"``), or None.
+    """
+    return _Decoder(
+        llama, is_eog, tokens, sampling, put, stop, limit, grammar, arguments or {}, call_tag
+    ).run()
+
+
+class _Decoder:
+    def __init__(self, llama, is_eog, tokens, sampling, put, stop, limit, grammar, arguments, call_tag):
+        self._is_eog = is_eog
+        self.llama, self.tokens, self.sampling = llama, tokens, sampling
+        self.put, self.stop, self.limit = put, stop, limit
+        self.grammar, self.arguments, self.tag = grammar, arguments, call_tag
+        self.detokenizer = Detokenizer(llama)
+        self.generated: list[int] = []
+        self.text = ""  # everything written, shown or held
+        self.shown = 0  # how much of `text` went to `put`
+        self.call_from = 0  # where the current call (or the text before the first) starts
+        self.calls: list[str] = []  # this answer's closed calls, as written, whitespace collapsed
+        self.first: float | None = None
+
+    def run(self) -> Decoded:
+        constrained = None  # the grammar of the call being written, in phase 2
+        after_call = False  # phase 3, and phase 2 of a call begun there: held back
+        outcome = None
+        while not self.stop.is_set():
+            if len(self.generated) >= self.limit:
+                outcome = "limit"
+                break
+            outcome, name = self._sample(constrained, hold=after_call)
+            if outcome == "opening":
+                constrained = self.arguments[name]
+                continue
+            if outcome != "ended" or constrained is None:
+                break  # the model ended its text, the limit came, it stopped, or no call followed one
+            written = self._close_call()
+            if written in self.calls:
+                break  # a word-for-word repeat: drop it and end
+            self.calls.append(written)
+            self._show()
+            constrained, after_call, outcome = None, True, None
+            self.call_from = len(self.text)
+        # The limit cut off what was shown; what was held (after a call) is simply dropped.
+        hit_limit = outcome == "limit" and not after_call
+        self.text = self.text[: self.shown]  # whatever is still held is dropped
+        if tail := self.detokenizer.flush():
+            self.put(("text", tail))
+        return Decoded(len(self.generated), self.first, len(self.calls), hit_limit)
+
+    def _sample(self, constrained: Any, *, hold: bool) -> tuple[str, str | None]:
+        """Sample until the phase changes: ("opening", tool name), ("ended" | "limit" | "no call"
+        | "stopped", None)."""
+        generator = self.llama.generate(
+            self.tokens + self.generated,
+            temp=self.sampling.temperature,
+            top_k=self.sampling.top_k,
+            top_p=self.sampling.top_p,
+            min_p=self.sampling.min_p,
+            repeat_penalty=self.sampling.repeat_penalty
+            if constrained is None
+            else self.sampling.arguments_repeat_penalty,
+            grammar=constrained or (None if hold else self.grammar),
+        )
+        try:
+            for token in generator:
+                if self.first is None:
+                    self.first = perf_counter()
+                if self.stop.is_set():
+                    return "stopped", None
+                if self._is_eog(token):
+                    return "ended", None
+                piece = self.detokenizer.text(token)
+                if constrained is None and self.arguments:
+                    opening = arguments_opening(self.text[self.call_from :], piece, self.arguments, self.tag)
+                    if opening is not None:
+                        self._keep(opening[1], token, piece, hold)
+                        return "opening", opening[0]
+                self._keep(piece, token, piece, hold)
+                if (
+                    hold
+                    and constrained is None
+                    and not call_may_open(self.text[self.call_from :], self.arguments, self.tag)
+                ):
+                    return "no call", None
+                if len(self.generated) >= self.limit:
+                    return "limit", None
+            return "ended", None
+        finally:
+            generator.close()
+
+    def _keep(self, keep: str, token: int, piece: str, hold: bool) -> None:
+        """Add ``keep`` (``piece``, or the part of it up to a call's arguments) to the answer."""
+        # The sampled token may hold the arguments' first characters too: keep only up to the
+        # colon, as tokens of its own; the tool's grammar writes the rest.
+        tokens = (
+            [token]
+            if keep == piece
+            else self.llama.tokenize(keep.encode("utf-8"), add_bos=False, special=False)
+        )
+        self.generated.extend(tokens)
+        self.text += keep
+        if not hold:
+            self._show()
+
+    def _close_call(self) -> str:
+        """Close the call just completed; return it as written (whitespace collapsed)."""
+        closing = call_closing(self.text, self.tag)
+        self.generated.extend(self.llama.tokenize(closing.encode("utf-8"), add_bos=False, special=True))
+        self.text += closing
+        return " ".join(self.text[self.call_from :].split())
+
+    def _show(self) -> None:
+        if len(self.text) > self.shown:
+            self.put(("text", self.text[self.shown :]))
+            self.shown = len(self.text)
+
+
+_OPENERS = ("```json", "```")
+
+
+def call_may_open(text: str, tools: Collection[str], tag: str | None) -> bool:
+    """Whether ``text``, written after a call, can still become the opening of a call to one of
+    ``tools``: whitespace, maybe ``tag`` or a ```` ```json ```` fence, then ``{"name": "``, an
+    offered tool's name (or the start of one), ``", "arguments"``. (At the colon that follows,
+    `arguments_opening` takes over.)"""
+    rest = text.lstrip()
+    for opener in (tag, *_OPENERS) if tag else _OPENERS:
+        if rest.startswith(opener):
+            rest = rest[len(opener) :].lstrip()
+            break
+        if opener.startswith(rest):
+            return True
+    for literal in ("{", '"name"', ":", '"'):
+        if not rest.startswith(literal):
+            return literal.startswith(rest)
+        rest = rest[len(literal) :] if literal == '"' else rest[len(literal) :].lstrip()
+    quote = rest.find('"')
+    if quote < 0:
+        return any(tool.startswith(rest) for tool in tools)
+    if rest[:quote] not in tools:
+        return False
+    rest = rest[quote + 1 :].lstrip()
+    for literal in (",", '"arguments"'):
+        if not rest.startswith(literal):
+            return literal.startswith(rest)
+        rest = rest[len(literal) :].lstrip()
+    return not rest

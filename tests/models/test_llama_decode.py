@@ -1,0 +1,182 @@
+"""The embedded model's answer phases (`_llama_decode`): text, constrained calls, more calls.
+
+What the real model does is in test_llamacpp_model.py (marked real_model). Here llama.cpp's
+sampler is replaced by a script, one character per token, because what these tests pin down
+(a repeated call, a sentence after the calls, a call the limit cuts off, a made-up tool after a
+real one) is what the product does with such an answer, and a real model cannot be made to write
+each on demand. The script's "|" stands where the tool's grammar would end the arguments (an
+end-of-generation token); "$" where the model ends its answer.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+
+import pytest
+
+from meowgent_nb.models._llama_decode import call_may_open, decode_answer
+
+EOG = -1
+PROMPT = [1000, 1001]  # two prompt tokens no script character uses
+TOOLS = {"get_weather": "weather grammar", "gcd": "gcd grammar"}
+
+
+@dataclass
+class Sampling:
+    temperature: float = 0.0
+    top_k: int = 40
+    top_p: float = 0.95
+    min_p: float = 0.05
+    repeat_penalty: float = 1.0
+    arguments_repeat_penalty: float = 1.1
+
+
+class ScriptedLlama:
+    """``generate`` continues ``script`` from wherever the answer so far has got to."""
+
+    def __init__(self, script: str):
+        self.script = script.replace("|", "").replace("$", "")
+        self.ends = set()
+        at = 0
+        for char in script:
+            if char in "|$":
+                self.ends.add(at)
+            else:
+                at += 1
+        self.grammars: list[object] = []
+        self.penalties: list[float] = []
+
+    def generate(self, tokens, *, temp, top_k, top_p, min_p, repeat_penalty, grammar):
+        assert tokens[: len(PROMPT)] == PROMPT
+        written = "".join(map(chr, tokens[len(PROMPT) :]))
+        assert self.script.startswith(written), (written, self.script)
+        self.grammars.append(grammar)
+        self.penalties.append(repeat_penalty)
+        for at in range(len(written), len(self.script) + 1):
+            if at in self.ends or at == len(self.script):
+                yield EOG
+                if at == len(self.script):
+                    return
+            yield ord(self.script[at])
+
+    def detokenize(self, tokens, special=True):
+        return "".join(map(chr, tokens)).encode()
+
+    def tokenize(self, text: bytes, add_bos=False, special=False):
+        return list(map(ord, text.decode()))
+
+
+def decode(script: str, *, limit: int = 400, tag: str | None = "<tool_call>", stop=None):
+    llama = ScriptedLlama(script)
+    shown: list[str] = []
+    decoded = decode_answer(
+        llama,
+        lambda token: token == EOG,
+        PROMPT,
+        Sampling(),
+        lambda item: shown.append(item[1]),
+        stop or threading.Event(),
+        limit=limit,
+        arguments=TOOLS,
+        call_tag=tag,
+    )
+    return "".join(shown), decoded, llama
+
+
+CALL_1 = '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}'
+CALL_2 = '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Tokyo"}'
+CLOSE = "}\n</tool_call>"
+
+
+def test_a_second_call_after_the_first_is_generated_and_shown():
+    text, decoded, llama = decode(f"{CALL_1}|{CLOSE}\n{CALL_2}|{CLOSE}$")
+    assert text == f"{CALL_1}{CLOSE}\n{CALL_2}{CLOSE}"
+    assert (decoded.calls_closed, decoded.hit_limit) == (2, False)
+    # text, arguments (the tool's grammar and the arguments' penalty), after a call, arguments again
+    assert llama.grammars == [None, "weather grammar", None, "weather grammar", None]
+    assert llama.penalties == [1.0, 1.1, 1.0, 1.1, 1.0]
+
+
+def test_a_sentence_after_the_calls_ends_the_answer_unshown():
+    text, decoded, _ = decode(f"{CALL_1}|{CLOSE}\nThis gives the weather.$")
+    assert text == CALL_1 + CLOSE
+    assert (decoded.calls_closed, decoded.hit_limit) == (1, False)
+
+
+def test_a_word_for_word_repeat_of_a_call_ends_the_answer_without_it():
+    # Whitespace aside, the same call: at temperature 0 it would repeat until the token limit.
+    again = CALL_1.replace("\n", " ")
+    text, decoded, _ = decode(f"{CALL_1}|{CLOSE}\n{again}|{CLOSE}\n{CALL_2}|{CLOSE}$")
+    assert text == CALL_1 + CLOSE
+    assert decoded.calls_closed == 1
+
+
+def test_a_call_the_limit_cuts_off_after_a_complete_one_is_dropped():
+    script = f"{CALL_1}|{CLOSE}\n{CALL_2}|{CLOSE}$"
+    limit = len(CALL_1 + CLOSE) + 20
+    text, decoded, _ = decode(script, limit=limit)
+    assert text == CALL_1 + CLOSE
+    assert (decoded.calls_closed, decoded.hit_limit) == (1, False)
+
+
+def test_a_first_call_the_limit_cuts_off_is_shown_as_far_as_it_got():
+    text, decoded, _ = decode(f"{CALL_1}|{CLOSE}$", limit=40)
+    assert text == CALL_1[:40]
+    assert (decoded.calls_closed, decoded.hit_limit, decoded.generated) == (0, True, 40)
+
+
+def test_a_made_up_tool_after_a_real_call_is_not_written():
+    made_up = '<tool_call>\n{"name": "get_weatherr", "arguments": {"city": "Tokyo"}'
+    text, decoded, _ = decode(f"{CALL_1}|{CLOSE}\n{made_up}|{CLOSE}$")
+    assert text == CALL_1 + CLOSE
+    assert decoded.calls_closed == 1
+
+
+def test_fenced_calls_follow_each_other_in_their_own_form():
+    first = '```json\n{"name": "gcd", "arguments": {"a": 45, "b": 60}'
+    second = '```json\n{"name": "gcd", "arguments": {"a": 81, "b": 63}'
+    text, decoded, _ = decode(f"{first}|}}\n```\n{second}|}}\n```$", tag=None)
+    assert text == f"{first}}}\n```\n{second}}}\n```"
+    assert decoded.calls_closed == 2
+
+
+def test_text_without_calls_streams_as_it_is():
+    text, decoded, llama = decode("The weather is fine.$")
+    assert text == "The weather is fine."
+    assert (decoded.calls_closed, decoded.hit_limit, decoded.generated) == (0, False, 20)
+    assert llama.grammars == [None]
+
+
+def test_a_stop_ends_the_answer_at_once():
+    stop = threading.Event()
+    stop.set()
+    text, decoded, _ = decode(f"{CALL_1}|{CLOSE}$", stop=stop)
+    assert (text, decoded.generated, decoded.first) == ("", 0, None)
+
+
+@pytest.mark.parametrize(
+    ("text", "may"),
+    [
+        ("", True),
+        ("\n", True),
+        ("\n<tool_", True),
+        ("\n<tool_call>\n", True),
+        ("\n``", True),
+        ("\n```json\n{", True),
+        ('\n<tool_call>\n{"na', True),
+        ('\n<tool_call>\n{ "name" : "get_w', True),
+        ('\n<tool_call>\n{"name": "get_weather"', True),
+        ('\n<tool_call>\n{"name": "get_weather", "argu', True),
+        ('\n{"name": "gcd", "arguments"', True),
+        ('\n<tool_call>\n{"name": "get_weatherr"', False),  # complete, and not an offered tool
+        ('\n<tool_call>\n{"name": "joke', False),
+        ('\n<tool_call>\n{"tool": "gcd"', False),
+        ('\n<tool_call>\n{"name": "gcd", "parameters"', False),
+        ("\nThis call", False),
+        ("\n```python\n", False),
+        ("\n</tool_call>", False),
+    ],
+)
+def test_what_may_still_open_a_call_after_one(text: str, may: bool):
+    assert call_may_open(text, TOOLS, "<tool_call>") is may
