@@ -12,7 +12,12 @@ temperature 0, once per protocol variant:
 
 A case passes when the first call names the expected tool with (at least) the expected arguments,
 or when there is no call and none was expected. Prints, per variant, accuracy on tool cases and on
-no-tool cases and seconds per case, then the failures. No tool runs.
+no-tool cases and seconds per case; then the seed's call metrics (`EvalReport.summary`): tool
+choice (the expected tool named, of tool cases), argument accuracy (of those), execution success
+(calls that could run, of all calls), hallucination (calls naming a tool not offered or an
+argument the tool does not have, of all calls), calls where no tool was needed (of no-tool
+cases), and the tokens of the tools block the model was shown (Qwen2.5's own tokenizer); then
+the failures. No tool runs.
 
 Needs the ``local`` extra: ``pip install -e ".[local]"``.
 
@@ -54,6 +59,27 @@ def percent(score: dict) -> str:
     return f"{score['accuracy']:6.1%} ({score['passed']}/{score['cases']})"
 
 
+def rate(figure: dict) -> str:
+    """A score ({cases, passed, accuracy}) or a rate ({count, of, rate}) as "80.0% (4/5)"."""
+    count, of, value = (
+        (figure["passed"], figure["cases"], figure["accuracy"])
+        if "passed" in figure
+        else (figure["count"], figure["of"], figure["rate"])
+    )
+    return "-" if value is None else f"{value:.1%} ({count}/{of})"
+
+
+def metrics(summary: dict) -> str:
+    """The call metrics of one report on one line."""
+    block = summary["tool_block"]
+    tokens = f"{'~' if block['estimated'] else ''}{block['tokens']} tokens"
+    return (
+        f"tool choice {rate(summary['tool_choice'])}  arguments {rate(summary['arguments'])}  "
+        f"executes {rate(summary['execution'])}  hallucinated {rate(summary['hallucination'])}  "
+        f"called without need {rate(summary['called_without_need'])}  tools block {tokens}"
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--protocols", default=",".join(VARIANTS), help="Comma-separated variants to run.")
@@ -79,6 +105,9 @@ def main(argv: list[str] | None = None) -> int:
             f"no-tool cases {percent(summary['no_tool_cases'])}  {per_case:5.2f} s/case",
             flush=True,
         )
+    print()
+    for variant, (report, _) in results.items():
+        print(f"{variant:9} " + metrics(report.summary()))
     print()
     for variant, (report, _) in results.items():
         by_category = report.summary()["by_category"]

@@ -5,6 +5,11 @@ sends each prompt as the first turn of a fresh `Agent` (the same system prompt a
 stops reading at the first tool call, so no tool ever runs. It also stops once the answer is
 clearly not a call (``text_limit``). ``%tools eval CASES`` shows the report, its rows appearing
 as the cases finish (``on_row``). The report's rows and rendering are in `_eval_report`.
+
+Besides pass or fail, each row says whether the call could run, whether its arguments were right
+and whether it made up a tool or an argument name (`EvalRow`), and the report sums these up as
+the seed design's metrics (`EvalReport.summary`), with the size of the tools block the model was
+shown (`_tool_block`).
 """
 
 from __future__ import annotations
@@ -20,8 +25,10 @@ from .._async import run_to_completion
 from ..errors import ToolArgumentsError
 from ..models.base import Model
 from ..protocols.base import ToolProtocol
+from ..protocols.registry import get_protocol
 from ..tools.core import Tool, ToolCall
 from ._eval_report import EvalReport, EvalRow, stopped_note
+from ._tool_block import measure_tool_block, tool_block_text
 from .events import TextDelta, ToolCallEvent, TurnEnd
 from .loop import Agent
 
@@ -77,6 +84,10 @@ async def aevaluate(
     none (no call in the first 300 characters)". The ``json`` protocol shows its answer only
     when it is complete, so its answers are always read to the end.
 
+    After the cases, the tools block the model was shown (`_tool_block.tool_block_text`) is
+    measured: in tokens of the model's own tokenizer when the model has a ``count_tokens(text)``
+    method (`LlamaCppModel`), else estimated as characters / 4 (the report says so).
+
     Args:
         cases: `EvalCase` values, or dicts with the same keys.
         tools: The tools offered to the model.
@@ -89,12 +100,13 @@ async def aevaluate(
             ``on_row(row, done, total)`` (``done`` counts from 1); e.g. to show progress.
 
     Returns:
-        An `EvalReport` with one row per case.
+        An `EvalReport` with one row per case and the tools block's size.
 
     Raises:
         ValueError: A case is malformed or names a tool that is not offered (all problems
-            listed), or ``text_limit`` is not a positive whole number or None.
-        ModelError: The model failed; the eval stops there.
+            listed), ``protocol`` names no protocol, or ``text_limit`` is not a positive whole
+            number or None; before any case runs.
+        ModelError: The model failed (or its tokenizer could not be loaded); the eval stops there.
     """
     tools = list(tools)
     checked = check_cases(cases, tools)
@@ -102,6 +114,7 @@ async def aevaluate(
         isinstance(text_limit, bool) or not isinstance(text_limit, int) or text_limit < 1
     ):
         raise ValueError(f"text_limit must be a whole number of at least 1, or None; got {text_limit!r}")
+    chosen_protocol = get_protocol(protocol)
     if model is None or isinstance(model, str):
         from ..models.resolve import resolve_model
 
@@ -109,11 +122,12 @@ async def aevaluate(
     by_name = {t.name: t for t in tools}
     rows: list[EvalRow] = []
     for case in checked:
-        agent = Agent(model, tools=tools, protocol=protocol, system=system, max_turns=2)
+        agent = Agent(model, tools=tools, protocol=chosen_protocol, system=system, max_turns=2)
         started = time.perf_counter()
         call, stopped_after = await _first_call(agent, case.prompt, text_limit)
         elapsed = time.perf_counter() - started
-        reason = _judge(case, call, by_name)
+        verdict = _judge(case, call, by_name)
+        reason = verdict.reason
         if reason and stopped_after is not None:
             reason += " " + stopped_note(stopped_after)
         chosen, arguments = (call.name, dict(call.arguments)) if call else (None, {})
@@ -127,11 +141,16 @@ async def aevaluate(
             reason,
             elapsed,
             stopped_after,
+            verdict.executes,
+            verdict.arguments_match,
+            verdict.made_up,
         )
         rows.append(row)
         if on_row is not None:
             on_row(row, len(rows), len(checked))
-    return EvalReport(rows)
+    # Counted last: by then a local model is loaded, and its own tokenizer counts.
+    block = await measure_tool_block(tool_block_text(chosen_protocol, tools, system), model)
+    return EvalReport(rows, tool_block=block)
 
 
 def evaluate(
@@ -181,26 +200,57 @@ async def _first_call(
     return None, None  # pragma: no cover - a stream always ends its first turn
 
 
-def _judge(case: EvalCase, call: ToolCall | None, by_name: Mapping[str, Tool]) -> str:
-    """Why the call does not match the case; empty when it does."""
-    chosen = "none" if call is None else call.name
+@dataclass(frozen=True)
+class _Verdict:
+    """What `_judge` found: the fields of the same names in `EvalRow`."""
+
+    reason: str
+    executes: bool | None
+    arguments_match: bool | None
+    made_up: tuple[str, ...]
+
+
+def _judge(case: EvalCase, call: ToolCall | None, by_name: Mapping[str, Tool]) -> _Verdict:
+    """How the call compares with the case: why it does not match (empty when it does), and
+    whether it would run, had the arguments right and made anything up (see `EvalRow`)."""
+    if call is None:
+        return _Verdict("" if case.tool is None else f"expected {case.tool}, chose none", None, None, ())
+    tool = None if call.name == _UNREADABLE else by_name.get(call.name)
+    values, problems = None, []
+    if tool is not None:
+        try:
+            values = tool.validate(call.arguments)
+        except ToolArgumentsError as error:
+            problems = error.problems
+    made_up = _made_up(call, tool)
+    executes = values is not None
     if case.tool is None:
-        return "" if call is None else f"expected no tool, chose {chosen}"
-    if call is None or call.name != case.tool:
-        if chosen == _UNREADABLE:
-            return f"expected {case.tool}, the call could not be read"
-        return f"expected {case.tool}, chose {chosen}"
-    try:
-        values = by_name[case.tool].validate(call.arguments)
-    except ToolArgumentsError as error:
-        return "invalid arguments: " + "; ".join(error.problems)
-    problems = []
+        return _Verdict(f"expected no tool, chose {call.name}", executes, None, made_up)
+    if call.name != case.tool:
+        if call.name == _UNREADABLE:
+            return _Verdict(f"expected {case.tool}, the call could not be read", False, None, ())
+        return _Verdict(f"expected {case.tool}, chose {call.name}", executes, None, made_up)
+    if values is None:
+        return _Verdict("invalid arguments: " + "; ".join(problems), False, False, made_up)
+    mismatches = []
     for name, wanted in case.arguments.items():
         if name not in values:
-            problems.append(f"argument {name}: expected {wanted!r}, got nothing")
+            mismatches.append(f"argument {name}: expected {wanted!r}, got nothing")
         elif values[name] != wanted and call.arguments.get(name) != wanted:
-            problems.append(f"argument {name}: expected {wanted!r}, got {values[name]!r}")
-    return "; ".join(problems)
+            mismatches.append(f"argument {name}: expected {wanted!r}, got {values[name]!r}")
+    return _Verdict("; ".join(mismatches), True, not mismatches, made_up)
+
+
+def _made_up(call: ToolCall, tool: Tool | None) -> tuple[str, ...]:
+    """The names in a readable call that the offered tools do not have: the tool's name when no
+    offered tool has it, else the argument names its schema does not declare, in the call's order."""
+    if call.name == _UNREADABLE:
+        return ()
+    if tool is None:
+        return (call.name,)
+    declared = tool.parameters.get("properties", {})
+    arguments = call.arguments if isinstance(call.arguments, Mapping) else {}
+    return tuple(str(name) for name in arguments if name not in declared)
 
 
 def check_cases(cases: Iterable[EvalCase | Mapping[str, Any]], tools: Iterable[Tool]) -> list[EvalCase]:

@@ -123,6 +123,8 @@ class Model(Protocol):
     A model may also have a ``description``: which model and backend answer, in a few words
     ("qwen2.5:0.5b via Ollama at http://127.0.0.1:11434"), shown at the top of a transcript.
     It is optional (`describe_model` falls back to ``name``), so it is not part of the protocol.
+    Nor is ``count_tokens(text) -> int``, the tokens a text takes in the model's prompt: where a
+    model has it (`LlamaCppModel`), an eval counts the tools block with it instead of estimating.
     """
 
     name: str

@@ -35,6 +35,7 @@ from . import gguf
 from ._llama_decode import decode_answer
 from ._llama_grammar import GrammarCache
 from ._llama_text import chunks, token_text
+from ._llama_vocab import Vocabulary, count_with
 from .base import ModelChunk, ModelError, ModelRequest, Usage
 
 __all__ = ["LlamaCppModel"]
@@ -124,6 +125,7 @@ class LlamaCppModel:
         self.sampling = _Sampling(temperature=temperature, max_tokens=max_tokens, seed=seed)
         self._loaded: _Loaded | None = None
         self._grammars = GrammarCache()
+        self._vocabulary = Vocabulary(self.path, from_env=self._from_env)
         """Compiled ``LlamaGrammar`` by JSON schema text: compiling one takes a while."""
         # One lock for loading and generating: a llama.cpp context serves one sequence at a time.
         self._lock = threading.Lock()
@@ -142,6 +144,17 @@ class LlamaCppModel:
         """``"Qwen2.5-Coder-0.5B-Instruct (embedded, llama.cpp)"``; another model by its file's name."""
         title = self.path.name if self.path is not None else gguf.DEFAULT_MODEL_TITLE
         return f"{title} (embedded, llama.cpp)"
+
+    def count_tokens(self, text: str) -> int:
+        """How many tokens ``text`` is for this model, read as a prompt (its own tokenizer).
+
+        Before the first request only the file's vocabulary is loaded for this (once), not the model.
+
+        Raises:
+            ModelError: llama-cpp-python or the model file is missing, or the file cannot be read.
+        """
+        loaded = self._loaded
+        return count_with(loaded.llama, text) if loaded is not None else self._vocabulary.count(text)
 
     def _loading_status(self) -> str:
         size = gguf.size_mb(self.path)

@@ -106,6 +106,15 @@ def test_summary_by_category_and_by_kind_of_case(report):
         "tool_cases": {"cases": 5, "passed": 2, "accuracy": 0.4},
         "no_tool_cases": {"cases": 2, "passed": 1, "accuracy": 0.5},
         "all": {"cases": 7, "passed": 3, "accuracy": 3 / 7},
+        # 3 of 5 named the expected tool; of those 3, 2 had the arguments right
+        "tool_choice": {"cases": 5, "passed": 3, "accuracy": 0.6},
+        "arguments": {"cases": 3, "passed": 2, "accuracy": 2 / 3},
+        # 5 calls, all to offered tools with valid arguments; 1 of 2 no-tool cases got one
+        "execution": {"count": 5, "of": 5, "rate": 1.0},
+        "hallucination": {"count": 0, "of": 5, "rate": 0.0},
+        "called_without_need": {"count": 1, "of": 2, "rate": 0.5},
+        # a ScriptedModel has no tokenizer: 849 characters / 4, rounded up
+        "tool_block": {"tokens": 213, "characters": 849, "estimated": True},
     }
 
 
@@ -126,7 +135,16 @@ boundaries     1      1       100%
 refusal        1      0       0%
 tool cases     5      2       40%
 no-tool cases  2      1       50%
-all            7      3       43%"""
+all            7      3       43%
+
+metric                                             count  of  rate
+tool choice (of tool cases)                        3      5   60%
+argument accuracy (of right tool named)            2      3   67%
+execution success (of calls)                       5      5   100%
+hallucination (of calls)                           0      5   0%
+called when no tool was needed (of no-tool cases)  1      2   50%
+
+tools block: ~213 tokens (estimated: 849 characters / 4)"""
 
 
 def test_text_plain_is_an_exact_table_without_timings(report):
@@ -207,11 +225,24 @@ def test_bad_cases_are_listed_together():
 def test_rows_are_values():
     row = EvalRow("p", "", None, None, {}, True, "", 0.0)
     assert EvalReport([row]).summary()["tool_cases"] == {"cases": 0, "passed": 0, "accuracy": None}
-    assert EvalReport([row]).to_text().splitlines()[-3:] == [
+    assert EvalReport([row]).summary()["execution"] == {"count": 0, "of": 0, "rate": None}
+    assert EvalReport([row]).summary()["tool_block"] is None
+    # made without a tools block: the metrics end the text, without a tools-block line
+    assert EvalReport([row]).to_text().splitlines()[-10:] == [
         "tool cases     0      0       -",
         "no-tool cases  1      1       100%",
         "all            1      1       100%",
+        "",
+        "metric                                             count  of  rate",
+        "tool choice (of tool cases)                        0      0   -",
+        "argument accuracy (of right tool named)            0      0   -",
+        "execution success (of calls)                       0      0   -",
+        "hallucination (of calls)                           0      0   -",
+        "called when no tool was needed (of no-tool cases)  0      1   0%",
     ]
+    assert (row.executes, row.arguments_match, row.made_up, row.hallucinated, row.called_without_need) == (
+        None, None, (), False, False
+    )
 
 
 # --- rows as they finish ------------------------------------------------------------------------

@@ -50,7 +50,16 @@ category       cases  passed  accuracy
 refusal        1      1       100%
 tool cases     2      2       100%
 no-tool cases  1      1       100%
-all            3      3       100%"""
+all            3      3       100%
+
+metric                                             count  of  rate
+tool choice (of tool cases)                        2      2   100%
+argument accuracy (of right tool named)            2      2   100%
+execution success (of calls)                       2      2   100%
+hallucination (of calls)                           0      2   0%
+called when no tool was needed (of no-tool cases)  0      1   0%
+
+tools block: ~150 tokens (estimated: 599 characters / 4)"""
 FIRST_ROW = "Tool eval: 1/3 cases done\nprompt  category  expected  chosen  result\n1+2     -         add       add     pass"
 
 
