@@ -184,6 +184,7 @@ async def run_case(
     if dump is not None:
         record = {"id": case["id"], "protocol": protocol, "kind": kind or "passed", "calls": calls}
         dump.write(json.dumps({**record, "answer": "".join(getattr(model, "answer", []))}) + "\n")
+        dump.flush()
     return kind
 
 
