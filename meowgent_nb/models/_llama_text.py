@@ -66,8 +66,8 @@ def arguments_opening(
         pass
     if match is None or match.end() <= len(text) or match["name"] not in tools:
         return None
-    if whole[match.end() :].strip() and not whole[match.end() :].lstrip().startswith("{"):
-        return None
+    # Whatever the token went on to write after the colon (`{`, or `[` or `"` for arguments that
+    # are not an object) is dropped: the tool's grammar writes an arguments object.
     return match["name"], piece[: match.end() - len(text)]
 
 

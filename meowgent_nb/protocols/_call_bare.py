@@ -45,10 +45,12 @@ _BARE_SO_FAR = re.compile(r"\s*(?:`{1,2}|```[\w+.-]*[ \t\r]*|(?:```[\w+.-]*[ \t\
 _BARE_LOOKAHEAD = 256
 # A fence later in an answer that opens like a call, held to the end of the answer; the second
 # pattern matches what could still become one. Whitespace is bounded so the verdict comes soon.
-_PROSE = re.compile(r'```(?i:json)?\s{0,32}\{\s{0,32}"name"\s{0,8}:')
+# An unfenced object counts only where a line starts with it.
+_PROSE = re.compile(r'(?:```(?i:json)?\s{0,32})?\{\s{0,32}"name"\s{0,8}:')
 _PROSE_SO_FAR = re.compile(
-    r'`{1,2}|```(?i:j|js|jso|json)?\s{0,32}(?:\{\s{0,32}(?:"(?:n|na|nam|name|name"\s{0,8})?)?)?'
+    r'`{1,2}|(?:```(?i:j|js|jso|json)?\s{0,32})?(?:\{\s{0,32}(?:"(?:n|na|nam|name|name"\s{0,8})?)?)?'
 )
+_PROSE_CANDIDATE = re.compile(r"`|(?<=\n)\{")
 _STRAY = re.compile(r"(?:\s*[}\]])*")  # closers a model adds after a complete call: no value in them
 _CLOSING_FENCE = re.compile(r"\s*```(?![`\w])")
 
@@ -65,20 +67,20 @@ def bare_start(lead: str) -> bool | None:
     return None if len(lead) < _BARE_LOOKAHEAD and _BARE_SO_FAR.fullmatch(start) else False
 
 
-def prose_start(text: str, limit: int) -> tuple[int | None, bool]:
-    """The first fence before ``text[limit]`` that opens like a call: (where, True); or one that
-    may still (where, False), to hold back; or (None, False).
+def prose_start(text: str, limit: int, start: int = 0) -> tuple[int | None, bool]:
+    """The first fence, or object at a line's start, in ``text[start:limit]`` that opens like a
+    call: (where, True); or one that may still (where, False), to hold back; or (None, False).
 
-    Each verdict depends only on the text from the fence on, so it is the same however the
-    stream was chunked.
+    Each verdict depends only on the text from the fence or brace on (and, for a brace, on the
+    character before it, which ``text[start - 1]`` gives when the stream's earlier text ended
+    there), so it is the same however the stream was chunked.
     """
-    at = text.find("`", 0, limit)
-    while at >= 0:
+    for candidate in _PROSE_CANDIDATE.finditer(text, start, limit):
+        at = candidate.end() - 1  # the fence's first backtick, or the object's brace
         if _PROSE.match(text, at):
             return at, True
         if _PROSE_SO_FAR.fullmatch(text, at):
             return at, False
-        at = text.find("`", at + 1, limit)
     return None, False
 
 
@@ -172,6 +174,8 @@ def prose_calls(text: str, offered: Collection[str], *, token_limit: bool = Fals
     """
     if token_limit:
         return None
+    if text.startswith("{"):
+        return _prose_objects(text, offered)
     calls, at = [], 0
     while True:
         fence = _PROSE_FENCE.match(text, at)
@@ -190,13 +194,36 @@ def prose_calls(text: str, offered: Collection[str], *, token_limit: bool = Fals
                 value, at = _DECODER.raw_decode(text, at)
             except (ValueError, RecursionError):
                 return None
-            if not (isinstance(value, dict) and value.keys() == {"name", "arguments"}):
+            call = _prose_call(value, offered)
+            if call is None:
                 return None
-            name, arguments = value["name"], value["arguments"]
-            if not (isinstance(name, str) and name in offered and isinstance(arguments, dict)):
-                return None
-            calls.append(ToolCall(name=name, arguments=arguments))
+            calls.append(call)
             inside = True
+
+
+def _prose_objects(text: str, offered: Collection[str]) -> list[ToolCall] | None:
+    """Unfenced call objects that end an answer: the same rules as fenced ones, no fence."""
+    calls, at = [], 0
+    while (at := _WHITESPACE.match(text, at).end()) < len(text):
+        try:
+            value, at = _DECODER.raw_decode(text, at)
+        except (ValueError, RecursionError):
+            return None
+        call = _prose_call(value, offered)
+        if call is None:
+            return None
+        calls.append(call)
+    return calls or None
+
+
+def _prose_call(value: object, offered: Collection[str]) -> ToolCall | None:
+    """``value`` as a call if it is exactly ``{"name": <an offered tool>, "arguments": {...}}``."""
+    if not (isinstance(value, dict) and value.keys() == {"name", "arguments"}):
+        return None
+    name, arguments = value["name"], value["arguments"]
+    if not (isinstance(name, str) and name in offered and isinstance(arguments, dict)):
+        return None
+    return ToolCall(name=name, arguments=arguments)
 
 
 def _not_calls(text: str) -> str | None:

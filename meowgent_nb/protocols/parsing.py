@@ -112,6 +112,7 @@ class ToolCallParser:
     def _reset(self) -> None:
         self._mode = "lead"  # lead (answer start, undecided), bare, text, prose, think or call
         self._tail = ""  # held back: may be the start of a tag, or the undecided answer start
+        self._last = ""  # the last character a text step consumed (does a brace start a line?)
         self._parts: list[str] = []  # the open call's content, or the held bare answer
         self._ws = ""  # a text run's leading whitespace, or a think block's trailing whitespace
         self._in_run = False  # the current text run or think block has shown non-whitespace
@@ -191,9 +192,10 @@ class ToolCallParser:
                     out.extend(found)
                     self._answered, self._after_think = True, False
                     continue
-                # Not calls: the fence is text, and a later fence may still end the answer.
-                self._text(held[:3], out)
-                held = held[3:]
+                # Not calls: the fence (or brace) is text, and a later one may still end the answer.
+                opener = 3 if held.startswith("```") else 1
+                self._text(held[:opener], out)
+                held = held[opener:]
             self._run(held, out)
         if self._mode == "text":
             self._text(self._tail, out)
@@ -231,7 +233,12 @@ class ToolCallParser:
     def _step_text(self, data: str, out: list[ParsedEvent]) -> str | None:
         text = self._tail + data
         before, tag, self._tail = _split(text, CALL_OPEN, THINK_OPEN)
-        at, verdict = prose_start(text, len(before)) if self._offered else (None, False)
+        at, verdict = None, False
+        if self._offered:  # the character before `text` tells whether a brace starts a line
+            at, verdict = prose_start(self._last + text, len(self._last) + len(before), len(self._last))
+            at = None if at is None else at - len(self._last)
+        consumed = text[:at] if at is not None else text[: len(text) - len(self._tail)]
+        self._last = (self._last + consumed)[-1:]
         if at is not None:  # a fence before any tag that opens, or may open, like a call
             self._text(text[:at], out)
             if verdict:
