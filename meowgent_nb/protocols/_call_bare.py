@@ -163,12 +163,12 @@ _PROSE_CLOSE = re.compile(r"\s*```(?![`\w])")
 
 
 def prose_calls(text: str, offered: Collection[str], *, token_limit: bool = False) -> list[ToolCall] | None:
-    """The calls of an answer's end that is fenced call objects only; None if it is anything else.
+    """The calls of an answer's end that is call objects only; None if it is anything else.
 
-    `text` starts at a ```` ``` ```` fence later in an answer (see
+    `text` starts at a ```` ``` ```` fence, or at a ``{`` that starts a line, later in an answer (see
     `meowgent_nb.protocols.parsing` for why only there). It is calls only if it is one or more
-    fences, with nothing but whitespace between and after them (the last fence may be left
-    open), each holding strict JSON objects with exactly the keys ``name`` (an offered tool's
+    fences (or unfenced objects), with nothing but whitespace between and after them (the last
+    fence may be left open), each holding strict JSON objects with exactly the keys ``name`` (an offered tool's
     name) and ``arguments`` (an object). Nothing is repaired, and an answer cut off by the
     token limit is never calls: the model may have gone on to say "do not run this".
     """

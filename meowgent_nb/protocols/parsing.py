@@ -25,8 +25,9 @@ that may start a tag is held back (``"<tool_c"`` waits for the next chunk), so t
   waits.
 - A call inside prose, read only when the parser knows the offered tools (``offered``): a
   ```` ```json ```` (or bare ```` ``` ````) fence later in the answer that opens with
-  ``{"name":`` is held to the end of the stream. It is a call only if the answer *ends* with it:
-  one or more such fences with nothing but whitespace after them, each holding strict JSON
+  ``{"name":``, or a line that starts with it unfenced, is held to the end of the stream. It is a
+  call only if the answer *ends* with it: one or more such fences (or unfenced objects) with
+  nothing but whitespace after them, each holding strict JSON
   objects with exactly ``name`` (an offered tool) and ``arguments`` (an object), not cut off by
   the token limit. Anything else in such a fence, or any text after it, and it is text as the
   model wrote it. Why so narrow: a model that explains an example call goes on to explain it,
