@@ -190,13 +190,10 @@ def prose_calls(text: str, offered: Collection[str], *, token_limit: bool = Fals
             if closing is not None and inside:
                 at = closing.end()
                 break
-            try:
-                value, at = _DECODER.raw_decode(text, at)
-            except (ValueError, RecursionError):
+            read = _prose_call(text, at, offered)
+            if read is None:
                 return None
-            call = _prose_call(value, offered)
-            if call is None:
-                return None
+            call, at = read
             calls.append(call)
             inside = True
 
@@ -205,25 +202,27 @@ def _prose_objects(text: str, offered: Collection[str]) -> list[ToolCall] | None
     """Unfenced call objects that end an answer: the same rules as fenced ones, no fence."""
     calls, at = [], 0
     while (at := _WHITESPACE.match(text, at).end()) < len(text):
-        try:
-            value, at = _DECODER.raw_decode(text, at)
-        except (ValueError, RecursionError):
+        read = _prose_call(text, at, offered)
+        if read is None:
             return None
-        call = _prose_call(value, offered)
-        if call is None:
-            return None
+        call, at = read
         calls.append(call)
     return calls or None
 
 
-def _prose_call(value: object, offered: Collection[str]) -> ToolCall | None:
-    """``value`` as a call if it is exactly ``{"name": <an offered tool>, "arguments": {...}}``."""
+def _prose_call(text: str, at: int, offered: Collection[str]) -> tuple[ToolCall, int] | None:
+    """The strict JSON object at ``text[at]`` as a call, and where it ends, if it is exactly
+    ``{"name": <an offered tool>, "arguments": {...}}``; else None."""
+    try:
+        value, end = _DECODER.raw_decode(text, at)
+    except (ValueError, RecursionError):
+        return None
     if not (isinstance(value, dict) and value.keys() == {"name", "arguments"}):
         return None
     name, arguments = value["name"], value["arguments"]
     if not (isinstance(name, str) and name in offered and isinstance(arguments, dict)):
         return None
-    return ToolCall(name=name, arguments=arguments)
+    return ToolCall(name=name, arguments=arguments), end
 
 
 def _not_calls(text: str) -> str | None:
