@@ -18,7 +18,7 @@ try:
 except ImportError:  # run as a script: this directory is on sys.path
     import _toolsets as toolsets
 
-__all__ = ["CASES", "TOOLS"]
+__all__ = ["CASES", "EXAMPLES", "TOOLS", "with_examples"]
 
 TOOLS: list[Tool] = [
     toolsets.get_weather,
@@ -30,6 +30,29 @@ TOOLS: list[Tool] = [
     toolsets.run_sql,
     toolsets.create_calendar_event,
 ]
+
+
+# One example call per tool, for `toolcall_accuracy.py --examples` (the lever of issue 16: does
+# showing the model an example call help?). Written from each tool's own signature and hints,
+# with values no case uses, so the model cannot score by copying an example.
+EXAMPLES: dict[str, dict[str, object]] = {
+    "get_weather": {"city": "Lisbon", "unit": "fahrenheit"},
+    "convert_units": {"value": 3.5, "from_unit": "ft", "to_unit": "m"},
+    "get_stock_price": {"symbol": "NVDA", "date": "2024-06-03"},
+    "translate_text": {"text": "Good morning", "target_language": "de"},
+    "send_email": {"to": ["ana@example.com"], "subject": "Notes", "body": "Here are the notes."},
+    "search_documents": {"query": "retry policy", "collection": "code"},
+    "run_sql": {"query": "SELECT name FROM users LIMIT 5"},
+    "create_calendar_event": {"title": "Review", "start": "2025-05-02T10:00:00", "end": "2025-05-02T11:00:00"},
+}
+
+
+def with_examples(tools: list[Tool]) -> list[Tool]:
+    """The same tools, each with its example from `EXAMPLES` (validated as any tool's examples)."""
+    return [
+        Tool(t, name=t.name, description=t.description, approval=t.approval, timeout=t.timeout, examples=[EXAMPLES[t.name]])
+        for t in tools
+    ]
 
 
 def _case(category: str, prompt: str, tool: str | None, **arguments: object) -> EvalCase:

@@ -37,10 +37,10 @@ from meowgent_nb import EvalReport, evaluate
 from meowgent_nb.models.llamacpp import LlamaCppModel
 
 try:
-    from benchmarks._accuracy_cases import CASES, TOOLS
+    from benchmarks._accuracy_cases import CASES, TOOLS, with_examples
     from benchmarks._prompt_dev_cases import DEV_CASES, DEV_TOOLS
 except ImportError:  # run as a script: this directory is on sys.path
-    from _accuracy_cases import CASES, TOOLS
+    from _accuracy_cases import CASES, TOOLS, with_examples
     from _prompt_dev_cases import DEV_CASES, DEV_TOOLS
 
 VARIANTS = ("xml", "xml-seed", "native", "json")
@@ -86,6 +86,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cases", type=int, default=None, metavar="N", help="Run only the first N cases.")
     parser.add_argument("--quiet", action="store_true", help="Don't list the failures.")
     parser.add_argument("--dev", action="store_true", help="Run the prompt-development cases instead.")
+    parser.add_argument(
+        "--examples", action="store_true", help="Run each variant twice: without and with one example per tool."
+    )
     args = parser.parse_args(argv)
     variants = [v.strip() for v in args.protocols.split(",") if v.strip()]
     unknown = [v for v in variants if v not in VARIANTS]
@@ -96,8 +99,11 @@ def main(argv: list[str] | None = None) -> int:
     model = LlamaCppModel(max_tokens=200)  # temperature 0, seed 0: the defaults
     print(f"model {model.name}, {len(tools)} tools, {len(cases)} {'dev ' if args.dev else ''}cases, temperature 0")
     results = {}
-    for variant in variants:
-        report, per_case = run(variant, model, cases, tools)
+    runs = [(v, v, tools) for v in variants]
+    if args.examples:  # side by side in one run: the same cases with one example call per tool
+        runs = [item for v in variants for item in ((v, v, tools), (f"{v}+ex", v, with_examples(tools)))]
+    for variant, protocol, offered in runs:
+        report, per_case = run(protocol, model, cases, offered)
         results[variant] = (report, per_case)
         summary = report.summary()
         print(
