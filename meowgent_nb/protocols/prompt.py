@@ -34,8 +34,7 @@ For each function call, return a json object with function name and arguments wi
 <tool_call></tool_call> XML tags:
 <tool_call>
 {"name": <function-name>, "arguments": <args-json-object>}
-</tool_call>
-When no function fits the request, answer in plain text without a call."""
+</tool_call>"""
 
 JSON_TOOL_RULES = """\
 You can call the tools described in the <tools> block below. A parameter without a type is a \
