@@ -213,3 +213,27 @@ def test_run_case_scores_a_call_in_an_irrelevance_case_and_an_answer_without_one
     assert asyncio.run(bfcl.run_case(PARALLEL_CASE, None, "live_irrelevance", model, "xml")) == "extra calls"
     model = ScriptedModel(["I can't help with that."])
     assert asyncio.run(bfcl.run_case(PARALLEL_CASE, None, "live_irrelevance", model, "xml")) == ""
+
+
+def test_dump_writes_each_cases_result_calls_and_the_raw_answer():
+    import io
+    import json
+
+    import benchmarks.bfcl as bfcl
+    from meowgent_nb.models.scripted import ScriptedModel
+
+    model = bfcl.Recording(ScriptedModel([TWO_CALLS, "done"]))
+    dump = io.StringIO()
+    answer = [{"math.gcd": {"a": [81], "b": [63]}}]  # one call expected: two are too many
+    kind = asyncio.run(bfcl.run_case(PARALLEL_CASE, answer, "parallel", model, "xml", dump))
+    assert kind == "extra calls"
+    assert [json.loads(line) for line in dump.getvalue().splitlines()] == [
+        {
+            "id": PARALLEL_CASE["id"],
+            "protocol": "xml",
+            "kind": "extra calls",
+            "calls": [["math_gcd", {"a": 45, "b": 60}], ["math_gcd", {"a": 81, "b": 63}]],
+            "answer": TWO_CALLS,
+        }
+    ]
+    assert model.name == model.model.name  # everything else is the recorded model's
