@@ -76,9 +76,9 @@ def call_closing(text: str, tag: str | None) -> str:
     call object's ``}``, then the closing tag if the call is inside ``tag``, then a code fence's
     closing ```` ``` ```` if one is open.
 
-    The product writes this itself (the model may then write another call, see `_llama_decode`): left to write it, a 0.5B model that
-    began the call on several lines adds a ``\n}`` of its own after the ``}``, and an answer
-    with stray text after a call is not read as a call.
+    The product writes this itself (the model may then write another call: `_llama_decode`).
+    Left to write it, a 0.5B model that began the call on several lines adds a ``\n}`` of its
+    own after the ``}``, and an answer with stray text after a call is not read as a call.
     """
     closing = "}"
     if tag and tag.startswith("<"):
