@@ -67,7 +67,9 @@ class _Sampling:
     repeat_penalty: float = 1.0
     # Inside a call's arguments, at temperature 0, a 0.5B model repeats itself ("dontcare,
     # dontcare, ..."); a penalty over the arguments' own tokens (the window is llama.cpp's last 64)
-    # steers it out of the loop. The free text keeps `repeat_penalty`.
+    # steers it out of the loop. The free text keeps `repeat_penalty`. Measured on 30 BFCL
+    # live_simple / live_multiple cases (xml): the same cases pass with 1.0 and 1.1, but at 1.0 a
+    # uuid ran on to the 200-character bound and a call gained five made-up settings.
     arguments_repeat_penalty: float = 1.1
 
 
