@@ -170,7 +170,7 @@ class Agent:
                 f"always_show names tools that are not offered: {', '.join(map(repr, unknown))}"
                 f" (the tools are: {', '.join(names) or 'none'})"
             )
-        if SEARCH_TOOL in names and self.tool_search is not False and search_wanted(self.tool_search, len(names)):
+        if SEARCH_TOOL in names and search_wanted(self.tool_search, len(names)):
             problems.append(
                 f"a tool is named {SEARCH_TOOL!r}, the name of the tool that tool_search adds;"
                 " rename it with @tool(name=...) or pass tool_search=False"
@@ -266,12 +266,13 @@ class Agent:
         system = {"role": "system", "content": self._system_prompt(runnable, search)}
         if search is not None:
             runnable = [search.tool, *runnable]
+        names = name_index(tool.name for tool in runnable)  # what a written name may mean
         for turn in range(1, self.max_turns + 1):
             # With tool search, a turn offers the shown tools and those found so far.
             offered = runnable if search is None else search.offered(self.messages)
             last = turn == self.max_turns and bool(offered)
             request = self._request(system, offered, last)
-            answer = _TurnAnswer(names=name_index(tool.name for tool in offered))
+            answer = _TurnAnswer(names=names)
             self._progress = (answer, turn)
             try:
                 async for event in self._model_turn(request, self._protocol.parser(offered), answer, turn):
