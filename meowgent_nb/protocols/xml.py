@@ -44,7 +44,8 @@ class XmlProtocol:
     def result_messages(self, results: Sequence[ToolResult]) -> list[dict[str, Any]]:
         # After a tool search alone the model should call what it found, not answer: the
         # search's result says so itself, and RESULTS_NOTICE would contradict it.
-        searched = all(r.call.name == SEARCH_TOOL for r in results)
+        # A made-up "search_tools" (search off) is answered unknown_tool, and keeps the notice.
+        searched = all(r.call.name == SEARCH_TOOL and r.kind == "ok" for r in results)
         return [{"role": "user", "content": tool_responses(results, None if searched else RESULTS_NOTICE)}]
 
     def assistant_message(

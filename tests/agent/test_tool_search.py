@@ -287,3 +287,13 @@ def test_json_constrains_the_answer_to_the_found_tools_too():
     assert first.format == answer_schema(first.offered) and [t.name for t in first.offered] == ["search_tools"]
     assert [t.name for t in second.offered] == ["search_tools", "get_weather"]
     assert second.format == answer_schema(second.offered)
+
+
+def test_a_made_up_search_without_tool_search_keeps_the_answer_notice():
+    from meowgent_nb.protocols.prompt import RESULTS_NOTICE
+
+    made_up = '<tool_call>{"name": "search_tools", "arguments": {"query": "weather"}}</tool_call>'
+    model = ScriptedModel([made_up, "Sunny."])
+    result = Agent(model, tools=[get_weather]).run("Weather in Rome?")
+    assert [(r.call.name, r.kind) for r in result.tool_results] == [("search_tools", "unknown_tool")]
+    assert model.requests[1].messages[-1]["content"].endswith(RESULTS_NOTICE)
