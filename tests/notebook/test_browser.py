@@ -263,11 +263,16 @@ def edit_scenario(open_notebook, server: JupyterLab) -> None:
     editor = agent.locator(".meowgent-approval-row textarea")
     notebook.wait_visible(editor, "the edit box")
     editor.fill('{"path": "person.txt", "text": 5}')
+    # Check draws a fresh box; mark this one first, so the second edit cannot land in the box
+    # about to be replaced (its value would never reach the kernel).
+    editor.evaluate("e => { e.dataset.old = '1'; }")
     agent.get_by_role("button", name="Check").click()
     notebook.wait_text(
         agent.locator(".meowgent-edit-problem"), "text: input should be a valid string, got 5", "the edit's problem"
     )
     notebook.check(not (server.root / "person.txt").exists(), "invalid edited arguments ran")
+    editor = agent.locator(".meowgent-approval-row textarea:not([data-old])")
+    notebook.wait_visible(editor, "the edit box, drawn again after Check")
     editor.fill('{"path": "person.txt", "text": "from the person"}')
     agent.get_by_role("button", name="Check").click()
     notebook.wait_text(
