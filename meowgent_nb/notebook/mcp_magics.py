@@ -127,7 +127,7 @@ def _add(magics: Any, words: list[str]) -> None:
             timeout=args.timeout,
             call_timeout=magics.tool_timeout,
             env=env,
-            cwd=args.cwd,
+            cwd=os.path.expanduser(args.cwd) if args.cwd is not None else None,
             connect_timeout=args.connect_timeout,
         )
     except (McpServerError, ValueError) as error:

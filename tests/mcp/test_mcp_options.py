@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from meowgent_nb.mcp.client import McpServerError, McpToolbox, mcp_tool, needs_approval
+from meowgent_nb.mcp.client import McpServerError, McpToolbox, McpToolError, mcp_tool, needs_approval
 
 SERVER = str(Path(__file__).parents[1] / "mcp_servers" / "annotated_server.py")
 COMMAND = [sys.executable, SERVER]
@@ -125,3 +125,11 @@ def test_secrets_are_masked_in_the_target_and_in_a_failure_quoting_the_servers_s
     ]
     assert message.startswith(f"could not connect to the MCP server 'bad' ({sys.executable} -c ")
     assert " ***): " in message.splitlines()[0]
+
+
+def test_a_tool_error_quoting_a_secret_back_is_masked():
+    demo = str(Path(__file__).parents[1] / "mcp_servers" / "demo_server.py")
+    with McpToolbox("demo", [sys.executable, demo], include=["refuse"], secrets=[TOKEN]) as box:
+        with pytest.raises(McpToolError) as caught:
+            box["demo_refuse"].run({"reason": f"the token {TOKEN} is wrong"})
+    assert str(caught.value) == "Error executing tool refuse: cannot do that: the token *** is wrong"
