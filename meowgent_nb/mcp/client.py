@@ -121,7 +121,9 @@ def mcp_tool(
 
 def _title(spec: Any) -> str | None:
     """The server's title for a tool, on one line and bounded; None when it has none."""
-    title = _field(spec, "title", "title") or _field(_field(spec, "annotations", "annotations"), "title", "title")
+    title = _field(spec, "title", "title") or _field(
+        _field(spec, "annotations", "annotations"), "title", "title"
+    )
     if not isinstance(title, str) or not title.strip():
         return None
     title = " ".join(title.split())
@@ -207,8 +209,14 @@ class McpToolbox(Toolbox):
         argv = shlex.split(command) if isinstance(command, str) else list(command or [])
         if command is not None and not argv:
             raise ValueError(f"McpToolbox {name!r}: the command is empty")
-        for option, value in (("timeout", timeout), ("call_timeout", call_timeout), ("connect_timeout", connect_timeout)):
-            if value is not None and not (isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0):
+        for option, value in (
+            ("timeout", timeout),
+            ("call_timeout", call_timeout),
+            ("connect_timeout", connect_timeout),
+        ):
+            if value is not None and not (
+                isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0
+            ):
                 raise ValueError(
                     f"McpToolbox {name!r}: {option} must be a positive number of seconds, got {value!r}"
                 )
@@ -276,7 +284,9 @@ class McpToolbox(Toolbox):
         for spec in listed:
             local = _BAD_NAME_CHARS.sub("_", self.prefix + spec.name)[:64]
             wanted = overrides.pop(spec.name, overrides.pop(local, None))
-            if (include is not None and spec.name not in include) or (exclude is not None and spec.name in exclude):
+            if (include is not None and spec.name not in include) or (
+                exclude is not None and spec.name in exclude
+            ):
                 self.left_out.append(spec.name)
                 continue
             try:
@@ -346,7 +356,13 @@ class McpToolbox(Toolbox):
             if names
         ]
         return ", ".join(
-            [f"McpToolbox({self.name!r}", f"{self.transport}: {self.target!r}", *given, state, f"tools={self.names!r})"]
+            [
+                f"McpToolbox({self.name!r}",
+                f"{self.transport}: {self.target!r}",
+                *given,
+                state,
+                f"tools={self.names!r})",
+            ]
         )
 
 

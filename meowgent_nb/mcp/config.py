@@ -86,7 +86,12 @@ class ServerSpec:
     def toolbox_arguments(self) -> dict[str, Any]:
         """The keyword arguments of `McpToolbox` that make this server's box."""
         if self.command is not None:
-            return {"command": list(self.command), "env": dict(self.env), "cwd": self.cwd, "secrets": self.secrets}
+            return {
+                "command": list(self.command),
+                "env": dict(self.env),
+                "cwd": self.cwd,
+                "secrets": self.secrets,
+            }
         return {"url": self.url, "headers": dict(self.headers), "secrets": self.secrets}
 
     def __repr__(self) -> str:
@@ -114,7 +119,9 @@ class McpConfig:
     """Things ignored that a person may want to know about (unknown keys)."""
 
 
-def parse_mcp_config(text: str, environ: Mapping[str, str], source: str = "the MCP configuration") -> McpConfig:
+def parse_mcp_config(
+    text: str, environ: Mapping[str, str], source: str = "the MCP configuration"
+) -> McpConfig:
     """The servers of a configuration file's text, with ``${VAR}`` expanded from ``environ``.
 
     Args:
@@ -138,16 +145,22 @@ def parse_mcp_config(text: str, environ: Mapping[str, str], source: str = "the M
         data = json.loads(text)
     except (ValueError, RecursionError) as error:  # JSONDecodeError is a ValueError
         detail = f": {error}" if isinstance(error, json.JSONDecodeError) else " (it is nested too deeply)"
-        raise McpConfigError(f"{source} is not JSON{detail}. Fix the file (comments are not allowed).") from None
+        raise McpConfigError(
+            f"{source} is not JSON{detail}. Fix the file (comments are not allowed)."
+        ) from None
     if not isinstance(data, dict):
-        raise McpConfigError(f"{source} must be a JSON object with {_FORMATS}, not a JSON {_json_type(data)}.")
+        raise McpConfigError(
+            f"{source} must be a JSON object with {_FORMATS}, not a JSON {_json_type(data)}."
+        )
     keys = [key for key in ("mcpServers", "servers") if key in data]
     if len(keys) != 1:
         found = "both" if keys else "neither"
         raise McpConfigError(f"{source} must have {_FORMATS} (it has {found}).")
     entries = data[keys[0]]
     if not isinstance(entries, dict):
-        raise McpConfigError(f"{source}: {keys[0]!r} must be an object of servers by name, not a {_json_type(entries)}.")
+        raise McpConfigError(
+            f"{source}: {keys[0]!r} must be an object of servers by name, not a {_json_type(entries)}."
+        )
     servers: dict[str, ServerSpec] = {}
     failed: dict[str, str] = {}
     disabled: list[str] = []
@@ -169,7 +182,9 @@ def _server(name: str, entry: Any, environ: Mapping[str, str], notes: list[str])
         raise _ServerProblem(f"must be an object with 'command' or 'url', not a {_json_type(entry)}")
     unknown = [key for key in entry if key not in _KEYS]
     if unknown:
-        shown = ", ".join(repr(key[:40]) for key in unknown[:5]) + (f" and {len(unknown) - 5} more" if len(unknown) > 5 else "")
+        shown = ", ".join(repr(key[:40]) for key in unknown[:5]) + (
+            f" and {len(unknown) - 5} more" if len(unknown) > 5 else ""
+        )
         notes.append(f"{name}: ignored what this client does not use: {shown}")
     if entry.get("disabled", False) is not False:
         raise _ServerProblem(f"'disabled' must be true or false, not a {_json_type(entry['disabled'])}")
@@ -226,13 +241,15 @@ def _kind(entry: dict[str, Any]) -> str:
     if declared == "sse":
         raise _ServerProblem(
             "uses the SSE transport, which this client does not speak; give the server's streamable-HTTP"
-            " endpoint (often ending in /mcp) with \"type\": \"http\""
+            ' endpoint (often ending in /mcp) with "type": "http"'
         )
     if not isinstance(declared, str) or declared not in _TYPES:
         shown = repr(declared[:20]) if isinstance(declared, str) else f"a {_json_type(declared)}"
-        raise _ServerProblem(f"'type' must be \"stdio\" or \"http\", not {shown}")
+        raise _ServerProblem(f'\'type\' must be "stdio" or "http", not {shown}')
     if _TYPES[declared] != kind:
-        raise _ServerProblem(f"'type' is {declared!r} but the server has {'command' if has_command else 'url'!r}")
+        raise _ServerProblem(
+            f"'type' is {declared!r} but the server has {'command' if has_command else 'url'!r}"
+        )
     return kind
 
 
@@ -320,4 +337,6 @@ def _json_type(value: Any) -> str:
         return "boolean"
     if value is None:
         return "null"
-    return {dict: "object", list: "list", str: "string", int: "number", float: "number"}.get(type(value), "value")
+    return {dict: "object", list: "list", str: "string", int: "number", float: "number"}.get(
+        type(value), "value"
+    )

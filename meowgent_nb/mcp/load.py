@@ -40,7 +40,8 @@ class LoadedServers(dict[str, McpToolbox]):
         loaded = ", ".join(self) or "none"
         lines = [f"Loaded from {self.source}: {loaded}"]
         lines += [
-            f"Not loaded: {shown_name(name)}: {why}".replace("\n", "\n    ") for name, why in self.failed.items()
+            f"Not loaded: {shown_name(name)}: {why}".replace("\n", "\n    ")
+            for name, why in self.failed.items()
         ]
         if self.disabled:
             lines.append(f"Disabled in the file: {', '.join(self.disabled)}")
@@ -98,7 +99,9 @@ def load_mcp_config(
         with open(source, encoding="utf-8") as file:
             text = file.read()
     except OSError as error:
-        raise McpConfigError(f"cannot read the MCP configuration {source}: {error.strerror or error}.") from None
+        raise McpConfigError(
+            f"cannot read the MCP configuration {source}: {error.strerror or error}."
+        ) from None
     except UnicodeDecodeError:
         raise McpConfigError(f"{source} is not UTF-8 text; is it the right file?") from None
     config = parse_mcp_config(text, os.environ if environ is None else environ, source)

@@ -74,8 +74,10 @@ class ApprovalRow:
         self.edit_box.layout.display = "none"
         self._line = widgets.HBox([*self.buttons, self.label])
         title = tool_title(request)
-        self.title = None if title is None else widgets.HTML(f'<div class="meowgent-approval-title">{visible_html(title)}</div>')
+        self.title = None
         """The tool's title for people (an MCP server's), above the buttons; None when it has none."""
+        if title is not None:
+            self.title = widgets.HTML(f'<div class="meowgent-approval-title">{visible_html(title)}</div>')
         self.view = widgets.VBox([*([self.title] if self.title else []), self._line, self.edit_box])
         self.buttons += [self.check, self.approve_edited]
         self.view.add_class("meowgent-approval-row")

@@ -25,7 +25,9 @@ from ..mcp.config import SERVER_NAME, McpConfigError
 
 __all__ = ["close_mcp", "tools_mcp", "tools_serve"]
 
-_USAGE = "use: %tools mcp add NAME -- COMMAND ARGS... | add NAME --url URL | load PATH | list | remove NAME | help"
+_USAGE = (
+    "use: %tools mcp add NAME -- COMMAND ARGS... | add NAME --url URL | load PATH | list | remove NAME | help"
+)
 
 
 def tools_mcp(magics: Any, line: str) -> None:
@@ -105,7 +107,9 @@ def _add(magics: Any, words: list[str]) -> None:
     if args.token and args.url is None:
         raise UsageError(f"%tools mcp add {name}: --token goes with --url (a stdio server needs none).")
     if args.url is not None and (args.env or args.cwd is not None):
-        raise UsageError(f"%tools mcp add {name}: --env and --cwd go with a stdio server's command, not --url.")
+        raise UsageError(
+            f"%tools mcp add {name}: --env and --cwd go with a stdio server's command, not --url."
+        )
     if args.prefix is not None and args.no_prefix:
         raise UsageError(f"%tools mcp add {name}: give --prefix P or --no-prefix, not both.")
     env = _env(name, args.env or [])
@@ -154,7 +158,9 @@ def _env(name: str, pairs: list[str]) -> dict[str, str]:
         key, equals, value = pair.partition("=")
         if not equals or not key or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key):
             shown = repr(key[:40]) if equals else "one without '='"
-            raise UsageError(f"%tools mcp add {name}: --env takes NAME=VALUE (NAME of letters, digits and '_'); got {shown}.")
+            raise UsageError(
+                f"%tools mcp add {name}: --env takes NAME=VALUE (NAME of letters, digits and '_'); got {shown}."
+            )
         env[key] = value
     return env
 
@@ -180,7 +186,9 @@ def _load(magics: Any, path: str) -> None:
 
 def _help() -> str:
     formatter = mcp_add.parser.formatter_class
-    mcp_add.parser.formatter_class = lambda prog: argparse.HelpFormatter(prog, width=100)  # not the terminal's
+    mcp_add.parser.formatter_class = lambda prog: argparse.HelpFormatter(
+        prog, width=100
+    )  # not the terminal's
     try:
         usage = mcp_add.parser.format_help()
     finally:
@@ -326,12 +334,11 @@ def _listing(servers: dict[str, McpToolbox]) -> str:
             target = " ".join(filter(None, [program, rest]))
         state = "connected" if box.connected and box.ping() else "stopped (remove it, or add it again)"
         lines = [f"{name} ({box.transport}: {target}): {state}, {len(box)} tools"]
-        lines += [f"  {label}: {', '.join(f'{n}=***' for n in names)}" for label, names in _given(box) if names]
-        width = max((len(t.name) for t in box), default=0)
         lines += [
-            f"  {t.name:<{width}}  {'asks first' if t.approval else 'runs without asking':<19}  {_visible_title(t)}".rstrip()
-            for t in box
+            f"  {label}: {', '.join(f'{n}=***' for n in names)}" for label, names in _given(box) if names
         ]
+        width = max((len(t.name) for t in box), default=0)
+        lines += [f"  {t.name:<{width}}  {_asks(t):<19}  {_visible_title(t)}".rstrip() for t in box]
         lines += [f"  not offered: {remote} ({why})" for remote, why in box.skipped.items()]
         if box.left_out:
             lines.append(f"  left out (include/exclude): {', '.join(box.left_out)}")
@@ -341,6 +348,10 @@ def _listing(servers: dict[str, McpToolbox]) -> str:
 
 def _given(box: McpToolbox) -> list[tuple[str, tuple[str, ...]]]:
     return [("env", box.env_names), ("headers", box.header_names)]
+
+
+def _asks(tool: Any) -> str:
+    return "asks first" if tool.approval else "runs without asking"
 
 
 def _visible_title(tool: Any) -> str:

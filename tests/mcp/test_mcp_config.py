@@ -90,7 +90,9 @@ def test_vs_code_servers_key_and_types():
 
 
 def test_defaults_apply_when_a_variable_is_unset_or_empty_and_an_empty_value_is_kept_without_one():
-    config = parse({"mcpServers": {"a": {"command": "run", "args": ["${EMPTY:-x}", "${MISSING:-}", "${EMPTY}"]}}})
+    config = parse(
+        {"mcpServers": {"a": {"command": "run", "args": ["${EMPTY:-x}", "${MISSING:-}", "${EMPTY}"]}}}
+    )
     assert config.servers["a"].command == ("run", "x", "", "")
 
 
@@ -144,26 +146,44 @@ def test_disabled_servers_are_skipped_and_unknown_keys_noted():
         ({"command": "a", "env": {"PORT": 8080}}, "env.PORT must be a string, not a number"),
         ({"command": "a", "env": {"A=B": "x"}}, "env: 'A=B' is not a usable environment variable name"),
         ({"command": "a", "cwd": 5}, "'cwd' must be a string, not a number"),
-        ({"command": "a", "headers": {"X": "y"}}, "'headers' go with 'url' (an HTTP server), not with 'command'"),
-        ({"url": "http://x/mcp", "args": ["a"], "env": {}}, "args, env go with 'command' (a stdio server), not with 'url'"),
+        (
+            {"command": "a", "headers": {"X": "y"}},
+            "'headers' go with 'url' (an HTTP server), not with 'command'",
+        ),
+        (
+            {"url": "http://x/mcp", "args": ["a"], "env": {}},
+            "args, env go with 'command' (a stdio server), not with 'url'",
+        ),
         ({"url": "file:///etc/passwd"}, "'url' must start with http:// or https://"),
-        ({"url": "http://x/mcp", "headers": {"Bad Header": "v"}}, "headers: 'Bad Header' is not a usable HTTP header name"),
+        (
+            {"url": "http://x/mcp", "headers": {"Bad Header": "v"}},
+            "headers: 'Bad Header' is not a usable HTTP header name",
+        ),
         ({"url": "http://x/mcp", "headers": {"X-Key": None}}, "headers.X-Key must be a string, not a null"),
-        ({"url": "http://x/mcp", "type": "sse"}, (
-            "uses the SSE transport, which this client does not speak; give the server's streamable-HTTP"
-            ' endpoint (often ending in /mcp) with "type": "http"'
-        )),
+        (
+            {"url": "http://x/mcp", "type": "sse"},
+            (
+                "uses the SSE transport, which this client does not speak; give the server's streamable-HTTP"
+                ' endpoint (often ending in /mcp) with "type": "http"'
+            ),
+        ),
         ({"url": "http://x/mcp", "type": "stdio"}, "'type' is 'stdio' but the server has 'url'"),
         ({"command": "a", "type": "websocket"}, "'type' must be \"stdio\" or \"http\", not 'websocket'"),
-        ({"command": "a", "type": 1}, "'type' must be \"stdio\" or \"http\", not a number"),
-        ({"command": "a", "args": ["${input:token}"]}, (
-            "cannot expand ${input:token} in args[0]; use ${VAR} or ${VAR:-default} with an environment"
-            " variable (VS Code's ${input:...} prompts are not supported)"
-        )),
-        ({"command": "a", "args": ["${}"]}, (
-            "cannot expand ${} in args[0]; use ${VAR} or ${VAR:-default} with an environment"
-            " variable (VS Code's ${input:...} prompts are not supported)"
-        )),
+        ({"command": "a", "type": 1}, '\'type\' must be "stdio" or "http", not a number'),
+        (
+            {"command": "a", "args": ["${input:token}"]},
+            (
+                "cannot expand ${input:token} in args[0]; use ${VAR} or ${VAR:-default} with an environment"
+                " variable (VS Code's ${input:...} prompts are not supported)"
+            ),
+        ),
+        (
+            {"command": "a", "args": ["${}"]},
+            (
+                "cannot expand ${} in args[0]; use ${VAR} or ${VAR:-default} with an environment"
+                " variable (VS Code's ${input:...} prompts are not supported)"
+            ),
+        ),
     ],
 )
 def test_a_bad_server_entry_fails_with_its_reason(entry, problem):
@@ -184,15 +204,42 @@ def test_a_name_that_cannot_start_tool_names_is_refused(name):
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("{not json", "mcp.json is not JSON: Expecting property name enclosed in double quotes: line 1 column 2 (char 1). Fix the file (comments are not allowed)."),
-        ("", "mcp.json is not JSON: Expecting value: line 1 column 1 (char 0). Fix the file (comments are not allowed)."),
-        ("[" * 100_000, "mcp.json is not JSON (it is nested too deeply). Fix the file (comments are not allowed)."),
-        ("[1, 2]", "mcp.json must be a JSON object with 'mcpServers' (Claude Desktop, Cursor) or 'servers' (VS Code), not a JSON list."),
-        ('"mcpServers"', "mcp.json must be a JSON object with 'mcpServers' (Claude Desktop, Cursor) or 'servers' (VS Code), not a JSON string."),
-        ("{}", "mcp.json must have 'mcpServers' (Claude Desktop, Cursor) or 'servers' (VS Code) (it has neither)."),
-        ('{"mcpServers": {}, "servers": {}}', "mcp.json must have 'mcpServers' (Claude Desktop, Cursor) or 'servers' (VS Code) (it has both)."),
-        ('{"mcpServers": [{"command": "x"}]}', "mcp.json: 'mcpServers' must be an object of servers by name, not a list."),
-        (" " * 1_000_001, "mcp.json is 1,000,001 characters; an MCP configuration is at most 1,000,000. Check that it is the right file."),
+        (
+            "{not json",
+            "mcp.json is not JSON: Expecting property name enclosed in double quotes: line 1 column 2 (char 1). Fix the file (comments are not allowed).",
+        ),
+        (
+            "",
+            "mcp.json is not JSON: Expecting value: line 1 column 1 (char 0). Fix the file (comments are not allowed).",
+        ),
+        (
+            "[" * 100_000,
+            "mcp.json is not JSON (it is nested too deeply). Fix the file (comments are not allowed).",
+        ),
+        (
+            "[1, 2]",
+            "mcp.json must be a JSON object with 'mcpServers' (Claude Desktop, Cursor) or 'servers' (VS Code), not a JSON list.",
+        ),
+        (
+            '"mcpServers"',
+            "mcp.json must be a JSON object with 'mcpServers' (Claude Desktop, Cursor) or 'servers' (VS Code), not a JSON string.",
+        ),
+        (
+            "{}",
+            "mcp.json must have 'mcpServers' (Claude Desktop, Cursor) or 'servers' (VS Code) (it has neither).",
+        ),
+        (
+            '{"mcpServers": {}, "servers": {}}',
+            "mcp.json must have 'mcpServers' (Claude Desktop, Cursor) or 'servers' (VS Code) (it has both).",
+        ),
+        (
+            '{"mcpServers": [{"command": "x"}]}',
+            "mcp.json: 'mcpServers' must be an object of servers by name, not a list.",
+        ),
+        (
+            " " * 1_000_001,
+            "mcp.json is 1,000,001 characters; an MCP configuration is at most 1,000,000. Check that it is the right file.",
+        ),
     ],
 )
 def test_a_file_that_is_not_a_configuration_raises(text, message):

@@ -92,7 +92,12 @@ def test_stdio_and_http_servers_load_with_their_variables_and_the_rest_is_report
                 "Disabled in the file: old\n"
                 "Note: odd: ignored what this client does not use: 'alwaysAllow'"
             )
-            shown = [loaded.summary(), repr(loaded), *map(repr, loaded.values()), *(b.target for b in loaded.values())]
+            shown = [
+                loaded.summary(),
+                repr(loaded),
+                *map(repr, loaded.values()),
+                *(b.target for b in loaded.values()),
+            ]
             assert not [text for text in shown if TOKEN in text]
         finally:
             loaded.close()
@@ -117,7 +122,10 @@ def test_options_are_given_to_every_box(tmp_path):
 def test_a_file_that_cannot_be_read_raises_and_starts_nothing(tmp_path):
     with pytest.raises(McpConfigError) as caught:
         load_mcp_config(tmp_path / "missing.json")
-    assert str(caught.value) == f"cannot read the MCP configuration {tmp_path / 'missing.json'}: No such file or directory."
+    assert (
+        str(caught.value)
+        == f"cannot read the MCP configuration {tmp_path / 'missing.json'}: No such file or directory."
+    )
     big = tmp_path / "big.json"
     big.write_text('{"mcpServers": {}, "pad": "' + "x" * 10_000_000 + '"}')
     with pytest.raises(McpConfigError) as caught:

@@ -129,7 +129,7 @@ def test_secrets_are_masked_in_the_target_and_in_a_failure_quoting_the_servers_s
 
 def test_a_tool_error_quoting_a_secret_back_is_masked():
     demo = str(Path(__file__).parents[1] / "mcp_servers" / "demo_server.py")
-    with McpToolbox("demo", [sys.executable, demo], include=["refuse"], secrets=[TOKEN]) as box:
-        with pytest.raises(McpToolError) as caught:
-            box["demo_refuse"].run({"reason": f"the token {TOKEN} is wrong"})
+    box = McpToolbox("demo", [sys.executable, demo], include=["refuse"], secrets=[TOKEN])
+    with box, pytest.raises(McpToolError) as caught:
+        box["demo_refuse"].run({"reason": f"the token {TOKEN} is wrong"})
     assert str(caught.value) == "Error executing tool refuse: cannot do that: the token *** is wrong"

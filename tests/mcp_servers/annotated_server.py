@@ -23,7 +23,9 @@ def search(query: str) -> str:
     return f"results for {query}"
 
 
-@server.tool(annotations=ToolAnnotations(title="Read a local note", read_only_hint=True, open_world_hint=False))
+@server.tool(
+    annotations=ToolAnnotations(title="Read a local note", read_only_hint=True, open_world_hint=False)
+)
 def read_note(name: str) -> str:
     """Read a note (read-only, closed world; its title is in the annotations)."""
     return f"note {name}"

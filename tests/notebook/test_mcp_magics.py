@@ -273,12 +273,14 @@ def test_add_with_env_cwd_prefix_exclude_shows_titles_and_never_the_env_values(i
         "w_env_var                       Whether an environment variable is set in the server, and...  no        default\n"
         "w_cwd                           The server's working directory.                               no        default"
     )
-    assert "<th style=\"text-align: left\">title</th>" in view.to_html()
+    assert '<th style="text-align: left">title</th>' in view.to_html()
     assert TOKEN not in tools(ip, "mcp list") + repr(box) + view.to_text() + view.to_html()
 
 
 def test_include_names_the_offered_tools(ip):
-    out = tools(ip, f"mcp add ann --include search,cwd -- {shlex.quote(sys.executable)} {shlex.quote(ANNOTATED)}")
+    out = tools(
+        ip, f"mcp add ann --include search,cwd -- {shlex.quote(sys.executable)} {shlex.quote(ANNOTATED)}"
+    )
     assert out.splitlines()[1:] == [
         "  ann_search  asks first           Search the web",
         "  ann_cwd     runs without asking",
@@ -291,20 +293,29 @@ def test_include_names_the_offered_tools(ip):
     [
         (
             "--exclude search,nope",
-            "%tools mcp add ann: McpToolbox 'ann': exclude names unknown tools: nope;"
-            " the server has: search, read_note, env_var, cwd, header",
+            (
+                "%tools mcp add ann: McpToolbox 'ann': exclude names unknown tools: nope;"
+                " the server has: search, read_note, env_var, cwd, header"
+            ),
         ),
         (
             "--include ann_search",
-            "%tools mcp add ann: McpToolbox 'ann': include names unknown tools: ann_search;"
-            " the server has: search, read_note, env_var, cwd, header",
+            (
+                "%tools mcp add ann: McpToolbox 'ann': include names unknown tools: ann_search;"
+                " the server has: search, read_note, env_var, cwd, header"
+            ),
         ),
-        ("--include cwd --exclude search", "%tools mcp add ann: McpToolbox 'ann': give include= or exclude=, not both"),
+        (
+            "--include cwd --exclude search",
+            "%tools mcp add ann: McpToolbox 'ann': give include= or exclude=, not both",
+        ),
     ],
 )
 def test_unknown_include_or_exclude_names_list_the_servers_tools(ip, options, message):
     with pytest.raises(UsageError) as caught:
-        ip.run_line_magic("tools", f"mcp add ann {options} -- {shlex.quote(sys.executable)} {shlex.quote(ANNOTATED)}")
+        ip.run_line_magic(
+            "tools", f"mcp add ann {options} -- {shlex.quote(sys.executable)} {shlex.quote(ANNOTATED)}"
+        )
     assert str(caught.value) == message
     assert magics(ip).toolboxes == []
 
@@ -312,22 +323,45 @@ def test_unknown_include_or_exclude_names_list_the_servers_tools(ip, options, me
 @pytest.mark.parametrize(
     ("line", "message"),
     [
-        ("mcp add x --env TOKEN -- python s.py", "%tools mcp add x: --env takes NAME=VALUE (NAME of letters, digits and '_'); got one without '='."),
-        (f"mcp add x --env 'A B={TOKEN}' -- python s.py", "%tools mcp add x: --env takes NAME=VALUE (NAME of letters, digits and '_'); got 'A B'."),
-        (f"mcp add x --env ={TOKEN} -- python s.py", "%tools mcp add x: --env takes NAME=VALUE (NAME of letters, digits and '_'); got ''."),
-        (f"mcp add x --url http://127.0.0.1:1/mcp --env K={TOKEN}", "%tools mcp add x: --env and --cwd go with a stdio server's command, not --url."),
-        ("mcp add x --url http://127.0.0.1:1/mcp --cwd /tmp", "%tools mcp add x: --env and --cwd go with a stdio server's command, not --url."),
-        ("mcp add x --prefix p_ --no-prefix -- python s.py", "%tools mcp add x: give --prefix P or --no-prefix, not both."),
+        (
+            "mcp add x --env TOKEN -- python s.py",
+            "%tools mcp add x: --env takes NAME=VALUE (NAME of letters, digits and '_'); got one without '='.",
+        ),
+        (
+            f"mcp add x --env 'A B={TOKEN}' -- python s.py",
+            "%tools mcp add x: --env takes NAME=VALUE (NAME of letters, digits and '_'); got 'A B'.",
+        ),
+        (
+            f"mcp add x --env ={TOKEN} -- python s.py",
+            "%tools mcp add x: --env takes NAME=VALUE (NAME of letters, digits and '_'); got ''.",
+        ),
+        (
+            f"mcp add x --url http://127.0.0.1:1/mcp --env K={TOKEN}",
+            "%tools mcp add x: --env and --cwd go with a stdio server's command, not --url.",
+        ),
+        (
+            "mcp add x --url http://127.0.0.1:1/mcp --cwd /tmp",
+            "%tools mcp add x: --env and --cwd go with a stdio server's command, not --url.",
+        ),
+        (
+            "mcp add x --prefix p_ --no-prefix -- python s.py",
+            "%tools mcp add x: give --prefix P or --no-prefix, not both.",
+        ),
         (
             "mcp add x --prefix '1 x' -- python s.py",
-            "%tools mcp add x: McpToolbox 'x': prefix must be True, False or a string of letters, digits, '_', '.'"
-            " and '-' starting with a letter or '_' (at most 32), got '1 x'",
+            (
+                "%tools mcp add x: McpToolbox 'x': prefix must be True, False or a string of letters, digits, '_', '.'"
+                " and '-' starting with a letter or '_' (at most 32), got '1 x'"
+            ),
         ),
         (
             "mcp add x --connect-timeout 0 -- python s.py",
             "%tools mcp add x: McpToolbox 'x': connect_timeout must be a positive number of seconds, got 0.0",
         ),
-        ("mcp load", "%tools mcp: cannot read 'load'; use: %tools mcp add NAME -- COMMAND ARGS... | add NAME --url URL | load PATH | list | remove NAME | help"),
+        (
+            "mcp load",
+            "%tools mcp: cannot read 'load'; use: %tools mcp add NAME -- COMMAND ARGS... | add NAME --url URL | load PATH | list | remove NAME | help",
+        ),
     ],
 )
 def test_bad_new_options_are_usage_errors_that_never_quote_an_env_value(ip, line, message):
@@ -349,11 +383,20 @@ def test_help_lists_the_commands_and_the_options_of_add(ip):
         "Options of add:",
         "  --url URL            A streamable-HTTP endpoint, e.g. http://127.0.0.1:8000/mcp.",
     ]
-    for option in ("--env K=V", "--cwd DIR", "--prefix P", "--include A,B", "--exclude A,B", "--connect-timeout S"):
+    for option in (
+        "--env K=V",
+        "--cwd DIR",
+        "--prefix P",
+        "--include A,B",
+        "--exclude A,B",
+        "--connect-timeout S",
+    ):
         assert f"\n  {option} " in out
 
 
-def test_load_a_configuration_file_reports_what_did_not_load_and_never_shows_a_secret(ip, tmp_path, monkeypatch):
+def test_load_a_configuration_file_reports_what_did_not_load_and_never_shows_a_secret(
+    ip, tmp_path, monkeypatch
+):
     monkeypatch.setenv("MEOW_TOKEN", TOKEN)
     monkeypatch.delenv("MEOW_MISSING", raising=False)
     path = tmp_path / "mcp.json"
@@ -361,8 +404,15 @@ def test_load_a_configuration_file_reports_what_did_not_load_and_never_shows_a_s
         json.dumps(
             {
                 "mcpServers": {
-                    "ann": {"command": sys.executable, "args": [ANNOTATED], "env": {"SERVER_TOKEN": "${MEOW_TOKEN}"}},
-                    "web": {"url": "http://127.0.0.1:1/mcp", "headers": {"Authorization": "Bearer ${MEOW_MISSING}"}},
+                    "ann": {
+                        "command": sys.executable,
+                        "args": [ANNOTATED],
+                        "env": {"SERVER_TOKEN": "${MEOW_TOKEN}"},
+                    },
+                    "web": {
+                        "url": "http://127.0.0.1:1/mcp",
+                        "headers": {"Authorization": "Bearer ${MEOW_MISSING}"},
+                    },
                     "old": {"command": "x", "disabled": True},
                 }
             }
@@ -404,8 +454,14 @@ def test_load_a_configuration_file_reports_what_did_not_load_and_never_shows_a_s
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("[]", "%tools mcp load: {path} must be a JSON object with 'mcpServers' (Claude Desktop, Cursor) or 'servers' (VS Code), not a JSON list."),
-        ("// a comment\n{}", "%tools mcp load: {path} is not JSON: Expecting value: line 1 column 1 (char 0). Fix the file (comments are not allowed)."),
+        (
+            "[]",
+            "%tools mcp load: {path} must be a JSON object with 'mcpServers' (Claude Desktop, Cursor) or 'servers' (VS Code), not a JSON list.",
+        ),
+        (
+            "// a comment\n{}",
+            "%tools mcp load: {path} is not JSON: Expecting value: line 1 column 1 (char 0). Fix the file (comments are not allowed).",
+        ),
         (None, "%tools mcp load: cannot read the MCP configuration {path}: No such file or directory."),
     ],
 )
