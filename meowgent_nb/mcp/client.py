@@ -31,8 +31,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from ._session import McpServerError, McpToolError, _Connection, _field
-from .config import masked, redact
 from ._thread import background_loop
+from .config import masked, redact
 from ..errors import ToolDefinitionError
 from ..tools._examples import split_examples
 from ..tools.toolbox import Toolbox
@@ -224,6 +224,7 @@ class McpToolbox(Toolbox):
         """What the box's tool names start with ("" for none)."""
         if include is not None and exclude is not None:
             raise ValueError(f"McpToolbox {name!r}: give include= or exclude=, not both")
+        include, exclude = _listed(include), _listed(exclude)
         headers, env = dict(headers or {}), dict(env or {})
         self.env_names, self.header_names = tuple(env), tuple(headers)
         """The names of the env variables and headers given (their values are never shown)."""
@@ -364,6 +365,11 @@ class McpToolbox(Toolbox):
                 f"tools={self.names!r})",
             ]
         )
+
+
+def _listed(names: Sequence[str] | str | None) -> list[str] | None:
+    """Tool names as a list; one string is one name (not its letters)."""
+    return None if names is None else [names] if isinstance(names, str) else list(names)
 
 
 def _prefix(name: str, prefix: bool | str) -> str:

@@ -66,6 +66,8 @@ def test_a_prefix_that_cannot_start_a_tool_name_is_refused_before_anything_start
 def test_include_and_exclude_choose_the_server_tools():
     with McpToolbox("ann", COMMAND, include=["cwd", "search"]) as box:
         assert (box.names, box.left_out) == (["ann_search", "ann_cwd"], ["read_note", "env_var", "header"])
+    with McpToolbox("ann", COMMAND, include="cwd") as box:  # one name, not the letters c, w, d
+        assert box.names == ["ann_cwd"]
     with McpToolbox("ann", COMMAND, exclude=["search"], approval={"search": False, "cwd": True}) as box:
         assert [(t.name, t.approval) for t in box] == [
             ("ann_read_note", False),
