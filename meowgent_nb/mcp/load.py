@@ -1,12 +1,13 @@
 """`load_mcp_config`: start every server of a Claude Desktop / Cursor / VS Code configuration file.
 
 The file is read and checked by `config.parse_mcp_config`; each usable server then becomes an
-`McpToolbox`, one after the other. A server that cannot be used or does not start is reported
-with the reason and the others still load.
+`McpToolbox`, up to 8 starting at the same time. A server that cannot be used or does not start
+is reported with the reason and the others still load.
 """
 
 from __future__ import annotations
 
+import concurrent.futures
 import os
 from collections.abc import Mapping
 from typing import Any
@@ -15,6 +16,8 @@ from .client import McpServerError, McpToolbox
 from .config import MAX_CONFIG_CHARS, McpConfigError, parse_mcp_config, shown_name
 
 __all__ = ["LoadedServers", "load_mcp_config"]
+
+_STARTING = 8  # servers started at the same time
 
 
 class LoadedServers(dict[str, McpToolbox]):
@@ -108,16 +111,30 @@ def load_mcp_config(
     loaded = LoadedServers(source)
     loaded.failed.update(config.failed)
     loaded.disabled, loaded.notes = config.disabled, config.notes
+    wanted = {name: spec for name, spec in config.servers.items() if not (skip and name in skip)}
+    loaded.failed.update({name: skip[name] for name in config.servers if skip and name in skip})
+    if not wanted:
+        return loaded
+    # All at once: each start mostly waits (npx, uvx, a Python import), and each box's calls go to
+    # the one background loop, which any thread may hand work to.
+    pool = concurrent.futures.ThreadPoolExecutor(min(_STARTING, len(wanted)), "meowgent-mcp-start")
+    starts = {
+        name: pool.submit(McpToolbox, name, **spec.toolbox_arguments(), **options)
+        for name, spec in wanted.items()
+    }
     try:
-        for name, spec in config.servers.items():
-            if skip and name in skip:
-                loaded.failed[name] = skip[name]
-                continue
+        for name, start in starts.items():  # in the file's order
             try:
-                loaded[name] = McpToolbox(name, **spec.toolbox_arguments(), **options)
+                loaded[name] = start.result()
             except (McpServerError, ValueError) as error:
                 loaded.failed[name] = str(error)
-    except BaseException:  # an interrupt: the servers started so far must not be left running
-        loaded.close()
+    except BaseException:  # an interrupt: no server started here may be left running
+        for start in starts.values():
+            start.cancel()
+        for start in starts.values():
+            if not start.cancelled() and start.exception() is None:
+                start.result().close()
         raise
+    finally:
+        pool.shutdown(wait=False)
     return loaded
