@@ -4,6 +4,7 @@ tools served over MCP. `AgentMagics.tools` hands these words to the functions he
 A server added with ``%tools mcp add`` becomes an `McpToolbox` appended to
 ``AgentMagics.toolboxes``, so every ``%%agent`` cell offers its tools. Sessions close with
 ``%tools mcp remove``, on ``%unload_ext meowgent_nb`` (`close_mcp`) and at interpreter exit.
+``%tools mcp resources|prompts|complete`` read the servers' other context (`mcp_context_magics`).
 """
 
 from __future__ import annotations
@@ -18,15 +19,21 @@ from IPython.core.magic_arguments import argument, magic_arguments
 from IPython.utils.process import arg_split
 
 from ..mcp.client import McpServerError, McpToolbox
+from . import mcp_context_magics
 
 __all__ = ["close_mcp", "tools_mcp", "tools_serve"]
 
 _SERVER_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]{0,31}")
-_USAGE = "use: %tools mcp add NAME -- COMMAND ARGS... | add NAME --url URL | list | remove NAME"
+_USAGE = (
+    "use: %tools mcp add NAME -- COMMAND ARGS... | add NAME --url URL | list | remove NAME"
+    " | resources [NAME] | prompts [NAME] | complete SERVER/PROMPT ARG [TYPED]"
+)
+_INSTRUCTIONS_SHOWN = 300
 
 
 def tools_mcp(magics: Any, line: str) -> None:
-    """%tools mcp add NAME -- COMMAND ARGS... | add NAME --url URL | list | remove NAME"""
+    """%tools mcp add NAME -- COMMAND ARGS... | add NAME --url URL | list | remove NAME
+    | resources [NAME] | prompts [NAME] | complete SERVER/PROMPT ARG [TYPED]"""
     words = arg_split(line)
     command, rest = (words[0], words[1:]) if words else ("", [])
     if command == "add":
@@ -40,6 +47,12 @@ def tools_mcp(magics: Any, line: str) -> None:
         magics.toolboxes = [b for b in magics.toolboxes if b is not box]
         box.close()
         print(f"Removed the MCP server {box.name!r} and its {len(box)} tools.")
+    elif command == "resources":
+        print(mcp_context_magics.resources_listing(magics, rest))
+    elif command == "prompts":
+        print(mcp_context_magics.prompts_listing(magics, rest))
+    elif command == "complete":
+        print(mcp_context_magics.complete_listing(magics, rest))
     else:
         raise UsageError(f"%tools mcp: cannot read {line.strip()!r}; {_USAGE}")
 
@@ -56,6 +69,16 @@ def tools_mcp(magics: Any, line: str) -> None:
     type=float,
     metavar="S",
     help="Seconds each call may take (default: AgentMagics.tool_timeout).",
+)
+@argument(
+    "--read-resources",
+    action="store_true",
+    help="Offer the model a NAME_read_resource tool that reads this server's resources.",
+)
+@argument(
+    "--instructions",
+    action="store_true",
+    help="Put the server's instructions in the system prompt of cells that offer its tools.",
 )
 def mcp_add(magics: Any, line: str) -> None:
     """%tools mcp add NAME [options] -- COMMAND ARGS...  or  %tools mcp add NAME --url URL [--token T]"""
@@ -92,6 +115,8 @@ def _add(magics: Any, words: list[str]) -> None:
             approval=approval,
             timeout=args.timeout,
             call_timeout=magics.tool_timeout,
+            read_resources=args.read_resources,
+            use_instructions=args.instructions,
         )
     except (McpServerError, ValueError) as error:
         raise UsageError(f"%tools mcp add {name}: {error}") from None
@@ -238,5 +263,11 @@ def _listing(servers: dict[str, McpToolbox]) -> str:
             f"  {t.name:<{width}}  {'asks first' if t.approval else 'runs without asking'}" for t in box
         ]
         lines += [f"  not offered: {remote} ({why})" for remote, why in box.skipped.items()]
+        if box.instructions:
+            use = "in the system prompt" if box.use_instructions else "not used; --instructions adds them"
+            text = re.sub(r"\s+", " ", box.instructions).strip()
+            if len(text) > _INSTRUCTIONS_SHOWN:
+                text = text[: _INSTRUCTIONS_SHOWN - 1] + "…"
+            lines.append(f"  instructions ({use}): {text}")
         blocks.append("\n".join(lines))
     return "\n".join(blocks)
