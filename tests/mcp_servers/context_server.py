@@ -1,11 +1,13 @@
 """An MCP server for the context tests, written with the `mcp` SDK (stdio): resources (text, JSON,
 an image, a hostile one, a huge one), a resource template, prompts with required and optional
-arguments, completions, instructions, and a tool that answers with a resource link."""
+arguments, completions, instructions, and a tool that answers with a resource link.
+``context_server.py http PORT`` serves streamable HTTP on 127.0.0.1."""
 
 from __future__ import annotations
 
 import base64
 import json
+import sys
 
 from mcp.server.mcpserver import MCPServer
 from mcp.types import (
@@ -107,4 +109,7 @@ def find_note(word: str) -> list:
 
 
 if __name__ == "__main__":
-    server.run()
+    if sys.argv[1:2] == ["http"]:
+        server.run("streamable-http", host="127.0.0.1", port=int(sys.argv[2]))
+    else:
+        server.run()
