@@ -114,7 +114,7 @@ def _prompt_turn(magics: Any, words: list[str], text: str) -> tuple[list[dict[st
         raise UsageError(f"%%agent --prompt {reference}: write SERVER/NAME, e.g. {server}/{_first_prompt(box)}.")
     arguments = {}
     for pair in pairs:
-        key, equals, value = pair.partition("=")
+        key, equals, value = _unquoted(pair).partition("=")
         if not equals or not key:
             raise UsageError(f"%%agent --prompt {reference}: write the prompt's arguments as key=value, got {pair!r}.")
         arguments[key] = value
@@ -129,6 +129,14 @@ def _prompt_turn(magics: Any, words: list[str], text: str) -> tuple[list[dict[st
         ending = "ends with the assistant's message" if messages else "has no messages"
         raise UsageError(f"%%agent --prompt {reference}: the prompt {ending}; write your turn below the %%agent line.")
     return messages, text
+
+
+def _unquoted(value: str) -> str:
+    """``"style=bullet points"`` -> ``style=bullet points``: a magic's line is split like a shell
+    line, but its quotes are kept (IPython's ``arg_split`` is not POSIX there)."""
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+        return value[1:-1]
+    return value
 
 
 def _box(magics: Any, server: str, what: str) -> McpToolbox:

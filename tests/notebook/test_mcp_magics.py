@@ -93,11 +93,13 @@ def test_add_list_use_in_a_cell_and_remove(ip):
     [
         (
             "mcp",
-            "%tools mcp: cannot read ''; use: %tools mcp add NAME -- COMMAND ARGS... | add NAME --url URL | list | remove NAME",
+            "%tools mcp: cannot read ''; use: %tools mcp add NAME -- COMMAND ARGS... | add NAME --url URL | list | remove NAME"
+            " | resources [NAME] | prompts [NAME] | complete SERVER/PROMPT ARG [TYPED]",
         ),
         (
             "mcp start x",
-            "%tools mcp: cannot read 'start x'; use: %tools mcp add NAME -- COMMAND ARGS... | add NAME --url URL | list | remove NAME",
+            "%tools mcp: cannot read 'start x'; use: %tools mcp add NAME -- COMMAND ARGS... | add NAME --url URL | list | remove NAME"
+            " | resources [NAME] | prompts [NAME] | complete SERVER/PROMPT ARG [TYPED]",
         ),
         ("mcp add x", "%tools mcp add x: give the server's command after ' -- ', or --url URL (not both)."),
         (
