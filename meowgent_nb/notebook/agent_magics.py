@@ -338,7 +338,7 @@ class AgentMagics(Magics):
 
         ``%tools eval VAR [--model-object M | -m NAME]`` checks the model picks the right tool for
         each case in the list VAR (see `tools_magics.tools_eval`). ``%tools mcp ...`` adds, lists
-        and removes MCP servers' tools; ``%tools serve ...`` serves the notebook's tools over MCP
+        and removes MCP servers' tools and lists their resources and prompts; ``%tools serve ...`` serves the notebook's tools over MCP
         (see `mcp_magics`).
         """
         return tools_magics.tools(self, line)
