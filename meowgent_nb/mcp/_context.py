@@ -48,8 +48,12 @@ class McpImage:
     def __init__(self, data: bytes, mime_type: str, uri: str = ""):
         self.data, self.mime_type, self.uri = data, mime_type, uri
 
-    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
-        shown: Any = self.data.decode("utf-8", "replace") if self.mime_type == "image/svg+xml" else self.data
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
+        # As IPython's own Image: binary data base64-encoded (the Jupyter wire's form), SVG as text.
+        if self.mime_type == "image/svg+xml":
+            shown = self.data.decode("utf-8", "replace")
+        else:
+            shown = base64.b64encode(self.data).decode("ascii")
         return {self.mime_type: shown, "text/plain": repr(self)}
 
     def _repr_png_(self) -> bytes | None:

@@ -64,7 +64,7 @@ def test_a_read_gives_text_parsed_json_and_an_image_the_notebook_shows(notes):
     assert (image.data, image.mime_type, image.uri) == (PIXEL, "image/png", "notes://pixel.png")
     assert image._repr_png_() == PIXEL
     assert image._repr_mimebundle_() == {
-        "image/png": PIXEL,
+        "image/png": "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==",
         "text/plain": "<McpImage image/png, 70 bytes from notes://pixel.png>",
     }
 
@@ -104,6 +104,7 @@ def test_prompts_are_listed_with_their_arguments(notes):
         ("summarize", "Summarize a note", "Ask for a summary of a note.", [("name", True), ("style", False)]),
         ("review", None, "A review conversation.", [("topic", True)]),
         ("opener", None, "Ends with the assistant speaking.", []),
+        ("embedded", None, "A page, a picture and a link, embedded.", []),
     ]
 
 
@@ -119,6 +120,15 @@ def test_a_prompt_gives_chat_messages_escaped_like_tool_results(notes):
     ]
 
 
+def test_a_prompts_embedded_resource_is_a_context_block_and_an_image_is_named(notes):
+    assert notes.prompt("embedded") == [
+        {"role": "user", "content": context_block("notes://hostile", HOSTILE)},
+        {"role": "user", "content": "[image: image/png]"},
+        {"role": "assistant", "content": "[resource link: notes://readme]"},
+    ]
+    assert "<tool_call>" not in notes.prompt("embedded")[0]["content"]
+
+
 @pytest.mark.parametrize(
     ("name", "arguments", "message"),
     [
@@ -129,7 +139,7 @@ def test_a_prompt_gives_chat_messages_escaped_like_tool_results(notes):
             "the prompt notes/summarize has no argument tone; its arguments: name (required), style",
         ),
         ("opener", {"x": "1"}, "the prompt notes/opener has no argument x; its arguments: none"),
-        ("nothing", {}, "the MCP server 'notes' has no prompt 'nothing'; its prompts: summarize, review, opener"),
+        ("nothing", {}, "the MCP server 'notes' has no prompt 'nothing'; its prompts: summarize, review, opener, embedded"),
         ("summarize", {"name": ["a"]}, "the prompt argument name must be text, got list"),
     ],
 )

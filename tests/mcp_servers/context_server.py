@@ -87,6 +87,16 @@ def opener() -> list[dict]:
     return [{"role": "assistant", "content": {"type": "text", "text": "Hello, what shall we note?"}}]
 
 
+@server.prompt(description="A page, a picture and a link, embedded.")
+def embedded() -> list[dict]:
+    page = {"uri": "notes://hostile", "mimeType": "text/plain", "text": HOSTILE}
+    return [
+        {"role": "user", "content": {"type": "resource", "resource": page}},
+        {"role": "user", "content": {"type": "image", "data": base64.b64encode(PIXEL).decode(), "mimeType": "image/png"}},
+        {"role": "assistant", "content": {"type": "resource_link", "uri": "notes://readme", "name": "readme"}},
+    ]
+
+
 @server.completion()
 async def complete(ref, argument, context):
     if isinstance(ref, PromptReference) and argument.name == "name":

@@ -101,10 +101,11 @@ def test_resources_and_templates_are_listed(notes):
 
 def test_prompts_are_listed_with_their_arguments_and_completions_asked(notes):
     assert tools(notes, "mcp prompts") == (
-        "notes: 3 prompts (start a cell with one: %%agent --prompt notes/NAME key=value ...)\n"
+        "notes: 4 prompts (start a cell with one: %%agent --prompt notes/NAME key=value ...)\n"
         "  summarize  name (required), style  Summarize a note: Ask for a summary of a note.\n"
         "  review     topic (required)        A review conversation.\n"
         "  opener     none                    Ends with the assistant speaking.\n"
+        "  embedded   none                    A page, a picture and a link, embedded.\n"
     )
     assert tools(notes, "mcp complete notes/summarize name g") == "groceries\n"
     assert tools(notes, "mcp complete notes/summarize style") == "short\nbullet points\n"
@@ -273,7 +274,7 @@ def test_a_prompt_that_ends_with_the_assistant_needs_the_cells_text(notes):
         (
             "--prompt notes/nothing",
             "%%agent --prompt notes/nothing: the MCP server 'notes' has no prompt 'nothing';"
-            " its prompts: summarize, review, opener",
+            " its prompts: summarize, review, opener, embedded",
         ),
     ],
 )
