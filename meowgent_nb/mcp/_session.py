@@ -60,6 +60,10 @@ class _Connection:
         self.box, self.argv, self.url, self.headers, self.env, self.cwd = box, argv, url, headers, env, cwd
         self.client: Any = None
         self.alive = False
+        self.capabilities: Any = None
+        """What the server said at the start that it offers (the SDK's ``ServerCapabilities``)."""
+        self.instructions: str | None = None
+        """The server's ``instructions`` from the start, or None."""
         self.linked: set[str] = set()
         """The URIs the server's tool results linked to (``resource_link``): they are its resources too."""
         self._task: asyncio.Task[None] | None = None
@@ -88,6 +92,8 @@ class _Connection:
         self._closing = asyncio.Event()
         self._task = asyncio.create_task(self._session(ready))
         await asyncio.shield(ready)
+        # Kept now: the SDK client forgets them when its session ends (a crash, a close).
+        self.capabilities, self.instructions = self.client.server_capabilities, self.client.instructions
         tools, cursor = [], None
         for _ in range(100):  # a server whose pages never end cannot hang the notebook
             page = await self.client.list_tools(cursor=cursor)
@@ -156,8 +162,7 @@ class _Connection:
 
     def offers(self, capability: str) -> bool:
         """Whether the server said at the start that it has ``resources``, ``prompts`` or ``completions``."""
-        capabilities = self.client.server_capabilities if self.client is not None else None
-        return getattr(capabilities, capability, None) is not None
+        return getattr(self.capabilities, capability, None) is not None
 
     async def listing(self, method: str, field: str, limit: float) -> list[Any]:
         """Every entry of a listing (``list_resources`` -> ``resources``), following its pages."""

@@ -219,7 +219,7 @@ class McpToolbox(ServerContext, Toolbox):
                 raise
             raise error from None
         self._loop.on_exit(self, self._aclose)
-        self.instructions: str | None = self._connection.client.instructions
+        self.instructions: str | None = self._connection.instructions
         """What the server said about using it (``instructions`` at the start), or None."""
         self.use_instructions = use_instructions
         self.read_resources = read_resources

@@ -318,3 +318,22 @@ def test_resources_and_prompts_over_streamable_http(tmp_path):
         finally:
             process.terminate()
             process.wait(10)
+
+
+def test_a_closed_box_says_so_for_every_read_and_keeps_its_instructions():
+    box = McpToolbox("notes", COMMAND, call_timeout=10.0)
+    box.close()
+    message = (
+        "the MCP server 'notes' is not connected (it was closed or stopped); add it again with"
+        " %tools mcp add notes ... (or make a new McpToolbox)"
+    )
+    for read in (
+        box.resources,
+        box.prompts,
+        lambda: box.read("notes://readme"),
+        lambda: box.complete("name", "g", prompt="summarize"),
+    ):
+        with pytest.raises(McpServerError) as caught:
+            read()
+        assert str(caught.value) == message
+    assert box.instructions == INSTRUCTIONS
