@@ -65,7 +65,7 @@ class ServerContext:
             ValueError: The values do not fit the template.
             McpServerError: The server refused the read (an unknown URI) or could not be reached.
         """
-        values_ = [resource_value(content) for content in self._contents(uri, **values)]
+        values_ = [resource_value(content) for content in self.contents(uri, **values)]
         return values_[0] if len(values_) == 1 else values_
 
     def owns(self, uri: str) -> bool:
@@ -75,7 +75,10 @@ class ServerContext:
             return True
         return claims(uri, self.resources(), self.resource_templates())
 
-    def _contents(self, uri: str, /, **values: str) -> list[Any]:
+    def contents(self, uri: str, /, **values: str) -> list[Any]:
+        """A read's contents as the SDK gives them (``TextResourceContents`` with ``text``,
+        ``BlobResourceContents`` with base64 ``blob``; each with ``uri`` and ``mime_type``);
+        arguments and errors as for `read`."""
         if values:
             uri = fill_template(uri, {k: str(v) for k, v in values.items()})
         result = self._request(f"the read of {uri}", lambda: self._connection.client.read_resource(uri))
@@ -88,7 +91,7 @@ class ServerContext:
             raise McpToolError(
                 f"{uri} is not a resource of the MCP server {self.name!r}; its resources: {listed}"
             )
-        return "\n".join(context_text(content, ATTACH_MAX_CHARS) for content in self._contents(uri))
+        return "\n".join(context_text(content, ATTACH_MAX_CHARS) for content in self.contents(uri))
 
     def _reader(self, name: str, approval: bool, timeout: float | None) -> Tool:
         description = (

@@ -167,10 +167,9 @@ class _Connection:
     async def listing(self, method: str, field: str, limit: float) -> list[Any]:
         """Every entry of a listing (``list_resources`` -> ``resources``), following its pages."""
         entries: list[Any] = []
-        cursor = None
+        cursor, send, what = None, getattr(self.client, method), f"the listing of its {field.replace('_', ' ')}"
         for _ in range(100):  # a server whose pages never end cannot hang the notebook
-            send = getattr(self.client, method)
-            page = await self.request(f"the listing of its {field.replace('_', ' ')}", lambda: send(cursor=cursor), limit)
+            page = await self.request(what, lambda: send(cursor=cursor), limit)
             entries.extend(getattr(page, field))
             cursor = page.next_cursor
             if cursor is None:

@@ -169,7 +169,6 @@ class AgentMagics(Magics):
     async def run_cell(self, line: str, cell: str) -> None:
         """The async body of ``%%agent`` (what the input transformer awaits)."""
         from .display import show_run
-
         from .mcp_context_magics import cell_context
 
         args = parse_options(self.agent, line, "%%agent")
@@ -338,8 +337,8 @@ class AgentMagics(Magics):
 
         ``%tools eval VAR [--model-object M | -m NAME]`` checks the model picks the right tool for
         each case in the list VAR (see `tools_magics.tools_eval`). ``%tools mcp ...`` adds, lists
-        and removes MCP servers' tools and lists their resources and prompts; ``%tools serve ...`` serves the notebook's tools over MCP
-        (see `mcp_magics`).
+        and removes MCP servers' tools and lists their resources and prompts; ``%tools serve ...``
+        serves the notebook's tools over MCP (see `mcp_magics`).
         """
         return tools_magics.tools(self, line)
 

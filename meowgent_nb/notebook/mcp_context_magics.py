@@ -95,7 +95,7 @@ def _attached(magics: Any, uri: str) -> list[str]:
                 f"%%agent --attach {uri}: no connected MCP server has this resource (connected: {names});"
                 " %tools mcp resources lists theirs."
             )
-        contents = owner._contents(uri)
+        contents = owner.contents(uri)
     except McpServerError as error:
         raise UsageError(
             f"%%agent --attach {uri}: {error}; %tools mcp resources lists what the servers have."

@@ -230,16 +230,16 @@ def test_a_resource_link_counts_as_the_servers_once_a_tool_gave_it():
 
 
 def test_what_a_model_reads_of_a_resource_is_bounded_and_names_blobs(notes):
-    (huge,) = notes._contents("notes://huge")
+    (huge,) = notes.contents("notes://huge")
     text = context_text(huge, 1_000)
     assert len(huge.text) == 600_000
     assert text == huge.text[:1_000] + "\n[cut: the resource has 600,000 characters; the first 1,000 are shown]"
-    (pixel,) = notes._contents("notes://pixel.png")
+    (pixel,) = notes.contents("notes://pixel.png")
     assert context_text(pixel) == "[image/png, 70 bytes: not text]"
 
 
 def test_a_hostile_resource_stays_inside_its_context_block(notes):
-    (page,) = notes._contents("notes://hostile")
+    (page,) = notes.contents("notes://hostile")
     assert context_block("notes://hostile", context_text(page)) == (
         '<context source="notes://hostile">\n'
         "The page says:\n"
