@@ -83,6 +83,10 @@ def __getattr__(name: str) -> Any:
         from .mcp import client as mcp_client
 
         return getattr(mcp_client, name)
+    if name == "load_mcp_config":
+        from .mcp.load import load_mcp_config
+
+        return load_mcp_config
     if name == "ToolServer":
         from .mcp.serve import ToolServer
 
@@ -142,6 +146,7 @@ __all__ = [
     "aevaluate",
     "evaluate",
     "load_ipython_extension",
+    "load_mcp_config",
     "parse_tool_calls",
     "parse_tools_xml",
     "render_tools_text",

@@ -1,4 +1,5 @@
-"""MCP: servers' tools as notebook tools (`client`), and the notebook's tools served (`serve`).
+"""MCP: servers' tools as notebook tools (`client`; from a configuration file: `config`, `load`),
+and the notebook's tools served (`serve`).
 
 Nothing here is imported until a toolbox or server is made: the SDK loads then.
 """

@@ -7,7 +7,7 @@ are described in `_context`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..tools.core import Tool
@@ -20,7 +20,7 @@ from ._context import (
     prompt_messages,
     resource_value,
 )
-from ._session import McpToolError, _Connection
+from ._session import McpServerError, McpToolError, _Connection
 from ._thread import BackgroundLoop
 
 __all__ = ["READ_TOOL", "ServerContext"]
@@ -38,6 +38,7 @@ class ServerContext:
     instructions: str | None
     _connection: _Connection
     _loop: BackgroundLoop
+    _redact: Callable[[str], str]
 
     # --- resources ------------------------------------------------------------------------------
 
@@ -202,11 +203,17 @@ class ServerContext:
         if not self._connection.offers(capability):
             return []
         limit = self.call_timeout
-        return self._loop.run(self._connection.listing(method, field, limit), timeout=limit * 2 + 5.0)
+        return self._run(self._connection.listing(method, field, limit), limit * 2 + 5.0)
 
     def _request(self, what: str, send: Any) -> Any:
         limit = self.call_timeout
-        return self._loop.run(self._connection.request(what, send, limit), timeout=limit + 5.0)
+        return self._run(self._connection.request(what, send, limit), limit + 5.0)
+
+    def _run(self, request: Any, timeout: float) -> Any:
+        try:
+            return self._loop.run(request, timeout=timeout)
+        except McpServerError as error:  # a server may quote its token back, as in a tool call
+            raise McpServerError(self._redact(str(error))) from None
 
 
 def argument_list(specs: list[Any]) -> str:

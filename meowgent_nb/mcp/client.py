@@ -5,9 +5,11 @@ with `jsonschema` before any approval), and runs through the server's session. T
 on one background event loop (see `_mcp_thread`), because the kernel's loop is busy while a cell
 runs. Works with the official ``mcp`` package, 2.x; it is imported when a toolbox is made.
 
-Approval defaults come from the tool's annotations: ``destructiveHint`` true asks, ``readOnlyHint``
-true runs without asking, anything else asks (an outside server is not trusted by default).
-Override per tool with ``approval={"name": False}`` or by setting ``tool.approval``.
+Approval defaults come from the tool's annotations (see `needs_approval`): ``destructiveHint``
+or ``openWorldHint`` true asks, else ``readOnlyHint`` true runs without asking, anything else asks
+(an outside server is not trusted by default). Override per tool with ``approval={"name": False}``
+or by setting ``tool.approval``. A tool's ``title`` (or its annotations' ``title``) is kept as the
+tool's ``title`` attribute, for listings and approvals; the model is given its name.
 
 A tool's examples are JSON Schema's own top-level ``examples`` keyword in its input schema (a list
 of argument objects). Those that the tool's validation accepts are kept (at most 5); the others
@@ -30,13 +32,14 @@ import re
 import shlex
 import tempfile
 import warnings
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from ._context import McpImage
 from ._server_context import READ_TOOL, ServerContext
 from ._session import McpServerError, McpToolError, _Connection, _field
 from ._thread import background_loop
+from .config import masked, redact
 from ..errors import ToolDefinitionError
 from ..tools._examples import split_examples
 from ..tools.toolbox import Toolbox
@@ -45,6 +48,8 @@ from ..tools.core import Tool
 __all__ = ["McpImage", "McpServerError", "McpToolError", "McpToolbox", "mcp_tool", "needs_approval"]
 
 _BAD_NAME_CHARS = re.compile(r"[^A-Za-z0-9_.-]")
+_PREFIX = re.compile(r"([A-Za-z_][A-Za-z0-9_.-]{0,31})?")
+_TITLE_LIMIT = 100  # characters of a server's title kept (it is outside text, shown on one line)
 _MARGIN = 1.0  # seconds: the agent's own time limit ends a slow call first, as for local tools
 _NEEDS_TASKS = "it needs MCP task mode, which meowgent_nb does not support yet"
 _CONNECT_FIX = {
@@ -57,10 +62,14 @@ _CONNECT_FIX = {
 def needs_approval(annotations: Any) -> bool:
     """Whether a tool with these MCP annotations asks before it runs.
 
-    ``destructiveHint`` true -> yes; else ``readOnlyHint`` true -> no; else yes. Annotations may
-    be the SDK's object (``destructive_hint``) or a dict in the wire's spelling.
+    ``destructiveHint`` true -> yes; else ``openWorldHint`` true -> yes (it reaches outside: the
+    web, other people's systems, even when it only reads); else ``readOnlyHint`` true -> no; else
+    yes. Annotations may be the SDK's object (``destructive_hint``) or a dict in the wire's
+    spelling.
     """
     if _field(annotations, "destructive_hint", "destructiveHint") is True:
+        return True
+    if _field(annotations, "open_world_hint", "openWorldHint") is True:
         return True
     return _field(annotations, "read_only_hint", "readOnlyHint") is not True
 
@@ -77,7 +86,8 @@ def mcp_tool(
     """A `Tool` from one entry of an MCP server's tool listing.
 
     Characters a tool name may not have here (``/``, spaces, ...) become ``_``; the tool's
-    ``remote_name`` attribute keeps the server's name, which calls use.
+    ``remote_name`` attribute keeps the server's name, which calls use, and its ``title``
+    attribute the server's title for people (the tool's, else its annotations'; None if neither).
 
     Args:
         spec: The listed tool: the SDK's ``Tool`` (``input_schema``, mcp 2.x) or a dict / object
@@ -96,7 +106,8 @@ def mcp_tool(
     if _field(_field(spec, "execution", "execution"), "task_support", "taskSupport") == "required":
         raise ToolDefinitionError(f"the MCP tool {remote!r}", [_NEEDS_TASKS])
     schema = _field(spec, "input_schema", "inputSchema") or {"type": "object"}
-    description = _field(spec, "description", "description") or _field(spec, "title", "title") or ""
+    title = _title(spec)
+    description = _field(spec, "description", "description") or title or ""
     name = _BAD_NAME_CHARS.sub("_", prefix + remote)[:64]
     if approval is None:
         approval = needs_approval(_field(spec, "annotations", "annotations"))
@@ -107,11 +118,23 @@ def mcp_tool(
     schema, examples = split_examples(schema)  # a bad example should not cost the tool itself
     made = Tool.from_schema(name, description, schema, handler, approval=approval, timeout=timeout)
     made.remote_name = remote  # type: ignore[attr-defined]
+    made.title = title  # type: ignore[attr-defined]
     if examples is not None:
         left_out = made._adopt_examples(examples)
         if left_out:
             _warn_examples(server, remote, len(made.examples), left_out)
     return made
+
+
+def _title(spec: Any) -> str | None:
+    """The server's title for a tool, on one line and bounded; None when it has none."""
+    title = _field(spec, "title", "title") or _field(
+        _field(spec, "annotations", "annotations"), "title", "title"
+    )
+    if not isinstance(title, str) or not title.strip():
+        return None
+    title = " ".join(title.split())
+    return title if len(title) <= _TITLE_LIMIT else title[: _TITLE_LIMIT - 3] + "..."
 
 
 _SHOWN_PROBLEMS = 3
@@ -147,15 +170,21 @@ class McpToolbox(ServerContext, Toolbox):
             shell would); give this or ``url``.
         url: The streamable-HTTP endpoint, e.g. ``http://127.0.0.1:8000/mcp``.
         headers: HTTP headers to send (for example a bearer token).
-        prefix: Whether tool names start with ``NAME_`` (``github_search``).
+        prefix: What tool names start with: True for ``NAME_`` (``github_search``), False for
+            nothing (the server's names), or a string (``"gh_"``: ``gh_search``).
         approval: Per-tool overrides of the annotation defaults: ``{"search": False}`` (server or
             local names).
+        include: Offer only these of the server's tools (server names); or
+        exclude: offer all but these. A name the server does not have is an error.
         timeout: Seconds each call may take (the tools' own limit); None: the agent's limit.
         call_timeout: When ``timeout`` is None, seconds after which a call is abandoned here;
             set it to the agent's limit (``%tools mcp`` uses ``AgentMagics.tool_timeout``).
         env: Extra environment variables for a stdio server.
         cwd: The working directory of a stdio server.
         connect_timeout: Seconds to wait for the server to start and list its tools.
+        secrets: Strings never shown in the box's repr, listings or error messages (``***``
+            instead), e.g. values a configuration file took from the environment. The values of
+            ``env`` and ``headers`` are always among them (those of 4 characters or more).
         read_resources: Offer the model a ``read_resource`` tool (``NAME_read_resource``) that
             reads this server's resources: listed ones, those its templates make, and those its
             tools' results link to; it runs without asking (override with ``approval=``).
@@ -164,6 +193,8 @@ class McpToolbox(ServerContext, Toolbox):
 
     Raises:
         McpServerError: The server did not start, could not be reached, or failed to list tools.
+        ValueError: An option is wrong (a bad prefix or timeout, include/exclude/approval names a
+            tool the server does not have).
     """
 
     def __init__(
@@ -173,13 +204,16 @@ class McpToolbox(ServerContext, Toolbox):
         *,
         url: str | None = None,
         headers: Mapping[str, str] | None = None,
-        prefix: bool = True,
+        prefix: bool | str = True,
         approval: Mapping[str, bool] | None = None,
+        include: Sequence[str] | None = None,
+        exclude: Sequence[str] | None = None,
         timeout: float | None = None,
         call_timeout: float = 30.0,
         env: Mapping[str, str] | None = None,
         cwd: str | None = None,
         connect_timeout: float = 30.0,
+        secrets: Iterable[str] = (),
         read_resources: bool = False,
         use_instructions: bool = False,
     ):
@@ -189,21 +223,37 @@ class McpToolbox(ServerContext, Toolbox):
         argv = shlex.split(command) if isinstance(command, str) else list(command or [])
         if command is not None and not argv:
             raise ValueError(f"McpToolbox {name!r}: the command is empty")
-        for option, value in (("timeout", timeout), ("call_timeout", call_timeout)):
-            if value is not None and not (isinstance(value, (int, float)) and value > 0):
+        for option, value in (
+            ("timeout", timeout),
+            ("call_timeout", call_timeout),
+            ("connect_timeout", connect_timeout),
+        ):
+            if value is not None and not (
+                isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0
+            ):
                 raise ValueError(
                     f"McpToolbox {name!r}: {option} must be a positive number of seconds, got {value!r}"
                 )
+        self.prefix = _prefix(name, prefix)
+        """What the box's tool names start with ("" for none)."""
+        if include is not None and exclude is not None:
+            raise ValueError(f"McpToolbox {name!r}: give include= or exclude=, not both")
+        include, exclude = _listed(include), _listed(exclude)
+        headers, env = dict(headers or {}), dict(env or {})
+        self.env_names, self.header_names = tuple(env), tuple(headers)
+        """The names of the env variables and headers given (their values are never shown)."""
+        given = [secrets] if isinstance(secrets, str) else list(secrets)  # one string is one secret
+        self._secrets = frozenset(given) | set(env.values()) | set(headers.values())
         self.transport = "stdio" if url is None else "http"
-        self.target = url if url is not None else shlex.join(argv)
-        """The command line or the URL, for listings."""
+        self.target = self._redact(url if url is not None else shlex.join(argv))
+        """The command line or the URL, for listings (secrets shown as ``***``)."""
         self.call_timeout = call_timeout
         self.log_path: str | None = None
         """Where a stdio server's stderr goes (ipykernel's stderr has no file descriptor)."""
         if url is None:
             handle, self.log_path = tempfile.mkstemp(prefix=f"meowgent-mcp-{name}-", suffix=".log")
             os.close(handle)
-        self._connection = _Connection(self, argv, url, dict(headers or {}), dict(env or {}), cwd)
+        self._connection = _Connection(self, argv, url, headers, env, cwd)
         self._loop = background_loop()
         try:
             listed = self._loop.run(self._connection.start(), timeout=connect_timeout + _MARGIN)
@@ -217,7 +267,7 @@ class McpToolbox(ServerContext, Toolbox):
             self._remove_log()
             if not isinstance(exc, Exception):  # an interrupt stays an interrupt
                 raise
-            raise error from None
+            raise McpServerError(self._redact(str(error))) from None
         self._loop.on_exit(self, self._aclose)
         self.instructions: str | None = self._connection.instructions
         """What the server said about using it (``instructions`` at the start), or None."""
@@ -226,39 +276,57 @@ class McpToolbox(ServerContext, Toolbox):
         self.skipped: dict[str, str] = {}
         """Server tools that are not offered (a bad schema or name, or one that runs only as a task),
         and why."""
+        self.left_out: list[str] = []
+        """Server tools left out by ``include`` / ``exclude``."""
         try:
-            self._add_listed(listed, prefix, dict(approval or {}), timeout)
+            self._add_listed(listed, dict(approval or {}), include, exclude, timeout)
         except BaseException:
             self.close()
             raise
 
     def _add_listed(
-        self, listed: list[Any], prefix: bool, overrides: dict[str, bool], timeout: float | None
+        self,
+        listed: list[Any],
+        overrides: dict[str, bool],
+        include: Sequence[str] | None,
+        exclude: Sequence[str] | None,
+        timeout: float | None,
     ) -> None:
+        has = [spec.name for spec in listed]
+        for option, names in (("include", include), ("exclude", exclude)):
+            unknown = [n for n in (names or ()) if n not in has]
+            if unknown:
+                raise ValueError(
+                    f"McpToolbox {self.name!r}: {option} names unknown tools: {', '.join(unknown)};"
+                    f" the server has: {', '.join(has) or 'none'}"
+                )
         for spec in listed:
-            local = _BAD_NAME_CHARS.sub("_", f"{self.name}_{spec.name}" if prefix else spec.name)[:64]
+            local = _BAD_NAME_CHARS.sub("_", self.prefix + spec.name)[:64]
             wanted = overrides.pop(spec.name, overrides.pop(local, None))
+            if (include is not None and spec.name not in include) or (
+                exclude is not None and spec.name in exclude
+            ):
+                self.left_out.append(spec.name)
+                continue
             try:
                 made = mcp_tool(
-                    spec,
-                    self._call,
-                    prefix=f"{self.name}_" if prefix else "",
-                    approval=wanted,
-                    timeout=timeout,
-                    server=self.name,
+                    spec, self._call, prefix=self.prefix, approval=wanted, timeout=timeout, server=self.name
                 )
                 self.add(made)
             except ToolDefinitionError as error:  # one odd tool should not hide the server's others
                 self.skipped[spec.name] = "; ".join(error.problems)
         if self.read_resources:
-            local = _BAD_NAME_CHARS.sub("_", f"{self.name}_{READ_TOOL}" if prefix else READ_TOOL)[:64]
+            local = _BAD_NAME_CHARS.sub("_", self.prefix + READ_TOOL)[:64]
             wanted = overrides.pop(READ_TOOL, overrides.pop(local, None))
             self.add(self._reader(local, bool(wanted), timeout))
         if overrides:
             raise ValueError(
                 f"McpToolbox {self.name!r}: approval names unknown tools: {', '.join(overrides)};"
-                f" the server has: {', '.join(spec.name for spec in listed) or 'none'}"
+                f" the server has: {', '.join(has) or 'none'}"
             )
+
+    def _redact(self, text: str) -> str:
+        return redact(text, self._secrets)
 
     @property
     def connected(self) -> bool:
@@ -278,7 +346,10 @@ class McpToolbox(ServerContext, Toolbox):
         limit = (
             tool.timeout if tool is not None and tool.timeout is not None else self.call_timeout
         ) + _MARGIN
-        return self._loop.run(self._connection.call(remote, arguments, limit), timeout=limit + 5.0)
+        try:
+            return self._loop.run(self._connection.call(remote, arguments, limit), timeout=limit + 5.0)
+        except (McpServerError, McpToolError) as error:  # a server may quote its token back
+            raise type(error)(self._redact(str(error))) from None
 
     def close(self) -> None:
         """End the session (a stdio server is stopped) and delete its stderr log."""
@@ -302,4 +373,35 @@ class McpToolbox(ServerContext, Toolbox):
 
     def __repr__(self) -> str:
         state = "connected" if self.connected else "closed"
-        return f"McpToolbox({self.name!r}, {self.transport}: {self.target!r}, {state}, tools={self.names!r})"
+        given = [
+            f"{label}={masked(dict.fromkeys(names, ''))}"
+            for label, names in (("env", self.env_names), ("headers", self.header_names))
+            if names
+        ]
+        return ", ".join(
+            [
+                f"McpToolbox({self.name!r}",
+                f"{self.transport}: {self.target!r}",
+                *given,
+                state,
+                f"tools={self.names!r})",
+            ]
+        )
+
+
+def _listed(names: Sequence[str] | str | None) -> list[str] | None:
+    """Tool names as a list; one string is one name (not its letters)."""
+    return None if names is None else [names] if isinstance(names, str) else list(names)
+
+
+def _prefix(name: str, prefix: bool | str) -> str:
+    if prefix is True:
+        return f"{name}_"
+    if prefix is False:
+        return ""
+    if not isinstance(prefix, str) or not _PREFIX.fullmatch(prefix):
+        raise ValueError(
+            f"McpToolbox {name!r}: prefix must be True, False or a string of letters, digits, '_', '.'"
+            f" and '-' starting with a letter or '_' (at most 32), got {prefix!r}"
+        )
+    return prefix

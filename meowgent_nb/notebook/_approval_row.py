@@ -24,6 +24,7 @@ from typing import Any
 from .._visible import visible_html
 from ..agent.approvals import ApprovalRequest
 from ..errors import ToolArgumentsError
+from .policy_approvals import tool_title
 
 __all__ = ["ApprovalRow"]
 
@@ -72,7 +73,12 @@ class ApprovalRow:
         self.edit_box = widgets.VBox([self.editor, widgets.HBox([self.check, self.approve_edited]), self.problem])
         self.edit_box.layout.display = "none"
         self._line = widgets.HBox([*self.buttons, self.label])
-        self.view = widgets.VBox([self._line, self.edit_box])
+        title = tool_title(request)
+        self.title = None
+        """The tool's title for people (an MCP server's), above the buttons; None when it has none."""
+        if title is not None:
+            self.title = widgets.HTML(f'<div class="meowgent-approval-title">{visible_html(title)}</div>')
+        self.view = widgets.VBox([*([self.title] if self.title else []), self._line, self.edit_box])
         self.buttons += [self.check, self.approve_edited]
         self.view.add_class("meowgent-approval-row")
 
@@ -150,5 +156,6 @@ class ApprovalRow:
     def close(self) -> None:
         """Free the widgets (once the row is off screen)."""
         extra = [] if self.edit_box is None else [self._line, self.edit_box, self.editor, self.problem]
+        extra += [self.title] if getattr(self, "title", None) is not None else []
         for widget in [self.view, self.label, *self.buttons, *extra]:
             widget.close()

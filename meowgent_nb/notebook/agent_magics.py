@@ -336,9 +336,10 @@ class AgentMagics(Magics):
         """%tools [xml | json | text | NAME]: what the model sees of the notebook's tools.
 
         ``%tools eval VAR [--model-object M | -m NAME]`` checks the model picks the right tool for
-        each case in the list VAR (see `tools_magics.tools_eval`). ``%tools mcp ...`` adds, lists
-        and removes MCP servers' tools and lists their resources and prompts; ``%tools serve ...``
-        serves the notebook's tools over MCP (see `mcp_magics`).
+        each case in the list VAR (see `tools_magics.tools_eval`). ``%tools mcp ...`` adds, loads
+        (from a Claude Desktop / Cursor / VS Code file), lists and removes MCP servers' tools and
+        lists their resources and prompts (``%tools mcp help`` lists the options); ``%tools serve
+        ...`` serves the notebook's tools over MCP (see `mcp_magics`).
         """
         return tools_magics.tools(self, line)
 

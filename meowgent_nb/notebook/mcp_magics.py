@@ -1,14 +1,16 @@
 """``%tools mcp ...`` and ``%tools serve ...``: MCP servers' tools in the notebook, and the notebook's
 tools served over MCP. `AgentMagics.tools` hands these words to the functions here.
 
-A server added with ``%tools mcp add`` becomes an `McpToolbox` appended to
-``AgentMagics.toolboxes``, so every ``%%agent`` cell offers its tools. Sessions close with
-``%tools mcp remove``, on ``%unload_ext meowgent_nb`` (`close_mcp`) and at interpreter exit.
+A server added with ``%tools mcp add`` (or each server of a configuration file, with ``%tools mcp
+load PATH``) becomes an `McpToolbox` appended to ``AgentMagics.toolboxes``, so every ``%%agent``
+cell offers its tools. Sessions close with ``%tools mcp remove``, on ``%unload_ext meowgent_nb``
+(`close_mcp`) and at interpreter exit. ``%tools mcp help`` lists the options.
 ``%tools mcp resources|prompts|complete`` read the servers' other context (`mcp_context_magics`).
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import os
 import re
@@ -18,26 +20,34 @@ from IPython.core.error import UsageError
 from IPython.core.magic_arguments import argument, magic_arguments
 from IPython.utils.process import arg_split
 
+from .._visible import visible
 from ..mcp.client import McpServerError, McpToolbox
+from ..mcp.config import SERVER_NAME, McpConfigError
 from . import mcp_context_magics
 
 __all__ = ["close_mcp", "tools_mcp", "tools_serve"]
 
-_SERVER_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]{0,31}")
 _USAGE = (
-    "use: %tools mcp add NAME -- COMMAND ARGS... | add NAME --url URL | list | remove NAME"
+    "use: %tools mcp add NAME -- COMMAND ARGS... | add NAME --url URL | load PATH | list | remove NAME | help"
     " | resources [NAME] | prompts [NAME] | complete SERVER/PROMPT ARG [TYPED]"
 )
 _INSTRUCTIONS_SHOWN = 300
 
 
 def tools_mcp(magics: Any, line: str) -> None:
-    """%tools mcp add NAME -- COMMAND ARGS... | add NAME --url URL | list | remove NAME
+    """%tools mcp add NAME -- COMMAND ARGS... | add NAME --url URL | load PATH | list | remove NAME | help
     | resources [NAME] | prompts [NAME] | complete SERVER/PROMPT ARG [TYPED]"""
-    words = arg_split(line)
+    # Quotes group words as in a shell ('my server.py'), and are removed; on Windows a backslash
+    # is a path separator, not an escape, so quotes are kept there (IPython's default).
+    words = arg_split(line, posix=os.name != "nt")
     command, rest = (words[0], words[1:]) if words else ("", [])
-    if command == "add":
+    options = rest[: rest.index("--")] if "--" in rest else rest  # not the server's own -h
+    if command in ("help", "--help", "-h") or (command == "add" and ("--help" in options or "-h" in options)):
+        print(_help())
+    elif command == "add":
         _add(magics, rest)
+    elif command == "load" and len(rest) == 1:
+        _load(magics, rest[0])
     elif command == "list" and not rest:
         print(_listing(_servers(magics)))
     elif command == "remove" and len(rest) == 1:
@@ -62,6 +72,16 @@ def tools_mcp(magics: Any, line: str) -> None:
 @argument("--url", help="A streamable-HTTP endpoint, e.g. http://127.0.0.1:8000/mcp.")
 @argument("--token", help="A bearer token to send with --url.")
 @argument("--no-prefix", action="store_true", help="Keep the server's tool names as they are.")
+@argument("--prefix", metavar="P", help="Start the tool names with P instead of NAME_ (e.g. gh_).")
+@argument("--include", metavar="A,B", help="Offer only these of the server's tools (its names).")
+@argument("--exclude", metavar="A,B", help="Offer all the server's tools but these (its names).")
+@argument(
+    "--env",
+    action="append",
+    metavar="K=V",
+    help="An environment variable for a stdio server (repeat for more); its value is never shown.",
+)
+@argument("--cwd", metavar="DIR", help="The working directory of a stdio server.")
 @argument("--approval", metavar="A,B", help="Ask before these tools run, whatever their annotations say.")
 @argument("--no-approval", metavar="A,B", help="Run these tools without asking.")
 @argument(
@@ -69,6 +89,13 @@ def tools_mcp(magics: Any, line: str) -> None:
     type=float,
     metavar="S",
     help="Seconds each call may take (default: AgentMagics.tool_timeout).",
+)
+@argument(
+    "--connect-timeout",
+    type=float,
+    metavar="S",
+    default=30.0,
+    help="Seconds to wait for the server to start and list its tools (default 30).",
 )
 @argument(
     "--read-resources",
@@ -90,7 +117,7 @@ def _add(magics: Any, words: list[str]) -> None:
     )
     args = mcp_add.parser.parse_args(options)
     name = args.name
-    if not _SERVER_NAME.fullmatch(name):
+    if not SERVER_NAME.fullmatch(name):
         raise UsageError(
             f"%tools mcp add: {name!r} is not a usable name; use letters, digits, '_' and '-' (at most 32)."
         )
@@ -100,6 +127,13 @@ def _add(magics: Any, words: list[str]) -> None:
         )
     if args.token and args.url is None:
         raise UsageError(f"%tools mcp add {name}: --token goes with --url (a stdio server needs none).")
+    if args.url is not None and (args.env or args.cwd is not None):
+        raise UsageError(
+            f"%tools mcp add {name}: --env and --cwd go with a stdio server's command, not --url."
+        )
+    if args.prefix is not None and args.no_prefix:
+        raise UsageError(f"%tools mcp add {name}: give --prefix P or --no-prefix, not both.")
+    env = _env(name, args.env or [])
     servers = _servers(magics)
     old = servers.get(name)
     if old is not None and old.connected:
@@ -111,21 +145,89 @@ def _add(magics: Any, words: list[str]) -> None:
             command,
             url=args.url,
             headers={"Authorization": f"Bearer {args.token}"} if args.token else None,
-            prefix=not args.no_prefix,
+            prefix=args.prefix if args.prefix is not None else not args.no_prefix,
             approval=approval,
+            include=_names(args.include) if args.include is not None else None,
+            exclude=_names(args.exclude) if args.exclude is not None else None,
             timeout=args.timeout,
             call_timeout=magics.tool_timeout,
+            env=env,
+            cwd=os.path.expanduser(args.cwd) if args.cwd is not None else None,
+            connect_timeout=args.connect_timeout,
             read_resources=args.read_resources,
             use_instructions=args.instructions,
         )
     except (McpServerError, ValueError) as error:
         raise UsageError(f"%tools mcp add {name}: {error}") from None
-    if old is not None:  # it had stopped (crashed, or its connection broke): replace it
+    _keep(magics, name, box)
+    print(_listing({name: box}))
+
+
+def _keep(magics: Any, name: str, box: McpToolbox) -> None:
+    """Add ``box`` under ``name``, in place of a stopped server of that name (crashed, or cut off)."""
+    servers = _servers(magics)
+    old = servers.get(name)
+    if old is not None:
         old.close()
         magics.toolboxes = [b for b in magics.toolboxes if b is not old]
     servers[name] = box
     magics.toolboxes = [*magics.toolboxes, box]
-    print(_listing({name: box}))
+
+
+def _env(name: str, pairs: list[str]) -> dict[str, str]:
+    """``--env K=V`` options as a dict; a malformed one is refused without quoting its value."""
+    env = {}
+    for pair in pairs:
+        key, equals, value = pair.partition("=")
+        if not equals or not key or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key):
+            shown = repr(key[:40]) if equals else "one without '='"
+            raise UsageError(
+                f"%tools mcp add {name}: --env takes NAME=VALUE (NAME of letters, digits and '_'); got {shown}."
+            )
+        env[key] = value
+    return env
+
+
+def _load(magics: Any, path: str) -> None:
+    """``%tools mcp load PATH``: every server of a configuration file; see `load_mcp_config`."""
+    from ..mcp.load import load_mcp_config
+
+    servers = _servers(magics)
+    added = {n: f"already added; first %tools mcp remove {n}" for n, box in servers.items() if box.connected}
+    try:
+        loaded = load_mcp_config(os.path.expanduser(path), skip=added, call_timeout=magics.tool_timeout)
+    except McpConfigError as error:
+        raise UsageError(f"%tools mcp load: {error}") from None
+    for name, box in loaded.items():
+        _keep(magics, name, box)
+    if loaded:
+        print(_listing(dict(loaded)))
+    if not loaded and loaded.failed:
+        raise UsageError(f"%tools mcp load: no server started.\n{loaded.summary()}")
+    print(loaded.summary())
+
+
+def _help() -> str:
+    formatter = mcp_add.parser.formatter_class
+    mcp_add.parser.formatter_class = lambda prog: argparse.HelpFormatter(
+        prog, width=100
+    )  # not the terminal's
+    try:
+        usage = mcp_add.parser.format_help()
+    finally:
+        mcp_add.parser.formatter_class = formatter
+    usage = usage.split("\n\n", 1)[-1]  # the option list, without argparse's usage line
+    return (
+        "%tools mcp add NAME [options] -- COMMAND ARGS...   a stdio server (started as a child process)\n"
+        "%tools mcp add NAME --url URL [--token T]         a streamable-HTTP server\n"
+        "%tools mcp load PATH      every server of an mcpServers JSON file (Claude Desktop, Cursor, VS Code)\n"
+        "%tools mcp list           the servers, their tools and whether each asks first\n"
+        "%tools mcp remove NAME    close a server's session and drop its tools\n"
+        "%tools mcp resources [NAME]   the servers' resources and resource templates\n"
+        "%tools mcp prompts [NAME]     the servers' prompts and their arguments\n"
+        "%tools mcp complete SERVER/PROMPT ARG [TYPED]   the server's completions (or SERVER/TEMPLATE)\n\n"
+        f"Options of add:\n{usage.split('options:', 1)[-1].strip(chr(10))}"
+    )
 
 
 @magic_arguments()
@@ -258,11 +360,14 @@ def _listing(servers: dict[str, McpToolbox]) -> str:
             target = " ".join(filter(None, [program, rest]))
         state = "connected" if box.connected and box.ping() else "stopped (remove it, or add it again)"
         lines = [f"{name} ({box.transport}: {target}): {state}, {len(box)} tools"]
-        width = max((len(t.name) for t in box), default=0)
         lines += [
-            f"  {t.name:<{width}}  {'asks first' if t.approval else 'runs without asking'}" for t in box
+            f"  {label}: {', '.join(f'{n}=***' for n in names)}" for label, names in _given(box) if names
         ]
+        width = max((len(t.name) for t in box), default=0)
+        lines += [f"  {t.name:<{width}}  {_asks(t):<19}  {_visible_title(t)}".rstrip() for t in box]
         lines += [f"  not offered: {remote} ({why})" for remote, why in box.skipped.items()]
+        if box.left_out:
+            lines.append(f"  left out (include/exclude): {', '.join(box.left_out)}")
         if box.instructions:
             use = "in the system prompt" if box.use_instructions else "not used; --instructions adds them"
             text = re.sub(r"\s+", " ", box.instructions).strip()
@@ -271,3 +376,16 @@ def _listing(servers: dict[str, McpToolbox]) -> str:
             lines.append(f"  instructions ({use}): {text}")
         blocks.append("\n".join(lines))
     return "\n".join(blocks)
+
+
+def _given(box: McpToolbox) -> list[tuple[str, tuple[str, ...]]]:
+    return [("env", box.env_names), ("headers", box.header_names)]
+
+
+def _asks(tool: Any) -> str:
+    return "asks first" if tool.approval else "runs without asking"
+
+
+def _visible_title(tool: Any) -> str:
+    title = getattr(tool, "title", None)
+    return visible(title) if title else ""

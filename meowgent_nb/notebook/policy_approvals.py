@@ -139,7 +139,15 @@ def call_text(request: ApprovalRequest, limit: int | None = _VALUE_LIMIT) -> str
         if limit is not None and len(text) > limit:
             text = text[: limit - 1] + "…"
         parts.append(f"{name}={text}")
-    return visible(f"{request.tool.name}({', '.join(parts)})")  # what a person approves: nothing hidden
+    title = tool_title(request)
+    shown = f"{request.tool.name}({', '.join(parts)})" + (f" ({title})" if title else "")
+    return visible(shown)  # what a person approves: nothing hidden
+
+
+def tool_title(request: ApprovalRequest) -> str | None:
+    """The tool's title for people (an MCP server's ``title``), shown beside its name; or None."""
+    title = getattr(request.tool, "title", None)
+    return title if isinstance(title, str) and title else None
 
 
 def requests_text(requests: Sequence[ApprovalRequest], outcomes: Sequence[str]) -> str:
@@ -154,7 +162,9 @@ def header_html(count: int, note: str = "") -> str:
 def row_html(request: ApprovalRequest, outcome_html: str) -> str:
     arguments = json.dumps(dict(request.arguments), indent=2, ensure_ascii=False, default=repr)
     decided = f"<div>&rarr; <b>{outcome_html}</b></div>" if outcome_html else ""
+    title = tool_title(request)
+    titled = f" {visible_html(title)}" if title else ""
     return (
-        f"<div style='margin-top:0.5em'><code>{visible_html(request.tool.name)}</code>"
+        f"<div style='margin-top:0.5em'><code>{visible_html(request.tool.name)}</code>{titled}"
         f"<pre style='margin:0.2em 0'>{visible_html(arguments)}</pre>{decided}</div>"
     )

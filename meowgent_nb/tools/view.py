@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from typing import Any, Literal
 
 from .._html import highlight, note_html, pre_html, table_html
+from .._visible import visible
 from .render import (
     ToolSpec,
     render_tools_text,
@@ -34,7 +35,8 @@ class ToolsView:
 
     Args:
         tools: Tools (a list, a `Toolbox`), or one `Tool` (shown as its own ``<tool>`` element).
-        mode: ``"all"``: a table (name, description, approval, timeout), then the exact XML;
+        mode: ``"all"``: a table (name, description, approval, timeout; and title, for people,
+            when a tool has one, as MCP servers' tools may), then the exact XML;
             ``"xml"``: only the XML, exactly as the system prompt has it; ``"json"``: the JSON
             Schema form the ``native`` protocol sends; ``"text"``: the one-line forms.
 
@@ -58,10 +60,18 @@ class ToolsView:
             return json.dumps(schema, indent=2, ensure_ascii=False)
         return tool_string(self.tools[0]) if self.single else render_tools_text(self.tools)
 
-    def _rows(self) -> list[tuple[str, str, str, str]]:
+    def _titled(self) -> bool:
+        return any(getattr(item, "title", None) for item in self.tools)
+
+    def _columns(self) -> tuple[str, ...]:
+        return (_COLUMNS[0], "title", *_COLUMNS[1:]) if self._titled() else _COLUMNS
+
+    def _rows(self) -> list[tuple[str, ...]]:
+        titled = self._titled()
         return [
             (
                 item.name,
+                *([visible(_first_line(getattr(item, "title", None) or ""))] if titled else []),
                 _first_line(item.description),
                 "yes" if item.approval else "no",
                 "default" if item.timeout is None else f"{item.timeout:g} s",
@@ -75,10 +85,10 @@ class ToolsView:
             return self._exact(self.mode)
         if not self.tools:
             return "(no tools)\n\n" + self._exact("xml")
-        rows = [_COLUMNS, *self._rows()]
-        widths = [max(len(row[column]) for row in rows) for column in range(3)]
+        rows = [self._columns(), *self._rows()]
+        widths = [max(len(row[column]) for row in rows) for column in range(len(rows[0]) - 1)]
         lines = [
-            "  ".join([*(cell.ljust(w) for cell, w in zip(row, widths)), row[3]]).rstrip() for row in rows
+            "  ".join([*(cell.ljust(w) for cell, w in zip(row, widths)), row[-1]]).rstrip() for row in rows
         ]
         return "\n".join(lines) + "\n\n" + self._exact("xml")
 
@@ -88,7 +98,7 @@ class ToolsView:
             return highlight(self._exact(self.mode), self.mode)
         if self.mode == "text":
             return pre_html("meowgent-tools-text", self._exact("text"))
-        table = table_html("meowgent-tools", _COLUMNS, self._rows())
+        table = table_html("meowgent-tools", self._columns(), self._rows())
         if not self.tools:
             table = note_html("meowgent-tools-empty", "(no tools)")
         return f'<div class="meowgent-tools-view">{table}{highlight(self._exact("xml"), "xml")}</div>'

@@ -52,3 +52,39 @@ def test_what_runs_is_what_the_check_showed_even_if_the_box_changed_since(row):
     row.editor.value = '{"path": "/etc/passwd", "text": "x"}'  # typed after the check, never checked
     row._choose("approve-edited")
     assert row.chosen == [("approve", {"path": "report\u202etxt.exe", "text": "x"})]
+
+
+def _titled(title: str) -> ApprovalRequest:
+    from meowgent_nb.mcp.client import mcp_tool
+
+    spec = {"name": "search", "title": title, "inputSchema": {"type": "object", "properties": {"q": {"type": "string"}}}}
+    made = mcp_tool(spec, lambda name, arguments: "", prefix="web_")
+    return ApprovalRequest(ToolCall("web_search", {"q": "cats"}), made, {"q": "cats"})
+
+
+def test_an_mcp_tools_title_is_shown_above_the_buttons_and_in_the_text_forms_with_hidden_characters_escaped():
+    from meowgent_nb.notebook._approval_row import ApprovalRow
+    from meowgent_nb.notebook.policy_approvals import call_text, row_html
+
+    request = _titled("Search <b>the</b> web\u202e")
+    row = ApprovalRow(request, lambda c, a: None, lambda f, *a: f(*a))
+    assert row.view.children[0] is row.title
+    assert row.title.value.startswith(
+        '<div class="meowgent-approval-title">Search &lt;b&gt;the&lt;/b&gt; web'
+        '<span class="meowgent-hidden-char" title="U+202E RIGHT-TO-LEFT OVERRIDE"'
+    )
+    assert row.title.value.endswith(">\\u202e</span></div>") and "\u202e" not in row.title.value
+    assert call_text(request) == "web_search(q='cats') (Search <b>the</b> web\\u202e)"
+    assert "<code>web_search</code> Search &lt;b&gt;the&lt;/b&gt; web<span" in row_html(request, "")
+    row.close()
+
+
+def test_a_tool_without_a_title_shows_none():
+    from meowgent_nb.notebook._approval_row import ApprovalRow
+    from meowgent_nb.notebook.policy_approvals import call_text
+
+    arguments = {"path": "a.txt", "text": "hi"}
+    request = ApprovalRequest(ToolCall("write_file", arguments), write_file, arguments)
+    row = ApprovalRow(request, lambda c, a: None, lambda f, *a: f(*a))
+    assert row.title is None and len(row.view.children) == 2
+    assert call_text(request) == "write_file(path='a.txt', text='hi')"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shlex
 import sys
 from pathlib import Path
@@ -93,12 +94,12 @@ def test_add_list_use_in_a_cell_and_remove(ip):
     [
         (
             "mcp",
-            "%tools mcp: cannot read ''; use: %tools mcp add NAME -- COMMAND ARGS... | add NAME --url URL | list | remove NAME"
+            "%tools mcp: cannot read ''; use: %tools mcp add NAME -- COMMAND ARGS... | add NAME --url URL | load PATH | list | remove NAME | help"
             " | resources [NAME] | prompts [NAME] | complete SERVER/PROMPT ARG [TYPED]",
         ),
         (
             "mcp start x",
-            "%tools mcp: cannot read 'start x'; use: %tools mcp add NAME -- COMMAND ARGS... | add NAME --url URL | list | remove NAME"
+            "%tools mcp: cannot read 'start x'; use: %tools mcp add NAME -- COMMAND ARGS... | add NAME --url URL | load PATH | list | remove NAME | help"
             " | resources [NAME] | prompts [NAME] | complete SERVER/PROMPT ARG [TYPED]",
         ),
         ("mcp add x", "%tools mcp add x: give the server's command after ' -- ', or --url URL (not both)."),
@@ -209,6 +210,7 @@ def test_serve_the_notebook_tools_and_stop(ip):
     # The same shell as the client: %tools mcp add --url --token (serving leaves MCP tools out).
     assert tools(ip, f"mcp add nb --url {server.url} --token {server.token}") == (
         f"nb (http: {server.url}): connected, 2 tools\n"
+        "  headers: Authorization=***\n"
         "  nb_t_echo    asks first\n"  # served tools carry no annotations: an outside server asks
         "  nb_t_remove  asks first\n"
     )
@@ -241,3 +243,252 @@ def test_serve_needs_a_tool_and_a_free_port(ip):
         assert str(caught.value) == f"%tools serve: cannot listen on 127.0.0.1:{port}: Address already in use"
     finally:
         running.stop()
+
+
+ANNOTATED = str(Path(__file__).parents[1] / "mcp_servers" / "annotated_server.py")
+TOKEN = "tok_fake_5f3a9c1e7b2d"
+
+
+def test_add_with_env_cwd_prefix_exclude_shows_titles_and_never_the_env_values(ip, tmp_path):
+    line = (
+        f"mcp add ann --env MEOW_TOKEN={TOKEN} --env DEBUG=1 --cwd {shlex.quote(str(tmp_path))} --prefix w_"
+        f" --exclude header --connect-timeout 20 -- {shlex.quote(sys.executable)} {shlex.quote(ANNOTATED)}"
+    )
+    listing = f"""ann (stdio: python {shlex.quote(ANNOTATED)}): connected, 4 tools
+  env: MEOW_TOKEN=***, DEBUG=***
+  w_search     asks first           Search the web
+  w_read_note  runs without asking  Read a local note
+  w_env_var    runs without asking
+  w_cwd        runs without asking
+  left out (include/exclude): header
+"""
+    assert tools(ip, line) == listing
+    assert tools(ip, "mcp list") == listing
+    box = magics(ip)._mcp_servers["ann"]
+    assert box["w_env_var"].run({"name": "MEOW_TOKEN"}) == f"set, {len(TOKEN)} characters"
+    assert box["w_cwd"].run({}) == str(tmp_path)
+    view = ip.run_line_magic("tools", "")
+    assert view.to_text().split("\n\n")[0] == (
+        "name         title              description                                                   approval  timeout\n"
+        "w_search     Search the web     Search the web (read-only, but it reaches outside).           yes       default\n"
+        "w_read_note  Read a local note  Read a note (read-only, closed world; its title is in the...  no        default\n"
+        "w_env_var                       Whether an environment variable is set in the server, and...  no        default\n"
+        "w_cwd                           The server's working directory.                               no        default"
+    )
+    assert '<th style="text-align: left">title</th>' in view.to_html()
+    assert TOKEN not in tools(ip, "mcp list") + repr(box) + view.to_text() + view.to_html()
+
+
+def test_include_names_the_offered_tools(ip):
+    out = tools(
+        ip, f"mcp add ann --include search,cwd -- {shlex.quote(sys.executable)} {shlex.quote(ANNOTATED)}"
+    )
+    assert out.splitlines()[1:] == [
+        "  ann_search  asks first           Search the web",
+        "  ann_cwd     runs without asking",
+        "  left out (include/exclude): read_note, env_var, header",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (
+            "--exclude search,nope",
+            (
+                "%tools mcp add ann: McpToolbox 'ann': exclude names unknown tools: nope;"
+                " the server has: search, read_note, env_var, cwd, header"
+            ),
+        ),
+        (
+            "--include ann_search",
+            (
+                "%tools mcp add ann: McpToolbox 'ann': include names unknown tools: ann_search;"
+                " the server has: search, read_note, env_var, cwd, header"
+            ),
+        ),
+        (
+            "--include cwd --exclude search",
+            "%tools mcp add ann: McpToolbox 'ann': give include= or exclude=, not both",
+        ),
+    ],
+)
+def test_unknown_include_or_exclude_names_list_the_servers_tools(ip, options, message):
+    with pytest.raises(UsageError) as caught:
+        ip.run_line_magic(
+            "tools", f"mcp add ann {options} -- {shlex.quote(sys.executable)} {shlex.quote(ANNOTATED)}"
+        )
+    assert str(caught.value) == message
+    assert magics(ip).toolboxes == []
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        (
+            "mcp add x --env TOKEN -- python s.py",
+            "%tools mcp add x: --env takes NAME=VALUE (NAME of letters, digits and '_'); got one without '='.",
+        ),
+        (
+            f"mcp add x --env 'A B={TOKEN}' -- python s.py",
+            "%tools mcp add x: --env takes NAME=VALUE (NAME of letters, digits and '_'); got 'A B'.",
+        ),
+        (
+            f"mcp add x --env ={TOKEN} -- python s.py",
+            "%tools mcp add x: --env takes NAME=VALUE (NAME of letters, digits and '_'); got ''.",
+        ),
+        (
+            f"mcp add x --url http://127.0.0.1:1/mcp --env K={TOKEN}",
+            "%tools mcp add x: --env and --cwd go with a stdio server's command, not --url.",
+        ),
+        (
+            "mcp add x --url http://127.0.0.1:1/mcp --cwd /tmp",
+            "%tools mcp add x: --env and --cwd go with a stdio server's command, not --url.",
+        ),
+        (
+            "mcp add x --prefix p_ --no-prefix -- python s.py",
+            "%tools mcp add x: give --prefix P or --no-prefix, not both.",
+        ),
+        (
+            "mcp add x --prefix '1 x' -- python s.py",
+            (
+                "%tools mcp add x: McpToolbox 'x': prefix must be True, False or a string of letters, digits, '_', '.'"
+                " and '-' starting with a letter or '_' (at most 32), got '1 x'"
+            ),
+        ),
+        (
+            "mcp add x --connect-timeout 0 -- python s.py",
+            "%tools mcp add x: McpToolbox 'x': connect_timeout must be a positive number of seconds, got 0.0",
+        ),
+        (
+            "mcp load",
+            "%tools mcp: cannot read 'load'; use: %tools mcp add NAME -- COMMAND ARGS... | add NAME --url URL | load PATH | list | remove NAME | help"
+            " | resources [NAME] | prompts [NAME] | complete SERVER/PROMPT ARG [TYPED]",
+        ),
+    ],
+)
+def test_bad_new_options_are_usage_errors_that_never_quote_an_env_value(ip, line, message):
+    with pytest.raises(UsageError) as caught:
+        ip.run_line_magic("tools", line)
+    assert str(caught.value) == message
+
+
+def test_help_lists_the_commands_and_the_options_of_add(ip):
+    out = tools(ip, "mcp help")
+    assert out == tools(ip, "mcp --help") == tools(ip, "mcp add x --help -- python s.py")
+    assert out.splitlines()[:11] == [
+        "%tools mcp add NAME [options] -- COMMAND ARGS...   a stdio server (started as a child process)",
+        "%tools mcp add NAME --url URL [--token T]         a streamable-HTTP server",
+        "%tools mcp load PATH      every server of an mcpServers JSON file (Claude Desktop, Cursor, VS Code)",
+        "%tools mcp list           the servers, their tools and whether each asks first",
+        "%tools mcp remove NAME    close a server's session and drop its tools",
+        "%tools mcp resources [NAME]   the servers' resources and resource templates",
+        "%tools mcp prompts [NAME]     the servers' prompts and their arguments",
+        "%tools mcp complete SERVER/PROMPT ARG [TYPED]   the server's completions (or SERVER/TEMPLATE)",
+        "",
+        "Options of add:",
+        "  --url URL            A streamable-HTTP endpoint, e.g. http://127.0.0.1:8000/mcp.",
+    ]
+    for option in (
+        "--env K=V",
+        "--cwd DIR",
+        "--prefix P",
+        "--include A,B",
+        "--exclude A,B",
+        "--connect-timeout S",
+    ):
+        assert f"\n  {option} " in out
+
+
+def test_load_a_configuration_file_reports_what_did_not_load_and_never_shows_a_secret(
+    ip, tmp_path, monkeypatch
+):
+    monkeypatch.setenv("MEOW_TOKEN", TOKEN)
+    monkeypatch.delenv("MEOW_MISSING", raising=False)
+    path = tmp_path / "mcp.json"
+    path.write_text(
+        json.dumps(
+            {
+                "mcpServers": {
+                    "ann": {
+                        "command": sys.executable,
+                        "args": [ANNOTATED],
+                        "env": {"SERVER_TOKEN": "${MEOW_TOKEN}"},
+                    },
+                    "web": {
+                        "url": "http://127.0.0.1:1/mcp",
+                        "headers": {"Authorization": "Bearer ${MEOW_MISSING}"},
+                    },
+                    "old": {"command": "x", "disabled": True},
+                }
+            }
+        )
+    )
+    listing = f"""ann (stdio: python {shlex.quote(ANNOTATED)}): connected, 5 tools
+  env: SERVER_TOKEN=***
+  ann_search     asks first           Search the web
+  ann_read_note  runs without asking  Read a local note
+  ann_env_var    runs without asking
+  ann_cwd        runs without asking
+  ann_header     runs without asking
+"""
+    assert tools(ip, f"mcp load {shlex.quote(str(path))}") == listing + (
+        f"Loaded from {path}: ann\n"
+        "Not loaded: web: ${MEOW_MISSING} in headers.Authorization is not set in the environment; set it"
+        " (in a notebook: %env MEOW_MISSING=...) or give a default, ${MEOW_MISSING:-default}\n"
+        "Disabled in the file: old\n"
+    )
+    box = magics(ip)._mcp_servers["ann"]
+    assert magics(ip).toolboxes == [box]
+    assert box["ann_env_var"].run({"name": "SERVER_TOKEN"}) == f"set, {len(TOKEN)} characters"
+    assert tools(ip, "mcp list") == listing
+    # Loading again: the added server is reported, not started twice; nothing else started, so it fails.
+    with pytest.raises(UsageError) as caught:
+        ip.run_line_magic("tools", f"mcp load {shlex.quote(str(path))}")
+    assert str(caught.value) == (
+        "%tools mcp load: no server started.\n"
+        f"Loaded from {path}: none\n"
+        "Not loaded: web: ${MEOW_MISSING} in headers.Authorization is not set in the environment; set it"
+        " (in a notebook: %env MEOW_MISSING=...) or give a default, ${MEOW_MISSING:-default}\n"
+        "Not loaded: ann: already added; first %tools mcp remove ann\n"
+        "Disabled in the file: old"
+    )
+    assert magics(ip).toolboxes == [box] and box.connected
+    assert TOKEN not in tools(ip, "mcp list") + str(caught.value) + repr(box)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            "[]",
+            "%tools mcp load: {path} must be a JSON object with 'mcpServers' (Claude Desktop, Cursor) or 'servers' (VS Code), not a JSON list.",
+        ),
+        (
+            "// a comment\n{}",
+            "%tools mcp load: {path} is not JSON: Expecting value: line 1 column 1 (char 0). Fix the file (comments are not allowed).",
+        ),
+        (None, "%tools mcp load: cannot read the MCP configuration {path}: No such file or directory."),
+    ],
+)
+def test_load_a_file_that_is_not_a_configuration_is_a_usage_error(ip, tmp_path, text, message):
+    path = tmp_path / "mcp.json"
+    if text is not None:
+        path.write_text(text)
+    with pytest.raises(UsageError) as caught:
+        ip.run_line_magic("tools", f"mcp load {shlex.quote(str(path))}")
+    assert str(caught.value) == message.format(path=path)
+    assert magics(ip).toolboxes == []
+
+
+def test_quoted_paths_with_spaces_reach_the_command_and_load(ip, tmp_path):
+    folder = tmp_path / "my servers"
+    folder.mkdir()
+    script = folder / "annotated server.py"
+    script.write_text(Path(ANNOTATED).read_text())
+    out = tools(ip, f"mcp add ann --include cwd --cwd '{folder}' -- '{sys.executable}' '{script}'")
+    assert out.splitlines()[0] == f"ann (stdio: python {shlex.quote(str(script))}): connected, 1 tools"
+    assert magics(ip)._mcp_servers["ann"]["ann_cwd"].run({}) == str(folder)
+    config = folder / "mcp config.json"
+    config.write_text(json.dumps({"servers": {"two": {"command": sys.executable, "args": [str(script)]}}}))
+    assert tools(ip, f'mcp load "{config}"').endswith(f"Loaded from {config}: two\n")
