@@ -1,4 +1,4 @@
-"""One MCP session on the background loop: connect, list, call, stop (used by `McpToolbox`).
+"""One MCP session on the background loop: connect, list, call, read, stop (used by `McpToolbox`).
 
 The session is entered and left by one task, as anyio requires; calls come from other tasks of
 the same loop. Errors are translated here, once, into `McpServerError` (the server could not be
@@ -11,7 +11,7 @@ import asyncio
 import contextlib
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Protocol
 
 from ..errors import MeowgentError
@@ -60,6 +60,12 @@ class _Connection:
         self.box, self.argv, self.url, self.headers, self.env, self.cwd = box, argv, url, headers, env, cwd
         self.client: Any = None
         self.alive = False
+        self.capabilities: Any = None
+        """What the server said at the start that it offers (the SDK's ``ServerCapabilities``)."""
+        self.instructions: str | None = None
+        """The server's ``instructions`` from the start, or None."""
+        self.linked: set[str] = set()
+        """The URIs the server's tool results linked to (``resource_link``): they are its resources too."""
         self._task: asyncio.Task[None] | None = None
         self._closing: asyncio.Event | None = None
 
@@ -86,6 +92,8 @@ class _Connection:
         self._closing = asyncio.Event()
         self._task = asyncio.create_task(self._session(ready))
         await asyncio.shield(ready)
+        # Kept now: the SDK client forgets them when its session ends (a crash, a close).
+        self.capabilities, self.instructions = self.client.server_capabilities, self.client.instructions
         tools, cursor = [], None
         for _ in range(100):  # a server whose pages never end cannot hang the notebook
             page = await self.client.list_tools(cursor=cursor)
@@ -146,10 +154,59 @@ class _Connection:
             raise self.failure(
                 f"the connection to the MCP server {name!r} broke during the call to {remote}", exc
             ) from None
+        self.linked.update(str(b.uri) for b in result.content if getattr(b, "type", "") == "resource_link")
         text = result_text(result)
         if result.is_error:
             raise McpToolError(text or f"{remote} reported an error without a message")
         return text
+
+    def offers(self, capability: str) -> bool:
+        """Whether the server said at the start that it has ``resources``, ``prompts`` or ``completions``."""
+        return getattr(self.capabilities, capability, None) is not None
+
+    async def listing(self, method: str, field: str, limit: float) -> list[Any]:
+        """Every entry of a listing (``list_resources`` -> ``resources``), following its pages."""
+        entries: list[Any] = []
+        cursor, send, what = None, getattr(self.client, method), f"the listing of its {field.replace('_', ' ')}"
+        for _ in range(100):  # a server whose pages never end cannot hang the notebook
+            page = await self.request(what, lambda: send(cursor=cursor), limit)
+            entries.extend(getattr(page, field))
+            cursor = page.next_cursor
+            if cursor is None:
+                break
+        return entries
+
+    async def request(self, what: str, send: Callable[[], Awaitable[Any]], limit: float) -> Any:
+        """The answer to one request other than a tool call, with its errors translated.
+
+        Args:
+            what: What is asked, for the messages ("the read of notes://x").
+            send: Makes the request (a call of one of the SDK client's methods).
+            limit: Seconds to wait for the answer.
+        """
+        from mcp import MCPError
+        from mcp_types import CONNECTION_CLOSED
+
+        name = self.box.name
+        if not self.alive:
+            raise McpServerError(
+                f"the MCP server {name!r} is not connected (it was closed or stopped); add it again"
+                f" with %tools mcp add {name} ... (or make a new McpToolbox)"
+            )
+        try:
+            return await asyncio.wait_for(send(), limit)
+        except asyncio.TimeoutError:
+            raise McpServerError(f"the MCP server {name!r} did not answer {what} within {limit:g} s") from None
+        except MCPError as exc:
+            if exc.code == CONNECTION_CLOSED:
+                self.alive = False
+                raise self.failure(f"the MCP server {name!r} closed the connection during {what}", exc) from None
+            raise McpServerError(
+                f"the MCP server {name!r} refused {what}: {exc.message} (error {exc.code})"
+            ) from None
+        except (OSError, _GROUP) as exc:  # the HTTP connection broke
+            self.alive = False
+            raise self.failure(f"the connection to the MCP server {name!r} broke during {what}", exc) from None
 
     async def ping(self, limit: float) -> bool:
         """Whether the server still answers; a closed connection marks the session stopped."""

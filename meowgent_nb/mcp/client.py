@@ -16,6 +16,11 @@ of argument objects). Those that the tool's validation accepts are kept (at most
 are left out with a warning naming the server and the tool: a server's listing is outside input,
 and a bad example never keeps a server or a tool from being added.
 
+Besides tools, a box reads the server's resources and resource templates (`McpToolbox.read`),
+prompts (`McpToolbox.prompt`), completions and instructions; see `_server_context`. With
+``read_resources=True`` the model gets a ``read_resource`` tool for the server's resources (to
+follow a resource link in a tool's result).
+
 A tool that can only run as an MCP task (``execution.taskSupport: "required"``, protocol
 2025-11-25) is not offered: this client makes plain calls, which such a tool always refuses.
 """
@@ -30,6 +35,8 @@ import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
+from ._context import McpImage
+from ._server_context import READ_TOOL, ServerContext
 from ._session import McpServerError, McpToolError, _Connection, _field
 from ._thread import background_loop
 from .config import masked, redact
@@ -38,7 +45,7 @@ from ..tools._examples import split_examples
 from ..tools.toolbox import Toolbox
 from ..tools.core import Tool
 
-__all__ = ["McpServerError", "McpToolError", "McpToolbox", "mcp_tool", "needs_approval"]
+__all__ = ["McpImage", "McpServerError", "McpToolError", "McpToolbox", "mcp_tool", "needs_approval"]
 
 _BAD_NAME_CHARS = re.compile(r"[^A-Za-z0-9_.-]")
 _PREFIX = re.compile(r"([A-Za-z_][A-Za-z0-9_.-]{0,31})?")
@@ -146,7 +153,7 @@ def _warn_examples(server: str | None, remote: str, kept: int, problems: list[st
     )
 
 
-class McpToolbox(Toolbox):
+class McpToolbox(ServerContext, Toolbox):
     """The tools of one MCP server, connected over stdio or streamable HTTP.
 
     Making it starts the server (stdio) or connects to it (HTTP) and lists its tools. Close it with
@@ -178,6 +185,11 @@ class McpToolbox(Toolbox):
         secrets: Strings never shown in the box's repr, listings or error messages (``***``
             instead), e.g. values a configuration file took from the environment. The values of
             ``env`` and ``headers`` are always among them (those of 4 characters or more).
+        read_resources: Offer the model a ``read_resource`` tool (``NAME_read_resource``) that
+            reads this server's resources: listed ones, those its templates make, and those its
+            tools' results link to; it runs without asking (override with ``approval=``).
+        use_instructions: Put the server's instructions (`instructions`) in the system prompt of
+            ``%%agent`` cells that offer its tools, as a delimited, escaped block.
 
     Raises:
         McpServerError: The server did not start, could not be reached, or failed to list tools.
@@ -202,8 +214,10 @@ class McpToolbox(Toolbox):
         cwd: str | None = None,
         connect_timeout: float = 30.0,
         secrets: Iterable[str] = (),
+        read_resources: bool = False,
+        use_instructions: bool = False,
     ):
-        super().__init__(name)
+        Toolbox.__init__(self, name)
         if (command is None) == (url is None):
             raise ValueError(f"McpToolbox {name!r}: give either a command (stdio) or url= (streamable HTTP)")
         argv = shlex.split(command) if isinstance(command, str) else list(command or [])
@@ -255,6 +269,10 @@ class McpToolbox(Toolbox):
                 raise
             raise McpServerError(self._redact(str(error))) from None
         self._loop.on_exit(self, self._aclose)
+        self.instructions: str | None = self._connection.instructions
+        """What the server said about using it (``instructions`` at the start), or None."""
+        self.use_instructions = use_instructions
+        self.read_resources = read_resources
         self.skipped: dict[str, str] = {}
         """Server tools that are not offered (a bad schema or name, or one that runs only as a task),
         and why."""
@@ -297,6 +315,10 @@ class McpToolbox(Toolbox):
                 self.add(made)
             except ToolDefinitionError as error:  # one odd tool should not hide the server's others
                 self.skipped[spec.name] = "; ".join(error.problems)
+        if self.read_resources:
+            local = _BAD_NAME_CHARS.sub("_", self.prefix + READ_TOOL)[:64]
+            wanted = overrides.pop(READ_TOOL, overrides.pop(local, None))
+            self.add(self._reader(local, bool(wanted), timeout))
         if overrides:
             raise ValueError(
                 f"McpToolbox {self.name!r}: approval names unknown tools: {', '.join(overrides)};"

@@ -74,6 +74,9 @@ class AgentMagics(Magics):
         " (the default), or None (when more than 20 tools are offered).",
     ).tag(config=True)
     temperature = Float(0.1, help="Sampling temperature.").tag(config=True)
+    attach_max_chars = Int(
+        20_000, help="Characters of each resource that --attach puts in a request; the rest is cut, with a note."
+    ).tag(config=True)
     num_ctx = Int(16384, help="Context window in tokens.").tag(config=True)
     toolboxes = List(help="Toolboxes offered in every cell, besides the notebook's tools.")
     cassette = Unicode(
@@ -135,6 +138,18 @@ class AgentMagics(Magics):
     @argument("--no-think", dest="think", action="store_false", help="Ask the model not to think.")
     @argument("--tool-search", action="store_true", default=None, help="Let the model search the tools.")
     @argument("--no-tool-search", dest="tool_search", action="store_false", help="Describe every tool.")
+    @argument(
+        "--attach",
+        action="append",
+        metavar="URI[,URI]",
+        help="Put these MCP resources in the request, each in a <context source=URI> block.",
+    )
+    @argument(
+        "--prompt",
+        nargs="+",
+        metavar=("SERVER/NAME", "KEY=VALUE"),
+        help="Start from an MCP server's prompt and its arguments; the cell's text, if any, follows it.",
+    )
     @argument("--new", action="store_true", help="Start a fresh conversation.")
     @argument("-o", "--out", metavar="VAR", help="Store the AgentResult in this notebook variable.")
     @argument("--record", metavar="PATH", help="Record the model's answers to this cassette file.")
@@ -146,25 +161,30 @@ class AgentMagics(Magics):
 
         The cell is the prompt: ``{name}`` is replaced by the notebook variable ``name`` (unknown
         names stay as typed) and ``# NBVAL_...`` lines are removed. The conversation continues
-        across cells until ``--new`` or ``%agent reset``.
+        across cells until ``--new`` or ``%agent reset``. ``--attach`` and ``--prompt`` add an
+        MCP server's resources and prompts (see `mcp_context_magics`).
         """
         run_to_completion(self.run_cell(line, cell))
 
     async def run_cell(self, line: str, cell: str) -> None:
         """The async body of ``%%agent`` (what the input transformer awaits)."""
         from .display import show_run
+        from .mcp_context_magics import cell_context
 
         args = parse_options(self.agent, line, "%%agent")
-        prompt = self.prompt(cell)
-        if not prompt.strip():
+        text = self.prompt(cell)
+        if not text.strip() and not args.prompt:
             raise UsageError("%%agent: the cell is empty; write the prompt below the %%agent line.")
         # The first line names the cell: execution counts differ between frontends, nbval and IPython versions.
-        args.context = f"the %%agent cell beginning {prompt.strip().splitlines()[0][:60]!r}"
+        first = text.strip().splitlines()[0][:60] if text.strip() else f"--prompt {' '.join(args.prompt)}"[:60]
+        args.context = f"the %%agent cell beginning {first!r}"
         agent = self.make_agent(args)
+        context = cell_context(self, args, text)  # everything is read before the conversation changes
         if args.new:
             self.messages.clear()
         agent.messages = self.messages
-        result = await show_run(agent, prompt, live=not _headless())  # the agent keeps interrupts prompt
+        agent.messages.extend(context.before)
+        result = await show_run(agent, context.prompt, live=not _headless())  # the agent keeps interrupts prompt
         self.last_result = result
         if args.out:
             self.shell.user_ns[args.out] = result
@@ -177,6 +197,7 @@ class AgentMagics(Magics):
     def make_agent(self, args: Any) -> Agent:
         """An `Agent` for one cell, from the traits and the cell's options."""
         from .approvals import default_approver
+        from .mcp_context_magics import system_prompt
 
         mode = args.approve or self.approve
         if mode in ("all", "none"):
@@ -185,9 +206,11 @@ class AgentMagics(Magics):
             if self._approver is None:  # one per session: "always allow" lasts across cells
                 self._approver = default_approver("ask", timeout=self.approval_timeout)
             approver = self._approver
+        tools = self.select_tools(args)
         return Agent(
             self.resolve_model(args),
-            tools=self.select_tools(args),
+            tools=tools,
+            system=system_prompt(self, tools),
             approver=approver,
             protocol=args.protocol or self.protocol,
             max_turns=args.max_turns if args.max_turns is not None else self.max_turns,
@@ -314,9 +337,9 @@ class AgentMagics(Magics):
 
         ``%tools eval VAR [--model-object M | -m NAME]`` checks the model picks the right tool for
         each case in the list VAR (see `tools_magics.tools_eval`). ``%tools mcp ...`` adds, loads
-        (from a Claude Desktop / Cursor / VS Code file), lists and removes MCP servers' tools
-        (``%tools mcp help`` lists the options); ``%tools serve ...`` serves the notebook's tools
-        over MCP (see `mcp_magics`).
+        (from a Claude Desktop / Cursor / VS Code file), lists and removes MCP servers' tools and
+        lists their resources and prompts (``%tools mcp help`` lists the options); ``%tools serve
+        ...`` serves the notebook's tools over MCP (see `mcp_magics`).
         """
         return tools_magics.tools(self, line)
 

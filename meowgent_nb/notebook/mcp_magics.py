@@ -5,6 +5,7 @@ A server added with ``%tools mcp add`` (or each server of a configuration file, 
 load PATH``) becomes an `McpToolbox` appended to ``AgentMagics.toolboxes``, so every ``%%agent``
 cell offers its tools. Sessions close with ``%tools mcp remove``, on ``%unload_ext meowgent_nb``
 (`close_mcp`) and at interpreter exit. ``%tools mcp help`` lists the options.
+``%tools mcp resources|prompts|complete`` read the servers' other context (`mcp_context_magics`).
 """
 
 from __future__ import annotations
@@ -22,16 +23,20 @@ from IPython.utils.process import arg_split
 from .._visible import visible
 from ..mcp.client import McpServerError, McpToolbox
 from ..mcp.config import SERVER_NAME, McpConfigError
+from . import mcp_context_magics
 
 __all__ = ["close_mcp", "tools_mcp", "tools_serve"]
 
 _USAGE = (
     "use: %tools mcp add NAME -- COMMAND ARGS... | add NAME --url URL | load PATH | list | remove NAME | help"
+    " | resources [NAME] | prompts [NAME] | complete SERVER/PROMPT ARG [TYPED]"
 )
+_INSTRUCTIONS_SHOWN = 300
 
 
 def tools_mcp(magics: Any, line: str) -> None:
-    """%tools mcp add NAME -- COMMAND ARGS... | add NAME --url URL | load PATH | list | remove NAME | help"""
+    """%tools mcp add NAME -- COMMAND ARGS... | add NAME --url URL | load PATH | list | remove NAME | help
+    | resources [NAME] | prompts [NAME] | complete SERVER/PROMPT ARG [TYPED]"""
     # Quotes group words as in a shell ('my server.py'), and are removed; on Windows a backslash
     # is a path separator, not an escape, so quotes are kept there (IPython's default).
     words = arg_split(line, posix=os.name != "nt")
@@ -52,6 +57,12 @@ def tools_mcp(magics: Any, line: str) -> None:
         magics.toolboxes = [b for b in magics.toolboxes if b is not box]
         box.close()
         print(f"Removed the MCP server {box.name!r} and its {len(box)} tools.")
+    elif command == "resources":
+        print(mcp_context_magics.resources_listing(magics, rest))
+    elif command == "prompts":
+        print(mcp_context_magics.prompts_listing(magics, rest))
+    elif command == "complete":
+        print(mcp_context_magics.complete_listing(magics, rest))
     else:
         raise UsageError(f"%tools mcp: cannot read {line.strip()!r}; {_USAGE}")
 
@@ -85,6 +96,16 @@ def tools_mcp(magics: Any, line: str) -> None:
     metavar="S",
     default=30.0,
     help="Seconds to wait for the server to start and list its tools (default 30).",
+)
+@argument(
+    "--read-resources",
+    action="store_true",
+    help="Offer the model a NAME_read_resource tool that reads this server's resources.",
+)
+@argument(
+    "--instructions",
+    action="store_true",
+    help="Put the server's instructions in the system prompt of cells that offer its tools.",
 )
 def mcp_add(magics: Any, line: str) -> None:
     """%tools mcp add NAME [options] -- COMMAND ARGS...  or  %tools mcp add NAME --url URL [--token T]"""
@@ -133,6 +154,8 @@ def _add(magics: Any, words: list[str]) -> None:
             env=env,
             cwd=os.path.expanduser(args.cwd) if args.cwd is not None else None,
             connect_timeout=args.connect_timeout,
+            read_resources=args.read_resources,
+            use_instructions=args.instructions,
         )
     except (McpServerError, ValueError) as error:
         raise UsageError(f"%tools mcp add {name}: {error}") from None
@@ -199,7 +222,10 @@ def _help() -> str:
         "%tools mcp add NAME --url URL [--token T]         a streamable-HTTP server\n"
         "%tools mcp load PATH      every server of an mcpServers JSON file (Claude Desktop, Cursor, VS Code)\n"
         "%tools mcp list           the servers, their tools and whether each asks first\n"
-        "%tools mcp remove NAME    close a server's session and drop its tools\n\n"
+        "%tools mcp remove NAME    close a server's session and drop its tools\n"
+        "%tools mcp resources [NAME]   the servers' resources and resource templates\n"
+        "%tools mcp prompts [NAME]     the servers' prompts and their arguments\n"
+        "%tools mcp complete SERVER/PROMPT ARG [TYPED]   the server's completions (or SERVER/TEMPLATE)\n\n"
         f"Options of add:\n{usage.split('options:', 1)[-1].strip(chr(10))}"
     )
 
@@ -342,6 +368,12 @@ def _listing(servers: dict[str, McpToolbox]) -> str:
         lines += [f"  not offered: {remote} ({why})" for remote, why in box.skipped.items()]
         if box.left_out:
             lines.append(f"  left out (include/exclude): {', '.join(box.left_out)}")
+        if box.instructions:
+            use = "in the system prompt" if box.use_instructions else "not used; --instructions adds them"
+            text = re.sub(r"\s+", " ", box.instructions).strip()
+            if len(text) > _INSTRUCTIONS_SHOWN:
+                text = text[: _INSTRUCTIONS_SHOWN - 1] + "…"
+            lines.append(f"  instructions ({use}): {text}")
         blocks.append("\n".join(lines))
     return "\n".join(blocks)
 

@@ -14,7 +14,7 @@ from xml.sax.saxutils import escape as xml_escape
 from ..tools.render import render_tools_xml
 from ..tools.core import Tool, ToolResult
 
-__all__ = ["DEFAULT_SYSTEM", "JSON_TOOL_RULES", "LAST_TURN_NOTICE", "RESULTS_NOTICE", "TOOL_RULES", "system_prompt", "tool_responses"]
+__all__ = ["DEFAULT_SYSTEM", "JSON_TOOL_RULES", "LAST_TURN_NOTICE", "RESULTS_NOTICE", "TOOL_RULES", "inert", "inert_attribute", "system_prompt", "tool_responses"]
 
 DEFAULT_SYSTEM = "You are a helpful assistant."
 
@@ -90,28 +90,33 @@ def tool_responses(results: Sequence[ToolResult], notice: str | None = RESULTS_N
     returned and whatever name the model wrote: see `inert`.
     """
     blocks = [
-        f'<tool_response name="{_attribute(result.call.name)}">\n{inert(result.output)}\n</tool_response>'
+        f'<tool_response name="{inert_attribute(result.call.name)}">\n{inert(result.output)}\n</tool_response>'
         for result in results
     ]
     return "\n".join([*blocks, notice] if notice else blocks)
 
 
-# "<" where it would open or close the prompt's structure: a tool_response or tool_call tag (in any
-# case, with spaces), or a chat template's special token (<|im_start|>, <|im_end|>, <|eot_id|>...).
-_STRUCTURE = re.compile(r"<(?=\s*/?\s*(?:tool_response|tool_call)\b|\|)", re.IGNORECASE)
+# "<" where it would open or close the prompt's structure: a tool_response or tool_call tag (and
+# tool_result, which other templates use), the context and server_instructions blocks of MCP
+# servers' text (in any case, with spaces), or a chat template's special token (<|im_start|>...).
+_STRUCTURE = re.compile(
+    r"<(?=\s*/?\s*(?:tool_response|tool_result|tool_call|context|server_instructions)\b|\|)", re.IGNORECASE
+)
 
 
 def inert(text: str) -> str:
     """``text`` with every ``<`` that could end or open a block of the prompt written ``&lt;``.
 
-    A tool's output is pasted between ``<tool_response>`` tags, and chat templates turn a
-    special token's text (``<|im_end|>``) into the token itself. So in what a tool returns (or
-    an error quotes), ``</tool_response>``, ``<tool_call>`` and ``<|`` lose their ``<``; nothing
-    else changes, so code, JSON and HTML read as they are and cost no extra tokens.
+    A tool's output is pasted between ``<tool_response>`` tags, an MCP resource between
+    ``<context>`` tags, and chat templates turn a special token's text (``<|im_end|>``) into the
+    token itself. So in what a tool returns (or an error quotes, or a server wrote),
+    ``</tool_response>``, ``</tool_result>``, ``<tool_call>``, ``</context>``, ``<server_instructions>`` and ``<|``
+    lose their ``<``; nothing else changes, so code, JSON and HTML read as they are and cost no
+    extra tokens.
     """
     return _STRUCTURE.sub("&lt;", text)
 
 
-def _attribute(name: str) -> str:
-    """A name the model wrote, as an XML attribute value: it cannot end the tag or the block."""
+def inert_attribute(name: str) -> str:
+    """A name (the model wrote, or a server), as an XML attribute value: it cannot end the tag or the block."""
     return inert(xml_escape(name, {'"': "&quot;", "\n": "&#10;", "\r": "&#13;", "\t": "&#9;"}))
