@@ -214,7 +214,7 @@ async def show_run(agent: Agent, prompt: str, *, live: bool) -> AgentResult:
         except KeyboardInterrupt as error:
             raise _interrupted(view.transcript, error) from error
         except BaseException as error:
-            view.transcript.fail(error)
+            view.transcript.fail(error, shown_below=True)  # the cell shows the raised error's message
             raise
     finally:
         SHOWN_RUN.reset(token)

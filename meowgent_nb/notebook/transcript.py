@@ -91,6 +91,7 @@ class Transcript:
         """The run's result, once it has finished."""
         self.error: BaseException | None = None
         """What stopped the run, if it failed or was interrupted (see `fail`)."""
+        self._error_below = False
         self.stopped_by: str | None = None
         """Who stopped the run before its end ("you": the Stop button), see `stop`."""
 
@@ -147,10 +148,15 @@ class Transcript:
             self.result, self._stopped_at = event.result, self._clock()
         # Other events (added to the agent later) are ignored: a display must never break a run.
 
-    def fail(self, error: BaseException) -> None:
-        """Record that the run stopped with ``error`` (an exception, or an interrupt)."""
+    def fail(self, error: BaseException, *, shown_below: bool = False) -> None:
+        """Record that the run stopped with ``error`` (an exception, or an interrupt).
+
+        ``shown_below``: the error is raised to the cell right after this transcript, which shows
+        its message; the transcript names only its type, so the message is not read twice.
+        """
         self._progress(None)
         self.error, self._stopped_at = error, self._clock()
+        self._error_below = shown_below
 
     def stop(self, by: str = "you") -> None:
         """Record that ``by`` stopped the run on purpose (the Stop button): not an error."""
@@ -221,7 +227,7 @@ class Transcript:
         if self.stopped_by is not None:
             lines.append(f"[stopped by {self.stopped_by} after {self.progress()}]")
         elif self.error is not None:
-            lines.append(_error_text(self.error, self.progress()))
+            lines.append(_error_text(self.error, self.progress(), self._error_below))
         elif self.result is None:
             if self._draft is not None:
                 lines.append(draft_line(self._draft.name))
@@ -279,7 +285,7 @@ class Transcript:
         elif self.error is not None:
             parts.append(
                 f'<pre class="meowgent-error" style="color: #d32f2f">'
-                f"{escape(_error_text(self.error, self.progress()))}</pre>"
+                f"{escape(_error_text(self.error, self.progress(), self._error_below))}</pre>"
             )
         elif self._draft is not None:
             parts.append(draft_html(self._draft.name, self._draft.text))
@@ -369,9 +375,11 @@ def _stopped_note(result: AgentResult) -> str | None:
     return None
 
 
-def _error_text(error: BaseException, progress: str) -> str:
+def _error_text(error: BaseException, progress: str, below: bool = False) -> str:
     if isinstance(error, (KeyboardInterrupt, asyncio.CancelledError, GeneratorExit)):
         return f"[stopped by an interrupt after {progress}]"
+    if below:
+        return f"[error] {type(error).__name__}, shown below"
     message = str(error).strip()
     text = f"[error] {type(error).__name__}" + (f": {message}" if message else "")
     return text.replace("\n", "\n  ")
