@@ -76,6 +76,15 @@ class _CassetteModel:
         self.requests = 0
         """How many requests this model was asked."""
 
+    def __getattr__(self, name: str) -> Any:
+        # The inner model's tokenizer counts for it (the eval's tool block, in the model's own
+        # tokens). Only a model already made: a replay never makes one just to count.
+        if name == "count_tokens":
+            inner = self.__dict__.get("_inner")
+            if hasattr(inner, "stream") and callable(getattr(inner, "count_tokens", None)):
+                return inner.count_tokens
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelChunk]:
         """Stream the recorded answer to ``request``, or the inner model's (recording it).
 

@@ -750,3 +750,28 @@ def test_a_notebook_records_on_its_first_run_and_replays_on_a_new_kernel(tmp_pat
         f"CassetteError: The cassette {tmp_path / 'nb.cassette.json'} has no recording of request 1 of the"
         " %%agent cell beginning 'What is 2+4?'; nothing was sent to a model.\n" in traceback
     )
+
+
+class _Counting(ScriptedModel):
+    def count_tokens(self, text: str) -> int:
+        return len(text.split())
+
+
+def test_a_cassette_model_counts_tokens_with_the_model_it_wraps_and_a_bare_replay_does_not(tmp_path):
+    path = tmp_path / "c.json"
+    recording = RecordingModel(_Counting(["hi"]), path)
+    assert recording.count_tokens("one two three") == 3
+    assert getattr(ReplayModel(path, _Counting(["hi"])), "count_tokens")("a b") == 2
+    # A replay without a model, or with a function that would make one, has no tokenizer to offer.
+    asyncio.run(_drain(recording))
+    assert getattr(ReplayModel(path), "count_tokens", None) is None
+    assert getattr(ReplayModel(path, lambda: _Counting(["hi"])), "count_tokens", None) is None
+    assert getattr(RecordingModel(ScriptedModel(["hi"]), tmp_path / "d.json"), "count_tokens", None) is None
+    with pytest.raises(AttributeError, match="'ReplayModel' object has no attribute 'tokenizer'"):
+        ReplayModel(path).tokenizer  # noqa: B018 - the attribute access is the test
+
+
+async def _drain(model: Any) -> None:
+    async with aclosing(model.stream(ModelRequest(messages=[{"role": "user", "content": "Hi"}]))) as chunks:
+        async for _ in chunks:
+            pass
