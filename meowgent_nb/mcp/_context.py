@@ -188,4 +188,6 @@ def _blob(content: Any) -> bytes:
 def _cut(text: str, max_chars: int, what: str) -> str:
     if len(text) <= max_chars:
         return text
-    return f"{text[:max_chars]}\n[cut: {what} has {len(text):,} characters; the first {max_chars:,} are shown]"
+    return (
+        f"{text[:max_chars]}\n[cut: {what} has {len(text):,} characters; the first {max_chars:,} are shown]"
+    )

@@ -104,7 +104,9 @@ class ServerContext:
             "properties": {"uri": {"type": "string", "description": "The resource's URI."}},
             "required": ["uri"],
         }
-        made = Tool.from_schema(name, description, schema, self._read_for_model, approval=approval, timeout=timeout)
+        made = Tool.from_schema(
+            name, description, schema, self._read_for_model, approval=approval, timeout=timeout
+        )
         made.remote_name = None  # type: ignore[attr-defined]  (not a server tool: no tools/call)
         return made
 
@@ -135,10 +137,10 @@ class ServerContext:
         missing = [a.name for a in specs if a.required and a.name not in arguments]
         unknown = [key for key in arguments if key not in known]
         if missing or unknown:
-            problem = (
-                f"needs {', '.join(missing)}" if missing else f"has no argument {', '.join(unknown)}"
+            problem = f"needs {', '.join(missing)}" if missing else f"has no argument {', '.join(unknown)}"
+            raise ValueError(
+                f"the prompt {self.name}/{name} {problem}; its arguments: {argument_list(specs)}"
             )
-            raise ValueError(f"the prompt {self.name}/{name} {problem}; its arguments: {argument_list(specs)}")
         texts = {key: _text(key, value) for key, value in arguments.items()}
         result = self._request(
             f"the prompt {name}", lambda: self._connection.client.get_prompt(name, texts or None)

@@ -22,7 +22,14 @@ from ..mcp.client import McpServerError, McpToolbox
 from ..protocols.prompt import DEFAULT_SYSTEM
 from ..tools.core import Tool
 
-__all__ = ["CellContext", "cell_context", "complete_listing", "prompts_listing", "resources_listing", "system_prompt"]
+__all__ = [
+    "CellContext",
+    "cell_context",
+    "complete_listing",
+    "prompts_listing",
+    "resources_listing",
+    "system_prompt",
+]
 
 _SHOWN_DESCRIPTION = 80
 
@@ -41,7 +48,11 @@ class CellContext:
 def connected_boxes(magics: Any) -> list[McpToolbox]:
     """Every open `McpToolbox` of the session: added with ``%tools mcp add``, or made in the notebook."""
     found: dict[int, McpToolbox] = {}
-    candidates = [*getattr(magics, "_mcp_servers", {}).values(), *magics.toolboxes, *magics.shell.user_ns.values()]
+    candidates = [
+        *getattr(magics, "_mcp_servers", {}).values(),
+        *magics.toolboxes,
+        *magics.shell.user_ns.values(),
+    ]
     for box in candidates:
         if isinstance(box, McpToolbox) and box.connected:
             found.setdefault(id(box), box)
@@ -111,12 +122,16 @@ def _prompt_turn(magics: Any, words: list[str], text: str) -> tuple[list[dict[st
     server, _, name = reference.partition("/")
     box = _box(magics, server, f"%%agent --prompt {reference}")
     if not name:
-        raise UsageError(f"%%agent --prompt {reference}: write SERVER/NAME, e.g. {server}/{_first_prompt(box)}.")
+        raise UsageError(
+            f"%%agent --prompt {reference}: write SERVER/NAME, e.g. {server}/{_first_prompt(box)}."
+        )
     arguments = {}
     for pair in pairs:
         key, equals, value = _unquoted(pair).partition("=")
         if not equals or not key:
-            raise UsageError(f"%%agent --prompt {reference}: write the prompt's arguments as key=value, got {pair!r}.")
+            raise UsageError(
+                f"%%agent --prompt {reference}: write the prompt's arguments as key=value, got {pair!r}."
+            )
         arguments[key] = value
     try:
         messages = box.prompt(name, **arguments)
@@ -127,7 +142,9 @@ def _prompt_turn(magics: Any, words: list[str], text: str) -> tuple[list[dict[st
         return messages, "\n\n".join(part for part in (last, text) if part.strip())
     if not text.strip():
         ending = "ends with the assistant's message" if messages else "has no messages"
-        raise UsageError(f"%%agent --prompt {reference}: the prompt {ending}; write your turn below the %%agent line.")
+        raise UsageError(
+            f"%%agent --prompt {reference}: the prompt {ending}; write your turn below the %%agent line."
+        )
     return messages, text
 
 
@@ -160,8 +177,13 @@ def resources_listing(magics: Any, rest: list[str]) -> str:
     blocks = []
     for box in _chosen(magics, rest, "resources"):
         resources, templates = box.resources(), box.resource_templates()
-        rows = [(str(r.uri), r.title or r.name, r.mime_type or "-", _one_line(r.description)) for r in resources]
-        rows += [(t.uri_template, t.title or t.name, t.mime_type or "-", _one_line(t.description)) for t in templates]
+        rows = [
+            (str(r.uri), r.title or r.name, r.mime_type or "-", _one_line(r.description)) for r in resources
+        ]
+        rows += [
+            (t.uri_template, t.title or t.name, t.mime_type or "-", _one_line(t.description))
+            for t in templates
+        ]
         head = f"{box.name}: {_count(len(resources), 'resource')}, {_count(len(templates), 'template')}"
         lines = _table(rows)
         if templates:
@@ -176,7 +198,11 @@ def prompts_listing(magics: Any, rest: list[str]) -> str:
     for box in _chosen(magics, rest, "prompts"):
         prompts = box.prompts()
         rows = [
-            (p.name, argument_list(list(p.arguments or [])), _one_line(": ".join(filter(None, [p.title, p.description]))))
+            (
+                p.name,
+                argument_list(list(p.arguments or [])),
+                _one_line(": ".join(filter(None, [p.title, p.description]))),
+            )
             for p in prompts
         ]
         head = f"{box.name}: {_count(len(prompts), 'prompt')}"

@@ -41,7 +41,9 @@ def readme() -> str:
     return "Each note has a name; read notes://note/NAME."
 
 
-@server.resource("notes://index.json", name="index", description="The notes' names.", mime_type="application/json")
+@server.resource(
+    "notes://index.json", name="index", description="The notes' names.", mime_type="application/json"
+)
 def index() -> str:
     return json.dumps({"notes": sorted(NOTES)})
 
@@ -61,7 +63,9 @@ def huge() -> str:
     return "".join(f"line {i:06d}\n" for i in range(50_000))  # 600,000 characters
 
 
-@server.resource("notes://note/{name}", name="note", description="A note by its name.", mime_type="text/plain")
+@server.resource(
+    "notes://note/{name}", name="note", description="A note by its name.", mime_type="text/plain"
+)
 def note(name: str) -> str:
     if name not in NOTES:
         raise ValueError(f"no note named {name!r}")
@@ -92,8 +96,14 @@ def embedded() -> list[dict]:
     page = {"uri": "notes://hostile", "mimeType": "text/plain", "text": HOSTILE}
     return [
         {"role": "user", "content": {"type": "resource", "resource": page}},
-        {"role": "user", "content": {"type": "image", "data": base64.b64encode(PIXEL).decode(), "mimeType": "image/png"}},
-        {"role": "assistant", "content": {"type": "resource_link", "uri": "notes://readme", "name": "readme"}},
+        {
+            "role": "user",
+            "content": {"type": "image", "data": base64.b64encode(PIXEL).decode(), "mimeType": "image/png"},
+        },
+        {
+            "role": "assistant",
+            "content": {"type": "resource_link", "uri": "notes://readme", "name": "readme"},
+        },
     ]
 
 

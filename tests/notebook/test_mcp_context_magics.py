@@ -146,7 +146,9 @@ def test_listing_mistakes_are_usage_errors(ip, line, message):
 
 
 def test_attach_puts_the_resources_in_the_request_as_delimited_blocks(notes):
-    model = agent(notes, "--attach notes://readme,notes://index.json --attach notes://note/ideas", "What is there?")
+    model = agent(
+        notes, "--attach notes://readme,notes://index.json --attach notes://note/ideas", "What is there?"
+    )
     (request,) = model.requests
     assert request.messages[0]["content"].startswith(f"{DEFAULT_SYSTEM}\n\n# Tools")  # no --instructions
     assert request.messages[1:] == [
@@ -234,7 +236,9 @@ def test_a_prompt_starts_the_cell_and_the_cells_text_follows_it(notes):
         {"role": "user", "content": f"{README}\n\nThe naming.\n\nBe brief."},
     ]
     model = agent(notes, '--new --prompt notes/summarize name=groceries "style=bullet points"', "")
-    assert model.requests[2].messages[1]["content"] == "Summarize the note 'groceries' in a bullet points style."
+    assert (
+        model.requests[2].messages[1]["content"] == "Summarize the note 'groceries' in a bullet points style."
+    )
 
 
 def test_a_prompt_that_ends_with_the_assistant_needs_the_cells_text(notes):
@@ -286,8 +290,10 @@ def test_prompt_mistakes_are_usage_errors_and_send_nothing(notes, line, message)
 def test_instructions_go_in_the_system_prompt_of_cells_offering_the_servers_tools(ip):
     tools(ip, ADD.replace("add notes", "add notes --instructions"))
     model = agent(ip, "", "Hi.")
-    assert model.requests[0].messages[0]["content"].startswith(
-        f"{DEFAULT_SYSTEM}\n\n{INSTRUCTIONS_BLOCK}\n\n# Tools\n"
+    assert (
+        model.requests[0]
+        .messages[0]["content"]
+        .startswith(f"{DEFAULT_SYSTEM}\n\n{INSTRUCTIONS_BLOCK}\n\n# Tools\n")
     )
     model = agent(ip, "--no-tools", "Hi again.")
     assert model.requests[1].messages[0]["content"] == DEFAULT_SYSTEM
@@ -298,7 +304,12 @@ def test_a_box_made_in_the_notebook_serves_attach_prompts_and_instructions(ip):
     try:
         model = agent(ip, "--prompt mine/summarize name=ideas --attach notes://readme", "")
         system, user = model.requests[0].messages
-        assert system["content"].startswith(f"{DEFAULT_SYSTEM}\n\n{INSTRUCTIONS_BLOCK.replace('notes', 'mine', 1)}")
-        assert user == {"role": "user", "content": f"{README}\n\nSummarize the note 'ideas' in a short style."}
+        assert system["content"].startswith(
+            f"{DEFAULT_SYSTEM}\n\n{INSTRUCTIONS_BLOCK.replace('notes', 'mine', 1)}"
+        )
+        assert user == {
+            "role": "user",
+            "content": f"{README}\n\nSummarize the note 'ideas' in a short style.",
+        }
     finally:
         box.close()
