@@ -20,6 +20,7 @@ from typing import Any
 from ..errors import ToolArgumentsError
 from ..protocols.parsing import MalformedCall
 from ..tools.core import Tool, ToolCall, ToolResult
+from ._running_call import RUNNING_CALL, RunningCall
 from ._tool_threads import ToolThreads, call_tool
 from .approvals import ApprovalRequest, Approved, Approver, Decision, Denied, DenyAll
 from .events import AgentEvent, ApprovalEvent, ApprovalRequested, ToolResultEvent
@@ -52,6 +53,8 @@ class CallRunner:
     """The agent's ``search_tools``, when the tools are found with it: an unknown name is then
     answered with a hint to search, not with the list of every tool, and a search is never put to
     a person (also with ``ask="every"``): it only reads the tools' descriptions."""
+    model: Any = None
+    """The agent's model, for a tool that asks it something (an MCP server's sampling request)."""
     answered: dict[str, ToolResult] = field(default_factory=dict)
     """This run's successful calls, by tool and validated arguments."""
     failures: dict[str, _Failure] = field(default_factory=dict)
@@ -212,6 +215,11 @@ class CallRunner:
         value whose ``repr`` raises, block forever), the outcome is a result for this call alone.
         """
         timeout = tool.timeout if tool.timeout is not None else self.tool_timeout
+        # The tool's thread runs in a copy of this task's context: what it reaches (an MCP server
+        # asking the person) finds the call, the loop and the approver there.
+        task = asyncio.current_task()
+        assert task is not None
+        RUNNING_CALL.set(RunningCall(call, asyncio.get_running_loop(), task, timeout, self.approver, self.model))
         async with slots:  # released on a timeout too: a hung call does not hold a place
             started = time.perf_counter()
             try:

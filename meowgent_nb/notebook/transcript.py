@@ -147,6 +147,10 @@ class Transcript:
             self.result, self._stopped_at = event.result, self._clock()
         # Other events (added to the agent later) are ignored: a display must never break a run.
 
+    def note_call(self, call: ToolCall, text: str) -> None:
+        """Add a line to ``call``'s card: something that happened while it ran (its server asked)."""
+        self._card(call).notes.append(text)
+
     def fail(self, error: BaseException) -> None:
         """Record that the run stopped with ``error`` (an exception, or an interrupt)."""
         self._progress(None)
@@ -239,12 +243,13 @@ class Transcript:
         """The ``text/html`` form: Markdown answer, folded thinking and turns, cards, timelines, footer."""
         return '<div class="meowgent-transcript">' + "".join(self._html_parts()[0]) + "</div>"
 
-    def html_sections(self) -> list[tuple[str, ToolCall | None]]:
+    def html_sections(self, also: Sequence[ToolCall] = ()) -> list[tuple[str, ToolCall | None]]:
         """`to_html` cut for a live view: after each card that waits for approval, to put its
         buttons there, and after each folded turn, whose HTML no longer changes (a live view that
         leaves it alone keeps it open once a person opened it). ``(html, call)`` pairs, ``call``
-        being the waiting card's, else None."""
-        parts, waiting = self._html_parts()
+        being the waiting card's, else None. ``also``: calls whose cards are cut after too (a
+        running call whose server asks something, to put the form there)."""
+        parts, waiting = self._html_parts(also)
         cuts = [0, *(end for end, _ in waiting), len(parts)]
         calls = [call for _, call in waiting] + [None]
         return [
@@ -252,7 +257,7 @@ class Transcript:
             for a, b, call in zip(cuts, cuts[1:], calls)
         ]
 
-    def _html_parts(self) -> tuple[list[str], list[tuple[int, ToolCall | None]]]:
+    def _html_parts(self, also: Sequence[ToolCall] = ()) -> tuple[list[str], list[tuple[int, ToolCall | None]]]:
         """The HTML pieces, and where `html_sections` cuts them: after each card waiting for
         approval (with its call), and after each folded turn (None)."""
         stopped = self._cut_short
@@ -271,7 +276,9 @@ class Transcript:
             for row in segment:  # the open turn: a waiting card's buttons go right after it
                 card, *timeline = self._row_parts(row, row is shown[-1], stopped, now)
                 parts.append(card)
-                if isinstance(row, Repeats) and row.card.status(stopped) == "waiting":
+                if isinstance(row, Repeats) and (
+                    row.card.status(stopped) == "waiting" or any(row.card.call is c for c in also)
+                ):
                     waiting.append((len(parts), row.card.call))
                 parts.extend(timeline)
         if self.stopped_by is not None:
