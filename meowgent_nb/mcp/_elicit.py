@@ -278,7 +278,8 @@ def parse_entry(field: FormField, entry: Any) -> Any:
                 value = int(text) if field.kind == "integer" else float(text)
             except ValueError:
                 raise ValueError(f"{text[:40]!r} is not {field.hint.split(',')[0].split(' from')[0]}") from None
-            if field.kind == "number" and value == int(value) and abs(value) < 2**53 and "." not in text and "e" not in text.lower():
+            finite = math.isfinite(value)
+            if field.kind == "number" and finite and value == int(value) and "." not in text and "e" not in text.lower():
                 value = int(value)
     elif field.kind == "choice" and entry in (None, ""):
         if field.required:
