@@ -4,7 +4,8 @@
 tells a headless run (nbval, nbclient, papermill send their cells with ``allow_stdin`` false);
 the interactive approvers (`InputApprover`, `WidgetApprover`) check it at every batch and follow
 ``MEOWGENT_APPROVE`` instead (`headless_policy`). The text and HTML of a request, what a person
-reads before deciding, are here too, shared by all three.
+reads before deciding, are here too, shared by all three, and so is `AsksForServers`: what all
+three do when an MCP server asks during a call (a form, a request to use the model).
 """
 
 from __future__ import annotations
@@ -57,7 +58,7 @@ def nobody_to_ask() -> str | None:
     if is_headless():
         return "no person to answer (headless run)"
     if not shows_widgets():
-        return "this frontend shows no widgets, so no form can be shown"
+        return "this frontend shows no widgets, so no one can be asked here"
     return None
 
 

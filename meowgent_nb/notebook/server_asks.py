@@ -30,6 +30,7 @@ __all__ = ["elicit", "review_sampling", "tell"]
 
 _WAKE_EVERY = 0.2  # seconds: see widget_approvals._Batch.wait (ipykernel#881)
 _QUOTED = 80  # characters of a server's message quoted in the card
+_ENDINGS = {"timeout": "the call's time limit ({:g} s) ended it", "stopped": "the run was stopped"}
 
 
 def tell(running: RunningCall, text: str) -> None:
@@ -127,8 +128,9 @@ async def _shown_until(
     """Show ``view`` until ``decided``: None then. Else ``give_up`` is told why it ended first (the
     call ended, the timeout, a stop), which is returned too.
 
-    The call's end is seen in a callback of its task, before the agent goes on, so the card says
-    what became of the request before the run (even one that ends at once) shows its end.
+    The call's end is heard in its own task (`RunningCall.on_end`), before the agent goes on, so
+    the card says what became of the request before the run (even one that ends at once) shows
+    its end.
     """
     run = SHOWN_RUN.get()
     if run is None or not run.attach(running.call, view.view):
@@ -143,10 +145,12 @@ async def _shown_until(
             give_up(why)
             over.set_result(why)
 
-    def call_over(_task: Any) -> None:
-        end(_why_ended(running))
+    def call_over(how: str) -> None:
+        end(_ENDINGS.get(how, "the call ended first").format(running.timeout))
 
-    running.task.add_done_callback(call_over)
+    running.on_end.append(call_over)
+    if running.ended is not None:  # it ended before the server's request reached the cell
+        call_over(running.ended)
     deadline = loop.time() + timeout
     try:
         while not decided.done() and not over.done():
@@ -160,16 +164,6 @@ async def _shown_until(
         end("stopped")
         raise
     finally:
-        running.task.remove_done_callback(call_over)
+        if call_over in running.on_end:
+            running.on_end.remove(call_over)
     return None if decided.done() and not over.done() else over.result()
-
-
-def _why_ended(running: RunningCall) -> str:
-    task = running.task
-    if task.cancelled():
-        return "the run was stopped"
-    outcome = task.result() if task.exception() is None else None
-    result = outcome[1] if isinstance(outcome, tuple) and len(outcome) == 2 else None
-    if getattr(result, "kind", None) == "timeout":
-        return f"the call's time limit ({running.timeout:g} s) ended it"
-    return "the call ended first"

@@ -182,8 +182,7 @@ async def in_a_call(asks: ServerAsks, approver, job, model=None):
     from meowgent_nb.agent._running_call import RUNNING_CALL
 
     loop = asyncio.get_running_loop()
-    task = asyncio.current_task()
-    RUNNING_CALL.set(RunningCall(ToolCall("srv_tool", {}), loop, task, 30.0, approver, model))
+    RUNNING_CALL.set(RunningCall(ToolCall("srv_tool", {}), loop, 30.0, approver, model))
     done = loop.create_future()
 
     def on_thread():  # the tool's thread: the flight is made there, the question answered on the MCP loop

@@ -204,3 +204,20 @@ def test_a_form_nobody_answers_ends_with_the_call_s_time_limit_and_says_so(kerne
         "  Timed out after 3 s",
     ]
 
+
+
+def test_stop_while_the_form_waits_ends_the_run_and_the_card_says_so(kernel):
+    kernel.ok('model = calling("new_sign_up", "Never said.")')
+
+    def stop(kernel: Kernel, run: Run, msg: dict[str, Any]) -> None:
+        if len(fields(run)) == 5 and "Stop" in run.buttons and not stop.done:
+            stop.done = True
+            kernel.click(run.buttons["Stop"][-1])
+
+    stop.done = False
+    run = kernel.ok("%%agent --model-object model --new\nSign me up", hook=stop)
+    assert final_text(run).splitlines() == [
+        "[tool] new_sign_up() -> interrupted",
+        "  [new asked for input ('Please sign up <script>alert(1)</script> to continue.'): cancelled, the run was stopped]",
+        "[stopped by you after 1 turn, 1 tool call]",
+    ]
