@@ -173,7 +173,7 @@ class ServerAsks:
         except ElicitSchemaError as error:
             await self._on_cell(flight, _tell(asker, flight.running, f"{self.server} asked for input, but {error}"))
             self._note("elicitation", str(message), f"refused: {error}")
-            return ErrorData(code=INVALID_PARAMS, message=str(error))
+            return ErrorData(code=INVALID_PARAMS, message=str(error)[:2000])
         try:
             answer = await self._on_cell(flight, asker.elicit(ElicitRequest(self.server, form, flight.running)))
         except Exception as error:  # a form that broke is a decline, never a hung call
