@@ -4,7 +4,8 @@ accepted with real clicks, in the light and the dark theme.
 The `ScriptedModel` calls the asking server's ``sign_up`` tool (tests/mcp_servers/asking_server.py),
 which asks for a name, an age, an email, a plan and the newsletter. The test types a bad age
 first: Accept shows the problem next to the field and sends nothing; then it fixes the age,
-accepts, and the card shows what the server received. It saves elicit_form[_dark].png (the form,
+accepts, and the card shows what the server received. The tool's time limit is raised to 300 s:
+the form waits only as long as the call may take, and a loaded machine types slowly. It saves elicit_form[_dark].png (the form,
 the problem shown) and elicit_done[_dark].png into $MEOWGENT_SCREENSHOTS when set, else its tmp dir.
 """
 
@@ -25,6 +26,7 @@ THEMES = "@jupyterlab/apputils-extension/themes.jupyterlab-settings"
 SERVER = str(Path(__file__).parents[1] / "mcp_servers" / "asking_server.py")
 SETUP = f'''\
 %load_ext meowgent_nb
+%config AgentMagics.tool_timeout = 300
 import sys
 from meowgent_nb import ScriptedModel
 from meowgent_nb.mcp.client import McpToolbox
