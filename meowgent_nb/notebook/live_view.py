@@ -67,7 +67,7 @@ class LiveView:
         """Bring the widgets up to date with the transcript."""
         import ipywidgets as widgets
 
-        sections = self.transcript.html_sections([c for c, _ in self._rows])
+        sections = self.transcript.html_sections()
         while len(self._html) < len(sections):
             self._html.append(widgets.HTML())
         children: list[Any] = []

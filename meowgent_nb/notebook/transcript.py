@@ -243,13 +243,12 @@ class Transcript:
         """The ``text/html`` form: Markdown answer, folded thinking and turns, cards, timelines, footer."""
         return '<div class="meowgent-transcript">' + "".join(self._html_parts()[0]) + "</div>"
 
-    def html_sections(self, also: Sequence[ToolCall] = ()) -> list[tuple[str, ToolCall | None]]:
+    def html_sections(self) -> list[tuple[str, ToolCall | None]]:
         """`to_html` cut for a live view: after each card that waits for approval, to put its
         buttons there, and after each folded turn, whose HTML no longer changes (a live view that
         leaves it alone keeps it open once a person opened it). ``(html, call)`` pairs, ``call``
-        being the waiting card's, else None. ``also``: calls whose cards are cut after too (a
-        running call whose server asks something, to put the form there)."""
-        parts, waiting = self._html_parts(also)
+        being the waiting card's, else None."""
+        parts, waiting = self._html_parts()
         cuts = [0, *(end for end, _ in waiting), len(parts)]
         calls = [call for _, call in waiting] + [None]
         return [
@@ -257,7 +256,7 @@ class Transcript:
             for a, b, call in zip(cuts, cuts[1:], calls)
         ]
 
-    def _html_parts(self, also: Sequence[ToolCall] = ()) -> tuple[list[str], list[tuple[int, ToolCall | None]]]:
+    def _html_parts(self) -> tuple[list[str], list[tuple[int, ToolCall | None]]]:
         """The HTML pieces, and where `html_sections` cuts them: after each card waiting for
         approval (with its call), and after each folded turn (None)."""
         stopped = self._cut_short
@@ -276,9 +275,7 @@ class Transcript:
             for row in segment:  # the open turn: a waiting card's buttons go right after it
                 card, *timeline = self._row_parts(row, row is shown[-1], stopped, now)
                 parts.append(card)
-                if isinstance(row, Repeats) and (
-                    row.card.status(stopped) == "waiting" or any(row.card.call is c for c in also)
-                ):
+                if isinstance(row, Repeats) and row.card.status(stopped) == "waiting":
                     waiting.append((len(parts), row.card.call))
                 parts.extend(timeline)
         if self.stopped_by is not None:

@@ -4,7 +4,7 @@ accepted with real clicks, in the light and the dark theme.
 The `ScriptedModel` calls the asking server's ``sign_up`` tool (tests/mcp_servers/asking_server.py),
 which asks for a name, an age, an email, a plan and the newsletter. The test types a bad age
 first: Accept shows the problem next to the field and sends nothing; then it fixes the age,
-accepts, and the card shows what the server received. The tool's time limit is raised to 300 s:
+accepts, and the card shows what the server received. The call may take 300 s (the agent's and the box's limits):
 the form waits only as long as the call may take, and a loaded machine types slowly. It saves elicit_form[_dark].png (the form,
 the problem shown) and elicit_done[_dark].png into $MEOWGENT_SCREENSHOTS when set, else its tmp dir.
 """
@@ -30,7 +30,7 @@ SETUP = f'''\
 import sys
 from meowgent_nb import ScriptedModel
 from meowgent_nb.mcp.client import McpToolbox
-shop = McpToolbox("shop", [sys.executable, {SERVER!r}])
+shop = McpToolbox("shop", [sys.executable, {SERVER!r}], call_timeout=300)
 model = ScriptedModel(['<tool_call>{{"name": "shop_sign_up", "arguments": {{}}}}</tool_call>', "You are signed up."])
 '''
 
