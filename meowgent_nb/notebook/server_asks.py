@@ -4,7 +4,7 @@ The notebook's approvers (`WidgetApprover`, `InputApprover`, `PolicyApprover`) a
 server's elicitation and sampling requests through these functions (see
 `meowgent_nb.mcp._asking.ServerAsker`); they run on the cell's loop, in the context of the call
 the server is serving. Where a person watches in a frontend that shows widgets, the form (or the
-review) goes under the call's card in a ``%%agent`` cell, or in a panel of its own after ``await
+review) goes after the transcript of a ``%%agent`` cell (attached to the call), or in a panel of its own after ``await
 agent.arun(...)``; it waits for a click, for the call's end (its time limit, Stop), or the
 approver's timeout, whichever comes first, and is then disabled, saying what became of it (it
 stays under the card until the run ends, when the finished transcript replaces the widgets). Headless runs never
