@@ -20,6 +20,7 @@ from typing import Any
 from ..errors import ToolArgumentsError
 from ..protocols.parsing import MalformedCall
 from ..tools.core import Tool, ToolCall, ToolResult
+from ._running_call import RUNNING_CALL, Ending, RunningCall
 from ._tool_threads import ToolThreads, call_tool
 from .approvals import ApprovalRequest, Approved, Approver, Decision, Denied, DenyAll
 from .events import AgentEvent, ApprovalEvent, ApprovalRequested, ToolResultEvent
@@ -52,6 +53,8 @@ class CallRunner:
     """The agent's ``search_tools``, when the tools are found with it: an unknown name is then
     answered with a hint to search, not with the list of every tool, and a search is never put to
     a person (also with ``ask="every"``): it only reads the tools' descriptions."""
+    model: Any = None
+    """The agent's model, for a tool that asks it something (an MCP server's sampling request)."""
     answered: dict[str, ToolResult] = field(default_factory=dict)
     """This run's successful calls, by tool and validated arguments."""
     failures: dict[str, _Failure] = field(default_factory=dict)
@@ -106,8 +109,14 @@ class CallRunner:
             yield ToolResultEvent(results[index])
         values_of = {index: edited.get(index, values) for index, _, _, values in runnable}
         slots = asyncio.Semaphore(self.max_workers)
+        loop = asyncio.get_running_loop()
+        running = {
+            index: RunningCall(call, loop, self._timeout(tool), self.approver, self.model)
+            for index, call, tool, _ in runnable
+            if index not in results
+        }
         tasks = [
-            asyncio.ensure_future(self._execute(index, call, tool, values_of[index], slots))
+            asyncio.ensure_future(self._execute(index, call, tool, values_of[index], slots, running[index]))
             for index, call, tool, _ in runnable
             if index not in results
         ]
@@ -123,6 +132,8 @@ class CallRunner:
         finally:
             for task in tasks:
                 task.cancel()
+            for each in running.values():  # now, not when the cancelled tasks get to it: see RunningCall
+                each.end("stopped")
 
     def _precheck(
         self, call: ToolCall, malformed: MalformedCall | None, by_name: dict[str, Tool], last: bool
@@ -203,21 +214,41 @@ class CallRunner:
             return [Denied(reason)] * len(requests)
         return decisions
 
+    def _timeout(self, tool: Tool) -> float | None:
+        return tool.timeout if tool.timeout is not None else self.tool_timeout
+
     async def _execute(
-        self, index: int, call: ToolCall, tool: Tool, values: dict[str, Any], slots: asyncio.Semaphore
+        self,
+        index: int,
+        call: ToolCall,
+        tool: Tool,
+        values: dict[str, Any],
+        slots: asyncio.Semaphore,
+        running: RunningCall,
     ) -> tuple[int, ToolResult]:
         """Run one validated call on a tool thread, within its time limit.
 
         Whatever the tool does (raise ``SystemExit`` or any other ``BaseException``, return a
         value whose ``repr`` raises, block forever), the outcome is a result for this call alone.
         """
-        timeout = tool.timeout if tool.timeout is not None else self.tool_timeout
-        async with slots:  # released on a timeout too: a hung call does not hold a place
-            started = time.perf_counter()
-            try:
-                outcome = await asyncio.wait_for(_THREADS.run(call_tool, tool, values, self.max_output_chars), timeout)
-            except asyncio.TimeoutError:
-                return index, ToolResult(call, f"Timed out after {timeout:g} s", kind="timeout", duration=timeout)
+        timeout = running.timeout
+        # The tool's thread runs in a copy of this task's context: what it reaches (an MCP server
+        # asking the person) finds the call, the loop and the approver there.
+        RUNNING_CALL.set(running)
+        how: Ending = "stopped"
+        try:
+            async with slots:  # released on a timeout too: a hung call does not hold a place
+                started = time.perf_counter()
+                try:
+                    outcome = await asyncio.wait_for(
+                        _THREADS.run(call_tool, tool, values, self.max_output_chars), timeout
+                    )
+                except asyncio.TimeoutError:
+                    how = "timeout"
+                    return index, ToolResult(call, f"Timed out after {timeout:g} s", kind="timeout", duration=timeout)
+            how = "done"
+        finally:
+            running.end(how)
         elapsed = time.perf_counter() - started
         value, text, error = outcome
         if error is not None:

@@ -209,6 +209,7 @@ class Agent:
             self.repeat_calls,
             self.max_repeated_failures,
             search_tool=search,
+            model=self.model,
         )
 
     def _offered(self) -> list[Tool]:

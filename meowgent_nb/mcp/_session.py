@@ -15,6 +15,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Protocol
 
 from ..errors import MeowgentError
+from ._asking import ServerAsks
 
 try:
     _GROUP: Any = BaseExceptionGroup  # Python 3.11+
@@ -43,6 +44,8 @@ class _Server(Protocol):
     """The URL, or the command line, for error messages."""
     log_path: str | None
     """Where a stdio server's stderr goes, or None."""
+    asks: ServerAsks
+    """Its answers to the server's elicitation, sampling and roots requests."""
 
 
 class _Connection:
@@ -110,7 +113,11 @@ class _Connection:
         try:
             async with contextlib.AsyncExitStack() as stack:
                 transport = await self._transport(stack, errlog)
-                self.client = await stack.enter_async_context(Client(transport, cache=None))
+                asks = self.box.asks
+                callbacks: dict[str, Any] = {"elicitation_callback": asks.elicit, "list_roots_callback": asks.list_roots}
+                if asks.sampling != "deny":  # not offered at all: the server knows not to ask
+                    callbacks["sampling_callback"] = asks.sample
+                self.client = await stack.enter_async_context(Client(transport, cache=None, **callbacks))
                 self.alive = True
                 ready.set_result(None)
                 await self._closing.wait()

@@ -35,6 +35,7 @@ import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
+from ._asking import Asked, ServerAsks
 from ._context import McpImage
 from ._server_context import READ_TOOL, ServerContext
 from ._session import McpServerError, McpToolError, _Connection, _field
@@ -190,6 +191,18 @@ class McpToolbox(ServerContext, Toolbox):
             tools' results link to; it runs without asking (override with ``approval=``).
         use_instructions: Put the server's instructions (`instructions`) in the system prompt of
             ``%%agent`` cells that offer its tools, as a delimited, escaped block.
+        sampling: What happens when the server asks to use the model (``sampling/createMessage``)
+            during a call: ``"ask"`` (the person approves the request, then the answer, in the
+            running cell; refused in headless runs), ``"allow"`` (the model answers without
+            asking; the card says so), or ``"deny"`` (not offered to the server).
+        sampling_model: The model that answers sampling requests; None: the model of the agent
+            whose call the server is serving.
+        roots: Folders offered to the server as roots (``roots/list``), besides the working
+            directory, which always is.
+
+    A server's request for input (elicitation) during a call is shown as a form in the running
+    cell, under the call's card; headless runs decline it. See `history` for what the server
+    asked and what became of it.
 
     Raises:
         McpServerError: The server did not start, could not be reached, or failed to list tools.
@@ -216,8 +229,13 @@ class McpToolbox(ServerContext, Toolbox):
         secrets: Iterable[str] = (),
         read_resources: bool = False,
         use_instructions: bool = False,
+        sampling: str = "ask",
+        sampling_model: Any = None,
+        roots: Sequence[str | os.PathLike[str]] = (),
     ):
         Toolbox.__init__(self, name)
+        self.asks = ServerAsks(name, sampling, sampling_model, roots)
+        """The answers to the server's elicitation, sampling and roots requests (see `history`)."""
         if (command is None) == (url is None):
             raise ValueError(f"McpToolbox {name!r}: give either a command (stdio) or url= (streamable HTTP)")
         argv = shlex.split(command) if isinstance(command, str) else list(command or [])
@@ -347,9 +365,15 @@ class McpToolbox(ServerContext, Toolbox):
             tool.timeout if tool is not None and tool.timeout is not None else self.call_timeout
         ) + _MARGIN
         try:
-            return self._loop.run(self._connection.call(remote, arguments, limit), timeout=limit + 5.0)
+            with self.asks.flight():  # a server that asks during the call reaches the agent's call
+                return self._loop.run(self._connection.call(remote, arguments, limit), timeout=limit + 5.0)
         except (McpServerError, McpToolError) as error:  # a server may quote its token back
             raise type(error)(self._redact(str(error))) from None
+
+    @property
+    def history(self) -> list[Asked]:
+        """What the server asked during calls (input, the model, roots), and what became of it."""
+        return list(self.asks.history)
 
     def close(self) -> None:
         """End the session (a stdio server is stopped) and delete its stderr log."""

@@ -11,7 +11,7 @@ added to a result (`agent.calls.repeat_notice`) is shown as a note, not as part 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from .._visible import visible
@@ -65,6 +65,9 @@ class Card:
     """When it was sent for approval."""
     decided_at: float | None = None
     """When the decision arrived."""
+    notes: list[str] = field(default_factory=list)
+    """What happened while it ran that a person should read: what its server asked, and what
+    became of it (a form answered, a request to use the model refused)."""
 
     def status(self, stopped: bool) -> str:
         if self.result is None:
@@ -121,6 +124,7 @@ def same_card(a: Card, b: Card, stopped: bool) -> bool:
         json.dumps(a.call.arguments, sort_keys=True, default=repr) == json.dumps(b.call.arguments, sort_keys=True, default=repr)
         and a.status(stopped) == b.status(stopped)
         and _approval(a) == _approval(b)
+        and a.notes == b.notes
         and _output(a)[0] == _output(b)[0]
     )
 
@@ -158,6 +162,7 @@ def card_lines(card: Card, stopped: bool, times: int = 1, told: bool | None = No
         head += f"\n  run with: {visible(_arguments_text(edited))}"
     if times > 1:
         head += f" (x{times})"
+    head += "".join(f"\n  [{visible(note)}]" for note in card.notes)
     if card.result is None:
         return [head]
     output, notice = _output(card)
@@ -202,4 +207,5 @@ def card_html_of(card: Card, stopped: bool, times: int = 1, told: bool | None = 
         limit=_RESULT_LIMIT,
         times=times,
         told=notice if told is None else told,
+        notes=card.notes,
     )

@@ -8,8 +8,9 @@ for people who style them.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from .._html import MONO, MUTED, PRE_STYLE, escape, note_html, pre_html, seconds
-from .._visible import visible_html
+from .._visible import visible, visible_html
 
 __all__ = ["STATUS_COLORS", "card_html", "markdown_html", "thinking_html", "turn_html"]
 
@@ -48,12 +49,14 @@ def card_html(
     limit: int,
     times: int = 1,
     told: bool = False,
+    notes: Sequence[str] = (),
 ) -> str:
     """One tool call's card; ``output`` past ``limit`` characters is folded into a <details>.
 
     ``name``, ``arguments`` and ``output`` show their hidden characters marked (`visible_html`).
     ``times`` above 1 marks a card that stands for that many identical calls in a row; ``told``
-    notes that the model was told not to repeat the call.
+    notes that the model was told not to repeat the call. ``notes`` are lines about the call
+    (what its server asked while it ran), each escaped.
     """
     color = STATUS_COLORS.get(status, "#757575")
     head = (
@@ -73,6 +76,7 @@ def card_html(
         parts.append(note_html("meowgent-approval", approval))
     if told:
         parts.append(note_html("meowgent-told", "the model was told not to repeat this call"))
+    parts.extend(note_html("meowgent-server-asked", visible(note)) for note in notes)
     if arguments is not None:
         parts.append(pre_html("meowgent-arguments", arguments))
     if output is not None and len(output) <= limit:

@@ -26,5 +26,9 @@ class ShownRun(Protocol):
         """Take away what `attach` showed for ``call``."""
         ...
 
+    def note(self, call: Any, text: str) -> None:
+        """Add ``text`` to ``call``'s card (what its server asked while it ran, and the outcome)."""
+        ...
+
 
 SHOWN_RUN: ContextVar[ShownRun | None] = ContextVar("meowgent_shown_run", default=None)

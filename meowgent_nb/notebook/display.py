@@ -91,6 +91,12 @@ class LiveDisplay:
         if self.view is not None:
             self.view.detach(call)
 
+    def note(self, call: Any, text: str) -> None:
+        """Add ``text`` to ``call``'s card and show it; see `ShownRun`."""
+        self.transcript.note_call(call, text)
+        if self.live and self._started and not self._closed:
+            self.refresh()
+
     def handle(self, event: AgentEvent) -> None:
         """Pass ``event`` to the transcript and redraw if it is time to."""
         self.transcript.handle(event)

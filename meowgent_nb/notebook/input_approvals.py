@@ -9,12 +9,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..agent.approvals import ApprovalRequest, Approved, Decision, Denied
-from .policy_approvals import call_text, headless_policy, is_headless
+from .policy_approvals import AsksForServers, call_text, headless_policy, is_headless
 
 __all__ = ["InputApprover"]
 
 
-class InputApprover:
+class InputApprover(AsksForServers):
     """Asks with ``input()`` for each call: yes, no, or always (for the rest of the session).
 
     Closed input (EOF) denies the call. In a headless run it follows ``MEOWGENT_APPROVE``.

@@ -4,7 +4,8 @@
 tells a headless run (nbval, nbclient, papermill send their cells with ``allow_stdin`` false);
 the interactive approvers (`InputApprover`, `WidgetApprover`) check it at every batch and follow
 ``MEOWGENT_APPROVE`` instead (`headless_policy`). The text and HTML of a request, what a person
-reads before deciding, are here too, shared by all three.
+reads before deciding, are here too, shared by all three, and so is `AsksForServers`: what all
+three do when an MCP server asks during a call (a form, a request to use the model).
 """
 
 from __future__ import annotations
@@ -19,6 +20,9 @@ from typing import Any, Literal
 
 from .._visible import visible, visible_html
 from ..agent.approvals import ApprovalRequest, Approved, Decision, Denied
+from ..agent._running_call import RunningCall
+from ..mcp._asking import ElicitAnswer, ElicitRequest, SamplingReview
+from . import server_asks
 from ._run_context import SHOWN_RUN
 
 __all__ = ["HEADLESS_DENIAL", "PolicyApprover", "headless_policy", "is_headless", "shows_widgets"]
@@ -49,6 +53,32 @@ def shows_widgets() -> bool:
     return bool(parent.get("metadata", {}).get("cellId"))
 
 
+def nobody_to_ask() -> str | None:
+    """Why no person can answer a server's form here, or None when one can click in this cell."""
+    if is_headless():
+        return "no person to answer (headless run)"
+    if not shows_widgets():
+        return "this frontend shows no widgets, so no one can be asked here"
+    return None
+
+
+class AsksForServers:
+    """What a notebook approver does when an MCP server asks during a call (see `server_asks`):
+    shows its form, or its request to use the model, where a person can click; declines where
+    no one can (`nobody_to_ask`)."""
+
+    timeout: float = 600.0
+
+    async def elicit(self, request: ElicitRequest) -> ElicitAnswer:
+        return await server_asks.elicit(request, self.timeout, nobody_to_ask())
+
+    async def review_sampling(self, review: SamplingReview) -> tuple[bool, str]:
+        return await server_asks.review_sampling(review, self.timeout, nobody_to_ask())
+
+    def tell(self, running: RunningCall, text: str) -> None:
+        server_asks.tell(running, text)
+
+
 def is_headless() -> bool:
     """Whether the code runs in a kernel whose current cell was sent with ``allow_stdin`` false.
 
@@ -66,11 +96,14 @@ def is_headless() -> bool:
     return not getattr(kernel, "_allow_stdin", False)
 
 
-class PolicyApprover:
+class PolicyApprover(AsksForServers):
     """Decides without asking, and shows each call with the decision and why.
 
     In a ``%%agent`` cell the decision is shown in each call's card; elsewhere (``await
     agent.arun(...)``, a script) as a panel of its own.
+
+    A server's form, or request to use the model, during a call is still shown to a person who
+    can click (the policy is about tool calls); in a headless run it is declined.
 
     Args:
         mode: ``"all"`` approves every call; ``"none"`` denies it (the model is told

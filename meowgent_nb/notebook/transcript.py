@@ -148,6 +148,10 @@ class Transcript:
             self.result, self._stopped_at = event.result, self._clock()
         # Other events (added to the agent later) are ignored: a display must never break a run.
 
+    def note_call(self, call: ToolCall, text: str) -> None:
+        """Add a line to ``call``'s card: something that happened while it ran (its server asked)."""
+        self._card(call).notes.append(text)
+
     def fail(self, error: BaseException, *, shown_below: bool = False) -> None:
         """Record that the run stopped with ``error`` (an exception, or an interrupt).
 

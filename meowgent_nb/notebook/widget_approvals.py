@@ -20,6 +20,7 @@ from ._approval_row import ApprovalRow
 from ._run_context import SHOWN_RUN
 from .input_approvals import ask_by_input
 from .policy_approvals import (
+    AsksForServers,
     header_html,
     headless_policy,
     is_headless,
@@ -35,7 +36,7 @@ __all__ = ["WidgetApprover"]
 _WAKE_EVERY = 0.2  # seconds; see _Batch.wait
 
 
-class WidgetApprover:
+class WidgetApprover(AsksForServers):
     """Approve / Edit arguments / Deny / Always allow buttons in the running cell.
 
     The cell must be async (``await agent.arun(...)``, or ``%%agent``) for clicks to arrive while
@@ -43,7 +44,8 @@ class WidgetApprover:
     approved with them. Undecided calls are denied after ``timeout`` seconds. An interrupt (or
     the Stop button) denies them and propagates. In a headless run it follows
     ``MEOWGENT_APPROVE`` instead (see `is_headless`); where the frontend shows no widgets it
-    asks with ``input()``.
+    asks with ``input()``. An MCP server's form (elicitation) or request to use the model
+    (sampling) during a call is shown the same way, under the call's card (see `server_asks`).
 
     Args:
         timeout: Seconds to wait for every call of a batch to be decided.

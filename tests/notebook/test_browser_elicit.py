@@ -1,0 +1,101 @@
+"""A server's form in a running ``%%agent`` cell, in JupyterLab and Debian's Chromium, typed into and
+accepted with real clicks, in the light and the dark theme.
+
+The `ScriptedModel` calls the asking server's ``sign_up`` tool (tests/mcp_servers/asking_server.py),
+which asks for a name, an age, an email, a plan and the newsletter. The test types a bad age
+first: Accept shows the problem next to the field and sends nothing; then it fixes the age,
+accepts, and the card shows what the server received. The call may take 300 s (the agent's and the box's limits):
+the form waits only as long as the call may take, and a loaded machine types slowly. It saves elicit_form[_dark].png (the form,
+the problem shown) and elicit_done[_dark].png into $MEOWGENT_SCREENSHOTS when set, else its tmp dir.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.browser_notebook import JupyterLab, NotebookPage, chromium_browser, serve, write_notebook
+
+SCREENSHOTS_ENV = "MEOWGENT_SCREENSHOTS"
+VIEWPORT = {"width": 1280, "height": 1000}
+THEMES = "@jupyterlab/apputils-extension/themes.jupyterlab-settings"
+SERVER = str(Path(__file__).parents[1] / "mcp_servers" / "asking_server.py")
+SETUP = f'''\
+%load_ext meowgent_nb
+%config AgentMagics.tool_timeout = 300
+import sys
+from meowgent_nb import ScriptedModel
+from meowgent_nb.mcp.client import McpToolbox
+shop = McpToolbox("shop", [sys.executable, {SERVER!r}], call_timeout=300)
+model = ScriptedModel(['<tool_call>{{"name": "shop_sign_up", "arguments": {{}}}}</tool_call>', "You are signed up."])
+'''
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    yield from serve(tmp_path_factory, "lab")
+
+
+@pytest.fixture(scope="module")
+def browser():
+    yield from chromium_browser()
+
+
+def open_notebook(browser, lab: JupyterLab, tmp_path: Path, name: str, theme: str) -> NotebookPage:
+    themes = lab.work / "lab-settings" / THEMES
+    themes.parent.mkdir(parents=True, exist_ok=True)
+    themes.write_text(json.dumps({"theme": theme}))
+    write_notebook(lab.root / f"{name}.ipynb", [SETUP, "%%agent --model-object model --new\nSign me up."])
+    notebook = NotebookPage(browser.new_context(viewport=VIEWPORT).new_page(), lab, tmp_path)
+    notebook.open(f"{name}.ipynb", workspace=name)
+    shown = notebook.page.locator("body").get_attribute("data-jp-theme-name")
+    notebook.check(shown == theme, f"JupyterLab shows the theme {shown!r}, not {theme!r}")
+    return notebook
+
+
+@pytest.mark.parametrize(("theme", "suffix"), [("JupyterLab Light", ""), ("JupyterLab Dark", "_dark")])
+def test_the_form_is_filled_and_accepted_in_the_browser(browser, lab, tmp_path, theme, suffix):
+    screenshots = Path(os.environ.get(SCREENSHOTS_ENV) or tmp_path)
+    screenshots.mkdir(parents=True, exist_ok=True)
+    notebook = open_notebook(browser, lab, tmp_path, f"elicit{suffix}", theme)
+    try:
+        notebook.run_all()
+        cell = notebook.cell(1)
+        form = cell.locator(".meowgent-elicit-form")
+        notebook.wait_visible(form.locator(".meowgent-field-0 input"), "the form's first field", 90)
+        message = form.locator(".meowgent-elicit-message").inner_text()
+        notebook.check(message == "Please sign up <script>alert(1)</script> to continue.", f"the message reads {message!r}")
+        notebook.check(notebook.prompt(1) == "[*]:", "the agent cell should still run while the form waits")
+        form.locator(".meowgent-field-0 input").fill("Ada")
+        form.locator(".meowgent-field-1 input").fill("thirty")
+        form.locator(".meowgent-field-2 input").fill("ada@example.org")
+        form.locator(".meowgent-field-3 select").select_option(label="pro")
+        form.locator(".meowgent-field-4 input").check()
+        form.get_by_role("button", name="Accept").click()
+        notebook.wait_text(form.locator(".meowgent-field-problem").first, "'thirty' is not a whole number", "the age's problem")
+        cell.screenshot(path=str(screenshots / f"elicit_form{suffix}.png"))
+        notebook.check(notebook.prompt(1) == "[*]:", "a bad value must not send the form")
+        form.locator(".meowgent-field-1 input").fill("36")
+        form.get_by_role("button", name="Accept").click()
+
+        notebook.wait_finished(1, "the agent cell (after Accept)", 90)
+        # The finished turn is folded to one line: open it, as a person would.
+        cell.locator("details.meowgent-turn:not([open]) > summary").evaluate_all("all => all.forEach(s => s.click())")
+        card = cell.locator(".meowgent-card")
+        expected = {"action": "accept", "data": {"age": 36, "email": "ada@example.org", "name": "Ada",
+                                                  "newsletter": True, "plan": "pro"}}
+        notebook.wait_text(card.locator(".meowgent-output"), json.dumps(expected, sort_keys=True), "what the server received")
+        notebook.wait_text(
+            card.locator(".meowgent-server-asked"),
+            "shop asked for input ('Please sign up <script>alert(1)</script> to continue.'): accepted, sent name='Ada', age=36",
+            "the card's line about the form",
+        )
+        notebook.wait_text(cell.locator(".meowgent-text"), "You are signed up.", "the final answer")
+        cell.screenshot(path=str(screenshots / f"elicit_done{suffix}.png"))
+    finally:
+        notebook.page.context.close()
+        lab.shutdown_kernels()
