@@ -137,10 +137,7 @@ class _Connection:
 
         name = self.box.name
         if not self.alive:
-            raise McpServerError(
-                f"the MCP server {name!r} is not connected (it was closed or stopped); add it again"
-                f" with %tools mcp add {name} ... (or make a new McpToolbox)"
-            )
+            raise self.not_connected()
         try:
             result = await self.client.call_tool(remote, arguments, read_timeout_seconds=limit)
         except MCPError as exc:
@@ -166,6 +163,13 @@ class _Connection:
         if result.is_error:
             raise McpToolError(text or f"{remote} reported an error without a message")
         return text
+
+    def not_connected(self) -> McpServerError:
+        name = self.box.name
+        return McpServerError(
+            f"the MCP server {name!r} is not connected (it was closed or stopped); add it again"
+            f" with %tools mcp add {name} ... (or make a new McpToolbox)"
+        )
 
     def offers(self, capability: str) -> bool:
         """Whether the server said at the start that it has ``resources``, ``prompts`` or ``completions``."""
@@ -196,10 +200,7 @@ class _Connection:
 
         name = self.box.name
         if not self.alive:
-            raise McpServerError(
-                f"the MCP server {name!r} is not connected (it was closed or stopped); add it again"
-                f" with %tools mcp add {name} ... (or make a new McpToolbox)"
-            )
+            raise self.not_connected()
         try:
             return await asyncio.wait_for(send(), limit)
         except asyncio.TimeoutError:
