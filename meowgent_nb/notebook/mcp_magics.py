@@ -107,6 +107,19 @@ def tools_mcp(magics: Any, line: str) -> None:
     action="store_true",
     help="Put the server's instructions in the system prompt of cells that offer its tools.",
 )
+@argument(
+    "--sampling",
+    choices=("ask", "allow", "deny"),
+    default="ask",
+    metavar="MODE",
+    help="When the server asks to use the model: ask (the person, in the cell; default), allow or deny.",
+)
+@argument(
+    "--root",
+    action="append",
+    metavar="DIR",
+    help="A folder offered to the server as a root, besides the working directory (repeat for more).",
+)
 def mcp_add(magics: Any, line: str) -> None:
     """%tools mcp add NAME [options] -- COMMAND ARGS...  or  %tools mcp add NAME --url URL [--token T]"""
 
@@ -156,11 +169,23 @@ def _add(magics: Any, words: list[str]) -> None:
             connect_timeout=args.connect_timeout,
             read_resources=args.read_resources,
             use_instructions=args.instructions,
+            sampling=args.sampling,
+            roots=_roots(name, args.root or []),
         )
     except (McpServerError, ValueError) as error:
         raise UsageError(f"%tools mcp add {name}: {error}") from None
     _keep(magics, name, box)
     print(_listing({name: box}))
+
+
+def _roots(name: str, folders: list[str]) -> list[str]:
+    """The ``--root`` folders, each an existing directory (a typo is caught here, not by the server)."""
+    missing = [folder for folder in folders if not os.path.isdir(os.path.expanduser(folder))]
+    if missing:
+        raise UsageError(
+            f"%tools mcp add {name}: --root {missing[0]!r} is not a folder; give an existing directory."
+        )
+    return folders
 
 
 def _keep(magics: Any, name: str, box: McpToolbox) -> None:

@@ -396,6 +396,8 @@ def test_help_lists_the_commands_and_the_options_of_add(ip):
         "--include A,B",
         "--exclude A,B",
         "--connect-timeout S",
+        "--sampling MODE",
+        "--root DIR",
     ):
         assert f"\n  {option} " in out
 
@@ -492,3 +494,26 @@ def test_quoted_paths_with_spaces_reach_the_command_and_load(ip, tmp_path):
     config = folder / "mcp config.json"
     config.write_text(json.dumps({"servers": {"two": {"command": sys.executable, "args": [str(script)]}}}))
     assert tools(ip, f'mcp load "{config}"').endswith(f"Loaded from {config}: two\n")
+
+
+ASKING = str(Path(__file__).parents[1] / "mcp_servers" / "asking_server.py")
+
+
+def test_add_takes_the_sampling_setting_and_roots(ip, tmp_path):
+    command = f"-- {shlex.quote(sys.executable)} {shlex.quote(ASKING)}"
+    tools(ip, f"mcp add asks --sampling deny --root {shlex.quote(str(tmp_path))} {command}")
+    try:
+        box = magics(ip).toolboxes[-1]
+        assert box.asks.sampling == "deny"
+        assert box.asks.roots == [str(tmp_path.resolve())]
+        assert json.loads(box["asks_my_roots"].run({}))[-1] == tmp_path.resolve().as_uri()
+    finally:
+        tools(ip, "mcp remove asks")
+    with pytest.raises(UsageError) as caught:
+        tools(ip, f"mcp add asks --root {shlex.quote(str(tmp_path / 'nowhere'))} {command}")
+    assert str(caught.value) == (
+        f"%tools mcp add asks: --root {str(tmp_path / 'nowhere')!r} is not a folder; give an existing directory."
+    )
+    with pytest.raises(UsageError, match=r"argument --sampling: invalid choice: 'sometimes'"):
+        tools(ip, f"mcp add asks --sampling sometimes {command}")
+    assert "asks" not in magics(ip)._mcp_servers
