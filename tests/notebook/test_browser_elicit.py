@@ -71,7 +71,12 @@ def test_the_form_is_filled_and_accepted_in_the_browser(browser, lab, tmp_path, 
         notebook.check(message == "Please sign up <script>alert(1)</script> to continue.", f"the message reads {message!r}")
         notebook.check(notebook.prompt(1) == "[*]:", "the agent cell should still run while the form waits")
         form.locator(".meowgent-field-0 input").fill("Ada")
-        form.locator(".meowgent-field-1 input").fill("thirty")
+        age = form.locator(".meowgent-field-1 input")
+        age.fill("thirty")
+        # Its value travels when the box loses focus, and the form then draws a fresh box for the
+        # next change: mark this one first, so the second age cannot be typed into the box being
+        # replaced (its value would never reach the kernel).
+        age.evaluate("e => { e.dataset.old = '1'; }")
         form.locator(".meowgent-field-2 input").fill("ada@example.org")
         form.locator(".meowgent-field-3 select").select_option(label="pro")
         form.locator(".meowgent-field-4 input").check()
@@ -79,7 +84,9 @@ def test_the_form_is_filled_and_accepted_in_the_browser(browser, lab, tmp_path, 
         notebook.wait_text(form.locator(".meowgent-field-problem").first, "'thirty' is not a whole number", "the age's problem")
         cell.screenshot(path=str(screenshots / f"elicit_form{suffix}.png"))
         notebook.check(notebook.prompt(1) == "[*]:", "a bad value must not send the form")
-        form.locator(".meowgent-field-1 input").fill("36")
+        age = form.locator(".meowgent-field-1 input:not([data-old])")
+        notebook.wait_visible(age, "the age's box, drawn again after its change")
+        age.fill("36")
         form.get_by_role("button", name="Accept").click()
 
         notebook.wait_finished(1, "the agent cell (after Accept)", 90)
