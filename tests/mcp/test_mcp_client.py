@@ -4,11 +4,9 @@ SDK) over stdio and streamable HTTP on 127.0.0.1, driven through `McpToolbox` an
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -20,6 +18,7 @@ import pytest
 from meowgent_nb import Agent, AutoApprove, DenyAll, ScriptedModel
 from meowgent_nb.errors import ToolArgumentsError, ToolDefinitionError
 from meowgent_nb.mcp.client import McpServerError, McpToolbox, McpToolError, mcp_tool, needs_approval
+from tests.mcp_servers import serving
 
 SERVER = str(Path(__file__).parents[1] / "mcp_servers" / "demo_server.py")
 COMMAND = [sys.executable, SERVER]
@@ -35,30 +34,9 @@ def demo():
         yield box
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-@contextlib.contextmanager
 def http_server(log_dir: Path):
     """The demo server over streamable HTTP on a free port of 127.0.0.1; yields its URL."""
-    port = free_port()
-    with open(log_dir / f"server-{port}.log", "w") as log:
-        process = subprocess.Popen([*COMMAND, "http", str(port)], stdout=log, stderr=log)
-        try:
-            for _ in range(150):  # up to 15 s for the server to listen
-                try:
-                    socket.create_connection(("127.0.0.1", port), timeout=0.1).close()
-                    break
-                except OSError:
-                    assert process.poll() is None, "the HTTP demo server exited"
-                    time.sleep(0.1)
-            yield f"http://127.0.0.1:{port}/mcp"
-        finally:
-            process.terminate()
-            process.wait(10)
+    return serving.http_server(SERVER, log_dir)
 
 
 @pytest.fixture(scope="module")

@@ -25,8 +25,8 @@ from meowgent_nb.mcp._context import (
 from meowgent_nb.mcp.client import McpServerError, McpToolbox
 from meowgent_nb.protocols.prompt import inert
 from tests.mcp.test_mcp_client import COMMAND as DEMO_COMMAND
-from tests.mcp.test_mcp_client import free_port
 from tests.mcp_servers.context_server import HOSTILE, PIXEL
+from tests.mcp_servers.serving import http_server
 
 SERVER = str(Path(__file__).parents[1] / "mcp_servers" / "context_server.py")
 COMMAND = [sys.executable, SERVER]
@@ -316,33 +316,14 @@ def test_the_structure_escaping_leaves_ordinary_angle_brackets_alone():
 
 
 def test_resources_and_prompts_over_streamable_http(tmp_path):
-    import socket
-    import subprocess
-    import time
-
-    port = free_port()
-    with open(tmp_path / "server.log", "w") as log:
-        process = subprocess.Popen([*COMMAND, "http", str(port)], stdout=log, stderr=log)
-        try:
-            for _ in range(150):
-                try:
-                    socket.create_connection(("127.0.0.1", port), timeout=0.1).close()
-                    break
-                except OSError:
-                    assert process.poll() is None, "the HTTP context server exited"
-                    time.sleep(0.1)
-            with McpToolbox("notes", url=f"http://127.0.0.1:{port}/mcp", call_timeout=10.0) as box:
-                assert box.instructions == INSTRUCTIONS
-                assert box.read("notes://index.json") == {"notes": ["groceries", "ideas"]}
-                assert box.read("notes://note/{name}", name="groceries") == "Milk, eggs, bread."
-                assert (
-                    box.prompt("summarize", name="ideas")[0]["content"]
-                    == "Summarize the note 'ideas' in a short style."
-                )
-                assert box.complete("name", "i", template="notes://note/{name}") == ["ideas"]
-        finally:
-            process.terminate()
-            process.wait(10)
+    with http_server(SERVER, tmp_path) as url, McpToolbox("notes", url=url, call_timeout=10.0) as box:
+        assert box.instructions == INSTRUCTIONS
+        assert box.read("notes://index.json") == {"notes": ["groceries", "ideas"]}
+        assert box.read("notes://note/{name}", name="groceries") == "Milk, eggs, bread."
+        assert (
+            box.prompt("summarize", name="ideas")[0]["content"] == "Summarize the note 'ideas' in a short style."
+        )
+        assert box.complete("name", "i", template="notes://note/{name}") == ["ideas"]
 
 
 def test_a_closed_box_says_so_for_every_read_and_keeps_its_instructions():

@@ -3,43 +3,18 @@ with ``${VAR}`` from the environment reaching them and never showing in any outp
 
 from __future__ import annotations
 
-import contextlib
 import json
-import socket
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from meowgent_nb.mcp.config import McpConfigError
 from meowgent_nb.mcp.load import LoadedServers, load_mcp_config
+from tests.mcp_servers.serving import http_server
 
 SERVER = str(Path(__file__).parents[1] / "mcp_servers" / "annotated_server.py")
 TOKEN = "tok_fake_5f3a9c1e7b2d"
-
-
-@contextlib.contextmanager
-def http_server(script: str, log_dir: Path):
-    """``script http PORT`` on a free port of 127.0.0.1; yields its URL."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    with open(log_dir / f"server-{port}.log", "w") as log:
-        process = subprocess.Popen([sys.executable, script, "http", str(port)], stdout=log, stderr=log)
-        try:
-            for _ in range(150):  # up to 15 s for the server to listen
-                try:
-                    socket.create_connection(("127.0.0.1", port), timeout=0.1).close()
-                    break
-                except OSError:
-                    assert process.poll() is None, "the HTTP server exited"
-                    time.sleep(0.1)
-            yield f"http://127.0.0.1:{port}/mcp"
-        finally:
-            process.terminate()
-            process.wait(10)
 
 
 def write(path: Path, data) -> str:
