@@ -108,10 +108,13 @@ class Kernel:
             msg["header"]["subshell_id"] = subshell_id
         self.kc.shell_channel.send(msg)
 
-    def set_state(self, comm_id: str, **state: Any) -> None:
+    def set_state(self, comm_id: str, subshell_id: str | None = None, **state: Any) -> None:
         """Change a widget's state as a frontend does when a person types (e.g. ``value=...``)."""
         content = {"comm_id": comm_id, "data": {"method": "update", "state": state, "buffer_paths": []}}
-        self.kc.shell_channel.send(self.kc.session.msg("comm_msg", content))
+        msg = self.kc.session.msg("comm_msg", content)
+        if subshell_id is not None:
+            msg["header"]["subshell_id"] = subshell_id
+        self.kc.shell_channel.send(msg)
 
     def create_subshell(self) -> str:
         self.kc.control_channel.send(self.kc.session.msg("create_subshell_request", {}))

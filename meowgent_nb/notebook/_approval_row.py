@@ -45,7 +45,9 @@ class ApprovalRow:
     Args:
         request: The call, its tool and its validated arguments.
         on_choice: Told each choice, on the thread of ``call_soon`` (the cell's loop).
-        call_soon: Runs a function on the cell's loop (clicks may arrive on another thread).
+        call_soon: Runs a function on the cell's loop (clicks may arrive on another thread), in
+            the cell's context (see `call_soon_in_cell`: the boxes Check draws stay in order with
+            the buttons).
         buttons: False for a call already decided (always allowed): only its label is shown.
     """
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..agent.events import AgentEvent, FinalAnswer, PartialCall, TextDelta, ThinkingDelta
 from ..errors import RunInterrupted
-from ._run_context import SHOWN_RUN
+from ._run_context import SHOWN_RUN, call_soon_in_cell
 from .live_view import LiveView
 from .policy_approvals import shows_widgets
 from .transcript import Transcript
@@ -76,7 +76,7 @@ class LiveDisplay:
             self._started = True
             if self.on_stop is not None and shows_widgets():
                 loop = asyncio.get_running_loop()
-                self.view = LiveView(self.transcript, self.on_stop, loop.call_soon_threadsafe)
+                self.view = LiveView(self.transcript, self.on_stop, call_soon_in_cell(loop))
                 self._handle = display(self.view.box, display_id=True)
             else:
                 self._handle = display(self.transcript, display_id=True)

@@ -24,7 +24,7 @@ from .._visible import visible, visible_html
 from ..agent._running_call import RunningCall
 from ..mcp._asking import ElicitAnswer, ElicitRequest, SamplingReview
 from ._elicit_form import ElicitFormView, ReviewView, content_text
-from ._run_context import SHOWN_RUN
+from ._run_context import SHOWN_RUN, call_soon_in_cell
 
 __all__ = ["elicit", "review_sampling", "tell"]
 
@@ -60,7 +60,7 @@ async def elicit(request: ElicitRequest, timeout: float, nobody: str | None) -> 
         return ElicitAnswer("decline", None, nobody)
     loop = asyncio.get_running_loop()
     answered: asyncio.Future[ElicitAnswer] = loop.create_future()
-    form = ElicitFormView(request, loop.call_soon_threadsafe, lambda a: answered.done() or answered.set_result(a))
+    form = ElicitFormView(request, call_soon_in_cell(loop), lambda a: answered.done() or answered.set_result(a))
     def give_up(why: str) -> None:
         form.finish(f"not answered: {why}")
         tell(request.running, f"{asked}: cancelled, {why}")
@@ -89,7 +89,7 @@ async def review_sampling(review: SamplingReview, timeout: float, nobody: str | 
     loop = asyncio.get_running_loop()
     chosen: asyncio.Future[bool] = loop.create_future()
     approve = "Send the answer" if review.answer is not None else "Let the model answer"
-    view = ReviewView(_review_html(review, stage), approve, loop.call_soon_threadsafe,
+    view = ReviewView(_review_html(review, stage), approve, call_soon_in_cell(loop),
                       lambda ok: chosen.done() or chosen.set_result(ok))
     def give_up(why: str) -> None:
         view.finish(f"not answered: {why}")

@@ -17,7 +17,7 @@ from typing import Any
 
 from ..agent.approvals import ApprovalRequest, Approved, Decision, Denied
 from ._approval_row import ApprovalRow
-from ._run_context import SHOWN_RUN
+from ._run_context import SHOWN_RUN, call_soon_in_cell
 from .input_approvals import ask_by_input
 from .policy_approvals import (
     AsksForServers,
@@ -112,10 +112,11 @@ class _Batch:
         """Called after a decision (the standalone panel redraws its text)."""
         self.rows = []
         note = f"waiting for a decision (denied after {_duration(approver.timeout)})"
+        call_soon = call_soon_in_cell(loop)
         for index, request in enumerate(self.requests):
             allowed = request.tool.name in approver.always_allowed
             choose = functools.partial(self._settle, index)
-            row = ApprovalRow(request, choose, loop.call_soon_threadsafe, buttons=not allowed)
+            row = ApprovalRow(request, choose, call_soon, buttons=not allowed)
             row.label.value = note
             self.rows.append(row)
         for index, request in enumerate(self.requests):

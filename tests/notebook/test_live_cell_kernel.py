@@ -174,24 +174,29 @@ def problems(run: Run) -> list[str]:
     return [v for v in values if "meowgent-edit-" in v]
 
 
-def _editing(*texts: str, then: tuple[str, int] | None = None) -> Any:
+def _editing(*texts: str, then: tuple[str, int] | None = None, subshell: bool = False) -> Any:
     """A hook that opens the edit box and, for each text, types it and clicks Check (a fresh box
-    after each); then clicks ``then``, or "Approve these arguments" once the last check passed."""
+    after each); then clicks ``then``, or "Approve these arguments" once the last check passed.
+    With ``subshell``, every comm message goes on a subshell of its own, as JupyterLab sends them."""
     steps: list[str] = []
+    lab: list[str | None] = []
 
     def hook(k: Kernel, run: Run, msg: dict[str, Any]) -> None:
         if "Check" not in run.buttons:
             return
+        if not lab:
+            lab.append(k.create_subshell() if subshell else None)
         textareas = [c for c, s in run.models.items() if s["_model_name"] == "TextareaModel"]
         if len(steps) < len(texts) and len(textareas) == len(steps) + 1:  # a fresh box for this try
             if not steps:
-                k.click(run.buttons["Edit arguments"][0])
-            k.set_state(textareas[-1], value=texts[len(steps)])
+                k.click(run.buttons["Edit arguments"][0], lab[0])
+            k.set_state(textareas[-1], lab[0], value=texts[len(steps)])
             steps.append("checked")
-            k.click(run.buttons["Check"][0])
+            k.click(run.buttons["Check"][0], lab[0])  # at once, as a person's click right after typing
         elif len(steps) == len(texts) and len(textareas) == len(texts) + 1 and len(problems(run)) >= len(texts):
             steps.append("done")
-            k.click(*(run.buttons[then[0]][then[1]],) if then else (run.buttons["Approve these arguments"][0],))
+            button = run.buttons[then[0]][then[1]] if then else run.buttons["Approve these arguments"][0]
+            k.click(button, lab[0])
 
     return hook
 
@@ -232,6 +237,30 @@ def test_invalid_edited_arguments_are_refused_in_the_row_and_nothing_runs(kernel
         "Fix the arguments, then check again.</pre>"
     ]
     assert kernel.ok("last()").stdout == "denied | Denied: the person did not approve this call.\nanswer | All done.\n"
+
+
+def test_edits_sent_as_jupyterlab_sends_them_are_read_in_order_each_time(kernel):
+    # JupyterLab sends comm messages on a subshell of its own, and ipykernel routes a widget's
+    # messages to the subshell of the request it was last changed under. A box drawn by Check
+    # used to be made in the click's context, so the next text typed into it went to another
+    # thread than the next Check click, and the Check could read the old text (seen in CI).
+    kernel.ok("model = answers('model.txt')")
+    tries = [json.dumps({"path": f"try{n}.txt", "text": n}) for n in range(3)]
+    edited = json.dumps({"path": "lab.txt", "text": "typed last"})
+    run = kernel.ok("%%agent --model-object model --new\nWrite", hook=_editing(*tries, edited, subshell=True))
+    assert kernel.ok("print(open('lab.txt').read(), os.path.exists('model.txt'))").stdout == "typed last False\n"
+    assert [p.split("\n")[1] for p in problems(run)[:3]] == [
+        f"- text: input should be a valid string, got {n}" for n in range(3)
+    ]
+    assert problems(run)[3] == (
+        '<pre class="meowgent-edit-preview" style="white-space: pre-wrap">'
+        "will run: write_file(path=&#x27;lab.txt&#x27;, text=&#x27;typed last&#x27;)</pre>"
+    )
+    # Every comm message was handled by the running cell's shell, none on the subshell's thread
+    # (a message handled there is bracketed by busy and idle states of its own): in their own
+    # context there is only the echo of each typed text; what the clicks drew belongs to the cell.
+    handled = [m["msg_type"] for m in run.elsewhere if m["parent_header"].get("msg_type") == "comm_msg"]
+    assert handled == ["comm_msg"] * 4
 
 
 def test_a_console_frontend_is_asked_with_input_instead_of_buttons_it_cannot_show(kernel):

@@ -49,27 +49,30 @@ def fields(run: Run) -> dict[int, str]:
 class FormFiller:
     """Fills the sign-up form with a bad age, clicks Accept, then fixes the age and accepts again."""
 
-    def __init__(self) -> None:
+    def __init__(self, subshell: bool = False) -> None:
         self.stage = 0
         self.problems: list[str] = []
+        self.subshell = subshell
+        """Send every comm message on a subshell of its own, as JupyterLab does."""
 
     def __call__(self, kernel: Kernel, run: Run, msg: dict[str, Any]) -> None:
         content = msg["content"]
         if self.stage == 0 and len(fields(run)) == 5 and "Accept" in run.buttons:
             self.stage = 1
+            self.lab = kernel.create_subshell() if self.subshell else None
             entry = fields(run)
-            kernel.set_state(entry[0], value="Ada")
-            kernel.set_state(entry[1], value="thirty")
-            kernel.set_state(entry[2], value="ada@example.org")
-            kernel.set_state(entry[3], index=2)  # the drop-down: (none), free, pro
-            kernel.set_state(entry[4], value=True)
-            kernel.click(run.buttons["Accept"][-1])
+            kernel.set_state(entry[0], self.lab, value="Ada")
+            kernel.set_state(entry[1], self.lab, value="thirty")
+            kernel.set_state(entry[2], self.lab, value="ada@example.org")
+            kernel.set_state(entry[3], self.lab, index=2)  # the drop-down: (none), free, pro
+            kernel.set_state(entry[4], self.lab, value=True)
+            kernel.click(run.buttons["Accept"][-1], self.lab)
         elif self.stage == 1 and msg["msg_type"] == "comm_msg" and "meowgent-field-problem" in str(content["data"]):
             self.problems.append(str(content["data"]["state"].get("value", "")))
             if "nothing was sent" in self.problems[-1]:
                 self.stage = 2
-                kernel.set_state(fields(run)[1], value="36")  # the fresh entry that replaced the first
-                kernel.click(run.buttons["Accept"][-1])
+                kernel.set_state(fields(run)[1], self.lab, value="36")  # the fresh entry that replaced the first
+                kernel.click(run.buttons["Accept"][-1], self.lab)
 
 
 def clicks(*descriptions: str):
@@ -90,9 +93,11 @@ def final_text(run: Run) -> str:
     return run.panel_texts[-1]
 
 
-@pytest.mark.parametrize("server", ["new", "old"])
-def test_the_form_is_filled_in_the_cell_and_the_server_receives_exactly_what_was_accepted(kernel, server):
-    filler = FormFiller()
+@pytest.mark.parametrize(("server", "lab"), [("new", False), ("old", False), ("new", True)])
+def test_the_form_is_filled_in_the_cell_and_the_server_receives_exactly_what_was_accepted(kernel, server, lab):
+    # lab: the changes and clicks come on a subshell, as JupyterLab sends them; each fresh entry
+    # must still be handled by the cell's shell, in order with the Accept click after it.
+    filler = FormFiller(subshell=lab)
     kernel.ok(f'model = calling("{server}_sign_up", "Signed up.")')
     run = kernel.ok("%%agent --model-object model --new\nSign me up", hook=filler)
     assert filler.stage == 2
@@ -112,6 +117,8 @@ def test_the_form_is_filled_in_the_cell_and_the_server_receives_exactly_what_was
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html and "<script>" not in html
     check = kernel.ok(f"print({server}.history[-1])")
     assert check.stdout == "Asked(kind='elicitation', what='Please sign up <script>alert(1)</script> to continue.', outcome='accept: by you')\n"
+    handled = [m for m in run.elsewhere if m["parent_header"].get("msg_type") == "comm_msg"]
+    assert [m["parent_header"]["msg_id"] for m in handled if m["msg_type"] == "status"] == []  # none on a subshell
 
 
 def test_a_headless_run_declines_the_form_and_says_so_in_the_card(kernel):
