@@ -9,20 +9,20 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import os
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Protocol
 
 from ..errors import MeowgentError
 from ._asking import ServerAsks
+from ._results import result_text
 
 try:
     _GROUP: Any = BaseExceptionGroup  # Python 3.11+
 except NameError:  # pragma: no cover  (3.10: anyio depends on the backport)
     from exceptiongroup import BaseExceptionGroup as _GROUP
 
-__all__ = ["McpServerError", "McpToolError", "result_text"]
+__all__ = ["McpServerError", "McpToolError"]
 
 _STDERR_TAIL = 10  # lines of a stdio server's stderr quoted when it fails
 
@@ -131,7 +131,8 @@ class _Connection:
             if errlog is not None:
                 errlog.close()
 
-    async def call(self, remote: str, arguments: dict[str, Any], limit: float) -> str:
+    async def call(self, remote: str, arguments: dict[str, Any], limit: float) -> Any:
+        """The server's ``CallToolResult`` (see `_results.result_value`); its error as `McpToolError`."""
         from mcp import MCPError
         from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT
 
@@ -158,11 +159,15 @@ class _Connection:
             raise self.failure(
                 f"the connection to the MCP server {name!r} broke during the call to {remote}", exc
             ) from None
+        except RuntimeError as exc:  # the SDK's check of the result against the tool's output schema
+            raise McpToolError(
+                f"the MCP server {name!r} answered the call to {remote} with a result its own output schema"
+                f" does not allow, so it was not used: {_first_line(exc)}"
+            ) from None
         self.linked.update(str(b.uri) for b in result.content if getattr(b, "type", "") == "resource_link")
-        text = result_text(result)
         if result.is_error:
-            raise McpToolError(text or f"{remote} reported an error without a message")
-        return text
+            raise McpToolError(result_text(result) or f"{remote} reported an error without a message")
+        return result
 
     def not_connected(self) -> McpServerError:
         name = self.box.name
@@ -263,28 +268,6 @@ class _Connection:
         return McpServerError(f"{text}\n{fix}")
 
 
-def result_text(result: Any) -> str:
-    """The text of a ``CallToolResult``: its content blocks, or its structured content as JSON."""
-    parts = []
-    for block in result.content:
-        kind = getattr(block, "type", "")
-        if kind == "text":
-            parts.append(block.text)
-        elif kind in ("image", "audio"):
-            parts.append(f"[{kind}: {block.mime_type}]")
-        elif kind == "resource":
-            text = getattr(block.resource, "text", None)
-            parts.append(text if text is not None else f"[resource: {block.resource.uri}]")
-        elif kind == "resource_link":
-            parts.append(f"[resource link: {block.uri}]")
-        else:
-            parts.append(f"[{kind} content]")
-    structured = _field(result, "structured_content", "structuredContent")
-    if not parts and structured is not None:
-        return json.dumps(structured, ensure_ascii=False)
-    return "\n".join(parts)
-
-
 def _field(obj: Any, name: str, wire_name: str) -> Any:
     """``obj.name`` (mcp 2.x), ``obj.wireName`` (mcp 1.x), or the same keys of a dict."""
     if obj is None:
@@ -301,3 +284,8 @@ def _tail(path: str | None) -> str:
     with open(path, errors="replace") as file:
         lines = file.read().splitlines()
     return "\n".join(lines[-_STDERR_TAIL:])
+
+
+def _first_line(error: BaseException, limit: int = 300) -> str:
+    line = (str(error).strip().splitlines() or [type(error).__name__])[0]
+    return line if len(line) <= limit else line[: limit - 3] + "..."

@@ -38,6 +38,7 @@ from typing import Any
 from ._asking import Asked, ServerAsks
 from ._context import McpImage
 from ._server_context import READ_TOOL, ServerContext
+from ._results import StructuredResult, result_value, value_schema, wraps_result
 from ._session import McpServerError, McpToolError, _Connection, _field
 from ._thread import background_loop
 from .config import masked, redact
@@ -46,7 +47,15 @@ from ..tools._examples import split_examples
 from ..tools.toolbox import Toolbox
 from ..tools.core import Tool
 
-__all__ = ["McpImage", "McpServerError", "McpToolError", "McpToolbox", "mcp_tool", "needs_approval"]
+__all__ = [
+    "McpImage",
+    "McpServerError",
+    "McpToolError",
+    "McpToolbox",
+    "StructuredResult",
+    "mcp_tool",
+    "needs_approval",
+]
 
 _BAD_NAME_CHARS = re.compile(r"[^A-Za-z0-9_.-]")
 _PREFIX = re.compile(r"([A-Za-z_][A-Za-z0-9_.-]{0,31})?")
@@ -87,13 +96,17 @@ def mcp_tool(
     """A `Tool` from one entry of an MCP server's tool listing.
 
     Characters a tool name may not have here (``/``, spaces, ...) become ``_``; the tool's
-    ``remote_name`` attribute keeps the server's name, which calls use, and its ``title``
-    attribute the server's title for people (the tool's, else its annotations'; None if neither).
+    ``remote_name`` attribute keeps the server's name, which calls use, its ``title``
+    attribute the server's title for people (the tool's, else its annotations'; None if neither),
+    and its ``output_schema`` attribute the schema of the values its calls return (see
+    `value_schema`; None where a call's value is its text).
 
     Args:
         spec: The listed tool: the SDK's ``Tool`` (``input_schema``, mcp 2.x) or a dict / object
             with ``inputSchema`` (the wire's and mcp 1.x's spelling).
-        call: Called with the server's tool name and the validated arguments; returns the text.
+        call: Called with the server's tool name and the validated arguments; returns the text,
+            or the server's ``CallToolResult``, which becomes the call's value (its structured
+            content where it has one, see `result_value`; the model reads the server's text).
         prefix: Put before the tool's name (e.g. ``"github_"``) to avoid clashes.
         approval: Whether calls ask first; None: from the annotations (see `needs_approval`).
         timeout: Seconds a call may take, or None for the agent's default.
@@ -113,13 +126,18 @@ def mcp_tool(
     if approval is None:
         approval = needs_approval(_field(spec, "annotations", "annotations"))
 
-    def handler(**arguments: Any) -> str:
-        return call(remote, arguments)
+    listed_schema = _field(spec, "output_schema", "outputSchema")
+    wrapped, output_schema = wraps_result(listed_schema), value_schema(listed_schema)
+
+    def handler(**arguments: Any) -> Any:
+        answer = call(remote, arguments)
+        return answer if isinstance(answer, str) else result_value(answer, wrapped)
 
     schema, examples = split_examples(schema)  # a bad example should not cost the tool itself
     made = Tool.from_schema(name, description, schema, handler, approval=approval, timeout=timeout)
     made.remote_name = remote  # type: ignore[attr-defined]
     made.title = title  # type: ignore[attr-defined]
+    made.output_schema = output_schema  # type: ignore[attr-defined]
     if examples is not None:
         left_out = made._adopt_examples(examples)
         if left_out:
@@ -359,7 +377,7 @@ class McpToolbox(ServerContext, Toolbox):
         """
         return self._loop.run(self._connection.ping(timeout), timeout=timeout + 5.0)
 
-    def _call(self, remote: str, arguments: dict[str, Any]) -> str:
+    def _call(self, remote: str, arguments: dict[str, Any]) -> Any:
         tool = next((t for t in self if getattr(t, "remote_name", None) == remote), None)
         limit = (
             tool.timeout if tool is not None and tool.timeout is not None else self.call_timeout

@@ -36,7 +36,8 @@ class ToolsView:
     Args:
         tools: Tools (a list, a `Toolbox`), or one `Tool` (shown as its own ``<tool>`` element).
         mode: ``"all"``: a table (name, description, approval, timeout; and title, for people,
-            when a tool has one, as MCP servers' tools may), then the exact XML;
+            when a tool has one, as MCP servers' tools may), then the exact XML (and, for one
+            tool with an ``output_schema``, as an MCP server's may have, that schema);
             ``"xml"``: only the XML, exactly as the system prompt has it; ``"json"``: the JSON
             Schema form the ``native`` protocol sends; ``"text"``: the one-line forms.
 
@@ -90,7 +91,17 @@ class ToolsView:
         lines = [
             "  ".join([*(cell.ljust(w) for cell, w in zip(row, widths)), row[-1]]).rstrip() for row in rows
         ]
-        return "\n".join(lines) + "\n\n" + self._exact("xml")
+        returns = self._returns()
+        shown = "" if returns is None else f"\n\n{returns[0]}\n{returns[1]}"
+        return "\n".join(lines) + "\n\n" + self._exact("xml") + shown
+
+    def _returns(self) -> tuple[str, str] | None:
+        """For one tool with an output schema (an MCP server's): a heading and the schema's JSON."""
+        schema = getattr(self.tools[0], "output_schema", None) if len(self.tools) == 1 else None
+        if not isinstance(schema, dict):
+            return None
+        heading = f"{self.tools[0].name} returns (its output schema; the model reads the server's text):"
+        return visible(heading), visible(json.dumps(schema, indent=2, ensure_ascii=False))
 
     def to_html(self) -> str:
         """The ``text/html`` form, with the XML or JSON syntax-highlighted."""
@@ -101,7 +112,9 @@ class ToolsView:
         table = table_html("meowgent-tools", self._columns(), self._rows())
         if not self.tools:
             table = note_html("meowgent-tools-empty", "(no tools)")
-        return f'<div class="meowgent-tools-view">{table}{highlight(self._exact("xml"), "xml")}</div>'
+        returns = self._returns()
+        shown = "" if returns is None else note_html("meowgent-tools-returns", returns[0]) + highlight(returns[1], "json")
+        return f'<div class="meowgent-tools-view">{table}{highlight(self._exact("xml"), "xml")}{shown}</div>'
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
         return {"text/plain": self.to_text(), "text/html": self.to_html()}

@@ -18,6 +18,7 @@ import pytest
 from meowgent_nb import Agent, AutoApprove, DenyAll, ScriptedModel
 from meowgent_nb.errors import ToolArgumentsError, ToolDefinitionError
 from meowgent_nb.mcp.client import McpServerError, McpToolbox, McpToolError, mcp_tool, needs_approval
+from meowgent_nb.tools._output import output_text
 from tests.mcp_servers import serving
 
 SERVER = str(Path(__file__).parents[1] / "mcp_servers" / "demo_server.py")
@@ -94,10 +95,21 @@ def test_approval_follows_the_annotations(demo):
     assert needs_approval(None) is True
 
 
-def test_calls_run_through_the_session_and_give_text(demo):
-    assert demo["demo_add"].run({"a": 40}) == "42"
+def test_calls_run_through_the_session_and_give_values(demo):
+    # add -> int: the SDK sends {"result": 42} under a wrapping output schema; the value is 42.
+    added = demo["demo_add"].run({"a": 40})
+    assert (added, type(added)) == (42, int)
     assert demo["demo_forecast"](city="Oslo", unit="F") == "Sunny in Oslo, 21 F"
-    assert json.loads(demo["demo_stats"].run({"numbers": [3, 1.5, 9]})) == {"min": 1.5, "max": 9.0}
+    stats = demo["demo_stats"].run({"numbers": [3, 1.5, 9]})
+    assert stats == {"min": 1.5, "max": 9.0} and isinstance(stats, dict)
+    assert output_text(stats, None) == '{\n  "min": 1.5,\n  "max": 9.0\n}'  # what the server wrote
+    assert demo["demo_stats"].output_schema == {
+        "additionalProperties": {"type": "number"},
+        "title": "statsDictOutput",
+        "type": "object",
+    }
+    assert demo["demo_add"].output_schema == {"title": "Result", "type": "integer"}  # the wrapped value's
+    assert demo["demo_forecast"].output_schema is None  # a str: the value is the text
 
 
 def test_arguments_are_validated_against_the_input_schema(demo):
@@ -153,7 +165,7 @@ def test_a_slow_server_tool_times_out_like_a_local_one(demo):
     result = Agent(model, tools=list(demo), approver=AutoApprove(), tool_timeout=0.5).run("Wait")
     assert [(r.kind, r.output) for r in result.tool_results] == [("timeout", "Timed out after 0.5 s")]
     assert time.monotonic() - started < 4
-    assert demo["demo_add"].run({"a": 1, "b": 1}) == "2"  # the session is still usable
+    assert demo["demo_add"].run({"a": 1, "b": 1}) == 2  # the session is still usable
 
 
 def test_a_call_the_server_does_not_answer_in_its_own_limit_is_an_error(demo):
@@ -191,7 +203,7 @@ def test_a_server_that_crashes_mid_call_gives_a_clear_error_and_can_be_added_aga
     box.close()
     assert not Path(log_path).exists()
     with McpToolbox("crashy", COMMAND) as again:
-        assert again["crashy_add"].run({"a": 2}) == "4"
+        assert again["crashy_add"].run({"a": 2}) == 4
 
 
 def test_a_server_that_cannot_start_says_so_with_its_stderr():
@@ -224,7 +236,7 @@ def test_streamable_http_with_names_unprefixed_and_approval_overridden(http_url)
         assert box["forecast"].run({"city": "Lima"}) == "Sunny in Lima, 21 C"
         with pytest.raises(McpToolError):
             box["refuse"].run({"reason": "x"})
-        assert box["add"].run({"a": 5}) == "7"
+        assert box["add"].run({"a": 5}) == 7
     assert box.connected is False
 
 
@@ -337,7 +349,9 @@ def test_odd_listings_and_protocol_errors_from_a_low_level_server():
             "odd_whoami",
             "odd_log",
         ]
-        assert box["odd_census"].run({}) == '{"people": 3, "names": ["Ada", "Bo", "Cy"]}'
+        census = box["odd_census"].run({})  # structured content only, no schema: the dict, read as its JSON
+        assert census == {"people": 3, "names": ["Ada", "Bo", "Cy"]}
+        assert output_text(census, None) == '{"people": 3, "names": ["Ada", "Bo", "Cy"]}'
         assert (
             box["odd_chart"].run({}) == "A chart:\n[image: image/png]\n[resource link: file:///tmp/chart.csv]"
         )

@@ -157,7 +157,7 @@ def test_a_crashed_server_is_listed_as_stopped_and_can_be_added_again(ip):
     )
     assert tools(ip, ADD) == LISTING
     assert magics(ip).toolboxes == [magics(ip)._mcp_servers["demo"]]
-    assert magics(ip).toolboxes[0]["demo_add"].run({"a": 1}) == "3"
+    assert magics(ip).toolboxes[0]["demo_add"].run({"a": 1}) == 3
 
 
 def test_the_listing_names_a_tool_that_runs_only_as_a_task_and_why_it_is_not_offered(ip):

@@ -1,0 +1,132 @@
+"""A server tool's result (``CallToolResult``) -> the value a tool call returns, and its text.
+
+The model always reads what the server wrote for it: the result's content blocks as text
+(`result_text`). The notebook gets more where the server sent it: ``structuredContent`` is the
+call's value (`result_value`), a dict (`StructuredResult`) you can hand to pandas or index,
+whose text for the model is still the server's. The SDK's servers wrap a typed result that is
+not an object as ``{"result": value}`` (its output schema says so); that value is unwrapped.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+__all__ = ["StructuredList", "StructuredResult", "result_text", "result_value", "value_schema", "wraps_result"]
+
+
+class StructuredResult(dict):  # type: ignore[type-arg]
+    """A tool's ``structuredContent``: a dict (use it as one), which reads to a model as ``text``.
+
+    Attributes:
+        text: What the server wrote for the model (its content blocks), or the JSON of the dict
+            when it wrote nothing else.
+    """
+
+    text: str
+
+    def __init__(self, value: Mapping[str, Any], text: str):
+        super().__init__(value)
+        self.text = text
+
+    def _repr_llm_(self) -> str:
+        return self.text
+
+
+class StructuredList(list):  # type: ignore[type-arg]
+    """A tool's structured result that is a list (the SDK's wrapped ``list[...]``), which reads to a
+    model as ``text``; see `StructuredResult`."""
+
+    text: str
+
+    def __init__(self, value: list[Any], text: str):
+        super().__init__(value)
+        self.text = text
+
+    def _repr_llm_(self) -> str:
+        return self.text
+
+
+def result_text(result: Any) -> str:
+    """The text of a ``CallToolResult``: its content blocks, or its structured content as JSON."""
+    parts = []
+    for block in result.content:
+        kind = getattr(block, "type", "")
+        if kind == "text":
+            parts.append(block.text)
+        elif kind in ("image", "audio"):
+            parts.append(f"[{kind}: {block.mime_type}]")
+        elif kind == "resource":
+            text = getattr(block.resource, "text", None)
+            parts.append(text if text is not None else f"[resource: {block.resource.uri}]")
+        elif kind == "resource_link":
+            parts.append(f"[resource link: {block.uri}]")
+        else:
+            parts.append(f"[{kind} content]")
+    structured = _structured(result)
+    if not parts and structured is not None:
+        return json.dumps(structured, ensure_ascii=False)
+    return "\n".join(parts)
+
+
+def result_value(result: Any, wrapped: bool = False) -> Any:
+    """What a call returns: the structured content where the server sent an object, else the text.
+
+    ``wrapped``: the tool's output schema is the SDK's wrapping of a value that is not an object
+    (see `wraps_result`); the wrapped value is returned instead: a number, a bool, None, a str
+    as the server gave it, or a list (`StructuredList`). The SDK client has already checked the
+    content against the schema.
+    """
+    text = result_text(result)
+    structured = _structured(result)
+    if not isinstance(structured, Mapping):
+        return text
+    if wrapped and set(structured) == {"result"}:
+        value = structured["result"]
+        if isinstance(value, Mapping):
+            return StructuredResult(value, text)
+        if isinstance(value, list):
+            return StructuredList(value, text)
+        return value
+    return StructuredResult(structured, text)
+
+
+def wraps_result(schema: Mapping[str, Any] | None) -> bool:
+    """Whether an output schema is a wrapper ``{"result": ...}`` around a value that is not an object.
+
+    The official SDK names such a schema ``<function>Output`` with the one required property
+    ``result``; FastMCP marks it ``x-fastmcp-wrap-result``.
+    """
+    if not isinstance(schema, Mapping):
+        return False
+    if schema.get("x-fastmcp-wrap-result") is True:
+        return True
+    properties = schema.get("properties")
+    return (
+        isinstance(properties, Mapping)
+        and set(properties) == {"result"}
+        and schema.get("required") == ["result"]
+        and str(schema.get("title", "")).endswith("Output")
+    )
+
+
+def value_schema(schema: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """The schema of the values a tool's calls return, from its output schema (None: its text).
+
+    A wrapping schema gives the wrapped value's schema; a value that is a plain string is the
+    text itself, so it has none.
+    """
+    if not isinstance(schema, Mapping):
+        return None
+    if wraps_result(schema):
+        inner = schema["properties"]["result"]
+        if not isinstance(inner, Mapping) or {k: v for k, v in inner.items() if k != "title"} == {"type": "string"}:
+            return None
+        return dict(inner)
+    return dict(schema)
+
+
+def _structured(result: Any) -> Any:
+    value = getattr(result, "structured_content", None)
+    return value if value is not None else getattr(result, "structuredContent", None)
