@@ -17,6 +17,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ..protocols.prompt import inert, inert_attribute
+from ._media import McpImage
 from ._session import _field
 
 __all__ = [
@@ -34,37 +35,6 @@ ATTACH_MAX_CHARS = 20_000
 """Characters of one resource a model reads by default; the rest is cut, with a note."""
 INSTRUCTIONS_MAX_CHARS = 4_000
 """Characters of a server's instructions put in the system prompt; the rest is cut, with a note."""
-
-
-class McpImage:
-    """An image a server gave (a resource or prompt content); the notebook shows it.
-
-    Attributes:
-        data: The image's bytes.
-        mime_type: Its type, e.g. ``image/png``.
-        uri: Where it came from ("" when the server did not say).
-    """
-
-    def __init__(self, data: bytes, mime_type: str, uri: str = ""):
-        self.data, self.mime_type, self.uri = data, mime_type, uri
-
-    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
-        # As IPython's own Image: binary data base64-encoded (the Jupyter wire's form), SVG as text.
-        if self.mime_type == "image/svg+xml":
-            shown = self.data.decode("utf-8", "replace")
-        else:
-            shown = base64.b64encode(self.data).decode("ascii")
-        return {self.mime_type: shown, "text/plain": repr(self)}
-
-    def _repr_png_(self) -> bytes | None:
-        return self.data if self.mime_type == "image/png" else None
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, McpImage) and (other.data, other.mime_type) == (self.data, self.mime_type)
-
-    def __repr__(self) -> str:
-        source = f" from {self.uri}" if self.uri else ""
-        return f"<McpImage {self.mime_type}, {len(self.data):,} bytes{source}>"
 
 
 def resource_value(content: Any) -> Any:

@@ -5,13 +5,19 @@ The model always reads what the server wrote for it: the result's content blocks
 call's value (`result_value`), a dict (`StructuredResult`) you can hand to pandas or index,
 whose text for the model is still the server's. The SDK's servers wrap a typed result that is
 not an object as ``{"result": value}`` (its output schema says so); that value is unwrapped.
+Images, audio and resource links travel with the value (``media``, ``links``; see `McpText`)
+for the notebook and the call's card; the model reads their one-line descriptions.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
 from collections.abc import Mapping
 from typing import Any
+
+from ._media import McpAudio, McpImage, McpLink, McpText
 
 __all__ = ["StructuredList", "StructuredResult", "result_text", "result_value", "value_schema", "wraps_result"]
 
@@ -25,6 +31,8 @@ class StructuredResult(dict):  # type: ignore[type-arg]
     """
 
     text: str
+    media: tuple[Any, ...] = ()
+    links: tuple[McpLink, ...] = ()
 
     def __init__(self, value: Mapping[str, Any], text: str):
         super().__init__(value)
@@ -39,6 +47,8 @@ class StructuredList(list):  # type: ignore[type-arg]
     model as ``text``; see `StructuredResult`."""
 
     text: str
+    media: tuple[Any, ...] = ()
+    links: tuple[McpLink, ...] = ()
 
     def __init__(self, value: list[Any], text: str):
         super().__init__(value)
@@ -79,17 +89,40 @@ def result_value(result: Any, wrapped: bool = False) -> Any:
     content against the schema.
     """
     text = result_text(result)
+    media, links = _attachments(result)
     structured = _structured(result)
     if not isinstance(structured, Mapping):
-        return text
+        return McpText(text, media, links) if media or links else text
+    made: StructuredResult | StructuredList
     if wrapped and set(structured) == {"result"}:
         value = structured["result"]
         if isinstance(value, Mapping):
-            return StructuredResult(value, text)
-        if isinstance(value, list):
-            return StructuredList(value, text)
-        return value
-    return StructuredResult(structured, text)
+            made = StructuredResult(value, text)
+        elif isinstance(value, list):
+            made = StructuredList(value, text)
+        else:
+            return value
+    else:
+        made = StructuredResult(structured, text)
+    made.media, made.links = media, links
+    return made
+
+
+def _attachments(result: Any) -> tuple[tuple[Any, ...], tuple[McpLink, ...]]:
+    """The images and audio (whose data is valid base64) and the resource links of a result."""
+    media: list[Any] = []
+    links: list[McpLink] = []
+    for block in result.content:
+        kind = getattr(block, "type", "")
+        if kind in ("image", "audio"):
+            try:
+                data = base64.b64decode(block.data, validate=True)
+            except (binascii.Error, ValueError, TypeError):
+                continue  # the text still says "[image: ...]"; there is nothing to show
+            media.append(McpImage(data, block.mime_type) if kind == "image" else McpAudio(data, block.mime_type))
+        elif kind == "resource_link":
+            links.append(McpLink(str(getattr(block, "name", "") or ""), str(block.uri)))
+    return tuple(media), tuple(links)
 
 
 def wraps_result(schema: Mapping[str, Any] | None) -> bool:

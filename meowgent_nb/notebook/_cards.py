@@ -19,6 +19,7 @@ from ..agent.approvals import Approved, Denied
 from ..agent.calls import split_repeat_notice
 from ..tools.calls import ToolCall, ToolResult
 from ._html import card_html
+from ._media_html import media_html
 
 __all__ = ["STATUS_LABELS", "Card", "call_text", "card_summary", "card_html_of", "card_lines", "same_card", "was_told"]
 
@@ -208,4 +209,5 @@ def card_html_of(card: Card, stopped: bool, times: int = 1, told: bool | None = 
         times=times,
         told=notice if told is None else told,
         notes=card.notes,
+        media=media_html(card.result.value) if card.result is not None else "",
     )

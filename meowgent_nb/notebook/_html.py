@@ -50,13 +50,15 @@ def card_html(
     times: int = 1,
     told: bool = False,
     notes: Sequence[str] = (),
+    media: str = "",
 ) -> str:
     """One tool call's card; ``output`` past ``limit`` characters is folded into a <details>.
 
     ``name``, ``arguments`` and ``output`` show their hidden characters marked (`visible_html`).
     ``times`` above 1 marks a card that stands for that many identical calls in a row; ``told``
     notes that the model was told not to repeat the call. ``notes`` are lines about the call
-    (what its server asked while it ran), each escaped.
+    (what its server asked while it ran), each escaped. ``media`` is HTML shown after the output
+    (the images and links an MCP result carried, made safe by `_media_html`).
     """
     color = STATUS_COLORS.get(status, "#757575")
     head = (
@@ -89,6 +91,7 @@ def card_html(
             + pre_html("meowgent-output-full", output)
             + "</details>"
         )
+    parts.append(media)
     style = f"border-left: 3px solid {color}; {_BOX}"
     return f'<div class="meowgent-card meowgent-status-{status}" style="{style}">{"".join(parts)}</div>'
 

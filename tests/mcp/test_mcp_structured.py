@@ -11,8 +11,10 @@ import pytest
 from meowgent_nb import Agent, AutoApprove, ScriptedModel
 from mcp_types import CallToolResult, TextContent
 
+from meowgent_nb.mcp._media import McpAudio, McpImage, McpText
 from meowgent_nb.mcp._results import result_value, value_schema, wraps_result
 from meowgent_nb.mcp.client import McpToolbox, McpToolError
+from meowgent_nb.notebook._media_html import MEDIA_MAX_BYTES, media_html
 from meowgent_nb.tools._output import output_text
 from meowgent_nb.tools.view import ToolsView
 
@@ -124,3 +126,52 @@ def test_a_wrapped_result_with_other_keys_stays_the_object():
     assert (kept, kept.text) == ({"result": 1, "extra": 2}, '{"result": 1, "extra": 2}')
     plain = CallToolResult(content=[TextContent(type="text", text="just text")])
     assert result_value(plain, wrapped=True) == "just text"
+
+
+def test_images_audio_and_links_travel_with_the_text_and_the_card_shows_only_safe_ones(box):
+    result = Agent(ScriptedModel([call("facts_gallery"), "Done."]), tools=box, approver=AutoApprove()).run("Show")
+    shown = result.tool_results[0]
+    assert shown.output == (  # what the model read
+        "Three pictures.\n[image: image/png]\n[image: image/svg+xml]\n[audio: audio/wav]\n[image: image/png]\n"
+        "[resource link: https://example.org/r?a=1&b=2]\n[resource link: javascript:alert(1)]\n"
+        "[resource link: file:///tmp/data.csv]"
+    )
+    value = shown.value
+    assert value == shown.output and isinstance(value, str)
+    assert [repr(m) for m in value.media] == [  # the bad base64 image is left out
+        "<McpImage image/png, 70 bytes>",
+        "<McpImage image/svg+xml, 71 bytes>",
+        "<McpAudio audio/wav, 16 bytes>",
+    ]
+    assert [(link.name, link.uri) for link in value.links] == [
+        ("The <b>report</b>", "https://example.org/r?a=1&b=2"),
+        ("click me", "javascript:alert(1)"),
+        ("data", "file:///tmp/data.csv"),
+    ]
+    html = media_html(value)
+    assert html.count("<img ") == 1 and 'src="data:image/png;base64,iVBORw0KGgo' in html
+    assert "<script" not in html and "svg+xml;base64" not in html
+    assert "an image of type image/svg+xml, not shown (SVG can carry scripts)" in html
+    assert '<audio class="meowgent-media" controls src="data:audio/wav;base64,UklGRiQAAABXQVZFZm10IA=="></audio>' in html
+    assert (
+        '<a href="https://example.org/r?a=1&amp;b=2" target="_blank" rel="noopener noreferrer">'
+        "The &lt;b&gt;report&lt;/b&gt;</a>"
+    ) in html
+    assert 'href="javascript' not in html and "click me <code>javascript:alert(1)</code>" in html
+    assert "data <code>file:///tmp/data.csv</code>" in html
+
+
+def test_a_card_does_not_show_what_is_too_big_or_of_an_odd_type():
+    big = McpText("x", media=(McpImage(b"\0" * (MEDIA_MAX_BYTES + 1), "image/png"), McpAudio(b"1", "audio/x-evil")))
+    assert media_html(big) == (
+        '<div class="meowgent-media-skipped" style="opacity: 0.65; font-size: 0.85em">an image of 2,000,001 bytes,'
+        " not shown (over 2,000,000)</div>"
+        '<div class="meowgent-media-skipped" style="opacity: 0.65; font-size: 0.85em">an audio clip of type'
+        " audio/x-evil, not shown (not a type the card shows)</div>"
+    )
+
+    class Lookalike:  # a user's value with attributes of the same names shows nothing
+        media = ("<script>",)
+        links = ("javascript:alert(1)",)
+
+    assert media_html(Lookalike()) == "" and media_html("text") == ""
