@@ -6,19 +6,25 @@ agent; `RUNNING_CALL` carries what it needs from the agent to the tool's thread 
 is a copy of the call's task's, see `_tool_threads`): the call, the cell's loop, the approver
 that asks the person, the model, and `RunningCall.on_end`, told when the call ends (its result,
 its time limit, Stop), in the call's own task, before the agent goes on.
+
+While the person (or the model) answers a server's question, the call's time limit stands still
+(`RunningCall.hold`, `within_limit`): filling in a form is not the tool being slow.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+import contextlib
+import threading
+import time
+from collections.abc import Awaitable, Callable, Iterator
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ..tools.calls import ToolCall
 
-__all__ = ["RUNNING_CALL", "Ending", "RunningCall"]
+__all__ = ["RUNNING_CALL", "Ending", "RunningCall", "within_limit"]
 
 Ending = Literal["done", "timeout", "stopped"]
 """How a call ended: it returned (or raised), its time limit ended it, or the run was stopped."""
@@ -43,6 +49,33 @@ class RunningCall:
 
     ended: Ending | None = None
     """How the call ended, once it has."""
+    asking: int = 0
+    """How many of a server's questions about this call are being answered now (see `hold`)."""
+    held: float = 0.0
+    """Seconds spent answering them so far; the call's time limit does not count them."""
+    _lock: threading.Lock = field(default_factory=threading.Lock, compare=False, repr=False)
+
+    @contextlib.contextmanager
+    def hold(self) -> Iterator[None]:
+        """Around the answer to a server's question (a form, a request to use the model), on any
+        thread: the call's time limit stands still meanwhile."""
+        with self._lock:
+            self.asking += 1
+        started = time.monotonic()
+        try:
+            yield
+        finally:
+            with self._lock:
+                self.asking -= 1
+                self.held += time.monotonic() - started
+
+    def left(self, started: float, limit: float) -> float | None:
+        """Seconds left of ``limit`` since ``started`` (a ``time.monotonic()`` reading), not
+        counting the held time; None while a question is being answered."""
+        with self._lock:
+            if self.asking:
+                return None
+            return limit - (time.monotonic() - started - self.held)
 
     def end(self, how: Ending) -> None:
         """Tell `on_end` how the call ended, once (later calls do nothing); one listener that fails
@@ -59,3 +92,34 @@ class RunningCall:
 
 
 RUNNING_CALL: ContextVar[RunningCall | None] = ContextVar("meowgent_running_call", default=None)
+
+
+async def within_limit(awaitable: Awaitable[Any], limit: float | None, running: RunningCall | None) -> Any:
+    """``await awaitable`` within ``limit`` seconds (None: no limit), not counting the time
+    ``running``'s questions took (see `RunningCall.hold`).
+
+    Raises:
+        asyncio.TimeoutError: The time ran out; the awaitable is cancelled.
+    """
+    task = asyncio.ensure_future(awaitable)
+    if limit is None:
+        return await task
+    started = time.monotonic()
+    try:
+        while True:
+            left = running.left(started, limit) if running is not None else limit - (time.monotonic() - started)
+            if left is not None and left <= 0:
+                task.cancel()
+                raise asyncio.TimeoutError
+            # While held, look again now and then; else wake at the deadline and look again
+            # (a question may have started meanwhile, or held time moved the deadline on).
+            done, _ = await asyncio.wait({task}, timeout=_HELD_POLL if left is None else left)
+            if done:
+                return task.result()
+    except asyncio.CancelledError:
+        task.cancel()
+        raise
+
+
+_HELD_POLL = 0.5
+"""Seconds between looks at a held call's clock."""

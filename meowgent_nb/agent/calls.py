@@ -20,7 +20,7 @@ from typing import Any
 from ..errors import ToolArgumentsError
 from ..protocols.parsing import MalformedCall
 from ..tools.core import Tool, ToolCall, ToolResult
-from ._running_call import RUNNING_CALL, Ending, RunningCall
+from ._running_call import RUNNING_CALL, Ending, RunningCall, within_limit
 from ._tool_threads import ToolThreads, call_tool
 from .approvals import ApprovalRequest, Approved, Approver, Decision, Denied, DenyAll
 from .events import AgentEvent, ApprovalEvent, ApprovalRequested, ToolResultEvent
@@ -240,8 +240,8 @@ class CallRunner:
             async with slots:  # released on a timeout too: a hung call does not hold a place
                 started = time.perf_counter()
                 try:
-                    outcome = await asyncio.wait_for(
-                        _THREADS.run(call_tool, tool, values, self.max_output_chars), timeout
+                    outcome = await within_limit(
+                        _THREADS.run(call_tool, tool, values, self.max_output_chars), timeout, running
                     )
                 except asyncio.TimeoutError:
                     how = "timeout"

@@ -207,10 +207,18 @@ class ServerAsks:
         return flight, approver
 
     async def _on_cell(self, flight: _Flight, coroutine: Awaitable[Any]) -> Any:
-        """Run ``coroutine`` on the cell's loop, in the context of the call (its cell, its display)."""
-        loop = flight.running.loop  # type: ignore[union-attr]
-        future = flight.context.copy().run(asyncio.run_coroutine_threadsafe, coroutine, loop)  # type: ignore[arg-type]
-        return await asyncio.wrap_future(future)
+        """Run ``coroutine`` on the cell's loop, in the context of the call (its cell, its display);
+        the call's time limit stands still meanwhile (a person may be filling in a form)."""
+        running = flight.running
+        assert running is not None  # _asker found the call
+        with running.hold():
+            future = flight.context.copy().run(asyncio.run_coroutine_threadsafe, coroutine, running.loop)  # type: ignore[arg-type]
+            return await asyncio.wrap_future(future)
+
+    def running_call(self) -> Any:
+        """The agent call that the current MCP call serves (on the call's own task), or None."""
+        flight = _FLIGHT.get()
+        return flight.running if flight is not None else None
 
     async def sample(self, context: Any, params: Any) -> Any:
         from mcp_types import INTERNAL_ERROR, CreateMessageResult, ErrorData, TextContent

@@ -14,6 +14,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Protocol
 
 from ..errors import MeowgentError
+from ..agent._running_call import within_limit
 from ._asking import ServerAsks
 from ._results import result_text
 
@@ -140,7 +141,13 @@ class _Connection:
         if not self.alive:
             raise self.not_connected()
         try:
-            result = await self.client.call_tool(remote, arguments, read_timeout_seconds=limit)
+            # The limit is kept here, not by the SDK: it stands still while the person answers
+            # the server's form (or the model its request), see `RunningCall.hold`.
+            result = await within_limit(self.client.call_tool(remote, arguments), limit, self.box.asks.running_call())
+        except asyncio.TimeoutError:
+            raise McpServerError(
+                f"the MCP server {name!r} did not answer the call to {remote} within {limit:g} s"
+            ) from None
         except MCPError as exc:
             if exc.code == CONNECTION_CLOSED:
                 self.alive = False

@@ -15,6 +15,7 @@ import asyncio
 import atexit
 import concurrent.futures
 import threading
+import time
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
 
@@ -43,8 +44,11 @@ class BackgroundLoop:
         """Schedule ``coroutine`` on the loop; returns a future to wait on from any other thread."""
         return asyncio.run_coroutine_threadsafe(coroutine, self.loop)
 
-    def run(self, coroutine: Coroutine[Any, Any, Any], timeout: float | None = None) -> Any:
+    def run(self, coroutine: Coroutine[Any, Any, Any], timeout: float | None = None, held: Any = None) -> Any:
         """Run ``coroutine`` on the loop and wait for it.
+
+        ``held``: a `RunningCall` whose held time (a person answering its server) does not
+        count against ``timeout``.
 
         Raises:
             TimeoutError: It did not finish within ``timeout`` seconds (it is then cancelled).
@@ -53,8 +57,18 @@ class BackgroundLoop:
         if threading.current_thread() is self.thread:
             raise RuntimeError("BackgroundLoop.run was called from the loop's own thread; await instead")
         future = self.submit(coroutine)
+        started = time.monotonic()
         try:
-            return future.result(timeout)
+            while True:
+                left = timeout if held is None or timeout is None else held.left(started, timeout)
+                try:
+                    return future.result(_HELD_POLL if left is None else max(left, 0.0))
+                except concurrent.futures.TimeoutError:
+                    if held is None or timeout is None:
+                        raise
+                    after = held.left(started, timeout)  # held time may have moved the deadline on
+                    if after is not None and after <= 0:
+                        raise
         except concurrent.futures.TimeoutError:
             future.cancel()
             raise TimeoutError(f"did not finish within {timeout:g} s") from None
@@ -82,6 +96,9 @@ class BackgroundLoop:
 async def _call(closer: Callable[[], Awaitable[Any]]) -> Any:
     return await closer()
 
+
+_HELD_POLL = 0.5
+"""Seconds between looks at a held call's clock."""
 
 _lock = threading.Lock()
 _instance: BackgroundLoop | None = None

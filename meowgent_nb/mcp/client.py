@@ -383,8 +383,9 @@ class McpToolbox(ServerContext, Toolbox):
             tool.timeout if tool is not None and tool.timeout is not None else self.call_timeout
         ) + _MARGIN
         try:
-            with self.asks.flight():  # a server that asks during the call reaches the agent's call
-                return self._loop.run(self._connection.call(remote, arguments, limit), timeout=limit + 5.0)
+            with self.asks.flight() as flight:  # a server that asks during the call reaches the agent's call
+                call = self._connection.call(remote, arguments, limit)
+                return self._loop.run(call, timeout=limit + 5.0, held=flight.running)
         except (McpServerError, McpToolError) as error:  # a server may quote its token back
             raise type(error)(self._redact(str(error))) from None
 

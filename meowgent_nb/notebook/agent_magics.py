@@ -206,6 +206,8 @@ class AgentMagics(Magics):
             if self._approver is None:  # one per session: "always allow" lasts across cells
                 self._approver = default_approver("ask", timeout=self.approval_timeout)
             approver = self._approver
+            if hasattr(approver, "timeout"):  # %config AgentMagics.approval_timeout after the first cell
+                approver.timeout = self.approval_timeout
         tools = self.select_tools(args)
         return Agent(
             self.resolve_model(args),

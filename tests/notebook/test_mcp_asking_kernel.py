@@ -196,21 +196,24 @@ def test_a_question_while_no_call_runs_is_declined_with_the_reason(kernel):
     ]
 
 
-def test_a_form_nobody_answers_ends_with_the_call_s_time_limit_and_says_so(kernel):
-    kernel.ok('%config AgentMagics.tool_timeout = 3\nmodel = calling("new_sign_up", "Too slow.")')
+def test_a_form_nobody_answers_outlasts_the_call_s_time_limit_and_ends_with_the_approval_wait(kernel):
+    # The call may take 1 s; the form waits 3 s (the approval timeout), and the call goes on after it.
+    kernel.ok(
+        "%config AgentMagics.tool_timeout = 1\n%config AgentMagics.approval_timeout = 3\n"
+        'model = calling("new_sign_up", "Too slow.")'
+    )
     try:
         run = kernel.ok("%%agent --model-object model --new\nSign me up")
     finally:
-        kernel.ok("%config AgentMagics.tool_timeout = 30")
+        kernel.ok("%config AgentMagics.tool_timeout = 30\n%config AgentMagics.approval_timeout = 600")
     outcome = [s.get("value", "") for s in run.widget_updates.values() if "meowgent-elicit-outcome" in str(s.get("value", ""))]
-    assert outcome == ['<span class="meowgent-elicit-outcome"><b>not answered: the call&#x27;s time limit (3 s) ended it</b></span>']
+    assert outcome == ['<span class="meowgent-elicit-outcome"><b>not answered: no answer within 3 s</b></span>']
     assert final_text(run).splitlines()[:3] == [
-        "[tool] new_sign_up() -> timed out",
-        "  [new asked for input ('Please sign up <script>alert(1)</script> to continue.'): cancelled, the call's"
-        " time limit (3 s) ended it]",
-        "  Timed out after 3 s",
+        "[tool] new_sign_up() -> done",
+        "  [new asked for input ('Please sign up <script>alert(1)</script> to continue.'): cancelled, no answer"
+        " within 3 s]",
+        '  {"action": "cancel", "data": null}',
     ]
-
 
 
 def test_stop_while_the_form_waits_ends_the_run_and_the_card_says_so(kernel):
