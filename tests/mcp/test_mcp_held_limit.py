@@ -1,4 +1,5 @@
-"""A call's time limit stands still while the person answers its server's form (real servers)."""
+"""Servers that ask back during a call (real servers): the time limit stands still while the
+person answers, and forms and sampling work over streamable HTTP as over stdio."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import pytest
 from meowgent_nb import Agent, ScriptedModel
 from meowgent_nb.mcp._asking import ElicitAnswer
 from meowgent_nb.mcp.client import McpToolbox
+from tests.mcp_servers import serving
 
 ASKING = str(Path(__file__).parents[1] / "mcp_servers" / "asking_server.py")
 DEMO = str(Path(__file__).parents[1] / "mcp_servers" / "demo_server.py")
@@ -62,3 +64,17 @@ def test_the_limit_still_ends_a_tool_that_is_slow_itself():
         result = Agent(ScriptedModel([call("demo_slow", seconds=3), "Too slow."]), tools=box).run("Wait")
     (slow,) = result.tool_results
     assert (slow.kind, slow.output) == ("timeout", "Timed out after 1 s")
+
+
+def test_over_http_the_form_and_the_model_answer_the_server_in_the_call(tmp_path):
+    with serving.http_server(ASKING, tmp_path) as url:
+        poet = ScriptedModel(["Leaves fall on the notebook."])
+        with McpToolbox("asking", url=url, sampling="allow", sampling_model=poet, timeout=1.0) as box:
+            model = ScriptedModel([call("asking_sign_up") + call("asking_write_poem", topic="autumn"), "Done."])
+            result = Agent(model, tools=box, approver=SlowPerson(1.5)).run("Sign me up, then a poem")
+            asked = [(a.kind, a.outcome) for a in box.history]
+    signed, poem = result.tool_results
+    assert (signed.kind, poem.kind) == ("ok", "ok"), (signed.output, poem.output)
+    assert json.loads(signed.output) == {"action": "accept", "data": SIGNED_UP}
+    assert json.loads(poem.output) == {"text": "Leaves fall on the notebook.", "model": "scripted", "stop": "endTurn"}
+    assert sorted(asked) == [("elicitation", "accept"), ("sampling", "answered by scripted")]

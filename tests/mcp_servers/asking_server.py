@@ -3,7 +3,8 @@ person (elicitation), an answer from the client's model (sampling), the client's
 
 ``asking_server.py`` serves the 2026-07-28 protocol (the questions come inside the call's result);
 ``asking_server.py legacy`` refuses that protocol's probe as an older server does, so the client
-falls back to the 2025 handshake and the same questions arrive as requests of their own. Each
+falls back to the 2025 handshake and the same questions arrive as requests of their own;
+``asking_server.py http PORT`` serves streamable HTTP on 127.0.0.1. Each
 tool returns exactly what came back, as JSON, for the tests to compare.
 """
 
@@ -124,5 +125,7 @@ if __name__ == "__main__":
         import anyio
 
         anyio.run(_serve_legacy)
+    elif sys.argv[1:2] == ["http"]:
+        server.run("streamable-http", host="127.0.0.1", port=int(sys.argv[2]))
     else:
         server.run()
