@@ -38,6 +38,7 @@ __all__ = ["ToolChanges", "ToolRefresh", "listing_key"]
 _SHOWN_NAMES = 10  # names of each kind in the one-line summary; the rest are counted
 _CHECK_LIMIT = 10.0  # seconds for the listing that checks whether a failed call's tool is gone
 _ASPECTS = {  # what of a listed tool changes the Tool made from it, by its name in the summary
+    "name": ("name", "name"),  # a server name that becomes the same local name ("a/b", "a_b")
     "description": ("description", "description"),
     "schema": ("input_schema", "inputSchema"),
     "title": ("title", "title"),
@@ -159,8 +160,12 @@ class ToolRefresh:
         """
         if not self._connection.alive:
             raise McpServerError(self._redact(str(self._connection.not_connected())))
-        self._stale = False  # a change announced while listing marks the box stale again
-        listed = self._list_tools()
+        was, self._stale = self._stale, False  # a change announced while listing marks it stale again
+        try:
+            listed = self._list_tools()
+        except BaseException:
+            self._stale = self._stale or was
+            raise
         before, keys_before, skipped_before = dict(self._tools), self._keys, dict(self.skipped)
         kept = {local: (keys_before.get(local), tool) for local, tool in before.items()}
         tools, skipped, left_out, keys = self._built(listed, strict=False, kept=kept)
@@ -211,6 +216,7 @@ class ToolRefresh:
         try:
             changes = self.refresh()
         except McpServerError as error:
+            self._stale = False  # said once; %tools mcp refresh tries again
             first = str(error).splitlines()[0]
             print(
                 f"The MCP server {self.name!r} changed its tools, but listing them again failed ({first});"

@@ -17,7 +17,10 @@ from meowgent_nb.mcp.client import McpServerError, McpToolbox, ToolChanges
 from tests.mcp_servers import serving
 
 SERVER = str(Path(__file__).parents[1] / "mcp_servers" / "changing_server.py")
-FIRST = ["ch_echo", "ch_add_tool", "ch_remove_tool", "ch_reword", "ch_reshape", "ch_add_broken", "ch_add_many"]
+FIRST = [
+    "ch_echo", "ch_add_tool", "ch_remove_tool", "ch_reword", "ch_reshape", "ch_add_broken", "ch_add_many",
+    "ch_slow_listing",
+]
 BROKEN = "the schema is not a valid JSON Schema: 'text' is not valid under any of the given schemas"
 GONE = (
     "the MCP server 'ch' no longer offers the tool {!r}; its tools changed after this call was offered."
@@ -26,7 +29,7 @@ GONE = (
 
 
 def changing(*mode: str, **options) -> McpToolbox:
-    return McpToolbox("ch", [sys.executable, SERVER, *mode], call_timeout=20.0, **options)
+    return McpToolbox("ch", [sys.executable, SERVER, *mode], **{"call_timeout": 20.0, **options})
 
 
 def call(tool: str, /, **arguments) -> str:
@@ -55,22 +58,22 @@ def test_refresh_by_hand_says_what_changed_and_keeps_the_unchanged_tools():
         time.sleep(0.3)
         assert box.stale is False and box.names == FIRST  # a server that does not say so: by hand
         changes = box.refresh()
-        assert changes == ToolChanges("ch", added=("ch_fresh",), count=8)
-        assert str(changes) == "The MCP server 'ch' changed its tools: +ch_fresh; it offers 8 tools."
+        assert changes == ToolChanges("ch", added=("ch_fresh",), count=9)
+        assert str(changes) == "The MCP server 'ch' changed its tools: +ch_fresh; it offers 9 tools."
         assert box.names == [*FIRST, "ch_fresh"]
         assert box["ch_echo"] is echo  # the same listing: the same Tool, with any setting made on it
         assert box["ch_fresh"](text="hi") == "fresh: hi"
         assert box["ch_fresh"].approval is False  # from its annotations, as at the start
 
         same = box.refresh()
-        assert not same and str(same) == "The MCP server 'ch' has the same 8 tools."
+        assert not same and str(same) == "The MCP server 'ch' has the same 9 tools."
 
         assert box["ch_reword"](name="echo") == "reworded echo"
         assert box["ch_reshape"](name="fresh") == "reshaped fresh"
         changes = box.refresh()
         assert changes.changed == (("ch_echo", "description"), ("ch_fresh", "schema"))
         assert str(changes) == (
-            "The MCP server 'ch' changed its tools: ~ch_echo (description), ~ch_fresh (schema); it offers 8 tools."
+            "The MCP server 'ch' changed its tools: ~ch_echo (description), ~ch_fresh (schema); it offers 9 tools."
         )
         assert box["ch_echo"] is not echo and box["ch_echo"].description == "echo, reworded."
         assert box["ch_fresh"](text="ab", count=3) == "fresh: ababab"
@@ -86,15 +89,15 @@ def test_the_servers_notification_marks_the_box_stale_and_its_next_use_refreshes
         assert list(box._tools) == FIRST  # nothing was rebuilt on the MCP loop, mid-call
         names, out = printed(lambda: [t.name for t in box])
         assert names == [*FIRST, "ch_fresh"]
-        assert out == "The MCP server 'ch' changed its tools: +ch_fresh; it offers 8 tools.\n"
+        assert out == "The MCP server 'ch' changed its tools: +ch_fresh; it offers 9 tools.\n"
         assert box.stale is False
-        assert printed(lambda: len(box)) == (8, "")  # said once
+        assert printed(lambda: len(box)) == (9, "")  # said once
 
         assert box["ch_remove_tool"](name="fresh") == "removed fresh"
         until_stale(box)
         assert printed(lambda: "ch_fresh" in box) == (
             False,
-            "The MCP server 'ch' changed its tools: -ch_fresh; it offers 7 tools.\n",
+            "The MCP server 'ch' changed its tools: -ch_fresh; it offers 8 tools.\n",
         )
 
 
@@ -105,7 +108,7 @@ def test_over_http_the_listen_stream_brings_the_change(tmp_path):
         until_stale(box)
         assert printed(lambda: box.names) == (
             [*FIRST, "ch_many_0", "ch_many_1"],
-            "The MCP server 'ch' changed its tools: +ch_many_0, +ch_many_1; it offers 9 tools.\n",
+            "The MCP server 'ch' changed its tools: +ch_many_0, +ch_many_1; it offers 10 tools.\n",
         )
 
 
@@ -121,7 +124,7 @@ def test_an_agent_keeps_the_tools_it_was_given_and_a_dropped_one_says_how_to_ref
         assert "ch_echo" in [t.name for t in agent.tools]  # the running agent's tools never changed under it
         until_stale(box)
         nxt, out = printed(lambda: Agent(ScriptedModel(["ok"]), tools=box))
-        assert out == "The MCP server 'ch' changed its tools: -ch_echo; it offers 6 tools.\n"
+        assert out == "The MCP server 'ch' changed its tools: -ch_echo; it offers 7 tools.\n"
         assert [t.name for t in nxt.tools] == FIRST[1:]
 
 
@@ -162,7 +165,7 @@ def test_a_refresh_keeps_the_boxs_options():
         box["c_add_tool"](name="s3cr3tname")
         changes = box.refresh()
         assert str(changes) == (
-            "The MCP server 'ch' changed its tools: +c_***, ~c_echo (description); it offers 7 tools."
+            "The MCP server 'ch' changed its tools: +c_***, ~c_echo (description); it offers 8 tools."
         )
         assert changes.added == ("c_s3cr3tname",)  # the value keeps the name; only the text masks it
         assert box.left_out == ["reword"]
@@ -172,6 +175,7 @@ def test_a_refresh_keeps_the_boxs_options():
             ("c_reshape", True, 7.0),
             ("c_add_broken", True, 7.0),
             ("c_add_many", True, 7.0),
+            ("c_slow_listing", False, 7.0),
             ("c_echo", True, 7.0),
             ("c_s3cr3tname", False, 7.0),
         ]
@@ -189,17 +193,21 @@ def test_names_that_clash_after_a_refresh_follow_the_boxs_rules():
         assert changes.added == ("a_b",) and changes.removed == ()
         assert box["a_b"].remote_name == "a/b"
         assert box["read_resource"].remote_name == "read_resource"
+        box["remove_tool"](name="a/b")  # now the other server tool takes the name
+        changes = box.refresh()
+        assert changes.changed == (("a_b", "name, description"),) and box["a_b"].remote_name == "a_b"
+        assert box.skipped == {"read_resource": clash.format("read_resource")}
 
 
 def test_a_huge_listing_is_refreshed_and_summed_up_on_one_bounded_line():
     with changing("legacy", "quiet") as box:
         assert box["ch_add_many"](count=3000) == "added 3000"
         changes = box.refresh()
-        assert len(box) == 3007 and len(changes.added) == 3000
+        assert len(box) == 3008 and len(changes.added) == 3000
         assert str(changes) == (
             "The MCP server 'ch' changed its tools: "
             + ", ".join(f"+ch_many_{n}" for n in range(10))
-            + ", and 2990 more; it offers 3007 tools."
+            + ", and 2990 more; it offers 3008 tools."
         )
         assert box["ch_many_2999"](text="last") == "many_2999: last"
 
@@ -214,8 +222,23 @@ def test_a_hostile_name_and_reason_stay_on_one_line():
             + "y" * 25
             + "... ("
             + BROKEN
-            + "); it offers 7 tools."
+            + "); it offers 8 tools."
         )
+
+
+def test_a_refresh_that_fails_before_the_next_use_says_so_once_and_keeps_the_tools():
+    with changing(call_timeout=1.0) as box:
+        assert box["ch_slow_listing"](seconds=3) == "the next listing takes 3 s"
+        box["ch_add_tool"](name="fresh")
+        until_stale(box)
+        assert printed(lambda: box.names) == (
+            FIRST,
+            "The MCP server 'ch' changed its tools, but listing them again failed (the MCP server 'ch' did"
+            " not list its tools within 1 s); its earlier tools are offered. Try %tools mcp refresh ch.\n",
+        )
+        assert printed(lambda: box.names) == (FIRST, "")  # said once
+        time.sleep(3)
+        assert str(box.refresh()) == "The MCP server 'ch' changed its tools: +ch_fresh; it offers 9 tools."
 
 
 def test_a_closed_box_is_not_refreshed():

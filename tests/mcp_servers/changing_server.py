@@ -4,7 +4,8 @@
 ``remove_tool(name)`` removes one, ``reword(name)`` changes a tool's description and
 ``reshape(name)`` its input schema (a ``count`` integer joins ``text``). ``add_broken(name)``
 lists a tool whose input schema is not valid JSON Schema, ``add_many(count)`` adds that many
-tools ``many_0``, ``many_1``, ... (a huge listing). After each change the server says so:
+tools ``many_0``, ``many_1``, ... (a huge listing). ``slow_listing(seconds)`` makes the next
+tool listing take that long (the whole server waits). After each change the server says so:
 
 - ``changing_server.py``: the 2026-07-28 protocol, on the ``subscriptions/listen`` stream
   (its capabilities say ``tools.listChanged``);
@@ -18,6 +19,7 @@ tools ``many_0``, ``many_1``, ... (a huge listing). After each change the server
 from __future__ import annotations
 
 import sys
+import time
 from typing import Annotated
 
 from mcp.server.mcpserver import Context, MCPServer
@@ -29,6 +31,17 @@ QUIET = "quiet" in sys.argv[1:]
 READ_ONLY = ToolAnnotations(read_only_hint=True)
 
 server = MCPServer("changing")
+_SLOW = {"seconds": 0.0}
+_list_tools = server._tool_manager.list_tools
+
+
+def _listing():
+    seconds, _SLOW["seconds"] = _SLOW["seconds"], 0.0
+    time.sleep(seconds)  # blocks the server's loop: nothing else is answered meanwhile
+    return _list_tools()
+
+
+server._tool_manager.list_tools = _listing
 
 
 def _echo(name: str):
@@ -110,6 +123,13 @@ async def add_many(count: int, ctx: Context) -> str:
         server.add_tool(_echo(f"many_{number}"), name=f"many_{number}", description="One of many.")
     await _changed(ctx)
     return f"added {count}"
+
+
+@server.tool(annotations=READ_ONLY)
+def slow_listing(seconds: float) -> str:
+    """Make the next tool listing take `seconds`."""
+    _SLOW["seconds"] = seconds
+    return f"the next listing takes {seconds:g} s"
 
 
 async def _serve_legacy() -> None:

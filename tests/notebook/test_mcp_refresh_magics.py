@@ -44,8 +44,8 @@ def test_refresh_by_hand_names_what_changed(ip):
     tools(ip, f"mcp add ch -- {COMMAND} legacy quiet")
     box = servers(ip)["ch"]
     assert box["ch_add_tool"](name="fresh") == "added fresh"
-    assert tools(ip, "mcp refresh ch") == "The MCP server 'ch' changed its tools: +ch_fresh; it offers 8 tools.\n"
-    assert tools(ip, "mcp refresh ch") == "The MCP server 'ch' has the same 8 tools.\n"
+    assert tools(ip, "mcp refresh ch") == "The MCP server 'ch' changed its tools: +ch_fresh; it offers 9 tools.\n"
+    assert tools(ip, "mcp refresh ch") == "The MCP server 'ch' has the same 9 tools.\n"
     assert "ch_fresh" in [t.name for t in ip.magics_manager.registry["AgentMagics"].available_tools()]
 
 
@@ -58,8 +58,8 @@ def test_refresh_all_and_the_errors(ip):
     tools(ip, f"mcp add two -- {COMMAND} legacy quiet")
     servers(ip)["two"]["two_remove_tool"](name="echo")
     assert tools(ip, "mcp refresh --all") == (
-        "The MCP server 'one' has the same 7 tools.\n"
-        "The MCP server 'two' changed its tools: -two_echo; it offers 6 tools.\n"
+        "The MCP server 'one' has the same 8 tools.\n"
+        "The MCP server 'two' changed its tools: -two_echo; it offers 7 tools.\n"
     )
     assert refused(ip, "mcp refresh three") == (
         "%tools mcp refresh: no MCP server named 'three'; the servers are: one, two."
@@ -70,7 +70,7 @@ def test_refresh_all_and_the_errors(ip):
     )
     assert tools(ip, "mcp refresh --all") == (
         "The MCP server 'one' is stopped (remove it, or add it again).\n"
-        "The MCP server 'two' has the same 6 tools.\n"
+        "The MCP server 'two' has the same 7 tools.\n"
     )
     assert refused(ip, "mcp refresh one two").startswith("%tools mcp: cannot read 'refresh one two'; use: ")
 
@@ -81,7 +81,7 @@ def test_a_box_made_in_the_notebook_is_refreshed_by_its_name(ip):
     try:
         box["mine_add_tool"](name="fresh")
         assert tools(ip, "mcp refresh mine") == (
-            "The MCP server 'mine' changed its tools: +mine_fresh; it offers 8 tools.\n"
+            "The MCP server 'mine' changed its tools: +mine_fresh; it offers 9 tools.\n"
         )
     finally:
         box.close()
@@ -106,7 +106,7 @@ def test_after_the_server_says_its_tools_changed_the_next_cell_offers_the_new_on
     ip.user_ns["second"] = second
     with capture_output() as out:
         ip.run_cell_magic("agent", "--model-object second --approve none -o result", "Use it.")
-    assert out.stdout.splitlines()[0] == "The MCP server 'ch' changed its tools: +ch_fresh; it offers 8 tools."
+    assert out.stdout.splitlines()[0] == "The MCP server 'ch' changed its tools: +ch_fresh; it offers 9 tools."
     assert out.stdout.count("changed its tools") == 1
     assert [(r.kind, r.output) for r in ip.user_ns["result"].tool_results] == [("ok", "fresh: hi")]
     assert "ch_fresh" in [t.name for t in second.requests[0].offered]
