@@ -148,7 +148,7 @@ class _Connection:
         That protocol sends ``notifications/tools/list_changed`` only to a client that listens; an
         older one sends it unasked. Either way it reaches `_on_message`, which only tells the box:
         the box lists its tools again before it is next used, never here in the middle of a call.
-        A server that refuses the stream, or an older protocol, leaves refreshing by hand.
+        A server that refuses the stream leaves refreshing by hand.
         """
         from mcp.client.subscriptions import ListenNotSupportedError
 
