@@ -48,6 +48,9 @@ class _Server(Protocol):
     asks: ServerAsks
     """Its answers to the server's elicitation, sampling and roots requests."""
 
+    def tools_changed(self) -> None:
+        """The server said its tools changed (called on the background loop; it only takes note)."""
+
 
 class _Connection:
     """One session, entered and left by one task on the background loop (anyio needs that)."""
@@ -72,6 +75,7 @@ class _Connection:
         """The URIs the server's tool results linked to (``resource_link``): they are its resources too."""
         self._task: asyncio.Task[None] | None = None
         self._closing: asyncio.Event | None = None
+        self._watcher: asyncio.Task[None] | None = None
 
     async def _transport(self, stack: contextlib.AsyncExitStack, errlog: Any) -> Any:
         if self.url is not None:
@@ -98,6 +102,7 @@ class _Connection:
         await asyncio.shield(ready)
         # Kept now: the SDK client forgets them when its session ends (a crash, a close).
         self.capabilities, self.instructions = self.client.server_capabilities, self.client.instructions
+        self._watcher = asyncio.create_task(self._watch_tools())
         tools, cursor = [], None
         for _ in range(100):  # a server whose pages never end cannot hang the notebook
             page = await self.client.list_tools(cursor=cursor)
@@ -118,6 +123,7 @@ class _Connection:
                 callbacks: dict[str, Any] = {"elicitation_callback": asks.elicit, "list_roots_callback": asks.list_roots}
                 if asks.sampling != "deny":  # not offered at all: the server knows not to ask
                     callbacks["sampling_callback"] = asks.sample
+                callbacks["message_handler"] = self._on_message  # tools/list_changed, see `_watch_tools`
                 self.client = await stack.enter_async_context(Client(transport, cache=None, **callbacks))
                 self.alive = True
                 ready.set_result(None)
@@ -131,6 +137,37 @@ class _Connection:
             self.alive = False
             if errlog is not None:
                 errlog.close()
+
+    @property
+    def announces_tool_changes(self) -> bool:
+        """Whether the server said at the start that it tells when its tools change (``tools.listChanged``)."""
+        return getattr(getattr(self.capabilities, "tools", None), "list_changed", None) is True
+
+    async def _watch_tools(self) -> None:
+        """Keep a 2026-07-28 server's ``subscriptions/listen`` stream of tool changes open.
+
+        That protocol sends ``notifications/tools/list_changed`` only to a client that listens; an
+        older one sends it unasked. Either way it reaches `_on_message`, which only tells the box:
+        the box lists its tools again before it is next used, never here in the middle of a call.
+        A server that refuses the stream leaves refreshing by hand.
+        """
+        from mcp.client.subscriptions import ListenNotSupportedError
+
+        if not self.announces_tool_changes:
+            return
+        try:
+            async with self.client.listen(tools_list_changed=True) as events:
+                async for _ in events:  # the same change also comes through _on_message
+                    pass
+        except ListenNotSupportedError:  # the 2025 handshake: the notification comes unasked
+            return
+        except Exception:  # refused, or the session ended: the box can still be refreshed by hand
+            return
+
+    async def _on_message(self, message: Any) -> None:
+        """The SDK's ``message_handler``: a server's notifications (and transport errors)."""
+        if getattr(message, "method", None) == "notifications/tools/list_changed":
+            self.box.tools_changed()
 
     async def call(self, remote: str, arguments: dict[str, Any], limit: float) -> Any:
         """The server's ``CallToolResult`` (see `_results.result_value`); its error as `McpToolError`."""
@@ -248,6 +285,8 @@ class _Connection:
         return self.alive
 
     async def stop(self) -> None:
+        if self._watcher is not None:  # before the session closes under it
+            self._watcher.cancel()
         if self._task is None:
             return
         self._closing.set()

@@ -21,6 +21,9 @@ prompts (`McpToolbox.prompt`), completions and instructions; see `_server_contex
 ``read_resources=True`` the model gets a ``read_resource`` tool for the server's resources (to
 follow a resource link in a tool's result).
 
+When the server changes its tools (``notifications/tools/list_changed``), the box lists them
+again before its tools are next used; `refresh` does it by hand (see `_refresh`).
+
 A tool that can only run as an MCP task (``execution.taskSupport: "required"``, protocol
 2025-11-25) is not offered: this client makes plain calls, which such a tool always refuses.
 """
@@ -37,8 +40,9 @@ from typing import Any
 
 from ._asking import Asked, ServerAsks
 from ._context import McpImage
-from ._server_context import READ_TOOL, ServerContext
+from ._refresh import ToolChanges, ToolRefresh, listing_key
 from ._results import StructuredResult, result_value, value_schema, wraps_result
+from ._server_context import READ_TOOL, ServerContext
 from ._session import McpServerError, McpToolError, _Connection, _field
 from ._thread import background_loop
 from .config import masked, redact
@@ -53,6 +57,7 @@ __all__ = [
     "McpToolError",
     "McpToolbox",
     "StructuredResult",
+    "ToolChanges",
     "mcp_tool",
     "needs_approval",
 ]
@@ -172,7 +177,7 @@ def _warn_examples(server: str | None, remote: str, kept: int, problems: list[st
     )
 
 
-class McpToolbox(ServerContext, Toolbox):
+class McpToolbox(ServerContext, ToolRefresh, Toolbox):
     """The tools of one MCP server, connected over stdio or streamable HTTP.
 
     Making it starts the server (stdio) or connects to it (HTTP) and lists its tools. Close it with
@@ -221,6 +226,10 @@ class McpToolbox(ServerContext, Toolbox):
     A server's request for input (elicitation) during a call is shown as a form in the running
     cell, under the call's card; headless runs decline it. See `history` for what the server
     asked and what became of it.
+
+    When the server says its tools changed, the box lists them again the next time its tools are
+    looked at (a ``%%agent`` cell gathering them), printing what changed; `refresh` does it by hand.
+    A call to a tool the server no longer offers is refused with an error that says so.
 
     Raises:
         McpServerError: The server did not start, could not be reached, or failed to list tools.
@@ -314,52 +323,72 @@ class McpToolbox(ServerContext, Toolbox):
         and why."""
         self.left_out: list[str] = []
         """Server tools left out by ``include`` / ``exclude``."""
+        self._options = (dict(approval or {}), include, exclude, timeout)
         try:
-            self._add_listed(listed, dict(approval or {}), include, exclude, timeout)
+            self._tools, self.skipped, self.left_out, self._keys = self._built(listed, strict=True, kept={})
         except BaseException:
             self.close()
             raise
 
-    def _add_listed(
-        self,
-        listed: list[Any],
-        overrides: dict[str, bool],
-        include: Sequence[str] | None,
-        exclude: Sequence[str] | None,
-        timeout: float | None,
-    ) -> None:
+    def _built(
+        self, listed: list[Any], *, strict: bool, kept: dict[str, tuple[dict[str, str] | None, Tool]]
+    ) -> tuple[dict[str, Tool], dict[str, str], list[str], dict[str, dict[str, str]]]:
+        """The box's tools from a listing and its options: tools, skipped, left out, listing keys.
+
+        Args:
+            listed: The server's tools.
+            strict: Whether include / exclude / approval names the server does not have are an
+                error (when the box is made), or kept for later (a refresh).
+            kept: Tools to keep as they are where their listing is the same (by local name, with
+                their `listing_key`).
+        """
+        overrides, include, exclude, timeout = dict(self._options[0]), *self._options[1:]
         has = [spec.name for spec in listed]
         for option, names in (("include", include), ("exclude", exclude)):
             unknown = [n for n in (names or ()) if n not in has]
-            if unknown:
+            if unknown and strict:
                 raise ValueError(
                     f"McpToolbox {self.name!r}: {option} names unknown tools: {', '.join(unknown)};"
                     f" the server has: {', '.join(has) or 'none'}"
                 )
+        box, skipped, left_out, keys = Toolbox(self.name), {}, [], {}  # box: the clash rules
         for spec in listed:
             local = _BAD_NAME_CHARS.sub("_", self.prefix + spec.name)[:64]
             wanted = overrides.pop(spec.name, overrides.pop(local, None))
             if (include is not None and spec.name not in include) or (
                 exclude is not None and spec.name in exclude
             ):
-                self.left_out.append(spec.name)
+                left_out.append(spec.name)
                 continue
+            key, (old_key, old) = listing_key(spec), kept.get(local, (None, None))
             try:
-                made = mcp_tool(
-                    spec, self._call, prefix=self.prefix, approval=wanted, timeout=timeout, server=self.name
-                )
-                self.add(made)
+                if old is not None and old_key == key and old.remote_name == spec.name:
+                    made = old  # the same listing: the same Tool, with any setting made on it
+                else:
+                    made = mcp_tool(
+                        spec, self._call, prefix=self.prefix, approval=wanted, timeout=timeout, server=self.name
+                    )
+                box.add(made)
+                keys[made.name] = key
             except ToolDefinitionError as error:  # one odd tool should not hide the server's others
-                self.skipped[spec.name] = "; ".join(error.problems)
+                skipped[spec.name] = "; ".join(error.problems)
         if self.read_resources:
             local = _BAD_NAME_CHARS.sub("_", self.prefix + READ_TOOL)[:64]
             wanted = overrides.pop(READ_TOOL, overrides.pop(local, None))
-            self.add(self._reader(local, bool(wanted), timeout))
-        if overrides:
+            old = kept.get(local, (None, None))[1]
+            reader = old if old is not None and old.remote_name is None else self._reader(local, bool(wanted), timeout)
+            try:
+                box.add(reader)
+            except ToolDefinitionError as error:
+                if strict:
+                    raise
+                skipped[READ_TOOL] = "; ".join(error.problems)
+        if overrides and strict:
             raise ValueError(
                 f"McpToolbox {self.name!r}: approval names unknown tools: {', '.join(overrides)};"
                 f" the server has: {', '.join(has) or 'none'}"
             )
+        return box._tools, skipped, left_out, keys
 
     def _redact(self, text: str) -> str:
         return redact(text, self._secrets)
@@ -378,7 +407,10 @@ class McpToolbox(ServerContext, Toolbox):
         return self._loop.run(self._connection.ping(timeout), timeout=timeout + 5.0)
 
     def _call(self, remote: str, arguments: dict[str, Any]) -> Any:
-        tool = next((t for t in self if getattr(t, "remote_name", None) == remote), None)
+        gone = self._gone(remote)  # an agent may hold a tool the server has dropped since
+        if gone:
+            raise McpServerError(gone)
+        tool = next((t for t in self._tools.values() if getattr(t, "remote_name", None) == remote), None)
         limit = (
             tool.timeout if tool is not None and tool.timeout is not None else self.call_timeout
         ) + _MARGIN
@@ -387,6 +419,8 @@ class McpToolbox(ServerContext, Toolbox):
                 call = self._connection.call(remote, arguments, limit)
                 return self._loop.run(call, timeout=limit + 5.0, held=flight.running)
         except (McpServerError, McpToolError) as error:  # a server may quote its token back
+            if self._vanished(remote, error):  # the server dropped the tool since it was listed
+                raise McpServerError(self._gone(remote) or "") from None
             raise type(error)(self._redact(str(error))) from None
 
     @property

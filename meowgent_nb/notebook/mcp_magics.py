@@ -6,6 +6,7 @@ load PATH``) becomes an `McpToolbox` appended to ``AgentMagics.toolboxes``, so e
 cell offers its tools. Sessions close with ``%tools mcp remove``, on ``%unload_ext meowgent_nb``
 (`close_mcp`) and at interpreter exit. ``%tools mcp help`` lists the options.
 ``%tools mcp resources|prompts|complete`` read the servers' other context (`mcp_context_magics`).
+``%tools mcp refresh NAME|--all`` lists a server's tools again (`mcp_refresh_magics`).
 """
 
 from __future__ import annotations
@@ -23,20 +24,21 @@ from IPython.utils.process import arg_split
 from .._visible import visible
 from ..mcp.client import McpServerError, McpToolbox
 from ..mcp.config import SERVER_NAME, McpConfigError
-from . import mcp_context_magics
+from . import mcp_context_magics, mcp_refresh_magics
 
 __all__ = ["close_mcp", "tools_mcp", "tools_serve"]
 
 _USAGE = (
-    "use: %tools mcp add NAME -- COMMAND ARGS... | add NAME --url URL | load PATH | list | remove NAME | help"
+    "use: %tools mcp add NAME -- COMMAND ARGS... | add NAME --url URL | load PATH | list | remove NAME"
+    " | refresh NAME|--all | help"
     " | resources [NAME] | prompts [NAME] | complete SERVER/PROMPT ARG [TYPED]"
 )
 _INSTRUCTIONS_SHOWN = 300
 
 
 def tools_mcp(magics: Any, line: str) -> None:
-    """%tools mcp add NAME -- COMMAND ARGS... | add NAME --url URL | load PATH | list | remove NAME | help
-    | resources [NAME] | prompts [NAME] | complete SERVER/PROMPT ARG [TYPED]"""
+    """%tools mcp add NAME -- COMMAND ARGS... | add NAME --url URL | load PATH | list | remove NAME
+    | refresh NAME|--all | help | resources [NAME] | prompts [NAME] | complete SERVER/PROMPT ARG [TYPED]"""
     # Quotes group words as in a shell ('my server.py'), and are removed; on Windows a backslash
     # is a path separator, not an escape, so quotes are kept there (IPython's default).
     words = arg_split(line, posix=os.name != "nt")
@@ -57,6 +59,8 @@ def tools_mcp(magics: Any, line: str) -> None:
         magics.toolboxes = [b for b in magics.toolboxes if b is not box]
         box.close()
         print(f"Removed the MCP server {box.name!r} and its {len(box)} tools.")
+    elif command == "refresh" and len(rest) == 1:
+        print(mcp_refresh_magics.refresh_listing(magics, rest[0]))
     elif command == "resources":
         print(mcp_context_magics.resources_listing(magics, rest))
     elif command == "prompts":
@@ -248,6 +252,8 @@ def _help() -> str:
         "%tools mcp load PATH      every server of an mcpServers JSON file (Claude Desktop, Cursor, VS Code)\n"
         "%tools mcp list           the servers, their tools and whether each asks first\n"
         "%tools mcp remove NAME    close a server's session and drop its tools\n"
+        "%tools mcp refresh NAME   list a server's tools again (--all: every server); done by itself\n"
+        "                          before the next cell when the server says its tools changed\n"
         "%tools mcp resources [NAME]   the servers' resources and resource templates\n"
         "%tools mcp prompts [NAME]     the servers' prompts and their arguments\n"
         "%tools mcp complete SERVER/PROMPT ARG [TYPED]   the server's completions (or SERVER/TEMPLATE)\n\n"

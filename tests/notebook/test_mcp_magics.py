@@ -94,13 +94,13 @@ def test_add_list_use_in_a_cell_and_remove(ip):
     [
         (
             "mcp",
-            "%tools mcp: cannot read ''; use: %tools mcp add NAME -- COMMAND ARGS... | add NAME --url URL | load PATH | list | remove NAME | help"
-            " | resources [NAME] | prompts [NAME] | complete SERVER/PROMPT ARG [TYPED]",
+            "%tools mcp: cannot read ''; use: %tools mcp add NAME -- COMMAND ARGS... | add NAME --url URL | load PATH | list | remove NAME"
+            " | refresh NAME|--all | help | resources [NAME] | prompts [NAME] | complete SERVER/PROMPT ARG [TYPED]",
         ),
         (
             "mcp start x",
-            "%tools mcp: cannot read 'start x'; use: %tools mcp add NAME -- COMMAND ARGS... | add NAME --url URL | load PATH | list | remove NAME | help"
-            " | resources [NAME] | prompts [NAME] | complete SERVER/PROMPT ARG [TYPED]",
+            "%tools mcp: cannot read 'start x'; use: %tools mcp add NAME -- COMMAND ARGS... | add NAME --url URL | load PATH | list | remove NAME"
+            " | refresh NAME|--all | help | resources [NAME] | prompts [NAME] | complete SERVER/PROMPT ARG [TYPED]",
         ),
         ("mcp add x", "%tools mcp add x: give the server's command after ' -- ', or --url URL (not both)."),
         (
@@ -362,8 +362,8 @@ def test_unknown_include_or_exclude_names_list_the_servers_tools(ip, options, me
         ),
         (
             "mcp load",
-            "%tools mcp: cannot read 'load'; use: %tools mcp add NAME -- COMMAND ARGS... | add NAME --url URL | load PATH | list | remove NAME | help"
-            " | resources [NAME] | prompts [NAME] | complete SERVER/PROMPT ARG [TYPED]",
+            "%tools mcp: cannot read 'load'; use: %tools mcp add NAME -- COMMAND ARGS... | add NAME --url URL | load PATH | list | remove NAME"
+            " | refresh NAME|--all | help | resources [NAME] | prompts [NAME] | complete SERVER/PROMPT ARG [TYPED]",
         ),
     ],
 )
@@ -376,12 +376,14 @@ def test_bad_new_options_are_usage_errors_that_never_quote_an_env_value(ip, line
 def test_help_lists_the_commands_and_the_options_of_add(ip):
     out = tools(ip, "mcp help")
     assert out == tools(ip, "mcp --help") == tools(ip, "mcp add x --help -- python s.py")
-    assert out.splitlines()[:11] == [
+    assert out.splitlines()[:13] == [
         "%tools mcp add NAME [options] -- COMMAND ARGS...   a stdio server (started as a child process)",
         "%tools mcp add NAME --url URL [--token T]         a streamable-HTTP server",
         "%tools mcp load PATH      every server of an mcpServers JSON file (Claude Desktop, Cursor, VS Code)",
         "%tools mcp list           the servers, their tools and whether each asks first",
         "%tools mcp remove NAME    close a server's session and drop its tools",
+        "%tools mcp refresh NAME   list a server's tools again (--all: every server); done by itself",
+        "                          before the next cell when the server says its tools changed",
         "%tools mcp resources [NAME]   the servers' resources and resource templates",
         "%tools mcp prompts [NAME]     the servers' prompts and their arguments",
         "%tools mcp complete SERVER/PROMPT ARG [TYPED]   the server's completions (or SERVER/TEMPLATE)",
