@@ -16,6 +16,7 @@ from typing import Any, Protocol
 
 from ..errors import MeowgentError
 from ._asking import ServerAsks
+from ._progress import ProgressFn, ServerNotes, set_level
 
 try:
     _GROUP: Any = BaseExceptionGroup  # Python 3.11+
@@ -46,6 +47,8 @@ class _Server(Protocol):
     """Where a stdio server's stderr goes, or None."""
     asks: ServerAsks
     """Its answers to the server's elicitation, sampling and roots requests."""
+    notes: ServerNotes
+    """Its log of the server's messages (the SDK's ``logging_callback``)."""
 
 
 class _Connection:
@@ -97,6 +100,7 @@ class _Connection:
         await asyncio.shield(ready)
         # Kept now: the SDK client forgets them when its session ends (a crash, a close).
         self.capabilities, self.instructions = self.client.server_capabilities, self.client.instructions
+        await set_level(self.client, self.capabilities, self.box.notes.level)
         tools, cursor = [], None
         for _ in range(100):  # a server whose pages never end cannot hang the notebook
             page = await self.client.list_tools(cursor=cursor)
@@ -115,6 +119,7 @@ class _Connection:
                 transport = await self._transport(stack, errlog)
                 asks = self.box.asks
                 callbacks: dict[str, Any] = {"elicitation_callback": asks.elicit, "list_roots_callback": asks.list_roots}
+                callbacks.update(logging_callback=self.box.notes.on_log, log_level=self.box.notes.level)
                 if asks.sampling != "deny":  # not offered at all: the server knows not to ask
                     callbacks["sampling_callback"] = asks.sample
                 self.client = await stack.enter_async_context(Client(transport, cache=None, **callbacks))
@@ -131,7 +136,7 @@ class _Connection:
             if errlog is not None:
                 errlog.close()
 
-    async def call(self, remote: str, arguments: dict[str, Any], limit: float) -> str:
+    async def call(self, remote: str, arguments: dict[str, Any], limit: float, progress: ProgressFn | None = None) -> str:
         from mcp import MCPError
         from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT
 
@@ -139,7 +144,7 @@ class _Connection:
         if not self.alive:
             raise self.not_connected()
         try:
-            result = await self.client.call_tool(remote, arguments, read_timeout_seconds=limit)
+            result = await self.client.call_tool(remote, arguments, read_timeout_seconds=limit, progress_callback=progress)
         except MCPError as exc:
             if exc.code == CONNECTION_CLOSED:
                 self.alive = False

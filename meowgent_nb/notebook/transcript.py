@@ -152,6 +152,10 @@ class Transcript:
         """Add a line to ``call``'s card: something that happened while it ran (its server asked)."""
         self._card(call).notes.append(text)
 
+    def progress_call(self, call: ToolCall, progress: Any) -> None:
+        """Show ``progress`` (an MCP ``Progress``) in ``call``'s card until its result arrives."""
+        self._card(call).progress = progress
+
     def fail(self, error: BaseException, *, shown_below: bool = False) -> None:
         """Record that the run stopped with ``error`` (an exception, or an interrupt).
 
