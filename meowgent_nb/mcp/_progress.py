@@ -182,8 +182,8 @@ class CallWatch:
 
     def _send(self) -> None:
         self._timer = None
-        if self.over or self.latest is None:
-            return
+        if self.over or self.latest is None or self.flight.running.ended is not None:  # type: ignore[union-attr]
+            return  # the call's card has its result (its time limit, or Stop, may come before the server's end)
         self._sent_at = asyncio.get_running_loop().time()
         running = self.flight.running
         self._on_cell(running.approver.progress, running, self.latest)  # type: ignore[union-attr]

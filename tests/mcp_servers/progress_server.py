@@ -6,7 +6,8 @@ a hidden character, one as JSON data, one without a logger); ``tick(steps)`` rep
 without a total; ``chatty(warnings_)`` logs that many warnings. Each waits a little between
 steps, so a client that throttles what it draws has something to throttle, and a little after
 the last notification, so they all reach the client before the result.
-``progress_server.py legacy`` speaks the 2025 handshake only (see asking_server.py).
+``progress_server.py legacy`` speaks the 2025 handshake only (see asking_server.py);
+``progress_server.py http PORT`` serves streamable HTTP on 127.0.0.1.
 """
 
 from __future__ import annotations
@@ -96,5 +97,7 @@ if __name__ == "__main__":
         import anyio
 
         anyio.run(_serve_legacy)
+    elif sys.argv[1:2] == ["http"]:
+        server.run("streamable-http", host="127.0.0.1", port=int(sys.argv[2]))
     else:
         server.run()
