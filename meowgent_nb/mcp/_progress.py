@@ -68,11 +68,11 @@ class Progress:
 
     def text(self) -> str:
         """``42 of 100 (42 %) - message``, or ``3 so far - message`` without a total."""
-        fraction = self.fraction
-        if fraction is None:
+        fraction, total = self.fraction, self.total
+        if fraction is None or total is None:
             text = f"{_number(self.progress)} so far"
         else:
-            text = f"{_number(self.progress)} of {_number(self.total)} ({math.floor(fraction * 100)} %)"  # type: ignore[arg-type]
+            text = f"{_number(self.progress)} of {_number(total)} ({math.floor(fraction * 100)} %)"
         return text + (f" - {self.message}" if self.message else "")
 
 
@@ -135,7 +135,8 @@ class ServerNotes:
         if rank < LOG_LEVELS.index(self.level):  # an older server may not have been asked to hold it back
             return
         logger = params.logger if isinstance(params.logger, str) else None
-        entry = LogEntry(level, logger[:_LOGGER] if logger else None, _cut(_data_text(params.data), _LOG_TEXT), time.time())
+        text = _cut(_data_text(params.data), _LOG_TEXT)
+        entry = LogEntry(level, logger[:_LOGGER] if logger else None, text, time.time())
         with self._lock:
             self._entries.append(entry)
             watch = self._watch()
@@ -170,7 +171,8 @@ class CallWatch:
 
     async def progress(self, progress: float, total: float | None, message: str | None) -> None:
         """The call's ``progress_callback`` (on the MCP loop)."""
-        self.latest = Progress(progress, total, _cut(" ".join(message.split()), _MESSAGE) if message else None)
+        message = _cut(" ".join(message.split()), _MESSAGE) if message else None
+        self.latest = Progress(progress, total, message)
         if not self._shows or self.over or self._timer is not None:
             return  # nothing shows it, or a send is due and will take the newest
         loop = asyncio.get_running_loop()
@@ -182,11 +184,12 @@ class CallWatch:
 
     def _send(self) -> None:
         self._timer = None
-        if self.over or self.latest is None or self.flight.running.ended is not None:  # type: ignore[union-attr]
-            return  # the call's card has its result (its time limit, or Stop, may come before the server's end)
-        self._sent_at = asyncio.get_running_loop().time()
         running = self.flight.running
-        self._on_cell(running.approver.progress, running, self.latest)  # type: ignore[union-attr]
+        # Once the call ended (its result, or its time limit or Stop first), its card has its result.
+        if self.over or self.latest is None or running is None or running.ended is not None:
+            return
+        self._sent_at = asyncio.get_running_loop().time()
+        self._on_cell(running.approver.progress, running, self.latest)
 
     def tell(self, entry: LogEntry) -> None:
         """Put a log message in the call's card (the first few of the call; then where the rest are)."""
@@ -197,7 +200,8 @@ class CallWatch:
             text = f"{self.server} logged more: %tools mcp log {self.server} shows it"
         else:
             source = f" ({entry.logger})" if entry.logger else ""
-            text = f"{self.server} logged {entry.level}{source}: {_cut(' '.join(entry.text.split()), _MESSAGE)}"
+            said = _cut(" ".join(entry.text.split()), _MESSAGE)
+            text = f"{self.server} logged {entry.level}{source}: {said}"
         running = self.flight.running
         self._on_cell(running.approver.tell, running, text)  # type: ignore[union-attr]
 
@@ -221,7 +225,9 @@ async def set_level(client: Any, capabilities: Any, level: str) -> None:
     A 2026-protocol server is asked on every request instead (the SDK's ``log_level``); a server
     that refuses keeps its own level, and `ServerNotes` still keeps only ``level`` and above.
     """
-    if getattr(capabilities, "logging", None) is None or getattr(client, "protocol_version", "") >= "2026-07-28":
+    if getattr(capabilities, "logging", None) is None:
+        return
+    if str(getattr(client, "protocol_version", "")) >= "2026-07-28":
         return
     with warnings.catch_warnings(), contextlib.suppress(Exception):
         warnings.simplefilter("ignore")  # deprecated in the 2026 protocol, which this server does not speak

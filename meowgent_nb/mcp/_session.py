@@ -136,7 +136,9 @@ class _Connection:
             if errlog is not None:
                 errlog.close()
 
-    async def call(self, remote: str, arguments: dict[str, Any], limit: float, progress: ProgressFn | None = None) -> str:
+    async def call(
+        self, remote: str, arguments: dict[str, Any], limit: float, progress: ProgressFn | None = None
+    ) -> str:
         from mcp import MCPError
         from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT
 
@@ -144,7 +146,9 @@ class _Connection:
         if not self.alive:
             raise self.not_connected()
         try:
-            result = await self.client.call_tool(remote, arguments, read_timeout_seconds=limit, progress_callback=progress)
+            result = await self.client.call_tool(
+                remote, arguments, read_timeout_seconds=limit, progress_callback=progress
+            )
         except MCPError as exc:
             if exc.code == CONNECTION_CLOSED:
                 self.alive = False

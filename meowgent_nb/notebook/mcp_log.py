@@ -57,10 +57,12 @@ class LogView:
             f"<tr><td {_CELL}>{time.strftime('%H:%M:%S', time.localtime(entry.time))}</td>"
             f"<td {_CELL}>{escape(entry.level)}</td>"
             f"<td {_CELL}><code>{visible_html(entry.logger or '')}</code></td>"
-            f"<td {_CELL}><pre style=\"white-space: pre-wrap; margin: 0\">{visible_html(_shown(entry.text))}</pre></td></tr>"
+            f'<td {_CELL}><pre style="white-space: pre-wrap; margin: 0">{visible_html(_shown(entry.text))}</pre></td>'
+            "</tr>"
             for entry in self.entries
         )
-        return f'{title}<table class="meowgent-mcp-log"><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>'
+        table = f'<table class="meowgent-mcp-log"><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>'
+        return title + table
 
     def _repr_mimebundle_(self, include: object = None, exclude: object = None) -> dict[str, str]:
         return {"text/plain": self.to_text(), "text/html": self.to_html()}
