@@ -57,6 +57,8 @@ class Transcript:
     A turn that ended at the model's token limit (``TurnEnd.finish_reason == "length"``) adds
     ``[the answer hit the token limit (turn 2)]`` where it ended: its text or call may be cut off.
     Identical calls in a row (same call, status and output) show as one card marked ``(x3)``.
+    A running call whose MCP server reports progress has ``[progress: 2 of 3 (66 %) - message]``
+    under its card (a bar in HTML) until its result arrives; the finished card says nothing of it.
 
     In HTML, finished turns fold to one line each (``turn 1: get_weather(city='Paris') done``)
     once a later turn has begun; the answer, or the turn in progress, stays open. A turn with
