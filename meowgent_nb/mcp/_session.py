@@ -17,6 +17,7 @@ from ..errors import MeowgentError
 from ..agent._running_call import within_limit
 from ._asking import ServerAsks
 from ._results import result_text
+from ._progress import ProgressFn, ServerNotes, set_level
 
 try:
     _GROUP: Any = BaseExceptionGroup  # Python 3.11+
@@ -47,6 +48,8 @@ class _Server(Protocol):
     """Where a stdio server's stderr goes, or None."""
     asks: ServerAsks
     """Its answers to the server's elicitation, sampling and roots requests."""
+    notes: ServerNotes
+    """Its log of the server's messages (the SDK's ``logging_callback``)."""
 
     def tools_changed(self) -> None:
         """The server said its tools changed (called on the background loop; it only takes note)."""
@@ -103,6 +106,7 @@ class _Connection:
         # Kept now: the SDK client forgets them when its session ends (a crash, a close).
         self.capabilities, self.instructions = self.client.server_capabilities, self.client.instructions
         self._watcher = asyncio.create_task(self._watch_tools())
+        await set_level(self.client, self.capabilities, self.box.notes.level)
         tools, cursor = [], None
         for _ in range(100):  # a server whose pages never end cannot hang the notebook
             page = await self.client.list_tools(cursor=cursor)
@@ -121,6 +125,7 @@ class _Connection:
                 transport = await self._transport(stack, errlog)
                 asks = self.box.asks
                 callbacks: dict[str, Any] = {"elicitation_callback": asks.elicit, "list_roots_callback": asks.list_roots}
+                callbacks.update(logging_callback=self.box.notes.on_log, log_level=self.box.notes.level)
                 if asks.sampling != "deny":  # not offered at all: the server knows not to ask
                     callbacks["sampling_callback"] = asks.sample
                 callbacks["message_handler"] = self._on_message  # tools/list_changed, see `_watch_tools`
@@ -169,7 +174,9 @@ class _Connection:
         if getattr(message, "method", None) == "notifications/tools/list_changed":
             self.box.tools_changed()
 
-    async def call(self, remote: str, arguments: dict[str, Any], limit: float) -> Any:
+    async def call(
+        self, remote: str, arguments: dict[str, Any], limit: float, progress: ProgressFn | None = None
+    ) -> Any:
         """The server's ``CallToolResult`` (see `_results.result_value`); its error as `McpToolError`."""
         from mcp import MCPError
         from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT
@@ -180,7 +187,11 @@ class _Connection:
         try:
             # The limit is kept here, not by the SDK: it stands still while the person answers
             # the server's form (or the model its request), see `RunningCall.hold`.
-            result = await within_limit(self.client.call_tool(remote, arguments), limit, self.box.asks.running_call())
+            result = await within_limit(
+                self.client.call_tool(remote, arguments, progress_callback=progress),
+                limit,
+                self.box.asks.running_call(),
+            )
         except asyncio.TimeoutError:
             raise McpServerError(
                 f"the MCP server {name!r} did not answer the call to {remote} within {limit:g} s"

@@ -40,6 +40,7 @@ from typing import Any
 
 from ._asking import Asked, ServerAsks
 from ._context import McpImage
+from ._progress import LogEntry, ServerNotes
 from ._refresh import ToolChanges, ToolRefresh, listing_key
 from ._results import StructuredResult, result_value, value_schema, wraps_result
 from ._server_context import READ_TOOL, ServerContext
@@ -222,10 +223,15 @@ class McpToolbox(ServerContext, ToolRefresh, Toolbox):
             whose call the server is serving.
         roots: Folders offered to the server as roots (``roots/list``), besides the working
             directory, which always is.
+        log_level: The least severe of the server's log messages kept in `log` ("debug", "info",
+            "notice", "warning", "error", "critical", "alert", "emergency"); the server is asked
+            to send nothing below it.
 
     A server's request for input (elicitation) during a call is shown as a form in the running
     cell, under the call's card; headless runs decline it. See `history` for what the server
-    asked and what became of it.
+    asked and what became of it. A call's progress notifications are a live progress line in its
+    card (in a ``%%agent`` cell; ignored elsewhere); the server's log messages are kept in `log`,
+    and those at warning and above during a call are lines in its card too (see `_progress`).
 
     When the server says its tools changed, the box lists them again the next time its tools are
     looked at (a ``%%agent`` cell gathering them), printing what changed; `refresh` does it by hand.
@@ -259,10 +265,13 @@ class McpToolbox(ServerContext, ToolRefresh, Toolbox):
         sampling: str = "ask",
         sampling_model: Any = None,
         roots: Sequence[str | os.PathLike[str]] = (),
+        log_level: str = "info",
     ):
         Toolbox.__init__(self, name)
         self.asks = ServerAsks(name, sampling, sampling_model, roots)
         """The answers to the server's elicitation, sampling and roots requests (see `history`)."""
+        self.notes = ServerNotes(name, log_level)
+        """The server's log messages (see `log`) and its calls' progress."""
         if (command is None) == (url is None):
             raise ValueError(f"McpToolbox {name!r}: give either a command (stdio) or url= (streamable HTTP)")
         argv = shlex.split(command) if isinstance(command, str) else list(command or [])
@@ -415,9 +424,10 @@ class McpToolbox(ServerContext, ToolRefresh, Toolbox):
             tool.timeout if tool is not None and tool.timeout is not None else self.call_timeout
         ) + _MARGIN
         try:
-            with self.asks.flight() as flight:  # a server that asks during the call reaches the agent's call
-                call = self._connection.call(remote, arguments, limit)
-                return self._loop.run(call, timeout=limit + 5.0, held=flight.running)
+            # A server that asks, reports progress or logs during the call reaches the agent's call.
+            with self.asks.flight() as flight, self.notes.watch(flight) as watch:
+                called = self._connection.call(remote, arguments, limit, watch.progress)
+                return self._loop.run(called, timeout=limit + 5.0, held=flight.running)
         except (McpServerError, McpToolError) as error:  # a server may quote its token back
             if self._vanished(remote, error):  # the server dropped the tool since it was listed
                 raise McpServerError(self._gone(remote) or "") from None
@@ -427,6 +437,11 @@ class McpToolbox(ServerContext, ToolRefresh, Toolbox):
     def history(self) -> list[Asked]:
         """What the server asked during calls (input, the model, roots), and what became of it."""
         return list(self.asks.history)
+
+    @property
+    def log(self) -> tuple[LogEntry, ...]:
+        """The server's last 200 log messages at or above ``log_level``, oldest first (``%tools mcp log NAME``)."""
+        return self.notes.log
 
     def close(self) -> None:
         """End the session (a stdio server is stopped) and delete its stderr log."""

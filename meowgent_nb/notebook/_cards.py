@@ -12,14 +12,17 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._visible import visible
 from ..agent.approvals import Approved, Denied
 from ..agent.calls import split_repeat_notice
 from ..tools.calls import ToolCall, ToolResult
-from ._html import card_html
+from ._html import card_html, progress_html
 from ._media_html import media_html
+
+if TYPE_CHECKING:
+    from ..mcp._progress import Progress
 
 __all__ = ["STATUS_LABELS", "Card", "call_text", "card_summary", "card_html_of", "card_lines", "same_card", "was_told"]
 
@@ -68,7 +71,10 @@ class Card:
     """When the decision arrived."""
     notes: list[str] = field(default_factory=list)
     """What happened while it ran that a person should read: what its server asked, and what
-    became of it (a form answered, a request to use the model refused)."""
+    became of it (a form answered, a request to use the model refused), what it logged."""
+    progress: Progress | None = None
+    """The newest progress its MCP server reported. Shown only while the call runs: a finished
+    card says nothing of it, so its text is the same however many notifications arrived."""
 
     def status(self, stopped: bool) -> str:
         if self.result is None:
@@ -165,6 +171,8 @@ def card_lines(card: Card, stopped: bool, times: int = 1, told: bool | None = No
         head += f" (x{times})"
     head += "".join(f"\n  [{visible(note)}]" for note in card.notes)
     if card.result is None:
+        if card.progress is not None:
+            head += f"\n  [progress: {visible(card.progress.text())}]"
         return [head]
     output, notice = _output(card)
     output = output.rstrip()
@@ -210,4 +218,5 @@ def card_html_of(card: Card, stopped: bool, times: int = 1, told: bool | None = 
         told=notice if told is None else told,
         notes=card.notes,
         media=media_html(card.result.value) if card.result is not None else "",
+        progress=progress_html(card.progress) if card.result is None and card.progress is not None else "",
     )

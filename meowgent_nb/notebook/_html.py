@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import Any
 from .._html import MONO, MUTED, PRE_STYLE, escape, note_html, pre_html, seconds
 from .._visible import visible, visible_html
 
-__all__ = ["STATUS_COLORS", "card_html", "markdown_html", "thinking_html", "turn_html"]
+__all__ = ["STATUS_COLORS", "card_html", "markdown_html", "progress_html", "thinking_html", "turn_html"]
 
 STATUS_COLORS = {
     "waiting": "#9e6c00",
@@ -51,14 +52,16 @@ def card_html(
     told: bool = False,
     notes: Sequence[str] = (),
     media: str = "",
+    progress: str = "",
 ) -> str:
     """One tool call's card; ``output`` past ``limit`` characters is folded into a <details>.
 
     ``name``, ``arguments`` and ``output`` show their hidden characters marked (`visible_html`).
     ``times`` above 1 marks a card that stands for that many identical calls in a row; ``told``
     notes that the model was told not to repeat the call. ``notes`` are lines about the call
-    (what its server asked while it ran), each escaped. ``media`` is HTML shown after the output
-    (the images and links an MCP result carried, made safe by `_media_html`).
+    (what its server asked while it ran), each escaped; ``progress`` is the HTML of its live
+    progress line (`progress_html`), or "". ``media`` is HTML shown after the output (the
+    images and links an MCP result carried, made safe by `_media_html`).
     """
     color = STATUS_COLORS.get(status, "#757575")
     head = (
@@ -79,6 +82,8 @@ def card_html(
     if told:
         parts.append(note_html("meowgent-told", "the model was told not to repeat this call"))
     parts.extend(note_html("meowgent-server-asked", visible(note)) for note in notes)
+    if progress:
+        parts.append(progress)
     if arguments is not None:
         parts.append(pre_html("meowgent-arguments", arguments))
     if output is not None and len(output) <= limit:
@@ -94,6 +99,21 @@ def card_html(
     parts.append(media)
     style = f"border-left: 3px solid {color}; {_BOX}"
     return f'<div class="meowgent-card meowgent-status-{status}" style="{style}">{"".join(parts)}</div>'
+
+
+def progress_html(progress: Any) -> str:
+    """A running call's progress (an MCP ``Progress``): a bar where there is a total, and its text."""
+    fraction = progress.fraction
+    bar = ""
+    if fraction is not None:
+        bar = (
+            '<span class="meowgent-progress-bar" style="display: inline-block; width: 10em; height: 0.6em;'
+            ' background: rgba(127,127,127,0.25); border-radius: 3px; vertical-align: middle; margin-right: 0.5em">'
+            f'<span style="display: block; width: {fraction * 100:.1f}%; height: 100%; background: #1e88e5;'
+            ' border-radius: 3px"></span></span>'
+        )
+    text = f'<span class="meowgent-progress-text">{visible_html(progress.text())}</span>'
+    return f'<div class="meowgent-progress" style="{MUTED}">{bar}{text}</div>'
 
 
 def turn_html(summary: str, duration: float | None, body: str) -> str:

@@ -35,6 +35,10 @@ class ShownRun(Protocol):
         """Add ``text`` to ``call``'s card (what its server asked while it ran, and the outcome)."""
         ...
 
+    def progress(self, call: Any, progress: Any) -> None:
+        """Show ``progress`` (an MCP server's newest ``Progress``) in ``call``'s card while it runs."""
+        ...
+
 
 SHOWN_RUN: ContextVar[ShownRun | None] = ContextVar("meowgent_shown_run", default=None)
 

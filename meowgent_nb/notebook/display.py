@@ -97,6 +97,16 @@ class LiveDisplay:
         if self.live and self._started and not self._closed:
             self.refresh()
 
+    def progress(self, call: Any, progress: Any) -> None:
+        """Show ``call``'s newest progress in its card, redrawn at most every ``interval``; see `ShownRun`."""
+        self.transcript.progress_call(call, progress)
+        if self.live and self._started and not self._closed:
+            wait = self._last + self.interval - time.perf_counter()
+            if wait > 0:
+                self._redraw_later(wait)
+            else:
+                self.refresh()
+
     def handle(self, event: AgentEvent) -> None:
         """Pass ``event`` to the transcript and redraw if it is time to."""
         self.transcript.handle(event)

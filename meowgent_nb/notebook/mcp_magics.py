@@ -5,8 +5,9 @@ A server added with ``%tools mcp add`` (or each server of a configuration file, 
 load PATH``) becomes an `McpToolbox` appended to ``AgentMagics.toolboxes``, so every ``%%agent``
 cell offers its tools. Sessions close with ``%tools mcp remove``, on ``%unload_ext meowgent_nb``
 (`close_mcp`) and at interpreter exit. ``%tools mcp help`` lists the options.
-``%tools mcp resources|prompts|complete`` read the servers' other context (`mcp_context_magics`).
-``%tools mcp refresh NAME|--all`` lists a server's tools again (`mcp_refresh_magics`).
+``%tools mcp resources|prompts|complete`` read the servers' other context (`mcp_context_magics`);
+``%tools mcp refresh NAME|--all`` lists a server's tools again (`mcp_refresh_magics`);
+``%tools mcp log NAME`` shows a server's last log messages (`mcp_log`).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from IPython.core.magic_arguments import argument, magic_arguments
 from IPython.utils.process import arg_split
 
 from .._visible import visible
+from ..mcp._progress import LOG_LEVELS
 from ..mcp.client import McpServerError, McpToolbox
 from ..mcp.config import SERVER_NAME, McpConfigError
 from . import mcp_context_magics, mcp_refresh_magics
@@ -31,14 +33,15 @@ __all__ = ["close_mcp", "tools_mcp", "tools_serve"]
 _USAGE = (
     "use: %tools mcp add NAME -- COMMAND ARGS... | add NAME --url URL | load PATH | list | remove NAME"
     " | refresh NAME|--all | help"
-    " | resources [NAME] | prompts [NAME] | complete SERVER/PROMPT ARG [TYPED]"
+    " | resources [NAME] | prompts [NAME] | complete SERVER/PROMPT ARG [TYPED] | log NAME"
 )
 _INSTRUCTIONS_SHOWN = 300
 
 
 def tools_mcp(magics: Any, line: str) -> None:
     """%tools mcp add NAME -- COMMAND ARGS... | add NAME --url URL | load PATH | list | remove NAME
-    | refresh NAME|--all | help | resources [NAME] | prompts [NAME] | complete SERVER/PROMPT ARG [TYPED]"""
+    | refresh NAME|--all | help | resources [NAME] | prompts [NAME] | complete SERVER/PROMPT ARG [TYPED]
+    | log NAME"""
     # Quotes group words as in a shell ('my server.py'), and are removed; on Windows a backslash
     # is a path separator, not an escape, so quotes are kept there (IPython's default).
     words = arg_split(line, posix=os.name != "nt")
@@ -67,6 +70,8 @@ def tools_mcp(magics: Any, line: str) -> None:
         print(mcp_context_magics.prompts_listing(magics, rest))
     elif command == "complete":
         print(mcp_context_magics.complete_listing(magics, rest))
+    elif command == "log" and len(rest) == 1:
+        _log(magics, rest[0])
     else:
         raise UsageError(f"%tools mcp: cannot read {line.strip()!r}; {_USAGE}")
 
@@ -124,6 +129,14 @@ def tools_mcp(magics: Any, line: str) -> None:
     metavar="DIR",
     help="A folder offered to the server as a root, besides the working directory (repeat for more).",
 )
+@argument(
+    "--log-level",
+    choices=LOG_LEVELS,
+    default="info",
+    metavar="LEVEL",
+    help="The least severe server log messages kept for %%tools mcp log: debug, info (default), notice,"
+    " warning, error, critical, alert, emergency.",
+)
 def mcp_add(magics: Any, line: str) -> None:
     """%tools mcp add NAME [options] -- COMMAND ARGS...  or  %tools mcp add NAME --url URL [--token T]"""
 
@@ -175,6 +188,7 @@ def _add(magics: Any, words: list[str]) -> None:
             use_instructions=args.instructions,
             sampling=args.sampling,
             roots=_roots(name, args.root or []),
+            log_level=args.log_level,
         )
     except (McpServerError, ValueError) as error:
         raise UsageError(f"%tools mcp add {name}: {error}") from None
@@ -236,6 +250,18 @@ def _load(magics: Any, path: str) -> None:
     print(loaded.summary())
 
 
+def _log(magics: Any, name: str) -> None:
+    """``%tools mcp log NAME``: the server's last log messages, as a table (see `mcp_log`)."""
+    from IPython.display import display
+
+    from .mcp_log import LogView
+
+    box = _servers(magics).get(name)
+    if box is None:
+        raise UsageError(f"%tools mcp log: no MCP server named {name!r}; {_known(magics)}")
+    display(LogView(name, box.notes.level, box.log))
+
+
 def _help() -> str:
     formatter = mcp_add.parser.formatter_class
     mcp_add.parser.formatter_class = lambda prog: argparse.HelpFormatter(
@@ -256,7 +282,8 @@ def _help() -> str:
         "                          before the next cell when the server says its tools changed\n"
         "%tools mcp resources [NAME]   the servers' resources and resource templates\n"
         "%tools mcp prompts [NAME]     the servers' prompts and their arguments\n"
-        "%tools mcp complete SERVER/PROMPT ARG [TYPED]   the server's completions (or SERVER/TEMPLATE)\n\n"
+        "%tools mcp complete SERVER/PROMPT ARG [TYPED]   the server's completions (or SERVER/TEMPLATE)\n"
+        "%tools mcp log NAME       the server's last log messages (those at warning and above are in cards too)\n\n"
         f"Options of add:\n{usage.split('options:', 1)[-1].strip(chr(10))}"
     )
 

@@ -22,6 +22,7 @@ from .._visible import visible, visible_html
 from ..agent.approvals import ApprovalRequest, Approved, Decision, Denied
 from ..agent._running_call import RunningCall
 from ..mcp._asking import ElicitAnswer, ElicitRequest, SamplingReview
+from ..mcp._progress import Progress
 from . import server_asks
 from ._run_context import SHOWN_RUN
 
@@ -65,7 +66,7 @@ def nobody_to_ask() -> str | None:
 class AsksForServers:
     """What a notebook approver does when an MCP server asks during a call (see `server_asks`):
     shows its form, or its request to use the model, where a person can click; declines where
-    no one can (`nobody_to_ask`)."""
+    no one can (`nobody_to_ask`). A call's progress goes to its card in a ``%%agent`` cell."""
 
     timeout: float = 600.0
 
@@ -77,6 +78,9 @@ class AsksForServers:
 
     def tell(self, running: RunningCall, text: str) -> None:
         server_asks.tell(running, text)
+
+    def progress(self, running: RunningCall, progress: Progress) -> None:
+        server_asks.progress(running, progress)
 
 
 def is_headless() -> bool:

@@ -11,6 +11,9 @@ stays under the card until the run ends, when the finished transcript replaces t
 wait: a form is declined and a request to use the model refused, "no person to answer (headless
 run)". Frontends without widgets (``jupyter console``) and terminals decline too, saying so.
 Whatever happened is one line in the call's card, also in the saved notebook's text.
+
+A call's progress (`progress`) is shown in its card while it runs, in a ``%%agent`` cell only:
+elsewhere there is no card to show it in, and a line per notification would flood the cell.
 """
 
 from __future__ import annotations
@@ -23,10 +26,11 @@ from typing import Any
 from .._visible import visible, visible_html
 from ..agent._running_call import RunningCall
 from ..mcp._asking import ElicitAnswer, ElicitRequest, SamplingReview
+from ..mcp._progress import Progress
 from ._elicit_form import ElicitFormView, ReviewView, content_text
 from ._run_context import SHOWN_RUN, call_soon_in_cell
 
-__all__ = ["elicit", "review_sampling", "tell"]
+__all__ = ["elicit", "progress", "review_sampling", "tell"]
 
 _WAKE_EVERY = 0.2  # seconds: see widget_approvals._Batch.wait (ipykernel#881)
 _QUOTED = 80  # characters of a server's message quoted in the card
@@ -45,6 +49,13 @@ def tell(running: RunningCall, text: str) -> None:
         display({"text/plain": f"[{visible(text)}]", "text/html": f"<div>{visible_html(text)}</div>"}, raw=True)
     else:
         print(f"[{visible(text)}]")
+
+
+def progress(running: RunningCall, progress: Progress) -> None:
+    """Show the call's newest progress in its card (a ``%%agent`` cell); elsewhere nothing."""
+    run = SHOWN_RUN.get()
+    if run is not None:
+        run.progress(running.call, progress)
 
 
 def _quote(text: str) -> str:

@@ -57,6 +57,8 @@ class Transcript:
     A turn that ended at the model's token limit (``TurnEnd.finish_reason == "length"``) adds
     ``[the answer hit the token limit (turn 2)]`` where it ended: its text or call may be cut off.
     Identical calls in a row (same call, status and output) show as one card marked ``(x3)``.
+    A running call whose MCP server reports progress has ``[progress: 2 of 3 (66 %) - message]``
+    under its card (a bar in HTML) until its result arrives; the finished card says nothing of it.
 
     In HTML, finished turns fold to one line each (``turn 1: get_weather(city='Paris') done``)
     once a later turn has begun; the answer, or the turn in progress, stays open. A turn with
@@ -151,6 +153,10 @@ class Transcript:
     def note_call(self, call: ToolCall, text: str) -> None:
         """Add a line to ``call``'s card: something that happened while it ran (its server asked)."""
         self._card(call).notes.append(text)
+
+    def progress_call(self, call: ToolCall, progress: Any) -> None:
+        """Show ``progress`` (an MCP ``Progress``) in ``call``'s card until its result arrives."""
+        self._card(call).progress = progress
 
     def fail(self, error: BaseException, *, shown_below: bool = False) -> None:
         """Record that the run stopped with ``error`` (an exception, or an interrupt).

@@ -95,12 +95,14 @@ def test_add_list_use_in_a_cell_and_remove(ip):
         (
             "mcp",
             "%tools mcp: cannot read ''; use: %tools mcp add NAME -- COMMAND ARGS... | add NAME --url URL | load PATH | list | remove NAME"
-            " | refresh NAME|--all | help | resources [NAME] | prompts [NAME] | complete SERVER/PROMPT ARG [TYPED]",
+            " | refresh NAME|--all | help | resources [NAME] | prompts [NAME] | complete SERVER/PROMPT ARG [TYPED]"
+            " | log NAME",
         ),
         (
             "mcp start x",
             "%tools mcp: cannot read 'start x'; use: %tools mcp add NAME -- COMMAND ARGS... | add NAME --url URL | load PATH | list | remove NAME"
-            " | refresh NAME|--all | help | resources [NAME] | prompts [NAME] | complete SERVER/PROMPT ARG [TYPED]",
+            " | refresh NAME|--all | help | resources [NAME] | prompts [NAME] | complete SERVER/PROMPT ARG [TYPED]"
+            " | log NAME",
         ),
         ("mcp add x", "%tools mcp add x: give the server's command after ' -- ', or --url URL (not both)."),
         (
@@ -363,7 +365,8 @@ def test_unknown_include_or_exclude_names_list_the_servers_tools(ip, options, me
         (
             "mcp load",
             "%tools mcp: cannot read 'load'; use: %tools mcp add NAME -- COMMAND ARGS... | add NAME --url URL | load PATH | list | remove NAME"
-            " | refresh NAME|--all | help | resources [NAME] | prompts [NAME] | complete SERVER/PROMPT ARG [TYPED]",
+            " | refresh NAME|--all | help | resources [NAME] | prompts [NAME] | complete SERVER/PROMPT ARG [TYPED]"
+            " | log NAME",
         ),
     ],
 )
@@ -376,7 +379,7 @@ def test_bad_new_options_are_usage_errors_that_never_quote_an_env_value(ip, line
 def test_help_lists_the_commands_and_the_options_of_add(ip):
     out = tools(ip, "mcp help")
     assert out == tools(ip, "mcp --help") == tools(ip, "mcp add x --help -- python s.py")
-    assert out.splitlines()[:13] == [
+    assert out.splitlines()[:14] == [
         "%tools mcp add NAME [options] -- COMMAND ARGS...   a stdio server (started as a child process)",
         "%tools mcp add NAME --url URL [--token T]         a streamable-HTTP server",
         "%tools mcp load PATH      every server of an mcpServers JSON file (Claude Desktop, Cursor, VS Code)",
@@ -387,6 +390,7 @@ def test_help_lists_the_commands_and_the_options_of_add(ip):
         "%tools mcp resources [NAME]   the servers' resources and resource templates",
         "%tools mcp prompts [NAME]     the servers' prompts and their arguments",
         "%tools mcp complete SERVER/PROMPT ARG [TYPED]   the server's completions (or SERVER/TEMPLATE)",
+        "%tools mcp log NAME       the server's last log messages (those at warning and above are in cards too)",
         "",
         "Options of add:",
         "  --url URL            A streamable-HTTP endpoint, e.g. http://127.0.0.1:8000/mcp.",
@@ -400,6 +404,7 @@ def test_help_lists_the_commands_and_the_options_of_add(ip):
         "--connect-timeout S",
         "--sampling MODE",
         "--root DIR",
+        "--log-level LEVEL",
     ):
         assert f"\n  {option} " in out
 
