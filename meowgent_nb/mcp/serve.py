@@ -2,7 +2,9 @@
 
 Another MCP client (an IDE, another notebook, an agent) can then list and call the tools. Each
 call is validated like a model's call, runs in a worker thread within its time limit, and comes
-back as text; a failure comes back as an ``isError`` result. Tools that need approval are left
+back as text (and, for a tool whose return type is an object, as structured content too; see
+`_serve_types` for that and the annotations published); a failure comes back as an ``isError``
+result. Tools that need approval are left
 out unless asked for; then every outside call asks the approver first (in a notebook, in the
 notebook). The server runs on the same background loop as the MCP sessions (see `_mcp_thread`).
 """
@@ -19,6 +21,7 @@ from typing import Any
 
 from ._thread import background_loop
 from ..tools._output import output_text
+from ._serve_types import annotations_of, output_schema_of, structured_content
 from ._token_gate import RequireToken
 from ..agent.approvals import ApprovalRequest, Approver, Denied, DenyAll
 from ..errors import ToolArgumentsError
@@ -83,6 +86,7 @@ class ToolServer:
         self.tools = [t for t in tools if include_approval_tools or not t.approval]
         self.left_out = [t for t in tools if t not in self.tools]
         self._by_name = {t.name: t for t in self.tools}
+        self._output_schemas = {t.name: output_schema_of(t) for t in self.tools}
         self.approver = approver or DenyAll("no one approves calls from outside the notebook")
         self.approval_loop = approval_loop
         self.ask_every = ask_every
@@ -147,7 +151,13 @@ class ToolServer:
 
         # A tool's examples go as the schema's "examples" keyword, which MCP clients (ours too) read.
         listed = [
-            types.Tool(name=t.name, description=t.description, input_schema=_input_schema(t))
+            types.Tool(
+                name=t.name,
+                description=t.description,
+                input_schema=_input_schema(t),
+                output_schema=self._output_schemas.get(t.name),
+                annotations=types.ToolAnnotations(**_hints(t)),
+            )
             for t in self.tools
         ]
         return types.ListToolsResult(tools=listed)
@@ -177,7 +187,14 @@ class ToolServer:
             return _result(f"Timed out after {limit:g} s", True)
         except Exception as exc:  # the tool's failure: the client reads it
             return _result(f"Error: {type(exc).__name__}: {exc}", True)
-        return _result(output_text(value, None), False)
+        text = output_text(value, None)
+        schema = self._output_schemas.get(tool.name)
+        if schema is None:
+            return _result(text, False)
+        data, problem = structured_content(value, schema)
+        if problem is not None:
+            return _result(f"Error: {problem}", True)
+        return _result(text, False, data)
 
     async def _ask(self, request: ApprovalRequest) -> Any:
         if self.approval_loop is not None and self.approval_loop.is_running():
@@ -198,10 +215,16 @@ async def _first(approver: Approver, request: ApprovalRequest) -> Any:
     return decisions[0] if decisions else Denied("the approver gave no decision")
 
 
-def _result(text: str, is_error: bool) -> Any:
+def _hints(tool: Tool) -> dict[str, bool]:
+    hints = annotations_of(tool)
+    return {"read_only_hint": hints["readOnlyHint"], "destructive_hint": hints["destructiveHint"]}
+
+
+def _result(text: str, is_error: bool, structured: dict[str, Any] | None = None) -> Any:
     import mcp_types as types
 
-    return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=is_error)
+    content = [types.TextContent(type="text", text=text)]
+    return types.CallToolResult(content=content, is_error=is_error, structured_content=structured)
 
 
 def _input_schema(tool: Tool) -> dict[str, Any]:

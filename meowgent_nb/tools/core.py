@@ -45,7 +45,11 @@ class Tool:
         output_type: The name of the returned type, or None when unknown.
         examples: Example arguments shown to the model, a read-only tuple of dicts (see
             ``@tool(examples=...)``).
+        read_only: Whether the tool only reads (``@tool(read_only=...)``); None when not said.
+            `ToolServer` publishes it as the MCP ``readOnlyHint``.
     """
+
+    read_only: bool | None = None
 
     def __init__(
         self,
@@ -56,6 +60,7 @@ class Tool:
         approval: bool = False,
         timeout: float | None = None,
         examples: Sequence[Mapping[str, Any]] | None = None,
+        read_only: bool | None = None,
     ):
         if isinstance(function, Tool):
             function = function.function
@@ -74,6 +79,8 @@ class Tool:
 
         described = describe_function(function)
         problems.extend(described.problems)
+        if read_only is not None and not isinstance(read_only, bool):
+            problems.append(f"read_only must be True, False or None, got {read_only!r}")
         self._setup(
             target,
             problems,
@@ -83,6 +90,7 @@ class Tool:
             timeout=timeout,
         )
         self.function = function
+        self.read_only = read_only
         self.returns = described.returns
         self.output_type = described.output_type
         self._arguments = described.arguments
@@ -349,6 +357,7 @@ def tool(
     approval: bool = ...,
     timeout: float | None = ...,
     examples: Sequence[Mapping[str, Any]] | None = ...,
+    read_only: bool | None = ...,
 ) -> Tool: ...
 @overload
 def tool(
@@ -358,6 +367,7 @@ def tool(
     approval: bool = ...,
     timeout: float | None = ...,
     examples: Sequence[Mapping[str, Any]] | None = ...,
+    read_only: bool | None = ...,
 ) -> Callable[[Callable[..., Any]], Tool]: ...
 def tool(
     function: Callable[..., Any] | None = None,
@@ -368,6 +378,7 @@ def tool(
     approval: bool = False,
     timeout: float | None = None,
     examples: Sequence[Mapping[str, Any]] | None = None,
+    read_only: bool | None = None,
 ) -> Tool | Callable[[Callable[..., Any]], Tool]:
     """Make a function (plain, ``async def``, or a bound method) a tool the model can call.
 
@@ -386,6 +397,9 @@ def tool(
             the tool accepts, written as the model should write it (``2``, not ``"2"``, for an
             integer); at most 5, of at most 300 characters of JSON each, since every example is
             in the prompt on every turn.
+        read_only: Whether the tool only reads, and changes nothing (None: not said). It is
+            published to other MCP clients by ``%tools serve`` (``readOnlyHint``); unsaid, the
+            hint follows ``approval`` (a tool that needs no approval reads as read-only).
 
     Raises:
         ToolDefinitionError: The function cannot be described to a model; names every problem.
@@ -397,6 +411,7 @@ def tool(
         "approval": approval,
         "timeout": timeout,
         "examples": examples,
+        "read_only": read_only,
     }
     if function is None:
         return lambda function: Tool(function, **options)
