@@ -91,6 +91,10 @@ def __getattr__(name: str) -> Any:
         from .mcp.serve import ToolServer
 
         return ToolServer
+    if name in ("resource", "prompt"):  # published by %tools serve; light, but MCP's concern
+        from .mcp import published
+
+        return getattr(published, name)
     raise AttributeError(f"module 'meowgent_nb' has no attribute {name!r}")
 
 
@@ -123,6 +127,8 @@ __all__ = [
     "ModelRequest",
     "ModelStatus",
     "OllamaModel",
+    "prompt",
+    "resource",
     "PartialCall",
     "RecordingModel",
     "ReplayModel",

@@ -22,6 +22,7 @@ from typing import Any
 from ._thread import background_loop
 from ..tools._output import output_text
 from ._serve_types import annotations_of, output_schema_of, structured_content
+from .published import Prompt, Resource
 from ._token_gate import RequireToken
 from ..agent.approvals import ApprovalRequest, Approver, Denied, DenyAll
 from ..errors import ToolArgumentsError
@@ -53,8 +54,11 @@ class ToolServer:
         approval_loop: The event loop ``approver`` must run on (the kernel's, for buttons in
             the notebook); None runs it on the server's loop.
         ask_every: Ask the approver about every call, not only those of tools that need approval.
-        timeout: Seconds a call may take when its tool sets no timeout.
+        timeout: Seconds a call may take when its tool sets no timeout (and a resource read or
+            a prompt).
         name: The server name clients see.
+        resources: `Resource` objects (``@resource``) to publish, fixed ones and templates.
+        prompts: `Prompt` objects (``@prompt``) to publish.
 
     Attributes:
         url: The endpoint to give an MCP client.
@@ -74,6 +78,8 @@ class ToolServer:
         ask_every: bool = False,
         timeout: float = 30.0,
         name: str = "meowgent-notebook",
+        resources: Iterable[Resource] = (),
+        prompts: Iterable[Prompt] = (),
     ):
         import uvicorn
         from mcp.server.lowlevel import Server
@@ -103,7 +109,17 @@ class ToolServer:
             raise
         self.port = listener.getsockname()[1]
         self.url = f"http://{_HOST}:{self.port}/mcp"
-        mcp = Server(name, on_list_tools=self._list_tools, on_call_tool=self._call_tool)
+        self.resources, self.prompts = list(resources), list(prompts)
+        handlers: dict[str, Any] = {}
+        if self.resources:
+            handlers.update(
+                on_list_resources=self._list_resources,
+                on_list_resource_templates=self._list_templates,
+                on_read_resource=self._read_resource,
+            )
+        if self.prompts:
+            handlers.update(on_list_prompts=self._list_prompts, on_get_prompt=self._get_prompt)
+        mcp = Server(name, on_list_tools=self._list_tools, on_call_tool=self._call_tool, **handlers)
         app = RequireToken(mcp.streamable_http_app(host=_HOST), self.token)
         config = uvicorn.Config(
             app,
@@ -195,6 +211,83 @@ class ToolServer:
         if problem is not None:
             return _result(f"Error: {problem}", True)
         return _result(text, False, data)
+
+    async def _list_resources(self, ctx: Any, params: Any) -> Any:
+        import mcp_types as types
+
+        fixed = [r for r in self.resources if not r.template]
+        listed = [
+            types.Resource(uri=r.uri, name=r.name, description=r.description, mime_type=r.mime_type) for r in fixed
+        ]
+        return types.ListResourcesResult(resources=listed)
+
+    async def _list_templates(self, ctx: Any, params: Any) -> Any:
+        import mcp_types as types
+
+        listed = [
+            types.ResourceTemplate(uri_template=r.uri, name=r.name, description=r.description, mime_type=r.mime_type)
+            for r in self.resources
+            if r.template
+        ]
+        return types.ListResourceTemplatesResult(resource_templates=listed)
+
+    async def _read_resource(self, ctx: Any, params: Any) -> Any:
+        import base64
+
+        import mcp_types as types
+        from mcp import MCPError
+
+        uri = str(params.uri)
+        found = next((r for r in self.resources if r.match(uri) is not None), None)
+        if found is None:
+            raise MCPError(code=types.INVALID_PARAMS, message=f"no resource at {uri}")
+        try:
+            content, mime = await asyncio.wait_for(asyncio.to_thread(found.read, uri), self.timeout)
+        except asyncio.TimeoutError:
+            raise MCPError(code=types.INTERNAL_ERROR, message=f"reading {uri} took over {self.timeout:g} s") from None
+        except Exception as exc:  # the function's failure: the client reads it
+            raise MCPError(code=types.INTERNAL_ERROR, message=f"reading {uri} failed: {type(exc).__name__}: {exc}") from None
+        if isinstance(content, bytes):
+            blob = base64.b64encode(content).decode("ascii")
+            return types.ReadResourceResult(contents=[types.BlobResourceContents(uri=uri, mime_type=mime, blob=blob)])
+        return types.ReadResourceResult(contents=[types.TextResourceContents(uri=uri, mime_type=mime, text=content)])
+
+    async def _list_prompts(self, ctx: Any, params: Any) -> Any:
+        import mcp_types as types
+
+        listed = [
+            types.Prompt(
+                name=p.name,
+                description=p.description,
+                arguments=[types.PromptArgument(name=name, required=required) for name, required in p.arguments],
+            )
+            for p in self.prompts
+        ]
+        return types.ListPromptsResult(prompts=listed)
+
+    async def _get_prompt(self, ctx: Any, params: Any) -> Any:
+        import mcp_types as types
+        from mcp import MCPError
+
+        found = next((p for p in self.prompts if p.name == params.name), None)
+        if found is None:
+            names = ", ".join(p.name for p in self.prompts)
+            raise MCPError(code=types.INVALID_PARAMS, message=f"no prompt named {params.name!r}; the prompts are: {names}")
+        try:
+            messages = await asyncio.wait_for(asyncio.to_thread(found.messages, dict(params.arguments or {})), self.timeout)
+        except asyncio.TimeoutError:
+            raise MCPError(code=types.INTERNAL_ERROR, message=f"prompt {found.name!r} took over {self.timeout:g} s") from None
+        except ValueError as exc:
+            raise MCPError(code=types.INVALID_PARAMS, message=str(exc)) from None
+        except Exception as exc:  # the function's failure: the client reads it
+            raise MCPError(code=types.INTERNAL_ERROR, message=f"prompt {found.name!r} failed: {type(exc).__name__}: {exc}") from None
+        return types.GetPromptResult(
+            description=found.description,
+            messages=[
+                types.PromptMessage(role=role, content=types.TextContent(type="text", text=text))  # type: ignore[arg-type]
+                for role, text in messages
+            ],
+        )
 
     async def _ask(self, request: ApprovalRequest) -> Any:
         if self.approval_loop is not None and self.approval_loop.is_running():

@@ -330,9 +330,16 @@ def tools_serve(magics: Any, line: str) -> None:
             "%tools serve: no tools to serve; define one with @tool"
             + (" (or add --include-approval-tools)." if tools else ".")
         )
+    from ..mcp.published import Prompt, Resource
+
+    published = [v for k, v in magics.shell.user_ns.items() if not k.startswith("_")]
+    resources = [v for v in published if isinstance(v, Resource)]
+    prompts = [v for v in published if isinstance(v, Prompt)]
     try:
         server = ToolServer(
             tools,
+            resources=resources,
+            prompts=prompts,
             port=args.port,
             include_approval_tools=args.include_approval_tools,
             approver=_approver(magics),
@@ -349,6 +356,10 @@ def tools_serve(magics: Any, line: str) -> None:
     print(f"Serving {count} over MCP at {server.url}")
     print(f"Token: {server.token}  (clients send the header  Authorization: Bearer TOKEN)")
     print(f"Tools: {', '.join(t.name for t in server.tools)}")
+    if resources or prompts:
+        print(
+            f"Resources: {', '.join(r.uri for r in resources) or 'none'}; prompts: {', '.join(p.name for p in prompts) or 'none'}"
+        )
     if server.left_out:
         names = ", ".join(t.name for t in server.left_out)
         print(f"Not served (they need approval; --include-approval-tools serves them): {names}")

@@ -192,11 +192,15 @@ def test_unload_closes_the_sessions_and_stops_serving(ip):
 
 
 def test_serve_the_notebook_tools_and_stop(ip):
-    ip.user_ns.update(t_echo=_echo, t_remove=t_remove)
+    from meowgent_nb import prompt, resource
+
+    note = resource("notes://today")(lambda: "Buy milk.")
+    ip.user_ns.update(t_echo=_echo, t_remove=t_remove, t_note=note, t_ask=prompt(name="ask")(lambda topic: topic))
     out = tools(ip, "serve")
     server = magics(ip)._mcp_serving
     assert out.endswith(
         "Tools: t_echo\n"
+        "Resources: notes://today; prompts: ask\n"
         "Not served (they need approval; --include-approval-tools serves them): t_remove\n"
         "Stop with %tools serve --stop.\n"
     )
@@ -213,10 +217,14 @@ def test_serve_the_notebook_tools_and_stop(ip):
     assert tools(ip, f"mcp add nb --url {server.url} --token {server.token}") == (
         f"nb (http: {server.url}): connected, 2 tools\n"
         "  headers: Authorization=***\n"
-        "  nb_t_echo    asks first\n"  # served tools carry no annotations: an outside server asks
-        "  nb_t_remove  asks first\n"
+        "  nb_t_echo    runs without asking\n"  # served with readOnlyHint: it needs no approval here
+        "  nb_t_remove  asks first\n"  # destructiveHint: it needs approval here
     )
     box = magics(ip)._mcp_servers["nb"]
+    assert (box.read("notes://today"), box.prompt("ask", topic="cats")) == (
+        "Buy milk.",
+        [{"role": "user", "content": "cats"}],
+    )
     assert box["nb_t_remove"].run({"path": "x"}) == "removed x"
     with pytest.raises(McpToolError) as caught:
         box["nb_t_remove"].run({"path": "y"})
