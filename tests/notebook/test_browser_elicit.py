@@ -7,6 +7,8 @@ first: Accept shows the problem next to the field and sends nothing; then it fix
 accepts, and the card shows what the server received. The call may take 300 s (the agent's and the box's limits):
 the form waits only as long as the call may take, and a loaded machine types slowly. It saves elicit_form[_dark].png (the form,
 the problem shown) and elicit_done[_dark].png into $MEOWGENT_SCREENSHOTS when set, else its tmp dir.
+A second test approves a sampling request (``write_poem``) in its two steps, Let the model answer
+and Send the answer, and saves sampling_review[_dark].png and sampling_done[_dark].png.
 """
 
 from __future__ import annotations
@@ -103,6 +105,58 @@ def test_the_form_is_filled_and_accepted_in_the_browser(browser, lab, tmp_path, 
         )
         notebook.wait_text(cell.locator(".meowgent-text"), "You are signed up.", "the final answer")
         cell.screenshot(path=str(screenshots / f"elicit_done{suffix}.png"))
+    finally:
+        notebook.page.context.close()
+        lab.shutdown_kernels()
+
+
+POEM_SETUP = SETUP.rsplit("model = ", 1)[0] + (
+    """model = ScriptedModel(['<tool_call>{"name": "shop_write_poem", "arguments": {"topic": "autumn"}}</tool_call>',"""
+    """ 'Leaves <b>fall</b> softly.', 'Here is your poem.'])\n"""
+)
+
+
+@pytest.mark.parametrize(("theme", "suffix"), [("JupyterLab Light", ""), ("JupyterLab Dark", "_dark")])
+def test_a_sampling_request_and_then_its_answer_are_approved_in_the_browser(browser, lab, tmp_path, theme, suffix):
+    # The server asks to use the model during write_poem: the person first lets the model answer,
+    # then reads the answer (escaped: "<b>" is text) and sends it back.
+    assert POEM_SETUP != SETUP
+    screenshots = Path(os.environ.get(SCREENSHOTS_ENV) or tmp_path)
+    screenshots.mkdir(parents=True, exist_ok=True)
+    write_notebook(lab.root / f"sampling{suffix}.ipynb", [POEM_SETUP, "%%agent --model-object model --new\nA poem, please."])
+    themes = lab.work / "lab-settings" / THEMES
+    themes.parent.mkdir(parents=True, exist_ok=True)
+    themes.write_text(json.dumps({"theme": theme}))
+    notebook = NotebookPage(browser.new_context(viewport=VIEWPORT).new_page(), lab, tmp_path)
+    notebook.open(f"sampling{suffix}.ipynb", workspace=f"sampling{suffix}")
+    try:
+        notebook.run_all()
+        cell = notebook.cell(1)
+        first = cell.get_by_role("button", name="Let the model answer")
+        notebook.wait_visible(first, "the button that lets the model answer the server", 90)
+        review = cell.locator(".meowgent-sampling-review").first
+        notebook.wait_text(review, "shop asks to use the model", "what the server asks")
+        notebook.wait_text(review, "A haiku about autumn.", "the server's message")
+        first.click()
+        send = cell.get_by_role("button", name="Send the answer")
+        notebook.wait_visible(send, "the button that sends the model's answer back", 90)
+        answer = cell.locator(".meowgent-sampling-review").last
+        notebook.wait_text(answer, "Leaves <b>fall</b> softly.", "the model's answer, as text")
+        cell.screenshot(path=str(screenshots / f"sampling_review{suffix}.png"))
+        notebook.check(notebook.prompt(1) == "[*]:", "the cell should still run while the answer waits")
+        send.click()
+        notebook.wait_finished(1, "the agent cell (after Send the answer)", 90)
+        cell.locator("details.meowgent-turn:not([open]) > summary").evaluate_all("all => all.forEach(s => s.click())")
+        card = cell.locator(".meowgent-card")
+        expected = {"text": "Leaves <b>fall</b> softly.", "model": "scripted", "stop": "endTurn"}
+        notebook.wait_text(card.locator(".meowgent-output"), json.dumps(expected), "what the server received")
+        notebook.wait_text(
+            card.locator(".meowgent-server-asked"),
+            "answer sent back: 'Leaves <b>fall</b> softly.'",
+            "the card's line about the request",
+        )
+        notebook.wait_text(cell.locator(".meowgent-text"), "Here is your poem.", "the final answer")
+        cell.screenshot(path=str(screenshots / f"sampling_done{suffix}.png"))
     finally:
         notebook.page.context.close()
         lab.shutdown_kernels()
