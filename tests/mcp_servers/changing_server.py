@@ -133,34 +133,12 @@ def slow_listing(seconds: float) -> str:
 
 
 async def _serve_legacy() -> None:
-    """The 2025 handshake only: the 2026 probe (``server/discover``) is refused, as an older server would."""
-    import anyio
+    """The 2025 handshake only: the 2026 probe is refused, as an older server would (see legacy.py)."""
+    from legacy import serve_legacy  # beside this file, on the path of a script run as one
     from mcp.server.lowlevel.server import NotificationOptions
-    from mcp.server.stdio import stdio_server
-    from mcp.shared.message import SessionMessage
-    from mcp_types import METHOD_NOT_FOUND, ErrorData
-    from mcp_types.jsonrpc import JSONRPCError, JSONRPCRequest
 
     low = server._lowlevel_server
-    options = low.create_initialization_options(NotificationOptions(tools_changed=not QUIET))
-    async with stdio_server() as (read_stream, write_stream):
-        send, receive = anyio.create_memory_object_stream(100)
-
-        async def without_probe() -> None:
-            async with send:
-                async for item in read_stream:
-                    message = getattr(item, "message", None)
-                    if isinstance(message, JSONRPCRequest) and message.method == "server/discover":
-                        error = ErrorData(code=METHOD_NOT_FOUND, message="Method not found")
-                        await write_stream.send(SessionMessage(JSONRPCError(jsonrpc="2.0", id=message.id, error=error)))
-                        continue
-                    await send.send(item)
-
-        async with anyio.create_task_group() as group:
-            group.start_soon(without_probe)
-            await low.run(receive, write_stream, options)
-            group.cancel_scope.cancel()
-
+    await serve_legacy(low, low.create_initialization_options(NotificationOptions(tools_changed=not QUIET)))
 
 if __name__ == "__main__":
     if sys.argv[1:2] == ["http"]:

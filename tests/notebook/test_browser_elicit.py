@@ -47,11 +47,13 @@ def browser():
     yield from chromium_browser()
 
 
-def open_notebook(browser, lab: JupyterLab, tmp_path: Path, name: str, theme: str) -> NotebookPage:
+def open_notebook(
+    browser, lab: JupyterLab, tmp_path: Path, name: str, theme: str, setup: str = SETUP, ask: str = "Sign me up."
+) -> NotebookPage:
     themes = lab.work / "lab-settings" / THEMES
     themes.parent.mkdir(parents=True, exist_ok=True)
     themes.write_text(json.dumps({"theme": theme}))
-    write_notebook(lab.root / f"{name}.ipynb", [SETUP, "%%agent --model-object model --new\nSign me up."])
+    write_notebook(lab.root / f"{name}.ipynb", [setup, f"%%agent --model-object model --new\n{ask}"])
     notebook = NotebookPage(browser.new_context(viewport=VIEWPORT).new_page(), lab, tmp_path)
     notebook.open(f"{name}.ipynb", workspace=name)
     shown = notebook.page.locator("body").get_attribute("data-jp-theme-name")
@@ -120,15 +122,9 @@ POEM_SETUP = SETUP.rsplit("model = ", 1)[0] + (
 def test_a_sampling_request_and_then_its_answer_are_approved_in_the_browser(browser, lab, tmp_path, theme, suffix):
     # The server asks to use the model during write_poem: the person first lets the model answer,
     # then reads the answer (escaped: "<b>" is text) and sends it back.
-    assert POEM_SETUP != SETUP
     screenshots = Path(os.environ.get(SCREENSHOTS_ENV) or tmp_path)
     screenshots.mkdir(parents=True, exist_ok=True)
-    write_notebook(lab.root / f"sampling{suffix}.ipynb", [POEM_SETUP, "%%agent --model-object model --new\nA poem, please."])
-    themes = lab.work / "lab-settings" / THEMES
-    themes.parent.mkdir(parents=True, exist_ok=True)
-    themes.write_text(json.dumps({"theme": theme}))
-    notebook = NotebookPage(browser.new_context(viewport=VIEWPORT).new_page(), lab, tmp_path)
-    notebook.open(f"sampling{suffix}.ipynb", workspace=f"sampling{suffix}")
+    notebook = open_notebook(browser, lab, tmp_path, f"sampling{suffix}", theme, POEM_SETUP, "A poem, please.")
     try:
         notebook.run_all()
         cell = notebook.cell(1)
