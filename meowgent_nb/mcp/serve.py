@@ -172,7 +172,7 @@ class ToolServer:
                 description=t.description,
                 input_schema=_input_schema(t),
                 output_schema=self._output_schemas.get(t.name),
-                annotations=types.ToolAnnotations(**_hints(t)),
+                annotations=types.ToolAnnotations.model_validate(annotations_of(t)),
             )
             for t in self.tools
         ]
@@ -241,12 +241,7 @@ class ToolServer:
         found = next((r for r in self.resources if r.match(uri) is not None), None)
         if found is None:
             raise MCPError(code=types.INVALID_PARAMS, message=f"no resource at {uri}")
-        try:
-            content, mime = await asyncio.wait_for(asyncio.to_thread(found.read, uri), self.timeout)
-        except asyncio.TimeoutError:
-            raise MCPError(code=types.INTERNAL_ERROR, message=f"reading {uri} took over {self.timeout:g} s") from None
-        except Exception as exc:  # the function's failure: the client reads it
-            raise MCPError(code=types.INTERNAL_ERROR, message=f"reading {uri} failed: {type(exc).__name__}: {exc}") from None
+        content, mime = await self._in_thread(f"reading {uri}", found.read, uri)
         if isinstance(content, bytes):
             blob = base64.b64encode(content).decode("ascii")
             return types.ReadResourceResult(contents=[types.BlobResourceContents(uri=uri, mime_type=mime, blob=blob)])
@@ -273,14 +268,8 @@ class ToolServer:
         if found is None:
             names = ", ".join(p.name for p in self.prompts)
             raise MCPError(code=types.INVALID_PARAMS, message=f"no prompt named {params.name!r}; the prompts are: {names}")
-        try:
-            messages = await asyncio.wait_for(asyncio.to_thread(found.messages, dict(params.arguments or {})), self.timeout)
-        except asyncio.TimeoutError:
-            raise MCPError(code=types.INTERNAL_ERROR, message=f"prompt {found.name!r} took over {self.timeout:g} s") from None
-        except ValueError as exc:
-            raise MCPError(code=types.INVALID_PARAMS, message=str(exc)) from None
-        except Exception as exc:  # the function's failure: the client reads it
-            raise MCPError(code=types.INTERNAL_ERROR, message=f"prompt {found.name!r} failed: {type(exc).__name__}: {exc}") from None
+        arguments = dict(params.arguments or {})
+        messages = await self._in_thread(f"prompt {found.name!r}", found.messages, arguments, invalid=ValueError)
         return types.GetPromptResult(
             description=found.description,
             messages=[
@@ -288,6 +277,21 @@ class ToolServer:
                 for role, text in messages
             ],
         )
+
+    async def _in_thread(self, what: str, function: Any, *args: Any, invalid: type[Exception] | None = None) -> Any:
+        """``function(*args)`` on a worker thread within the time limit; a timeout or a failure is an
+        ``MCPError`` naming ``what`` (an ``invalid`` error: the request's, its message as it is)."""
+        import mcp_types as types
+        from mcp import MCPError
+
+        try:
+            return await asyncio.wait_for(asyncio.to_thread(function, *args), self.timeout)
+        except asyncio.TimeoutError:
+            raise MCPError(code=types.INTERNAL_ERROR, message=f"{what} took over {self.timeout:g} s") from None
+        except Exception as exc:  # the function's failure: the client reads it
+            if invalid is not None and isinstance(exc, invalid):
+                raise MCPError(code=types.INVALID_PARAMS, message=str(exc)) from None
+            raise MCPError(code=types.INTERNAL_ERROR, message=f"{what} failed: {type(exc).__name__}: {exc}") from None
 
     async def _ask(self, request: ApprovalRequest) -> Any:
         if self.approval_loop is not None and self.approval_loop.is_running():
@@ -306,11 +310,6 @@ async def _first(approver: Approver, request: ApprovalRequest) -> Any:
     except Exception as exc:  # an approver that fails decides nothing: the call does not run
         return Denied(f"the approval failed: {type(exc).__name__}: {exc}")
     return decisions[0] if decisions else Denied("the approver gave no decision")
-
-
-def _hints(tool: Tool) -> dict[str, bool]:
-    hints = annotations_of(tool)
-    return {"read_only_hint": hints["readOnlyHint"], "destructive_hint": hints["destructiveHint"]}
 
 
 def _result(text: str, is_error: bool, structured: dict[str, Any] | None = None) -> Any:
