@@ -175,23 +175,42 @@ class _Connection:
             self.box.tools_changed()
 
     async def call(
-        self, remote: str, arguments: dict[str, Any], limit: float, progress: ProgressFn | None = None
+        self,
+        remote: str,
+        arguments: dict[str, Any],
+        limit: float,
+        progress: ProgressFn | None = None,
+        *,
+        task: bool = False,
+        status: Callable[[str], Awaitable[None]] | None = None,
     ) -> Any:
-        """The server's ``CallToolResult`` (see `_results.result_value`); its error as `McpToolError`."""
+        """The server's ``CallToolResult`` (see `_results.result_value`); its error as `McpToolError`.
+
+        With ``task``, the tool runs as an MCP task (see `_tasks.call_as_task`), whose status
+        lines go to ``status``. The call ends when the agent gives it up (Stop, the agent's time
+        limit): the server is told (a plain call is cancelled, a task is cancelled).
+        """
         from mcp import MCPError
         from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT
+
+        from ._tasks import NotATask, call_as_task
 
         name = self.box.name
         if not self.alive:
             raise self.not_connected()
+        running = self.box.asks.running_call()
+        if task:
+            send = call_as_task(self.client, remote, arguments, limit, progress, status)
+        else:
+            send = self.client.call_tool(remote, arguments, progress_callback=progress)
         try:
             # The limit is kept here, not by the SDK: it stands still while the person answers
             # the server's form (or the model its request), see `RunningCall.hold`.
-            result = await within_limit(
-                self.client.call_tool(remote, arguments, progress_callback=progress),
-                limit,
-                self.box.asks.running_call(),
-            )
+            result = await within_limit(_until_given_up(send, running), limit, running)
+        except NotATask as exc:
+            raise McpServerError(f"the MCP server {name!r} {exc}") from None
+        except _GivenUp as given_up:
+            raise McpServerError(f"the call to {remote} was given up ({given_up}); the server was told") from None
         except asyncio.TimeoutError:
             raise McpServerError(
                 f"the MCP server {name!r} did not answer the call to {remote} within {limit:g} s"
@@ -323,6 +342,39 @@ class _Connection:
         again = f"%tools mcp remove {self.box.name}, then %tools mcp add {self.box.name} ..."
         fix = fix or f"Check the server ({self.box.target}), then add it again ({again})."
         return McpServerError(f"{text}\n{fix}")
+
+
+class _GivenUp(Exception):
+    """The agent gave the call up (Stop, its own time limit) before the server answered."""
+
+
+async def _until_given_up(awaitable: Awaitable[Any], running: Any) -> Any:
+    """``await awaitable``, cancelled as soon as the agent gives ``running`` up (it ended other
+    than "done": Stop, the agent's time limit), so the server hears of it now, not at the MCP
+    limit; raises `_GivenUp` then."""
+    task = asyncio.ensure_future(awaitable)
+    if running is None:
+        return await task
+    loop, given_up = asyncio.get_running_loop(), []
+
+    def on_end(how: str) -> None:  # on the cell's loop
+        if how != "done":
+            given_up.append(how)
+            with contextlib.suppress(RuntimeError):  # this loop is closed: the call is over anyway
+                loop.call_soon_threadsafe(task.cancel)
+
+    running.on_end.append(on_end)
+    if running.ended not in (None, "done"):  # it ended before we listened
+        on_end(running.ended)
+    try:
+        return await task
+    except asyncio.CancelledError:
+        if given_up and task.cancelled():
+            raise _GivenUp("stopped" if given_up[0] == "stopped" else "the agent's time limit") from None
+        raise
+    finally:
+        with contextlib.suppress(ValueError):
+            running.on_end.remove(on_end)
 
 
 def _field(obj: Any, name: str, wire_name: str) -> Any:

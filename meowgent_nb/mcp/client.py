@@ -25,7 +25,10 @@ When the server changes its tools (``notifications/tools/list_changed``), the bo
 again before its tools are next used; `refresh` does it by hand (see `_refresh`).
 
 A tool that can only run as an MCP task (``execution.taskSupport: "required"``, protocol
-2025-11-25) is not offered: this client makes plain calls, which such a tool always refuses.
+2025-11-25) runs as one (see `_tasks`): its status is a line in the call's card, and giving the
+call up (Stop, the time limit) cancels the task on the server. Where the session cannot run
+tasks, the tool is not offered, and `McpToolbox.skipped` says why. A tool for which tasks are
+``"optional"`` gets plain calls. Stop ends a plain call on the server too (it is cancelled).
 """
 
 from __future__ import annotations
@@ -45,6 +48,7 @@ from ._refresh import ToolChanges, ToolRefresh, listing_key
 from ._results import StructuredResult, result_value, value_schema, wraps_result
 from ._server_context import READ_TOOL, ServerContext
 from ._session import McpServerError, McpToolError, _Connection, _field
+from ._tasks import task_problem
 from ._thread import background_loop
 from .config import masked, redact
 from ..errors import ToolDefinitionError
@@ -67,7 +71,7 @@ _BAD_NAME_CHARS = re.compile(r"[^A-Za-z0-9_.-]")
 _PREFIX = re.compile(r"([A-Za-z_][A-Za-z0-9_.-]{0,31})?")
 _TITLE_LIMIT = 100  # characters of a server's title kept (it is outside text, shown on one line)
 _MARGIN = 1.0  # seconds: the agent's own time limit ends a slow call first, as for local tools
-_NEEDS_TASKS = "it needs MCP task mode, which meowgent_nb does not support yet"
+_NEEDS_TASKS = "it runs only as an MCP task, and no session was given that can run one"
 _CONNECT_FIX = {
     "stdio": "Check the command, and that the server starts on its own in a terminal.",
     "http": "Check the URL, the token or headers (a refused token reads 'Server returned an error response'),"
@@ -98,6 +102,7 @@ def mcp_tool(
     approval: bool | None = None,
     timeout: float | None = None,
     server: str | None = None,
+    task_problem: str | None = _NEEDS_TASKS,
 ) -> Tool:
     """A `Tool` from one entry of an MCP server's tool listing.
 
@@ -117,14 +122,19 @@ def mcp_tool(
         approval: Whether calls ask first; None: from the annotations (see `needs_approval`).
         timeout: Seconds a call may take, or None for the agent's default.
         server: The server's name, for the warning about examples that are left out.
+        task_problem: Why a tool that runs only as a task cannot (see `_tasks.task_problem`), or
+            None when the session can run it: the tool's ``runs_as_task`` attribute is then
+            True, and ``call`` must make a task of it.
 
     Raises:
         ToolDefinitionError: The schema is not valid JSON Schema, the name cannot be made a tool
-            name, or the tool runs only as a task (``execution.taskSupport: "required"``).
+            name, or the tool runs only as a task (``execution.taskSupport: "required"``) and
+            ``task_problem`` says why it cannot.
     """
     remote = _field(spec, "name", "name")
-    if _field(_field(spec, "execution", "execution"), "task_support", "taskSupport") == "required":
-        raise ToolDefinitionError(f"the MCP tool {remote!r}", [_NEEDS_TASKS])
+    as_task = _field(_field(spec, "execution", "execution"), "task_support", "taskSupport") == "required"
+    if as_task and task_problem is not None:
+        raise ToolDefinitionError(f"the MCP tool {remote!r}", [task_problem])
     schema = _field(spec, "input_schema", "inputSchema") or {"type": "object"}
     title = _title(spec)
     description = _field(spec, "description", "description") or title or ""
@@ -144,6 +154,7 @@ def mcp_tool(
     made.remote_name = remote  # type: ignore[attr-defined]
     made.title = title  # type: ignore[attr-defined]
     made.output_schema = output_schema  # type: ignore[attr-defined]
+    made.runs_as_task = as_task  # type: ignore[attr-defined]
     if examples is not None:
         left_out = made._adopt_examples(examples)
         if left_out:
@@ -328,8 +339,8 @@ class McpToolbox(ServerContext, ToolRefresh, Toolbox):
         self.use_instructions = use_instructions
         self.read_resources = read_resources
         self.skipped: dict[str, str] = {}
-        """Server tools that are not offered (a bad schema or name, or one that runs only as a task),
-        and why."""
+        """Server tools that are not offered (a bad schema or name, or one that runs only as a task
+        on a session that cannot run tasks), and why."""
         self.left_out: list[str] = []
         """Server tools left out by ``include`` / ``exclude``."""
         self._options = (dict(approval or {}), include, exclude, timeout)
@@ -375,7 +386,8 @@ class McpToolbox(ServerContext, ToolRefresh, Toolbox):
                     made = old  # the same listing: the same Tool, with any setting made on it
                 else:
                     made = mcp_tool(
-                        spec, self._call, prefix=self.prefix, approval=wanted, timeout=timeout, server=self.name
+                        spec, self._call, prefix=self.prefix, approval=wanted, timeout=timeout, server=self.name,
+                        task_problem=task_problem(self._connection.client, self._connection.capabilities),
                     )
                 box.add(made)
                 keys[made.name] = key
@@ -426,7 +438,10 @@ class McpToolbox(ServerContext, ToolRefresh, Toolbox):
         try:
             # A server that asks, reports progress or logs during the call reaches the agent's call.
             with self.asks.flight() as flight, self.notes.watch(flight) as watch:
-                called = self._connection.call(remote, arguments, limit, watch.progress)
+                as_task = bool(getattr(tool, "runs_as_task", False))
+                called = self._connection.call(
+                    remote, arguments, limit, watch.progress, task=as_task, status=watch.status
+                )
                 return self._loop.run(called, timeout=limit + 5.0, held=flight.running)
         except (McpServerError, McpToolError) as error:  # a server may quote its token back
             if self._vanished(remote, error):  # the server dropped the tool since it was listed

@@ -575,17 +575,17 @@ def test_mcp_server_git_is_described_without_its_generated_titles(tmp_path):
 TASKS = [sys.executable, str(Path(__file__).parents[1] / "mcp_servers" / "task_server.py")]
 
 
-def test_a_tool_that_runs_only_as_a_task_is_not_offered_and_says_why():
+def test_a_tool_that_runs_only_as_a_task_is_not_offered_by_a_server_that_does_not_run_tasks_and_says_why():
     with McpToolbox("tasks", TASKS) as box:
         assert box.names == ["tasks_resize", "tasks_crop", "tasks_rotate"]
-        assert box.skipped == {"render": "it needs MCP task mode, which meowgent_nb does not support yet"}
+        assert box.skipped == {"render": "it runs only as an MCP task, but the server did not say it runs tool calls as tasks"}
         assert box["tasks_resize"].run({"degrees": 90}) == "resize by 90"  # "optional": a plain call works
     spec = {"name": "render", "inputSchema": {"type": "object"}, "execution": {"taskSupport": "required"}}
     with pytest.raises(ToolDefinitionError) as caught:
         mcp_tool(spec, lambda remote, arguments: "never")
     assert str(caught.value) == (
         "Cannot make a tool from the MCP tool 'render':\n"
-        "- it needs MCP task mode, which meowgent_nb does not support yet"
+        "- it runs only as an MCP task, and no session was given that can run one"
     )
 
 

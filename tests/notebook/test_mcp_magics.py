@@ -168,10 +168,20 @@ def test_the_listing_names_a_tool_that_runs_only_as_a_task_and_why_it_is_not_off
   tasks_resize  asks first
   tasks_crop    asks first
   tasks_rotate  asks first
-  not offered: render (it needs MCP task mode, which meowgent_nb does not support yet)
+  not offered: render (it runs only as an MCP task, but the server did not say it runs tool calls as tasks)
 """
     assert tools(ip, f"mcp add tasks -- {shlex.quote(sys.executable)} {shlex.quote(server)}") == listing
     assert tools(ip, "mcp list") == listing
+
+
+def test_the_listing_marks_the_tools_that_run_as_tasks_where_the_server_runs_them(ip):
+    server = str(Path(__file__).parents[1] / "mcp_servers" / "task_server.py")
+    added = tools(ip, f"mcp add tasks --include render,resize -- {shlex.quote(sys.executable)} {shlex.quote(server)} tasks")
+    assert added == f"""tasks (stdio: python {shlex.quote(server)} tasks): connected, 2 tools
+  tasks_render  asks first           (runs as an MCP task: Stop cancels it)
+  tasks_resize  asks first
+  left out (include/exclude): crop, rotate, render_fails, render_hangs, render_at_once, render_odd, cancelled
+"""
 
 
 def test_unload_closes_the_sessions_and_stops_serving(ip):
