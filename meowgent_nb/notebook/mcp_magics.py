@@ -433,7 +433,7 @@ def _listing(servers: dict[str, McpToolbox]) -> str:
             f"  {label}: {', '.join(f'{n}=***' for n in names)}" for label, names in _given(box) if names
         ]
         width = max((len(t.name) for t in box), default=0)
-        lines += [f"  {t.name:<{width}}  {_asks(t):<19}  {_visible_title(t)}{_as_task(t)}".rstrip() for t in box]
+        lines += [f"  {t.name:<{width}}  {_asks(t):<19}  {' '.join(filter(None, (_visible_title(t), _as_task(t))))}".rstrip() for t in box]
         lines += [f"  not offered: {remote} ({why})" for remote, why in box.skipped.items()]
         if box.left_out:
             lines.append(f"  left out (include/exclude): {', '.join(box.left_out)}")
@@ -456,7 +456,7 @@ def _asks(tool: Any) -> str:
 
 
 def _as_task(tool: Any) -> str:
-    return " (runs as an MCP task: Stop cancels it)" if getattr(tool, "runs_as_task", False) else ""
+    return "(runs as an MCP task: Stop cancels it)" if getattr(tool, "runs_as_task", False) else ""
 
 
 def _visible_title(tool: Any) -> str:
