@@ -24,7 +24,7 @@ try:
 except NameError:  # pragma: no cover  (3.10: anyio depends on the backport)
     from exceptiongroup import BaseExceptionGroup as _GROUP
 
-__all__ = ["McpServerError", "McpToolError"]
+__all__ = ["CallTimedOut", "McpServerError", "McpToolError"]
 
 _STDERR_TAIL = 10  # lines of a stdio server's stderr quoted when it fails
 
@@ -35,6 +35,10 @@ class McpServerError(MeowgentError):
 
 class McpToolError(MeowgentError):
     """A server tool ran and reported an error (``isError``); the message is the tool's text."""
+
+
+class CallTimedOut(McpServerError):
+    """The server did not answer a call within its limit (the session may still be open)."""
 
 
 class _Server(Protocol):
@@ -70,6 +74,8 @@ class _Connection:
         self.box, self.argv, self.url, self.headers, self.env, self.cwd = box, argv, url, headers, env, cwd
         self.client: Any = None
         self.alive = False
+        self.stopped = False
+        """Set by `stop`: the session was ended here, not lost."""
         self.capabilities: Any = None
         """What the server said at the start that it offers (the SDK's ``ServerCapabilities``)."""
         self.instructions: str | None = None
@@ -212,7 +218,7 @@ class _Connection:
         except _GivenUp as given_up:
             raise McpServerError(f"the call to {remote} was given up ({given_up}); the server was told") from None
         except asyncio.TimeoutError:
-            raise McpServerError(
+            raise CallTimedOut(
                 f"the MCP server {name!r} did not answer the call to {remote} within {limit:g} s"
             ) from None
         except MCPError as exc:
@@ -222,7 +228,7 @@ class _Connection:
                     f"the MCP server {name!r} closed the connection during the call to {remote}", exc
                 ) from None
             if exc.code == REQUEST_TIMEOUT:
-                raise McpServerError(
+                raise CallTimedOut(
                     f"the MCP server {name!r} did not answer the call to {remote} within {limit:g} s"
                 ) from None
             raise McpServerError(
@@ -246,8 +252,8 @@ class _Connection:
     def not_connected(self) -> McpServerError:
         name = self.box.name
         return McpServerError(
-            f"the MCP server {name!r} is not connected (it was closed or stopped); add it again"
-            f" with %tools mcp add {name} ... (or make a new McpToolbox)"
+            f"the MCP server {name!r} is not connected (it was closed or stopped); start it again"
+            f" with %tools mcp reconnect {name} (or box.reconnect())"
         )
 
     def offers(self, capability: str) -> bool:
@@ -315,6 +321,7 @@ class _Connection:
         return self.alive
 
     async def stop(self) -> None:
+        self.stopped = True
         if self._watcher is not None:  # before the session closes under it
             self._watcher.cancel()
         if self._task is None:
@@ -339,8 +346,8 @@ class _Connection:
         tail = _tail(self.box.log_path)
         if tail:
             text += f"\nIts stderr ended with:\n{tail}"
-        again = f"%tools mcp remove {self.box.name}, then %tools mcp add {self.box.name} ..."
-        fix = fix or f"Check the server ({self.box.target}), then add it again ({again})."
+        again = f"%tools mcp reconnect {self.box.name}, or box.reconnect()"
+        fix = fix or f"Check the server ({self.box.target}), then start it again ({again})."
         return McpServerError(f"{text}\n{fix}")
 
 

@@ -47,7 +47,7 @@ from ._progress import LogEntry, ServerNotes
 from ._refresh import ToolChanges, ToolRefresh, listing_key
 from ._results import StructuredResult, result_value, value_schema, wraps_result
 from ._server_context import READ_TOOL, ServerContext
-from ._session import McpServerError, McpToolError, _Connection, _field
+from ._session import CallTimedOut, McpServerError, McpToolError, _Connection, _field
 from ._tasks import task_problem
 from ._thread import background_loop
 from .config import masked, redact
@@ -155,6 +155,7 @@ def mcp_tool(
     made.title = title  # type: ignore[attr-defined]
     made.output_schema = output_schema  # type: ignore[attr-defined]
     made.runs_as_task = as_task  # type: ignore[attr-defined]
+    made.idempotent = _field(_field(spec, "annotations", "annotations"), "idempotent_hint", "idempotentHint") is True  # type: ignore[attr-defined]
     if examples is not None:
         left_out = made._adopt_examples(examples)
         if left_out:
@@ -313,6 +314,7 @@ class McpToolbox(ServerContext, ToolRefresh, Toolbox):
         self.target = self._redact(url if url is not None else shlex.join(argv))
         """The command line or the URL, for listings (secrets shown as ``***``)."""
         self.call_timeout = call_timeout
+        self.connect_timeout = connect_timeout
         self.log_path: str | None = None
         """Where a stdio server's stderr goes (ipykernel's stderr has no file descriptor)."""
         if url is None:
@@ -427,6 +429,37 @@ class McpToolbox(ServerContext, ToolRefresh, Toolbox):
         """
         return self._loop.run(self._connection.ping(timeout), timeout=timeout + 5.0)
 
+    def reconnect(self) -> ToolChanges:
+        """A new session with the server (a stdio server is started again), and its tools listed again.
+
+        For a server that stopped (it crashed, or the connection broke) or hangs. The tools keep
+        their names and settings where the server lists them as before.
+
+        Returns:
+            What changed in the tools (printable; false when nothing did).
+
+        Raises:
+            McpServerError: The server could not be reached again; the box keeps its tools, stopped.
+        """
+        old = self._connection
+        self._loop.run(old.stop(), timeout=15)
+        fresh = _Connection(self, old.argv, old.url, old.headers, old.env, old.cwd)
+        try:
+            self._loop.run(fresh.start(), timeout=self.connect_timeout + _MARGIN)
+        except BaseException as exc:
+            self._loop.run(fresh.stop(), timeout=15)
+            if not isinstance(exc, Exception):  # an interrupt stays an interrupt
+                raise
+            error = fresh.failure(
+                f"could not connect to the MCP server {self.name!r} again ({self.target})", exc,
+                fix=_CONNECT_FIX[self.transport],
+            )
+            raise McpServerError(self._redact(str(error))) from None
+        self._connection = fresh
+        self.instructions = fresh.instructions
+        self._loop.on_exit(self, self._aclose)
+        return self.refresh()
+
     def _call(self, remote: str, arguments: dict[str, Any]) -> Any:
         gone = self._gone(remote)  # an agent may hold a tool the server has dropped since
         if gone:
@@ -439,14 +472,48 @@ class McpToolbox(ServerContext, ToolRefresh, Toolbox):
             # A server that asks, reports progress or logs during the call reaches the agent's call.
             with self.asks.flight() as flight, self.notes.watch(flight) as watch:
                 as_task = bool(getattr(tool, "runs_as_task", False))
-                called = self._connection.call(
-                    remote, arguments, limit, watch.progress, task=as_task, status=watch.status
-                )
-                return self._loop.run(called, timeout=limit + 5.0, held=flight.running)
+
+                def attempt() -> Any:
+                    called = self._connection.call(
+                        remote, arguments, limit, watch.progress, task=as_task, status=watch.status
+                    )
+                    return self._loop.run(called, timeout=limit + 5.0, held=flight.running)
+
+                was_open = self._connection.alive
+                try:
+                    return attempt()
+                except McpServerError as error:
+                    if not self._retries(tool, error, flight.running, was_open):
+                        raise
+                    self._again(remote, error)
+                    return attempt()
         except (McpServerError, McpToolError) as error:  # a server may quote its token back
             if self._vanished(remote, error):  # the server dropped the tool since it was listed
                 raise McpServerError(self._gone(remote) or "") from None
             raise type(error)(self._redact(str(error))) from None
+
+    def _retries(self, tool: Tool | None, error: McpServerError, running: Any, was_open: bool) -> bool:
+        """Whether a failed call is made once more, on a new session: only a call of a tool the
+        server marks ``idempotentHint`` (running it twice does no harm) that timed out here or
+        whose connection broke, and that its agent has not given up (Stop, its own limit)."""
+        lost = was_open and not self._connection.alive and not self._connection.stopped
+        if not (lost or isinstance(error, CallTimedOut)) or getattr(running, "ended", None) is not None:
+            return False
+        if not getattr(tool, "idempotent", False):
+            raise type(error)(
+                f"{error}\nIt was not tried again: the server does not mark {tool.remote_name if tool else 'it'}"
+                " idempotent (idempotentHint), so it may have run."
+            ) from None
+        return True
+
+    def _again(self, remote: str, error: McpServerError) -> None:
+        """Reconnect before the one retry of an idempotent call; if that fails, both errors are told."""
+        try:
+            self.reconnect()
+        except McpServerError as failed:
+            raise McpServerError(
+                f"{error}\nTrying {remote} again on a new session failed: {str(failed).splitlines()[0]}"
+            ) from None
 
     @property
     def history(self) -> list[Asked]:

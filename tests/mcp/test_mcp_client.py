@@ -176,7 +176,10 @@ def test_a_call_the_server_does_not_answer_in_its_own_limit_is_an_error(demo):
             slow.run({"seconds": 5})
     finally:
         slow.timeout = None
-    assert str(caught.value) == "the MCP server 'demo' did not answer the call to slow within 1.2 s"
+    assert str(caught.value) == (
+        "the MCP server 'demo' did not answer the call to slow within 1.2 s\n"
+        "It was not tried again: the server does not mark slow idempotent (idempotentHint), so it may have run."
+    )
 
 
 def test_a_server_that_crashes_mid_call_gives_a_clear_error_and_can_be_added_again():
@@ -192,12 +195,12 @@ def test_a_server_that_crashes_mid_call_gives_a_clear_error_and_can_be_added_aga
     )
     assert "demo server: crashing on purpose" in first.output
     assert first.output.endswith(
-        f"\nCheck the server ({box.target}), then add it again"
-        " (%tools mcp remove crashy, then %tools mcp add crashy ...)."
+        f"\nCheck the server ({box.target}), then start it again (%tools mcp reconnect crashy, or box.reconnect())."
+        "\nIt was not tried again: the server does not mark crash idempotent (idempotentHint), so it may have run."
     )
     assert second.output == (
         "Error: McpServerError: the MCP server 'crashy' is not connected (it was closed or stopped);"
-        " add it again with %tools mcp add crashy ... (or make a new McpToolbox)"
+        " start it again with %tools mcp reconnect crashy (or box.reconnect())"
     )
     assert box.connected is False
     box.close()
@@ -322,7 +325,8 @@ def test_an_http_server_that_crashes_mid_call(tmp_path):
             box["web_crash"].run({})
         assert str(caught.value) == (
             "the MCP server 'web' closed the connection during the call to crash: Connection closed.\n"
-            f"Check the server ({url}), then add it again (%tools mcp remove web, then %tools mcp add web ...)."
+            f"Check the server ({url}), then start it again (%tools mcp reconnect web, or box.reconnect()).\n"
+            "It was not tried again: the server does not mark crash idempotent (idempotentHint), so it may have run."
         )
         assert box.connected is False
 

@@ -247,8 +247,8 @@ def test_a_closed_box_is_not_refreshed():
     with pytest.raises(McpServerError) as caught:
         box.refresh()
     assert str(caught.value) == (
-        "the MCP server 'ch' is not connected (it was closed or stopped); add it again"
-        " with %tools mcp add ch ... (or make a new McpToolbox)"
+        "the MCP server 'ch' is not connected (it was closed or stopped); start it again"
+        " with %tools mcp reconnect ch (or box.reconnect())"
     )
     box.tools_changed()
     assert printed(lambda: box.names) == (FIRST, "")  # nothing to list: its last tools, no notice
