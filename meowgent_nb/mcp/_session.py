@@ -199,7 +199,7 @@ class _Connection:
         from mcp import MCPError
         from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT
 
-        from ._tasks import NotATask, call_as_task
+        from ._tasks import NotATask, TaskEnded, call_as_task
 
         name = self.box.name
         if not self.alive:
@@ -215,6 +215,8 @@ class _Connection:
             result = await within_limit(_until_given_up(send, running), limit, running)
         except NotATask as exc:
             raise McpServerError(f"the MCP server {name!r} {exc}") from None
+        except TaskEnded as exc:
+            raise McpToolError(str(exc)) from None
         except _GivenUp as given_up:
             raise McpServerError(f"the call to {remote} was given up ({given_up}); the server was told") from None
         except asyncio.TimeoutError:

@@ -22,9 +22,8 @@ import contextlib
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from ._session import McpServerError, McpToolError
 
-__all__ = ["TASK_PROTOCOL", "NotATask", "call_as_task", "task_problem"]
+__all__ = ["TASK_PROTOCOL", "NotATask", "TaskEnded", "call_as_task", "task_problem"]
 
 TASK_PROTOCOL = "2025-11-25"
 """The one protocol version whose tools run as tasks."""
@@ -75,8 +74,9 @@ async def call_as_task(
         status: Told each new status of the task.
 
     Raises:
-        McpToolError: The server ended the task as failed or cancelled.
-        McpServerError / MCPError: As for a plain call (the caller translates them).
+        TaskEnded: The server ended the task as failed or cancelled.
+        NotATask: The server's answer to the call is neither a task nor a result.
+        MCPError: As for a plain call (the caller translates them).
     """
     import mcp_types as types
     from mcp import MCPError
@@ -129,7 +129,11 @@ async def call_as_task(
         await asyncio.gather(waiting, watching, return_exceptions=True)
     message = _one_line(ended.status_message or "") or "without a message"
     what = "failed" if ended.status == "failed" else "was cancelled"
-    raise McpToolError(f"the task of {remote} {what} on the server: {message}")
+    raise TaskEnded(f"the task of {remote} {what} on the server: {message}")
+
+
+class TaskEnded(Exception):
+    """The server ended the task as failed or cancelled (`_session` makes it an `McpToolError`)."""
 
 
 async def _send_task_call(
@@ -150,8 +154,9 @@ async def _send_task_call(
     return answer
 
 
-class NotATask(McpServerError):
-    """The server's answer to a task call is neither a task nor a result."""
+class NotATask(Exception):
+    """The server's answer to a task call is neither a task nor a result (`_session` makes it an
+    `McpServerError`)."""
 
     def __init__(self, remote: str, problem: Any):
         if hasattr(problem, "errors"):  # pydantic's: each field and what is wrong with it, on one line

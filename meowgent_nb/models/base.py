@@ -125,6 +125,8 @@ class Model(Protocol):
     It is optional (`describe_model` falls back to ``name``), so it is not part of the protocol.
     Nor is ``count_tokens(text) -> int``, the tokens a text takes in the model's prompt: where a
     model has it (`LlamaCppModel`), an eval counts the tools block with it instead of estimating.
+    Nor is ``accepts_images`` (a bool, or a coroutine function answering one): whether the images
+    in tool results are put on the messages for it (`agent._images`; `OllamaModel` asks its server).
     """
 
     name: str
