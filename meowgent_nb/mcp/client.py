@@ -37,22 +37,22 @@ import os
 import re
 import shlex
 import tempfile
-import warnings
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ._asking import Asked, ServerAsks
 from ._context import McpImage
 from ._progress import LogEntry, ServerNotes
+from ._reconnect import CONNECT_FIX, MARGIN, Reconnect
 from ._refresh import ToolChanges, ToolRefresh, listing_key
-from ._results import StructuredResult, result_value, value_schema, wraps_result
+from ._results import StructuredResult
 from ._server_context import READ_TOOL, ServerContext
-from ._session import CallTimedOut, McpServerError, McpToolError, _Connection, _field
+from ._server_tool import BAD_NAME_CHARS, mcp_tool, needs_approval
+from ._session import McpServerError, McpToolError, _Connection
 from ._tasks import task_problem
 from ._thread import background_loop
 from .config import masked, redact
 from ..errors import ToolDefinitionError
-from ..tools._examples import split_examples
 from ..tools.toolbox import Toolbox
 from ..tools.core import Tool
 
@@ -67,130 +67,10 @@ __all__ = [
     "needs_approval",
 ]
 
-_BAD_NAME_CHARS = re.compile(r"[^A-Za-z0-9_.-]")
 _PREFIX = re.compile(r"([A-Za-z_][A-Za-z0-9_.-]{0,31})?")
-_TITLE_LIMIT = 100  # characters of a server's title kept (it is outside text, shown on one line)
-_MARGIN = 1.0  # seconds: the agent's own time limit ends a slow call first, as for local tools
-_NEEDS_TASKS = "it runs only as an MCP task, and no session was given that can run one"
-_CONNECT_FIX = {
-    "stdio": "Check the command, and that the server starts on its own in a terminal.",
-    "http": "Check the URL, the token or headers (a refused token reads 'Server returned an error response'),"
-    " and that the server is running.",
-}
 
 
-def needs_approval(annotations: Any) -> bool:
-    """Whether a tool with these MCP annotations asks before it runs.
-
-    ``destructiveHint`` true -> yes; else ``openWorldHint`` true -> yes (it reaches outside: the
-    web, other people's systems, even when it only reads); else ``readOnlyHint`` true -> no; else
-    yes. Annotations may be the SDK's object (``destructive_hint``) or a dict in the wire's
-    spelling.
-    """
-    if _field(annotations, "destructive_hint", "destructiveHint") is True:
-        return True
-    if _field(annotations, "open_world_hint", "openWorldHint") is True:
-        return True
-    return _field(annotations, "read_only_hint", "readOnlyHint") is not True
-
-
-def mcp_tool(
-    spec: Any,
-    call: Callable[[str, dict[str, Any]], str],
-    *,
-    prefix: str = "",
-    approval: bool | None = None,
-    timeout: float | None = None,
-    server: str | None = None,
-    task_problem: str | None = _NEEDS_TASKS,
-) -> Tool:
-    """A `Tool` from one entry of an MCP server's tool listing.
-
-    Characters a tool name may not have here (``/``, spaces, ...) become ``_``; the tool's
-    ``remote_name`` attribute keeps the server's name, which calls use, its ``title``
-    attribute the server's title for people (the tool's, else its annotations'; None if neither),
-    and its ``output_schema`` attribute the schema of the values its calls return (see
-    `value_schema`; None where a call's value is its text).
-
-    Args:
-        spec: The listed tool: the SDK's ``Tool`` (``input_schema``, mcp 2.x) or a dict / object
-            with ``inputSchema`` (the wire's and mcp 1.x's spelling).
-        call: Called with the server's tool name and the validated arguments; returns the text,
-            or the server's ``CallToolResult``, which becomes the call's value (its structured
-            content where it has one, see `result_value`; the model reads the server's text).
-        prefix: Put before the tool's name (e.g. ``"github_"``) to avoid clashes.
-        approval: Whether calls ask first; None: from the annotations (see `needs_approval`).
-        timeout: Seconds a call may take, or None for the agent's default.
-        server: The server's name, for the warning about examples that are left out.
-        task_problem: Why a tool that runs only as a task cannot (see `_tasks.task_problem`), or
-            None when the session can run it: the tool's ``runs_as_task`` attribute is then
-            True, and ``call`` must make a task of it.
-
-    Raises:
-        ToolDefinitionError: The schema is not valid JSON Schema, the name cannot be made a tool
-            name, or the tool runs only as a task (``execution.taskSupport: "required"``) and
-            ``task_problem`` says why it cannot.
-    """
-    remote = _field(spec, "name", "name")
-    as_task = _field(_field(spec, "execution", "execution"), "task_support", "taskSupport") == "required"
-    if as_task and task_problem is not None:
-        raise ToolDefinitionError(f"the MCP tool {remote!r}", [task_problem])
-    schema = _field(spec, "input_schema", "inputSchema") or {"type": "object"}
-    title = _title(spec)
-    description = _field(spec, "description", "description") or title or ""
-    name = _BAD_NAME_CHARS.sub("_", prefix + remote)[:64]
-    if approval is None:
-        approval = needs_approval(_field(spec, "annotations", "annotations"))
-
-    listed_schema = _field(spec, "output_schema", "outputSchema")
-    wrapped, output_schema = wraps_result(listed_schema), value_schema(listed_schema)
-
-    def handler(**arguments: Any) -> Any:
-        answer = call(remote, arguments)
-        return answer if isinstance(answer, str) else result_value(answer, wrapped)
-
-    schema, examples = split_examples(schema)  # a bad example should not cost the tool itself
-    made = Tool.from_schema(name, description, schema, handler, approval=approval, timeout=timeout)
-    made.remote_name = remote  # type: ignore[attr-defined]
-    made.title = title  # type: ignore[attr-defined]
-    made.output_schema = output_schema  # type: ignore[attr-defined]
-    made.runs_as_task = as_task  # type: ignore[attr-defined]
-    made.idempotent = _field(_field(spec, "annotations", "annotations"), "idempotent_hint", "idempotentHint") is True  # type: ignore[attr-defined]
-    if examples is not None:
-        left_out = made._adopt_examples(examples)
-        if left_out:
-            _warn_examples(server, remote, len(made.examples), left_out)
-    return made
-
-
-def _title(spec: Any) -> str | None:
-    """The server's title for a tool, on one line and bounded; None when it has none."""
-    title = _field(spec, "title", "title") or _field(
-        _field(spec, "annotations", "annotations"), "title", "title"
-    )
-    if not isinstance(title, str) or not title.strip():
-        return None
-    title = " ".join(title.split())
-    return title if len(title) <= _TITLE_LIMIT else title[: _TITLE_LIMIT - 3] + "..."
-
-
-_SHOWN_PROBLEMS = 3
-
-
-def _warn_examples(server: str | None, remote: str, kept: int, problems: list[str]) -> None:
-    """Say which of a server tool's examples are left out, in one bounded line."""
-    source = f"the MCP server {server!r}" if server else "an MCP server"
-    shown = "".join(f"\n- {problem[:200]}" for problem in problems[:_SHOWN_PROBLEMS])
-    if len(problems) > _SHOWN_PROBLEMS:
-        shown += f"\n- and {len(problems) - _SHOWN_PROBLEMS} more"
-    offered = f"with the {kept} that fit" if kept else "without examples"
-    warnings.warn(
-        f"Examples of the tool {remote[:64]!r} from {source} are left out (it is offered {offered}):{shown}",
-        stacklevel=3,
-    )
-
-
-class McpToolbox(ServerContext, ToolRefresh, Toolbox):
+class McpToolbox(ServerContext, Reconnect, ToolRefresh, Toolbox):
     """The tools of one MCP server, connected over stdio or streamable HTTP.
 
     Making it starts the server (stdio) or connects to it (HTTP) and lists its tools. Close it with
@@ -323,13 +203,13 @@ class McpToolbox(ServerContext, ToolRefresh, Toolbox):
         self._connection = _Connection(self, argv, url, headers, env, cwd)
         self._loop = background_loop()
         try:
-            listed = self._loop.run(self._connection.start(), timeout=connect_timeout + _MARGIN)
+            listed = self._loop.run(self._connection.start(), timeout=connect_timeout + MARGIN)
         except BaseException as exc:
             self._loop.run(self._connection.stop(), timeout=15)
             error = self._connection.failure(
                 f"could not connect to the MCP server {name!r} ({self.target})",
                 exc,
-                fix=_CONNECT_FIX[self.transport],
+                fix=CONNECT_FIX[self.transport],
             )
             self._remove_log()
             if not isinstance(exc, Exception):  # an interrupt stays an interrupt
@@ -375,7 +255,7 @@ class McpToolbox(ServerContext, ToolRefresh, Toolbox):
                 )
         box, skipped, left_out, keys = Toolbox(self.name), {}, [], {}  # box: the clash rules
         for spec in listed:
-            local = _BAD_NAME_CHARS.sub("_", self.prefix + spec.name)[:64]
+            local = BAD_NAME_CHARS.sub("_", self.prefix + spec.name)[:64]
             wanted = overrides.pop(spec.name, overrides.pop(local, None))
             if (include is not None and spec.name not in include) or (
                 exclude is not None and spec.name in exclude
@@ -396,7 +276,7 @@ class McpToolbox(ServerContext, ToolRefresh, Toolbox):
             except ToolDefinitionError as error:  # one odd tool should not hide the server's others
                 skipped[spec.name] = "; ".join(error.problems)
         if self.read_resources:
-            local = _BAD_NAME_CHARS.sub("_", self.prefix + READ_TOOL)[:64]
+            local = BAD_NAME_CHARS.sub("_", self.prefix + READ_TOOL)[:64]
             wanted = overrides.pop(READ_TOOL, overrides.pop(local, None))
             old = kept.get(local, (None, None))[1]
             reader = old if old is not None and old.remote_name is None else self._reader(local, bool(wanted), timeout)
@@ -429,37 +309,6 @@ class McpToolbox(ServerContext, ToolRefresh, Toolbox):
         """
         return self._loop.run(self._connection.ping(timeout), timeout=timeout + 5.0)
 
-    def reconnect(self) -> ToolChanges:
-        """A new session with the server (a stdio server is started again), and its tools listed again.
-
-        For a server that stopped (it crashed, or the connection broke) or hangs. The tools keep
-        their names and settings where the server lists them as before.
-
-        Returns:
-            What changed in the tools (printable; false when nothing did).
-
-        Raises:
-            McpServerError: The server could not be reached again; the box keeps its tools, stopped.
-        """
-        old = self._connection
-        self._loop.run(old.stop(), timeout=15)
-        fresh = _Connection(self, old.argv, old.url, old.headers, old.env, old.cwd)
-        try:
-            self._loop.run(fresh.start(), timeout=self.connect_timeout + _MARGIN)
-        except BaseException as exc:
-            self._loop.run(fresh.stop(), timeout=15)
-            if not isinstance(exc, Exception):  # an interrupt stays an interrupt
-                raise
-            error = fresh.failure(
-                f"could not connect to the MCP server {self.name!r} again ({self.target})", exc,
-                fix=_CONNECT_FIX[self.transport],
-            )
-            raise McpServerError(self._redact(str(error))) from None
-        self._connection = fresh
-        self.instructions = fresh.instructions
-        self._loop.on_exit(self, self._aclose)
-        return self.refresh()
-
     def _call(self, remote: str, arguments: dict[str, Any]) -> Any:
         gone = self._gone(remote)  # an agent may hold a tool the server has dropped since
         if gone:
@@ -467,7 +316,7 @@ class McpToolbox(ServerContext, ToolRefresh, Toolbox):
         tool = next((t for t in self._tools.values() if getattr(t, "remote_name", None) == remote), None)
         limit = (
             tool.timeout if tool is not None and tool.timeout is not None else self.call_timeout
-        ) + _MARGIN
+        ) + MARGIN
         try:
             # A server that asks, reports progress or logs during the call reaches the agent's call.
             with self.asks.flight() as flight, self.notes.watch(flight) as watch:
@@ -491,29 +340,6 @@ class McpToolbox(ServerContext, ToolRefresh, Toolbox):
             if self._vanished(remote, error):  # the server dropped the tool since it was listed
                 raise McpServerError(self._gone(remote) or "") from None
             raise type(error)(self._redact(str(error))) from None
-
-    def _retries(self, tool: Tool | None, error: McpServerError, running: Any, was_open: bool) -> bool:
-        """Whether a failed call is made once more, on a new session: only a call of a tool the
-        server marks ``idempotentHint`` (running it twice does no harm) that timed out here or
-        whose connection broke, and that its agent has not given up (Stop, its own limit)."""
-        lost = was_open and not self._connection.alive and not self._connection.stopped
-        if not (lost or isinstance(error, CallTimedOut)) or getattr(running, "ended", None) is not None:
-            return False
-        if not getattr(tool, "idempotent", False):
-            raise type(error)(
-                f"{error}\nIt was not tried again: the server does not mark {tool.remote_name if tool else 'it'}"
-                " idempotent (idempotentHint), so it may have run."
-            ) from None
-        return True
-
-    def _again(self, remote: str, error: McpServerError) -> None:
-        """Reconnect before the one retry of an idempotent call; if that fails, both errors are told."""
-        try:
-            self.reconnect()
-        except McpServerError as failed:
-            raise McpServerError(
-                f"{error}\nTrying {remote} again on a new session failed: {str(failed).splitlines()[0]}"
-            ) from None
 
     @property
     def history(self) -> list[Asked]:
