@@ -262,6 +262,8 @@ class McpToolbox(ServerContext, Reconnect, ToolRefresh, Toolbox):
             ):
                 left_out.append(spec.name)
                 continue
+            if spec.name in self.__dict__.get("_removed", ()):  # box.remove(...): a refresh keeps it out
+                continue
             key, (old_key, old) = listing_key(spec), kept.get(local, (None, None))
             try:
                 if old is not None and old_key == key and old.remote_name == spec.name:
@@ -292,6 +294,27 @@ class McpToolbox(ServerContext, Reconnect, ToolRefresh, Toolbox):
                 f" the server has: {', '.join(has) or 'none'}"
             )
         return box._tools, skipped, left_out, keys
+
+    def remove(self, name: str) -> Tool:
+        """Remove the tool called ``name`` and return it; refreshes and reconnects leave it out too
+        (`add` it back to offer it again).
+
+        Raises:
+            KeyError: No tool has that name; the message lists the names there are.
+        """
+        removed = super().remove(name)
+        remote = getattr(removed, "remote_name", None)
+        if remote is not None:
+            self._removed = {*self.__dict__.get("_removed", ()), remote}
+        return removed
+
+    def add(self, item: Any) -> Tool:
+        """Add a tool (see `Toolbox.add`); a server tool removed before is offered by refreshes again."""
+        added = super().add(item)
+        remote = getattr(added, "remote_name", None)
+        if remote is not None:
+            self._removed = set(self.__dict__.get("_removed", ())) - {remote}
+        return added
 
     def _redact(self, text: str) -> str:
         return redact(text, self._secrets)
