@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections import deque
 from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -17,10 +18,11 @@ from .._async import keep_awake, run_to_completion
 from ..models.base import Model, ModelRequest, Usage, describe_model
 from ..protocols.base import AnswerParser, ToolProtocol
 from ..protocols.parsing import MalformedCall, PartialCall
-from ..protocols.prompt import LAST_TURN_NOTICE, REQUIRED_NOTICE
+from ..protocols.prompt import DEFAULT_SYSTEM, LAST_TURN_NOTICE, REQUIRED_NOTICE
 from ..protocols.registry import get_protocol
 from ..tools.core import Tool, ToolCall, ToolResult
 from ._images import accepts_images, attach_images, result_images
+from .context import ContextRecord, ContextUse, ToolsBlock, message_text
 from ._tool_names import name_index, offered_name
 from .approvals import Approver
 from .calls import CallRunner
@@ -36,6 +38,8 @@ from .events import (
 )
 from .result import AgentResult
 from .tool_search import SEARCH_TOOL, ToolSearch, search_wanted
+
+_CONTEXT_KEPT = 200  # requests whose record an agent keeps (see context_log)
 
 __all__ = ["Agent", "AgentResult"]
 
@@ -136,6 +140,9 @@ class Agent:
         """The latest run's result; also when it was interrupted or failed (``stopped`` then says
         ``"interrupted"`` or ``"error"``, ``text`` holds the answer as far as it got)."""
         self._progress: tuple[_TurnAnswer, int] = (_TurnAnswer(), 0)
+        self.context_log: deque[ContextRecord] = deque(maxlen=_CONTEXT_KEPT)
+        """What each request of the conversation sent and got back (the last 200), for
+        `context_use` and ``%agent context``; measured only when looked at."""
 
     @property
     def protocol(self) -> str:
@@ -182,6 +189,14 @@ class Agent:
     def reset(self) -> None:
         """Forget the conversation."""
         self.messages.clear()
+        self.context_log.clear()
+
+    def context_use(self, turn: int = -1) -> ContextUse | None:
+        """What a request put in the model's context window (the last one by default), counted with
+        the model's tokenizer where it has one; None before the first request. See `agent.context`."""
+        if not self.context_log:
+            return None
+        return self.context_log[turn].measure(self.model)
 
     def system_prompt(self) -> str:
         """The system prompt the model is sent (the same bytes on every turn)."""
@@ -269,6 +284,7 @@ class Agent:
         if search is not None:
             runnable = [search.tool, *runnable]
         names = name_index(tool.name for tool in runnable)  # what a written name may mean
+        block = ToolsBlock(self._protocol, search.shown() if search is not None else runnable)
         for turn in range(1, self.max_turns + 1):
             # With tool search, a turn offers the shown tools and those found so far.
             offered = runnable if search is None else search.offered(self.messages)
@@ -285,6 +301,13 @@ class Agent:
                 raise
             finally:
                 self.messages.append(answer.message(self._protocol))
+                self.context_log.append(
+                    ContextRecord(
+                        (self.context_log[-1].turn if self.context_log else 0) + 1, request,
+                        DEFAULT_SYSTEM if self.system is None else self.system, block, start + 1,
+                        message_text(self.messages[-1]), answer.usage,
+                    )
+                )
             result.turns = turn
             if answer.usage is not None:
                 result.usage = answer.usage if result.usage is None else result.usage + answer.usage

@@ -14,6 +14,7 @@ import re
 import string
 import sys
 import traceback
+from collections import deque
 from collections.abc import Iterable
 from typing import Any
 
@@ -112,6 +113,9 @@ class AgentMagics(Magics):
         super().__init__(shell=shell, **kwargs)
         self.messages: list[dict[str, Any]] = []
         """The conversation, shared by every %%agent cell until --new or %agent reset."""
+        self.context_log: deque[Any] = deque(maxlen=200)
+        """What each request of the conversation sent (`Agent.context_log`), for %agent context."""
+        self._context_model: Any = None  # the model of the last cell: it measures the context
         self.last_result: AgentResult | None = None
         self._approver: Any = None
         self._models: dict[tuple[str, tuple[tuple[str, Any], ...]], Any] = {}
@@ -182,7 +186,8 @@ class AgentMagics(Magics):
         context = cell_context(self, args, text)  # everything is read before the conversation changes
         if args.new:
             self.messages.clear()
-        agent.messages = self.messages
+            self.context_log.clear()
+        agent.messages, agent.context_log, self._context_model = self.messages, self.context_log, agent.model
         agent.messages.extend(context.before)
         result = await show_run(agent, context.prompt, live=not _headless())  # the agent keeps interrupts prompt
         self.last_result = result
@@ -306,11 +311,16 @@ class AgentMagics(Magics):
 
     @line_magic("agent")
     def agent_line(self, line: str) -> Any:
-        """%agent reset | history | models | config | traceback"""
+        """%agent reset | history | context | models | config | traceback"""
         command = line.strip()
         if command == "reset":
             self.messages.clear()
+            self.context_log.clear()
             print("The conversation was reset.")
+        elif command == "context":
+            from .context_view import context_view
+
+            return context_view(self.context_log, self._context_model)
         elif command == "history":
             print(_transcript(self.messages) or "(no conversation yet)")
         elif command == "models":
@@ -327,7 +337,7 @@ class AgentMagics(Magics):
             print("".join(traceback.format_exception(error)) if error is not None else "(no error yet)", end="")
         else:
             raise UsageError(
-                f"%agent: unknown command {command!r}; use one of: reset, history, models, config, traceback."
+                f"%agent: unknown command {command!r}; use one of: reset, history, context, models, config, traceback."
                 " To talk to the model, use the %%agent cell magic."
             )
 

@@ -240,10 +240,20 @@ async def show_run(agent: Agent, prompt: str, *, live: bool) -> AgentResult:
             raise
     finally:
         SHOWN_RUN.reset(token)
+        view.transcript.context = _context_line(agent)
         view.close()
     if result is None:  # pragma: no cover - Agent.stream always ends with FinalAnswer
         raise AssertionError("the event stream ended without a final answer")
     return result
+
+
+def _context_line(agent: Agent) -> str | None:
+    """How full the window is after the run's last request ("context 61 % of 16,384"), or None."""
+    try:
+        use = agent.context_use()
+    except Exception:  # noqa: BLE001 - a footer must never break a run
+        return None
+    return None if use is None else use.footer()
 
 
 def _interrupted(transcript: Transcript, error: BaseException) -> RunInterrupted:

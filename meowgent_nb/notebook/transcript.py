@@ -96,6 +96,8 @@ class Transcript:
         self._error_below = False
         self.stopped_by: str | None = None
         """Who stopped the run before its end ("you": the Stop button), see `stop`."""
+        self.context: str | None = None
+        """How full the model's context window is after the run ("context 61 % of 16,384"), for the footer."""
 
     @classmethod
     def from_events(
@@ -366,6 +368,8 @@ class Transcript:
             facts.append(f"{usage.completion_tokens:,} completion tokens")
         if usage is not None and usage.tokens_per_second is not None:
             facts.append(f"{usage.tokens_per_second:.1f} tokens/s")
+        if self.context is not None:
+            facts.append(self.context)
         if self._stopped_at is not None:
             facts.append(seconds(self._stopped_at - self._started))
         return note_html("meowgent-footer", " \u00b7 ".join(facts), "margin-top: 0.4em; ")
