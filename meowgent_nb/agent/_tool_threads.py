@@ -93,7 +93,7 @@ class ToolThreads:
                 self._idle += 1
 
 
-def call_tool(tool: Tool, values: dict[str, Any], limit: int | None) -> tuple[Any, str, BaseException | None]:
+def call_tool(tool: Tool, values: dict[str, Any], limit: Any) -> tuple[Any, str, BaseException | None]:
     """On a tool thread: the tool's value and its text for the model, or the error and its text.
 
     Never raises: a ``SystemExit`` or ``KeyboardInterrupt`` raised *by the tool* (argparse exits)

@@ -19,6 +19,7 @@ from typing import Any
 
 from ..errors import ToolArgumentsError
 from ..protocols.parsing import MalformedCall
+from ..tools._output import MAX_DEPTH, MAX_ITEMS, Shape
 from ..tools.core import Tool, ToolCall, ToolResult
 from ._running_call import RUNNING_CALL, Ending, RunningCall, within_limit
 from ._tool_threads import ToolThreads, call_tool
@@ -55,9 +56,16 @@ class CallRunner:
     a person (also with ``ask="every"``): it only reads the tools' descriptions."""
     model: Any = None
     """The agent's model, for a tool that asks it something (an MCP server's sampling request)."""
+    max_output_items: int = MAX_ITEMS
+    max_output_depth: int = MAX_DEPTH
     answered: dict[str, ToolResult] = field(default_factory=dict)
     """This run's successful calls, by tool and validated arguments."""
     failures: dict[str, _Failure] = field(default_factory=dict)
+
+    @property
+    def shape(self) -> Shape:
+        """How results are shaped into the model's text (see `tools._output`)."""
+        return Shape(self.max_output_chars, self.max_output_items, self.max_output_depth)
     """The calls whose last outcome was a failure, by tool and arguments as the model sent them."""
     repeated: RepeatedFailure | None = field(default=None, init=False)
     """Set when a call failed the same way ``max_repeated_failures`` times: the run should end."""
@@ -241,7 +249,7 @@ class CallRunner:
                 started = time.perf_counter()
                 try:
                     outcome = await within_limit(
-                        _THREADS.run(call_tool, tool, values, self.max_output_chars), timeout, running
+                        _THREADS.run(call_tool, tool, values, self.shape), timeout, running
                     )
                 except asyncio.TimeoutError:
                     how = "timeout"

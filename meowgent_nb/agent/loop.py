@@ -20,6 +20,7 @@ from ..protocols.base import AnswerParser, ToolProtocol
 from ..protocols.parsing import MalformedCall, PartialCall
 from ..protocols.prompt import DEFAULT_SYSTEM, LAST_TURN_NOTICE, REQUIRED_NOTICE
 from ..protocols.registry import get_protocol
+from ..tools._output import MAX_DEPTH, MAX_ITEMS
 from ..tools.core import Tool, ToolCall, ToolResult
 from ._images import accepts_images, attach_images, result_images
 from .context import ContextRecord, ContextUse, ToolsBlock, message_text
@@ -69,7 +70,11 @@ class Agent:
             once if it answers without a call); or a tool name (offer only that tool).
         ask: ``"marked"`` asks approval for tools marked ``approval=True``; ``"every"`` for all.
         think: Ask a thinking model to think (True) or not (False); None leaves it to the model.
-        max_output_chars: Tool output longer than this is cut, with a note; None: no limit.
+        max_output_chars: Tool output longer than this is cut, keeping its start and end, with a
+            note; None: no limit.
+        max_output_items: Entries of a list or object in a result written out at each level
+            (then "... 950 more items").
+        max_output_depth: Levels of nesting of a result written out (deeper ones are named).
         repeat_calls: Whether a call identical to one that already succeeded in this run (same
             tool, same validated arguments) runs again. By default it does not: the model is
             given the earlier result instead, which breaks the loops small models fall into.
@@ -103,6 +108,8 @@ class Agent:
         ask: Literal["marked", "every"] = "marked",
         think: bool | None = None,
         max_output_chars: int | None = 4000,
+        max_output_items: int = MAX_ITEMS,
+        max_output_depth: int = MAX_DEPTH,
         repeat_calls: bool = False,
         max_repeated_failures: int | None = 3,
         tool_search: bool | Literal["auto"] | None = False,
@@ -123,6 +130,8 @@ class Agent:
         self.ask = ask
         self.think = think
         self.max_output_chars = max_output_chars
+        self.max_output_items = max_output_items
+        self.max_output_depth = max_output_depth
         self.repeat_calls = repeat_calls
         self.max_repeated_failures = max_repeated_failures
         self.tool_search = tool_search
@@ -226,6 +235,8 @@ class Agent:
             self.max_repeated_failures,
             search_tool=search,
             model=self.model,
+            max_output_items=self.max_output_items,
+            max_output_depth=self.max_output_depth,
         )
 
     def _offered(self) -> list[Tool]:

@@ -61,6 +61,13 @@ class AgentMagics(Magics):
         " turns in a row (it is told not to repeat it the turn before); None: never.",
     ).tag(config=True)
     tool_timeout = Float(30.0, help="Seconds a tool call may take unless the tool sets its own.").tag(config=True)
+    max_output_chars = Int(
+        4000, allow_none=True, help="A tool result longer than this is cut, keeping its start and end; None: never."
+    ).tag(config=True)
+    max_output_items = Int(50, help="Entries of a list or object in a tool result written out at each level.").tag(
+        config=True
+    )
+    max_output_depth = Int(6, help="Levels of nesting of a tool result written out.").tag(config=True)
     approve = CaselessStrEnum(
         ["ask", "every", "all", "none"],
         help="ask: approve tools marked approval=True; every: every call; all: run all; none: deny"
@@ -225,8 +232,17 @@ class AgentMagics(Magics):
             ask="every" if mode == "every" else "marked",
             think=self.think if args.think is None else args.think,
             max_repeated_failures=self.max_repeated_failures,
+            max_output_chars=self.max_output_chars,
+            max_output_items=self.max_output_items,
+            max_output_depth=self.max_output_depth,
             tool_search=self.tool_search if args.tool_search is None else args.tool_search,
         )
+
+    def output_shape(self) -> Any:
+        """How the cells shape tool results for the model (`tools._output.Shape`)."""
+        from ..tools._output import Shape
+
+        return Shape(self.max_output_chars, self.max_output_items, self.max_output_depth)
 
     def resolve_model(self, args: Any) -> Any:
         """The cell's model; with a cassette, one that records or replays (and resolves it only to record)."""

@@ -37,7 +37,7 @@ def tools(magics: Any, line: str) -> Any:
     if word not in by_name:
         known = ", ".join(by_name) or "none (define one with @tool)"
         raise UsageError(f"%tools: no tool named {word!r}; use xml, json, text or one of: {known}")
-    return ToolsView([by_name[word]], mode="all")
+    return ToolsView([by_name[word]], mode="all", shape=magics.output_shape())
 
 
 @magic_arguments()

@@ -1,32 +1,69 @@
-"""A tool's return value -> the text the model reads, cut to a limit."""
+"""A tool's return value -> the text the model reads, shaped by type and cut to a limit.
+
+Each kind of value is shaped before any cut, so what reaches the model is still readable:
+
+- ``str`` as it is; an object with ``_repr_llm_()`` says itself how a model should see it;
+- dicts, lists, numbers, dataclasses and pydantic models as JSON, with at most ``items`` entries
+  of each list or object written out (then ``"... 950 more items"``) and ``depth`` levels of
+  nesting (deeper ones named, ``"[12 items]"``, ``"{3 keys}"``);
+- bytes described, not dumped: ``[bytes: 2,048 bytes, image/png]``;
+- a pandas DataFrame as its shape, columns and first rows; anything else its ``repr``.
+
+Text longer than the limit keeps its start and its end (the end of a log or a traceback is often
+what matters), with a note in between of how much was cut.
+"""
 
 from __future__ import annotations
 
 import dataclasses
 import json
-from typing import Any
+from typing import Any, NamedTuple
 
-__all__ = ["output_text"]
+__all__ = ["MAX_DEPTH", "MAX_ITEMS", "Shape", "output_text", "shape_note"]
 
 _DATAFRAME_ROWS = 5
+MAX_ITEMS = 50
+"""Entries of a list (or keys of an object) written out at each level, by default."""
+MAX_DEPTH = 6
+"""Levels of nesting written out, by default."""
+_TAIL = 1 / 3  # of the limit, kept from the end of a long text
+_MAGIC = {b"\x89PNG": "image/png", b"\xff\xd8\xff": "image/jpeg", b"GIF8": "image/gif", b"%PDF": "application/pdf"}
 
 
-def output_text(value: Any, limit: int | None) -> str:
+class Shape(NamedTuple):
+    """The limits a result is shaped to (an agent's ``max_output_chars``, ``_items`` and ``_depth``)."""
+
+    chars: int | None = 4000
+    items: int = MAX_ITEMS
+    depth: int = MAX_DEPTH
+
+
+def shape_note(shape: Shape) -> str:
+    """How results are shaped, in a sentence (for ``%tools NAME``)."""
+    cut = "not cut" if shape.chars is None else f"cut to {shape.chars:,} characters, keeping the start and the end"
+    return (
+        f"Its results reach the model as text {cut}; lists and objects show at most {shape.items:,} entries"
+        f" a level, {shape.depth} levels deep; bytes are described, not sent."
+    )
+
+
+def output_text(value: Any, limit: int | None | Shape, items: int = MAX_ITEMS, depth: int = MAX_DEPTH) -> str:
     """The text of a tool's return value, at most ``limit`` characters (None: no limit).
 
-    ``str`` is used as it is; dicts, lists, numbers, dataclasses and pydantic models become JSON;
-    an object with ``_repr_llm_()`` says itself how a model should see it; a pandas DataFrame
-    gives its shape, columns and first rows; anything else its ``repr``. Cut text ends with a
-    note of how much was cut.
+    ``limit`` may be a whole `Shape`; ``items`` and ``depth`` bound JSON (see the module docstring).
     """
-    text = _text(value)
+    if isinstance(limit, Shape):
+        limit, items, depth = limit
+    text = _text(value, items, depth)
     if limit is None or len(text) <= limit:
         return text
-    note = f"\n[... cut {len(text) - limit:,} of {len(text):,} characters]"
-    return text[:limit] + note
+    tail = int(limit * _TAIL)
+    head = limit - tail
+    note = f"\n[... cut {len(text) - limit:,} of {len(text):,} characters ...]\n"
+    return text[:head] + note + (text[-tail:] if tail else "")
 
 
-def _text(value: Any) -> str:
+def _text(value: Any, items: int, depth: int) -> str:
     if isinstance(value, str):
         return value
     llm_repr = getattr(type(value), "_repr_llm_", None)
@@ -34,16 +71,59 @@ def _text(value: Any) -> str:
         return str(llm_repr(value))
     if _is_dataframe(value):
         return _dataframe_text(value)
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        data = bytes(value)
+        kind = next((name for magic, name in _MAGIC.items() if data.startswith(magic)), None)
+        return f"[bytes: {len(data):,} bytes" + (f", {kind}]" if kind else "]")
     if hasattr(value, "model_dump_json") and callable(value.model_dump_json):  # pydantic
-        return value.model_dump_json()
+        plain = value.model_dump(mode="json")
+        bounded, changed = _bounded(plain, items, depth)
+        return json.dumps(bounded, ensure_ascii=False) if changed else value.model_dump_json()
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         value = dataclasses.asdict(value)
     if value is None or isinstance(value, (dict, list, tuple, int, float, bool)):
         try:
-            return json.dumps(value, ensure_ascii=False, default=_fallback)
-        except ValueError:  # a circular structure
+            bounded, _ = _bounded(value, items, depth)
+            return json.dumps(bounded, ensure_ascii=False, default=_fallback)
+        except (ValueError, RecursionError):  # a circular structure
             return repr(value)
     return repr(value)
+
+
+def _bounded(value: Any, items: int, depth: int, seen: frozenset[int] = frozenset()) -> tuple[Any, bool]:
+    """``value`` with at most ``items`` entries per list or object and ``depth`` levels; whether it changed."""
+    if not isinstance(value, (dict, list, tuple)):
+        return value, False
+    if id(value) in seen:
+        raise ValueError("a circular structure")
+    if depth <= 0:
+        count = len(value)
+        return (f"{{{_count(count, 'key')}}}" if isinstance(value, dict) else f"[{_count(count, 'item')}]"), True
+    inner, changed = frozenset(seen | {id(value)}), False
+    if isinstance(value, dict):
+        out: dict[Any, Any] = {}
+        for index, (key, item) in enumerate(value.items()):
+            if index == items:
+                out["..."] = f"{len(value) - items:,} more keys"
+                changed = True
+                break
+            out[key], moved = _bounded(item, items, depth - 1, inner)
+            changed = changed or moved
+        return out, changed
+    shown = []
+    for index, item in enumerate(value):
+        if index == items:
+            shown.append(f"... {len(value) - items:,} more items")
+            changed = True
+            break
+        bounded, moved = _bounded(item, items, depth - 1, inner)
+        shown.append(bounded)
+        changed = changed or moved
+    return shown, changed
+
+
+def _count(n: int, word: str) -> str:
+    return f"{n:,} {word}" + ("" if n == 1 else "s")
 
 
 def _fallback(value: Any) -> Any:

@@ -37,7 +37,8 @@ class ToolsView:
         tools: Tools (a list, a `Toolbox`), or one `Tool` (shown as its own ``<tool>`` element).
         mode: ``"all"``: a table (name, description, approval, timeout; and title, for people,
             when a tool has one, as MCP servers' tools may), then the exact XML (and, for one
-            tool with an ``output_schema``, as an MCP server's may have, that schema);
+            tool with an ``output_schema``, as an MCP server's may have, that schema; and, with
+            ``shape``, how its results are shaped for the model);
             ``"xml"``: only the XML, exactly as the system prompt has it; ``"json"``: the JSON
             Schema form the ``native`` protocol sends; ``"text"``: the one-line forms.
 
@@ -45,12 +46,14 @@ class ToolsView:
         ValueError: ``mode`` is not one of those.
     """
 
-    def __init__(self, tools: ToolSpec | Iterable[ToolSpec], mode: ToolsMode = "all"):
+    def __init__(self, tools: ToolSpec | Iterable[ToolSpec], mode: ToolsMode = "all", shape: Any = None):
         if mode not in ("all", "xml", "json", "text"):
             raise ValueError(f"mode must be 'all', 'xml', 'json' or 'text', got {mode!r}")
         self.single = not isinstance(tools, Iterable)  # a Tool is not iterable; a Toolbox and a list are
         self.tools: list[ToolSpec] = list(tools) if isinstance(tools, Iterable) else [tools]
         self.mode = mode
+        self.shape = shape
+        """The limits results are shaped to (a `tools._output.Shape`), said for one tool; or None."""
 
     def _exact(self, mode: str) -> str:
         """The exact form the model is given in ``mode`` (``xml``, ``json`` or ``text``)."""
@@ -93,7 +96,16 @@ class ToolsView:
         ]
         returns = self._returns()
         shown = "" if returns is None else f"\n\n{returns[0]}\n{returns[1]}"
-        return "\n".join(lines) + "\n\n" + self._exact("xml") + shown
+        shaped = f"\n\n{self._shaped()}" if self._shaped() else ""
+        return "\n".join(lines) + "\n\n" + self._exact("xml") + shown + shaped
+
+    def _shaped(self) -> str:
+        """For one tool with a ``shape``: how its results reach the model."""
+        if self.shape is None or len(self.tools) != 1:
+            return ""
+        from ._output import shape_note
+
+        return shape_note(self.shape)
 
     def _returns(self) -> tuple[str, str] | None:
         """For one tool with an output schema (an MCP server's): a heading and the schema's JSON."""
@@ -114,6 +126,8 @@ class ToolsView:
             table = note_html("meowgent-tools-empty", "(no tools)")
         returns = self._returns()
         shown = "" if returns is None else note_html("meowgent-tools-returns", returns[0]) + highlight(returns[1], "json")
+        if self._shaped():
+            shown += note_html("meowgent-tools-shape", self._shaped())
         return f'<div class="meowgent-tools-view">{table}{highlight(self._exact("xml"), "xml")}{shown}</div>'
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:

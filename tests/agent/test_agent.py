@@ -346,13 +346,13 @@ def test_output_becomes_text_and_is_cut():
     @tool
     def data(kind: str):
         """Return data."""
-        return {"dict": {"a": [1, 2]}, "long": "x" * 50, "llm": Report(), "none": None}[kind]
+        return {"dict": {"a": [1, 2]}, "long": "a" * 30 + "z" * 20, "llm": Report(), "none": None}[kind]
 
     model = ScriptedModel([call("data", kind="dict") + call("data", kind="long") + call("data", kind="llm") + call("data", kind="none"), "ok"])
-    result = Agent(model, tools=[data], max_output_chars=20).run("x")
+    result = Agent(model, tools=[data], max_output_chars=21).run("x")
     assert [r.output for r in result.tool_results] == [
         '{"a": [1, 2]}',
-        "x" * 20 + "\n[... cut 30 of 50 characters]",
+        "a" * 14 + "\n[... cut 29 of 50 characters ...]\n" + "z" * 7,  # the start and the end
         "a report for models",
         "null",
     ]

@@ -82,9 +82,18 @@ def test_tools_magic_shows_a_tools_examples(ip):
         '<param name="x" type="integer"/>\n'
         '<example>{"x":2}</example>\n'
         "</tool>\n"
-        "</tools>"
+        "</tools>\n"
+        "\n"
+        "Its results reach the model as text cut to 4,000 characters, keeping the start and the end; lists and"
+        " objects show at most 50 entries a level, 6 levels deep; bytes are described, not sent."
     )
+    ip.run_line_magic("config", "AgentMagics.max_output_items = 10")
+    try:
+        assert "show at most 10 entries a level" in str(ip.run_line_magic("tools", "t_example"))
+    finally:
+        ip.run_line_magic("config", "AgentMagics.max_output_items = 50")
     listed = str(ip.run_line_magic("tools", ""))
+    assert "Its results reach the model" not in listed  # said for one tool only
     assert '<param name="x" type="integer"/>\n<example>{"x":2}</example>\n</tool>' in listed
 
 
@@ -213,3 +222,18 @@ def test_the_agent_help_reads_as_plain_text_and_names_the_cell_magic(ip):
     assert doc.startswith("  %%agent [-m MODEL] [--model-object VAR] [--protocol {xml,native,json}]\n")
     assert "::" not in doc and "``" not in doc
     assert "--model MODEL\n                        The model for this cell: ollama:NAME, local," in doc
+
+
+def test_the_result_limits_are_settings_of_the_cells(ip):
+    ip.user_ns["model"] = ScriptedModel([])
+    args = magics(ip).agent.parser.parse_args(["--model-object", "model"])
+    agent = magics(ip).make_agent(args)
+    assert (agent.max_output_chars, agent.max_output_items, agent.max_output_depth) == (4000, 50, 6)
+    for line in ("max_output_chars = None", "max_output_items = 5", "max_output_depth = 2"):
+        ip.run_line_magic("config", f"AgentMagics.{line}")
+    try:
+        agent = magics(ip).make_agent(args)
+        assert (agent.max_output_chars, agent.max_output_items, agent.max_output_depth) == (None, 5, 2)
+    finally:
+        for line in ("max_output_chars = 4000", "max_output_items = 50", "max_output_depth = 6"):
+            ip.run_line_magic("config", f"AgentMagics.{line}")
