@@ -101,8 +101,13 @@ def scrub(value: Any, secrets: Iterable[str] = ()) -> Any:
 
 
 def host_credentials(model: Any) -> Iterable[str]:
-    """The credentials in ``OLLAMA_HOST`` and in the model's ``host``, as exact strings."""
-    for host in (os.environ.get("OLLAMA_HOST"), getattr(model, "host", None)):
+    """The credentials in ``OLLAMA_HOST``, ``OPENAI_BASE_URL`` and the model's ``host`` or
+    ``base_url``, and the ``OPENAI_API_KEY``, as exact strings."""
+    key = os.environ.get("OPENAI_API_KEY")
+    if key:
+        yield key
+    addresses = ("OLLAMA_HOST", "OPENAI_BASE_URL")
+    for host in (*map(os.environ.get, addresses), getattr(model, "host", None), getattr(model, "base_url", None)):
         if isinstance(host, str) and "@" in host:
             credentials = (
                 host.partition("://")[2].rpartition("@")[0] if "://" in host else host.rpartition("@")[0]
