@@ -161,11 +161,11 @@ class OpenAIModel:
                                     yield piece
                             calls.add(delta.tool_calls or ())
         except openai.OpenAIError as exc:
-            raise self._error(exc, openai) from (None if self._leaks(exc) else exc)
-        except Exception as exc:  # the transport's own errors, raised while reading the stream
-            if type(exc).__module__.partition(".")[0] not in ("httpx", "httpx2", "httpcore", "h11"):
-                raise
-            raise ModelError(self._cut_off("the connection closed before the answer was complete")) from exc
+            cause = None if self._leaks(exc) else exc
+            # The client reports a connection lost mid-stream as a connection error too.
+            if seen and type(exc) is openai.APIConnectionError:
+                raise ModelError(self._cut_off("the connection closed before the answer was complete")) from cause
+            raise self._error(exc, openai) from cause
         if not seen:
             raise ModelError(
                 f"The server at {self._shown_url} did not answer like an OpenAI-compatible server"
