@@ -107,7 +107,11 @@ def host_credentials(model: Any) -> Iterable[str]:
     if key:
         yield key
     addresses = ("OLLAMA_HOST", "OPENAI_BASE_URL")
-    for host in (*map(os.environ.get, addresses), getattr(model, "host", None), getattr(model, "base_url", None)):
+    for host in (
+        *map(os.environ.get, addresses),
+        getattr(model, "host", None),
+        getattr(model, "base_url", None),
+    ):
         if isinstance(host, str) and "@" in host:
             credentials = (
                 host.partition("://")[2].rpartition("@")[0] if "://" in host else host.rpartition("@")[0]

@@ -134,4 +134,6 @@ def read_call(call: AssembledCall) -> ToolCall | TextDelta:
         arguments = None
     if isinstance(arguments, dict) and call.name:
         return ToolCall(call.name, arguments, id=call.id)
-    return TextDelta(f'<tool_call>{{"name": {json.dumps(call.name, ensure_ascii=False)}, "arguments": {text}}}</tool_call>')
+    return TextDelta(
+        f'<tool_call>{{"name": {json.dumps(call.name, ensure_ascii=False)}, "arguments": {text}}}</tool_call>'
+    )

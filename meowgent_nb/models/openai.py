@@ -137,13 +137,14 @@ class OpenAIModel:
             raise ModelError(f"OpenAIModel needs the openai client: {INSTALL_OPENAI}") from exc
         body = self._body(request, options)
         parser = request.call_parser() if request.tools and request.call_parser else None
-        calls, reason, usage, seen = CallDeltas(), None, None, False
+        calls, reason, usage, seen, events = CallDeltas(), None, None, False, False
         client = openai.AsyncOpenAI(
             api_key=self._api_key, base_url=self.base_url, timeout=self.timeout, max_retries=0
         )
         try:
             async with client:
                 stream = await client.chat.completions.create(**body)
+                events = "event-stream" in stream.response.headers.get("content-type", "")
                 async with stream:
                     async for part in stream:
                         seen = True
@@ -152,11 +153,17 @@ class OpenAIModel:
                         for choice in part.choices[:1]:
                             reason = choice.finish_reason or reason
                             delta = choice.delta
-                            thinking = getattr(delta, "reasoning_content", None) or getattr(delta, "reasoning", None)
+                            thinking = getattr(delta, "reasoning_content", None) or getattr(
+                                delta, "reasoning", None
+                            )
                             if isinstance(thinking, str) and thinking:
                                 yield ModelChunk(thinking=thinking)
                             if delta.content:
-                                pieces = chunks(parser.feed(delta.content)) if parser else [ModelChunk(text=delta.content)]
+                                pieces = (
+                                    chunks(parser.feed(delta.content))
+                                    if parser
+                                    else [ModelChunk(text=delta.content)]
+                                )
                                 for piece in pieces:
                                     yield piece
                             calls.add(delta.tool_calls or ())
@@ -164,8 +171,12 @@ class OpenAIModel:
             cause = None if self._leaks(exc) else exc
             # The client reports a connection lost mid-stream as a connection error too.
             if seen and type(exc) is openai.APIConnectionError:
-                raise ModelError(self._cut_off("the connection closed before the answer was complete")) from cause
+                raise ModelError(
+                    self._cut_off("the connection closed before the answer was complete")
+                ) from cause
             raise self._error(exc, openai) from cause
+        if not seen and events:  # an event stream, but not one event: the server gave up
+            raise ModelError(self._cut_off("the server sent no events"))
         if not seen:
             raise ModelError(
                 f"The server at {self._shown_url} did not answer like an OpenAI-compatible server"
@@ -176,7 +187,9 @@ class OpenAIModel:
             raise ModelError(self._cut_off("the stream ended without a finish_reason"))
         for call in calls.calls():
             read = read_call(call)
-            yield ModelChunk(text=read.text) if isinstance(read, TextDelta) else ModelChunk(tool_calls=(read,))
+            yield (
+                ModelChunk(text=read.text) if isinstance(read, TextDelta) else ModelChunk(tool_calls=(read,))
+            )
         for piece in chunks(parser.close(reason)) if parser else []:
             yield piece
         yield ModelChunk(done=True, usage=usage, finish_reason=reason)

@@ -49,8 +49,18 @@ def base_url(httpserver) -> str:
 
 def event(delta: dict | None = None, finish_reason: str | None = None, usage: dict | None = None) -> dict:
     """One ``chat.completion.chunk``, as a server streams it."""
-    choices = [] if delta is None else [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish_reason}]
-    chunk = {"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 1, "model": MODEL, "choices": choices}
+    choices = (
+        []
+        if delta is None
+        else [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish_reason}]
+    )
+    chunk = {
+        "id": "chatcmpl-1",
+        "object": "chat.completion.chunk",
+        "created": 1,
+        "model": MODEL,
+        "choices": choices,
+    }
     if usage is not None:
         chunk["usage"] = usage
     return chunk
@@ -69,7 +79,9 @@ def serve(httpserver, body: str, status: int = 200, content_type: str = "text/ev
     )
 
 
-def collect(model: OpenAIModel, request: ModelRequest = REQUEST) -> tuple[list[ModelChunk], ModelError | None]:
+def collect(
+    model: OpenAIModel, request: ModelRequest = REQUEST
+) -> tuple[list[ModelChunk], ModelError | None]:
     chunks: list[ModelChunk] = []
 
     async def consume() -> None:
@@ -85,7 +97,7 @@ def collect(model: OpenAIModel, request: ModelRequest = REQUEST) -> tuple[list[M
 
 
 def sent(httpserver) -> dict:
-    (request, _response), = httpserver.log
+    ((request, _response),) = httpserver.log
     return json.loads(request.get_data())
 
 
@@ -145,7 +157,9 @@ def test_calls_get_ids_and_the_tool_messages_after_them_answer_them_in_order():
         {
             "role": "assistant",
             "content": "",
-            "tool_calls": [{"id": "call_3", "type": "function", "function": {"name": "now", "arguments": "{}"}}],
+            "tool_calls": [
+                {"id": "call_3", "type": "function", "function": {"name": "now", "arguments": "{}"}}
+            ],
         },
         {"role": "tool", "content": "12:00", "tool_call_id": "call_3"},
         {"role": "assistant", "content": "Sunny, rain; noon."},
@@ -155,7 +169,11 @@ def test_calls_get_ids_and_the_tool_messages_after_them_answer_them_in_order():
 
 def test_a_call_keeps_its_id_text_arguments_pass_as_they_are_and_a_stray_result_gets_a_fresh_id():
     messages = [
-        {"role": "assistant", "content": "x", "tool_calls": [{"id": "abc", "function": {"name": "f", "arguments": '{"a": 1}'}}]},
+        {
+            "role": "assistant",
+            "content": "x",
+            "tool_calls": [{"id": "abc", "function": {"name": "f", "arguments": '{"a": 1}'}}],
+        },
         {"role": "tool", "content": "1", "tool_name": "f"},
         {"role": "tool", "content": "2", "tool_name": "f"},
         {"role": "user", "content": "ünïcode </tool_call>"},
@@ -164,7 +182,9 @@ def test_a_call_keeps_its_id_text_arguments_pass_as_they_are_and_a_stray_result_
         {
             "role": "assistant",
             "content": "x",
-            "tool_calls": [{"id": "abc", "type": "function", "function": {"name": "f", "arguments": '{"a": 1}'}}],
+            "tool_calls": [
+                {"id": "abc", "type": "function", "function": {"name": "f", "arguments": '{"a": 1}'}}
+            ],
         },
         {"role": "tool", "content": "1", "tool_call_id": "abc"},
         {"role": "tool", "content": "2", "tool_call_id": "call_2"},
@@ -179,13 +199,17 @@ def test_a_call_whose_arguments_are_not_a_json_object_stays_the_text_the_model_w
     assert read_call(AssembledCall(0, "c2", "now", [])) == ToolCall("now", {}, id="c2")
     for pieces in (['{"city": "Par'], ["[1, 2]"], ["not json"]):
         shown = read_call(AssembledCall(0, "c3", "get_weather", pieces))
-        assert shown.text == f'<tool_call>{{"name": "get_weather", "arguments": {"".join(pieces)}}}</tool_call>'
+        assert (
+            shown.text == f'<tool_call>{{"name": "get_weather", "arguments": {"".join(pieces)}}}</tool_call>'
+        )
 
 
 # --- streamed answers ------------------------------------------------------------------------------
 
 
-def test_text_streams_piece_by_piece_and_ends_with_usage_and_finish_reason(httpserver, base_url, allow_requests):
+def test_text_streams_piece_by_piece_and_ends_with_usage_and_finish_reason(
+    httpserver, base_url, allow_requests
+):
     serve(
         httpserver,
         sse(
@@ -210,12 +234,14 @@ def test_text_streams_piece_by_piece_and_ends_with_usage_and_finish_reason(https
         "stream": True,
         "stream_options": {"include_usage": True},
     }
-    (request, _), = httpserver.log
+    ((request, _),) = httpserver.log
     assert request.headers["Authorization"] == f"Bearer {NO_KEY}"
 
 
 def test_reasoning_deltas_arrive_as_thinking(httpserver, base_url, allow_requests):
-    serve(httpserver, sse(event({"reasoning_content": "Greet."}), event({"content": "Hi!"}), event({}, "stop")))
+    serve(
+        httpserver, sse(event({"reasoning_content": "Greet."}), event({"content": "Hi!"}), event({}, "stop"))
+    )
     assert collect(OpenAIModel(MODEL, base_url=base_url))[0] == [
         ModelChunk(thinking="Greet."),
         ModelChunk(text="Hi!"),
@@ -241,11 +267,17 @@ def test_tool_call_deltas_split_across_chunks_and_two_parallel_calls_are_joined_
         ),
     )
     request = ModelRequest(messages=REQUEST.messages, tools=[get_weather])
-    model = OpenAIModel(MODEL, base_url=base_url, tool_choice="auto", options={"temperature": 0.0, "num_predict": 64})
+    model = OpenAIModel(
+        MODEL, base_url=base_url, tool_choice="auto", options={"temperature": 0.0, "num_predict": 64}
+    )
     assert collect(model, request) == (
         [
-            ModelChunk(tool_calls=(ToolCall("get_weather", {"city": "Paris", "unit": "celsius"}, id="call_a"),)),
-            ModelChunk(tool_calls=(ToolCall("get_weather", {"city": "Oslo", "unit": "fahrenheit"}, id="call_b"),)),
+            ModelChunk(
+                tool_calls=(ToolCall("get_weather", {"city": "Paris", "unit": "celsius"}, id="call_a"),)
+            ),
+            ModelChunk(
+                tool_calls=(ToolCall("get_weather", {"city": "Oslo", "unit": "fahrenheit"}, id="call_b"),)
+            ),
             ModelChunk(done=True, usage=Usage(26, 12), finish_reason="tool_calls"),
         ],
         None,
@@ -270,14 +302,18 @@ def test_a_call_cut_by_the_token_limit_is_shown_as_text_and_never_runs(httpserve
     )
 
 
-def test_an_answer_cut_at_the_token_limit_ends_with_finish_reason_length(httpserver, base_url, allow_requests):
+def test_an_answer_cut_at_the_token_limit_ends_with_finish_reason_length(
+    httpserver, base_url, allow_requests
+):
     serve(httpserver, sse(event({"content": "1, 2,"}), event({}, "length"), event(usage=USAGE)))
     assert collect(OpenAIModel(MODEL, base_url=base_url))[0][-1] == ModelChunk(
         done=True, usage=Usage(26, 12), finish_reason="length"
     )
 
 
-def test_calls_a_server_returns_as_text_are_read_by_the_request_s_call_parser(httpserver, base_url, allow_requests):
+def test_calls_a_server_returns_as_text_are_read_by_the_request_s_call_parser(
+    httpserver, base_url, allow_requests
+):
     # llama-cpp-python's server, for Qwen: the call comes as bare JSON in content, not tool_calls.
     pieces = ['{"name": "get_weather", ', '"arguments": {"city": "Paris", ', '"unit": "celsius"}}']
     serve(httpserver, sse(*(event({"content": p}) for p in pieces), event({}, "stop")))
@@ -310,7 +346,14 @@ def test_an_agent_runs_a_native_call_and_sends_the_result_back_under_the_call_s_
 ):
     answers = iter(
         [
-            sse(event(call_delta(0, id="x1", name="get_weather", arguments='{"city": "Paris", "unit": "celsius"}')), event({}, "tool_calls")),
+            sse(
+                event(
+                    call_delta(
+                        0, id="x1", name="get_weather", arguments='{"city": "Paris", "unit": "celsius"}'
+                    )
+                ),
+                event({}, "tool_calls"),
+            ),
             sse(event({"content": "Sunny."}), event({}, "stop")),
         ]
     )
@@ -352,7 +395,9 @@ def test_an_unknown_option_names_the_ones_accepted(allow_requests):
         " num_predict, max_tokens, top_p, stop. The context size is set where the server is started."
     )
     assert str(caught.value) == expected
-    chunks, error = collect(OpenAIModel(MODEL), ModelRequest(messages=REQUEST.messages, options={"num_ctx": 1}))
+    chunks, error = collect(
+        OpenAIModel(MODEL), ModelRequest(messages=REQUEST.messages, options={"num_ctx": 1})
+    )
     assert (chunks, str(error)) == ([], expected)
 
 
@@ -367,10 +412,12 @@ def test_base_url_and_key_come_from_the_environment_and_the_key_is_never_shown(
     assert model.description == f"{MODEL} via OpenAI-compatible server at {base_url}"
     # A server that echoes the key it was sent: the error says what failed, not the key.
     httpserver.expect_request("/v1/chat/completions").respond_with_json(
-        {"error": {"message": f"Incorrect API key provided: {HOSTILE_KEY}", "code": "invalid_api_key"}}, status=401
+        {"error": {"message": f"Incorrect API key provided: {HOSTILE_KEY}", "code": "invalid_api_key"}},
+        status=401,
     )
     chunks, error = collect(model)
-    (request, _), = httpserver.log
+    ((request, _),) = httpserver.log
+    assert chunks == []
     assert request.headers["Authorization"] == f"Bearer {HOSTILE_KEY}"
     assert str(error) == (
         f"The OpenAI-compatible server at {base_url} refused the API key (HTTP 401): set"
@@ -382,7 +429,10 @@ def test_base_url_and_key_come_from_the_environment_and_the_key_is_never_shown(
         {"error": {"message": f"bad request for key {HOSTILE_KEY}"}}, status=400
     )
     _, error = collect(model)
-    assert str(error) == f"The OpenAI-compatible server at {base_url} answered HTTP 400: bad request for key [api key]"
+    assert (
+        str(error)
+        == f"The OpenAI-compatible server at {base_url} answered HTTP 400: bad request for key [api key]"
+    )
 
 
 def test_credentials_in_base_url_are_not_shown(allow_requests):
@@ -393,6 +443,7 @@ def test_credentials_in_base_url_are_not_shown(allow_requests):
 
 def test_no_request_leaves_while_model_requests_are_not_allowed(httpserver, base_url):
     chunks, error = collect(OpenAIModel(MODEL, base_url=base_url))
+    assert chunks == []
     assert str(error).startswith(f"Refusing to contact the OpenAI-compatible server at {base_url}:")
     assert httpserver.log == []
 
@@ -402,7 +453,8 @@ def test_no_request_leaves_while_model_requests_are_not_allowed(httpserver, base
 
 def test_an_unknown_model_says_to_use_a_served_name(httpserver, base_url, allow_requests):
     httpserver.expect_request("/v1/chat/completions").respond_with_json(
-        {"error": {"message": f"The model `{MODEL}` does not exist.", "type": "NotFoundError", "code": 404}}, status=404
+        {"error": {"message": f"The model `{MODEL}` does not exist.", "type": "NotFoundError", "code": 404}},
+        status=404,
     )
     _, error = collect(OpenAIModel(MODEL, base_url=base_url))
     assert str(error) == (
@@ -430,7 +482,8 @@ def test_a_server_that_is_not_openai_points_at_base_url(httpserver, base_url, al
 def test_a_context_too_long_says_to_shorten_the_conversation(httpserver, base_url, allow_requests):
     words = "This model's maximum context length is 2048 tokens. However, you requested 2533 tokens."
     httpserver.expect_request("/v1/chat/completions").respond_with_json(
-        {"error": {"message": words, "type": "invalid_request_error", "code": "context_length_exceeded"}}, status=400
+        {"error": {"message": words, "type": "invalid_request_error", "code": "context_length_exceeded"}},
+        status=400,
     )
     _, error = collect(OpenAIModel(MODEL, base_url=base_url))
     assert str(error) == (
@@ -447,6 +500,16 @@ def test_an_error_event_mid_stream_keeps_what_came_before(httpserver, base_url, 
     assert str(error) == f"The OpenAI-compatible server at {base_url} reported an error: engine died"
 
 
+def test_an_event_stream_without_events_is_reported_cut_off(httpserver, base_url, allow_requests):
+    serve(httpserver, "")
+    chunks, error = collect(OpenAIModel(MODEL, base_url=base_url))
+    assert chunks == []
+    assert str(error).startswith(
+        f"The connection to the OpenAI-compatible server at {base_url} was cut off mid-answer (the"
+        " server sent no events): "
+    )
+
+
 def test_a_stream_without_finish_reason_is_reported_cut_off(httpserver, base_url, allow_requests):
     serve(httpserver, sse(event({"content": "Hel"}), done=False))
     chunks, error = collect(OpenAIModel(MODEL, base_url=base_url))
@@ -461,7 +524,7 @@ def test_a_stream_without_finish_reason_is_reported_cut_off(httpserver, base_url
 
 def test_a_connection_closed_mid_answer_is_reported_cut_off(allow_requests):
     first = f"data: {json.dumps(event({'content': 'Hel'}))}\n\n".encode()
-    pieces = CHUNKED_HEADERS, b"%x\r\n%s\r\n" % (len(first), first), b"40\r\ndata: {\"id\": \"chat"
+    pieces = CHUNKED_HEADERS, b"%x\r\n%s\r\n" % (len(first), first), b'40\r\ndata: {"id": "chat'
     with RawServer(*pieces) as server:
         chunks, error = collect(OpenAIModel(MODEL, base_url=server.host + "/v1"))
     assert chunks == [ModelChunk(text="Hel")]
@@ -476,6 +539,7 @@ def test_a_connection_closed_mid_answer_is_reported_cut_off(allow_requests):
 def test_a_silent_server_times_out_with_the_limit_and_how_to_raise_it(allow_requests):
     with RawServer(CHUNKED_HEADERS, hold=True) as server:
         chunks, error = collect(OpenAIModel(MODEL, base_url=server.host + "/v1", timeout=0.2))
+    assert chunks == []
     assert str(error) == (
         f"Timed out talking to the OpenAI-compatible server at {server.host}/v1: no answer within 0.2 s."
         f" The model may still be loading, or the server is busy: allow longer with"
@@ -497,7 +561,12 @@ def test_a_refused_connection_says_to_start_the_server(allow_requests):
 
 def test_list_models_names_what_the_server_serves(httpserver, base_url, allow_requests):
     httpserver.expect_request("/v1/models").respond_with_json(
-        {"object": "list", "data": [{"id": "a", "object": "model", "owned_by": "me"}, {"id": "b", "object": "model", "owned_by": "me"}]}
+        {
+            "object": "list",
+            "data": [
+                {"id": "a", "object": "model", "owned_by": "me"},
+                {"id": "b", "object": "model", "owned_by": "me"},
+            ],
+        }
     )
     assert asyncio.run(OpenAIModel(MODEL, base_url=base_url).list_models()) == ["a", "b"]
-
