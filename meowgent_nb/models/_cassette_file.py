@@ -102,10 +102,13 @@ def scrub(value: Any, secrets: Iterable[str] = ()) -> Any:
 
 def host_credentials(model: Any) -> Iterable[str]:
     """The credentials in ``OLLAMA_HOST``, ``OPENAI_BASE_URL`` and the model's ``host`` or
-    ``base_url``, and the ``OPENAI_API_KEY``, as exact strings."""
-    key = os.environ.get("OPENAI_API_KEY")
-    if key:
-        yield key
+    ``base_url``, and the API key (``OPENAI_API_KEY``, or an `OpenAIModel`'s own), as exact strings."""
+    from .openai import NO_KEY
+
+    # An OpenAIModel keeps its key private, out of reprs; the cassette is the one other reader.
+    for key in (os.environ.get("OPENAI_API_KEY"), getattr(model, "_api_key", None)):
+        if isinstance(key, str) and key and key != NO_KEY:
+            yield key
     addresses = ("OLLAMA_HOST", "OPENAI_BASE_URL")
     for host in (
         *map(os.environ.get, addresses),

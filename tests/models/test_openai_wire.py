@@ -19,6 +19,7 @@ import pytest
 import meowgent_nb.models
 from meowgent_nb import Agent, ToolCall, tool
 from meowgent_nb.models import ModelChunk, ModelError, ModelRequest, Usage
+from meowgent_nb.models.cassette import RecordingModel
 from meowgent_nb.models._openai_wire import AssembledCall, openai_messages, read_call
 from meowgent_nb.models.openai import NO_KEY, OpenAIModel
 from meowgent_nb.protocols.native import NativeCallParser
@@ -433,6 +434,27 @@ def test_base_url_and_key_come_from_the_environment_and_the_key_is_never_shown(
         str(error)
         == f"The OpenAI-compatible server at {base_url} answered HTTP 400: bad request for key [api key]"
     )
+
+
+@pytest.mark.parametrize("via", ["OPENAI_API_KEY", "api_key="])
+def test_neither_the_key_nor_credentials_in_base_url_enter_a_cassette(
+    httpserver, base_url, allow_requests, monkeypatch, tmp_path, via
+):
+    # The model repeats the key it was shown, and the prompt quotes it: both are scrubbed.
+    serve(httpserver, sse(event({"content": f"Your key is {HOSTILE_KEY}."}), event({}, "stop")))
+    with_credentials = base_url.replace("http://", "http://alice:s3cret-pw@")
+    if via == "OPENAI_API_KEY":
+        monkeypatch.setenv("OPENAI_API_KEY", HOSTILE_KEY)
+    model = OpenAIModel(MODEL, base_url=with_credentials, api_key=HOSTILE_KEY if via == "api_key=" else None)
+    path = tmp_path / "c.json"
+    request = ModelRequest(messages=[{"role": "user", "content": f"Is {HOSTILE_KEY} my key?"}])
+    chunks, error = collect(RecordingModel(model, path), request)
+    assert (error, chunks[0].text) == (None, f"Your key is {HOSTILE_KEY}.")
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    text = path.read_text()
+    for secret in (HOSTILE_KEY, "KEY-7f3a", "s3cret", "alice"):
+        assert secret not in text
+    assert '{"content": "Is  my key?", "role": "user"}' in text
 
 
 def test_credentials_in_base_url_are_not_shown(allow_requests):
