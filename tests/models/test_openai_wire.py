@@ -19,8 +19,8 @@ import pytest
 import meowgent_nb.models
 from meowgent_nb import Agent, ToolCall, tool
 from meowgent_nb.models import ModelChunk, ModelError, ModelRequest, Usage
-from meowgent_nb.models.cassette import RecordingModel
 from meowgent_nb.models._openai_wire import AssembledCall, openai_messages, read_call
+from meowgent_nb.models.cassette import RecordingModel
 from meowgent_nb.models.openai import NO_KEY, OpenAIModel
 from meowgent_nb.protocols.native import NativeCallParser
 from tests.models.test_ollama_model import CHUNKED_HEADERS, RawServer
@@ -592,3 +592,33 @@ def test_list_models_names_what_the_server_serves(httpserver, base_url, allow_re
         }
     )
     assert asyncio.run(OpenAIModel(MODEL, base_url=base_url).list_models()) == ["a", "b"]
+
+
+# --- the spec, from a notebook and from code --------------------------------------------------------
+
+
+def test_agent_and_the_agent_cell_reach_the_server_named_by_openai_base_url(
+    ip, httpserver, base_url, allow_requests, monkeypatch
+):
+    from IPython.utils.capture import capture_output
+
+    import meowgent_nb
+
+    monkeypatch.setenv("OPENAI_BASE_URL", base_url)
+    agent = Agent(model="openai:served-model")
+    assert (type(agent.model), agent.model.base_url) == (meowgent_nb.OpenAIModel, base_url)
+    serve(httpserver, sse(event({"content": "Hi from the server."}), event({}, "stop")))
+    assert agent.run("Hello").text == "Hi from the server."
+    httpserver.clear()
+    serve(httpserver, sse(event({"content": "Hi from the server."}), event({}, "stop")))
+    with capture_output() as captured:
+        ip.run_cell_magic("agent", "-m openai:served-model --new", "Hello")
+    assert "Hi from the server." in captured.outputs[-1].data["text/plain"]
+    body = sent(httpserver)
+    # %%agent's temperature goes to the server; its context size (num_ctx) is the server's own.
+    assert (body["model"], body["messages"][-1], body["temperature"]) == (
+        "served-model",
+        {"role": "user", "content": "Hello"},
+        0.1,
+    )
+    assert "num_ctx" not in body
