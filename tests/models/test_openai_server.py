@@ -27,7 +27,7 @@ import httpx
 import pytest
 
 import meowgent_nb.models
-from meowgent_nb import Agent, ToolCall, tool
+from meowgent_nb import Agent, EvalCase, ToolCall, evaluate, tool
 from meowgent_nb.models import ModelChunk, ModelError, ModelRequest
 from meowgent_nb.models.gguf import gguf_path, missing_packages
 from meowgent_nb.models.openai import OpenAIModel
@@ -71,6 +71,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         "--model", str(gguf_path()), "--model_alias", NAME,
         "--host", "127.0.0.1", "--port", str(port),
         "--n_ctx", "2048", "--n_threads", "2", "--api_key", KEY,
+        # Its default cuts a streaming answer off when the next request arrives; queue them instead.
+        "--interrupt_requests", "False",
     ]  # fmt: skip
     with log_path.open("wb") as log:
         process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
@@ -263,3 +265,25 @@ def test_a_call_the_model_writes_as_text_comes_back_as_a_tool_call(server):
     chunks, error = collect(model(server), request)
     assert error is None
     assert [c.tool_calls for c in chunks if c.tool_calls] == [(ToolCall("get_weather", {"city": "Paris"}),)]
+
+
+def test_an_eval_runs_its_cases_four_at_a_time_with_the_same_rows_as_one_at_a_time(server):
+    cases = [
+        EvalCase("Call get_weather for Paris.", "get_weather", {"city": "Paris"}),
+        EvalCase("Call get_weather for Oslo.", "get_weather", {"city": "Oslo"}),
+        EvalCase("Call get_weather for Rome.", "get_weather", {"city": "Rome"}),
+        EvalCase("Say hello.", None),
+    ]
+    reports = [evaluate(cases, tools=[get_weather], model=model(server), concurrency=n) for n in (1, 4)]
+    rows = [[(r.prompt, r.chosen, r.arguments, r.passed) for r in report.rows] for report in reports]
+    assert (
+        rows[0]
+        == rows[1]
+        == [
+            ("Call get_weather for Paris.", "get_weather", {"city": "Paris"}, True),
+            ("Call get_weather for Oslo.", "get_weather", {"city": "Oslo"}, True),
+            ("Call get_weather for Rome.", "get_weather", {"city": "Rome"}, True),
+            ("Say hello.", "say_hello", {"message": "Hello, world!"}, False),  # a made-up tool, both times
+        ]
+    )
+    assert [report.concurrency for report in reports] == [1, 4]
