@@ -3,24 +3,29 @@
 The same eval cases (short prompts, each read only to its first call) run three ways, side by side
 in one run: `LlamaCppModel` in this process; `OpenAIModel` against llama-cpp-python's
 OpenAI-compatible server (``python -m llama_cpp.server``, started here on a free port, stopped
-at the end) at ``concurrency=1``; and the same at ``concurrency=4``. Printed: cases, seconds,
-cases/s and how many passed, per way.
+at the end) at ``concurrency=1``; and the same at ``concurrency=4``. Printed: seconds, cases/s
+and how many passed, per way. A serving engine that batches (vLLM, SGLang, llama-server with
+``--parallel N``) is where concurrency is meant to pay; pointing this at one changes only the
+model spec.
 
-Measured here (2 shared cores, 2 threads, 8 cases, all passing each way): embedded 40.5 s (0.20
-cases/s), server at concurrency 1 17.1 s (0.47), at concurrency 4 9.0 s (0.89). llama-cpp-python's
-server has no batching (requests queue behind one lock, ``--interrupt_requests False``), so the
-gain at 4 is not batching; where the time goes (the embedded model's slower cases, the gap
-between queued requests) was not taken apart. A serving engine that batches (vLLM, SGLang,
-llama-server with ``--parallel N``) is where concurrency is meant to pay: only the model spec
-changes.
+Rounds alternate the three ways, so the noise of a shared machine falls on all of them; each
+figure is the median over the rounds.
 
-Run:  python benchmarks/openai_server.py [--threads 2]
+Measured here (2 cores shared with other work, load average 1.6-2.7; 8 of 8 passing each way):
+embedded 14.3 s (0.56 cases/s), server at concurrency 1 15.9 s (0.50), at concurrency 4 14.2 s
+(0.57). A first single round had given 40.5 / 17.1 / 9.0 s, while other work loaded the
+machine: on a shared machine only the alternating median is worth quoting. llama-cpp-python's
+server does not batch (requests queue behind one lock, ``--interrupt_requests False``), so
+concurrency gains it nothing, and the HTTP hop costs about a tenth.
+
+Run:  python benchmarks/openai_server.py [--threads 2] [--rounds 3]
 """
 
 from __future__ import annotations
 
 import argparse
 import socket
+import statistics
 import subprocess
 import sys
 import time
@@ -83,6 +88,7 @@ def start_server(threads: int) -> tuple[subprocess.Popen, str]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--threads", type=int, default=2, help="Generation threads, in both places.")
+    parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args(argv)
     import meowgent_nb.models
 
@@ -96,12 +102,19 @@ def main(argv: list[str] | None = None) -> int:
         served = OpenAIModel("local", base_url=base_url, options=settings)
         evaluate(CASES[:1], tools=TOOLS, model=served)  # warm the server the same way
         ways += [("server, concurrency 1", served, 1), ("server, concurrency 4", served, 4)]
-        print(f"{len(CASES)} eval cases, {args.threads} threads, temperature 0")
+        runs: dict[str, list[tuple[float, int]]] = {label: [] for label, _, _ in ways}
+        for _ in range(args.rounds):
+            for label, model, concurrency in ways:
+                report = evaluate(CASES, tools=TOOLS, model=model, concurrency=concurrency)
+                runs[label].append((report.seconds, report.summary()["all"]["passed"]))
+        print(
+            f"{len(CASES)} eval cases, {args.threads} threads, temperature 0, median of {args.rounds} rounds"
+        )
         print(f"{'way':<24}{'seconds':>9}{'cases/s':>9}{'passed':>8}")
-        for label, model, concurrency in ways:
-            report = evaluate(CASES, tools=TOOLS, model=model, concurrency=concurrency)
-            passed = report.summary()["all"]["passed"]
-            print(f"{label:<24}{report.seconds:>9.2f}{report.cases_per_second:>9.2f}{passed:>5}/{len(CASES)}")
+        for label, results in runs.items():
+            median = statistics.median(seconds for seconds, _ in results)
+            passed = "/".join(sorted({str(p) for _, p in results}))
+            print(f"{label:<24}{median:>9.2f}{len(CASES) / median:>9.2f}{passed:>6}/{len(CASES)}")
     finally:
         process.terminate()
         process.wait(15)

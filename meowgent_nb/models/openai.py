@@ -131,16 +131,10 @@ class OpenAIModel:
         check_model_requests_allowed(f"the OpenAI-compatible server at {self._shown_url}")
         options = {**self.options, **request.options}
         self._check_options(options)
-        try:
-            import openai
-        except ImportError as exc:
-            raise ModelError(f"OpenAIModel needs the openai client: {INSTALL_OPENAI}") from exc
+        openai, client = self._client()
         body = self._body(request, options)
         parser = request.call_parser() if request.tools and request.call_parser else None
         calls, reason, usage, seen, events = CallDeltas(), None, None, False, False
-        client = openai.AsyncOpenAI(
-            api_key=self._api_key, base_url=self.base_url, timeout=self.timeout, max_retries=0
-        )
         try:
             async with client:
                 stream = await client.chat.completions.create(**body)
@@ -201,16 +195,28 @@ class OpenAIModel:
             ModelError: Requests are not allowed, or the server cannot be reached.
         """
         check_model_requests_allowed(f"the OpenAI-compatible server at {self._shown_url}")
-        import openai
-
-        client = openai.AsyncOpenAI(
-            api_key=self._api_key, base_url=self.base_url, timeout=self.timeout, max_retries=0
-        )
+        openai, client = self._client()
         try:
             async with client:
                 return [model.id async for model in client.models.list()]
         except openai.OpenAIError as exc:
             raise self._error(exc, openai) from (None if self._leaks(exc) else exc)
+
+    def _client(self) -> tuple[Any, Any]:
+        """The ``openai`` module and a client for one request.
+
+        A client per request: its connections belong to the event loop that opened them, and
+        scripts and tests run each request under a fresh ``asyncio.run()``. No retries: a
+        person waiting in a notebook hears of a dead server at once, not after three tries.
+        """
+        try:
+            import openai
+        except ImportError as exc:
+            raise ModelError(f"OpenAIModel needs the openai client: {INSTALL_OPENAI}") from exc
+        client = openai.AsyncOpenAI(
+            api_key=self._api_key, base_url=self.base_url, timeout=self.timeout, max_retries=0
+        )
+        return openai, client
 
     def _check_options(self, options: Mapping[str, Any]) -> None:
         unknown = sorted(key for key in options if key not in _OPTIONS)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import socket
+import sys
 from contextlib import aclosing
 from typing import Annotated, Literal
 
@@ -569,6 +570,29 @@ def test_a_silent_server_times_out_with_the_limit_and_how_to_raise_it(allow_requ
     )
 
 
+def test_stopping_early_closes_the_connection(allow_requests):
+    async def first_chunk(model: OpenAIModel) -> ModelChunk:
+        async with aclosing(model.stream(REQUEST)) as stream:
+            async for chunk in stream:
+                return chunk
+        raise AssertionError("no chunk")
+
+    first = f"data: {json.dumps(event({'content': 'Hel'}))}\n\n".encode()
+    with RawServer(CHUNKED_HEADERS, b"%x\r\n%s\r\n" % (len(first), first), hold=True) as server:
+        model = OpenAIModel(MODEL, base_url=server.host + "/v1")
+        assert asyncio.run(first_chunk(model)) == ModelChunk(text="Hel")
+    assert server.client_hung_up
+
+
+def test_without_the_openai_client_the_error_says_how_to_install_it(allow_requests, monkeypatch):
+    monkeypatch.setitem(sys.modules, "openai", None)  # as if not installed
+    chunks, error = collect(OpenAIModel(MODEL, base_url="http://127.0.0.1:9/v1"))
+    assert (chunks, str(error)) == (
+        [],
+        'OpenAIModel needs the openai client: pip install "meowgent-nb[openai]"',
+    )
+
+
 def test_a_refused_connection_says_to_start_the_server(allow_requests):
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -622,3 +646,14 @@ def test_agent_and_the_agent_cell_reach_the_server_named_by_openai_base_url(
         0.1,
     )
     assert "num_ctx" not in body
+
+
+def test_making_a_model_imports_no_client():
+    import subprocess
+
+    code = (
+        "import sys, meowgent_nb; from meowgent_nb.models.resolve import resolve_model;"
+        " m = resolve_model('openai:x'); print(type(m).__name__, 'openai' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout == "OpenAIModel False\n"
