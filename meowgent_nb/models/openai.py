@@ -144,23 +144,11 @@ class OpenAIModel:
                         seen = True
                         if part.usage is not None:
                             usage = Usage(part.usage.prompt_tokens, part.usage.completion_tokens)
-                        for choice in part.choices[:1]:
+                        for choice in part.choices[:1]:  # n=1: one choice
                             reason = choice.finish_reason or reason
-                            delta = choice.delta
-                            thinking = getattr(delta, "reasoning_content", None) or getattr(
-                                delta, "reasoning", None
-                            )
-                            if isinstance(thinking, str) and thinking:
-                                yield ModelChunk(thinking=thinking)
-                            if delta.content:
-                                pieces = (
-                                    chunks(parser.feed(delta.content))
-                                    if parser
-                                    else [ModelChunk(text=delta.content)]
-                                )
-                                for piece in pieces:
-                                    yield piece
-                            calls.add(delta.tool_calls or ())
+                            for piece in _delta_chunks(choice.delta, parser):
+                                yield piece
+                            calls.add(choice.delta.tool_calls or ())
         except openai.OpenAIError as exc:
             cause = None if self._leaks(exc) else exc
             # The client reports a connection lost mid-stream as a connection error too.
@@ -308,6 +296,18 @@ class OpenAIModel:
             " its log; llama-cpp-python's server does this when the conversation exceeds its"
             " context); try again."
         )
+
+
+def _delta_chunks(delta: Any, parser: Any) -> list[ModelChunk]:
+    """The chunks of one streamed delta: reasoning (vLLM's ``reasoning_content``, or
+    ``reasoning``) as thinking, then the text, read for calls by ``parser`` when there is one."""
+    out = []
+    thinking = getattr(delta, "reasoning_content", None) or getattr(delta, "reasoning", None)
+    if isinstance(thinking, str) and thinking:
+        out.append(ModelChunk(thinking=thinking))
+    if delta.content:
+        out += chunks(parser.feed(delta.content)) if parser else [ModelChunk(text=delta.content)]
+    return out
 
 
 def _message(exc: Any) -> str:
