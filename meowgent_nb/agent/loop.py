@@ -20,6 +20,7 @@ from ..protocols.parsing import MalformedCall, PartialCall
 from ..protocols.prompt import LAST_TURN_NOTICE, REQUIRED_NOTICE
 from ..protocols.registry import get_protocol
 from ..tools.core import Tool, ToolCall, ToolResult
+from ._images import accepts_images, attach_images, result_images
 from ._tool_names import name_index, offered_name
 from .approvals import Approver
 from .calls import CallRunner
@@ -305,8 +306,12 @@ class Agent:
                     done.get(i) or ToolResult(call, "Error: interrupted before it finished.", kind="error")
                     for i, (call, _) in enumerate(answer.calls)
                 ]
-                self.messages.extend(self._protocol.result_messages(results))
+                carried = self._protocol.result_messages(results)
+                self.messages.extend(carried)
                 result.tool_results.extend(results)
+                # After the history is whole: asking the model may meet an interrupt.
+                if any(result_images(r) for r in results) and await accepts_images(self.model):
+                    attach_images(carried, results)
             yield TurnEnd(turn, answer.usage, len(results), answer.finish_reason)
             if last:
                 result.text, result.stopped = answer.text, "max_turns"

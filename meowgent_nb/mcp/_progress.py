@@ -54,7 +54,8 @@ _TO_CARD = LOG_LEVELS.index("warning")
 class Progress:
     """One progress notification of a call, as the server sent it (its message on one line, bounded)."""
 
-    progress: float
+    progress: float | None
+    """None: no count, only a message (a task's status, see `CallWatch.status`)."""
     total: float | None
     message: str | None
 
@@ -62,13 +63,15 @@ class Progress:
     def fraction(self) -> float | None:
         """How much is done, from 0 to 1; None without a (positive, finite) total."""
         total = self.total
-        if total is None or not math.isfinite(total) or total <= 0 or not math.isfinite(self.progress):
+        if self.progress is None or total is None or not math.isfinite(total) or total <= 0 or not math.isfinite(self.progress):
             return None
         return min(max(self.progress / total, 0.0), 1.0)
 
     def text(self) -> str:
         """``42 of 100 (42 %) - message``, or ``3 so far - message`` without a total."""
         fraction, total = self.fraction, self.total
+        if self.progress is None:
+            return self.message or ""
         if fraction is None or total is None:
             text = f"{_number(self.progress)} so far"
         else:
@@ -181,6 +184,12 @@ class CallWatch:
             self._timer = loop.call_later(wait, self._send)
         else:
             self._send()
+
+    async def status(self, text: str) -> None:
+        """A new status of the call's task (see `_tasks`): its message, with the last count if any."""
+        latest = self.latest
+        count = (latest.progress, latest.total) if latest is not None else (None, None)
+        await self.progress(*count, text)
 
     def _send(self) -> None:
         self._timer = None

@@ -24,7 +24,7 @@ try:
 except NameError:  # pragma: no cover  (3.10: anyio depends on the backport)
     from exceptiongroup import BaseExceptionGroup as _GROUP
 
-__all__ = ["McpServerError", "McpToolError"]
+__all__ = ["CallTimedOut", "McpServerError", "McpToolError"]
 
 _STDERR_TAIL = 10  # lines of a stdio server's stderr quoted when it fails
 
@@ -35,6 +35,10 @@ class McpServerError(MeowgentError):
 
 class McpToolError(MeowgentError):
     """A server tool ran and reported an error (``isError``); the message is the tool's text."""
+
+
+class CallTimedOut(McpServerError):
+    """The server did not answer a call within its limit (the session may still be open)."""
 
 
 class _Server(Protocol):
@@ -70,6 +74,8 @@ class _Connection:
         self.box, self.argv, self.url, self.headers, self.env, self.cwd = box, argv, url, headers, env, cwd
         self.client: Any = None
         self.alive = False
+        self.stopped = False
+        """Set by `stop`: the session was ended here, not lost."""
         self.capabilities: Any = None
         """What the server said at the start that it offers (the SDK's ``ServerCapabilities``)."""
         self.instructions: str | None = None
@@ -175,25 +181,46 @@ class _Connection:
             self.box.tools_changed()
 
     async def call(
-        self, remote: str, arguments: dict[str, Any], limit: float, progress: ProgressFn | None = None
+        self,
+        remote: str,
+        arguments: dict[str, Any],
+        limit: float,
+        progress: ProgressFn | None = None,
+        *,
+        task: bool = False,
+        status: Callable[[str], Awaitable[None]] | None = None,
     ) -> Any:
-        """The server's ``CallToolResult`` (see `_results.result_value`); its error as `McpToolError`."""
+        """The server's ``CallToolResult`` (see `_results.result_value`); its error as `McpToolError`.
+
+        With ``task``, the tool runs as an MCP task (see `_tasks.call_as_task`), whose status
+        lines go to ``status``. The call ends when the agent gives it up (Stop, the agent's time
+        limit): the server is told (a plain call is cancelled, a task is cancelled).
+        """
         from mcp import MCPError
         from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT
+
+        from ._tasks import NotATask, TaskEnded, call_as_task
 
         name = self.box.name
         if not self.alive:
             raise self.not_connected()
+        running = self.box.asks.running_call()
+        if task:
+            send = call_as_task(self.client, remote, arguments, limit, progress, status)
+        else:
+            send = self.client.call_tool(remote, arguments, progress_callback=progress)
         try:
             # The limit is kept here, not by the SDK: it stands still while the person answers
             # the server's form (or the model its request), see `RunningCall.hold`.
-            result = await within_limit(
-                self.client.call_tool(remote, arguments, progress_callback=progress),
-                limit,
-                self.box.asks.running_call(),
-            )
+            result = await within_limit(_until_given_up(send, running), limit, running)
+        except NotATask as exc:
+            raise McpServerError(f"the MCP server {name!r} {exc}") from None
+        except TaskEnded as exc:
+            raise McpToolError(str(exc)) from None
+        except _GivenUp as given_up:
+            raise McpServerError(f"the call to {remote} was given up ({given_up}); the server was told") from None
         except asyncio.TimeoutError:
-            raise McpServerError(
+            raise CallTimedOut(
                 f"the MCP server {name!r} did not answer the call to {remote} within {limit:g} s"
             ) from None
         except MCPError as exc:
@@ -203,7 +230,7 @@ class _Connection:
                     f"the MCP server {name!r} closed the connection during the call to {remote}", exc
                 ) from None
             if exc.code == REQUEST_TIMEOUT:
-                raise McpServerError(
+                raise CallTimedOut(
                     f"the MCP server {name!r} did not answer the call to {remote} within {limit:g} s"
                 ) from None
             raise McpServerError(
@@ -227,8 +254,8 @@ class _Connection:
     def not_connected(self) -> McpServerError:
         name = self.box.name
         return McpServerError(
-            f"the MCP server {name!r} is not connected (it was closed or stopped); add it again"
-            f" with %tools mcp add {name} ... (or make a new McpToolbox)"
+            f"the MCP server {name!r} is not connected (it was closed or stopped); start it again"
+            f" with %tools mcp reconnect {name} (or box.reconnect())"
         )
 
     def offers(self, capability: str) -> bool:
@@ -296,6 +323,7 @@ class _Connection:
         return self.alive
 
     async def stop(self) -> None:
+        self.stopped = True
         if self._watcher is not None:  # before the session closes under it
             self._watcher.cancel()
         if self._task is None:
@@ -320,9 +348,42 @@ class _Connection:
         tail = _tail(self.box.log_path)
         if tail:
             text += f"\nIts stderr ended with:\n{tail}"
-        again = f"%tools mcp remove {self.box.name}, then %tools mcp add {self.box.name} ..."
-        fix = fix or f"Check the server ({self.box.target}), then add it again ({again})."
+        again = f"%tools mcp reconnect {self.box.name}, or box.reconnect()"
+        fix = fix or f"Check the server ({self.box.target}), then start it again ({again})."
         return McpServerError(f"{text}\n{fix}")
+
+
+class _GivenUp(Exception):
+    """The agent gave the call up (Stop, its own time limit) before the server answered."""
+
+
+async def _until_given_up(awaitable: Awaitable[Any], running: Any) -> Any:
+    """``await awaitable``, cancelled as soon as the agent gives ``running`` up (it ended other
+    than "done": Stop, the agent's time limit), so the server hears of it now, not at the MCP
+    limit; raises `_GivenUp` then."""
+    task = asyncio.ensure_future(awaitable)
+    if running is None:
+        return await task
+    loop, given_up = asyncio.get_running_loop(), []
+
+    def on_end(how: str) -> None:  # on the cell's loop
+        if how != "done":
+            given_up.append(how)
+            with contextlib.suppress(RuntimeError):  # this loop is closed: the call is over anyway
+                loop.call_soon_threadsafe(task.cancel)
+
+    running.on_end.append(on_end)
+    if running.ended not in (None, "done"):  # it ended before we listened
+        on_end(running.ended)
+    try:
+        return await task
+    except asyncio.CancelledError:
+        if given_up and task.cancelled():
+            raise _GivenUp("stopped" if given_up[0] == "stopped" else "the agent's time limit") from None
+        raise
+    finally:
+        with contextlib.suppress(ValueError):
+            running.on_end.remove(on_end)
 
 
 def _field(obj: Any, name: str, wire_name: str) -> Any:

@@ -25,7 +25,10 @@ When the server changes its tools (``notifications/tools/list_changed``), the bo
 again before its tools are next used; `refresh` does it by hand (see `_refresh`).
 
 A tool that can only run as an MCP task (``execution.taskSupport: "required"``, protocol
-2025-11-25) is not offered: this client makes plain calls, which such a tool always refuses.
+2025-11-25) runs as one (see `_tasks`): its status is a line in the call's card, and giving the
+call up (Stop, the time limit) cancels the task on the server. Where the session cannot run
+tasks, the tool is not offered, and `McpToolbox.skipped` says why. A tool for which tasks are
+``"optional"`` gets plain calls. Stop ends a plain call on the server too (it is cancelled).
 """
 
 from __future__ import annotations
@@ -34,21 +37,22 @@ import os
 import re
 import shlex
 import tempfile
-import warnings
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ._asking import Asked, ServerAsks
 from ._context import McpImage
 from ._progress import LogEntry, ServerNotes
+from ._reconnect import CONNECT_FIX, MARGIN, Reconnect
 from ._refresh import ToolChanges, ToolRefresh, listing_key
-from ._results import StructuredResult, result_value, value_schema, wraps_result
+from ._results import StructuredResult
 from ._server_context import READ_TOOL, ServerContext
-from ._session import McpServerError, McpToolError, _Connection, _field
+from ._server_tool import BAD_NAME_CHARS, mcp_tool, needs_approval
+from ._session import McpServerError, McpToolError, _Connection
+from ._tasks import task_problem
 from ._thread import background_loop
 from .config import masked, redact
 from ..errors import ToolDefinitionError
-from ..tools._examples import split_examples
 from ..tools.toolbox import Toolbox
 from ..tools.core import Tool
 
@@ -63,122 +67,10 @@ __all__ = [
     "needs_approval",
 ]
 
-_BAD_NAME_CHARS = re.compile(r"[^A-Za-z0-9_.-]")
 _PREFIX = re.compile(r"([A-Za-z_][A-Za-z0-9_.-]{0,31})?")
-_TITLE_LIMIT = 100  # characters of a server's title kept (it is outside text, shown on one line)
-_MARGIN = 1.0  # seconds: the agent's own time limit ends a slow call first, as for local tools
-_NEEDS_TASKS = "it needs MCP task mode, which meowgent_nb does not support yet"
-_CONNECT_FIX = {
-    "stdio": "Check the command, and that the server starts on its own in a terminal.",
-    "http": "Check the URL, the token or headers (a refused token reads 'Server returned an error response'),"
-    " and that the server is running.",
-}
 
 
-def needs_approval(annotations: Any) -> bool:
-    """Whether a tool with these MCP annotations asks before it runs.
-
-    ``destructiveHint`` true -> yes; else ``openWorldHint`` true -> yes (it reaches outside: the
-    web, other people's systems, even when it only reads); else ``readOnlyHint`` true -> no; else
-    yes. Annotations may be the SDK's object (``destructive_hint``) or a dict in the wire's
-    spelling.
-    """
-    if _field(annotations, "destructive_hint", "destructiveHint") is True:
-        return True
-    if _field(annotations, "open_world_hint", "openWorldHint") is True:
-        return True
-    return _field(annotations, "read_only_hint", "readOnlyHint") is not True
-
-
-def mcp_tool(
-    spec: Any,
-    call: Callable[[str, dict[str, Any]], str],
-    *,
-    prefix: str = "",
-    approval: bool | None = None,
-    timeout: float | None = None,
-    server: str | None = None,
-) -> Tool:
-    """A `Tool` from one entry of an MCP server's tool listing.
-
-    Characters a tool name may not have here (``/``, spaces, ...) become ``_``; the tool's
-    ``remote_name`` attribute keeps the server's name, which calls use, its ``title``
-    attribute the server's title for people (the tool's, else its annotations'; None if neither),
-    and its ``output_schema`` attribute the schema of the values its calls return (see
-    `value_schema`; None where a call's value is its text).
-
-    Args:
-        spec: The listed tool: the SDK's ``Tool`` (``input_schema``, mcp 2.x) or a dict / object
-            with ``inputSchema`` (the wire's and mcp 1.x's spelling).
-        call: Called with the server's tool name and the validated arguments; returns the text,
-            or the server's ``CallToolResult``, which becomes the call's value (its structured
-            content where it has one, see `result_value`; the model reads the server's text).
-        prefix: Put before the tool's name (e.g. ``"github_"``) to avoid clashes.
-        approval: Whether calls ask first; None: from the annotations (see `needs_approval`).
-        timeout: Seconds a call may take, or None for the agent's default.
-        server: The server's name, for the warning about examples that are left out.
-
-    Raises:
-        ToolDefinitionError: The schema is not valid JSON Schema, the name cannot be made a tool
-            name, or the tool runs only as a task (``execution.taskSupport: "required"``).
-    """
-    remote = _field(spec, "name", "name")
-    if _field(_field(spec, "execution", "execution"), "task_support", "taskSupport") == "required":
-        raise ToolDefinitionError(f"the MCP tool {remote!r}", [_NEEDS_TASKS])
-    schema = _field(spec, "input_schema", "inputSchema") or {"type": "object"}
-    title = _title(spec)
-    description = _field(spec, "description", "description") or title or ""
-    name = _BAD_NAME_CHARS.sub("_", prefix + remote)[:64]
-    if approval is None:
-        approval = needs_approval(_field(spec, "annotations", "annotations"))
-
-    listed_schema = _field(spec, "output_schema", "outputSchema")
-    wrapped, output_schema = wraps_result(listed_schema), value_schema(listed_schema)
-
-    def handler(**arguments: Any) -> Any:
-        answer = call(remote, arguments)
-        return answer if isinstance(answer, str) else result_value(answer, wrapped)
-
-    schema, examples = split_examples(schema)  # a bad example should not cost the tool itself
-    made = Tool.from_schema(name, description, schema, handler, approval=approval, timeout=timeout)
-    made.remote_name = remote  # type: ignore[attr-defined]
-    made.title = title  # type: ignore[attr-defined]
-    made.output_schema = output_schema  # type: ignore[attr-defined]
-    if examples is not None:
-        left_out = made._adopt_examples(examples)
-        if left_out:
-            _warn_examples(server, remote, len(made.examples), left_out)
-    return made
-
-
-def _title(spec: Any) -> str | None:
-    """The server's title for a tool, on one line and bounded; None when it has none."""
-    title = _field(spec, "title", "title") or _field(
-        _field(spec, "annotations", "annotations"), "title", "title"
-    )
-    if not isinstance(title, str) or not title.strip():
-        return None
-    title = " ".join(title.split())
-    return title if len(title) <= _TITLE_LIMIT else title[: _TITLE_LIMIT - 3] + "..."
-
-
-_SHOWN_PROBLEMS = 3
-
-
-def _warn_examples(server: str | None, remote: str, kept: int, problems: list[str]) -> None:
-    """Say which of a server tool's examples are left out, in one bounded line."""
-    source = f"the MCP server {server!r}" if server else "an MCP server"
-    shown = "".join(f"\n- {problem[:200]}" for problem in problems[:_SHOWN_PROBLEMS])
-    if len(problems) > _SHOWN_PROBLEMS:
-        shown += f"\n- and {len(problems) - _SHOWN_PROBLEMS} more"
-    offered = f"with the {kept} that fit" if kept else "without examples"
-    warnings.warn(
-        f"Examples of the tool {remote[:64]!r} from {source} are left out (it is offered {offered}):{shown}",
-        stacklevel=3,
-    )
-
-
-class McpToolbox(ServerContext, ToolRefresh, Toolbox):
+class McpToolbox(ServerContext, Reconnect, ToolRefresh, Toolbox):
     """The tools of one MCP server, connected over stdio or streamable HTTP.
 
     Making it starts the server (stdio) or connects to it (HTTP) and lists its tools. Close it with
@@ -302,6 +194,7 @@ class McpToolbox(ServerContext, ToolRefresh, Toolbox):
         self.target = self._redact(url if url is not None else shlex.join(argv))
         """The command line or the URL, for listings (secrets shown as ``***``)."""
         self.call_timeout = call_timeout
+        self.connect_timeout = connect_timeout
         self.log_path: str | None = None
         """Where a stdio server's stderr goes (ipykernel's stderr has no file descriptor)."""
         if url is None:
@@ -310,13 +203,13 @@ class McpToolbox(ServerContext, ToolRefresh, Toolbox):
         self._connection = _Connection(self, argv, url, headers, env, cwd)
         self._loop = background_loop()
         try:
-            listed = self._loop.run(self._connection.start(), timeout=connect_timeout + _MARGIN)
+            listed = self._loop.run(self._connection.start(), timeout=connect_timeout + MARGIN)
         except BaseException as exc:
             self._loop.run(self._connection.stop(), timeout=15)
             error = self._connection.failure(
                 f"could not connect to the MCP server {name!r} ({self.target})",
                 exc,
-                fix=_CONNECT_FIX[self.transport],
+                fix=CONNECT_FIX[self.transport],
             )
             self._remove_log()
             if not isinstance(exc, Exception):  # an interrupt stays an interrupt
@@ -328,8 +221,8 @@ class McpToolbox(ServerContext, ToolRefresh, Toolbox):
         self.use_instructions = use_instructions
         self.read_resources = read_resources
         self.skipped: dict[str, str] = {}
-        """Server tools that are not offered (a bad schema or name, or one that runs only as a task),
-        and why."""
+        """Server tools that are not offered (a bad schema or name, or one that runs only as a task
+        on a session that cannot run tasks), and why."""
         self.left_out: list[str] = []
         """Server tools left out by ``include`` / ``exclude``."""
         self._options = (dict(approval or {}), include, exclude, timeout)
@@ -362,12 +255,14 @@ class McpToolbox(ServerContext, ToolRefresh, Toolbox):
                 )
         box, skipped, left_out, keys = Toolbox(self.name), {}, [], {}  # box: the clash rules
         for spec in listed:
-            local = _BAD_NAME_CHARS.sub("_", self.prefix + spec.name)[:64]
+            local = BAD_NAME_CHARS.sub("_", self.prefix + spec.name)[:64]
             wanted = overrides.pop(spec.name, overrides.pop(local, None))
             if (include is not None and spec.name not in include) or (
                 exclude is not None and spec.name in exclude
             ):
                 left_out.append(spec.name)
+                continue
+            if spec.name in self.__dict__.get("_removed", ()):  # box.remove(...): a refresh keeps it out
                 continue
             key, (old_key, old) = listing_key(spec), kept.get(local, (None, None))
             try:
@@ -375,14 +270,15 @@ class McpToolbox(ServerContext, ToolRefresh, Toolbox):
                     made = old  # the same listing: the same Tool, with any setting made on it
                 else:
                     made = mcp_tool(
-                        spec, self._call, prefix=self.prefix, approval=wanted, timeout=timeout, server=self.name
+                        spec, self._call, prefix=self.prefix, approval=wanted, timeout=timeout, server=self.name,
+                        task_problem=task_problem(self._connection.client, self._connection.capabilities),
                     )
                 box.add(made)
                 keys[made.name] = key
             except ToolDefinitionError as error:  # one odd tool should not hide the server's others
                 skipped[spec.name] = "; ".join(error.problems)
         if self.read_resources:
-            local = _BAD_NAME_CHARS.sub("_", self.prefix + READ_TOOL)[:64]
+            local = BAD_NAME_CHARS.sub("_", self.prefix + READ_TOOL)[:64]
             wanted = overrides.pop(READ_TOOL, overrides.pop(local, None))
             old = kept.get(local, (None, None))[1]
             reader = old if old is not None and old.remote_name is None else self._reader(local, bool(wanted), timeout)
@@ -398,6 +294,27 @@ class McpToolbox(ServerContext, ToolRefresh, Toolbox):
                 f" the server has: {', '.join(has) or 'none'}"
             )
         return box._tools, skipped, left_out, keys
+
+    def remove(self, name: str) -> Tool:
+        """Remove the tool called ``name`` and return it; refreshes and reconnects leave it out too
+        (`add` it back to offer it again).
+
+        Raises:
+            KeyError: No tool has that name; the message lists the names there are.
+        """
+        removed = super().remove(name)
+        remote = getattr(removed, "remote_name", None)
+        if remote is not None:
+            self._removed = {*self.__dict__.get("_removed", ()), remote}
+        return removed
+
+    def add(self, item: Any) -> Tool:
+        """Add a tool (see `Toolbox.add`); a server tool removed before is offered by refreshes again."""
+        added = super().add(item)
+        remote = getattr(added, "remote_name", None)
+        if remote is not None:
+            self._removed = set(self.__dict__.get("_removed", ())) - {remote}
+        return added
 
     def _redact(self, text: str) -> str:
         return redact(text, self._secrets)
@@ -422,12 +339,26 @@ class McpToolbox(ServerContext, ToolRefresh, Toolbox):
         tool = next((t for t in self._tools.values() if getattr(t, "remote_name", None) == remote), None)
         limit = (
             tool.timeout if tool is not None and tool.timeout is not None else self.call_timeout
-        ) + _MARGIN
+        ) + MARGIN
         try:
             # A server that asks, reports progress or logs during the call reaches the agent's call.
             with self.asks.flight() as flight, self.notes.watch(flight) as watch:
-                called = self._connection.call(remote, arguments, limit, watch.progress)
-                return self._loop.run(called, timeout=limit + 5.0, held=flight.running)
+                as_task = bool(getattr(tool, "runs_as_task", False))
+
+                def attempt() -> Any:
+                    called = self._connection.call(
+                        remote, arguments, limit, watch.progress, task=as_task, status=watch.status
+                    )
+                    return self._loop.run(called, timeout=limit + 5.0, held=flight.running)
+
+                was_open = self._connection.alive
+                try:
+                    return attempt()
+                except McpServerError as error:
+                    if not self._retries(tool, error, flight.running, was_open):
+                        raise
+                    self._again(remote, error)
+                    return attempt()
         except (McpServerError, McpToolError) as error:  # a server may quote its token back
             if self._vanished(remote, error):  # the server dropped the tool since it was listed
                 raise McpServerError(self._gone(remote) or "") from None

@@ -124,8 +124,10 @@ class Model(Protocol):
     ("qwen2.5:0.5b via Ollama at http://127.0.0.1:11434"), shown at the top of a transcript.
     It is optional (`describe_model` falls back to ``name``), so it is not part of the protocol.
     Nor is ``count_tokens(text) -> int``, the tokens a text takes in the model's prompt: where a
-    model has it (`LlamaCppModel`), an eval counts the tools block with it instead of estimating;
-    nor ``max_concurrency``, how many requests it answers at once (1: `LlamaCppModel`,
+    model has it (`LlamaCppModel`), an eval counts the tools block with it instead of estimating.
+    Nor is ``accepts_images`` (a bool, or a coroutine function answering one): whether the images
+    in tool results are put on the messages for it (`agent._images`; `OllamaModel` asks its server).
+    Nor is ``max_concurrency``, how many requests it answers at once (1: `LlamaCppModel`,
     `ScriptedModel`), which caps an eval's ``concurrency``.
     """
 

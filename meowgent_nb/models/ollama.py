@@ -58,6 +58,9 @@ class OllamaModel:
             A request's own ``think``, when not None, wins.
         timeout: Seconds each step of a request may take: connecting, sending, and the wait for
             each next piece of the answer (not the whole answer).
+        images: Whether the model is given the images in tool results (a vision model: llava,
+            gemma3, qwen2.5vl...): None asks the server once, the first time a result has one
+            (``/api/show``: the model's capabilities include "vision").
 
     Attributes:
         name: The model name.
@@ -65,6 +68,7 @@ class OllamaModel:
         options: The options this model adds to `DEFAULT_OPTIONS`.
         think: The default for ``think``.
         timeout: The per-step timeout in seconds.
+        images: Whether the model is given images (None: not asked yet, see `accepts_images`).
     """
 
     def __init__(
@@ -74,8 +78,10 @@ class OllamaModel:
         options: Mapping[str, Any] | None = None,
         think: bool | None = None,
         timeout: float = 300.0,
+        images: bool | None = None,
     ):
         self.name = name
+        self.images = images
         # An empty OLLAMA_HOST means unset, as it does for the ollama client.
         self.host = host or os.environ.get("OLLAMA_HOST") or DEFAULT_HOST
         self.options = dict(options or {})
@@ -135,6 +141,21 @@ class OllamaModel:
         except (ollama.ResponseError, httpx.HTTPError, ConnectionError, json.JSONDecodeError) as exc:
             raise self._error(exc) from exc
         raise ModelError(self._cut_off("the stream ended without its final `done` message"))
+
+    async def accepts_images(self) -> bool:
+        """Whether the model reads images: ``images`` when given, else the server's word, asked once.
+
+        A server that cannot be asked (not running, requests not allowed) means no: the model
+        still reads each image's placeholder in the text.
+        """
+        if self.images is None:
+            try:
+                check_model_requests_allowed(f"the Ollama server at {self.host}")
+                shown = await self._get_client().show(self.name)
+            except Exception:  # noqa: BLE001 - not knowing means text only
+                return False  # asked again next time: the server may be up by then
+            self.images = "vision" in (shown.capabilities or [])
+        return self.images
 
     async def list_models(self) -> list[str]:
         """The names of the models the server has, e.g. ``["qwen2.5:0.5b"]``.

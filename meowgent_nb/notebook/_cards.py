@@ -40,6 +40,7 @@ _KIND_STATUS = {
 }
 STATUS_LABELS = {
     "waiting": "waiting for approval",
+    "answering": "waiting for you",
     "running": "running",
     "done": "done",
     "error": "error",
@@ -72,6 +73,8 @@ class Card:
     notes: list[str] = field(default_factory=list)
     """What happened while it ran that a person should read: what its server asked, and what
     became of it (a form answered, a request to use the model refused), what it logged."""
+    answering: int = 0
+    """How many of its server's questions (a form, a request to use the model) are open in the cell now."""
     progress: Progress | None = None
     """The newest progress its MCP server reported. Shown only while the call runs: a finished
     card says nothing of it, so its text is the same however many notifications arrived."""
@@ -80,7 +83,9 @@ class Card:
         if self.result is None:
             if stopped:
                 return "interrupted"
-            return "waiting" if self.asked and self.decision is None else "running"
+            if self.asked and self.decision is None:
+                return "waiting"
+            return "answering" if self.answering else "running"
         if self.result.kind == "denied" and not isinstance(self.decision, Denied):
             return "not-run"  # refused by the turn limit, not by a person
         return _KIND_STATUS.get(self.result.kind, "error")

@@ -17,6 +17,7 @@ __all__ = ["STATUS_COLORS", "card_html", "markdown_html", "progress_html", "thin
 
 STATUS_COLORS = {
     "waiting": "#9e6c00",
+    "answering": "#9e6c00",
     "running": "#1976d2",
     "done": "#2e7d32",
     "error": "#d32f2f",

@@ -39,6 +39,10 @@ class ShownRun(Protocol):
         """Show ``progress`` (an MCP server's newest ``Progress``) in ``call``'s card while it runs."""
         ...
 
+    def answering(self, call: Any, open_: bool) -> None:
+        """A question of ``call``'s server (a form, a sampling review) opened (True) or closed in the cell."""
+        ...
+
 
 SHOWN_RUN: ContextVar[ShownRun | None] = ContextVar("meowgent_shown_run", default=None)
 

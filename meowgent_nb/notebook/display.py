@@ -97,6 +97,12 @@ class LiveDisplay:
         if self.live and self._started and not self._closed:
             self.refresh()
 
+    def answering(self, call: Any, open_: bool) -> None:
+        """A question of ``call``'s server opened (True) or closed; see `ShownRun`."""
+        self.transcript.answering_call(call, open_)
+        if self.live and self._started and not self._closed:
+            self.refresh()
+
     def progress(self, call: Any, progress: Any) -> None:
         """Show ``call``'s newest progress in its card, redrawn at most every ``interval``; see `ShownRun`."""
         self.transcript.progress_call(call, progress)

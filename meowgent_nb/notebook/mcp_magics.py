@@ -32,7 +32,7 @@ __all__ = ["close_mcp", "tools_mcp", "tools_serve"]
 
 _USAGE = (
     "use: %tools mcp add NAME -- COMMAND ARGS... | add NAME --url URL | load PATH | list | remove NAME"
-    " | refresh NAME|--all | help"
+    " | refresh NAME|--all | reconnect NAME | help"
     " | resources [NAME] | prompts [NAME] | complete SERVER/PROMPT ARG [TYPED] | log NAME"
 )
 _INSTRUCTIONS_SHOWN = 300
@@ -40,7 +40,7 @@ _INSTRUCTIONS_SHOWN = 300
 
 def tools_mcp(magics: Any, line: str) -> None:
     """%tools mcp add NAME -- COMMAND ARGS... | add NAME --url URL | load PATH | list | remove NAME
-    | refresh NAME|--all | help | resources [NAME] | prompts [NAME] | complete SERVER/PROMPT ARG [TYPED]
+    | refresh NAME|--all | reconnect NAME | help | resources [NAME] | prompts [NAME] | complete SERVER/PROMPT ARG [TYPED]
     | log NAME"""
     # Quotes group words as in a shell ('my server.py'), and are removed; on Windows a backslash
     # is a path separator, not an escape, so quotes are kept there (IPython's default).
@@ -64,6 +64,8 @@ def tools_mcp(magics: Any, line: str) -> None:
         print(f"Removed the MCP server {box.name!r} and its {len(box)} tools.")
     elif command == "refresh" and len(rest) == 1:
         print(mcp_refresh_magics.refresh_listing(magics, rest[0]))
+    elif command == "reconnect" and len(rest) == 1:
+        print(mcp_refresh_magics.reconnect_listing(magics, rest[0]))
     elif command == "resources":
         print(mcp_context_magics.resources_listing(magics, rest))
     elif command == "prompts":
@@ -280,6 +282,7 @@ def _help() -> str:
         "%tools mcp remove NAME    close a server's session and drop its tools\n"
         "%tools mcp refresh NAME   list a server's tools again (--all: every server); done by itself\n"
         "                          before the next cell when the server says its tools changed\n"
+        "%tools mcp reconnect NAME   a new session with a stopped (or stuck) server: a stdio server is started again\n"
         "%tools mcp resources [NAME]   the servers' resources and resource templates\n"
         "%tools mcp prompts [NAME]     the servers' prompts and their arguments\n"
         "%tools mcp complete SERVER/PROMPT ARG [TYPED]   the server's completions (or SERVER/TEMPLATE)\n"
@@ -427,13 +430,13 @@ def _listing(servers: dict[str, McpToolbox]) -> str:
             program, _, rest = target.partition(" ")
             program = re.sub(r"^python[\d.]*$", "python", os.path.basename(program))
             target = " ".join(filter(None, [program, rest]))
-        state = "connected" if box.connected and box.ping() else "stopped (remove it, or add it again)"
+        state = "connected" if box.connected and box.ping() else f"stopped (%tools mcp reconnect {name} starts it again)"
         lines = [f"{name} ({box.transport}: {target}): {state}, {len(box)} tools"]
         lines += [
             f"  {label}: {', '.join(f'{n}=***' for n in names)}" for label, names in _given(box) if names
         ]
         width = max((len(t.name) for t in box), default=0)
-        lines += [f"  {t.name:<{width}}  {_asks(t):<19}  {_visible_title(t)}".rstrip() for t in box]
+        lines += [f"  {t.name:<{width}}  {_asks(t):<19}  {' '.join(filter(None, (_visible_title(t), _as_task(t))))}".rstrip() for t in box]
         lines += [f"  not offered: {remote} ({why})" for remote, why in box.skipped.items()]
         if box.left_out:
             lines.append(f"  left out (include/exclude): {', '.join(box.left_out)}")
@@ -453,6 +456,10 @@ def _given(box: McpToolbox) -> list[tuple[str, tuple[str, ...]]]:
 
 def _asks(tool: Any) -> str:
     return "asks first" if tool.approval else "runs without asking"
+
+
+def _as_task(tool: Any) -> str:
+    return "(runs as an MCP task: Stop cancels it)" if getattr(tool, "runs_as_task", False) else ""
 
 
 def _visible_title(tool: Any) -> str:

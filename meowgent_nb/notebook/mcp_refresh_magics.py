@@ -14,7 +14,7 @@ from IPython.core.error import UsageError
 from ..mcp.client import McpServerError, McpToolbox
 from .mcp_context_magics import connected_boxes
 
-__all__ = ["refresh_listing"]
+__all__ = ["reconnect_listing", "refresh_listing"]
 
 
 def refresh_listing(magics: Any, name: str) -> str:
@@ -37,7 +37,7 @@ def refresh_listing(magics: Any, name: str) -> str:
     lines, failed = [], []
     for box in boxes.values():
         if not box.connected:
-            lines.append(f"The MCP server {box.name!r} is stopped (remove it, or add it again).")
+            lines.append(f"The MCP server {box.name!r} is stopped (%tools mcp reconnect {box.name} starts it again).")
             continue
         try:
             lines.append(str(box.refresh()))
@@ -61,7 +61,7 @@ def _one(boxes: dict[str, McpToolbox], name: str) -> str:
     if not box.connected:
         raise UsageError(
             f"%tools mcp refresh {name}: the MCP server {name!r} is stopped;"
-            f" %tools mcp remove {name}, then add it again."
+            f" %tools mcp reconnect {name} starts it again."
         )
     try:
         return str(box.refresh())
@@ -74,3 +74,23 @@ def _boxes(magics: Any) -> dict[str, McpToolbox]:
     connected ones made in the notebook (an added one wins a shared name)."""
     added = dict(getattr(magics, "_mcp_servers", None) or {})
     return added | {box.name: box for box in connected_boxes(magics) if box.name not in added}
+
+
+def reconnect_listing(magics: Any, name: str) -> str:
+    """``%tools mcp reconnect NAME``: a new session with the server, and what changed in its tools.
+
+    Raises:
+        UsageError: No server has that name, or it could not be reached again (the error says why).
+    """
+    boxes = magics._mcp_servers
+    if name not in boxes:
+        known = ", ".join(boxes)
+        raise UsageError(
+            f"%tools mcp reconnect: no MCP server named {name!r}; "
+            + (f"the servers are: {known}." if known else "none is added.")
+        )
+    try:
+        changes = boxes[name].reconnect()
+    except McpServerError as error:
+        raise UsageError(f"%tools mcp reconnect {name}: {error}") from None
+    return f"Reconnected to the MCP server {name!r}. {changes}"

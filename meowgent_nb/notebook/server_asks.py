@@ -163,6 +163,9 @@ async def _shown_until(
     if running.ended is not None:  # it ended before the server's request reached the cell
         call_over(running.ended)
     deadline = loop.time() + timeout
+    answering = getattr(run, "answering", None)
+    if answering is not None:  # the card says "waiting for you" while the question is open
+        answering(running.call, True)
     try:
         while not decided.done() and not over.done():
             left = deadline - loop.time()
@@ -177,4 +180,6 @@ async def _shown_until(
     finally:
         if call_over in running.on_end:
             running.on_end.remove(call_over)
+        if answering is not None:
+            answering(running.call, False)
     return None if decided.done() and not over.done() else over.result()

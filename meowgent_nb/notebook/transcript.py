@@ -154,6 +154,11 @@ class Transcript:
         """Add a line to ``call``'s card: something that happened while it ran (its server asked)."""
         self._card(call).notes.append(text)
 
+    def answering_call(self, call: ToolCall, open_: bool) -> None:
+        """A question of ``call``'s server opened (True) or closed in the cell: its card says "waiting for you"."""
+        card = self._card(call)
+        card.answering = max(card.answering + (1 if open_ else -1), 0)
+
     def progress_call(self, call: ToolCall, progress: Any) -> None:
         """Show ``progress`` (an MCP ``Progress``) in ``call``'s card until its result arrives."""
         self._card(call).progress = progress

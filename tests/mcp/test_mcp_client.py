@@ -176,7 +176,10 @@ def test_a_call_the_server_does_not_answer_in_its_own_limit_is_an_error(demo):
             slow.run({"seconds": 5})
     finally:
         slow.timeout = None
-    assert str(caught.value) == "the MCP server 'demo' did not answer the call to slow within 1.2 s"
+    assert str(caught.value) == (
+        "the MCP server 'demo' did not answer the call to slow within 1.2 s\n"
+        "It was not tried again: the server does not mark slow idempotent (idempotentHint), so it may have run."
+    )
 
 
 def test_a_server_that_crashes_mid_call_gives_a_clear_error_and_can_be_added_again():
@@ -192,12 +195,12 @@ def test_a_server_that_crashes_mid_call_gives_a_clear_error_and_can_be_added_aga
     )
     assert "demo server: crashing on purpose" in first.output
     assert first.output.endswith(
-        f"\nCheck the server ({box.target}), then add it again"
-        " (%tools mcp remove crashy, then %tools mcp add crashy ...)."
+        f"\nCheck the server ({box.target}), then start it again (%tools mcp reconnect crashy, or box.reconnect())."
+        "\nIt was not tried again: the server does not mark crash idempotent (idempotentHint), so it may have run."
     )
     assert second.output == (
         "Error: McpServerError: the MCP server 'crashy' is not connected (it was closed or stopped);"
-        " add it again with %tools mcp add crashy ... (or make a new McpToolbox)"
+        " start it again with %tools mcp reconnect crashy (or box.reconnect())"
     )
     assert box.connected is False
     box.close()
@@ -322,7 +325,8 @@ def test_an_http_server_that_crashes_mid_call(tmp_path):
             box["web_crash"].run({})
         assert str(caught.value) == (
             "the MCP server 'web' closed the connection during the call to crash: Connection closed.\n"
-            f"Check the server ({url}), then add it again (%tools mcp remove web, then %tools mcp add web ...)."
+            f"Check the server ({url}), then start it again (%tools mcp reconnect web, or box.reconnect()).\n"
+            "It was not tried again: the server does not mark crash idempotent (idempotentHint), so it may have run."
         )
         assert box.connected is False
 
@@ -575,17 +579,17 @@ def test_mcp_server_git_is_described_without_its_generated_titles(tmp_path):
 TASKS = [sys.executable, str(Path(__file__).parents[1] / "mcp_servers" / "task_server.py")]
 
 
-def test_a_tool_that_runs_only_as_a_task_is_not_offered_and_says_why():
+def test_a_tool_that_runs_only_as_a_task_is_not_offered_by_a_server_that_does_not_run_tasks_and_says_why():
     with McpToolbox("tasks", TASKS) as box:
         assert box.names == ["tasks_resize", "tasks_crop", "tasks_rotate"]
-        assert box.skipped == {"render": "it needs MCP task mode, which meowgent_nb does not support yet"}
+        assert box.skipped == {"render": "it runs only as an MCP task, but the server did not say it runs tool calls as tasks"}
         assert box["tasks_resize"].run({"degrees": 90}) == "resize by 90"  # "optional": a plain call works
     spec = {"name": "render", "inputSchema": {"type": "object"}, "execution": {"taskSupport": "required"}}
     with pytest.raises(ToolDefinitionError) as caught:
         mcp_tool(spec, lambda remote, arguments: "never")
     assert str(caught.value) == (
         "Cannot make a tool from the MCP tool 'render':\n"
-        "- it needs MCP task mode, which meowgent_nb does not support yet"
+        "- it runs only as an MCP task, and no session was given that can run one"
     )
 
 

@@ -330,8 +330,8 @@ def test_a_closed_box_says_so_for_every_read_and_keeps_its_instructions():
     box = McpToolbox("notes", COMMAND, call_timeout=10.0)
     box.close()
     message = (
-        "the MCP server 'notes' is not connected (it was closed or stopped); add it again with"
-        " %tools mcp add notes ... (or make a new McpToolbox)"
+        "the MCP server 'notes' is not connected (it was closed or stopped); start it again with"
+        " %tools mcp reconnect notes (or box.reconnect())"
     )
     for read in (
         box.resources,

@@ -247,8 +247,18 @@ def test_a_closed_box_is_not_refreshed():
     with pytest.raises(McpServerError) as caught:
         box.refresh()
     assert str(caught.value) == (
-        "the MCP server 'ch' is not connected (it was closed or stopped); add it again"
-        " with %tools mcp add ch ... (or make a new McpToolbox)"
+        "the MCP server 'ch' is not connected (it was closed or stopped); start it again"
+        " with %tools mcp reconnect ch (or box.reconnect())"
     )
     box.tools_changed()
     assert printed(lambda: box.names) == (FIRST, "")  # nothing to list: its last tools, no notice
+
+
+def test_a_tool_removed_by_hand_stays_out_after_a_refresh_until_it_is_added_back():
+    with changing("legacy", "quiet") as box:
+        echo = box.remove("ch_echo")
+        assert box.names == FIRST[1:]
+        assert not box.refresh() and box.names == FIRST[1:]  # the server still lists it: still removed
+        box.add(echo)
+        assert box.names == [*FIRST[1:], "ch_echo"]
+        assert not box.refresh() and box.names == FIRST  # back in the server's order

@@ -8,6 +8,7 @@ sampling, progress and logging. The package is installed from npm into a tempora
 
 from __future__ import annotations
 
+import asyncio
 import json
 import shutil
 import subprocess
@@ -66,17 +67,16 @@ def call(name: str, **arguments) -> str:
     return "<tool_call>" + json.dumps({"name": name, "arguments": arguments}) + "</tool_call>"
 
 
-def test_the_listing_offers_every_plain_tool_and_says_why_the_task_one_is_not(everything):
+def test_the_listing_offers_every_tool_the_task_one_too(everything):
     assert everything.names == [
         "every_echo", "every_get-annotated-message", "every_get-env", "every_get-resource-links",
         "every_get-resource-reference", "every_get-structured-content", "every_get-sum", "every_get-tiny-image",
         "every_gzip-file-as-resource", "every_toggle-simulated-logging", "every_toggle-subscriber-updates",
         "every_trigger-long-running-operation", "every_get-roots-list", "every_trigger-elicitation-request",
-        "every_trigger-url-elicitation", "every_trigger-sampling-request",
+        "every_trigger-url-elicitation", "every_trigger-sampling-request", "every_simulate-research-query",
     ]
-    assert everything.skipped == {
-        "simulate-research-query": "it needs MCP task mode, which meowgent_nb does not support yet"
-    }
+    assert everything.skipped == {}
+    assert everything["every_simulate-research-query"].runs_as_task is True
     assert sorted(everything["every_get-structured-content"].output_schema["properties"]) == [
         "conditions", "humidity", "temperature"
     ]
@@ -132,3 +132,40 @@ def test_a_form_with_every_field_kind_and_a_sampling_request_are_answered_in_the
 def test_a_long_operation_runs_and_its_progress_is_ignored_outside_a_cell(everything):
     done = everything["every_trigger-long-running-operation"].run({"duration": 1, "steps": 2})
     assert done == "Long running operation completed. Duration: 1 seconds, Steps: 2."
+
+
+class Clarifier(Person):
+    """Answers the research task's question (one choice of three) and keeps its cards' lines."""
+
+    def __init__(self):
+        super().__init__()
+        self.lines, self.choices = [], []
+
+    async def elicit(self, request):
+        (field,) = request.form.fields
+        self.fields, self.choices = [(field.name, field.kind)], [value for value, _ in field.options]
+        await asyncio.sleep(2.5)  # a person takes a moment: the task's next status reads "input required"
+        return ElicitAnswer("accept", {"interpretation": "snake"})
+
+    def progress(self, running, progress):
+        self.lines.append(progress.text())
+
+
+STAGES = ["Gathering sources...", "Analyzing content...", "Synthesizing findings...", "Generating report..."]
+
+
+def test_a_task_asks_its_question_through_the_wait_for_its_result_and_tells_its_stages(everything):
+    person = Clarifier()
+    model = ScriptedModel([call("every_simulate-research-query", topic="python", ambiguous=True), "Done."])
+    result = Agent(model, tools=everything, approver=person).run("Research python")
+    (report,) = result.tool_results
+    assert report.kind == "ok"
+    assert report.output.startswith("# Research Report: python (snake)\n\n## Research Parameters\n- **Topic**: python\n"
+                                    "- **Clarification**: snake\n")
+    assert (person.fields, person.choices) == ([("interpretation", "choice")], ["programming", "snake", "comedy"])
+    assert person.lines[0] == "working: Gathering sources..."
+    asked = 'input required: Found multiple interpretations for "python". Requesting clarification...'
+    assert asked in person.lines  # the form was open while the task said so
+    allowed = [f"working: {stage}" for stage in STAGES] + [asked, 'working: Continuing with interpretation: "snake"...']
+    assert all(line in allowed or line.startswith("completed: ") for line in person.lines), person.lines
+    assert [a.kind for a in everything.history][-1:] == ["elicitation"]

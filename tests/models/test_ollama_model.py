@@ -499,3 +499,60 @@ def test_stopping_early_closes_the_connection(allow_requests):
     with RawServer(CHUNKED_HEADERS, chunk(part("Hel")), hold=True) as server:
         assert asyncio.run(first_chunk(OllamaModel(MODEL, host=server.host))) == ModelChunk(text="Hel")
     assert server.client_hung_up
+
+
+# --- images in tool results (vision models) --------------------------------------------------------
+
+PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 20
+
+
+@tool
+def snapshot() -> str:
+    """Take a picture."""
+    from meowgent_nb.mcp._media import McpImage, McpText
+
+    return McpText("Here it is:\n[image: image/png]", media=(McpImage(PNG, "image/png"),))
+
+
+def serve_vision(httpserver, capabilities: list[str]) -> list[dict]:
+    """/api/show with these capabilities; /api/chat calls snapshot, then answers. Returns the chat bodies."""
+    from werkzeug.wrappers import Response
+
+    bodies: list[dict] = []
+    httpserver.expect_request("/api/show", method="POST").respond_with_json(
+        {"modelfile": "", "parameters": "", "template": "", "details": {}, "model_info": {},
+         "capabilities": capabilities}
+    )
+
+    def chat(request):
+        bodies.append(json.loads(request.data))
+        text = '<tool_call>{"name": "snapshot", "arguments": {}}</tool_call>' if len(bodies) % 2 else "A small PNG."
+        return Response(ndjson(part(text), FINAL), content_type="application/x-ndjson")
+
+    httpserver.expect_request("/api/chat", method="POST").respond_with_handler(chat)
+    return bodies
+
+
+@pytest.mark.parametrize(("capabilities", "sent"), [(["completion", "vision"], True), (["completion", "tools"], False)])
+def test_a_vision_model_is_sent_a_results_image_as_ollama_takes_it_and_the_server_is_asked_once(
+    httpserver, host, allow_requests, capabilities, sent
+):
+    from meowgent_nb import Agent
+
+    bodies = serve_vision(httpserver, capabilities)
+    model = OllamaModel(MODEL, host=host)
+    agent = Agent(model, tools=[snapshot])
+    assert agent.run("What do you see?").text == "A small PNG."
+    assert agent.run("And now?").text == "A small PNG."
+    import base64
+
+    for body in (bodies[1], bodies[3]):
+        carried = next(m for m in reversed(body["messages"]) if "<tool_response" in m["content"])
+        assert carried.get("images") == ([base64.b64encode(PNG).decode()] if sent else None)
+    shows = [r for r, _ in httpserver.log if r.path == "/api/show"]
+    assert [json.loads(r.data) for r in shows] == [{"model": MODEL}]
+
+
+def test_a_model_told_it_sees_is_not_asked_and_one_whose_server_is_down_reads_text(allow_requests):
+    assert asyncio.run(OllamaModel(MODEL, host="http://127.0.0.1:9", images=True).accepts_images()) is True
+    assert asyncio.run(OllamaModel(MODEL, host="http://127.0.0.1:9").accepts_images()) is False

@@ -86,6 +86,7 @@ def test_the_form_is_filled_and_accepted_in_the_browser(browser, lab, tmp_path, 
         form.locator(".meowgent-field-4 input").check()
         form.get_by_role("button", name="Accept").click()
         notebook.wait_text(form.locator(".meowgent-field-problem").first, "'thirty' is not a whole number", "the age's problem")
+        notebook.wait_text(cell.locator(".meowgent-status").first, "waiting for you", "the card while the form waits")
         cell.screenshot(path=str(screenshots / f"elicit_form{suffix}.png"))
         notebook.check(notebook.prompt(1) == "[*]:", "a bad value must not send the form")
         age = form.locator(".meowgent-field-1 input:not([data-old])")
@@ -138,6 +139,7 @@ def test_a_sampling_request_and_then_its_answer_are_approved_in_the_browser(brow
         notebook.wait_visible(send, "the button that sends the model's answer back", 90)
         answer = cell.locator(".meowgent-sampling-review").last
         notebook.wait_text(answer, "Leaves <b>fall</b> softly.", "the model's answer, as text")
+        notebook.wait_text(cell.locator(".meowgent-status").first, "waiting for you", "the card while the review waits")
         cell.screenshot(path=str(screenshots / f"sampling_review{suffix}.png"))
         notebook.check(notebook.prompt(1) == "[*]:", "the cell should still run while the answer waits")
         send.click()

@@ -7,13 +7,14 @@ result) and the 2025 one (questions as requests of their own)."""
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.kernel_driver import Kernel, Run, running_kernel
+from tests.kernel_driver import Kernel, Run, running_kernel, shown
 
 SERVER = str(Path(__file__).parents[1] / "mcp_servers" / "asking_server.py")
 SETUP = f"""
@@ -104,6 +105,10 @@ def test_the_form_is_filled_in_the_cell_and_the_server_receives_exactly_what_was
     assert filler.problems[0] == (
         '<span class="meowgent-field-problem" style="color: #c62828">&#x27;thirty&#x27; is not a whole number</span>'
     )
+    labels = [label for m in run.messages for label in re.findall(r'class="meowgent-status"[^>]*>([^<]*)<', shown(run, m))]
+    assert [label for i, label in enumerate(labels) if i == 0 or label != labels[i - 1]] == [
+        "running", "waiting for you", "running", "done",  # the card while the form was open, then after
+    ]
     text = final_text(run)
     assert text.splitlines()[:3] == [
         f"[tool] {server}_sign_up() -> done",

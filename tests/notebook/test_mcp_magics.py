@@ -95,13 +95,13 @@ def test_add_list_use_in_a_cell_and_remove(ip):
         (
             "mcp",
             "%tools mcp: cannot read ''; use: %tools mcp add NAME -- COMMAND ARGS... | add NAME --url URL | load PATH | list | remove NAME"
-            " | refresh NAME|--all | help | resources [NAME] | prompts [NAME] | complete SERVER/PROMPT ARG [TYPED]"
+            " | refresh NAME|--all | reconnect NAME | help | resources [NAME] | prompts [NAME] | complete SERVER/PROMPT ARG [TYPED]"
             " | log NAME",
         ),
         (
             "mcp start x",
             "%tools mcp: cannot read 'start x'; use: %tools mcp add NAME -- COMMAND ARGS... | add NAME --url URL | load PATH | list | remove NAME"
-            " | refresh NAME|--all | help | resources [NAME] | prompts [NAME] | complete SERVER/PROMPT ARG [TYPED]"
+            " | refresh NAME|--all | reconnect NAME | help | resources [NAME] | prompts [NAME] | complete SERVER/PROMPT ARG [TYPED]"
             " | log NAME",
         ),
         ("mcp add x", "%tools mcp add x: give the server's command after ' -- ', or --url URL (not both)."),
@@ -149,15 +149,19 @@ def test_a_server_that_fails_to_start_is_a_usage_error(ip):
     assert magics(ip).toolboxes == []
 
 
-def test_a_crashed_server_is_listed_as_stopped_and_can_be_added_again(ip):
+def test_a_crashed_server_is_listed_as_stopped_and_reconnected_by_name(ip):
     tools(ip, ADD)
     crashed = magics(ip).toolboxes[-1]
     with pytest.raises(McpServerError):
         crashed["demo_crash"].run({})
     assert tools(ip, "mcp list").startswith(
-        f"demo (stdio: python {shlex.quote(SERVER)}): stopped (remove it, or add it again), 8 tools\n"
+        f"demo (stdio: python {shlex.quote(SERVER)}): stopped (%tools mcp reconnect demo starts it again), 8 tools\n"
     )
-    assert tools(ip, ADD) == LISTING
+    assert tools(ip, "mcp reconnect demo") == "Reconnected to the MCP server 'demo'. The MCP server 'demo' has the same 8 tools.\n"
+    assert tools(ip, "mcp list") == LISTING
+    with pytest.raises(UsageError) as caught:
+        ip.run_line_magic("tools", "mcp reconnect nope")
+    assert str(caught.value) == "%tools mcp reconnect: no MCP server named 'nope'; the servers are: demo."
     assert magics(ip).toolboxes == [magics(ip)._mcp_servers["demo"]]
     assert magics(ip).toolboxes[0]["demo_add"].run({"a": 1}) == 3
 
@@ -168,10 +172,20 @@ def test_the_listing_names_a_tool_that_runs_only_as_a_task_and_why_it_is_not_off
   tasks_resize  asks first
   tasks_crop    asks first
   tasks_rotate  asks first
-  not offered: render (it needs MCP task mode, which meowgent_nb does not support yet)
+  not offered: render (it runs only as an MCP task, but the server did not say it runs tool calls as tasks)
 """
     assert tools(ip, f"mcp add tasks -- {shlex.quote(sys.executable)} {shlex.quote(server)}") == listing
     assert tools(ip, "mcp list") == listing
+
+
+def test_the_listing_marks_the_tools_that_run_as_tasks_where_the_server_runs_them(ip):
+    server = str(Path(__file__).parents[1] / "mcp_servers" / "task_server.py")
+    added = tools(ip, f"mcp add tasks --include render,resize -- {shlex.quote(sys.executable)} {shlex.quote(server)} tasks")
+    assert added == f"""tasks (stdio: python {shlex.quote(server)} tasks): connected, 2 tools
+  tasks_render  asks first           (runs as an MCP task: Stop cancels it)
+  tasks_resize  asks first
+  left out (include/exclude): crop, rotate, render_fails, render_hangs, render_at_once, render_odd, cancelled
+"""
 
 
 def test_unload_closes_the_sessions_and_stops_serving(ip):
@@ -373,7 +387,7 @@ def test_unknown_include_or_exclude_names_list_the_servers_tools(ip, options, me
         (
             "mcp load",
             "%tools mcp: cannot read 'load'; use: %tools mcp add NAME -- COMMAND ARGS... | add NAME --url URL | load PATH | list | remove NAME"
-            " | refresh NAME|--all | help | resources [NAME] | prompts [NAME] | complete SERVER/PROMPT ARG [TYPED]"
+            " | refresh NAME|--all | reconnect NAME | help | resources [NAME] | prompts [NAME] | complete SERVER/PROMPT ARG [TYPED]"
             " | log NAME",
         ),
     ],
@@ -387,7 +401,7 @@ def test_bad_new_options_are_usage_errors_that_never_quote_an_env_value(ip, line
 def test_help_lists_the_commands_and_the_options_of_add(ip):
     out = tools(ip, "mcp help")
     assert out == tools(ip, "mcp --help") == tools(ip, "mcp add x --help -- python s.py")
-    assert out.splitlines()[:14] == [
+    assert out.splitlines()[:15] == [
         "%tools mcp add NAME [options] -- COMMAND ARGS...   a stdio server (started as a child process)",
         "%tools mcp add NAME --url URL [--token T]         a streamable-HTTP server",
         "%tools mcp load PATH      every server of an mcpServers JSON file (Claude Desktop, Cursor, VS Code)",
@@ -395,6 +409,7 @@ def test_help_lists_the_commands_and_the_options_of_add(ip):
         "%tools mcp remove NAME    close a server's session and drop its tools",
         "%tools mcp refresh NAME   list a server's tools again (--all: every server); done by itself",
         "                          before the next cell when the server says its tools changed",
+        "%tools mcp reconnect NAME   a new session with a stopped (or stuck) server: a stdio server is started again",
         "%tools mcp resources [NAME]   the servers' resources and resource templates",
         "%tools mcp prompts [NAME]     the servers' prompts and their arguments",
         "%tools mcp complete SERVER/PROMPT ARG [TYPED]   the server's completions (or SERVER/TEMPLATE)",

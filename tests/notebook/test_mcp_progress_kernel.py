@@ -14,12 +14,14 @@ import pytest
 from tests.kernel_driver import Run, running_kernel, shown
 
 SERVER = str(Path(__file__).parents[1] / "mcp_servers" / "progress_server.py")
+TASKS = str(Path(__file__).parents[1] / "mcp_servers" / "task_server.py")
 SETUP = f"""
 %load_ext meowgent_nb
 import sys
 from meowgent_nb import ScriptedModel
 from meowgent_nb.mcp.client import McpToolbox
 p = McpToolbox("p", [sys.executable, {SERVER!r}])
+t = McpToolbox("t", [sys.executable, {TASKS!r}, "tasks"], approval={{"render": False}}, include=["render"])
 def calling(name, *after, **arguments):
     import json
     call = json.dumps({{"name": name, "arguments": arguments}})
@@ -93,3 +95,16 @@ def test_a_headless_run_shows_the_finished_card_once(kernel):
     run = kernel.ok("%%agent --model-object model --new\nCount", allow_stdin=False)
     assert [text.splitlines() for text in run.panel_texts] == [FINAL]
     assert kernel.ok("print(len(p.log), p.log[-1].level)").stdout == "9 error\n"
+
+
+STATUSES = ["working: queued", "working: frame 1 of 3", "working: frame 2 of 3", "working: frame 3 of 3",
+            "completed: all frames done"]
+
+
+def test_a_tasks_status_lines_show_in_its_card_while_it_runs_and_the_finished_card_has_its_result(kernel):
+    kernel.ok('model = calling("t_render", "Rendered.", degrees=90)')
+    run = kernel.ok("%%agent --model-object model --new\nRender", frontend="console")
+    told = [line.removeprefix("  [progress: ").removesuffix("]") for line in progress_lines(run)]
+    assert told[0] == "working: queued"
+    assert all(line in STATUSES for line in told) and told == sorted(told, key=STATUSES.index)
+    assert run.panel_texts[-1].splitlines() == ["[tool] t_render(degrees=90) -> done", "  rendered by 90", "Rendered."]

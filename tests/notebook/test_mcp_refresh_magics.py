@@ -66,10 +66,10 @@ def test_refresh_all_and_the_errors(ip):
     )
     servers(ip)["one"].close()  # stopped, still listed (as after a crash)
     assert refused(ip, "mcp refresh one") == (
-        "%tools mcp refresh one: the MCP server 'one' is stopped; %tools mcp remove one, then add it again."
+        "%tools mcp refresh one: the MCP server 'one' is stopped; %tools mcp reconnect one starts it again."
     )
     assert tools(ip, "mcp refresh --all") == (
-        "The MCP server 'one' is stopped (remove it, or add it again).\n"
+        "The MCP server 'one' is stopped (%tools mcp reconnect one starts it again).\n"
         "The MCP server 'two' has the same 7 tools.\n"
     )
     assert refused(ip, "mcp refresh one two").startswith("%tools mcp: cannot read 'refresh one two'; use: ")

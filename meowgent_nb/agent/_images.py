@@ -1,0 +1,69 @@
+"""Images in tool results, given to a model that can look at them.
+
+A tool's value may carry images (an MCP result's ``media``: `McpImage` values). The model always
+reads the result's text, where each image is a placeholder (``[image: image/png]``). A model that
+can see images also gets them, base64-encoded on the message that carries the results, under the
+``images`` key of Ollama's chat messages: whether it can is `accepts_images` (a model's optional
+``accepts_images``: a bool, or a coroutine function answering one, which `OllamaModel` asks the
+server once). Models without it (the embedded model, cassettes, scripted models) get text only,
+so their requests, and the cassettes keyed by them, stay as they are.
+
+Only raster types a vision model reads are passed (PNG, JPEG, GIF, WebP), each at most 2 MB,
+at most four per message; SVG never (it is a document, not a picture).
+"""
+
+from __future__ import annotations
+
+import base64
+import inspect
+from collections.abc import Sequence
+from typing import Any
+
+from ..tools.core import ToolResult
+
+__all__ = ["IMAGE_TYPES", "MAX_IMAGE_BYTES", "MAX_IMAGES", "accepts_images", "attach_images", "result_images"]
+
+IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
+MAX_IMAGE_BYTES = 2 * 1024 * 1024
+MAX_IMAGES = 4
+"""Images on one message; more are left to their placeholders."""
+
+
+def result_images(result: ToolResult) -> list[str]:
+    """The base64 text of each image a result's value carries that a model may be given."""
+    found = []
+    for item in getattr(result.value, "media", None) or ():
+        data, kind = getattr(item, "data", None), getattr(item, "mime_type", None)
+        if isinstance(data, bytes) and kind in IMAGE_TYPES and 0 < len(data) <= MAX_IMAGE_BYTES:
+            found.append(base64.b64encode(data).decode("ascii"))
+    return found
+
+
+async def accepts_images(model: Any) -> bool:
+    """Whether ``model`` can be given images (its ``accepts_images``; False without one, or on failure)."""
+    answer = getattr(model, "accepts_images", False)
+    try:
+        if callable(answer):
+            answer = answer()
+            if inspect.isawaitable(answer):
+                answer = await answer
+    except Exception:  # noqa: BLE001 - not knowing means text only
+        return False
+    return answer is True
+
+
+def attach_images(messages: Sequence[dict[str, Any]], results: Sequence[ToolResult]) -> None:
+    """Put the results' images on the messages that carry them (in place).
+
+    One message per result (the ``native`` protocol's tool messages): each gets its own
+    result's images. One message for all (``xml``, ``json``): it gets theirs in call order.
+    """
+    if len(messages) == len(results) and len(results) > 1:
+        pairs = [(message, result_images(result)) for message, result in zip(messages, results)]
+    elif messages:
+        pairs = [(messages[-1], [image for result in results for image in result_images(result)])]
+    else:
+        pairs = []
+    for message, images in pairs:
+        if images:
+            message["images"] = images[:MAX_IMAGES]
