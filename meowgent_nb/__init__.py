@@ -79,6 +79,10 @@ def __getattr__(name: str) -> Any:
         from .models.ollama import OllamaModel
 
         return OllamaModel
+    if name == "OpenAIModel":  # the openai client itself is imported by its first request
+        from .models.openai import OpenAIModel
+
+        return OpenAIModel
     if name in ("McpToolbox", "McpServerError", "McpToolError"):  # MCP is opt-in: load it on use
         from .mcp import client as mcp_client
 
@@ -127,6 +131,7 @@ __all__ = [
     "ModelRequest",
     "ModelStatus",
     "OllamaModel",
+    "OpenAIModel",
     "prompt",
     "resource",
     "PartialCall",

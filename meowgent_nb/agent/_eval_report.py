@@ -89,11 +89,28 @@ class EvalReport:
         rows: One `EvalRow` per case, in the cases' order.
         tool_block: The size of the tools block the model was shown (`aevaluate` measures it);
             None when not known.
+        seconds: How long the cases took together (wall time), when measured.
+        concurrency: How many cases ran at once.
     """
 
-    def __init__(self, rows: Iterable[EvalRow], tool_block: ToolBlockSize | None = None):
+    def __init__(
+        self,
+        rows: Iterable[EvalRow],
+        tool_block: ToolBlockSize | None = None,
+        seconds: float | None = None,
+        concurrency: int = 1,
+    ):
         self.rows: list[EvalRow] = list(rows)
         self.tool_block = tool_block
+        self.seconds = seconds
+        self.concurrency = concurrency
+
+    @property
+    def cases_per_second(self) -> float | None:
+        """Cases finished per second of wall time; None when the time was not measured."""
+        if self.seconds is None or not self.rows:
+            return None
+        return len(self.rows) / self.seconds if self.seconds > 0 else None
 
     def summary(self) -> dict[str, Any]:
         """The scores and the call metrics. A case passes when the first call names the expected
@@ -190,6 +207,12 @@ class EvalReport:
         items = [f"{escape(m)} {_bold(_percent(r))} ({k}/{n})" for m, k, n, r in self._metrics()]
         if self.tool_block is not None:
             items.append(f"tools block {_bold(escape(_block_size(self.tool_block)))}")
+        rate = self.cases_per_second
+        if rate is not None:  # a measured time: only in the HTML, like the rows' times
+            at_once = f", {self.concurrency} at a time" if self.concurrency > 1 else ""
+            items.append(
+                f"{_bold(f'{rate:.2f} cases/s')} ({len(self.rows)} in {seconds(self.seconds)}{at_once})"
+            )
         return f'<div class="meowgent-eval-metrics" style="margin-top: 0.3em">{" · ".join(items)}</div>'
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:

@@ -5,6 +5,9 @@ sends each prompt as the first turn of a fresh `Agent` (the same system prompt a
 stops reading at the first tool call, so no tool ever runs. It also stops once the answer is
 clearly not a call (``text_limit``). ``%tools eval CASES`` shows the report, its rows appearing
 as the cases finish (``on_row``). The report's rows and rendering are in `_eval_report`.
+With ``concurrency=N``, N cases run at once: serving engines (vLLM, SGLang, llama-server) batch
+concurrent requests, so an eval against one finishes sooner; a model that answers one request at
+a time (``max_concurrency = 1``: the embedded `LlamaCppModel`, `ScriptedModel`) runs them in turn.
 
 Besides pass or fail, each row says whether the call could run, whether its arguments were right
 and whether it made up a tool or an argument name (`EvalRow`), and the report sums these up as
@@ -14,6 +17,7 @@ shown (`_tool_block`).
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import dataclasses
 import time
@@ -65,6 +69,7 @@ async def aevaluate(
     system: str | None = None,
     text_limit: int | None = TEXT_LIMIT,
     on_row: RowCallback | None = None,
+    concurrency: int = 1,
 ) -> EvalReport:
     """Ask the model each case's prompt once and check the first tool call it makes.
 
@@ -97,15 +102,20 @@ async def aevaluate(
         text_limit: Characters of text with no call begun after which reading stops; None
             reads every answer to its end (or its first call).
         on_row: Called with each `EvalRow` as its case finishes, in the cases' order, as
-            ``on_row(row, done, total)`` (``done`` counts from 1); e.g. to show progress.
+            ``on_row(row, done, total)`` (``done`` counts from 1); e.g. to show progress. With
+            ``concurrency``, a case that finishes before an earlier one waits for it here.
+        concurrency: How many cases run at once, for a server that batches requests. A model
+            whose ``max_concurrency`` attribute is lower gets that many (the embedded model: one).
+            Each row's ``seconds`` then includes its wait at the server.
 
     Returns:
-        An `EvalReport` with one row per case and the tools block's size.
+        An `EvalReport` with one row per case, the tools block's size, the eval's wall time and
+        the concurrency used (`EvalReport.cases_per_second`).
 
     Raises:
         ValueError: A case is malformed or names a tool that is not offered (all problems
-            listed), ``protocol`` names no protocol, or ``text_limit`` is not a positive whole
-            number or None; before any case runs.
+            listed), ``protocol`` names no protocol, or ``text_limit`` or ``concurrency`` is not
+            a positive whole number (``text_limit`` may be None); before any case runs.
         ModelError: The model failed (or its tokenizer could not be loaded); the eval stops there.
     """
     tools = list(tools)
@@ -114,43 +124,77 @@ async def aevaluate(
         isinstance(text_limit, bool) or not isinstance(text_limit, int) or text_limit < 1
     ):
         raise ValueError(f"text_limit must be a whole number of at least 1, or None; got {text_limit!r}")
+    if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
+        raise ValueError(f"concurrency must be a whole number of at least 1; got {concurrency!r}")
     chosen_protocol = get_protocol(protocol)
     if model is None or isinstance(model, str):
         from ..models.resolve import resolve_model
 
         model = resolve_model(model)
+    most = getattr(model, "max_concurrency", None)
+    if isinstance(most, int) and not isinstance(most, bool) and most >= 1:
+        concurrency = min(concurrency, most)
     by_name = {t.name: t for t in tools}
-    rows: list[EvalRow] = []
-    for case in checked:
-        agent = Agent(model, tools=tools, protocol=chosen_protocol, system=system, max_turns=2)
-        started = time.perf_counter()
-        call, stopped_after = await _first_call(agent, case.prompt, text_limit)
-        elapsed = time.perf_counter() - started
-        verdict = _judge(case, call, by_name)
-        reason = verdict.reason
-        if reason and stopped_after is not None:
-            reason += " " + stopped_note(stopped_after)
-        chosen, arguments = (call.name, dict(call.arguments)) if call else (None, {})
-        row = EvalRow(
-            case.prompt,
-            case.category,
-            case.tool,
-            chosen,
-            arguments,
-            not reason,
-            reason,
-            elapsed,
-            stopped_after,
-            verdict.executes,
-            verdict.arguments_match,
-            verdict.made_up,
-        )
-        rows.append(row)
-        if on_row is not None:
-            on_row(row, len(rows), len(checked))
+    rows: list[EvalRow | None] = [None] * len(checked)
+    reported, failed = 0, False
+    gate = asyncio.Semaphore(concurrency)
+
+    async def run(number: int, case: EvalCase) -> None:
+        nonlocal reported, failed
+        async with gate:
+            if failed:  # a case failed: start no more (the rest are being cancelled)
+                return
+            agent = Agent(model, tools=tools, protocol=chosen_protocol, system=system, max_turns=2)
+            try:
+                rows[number] = await _row(agent, case, text_limit, by_name)
+            except BaseException:
+                failed = True
+                raise
+        # In the cases' order: report every finished row that no unfinished one comes before.
+        while reported < len(rows) and rows[reported] is not None:
+            reported += 1
+            if on_row is not None:
+                on_row(rows[reported - 1], reported, len(rows))
+
+    started = time.perf_counter()
+    # Made in order, so the semaphore lets them in in order: with concurrency 1, one at a time.
+    tasks = [asyncio.ensure_future(run(number, case)) for number, case in enumerate(checked)]
+    try:
+        await asyncio.gather(*tasks)
+    finally:  # a failing case (or a cancelled eval) stops the others
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+    seconds = time.perf_counter() - started
     # Counted last: by then a local model is loaded, and its own tokenizer counts.
     block = await measure_tool_block(tool_block_text(chosen_protocol, tools, system), model)
-    return EvalReport(rows, tool_block=block)
+    return EvalReport(rows, tool_block=block, seconds=seconds, concurrency=concurrency)
+
+
+async def _row(agent: Agent, case: EvalCase, text_limit: int | None, by_name: Mapping[str, Tool]) -> EvalRow:
+    """One case asked and judged."""
+    started = time.perf_counter()
+    call, stopped_after = await _first_call(agent, case.prompt, text_limit)
+    elapsed = time.perf_counter() - started
+    verdict = _judge(case, call, by_name)
+    reason = verdict.reason
+    if reason and stopped_after is not None:
+        reason += " " + stopped_note(stopped_after)
+    chosen, arguments = (call.name, dict(call.arguments)) if call else (None, {})
+    return EvalRow(
+        case.prompt,
+        case.category,
+        case.tool,
+        chosen,
+        arguments,
+        not reason,
+        reason,
+        elapsed,
+        stopped_after,
+        verdict.executes,
+        verdict.arguments_match,
+        verdict.made_up,
+    )
 
 
 def evaluate(
@@ -162,6 +206,7 @@ def evaluate(
     system: str | None = None,
     text_limit: int | None = TEXT_LIMIT,
     on_row: RowCallback | None = None,
+    concurrency: int = 1,
 ) -> EvalReport:
     """`aevaluate` from synchronous code (also in a notebook cell, where ``on_row`` is called
     on another thread)."""
@@ -174,6 +219,7 @@ def evaluate(
             system=system,
             text_limit=text_limit,
             on_row=on_row,
+            concurrency=concurrency,
         )
     )
 

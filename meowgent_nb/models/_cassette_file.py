@@ -101,8 +101,20 @@ def scrub(value: Any, secrets: Iterable[str] = ()) -> Any:
 
 
 def host_credentials(model: Any) -> Iterable[str]:
-    """The credentials in ``OLLAMA_HOST`` and in the model's ``host``, as exact strings."""
-    for host in (os.environ.get("OLLAMA_HOST"), getattr(model, "host", None)):
+    """The credentials in ``OLLAMA_HOST``, ``OPENAI_BASE_URL`` and the model's ``host`` or
+    ``base_url``, and the API key (``OPENAI_API_KEY``, or an `OpenAIModel`'s own), as exact strings."""
+    from .openai import NO_KEY
+
+    # An OpenAIModel keeps its key private, out of reprs; the cassette is the one other reader.
+    for key in (os.environ.get("OPENAI_API_KEY"), getattr(model, "_api_key", None)):
+        if isinstance(key, str) and key and key != NO_KEY:
+            yield key
+    addresses = ("OLLAMA_HOST", "OPENAI_BASE_URL")
+    for host in (
+        *map(os.environ.get, addresses),
+        getattr(model, "host", None),
+        getattr(model, "base_url", None),
+    ):
         if isinstance(host, str) and "@" in host:
             credentials = (
                 host.partition("://")[2].rpartition("@")[0] if "://" in host else host.rpartition("@")[0]

@@ -102,7 +102,11 @@ class LlamaCppModel:
     Attributes:
         path: The explicit or ``$MEOWGENT_GGUF`` file, or None for the default model.
         name: The model's display name.
+        max_concurrency: 1: an eval's cases run in turn (`evaluate` reads it).
     """
+
+    max_concurrency = 1
+    """A llama.cpp context serves one sequence at a time: concurrent requests would only queue."""
 
     def __init__(
         self,

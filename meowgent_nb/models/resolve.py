@@ -1,6 +1,8 @@
 """`resolve_model`: from what a person types (``"qwen2.5:0.5b"``, ``"local"``...) to a `Model`.
 
 - ``"ollama:NAME"``: `OllamaModel` ``NAME``, whether or not the server runs now.
+- ``"openai:NAME"``: `OpenAIModel` ``NAME`` on the OpenAI-compatible server at
+  ``$OPENAI_BASE_URL`` (key: ``$OPENAI_API_KEY``), whether or not it runs now.
 - ``"local"``: `LlamaCppModel` with the default GGUF (or ``$MEOWGENT_GGUF``).
 - ``"local:PATH"``: `LlamaCppModel` with that file.
 - A bare name: Ollama's model of that name if an Ollama server answers now, else the local
@@ -46,18 +48,20 @@ def resolve_model(spec: str | Model | None, *, options: Mapping[str, Any] | None
     """The model ``spec`` names.
 
     Args:
-        spec: ``"ollama:NAME"``, ``"local"``, ``"local:PATH"``, a bare Ollama model name, a
-            `Model` (returned as is), or None for `DEFAULT_MODEL`.
+        spec: ``"ollama:NAME"``, ``"openai:NAME"``, ``"local"``, ``"local:PATH"``, a bare Ollama
+            model name, a `Model` (returned as is), or None for `DEFAULT_MODEL`.
         options: Ollama-style options (``temperature``, ``seed``, ``num_ctx``...). An Ollama
             model takes them all; the local model reads ``temperature``, ``seed``, ``num_ctx``,
-            ``num_predict`` and ``num_thread``.
+            ``num_predict`` and ``num_thread``; an OpenAI-compatible one ``temperature``,
+            ``seed``, ``num_predict``, ``top_p`` and ``stop`` (``num_ctx`` is left out: a
+            server's context is set when it starts).
 
     Returns:
         A model; nothing is loaded or generated yet.
 
     Raises:
         ModelError: The local model is asked for but cannot run, a bare name finds neither an
-            Ollama server nor the local model, or an option has no local equivalent.
+            Ollama server nor the local model, or an option has no local (or OpenAI API) equivalent.
     """
     if spec is None:
         spec = DEFAULT_MODEL
@@ -66,6 +70,8 @@ def resolve_model(spec: str | Model | None, *, options: Mapping[str, Any] | None
     kind, colon, rest = spec.partition(":")
     if kind == "ollama" and colon:
         return _ollama(rest, options)
+    if kind == "openai" and colon:
+        return _openai(rest, options)
     if kind == "local":
         if colon and not rest:
             raise ModelError(
@@ -148,6 +154,19 @@ def _ollama(name: str, options: Mapping[str, Any] | None) -> Model:
     if not name:
         raise ModelError('"ollama:" needs a model name after the colon, e.g. "ollama:qwen2.5:0.5b".')
     return OllamaModel(name, options=options)
+
+
+def _openai(name: str, options: Mapping[str, Any] | None) -> Model:
+    from .openai import OpenAIModel  # the openai client itself is imported by the first request
+
+    if not name:
+        raise ModelError(
+            '"openai:" needs the model\'s name on the server after the colon, e.g.'
+            ' "openai:Qwen/Qwen2.5-7B-Instruct"; the server is $OPENAI_BASE_URL.'
+        )
+    # %%agent always sends num_ctx; on these servers the context is fixed when the server starts.
+    options = {key: value for key, value in (options or {}).items() if key != "num_ctx"}
+    return OpenAIModel(name, options=options)
 
 
 def _local(path: str | None, options: Mapping[str, Any] | None) -> Model:

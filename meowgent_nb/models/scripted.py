@@ -74,6 +74,9 @@ class ScriptedModel:
         delay: Seconds to wait before each chunk, to show (or stop) a slow model at work.
     """
 
+    max_concurrency = 1
+    """Answers go to requests in the order they come: an eval asks one case at a time."""
+
     def __init__(self, turns: Iterable[Turn] = (), name: str = "scripted", *, delay: float = 0.0):
         self.name = name
         self.delay = delay

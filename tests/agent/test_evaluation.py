@@ -473,3 +473,96 @@ def test_tools_eval_magic_text_limit(ip):
     assert str(error.value) == (
         "%tools eval --text-limit: give a number of characters, or 0 to read whole answers; got -3"
     )
+
+
+# --- concurrency ------------------------------------------------------------------------------------
+
+
+class Gauge:
+    """A FunctionModel's function that answers each case as ANSWERS does, slower for earlier
+    cases (so they finish out of order), counting the requests in flight."""
+
+    def __init__(self) -> None:
+        self.in_flight = 0
+        self.most = 0
+
+    async def __call__(self, messages, tools) -> str:
+        number = [case.prompt if isinstance(case, EvalCase) else case["prompt"] for case in CASES].index(
+            messages[-1]["content"]
+        )
+        self.in_flight += 1
+        self.most = max(self.most, self.in_flight)
+        await asyncio.sleep(0.01 * (len(CASES) - number))
+        self.in_flight -= 1
+        return ANSWERS[number]
+
+
+def test_cases_run_concurrently_up_to_the_limit_and_rows_keep_the_cases_order():
+    gauge, seen = Gauge(), []
+    report = evaluate(
+        CASES,
+        tools=TOOLS,
+        model=FunctionModel(gauge),
+        concurrency=3,
+        on_row=lambda row, done, total: seen.append((row.prompt, done, total)),
+    )
+    prompts = [case.prompt if isinstance(case, EvalCase) else case["prompt"] for case in CASES]
+    assert gauge.most == 3
+    assert [row.prompt for row in report.rows] == prompts
+    assert seen == [(prompt, number, 7) for number, prompt in enumerate(prompts, 1)]
+    assert [row.passed for row in report.rows] == [True, False, True, True, False, False, False]
+    assert report.concurrency == 3
+    assert report.cases_per_second == 7 / report.seconds
+
+
+def test_a_model_that_answers_one_request_at_a_time_gets_its_cases_in_turn():
+    gauge = Gauge()
+    model = FunctionModel(gauge)
+    model.max_concurrency = 1
+    report = evaluate(CASES, tools=TOOLS, model=model, concurrency=4)
+    assert (gauge.most, report.concurrency) == (1, 1)
+    # A ScriptedModel answers requests in the order they come, so it is asked in the cases' order.
+    scripted = evaluate(CASES, tools=TOOLS, model=ScriptedModel(ANSWERS), concurrency=4)
+    assert [row.passed for row in scripted.rows] == [True, False, True, True, False, False, False]
+    assert scripted.concurrency == 1
+
+
+@pytest.mark.parametrize("bad", [0, -1, True, 2.5, "4", None])
+def test_concurrency_must_be_a_positive_whole_number(bad):
+    with pytest.raises(ValueError) as caught:
+        evaluate(CASES, tools=TOOLS, model=ScriptedModel(ANSWERS), concurrency=bad)
+    assert str(caught.value) == f"concurrency must be a whole number of at least 1; got {bad!r}"
+
+
+def test_a_failing_case_stops_the_eval_and_the_cases_still_running():
+    from meowgent_nb.models import ModelError
+
+    started, finished = [], []
+
+    async def answer(messages, tools):
+        prompt = messages[-1]["content"]
+        started.append(prompt)
+        if prompt == "Weather in Oslo, in Celsius":  # the second case, while the first and third run
+            await asyncio.sleep(0.01)
+            raise ModelError("the server went away")
+        await asyncio.sleep(0.2)
+        finished.append(prompt)
+        return "No."
+
+    with pytest.raises(ModelError) as caught:
+        evaluate(CASES, tools=TOOLS, model=FunctionModel(answer), concurrency=3)
+    assert str(caught.value) == "the server went away"
+    # The three running were stopped, and no fourth case was started after the failure.
+    assert (len(started), finished) == (3, [])
+
+
+def test_the_html_report_gives_cases_per_second_and_the_text_no_timings():
+    row = EvalRow("Hi", "", None, None, {}, True, "", 0.5)
+    report = EvalReport([row, row, row], seconds=1.5, concurrency=4)
+    assert report.cases_per_second == 2.0
+    assert report.to_html().endswith(
+        ' · <span style="font-weight: 600">2.00 cases/s</span> (3 in 1.50 s, 4 at a time)</div></div>'
+    )
+    assert "cases/s" not in report.to_text()
+    assert "cases/s" not in EvalReport([row]).to_html()
+    assert EvalReport([row], seconds=0.0).cases_per_second is None

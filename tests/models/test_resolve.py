@@ -17,6 +17,7 @@ from meowgent_nb.models import ModelError
 from meowgent_nb.models.gguf import GGUF_NAME, missing_packages
 from meowgent_nb.models.llamacpp import LlamaCppModel
 from meowgent_nb.models.ollama import OllamaModel
+from meowgent_nb.models.openai import OpenAIModel
 from meowgent_nb.models.resolve import DEFAULT_MODEL, local_model_problem, resolve_model
 
 HAVE_LLAMA_CPP = importlib.util.find_spec("llama_cpp") is not None
@@ -73,6 +74,35 @@ def test_ollama_prefix_needs_a_name():
     with pytest.raises(ModelError) as caught:
         resolve_model("ollama:")
     assert str(caught.value) == '"ollama:" needs a model name after the colon, e.g. "ollama:qwen2.5:0.5b".'
+
+
+def test_openai_prefix_makes_a_model_on_openai_base_url_without_contacting_it(no_ollama, monkeypatch):
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    # num_ctx (which %%agent always sends) is left out: a server's context is fixed when it starts.
+    model = resolve_model("openai:Qwen/Qwen2.5-7B-Instruct", options={"temperature": 0.0, "num_ctx": 4096})
+    assert isinstance(model, OpenAIModel)
+    assert (model.name, model.base_url, model.options) == (
+        "Qwen/Qwen2.5-7B-Instruct",
+        "http://127.0.0.1:9/v1",
+        {"temperature": 0.0},
+    )
+    assert "sk-test" not in repr(model) + model.description
+
+
+def test_openai_prefix_needs_a_name_and_refuses_options_the_api_lacks():
+    with pytest.raises(ModelError) as caught:
+        resolve_model("openai:")
+    assert str(caught.value) == (
+        '"openai:" needs the model\'s name on the server after the colon, e.g.'
+        ' "openai:Qwen/Qwen2.5-7B-Instruct"; the server is $OPENAI_BASE_URL.'
+    )
+    with pytest.raises(ModelError) as caught:
+        resolve_model("openai:m", options={"num_thread": 4, "top_k": 3})
+    assert str(caught.value) == (
+        "OpenAIModel('m') does not understand the option(s) num_thread, top_k; it reads temperature,"
+        " seed, num_predict, max_tokens, top_p, stop. The context size is set where the server is started."
+    )
 
 
 def test_local_path_that_does_not_exist_is_named(tmp_path: Path):

@@ -1,0 +1,325 @@
+"""`OpenAIModel`: a model behind any OpenAI-compatible Chat Completions server, streamed.
+
+vLLM, SGLang, llama.cpp's ``llama-server``, llama-cpp-python's server, LM Studio and Ollama's own
+``/v1`` all speak this API; the official ``openai`` client (``pip install "meowgent-nb[openai]"``)
+talks to them. It is imported by the first request, not by this module.
+
+Every way a request can fail is translated here, once, into a `ModelError` that says how to fix
+it (start the server, set the key, pick a served model, shorten the conversation). The API key
+never appears in a repr, a description or an error message.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator, Mapping
+from typing import Any, Literal
+
+from .._deltas import TextDelta
+from . import check_model_requests_allowed
+from ._llama_text import chunks
+from ._openai_wire import CallDeltas, openai_messages, read_call
+from .base import ModelChunk, ModelError, ModelRequest, Usage
+
+__all__ = ["DEFAULT_BASE_URL", "NO_KEY", "OpenAIModel"]
+
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+"""Where requests go when neither ``base_url`` nor ``OPENAI_BASE_URL`` is set (the client's default)."""
+NO_KEY = "not-needed"
+"""The key sent when neither ``api_key`` nor ``OPENAI_API_KEY`` is set: local servers need none,
+and the client refuses to start without one."""
+INSTALL_OPENAI = 'pip install "meowgent-nb[openai]"'
+
+# The request options read here: Ollama's names (requests carry Ollama-style options) -> the API's.
+_OPTIONS = {
+    "temperature": "temperature",
+    "seed": "seed",
+    "num_predict": "max_tokens",
+    "max_tokens": "max_tokens",
+    "top_p": "top_p",
+    "stop": "stop",
+}
+
+
+class OpenAIModel:
+    """A chat model served over the OpenAI Chat Completions API.
+
+    Nothing is contacted until the first request: making one is free, and works without a server.
+    Options are merged in two layers, the request's winning over the model's; a value of None
+    leaves the option to the server.
+
+    Args:
+        name: The model's name on the server (``"Qwen/Qwen2.5-7B-Instruct"`` on vLLM, the
+            ``--model_alias`` or file name on llama.cpp's servers).
+        base_url: The API's address, usually ending in ``/v1`` (``"http://gpu-box:8000/v1"``).
+            Defaults to ``OPENAI_BASE_URL`` (read now), then `DEFAULT_BASE_URL`.
+        api_key: Sent as the bearer token. Defaults to ``OPENAI_API_KEY`` (read now), then
+            `NO_KEY`. Kept out of reprs, descriptions and errors.
+        options: Ollama-style options for every request: ``temperature``, ``seed``,
+            ``num_predict`` (or ``max_tokens``), ``top_p``, ``stop``.
+        timeout: Seconds each step of a request may take: connecting, sending, and the wait for
+            each next piece of the answer (not the whole answer).
+        tool_choice: Passed through with native tools (``"auto"``, ``"required"``...); None
+            leaves it to the server.
+        schema_format: How the ``json`` protocol's schema is sent: ``"json_schema"`` (the API's
+            ``response_format``, which vLLM, SGLang, llama-server and LM Studio take), or
+            ``"json_object"`` with the schema beside it, which llama-cpp-python's server takes.
+
+    Attributes:
+        name: The model name.
+        base_url: The API's address, as used in errors.
+        options: The options for every request.
+        timeout: The per-step timeout in seconds.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        options: Mapping[str, Any] | None = None,
+        timeout: float = 300.0,
+        tool_choice: str | None = None,
+        schema_format: Literal["json_schema", "json_object"] = "json_schema",
+    ):
+        self.name = name
+        # Empty means unset, as for the client.
+        self.base_url = (base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL).rstrip("/")
+        self._api_key = api_key or os.environ.get("OPENAI_API_KEY") or NO_KEY
+        self.options = dict(options or {})
+        self.timeout = timeout
+        self.tool_choice = tool_choice
+        if schema_format not in ("json_schema", "json_object"):
+            raise ModelError(f'schema_format must be "json_schema" or "json_object", not {schema_format!r}.')
+        self.schema_format = schema_format
+        self._check_options(self.options)
+
+    def __repr__(self) -> str:
+        return f"OpenAIModel({self.name!r}, base_url={self._shown_url!r})"
+
+    @property
+    def description(self) -> str:
+        """``"Qwen2.5-7B via OpenAI-compatible server at http://gpu:8000/v1"`` (no credentials)."""
+        return f"{self.name} via OpenAI-compatible server at {self._shown_url}"
+
+    @property
+    def _shown_url(self) -> str:
+        scheme, sep, rest = self.base_url.rpartition("://")
+        authority, slash, path = rest.partition("/")
+        return self._redact(f"{scheme}{sep}{authority.rpartition('@')[2]}{slash}{path}")
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[ModelChunk]:
+        """Stream the answer to ``request``, one chunk per piece the server sends.
+
+        Native tools go as ``tools=``, and the calls come back as `ModelChunk.tool_calls` once
+        the answer is complete. A server that gives its model's calls back as text (as
+        llama-cpp-python's does for Qwen) has them read by ``request.call_parser``. ``format``
+        goes as a ``response_format``. ``think`` is not sent (the API has no such field); a
+        server's reasoning deltas (``reasoning_content``) arrive as thinking.
+
+        Args:
+            request: The messages, native tools, options and ``format`` of this turn.
+
+        Yields:
+            A `ModelChunk` per streamed piece; the last has ``done=True``, the server's
+            ``finish_reason`` and, where the server reports it, the `Usage`.
+
+        Raises:
+            ModelError: Requests are not allowed (`ALLOW_MODEL_REQUESTS`), an option is unknown,
+                or talking to the server failed; the message says how to fix it.
+        """
+        check_model_requests_allowed(f"the OpenAI-compatible server at {self._shown_url}")
+        options = {**self.options, **request.options}
+        self._check_options(options)
+        openai, client = self._client()
+        body = self._body(request, options)
+        parser = request.call_parser() if request.tools and request.call_parser else None
+        calls, reason, usage, seen, events = CallDeltas(), None, None, False, False
+        try:
+            async with client:
+                stream = await client.chat.completions.create(**body)
+                events = "event-stream" in stream.response.headers.get("content-type", "")
+                async with stream:
+                    async for part in stream:
+                        seen = True
+                        if part.usage is not None:
+                            usage = Usage(part.usage.prompt_tokens, part.usage.completion_tokens)
+                        for choice in part.choices[:1]:  # n=1: one choice
+                            reason = choice.finish_reason or reason
+                            for piece in _delta_chunks(choice.delta, parser):
+                                yield piece
+                            calls.add(choice.delta.tool_calls or ())
+        except openai.OpenAIError as exc:
+            cause = None if self._leaks(exc) else exc
+            # The client reports a connection lost mid-stream as a connection error too.
+            if seen and type(exc) is openai.APIConnectionError:
+                raise ModelError(
+                    self._cut_off("the connection closed before the answer was complete")
+                ) from cause
+            raise self._error(exc, openai) from cause
+        if not seen and events:  # an event stream, but not one event: the server gave up
+            raise ModelError(self._cut_off("the server sent no events"))
+        if not seen:
+            raise ModelError(
+                f"The server at {self._shown_url} did not answer like an OpenAI-compatible server"
+                " (its answer had no Chat Completions events): check base_url / OPENAI_BASE_URL,"
+                " which usually ends in /v1."
+            )
+        if reason is None:
+            raise ModelError(self._cut_off("the stream ended without a finish_reason"))
+        for call in calls.calls():
+            read = read_call(call)
+            yield (
+                ModelChunk(text=read.text) if isinstance(read, TextDelta) else ModelChunk(tool_calls=(read,))
+            )
+        for piece in chunks(parser.close(reason)) if parser else []:
+            yield piece
+        yield ModelChunk(done=True, usage=usage, finish_reason=reason)
+
+    async def list_models(self) -> list[str]:
+        """The names of the models the server serves (``GET /models``).
+
+        Raises:
+            ModelError: Requests are not allowed, or the server cannot be reached.
+        """
+        check_model_requests_allowed(f"the OpenAI-compatible server at {self._shown_url}")
+        openai, client = self._client()
+        try:
+            async with client:
+                return [model.id async for model in client.models.list()]
+        except openai.OpenAIError as exc:
+            raise self._error(exc, openai) from (None if self._leaks(exc) else exc)
+
+    def _client(self) -> tuple[Any, Any]:
+        """The ``openai`` module and a client for one request.
+
+        A client per request: its connections belong to the event loop that opened them, and
+        scripts and tests run each request under a fresh ``asyncio.run()``. No retries: a
+        person waiting in a notebook hears of a dead server at once, not after three tries.
+        """
+        try:
+            import openai
+        except ImportError as exc:
+            raise ModelError(f"OpenAIModel needs the openai client: {INSTALL_OPENAI}") from exc
+        client = openai.AsyncOpenAI(
+            api_key=self._api_key, base_url=self.base_url, timeout=self.timeout, max_retries=0
+        )
+        return openai, client
+
+    def _check_options(self, options: Mapping[str, Any]) -> None:
+        unknown = sorted(key for key in options if key not in _OPTIONS)
+        if unknown:
+            raise ModelError(
+                f"OpenAIModel({self.name!r}) does not understand the option(s) {', '.join(unknown)};"
+                f" it reads {', '.join(_OPTIONS)}. The context size is set where the server is started."
+            )
+
+    def _body(self, request: ModelRequest, options: Mapping[str, Any]) -> dict[str, Any]:
+        body: dict[str, Any] = {
+            "model": self.name,
+            "messages": openai_messages(request.messages),
+            "stream": True,
+            "stream_options": {"include_usage": True},
+        }
+        body.update({_OPTIONS[key]: value for key, value in options.items() if value is not None})
+        if request.tools:
+            body["tools"] = [tool.to_json_schema() for tool in request.tools]
+            if self.tool_choice is not None:
+                body["tool_choice"] = self.tool_choice
+        if request.format is not None:
+            schema = dict(request.format)
+            if self.schema_format == "json_object":
+                # llama-cpp-python's form; the openai client passes the extra key through.
+                body["response_format"] = {"type": "json_object", "schema": schema}
+            else:
+                body["response_format"] = {
+                    "type": "json_schema",
+                    "json_schema": {"name": "answer", "schema": schema},
+                }
+        return body
+
+    def _leaks(self, exc: BaseException) -> bool:
+        """Whether the key is in ``exc``'s text (then it is not kept as the error's cause)."""
+        return self._api_key != NO_KEY and self._api_key in str(exc)
+
+    def _redact(self, text: str) -> str:
+        return text.replace(self._api_key, "[api key]") if self._api_key != NO_KEY else text
+
+    def _error(self, exc: Exception, openai: Any) -> ModelError:
+        """Translate what the client raised into an error that says what to do."""
+        where = f"the OpenAI-compatible server at {self._shown_url}"
+        if isinstance(exc, openai.APITimeoutError):
+            return ModelError(
+                f"Timed out talking to {where}: no answer within {self.timeout:g} s. The model may"
+                f" still be loading, or the server is busy: allow longer with"
+                f" OpenAIModel({self.name!r}, timeout={self.timeout * 2:g})."
+            )
+        if isinstance(exc, openai.APIConnectionError):
+            return ModelError(
+                f"Cannot reach {where}: is it running? Start it (e.g. `vllm serve MODEL` or"
+                " `python -m llama_cpp.server --model FILE`), or set base_url= / OPENAI_BASE_URL"
+                " to where it runs."
+            )
+        if isinstance(exc, openai.AuthenticationError):
+            return ModelError(
+                f"{where[0].upper()}{where[1:]} refused the API key (HTTP 401): set OPENAI_API_KEY,"
+                f" or pass OpenAIModel({self.name!r}, api_key=...)."
+            )
+        if not isinstance(exc, openai.APIStatusError):  # an error event mid-stream, a bad answer
+            return ModelError(self._redact(f"{where[0].upper()}{where[1:]} reported an error: {exc}"))
+        detail = self._redact(_message(exc))
+        lowered = detail.lower()
+        if exc.status_code == 404 and "model" in lowered:
+            return ModelError(
+                f"Model '{self.name}' is not served by {where} ({detail}): use one of the names"
+                " its /models lists (OpenAIModel.list_models())."
+            )
+        if exc.status_code == 404:
+            return ModelError(
+                f"{where[0].upper()}{where[1:]} has no Chat Completions endpoint (HTTP 404:"
+                f" {detail}): check base_url / OPENAI_BASE_URL, which usually ends in /v1."
+            )
+        if "context" in lowered and ("length" in lowered or "window" in lowered):
+            return ModelError(
+                f"The conversation does not fit the context of '{self.name}' on {where} ({detail}):"
+                " start a new conversation, lower num_predict, or serve the model with a larger context."
+            )
+        message = f"{where[0].upper()}{where[1:]} answered HTTP {exc.status_code}: {detail}"
+        if "json_schema" in lowered and "json_object" in lowered:
+            message += f' (this server takes OpenAIModel({self.name!r}, schema_format="json_object"))'
+        return ModelError(message)
+
+    def _cut_off(self, detail: str) -> str:
+        return (
+            f"The connection to the OpenAI-compatible server at {self._shown_url} was cut off"
+            f" mid-answer ({detail}): the server may have stopped or failed on this request (check"
+            " its log; llama-cpp-python's server does this when the conversation exceeds its"
+            " context); try again."
+        )
+
+
+def _delta_chunks(delta: Any, parser: Any) -> list[ModelChunk]:
+    """The chunks of one streamed delta: reasoning (vLLM's ``reasoning_content``, or
+    ``reasoning``) as thinking, then the text, read for calls by ``parser`` when there is one."""
+    out = []
+    thinking = getattr(delta, "reasoning_content", None) or getattr(delta, "reasoning", None)
+    if isinstance(thinking, str) and thinking:
+        out.append(ModelChunk(thinking=thinking))
+    if delta.content:
+        out += chunks(parser.feed(delta.content)) if parser else [ModelChunk(text=delta.content)]
+    return out
+
+
+def _message(exc: Any) -> str:
+    """The server's own words in an error response: ``{"error": {"message": ...}}`` or its body."""
+    body = exc.body
+    if isinstance(body, Mapping):
+        error = body.get("error", body)
+        if isinstance(error, Mapping) and isinstance(error.get("message"), str):
+            return error["message"].strip()
+        if isinstance(error, str):
+            return error.strip()
+        if isinstance(body.get("detail"), str):
+            return body["detail"].strip()
+    text = exc.response.text if exc.response is not None else str(exc)
+    return text.strip()[:200]

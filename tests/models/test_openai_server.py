@@ -1,0 +1,289 @@
+"""`OpenAIModel` against a real OpenAI-compatible server: llama-cpp-python's, serving the embedded GGUF.
+
+One server for the module (``python -m llama_cpp.server`` on 127.0.0.1, a free port, an API key),
+started before the first test and stopped after the last; every test talks to it through the
+real ``openai`` client. Answers are at temperature 0 on two threads, so they are exact. Marked
+``real_model``, and skipped where llama-cpp-python's server extra, the ``openai`` client or the
+model's part packages are missing.
+
+What this server does, seen here: it returns the embedded model's calls as text in ``content``
+(never ``tool_calls``), serves whatever model name a request gives, sends no usage in a stream,
+and takes a schema only as ``{"type": "json_object", "schema": ...}``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Annotated
+
+import httpx
+import pytest
+
+import meowgent_nb.models
+from meowgent_nb import Agent, EvalCase, ToolCall, evaluate, tool
+from meowgent_nb.models import ModelChunk, ModelError, ModelRequest
+from meowgent_nb.models.gguf import gguf_path, missing_packages
+from meowgent_nb.models.openai import OpenAIModel
+
+HAVE_SERVER = all(
+    importlib.util.find_spec(name) is not None
+    for name in ("llama_cpp", "fastapi", "sse_starlette", "uvicorn")
+)
+HAVE_OPENAI = importlib.util.find_spec("openai") is not None
+KEY = "sk-local-test-key"
+NAME = "qwen2.5-coder-0.5b"
+
+pytestmark = [
+    pytest.mark.real_model,
+    pytest.mark.skipif(
+        not (HAVE_SERVER and HAVE_OPENAI and not missing_packages()),
+        reason='needs pip install "meowgent-nb[test,local]" (llama-cpp-python[server], openai, the model)',
+    ),
+]
+
+
+@tool
+def get_weather(city: Annotated[str, "The city, e.g. Paris"]) -> str:
+    """Get the current weather in a city."""
+    return f"Sunny in {city}"
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The base URL of a llama-cpp-python server on the embedded GGUF, stopped after the module."""
+    port = free_port()
+    log_path = tmp_path_factory.mktemp("openai-server") / "server.log"
+    command = [
+        sys.executable, "-m", "llama_cpp.server",
+        "--model", str(gguf_path()), "--model_alias", NAME,
+        "--host", "127.0.0.1", "--port", str(port),
+        "--n_ctx", "2048", "--n_threads", "2", "--api_key", KEY,
+        # Its default cuts a streaming answer off when the next request arrives; queue them instead.
+        "--interrupt_requests", "False",
+    ]  # fmt: skip
+    with log_path.open("wb") as log:
+        process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+    base_url = f"http://127.0.0.1:{port}/v1"
+    try:
+        wait_until_it_answers(process, base_url, log_path)
+        yield base_url
+    finally:
+        process.terminate()
+        try:
+            process.wait(15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(15)
+
+
+def wait_until_it_answers(process: subprocess.Popen, base_url: str, log_path: Path) -> None:
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            pytest.fail(f"the server exited with {process.returncode}:\n{log_path.read_text()[-2000:]}")
+        try:
+            if (
+                httpx.get(
+                    f"{base_url}/models", headers={"Authorization": f"Bearer {KEY}"}, timeout=1
+                ).status_code
+                == 200
+            ):
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.2)
+    pytest.fail(f"the server did not answer /v1/models within 120 s:\n{log_path.read_text()[-2000:]}")
+
+
+@pytest.fixture(autouse=True)
+def allow_requests(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(meowgent_nb.models, "ALLOW_MODEL_REQUESTS", True)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+
+
+def model(base_url: str, name: str = NAME, **settings) -> OpenAIModel:
+    settings.setdefault("api_key", KEY)
+    settings.setdefault("options", {"temperature": 0.0, "seed": 0, "num_predict": 48})
+    return OpenAIModel(name, base_url=base_url, **settings)
+
+
+def collect(m: OpenAIModel, request: ModelRequest) -> tuple[list[ModelChunk], ModelError | None]:
+    chunks: list[ModelChunk] = []
+
+    async def run() -> None:
+        async for chunk in m.stream(request):
+            chunks.append(chunk)
+
+    try:
+        asyncio.run(run())
+    except ModelError as error:
+        return chunks, error
+    return chunks, None
+
+
+def ask(text: str, **fields) -> ModelRequest:
+    return ModelRequest(messages=[{"role": "user", "content": text}], **fields)
+
+
+def test_an_answer_streams_piece_by_piece(server):
+    chunks, error = collect(model(server), ask("Say hello."))
+    assert error is None
+    assert [c.text for c in chunks[:-1]] == [
+        "Hello",
+        "!",
+        " How",
+        " can",
+        " I",
+        " assist",
+        " you",
+        " today",
+        "?",
+    ]
+    assert chunks[-1] == ModelChunk(done=True, finish_reason="stop")  # no usage in this server's streams
+    short, _ = collect(model(server, options={"temperature": 0.0, "num_predict": 3}), ask("Say hello."))
+    assert ("".join(c.text for c in short), short[-1].finish_reason) == ("Hello! How", "length")
+
+
+def test_a_tool_using_conversation_through_the_xml_protocol(server):
+    agent = Agent(model=model(server), tools=[get_weather], protocol="xml")
+    result = agent.run("What is the weather in Paris?")
+    assert [(r.call.name, r.call.arguments, r.output) for r in result.tool_results] == [
+        ("get_weather", {"city": "Paris"}, "Sunny in Paris")
+    ]
+    assert (result.text, result.turns, result.stopped) == ("Sunny in Paris", 2, "answer")
+
+
+def test_a_tool_using_conversation_through_the_native_protocol(server):
+    # The server returns the model's call as text; the request's call parser reads it.
+    agent = Agent(model=model(server), tools=[get_weather], protocol="native")
+    result = agent.run("What is the weather in Paris?")
+    first = result.tool_results[0]
+    assert (first.call.name, first.call.arguments, first.output) == (
+        "get_weather",
+        {"city": "Paris"},
+        "Sunny in Paris",
+    )
+    assert result.messages[1] == {
+        "role": "assistant",
+        "content": "",
+        "tool_calls": [{"function": {"name": "get_weather", "arguments": {"city": "Paris"}}}],
+    }
+
+
+def test_an_answer_constrained_to_a_json_schema(server):
+    schema = {"type": "object", "properties": {"answer": {"type": "integer"}}, "required": ["answer"]}
+    chunks, error = collect(model(server, schema_format="json_object"), ask("What is 2+3?", format=schema))
+    assert (error, "".join(c.text for c in chunks), chunks[-1].finish_reason) == (
+        None,
+        '{ "answer": 5 }',
+        "stop",
+    )
+    # The API's own json_schema form: this server refuses it, and the error says what it takes.
+    chunks, error = collect(model(server), ask("What is 2+3?", format=schema))
+    assert chunks == []
+    assert str(error).startswith(
+        f"The OpenAI-compatible server at {server} answered HTTP 500: 1 validation error:"
+    )
+    assert str(error).endswith(f" (this server takes OpenAIModel('{NAME}', schema_format=\"json_object\"))")
+
+
+def test_the_json_protocol_calls_a_tool_through_the_server(server):
+    # Asked about the weather, this 0.5B model answers from memory (embedded, too); told to call, it calls.
+    agent = Agent(model=model(server, schema_format="json_object"), tools=[get_weather], protocol="json")
+    result = agent.run("Call get_weather for Paris.")
+    assert [(r.call.name, r.call.arguments, r.output) for r in result.tool_results] == [
+        ("get_weather", {"city": "Paris"}, "Sunny in Paris")
+    ]
+    assert (result.text, result.turns) == ("Sunny in Paris", 2)
+    assert [m["content"] for m in result.messages if m["role"] == "assistant"] == [
+        '{"tool": "get_weather", "arguments": {"city": "Paris"}}',
+        '{"answer": "Sunny in Paris"}',
+    ]
+
+
+def test_nothing_listens_at_a_wrong_port(server):
+    wrong = f"http://127.0.0.1:{free_port()}/v1"
+    chunks, error = collect(model(wrong), ask("Say hello."))
+    assert (chunks, str(error)) == (
+        [],
+        (
+            f"Cannot reach the OpenAI-compatible server at {wrong}: is it running? Start it (e.g. `vllm"
+            " serve MODEL` or `python -m llama_cpp.server --model FILE`), or set base_url= /"
+            " OPENAI_BASE_URL to where it runs."
+        ),
+    )
+
+
+def test_this_server_answers_whatever_model_name_a_request_gives(server):
+    # vLLM and OpenAI answer 404 (tested on the wire); llama-cpp-python serves its one model.
+    chunks, error = collect(model(server, "no-such-model"), ask("Say hello."))
+    assert (error, "".join(c.text for c in chunks)) == (None, "Hello! How can I assist you today?")
+    assert asyncio.run(model(server).list_models()) == [NAME]
+
+
+def test_a_wrong_key_is_refused_with_how_to_set_it(server):
+    for key in (None, "sk-wrong"):
+        chunks, error = collect(model(server, api_key=key), ask("Say hello."))
+        assert (chunks, str(error)) == (
+            [],
+            (
+                f"The OpenAI-compatible server at {server} refused the API key (HTTP 401): set"
+                f" OPENAI_API_KEY, or pass OpenAIModel('{NAME}', api_key=...)."
+            ),
+        )
+
+
+def test_a_conversation_longer_than_the_context_ends_the_stream_cut_off(server):
+    # This server answers 200 and then closes the stream without an event when the prompt is too long.
+    chunks, error = collect(model(server), ask("word " * 2500))
+    assert chunks == []
+    assert str(error) == (
+        f"The connection to the OpenAI-compatible server at {server} was cut off mid-answer (the server"
+        " sent no events): the server may have stopped or failed on this request (check its log;"
+        " llama-cpp-python's server does this when the conversation exceeds its context); try again."
+    )
+
+
+def test_a_call_the_model_writes_as_text_comes_back_as_a_tool_call(server):
+    from meowgent_nb.protocols.native import NativeCallParser
+
+    request = ask("What is the weather in Paris?", tools=[get_weather], call_parser=NativeCallParser)
+    chunks, error = collect(model(server), request)
+    assert error is None
+    assert [c.tool_calls for c in chunks if c.tool_calls] == [(ToolCall("get_weather", {"city": "Paris"}),)]
+
+
+def test_an_eval_runs_its_cases_four_at_a_time_with_the_same_rows_as_one_at_a_time(server):
+    cases = [
+        EvalCase("Call get_weather for Paris.", "get_weather", {"city": "Paris"}),
+        EvalCase("Call get_weather for Oslo.", "get_weather", {"city": "Oslo"}),
+        EvalCase("Call get_weather for Rome.", "get_weather", {"city": "Rome"}),
+        EvalCase("Say hello.", None),
+    ]
+    reports = [evaluate(cases, tools=[get_weather], model=model(server), concurrency=n) for n in (1, 4)]
+    rows = [[(r.prompt, r.chosen, r.arguments, r.passed) for r in report.rows] for report in reports]
+    assert (
+        rows[0]
+        == rows[1]
+        == [
+            ("Call get_weather for Paris.", "get_weather", {"city": "Paris"}, True),
+            ("Call get_weather for Oslo.", "get_weather", {"city": "Oslo"}, True),
+            ("Call get_weather for Rome.", "get_weather", {"city": "Rome"}, True),
+            ("Say hello.", "say_hello", {"message": "Hello, world!"}, False),  # a made-up tool, both times
+        ]
+    )
+    assert [report.concurrency for report in reports] == [1, 4]
