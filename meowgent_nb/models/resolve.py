@@ -44,7 +44,9 @@ _LOCAL_SETTINGS = {
 }
 
 
-def resolve_model(spec: str | Model | None, *, options: Mapping[str, Any] | None = None) -> Model:
+def resolve_model(
+    spec: str | Model | None, *, options: Mapping[str, Any] | None = None, openai_base_url: str | None = None
+) -> Model:
     """The model ``spec`` names.
 
     Args:
@@ -55,6 +57,7 @@ def resolve_model(spec: str | Model | None, *, options: Mapping[str, Any] | None
             ``num_predict`` and ``num_thread``; an OpenAI-compatible one ``temperature``,
             ``seed``, ``num_predict``, ``top_p`` and ``stop`` (``num_ctx`` is left out: a
             server's context is set when it starts).
+        openai_base_url: Where an ``"openai:NAME"`` model's server is; None: ``$OPENAI_BASE_URL``.
 
     Returns:
         A model; nothing is loaded or generated yet.
@@ -71,7 +74,7 @@ def resolve_model(spec: str | Model | None, *, options: Mapping[str, Any] | None
     if kind == "ollama" and colon:
         return _ollama(rest, options)
     if kind == "openai" and colon:
-        return _openai(rest, options)
+        return _openai(rest, options, openai_base_url)
     if kind == "local":
         if colon and not rest:
             raise ModelError(
@@ -156,7 +159,7 @@ def _ollama(name: str, options: Mapping[str, Any] | None) -> Model:
     return OllamaModel(name, options=options)
 
 
-def _openai(name: str, options: Mapping[str, Any] | None) -> Model:
+def _openai(name: str, options: Mapping[str, Any] | None, base_url: str | None = None) -> Model:
     from .openai import OpenAIModel  # the openai client itself is imported by the first request
 
     if not name:
@@ -166,7 +169,7 @@ def _openai(name: str, options: Mapping[str, Any] | None) -> Model:
         )
     # %%agent always sends num_ctx; on these servers the context is fixed when the server starts.
     options = {key: value for key, value in (options or {}).items() if key != "num_ctx"}
-    return OpenAIModel(name, options=options)
+    return OpenAIModel(name, base_url=base_url, options=options)
 
 
 def _local(path: str | None, options: Mapping[str, Any] | None) -> Model:

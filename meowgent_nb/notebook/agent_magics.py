@@ -47,7 +47,7 @@ class AgentMagics(Magics):
     """
 
     model = Unicode(
-        help="ollama:NAME, local, local:PATH, or a name (Ollama if its server answers, else the local"
+        help="ollama:NAME, openai:NAME, local, local:PATH, or a name (Ollama if its server answers, else the local"
         " model); MEOWGENT_MODEL, else qwen2.5:0.5b."
     ).tag(config=True)
     protocol = CaselessStrEnum(
@@ -86,6 +86,10 @@ class AgentMagics(Magics):
         20_000, help="Characters of each resource that --attach puts in a request; the rest is cut, with a note."
     ).tag(config=True)
     num_ctx = Int(16384, help="Context window in tokens.").tag(config=True)
+    openai_base_url = Unicode(
+        "",
+        help="Where openai:NAME models are served (e.g. http://gpu-box:8000/v1); empty: $OPENAI_BASE_URL.",
+    ).tag(config=True)
     toolboxes = List(help="Toolboxes offered in every cell, besides the notebook's tools.")
     cassette = Unicode(
         help="Record the model's answers to this file, or replay them from it (see cassette_mode);"
@@ -125,7 +129,7 @@ class AgentMagics(Magics):
         self._context_model: Any = None  # the model of the last cell: it measures the context
         self.last_result: AgentResult | None = None
         self._approver: Any = None
-        self._models: dict[tuple[str, tuple[tuple[str, Any], ...]], Any] = {}
+        self._models: dict[tuple[str, tuple[tuple[str, Any], ...], str | None], Any] = {}
         """Resolved models by name and options: a local model is loaded once, not once per cell,
         and keeps its prompt cache from cell to cell."""
         self._cassettes: dict[Any, Any] = {}  # the cassettes opened this session (see cassette_model)
@@ -137,7 +141,7 @@ class AgentMagics(Magics):
     @argument(
         "-m",
         "--model",
-        help="The model for this cell: ollama:NAME, local, local:PATH, or a bare name (see resolve_model).",
+        help="The model for this cell: ollama:NAME, openai:NAME, local, local:PATH, or a bare name (see resolve_model).",
     )
     @argument("--model-object", metavar="VAR", help="Use a model object from the notebook (e.g. a ScriptedModel).")
     @argument("--protocol", choices=list(PROTOCOLS), help="How tools reach the model.")
@@ -288,10 +292,11 @@ class AgentMagics(Magics):
         from ..models.resolve import resolve_model
 
         options = self._options()
-        key = (args.model or self.model, tuple(sorted(options.items())))
+        base_url = self.openai_base_url or None
+        key = (args.model or self.model, tuple(sorted(options.items())), base_url)
         if key not in self._models:
             try:
-                self._models[key] = resolve_model(key[0], options=options)
+                self._models[key] = resolve_model(key[0], options=options, openai_base_url=base_url)
             except ModelError as error:
                 raise UsageError(f"%%agent: {error}") from None
         return self._models[key]

@@ -117,6 +117,7 @@ def run_eval(
     text_limit: int | None = TEXT_LIMIT,
     live: bool,
     tick: float | None = 1.0,
+    concurrency: int = 1,
 ) -> EvalReport:
     """`aevaluate` the cases, showing the rows in the cell as they finish when ``live``.
 
@@ -128,6 +129,7 @@ def run_eval(
         text_limit: As for `aevaluate`.
         live: Show the progress in the cell (a person watches), or nothing (headless runs).
         tick: Seconds between redraws for the running case's time; None: redraw only per row.
+        concurrency: As for `aevaluate`.
 
     Returns:
         The `EvalReport`, as `aevaluate` returns it.
@@ -150,7 +152,10 @@ def run_eval(
         wake.put(False)
 
     worker = _EvalThread(
-        aevaluate(checked, tools=tools, model=model, protocol=protocol, text_limit=text_limit, on_row=on_row),
+        aevaluate(
+            checked, tools=tools, model=model, protocol=protocol, text_limit=text_limit, on_row=on_row,
+            concurrency=concurrency,
+        ),
         on_end=lambda: wake.put(True),
     )
     view = EvalProgress(checked)

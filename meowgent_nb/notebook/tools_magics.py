@@ -54,8 +54,15 @@ def tools(magics: Any, line: str) -> Any:
     metavar="N",
     help=f"Stop reading an answer after N characters of text with no call begun (default {TEXT_LIMIT}); 0: read it all.",
 )
+@argument(
+    "--concurrency",
+    type=int,
+    default=1,
+    metavar="N",
+    help="Run N cases at once, for a server that batches requests (vLLM, SGLang); the embedded model runs one.",
+)
 def tools_eval(magics: Any, line: str) -> Any:
-    """%tools eval VAR [-m MODEL | --model-object VAR] [--tools A,B] [--protocol P] [--text-limit N]
+    """%tools eval VAR [-m MODEL | --model-object VAR] [--tools A,B] [--protocol P] [--text-limit N] [--concurrency N]
 
     Runs the cases in VAR against the notebook's tools, one model turn each; no tool runs. While
     it runs, the cell shows each case's row as it finishes ("3/7 cases done"); the report is the
@@ -73,6 +80,8 @@ def tools_eval(magics: Any, line: str) -> Any:
         raise UsageError(
             f"%tools eval --text-limit: give a number of characters, or 0 to read whole answers; got {limit}"
         )
+    if args.concurrency < 1:
+        raise UsageError(f"%tools eval --concurrency: give a number of cases of at least 1; got {args.concurrency}")
     from .eval_display import run_eval, watched
 
     try:
@@ -83,6 +92,7 @@ def tools_eval(magics: Any, line: str) -> Any:
             protocol=args.protocol or magics.protocol,
             text_limit=limit,
             live=watched(),
+            concurrency=args.concurrency,
         )
     except ValueError as error:
         raise UsageError(f"%tools eval {args.cases}: {error}") from None

@@ -566,3 +566,14 @@ def test_the_html_report_gives_cases_per_second_and_the_text_no_timings():
     assert "cases/s" not in report.to_text()
     assert "cases/s" not in EvalReport([row]).to_html()
     assert EvalReport([row], seconds=0.0).cases_per_second is None
+
+
+def test_tools_eval_magic_runs_cases_concurrently_with_its_option(ip):
+    gauge = Gauge()
+    ip.user_ns.update(e_weather=get_weather, e_add=add, e_model=FunctionModel(gauge), e_cases=CASES)
+    report = ip.run_line_magic("tools", "eval e_cases --model-object e_model --concurrency 3")
+    assert (gauge.most, report.concurrency) == (3, 3)
+    assert report.to_text() == TEXT  # the same rows, in the cases' order
+    with pytest.raises(UsageError) as error:
+        ip.run_line_magic("tools", "eval e_cases --model-object e_model --concurrency 0")
+    assert str(error.value) == "%tools eval --concurrency: give a number of cases of at least 1; got 0"

@@ -648,6 +648,23 @@ def test_agent_and_the_agent_cell_reach_the_server_named_by_openai_base_url(
     assert "num_ctx" not in body
 
 
+def test_the_agent_cells_openai_base_url_setting_wins_over_the_environment(
+    ip, httpserver, base_url, allow_requests, monkeypatch
+):
+    from IPython.utils.capture import capture_output
+
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")  # nothing listens there
+    serve(httpserver, sse(event({"content": "Hi from the configured server."}), event({}, "stop")))
+    ip.run_line_magic("config", f"AgentMagics.openai_base_url = {base_url!r}")
+    try:
+        with capture_output() as captured:
+            ip.run_cell_magic("agent", "-m openai:served-model --new", "Hello")
+    finally:
+        ip.run_line_magic("config", "AgentMagics.openai_base_url = ''")
+    assert "Hi from the configured server." in captured.outputs[-1].data["text/plain"]
+    assert sent(httpserver)["model"] == "served-model"
+
+
 def test_making_a_model_imports_no_client():
     import subprocess
 

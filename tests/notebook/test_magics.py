@@ -221,7 +221,7 @@ def test_the_agent_help_reads_as_plain_text_and_names_the_cell_magic(ip):
     doc = ip.magics_manager.magics["cell"]["agent"].__doc__
     assert doc.startswith("  %%agent [-m MODEL] [--model-object VAR] [--protocol {xml,native,json}]\n")
     assert "::" not in doc and "``" not in doc
-    assert "--model MODEL\n                        The model for this cell: ollama:NAME, local," in doc
+    assert "--model MODEL\n                        The model for this cell: ollama:NAME, openai:NAME," in doc
 
 
 def test_the_result_limits_are_settings_of_the_cells(ip):
