@@ -48,13 +48,13 @@ PARTS = (
 def context_window(model: Any, options: Mapping[str, Any] | None = None) -> int | None:
     """The model's context window in tokens, where it is known here: the embedded model's
     ``n_ctx``, an Ollama model's ``num_ctx`` (the request's, the model's, or the default sent)."""
-    inner = getattr(model, "__dict__", {}).get("_inner")  # a cassette: its recording model, if made
-    if inner is not None and hasattr(inner, "stream"):
-        model = inner
-    for source in (options or {}, getattr(model, "options", None) or {}):
-        size = source.get("num_ctx") if isinstance(source, Mapping) else None
+    for source in (options or {}, getattr(model, "options", None) or {}):  # a cassette's first: the
+        size = source.get("num_ctx") if isinstance(source, Mapping) else None  # same recording or not
         if isinstance(size, int) and not isinstance(size, bool) and size > 0:
             return size
+    inner = getattr(model, "__dict__", {}).get("_inner")  # a cassette: its recording model, if made
+    if inner is not None and hasattr(inner, "stream"):
+        return context_window(inner)
     size = getattr(model, "n_ctx", None)
     if isinstance(size, int) and not isinstance(size, bool) and size > 0:
         return size

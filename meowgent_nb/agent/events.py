@@ -6,7 +6,8 @@ backend does before its answer begins), text and thinking deltas as the model st
 `PartialCall` each time a call being written grows (display only: it is never run), each
 complete `ToolCallEvent`, `ApprovalRequested` (once, for the calls that wait for a decision),
 each `ApprovalEvent`, each `ToolResultEvent` (as the calls finish), then `TurnEnd`; after the last
-turn, `FinalAnswer`.
+turn, `FinalAnswer`. Before a turn's request, a `ContextCompacted` says the conversation as sent
+was made smaller to fit the model's window.
 """
 
 from __future__ import annotations
@@ -19,12 +20,14 @@ from ..models.base import Usage
 from ..protocols.parsing import PartialCall
 from ..tools.core import ToolCall, ToolResult
 from .approvals import Approved, Denied
+from .compaction import Compacted
 from .result import AgentResult
 
 __all__ = [
     "AgentEvent",
     "ApprovalEvent",
     "ApprovalRequested",
+    "ContextCompacted",
     "FinalAnswer",
     "ModelStatus",
     "PartialCall",
@@ -96,6 +99,15 @@ class TurnEnd:
 
 
 @dataclass(frozen=True)
+class ContextCompacted:
+    """Before a request, the conversation as sent was made smaller to fit the model's window
+    (see `compaction`); the conversation itself keeps every message."""
+
+    turn: int
+    compacted: Compacted
+
+
+@dataclass(frozen=True)
 class FinalAnswer:
     """The run is over; ``result`` holds the answer and everything that led to it."""
 
@@ -113,5 +125,6 @@ AgentEvent = Union[
     ApprovalEvent,
     ToolResultEvent,
     TurnEnd,
+    ContextCompacted,
     FinalAnswer,
 ]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 from collections import deque
 from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass, field
@@ -23,12 +24,14 @@ from ..protocols.registry import get_protocol
 from ..tools._output import MAX_DEPTH, MAX_ITEMS
 from ..tools.core import Tool, ToolCall, ToolResult
 from ._images import accepts_images, attach_images, result_images
-from .context import ContextRecord, ContextUse, ToolsBlock, message_text
+from .compaction import CONTEXT_POLICIES, Compacted, Compaction, ContextPolicy
+from .context import ContextRecord, ContextUse, ToolsBlock, context_window, message_text
 from ._tool_names import name_index, offered_name
 from .approvals import Approver
 from .calls import CallRunner
 from .events import (
     AgentEvent,
+    ContextCompacted,
     FinalAnswer,
     ModelStatus,
     RunStart,
@@ -41,6 +44,14 @@ from .result import AgentResult
 from .tool_search import SEARCH_TOOL, ToolSearch, search_wanted
 
 _CONTEXT_KEPT = 200  # requests whose record an agent keeps (see context_log)
+
+
+def _answer_tokens(model: Any) -> int | None:
+    """The longest answer the model gives, where it says (``max_tokens``, or Ollama's ``num_predict``)."""
+    for value in (getattr(model, "max_tokens", None), (getattr(model, "options", None) or {}).get("num_predict")):
+        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+            return value
+    return None
 
 __all__ = ["Agent", "AgentResult"]
 
@@ -92,6 +103,10 @@ class Agent:
             described in the search's result. Every offered tool can be called either way.
         always_show: Tools (or their names) described in the system prompt even when
             ``tool_search`` is on, e.g. the one or two the model needs in most requests.
+        context: What happens when a request would not fit the model's window (where it is
+            known: the embedded model's ``n_ctx``, Ollama's ``num_ctx``): ``"compact"`` shortens
+            old tool results and leaves out the oldest exchanges as sent (the conversation keeps
+            them), ``"error"`` raises `ContextFull`, ``"off"`` sends it as it is. See `compaction`.
     """
 
     def __init__(
@@ -114,6 +129,7 @@ class Agent:
         max_repeated_failures: int | None = 3,
         tool_search: bool | Literal["auto"] | None = False,
         always_show: Iterable[Tool | str] = (),
+        context: ContextPolicy = "compact",
     ):
         if model is None or isinstance(model, str):  # "ollama:NAME", "local", "local:PATH", a name
             from ..models.resolve import resolve_model
@@ -136,7 +152,10 @@ class Agent:
         self.max_repeated_failures = max_repeated_failures
         self.tool_search = tool_search
         self.always_show = [t.name if isinstance(t, Tool) else t for t in always_show]
+        self.context = context
         problems = []
+        if context not in CONTEXT_POLICIES:
+            problems.append(f"context must be one of {', '.join(map(repr, CONTEXT_POLICIES))}, got {context!r}")
         try:
             self.protocol = protocol
         except ValueError as error:
@@ -152,6 +171,8 @@ class Agent:
         self.context_log: deque[ContextRecord] = deque(maxlen=_CONTEXT_KEPT)
         """What each request of the conversation sent and got back (the last 200), for
         `context_use` and ``%agent context``; measured only when looked at."""
+        self.compaction = Compaction()
+        """Which of `messages` are sent shortened or not at all, to fit the window (see `compaction`)."""
 
     @property
     def protocol(self) -> str:
@@ -199,6 +220,7 @@ class Agent:
         """Forget the conversation."""
         self.messages.clear()
         self.context_log.clear()
+        self.compaction.reset()
 
     def context_use(self, turn: int = -1) -> ContextUse | None:
         """What a request put in the model's context window (the last one by default), counted with
@@ -300,6 +322,9 @@ class Agent:
             # With tool search, a turn offers the shown tools and those found so far.
             offered = runnable if search is None else search.offered(self.messages)
             last = turn == self.max_turns and bool(offered)
+            compacted = self._fit(system, offered, start)
+            if compacted is not None:
+                yield ContextCompacted(turn, compacted)
             request = self._request(system, offered, last)
             answer = _TurnAnswer(names=names)
             self._progress = (answer, turn)
@@ -315,10 +340,12 @@ class Agent:
                 self.context_log.append(
                     ContextRecord(
                         (self.context_log[-1].turn if self.context_log else 0) + 1, request,
-                        DEFAULT_SYSTEM if self.system is None else self.system, block, start + 1,
-                        message_text(self.messages[-1]), answer.usage,
+                        DEFAULT_SYSTEM if self.system is None else self.system, block,
+                        1 + start - self.compaction.dropped, message_text(self.messages[-1]), answer.usage,
                     )
                 )
+                if answer.usage is not None:
+                    self.compaction.calibrate(request.messages, answer.usage.prompt_tokens)
             result.turns = turn
             if answer.usage is not None:
                 result.usage = answer.usage if result.usage is None else result.usage + answer.usage
@@ -356,8 +383,20 @@ class Agent:
         result.messages = self.messages[start:]
         yield FinalAnswer(result)
 
+    def _fit(self, system: dict[str, Any], offered: list[Tool], start: int) -> Compacted | None:
+        """Make this turn's request fit the model's window by `context` (see `compaction`)."""
+        window = context_window(self.model)
+        if window is None or self.context == "off":
+            return None
+        tools = self._protocol.request(offered, False).tools if offered else ()
+        extra = sum(len(json.dumps(t.to_json_schema())) for t in tools) // 4
+        return self.compaction.fit(
+            system, self.messages, start, window=window, answer=_answer_tokens(self.model),
+            policy=self.context, extra=extra,
+        )
+
     def _request(self, system: dict[str, Any], offered: list[Tool], last: bool) -> ModelRequest:
-        messages = [system, *self.messages]
+        messages = [system, *self.compaction.view(self.messages)]
         if last:
             messages.append({"role": "user", "content": LAST_TURN_NOTICE})
         parts = self._protocol.request(offered, last)

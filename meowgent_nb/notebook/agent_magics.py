@@ -86,6 +86,12 @@ class AgentMagics(Magics):
         20_000, help="Characters of each resource that --attach puts in a request; the rest is cut, with a note."
     ).tag(config=True)
     num_ctx = Int(16384, help="Context window in tokens.").tag(config=True)
+    context = CaselessStrEnum(
+        ["compact", "error", "off"],
+        "compact",
+        help="When a request would not fit the model's window: compact (shorten old tool results, leave out"
+        " the oldest exchanges, as sent), error (say so), or off (send it as it is).",
+    ).tag(config=True)
     openai_base_url = Unicode(
         "",
         help="Where openai:NAME models are served (e.g. http://gpu-box:8000/v1); empty: $OPENAI_BASE_URL.",
@@ -127,6 +133,10 @@ class AgentMagics(Magics):
         self.context_log: deque[Any] = deque(maxlen=200)
         """What each request of the conversation sent (`Agent.context_log`), for %agent context."""
         self._context_model: Any = None  # the model of the last cell: it measures the context
+        from ..agent.compaction import Compaction
+
+        self.compaction = Compaction()
+        """What of the conversation is sent shortened or not at all (`Agent.compaction`), across cells."""
         self.last_result: AgentResult | None = None
         self._approver: Any = None
         self._models: dict[tuple[str, tuple[tuple[str, Any], ...], str | None], Any] = {}
@@ -198,7 +208,9 @@ class AgentMagics(Magics):
         if args.new:
             self.messages.clear()
             self.context_log.clear()
+            self.compaction.reset()
         agent.messages, agent.context_log, self._context_model = self.messages, self.context_log, agent.model
+        agent.compaction = self.compaction
         agent.messages.extend(context.before)
         result = await show_run(agent, context.prompt, live=not _headless())  # the agent keeps interrupts prompt
         self.last_result = result
@@ -239,6 +251,7 @@ class AgentMagics(Magics):
             max_output_chars=self.max_output_chars,
             max_output_items=self.max_output_items,
             max_output_depth=self.max_output_depth,
+            context=self.context,
             tool_search=self.tool_search if args.tool_search is None else args.tool_search,
         )
 
@@ -337,6 +350,7 @@ class AgentMagics(Magics):
         if command == "reset":
             self.messages.clear()
             self.context_log.clear()
+            self.compaction.reset()
             print("The conversation was reset.")
         elif command == "context":
             from .context_view import context_view

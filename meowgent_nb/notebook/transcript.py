@@ -19,6 +19,7 @@ from ..agent.events import (
     AgentEvent,
     ApprovalEvent,
     ApprovalRequested,
+    ContextCompacted,
     FinalAnswer,
     ModelStatus,
     PartialCall,
@@ -148,6 +149,8 @@ class Transcript:
                 self._items.append(Note(f"the answer hit the token limit (turn {event.turn})", event.turn))
             if event.usage is not None:
                 self.usage = event.usage if self.usage is None else self.usage + event.usage
+        elif isinstance(event, ContextCompacted):
+            self._items.append(Note(event.compacted.text(), event.turn))
         elif isinstance(event, FinalAnswer):
             self.result, self._stopped_at = event.result, self._clock()
         # Other events (added to the agent later) are ignored: a display must never break a run.

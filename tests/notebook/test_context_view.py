@@ -22,9 +22,9 @@ def c_add(a: int, b: int) -> int:
     return a + b
 
 
-def ask(ip, text: str, *, new: bool = False):
+def ask(ip, text: str, *, new: bool = False, tools: str = "c_add"):
     with capture_output() as out:
-        ip.run_cell(f"%%agent --model-object m --tools c_add{' --new' if new else ''}\n{text}")
+        ip.run_cell(f"%%agent --model-object m --tools {tools}{' --new' if new else ''}\n{text}")
     return out
 
 
@@ -81,3 +81,34 @@ def test_reset_and_new_forget_the_context(ip):
     with capture_output():
         ip.run_line_magic("agent", "reset")
     assert len(magics(ip).context_log) == 0
+
+
+def test_the_compaction_of_a_conversation_lasts_from_cell_to_cell(ip):
+    page = "lorem ipsum dolor sit amet " * 60
+
+    @tool
+    def c_fetch(page_number: int) -> str:
+        """Fetch a page."""
+        return f"page {page_number}: {page}"
+
+    answers = []
+    for i in range(6):
+        answers += [f'<tool_call>{{"name": "c_fetch", "arguments": {{"page_number": {i}}}}}</tool_call>', f"Read {i}."]
+    model = ScriptedModel(answers)
+    model.n_ctx = 2048
+    ip.user_ns.update(c_fetch=c_fetch, m=model)
+    texts = []
+    for i in range(6):
+        out = ask(ip, f"Read page {i}", new=i == 0, tools="c_fetch").outputs
+        texts.append(out[-1].data["text/plain"])
+    notes = [line for text in texts for line in text.splitlines() if line.startswith("[context:")]
+    assert notes == [
+        "[context: shortened 2 tool results and left out the 1 oldest exchange to fit the model's window of 2,048"
+        " tokens (about 1,597 -> 850 tokens)]",
+        "[context: shortened 2 tool results and left out the 2 oldest exchanges to fit the model's window of 2,048"
+        " tokens (about 1,816 -> 850 tokens)]",
+    ]
+    assert magics(ip).compaction.dropped > 0 and len(magics(ip).messages) == 24
+    with capture_output():
+        ip.run_line_magic("agent", "reset")
+    assert magics(ip).compaction.dropped == 0 and magics(ip).compaction.shortened == {}

@@ -1,0 +1,163 @@
+"""Long conversations that keep fitting the model's window (`agent.compaction`): what is shortened,
+what is left out, that exchanges stay whole, and what each policy does."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from meowgent_nb import Agent, ScriptedModel, tool
+from meowgent_nb.agent.compaction import Compacted, ContextFull
+from meowgent_nb.agent.events import ContextCompacted
+from meowgent_nb.models import ModelChunk, Usage
+from meowgent_nb.notebook.transcript import Transcript
+
+PAGE = "lorem ipsum dolor sit amet " * 60  # 1,620 characters: about 400 tokens
+
+
+@tool
+def fetch(page: int) -> str:
+    """Fetch a page of a long document."""
+    return f"page {page}: {PAGE}"
+
+
+def reading(runs: int, window: int = 2048) -> ScriptedModel:
+    model = ScriptedModel(
+        [a for i in range(runs) for a in (f'<tool_call>{{"name": "fetch", "arguments": {{"page": {i}}}}}</tool_call>', f"Page {i} read.")]
+    )
+    model.n_ctx = window
+    return model
+
+
+def run_all(agent: Agent, prompts) -> list[tuple[int, Compacted]]:
+    """Run each prompt; each compaction with the number of the request it came before (from 0)."""
+    seen = []
+
+    async def go():
+        for prompt in prompts:
+            async for event in agent.stream(prompt):
+                if isinstance(event, ContextCompacted):
+                    seen.append((len(agent.context_log), event.compacted))
+
+    asyncio.run(go())
+    return seen
+
+
+def test_a_long_conversation_keeps_fitting_and_every_message_is_kept():
+    agent = Agent(reading(12), tools=[fetch])
+    seen = run_all(agent, [f"Read page {i}" for i in range(12)])
+    assert len(agent.messages) == 48  # the conversation keeps every message
+    assert all(agent.context_use(i).used <= 2048 for i in range(len(agent.context_log)))
+    # In steps, each well below the window: not on every turn (a prompt cache stays valid between).
+    assert [number for number, _ in seen] == [5, 9, 13, 17, 21]
+    assert seen[0][1] == Compacted(shortened=2, left_out=1, before=1596, after=850, window=2048)
+    assert seen[0][1].text() == (
+        "context: shortened 2 tool results and left out the 1 oldest exchange to fit the model's window of"
+        " 2,048 tokens (about 1,596 -> 850 tokens)"
+    )
+    assert all(c == Compacted(2, 2, 1814, 850, 2048) for _, c in seen[1:])
+    for record in agent.context_log:
+        sent = record.request.messages
+        assert sent[0]["role"] == "system"
+        assert sent[1]["role"] == "user" and sent[1]["content"].startswith("Read page")  # whole exchanges only
+
+
+def test_between_compactions_each_request_only_adds_to_the_one_before():
+    agent = Agent(reading(12), tools=[fetch])
+    compacted_before = {number for number, _ in run_all(agent, [f"Read page {i}" for i in range(12)])}
+    requests = [record.request for record in agent.context_log]
+    for number in range(1, len(requests)):
+        before, after = requests[number - 1].messages, requests[number].messages
+        if number in compacted_before:
+            assert list(after[: len(before)]) != list(before)
+        else:
+            assert list(after[: len(before)]) == list(before)  # the server's prompt cache stays valid
+
+
+def test_a_shortened_result_keeps_its_start_and_end_and_says_what_was_cut():
+    agent = Agent(reading(4), tools=[fetch])
+    run_all(agent, [f"Read page {i}" for i in range(4)])
+    (text,) = [m["content"] for m in agent.context_log[-1].request.messages if "were cut to fit" in m["content"]]
+    (original,) = [m["content"] for m in agent.messages if m["content"][:400] == text[:400]]
+    assert text.endswith(original[-200:])
+    assert f"\n[... {len(original) - 600:,} characters of this tool result were cut to fit the context window ...]\n" in text
+    assert len(text) < len(original)  # the conversation itself keeps the whole result
+
+
+def test_the_error_policy_says_how_big_and_what_to_do_and_keeps_the_conversation():
+    agent = Agent(reading(4), tools=[fetch], context="error")
+    with pytest.raises(ContextFull) as caught:
+        run_all(agent, [f"Read page {i}" for i in range(4)])
+    message = str(caught.value)
+    assert message.startswith("The conversation does not fit the model's context window: the request is about ")
+    assert message.endswith(
+        "and the window is 2,048 with 512 left for the answer. Start over (%agent reset, or %%agent --new), or let"
+        " it be compacted: AgentMagics.context = 'compact' (Agent(context='compact'))."
+    )
+    assert agent.messages[-1]["role"] == "user"  # the prompt that did not fit is kept
+
+
+def test_a_run_too_big_even_compacted_is_a_clear_error():
+    model = ScriptedModel(["never"])
+    model.n_ctx = 512
+    agent = Agent(model)
+    with pytest.raises(ContextFull) as caught:
+        agent.run("x " * 2000)
+    assert "Even compacted (old results shortened, old exchanges left out) it does not fit" in str(caught.value)
+    assert model.remaining == 1  # nothing was sent
+
+
+def test_off_sends_it_as_it_is_and_an_unknown_window_changes_nothing():
+    agent = Agent(reading(4), tools=[fetch], context="off")
+    assert run_all(agent, [f"Read page {i}" for i in range(4)]) == []
+    unknown = reading(4)
+    del unknown.n_ctx
+    agent = Agent(unknown, tools=[fetch])
+    assert run_all(agent, [f"Read page {i}" for i in range(4)]) == []
+
+
+def test_a_bad_policy_is_refused():
+    with pytest.raises(ValueError) as caught:
+        Agent(ScriptedModel([]), context="squeeze")
+    assert "context must be one of 'compact', 'error', 'off', got 'squeeze'" in str(caught.value)
+
+
+class Reporting:
+    """Answers "ok" and reports a prompt twice the size a characters' estimate gives."""
+
+    name = "reporting"
+    n_ctx = 2048
+
+    def __init__(self, scale: float):
+        self.scale = scale
+
+    async def stream(self, request):
+        estimate = sum(len(str(m["content"])) / 4 + 6 for m in request.messages)
+        yield ModelChunk(text="ok")
+        yield ModelChunk(done=True, usage=Usage(prompt_tokens=int(estimate * self.scale), completion_tokens=1))
+
+
+def test_the_estimate_follows_the_sizes_the_backend_reports():
+    prompts = [f"note {i}: " + "z" * 600 for i in range(12)]
+    plain, doubled = Agent(Reporting(1.0)), Agent(Reporting(2.0))
+    first_plain = [n for n, _ in run_all(plain, prompts)]
+    first_doubled = [n for n, _ in run_all(doubled, prompts)]
+    assert first_doubled and (not first_plain or first_doubled[0] < first_plain[0])
+    assert 1.9 < doubled.compaction.calibration < 2.1
+
+
+def test_the_transcript_says_so_in_one_line():
+    agent = Agent(reading(4), tools=[fetch])
+    transcript, seen = Transcript(), []
+
+    async def go():
+        for i in range(4):
+            async for event in agent.stream(f"Read page {i}"):
+                transcript.handle(event)
+                if isinstance(event, ContextCompacted):
+                    seen.append(event.compacted)
+
+    asyncio.run(go())
+    lines = [line for line in transcript.to_text().splitlines() if line.startswith("[context:")]
+    assert lines == [f"[{c.text()}]" for c in seen] and len(lines) == 1

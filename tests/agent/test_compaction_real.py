@@ -1,0 +1,56 @@
+"""A long notebook conversation on the embedded model with a 2,048-token window keeps answering:
+twelve %%agent cells whose tool returns large results, every request fitting the window, and each
+compaction said in the cell's transcript as one exact line (tests/agent/test_compaction.py has
+the rules; this is the real model and the real magics)."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+
+import pytest
+from IPython.utils.capture import capture_output
+
+import meowgent_nb.models
+from meowgent_nb import tool
+from meowgent_nb.models.gguf import missing_packages
+
+HAVE = importlib.util.find_spec("llama_cpp") is not None and not missing_packages()
+NOTE = re.compile(
+    r"\[context: (shortened \d+ tool results?|left out the \d+ oldest exchanges?|shortened \d+ tool results?"
+    r" and left out the \d+ oldest exchanges?) to fit the model's window of 2,048 tokens \(about [\d,]+ -> [\d,]+ tokens\)\]"
+)
+DOCUMENT = " ".join(f"Paragraph {n}: the committee met on day {n} and approved budget line {n * 7}." for n in range(60))
+
+
+@tool
+def read_chapter(number: int) -> str:
+    """Read a chapter of the annual report (long)."""
+    return f"Chapter {number}. {DOCUMENT}"
+
+
+@pytest.mark.real_model
+@pytest.mark.skipif(not HAVE, reason='the local model is not installed (pip install "meowgent-nb[local]")')
+def test_twelve_cells_with_large_results_keep_fitting_a_2048_token_window(ip, monkeypatch):
+    from meowgent_nb.models.llamacpp import LlamaCppModel
+
+    monkeypatch.setattr(meowgent_nb.models, "ALLOW_MODEL_REQUESTS", True)
+    magics = ip.magics_manager.registry["AgentMagics"]
+    ip.user_ns.update(read_chapter=read_chapter, small=LlamaCppModel(n_ctx=2048, max_tokens=48, temperature=0))
+    notes, failed = [], []
+    for number in range(1, 13):
+        with capture_output() as out:
+            ip.run_cell(
+                f"%%agent --model-object small --tools read_chapter{' --new' if number == 1 else ''}\n"
+                f"Call read_chapter with number {number} and tell me the chapter's first paragraph in five words."
+            )
+        text = "\n".join(o.data.get("text/plain", "") for o in out.outputs)
+        notes += [line for line in text.splitlines() if line.startswith("[context:")]
+        if "Error" in out.stderr or magics.last_result is None or magics.last_result.stopped not in ("answer", "max_turns"):
+            failed.append((number, out.stderr[-300:]))
+    assert failed == []
+    records = list(magics.context_log)
+    assert len(records) >= 12 and all(r.usage is not None for r in records)
+    assert all(r.usage.prompt_tokens + r.usage.completion_tokens <= 2048 for r in records)  # every request fit
+    assert notes and all(NOTE.fullmatch(note) for note in notes), notes
+    assert len(magics.messages) >= 24  # the conversation keeps every message, compacted or not
