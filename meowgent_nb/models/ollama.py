@@ -19,6 +19,7 @@ import ollama
 
 from ..tools.core import ToolCall
 from . import check_model_requests_allowed
+from ._hosts import shown_address
 from .base import ModelChunk, ModelError, ModelRequest, Usage
 
 __all__ = ["DEFAULT_HOST", "DEFAULT_OPTIONS", "OllamaModel"]
@@ -95,10 +96,7 @@ class OllamaModel:
     @property
     def description(self) -> str:
         """``"qwen2.5:0.5b via Ollama at http://127.0.0.1:11434"``; a password in the host is left out."""
-        scheme, sep, rest = self.host.rpartition("://")
-        authority, slash, path = rest.partition("/")
-        host = f"{scheme}{sep}{authority.rpartition('@')[2]}{slash}{path}"
-        return f"{self.name} via Ollama at {host}"
+        return f"{self.name} via Ollama at {shown_address(self.host)}"
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelChunk]:
         """Stream the answer to ``request``, one chunk per part the server sends.

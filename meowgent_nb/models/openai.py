@@ -17,6 +17,7 @@ from typing import Any, Literal
 
 from .._deltas import TextDelta
 from . import check_model_requests_allowed
+from ._hosts import shown_address
 from ._llama_text import chunks
 from ._openai_wire import CallDeltas, openai_messages, read_call
 from .base import ModelChunk, ModelError, ModelRequest, Usage
@@ -104,9 +105,7 @@ class OpenAIModel:
 
     @property
     def _shown_url(self) -> str:
-        scheme, sep, rest = self.base_url.rpartition("://")
-        authority, slash, path = rest.partition("/")
-        return self._redact(f"{scheme}{sep}{authority.rpartition('@')[2]}{slash}{path}")
+        return self._redact(shown_address(self.base_url))
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelChunk]:
         """Stream the answer to ``request``, one chunk per piece the server sends.

@@ -22,6 +22,7 @@ import meowgent_nb.models
 from meowgent_nb import ToolCall, tool
 from meowgent_nb.models import ModelChunk, ModelError, ModelRequest, Usage
 from meowgent_nb.models.ollama import DEFAULT_HOST, OllamaModel
+from tests.model_streams import collect_stream
 from tests.ollama_wire import CREATED, FINAL, FINAL_CHUNK, FINAL_USAGE, MODEL, ndjson, part
 
 if TYPE_CHECKING:
@@ -36,22 +37,9 @@ def get_weather(city: Annotated[str, "The city, e.g. Paris"], unit: Literal["cel
     return f"Sunny in {city}"
 
 
-def collect(
-    model: OllamaModel, request: ModelRequest = REQUEST
-) -> tuple[list[ModelChunk], ModelError | None]:
+def collect(model: OllamaModel, request: ModelRequest = REQUEST) -> tuple[list[ModelChunk], ModelError | None]:
     """Every chunk the model streamed, and the `ModelError` that ended the stream, if any."""
-    chunks: list[ModelChunk] = []
-
-    async def consume() -> None:
-        async with aclosing(model.stream(request)) as stream:
-            async for chunk in stream:
-                chunks.append(chunk)
-
-    try:
-        asyncio.run(consume())
-    except ModelError as error:
-        return chunks, error
-    return chunks, None
+    return collect_stream(model, request)
 
 
 def cut_off(host: str, detail: str) -> str:

@@ -28,9 +28,10 @@ import pytest
 
 import meowgent_nb.models
 from meowgent_nb import Agent, EvalCase, ToolCall, evaluate, tool
-from meowgent_nb.models import ModelChunk, ModelError, ModelRequest
+from meowgent_nb.models import ModelChunk, ModelRequest
 from meowgent_nb.models.gguf import gguf_path, missing_packages
 from meowgent_nb.models.openai import OpenAIModel
+from tests.model_streams import collect_stream
 
 HAVE_SERVER = all(
     importlib.util.find_spec(name) is not None
@@ -121,18 +122,7 @@ def model(base_url: str, name: str = NAME, **settings) -> OpenAIModel:
     return OpenAIModel(name, base_url=base_url, **settings)
 
 
-def collect(m: OpenAIModel, request: ModelRequest) -> tuple[list[ModelChunk], ModelError | None]:
-    chunks: list[ModelChunk] = []
-
-    async def run() -> None:
-        async for chunk in m.stream(request):
-            chunks.append(chunk)
-
-    try:
-        asyncio.run(run())
-    except ModelError as error:
-        return chunks, error
-    return chunks, None
+collect = collect_stream
 
 
 def ask(text: str, **fields) -> ModelRequest:

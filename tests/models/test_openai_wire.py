@@ -24,6 +24,7 @@ from meowgent_nb.models._openai_wire import AssembledCall, openai_messages, read
 from meowgent_nb.models.cassette import RecordingModel
 from meowgent_nb.models.openai import NO_KEY, OpenAIModel
 from meowgent_nb.protocols.native import NativeCallParser
+from tests.model_streams import collect_stream
 from tests.models.test_ollama_model import CHUNKED_HEADERS, RawServer
 
 MODEL = "qwen-test"
@@ -81,21 +82,9 @@ def serve(httpserver, body: str, status: int = 200, content_type: str = "text/ev
     )
 
 
-def collect(
-    model: OpenAIModel, request: ModelRequest = REQUEST
-) -> tuple[list[ModelChunk], ModelError | None]:
-    chunks: list[ModelChunk] = []
-
-    async def consume() -> None:
-        async with aclosing(model.stream(request)) as stream:
-            async for chunk in stream:
-                chunks.append(chunk)
-
-    try:
-        asyncio.run(consume())
-    except ModelError as error:
-        return chunks, error
-    return chunks, None
+def collect(model: OpenAIModel, request: ModelRequest = REQUEST) -> tuple[list[ModelChunk], ModelError | None]:
+    """Every chunk the model streamed, and the `ModelError` that ended the stream, if any."""
+    return collect_stream(model, request)
 
 
 def sent(httpserver) -> dict:
