@@ -20,7 +20,7 @@ NOTE = re.compile(
     r"\[context: (shortened \d+ tool results?|left out the \d+ oldest exchanges?|shortened \d+ tool results?"
     r" and left out the \d+ oldest exchanges?) to fit the model's window of 2,048 tokens \(about [\d,]+ -> [\d,]+ tokens\)\]"
 )
-DOCUMENT = " ".join(f"Paragraph {n}: the committee met on day {n} and approved budget line {n * 7}." for n in range(60))
+DOCUMENT = " ".join(f"Paragraph {n}: the committee met on day {n} and approved budget line {n * 7}." for n in range(8))
 
 
 @tool
@@ -34,9 +34,20 @@ def read_chapter(number: int) -> str:
 def test_twelve_cells_with_large_results_keep_fitting_a_2048_token_window(ip, monkeypatch):
     from meowgent_nb.models.llamacpp import LlamaCppModel
 
+    from meowgent_nb.agent.compaction import Compaction
+
     monkeypatch.setattr(meowgent_nb.models, "ALLOW_MODEL_REQUESTS", True)
+    done, fit = [], Compaction.fit
+
+    def recording_fit(self, *args, **kwargs):
+        compacted = fit(self, *args, **kwargs)
+        if compacted is not None:
+            done.append(compacted)
+        return compacted
+
+    monkeypatch.setattr(Compaction, "fit", recording_fit)
     magics = ip.magics_manager.registry["AgentMagics"]
-    ip.user_ns.update(read_chapter=read_chapter, small=LlamaCppModel(n_ctx=2048, max_tokens=48, temperature=0))
+    ip.user_ns.update(read_chapter=read_chapter, small=LlamaCppModel(n_ctx=2048, max_tokens=24, temperature=0))
     notes, failed = [], []
     for number in range(1, 13):
         with capture_output() as out:
@@ -44,7 +55,7 @@ def test_twelve_cells_with_large_results_keep_fitting_a_2048_token_window(ip, mo
                 f"%%agent --model-object small --tools read_chapter{' --new' if number == 1 else ''}\n"
                 f"Call read_chapter with number {number} and tell me the chapter's first paragraph in five words."
             )
-        text = "\n".join(o.data.get("text/plain", "") for o in out.outputs)
+        text = out.outputs[-1].data.get("text/plain", "") if out.outputs else ""  # the finished transcript
         notes += [line for line in text.splitlines() if line.startswith("[context:")]
         if "Error" in out.stderr or magics.last_result is None or magics.last_result.stopped not in ("answer", "max_turns"):
             failed.append((number, out.stderr[-300:]))
@@ -53,4 +64,5 @@ def test_twelve_cells_with_large_results_keep_fitting_a_2048_token_window(ip, mo
     assert len(records) >= 12 and all(r.usage is not None for r in records)
     assert all(r.usage.prompt_tokens + r.usage.completion_tokens <= 2048 for r in records)  # every request fit
     assert notes and all(NOTE.fullmatch(note) for note in notes), notes
+    assert notes == [f"[{compacted.text()}]" for compacted in done]  # each compaction, said once, exactly
     assert len(magics.messages) >= 24  # the conversation keeps every message, compacted or not
