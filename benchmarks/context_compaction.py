@@ -1,7 +1,7 @@
 """A 20-turn tool conversation on the embedded model, with and without compaction, side by side.
 
 Each of 20 prompts asks the model to read one chapter of a long report (a tool returning about
-1,500 tokens) and sum it up in a few words. The conversation runs twice on the embedded model
+650 tokens with the default 25 paragraphs) and sum it up in a few words. The conversation runs twice on the embedded model
 with a 4,096-token window (``n_ctx``): once with ``context="compact"`` (the default) and once
 with ``context="off"``, where the conversation is sent as it is. Printed per turn (a prompt, the
 model's call and its answer after the result): the largest request's tokens (as llama.cpp counted
@@ -11,7 +11,7 @@ longer than its window: "the conversation does not fit").
 
 The two runs alternate prompt by prompt, so the noise of a shared machine falls on both.
 
-Run:  python benchmarks/context_compaction.py [--turns 20] [--n-ctx 4096] [--threads 2]
+Run:  python benchmarks/context_compaction.py [--turns 20] [--n-ctx 4096] [--threads 2] [--paragraphs 25]
 """
 
 from __future__ import annotations
@@ -26,16 +26,17 @@ from meowgent_nb.agent.events import ContextCompacted
 from meowgent_nb.models import ModelError
 from meowgent_nb.models.llamacpp import LlamaCppModel
 
-PARAGRAPHS = " ".join(
+PARAGRAPHS = [
     f"Paragraph {n}: the committee met on day {n}, reviewed line {n * 7} of the budget and approved it."
-    for n in range(90)
-)
+    for n in range(200)
+]
+SHOWN = {"paragraphs": 25}
 
 
 @tool
 def read_chapter(number: int) -> str:
     """Read a chapter of the annual report (long)."""
-    return f"Chapter {number}. {PARAGRAPHS}"
+    return f"Chapter {number}. " + " ".join(PARAGRAPHS[: SHOWN["paragraphs"]])
 
 
 def main() -> None:
@@ -43,7 +44,9 @@ def main() -> None:
     parser.add_argument("--turns", type=int, default=20)
     parser.add_argument("--n-ctx", type=int, default=4096)
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--paragraphs", type=int, default=25, help="of a chapter (25: about 650 tokens)")
     args = parser.parse_args()
+    SHOWN["paragraphs"] = args.paragraphs
     meowgent_nb.models.ALLOW_MODEL_REQUESTS = True
     agents = {
         policy: Agent(

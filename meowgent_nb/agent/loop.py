@@ -388,7 +388,8 @@ class Agent:
         window = context_window(self.model)
         if window is None or self.context == "off":
             return None
-        tools = self._protocol.request(offered, False).tools if offered else ()
+        # Native tools are sent beside the messages (the other protocols' are in the system prompt).
+        tools = offered if self._protocol.name == "native" else ()
         extra = sum(len(json.dumps(t.to_json_schema())) for t in tools) // 4
         return self.compaction.fit(
             system, self.messages, start, window=window, answer=_answer_tokens(self.model),
