@@ -62,6 +62,9 @@ class OpenAIModel:
             each next piece of the answer (not the whole answer).
         tool_choice: Passed through with native tools (``"auto"``, ``"required"``...); None
             leaves it to the server.
+        n_ctx: The server's context window in tokens, where you know it (llama-server's ``-c``,
+            vLLM's ``--max-model-len``): a long conversation is then compacted to fit it (see
+            `agent.compaction`) and the footer says how full it is. None: not known here.
         schema_format: How the ``json`` protocol's schema is sent: ``"json_schema"`` (the API's
             ``response_format``, which vLLM, SGLang, llama-server and LM Studio take), or
             ``"json_object"`` with the schema beside it, which llama-cpp-python's server takes.
@@ -82,6 +85,7 @@ class OpenAIModel:
         timeout: float = 300.0,
         tool_choice: str | None = None,
         schema_format: Literal["json_schema", "json_object"] = "json_schema",
+        n_ctx: int | None = None,
     ):
         self.name = name
         # Empty means unset, as for the client.
@@ -93,6 +97,9 @@ class OpenAIModel:
         if schema_format not in ("json_schema", "json_object"):
             raise ModelError(f'schema_format must be "json_schema" or "json_object", not {schema_format!r}.')
         self.schema_format = schema_format
+        if n_ctx is not None and (isinstance(n_ctx, bool) or not isinstance(n_ctx, int) or n_ctx < 1):
+            raise ModelError(f"n_ctx must be a positive number of tokens (the server's context window), not {n_ctx!r}.")
+        self.n_ctx = n_ctx
         self._check_options(self.options)
 
     def __repr__(self) -> str:

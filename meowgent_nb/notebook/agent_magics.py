@@ -355,7 +355,7 @@ class AgentMagics(Magics):
         elif command == "context":
             from .context_view import context_view
 
-            return context_view(self.context_log, self._context_model)
+            return context_view(self.context_log, self._context_model, self.compaction)
         elif command == "history":
             print(_transcript(self.messages) or "(no conversation yet)")
         elif command == "models":

@@ -32,8 +32,21 @@ _MESSAGE_SHOWN = 2000  # characters of one message in the text form (the HTML ha
 class ContextView:
     """The context of a conversation's requests (`ContextUse`, oldest first) and the last request's messages."""
 
-    def __init__(self, uses: Sequence[ContextUse], messages: Sequence[Any], model: str):
+    def __init__(self, uses: Sequence[ContextUse], messages: Sequence[Any], model: str, compaction: Any = None):
         self.uses, self.messages, self.model = list(uses), list(messages), model
+        self.compaction = compaction
+        """The conversation's `Compaction`, when it has left anything out or shortened it."""
+
+    def _as_sent(self) -> str:
+        """What compaction did to the conversation as sent, in a sentence; "" when nothing."""
+        compaction = self.compaction
+        if compaction is None or not (compaction.dropped or compaction.shortened):
+            return ""
+        dropped, shortened = compaction.dropped, len(compaction.shortened)
+        return (
+            f"As sent, to fit the window: the {dropped:,} oldest message{'s' * (dropped != 1)} left out,"
+            f" {shortened:,} tool result{'s' * (shortened != 1)} shortened (the conversation keeps them all)."
+        )
 
     def _total(self, use: ContextUse, part: str) -> str:
         mark = "~" if use.estimated and part != "message format" else ""
@@ -55,6 +68,8 @@ class ContextView:
         lines.append(
             f"  {last.footer()}" if last.window else "  (the model's context window is not known here)"
         )
+        if self._as_sent():
+            lines.append(f"  {self._as_sent()}")
         lines.append("Messages sent:")
         for message in self.messages:
             text = visible(str(message.get("content", "")))
@@ -99,7 +114,9 @@ class ContextView:
         return (
             f'<div class="meowgent-context-table"><div>request {use.turn} of the conversation, to'
             f" <code>{escape(self.model)}</code> ({how}): <b>{mark}{use.used:,} tokens</b>; {window}</div>"
-            f'<table style="border-collapse: collapse; margin: 0.3em 0">{rows}</table></div>'
+            f'<table style="border-collapse: collapse; margin: 0.3em 0">{rows}</table>'
+            + (f'<div style="{MUTED}">{escape(self._as_sent())}</div>' if self._as_sent() else "")
+            + "</div>"
         )
 
     def _bar(self, use: ContextUse, scale: int) -> str:
@@ -119,10 +136,11 @@ class ContextView:
         )
 
 
-def context_view(log: Sequence[Any], model: Any) -> ContextView:
-    """The view of a conversation's `ContextRecord` log, measured with ``model`` (the last cell's)."""
+def context_view(log: Sequence[Any], model: Any, compaction: Any = None) -> ContextView:
+    """The view of a conversation's `ContextRecord` log, measured with ``model`` (the last cell's),
+    and what its `Compaction` left out or shortened."""
     from ..models.base import describe_model
 
     uses = [record.measure(model) for record in log]
     messages = list(log[-1].request.messages) if log else []
-    return ContextView(uses, messages, describe_model(model) if model is not None else "the model")
+    return ContextView(uses, messages, describe_model(model) if model is not None else "the model", compaction)

@@ -663,3 +663,14 @@ def test_making_a_model_imports_no_client():
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout == "OpenAIModel False\n"
+
+
+def test_a_known_window_lets_a_served_model_be_compacted_and_a_bad_one_is_refused():
+    from meowgent_nb.agent.context import context_window
+
+    assert context_window(OpenAIModel(MODEL, base_url="http://127.0.0.1:9/v1")) is None
+    assert context_window(OpenAIModel(MODEL, base_url="http://127.0.0.1:9/v1", n_ctx=32768)) == 32768
+    for bad in (0, -5, True, 2.5, "8k"):
+        with pytest.raises(ModelError) as caught:
+            OpenAIModel(MODEL, n_ctx=bad)
+        assert str(caught.value) == f"n_ctx must be a positive number of tokens (the server's context window), not {bad!r}."

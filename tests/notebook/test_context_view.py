@@ -109,6 +109,13 @@ def test_the_compaction_of_a_conversation_lasts_from_cell_to_cell(ip):
         " tokens (about 1,816 -> 850 tokens)]",
     ]
     assert magics(ip).compaction.dropped > 0 and len(magics(ip).messages) == 24
+    dropped, shortened = magics(ip).compaction.dropped, len(magics(ip).compaction.shortened)
+    said = (
+        f"  As sent, to fit the window: the {dropped} oldest messages left out, {shortened} tool"
+        f" result{'s' * (shortened != 1)} shortened (the conversation keeps them all)."
+    )
+    view = ip.run_line_magic("agent", "context")
+    assert said in repr(view).splitlines() and said.strip() in view._repr_html_()
     with capture_output():
         ip.run_line_magic("agent", "reset")
     assert magics(ip).compaction.dropped == 0 and magics(ip).compaction.shortened == {}
