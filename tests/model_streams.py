@@ -23,3 +23,11 @@ def collect_stream(model: Any, request: ModelRequest) -> tuple[list[ModelChunk],
     except ModelError as error:
         return chunks, error
     return chunks, None
+
+
+async def first_chunk(model: Any, request: ModelRequest) -> ModelChunk:
+    """The stream's first chunk; the stream is then closed at once (as a caller that stops early does)."""
+    async with aclosing(model.stream(request)) as stream:
+        async for chunk in stream:
+            return chunk
+    raise AssertionError("the stream had no chunk")

@@ -52,16 +52,16 @@ async def accepts_images(model: Any) -> bool:
     return answer is True
 
 
-def attach_images(messages: Sequence[dict[str, Any]], results: Sequence[ToolResult]) -> None:
-    """Put the results' images on the messages that carry them (in place).
+def attach_images(messages: Sequence[dict[str, Any]], images: Sequence[Sequence[str]]) -> None:
+    """Put each result's images (`result_images`, in call order) on the messages that carry them (in place).
 
     One message per result (the ``native`` protocol's tool messages): each gets its own
     result's images. One message for all (``xml``, ``json``): it gets theirs in call order.
     """
-    if len(messages) == len(results) and len(results) > 1:
-        pairs = [(message, result_images(result)) for message, result in zip(messages, results)]
+    if len(messages) == len(images) and len(images) > 1:
+        pairs = [(message, list(found)) for message, found in zip(messages, images)]
     elif messages:
-        pairs = [(messages[-1], [image for result in results for image in result_images(result)])]
+        pairs = [(messages[-1], [image for found in images for image in found])]
     else:
         pairs = []
     for message, images in pairs:

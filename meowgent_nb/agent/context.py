@@ -46,8 +46,9 @@ PARTS = (
 
 
 def context_window(model: Any, options: Mapping[str, Any] | None = None) -> int | None:
-    """The model's context window in tokens, where it is known here: the embedded model's
-    ``n_ctx``, an Ollama model's ``num_ctx`` (the request's, the model's, or the default sent)."""
+    """The model's context window in tokens, where it is known here: the request's or the model's
+    ``num_ctx`` option, else the model's ``n_ctx`` (the embedded model's, an Ollama model's
+    default, an `OpenAIModel` told its server's)."""
     for source in (options or {}, getattr(model, "options", None) or {}):  # a cassette's first: the
         size = source.get("num_ctx") if isinstance(source, Mapping) else None  # same recording or not
         if isinstance(size, int) and not isinstance(size, bool) and size > 0:
@@ -55,12 +56,8 @@ def context_window(model: Any, options: Mapping[str, Any] | None = None) -> int 
     inner = getattr(model, "__dict__", {}).get("_inner")  # a cassette: its recording model, if made
     if inner is not None and hasattr(inner, "stream"):
         return context_window(inner)
-    size = getattr(model, "n_ctx", None)
-    if isinstance(size, int) and not isinstance(size, bool) and size > 0:
-        return size
-    from ..models.ollama import DEFAULT_OPTIONS, OllamaModel  # the default Ollama sends
-
-    return int(DEFAULT_OPTIONS["num_ctx"]) if isinstance(model, OllamaModel) else None
+    size = getattr(model, "n_ctx", None)  # the embedded model's, an Ollama model's default, a server's
+    return size if isinstance(size, int) and not isinstance(size, bool) and size > 0 else None
 
 
 @dataclass(frozen=True)

@@ -371,8 +371,9 @@ class Agent:
                 self.messages.extend(carried)
                 result.tool_results.extend(results)
                 # After the history is whole: asking the model may meet an interrupt.
-                if any(result_images(r) for r in results) and await accepts_images(self.model):
-                    attach_images(carried, results)
+                images = [result_images(r) for r in results]
+                if any(images) and await accepts_images(self.model):
+                    attach_images(carried, images)
             yield TurnEnd(turn, answer.usage, len(results), answer.finish_reason)
             if last:
                 result.text, result.stopped = answer.text, "max_turns"

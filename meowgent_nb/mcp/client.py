@@ -254,6 +254,7 @@ class McpToolbox(ServerContext, Reconnect, ToolRefresh, Toolbox):
                     f" the server has: {', '.join(has) or 'none'}"
                 )
         box, skipped, left_out, keys = Toolbox(self.name), {}, [], {}  # box: the clash rules
+        tasks = task_problem(self._connection.client, self._connection.capabilities)
         for spec in listed:
             local = BAD_NAME_CHARS.sub("_", self.prefix + spec.name)[:64]
             wanted = overrides.pop(spec.name, overrides.pop(local, None))
@@ -271,7 +272,7 @@ class McpToolbox(ServerContext, Reconnect, ToolRefresh, Toolbox):
                 else:
                     made = mcp_tool(
                         spec, self._call, prefix=self.prefix, approval=wanted, timeout=timeout, server=self.name,
-                        task_problem=task_problem(self._connection.client, self._connection.capabilities),
+                        task_problem=tasks,
                     )
                 box.add(made)
                 keys[made.name] = key

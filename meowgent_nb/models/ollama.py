@@ -94,6 +94,12 @@ class OllamaModel:
         return f"OllamaModel({self.name!r}, host={self.host!r})"
 
     @property
+    def n_ctx(self) -> int | None:
+        """The context window requests get: this model's ``num_ctx``, else the one sent by default."""
+        size = {**DEFAULT_OPTIONS, **self.options}.get("num_ctx")
+        return size if isinstance(size, int) and not isinstance(size, bool) else None
+
+    @property
     def description(self) -> str:
         """``"qwen2.5:0.5b via Ollama at http://127.0.0.1:11434"``; a password in the host is left out."""
         return f"{self.name} via Ollama at {shown_address(self.host)}"

@@ -44,13 +44,15 @@ def test_only_raster_images_within_the_size_limit_are_taken_in_order():
 def test_one_message_for_all_results_gets_their_images_in_call_order_and_at_most_four():
     many = McpText("six", media=tuple(McpImage(PNG + bytes([i]), "image/png") for i in range(6)))
     messages = [{"role": "user", "content": "<tool_response>..."}]
-    attach_images(messages, [result(McpText("one", media=(McpImage(JPEG, "image/jpeg"),))), result(many)])
+    results = [result(McpText("one", media=(McpImage(JPEG, "image/jpeg"),))), result(many)]
+    attach_images(messages, [result_images(r) for r in results])
     assert messages[0]["images"] == [b64(JPEG)] + [b64(PNG + bytes([i])) for i in range(3)]
 
 
 def test_a_message_per_result_gets_its_own_results_images():
     messages = [{"role": "tool", "content": "a"}, {"role": "tool", "content": "b"}]
-    attach_images(messages, [result("plain"), result(McpText("b", media=(McpImage(PNG, "image/png"),)))])
+    results = [result("plain"), result(McpText("b", media=(McpImage(PNG, "image/png"),)))]
+    attach_images(messages, [result_images(r) for r in results])
     assert messages == [{"role": "tool", "content": "a"}, {"role": "tool", "content": "b", "images": [b64(PNG)]}]
 
 

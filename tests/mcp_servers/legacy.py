@@ -34,3 +34,16 @@ async def serve_legacy(low: Any, options: Any = None) -> None:
             group.start_soon(without_probe)
             await low.run(receive, write_stream, options or low.create_initialization_options())
             group.cancel_scope.cancel()
+
+
+def run_server(server: Any, argv: list[str]) -> None:
+    """Run an `MCPServer` as its command line says: ``legacy`` (the 2025 handshake only, see
+    `serve_legacy`), ``http PORT`` (streamable HTTP on 127.0.0.1), or nothing (stdio)."""
+    if argv[:1] == ["legacy"]:
+        import anyio
+
+        anyio.run(serve_legacy, server._lowlevel_server)
+    elif argv[:1] == ["http"]:
+        server.run("streamable-http", host="127.0.0.1", port=int(argv[1]))
+    else:
+        server.run()

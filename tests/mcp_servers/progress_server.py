@@ -63,18 +63,7 @@ async def chatty(warnings_: int, ctx: Context) -> str:
     return "said it all"
 
 
-async def _serve_legacy() -> None:
-    """The 2025 handshake only: the 2026 probe is refused, as an older server would (see legacy.py)."""
-    from legacy import serve_legacy  # beside this file, on the path of a script run as one
-
-    await serve_legacy(server._lowlevel_server)
-
 if __name__ == "__main__":
-    if sys.argv[1:] == ["legacy"]:
-        import anyio
+    from legacy import run_server  # beside this file, on the path of a script run as one
 
-        anyio.run(_serve_legacy)
-    elif sys.argv[1:2] == ["http"]:
-        server.run("streamable-http", host="127.0.0.1", port=int(sys.argv[2]))
-    else:
-        server.run()
+    run_server(server, sys.argv[1:])

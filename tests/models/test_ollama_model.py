@@ -12,7 +12,6 @@ import asyncio
 import json
 import socket
 import threading
-from contextlib import aclosing
 from typing import TYPE_CHECKING, Annotated, Literal
 
 import httpx
@@ -22,7 +21,7 @@ import meowgent_nb.models
 from meowgent_nb import ToolCall, tool
 from meowgent_nb.models import ModelChunk, ModelError, ModelRequest, Usage
 from meowgent_nb.models.ollama import DEFAULT_HOST, OllamaModel
-from tests.model_streams import collect_stream
+from tests.model_streams import collect_stream, first_chunk
 from tests.ollama_wire import CREATED, FINAL, FINAL_CHUNK, FINAL_USAGE, MODEL, ndjson, part
 
 if TYPE_CHECKING:
@@ -478,14 +477,8 @@ def test_a_silent_server_times_out_with_the_limit_and_how_to_raise_it(allow_requ
 
 
 def test_stopping_early_closes_the_connection(allow_requests):
-    async def first_chunk(model: OllamaModel) -> ModelChunk:
-        async with aclosing(model.stream(REQUEST)) as stream:
-            async for chunk in stream:
-                return chunk
-        raise AssertionError("no chunk")
-
     with RawServer(CHUNKED_HEADERS, chunk(part("Hel")), hold=True) as server:
-        assert asyncio.run(first_chunk(OllamaModel(MODEL, host=server.host))) == ModelChunk(text="Hel")
+        assert asyncio.run(first_chunk(OllamaModel(MODEL, host=server.host), REQUEST)) == ModelChunk(text="Hel")
     assert server.client_hung_up
 
 

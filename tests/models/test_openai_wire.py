@@ -12,7 +12,6 @@ import asyncio
 import json
 import socket
 import sys
-from contextlib import aclosing
 from typing import Annotated, Literal
 
 import pytest
@@ -24,7 +23,7 @@ from meowgent_nb.models._openai_wire import AssembledCall, openai_messages, read
 from meowgent_nb.models.cassette import RecordingModel
 from meowgent_nb.models.openai import NO_KEY, OpenAIModel
 from meowgent_nb.protocols.native import NativeCallParser
-from tests.model_streams import collect_stream
+from tests.model_streams import collect_stream, first_chunk
 from tests.models.test_ollama_model import CHUNKED_HEADERS, RawServer
 
 MODEL = "qwen-test"
@@ -560,16 +559,10 @@ def test_a_silent_server_times_out_with_the_limit_and_how_to_raise_it(allow_requ
 
 
 def test_stopping_early_closes_the_connection(allow_requests):
-    async def first_chunk(model: OpenAIModel) -> ModelChunk:
-        async with aclosing(model.stream(REQUEST)) as stream:
-            async for chunk in stream:
-                return chunk
-        raise AssertionError("no chunk")
-
     first = f"data: {json.dumps(event({'content': 'Hel'}))}\n\n".encode()
     with RawServer(CHUNKED_HEADERS, b"%x\r\n%s\r\n" % (len(first), first), hold=True) as server:
         model = OpenAIModel(MODEL, base_url=server.host + "/v1")
-        assert asyncio.run(first_chunk(model)) == ModelChunk(text="Hel")
+        assert asyncio.run(first_chunk(model, REQUEST)) == ModelChunk(text="Hel")
     assert server.client_hung_up
 
 
