@@ -11,6 +11,10 @@ a margin for the answer, would not fit the model's window, the policy decides:
   the run itself is still too big, its own results are shortened, oldest first, as far as needed
   to fit at all. The system prompt, the tools and the run's prompt are never touched. If it still
   does not fit, `ContextFull` is raised as for ``"error"``.
+- ``"summarize"``: as ``"compact"``, and the exchanges left out are replaced by a short summary the
+  model writes of them (and of the summary before), sent as the assistant's own message where they
+  were (see `_summary`). Room for it is kept when fitting. If writing it fails, the exchanges are
+  left out without one, and the transcript line says why.
 
 Compacting well below the window means the next requests only append to what was sent, so a
 server's prompt cache (llama.cpp's, Ollama's) stays valid until the window fills again, rather
@@ -29,16 +33,17 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
-from ..models.base import ModelError
+from ..models.base import Model, ModelError
+from ._summary import summary_budget, summary_message, summary_request, write_summary
 from ._tool_block import CHARACTERS_PER_TOKEN
 
 __all__ = ["CONTEXT_POLICIES", "Compacted", "Compaction", "ContextFull", "ContextPolicy", "LOW_WATER"]
 
-ContextPolicy = Literal["compact", "error", "off"]
-CONTEXT_POLICIES = ("compact", "error", "off")
+ContextPolicy = Literal["compact", "summarize", "error", "off"]
+CONTEXT_POLICIES = ("compact", "summarize", "error", "off")
 LOW_WATER = 0.6
 """After a compaction, the request fills at most this share of the window (less the answer's margin)."""
 _PER_MESSAGE = 6  # tokens of chat format around each message (role tags, separators), estimated
@@ -62,6 +67,10 @@ class Compacted:
     after: int
     """The request's estimated size in tokens, before and after."""
     window: int
+    summarized: int | None = None
+    """The summary's estimated tokens, when the exchanges left out were summarized."""
+    summary_failed: str | None = None
+    """Why they were left out without a summary, when writing one failed."""
 
     def text(self) -> str:
         """One line for the transcript: ``context: shortened 2 tool results and left out ...``."""
@@ -69,7 +78,12 @@ class Compacted:
         if self.shortened:
             parts.append(f"shortened {self.shortened} tool result{'s' * (self.shortened != 1)}")
         if self.left_out:
-            parts.append(f"left out the {self.left_out} oldest exchange{'s' * (self.left_out != 1)}")
+            left = f"left out the {self.left_out} oldest exchange{'s' * (self.left_out != 1)}"
+            if self.summarized is not None:
+                left += f" (summarized in about {self.summarized:,} tokens)"
+            elif self.summary_failed:
+                left += f" (not summarized: {self.summary_failed})"
+            parts.append(left)
         return (
             f"context: {' and '.join(parts)} to fit the model's window of {self.window:,} tokens"
             f" (about {self.before:,} -> {self.after:,} tokens)"
@@ -87,22 +101,35 @@ class Compaction:
     """Messages sent with this content instead of their own."""
     calibration: float = 1.0
     """Reported size over estimated size of the last request (estimates only)."""
+    summary: str = ""
+    """The model's summary of the messages left out (``"summarize"``), sent in their place."""
+    summarizing: list[Mapping[str, Any]] = field(default_factory=list)
+    """The messages (as they were sent) that the last `fit` left out and the summary does not
+    cover yet: what the ``"summarize"`` policy's next summary is written from."""
 
     def reset(self) -> None:
-        self.dropped, self.calibration = 0, 1.0
+        self.dropped, self.calibration, self.summary = 0, 1.0, ""
+        self.summarizing = []
         self.shortened.clear()
 
-    def view(self, messages: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
-        """The messages as sent: the ones left out missing, the shortened ones shortened."""
+    def view(self, messages: Sequence[Mapping[str, Any]], *, summary: bool = True) -> list[Mapping[str, Any]]:
+        """The messages as sent: the ones left out missing (or their summary in their place), the
+        shortened ones shortened."""
         if self.dropped > len(messages):  # the conversation was cut short elsewhere: start over
             self.reset()
-        sent = []
+        sent: list[Mapping[str, Any]] = []
+        if summary and self.summary and self.dropped:
+            sent.append(summary_message(self.summary))
         for index in range(self.dropped, len(messages)):
             message = messages[index]
             if index in self.shortened:
                 message = {**message, "content": self.shortened[index]}
             sent.append(message)
         return sent
+
+    def sent_at(self, index: int) -> int:
+        """Where message ``index`` of the conversation is in a request (after the system prompt)."""
+        return 1 + index - self.dropped + bool(self.summary and self.dropped)
 
     def fit(
         self,
@@ -123,7 +150,8 @@ class Compaction:
             run_start: Where this run's prompt is in ``messages`` (it and what follows are kept).
             window: The model's window in tokens; None (not known): nothing is done.
             answer: Tokens the answer may take (``num_predict``), or None for a default margin.
-            policy: ``"compact"``, ``"error"`` or ``"off"`` (send it as it is).
+            policy: ``"compact"``, ``"summarize"`` (`summarizing` is then what the summary must
+                cover), ``"error"`` or ``"off"`` (send it as it is).
             extra: Tokens the request takes besides its messages (native tools' schemas).
 
         Raises:
@@ -137,8 +165,11 @@ class Compaction:
         size = _Sizer(self.calibration)
         fixed = size.message(system) + extra
         before = fixed + sum(size.message(m) for m in self.view(messages))
+        self.summarizing = []
         if before <= budget:
             return None
+        if policy == "summarize":  # sized as the room kept for it, whatever the summary before was
+            fixed += summary_budget(window) + _PER_MESSAGE
         if policy == "error":
             raise ContextFull(_too_big(before, window, margin, "AgentMagics.context = 'compact' (Agent(context='compact'))"))
         target = int(budget * LOW_WATER)
@@ -146,7 +177,7 @@ class Compaction:
         total = before
 
         def sent_size() -> int:
-            return fixed + sum(size.message(m) for m in self.view(messages))
+            return fixed + sum(size.message(m) for m in self.view(messages, summary=False))
 
         # 1. The oldest results of earlier runs, shortened.
         for index in _results(messages, self.dropped, run_start):
@@ -160,7 +191,7 @@ class Compaction:
         own = _results(messages, run_start, len(messages))
 
         def run_size() -> int:
-            return fixed + sum(size.message(m) for m in self.view(messages)[run_start - self.dropped :])
+            return fixed + sum(size.message(m) for m in self.view(messages, summary=False)[run_start - self.dropped :])
 
         for index in own:
             if total <= target or run_size() <= int(budget * LOW_WATER):
@@ -169,6 +200,8 @@ class Compaction:
                 shortened += 1
                 total = sent_size()
         # 3. The oldest whole exchanges, left out.
+        as_sent = dict(enumerate(self.view(messages, summary=False), start=self.dropped))
+        first = self.dropped
         for boundary in _exchanges(messages, self.dropped, run_start):
             if total <= target:
                 break
@@ -185,6 +218,8 @@ class Compaction:
                 total = sent_size()
         if total > budget:
             raise ContextFull(_too_big(total, window, margin, None))
+        if policy == "summarize" and left_out:
+            self.summarizing = [as_sent[i] for i in range(first, self.dropped)]
         return Compacted(shortened, left_out, before, total, window)
 
     def _shorten(self, messages: Sequence[Mapping[str, Any]], index: int) -> bool:
@@ -197,6 +232,40 @@ class Compaction:
         note = f"\n[... {cut:,} characters of this tool result were cut to fit the context window ...]\n"
         self.shortened[index] = text[:_KEEP_HEAD] + note + text[-_KEEP_TAIL:]
         return True
+
+    async def summarize(self, model: Model, compacted: Compacted) -> Compacted:
+        """Have ``model`` write the summary of what `fit` just left out (``"summarize"``); what was
+        done, with the summary's size, or why there is none (the model failed or wrote nothing).
+
+        Raises:
+            CassetteError: A cassette has no recording of the summary's request (the run could not
+                go on as recorded without it).
+        """
+        from ..models._cassette_file import CassetteError
+
+        left, self.summarizing = self.summarizing, []
+        if not left:
+            return compacted
+        budget = summary_budget(compacted.window)
+        request = summary_request(left, self.summary, window=compacted.window, budget=budget)
+        size = _Sizer(self.calibration)
+
+        def sent(summarized: int | None = None, failed: str | None = None) -> Compacted:
+            # `fit` kept room for a summary; the request's size now counts the one that is sent.
+            shown = size.message(summary_message(self.summary)) if self.summary else 0
+            after = compacted.after - budget - _PER_MESSAGE + shown
+            return replace(compacted, after=after, summarized=summarized, summary_failed=failed)
+
+        try:
+            text = await write_summary(model, request, budget)
+        except CassetteError:
+            raise
+        except ModelError as error:
+            return sent(failed=str(error).splitlines()[0][:200] or type(error).__name__)
+        if not text:
+            return sent(failed="the model wrote nothing")
+        self.summary = text
+        return sent(summarized=size.message(summary_message(text)))
 
     def calibrate(self, sent: Sequence[Mapping[str, Any]], reported: int | None) -> None:
         """After a request (``sent``: its messages): how far the characters' estimate of it was from

@@ -106,7 +106,9 @@ class Agent:
         context: What happens when a request would not fit the model's window (where it is
             known: the embedded model's ``n_ctx``, Ollama's ``num_ctx``): ``"compact"`` shortens
             old tool results and leaves out the oldest exchanges as sent (the conversation keeps
-            them), ``"error"`` raises `ContextFull`, ``"off"`` sends it as it is. See `compaction`.
+            them), ``"summarize"`` does so too and puts a summary the model writes of the exchanges
+            left out in their place, ``"error"`` raises `ContextFull`, ``"off"`` sends it as it is.
+            See `compaction`.
     """
 
     def __init__(
@@ -324,6 +326,10 @@ class Agent:
             last = turn == self.max_turns and bool(offered)
             compacted = self._fit(system, offered, start)
             if compacted is not None:
+                if self.compaction.summarizing:
+                    n = compacted.left_out
+                    yield ModelStatus(f"summarizing the {n} oldest exchange{'s' * (n != 1)} to fit the context window")
+                    compacted = await self.compaction.summarize(self.model, compacted)
                 yield ContextCompacted(turn, compacted)
             request = self._request(system, offered, last)
             answer = _TurnAnswer(names=names)
@@ -341,7 +347,7 @@ class Agent:
                     ContextRecord(
                         (self.context_log[-1].turn if self.context_log else 0) + 1, request,
                         DEFAULT_SYSTEM if self.system is None else self.system, block,
-                        1 + start - self.compaction.dropped, message_text(self.messages[-1]), answer.usage,
+                        self.compaction.sent_at(start), message_text(self.messages[-1]), answer.usage,
                     )
                 )
                 if answer.usage is not None:

@@ -87,10 +87,11 @@ class AgentMagics(Magics):
     ).tag(config=True)
     num_ctx = Int(16384, help="Context window in tokens.").tag(config=True)
     context = CaselessStrEnum(
-        ["compact", "error", "off"],
+        ["compact", "summarize", "error", "off"],
         "compact",
         help="When a request would not fit the model's window: compact (shorten old tool results, leave out"
-        " the oldest exchanges, as sent), error (say so), or off (send it as it is).",
+        " the oldest exchanges, as sent), summarize (as compact, and the model summarizes what is left out),"
+        " error (say so), or off (send it as it is).",
     ).tag(config=True)
     openai_base_url = Unicode(
         "",

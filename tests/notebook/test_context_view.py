@@ -119,3 +119,62 @@ def test_the_compaction_of_a_conversation_lasts_from_cell_to_cell(ip):
     with capture_output():
         ip.run_line_magic("agent", "reset")
     assert magics(ip).compaction.dropped == 0 and magics(ip).compaction.shortened == {}
+
+
+def test_hostile_text_in_the_messages_is_shown_never_run(ip):
+    @tool
+    def c_page() -> str:
+        """Fetch the page."""
+        return '<script>alert(1)</script><img src=x onerror="alert(2)"></pre></details>\x1b[31mred\x07'
+
+    call = '<tool_call>{"name": "c_page", "arguments": {}}</tool_call>'
+    ip.user_ns.update(c_page=c_page, m=ScriptedModel([call, "</div><style>body{display:none}</style>"]))
+    ask(ip, 'Show it <iframe src="javascript:alert(3)">', new=True, tools="c_page")
+    view = ip.run_line_magic("agent", "context")
+    html = view._repr_html_()
+    for live in ("<script", "<img", "<iframe", "<style", "</pre></details>\x1b"):
+        assert live not in html
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;&lt;img src=x onerror=&quot;alert(2)&quot;&gt;" in html
+    assert "&lt;iframe src=&quot;javascript:alert(3)&quot;&gt;" in html
+    assert html.count("<details>") == html.count("</details>") == 1  # the structure is ours alone
+    text = repr(view)
+    assert "\x1b" not in text and "\x07" not in text
+    assert '[user] Show it <iframe src="javascript:alert(3)">' in text.splitlines()
+
+
+def test_summarize_through_the_magics_shows_the_summary_as_sent(ip):
+    from meowgent_nb.agent._summary import SUMMARY_HEADER, SYSTEM
+    from meowgent_nb.models.scripted import FunctionModel
+
+    page = "lorem ipsum dolor sit amet " * 60
+
+    @tool
+    def c_fetch(page_number: int) -> str:
+        """Fetch a page."""
+        return f"page {page_number}: {page}"
+
+    def answer(messages, tools):
+        if messages[0]["content"] == SYSTEM:
+            return "Pages were read."
+        last = messages[-1]["content"]
+        if last.startswith("Read page"):
+            return f'<tool_call>{{"name": "c_fetch", "arguments": {{"page_number": {last.split()[-1]}}}}}</tool_call>'
+        return "Read."
+
+    model = FunctionModel(answer)
+    model.n_ctx = 2048
+    ip.user_ns.update(c_fetch=c_fetch, m=model)
+    ip.run_line_magic("config", "AgentMagics.context = 'summarize'")
+    try:
+        texts = [ask(ip, f"Read page {i}", new=i == 0, tools="c_fetch").outputs[-1].data["text/plain"] for i in range(5)]
+    finally:
+        ip.run_line_magic("config", "AgentMagics.context = 'compact'")
+    notes = [line for text in texts for line in text.splitlines() if line.startswith("[context:")]
+    assert notes == [
+        "[context: shortened 2 tool results and left out the 2 oldest exchanges (summarized in about 33 tokens)"
+        f" to fit the model's window of 2,048 tokens (about {before} -> 664 tokens)]"
+        for before in ("1,597", "1,630")  # the second time, the first summary is among what is sent
+    ]
+    text = repr(ip.run_line_magic("agent", "context"))
+    assert "left out (the model's summary of them in their place)," in text
+    assert f"[assistant] {SUMMARY_HEADER}\n  Pages were read.\n[user] Read page 4" in text
