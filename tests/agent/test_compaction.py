@@ -287,3 +287,16 @@ def test_reset_forgets_the_summary():
     assert agent.compaction.summary == "" and agent.compaction.view([{"role": "user", "content": "x"}]) == [
         {"role": "user", "content": "x"}
     ]
+
+
+def test_a_summarized_conversation_replays_from_its_cassette_as_it_was_recorded(tmp_path):
+    from meowgent_nb.models.cassette import RecordingModel, ReplayModel
+
+    path, prompts = tmp_path / "run.cassette.json", [f"Read page {i}" for i in range(5)]
+    recorder = RecordingModel(summarizing(summary=lambda prompt: "Pages 0 and 1 were read."), path, options={"num_ctx": 2048})
+    recorded = Agent(recorder, tools=[fetch], context="summarize")
+    compactions = run_all(recorded, prompts)
+    replayed = Agent(ReplayModel(path, options={"num_ctx": 2048}), tools=[fetch], context="summarize")
+    assert run_all(replayed, prompts) == compactions and compactions[0][1].summarized is not None
+    assert replayed.compaction.summary == "Pages 0 and 1 were read."
+    assert [r.request.messages for r in replayed.context_log] == [r.request.messages for r in recorded.context_log]

