@@ -43,11 +43,14 @@ class ContextView:
         if compaction is None or not (compaction.dropped or compaction.shortened):
             return ""
         dropped, shortened = compaction.dropped, len(compaction.shortened)
-        summary = " (the model's summary of them in their place)" if dropped and compaction.summary else ""
-        return (
-            f"As sent, to fit the window: the {dropped:,} oldest message{'s' * (dropped != 1)} left out{summary},"
-            f" {shortened:,} tool result{'s' * (shortened != 1)} shortened (the conversation keeps them all)."
-        )
+        done = []
+        if dropped:
+            summary = ", the model's summary of them in their place" if compaction.summary else ""
+            done.append(f"the {dropped:,} oldest message{'s' * (dropped != 1)} left out{summary}")
+        if shortened:
+            done.append(f"{shortened:,} tool result{'s' * (shortened != 1)} shortened")
+        return f"As sent, to fit the window: {'; '.join(done)}. The conversation keeps them all."
+
 
     def _total(self, use: ContextUse, part: str) -> str:
         mark = "~" if use.estimated and part != "message format" else ""
@@ -130,7 +133,7 @@ class ContextView:
         window = f" of {use.window:,}" if use.window else ""
         return (
             f'<div class="meowgent-context-turn" style="display: flex; align-items: center; gap: 0.5em; margin: 2px 0">'
-            f'<span style="{MUTED}; width: 5em">request {use.turn}</span>'
+            f'<span style="{MUTED}; width: 6.5em; white-space: nowrap">request {use.turn}</span>'
             f'<span style="flex: 1; height: 12px; background: rgba(127,127,127,0.15); border-radius: 3px;'
             f' overflow: hidden; white-space: nowrap; font-size: 0">{segments}</span>'
             f'<span style="{MUTED}; width: 9em">{use.used:,}{window}</span></div>'

@@ -111,8 +111,8 @@ def test_the_compaction_of_a_conversation_lasts_from_cell_to_cell(ip):
     assert magics(ip).compaction.dropped > 0 and len(magics(ip).messages) == 24
     dropped, shortened = magics(ip).compaction.dropped, len(magics(ip).compaction.shortened)
     said = (
-        f"  As sent, to fit the window: the {dropped} oldest messages left out, {shortened} tool"
-        f" result{'s' * (shortened != 1)} shortened (the conversation keeps them all)."
+        f"  As sent, to fit the window: the {dropped} oldest messages left out; {shortened} tool"
+        f" result{'s' * (shortened != 1)} shortened. The conversation keeps them all."
     )
     view = ip.run_line_magic("agent", "context")
     assert said in repr(view).splitlines() and said.strip() in view._repr_html_()
@@ -176,5 +176,9 @@ def test_summarize_through_the_magics_shows_the_summary_as_sent(ip):
         for before in ("1,597", "1,630")  # the second time, the first summary is among what is sent
     ]
     text = repr(ip.run_line_magic("agent", "context"))
-    assert "left out (the model's summary of them in their place)," in text
+    dropped = magics(ip).compaction.dropped
+    assert (
+        f"  As sent, to fit the window: the {dropped} oldest messages left out, the model's summary of them in"
+        " their place. The conversation keeps them all."
+    ) in text.splitlines()
     assert f"[assistant] {SUMMARY_HEADER}\n  Pages were read.\n[user] Read page 4" in text
