@@ -10,8 +10,12 @@ turn where the conversation no longer fits ends that run (the embedded model ref
 longer than its window: "the conversation does not fit").
 
 The two runs alternate prompt by prompt, so the noise of a shared machine falls on both.
+``--policies compact,summarize,off`` adds the ``"summarize"`` policy as a third run; its turns'
+wall seconds (also printed) include writing the summary, which the prompt seconds leave out.
+``--low-water 0.4`` compacts down to that share of the window instead of `LOW_WATER` (0.6).
 
 Run:  python benchmarks/context_compaction.py [--turns 20] [--n-ctx 4096] [--threads 2] [--paragraphs 25]
+          [--policies compact,off] [--low-water 0.6]
 """
 
 from __future__ import annotations
@@ -19,9 +23,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import statistics
+import time
 
 import meowgent_nb.models
 from meowgent_nb import Agent, tool
+from meowgent_nb.agent import compaction
 from meowgent_nb.agent.events import ContextCompacted
 from meowgent_nb.models import ModelError
 from meowgent_nb.models.llamacpp import LlamaCppModel
@@ -45,8 +51,12 @@ def main() -> None:
     parser.add_argument("--n-ctx", type=int, default=4096)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--paragraphs", type=int, default=25, help="of a chapter (25: about 650 tokens)")
+    parser.add_argument("--policies", default="compact,off", help="comma-separated: compact, summarize, off")
+    parser.add_argument("--low-water", type=float, default=compaction.LOW_WATER)
     args = parser.parse_args()
     SHOWN["paragraphs"] = args.paragraphs
+    compaction.LOW_WATER = args.low_water
+    policies = [p.strip() for p in args.policies.split(",") if p.strip()]
     meowgent_nb.models.ALLOW_MODEL_REQUESTS = True
     agents = {
         policy: Agent(
@@ -56,50 +66,54 @@ def main() -> None:
             max_output_chars=8000,
             max_turns=3,
         )
-        for policy in ("compact", "off")
+        for policy in policies
     }
-    rows: dict[str, list[tuple[int | None, float | None, str]]] = {policy: [] for policy in agents}
+    rows: dict[str, list[tuple[int | None, float | None, float, str]]] = {policy: [] for policy in agents}
     ended: dict[str, str] = {}
 
     async def turn(policy: str, number: int) -> None:
         agent = agents[policy]
-        note, before = "", len(agent.context_log)
+        note, before, started = "", len(agent.context_log), time.perf_counter()
         try:
             async for event in agent.stream(f"Call read_chapter with number {number}, then sum it up in five words."):
                 if isinstance(event, ContextCompacted):
-                    note = f"compacted: -{event.compacted.shortened} results, -{event.compacted.left_out} exchanges"
+                    note = f"{policy}: -{event.compacted.shortened} results, -{event.compacted.left_out} exchanges"
+                    if event.compacted.summarized:
+                        note += f", summary {event.compacted.summarized} tokens"
         except ModelError as error:
             ended[policy] = f"turn {number}: {str(error).splitlines()[0][:90]}"
             return
         usages = [r.usage for r in list(agent.context_log)[before:] if r.usage is not None]
         tokens = max((u.prompt_tokens or 0 for u in usages), default=None)  # the run's largest request
         seconds = sum(u.prompt_seconds or 0 for u in usages)  # reading every request's prompt
-        rows[policy].append((tokens, seconds, note))
+        rows[policy].append((tokens, seconds, time.perf_counter() - started, note))
 
     for number in range(1, args.turns + 1):
         for policy in agents:
             if policy not in ended:
                 asyncio.run(turn(policy, number))
-    print(f"{'turn':>4}  {'compact: tokens':>15} {'s':>6}  {'off: tokens':>11} {'s':>6}  note")
+    header = "".join(f"  {policy + ': tokens':>17} {'s':>6} {'wall':>6}" for policy in agents)
+    print(f"{'turn':>4}{header}  notes")
     for index in range(args.turns):
-        cells = []
+        cells, notes = [], []
         for policy in agents:
             if index < len(rows[policy]):
-                tokens, secs, _ = rows[policy][index]
-                cells.append(f"{tokens or 0:>{15 if policy == 'compact' else 11},} {secs or 0:>6.2f}")
+                tokens, secs, wall, note = rows[policy][index]
+                cells.append(f"  {tokens or 0:>17,} {secs or 0:>6.2f} {wall:>6.1f}")
+                notes += [note] if note else []
             else:
-                cells.append(f"{'-':>{15 if policy == 'compact' else 11}} {'-':>6}")
-        note = rows["compact"][index][2] if index < len(rows["compact"]) else ""
-        print(f"{index + 1:>4}  {cells[0]}  {cells[1]}  {note}")
+                cells.append(f"  {'-':>17} {'-':>6} {'-':>6}")
+        print(f"{index + 1:>4}{''.join(cells)}  {'; '.join(notes)}")
+    print(f"(compacting down to {compaction.LOW_WATER:.0%} of the window less the answer's margin)")
     for policy in agents:
-        seconds = [s for _, s, _ in rows[policy] if s is not None]
-        total = sum(seconds)
+        seconds = [s for _, s, _, _ in rows[policy] if s is not None]
+        walls = [w for _, _, w, _ in rows[policy]]
         print(
-            f"{policy}: {len(rows[policy])} turns answered, prompt reading {total:.1f} s in all"
-            f" (median {statistics.median(seconds) if seconds else 0:.2f} s a turn)"
+            f"{policy}: {len(rows[policy])} turns answered, prompt reading {sum(seconds):.1f} s in all"
+            f" (median {statistics.median(seconds) if seconds else 0:.2f} s a turn), wall {sum(walls):.1f} s"
+            f" (median {statistics.median(walls) if walls else 0:.1f} s a turn)"
             + (f"; stopped at {ended[policy]}" if policy in ended else "")
         )
-
 
 if __name__ == "__main__":
     main()
