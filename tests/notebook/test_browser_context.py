@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser_notebook import NotebookPage, chromium_browser, serve, write_notebook
+from tests.browser_notebook import NotebookPage, write_notebook
 
 THEMES = "@jupyterlab/apputils-extension/themes.jupyterlab-settings"
 SETUP = '''\
@@ -44,14 +44,6 @@ model.n_ctx = 2048
 PROMPTS = [f"%%agent --model-object model --tools fetch\nRead page {i}" for i in range(5)]
 
 
-@pytest.fixture(scope="module")
-def lab(tmp_path_factory):
-    yield from serve(tmp_path_factory, "lab")
-
-
-@pytest.fixture(scope="module")
-def browser():
-    yield from chromium_browser()
 
 
 @pytest.mark.parametrize("theme", ["JupyterLab Light", "JupyterLab Dark"])

@@ -15,12 +15,11 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 from pathlib import Path
 
 import pytest
 
-from tests.browser_notebook import JupyterLab, NotebookPage, chromium_browser, serve, write_notebook
+from tests.browser_notebook import JupyterLab, NotebookPage, write_notebook
 
 SCREENSHOTS_ENV = "MEOWGENT_SCREENSHOTS"
 VIEWPORT = {"width": 1280, "height": 1000}
@@ -37,14 +36,6 @@ model = ScriptedModel(['<tool_call>{{"name": "shop_sign_up", "arguments": {{}}}}
 '''
 
 
-@pytest.fixture(scope="module")
-def lab(tmp_path_factory):
-    yield from serve(tmp_path_factory, "lab")
-
-
-@pytest.fixture(scope="module")
-def browser():
-    yield from chromium_browser()
 
 
 def open_notebook(

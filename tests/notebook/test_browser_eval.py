@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser_notebook import JupyterLab, NotebookPage, chromium_browser, serve, write_notebook
+from tests.browser_notebook import JupyterLab, NotebookPage, write_notebook
 
 SCREENSHOTS_ENV = "MEOWGENT_SCREENSHOTS"
 VIEWPORT = {"width": 1280, "height": 900}
@@ -67,20 +67,7 @@ cases = [
 EVAL = "%tools eval cases --model-object model"
 
 
-@pytest.fixture(scope="module")
-def lab(tmp_path_factory):
-    yield from serve(tmp_path_factory, "lab")
 
-
-@pytest.fixture(scope="module")
-def notebook7(tmp_path_factory):
-    """Notebook 7 (``jupyter notebook``), for its one test."""
-    yield from serve(tmp_path_factory, "notebook")
-
-
-@pytest.fixture(scope="module")
-def browser():
-    yield from chromium_browser()
 
 
 @pytest.fixture
