@@ -8,16 +8,18 @@ asks for exactly the summary that was recorded.
 
 The summary is sent as the assistant's own message, not the person's: it is the model's text,
 written from tool results among other things, and it must not speak with the person's authority.
-Tool-call and tool-result tags in it are neutralised, so it can never read as a call or a result.
+What it is written from, and the summary itself, are made `inert` as a tool's output is: a call,
+result or context tag, or a chat template's special token, in them loses its ``<``, so the summary
+can never read as a call, a result or the end of a message.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..models.base import Model, ModelRequest
+from ..protocols.prompt import inert
 from ._tool_block import CHARACTERS_PER_TOKEN
 
 SUMMARY_HEADER = "[My summary of the earlier part of this conversation, left out to fit the context window]"
@@ -30,9 +32,6 @@ SYSTEM = (
 )
 
 _ROLE = {"user": "Person", "assistant": "Assistant", "tool": "Tool result"}
-# Any tag that opens or closes a call or a result, in any of the protocols' spellings, or the
-# summary request's own conversation.
-_STRUCTURE = re.compile(r"</?\s*(tool_call|tool_response|tool_result|function_call|function|conversation)\b[^>]*>", re.IGNORECASE)
 
 
 def summary_budget(window: int) -> int:
@@ -48,7 +47,7 @@ def summary_request(
     The text is kept to about half the window; longer messages keep their start and end.
     """
     room = int((window // 2) * CHARACTERS_PER_TOKEN)
-    lines = [f"Summary so far: {_plain(earlier)}"] if earlier else []
+    lines = [f"Summary so far: {inert(earlier)}"] if earlier else []
     texts = [(_ROLE.get(str(m.get("role")), str(m.get("role"))), _content(m)) for m in messages]
     each = max(200, (room - sum(map(len, lines))) // max(1, len(texts)))
     for role, text in texts:
@@ -56,7 +55,7 @@ def summary_request(
             text = f"{text[: each * 2 // 3]} [...] {text[-(each // 3) :]}"
         lines.append(f"{role}: {text}")
     prompt = (
-        "Here is the earlier part of a conversation:\n\n<conversation>\n{}\n</conversation>\n\n"
+        "Here is the earlier part of a conversation:\n\n<context>\n{}\n</context>\n\n"
         "Summarize it in at most {} words: what the person asked and the facts the tools returned."
     ).format("\n\n".join(lines), budget * 3 // 5)
     return ModelRequest(
@@ -76,7 +75,7 @@ async def write_summary(model: Model, request: ModelRequest, budget: int) -> str
         parts.append(chunk.text)
         if chunk.done:
             break
-    text = _plain("".join(parts)).strip()
+    text = inert("".join(parts)).strip()
     limit = int(budget * CHARACTERS_PER_TOKEN)
     if len(text) > limit:
         text = text[: limit - 4].rsplit(" ", 1)[0] + " ..."
@@ -93,9 +92,4 @@ def _content(message: Mapping[str, Any]) -> str:
     calls = message.get("tool_calls")
     if calls:
         text += " " + str(calls)
-    return _plain(text)
-
-
-def _plain(text: str) -> str:
-    """``text`` with call and result tags named in words, so nothing in it reads as structure."""
-    return _STRUCTURE.sub(lambda m: f"[{m.group(1).lower().replace('_', ' ')}]", text)
+    return inert(text)
