@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from .. import models
+import meowgent_nb.models as models  # its ALLOW_MODEL_REQUESTS flag, set and restored
 from ..models.base import ModelChunk, ModelError, ModelRequest
 from ..models.scripted import ScriptedModel, Turn
 

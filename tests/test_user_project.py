@@ -1,0 +1,103 @@
+"""tests/user_project/ as a user's own project checks it: its notebooks, no conftest.py of ours,
+under ``pytest --nbval``, ``pytest --nbmake`` and papermill, each run from a copy of the folder.
+
+Every notebook of the folder is run (add one and it is checked too). ``scripted_agent`` uses a
+`ScriptedModel`; ``replayed_agent`` replays ``replayed_agent.cassette.json``, recorded once with
+the embedded model (to record it again, in tests/user_project/ with the ``local`` extra:
+``OLLAMA_HOST=127.0.0.1:9 MEOWGENT_CASSETTE_MODE=record jupyter nbconvert --to notebook --execute
+--inplace replayed_agent.ipynb``). Nothing here reaches a model: OLLAMA_HOST is a closed port and
+MEOWGENT_GGUF a file that is not there.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+FOLDER = Path(__file__).with_name("user_project")
+NOTEBOOKS = sorted(FOLDER.glob("*.ipynb"))
+
+
+def code_cells(path: Path) -> int:
+    return sum(cell["cell_type"] == "code" for cell in json.loads(path.read_text())["cells"])
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """A copy of the folder, outside this repository (so no conftest.py or pytest settings of ours apply)."""
+    copy = tmp_path / "user_project"
+    shutil.copytree(FOLDER, copy)
+    assert not list(copy.rglob("conftest.py"))
+    return copy
+
+
+def run(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MEOWGENT_") and k != "OLLAMA_HOST"}
+    env |= {"MEOWGENT_GGUF": str(folder / "no-model.gguf"), "OLLAMA_HOST": "127.0.0.1:9"}
+    done = subprocess.run([sys.executable, *args], cwd=folder, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
+    return done
+
+
+def test_the_folder_has_the_notebooks_these_tests_run():
+    assert [path.name for path in NOTEBOOKS][:2] == ["replayed_agent.ipynb", "scripted_agent.ipynb"]
+
+
+def test_nbval_compares_every_output_with_no_conftest(project):
+    done = run(project, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--nbval")
+    assert done.stdout.splitlines()[-1].startswith(f"{sum(map(code_cells, NOTEBOOKS))} passed in ")
+
+
+def test_nbval_lax_compares_a_marked_agent_cell_and_fails_a_changed_answer(project):
+    # --nbval-lax compares only cells marked NBVAL_CHECK_OUTPUT: the transcript's text/plain is the
+    # stable summary (no times), its HTML is sanitized as under --nbval.
+    path = project / "scripted_agent.ipynb"
+    nb = json.loads(path.read_text())
+    agent = next(cell for cell in nb["cells"] if "".join(cell["source"]).startswith("%%agent"))
+    agent["source"] = ["%%agent --model-object model -o result\n", "# NBVAL_CHECK_OUTPUT\n", "What is 2 + 3?"]
+    path.write_text(json.dumps(nb))
+    done = run(project, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--nbval-lax", path.name)
+    assert done.stdout.splitlines()[-1].startswith(f"{code_cells(path)} passed in ")
+    agent["outputs"][0]["data"]["text/plain"][-1] = "2 + 3 = 6."
+    path.write_text(json.dumps(nb))
+    failed = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--nbval-lax", path.name],
+        cwd=project, capture_output=True, text=True, timeout=300,
+    )
+    assert failed.returncode == 1 and "1 failed" in failed.stdout, failed.stdout
+    assert "-2 + 3 = 6.\n" in failed.stdout.replace("\r", "") or "2 + 3 = 6." in failed.stdout
+
+
+def test_nbmake_runs_every_notebook(project):
+    done = run(project, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--nbmake")
+    assert done.stdout.splitlines()[-1].startswith(f"{len(NOTEBOOKS)} passed in ")
+
+
+def test_papermill_runs_every_notebook(project):
+    # One process for all the notebooks, as a CI script would loop over them.
+    script = (
+        "import pathlib, papermill\n"
+        "out = pathlib.Path('out'); out.mkdir()\n"
+        "for path in sorted(pathlib.Path('.').glob('*.ipynb')):\n"
+        "    papermill.execute_notebook(str(path), str(out / path.name), progress_bar=False)\n"
+    )
+    run(project, "-c", script)
+    ran = sorted((project / "out").glob("*.ipynb"))
+    assert [path.name for path in ran] == [path.name for path in NOTEBOOKS]
+    outputs = {path.name: json.loads(path.read_text()) for path in ran}
+    plain = [
+        "".join(output["data"]["text/plain"])
+        for cell in outputs["scripted_agent.ipynb"]["cells"]
+        for output in cell.get("outputs", [])
+        if "data" in output
+    ]
+    assert plain == [
+        "[tool] add(a=2, b=3) -> done\n  5\n2 + 3 = 5.",
+        "AgentResult(text='2 + 3 = 5.', turns=2, stopped='answer', calls=['add: ok'])",
+    ]
