@@ -207,3 +207,36 @@ def test_a_wrong_metadata_value_stops_the_run(no_model):
         f"ERROR: {path}: the notebook metadata 'meowgent_nb.real_model' must be true or false, got \"sometimes\"",
         "",
     ]
+
+
+# --- a real nbval run: --nbval-lax, a user's own sanitize file ----------------------------------
+
+
+def test_nbval_lax_compares_a_marked_transcript_with_both_files_rules(tmp_path):
+    # --nbval-lax compares only the cells marked NBVAL_CHECK_OUTPUT: a marked %%agent cell's
+    # transcript (its text/plain has no times; its HTML's times are our rules' to replace), and a
+    # cell whose varying output only the user's own rule replaces. A changed answer still fails.
+    nb = json.loads((ROOT / "tests" / "user_project" / "scripted_agent.ipynb").read_text())
+    agent = next(cell for cell in nb["cells"] if "".join(cell["source"]).startswith("%%agent"))
+    agent["source"] = ["%%agent --model-object model -o result\n", "# NBVAL_CHECK_OUTPUT\n", "What is 2 + 3?"]
+    nb["cells"].append(
+        nbformat.v4.new_code_cell(
+            "# NBVAL_CHECK_OUTPUT\nimport random\nprint(f'seed {random.random()}')",
+            outputs=[nbformat.v4.new_output("stream", name="stdout", text="seed 0.5\n")],
+            execution_count=4,
+        )
+    )
+    (tmp_path / "same.ipynb").write_text(json.dumps(nb))
+    agent["outputs"][0]["data"]["text/plain"][-1] = "2 + 3 = 6."
+    (tmp_path / "changed.ipynb").write_text(json.dumps(nb))
+    (tmp_path / "mine.cfg").write_text("regex: seed [0-9.e-]+\nreplace: seed N\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MEOWGENT_")}
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--color=no", "--nbval-lax", "--nbval-sanitize-with", "mine.cfg"],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
+    )
+    lines = done.stdout.splitlines()
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert lines[-1].startswith("1 failed, 7 passed in "), done.stdout
+    assert lines[-2].startswith("FAILED changed.ipynb::Cell 1 - "), lines[-2]
+    assert lines.count("  - 2 + 3 = 5.") == 1 and lines.count("  + 2 + 3 = 6.") == 1  # given, saved
