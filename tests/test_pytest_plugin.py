@@ -101,6 +101,24 @@ def test_without_nbval_nothing_of_nbvals_is_touched(pytester):
     assert sanitize_option(pytester, "--nbval-sanitize-with", "missing.cfg") == "missing.cfg"
 
 
+def test_without_nbval_installed_the_plugin_still_loads_and_does_nothing_of_nbvals(pytester):
+    config = pytester.parseconfigure("-p", "no:nbval")
+    try:
+        assert not hasattr(config.option, "nbval_sanitize_with")
+        assert config.pluginmanager.has_plugin("meowgent_nb")
+        assert any(line.startswith("real_model:") for line in config.getini("markers"))
+    finally:
+        config._ensure_unconfigure()
+
+
+def test_the_plugin_is_the_packages_pytest11_entry_point():
+    from importlib.metadata import entry_points
+
+    assert [(e.name, e.value) for e in entry_points(group="pytest11") if e.value == "pytest_meowgent_nb"] == [
+        ("meowgent_nb", "pytest_meowgent_nb")
+    ]
+
+
 def test_the_users_file_is_kept_and_ours_added_before_it(pytester):
     mine = pytester.path / "mine.cfg"
     mine.write_text("regex: \\d+ ms\nreplace: N ms\n" + f"regex: {OURS[0][0]}\nreplace: {OURS[0][1]}\n")
