@@ -46,7 +46,8 @@ def run(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_the_folder_has_the_notebooks_these_tests_run():
-    assert [path.name for path in NOTEBOOKS][:2] == ["replayed_agent.ipynb", "scripted_agent.ipynb"]
+    assert {"replayed_agent.ipynb", "scripted_agent.ipynb"} <= {path.name for path in NOTEBOOKS}
+    assert not list(FOLDER.rglob("conftest.py"))
 
 
 def test_nbval_compares_every_output_with_no_conftest(project):
