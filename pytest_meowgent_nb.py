@@ -83,7 +83,9 @@ def sanitize_rules(text: str, source: str) -> list[tuple[str, str]]:
         try:
             re.compile(regex).sub(replace, "")
         except re.error as error:
-            raise pytest.UsageError(f"{source}: the rule 'regex: {regex}' / 'replace: {replace}' does not compile: {error}") from None
+            raise pytest.UsageError(
+                f"{source}: the rule 'regex: {regex}' / 'replace: {replace}' does not compile: {error}"
+            ) from None
     return rules
 
 
@@ -151,7 +153,8 @@ def needs_real_model(path: Path) -> bool:
     value = ours.get("real_model", False)
     if not isinstance(value, bool):
         raise pytest.UsageError(
-            f"{path}: the notebook metadata 'meowgent_nb.real_model' must be true or false, got {json.dumps(value)}"
+            f"{path}: the notebook metadata 'meowgent_nb.real_model' must be true or false,"
+            f" got {json.dumps(value)}"
         )
     return value
 

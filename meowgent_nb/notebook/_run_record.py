@@ -1,4 +1,4 @@
-"""The kernel's side of `meowgent_nb.testing.run_notebook`: note each ``%%agent`` cell's result as the cell ends.
+"""The kernel's side of `meowgent_nb.testing.run_notebook`: each ``%%agent`` cell's result, noted.
 
 `run_notebook` runs ``start()`` before the notebook's first cell and ``collected()`` after its
 last, both unsaved cells that leave no history (``store_history=False``), so the notebook's own

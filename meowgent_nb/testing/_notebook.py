@@ -137,8 +137,8 @@ def run_notebook(
             for index, cell in enumerate(notebook.cells):
                 await client.async_execute_cell(cell, index)
             await _hidden(client, hidden[1], last, notebook.cells[last] if last >= 0 else None)
-        outputs = hidden[1].outputs
-        return next((o["data"]["application/json"] for o in outputs if "application/json" in o.get("data", {})), {})
+        shown = [output.get("data", {}) for output in hidden[1].outputs]
+        return next((data["application/json"] for data in shown if "application/json" in data), {})
 
     data = run_sync(run)()
     by_count = {c.get("execution_count"): i for i, c in enumerate(notebook.cells) if c.cell_type == "code"}

@@ -36,7 +36,9 @@ def sent_request(model: Any, request: int = -1) -> tuple[ModelRequest, str]:
     if not requests:
         raise AssertionError(f"{model!r} was sent no request")
     if not isinstance(request, int) or isinstance(request, bool) or not -len(requests) <= request < len(requests):
-        raise AssertionError(f"{model!r} was sent {len(requests)} request(s); there is no request index {request!r}")
+        raise AssertionError(
+            f"{model!r} was sent {len(requests)} request(s); there is no request index {request!r}"
+        )
     number = request % len(requests) + 1
     return requests[request], f"request {number} of {len(requests)}"
 
@@ -45,7 +47,9 @@ def _indented(text: str) -> str:
     return "\n".join("    " + line for line in str(text).splitlines()) or "    (empty)"
 
 
-def assert_system_prompt(model: Any, contains: str | None = None, *, equals: str | None = None, request: int = -1) -> None:
+def assert_system_prompt(
+    model: Any, contains: str | None = None, *, equals: str | None = None, request: int = -1
+) -> None:
     """The system prompt of a request contains ``contains`` (or is exactly ``equals``).
 
     Raises:
@@ -104,7 +108,8 @@ def assert_last_user_message(model: Any, text: str, *, request: int = -1) -> Non
         if m.get("role") == "user" and not str(m.get("content", "")).startswith("<tool_response")
     ]
     if not users:
-        raise AssertionError(f"{which} has no message from the person; roles sent: {[m.get('role') for m in sent.messages]!r}")
+        roles = [m.get("role") for m in sent.messages]
+        raise AssertionError(f"{which} has no message from the person; roles sent: {roles!r}")
     if users[-1] != text:
         raise AssertionError(
             f"the last user message of {which} is not {text!r}; it was:\n{_indented(users[-1])}"
