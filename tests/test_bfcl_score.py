@@ -7,6 +7,7 @@ import asyncio
 import pytest
 
 from benchmarks._bfcl_score import KINDS, bfcl_name, score, standardize
+from meowgent_nb.testing import assert_system_prompt
 
 GCD = {
     "name": "math.gcd",
@@ -202,7 +203,7 @@ def test_run_case_reads_every_call_of_the_first_turn_and_runs_none(monkeypatch):
     assert asyncio.run(bfcl.run_case(PARALLEL_CASE, answer, "parallel", model, "xml")) == ""
     assert ran == []
     assert len(model.requests) == 1
-    assert "Be brief." in model.requests[0].messages[0]["content"]
+    assert_system_prompt(model, "Be brief.", request=0)
 
 
 def test_run_case_scores_a_call_in_an_irrelevance_case_and_an_answer_without_one():

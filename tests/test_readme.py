@@ -1,4 +1,5 @@
-"""README.md's "A 60-second tour", run as a newcomer runs it: its code blocks, in order, in a real kernel.
+"""README.md's "A 60-second tour", run as a newcomer runs it: its code blocks, in order, in a real kernel;
+and the example test file of "Testing your own notebooks", run by pytest beside a user's notebook.
 
 The blocks are read from the README itself, so the tour cannot drift from what is tested. The
 deterministic tests replay ``tests/readme_tour.cassette.json``, recorded from the embedded model
@@ -19,6 +20,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass
@@ -279,6 +281,28 @@ def test_the_tour_live_on_the_embedded_model(readme, tmp_path, monkeypatch):
         assert out.endswith("\n['Paris: 21 degrees celsius']\n"), out
     finally:
         kernel.shutdown()
+
+
+# --- "Testing your own notebooks": the example test file, run by pytest --------------------------
+
+TESTING = "## Testing your own notebooks"
+
+
+def test_the_example_test_file_passes_beside_a_users_notebook(tmp_path):
+    # The section's one code block is a test file; it runs where a user keeps it, beside their
+    # notebook (tests/user_project's), with no conftest.py: the fixtures come from the plugin.
+    blocks = section_blocks(README.read_text(), TESTING)
+    assert [(b.language, b.code.splitlines()[0]) for b in blocks] == [("python", "# test_my_agent.py")]
+    (tmp_path / "test_my_agent.py").write_text(blocks[0].code + "\n")
+    notebook = ROOT / "tests" / "user_project" / "scripted_agent.ipynb"
+    (tmp_path / notebook.name).write_text(notebook.read_text())
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MEOWGENT_")}
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_my_agent.py"],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.splitlines()[-1].startswith("2 passed in "), done.stdout
 
 
 # --- recording the cassette ------------------------------------------------------------------

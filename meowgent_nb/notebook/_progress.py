@@ -3,7 +3,7 @@
 `meowgent_nb.notebook.transcript.Transcript` shows these; only the HTML carries times. The live
 counters ("waiting for the model... 12 s", "thinking... 2 s") are only ever drawn while a run is
 live, so no saved output holds them; the time a model thought stays in the finished HTML, in a
-``meowgent-thought-time`` span that notebooks/nbval_sanitize.cfg replaces.
+``meowgent-thought-time`` span that meowgent_nb/nbval_sanitize.cfg replaces.
 """
 
 from __future__ import annotations

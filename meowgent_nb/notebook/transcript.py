@@ -2,8 +2,9 @@
 
 It has ``text/html`` for people and a stable ``text/plain`` for nbval: no timings, durations,
 ids, token counts or rates go into the text. (nbval compares the HTML too; the measured times
-there carry CSS classes that notebooks/nbval_sanitize.cfg replaces.) Showing it in a running cell
-is `meowgent_nb.notebook.display`'s part; nothing here imports IPython.
+there carry CSS classes that meowgent_nb/nbval_sanitize.cfg replaces, a file the package's pytest
+plugin gives nbval.) Showing it in a running cell is `meowgent_nb.notebook.display`'s part;
+nothing here imports IPython.
 """
 
 from __future__ import annotations

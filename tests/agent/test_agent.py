@@ -32,6 +32,7 @@ from meowgent_nb import (
     tool,
 )
 from meowgent_nb.protocols.prompt import LAST_TURN_NOTICE, REQUIRED_NOTICE, RESULTS_NOTICE, TOOL_RULES
+from meowgent_nb.testing import assert_tools_offered
 
 
 @tool
@@ -247,7 +248,7 @@ def test_tool_choice_none_named_and_required():
 
     named = ScriptedModel(["plain"])
     Agent(named, tools=[add, delete_file], tool_choice="delete_file").run("x")
-    assert [t.name for t in named.requests[0].offered] == ["delete_file"]
+    assert_tools_offered(named, ["delete_file"], request=0)
 
     required = ScriptedModel(["I will not.", call("add", a=1, b=2), "3"])
     result = Agent(required, tools=[add], tool_choice="required").run("x")

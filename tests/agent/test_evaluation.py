@@ -14,6 +14,7 @@ from meowgent_nb.agent._eval_report import cases_html, result_html
 from meowgent_nb.agent.evaluation import TEXT_LIMIT, EvalCase, EvalReport, EvalRow, aevaluate, evaluate
 from meowgent_nb.agent.loop import Agent
 from meowgent_nb.models.base import ModelChunk, ModelRequest
+from meowgent_nb.testing import assert_tools_offered
 from meowgent_nb.tools.core import ToolCall
 
 RAN: list[str] = []
@@ -445,7 +446,7 @@ def test_tools_eval_magic_only_some_tools(ip):
     ip.user_ns.update(e_weather=get_weather, e_add=add, e_model=ScriptedModel(["Hi."]))
     ip.user_ns["e_cases"] = [EvalCase("Hi", None)]
     report = ip.run_line_magic("tools", "eval e_cases --model-object e_model --tools add")
-    assert [t.name for t in ip.user_ns["e_model"].requests[0].offered] == ["add"]
+    assert_tools_offered(ip.user_ns["e_model"], ["add"], request=0)
     assert report.rows[0].passed
 
 

@@ -1,10 +1,12 @@
-"""The course notebook that replays a cassette survives a second Run All in the same kernel."""
+"""The course notebook that replays a cassette: what its cells ask and answer, and a second Run All
+in the same kernel."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
+from meowgent_nb.testing import run_notebook
 from tests.kernel_driver import Kernel
 
 NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
@@ -26,3 +28,14 @@ def test_notebook_5_runs_all_twice_in_one_kernel():
                 assert run.reply["status"] == "ok", (round_, number, run.reply.get("evalue"))
     finally:
         kernel.shutdown()
+
+
+def test_notebook_5_calls_and_answers_as_recorded():
+    run = run_notebook(NOTEBOOKS / "05_real_model.ipynb", env={"MEOWGENT_CASSETTE_MODE": "replay"})
+    assert [(cell.prompt, cell.answer, cell.stopped) for cell in run.cells] == [
+        ("What is the weather in Paris?", "Paris: 21 degrees celsius, sunny", "answer"),
+        ("In one sentence: why is the sky blue?", "The sky is blue because it is a shade of blue.", "answer"),
+        ("What is 2.5 plus 4?", "6.5", "answer"),
+    ]
+    assert run.calls == [("get_weather", {"city": "Paris", "unit": "celsius"})]
+    assert [(r.kind, r.output) for r in run.results] == [("ok", "Paris: 21 degrees celsius, sunny")]

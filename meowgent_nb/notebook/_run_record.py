@@ -1,0 +1,61 @@
+"""The kernel's side of `meowgent_nb.testing.run_notebook`: each ``%%agent`` cell's result, noted.
+
+`run_notebook` runs ``start()`` before the notebook's first cell and ``collected()`` after its
+last, both unsaved cells that leave no history (``store_history=False``), so the notebook's own
+cells and outputs are what they would be without them. The session keeps only the last cell's
+result (`AgentMagics.last_result`); an IPython ``post_run_cell`` callback notes it after each cell.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["collected", "result_data", "start"]
+
+_runs: list[dict[str, Any]] = []
+_last: list[Any] = [None]
+
+
+def result_data(result: Any) -> dict[str, Any]:
+    """An `AgentResult` as JSON-ready data: the prompt, the answer, every call and its result."""
+    users = [m for m in result.messages if m.get("role") == "user"]
+    return {
+        "prompt": str(users[0].get("content", "")) if users else "",
+        "answer": result.text,
+        "turns": result.turns,
+        "stopped": result.stopped,
+        "results": [
+            {"name": r.call.name, "arguments": r.call.arguments, "kind": r.kind, "output": r.output}
+            for r in result.tool_results
+        ],
+    }
+
+
+def _note(info: Any) -> None:
+    from IPython import get_ipython
+
+    magics = get_ipython().magics_manager.registry.get("AgentMagics")
+    result = getattr(magics, "last_result", None)
+    if result is None or result is _last[0]:
+        return  # not an agent cell (or one that failed before its result)
+    _last[0] = result
+    _runs.append({"execution_count": info.execution_count, **result_data(result)})
+
+
+def start() -> None:
+    """Note the result of every ``%%agent`` cell that runs from now on."""
+    from IPython import get_ipython
+
+    events = get_ipython().events
+    if _note not in events.callbacks["post_run_cell"]:
+        events.register("post_run_cell", _note)
+
+
+def collected() -> None:
+    """Display what was noted, as ``application/json`` (``{"runs": [...]}``)."""
+    import json
+
+    from IPython.display import display
+
+    runs = json.loads(json.dumps(_runs, default=repr))  # arguments a model sent are JSON; anything else, its repr
+    display({"application/json": {"runs": runs}}, raw=True)
