@@ -218,6 +218,8 @@ def _dump(entry: Mapping[str, Any]) -> str:
         if key == "listing" and value:
             items = ",\n".join("  " + text(item) for item in value)
             parts.append(f"{lead}{text(key)}: [\n{items}\n ]")
+        elif key == "result":  # in the order written, so a value's keys replay in the tool's order
+            parts.append(f"{lead}{text(key)}: {json.dumps(value, ensure_ascii=False)}")
         else:
             parts.append(f"{lead}{text(key)}: {text(value)}")
     return ",\n".join(parts) + "}\n"

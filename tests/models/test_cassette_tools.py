@@ -104,7 +104,7 @@ def test_a_recorded_tool_is_not_called_in_replay_and_its_results_keep_their_kind
             "result": {
                 "kind": "ok",
                 "output": '{"url": "https://example.org", "page": 2, "body": "Hello from the web."}',
-                "value": {"json": {"body": "Hello from the web.", "page": 2, "url": "https://example.org"}},
+                "value": {"json": {"url": "https://example.org", "page": 2, "body": "Hello from the web."}},
             },
         },
         {
