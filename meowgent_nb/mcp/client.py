@@ -305,12 +305,12 @@ class McpToolbox(ServerContext, Reconnect, ToolRefresh, Toolbox):
                 tool.value_codec = MCP_VALUES  # type: ignore[attr-defined]
                 made[tool.name] = tool
             self._tools, self.instructions = made, listing.instructions
-            self.skipped, self.left_out = {}, []
+            self.skipped, self.left_out = dict(listing.skipped), list(listing.left_out)
             self.replayed_from = str(tape.cassette.path)
         else:
             if not self._connection.alive:
                 self._start()
-            tape.record_listing(self.name, self._tools.values(), self.instructions)
+            tape.record_listing(self.name, self._tools.values(), self.instructions, self.skipped, self.left_out)
         self._tape_key, self.tape_path = key, str(tape.cassette.path)
 
     def _replayed_handler(self, remote: str) -> Any:

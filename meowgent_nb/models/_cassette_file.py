@@ -86,6 +86,10 @@ class ListingEntry:
     instructions: str | None
     listing: list[Any]
     line: int = 0
+    skipped: dict[str, str] = dataclasses.field(default_factory=dict)
+    """The server's tools that were not offered, and why."""
+    left_out: list[str] = dataclasses.field(default_factory=list)
+    """The server's tools left out by the box's include / exclude."""
 
 
 MASKED = "***"
@@ -373,7 +377,7 @@ def _entry(
     if isinstance(fields, ToolEntryFields):
         return ToolEntry(fields.tool, fields.arguments, fields.result, line)
     if isinstance(fields, ListingFields):
-        return ListingEntry(fields.toolbox, fields.instructions, fields.listing, line)
+        return ListingEntry(fields.toolbox, fields.instructions, fields.listing, line, fields.skipped, fields.left_out)
     request = {key: getattr(fields, key) for key in REQUEST_FIELDS}
     return Entry(request, [chunk.chunk() for chunk in fields.chunks], line)
 

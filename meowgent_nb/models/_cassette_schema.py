@@ -135,6 +135,8 @@ class ListingFields(_Strict):
     toolbox: str
     instructions: str | None = None
     listing: list[ListedToolFields]
+    skipped: dict[str, str] = {}
+    left_out: list[str] = []
 
 
 _KINDS = {0: ("an entry", EntryFields), 2: ("a chunk", ChunkFields)}

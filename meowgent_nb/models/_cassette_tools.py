@@ -132,11 +132,22 @@ class ToolTape:
             )
         return found
 
-    def record_listing(self, toolbox: str, tools: Iterable[Any], instructions: str | None) -> None:
-        """Store what ``toolbox`` offers the model (in modes record and auto)."""
+    def record_listing(
+        self,
+        toolbox: str,
+        tools: Iterable[Any],
+        instructions: str | None,
+        skipped: Mapping[str, str] | None = None,
+        left_out: Iterable[str] = (),
+    ) -> None:
+        """Store what ``toolbox`` offers the model (in modes record and auto), and what it does not."""
         if not self.records:
             return
-        entry = {"toolbox": toolbox, "instructions": instructions, "listing": [_listed(t) for t in tools]}
+        entry: dict[str, Any] = {"toolbox": toolbox, "instructions": instructions, "listing": [_listed(t) for t in tools]}
+        if skipped:
+            entry["skipped"] = dict(skipped)
+        if left_out:
+            entry["left_out"] = list(left_out)
         self.cassette.append(_dump(self.cassette.mask(entry)))
 
     def missing(self, tool: str, arguments: Mapping[str, Any]) -> CassetteError:
