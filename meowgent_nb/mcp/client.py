@@ -492,6 +492,8 @@ class McpToolbox(ServerContext, Reconnect, ToolRefresh, Toolbox):
         self.close()
 
     def __repr__(self) -> str:
+        if self.__dict__.get("_waiting"):  # shown, a recorded box does not start its server
+            return f"McpToolbox({self.name!r}, {self.transport}: {self.target!r}, recorded, not started)"
         state = "connected" if self.connected else "closed"
         given = [
             f"{label}={masked(dict.fromkeys(names, ''))}"

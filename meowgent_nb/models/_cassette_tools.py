@@ -173,7 +173,7 @@ class ToolTape:
                 + (f"; it has calls of: {', '.join(recorded)}." if recorded else "; it has no tool calls.")
             )
         lines.append(RERECORD_TOOLS)
-        return CassetteError("\n".join(lines))
+        return CassetteError(self.cassette.mask.text("\n".join(lines)))
 
     def __repr__(self) -> str:
         return f"ToolTape({str(self.cassette.path)!r}, mode={self.mode!r})"

@@ -182,7 +182,7 @@ class _CassetteModel:
                 f"Against the nearest recording (line {near.line}), {describe_difference(near.request, sent)}"
             )
         lines.append(RERECORD)
-        return CassetteError("\n".join(lines))
+        return CassetteError(self.cassette.mask.text("\n".join(lines)))  # the cell's text may hold a secret
 
     def _model(self, fields: Mapping[str, Any]) -> Model:
         if not hasattr(self._inner, "stream"):  # a function that makes the model: call it once

@@ -307,9 +307,16 @@ def test_secrets_are_masked_everywhere_and_masked_requests_still_replay(notebook
     # Another secret of the same shape matches the same (masked) recording.
     assert agent_cell(ip, "--model-object scripted --new --replay c.cassette.json", "Use sk-Other999 for cats.").endswith("works.")
     # Without the mask, the live secret is in the request and nothing matches.
+    # A request with no recording: the error, which quotes the cell, says *** too.
+    with pytest.raises(CassetteError) as caught:
+        agent_cell(ip, "--model-object scripted --new --replay c.cassette.json", f"Use {SECRET} for dogs.")
+    assert "the %%agent cell beginning 'Use *** for dogs.'" in str(caught.value)
+    assert "Live" not in str(caught.value)
+    # Without the mask, the live secret is in the request and nothing matches.
     ip.run_line_magic("config", "AgentMagics.cassette_mask = []")
-    with pytest.raises(CassetteError):
+    with pytest.raises(CassetteError) as caught:
         agent_cell(ip, "--model-object scripted --new --replay c.cassette.json", f"Use {SECRET} for cats.")
+    assert "messages[1].content differs" in str(caught.value)
 
 
 def test_bad_masks_are_refused(tmp_path):
