@@ -234,11 +234,35 @@ class CallRunner:
         slots: asyncio.Semaphore,
         running: RunningCall,
     ) -> tuple[int, ToolResult]:
-        """Run one validated call on a tool thread, within its time limit.
+        """Run one validated call on a tool thread, within its time limit; a tool marked
+        ``record=True`` is answered from the model's cassette (its `tool_tape`) where that has the
+        call, and its live result recorded there otherwise (see `models._cassette_tools`).
 
         Whatever the tool does (raise ``SystemExit`` or any other ``BaseException``, return a
         value whose ``repr`` raises, block forever), the outcome is a result for this call alone.
         """
+        tape = getattr(self.model, "tool_tape", None) if getattr(tool, "record", False) else None
+        codec = getattr(tool, "value_codec", None)
+        if tape is not None:
+            replayed = tape.replay(call, values, codec)  # in replay only, a missing call is a CassetteError
+            if replayed is not None:
+                running.end("done")
+                return index, replayed
+        index, result = await self._live(index, call, tool, values, slots, running)
+        if tape is not None:
+            tape.record(values, result, codec)
+        return index, result
+
+    async def _live(
+        self,
+        index: int,
+        call: ToolCall,
+        tool: Tool,
+        values: dict[str, Any],
+        slots: asyncio.Semaphore,
+        running: RunningCall,
+    ) -> tuple[int, ToolResult]:
+        """Run the call on a tool thread (see `_execute`)."""
         timeout = running.timeout
         # The tool's thread runs in a copy of this task's context: what it reaches (an MCP server
         # asking the person) finds the call, the loop and the approver there.

@@ -44,6 +44,7 @@ from ._asking import Asked, ServerAsks
 from ._context import McpImage
 from ._progress import LogEntry, ServerNotes
 from ._reconnect import CONNECT_FIX, MARGIN, Reconnect
+from ._recorded_values import MCP_VALUES
 from ._refresh import ToolChanges, ToolRefresh, listing_key
 from ._results import StructuredResult
 from ._server_context import READ_TOOL, ServerContext
@@ -118,6 +119,11 @@ class McpToolbox(ServerContext, Reconnect, ToolRefresh, Toolbox):
         log_level: The least severe of the server's log messages kept in `log` ("debug", "info",
             "notice", "warning", "error", "critical", "alert", "emergency"); the server is asked
             to send nothing below it.
+        record: Record the box's calls, and what it offers the model (each tool's name,
+            description, schema, approval and timeout, and the instructions), in the cell's
+            cassette beside the model's answers, and replay them from it: in replay the server is
+            not even started (see `use_tape`). The server starts when the box is first used
+            without a cassette that replays it; until then the box is not connected.
 
     A server's request for input (elicitation) during a call is shown as a form in the running
     cell, under the call's card; headless runs decline it. See `history` for what the server
@@ -158,6 +164,7 @@ class McpToolbox(ServerContext, Reconnect, ToolRefresh, Toolbox):
         sampling_model: Any = None,
         roots: Sequence[str | os.PathLike[str]] = (),
         log_level: str = "info",
+        record: bool = False,
     ):
         Toolbox.__init__(self, name)
         self.asks = ServerAsks(name, sampling, sampling_model, roots)
@@ -197,13 +204,40 @@ class McpToolbox(ServerContext, Reconnect, ToolRefresh, Toolbox):
         self.connect_timeout = connect_timeout
         self.log_path: str | None = None
         """Where a stdio server's stderr goes (ipykernel's stderr has no file descriptor)."""
-        if url is None:
-            handle, self.log_path = tempfile.mkstemp(prefix=f"meowgent-mcp-{name}-", suffix=".log")
-            os.close(handle)
         self._connection = _Connection(self, argv, url, headers, env, cwd)
         self._loop = background_loop()
+        self.instructions: str | None = None
+        """What the server said about using it (``instructions`` at the start), or None."""
+        self.use_instructions = use_instructions
+        self.read_resources = read_resources
+        self.skipped: dict[str, str] = {}
+        """Server tools that are not offered (a bad schema or name, or one that runs only as a task
+        on a session that cannot run tasks), and why."""
+        self.left_out: list[str] = []
+        """Server tools left out by ``include`` / ``exclude``."""
+        self._options = (dict(approval or {}), include, exclude, timeout)
+        self._keys: dict[str, dict[str, str]] = {}
+        if not isinstance(record, bool):
+            raise ValueError(f"McpToolbox {name!r}: record must be True or False, got {record!r}")
+        self.record = record
+        """Whether the box's calls and listing are recorded in the cell's cassette (see `use_tape`)."""
+        self.replayed_from: str | None = None
+        """The cassette the box's tools were read from (the server was not started), or None."""
+        self.tape_path: str | None = None
+        """The cassette the box's tools were recorded in or replayed from (see `use_tape`), or None."""
+        self._tape_key: tuple[Any, str] | None = None
+        self._waiting = record  # a recorded box starts its server only when it must: see _tools
+        if not record:
+            self._start()
+
+    def _start(self) -> None:
+        """Start the server (stdio) or connect to it (HTTP), and list its tools."""
+        name, self._waiting = self.name, False
+        if self.transport == "stdio":
+            handle, self.log_path = tempfile.mkstemp(prefix=f"meowgent-mcp-{name}-", suffix=".log")
+            os.close(handle)
         try:
-            listed = self._loop.run(self._connection.start(), timeout=connect_timeout + MARGIN)
+            listed = self._loop.run(self._connection.start(), timeout=self.connect_timeout + MARGIN)
         except BaseException as exc:
             self._loop.run(self._connection.stop(), timeout=15)
             error = self._connection.failure(
@@ -216,21 +250,80 @@ class McpToolbox(ServerContext, Reconnect, ToolRefresh, Toolbox):
                 raise
             raise McpServerError(self._redact(str(error))) from None
         self._loop.on_exit(self, self._aclose)
-        self.instructions: str | None = self._connection.instructions
-        """What the server said about using it (``instructions`` at the start), or None."""
-        self.use_instructions = use_instructions
-        self.read_resources = read_resources
-        self.skipped: dict[str, str] = {}
-        """Server tools that are not offered (a bad schema or name, or one that runs only as a task
-        on a session that cannot run tasks), and why."""
-        self.left_out: list[str] = []
-        """Server tools left out by ``include`` / ``exclude``."""
-        self._options = (dict(approval or {}), include, exclude, timeout)
+        self.instructions = self._connection.instructions
+        self.replayed_from = None
         try:
             self._tools, self.skipped, self.left_out, self._keys = self._built(listed, strict=True, kept={})
         except BaseException:
             self.close()
             raise
+
+    @property
+    def _tools(self) -> dict[str, Tool]:
+        # A recorded box (record=True) used before any cassette said what to do runs live: its
+        # server starts here, the first time its tools are looked at.
+        if self.__dict__.get("_waiting"):
+            try:
+                self._start()
+            except BaseException:
+                self._waiting = True
+                raise
+        return self.__dict__["_tool_map"]
+
+    @_tools.setter
+    def _tools(self, tools: dict[str, Tool]) -> None:
+        self.__dict__["_tool_map"] = tools
+
+    def use_tape(self, tape: Any) -> None:
+        """Take the box's tools from a cassette, or record them in it (a box made with ``record=True``).
+
+        ``tape`` is the `ToolTape` of the cell's cassette model (``model.tool_tape``; ``%%agent``
+        passes it). Where the cassette replays and has the box's listing, the tools are made from
+        it and the server is not started (a call without a recording, in mode auto, starts it);
+        where it records, the server is started (if it was not) and what it offers is recorded.
+        A box made without ``record=True``, or ``tape`` None, is left as it is.
+
+        Raises:
+            CassetteError: In replay only, the cassette has no listing of this box.
+            McpServerError: The server had to be started and could not be.
+        """
+        if not self.record or tape is None:
+            return
+        key = (tape.cassette, tape.mode)
+        if self._tape_key is not None and self._tape_key[0] is key[0] and self._tape_key[1] == key[1]:
+            return
+        listing = tape.listing(self.name)
+        if listing is not None:
+            from ..models._cassette_tools import listed_tool
+
+            if self._connection.alive:  # replayed now: the server is not needed
+                self.close()
+            self._waiting = False
+            made = {}
+            for fields in listing.listing:
+                tool = listed_tool(fields, self._replayed_handler(fields.remote_name or fields.name))
+                tool.value_codec = MCP_VALUES  # type: ignore[attr-defined]
+                made[tool.name] = tool
+            self._tools, self.instructions = made, listing.instructions
+            self.skipped, self.left_out = dict(listing.skipped), list(listing.left_out)
+            self.replayed_from = str(tape.cassette.path)
+        else:
+            if not self._connection.alive:
+                self._start()
+            tape.record_listing(self.name, self._tools.values(), self.instructions, self.skipped, self.left_out)
+        self._tape_key, self.tape_path = key, str(tape.cassette.path)
+
+    def _replayed_handler(self, remote: str) -> Any:
+        def handler(**arguments: Any) -> Any:
+            # Only a call the cassette has no recording of gets here (mode auto): it needs the server.
+            if not self._connection.alive:
+                self._start()
+            live = next((t for t in self._tools.values() if getattr(t, "remote_name", None) == remote), None)
+            if live is None:
+                raise McpServerError(f"The MCP server {self.name!r} no longer offers the tool {remote!r}.")
+            return live.function(**arguments)
+
+        return handler
 
     def _built(
         self, listed: list[Any], *, strict: bool, kept: dict[str, tuple[dict[str, str] | None, Tool]]
@@ -274,6 +367,8 @@ class McpToolbox(ServerContext, Reconnect, ToolRefresh, Toolbox):
                         spec, self._call, prefix=self.prefix, approval=wanted, timeout=timeout, server=self.name,
                         task_problem=tasks,
                     )
+                made.value_codec = MCP_VALUES  # type: ignore[attr-defined]
+                made.record = self.record
                 box.add(made)
                 keys[made.name] = key
             except ToolDefinitionError as error:  # one odd tool should not hide the server's others
@@ -283,6 +378,7 @@ class McpToolbox(ServerContext, Reconnect, ToolRefresh, Toolbox):
             wanted = overrides.pop(READ_TOOL, overrides.pop(local, None))
             old = kept.get(local, (None, None))[1]
             reader = old if old is not None and old.remote_name is None else self._reader(local, bool(wanted), timeout)
+            reader.record = self.record
             try:
                 box.add(reader)
             except ToolDefinitionError as error:
@@ -396,6 +492,8 @@ class McpToolbox(ServerContext, Reconnect, ToolRefresh, Toolbox):
         self.close()
 
     def __repr__(self) -> str:
+        if self.__dict__.get("_waiting"):  # shown, a recorded box does not start its server
+            return f"McpToolbox({self.name!r}, {self.transport}: {self.target!r}, recorded, not started)"
         state = "connected" if self.connected else "closed"
         given = [
             f"{label}={masked(dict.fromkeys(names, ''))}"

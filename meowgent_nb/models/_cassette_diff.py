@@ -9,7 +9,7 @@ from typing import Any
 
 from ._cassette_file import REQUEST_FIELDS, Entry
 
-__all__ = ["describe_carried_over", "describe_difference", "nearest"]
+__all__ = ["describe_carried_over", "describe_difference", "describe_value_difference", "nearest"]
 
 
 def nearest(sent: Mapping[str, Any], entries: Sequence[Entry]) -> Entry | None:
@@ -82,7 +82,15 @@ def _split_system(messages: Sequence[Any]) -> tuple[Any, list[Any]]:
 
 def describe_difference(recorded: Mapping[str, Any], sent: Mapping[str, Any], max_lines: int = 16) -> str:
     """Where ``sent`` first differs from ``recorded``, with a short unified diff of that value."""
-    found = _first_difference(dict(recorded), dict(sent), "")
+    return _described(_first_difference(dict(recorded), dict(sent), ""), max_lines)
+
+
+def describe_value_difference(recorded: Any, sent: Any, where: str, max_lines: int = 16) -> str:
+    """Where ``sent`` first differs from ``recorded`` (a value named ``where``), as `describe_difference`."""
+    return _described(_first_difference(recorded, sent, where), max_lines)
+
+
+def _described(found: tuple[str, Any, Any] | None, max_lines: int) -> str:
     if found is None:
         return "it is the same request"
     where, old, new = found

@@ -1,7 +1,10 @@
 """The cassette file: recorded model requests as readable JSON, and `Cassette`, its reader and writer.
 
 A cassette (``NAME.cassette.json``) is a sequence of JSON objects, one per model request: what
-the model was sent (the fields in `REQUEST_FIELDS`) and the chunks it streamed back. Each is
+the model was sent (the fields in `REQUEST_FIELDS`) and the chunks it streamed back. Tools marked
+``record=True`` add two more kinds of object (see `_cassette_tools`): a call
+(``{"tool", "arguments", "result"}``) and a toolbox's listing (``{"toolbox", "instructions",
+"listing"}``). Each is
 written over several lines, one field, message or chunk a line, keys sorted, non-ASCII kept as it
 is, so a re-recording diffs line by line. Any layout loads: one object a line (JSON Lines),
 pretty-printed, reformatted by an editor, with a BOM or Windows line ends. New recordings are
@@ -30,6 +33,9 @@ __all__ = [
     "Cassette",
     "CassetteError",
     "Entry",
+    "ListingEntry",
+    "Mask",
+    "ToolEntry",
     "dump_entry",
     "host_credentials",
     "load_entries",
@@ -58,6 +64,104 @@ class Entry:
     """The answer's chunks, exactly as streamed (the last has ``done=True``)."""
     line: int = 0
     """Where the entry starts in its file (1-based)."""
+
+
+@dataclass
+class ToolEntry:
+    """One recorded tool call: the tool, its validated arguments (masked) and its result."""
+
+    tool: str
+    arguments: dict[str, Any]
+    result: Any
+    """The `_cassette_schema.ResultFields` as read."""
+    line: int = 0
+
+
+@dataclass
+class ListingEntry:
+    """What a recorded toolbox offered: its tools (`_cassette_schema.ListedToolFields`) and the
+    server's instructions."""
+
+    toolbox: str
+    instructions: str | None
+    listing: list[Any]
+    line: int = 0
+    skipped: dict[str, str] = dataclasses.field(default_factory=dict)
+    """The server's tools that were not offered, and why."""
+    left_out: list[str] = dataclasses.field(default_factory=list)
+    """The server's tools left out by the box's include / exclude."""
+
+
+MASKED = "***"
+"""What a masked secret is replaced by in a cassette."""
+
+
+class Mask:
+    """The patterns (regular expressions) whose matches never reach a cassette: each becomes ``***``.
+
+    Applied to every string of what is stored (requests, answers, tool arguments, results and
+    listings, object keys too) before it is keyed, so a replayed request, masked the same way,
+    still matches its recording.
+
+    Raises:
+        CassetteError: A pattern is not a string or not a valid regular expression, or it
+            matches the empty string (it would mask nothing and everything).
+    """
+
+    def __init__(self, patterns: Iterable[str] = ()):
+        if isinstance(patterns, str):
+            patterns = [patterns]
+        compiled = []
+        for pattern in patterns:
+            if not isinstance(pattern, str):
+                raise CassetteError(f"A cassette mask must be a regular expression (a string), got {pattern!r}.")
+            try:
+                regex = re.compile(pattern)
+            except re.error as error:
+                raise CassetteError(f"The cassette mask {pattern!r} is not a valid regular expression: {error}.") from None
+            if regex.fullmatch(""):
+                raise CassetteError(
+                    f"The cassette mask {pattern!r} matches the empty string; write a pattern for the secret itself."
+                )
+            compiled.append(regex)
+        self.patterns = tuple(compiled)
+
+    def __bool__(self) -> bool:
+        return bool(self.patterns)
+
+    def text(self, text: str) -> str:
+        for regex in self.patterns:
+            text = regex.sub(MASKED, text)
+        return text
+
+    def __call__(self, value: Any) -> Any:
+        """``value`` (JSON values) with every match masked."""
+        if not self.patterns:
+            return value
+        if isinstance(value, str):
+            return self.text(value)
+        if isinstance(value, list):
+            return [self(item) for item in value]
+        if isinstance(value, dict):
+            return {self.text(key) if isinstance(key, str) else key: self(item) for key, item in value.items()}
+        return value
+
+    def chunks(self, chunks: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Answer chunks (`chunk_json`) masked; a secret streamed across chunks is masked too (the
+        text, or thinking, of such an answer is then stored in its first chunk)."""
+        if not self.patterns:
+            return chunks
+        chunks = [dict(chunk) for chunk in chunks]
+        for field_name in ("text", "thinking"):
+            parts = [chunk.get(field_name, "") for chunk in chunks]
+            whole = self.text("".join(parts))
+            if whole != "".join(map(self.text, parts)):
+                first = next(i for i, part in enumerate(parts) if part)
+                for index, chunk in enumerate(chunks):
+                    chunk.pop(field_name, None)
+                    if index == first:
+                        chunk[field_name] = whole
+        return [self(chunk) for chunk in chunks]
 
 
 def request_fields(
@@ -239,10 +343,12 @@ def _not_json(constant: str) -> Any:
     raise _NotJson(f"{constant}, which is not JSON (write a number, or null)")
 
 
-def _entry(value: Any, path: Path, line: int, lines: Callable[[], dict[tuple[Any, ...], int]]) -> Entry:
+def _entry(
+    value: Any, path: Path, line: int, lines: Callable[[], dict[tuple[Any, ...], int]]
+) -> Entry | ToolEntry | ListingEntry:
     from pydantic import ValidationError
 
-    from ._cassette_schema import ChunkFields, EntryFields, problems
+    from ._cassette_schema import ChunkFields, EntryFields, ListingFields, ToolEntryFields, problems
 
     fix = "Fix that line, or delete the file and record again."
     if not isinstance(value, dict):
@@ -255,10 +361,11 @@ def _entry(value: Any, path: Path, line: int, lines: Callable[[], dict[tuple[Any
             f'Cassette {path}, line {line}: a chunk outside any request: a chunk goes in the "chunks"'
             " list of its request's entry. Move it there, or delete the file and record again."
         )
+    root = ListingFields if "toolbox" in value else ToolEntryFields if "tool" in value else EntryFields
     try:
-        fields = EntryFields.model_validate(value)
+        fields = root.model_validate(value)
     except ValidationError as error:
-        found = problems(error, lines(), line)
+        found = problems(error, lines(), line, root)
         if len(found) == 1:
             raise CassetteError(f"Cassette {path}, line {found[0][0]}: {found[0][1]}. {fix}") from None
         listed = "\n".join(f"line {where}: {text}." for where, text in found[:10])
@@ -267,8 +374,16 @@ def _entry(value: Any, path: Path, line: int, lines: Callable[[], dict[tuple[Any
             f"Cassette {path}, the entry on line {line} has {len(found)} mistakes:\n{listed}\n"
             "Fix those lines, or delete the file and record again."
         ) from None
+    if isinstance(fields, ToolEntryFields):
+        return ToolEntry(fields.tool, fields.arguments, fields.result, line)
+    if isinstance(fields, ListingFields):
+        return ListingEntry(fields.toolbox, fields.instructions, fields.listing, line, fields.skipped, fields.left_out)
     request = {key: getattr(fields, key) for key in REQUEST_FIELDS}
     return Entry(request, [chunk.chunk() for chunk in fields.chunks], line)
+
+
+def _same(recorded: Any, sent: Any) -> bool:
+    return json.dumps(recorded, sort_keys=True, ensure_ascii=False) == json.dumps(sent, sort_keys=True, ensure_ascii=False)
 
 
 _JSON_TYPES = {
@@ -288,15 +403,23 @@ class Cassette:
         path: The file. A relative path is resolved against the current directory (a notebook's
             kernel runs in the notebook's folder) now.
         fresh: Start a new recording: ignore what the file holds, replace it at the first write.
+        mask: Regular expressions of secrets never stored (see `Mask`).
 
     Raises:
         CassetteError: The file is not a readable cassette; the message names the line.
     """
 
-    def __init__(self, path: str | os.PathLike[str], *, fresh: bool = False):
+    def __init__(self, path: str | os.PathLike[str], *, fresh: bool = False, mask: Iterable[str] = ()):
         self.path = Path(path).expanduser().absolute()
-        self.entries: list[Entry] = [] if fresh or not self.path.exists() else load_entries(self.path)
-        """The recordings, in file order."""
+        self.mask = mask if isinstance(mask, Mask) else Mask(mask)
+        """What is masked in everything stored (see `Mask`)."""
+        self.entries: list[Entry] = []
+        """The model's recordings, in file order."""
+        self.tool_entries: list[ToolEntry] = []
+        """The recorded tool calls, in file order."""
+        self.listings: list[ListingEntry] = []
+        """The recorded toolboxes' listings, in file order."""
+        self._sort([] if fresh or not self.path.exists() else load_entries(self.path))
         self._fresh = fresh
         self._played: Counter[str] = Counter()
         self._keys: dict[tuple[int, bool], str] = {}
@@ -324,7 +447,11 @@ class Cassette:
         self, fields: Mapping[str, Any], chunks: list[dict[str, Any]], *, with_model: bool = True
     ) -> None:
         """Record a request's answer (``chunks`` as `chunk_json` gives them) and write it out."""
-        text = dump_entry(fields, chunks)
+        self.append(dump_entry(fields, chunks))
+        self._played[key_of(fields, with_model)] += 1
+
+    def append(self, text: str) -> None:
+        """Write an entry's ``text`` out (see `add`) and keep what it reads back as."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
         before = "" if self._fresh or not self.path.exists() else self.path.read_text(encoding="utf-8")
         if not before.strip():
@@ -336,8 +463,34 @@ class Cassette:
             with self.path.open("a", encoding="utf-8") as file:
                 file.write(separator + text)
         # Read back as from the file, so replay in this session sees what a later session will.
-        self.entries.extend(parse_entries(text, self.path, line))
-        self._played[key_of(fields, with_model)] += 1
+        self._sort(parse_entries(text, self.path, line))
+
+    def take_tool(self, tool: str, arguments: Mapping[str, Any], *, again: bool = False) -> ToolEntry | None:
+        """The next recording of a call of ``tool`` with these (masked) arguments; see `take`."""
+        key = "tool " + json.dumps([tool, arguments], sort_keys=True, ensure_ascii=False)
+        matches = [e for e in self.tool_entries if e.tool == tool and _same(e.arguments, arguments)]
+        count = self._played[key]
+        if not matches or (count >= len(matches) and not again):
+            return None
+        self._played[key] += 1
+        return matches[count % len(matches)]
+
+    def played_tool(self, tool: str, arguments: Mapping[str, Any]) -> None:
+        """Count a call just recorded as replayed (as `add` does for a request)."""
+        self._played["tool " + json.dumps([tool, arguments], sort_keys=True, ensure_ascii=False)] += 1
+
+    def listing(self, toolbox: str) -> ListingEntry | None:
+        """The last recorded listing of ``toolbox``, or None."""
+        return next((entry for entry in reversed(self.listings) if entry.toolbox == toolbox), None)
+
+    def _sort(self, entries: Iterable[Entry | ToolEntry | ListingEntry]) -> None:
+        for entry in entries:
+            if isinstance(entry, ToolEntry):
+                self.tool_entries.append(entry)
+            elif isinstance(entry, ListingEntry):
+                self.listings.append(entry)
+            else:
+                self.entries.append(entry)
 
     def _key(self, entry: Entry, with_model: bool) -> str:
         cached = self._keys.get((id(entry), with_model))

@@ -10,14 +10,14 @@ would otherwise drop the field silently); layout, key order and missing optional
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ..tools.core import ToolCall
 from .base import ModelChunk, Usage
 
-__all__ = ["ChunkFields", "EntryFields", "field_lines", "problems"]
+__all__ = ["ChunkFields", "EntryFields", "ListingFields", "ToolEntryFields", "field_lines", "problems"]
 
 Count = Annotated[int, Field(ge=0)]
 Seconds = Annotated[float, Field(ge=0)]
@@ -73,7 +73,82 @@ class EntryFields(_Strict):
     chunks: list[ChunkFields]
 
 
+class MediaFields(_Strict):
+    """An image or audio a result carried, its bytes base64-encoded."""
+
+    image: str | None = None
+    audio: str | None = None
+    mime_type: str
+    uri: str = ""
+
+
+class LinkFields(_Strict):
+    name: str
+    uri: str
+
+
+class ValueFields(_Strict):
+    """A tool's return value, by its kind: one of json, bytes, text (an MCP text with media or
+    links), structured (an MCP structured result, an object or a list, with ``text``)."""
+
+    json_value: Any = Field(None, alias="json")
+    bytes: str | None = None
+    text: str | None = None
+    structured: dict[str, Any] | list[Any] | None = None
+    media: list[MediaFields] = []
+    links: list[LinkFields] = []
+
+    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False, populate_by_name=True)
+
+
+class ResultFields(_Strict):
+    kind: Literal["ok", "error", "timeout"]
+    output: str
+    value: ValueFields | None = None
+    exception: str | None = None
+    seconds: Seconds | None = None
+
+
+class ToolEntryFields(_Strict):
+    """A recorded tool call: the tool, its validated arguments, what came of it."""
+
+    tool: str
+    arguments: dict[str, Any]
+    result: ResultFields
+
+
+class ListedToolFields(_Strict):
+    name: str
+    remote_name: str | None = None
+    title: str | None = None
+    description: str
+    parameters: dict[str, Any]
+    approval: bool
+    timeout: Seconds | None = None
+    examples: list[dict[str, Any]] = []
+    output_schema: dict[str, Any] | None = None
+
+
+class ListingFields(_Strict):
+    """What a recorded toolbox offered the model: its tools and the server's instructions."""
+
+    toolbox: str
+    instructions: str | None = None
+    listing: list[ListedToolFields]
+    skipped: dict[str, str] = {}
+    left_out: list[str] = []
+
+
 _KINDS = {0: ("an entry", EntryFields), 2: ("a chunk", ChunkFields)}
+_NAMES = {
+    ToolEntryFields: "a recorded tool call",
+    ResultFields: "a result",
+    ValueFields: "a value",
+    MediaFields: "a media item",
+    LinkFields: "a link",
+    ListingFields: "a recorded toolbox",
+    ListedToolFields: "a listed tool",
+}
 _WHAT = {
     "string_type": "must be a string",
     "bool_type": "must be true or false",
@@ -87,8 +162,11 @@ _WHAT = {
 }
 
 
-def problems(error: ValidationError, lines: dict[tuple[Any, ...], int], line: int) -> list[tuple[int, str]]:
-    """Each mistake pydantic found, as (line, sentence); ``lines`` is `field_lines`' answer."""
+def problems(
+    error: ValidationError, lines: dict[tuple[Any, ...], int], line: int, root: type[BaseModel] = EntryFields
+) -> list[tuple[int, str]]:
+    """Each mistake pydantic found, as (line, sentence); ``lines`` is `field_lines`' answer, ``root``
+    the kind of entry checked."""
     found = []
     for item in error.errors():
         loc = tuple(item["loc"])
@@ -96,7 +174,7 @@ def problems(error: ValidationError, lines: dict[tuple[Any, ...], int], line: in
         if item["type"] == "missing":
             text = f'{_path(loc[:-1]) or "the entry"} has no "{loc[-1]}"'
         elif item["type"] == "extra_forbidden":
-            kind, fields = _kind(loc[:-1])
+            kind, fields = _kind(loc[:-1]) if root is EntryFields else _kind_in(root, loc[:-1])
             text = (
                 f'{_path(loc[:-1]) or "the entry"} has an unknown field "{loc[-1]}";'
                 f" {kind} has {', '.join(fields)}"
@@ -146,6 +224,25 @@ def _kind(loc: tuple[Any, ...]) -> tuple[str, list[str]]:
     else:
         kind, model = "a tool call", CallFields
     return kind, list(model.model_fields)
+
+
+def _kind_in(root: type[BaseModel], loc: tuple[Any, ...]) -> tuple[str, list[str]]:
+    """The model at ``loc`` inside ``root`` (for a tool or toolbox entry), by the fields' types."""
+    model = root
+    for part in loc:
+        if isinstance(part, int) or part not in model.model_fields:
+            continue
+        inner = _model_in(model.model_fields[part].annotation)
+        if inner is None:
+            break
+        model = inner
+    return _NAMES.get(model, "an entry"), [f.alias or k for k, f in model.model_fields.items()]
+
+
+def _model_in(annotation: Any) -> type[BaseModel] | None:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    return next((m for m in map(_model_in, get_args(annotation)) if m is not None), None)
 
 
 def _path(loc: tuple[Any, ...]) -> str:

@@ -13,13 +13,18 @@ Timings are recorded (in the `Usage`) but never compared. Nothing else is stored
 host, and credentials (``http://user:password@...``, those in ``OLLAMA_HOST``) are removed from
 every stored string. See `_cassette_file` for the file format.
 
-The modes, as ``%%agent`` and ``MEOWGENT_CASSETTE_MODE`` name them:
+The modes, as ``%%agent`` and ``MEOWGENT_CASSETTE_MODE`` name them, with the names VCR-style
+tools (VCR.py, pytest-recording) give them:
 
-- ``record``: record afresh; the file is replaced at the first request.
-- ``replay``: replay only; the file must exist, and a missing recording is an error.
-- ``auto``: replay what is recorded, record what is missing (appended to the file).
-- ``once`` (the default): ``replay`` if the file exists, else ``record`` (VCR.py's name for it).
+- ``record`` (or ``all``): record afresh; the file is replaced at the first request.
+- ``replay`` (or ``none``): replay only; the file must exist, and a missing recording is an error.
+- ``auto`` (or ``new``): replay what is recorded, record what is missing (appended to the file).
+- ``once`` (the default): ``replay`` if the file exists, else ``record``.
 - ``off``: the cassette is not used: the model answers live and nothing is recorded.
+
+Tools marked ``record=True`` are recorded in the same file and replayed in the same mode (see
+`_cassette_tools`); a model made here has them in its `tool_tape`. ``mask=`` names secrets
+(regular expressions) that never reach the file, in requests, answers and tools alike.
 """
 
 from __future__ import annotations
@@ -27,18 +32,48 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 from ._cassette_diff import describe_carried_over, describe_difference, nearest
-from ._cassette_file import Cassette, CassetteError, chunk_json, host_credentials, request_fields
+from ._cassette_file import Cassette, CassetteError, Mask, chunk_json, host_credentials, request_fields
+from ._cassette_tools import RecordedToolError, ToolTape
 from .base import Model, ModelChunk, ModelRequest, describe_model
 
-__all__ = ["MODES", "Cassette", "CassetteError", "RecordingModel", "ReplayModel", "cassette_model"]
+__all__ = [
+    "MODES",
+    "MODE_NAMES",
+    "Cassette",
+    "CassetteError",
+    "RecordedToolError",
+    "RecordingModel",
+    "ReplayModel",
+    "ToolTape",
+    "cassette_model",
+    "mode_of",
+    "open_cassette",
+]
 
-MODES = ("once", "record", "replay", "auto", "off")
+MODE_NAMES = {"all": "record", "none": "replay", "new": "auto"}
+"""The VCR-style names of the modes, and the mode each means."""
+
+MODES = ("once", "record", "replay", "auto", "off", *MODE_NAMES)
 """The cassette modes; see the module's docstring."""
+
+
+def mode_of(mode: str) -> str:
+    """The mode ``mode`` names (``"new"`` -> ``"auto"``), case and spaces aside.
+
+    Raises:
+        CassetteError: It names no mode.
+    """
+    name = mode.strip().lower() if isinstance(mode, str) else mode
+    if name not in MODES:
+        raise CassetteError(
+            f"Unknown cassette mode {mode!r}; use one of: once, new (auto), all (record), none (replay), off."
+        )
+    return MODE_NAMES.get(name, name)
 
 RERECORD = (
     "To record it, run in mode record (`%%agent --record PATH`, or MEOWGENT_CASSETTE_MODE=record;"
@@ -75,6 +110,9 @@ class _CassetteModel:
         """Where the requests come from, named in errors ("the %%agent cell beginning 'Hi'")."""
         self.requests = 0
         """How many requests this model was asked."""
+        mode = "record" if record_all else "replay" if inner is None else "auto"
+        self.tool_tape = ToolTape(cassette, mode, context)
+        """Where the calls of tools marked ``record=True`` are recorded or replayed (same file, same mode)."""
 
     def __getattr__(self, name: str) -> Any:
         # The inner model's tokenizer counts for it (the eval's tool block, in the model's own
@@ -94,7 +132,8 @@ class _CassetteModel:
         """
         self.requests += 1
         with_model = self._key_name is not None
-        fields = request_fields(self._key_name, request, self.options, host_credentials(self._inner))
+        mask = self.cassette.mask
+        fields = mask(request_fields(self._key_name, request, self.options, host_credentials(self._inner)))
         if not self._record_all:
             entry = self.cassette.take(fields, with_model=with_model, again=self._inner is None)
             if entry is not None:
@@ -109,7 +148,7 @@ class _CassetteModel:
                 raise self.missing(fields)
         model = self._model(fields)
         secrets = list(host_credentials(model))  # now the model's own host is known too
-        fields = request_fields(self._key_name, request, self.options, secrets)
+        fields = mask(request_fields(self._key_name, request, self.options, secrets))
         streamed: list[ModelChunk] = []
         stream = model.stream(request)
         async with contextlib.aclosing(stream) if hasattr(stream, "aclose") else contextlib.nullcontext():
@@ -118,7 +157,7 @@ class _CassetteModel:
                     streamed.append(chunk)  # a status ("loading the model") is news of that moment only
                 if chunk.done:  # recorded before the reader sees the end, which it may not read past
                     self.cassette.add(
-                        fields, [chunk_json(c, secrets) for c in streamed], with_model=with_model
+                        fields, mask.chunks([chunk_json(c, secrets) for c in streamed]), with_model=with_model
                     )
                 yield chunk
                 if chunk.done:
@@ -143,7 +182,7 @@ class _CassetteModel:
                 f"Against the nearest recording (line {near.line}), {describe_difference(near.request, sent)}"
             )
         lines.append(RERECORD)
-        return CassetteError("\n".join(lines))
+        return CassetteError(self.cassette.mask.text("\n".join(lines)))  # the cell's text may hold a secret
 
     def _model(self, fields: Mapping[str, Any]) -> Model:
         if not hasattr(self._inner, "stream"):  # a function that makes the model: call it once
@@ -189,6 +228,8 @@ class RecordingModel(_CassetteModel):
         options: Settings ``inner`` was made with that change its answers and are not in its
             requests (``{"temperature": 0.1, "num_ctx": 16384}``), recorded as part of the key.
         context: Where the requests come from, for error messages.
+        mask: Regular expressions of secrets never written to the file (each match becomes
+            ``***``); for a `Cassette` given as ``path``, set its ``mask`` instead.
     """
 
     def __init__(
@@ -199,8 +240,9 @@ class RecordingModel(_CassetteModel):
         name: str | None = None,
         options: Mapping[str, Any] | None = None,
         context: str | None = None,
+        mask: Iterable[str] = (),
     ):
-        cassette = path if isinstance(path, Cassette) else Cassette(path, fresh=True)
+        cassette = path if isinstance(path, Cassette) else Cassette(path, fresh=True, mask=mask)
         super().__init__(cassette, inner, record_all=True, name=name, options=options, context=context)
 
 
@@ -220,6 +262,7 @@ class ReplayModel(_CassetteModel):
             recording of any model matches.
         options: As for `RecordingModel`: must equal what was recorded.
         context: Where the requests come from, named in errors ("the %%agent cell beginning 'Hi'").
+        mask: As for `RecordingModel`: the same patterns the cassette was recorded with.
 
     Raises:
         CassetteError: The file is malformed, or without ``inner`` it does not exist.
@@ -233,11 +276,12 @@ class ReplayModel(_CassetteModel):
         name: str | None = None,
         options: Mapping[str, Any] | None = None,
         context: str | None = None,
+        mask: Iterable[str] = (),
     ):
         if not isinstance(path, Cassette):
             if inner is None and not Path(path).expanduser().exists():
                 raise CassetteError(_no_file(path))
-            path = Cassette(path)
+            path = Cassette(path, mask=mask)
         super().__init__(path, inner, record_all=False, name=name, options=options, context=context)
 
 
@@ -250,6 +294,7 @@ def cassette_model(
     options: Mapping[str, Any] | None = None,
     context: str | None = None,
     shelf: dict[tuple[Path, str], tuple[Cassette, str]] | None = None,
+    mask: Iterable[str] = (),
 ) -> Model:
     """A model that records to, or replays from, the cassette ``path`` in ``mode`` (what ``%%agent`` uses).
 
@@ -258,7 +303,7 @@ def cassette_model(
 
     Args:
         path: The cassette file; relative to the current directory.
-        mode: One of `MODES`.
+        mode: One of `MODES` (``new``, ``all``, ``none`` are ``auto``, ``record``, ``replay``).
         make_model: Makes the real model; called only when a request must be recorded.
         name: The model as the person chose it (``"local"``, ``"qwen2.5:0.5b"``): part of the key.
         options: Settings that change the answers (temperature, context size).
@@ -266,27 +311,48 @@ def cassette_model(
         shelf: The cassettes opened so far in this session, by file and mode: one `Cassette` per
             file and mode, so cells record into one file and replay continues where it was. The
             ``once`` mode is decided when its file is first opened. None: a new one.
+        mask: Regular expressions of secrets never written to the file (see `Mask`).
 
     Raises:
-        CassetteError: An unknown mode, a missing file in mode replay, or a malformed file.
+        CassetteError: An unknown mode or mask, a missing file in mode replay, or a malformed file.
         Exception: In mode ``off``, whatever ``make_model`` raises.
     """
-    if mode not in MODES:
-        raise CassetteError(f"Unknown cassette mode {mode!r}; use one of: {', '.join(MODES)}.")
+    mode = mode_of(mode)
     if mode == "off":
         return make_model()
+    cassette, decided = open_cassette(path, mode, shelf, mask)
+    settings = {"name": name, "options": options, "context": context}
+    if decided == "record":
+        return RecordingModel(make_model, cassette, **settings)
+    return ReplayModel(cassette, make_model if decided == "auto" else None, **settings)
+
+
+def open_cassette(
+    path: str | os.PathLike[str],
+    mode: str,
+    shelf: dict[tuple[Path, str], tuple[Cassette, str]] | None = None,
+    mask: Iterable[str] = (),
+) -> tuple[Cassette, str]:
+    """The `Cassette` at ``path`` for ``mode`` (not ``off``) from ``shelf``, and the mode decided for it.
+
+    Args:
+        path, mode, shelf, mask: As for `cassette_model`; the latest ``mask`` given is the one used.
+
+    Raises:
+        CassetteError: As for `cassette_model`.
+    """
+    mode = mode_of(mode)
+    masking = Mask(mask)
     full = Path(path).expanduser().absolute()
     shelf = {} if shelf is None else shelf
     if (full, mode) not in shelf:
         decided = ("replay" if full.exists() else "record") if mode == "once" else mode
         if decided == "replay" and not full.exists():
             raise CassetteError(_no_file(path))
-        shelf[(full, mode)] = (Cassette(full, fresh=decided == "record"), decided)
+        shelf[(full, mode)] = (Cassette(full, fresh=decided == "record", mask=masking), decided)
     cassette, decided = shelf[(full, mode)]
-    settings = {"name": name, "options": options, "context": context}
-    if decided == "record":
-        return RecordingModel(make_model, cassette, **settings)
-    return ReplayModel(cassette, make_model if decided == "auto" else None, **settings)
+    cassette.mask = masking
+    return cassette, decided
 
 
 def _no_file(path: str | os.PathLike[str]) -> str:

@@ -103,9 +103,15 @@ class AgentMagics(Magics):
         " relative to the notebook's folder. MEOWGENT_CASSETTE, else none."
     ).tag(config=True)
     cassette_mode = CaselessStrEnum(
-        ["once", "record", "replay", "auto", "off"],
-        help="once: replay if the cassette exists, else record; record; replay; auto: replay what is"
-        " recorded, record what is missing; off: live model. MEOWGENT_CASSETTE_MODE, else once.",
+        ["once", "record", "replay", "auto", "off", "all", "none", "new"],
+        help="once: replay if the cassette exists, else record; record (or all): record everything"
+        " again; replay (or none): replay only; auto (or new): replay what is recorded, record what is"
+        " missing; off: live model. Tools marked record=True follow it too. MEOWGENT_CASSETTE_MODE, else once.",
+    ).tag(config=True)
+    cassette_mask = List(
+        Unicode(),
+        help="Regular expressions of secrets never written to a cassette (e.g. r'sk-[A-Za-z0-9]+'):"
+        " each match becomes *** in requests, answers, tool arguments and results, before matching.",
     ).tag(config=True)
 
     @default("model")
@@ -125,7 +131,7 @@ class AgentMagics(Magics):
     @default("cassette_mode")
     def _default_cassette_mode(self) -> str:
         value = os.environ.get("MEOWGENT_CASSETTE_MODE", "").strip().lower()
-        return value if value in ("once", "record", "replay", "auto", "off") else "once"
+        return value if value in ("once", "record", "replay", "auto", "off", "all", "none", "new") else "once"
 
     def __init__(self, shell: Any = None, **kwargs: Any):
         super().__init__(shell=shell, **kwargs)
@@ -237,9 +243,11 @@ class AgentMagics(Magics):
             approver = self._approver
             if hasattr(approver, "timeout"):  # %config AgentMagics.approval_timeout after the first cell
                 approver.timeout = self.approval_timeout
+        model = self.resolve_model(args)
+        self.use_tape(getattr(model, "tool_tape", None))
         tools = self.select_tools(args)
         return Agent(
-            self.resolve_model(args),
+            model,
             tools=tools,
             system=system_prompt(self, tools),
             approver=approver,
@@ -279,9 +287,33 @@ class AgentMagics(Magics):
                 options=self._options(),
                 context=getattr(args, "context", None),
                 shelf=self._cassettes,
+                mask=self.cassette_mask,
             )
         except CassetteError as error:
             raise UsageError(f"%%agent: {error}") from None
+
+    def session_tape(self) -> Any:
+        """The `ToolTape` of the session's cassette (the traits), or None without one (or in mode off)."""
+        from ..models.cassette import ToolTape, mode_of, open_cassette
+
+        if not self.cassette or mode_of(self.cassette_mode) == "off":
+            return None
+        cassette, decided = open_cassette(self.cassette, self.cassette_mode, self._cassettes, self.cassette_mask)
+        return ToolTape(cassette, decided)
+
+    def use_tape(self, tape: Any) -> None:
+        """Give the cell's cassette (its model's `ToolTape`) to the recorded toolboxes (``record=True``)."""
+        if tape is None:
+            return
+        from ..models.cassette import CassetteError
+
+        namespace = [v for k, v in self.shell.user_ns.items() if not k.startswith("_")]
+        for box in [*self.toolboxes, *(v for v in namespace if isinstance(v, Toolbox))]:
+            if getattr(box, "record", False) and callable(getattr(box, "use_tape", None)):
+                try:
+                    box.use_tape(tape)
+                except CassetteError as error:
+                    raise UsageError(f"%%agent: {error}") from None
 
     def cassette_choice(self, args: Any) -> tuple[str, str]:
         """The cassette file and mode for a cell: its options, else the traits ("" for none)."""

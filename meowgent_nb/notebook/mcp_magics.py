@@ -26,6 +26,7 @@ from .._visible import visible
 from ..mcp._progress import LOG_LEVELS
 from ..mcp.client import McpServerError, McpToolbox
 from ..mcp.config import SERVER_NAME, McpConfigError
+from ..models.cassette import CassetteError
 from . import mcp_context_magics, mcp_refresh_magics
 
 __all__ = ["close_mcp", "tools_mcp", "tools_serve"]
@@ -139,6 +140,12 @@ def tools_mcp(magics: Any, line: str) -> None:
     help="The least severe server log messages kept for %%tools mcp log: debug, info (default), notice,"
     " warning, error, critical, alert, emergency.",
 )
+@argument(
+    "--record",
+    action="store_true",
+    help="Record the server's tools and calls in the cassette (AgentMagics.cassette) and replay them"
+    " from it: in replay the server is not started.",
+)
 def mcp_add(magics: Any, line: str) -> None:
     """%tools mcp add NAME [options] -- COMMAND ARGS...  or  %tools mcp add NAME --url URL [--token T]"""
 
@@ -191,8 +198,14 @@ def _add(magics: Any, words: list[str]) -> None:
             sampling=args.sampling,
             roots=_roots(name, args.root or []),
             log_level=args.log_level,
+            record=args.record,
         )
+        if args.record:  # with a cassette set for the session: replayed from it, or recorded now
+            box.use_tape(magics.session_tape())
     except (McpServerError, ValueError) as error:
+        raise UsageError(f"%tools mcp add {name}: {error}") from None
+    except CassetteError as error:
+        box.close()
         raise UsageError(f"%tools mcp add {name}: {error}") from None
     _keep(magics, name, box)
     print(_listing({name: box}))
@@ -430,7 +443,17 @@ def _listing(servers: dict[str, McpToolbox]) -> str:
             program, _, rest = target.partition(" ")
             program = re.sub(r"^python[\d.]*$", "python", os.path.basename(program))
             target = " ".join(filter(None, [program, rest]))
-        state = "connected" if box.connected and box.ping() else f"stopped (%tools mcp reconnect {name} starts it again)"
+        if box.record and box.tape_path is None and not box.connected:
+            # Its tools are not known until a cassette replays them or the server starts.
+            blocks.append(
+                f"{name} ({box.transport}: {target}): recorded, not started; the first %%agent cell replays"
+                " its tools from the cassette, or starts it"
+            )
+            continue
+        if box.tape_path is not None:  # the same words whether it was recorded now or is replayed
+            state = f"recorded in {os.path.basename(box.tape_path)}"
+        else:
+            state = "connected" if box.connected and box.ping() else f"stopped (%tools mcp reconnect {name} starts it again)"
         lines = [f"{name} ({box.transport}: {target}): {state}, {len(box)} tools"]
         lines += [
             f"  {label}: {', '.join(f'{n}=***' for n in names)}" for label, names in _given(box) if names

@@ -47,9 +47,12 @@ class Tool:
             ``@tool(examples=...)``).
         read_only: Whether the tool only reads (``@tool(read_only=...)``); None when not said.
             `ToolServer` publishes it as the MCP ``readOnlyHint``.
+        record: Whether its calls are recorded in the cell's cassette and replayed from it
+            (``@tool(record=True)``); without a cassette the tool runs as any other.
     """
 
     read_only: bool | None = None
+    record: bool = False
 
     def __init__(
         self,
@@ -61,6 +64,7 @@ class Tool:
         timeout: float | None = None,
         examples: Sequence[Mapping[str, Any]] | None = None,
         read_only: bool | None = None,
+        record: bool = False,
     ):
         if isinstance(function, Tool):
             function = function.function
@@ -81,6 +85,8 @@ class Tool:
         problems.extend(described.problems)
         if read_only is not None and not isinstance(read_only, bool):
             problems.append(f"read_only must be True, False or None, got {read_only!r}")
+        if not isinstance(record, bool):
+            problems.append(f"record must be True or False, got {record!r}")
         self._setup(
             target,
             problems,
@@ -91,6 +97,7 @@ class Tool:
         )
         self.function = function
         self.read_only = read_only
+        self.record = record
         self.returns = described.returns
         self.output_type = described.output_type
         self._arguments = described.arguments
@@ -358,6 +365,7 @@ def tool(
     timeout: float | None = ...,
     examples: Sequence[Mapping[str, Any]] | None = ...,
     read_only: bool | None = ...,
+    record: bool = ...,
 ) -> Tool: ...
 @overload
 def tool(
@@ -368,6 +376,7 @@ def tool(
     timeout: float | None = ...,
     examples: Sequence[Mapping[str, Any]] | None = ...,
     read_only: bool | None = ...,
+    record: bool = ...,
 ) -> Callable[[Callable[..., Any]], Tool]: ...
 def tool(
     function: Callable[..., Any] | None = None,
@@ -379,6 +388,7 @@ def tool(
     timeout: float | None = None,
     examples: Sequence[Mapping[str, Any]] | None = None,
     read_only: bool | None = None,
+    record: bool = False,
 ) -> Tool | Callable[[Callable[..., Any]], Tool]:
     """Make a function (plain, ``async def``, or a bound method) a tool the model can call.
 
@@ -400,6 +410,10 @@ def tool(
         read_only: Whether the tool only reads, and changes nothing (None: not said). It is
             published to other MCP clients by ``%tools serve`` (``readOnlyHint``); unsaid, the
             hint follows ``approval`` (a tool that needs no approval reads as read-only).
+        record: Record its calls in the ``%%agent`` cell's cassette, beside the model's answers,
+            and replay them from it: in replay the function is not called (for a tool that
+            reaches a server or the network). Keyed by the validated arguments; see
+            `meowgent_nb.models._cassette_tools`. Without a cassette it runs as any tool.
 
     Raises:
         ToolDefinitionError: The function cannot be described to a model; names every problem.
@@ -412,6 +426,7 @@ def tool(
         "timeout": timeout,
         "examples": examples,
         "read_only": read_only,
+        "record": record,
     }
     if function is None:
         return lambda function: Tool(function, **options)

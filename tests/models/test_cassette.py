@@ -538,7 +538,7 @@ def test_cassette_model_modes_share_one_cassette_per_file(tmp_path):
         assert [chunks_of(replay, ask(t))[0].text for t in ("a", "b")] == ["one", "two"]
     with pytest.raises(CassetteError) as caught:
         cassette_model(path, "rewind", lambda: inner, **settings)
-    assert str(caught.value) == "Unknown cassette mode 'rewind'; use one of: once, record, replay, auto, off."
+    assert str(caught.value) == "Unknown cassette mode 'rewind'; use one of: once, new (auto), all (record), none (replay), off."
 
 
 # --- %%agent in a real IPython shell ---------------------------------------------------------------
@@ -657,7 +657,7 @@ def test_cassette_traits_default_from_the_environment(notebook, monkeypatch):
     monkeypatch.delenv("MEOWGENT_CASSETTE")
     with capture_output() as out:
         notebook.run_line_magic("agent", "config")
-    assert "AgentMagics.cassette = ''\nAgentMagics.cassette_mode = 'once'\n" in out.stdout
+    assert "AgentMagics.cassette = ''\nAgentMagics.cassette_mask = []\nAgentMagics.cassette_mode = 'once'\n" in out.stdout
 
 
 # --- the real local model --------------------------------------------------------------------------

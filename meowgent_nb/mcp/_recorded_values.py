@@ -1,0 +1,68 @@
+"""MCP values in a cassette: a text with images, audio or links, and a structured result.
+
+A recorded MCP tool's calls store their value in the cassette (see `models._cassette_tools`);
+`MCP_VALUES` is the ``value_codec`` of such a tool: it writes what only this wing knows
+(`McpText`, `StructuredResult`, `StructuredList` and their media) as the cassette's ``text``,
+``structured``, ``media`` and ``links`` fields, and reads them back as the same types.
+"""
+
+from __future__ import annotations
+
+import base64
+from typing import Any
+
+from ._media import McpAudio, McpImage, McpLink, McpText
+from ._results import StructuredList, StructuredResult
+
+__all__ = ["MCP_VALUES"]
+
+
+class _McpValues:
+    def encode(self, value: Any) -> dict[str, Any] | None:
+        """``value`` as cassette value fields, or None for a value that is not an MCP one."""
+        if not isinstance(value, (McpText, StructuredResult, StructuredList)):
+            return None
+        extra: dict[str, Any] = {}
+        if value.media:
+            media = [_medium(item) for item in value.media]
+            if any(item is None for item in media):
+                return None
+            extra["media"] = media
+        if value.links:
+            extra["links"] = [{"name": link.name, "uri": link.uri} for link in value.links]
+        if isinstance(value, McpText):
+            return {"text": str(value), **extra}
+        plain = dict(value) if isinstance(value, StructuredResult) else list(value)
+        return {"structured": plain, "text": value.text, **extra}
+
+    def decode(self, fields: Any) -> Any:
+        """The value cassette value fields (`_cassette_schema.ValueFields`) describe."""
+        media = tuple(
+            McpImage(base64.b64decode(m.image, validate=True), m.mime_type, m.uri)
+            if m.image is not None
+            else McpAudio(base64.b64decode(m.audio or "", validate=True), m.mime_type)
+            for m in fields.media
+        )
+        links = tuple(McpLink(link.name, link.uri) for link in fields.links)
+        if fields.structured is None:
+            return McpText(fields.text or "", media, links)
+        made: Any = (
+            StructuredResult(fields.structured, fields.text or "")
+            if isinstance(fields.structured, dict)
+            else StructuredList(fields.structured, fields.text or "")
+        )
+        made.media, made.links = media, links
+        return made
+
+
+def _medium(item: Any) -> dict[str, Any] | None:
+    if isinstance(item, McpImage):
+        encoded = {"image": base64.b64encode(item.data).decode("ascii"), "mime_type": item.mime_type}
+        return {**encoded, "uri": item.uri} if item.uri else encoded
+    if isinstance(item, McpAudio):
+        return {"audio": base64.b64encode(item.data).decode("ascii"), "mime_type": item.mime_type}
+    return None
+
+
+MCP_VALUES = _McpValues()
+"""The ``value_codec`` of recorded MCP tools."""

@@ -1,0 +1,315 @@
+"""Tools that reach outside, recorded in the cell's cassette beside the model's answers.
+
+A tool marked ``record=True`` (``@tool(record=True)``, ``McpToolbox(..., record=True)``) does
+not run when the cassette replays: `ToolTape` answers its call with the recorded result. A call
+is recognised by the tool's name and its *validated* arguments as canonical JSON (keys sorted,
+masked like everything else stored), so ``"17"`` and ``17`` for an integer are the same call.
+The n-th call with the same arguments replays the n-th recording.
+
+A result keeps its kind: a value the tool returned (plain JSON, bytes, an MCP text with images
+or links, an MCP structured result), an error it raised (replayed as the same text, with a
+`RecordedToolError` of the same type name), a timeout. The model reads exactly the text it read
+when it was recorded; the notebook gets the value back.
+
+A recorded MCP toolbox records what the model was offered: each tool's name, description,
+schema, examples, approval and timeout, and the server's instructions, so that in replay the
+server is not started at all and the model's request is the same, byte for byte.
+
+Approvals and time limits are not recorded: a call that needs approval is put to the person (or
+the headless policy) in replay as it would be live, and a denial then changes the conversation,
+which the model's cassette reports as a request it has no recording of.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import dataclasses
+import datetime
+import enum
+import json
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from ..tools.calls import ToolCall, ToolResult
+from ._cassette_diff import describe_value_difference
+from ._cassette_file import Cassette, CassetteError
+
+__all__ = ["RecordedToolError", "ToolTape", "call_arguments", "listed_tool"]
+
+RERECORD_TOOLS = (
+    "To record it, run in mode all (or record: `%%agent --record PATH`, MEOWGENT_CASSETTE_MODE=all;"
+    " restart the kernel first), or in mode new (auto) to add only what is missing, and commit the cassette."
+)
+
+
+class RecordedToolError(Exception):
+    """The error a recorded tool raised, replayed: its message is the text the model read.
+
+    Attributes:
+        type_name: The name of the exception's type when it was recorded (``"McpToolError"``).
+    """
+
+    def __init__(self, message: str, type_name: str | None):
+        super().__init__(message)
+        self.type_name = type_name or "Exception"
+
+
+class ToolTape:
+    """The recorded tool calls of one cassette, in one mode: ``record``, ``replay`` or ``auto``.
+
+    Args:
+        cassette: The cassette the model's answers are recorded in too.
+        mode: ``record`` (every call runs and is recorded), ``replay`` (no call runs; a call
+            without a recording is a `CassetteError`), or ``auto`` (replay what is recorded, run
+            and record what is not).
+        context: The cell, for error messages.
+    """
+
+    def __init__(self, cassette: Cassette, mode: str, context: str | None = None):
+        self.cassette, self.mode, self.context = cassette, mode, context
+
+    @property
+    def records(self) -> bool:
+        """Whether a call without a recording runs and is recorded (modes record and auto)."""
+        return self.mode != "replay"
+
+    def replay(self, call: ToolCall, values: Mapping[str, Any], codec: Any = None) -> ToolResult | None:
+        """The recorded result of ``call`` (validated ``values``), or None to run it live.
+
+        ``codec`` is the tool's ``value_codec`` (see `_encode`), which reads the values it wrote.
+
+        Raises:
+            CassetteError: In mode replay, the cassette has no recording of this call (or its
+                recorded value cannot be read).
+        """
+        if self.mode == "record":
+            return None
+        arguments = self.cassette.mask(call_arguments(values))
+        entry = self.cassette.take_tool(call.name, arguments, again=self.mode == "replay")
+        if entry is None:
+            if self.mode == "replay":
+                raise self.missing(call.name, arguments)
+            return None
+        return _replayed(call, entry.result, codec, self.cassette.path, entry.line)
+
+    def record(self, values: Mapping[str, Any], result: ToolResult, codec: Any = None) -> None:
+        """Store ``result`` of a call that ran live (not one that was stopped before it ended)."""
+        if not self.records or result.kind not in ("ok", "error", "timeout"):
+            return
+        mask = self.cassette.mask
+        arguments = mask(call_arguments(values))
+        stored: dict[str, Any] = {"kind": result.kind, "output": result.output}
+        if result.kind == "ok":
+            encoded = _encode(result.value, codec)
+            if encoded is not None:
+                stored["value"] = encoded
+        elif result.kind == "error" and result.exception is not None:
+            stored["exception"] = getattr(result.exception, "type_name", type(result.exception).__name__)
+        elif result.kind == "timeout" and result.duration is not None:
+            stored["seconds"] = result.duration
+        entry = {"tool": result.call.name, "arguments": arguments, "result": mask(stored)}
+        self.cassette.append(_dump(entry))
+        self.cassette.played_tool(result.call.name, arguments)
+
+    def listing(self, toolbox: str) -> Any | None:
+        """The recorded listing of ``toolbox`` (`ListingEntry`) when it is to be replayed, else None.
+
+        Raises:
+            CassetteError: In mode replay, the cassette has no listing of it.
+        """
+        if self.mode == "record":
+            return None
+        found = self.cassette.listing(toolbox)
+        if found is None and self.mode == "replay":
+            where = f" (for {self.context})" if self.context else ""
+            recorded = sorted({entry.toolbox for entry in self.cassette.listings})
+            has = f"it has those of: {', '.join(recorded)}" if recorded else "it has none"
+            raise CassetteError(
+                f"The cassette {self.cassette.path} has no recording of the tools of the toolbox {toolbox!r}"
+                f"{where}, so they cannot be offered without starting its server; {has}.\n{RERECORD_TOOLS}"
+            )
+        return found
+
+    def record_listing(
+        self,
+        toolbox: str,
+        tools: Iterable[Any],
+        instructions: str | None,
+        skipped: Mapping[str, str] | None = None,
+        left_out: Iterable[str] = (),
+    ) -> None:
+        """Store what ``toolbox`` offers the model (in modes record and auto), and what it does not."""
+        if not self.records:
+            return
+        entry: dict[str, Any] = {"toolbox": toolbox, "instructions": instructions, "listing": [_listed(t) for t in tools]}
+        if skipped:
+            entry["skipped"] = dict(skipped)
+        if left_out:
+            entry["left_out"] = list(left_out)
+        self.cassette.append(_dump(self.cassette.mask(entry)))
+
+    def missing(self, tool: str, arguments: Mapping[str, Any]) -> CassetteError:
+        """The error for a call the cassette has no recording of."""
+        where = f" in {self.context}" if self.context else ""
+        shown = json.dumps(arguments, ensure_ascii=False, sort_keys=True)
+        shown = shown if len(shown) <= 200 else shown[:200] + "..."
+        lines = [
+            f"The cassette {self.cassette.path} has no recording of the call {tool}({shown}){where};"
+            " the tool was not run."
+        ]
+        same = [entry for entry in self.cassette.tool_entries if entry.tool == tool]
+        if same:
+            near = max(same, key=lambda e: _likeness(e.arguments, arguments))
+            lines.append(
+                f"Against the nearest recording of {tool} (line {near.line}),"
+                f" {describe_value_difference(near.arguments, dict(arguments), 'arguments')}"
+            )
+        else:
+            recorded = sorted({entry.tool for entry in self.cassette.tool_entries})
+            lines.append(
+                f"It has no recording of {tool} at all"
+                + (f"; it has calls of: {', '.join(recorded)}." if recorded else "; it has no tool calls.")
+            )
+        lines.append(RERECORD_TOOLS)
+        return CassetteError(self.cassette.mask.text("\n".join(lines)))
+
+    def __repr__(self) -> str:
+        return f"ToolTape({str(self.cassette.path)!r}, mode={self.mode!r})"
+
+
+def call_arguments(values: Mapping[str, Any]) -> dict[str, Any]:
+    """Validated argument values as canonical JSON values (what a call is recognised by)."""
+    return json.loads(json.dumps(dict(values), default=_plain, sort_keys=True, ensure_ascii=False))
+
+
+def listed_tool(fields: Any, handler: Any) -> Any:
+    """The `Tool` a recorded listing entry (`ListedToolFields`) describes; ``handler`` runs it live."""
+    from ..tools.core import Tool
+
+    made = Tool.from_schema(
+        fields.name,
+        fields.description,
+        fields.parameters,
+        handler,
+        approval=fields.approval,
+        timeout=fields.timeout,
+        examples=fields.examples or None,
+    )
+    made.remote_name = fields.remote_name  # type: ignore[attr-defined]
+    made.title = fields.title  # type: ignore[attr-defined]
+    made.output_schema = fields.output_schema  # type: ignore[attr-defined]
+    made.runs_as_task = False  # type: ignore[attr-defined]
+    made.idempotent = False  # type: ignore[attr-defined]
+    made.record = True
+    return made
+
+
+def _listed(tool: Any) -> dict[str, Any]:
+    return {
+        "name": tool.name,
+        "remote_name": getattr(tool, "remote_name", None),
+        "title": getattr(tool, "title", None),
+        "description": tool.description,
+        "parameters": tool.parameters,
+        "approval": tool.approval,
+        "timeout": tool.timeout,
+        "examples": list(tool.examples),
+        "output_schema": getattr(tool, "output_schema", None),
+    }
+
+
+def _dump(entry: Mapping[str, Any]) -> str:
+    """A tool or toolbox entry as text: a field a line, a listed tool a line."""
+    text = lambda value: json.dumps(value, ensure_ascii=False, sort_keys=True)  # noqa: E731
+    parts = []
+    for index, (key, value) in enumerate(entry.items()):
+        lead = "{" if index == 0 else " "
+        if key == "listing" and value:
+            items = ",\n".join("  " + text(item) for item in value)
+            parts.append(f"{lead}{text(key)}: [\n{items}\n ]")
+        elif key == "result":  # in the order written, so a value's keys replay in the tool's order
+            parts.append(f"{lead}{text(key)}: {json.dumps(value, ensure_ascii=False)}")
+        else:
+            parts.append(f"{lead}{text(key)}: {text(value)}")
+    return ",\n".join(parts) + "}\n"
+
+
+def _plain(value: Any) -> Any:
+    if hasattr(value, "model_dump") and callable(value.model_dump):
+        return value.model_dump(mode="json")
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return dataclasses.asdict(value)
+    if isinstance(value, enum.Enum):
+        return value.value
+    if isinstance(value, (datetime.date, datetime.time)):
+        return value.isoformat()
+    if isinstance(value, (set, frozenset)):
+        return sorted(value, key=repr)
+    if isinstance(value, (bytes, bytearray)):
+        return base64.b64encode(bytes(value)).decode("ascii")
+    if isinstance(value, Path):
+        return str(value)
+    return repr(value)
+
+
+def _likeness(recorded: Mapping[str, Any], sent: Mapping[str, Any]) -> int:
+    return sum(recorded.get(key) == value for key, value in sent.items()) - abs(len(recorded) - len(sent))
+
+
+# --- values ----------------------------------------------------------------------------------------
+
+
+def _encode(value: Any, codec: Any) -> dict[str, Any] | None:
+    """A tool's value as a `ValueFields` dict, or None when it has no JSON form (its text replays).
+
+    ``codec`` (a tool's ``value_codec``, e.g. an MCP tool's) writes the values it knows (an MCP text
+    with images, a structured result) as ``text`` / ``structured`` / ``media`` / ``links``.
+    """
+    if codec is not None:
+        encoded = codec.encode(value)
+        if encoded is not None:
+            return encoded
+    if isinstance(value, (bytes, bytearray)):
+        return {"bytes": base64.b64encode(bytes(value)).decode("ascii")}
+    if value is None or type(value) in (str, int, float, bool, dict, list, tuple):
+        plain = _json(value)
+        return None if plain is None and value is not None else {"json": plain}
+    return None
+
+
+def _json(value: Any) -> Any:
+    try:
+        text = json.dumps(value, ensure_ascii=False, allow_nan=False)
+    except (TypeError, ValueError):
+        return None
+    return json.loads(text)
+
+
+def _replayed(call: ToolCall, result: Any, codec: Any, path: Path, line: int) -> ToolResult:
+    """The `ToolResult` a recorded result (`ResultFields`) gives ``call``."""
+    if result.kind == "error":
+        return ToolResult(call, result.output, kind="error", exception=RecordedToolError(result.output, result.exception))
+    if result.kind == "timeout":
+        return ToolResult(call, result.output, kind="timeout", duration=result.seconds)
+    value: Any = result.output
+    if result.value is not None:
+        try:
+            value = _decode(result.value, codec)
+        except (binascii.Error, ValueError) as error:
+            raise CassetteError(
+                f"Cassette {path}, line {line}: the recorded value of {call.name} cannot be read ({error})."
+                " Fix the entry, or delete the file and record again."
+            ) from None
+    return ToolResult(call, result.output, value=value, duration=0.0)
+
+
+def _decode(fields: Any, codec: Any) -> Any:
+    if fields.bytes is not None:
+        return base64.b64decode(fields.bytes, validate=True)
+    if fields.structured is None and fields.text is None:
+        return fields.json_value
+    if codec is not None:
+        return codec.decode(fields)
+    return fields.structured if fields.structured is not None else fields.text
