@@ -2,7 +2,9 @@
 under ``pytest --nbval``, ``pytest --nbmake`` and papermill, each run from a copy of the folder.
 
 Every notebook of the folder is run (add one and it is checked too). ``scripted_agent`` uses a
-`ScriptedModel`; ``replayed_agent`` replays ``replayed_agent.cassette.json``, recorded once with
+`ScriptedModel`; ``mcp_recorded`` calls an MCP server's tool that was recorded (``--record``) in
+``mcp_recorded.cassette.json``, and replays with the server absent (its ``weather_server.py`` is
+not in the folder); ``replayed_agent`` replays ``replayed_agent.cassette.json``, recorded once with
 the embedded model (to record it again, in tests/user_project/ with the ``local`` extra:
 ``OLLAMA_HOST=127.0.0.1:9 MEOWGENT_CASSETTE_MODE=record jupyter nbconvert --to notebook --execute
 --inplace replayed_agent.ipynb``). Nothing here reaches a model: OLLAMA_HOST is a closed port and
@@ -40,14 +42,19 @@ def project(tmp_path: Path) -> Path:
 def run(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("MEOWGENT_") and k != "OLLAMA_HOST"}
     env |= {"MEOWGENT_GGUF": str(folder / "no-model.gguf"), "OLLAMA_HOST": "127.0.0.1:9"}
-    done = subprocess.run([sys.executable, *args], cwd=folder, env=env, capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, *args], cwd=folder, env=env, capture_output=True, text=True, timeout=300
+    )
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
     return done
 
 
 def test_the_folder_has_the_notebooks_these_tests_run():
-    assert {"replayed_agent.ipynb", "scripted_agent.ipynb"} <= {path.name for path in NOTEBOOKS}
+    assert {"mcp_recorded.ipynb", "replayed_agent.ipynb", "scripted_agent.ipynb"} <= {
+        path.name for path in NOTEBOOKS
+    }
     assert not list(FOLDER.rglob("conftest.py"))
+    assert not (FOLDER / "weather_server.py").exists()  # the recorded MCP server is not here to start
 
 
 def test_nbval_compares_every_output_with_no_conftest(project):
@@ -82,3 +89,9 @@ def test_papermill_runs_every_notebook(project):
         "[tool] add(a=2, b=3) -> done\n  5\n2 + 3 = 5.",
         "AgentResult(text='2 + 3 = 5.', turns=2, stopped='answer', calls=['add: ok'])",
     ]
+    mcp = [
+        "".join(o.get("text", "")) + "".join(o.get("data", {}).get("text/plain", ""))
+        for c in outputs["mcp_recorded.ipynb"]["cells"]
+        for o in c.get("outputs", [])
+    ]
+    assert "[('weather_forecast', 'ok', 'Sunny in Paris, 21 C')]" in mcp  # the recorded result, replayed
