@@ -22,7 +22,7 @@ NOTE = re.compile(
     r"\[context: (shortened \d+ tool results?|left out the \d+ oldest exchanges?|shortened \d+ tool results?"
     r" and left out the \d+ oldest exchanges?) to fit the model's window of 2,048 tokens \(about [\d,]+ -> [\d,]+ tokens\)\]"
 )
-DOCUMENT = " ".join(f"Paragraph {n}: the committee met on day {n} and approved budget line {n * 7}." for n in range(8))
+DOCUMENT = " ".join(f"Paragraph {n}: the committee met on day {n} and approved budget line {n * 7}." for n in range(5))
 
 
 @tool
@@ -64,7 +64,7 @@ def test_twelve_cells_with_large_results_keep_fitting_a_2048_token_window(ip, mo
     records = list(magics.context_log)
     assert len(records) >= 12 and all(r.usage is not None for r in records)
     assert all(r.usage.prompt_tokens + r.usage.completion_tokens <= 2048 for r in records)  # every request fit
-    assert notes and all(NOTE.fullmatch(note) for note in notes), notes
+    assert len(notes) >= 2 and all(NOTE.fullmatch(note) for note in notes), notes  # compacted again and again
     assert notes == [f"[{compacted.text()}]" for compacted in done]  # each compaction, said once, exactly
     assert len(magics.messages) >= 24  # the conversation keeps every message, compacted or not
 
