@@ -25,6 +25,7 @@ from traitlets import Bool, CaselessStrEnum, Float, Int, List, Unicode, default
 
 from .._async import run_to_completion
 from ..agent.loop import Agent, AgentResult
+from ..models.cassette import MODES as CASSETTE_MODES  # imported with the agent anyway
 from ..models.resolve import DEFAULT_MODEL  # one source of truth; binder/postBuild reads it here
 from ..protocols.registry import PROTOCOLS
 from ..tools.core import Tool
@@ -103,7 +104,7 @@ class AgentMagics(Magics):
         " relative to the notebook's folder. MEOWGENT_CASSETTE, else none."
     ).tag(config=True)
     cassette_mode = CaselessStrEnum(
-        ["once", "record", "replay", "auto", "off", "all", "none", "new"],
+        list(CASSETTE_MODES),
         help="once: replay if the cassette exists, else record; record (or all): record everything"
         " again; replay (or none): replay only; auto (or new): replay what is recorded, record what is"
         " missing; off: live model. Tools marked record=True follow it too. MEOWGENT_CASSETTE_MODE, else once.",
@@ -131,7 +132,7 @@ class AgentMagics(Magics):
     @default("cassette_mode")
     def _default_cassette_mode(self) -> str:
         value = os.environ.get("MEOWGENT_CASSETTE_MODE", "").strip().lower()
-        return value if value in ("once", "record", "replay", "auto", "off", "all", "none", "new") else "once"
+        return value if value in CASSETTE_MODES else "once"
 
     def __init__(self, shell: Any = None, **kwargs: Any):
         super().__init__(shell=shell, **kwargs)

@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 from IPython.core.error import UsageError
-from IPython.utils.capture import capture_output
 
 from meowgent_nb import Agent, ScriptedModel, tool
 from meowgent_nb.models import ModelChunk
@@ -24,6 +23,7 @@ from meowgent_nb.models.cassette import (
     cassette_model,
     mode_of,
 )
+from tests.models.test_cassette import agent_cell
 
 CALLS: list[str] = []
 
@@ -57,15 +57,9 @@ def post(text: str) -> str:
     return f"posted {text}"
 
 
+
 FETCH = '<tool_call>{"name": "fetch", "arguments": {"url": "https://example.org", "page": "2"}}</tool_call>'
 BROKEN = '<tool_call>{"name": "broken", "arguments": {"url": "https://down.example"}}</tool_call>'
-
-
-def agent_cell(ip, line: str, cell: str) -> str:
-    """Run a %%agent cell; the final transcript's text/plain."""
-    with capture_output() as captured:
-        ip.run_cell_magic("agent", line, cell)
-    return captured.outputs[-1].data["text/plain"]
 
 
 @pytest.fixture
@@ -214,26 +208,25 @@ def test_a_hand_edited_recording_is_checked_and_its_text_escaped_for_the_model(n
     start = text.index('{"tool": "fetch"')
     line = text.count("\n", 0, start) + 3  # the result is the entry's third line
     entry, end = json.JSONDecoder().raw_decode(text, start)
+
+    def replayed_edited() -> str:
+        """The error of replaying the cassette with ``entry`` as edited."""
+        path.write_text(text[:start] + json.dumps(entry) + text[end:])
+        with pytest.raises(UsageError) as caught:
+            agent_cell(ip, "--model-object scripted --new --replay c.cassette.json", "Read it.")
+        return str(caught.value)
+
     # A result of the wrong type is refused where the file is read, naming the line and field.
     entry["result"]["output"] = 42
-    path.write_text(text[:start] + json.dumps(entry) + text[end:])
-    with pytest.raises(UsageError) as caught:
-        agent_cell(ip, "--model-object scripted --new --replay c.cassette.json", "Read it.")
-    assert str(caught.value) == (
+    assert replayed_edited() == (
         f"%%agent: Cassette {path.absolute()}, line {line - 2}: result.output must be a string, found 42."
         " Fix that line, or delete the file and record again."
     )
     entry["result"]["output"], entry["result"]["kind"] = "x", "fine"
-    path.write_text(text[:start] + json.dumps(entry) + text[end:])
-    with pytest.raises(UsageError) as caught:
-        agent_cell(ip, "--model-object scripted --new --replay c.cassette.json", "Read it.")
-    assert "result.kind input should be 'ok', 'error' or 'timeout', found \"fine\"" in str(caught.value)
+    assert "result.kind input should be 'ok', 'error' or 'timeout', found \"fine\"" in replayed_edited()
     entry["result"]["kind"], entry["result"]["extra"] = "ok", 1
-    path.write_text(text[:start] + json.dumps(entry) + text[end:])
-    with pytest.raises(UsageError) as caught:
-        agent_cell(ip, "--model-object scripted --new --replay c.cassette.json", "Read it.")
-    assert 'result has an unknown field "extra"; a result has kind, output, value, exception, seconds.' in str(
-        caught.value
+    assert 'result has an unknown field "extra"; a result has kind, output, value, exception, seconds.' in (
+        replayed_edited()
     )
     # An injected end of the result block reaches the model escaped, as any result does, and is
     # never read as a call: the model's next request is recorded in mode new to see what it got.
