@@ -3,6 +3,9 @@
 - `openai_messages`: the conversation (Ollama-style, as every `ModelRequest` carries it) in the
   Chat Completions form: a call's arguments as a JSON string, each call with an id, and each
   ``tool`` message carrying the id of the call it answers.
+- `read_event`: one streamed ``chat.completion.chunk``, as the JSON the server sent, checked
+  field by field: what the API allows is read, anything else is a `WireError` naming the field
+  and the value (a server is outside input; nothing it sends may crash the run).
 - `CallDeltas`: the streamed ``tool_calls`` deltas of one answer put back together by index (a
   call's name comes in its first delta, its arguments in pieces across many).
 - `read_call`: one assembled call as a `ToolCall`, or, when its arguments are not a JSON object,
@@ -19,8 +22,15 @@ from typing import Any
 
 from .._deltas import TextDelta
 from ..tools.core import ToolCall
+from ._wire_values import MAX_DEPTH, WireError, count, nests_deeper, shown, text
+from .base import Usage
 
-__all__ = ["AssembledCall", "CallDeltas", "openai_messages", "read_call"]
+__all__ = ["AssembledCall", "CallDelta", "CallDeltas", "StreamEvent", "openai_messages", "read_call", "read_event"]
+
+MAX_CALLS = 256
+"""Calls one answer may make (each distinct ``index``, or id where servers leave the index out)."""
+MAX_REASON = 100
+"""Characters of a ``finish_reason`` ("stop", "length", "tool_calls"...)."""
 
 
 def openai_messages(messages: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
@@ -71,6 +81,115 @@ def openai_messages(messages: Sequence[Mapping[str, Any]]) -> list[dict[str, Any
     return out
 
 
+@dataclass(frozen=True)
+class CallDelta:
+    """One entry of a streamed ``tool_calls`` list, checked."""
+
+    index: int | None
+    """Which call it belongs to; None where the server left the index out."""
+    id: str = ""
+    name: str = ""
+    arguments: str = ""
+    """A piece of the arguments' JSON text (an object sent whole is written back as its JSON)."""
+
+
+@dataclass(frozen=True)
+class StreamEvent:
+    """What one streamed ``chat.completion.chunk`` says, checked (its first choice only: n=1)."""
+
+    content: str = ""
+    thinking: str = ""
+    """vLLM's ``reasoning_content``, or ``reasoning``."""
+    calls: tuple[CallDelta, ...] = ()
+    finish_reason: str | None = None
+    usage: Usage | None = None
+
+
+def read_event(data: Any) -> StreamEvent:
+    """One streamed event's JSON, as the values the API allows there.
+
+    Null and absent are the same (``"content": null``, no ``usage``). Tool-call ``arguments``
+    sent as a JSON object instead of its text (some servers do) are read as that object: it can
+    only mean one thing. Everything else of the wrong type or out of range is refused.
+
+    Raises:
+        WireError: A field is not what Chat Completions allows; the message names the field
+            (``choices[0].delta.tool_calls[0].function.name``) and shows what came, cut short.
+    """
+    if not isinstance(data, dict):
+        raise WireError(f"an event that is {shown(data)}, not a JSON object")
+    usage = _usage(data.get("usage"))
+    choices = data.get("choices", [])
+    if not isinstance(choices, list):
+        raise WireError(f"choices is {shown(choices)}, not a list")
+    if not choices:
+        return StreamEvent(usage=usage)
+    choice = choices[0]
+    if not isinstance(choice, dict):
+        raise WireError(f"choices[0] is {shown(choice)}, not an object")
+    delta = choice.get("delta", {})
+    if not isinstance(delta, dict):
+        raise WireError(f"choices[0].delta is {shown(delta)}, not an object")
+    reason = text(choice.get("finish_reason"), "choices[0].finish_reason")
+    if len(reason) > MAX_REASON:
+        raise WireError(f"choices[0].finish_reason is {shown(reason)}, longer than {MAX_REASON} characters")
+    where = "choices[0].delta."
+    thinking = text(delta.get("reasoning_content"), where + "reasoning_content") or text(
+        delta.get("reasoning"), where + "reasoning"
+    )
+    return StreamEvent(
+        content=text(delta.get("content"), where + "content"),
+        thinking=thinking,
+        calls=_call_deltas(delta.get("tool_calls")),
+        finish_reason=reason or None,
+        usage=usage,
+    )
+
+
+def _usage(usage: Any) -> Usage | None:
+    if usage is None:
+        return None
+    if not isinstance(usage, dict):
+        raise WireError(f"usage is {shown(usage)}, not an object")
+    return Usage(
+        count(usage.get("prompt_tokens"), "usage.prompt_tokens"),
+        count(usage.get("completion_tokens"), "usage.completion_tokens"),
+    )
+
+
+def _call_deltas(deltas: Any) -> tuple[CallDelta, ...]:
+    if deltas is None:
+        return ()
+    where = "choices[0].delta.tool_calls"
+    if not isinstance(deltas, list):
+        raise WireError(f"{where} is {shown(deltas)}, not a list")
+    out = []
+    for position, delta in enumerate(deltas):
+        here = f"{where}[{position}]"
+        if not isinstance(delta, dict):
+            raise WireError(f"{here} is {shown(delta)}, not an object")
+        index = delta.get("index")
+        if index is not None and (isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < MAX_CALLS):
+            raise WireError(f"{here}.index is {shown(index)}, not a call's position (a whole number from 0 to {MAX_CALLS - 1})")
+        function = delta.get("function", {})
+        if function is None:
+            function = {}
+        if not isinstance(function, dict):
+            raise WireError(f"{here}.function is {shown(function)}, not an object")
+        arguments = function.get("arguments")
+        if isinstance(arguments, dict):
+            arguments = json.dumps(arguments, ensure_ascii=False)
+        out.append(
+            CallDelta(
+                index,
+                text(delta.get("id"), f"{here}.id"),
+                text(function.get("name"), f"{here}.function.name"),
+                text(arguments, f"{here}.function.arguments"),
+            )
+        )
+    return tuple(out)
+
+
 @dataclass
 class AssembledCall:
     """One call as its deltas built it."""
@@ -92,29 +211,42 @@ class CallDeltas:
     def __init__(self) -> None:
         self._calls: dict[int, AssembledCall] = {}
 
-    def add(self, deltas: Iterable[Any]) -> None:
-        """Add one chunk's deltas (objects with ``index``, ``id``, ``function.name``, ``function.arguments``)."""
+    def add(self, deltas: Iterable[CallDelta]) -> None:
+        """Add one event's deltas.
+
+        Raises:
+            WireError: They would make more than `MAX_CALLS` calls in one answer.
+        """
         for delta in deltas:
-            index = getattr(delta, "index", None)
-            delta_id = getattr(delta, "id", None) or ""
+            index = delta.index
             if index is None:
                 last = max(self._calls, default=-1)
-                new = last < 0 or (delta_id and delta_id != self._calls[last].id)
+                new = last < 0 or (delta.id and delta.id != self._calls[last].id)
                 index = last + 1 if new else last
+            if index not in self._calls and len(self._calls) >= MAX_CALLS:
+                raise WireError(f"more than {MAX_CALLS} tool calls in one answer")
             call = self._calls.setdefault(index, AssembledCall(index))
-            function = getattr(delta, "function", None)
-            if delta_id and not call.id:
-                call.id = delta_id
-            name = getattr(function, "name", None)
-            if name and name != call.name:  # some servers repeat the whole name in every delta
-                call.name += name
-            piece = getattr(function, "arguments", None)
-            if piece:
-                call.arguments.append(piece)
+            if delta.id and not call.id:
+                call.id = delta.id
+            if delta.name and delta.name != call.name:  # some servers repeat the whole name in every delta
+                call.name += delta.name
+            if delta.arguments:
+                call.arguments.append(delta.arguments)
 
     def calls(self) -> list[AssembledCall]:
         """The calls, by index."""
         return [self._calls[index] for index in sorted(self._calls)]
+
+
+class _Repeated(ValueError):
+    """A key given twice in one object: which value was meant cannot be known."""
+
+
+def _one_value_per_key(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    made = dict(pairs)
+    if len(made) != len(pairs):
+        raise _Repeated
+    return made
 
 
 def read_call(call: AssembledCall) -> ToolCall | TextDelta:
@@ -122,16 +254,29 @@ def read_call(call: AssembledCall) -> ToolCall | TextDelta:
 
     Arguments that are empty mean none (``{}``), as Chat Completions servers send for tools
     without parameters. Arguments that are not a JSON object (cut off by the token limit, or
-    malformed) are never replaced by ``{}``: the call is shown as the text it was, in the
-    ``<tool_call>`` form `protocols.native.NativeCallParser` shows an unreadable call in.
+    malformed, or giving a key twice) are never replaced by ``{}``: the call is shown as the
+    text it was, in the ``<tool_call>`` form `protocols.native.NativeCallParser` shows an
+    unreadable call in.
+
+    Raises:
+        WireError: The arguments nest deeper than `MAX_DEPTH` levels.
     """
     text = "".join(call.arguments)
     if not text.strip():
         return ToolCall(call.name, {}, id=call.id)
+    deep = False
     try:
-        arguments = json.loads(text)
+        arguments = json.loads(text, object_pairs_hook=_one_value_per_key)
+        deep = nests_deeper(arguments)
+    except RecursionError:  # deeper than Python's parser goes
+        arguments, deep = None, True
     except ValueError:
         arguments = None
+    if deep:
+        raise WireError(
+            f"the arguments of the tool call {shown(call.name)} nest deeper than {MAX_DEPTH} levels"
+            f" ({len(text):,} characters: {shown(text)})"
+        )
     if isinstance(arguments, dict) and call.name:
         return ToolCall(call.name, arguments, id=call.id)
     return TextDelta(

@@ -11,6 +11,7 @@ never appears in a repr, a description or an error message.
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import AsyncIterator, Mapping
 from typing import Any, Literal
@@ -19,8 +20,9 @@ from .._deltas import TextDelta
 from . import check_model_requests_allowed
 from ._hosts import shown_address
 from ._llama_text import chunks
-from ._openai_wire import CallDeltas, openai_messages, read_call
-from .base import ModelChunk, ModelError, ModelRequest, Usage
+from ._openai_wire import CallDeltas, StreamEvent, openai_messages, read_call, read_event
+from ._wire_values import WireError, shown
+from .base import ModelChunk, ModelError, ModelRequest
 
 __all__ = ["DEFAULT_BASE_URL", "NO_KEY", "OpenAIModel"]
 
@@ -143,18 +145,22 @@ class OpenAIModel:
         calls, reason, usage, seen, events = CallDeltas(), None, None, False, False
         try:
             async with client:
-                stream = await client.chat.completions.create(**body)
+                # The events as the JSON the server sent (cast_to=object), read by read_event:
+                # the client's typed chunks are built without checks, so odd values got through.
+                stream = await client.post(
+                    "/chat/completions", body=body, cast_to=object, stream=True, stream_cls=openai.AsyncStream[object]
+                )
                 events = "event-stream" in stream.response.headers.get("content-type", "")
                 async with stream:
-                    async for part in stream:
+                    async for data in _decoded(stream):
                         seen = True
-                        if part.usage is not None:
-                            usage = Usage(part.usage.prompt_tokens, part.usage.completion_tokens)
-                        for choice in part.choices[:1]:  # n=1: one choice
-                            reason = choice.finish_reason or reason
-                            for piece in _delta_chunks(choice.delta, parser):
-                                yield piece
-                            calls.add(choice.delta.tool_calls or ())
+                        event = read_event(data)
+                        usage = event.usage or usage
+                        reason = event.finish_reason or reason
+                        for piece in _delta_chunks(event, parser):
+                            yield piece
+                        calls.add(event.calls)
+            read = [read_call(call) for call in calls.calls()]
         except openai.OpenAIError as exc:
             cause = None if self._leaks(exc) else exc
             # The client reports a connection lost mid-stream as a connection error too.
@@ -163,6 +169,8 @@ class OpenAIModel:
                     self._cut_off("the connection closed before the answer was complete")
                 ) from cause
             raise self._error(exc, openai) from cause
+        except WireError as exc:
+            raise ModelError(self._redact(self._wire_error(exc))) from None
         if not seen and events:  # an event stream, but not one event: the server gave up
             raise ModelError(self._cut_off("the server sent no events"))
         if not seen:
@@ -173,11 +181,8 @@ class OpenAIModel:
             )
         if reason is None:
             raise ModelError(self._cut_off("the stream ended without a finish_reason"))
-        for call in calls.calls():
-            read = read_call(call)
-            yield (
-                ModelChunk(text=read.text) if isinstance(read, TextDelta) else ModelChunk(tool_calls=(read,))
-            )
+        for one in read:
+            yield ModelChunk(text=one.text) if isinstance(one, TextDelta) else ModelChunk(tool_calls=(one,))
         for piece in chunks(parser.close(reason)) if parser else []:
             yield piece
         yield ModelChunk(done=True, usage=usage, finish_reason=reason)
@@ -272,7 +277,8 @@ class OpenAIModel:
                 f" or pass OpenAIModel({self.name!r}, api_key=...)."
             )
         if not isinstance(exc, openai.APIStatusError):  # an error event mid-stream, a bad answer
-            return ModelError(self._redact(f"{where[0].upper()}{where[1:]} reported an error: {exc}"))
+            said = str(exc) if len(str(exc)) <= 500 else f"{str(exc)[:500]} [... {len(str(exc)) - 500:,} more characters]"
+            return ModelError(self._redact(f"{where[0].upper()}{where[1:]} reported an error: {said}"))
         detail = self._redact(_message(exc))
         lowered = detail.lower()
         if exc.status_code == 404 and "model" in lowered:
@@ -295,6 +301,14 @@ class OpenAIModel:
             message += f' (this server takes OpenAIModel({self.name!r}, schema_format="json_object"))'
         return ModelError(message)
 
+    def _wire_error(self, exc: WireError) -> str:
+        return (
+            f"The OpenAI-compatible server at {self._shown_url} sent what the Chat Completions API does"
+            f" not allow, answering as '{self.name}': {exc}. This answer was dropped and the conversation"
+            " is kept: try again; if it recurs, the server (or a proxy in front of it) does not speak the"
+            " API correctly: check its version and its log."
+        )
+
     def _cut_off(self, detail: str) -> str:
         return (
             f"The connection to the OpenAI-compatible server at {self._shown_url} was cut off"
@@ -304,15 +318,31 @@ class OpenAIModel:
         )
 
 
-def _delta_chunks(delta: Any, parser: Any) -> list[ModelChunk]:
-    """The chunks of one streamed delta: reasoning (vLLM's ``reasoning_content``, or
-    ``reasoning``) as thinking, then the text, read for calls by ``parser`` when there is one."""
-    out = []
-    thinking = getattr(delta, "reasoning_content", None) or getattr(delta, "reasoning", None)
-    if isinstance(thinking, str) and thinking:
-        out.append(ModelChunk(thinking=thinking))
-    if delta.content:
-        out += chunks(parser.feed(delta.content)) if parser else [ModelChunk(text=delta.content)]
+async def _decoded(stream: Any) -> AsyncIterator[Any]:
+    """The JSON of each event the client decodes, with what it cannot decode as a `WireError`."""
+    events = stream.__aiter__()
+    while True:
+        try:
+            data = await events.__anext__()
+        except StopAsyncIteration:
+            return
+        except UnicodeDecodeError as exc:
+            raise WireError(f"bytes that are not UTF-8 text ({shown(exc.object[max(exc.start - 20, 0) : exc.end + 20])})") from None
+        except json.JSONDecodeError as exc:
+            raise WireError(f"an event whose data is not JSON ({exc.msg} at character {exc.pos:,}): {shown(exc.doc)}") from None
+        except RecursionError:
+            raise WireError("an event whose JSON nests deeper than it can be read") from None
+        except ValueError as exc:  # a number of over 4,300 digits
+            raise WireError(f"an event whose JSON cannot be read: {shown(str(exc))}") from None
+        yield data
+
+
+def _delta_chunks(event: StreamEvent, parser: Any) -> list[ModelChunk]:
+    """The chunks of one streamed event: reasoning as thinking, then the text, read for calls by
+    ``parser`` when there is one."""
+    out = [ModelChunk(thinking=event.thinking)] if event.thinking else []
+    if event.content:
+        out += chunks(parser.feed(event.content)) if parser else [ModelChunk(text=event.content)]
     return out
 
 

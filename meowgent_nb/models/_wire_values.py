@@ -1,0 +1,81 @@
+"""Values a server sent, checked before they are used and shown short when they are wrong.
+
+A server is outside input: whatever it sends, a backend either reads a value of the type and size
+the API allows, or raises `WireError` naming the field and what came (`shown`: a short repr,
+whatever the value's size or depth). The backend turns that into a `ModelError` with its server's
+address. Pure functions, no client.
+"""
+
+from __future__ import annotations
+
+import reprlib
+from typing import Any
+
+__all__ = ["MAX_COUNT", "MAX_DEPTH", "WireError", "count", "nests_deeper", "shown", "text"]
+
+MAX_DEPTH = 100
+"""Levels of nested objects and lists a call's arguments may have (a real tool's take a few)."""
+MAX_COUNT = 10**12
+"""The largest token count read as one: more than any context, far less than a float's range."""
+
+
+class WireError(ValueError):
+    """A value a server sent that its API does not allow; the message names the field and the value."""
+
+
+class _Short(reprlib.Repr):
+    def repr_int(self, x: int, level: int) -> str:
+        if x.bit_length() > 128:  # a long repr is slow, and over 4,300 digits it raises
+            return f"a number of about {int(x.bit_length() * 0.30103) + 1} digits"
+        return super().repr_int(x, level)
+
+
+_SHORT = _Short()
+_SHORT.maxstring = 80
+_SHORT.maxother = 80
+_SHORT.maxlong = 40
+_SHORT.maxlevel = 3
+_SHORT.maxlist = _SHORT.maxtuple = _SHORT.maxdict = 5
+
+
+def shown(value: Any) -> str:
+    """``value`` as a short repr: long text cut in the middle, deep or long containers elided."""
+    return _SHORT.repr(value)
+
+
+def text(value: Any, field: str) -> str:
+    """``value`` when it is text, ``""`` when it is null or absent.
+
+    Raises:
+        WireError: It is anything else.
+    """
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise WireError(f"{field} is {shown(value)}, not text or null")
+    return value
+
+
+def count(value: Any, field: str) -> int | None:
+    """``value`` as a token count (a whole number from 0 to `MAX_COUNT`), None when null or absent.
+
+    Raises:
+        WireError: It is text, negative, a fraction, a boolean, or larger than any context.
+    """
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_COUNT:
+        raise WireError(f"{field} is {shown(value)}, not a count of tokens (a whole number from 0)")
+    return value
+
+
+def nests_deeper(value: Any, limit: int = MAX_DEPTH) -> bool:
+    """Whether ``value`` has more than ``limit`` levels of dicts and lists (read without recursion)."""
+    stack = [(value, 1)] if isinstance(value, (dict, list)) else []
+    while stack:
+        item, depth = stack.pop()
+        if depth > limit:
+            return True
+        children = item.values() if isinstance(item, dict) else item
+        stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
+    return False
