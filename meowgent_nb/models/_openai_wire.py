@@ -22,15 +22,13 @@ from typing import Any
 
 from .._deltas import TextDelta
 from ..tools.core import ToolCall
-from ._wire_values import MAX_DEPTH, WireError, count, nests_deeper, shown, text
+from ._wire_values import MAX_DEPTH, WireError, count, finish_reason, nests_deeper, shown, text
 from .base import Usage
 
 __all__ = ["AssembledCall", "CallDelta", "CallDeltas", "StreamEvent", "openai_messages", "read_call", "read_event"]
 
 MAX_CALLS = 256
 """Calls one answer may make (each distinct ``index``, or id where servers leave the index out)."""
-MAX_REASON = 100
-"""Characters of a ``finish_reason`` ("stop", "length", "tool_calls"...)."""
 
 
 def openai_messages(messages: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
@@ -130,9 +128,7 @@ def read_event(data: Any) -> StreamEvent:
     delta = choice.get("delta", {})
     if not isinstance(delta, dict):
         raise WireError(f"choices[0].delta is {shown(delta)}, not an object")
-    reason = text(choice.get("finish_reason"), "choices[0].finish_reason")
-    if len(reason) > MAX_REASON:
-        raise WireError(f"choices[0].finish_reason is {shown(reason)}, longer than {MAX_REASON} characters")
+    reason = finish_reason(choice.get("finish_reason"), "choices[0].finish_reason")
     where = "choices[0].delta."
     thinking = text(delta.get("reasoning_content"), where + "reasoning_content") or text(
         delta.get("reasoning"), where + "reasoning"
@@ -141,7 +137,7 @@ def read_event(data: Any) -> StreamEvent:
         content=text(delta.get("content"), where + "content"),
         thinking=thinking,
         calls=_call_deltas(delta.get("tool_calls")),
-        finish_reason=reason or None,
+        finish_reason=reason,
         usage=usage,
     )
 

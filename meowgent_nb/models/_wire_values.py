@@ -11,12 +11,15 @@ from __future__ import annotations
 import reprlib
 from typing import Any
 
-__all__ = ["MAX_COUNT", "MAX_DEPTH", "WireError", "count", "nests_deeper", "shown", "text"]
+__all__ = ["MAX_COUNT", "MAX_DEPTH", "MAX_REASON", "WireError", "count", "finish_reason", "nests_deeper", "shown", "text"]
 
 MAX_DEPTH = 100
 """Levels of nested objects and lists a call's arguments may have (a real tool's take a few)."""
 MAX_COUNT = 10**12
 """The largest token count read as one: more than any context, far less than a float's range."""
+
+MAX_REASON = 100
+"""Characters of a finish reason ("stop", "length", "tool_calls"...)."""
 
 
 class WireError(ValueError):
@@ -54,6 +57,18 @@ def text(value: Any, field: str) -> str:
     if not isinstance(value, str):
         raise WireError(f"{field} is {shown(value)}, not text or null")
     return value
+
+
+def finish_reason(value: Any, field: str) -> str | None:
+    """``value`` as a finish reason: short text, or None when null, absent or empty.
+
+    Raises:
+        WireError: It is not text, or longer than `MAX_REASON` characters.
+    """
+    reason = text(value, field)
+    if len(reason) > MAX_REASON:
+        raise WireError(f"{field} is {shown(reason)}, longer than {MAX_REASON} characters")
+    return reason or None
 
 
 def count(value: Any, field: str) -> int | None:

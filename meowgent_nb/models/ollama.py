@@ -16,10 +16,12 @@ from typing import Any
 
 import httpx
 import ollama
+import pydantic
 
 from ..tools.core import ToolCall
 from . import check_model_requests_allowed
 from ._hosts import shown_address
+from ._wire_values import MAX_DEPTH, WireError, count, finish_reason, nests_deeper, shown
 from .base import ModelChunk, ModelError, ModelRequest, Usage
 
 __all__ = ["DEFAULT_HOST", "DEFAULT_OPTIONS", "OllamaModel"]
@@ -138,12 +140,14 @@ class OllamaModel:
             # aclosing: when the caller stops early, the HTTP response is closed now, not at
             # garbage collection (possibly after its event loop is gone).
             async with aclosing(parts) as parts:
-                async for part in parts:
+                async for part in _read(parts):
                     yield _chunk(part)
                     if part.done:
                         return
         except (ollama.ResponseError, httpx.HTTPError, ConnectionError, json.JSONDecodeError) as exc:
             raise self._error(exc) from exc
+        except WireError as exc:
+            raise ModelError(self._wire_error(exc)) from None
         raise ModelError(self._cut_off("the stream ended without its final `done` message"))
 
     async def accepts_images(self) -> bool:
@@ -172,6 +176,8 @@ class OllamaModel:
             response = await self._get_client().list()
         except (ollama.ResponseError, httpx.HTTPError, ConnectionError, json.JSONDecodeError) as exc:
             raise self._error(exc) from exc
+        except (pydantic.ValidationError, TypeError, ValueError, RecursionError) as exc:
+            raise ModelError(self._wire_error(WireError(_unread(exc)))) from None
         return [model.model for model in response.models if model.model]
 
     def _get_client(self) -> ollama.AsyncClient:
@@ -221,7 +227,7 @@ class OllamaModel:
         return ModelError(f"Could not talk to {where}: {type(exc).__name__}: {exc}")
 
     def _response_error(self, exc: ollama.ResponseError) -> str:
-        error = str(exc.error)
+        error = str(exc.error) if len(str(exc.error)) <= 500 else f"{str(exc.error)[:500]} [... {len(str(exc.error)) - 500:,} more characters]"
         lowered = error.lower()
         if exc.status_code == 404 and "model" in lowered and "not found" in lowered:
             return (
@@ -237,6 +243,14 @@ class OllamaModel:
             message += " (pass think=None or False, or use a thinking model)"
         return message
 
+    def _wire_error(self, exc: WireError) -> str:
+        return (
+            f"The Ollama server at {self.host} sent what Ollama's API does not allow, answering as"
+            f" '{self.name}': {exc}. This answer was dropped and the conversation is kept: try again;"
+            " if it recurs, the server (or a proxy in front of it) is not Ollama, or not a version"
+            " this client reads: check its version and its log."
+        )
+
     def _cut_off(self, detail: str) -> str:
         return (
             f"The connection to the Ollama server at {self.host} was cut off mid-answer ({detail}):"
@@ -244,33 +258,80 @@ class OllamaModel:
         )
 
 
+async def _read(parts: AsyncIterator[ollama.ChatResponse]) -> AsyncIterator[ollama.ChatResponse]:
+    """The parts the client reads, with a line it cannot read as a `WireError` saying what came.
+
+    A cut or non-JSON line stays a `json.JSONDecodeError`, which `OllamaModel._error` explains.
+    """
+    while True:
+        try:
+            part = await parts.__anext__()
+        except StopAsyncIteration:
+            return
+        except json.JSONDecodeError:
+            raise
+        except (pydantic.ValidationError, AttributeError, TypeError, ValueError, RecursionError) as exc:
+            raise WireError(_unread(exc)) from None
+        yield part
+
+
+def _unread(exc: Exception) -> str:
+    """What the client could not read, from what it raised (the type checks are pydantic's)."""
+    if isinstance(exc, pydantic.ValidationError):
+        problems = [
+            f"{'.'.join(map(str, error['loc'])) or 'the line'} is {shown(error['input'])} ({error['msg']})"
+            for error in exc.errors(include_url=False)[:3]
+        ]
+        more = exc.error_count() - len(problems)
+        return "; ".join(problems) + (f"; and {more} more" if more > 0 else "")
+    if isinstance(exc, AttributeError) and not isinstance(getattr(exc, "obj", None), dict):
+        return f"a line that is {shown(exc.obj)}, not a JSON object"
+    if isinstance(exc, RecursionError):
+        return "a line whose JSON nests deeper than it can be read"
+    return f"a line the ollama client cannot read ({type(exc).__name__}: {shown(str(exc))})"
+
+
 def _chunk(part: ollama.ChatResponse) -> ModelChunk:
+    """One part as a chunk; its counts, durations and call arguments checked (`WireError`)."""
     message = part.message
-    calls = tuple(
+    calls = []
+    for position, call in enumerate(message.tool_calls or ()):
+        arguments = dict(call.function.arguments)
+        if nests_deeper(arguments):
+            raise WireError(
+                f"message.tool_calls.{position}.function.arguments of {shown(call.function.name)}"
+                f" nest deeper than {MAX_DEPTH} levels"
+            )
         # Ollama 0.6's client keeps no call id, so results are paired with calls by order.
-        ToolCall(call.function.name, dict(call.function.arguments), id="")
-        for call in message.tool_calls or ()
-    )
+        calls.append(ToolCall(call.function.name, arguments, id=""))
     usage = None
     if part.done:
         usage = Usage(
-            prompt_tokens=part.prompt_eval_count,
-            completion_tokens=part.eval_count,
-            total_seconds=_seconds(part.total_duration),
-            load_seconds=_seconds(part.load_duration),
-            prompt_seconds=_seconds(part.prompt_eval_duration),
-            completion_seconds=_seconds(part.eval_duration),
+            prompt_tokens=count(part.prompt_eval_count, "prompt_eval_count"),
+            completion_tokens=count(part.eval_count, "eval_count"),
+            total_seconds=_seconds(part.total_duration, "total_duration"),
+            load_seconds=_seconds(part.load_duration, "load_duration"),
+            prompt_seconds=_seconds(part.prompt_eval_duration, "prompt_eval_duration"),
+            completion_seconds=_seconds(part.eval_duration, "eval_duration"),
         )
     return ModelChunk(
         text=message.content or "",
         thinking=message.thinking or "",
-        tool_calls=calls,
+        tool_calls=tuple(calls),
         done=bool(part.done),
         usage=usage,
         # Ollama's words as they are: "stop", "length" (num_predict or the context), "load"...
-        finish_reason=(part.done_reason or None) if part.done else None,
+        finish_reason=finish_reason(part.done_reason, "done_reason") if part.done else None,
     )
 
 
-def _seconds(nanoseconds: int | None) -> float | None:
-    return None if nanoseconds is None else nanoseconds / 1e9
+_LONGEST = 10**18
+"""Nanoseconds a duration may be (about 31 years): more is no duration a request took."""
+
+
+def _seconds(nanoseconds: int | None, field: str) -> float | None:
+    if nanoseconds is None:
+        return None
+    if not 0 <= nanoseconds <= _LONGEST:
+        raise WireError(f"{field} is {shown(nanoseconds)}, not a duration in nanoseconds (a whole number from 0)")
+    return nanoseconds / 1e9
