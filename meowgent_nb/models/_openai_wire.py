@@ -25,7 +25,7 @@ from ..tools.core import ToolCall
 from ._wire_values import MAX_DEPTH, WireError, count, finish_reason, nests_deeper, shown, text
 from .base import Usage
 
-__all__ = ["AssembledCall", "CallDelta", "CallDeltas", "StreamEvent", "openai_messages", "read_call", "read_event"]
+__all__ = ["AssembledCall", "CallDelta", "CallDeltas", "StreamEvent", "openai_messages", "read_call", "read_event", "read_models"]
 
 MAX_CALLS = 256
 """Calls one answer may make (each distinct ``index``, or id where servers leave the index out)."""
@@ -140,6 +140,24 @@ def read_event(data: Any) -> StreamEvent:
         finish_reason=reason,
         usage=usage,
     )
+
+
+def read_models(data: Any) -> list[str]:
+    """The model names in a ``GET /models`` answer (``{"data": [{"id": name}, ...]}``).
+
+    Raises:
+        WireError: It is not that shape.
+    """
+    listed = data.get("data") if isinstance(data, dict) else None
+    if not isinstance(listed, list):
+        raise WireError(f"a list of models that is {shown(data)}, not an object with a data list")
+    names = []
+    for position, model in enumerate(listed):
+        name = model.get("id") if isinstance(model, dict) else None
+        if not isinstance(name, str):
+            raise WireError(f"data[{position}] is {shown(model)}, not a model with an id")
+        names.append(name)
+    return names
 
 
 def _usage(usage: Any) -> Usage | None:

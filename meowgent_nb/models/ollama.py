@@ -177,7 +177,7 @@ class OllamaModel:
         except (ollama.ResponseError, httpx.HTTPError, ConnectionError, json.JSONDecodeError) as exc:
             raise self._error(exc) from exc
         except (pydantic.ValidationError, TypeError, ValueError, RecursionError) as exc:
-            raise ModelError(self._wire_error(WireError(_unread(exc)))) from None
+            raise ModelError(self._wire_error(_unread(exc), listing=True)) from None
         return [model.model for model in response.models if model.model]
 
     def _get_client(self) -> ollama.AsyncClient:
@@ -243,12 +243,14 @@ class OllamaModel:
             message += " (pass think=None or False, or use a thinking model)"
         return message
 
-    def _wire_error(self, exc: WireError) -> str:
+    def _wire_error(self, exc: WireError | str, listing: bool = False) -> str:
+        """What to say when the server sent what the API does not allow (``exc`` names it)."""
+        doing = "listing its models" if listing else f"answering as '{self.name}'"
+        kept = "" if listing else " This answer was dropped and the conversation is kept: try again."
         return (
-            f"The Ollama server at {self.host} sent what Ollama's API does not allow, answering as"
-            f" '{self.name}': {exc}. This answer was dropped and the conversation is kept: try again;"
-            " if it recurs, the server (or a proxy in front of it) is not Ollama, or not a version"
-            " this client reads: check its version and its log."
+            f"The Ollama server at {self.host} sent what Ollama's API does not allow, {doing}: {exc}.{kept}"
+            " If it recurs, the server (or a proxy in front of it) is not Ollama, or not a version this"
+            " client reads: check its version and its log."
         )
 
     def _cut_off(self, detail: str) -> str:

@@ -20,7 +20,7 @@ from .._deltas import TextDelta
 from . import check_model_requests_allowed
 from ._hosts import shown_address
 from ._llama_text import chunks
-from ._openai_wire import CallDeltas, StreamEvent, openai_messages, read_call, read_event
+from ._openai_wire import CallDeltas, StreamEvent, openai_messages, read_call, read_event, read_models
 from ._wire_values import WireError, shown
 from .base import ModelChunk, ModelError, ModelRequest
 
@@ -197,9 +197,12 @@ class OpenAIModel:
         openai, client = self._client()
         try:
             async with client:
-                return [model.id async for model in client.models.list()]
+                return read_models(await client.get("/models", cast_to=object))
         except openai.OpenAIError as exc:
             raise self._error(exc, openai) from (None if self._leaks(exc) else exc)
+        except (ValueError, RecursionError) as exc:  # WireError, or a body that is not JSON
+            problem = exc if isinstance(exc, WireError) else f"a list of models that is not JSON ({shown(str(exc))})"
+            raise ModelError(self._redact(self._wire_error(problem, listing=True))) from None
 
     def _client(self) -> tuple[Any, Any]:
         """The ``openai`` module and a client for one request.
@@ -301,12 +304,14 @@ class OpenAIModel:
             message += f' (this server takes OpenAIModel({self.name!r}, schema_format="json_object"))'
         return ModelError(message)
 
-    def _wire_error(self, exc: WireError) -> str:
+    def _wire_error(self, exc: WireError | str, listing: bool = False) -> str:
+        """What to say when the server sent what the API does not allow (``exc`` names it)."""
+        doing = "listing its models" if listing else f"answering as '{self.name}'"
+        kept = "" if listing else " This answer was dropped and the conversation is kept: try again."
         return (
             f"The OpenAI-compatible server at {self._shown_url} sent what the Chat Completions API does"
-            f" not allow, answering as '{self.name}': {exc}. This answer was dropped and the conversation"
-            " is kept: try again; if it recurs, the server (or a proxy in front of it) does not speak the"
-            " API correctly: check its version and its log."
+            f" not allow, {doing}: {exc}.{kept} If it recurs, the server (or a proxy in front of it) does"
+            " not speak the API correctly: check its version and its log."
         )
 
     def _cut_off(self, detail: str) -> str:

@@ -25,12 +25,12 @@ HUGE = 10**400
 TOOLS = ModelRequest(messages=REQUEST.messages, tools=[get_weather])
 
 
-def wire_error(host: str, problem: str) -> str:
+def wire_error(host: str, problem: str, doing: str = f"answering as '{MODEL}'") -> str:
+    kept = " This answer was dropped and the conversation is kept: try again." if doing.startswith("answering") else ""
     return (
-        f"The Ollama server at {host} sent what Ollama's API does not allow, answering as '{MODEL}': {problem}."
-        " This answer was dropped and the conversation is kept: try again; if it recurs, the server (or a"
-        " proxy in front of it) is not Ollama, or not a version this client reads: check its version and"
-        " its log."
+        f"The Ollama server at {host} sent what Ollama's API does not allow, {doing}: {problem}.{kept}"
+        " If it recurs, the server (or a proxy in front of it) is not Ollama, or not a version this client"
+        " reads: check its version and its log."
     )
 
 
@@ -98,13 +98,15 @@ def test_a_model_list_that_is_not_ollama_s_is_a_model_error(httpserver, host, al
     httpserver.expect_request("/api/tags").respond_with_json({"models": [{"model": 5}]})
     with pytest.raises(ModelError) as caught:
         asyncio.run(OllamaModel(MODEL, host=host).list_models())
-    assert str(caught.value) == wire_error(host, "models.0.model is 5 (Input should be a valid string)")
+    assert str(caught.value) == wire_error(host, "models.0.model is 5 (Input should be a valid string)", "listing its models")
     httpserver.clear()
     httpserver.expect_request("/api/tags").respond_with_json([1, 2])
     with pytest.raises(ModelError) as caught:
         asyncio.run(OllamaModel(MODEL, host=host).list_models())
     assert str(caught.value) == wire_error(
-        host, "a line the ollama client cannot read (TypeError: 'ollama._types.ListResponse() argument after ** must be a mapping, not list')"
+        host,
+        "a line the ollama client cannot read (TypeError: 'ollama._types.ListResponse() argument after ** must be a mapping, not list')",
+        "listing its models",
     )
 
 

@@ -23,12 +23,12 @@ from tests.model_streams import collect_stream
 TOOLS = ModelRequest(messages=REQUEST.messages, tools=[get_weather])
 
 
-def wire_error(base_url: str, problem: str) -> str:
+def wire_error(base_url: str, problem: str, doing: str = f"answering as '{MODEL}'") -> str:
+    kept = " This answer was dropped and the conversation is kept: try again." if doing.startswith("answering") else ""
     return (
         f"The OpenAI-compatible server at {base_url} sent what the Chat Completions API does not allow,"
-        f" answering as '{MODEL}': {problem}. This answer was dropped and the conversation is kept: try"
-        " again; if it recurs, the server (or a proxy in front of it) does not speak the API correctly:"
-        " check its version and its log."
+        f" {doing}: {problem}.{kept} If it recurs, the server (or a proxy in front of it) does not speak"
+        " the API correctly: check its version and its log."
     )
 
 
@@ -199,6 +199,24 @@ def test_an_error_event_with_a_10_mb_message_is_cut(httpserver, base_url, allow_
     assert str(error) == (
         f"The OpenAI-compatible server at {base_url} reported an error: {'e' * 500} [... 9,999,500 more characters]"
     )
+
+
+@pytest.mark.parametrize(
+    ("answer", "problem"),
+    [
+        ({"data": [{"id": 5}]}, "data[0] is {'id': 5}, not a model with an id"),
+        ({"data": ["a"]}, "data[0] is 'a', not a model with an id"),
+        ({"data": None}, "a list of models that is {'data': None}, not an object with a data list"),
+        ([1, 2], "a list of models that is [1, 2], not an object with a data list"),
+    ],
+)
+def test_a_model_list_that_is_not_the_api_s_is_a_model_error(httpserver, base_url, allow_requests, answer, problem):
+    import asyncio
+
+    httpserver.expect_request("/v1/models").respond_with_json(answer)
+    with pytest.raises(ModelError) as caught:
+        asyncio.run(OpenAIModel(MODEL, base_url=base_url).list_models())
+    assert str(caught.value) == wire_error(base_url, problem, "listing its models")
 
 
 # --- the conversation survives ------------------------------------------------------------------------
