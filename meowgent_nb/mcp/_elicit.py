@@ -10,7 +10,9 @@ reads that into `FormField` values, or says every way the schema leaves the rest
 typed into a value, and `check_content` checks a whole answer before it goes back to the server.
 
 Everything here is pure: the widget form (notebook/_elicit_form) and the terminal prompts use it.
-A server is outside input: the sizes are bounded, and nothing here renders text.
+A server is outside input: sizes are bounded, numbers must be finite within a float's range, values
+are shown short, and anything else odd in a schema is a refusal (`ElicitSchemaError`) the server
+receives and the person reads in one line, never a crash. Nothing here renders text.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from ..errors import MeowgentError
+from ..models._wire_values import shown
 
 __all__ = ["ElicitForm", "ElicitSchemaError", "FormField", "check_content", "check_value", "form_from_schema", "parse_entry"]
 
@@ -126,12 +129,26 @@ def _text(value: Any) -> str:
 
 
 def _number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and not _beyond(value)
+
+
+def _beyond(value: Any) -> str:
+    """Why ``value``, a number, is none a form holds (NaN, infinite, past a float's range); else ""."""
+    try:
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isfinite(value):
+            return ""
+    except OverflowError:  # an integer past a float's range (10**400)
+        pass
+    return f"{shown(value)} is beyond the numbers a form holds (finite, within ±1.8e308)"
 
 
 def _options(name: str, spec: Mapping[str, Any], problems: list[str]) -> tuple[tuple[str, str], ...] | None:
     """The (value, title) pairs of a choice: ``enum`` (+ ``enumNames``), or ``oneOf`` / ``anyOf`` consts."""
     listed = spec.get("oneOf", spec.get("anyOf"))
+    offered = spec.get("enum") if listed is None else listed
+    if isinstance(offered, list) and len(offered) > MAX_OPTIONS:  # counted before anything is read
+        problems.append(f"field {name!r}: it offers {len(offered):,} choices (at most {MAX_OPTIONS})")
+        return None
     if listed is not None:
         if not isinstance(listed, list) or not all(
             isinstance(o, dict) and isinstance(o.get("const"), str) for o in listed
@@ -140,7 +157,7 @@ def _options(name: str, spec: Mapping[str, Any], problems: list[str]) -> tuple[t
             return None
         pairs = [(o["const"], _text(o.get("title")) or o["const"]) for o in listed]
     else:
-        values = spec.get("enum")
+        values = offered
         if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
             problems.append(f"field {name!r}: its enum must be a list of strings")
             return None
@@ -150,8 +167,8 @@ def _options(name: str, spec: Mapping[str, Any], problems: list[str]) -> tuple[t
     if not pairs:
         problems.append(f"field {name!r}: it offers no choices")
         return None
-    if len(pairs) > MAX_OPTIONS:
-        problems.append(f"field {name!r}: it offers {len(pairs):,} choices (at most {MAX_OPTIONS})")
+    if any(len(v) > MAX_TEXT for v, _ in pairs):
+        problems.append(f"field {name!r}: a choice is longer than {MAX_TEXT:,} characters")
         return None
     if len({v for v, _ in pairs}) != len(pairs):
         problems.append(f"field {name!r}: a choice is offered twice")
@@ -163,8 +180,11 @@ def _bound(name: str, spec: Mapping[str, Any], key: str, problems: list[str], wh
     value = spec.get(key)
     if value is None:
         return None
+    if _beyond(value):
+        problems.append(f"field {name!r}: {key} {_beyond(value)}")
+        return None
     if not _number(value) or (whole and (value != int(value) or value < 0)):
-        problems.append(f"field {name!r}: {key} must be a {'count' if whole else 'number'}, not {value!r}"[:300])
+        problems.append(f"field {name!r}: {key} must be a {'count' if whole else 'number'}, not {shown(value)}")
         return None
     return int(value) if whole else value
 
@@ -197,7 +217,7 @@ def _field(name: str, spec: Any, required: bool, problems: list[str]) -> FormFie
     elif kind == "string":
         form = spec.get("format")
         if form is not None and form not in _FORMATS:
-            problems.append(f"field {name!r}: the format {str(form)[:40]!r} is not one of {', '.join(_FORMATS)}")
+            problems.append(f"field {name!r}: the format {shown(form)} is not one of {', '.join(_FORMATS)}")
             return None
         low, high = _bound(name, spec, "minLength", problems, True), _bound(name, spec, "maxLength", problems, True)
         made = FormField(kind="string", min_length=low, max_length=high, format=form, **common)
@@ -207,13 +227,13 @@ def _field(name: str, spec: Any, required: bool, problems: list[str]) -> FormFie
     elif kind == "boolean":
         made = FormField(kind="boolean", **common)
     else:
-        shown = "no type" if kind is None else f"the type {str(kind)[:40]!r}"
-        problems.append(f"field {name!r}: it has {shown}; a form field is a string, number, integer, boolean or choice")
+        what = "no type" if kind is None else f"the type {shown(kind)}"
+        problems.append(f"field {name!r}: it has {what}; a form field is a string, number, integer, boolean or choice")
         return None
     if "default" in spec and spec["default"] is not None:
         problem = check_value(made, spec["default"])
         if problem is not None:
-            problems.append(f"field {name!r}: its default {spec['default']!r:.60} does not fit: {problem}")
+            problems.append(f"field {name!r}: its default {shown(spec['default'])} does not fit: {problem}")
             return None
         made = FormField(**{**made.__dict__, "default": spec["default"]})
     return made
@@ -224,8 +244,18 @@ def form_from_schema(message: Any, schema: Any) -> ElicitForm:
 
     Raises:
         ElicitSchemaError: The schema is not one object of flat fields as MCP restricts it
-            (every problem is listed), or the message is not text.
+            (every problem is listed), or the message is not text, or a value in it cannot be
+            read at all (nested too deep, a number no type holds): never another exception.
     """
+    try:
+        return _read_form(message, schema)
+    except (RecursionError, OverflowError, ValueError, TypeError) as error:  # the last resort: a refusal, not a crash
+        if isinstance(error, ElicitSchemaError):
+            raise
+        raise ElicitSchemaError([f"a value in it cannot be read ({type(error).__name__}: {shown(str(error))})"]) from None
+
+
+def _read_form(message: Any, schema: Any) -> ElicitForm:
     problems: list[str] = []
     if not isinstance(message, str):
         problems.append("the message is not text")
@@ -237,8 +267,9 @@ def form_from_schema(message: Any, schema: Any) -> ElicitForm:
         raise ElicitSchemaError([*problems, "its properties are not an object"])
     if not isinstance(required, list) or not all(isinstance(r, str) for r in required):
         raise ElicitSchemaError([*problems, "its required list is not a list of field names"])
-    if len(properties) > MAX_FIELDS:
-        raise ElicitSchemaError([*problems, f"it has {len(properties):,} fields (at most {MAX_FIELDS})"])
+    if len(properties) > MAX_FIELDS or len(required) > MAX_FIELDS:
+        many = max(len(properties), len(required))
+        raise ElicitSchemaError([*problems, f"it has {many:,} fields (at most {MAX_FIELDS})"])
     unknown = [r for r in required if r not in properties]
     if unknown:
         problems.append(f"it requires fields it does not have: {', '.join(repr(r[:40]) for r in unknown[:5])}")
@@ -309,17 +340,17 @@ def check_value(field: FormField, value: Any) -> str | None:
         return _format_problem(field.format, value)
     if field.kind in ("number", "integer"):
         if not _number(value) or (field.kind == "integer" and value != int(value)):
-            return f"expected {'a whole number' if field.kind == 'integer' else 'a number'}, got {value!r:.40}"
+            return f"expected {'a whole number' if field.kind == 'integer' else 'a number'}, got {shown(value)}"
         if field.minimum is not None and value < field.minimum:
             return f"{value:g} is below the least allowed, {field.minimum:g}"
         if field.maximum is not None and value > field.maximum:
             return f"{value:g} is above the most allowed, {field.maximum:g}"
         return None
     if field.kind == "boolean":
-        return None if isinstance(value, bool) else f"expected yes or no (true / false), got {value!r:.40}"
+        return None if isinstance(value, bool) else f"expected yes or no (true / false), got {shown(value)}"
     allowed = {v for v, _ in field.options}
     if field.kind == "choice":
-        return None if isinstance(value, str) and value in allowed else f"{value!r:.40} is not one of the choices"
+        return None if isinstance(value, str) and value in allowed else f"{shown(value)} is not one of the choices"
     if not isinstance(value, list) or not all(isinstance(v, str) and v in allowed for v in value):
         return "pick from the choices given"
     if len(set(value)) != len(value):

@@ -28,9 +28,12 @@ class WireError(ValueError):
 
 class _Short(reprlib.Repr):
     def repr_int(self, x: int, level: int) -> str:
-        if x.bit_length() > 128:  # a long repr is slow, and over 4,300 digits it raises
-            return f"a number of about {int(x.bit_length() * 0.30103) + 1} digits"
-        return super().repr_int(x, level)
+        if x.bit_length() <= 128:
+            return super().repr_int(x, level)
+        if x.bit_length() > 13_000:  # over 4,300 digits, str() raises
+            return f"a number of about {int(x.bit_length() * 0.30103) + 1:,} digits"
+        digits = str(x)
+        return f"{digits[:10]}...{digits[-5:]} ({len(digits.lstrip('-'))} digits)"
 
 
 _SHORT = _Short()

@@ -294,3 +294,101 @@ def test_the_form_widget_shows_problems_next_to_fields_and_sends_only_a_valid_an
     assert answers == [ElicitAnswer("accept", {"name": "Ada", "age": 36, "ok": True, "size": "m", "plan": "free"}, "by you")]
     view.finish("accepted")
     assert all(entry.disabled for entry in view.entries)
+
+
+# --- odd values in a schema: a refusal, never a crash ------------------------------------------------------
+
+HUGE = 10**400
+BEYOND = "1000000000...00000 (401 digits) is beyond the numbers a form holds (finite, within ±1.8e308)"
+
+
+@pytest.mark.parametrize(
+    ("spec", "problem"),
+    [
+        ({"type": "number", "minimum": HUGE}, f"minimum {BEYOND}"),
+        ({"type": "integer", "maximum": -HUGE}, "maximum -100000000...00000 (401 digits)" + BEYOND[31:]),
+        ({"type": "string", "minLength": HUGE}, f"minLength {BEYOND}"),
+        ({"type": "array", "items": {"type": "string", "enum": ["a"]}, "maxItems": HUGE}, f"maxItems {BEYOND}"),
+        ({"type": "number", "maximum": float("nan")}, "maximum nan is beyond the numbers a form holds (finite, within ±1.8e308)"),
+        ({"type": "number", "minimum": float("-inf")}, "minimum -inf is beyond the numbers a form holds (finite, within ±1.8e308)"),
+        ({"type": "number", "default": HUGE}, "its default 1000000000...00000 (401 digits) does not fit: expected a number, got 1000000000...00000 (401 digits)"),
+        ({"type": "number", "default": float("inf")}, "its default inf does not fit: expected a number, got inf"),
+        ({"type": "string", "default": HUGE}, "its default 1000000000...00000 (401 digits) does not fit: expected text, got int"),
+        ({"type": "string", "enum": ["a", HUGE]}, "its enum must be a list of strings"),
+        ({"type": "string", "enum": ["a"], "default": {"a": [1, 2, 3, 4, 5, 6, 7]}}, "its default {'a': [1, 2, 3, 4, 5, ...]} does not fit: {'a': [1, 2, 3, 4, 5, ...]} is not one of the choices"),
+        ({"type": "string", "enum": [str(i) for i in range(1_000_000)]}, "it offers 1,000,000 choices (at most 500)"),
+        ({"type": "string", "oneOf": [HUGE] * 501}, "it offers 501 choices (at most 500)"),
+        ({"type": "string", "enum": ["x" * 2001]}, "a choice is longer than 2,000 characters"),
+        ({"type": {"nested": [HUGE]}}, "it has the type {'nested': [1000000000...00000 (401 digits)]}; a form field is a string, number, integer, boolean or choice"),
+        ({"type": "string", "format": ["x" * 10_000]}, f"the format ['{'x' * 37}...{'x' * 38}'] is not one of email, uri, date, date-time"),
+        ({"type": "number", "minimum": "1e400"}, "minimum must be a number, not '1e400'"),
+        ({"type": "integer", "minimum": True}, "minimum must be a number, not True"),
+    ],
+)
+def test_an_odd_value_in_a_schema_is_a_refusal_naming_it(spec, problem):
+    with pytest.raises(ElicitSchemaError) as caught:
+        form_from_schema("m", {"type": "object", "properties": {"n": spec}})
+    assert str(caught.value) == f"the server's form cannot be shown: field 'n': {problem}"
+
+
+def test_a_schema_nested_past_python_s_reach_or_with_a_million_required_names_is_refused():
+    deep: dict = {}
+    for _ in range(100_000):
+        deep = {"type": "string", "default": deep}
+    with pytest.raises(ElicitSchemaError) as caught:
+        form_from_schema("m", {"type": "object", "properties": {"n": deep}})
+    assert str(caught.value).startswith("the server's form cannot be shown: field 'n': its default {'default': {'default': {")
+    with pytest.raises(ElicitSchemaError) as caught:
+        form_from_schema("m", {"type": "object", "properties": {}, "required": ["a"] * 1_000_000})
+    assert str(caught.value) == "the server's form cannot be shown: it has 1,000,000 fields (at most 50)"
+
+
+class Declines:
+    """A person who would decline every form, and hears what they are told."""
+
+    def __init__(self):
+        self.told, self.asked = [], []
+
+    async def elicit(self, request):  # pragma: no cover - an odd form never reaches a person
+        self.asked.append(request)
+        return ElicitAnswer("decline")
+
+    async def review_sampling(self, review):  # pragma: no cover - not asked here
+        return False, "not asked"
+
+    def tell(self, running, text):
+        self.told.append(text)
+
+
+def test_a_real_server_s_odd_form_is_refused_back_to_it_and_told_to_the_person_in_one_line():
+    import json
+    import sys
+    from pathlib import Path
+
+    from meowgent_nb import Agent, ScriptedModel
+    from meowgent_nb.mcp.client import McpToolbox
+
+    asking = str(Path(__file__).parents[1] / "mcp_servers" / "asking_server.py")
+    problems = {
+        "huge maximum": f"field 'n': maximum {BEYOND}",
+        "huge default": "field 'n': its default 1000000000...00000 (401 digits) does not fit: expected a whole number, got 1000000000...00000 (401 digits)",
+        "huge minLength": "field 'n': minLength -100000000...00000 (401 digits)" + BEYOND[31:],
+        "enormous enum": "field 'n': it offers 100,000 choices (at most 500)",
+    }
+    calls = "".join(
+        "<tool_call>" + json.dumps({"name": "asking_ask_odd", "arguments": {"kind": kind}}) + "</tool_call>" for kind in problems
+    )
+    person = Declines()
+    with McpToolbox("asking", [sys.executable, asking], timeout=30.0) as box:
+        agent = Agent(ScriptedModel([calls, "No forms."]), tools=box, approver=person)
+        result = agent.run("Ask me odd things")
+        outcomes = sorted(asked.outcome for asked in box.history)
+    refusals = {kind: f"the server's form cannot be shown: {problem}" for kind, problem in problems.items()}
+    assert [(r.kind, r.output) for r in result.tool_results] == [
+        ("error", f"Error: McpServerError: the MCP server 'asking' refused the call to ask_odd: {refusal} (error -32602)")
+        for refusal in refusals.values()
+    ]
+    assert sorted(person.told) == sorted(f"asking asked for input, but {refusal}" for refusal in refusals.values())
+    assert all("\n" not in line for line in person.told) and person.asked == []
+    assert outcomes == sorted(f"refused: {refusal}" for refusal in refusals.values())
+    assert result.text == "No forms." and agent.messages[-1] == {"role": "assistant", "content": "No forms."}

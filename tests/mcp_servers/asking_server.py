@@ -20,7 +20,7 @@ from mcp.server.elicitation import ElicitationResult
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.resolve import Elicit, ListRoots, Resolve, Sample
 from mcp.types import ToolAnnotations
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, create_model
 
 server = MCPServer("asking")
 READ_ONLY = ToolAnnotations(read_only_hint=True)
@@ -43,6 +43,27 @@ async def sign_up(answer: Annotated[ElicitationResult[Signup], Resolve(signup_fo
     """Sign the person up: asks for their details."""
     data = answer.data.model_dump() if answer.action == "accept" else None
     return json.dumps({"action": answer.action, "data": data}, sort_keys=True)
+
+
+# Forms whose schemas hold what no form can: a number of 401 digits as a bound or a default, a
+# choice among 100,000. Made by pydantic, sent by the SDK as they are.
+ODD_FIELDS = {
+    "huge maximum": (int, Field(json_schema_extra={"maximum": 10**400})),
+    "huge default": (int, Field(default=10**400)),
+    "huge minLength": (str, Field(json_schema_extra={"minLength": -(10**400)})),
+    "enormous enum": (Literal[tuple(f"option {i}" for i in range(100_000))], Field()),  # type: ignore[misc]
+}
+
+
+def odd_form(kind: str) -> Elicit[BaseModel]:
+    annotation, field = ODD_FIELDS[kind]
+    return Elicit(f"An odd form: {kind}.", create_model("Odd", n=(annotation, field)))
+
+
+@server.tool(annotations=READ_ONLY)
+async def ask_odd(kind: str, answer: Annotated[ElicitationResult[BaseModel], Resolve(odd_form)]) -> str:
+    """Asks with a form no client can show (see ODD_FIELDS); returns what came back."""
+    return json.dumps({"action": answer.action})
 
 
 def poem_request(topic: str) -> Sample:
