@@ -22,7 +22,7 @@ from typing import Any
 
 from .._deltas import TextDelta
 from ..tools.core import ToolCall
-from ._wire_values import MAX_DEPTH, WireError, count, finish_reason, nests_deeper, shown, text
+from ._wire_values import MAX_DEPTH, WireError, count, finish_reason, name, nests_deeper, shown, text
 from .base import Usage
 
 __all__ = ["AssembledCall", "CallDelta", "CallDeltas", "StreamEvent", "openai_messages", "read_call", "read_event", "read_models"]
@@ -153,10 +153,10 @@ def read_models(data: Any) -> list[str]:
         raise WireError(f"a list of models that is {shown(data)}, not an object with a data list")
     names = []
     for position, model in enumerate(listed):
-        name = model.get("id") if isinstance(model, dict) else None
-        if not isinstance(name, str):
+        model_id = model.get("id") if isinstance(model, dict) else None
+        if not isinstance(model_id, str):
             raise WireError(f"data[{position}] is {shown(model)}, not a model with an id")
-        names.append(name)
+        names.append(model_id)
     return names
 
 
@@ -196,8 +196,8 @@ def _call_deltas(deltas: Any) -> tuple[CallDelta, ...]:
         out.append(
             CallDelta(
                 index,
-                text(delta.get("id"), f"{here}.id"),
-                text(function.get("name"), f"{here}.function.name"),
+                name(delta.get("id"), f"{here}.id"),
+                name(function.get("name"), f"{here}.function.name"),
                 text(arguments, f"{here}.function.arguments"),
             )
         )
@@ -243,7 +243,7 @@ class CallDeltas:
             if delta.id and not call.id:
                 call.id = delta.id
             if delta.name and delta.name != call.name:  # some servers repeat the whole name in every delta
-                call.name += delta.name
+                call.name = name(call.name + delta.name, f"the name of tool call {index}")
             if delta.arguments:
                 call.arguments.append(delta.arguments)
 

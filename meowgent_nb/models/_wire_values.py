@@ -11,7 +11,10 @@ from __future__ import annotations
 import reprlib
 from typing import Any
 
-__all__ = ["MAX_COUNT", "MAX_DEPTH", "MAX_REASON", "WireError", "count", "finish_reason", "nests_deeper", "shown", "text"]
+__all__ = [
+    "MAX_COUNT", "MAX_DEPTH", "MAX_NAME", "MAX_REASON", "WireError", "count", "finish_reason", "name", "nests_deeper", "shown",
+    "text",
+]
 
 MAX_DEPTH = 100
 """Levels of nested objects and lists a call's arguments may have (a real tool's take a few)."""
@@ -20,6 +23,8 @@ MAX_COUNT = 10**12
 
 MAX_REASON = 100
 """Characters of a finish reason ("stop", "length", "tool_calls"...)."""
+MAX_NAME = 1_000
+"""Characters of a tool call's name or id (APIs allow 64 to 128 for a name)."""
 
 
 class WireError(ValueError):
@@ -72,6 +77,18 @@ def finish_reason(value: Any, field: str) -> str | None:
     if len(reason) > MAX_REASON:
         raise WireError(f"{field} is {shown(reason)}, longer than {MAX_REASON} characters")
     return reason or None
+
+
+def name(value: Any, field: str) -> str:
+    """``value`` as a tool call's name or id: text of at most `MAX_NAME` characters ("" when null).
+
+    Raises:
+        WireError: It is not text, or longer.
+    """
+    read = text(value, field)
+    if len(read) > MAX_NAME:
+        raise WireError(f"{field} is {len(read):,} characters long ({shown(read)}), more than any tool's (at most {MAX_NAME:,})")
+    return read
 
 
 def count(value: Any, field: str) -> int | None:

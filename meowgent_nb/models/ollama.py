@@ -21,7 +21,7 @@ import pydantic
 from ..tools.core import ToolCall
 from . import check_model_requests_allowed
 from ._hosts import shown_address
-from ._wire_values import MAX_DEPTH, WireError, count, finish_reason, nests_deeper, shown
+from ._wire_values import MAX_DEPTH, WireError, count, finish_reason, name, nests_deeper, shown
 from .base import ModelChunk, ModelError, ModelRequest, Usage
 
 __all__ = ["DEFAULT_HOST", "DEFAULT_OPTIONS", "OllamaModel"]
@@ -299,6 +299,7 @@ def _chunk(part: ollama.ChatResponse) -> ModelChunk:
     calls = []
     for position, call in enumerate(message.tool_calls or ()):
         arguments = dict(call.function.arguments)
+        name(call.function.name, f"message.tool_calls.{position}.function.name")
         if nests_deeper(arguments):
             raise WireError(
                 f"message.tool_calls.{position}.function.arguments of {shown(call.function.name)}"
