@@ -22,7 +22,7 @@ from typing import Any
 
 from .._deltas import TextDelta
 from ..tools.core import ToolCall
-from ._wire_values import MAX_DEPTH, WireError, count, finish_reason, name, nests_deeper, shown, text
+from ._wire_values import MAX_DEPTH, WireError, count, finish_reason, name, nests_deeper, shown, text, unicode
 from .base import Usage
 
 __all__ = ["AssembledCall", "CallDelta", "CallDeltas", "StreamEvent", "openai_messages", "read_call", "read_event", "read_models"]
@@ -273,14 +273,15 @@ def read_call(call: AssembledCall) -> ToolCall | TextDelta:
     unreadable call in.
 
     Raises:
-        WireError: The arguments nest deeper than `MAX_DEPTH` levels.
+        WireError: The arguments nest deeper than `MAX_DEPTH` levels, or hold half of a UTF-16
+            surrogate pair.
     """
-    text = "".join(call.arguments)
-    if not text.strip():
+    written = "".join(call.arguments)
+    if not written.strip():
         return ToolCall(call.name, {}, id=call.id)
     deep = False
     try:
-        arguments = json.loads(text, object_pairs_hook=_one_value_per_key)
+        arguments = json.loads(written, object_pairs_hook=_one_value_per_key)
         deep = nests_deeper(arguments)
     except RecursionError:  # deeper than Python's parser goes
         arguments, deep = None, True
@@ -289,10 +290,11 @@ def read_call(call: AssembledCall) -> ToolCall | TextDelta:
     if deep:
         raise WireError(
             f"the arguments of the tool call {shown(call.name)} nest deeper than {MAX_DEPTH} levels"
-            f" ({len(text):,} characters: {shown(text)})"
+            f" ({len(written):,} characters: {shown(written)})"
         )
     if isinstance(arguments, dict) and call.name:
+        unicode(arguments, f"the arguments of the tool call {shown(call.name)}")
         return ToolCall(call.name, arguments, id=call.id)
     return TextDelta(
-        f'<tool_call>{{"name": {json.dumps(call.name, ensure_ascii=False)}, "arguments": {text}}}</tool_call>'
+        f'<tool_call>{{"name": {json.dumps(call.name, ensure_ascii=False)}, "arguments": {written}}}</tool_call>'
     )

@@ -8,12 +8,13 @@ address. Pure functions, no client.
 
 from __future__ import annotations
 
+import json
 import reprlib
 from typing import Any
 
 __all__ = [
     "MAX_COUNT", "MAX_DEPTH", "MAX_NAME", "MAX_REASON", "WireError", "count", "finish_reason", "name", "nests_deeper", "shown",
-    "text",
+    "text", "unicode",
 ]
 
 MAX_DEPTH = 100
@@ -64,7 +65,25 @@ def text(value: Any, field: str) -> str:
         return ""
     if not isinstance(value, str):
         raise WireError(f"{field} is {shown(value)}, not text or null")
+    if not value.isascii():
+        unicode(value, field)
     return value
+
+
+def unicode(value: Any, field: str) -> None:
+    """Check that the text in ``value`` (text, or JSON values holding text) can be written as UTF-8.
+
+    JSON can escape half of a UTF-16 surrogate pair (``"\\ud800"``); Python reads it into a string
+    that no file, cassette or message can then hold.
+
+    Raises:
+        WireError: Some text in it holds such a half pair.
+    """
+    try:
+        (value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)).encode("utf-8")
+    except UnicodeEncodeError as exc:
+        half = exc.object[exc.start : exc.end]
+        raise WireError(f"in {field}, {shown(half)} is half of a UTF-16 surrogate pair, which is not text") from None
 
 
 def finish_reason(value: Any, field: str) -> str | None:

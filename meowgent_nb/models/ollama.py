@@ -21,7 +21,7 @@ import pydantic
 from ..tools.core import ToolCall
 from . import check_model_requests_allowed
 from ._hosts import shown_address
-from ._wire_values import MAX_DEPTH, WireError, count, finish_reason, name, nests_deeper, shown
+from ._wire_values import MAX_DEPTH, WireError, count, finish_reason, name, nests_deeper, shown, text, unicode
 from .base import ModelChunk, ModelError, ModelRequest, Usage
 
 __all__ = ["DEFAULT_HOST", "DEFAULT_OPTIONS", "OllamaModel"]
@@ -305,6 +305,7 @@ def _chunk(part: ollama.ChatResponse) -> ModelChunk:
                 f"message.tool_calls.{position}.function.arguments of {shown(call.function.name)}"
                 f" nest deeper than {MAX_DEPTH} levels"
             )
+        unicode(arguments, f"message.tool_calls.{position}.function.arguments")
         # Ollama 0.6's client keeps no call id, so results are paired with calls by order.
         calls.append(ToolCall(call.function.name, arguments, id=""))
     usage = None
@@ -318,8 +319,8 @@ def _chunk(part: ollama.ChatResponse) -> ModelChunk:
             completion_seconds=_seconds(part.eval_duration, "eval_duration"),
         )
     return ModelChunk(
-        text=message.content or "",
-        thinking=message.thinking or "",
+        text=text(message.content, "message.content"),
+        thinking=text(message.thinking, "message.thinking"),
         tool_calls=tuple(calls),
         done=bool(part.done),
         usage=usage,

@@ -51,6 +51,8 @@ CASES = {
     "message null": (ndjson({**part(), "message": None}), "message is None (Input should be a valid dictionary or instance of Message)"),
     "a numeric tool name": (ndjson(calling(7, {})), "message.tool_calls.0.function.name is 7 (Input should be a valid string)"),
     "a tool name of 10 MB": (ndjson(calling("n" * 10_000_000, {})), f"message.tool_calls.0.function.name is 10,000,000 characters long ('{'n' * 37}...{'n' * 38}'), more than any tool's (at most 1,000)"),
+    "content with half a surrogate pair": ('{"message": {"role": "assistant", "content": "a \\ud800 b"}, "done": false}\n', "in message.content, '\\ud800' is half of a UTF-16 surrogate pair, which is not text"),
+    "arguments with half a surrogate pair": (ndjson(calling("get_weather", {"city": "\udc00"})), "in message.tool_calls.0.function.arguments, '\\udc00' is half of a UTF-16 surrogate pair, which is not text"),
     "arguments as text": (ndjson(calling("get_weather", '{"city": "Paris"}')), "message.tool_calls.0.function.arguments is '{\"city\": \"Paris\"}' (Input should be a valid dictionary)"),
     "done_reason a number": (ndjson(final(done_reason=1)), "done_reason is 1 (Input should be a valid string)"),
     "done_reason 10,000 characters": (ndjson(final(done_reason="s" * 10_000)), f"done_reason is '{'s' * 37}...{'s' * 38}', longer than 100 characters"),
