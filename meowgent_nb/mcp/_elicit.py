@@ -26,7 +26,7 @@ from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from ..errors import MeowgentError
-from ..models._wire_values import shown
+from ..models._wire_values import WireError, shown, unicode
 
 __all__ = ["ElicitForm", "ElicitSchemaError", "FormField", "check_content", "check_value", "form_from_schema", "parse_entry"]
 
@@ -248,11 +248,13 @@ def form_from_schema(message: Any, schema: Any) -> ElicitForm:
             read at all (nested too deep, a number no type holds): never another exception.
     """
     try:
+        unicode([message, schema], "the request")  # text that no answer or card could hold
         return _read_form(message, schema)
-    except (RecursionError, OverflowError, ValueError, TypeError) as error:  # the last resort: a refusal, not a crash
+    except (RecursionError, OverflowError, ValueError, TypeError) as error:  # a refusal, never a crash
         if isinstance(error, ElicitSchemaError):
             raise
-        raise ElicitSchemaError([f"a value in it cannot be read ({type(error).__name__}: {shown(str(error))})"]) from None
+        unread = f"a value in it cannot be read ({type(error).__name__}: {shown(str(error))})"
+        raise ElicitSchemaError([str(error) if isinstance(error, WireError) else unread]) from None
 
 
 def _read_form(message: Any, schema: Any) -> ElicitForm:
@@ -267,8 +269,7 @@ def _read_form(message: Any, schema: Any) -> ElicitForm:
         raise ElicitSchemaError([*problems, "its properties are not an object"])
     if not isinstance(required, list) or not all(isinstance(r, str) for r in required):
         raise ElicitSchemaError([*problems, "its required list is not a list of field names"])
-    if len(properties) > MAX_FIELDS or len(required) > MAX_FIELDS:
-        many = max(len(properties), len(required))
+    if (many := max(len(properties), len(required))) > MAX_FIELDS:
         raise ElicitSchemaError([*problems, f"it has {many:,} fields (at most {MAX_FIELDS})"])
     unknown = [r for r in required if r not in properties]
     if unknown:

@@ -337,10 +337,30 @@ def test_a_schema_nested_past_python_s_reach_or_with_a_million_required_names_is
         deep = {"type": "string", "default": deep}
     with pytest.raises(ElicitSchemaError) as caught:
         form_from_schema("m", {"type": "object", "properties": {"n": deep}})
-    assert str(caught.value).startswith("the server's form cannot be shown: field 'n': its default {'default': {'default': {")
+    assert str(caught.value) == (
+        "the server's form cannot be shown: a value in it cannot be read"
+        " (RecursionError: 'maximum recursion depth exceeded while encoding a JSON object')"
+    )
     with pytest.raises(ElicitSchemaError) as caught:
         form_from_schema("m", {"type": "object", "properties": {}, "required": ["a"] * 1_000_000})
     assert str(caught.value) == "the server's form cannot be shown: it has 1,000,000 fields (at most 50)"
+
+
+@pytest.mark.parametrize(
+    "schema",
+    [
+        {"type": "object", "properties": {"n": {"type": "string", "title": "Name \ud800"}}},
+        {"type": "object", "properties": {"n": {"type": "string", "enum": ["a", "\ud800"]}}},
+        {"type": "object", "properties": {"\ud800": {"type": "string"}}},
+    ],
+)
+def test_half_a_surrogate_pair_anywhere_in_a_schema_is_refused(schema):
+    # Python reads JSON's "\ud800" into a string no answer, card or comm message can hold.
+    with pytest.raises(ElicitSchemaError) as caught:
+        form_from_schema("m", schema)
+    assert str(caught.value) == (
+        "the server's form cannot be shown: in the request, '\\ud800' is half of a UTF-16 surrogate pair, which is not text"
+    )
 
 
 class Declines:
