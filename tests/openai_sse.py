@@ -25,7 +25,8 @@ ABSENT = object()
 """A field left out of its object."""
 
 ODD_NUMBERS = st.sampled_from([10**400, -(10**400), -1, 2**63, 26.5, -0.0, 1e308, float("inf"), float("nan")])
-LEAVES = st.none() | st.booleans() | st.integers() | ODD_NUMBERS | st.floats() | st.text(max_size=12)
+ODD_TEXT = st.sampled_from(["\ud800", "a\udfffb", "\x00", "\u2028", "</tool_call>", "x" * 2000])
+LEAVES = st.none() | st.booleans() | st.integers() | ODD_NUMBERS | st.floats() | st.text(max_size=12) | ODD_TEXT
 JSON = st.recursive(
     LEAVES, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3), max_leaves=8
 )
@@ -45,8 +46,11 @@ def _object(**fields: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
     return made.map(lambda d: {k: v for k, v in d.items() if v is not ABSENT})
 
 
-NAMES = st.sampled_from(["get_weather", "now", "", "get_"])
-ARGUMENTS = st.sampled_from(['{"city": "Paris", "unit": "celsius"}', '{"ci', 'ty": "Oslo"}', "{}", "", "[1]", '{"a": 1, "a": 2}'])
+NAMES = st.sampled_from(["get_weather", "now", "", "get_", "get\ud800", "n" * 1001])
+ARGUMENTS = st.sampled_from(
+    ['{"city": "Paris", "unit": "celsius"}', '{"ci', 'ty": "Oslo"}', "{}", "", "[1]", '{"a": 1, "a": 2}', '{"city": "\\ud800"}',
+     '{"city": ' + "[" * 150 + "]" * 150 + "}", '{"city": ' + "[" * 5000 + "]" * 5000 + "}"]
+)
 CALL = _object(
     index=st.integers(0, 3),
     id=st.sampled_from(["call_1", "call_2", ""]),
@@ -55,7 +59,7 @@ CALL = _object(
 )
 DELTA = _object(
     role=st.just("assistant"),
-    content=st.text(max_size=20),
+    content=st.text(max_size=20) | ODD_TEXT,
     reasoning_content=st.text(max_size=10),
     tool_calls=_list(CALL),
 )
@@ -119,7 +123,8 @@ def sse_streams(draw: st.DrawFn) -> bytes:
 
 
 def surprises(model: Any, request: Any) -> tuple[int, BaseException | None]:
-    """Read one stream to its end: how many chunks came, and any exception other than `ModelError`."""
+    """Read one stream to its end: how many chunks came, and any exception other than `ModelError`
+    (also when a chunk holds what JSON cannot write as UTF-8, or usage that is not a count)."""
     import asyncio
     from contextlib import aclosing
 
@@ -128,8 +133,14 @@ def surprises(model: Any, request: Any) -> tuple[int, BaseException | None]:
     async def read() -> int:
         count = 0
         async with aclosing(model.stream(request)) as stream:
-            async for _ in stream:
+            async for chunk in stream:
                 count += 1
+                # What came can be written as UTF-8 JSON (a cassette, a message), counts are counts.
+                calls = [(call.name, call.arguments, call.id) for call in chunk.tool_calls]
+                json.dumps([chunk.text, chunk.thinking, calls, chunk.finish_reason], ensure_ascii=False).encode()
+                usage = chunk.usage
+                if usage is not None and not all(n is None or (type(n) is int and n >= 0) for n in (usage.prompt_tokens, usage.completion_tokens)):
+                    raise AssertionError(f"usage {usage!r}")
         return count
 
     try:
