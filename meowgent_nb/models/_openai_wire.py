@@ -25,7 +25,9 @@ from ..tools.core import ToolCall
 from ._wire_values import MAX_DEPTH, WireError, count, finish_reason, name, nests_deeper, shown, text, unicode
 from .base import Usage
 
-__all__ = ["AssembledCall", "CallDelta", "CallDeltas", "StreamEvent", "openai_messages", "read_call", "read_event", "read_models"]
+__all__ = [
+    "AssembledCall", "CallDelta", "CallDeltas", "StreamEvent", "openai_messages", "read_call", "read_event", "read_models",
+]
 
 MAX_CALLS = 256
 """Calls one answer may make (each distinct ``index``, or id where servers leave the index out)."""
@@ -184,7 +186,9 @@ def _call_deltas(deltas: Any) -> tuple[CallDelta, ...]:
             raise WireError(f"{here} is {shown(delta)}, not an object")
         index = delta.get("index")
         if index is not None and (isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < MAX_CALLS):
-            raise WireError(f"{here}.index is {shown(index)}, not a call's position (a whole number from 0 to {MAX_CALLS - 1})")
+            raise WireError(
+                f"{here}.index is {shown(index)}, not a call's position (a whole number from 0 to {MAX_CALLS - 1})"
+            )
         function = delta.get("function", {})
         if function is None:
             function = {}

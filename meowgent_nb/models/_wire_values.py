@@ -13,8 +13,8 @@ import reprlib
 from typing import Any
 
 __all__ = [
-    "MAX_COUNT", "MAX_DEPTH", "MAX_NAME", "MAX_REASON", "WireError", "count", "finish_reason", "name", "nests_deeper", "shown",
-    "text", "unicode",
+    "MAX_COUNT", "MAX_DEPTH", "MAX_NAME", "MAX_REASON", "WireError",
+    "count", "cut", "finish_reason", "name", "nests_deeper", "shown", "text", "unicode",
 ]
 
 MAX_DEPTH = 100
@@ -55,6 +55,11 @@ def shown(value: Any) -> str:
     return _SHORT.repr(value)
 
 
+def cut(said: str, limit: int = 500) -> str:
+    """A server's own words (an error message) whole up to ``limit`` characters, then saying how many more."""
+    return said if len(said) <= limit else f"{said[:limit]} [... {len(said) - limit:,} more characters]"
+
+
 def text(value: Any, field: str) -> str:
     """``value`` when it is text, ``""`` when it is null or absent.
 
@@ -83,7 +88,9 @@ def unicode(value: Any, field: str) -> None:
         (value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)).encode("utf-8")
     except UnicodeEncodeError as exc:
         half = exc.object[exc.start : exc.end]
-        raise WireError(f"in {field}, {shown(half)} is half of a UTF-16 surrogate pair, which is not text") from None
+        raise WireError(
+            f"in {field}, {shown(half)} is half of a UTF-16 surrogate pair, which is not text"
+        ) from None
 
 
 def finish_reason(value: Any, field: str) -> str | None:
@@ -106,7 +113,9 @@ def name(value: Any, field: str) -> str:
     """
     read = text(value, field)
     if len(read) > MAX_NAME:
-        raise WireError(f"{field} is {len(read):,} characters long ({shown(read)}), more than any tool's (at most {MAX_NAME:,})")
+        raise WireError(
+            f"{field} is {len(read):,} characters long ({shown(read)}), more than any tool's (at most {MAX_NAME:,})"
+        )
     return read
 
 

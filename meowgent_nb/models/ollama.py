@@ -21,7 +21,7 @@ import pydantic
 from ..tools.core import ToolCall
 from . import check_model_requests_allowed
 from ._hosts import shown_address
-from ._wire_values import MAX_DEPTH, WireError, count, finish_reason, name, nests_deeper, shown, text, unicode
+from ._wire_values import MAX_DEPTH, WireError, count, cut, finish_reason, name, nests_deeper, shown, text, unicode
 from .base import ModelChunk, ModelError, ModelRequest, Usage
 
 __all__ = ["DEFAULT_HOST", "DEFAULT_OPTIONS", "OllamaModel"]
@@ -227,7 +227,7 @@ class OllamaModel:
         return ModelError(f"Could not talk to {where}: {type(exc).__name__}: {exc}")
 
     def _response_error(self, exc: ollama.ResponseError) -> str:
-        error = str(exc.error) if len(str(exc.error)) <= 500 else f"{str(exc.error)[:500]} [... {len(str(exc.error)) - 500:,} more characters]"
+        error = cut(str(exc.error))
         lowered = error.lower()
         if exc.status_code == 404 and "model" in lowered and "not found" in lowered:
             return (
@@ -337,5 +337,7 @@ def _seconds(nanoseconds: int | None, field: str) -> float | None:
     if nanoseconds is None:
         return None
     if not 0 <= nanoseconds <= _LONGEST:
-        raise WireError(f"{field} is {shown(nanoseconds)}, not a duration in nanoseconds (a whole number from 0)")
+        raise WireError(
+            f"{field} is {shown(nanoseconds)}, not a duration in nanoseconds (a whole number from 0)"
+        )
     return nanoseconds / 1e9

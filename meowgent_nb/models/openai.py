@@ -21,7 +21,7 @@ from . import check_model_requests_allowed
 from ._hosts import shown_address
 from ._llama_text import chunks
 from ._openai_wire import CallDeltas, StreamEvent, openai_messages, read_call, read_event, read_models
-from ._wire_values import WireError, shown
+from ._wire_values import WireError, cut, shown
 from .base import ModelChunk, ModelError, ModelRequest
 
 __all__ = ["DEFAULT_BASE_URL", "NO_KEY", "OpenAIModel"]
@@ -148,7 +148,11 @@ class OpenAIModel:
                 # The events as the JSON the server sent (cast_to=object), read by read_event:
                 # the client's typed chunks are built without checks, so odd values got through.
                 stream = await client.post(
-                    "/chat/completions", body=body, cast_to=object, stream=True, stream_cls=openai.AsyncStream[object]
+                    "/chat/completions",
+                    body=body,
+                    cast_to=object,
+                    stream=True,
+                    stream_cls=openai.AsyncStream[object],
                 )
                 events = "event-stream" in stream.response.headers.get("content-type", "")
                 async with stream:
@@ -201,7 +205,8 @@ class OpenAIModel:
         except openai.OpenAIError as exc:
             raise self._error(exc, openai) from (None if self._leaks(exc) else exc)
         except (ValueError, RecursionError) as exc:  # WireError, or a body that is not JSON
-            problem = exc if isinstance(exc, WireError) else f"a list of models that is not JSON ({shown(str(exc))})"
+            unread = f"a list of models that is not JSON ({shown(str(exc))})"
+            problem = exc if isinstance(exc, WireError) else unread
             raise ModelError(self._redact(self._wire_error(problem, listing=True))) from None
 
     def _client(self) -> tuple[Any, Any]:
@@ -280,8 +285,7 @@ class OpenAIModel:
                 f" or pass OpenAIModel({self.name!r}, api_key=...)."
             )
         if not isinstance(exc, openai.APIStatusError):  # an error event mid-stream, a bad answer
-            said = str(exc) if len(str(exc)) <= 500 else f"{str(exc)[:500]} [... {len(str(exc)) - 500:,} more characters]"
-            return ModelError(self._redact(f"{where[0].upper()}{where[1:]} reported an error: {said}"))
+            return ModelError(self._redact(f"{where[0].upper()}{where[1:]} reported an error: {cut(str(exc))}"))
         detail = self._redact(_message(exc))
         lowered = detail.lower()
         if exc.status_code == 404 and "model" in lowered:
@@ -332,9 +336,11 @@ async def _decoded(stream: Any) -> AsyncIterator[Any]:
         except StopAsyncIteration:
             return
         except UnicodeDecodeError as exc:
-            raise WireError(f"bytes that are not UTF-8 text ({shown(exc.object[max(exc.start - 20, 0) : exc.end + 20])})") from None
+            around = exc.object[max(exc.start - 20, 0) : exc.end + 20]
+            raise WireError(f"bytes that are not UTF-8 text ({shown(around)})") from None
         except json.JSONDecodeError as exc:
-            raise WireError(f"an event whose data is not JSON ({exc.msg} at character {exc.pos:,}): {shown(exc.doc)}") from None
+            where = f"{exc.msg} at character {exc.pos:,}"
+            raise WireError(f"an event whose data is not JSON ({where}): {shown(exc.doc)}") from None
         except RecursionError:
             raise WireError("an event whose JSON nests deeper than it can be read") from None
         except ValueError as exc:  # a number of over 4,300 digits
