@@ -2,7 +2,8 @@
 
 Every way talking to the server can fail is translated here, once, into a `ModelError` whose
 message says how to fix it (start the server, pull the model, allow a longer timeout). The
-original exception stays attached as ``__cause__``.
+original exception stays attached as ``__cause__``. A line the client cannot read, and counts,
+durations, names or arguments out of range, are a `ModelError` naming the field and the value.
 """
 
 from __future__ import annotations

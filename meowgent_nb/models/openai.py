@@ -5,8 +5,10 @@ vLLM, SGLang, llama.cpp's ``llama-server``, llama-cpp-python's server, LM Studio
 talks to them. It is imported by the first request, not by this module.
 
 Every way a request can fail is translated here, once, into a `ModelError` that says how to fix
-it (start the server, set the key, pick a served model, shorten the conversation). The API key
-never appears in a repr, a description or an error message.
+it (start the server, set the key, pick a served model, shorten the conversation). What the server
+streams is read as the JSON it sent and checked field by field (`_openai_wire.read_event`): a value
+the API does not allow is a `ModelError` naming the field and the value, never a crash. The API
+key never appears in a repr, a description or an error message.
 """
 
 from __future__ import annotations
@@ -134,7 +136,8 @@ class OpenAIModel:
 
         Raises:
             ModelError: Requests are not allowed (`ALLOW_MODEL_REQUESTS`), an option is unknown,
-                or talking to the server failed; the message says how to fix it.
+                talking to the server failed, or it sent a value the API does not allow (the
+                conversation is kept); the message says how to fix it.
         """
         check_model_requests_allowed(f"the OpenAI-compatible server at {self._shown_url}")
         options = {**self.options, **request.options}
