@@ -9,8 +9,8 @@ asks for exactly the summary that was recorded.
 The summary is sent as the assistant's own message, not the person's: it is the model's text,
 written from tool results among other things, and it must not speak with the person's authority.
 What it is written from, and the summary itself, are made `inert` as a tool's output is: a call,
-result or context tag, or a chat template's special token, in them loses its ``<``, so the summary
-can never read as a call, a result or the end of a message.
+result or context tag, or a chat template's special token, in them loses its first character
+(``&lt;``, ``&#91;``), so the summary can never read as a call, a result or the end of a message.
 """
 
 from __future__ import annotations

@@ -30,8 +30,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from functools import lru_cache
+from typing import Any
 
-__all__ = ["escape_tokens", "inert"]
+__all__ = ["escape_tokens", "inert", "inert_descriptions"]
 
 # The first character of each match is escaped:
 # - our tags and the tags other tool templates use, in any case, with spaces: a model reads them;
@@ -41,13 +42,15 @@ __all__ = ["escape_tokens", "inert"]
 #   angle brackets (Llama 2 and Mistral <s> </s>, Gemma, GLM <sop>, Command R, reasoning models'
 #   <think>), Llama 2's <<SYS>>, and in square brackets (Llama 2 and Mistral [INST], Mistral v3+
 #   [TOOL_CALLS] ..., GLM [gMASK]). Exact and case-sensitive: "x[inst]" or "<S>" is code or text.
-_STRUCTURE = re.compile(
-    r"<(?=(?i:\s*/?\s*(?:tool_response|tool_result|tool_call|context|server_instructions)\b))"
-    r"|<(?=[|｜])"
-    r"|<(?=/?(?:s|unk|bos|eos|pad|mask|sop|eop|think|start_of_turn|end_of_turn|start_of_image|end_of_image"
-    r"|BOS_TOKEN|EOS_TOKEN)>)"
-    r"|<(?=</?SYS>>)"
-    r"|\[(?=/?(?:INST|TOOL_CALLS|TOOL_RESULTS|AVAILABLE_TOOLS|SYSTEM_PROMPT|TOOL_CONTENT|CALL_ID|ARGS|THINK"
+_ANGLE = re.compile(
+    r"<(?=(?i:\s*/?\s*(?:tool_response|tool_result|tool_call|context|server_instructions)\b)"
+    r"|[|｜]"
+    r"|/?(?:s|unk|bos|eos|pad|mask|sop|eop|think|start_of_turn|end_of_turn|start_of_image|end_of_image"
+    r"|BOS_TOKEN|EOS_TOKEN)>"
+    r"|</?SYS>>)"
+)
+_SQUARE = re.compile(
+    r"\[(?=/?(?:INST|TOOL_CALLS|TOOL_RESULTS|AVAILABLE_TOOLS|SYSTEM_PROMPT|TOOL_CONTENT|CALL_ID|ARGS|THINK"
     r"|IMG|IMG_BREAK|IMG_END|PREFIX|MIDDLE|SUFFIX|gMASK|sMASK|MASK)\])"
 )
 
@@ -69,7 +72,24 @@ def inert(text: str, tokens: Iterable[str] = ()) -> str:
         text: What a tool returned, a server wrote, a model summarized.
         tokens: A model's own special tokens besides (exact texts), escaped as well.
     """
-    return escape_tokens(_STRUCTURE.sub(lambda m: _entity(m.group()), text), tokens)
+    return escape_tokens(_SQUARE.sub("&#91;", _ANGLE.sub("&lt;", text)), tokens)
+
+
+def inert_descriptions(schema: Any) -> Any:
+    """A JSON Schema with every ``description`` and ``title`` text `inert`: a tool's schema (an MCP
+    server's) is pasted into the prompt by the backend's chat template as JSON, whose strings keep
+    a ``<|im_end|>`` as it is. Values (``enum``, ``const``, ``default``, ``examples``) are left as
+    they are: the model must write them exactly."""
+    if isinstance(schema, list):
+        return [inert_descriptions(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    return {
+        key: inert(value) if key in ("description", "title") and isinstance(value, str)
+        else value if key in ("enum", "const", "default", "examples")
+        else inert_descriptions(value)
+        for key, value in schema.items()
+    }
 
 
 def escape_tokens(text: str, tokens: Iterable[str]) -> str:

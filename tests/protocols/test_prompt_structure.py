@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 import pytest
 
-from meowgent_nb import Agent, ModelChunk, ScriptedModel, tool
+from meowgent_nb import Agent, ModelChunk, ScriptedModel, Tool, tool
 from meowgent_nb.protocols.prompt import RESULTS_NOTICE, inert, tool_responses
 from meowgent_nb.tools._inert import escape_tokens
 from meowgent_nb.tools.core import ToolCall, ToolResult
@@ -189,6 +189,21 @@ def test_a_models_own_tokens_are_escaped_besides_overlapping_ones_too():
 
 
 ALL_TOKENS = [token for tokens in FAMILIES.values() for token in tokens]
+
+
+def test_a_servers_tool_description_reaches_the_model_inert_in_both_forms():
+    # A server's tool is text from outside too: its description goes into the system prompt as XML
+    # (xml, json) or, as JSON, into the backend's chat template (native), where strings keep "<|".
+    description = "Reads notes. " + " ".join(ALL_TOKENS)
+    schema = {"type": "object", "properties": {"topic": {"type": "string", "description": description, "enum": ["[INST]"]}}}
+    served = Tool.from_schema("notes", description, schema, lambda topic: "ok")
+    native = served.to_json_schema()["function"]
+    expected = "Reads notes. " + " ".join(map(escaped, ALL_TOKENS))
+    assert native["description"] == native["parameters"]["properties"]["topic"]["description"] == expected
+    assert native["parameters"]["properties"]["topic"]["enum"] == ["[INST]"]  # a value is written exactly
+    system = Agent(ScriptedModel(["ok"]), tools=[served]).system_prompt()
+    assert not [token for token in ALL_TOKENS if token in system.split("<tools>")[1].split("</tools>")[0]]
+    assert "&#91;INST]" in system and "&lt;｜User｜&gt;" in system
 texts = st.lists(st.sampled_from([*ALL_TOKENS, *PIECES, "[", "]", "&lt;", "&#91;", "INST", "/"]) | st.text(max_size=3), max_size=14).map("".join)
 
 
@@ -240,6 +255,13 @@ def test_the_local_models_prompt_has_no_special_token_the_template_did_not_write
     assert prompt(hostile) == prompt("ok")
     # system, user, assistant, user (the results), assistant, and the generation prompt's assistant.
     assert prompt("ok").count(llama.tokenize(b"<|im_start|>", add_bos=False, special=True)[0]) == 6
+    # A server's tool description, in the template's own tools section (native), is inert too.
+    served = Tool.from_schema("notes", hostile, {"type": "object"}, lambda: "ok")
+    request = ModelRequest(messages=[{"role": "user", "content": "go"}], tools=[served])
+    rendered = llama.tokenize(model._render(loaded, request).encode(), add_bos=False, special=True)
+    request = ModelRequest(messages=[{"role": "user", "content": "go"}], tools=[echo])
+    plain = llama.tokenize(model._render(loaded, request).encode(), add_bos=False, special=True)
+    assert [t for t in rendered if t in special] == [t for t in plain if t in special]
     # A token of the model's own that no family has is escaped in tool results, here where it is known.
     own = dataclasses.replace(loaded, control=frozenset({"<extra_0>"}))
     result = {"role": "tool", "content": "a<extra_0>b"}
