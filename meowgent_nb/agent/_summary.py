@@ -20,6 +20,7 @@ from typing import Any
 
 from ..models.base import Model, ModelRequest
 from ..protocols.prompt import inert
+from ..tools.calls import is_tool_result
 from ._tool_block import CHARACTERS_PER_TOKEN
 
 SUMMARY_HEADER = "[My summary of the earlier part of this conversation, left out to fit the context window]"
@@ -48,7 +49,7 @@ def summary_request(
     """
     room = int((window // 2) * CHARACTERS_PER_TOKEN)
     lines = [f"Summary so far: {inert(earlier)}"] if earlier else []
-    texts = [(_ROLE.get(str(m.get("role")), str(m.get("role"))), _content(m)) for m in messages]
+    texts = [(_role(m), _content(m)) for m in messages]
     each = max(200, (room - sum(map(len, lines))) // max(1, len(texts)))
     for role, text in texts:
         if len(text) > each:
@@ -85,6 +86,11 @@ async def write_summary(model: Model, request: ModelRequest, budget: int) -> str
 def summary_message(summary: str) -> dict[str, Any]:
     """The message the summary is sent as, in place of the exchanges left out."""
     return {"role": "assistant", "content": f"{SUMMARY_HEADER}\n{summary}"}
+
+
+def _role(message: Mapping[str, Any]) -> str:
+    # Results sent as the person's text (xml, json) are the tools', not the person's.
+    return "Tool result" if is_tool_result(message) else _ROLE.get(str(message.get("role")), str(message.get("role")))
 
 
 def _content(message: Mapping[str, Any]) -> str:

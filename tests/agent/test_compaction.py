@@ -228,6 +228,8 @@ def test_summarize_puts_the_models_summary_where_the_exchanges_were_left_out():
     assert asked[0].startswith(
         'Here is the earlier part of a conversation:\n\n<context>\nPerson: Read page 0\n\nAssistant: &lt;tool_call>{"name": "fetch"'
     )
+    assert "\n\nTool result: &lt;tool_response name=\"fetch\">\npage 0: lorem" in asked[0]  # not the person's
+    assert "Person: &lt;tool_response" not in asked[0]
     assert asked[0].endswith(
         "Assistant: Read.\n</context>\n\nSummarize it in at most 76 words: what the person asked and the facts the tools returned."
     )
