@@ -46,6 +46,7 @@ _ANGLE = re.compile(
     r"<(?=(?i:\s*/?\s*(?:tool_response|tool_result|tool_call|context|server_instructions)\b)"
     r"|[|｜]"
     r"|/?(?:s|unk|bos|eos|pad|mask|sop|eop|think|start_of_turn|end_of_turn|start_of_image|end_of_image"
+    r"|image_soft_token|unused\d+|(?:start|end)_function_(?:call|response|declaration)|escape"
     r"|BOS_TOKEN|EOS_TOKEN)>"
     r"|</?SYS>>)"
 )

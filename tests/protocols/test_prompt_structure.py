@@ -124,7 +124,10 @@ FAMILIES = {
         "[SYSTEM_PROMPT]", "[/SYSTEM_PROMPT]", "[TOOL_CONTENT]", "[CALL_ID]", "[ARGS]", "[THINK]", "[/THINK]",
         "[IMG]", "[IMG_BREAK]", "[IMG_END]", "[PREFIX]", "[MIDDLE]", "[SUFFIX]",
     ],
-    "Gemma": ["<bos>", "<eos>", "<pad>", "<mask>", "<start_of_turn>", "<end_of_turn>", "<start_of_image>"],
+    "Gemma": [
+        "<bos>", "<eos>", "<pad>", "<mask>", "<start_of_turn>", "<end_of_turn>", "<start_of_image>", "<image_soft_token>",
+        "<unused0>", "<unused99>", "<start_function_call>", "<end_function_response>", "<escape>",
+    ],
     "Phi": ["<|system|>", "<|user|>", "<|assistant|>", "<|end|>"],
     "DeepSeek": [
         "<｜begin▁of▁sentence｜>", "<｜end▁of▁sentence｜>", "<｜User｜>", "<｜Assistant｜>", "<｜tool▁calls▁begin｜>",
