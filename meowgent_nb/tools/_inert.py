@@ -85,12 +85,18 @@ def inert_descriptions(schema: Any) -> Any:
         return [inert_descriptions(item) for item in schema]
     if not isinstance(schema, dict):
         return schema
-    return {
-        key: inert(value) if key in ("description", "title") and isinstance(value, str)
-        else value if key in ("enum", "const", "default", "examples")
-        else inert_descriptions(value)
-        for key, value in schema.items()
-    }
+    return {key: _inert_keyword(key, value) for key, value in schema.items()}
+
+
+def _inert_keyword(key: str, value: Any) -> Any:
+    if key in ("description", "title") and isinstance(value, str):
+        return inert(value)
+    if key in ("enum", "const", "default", "examples"):
+        return value
+    if key in ("properties", "patternProperties", "$defs", "definitions") and isinstance(value, dict):
+        # Names, not keywords: a property may be called "enum" or "description".
+        return {name: inert_descriptions(item) for name, item in value.items()}
+    return inert_descriptions(value)
 
 
 def escape_tokens(text: str, tokens: Iterable[str]) -> str:

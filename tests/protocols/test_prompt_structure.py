@@ -198,12 +198,19 @@ def test_a_servers_tool_description_reaches_the_model_inert_in_both_forms():
     # A server's tool is text from outside too: its description goes into the system prompt as XML
     # (xml, json) or, as JSON, into the backend's chat template (native), where strings keep "<|".
     description = "Reads notes. " + " ".join(ALL_TOKENS)
-    schema = {"type": "object", "properties": {"topic": {"type": "string", "description": description, "enum": ["[INST]"]}}}
-    served = Tool.from_schema("notes", description, schema, lambda topic: "ok")
+    schema = {
+        "type": "object",
+        "properties": {
+            "topic": {"type": "string", "description": description, "enum": ["[INST]"]},
+            "enum": {"type": "string", "description": "[INST]", "default": "[INST]"},
+        },
+    }
+    served = Tool.from_schema("notes", description, schema, lambda topic, enum="[INST]": "ok")
     native = served.to_json_schema()["function"]
     expected = "Reads notes. " + " ".join(map(escaped, ALL_TOKENS))
     assert native["description"] == native["parameters"]["properties"]["topic"]["description"] == expected
     assert native["parameters"]["properties"]["topic"]["enum"] == ["[INST]"]  # a value is written exactly
+    assert native["parameters"]["properties"]["enum"] == {"type": "string", "description": "&#91;INST]", "default": "[INST]"}
     system = Agent(ScriptedModel(["ok"]), tools=[served]).system_prompt()
     assert not [token for token in ALL_TOKENS if token in system.split("<tools>")[1].split("</tools>")[0]]
     assert "&#91;INST]" in system and "&lt;｜User｜&gt;" in system
