@@ -90,7 +90,8 @@ def summary_message(summary: str) -> dict[str, Any]:
 
 def _role(message: Mapping[str, Any]) -> str:
     # Results sent as the person's text (xml, json) are the tools', not the person's.
-    return "Tool result" if is_tool_result(message) else _ROLE.get(str(message.get("role")), str(message.get("role")))
+    role = str(message.get("role"))
+    return "Tool result" if is_tool_result(message) else _ROLE.get(role, role)
 
 
 def _content(message: Mapping[str, Any]) -> str:

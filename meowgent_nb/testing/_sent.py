@@ -104,7 +104,9 @@ def assert_last_user_message(model: Any, text: str, *, request: int = -1) -> Non
         AssertionError: It differs, or there is none; the message shows the one that was sent.
     """
     sent, which = sent_request(model, request)
-    users = [str(m.get("content", "")) for m in sent.messages if m.get("role") == "user" and not is_tool_result(m)]
+    users = [
+        str(m.get("content", "")) for m in sent.messages if m.get("role") == "user" and not is_tool_result(m)
+    ]
     if not users:
         roles = [m.get("role") for m in sent.messages]
         raise AssertionError(f"{which} has no message from the person; roles sent: {roles!r}")

@@ -326,6 +326,7 @@ def test_this_runs_own_prompt_is_never_shortened_even_if_it_begins_like_a_tool_r
     assert first[1] == second[1] == {"role": "user", "content": NOTES}
     result = agent.messages[2]["content"]
     assert second[3]["content"] == (
-        result[:400] + f"\n[... {len(result) - 600:,} characters of this tool result were cut to fit the context window"
-        " ...]\n" + result[-200:]
+        result[:400]
+        + f"\n[... {len(result) - 600:,} characters of this tool result were cut to fit the context window ...]\n"
+        + result[-200:]
     )

@@ -117,7 +117,9 @@ def test_ordinary_outputs_are_unchanged():
 # escaped text is each with its first character written as an HTML character reference.
 FAMILIES = {
     "ChatML": ["<|im_start|>", "<|im_end|>", "<|endoftext|>", "<|im_sep|>"],
-    "Llama 3": ["<|begin_of_text|>", "<|start_header_id|>", "<|end_header_id|>", "<|eot_id|>", "<|python_tag|>"],
+    "Llama 3": [
+        "<|begin_of_text|>", "<|start_header_id|>", "<|end_header_id|>", "<|eot_id|>", "<|python_tag|>"
+    ],
     "Llama 2": ["<s>", "</s>", "[INST]", "[/INST]", "<<SYS>>", "<</SYS>>", "<unk>"],
     "Mistral v3+": [
         "[TOOL_CALLS]", "[TOOL_RESULTS]", "[/TOOL_RESULTS]", "[AVAILABLE_TOOLS]", "[/AVAILABLE_TOOLS]",
@@ -125,13 +127,13 @@ FAMILIES = {
         "[IMG]", "[IMG_BREAK]", "[IMG_END]", "[PREFIX]", "[MIDDLE]", "[SUFFIX]",
     ],
     "Gemma": [
-        "<bos>", "<eos>", "<pad>", "<mask>", "<start_of_turn>", "<end_of_turn>", "<start_of_image>", "<image_soft_token>",
-        "<unused0>", "<unused99>", "<start_function_call>", "<end_function_response>", "<escape>",
+        "<bos>", "<eos>", "<pad>", "<mask>", "<start_of_turn>", "<end_of_turn>", "<start_of_image>",
+        "<image_soft_token>", "<unused0>", "<unused99>", "<start_function_call>", "<end_function_response>", "<escape>",
     ],
     "Phi": ["<|system|>", "<|user|>", "<|assistant|>", "<|end|>"],
     "DeepSeek": [
-        "<｜begin▁of▁sentence｜>", "<｜end▁of▁sentence｜>", "<｜User｜>", "<｜Assistant｜>", "<｜tool▁calls▁begin｜>",
-        "<｜tool▁call▁begin｜>", "<｜tool▁sep｜>", "<｜tool▁call▁end｜>", "<｜tool▁outputs▁begin｜>",
+        "<｜begin▁of▁sentence｜>", "<｜end▁of▁sentence｜>", "<｜User｜>", "<｜Assistant｜>",
+        "<｜tool▁calls▁begin｜>", "<｜tool▁call▁begin｜>", "<｜tool▁sep｜>", "<｜tool▁call▁end｜>", "<｜tool▁outputs▁begin｜>",
     ],
     "GLM": ["[gMASK]", "[sMASK]", "[MASK]", "<sop>", "<eop>", "<|observation|>"],
     "gpt-oss harmony": ["<|start|>", "<|channel|>", "<|message|>", "<|call|>", "<|return|>", "<|constrain|>"],
@@ -179,7 +181,8 @@ def test_the_same_name_in_another_case_or_with_spaces_is_left_as_it_is_but_our_t
     # our own tags are read by the model, not the tokenizer, so any spelling of them is escaped.
     text = "[inst] [ INST ] [Tool_Calls] <S> </s > <End_Of_Turn> < |im_end| > <｜ < /Tool_Call > <CONTEXT\n>"
     assert inert(text) == (
-        "[inst] [ INST ] [Tool_Calls] <S> </s > <End_Of_Turn> < |im_end| > &lt;｜ &lt; /Tool_Call > &lt;CONTEXT\n>"
+        "[inst] [ INST ] [Tool_Calls] <S> </s > <End_Of_Turn> < |im_end| >"
+        " &lt;｜ &lt; /Tool_Call > &lt;CONTEXT\n>"
     )
 
 
@@ -210,11 +213,14 @@ def test_a_servers_tool_description_reaches_the_model_inert_in_both_forms():
     expected = "Reads notes. " + " ".join(map(escaped, ALL_TOKENS))
     assert native["description"] == native["parameters"]["properties"]["topic"]["description"] == expected
     assert native["parameters"]["properties"]["topic"]["enum"] == ["[INST]"]  # a value is written exactly
-    assert native["parameters"]["properties"]["enum"] == {"type": "string", "description": "&#91;INST]", "default": "[INST]"}
+    assert native["parameters"]["properties"]["enum"] == {
+        "type": "string", "description": "&#91;INST]", "default": "[INST]"
+    }
     system = Agent(ScriptedModel(["ok"]), tools=[served]).system_prompt()
     assert not [token for token in ALL_TOKENS if token in system.split("<tools>")[1].split("</tools>")[0]]
     assert "&#91;INST]" in system and "&lt;｜User｜&gt;" in system
-texts = st.lists(st.sampled_from([*ALL_TOKENS, *PIECES, "[", "]", "&lt;", "&#91;", "INST", "/"]) | st.text(max_size=3), max_size=14).map("".join)
+PARTS = [*ALL_TOKENS, *PIECES, "[", "]", "&lt;", "&#91;", "INST", "/"]
+texts = st.lists(st.sampled_from(PARTS) | st.text(max_size=3), max_size=14).map("".join)
 
 
 @settings(max_examples=300, deadline=None, database=None)
@@ -255,7 +261,8 @@ def test_the_local_models_prompt_has_no_special_token_the_template_did_not_write
 
     def prompt(output: str) -> list[int]:
         read = tool(lambda: output, name="read", description="Read the page.")
-        agent = Agent(ScriptedModel(['<tool_call>{"name": "read", "arguments": {}}</tool_call>', "ok"]), tools=[read])
+        call = '<tool_call>{"name": "read", "arguments": {}}</tool_call>'
+        agent = Agent(ScriptedModel([call, "ok"]), tools=[read])
         agent.run("go")
         messages = [{"role": "system", "content": agent.system_prompt()}, *agent.messages]
         text = model._render(loaded, ModelRequest(messages=messages))
@@ -275,4 +282,5 @@ def test_the_local_models_prompt_has_no_special_token_the_template_did_not_write
     # A token of the model's own that no family has is escaped in tool results, here where it is known.
     own = dataclasses.replace(loaded, control=frozenset({"<extra_0>"}))
     result = {"role": "tool", "content": "a<extra_0>b"}
-    assert "a&lt;extra_0>b" in model._render(own, ModelRequest(messages=[{"role": "user", "content": "go"}, result]))
+    request = ModelRequest(messages=[{"role": "user", "content": "go"}, result])
+    assert "a&lt;extra_0>b" in model._render(own, request)
