@@ -35,7 +35,9 @@ from . import gguf
 from ._llama_decode import decode_answer
 from ._llama_grammar import GrammarCache
 from ._llama_text import chunks, token_text
-from ._llama_vocab import Vocabulary, count_with
+from ..tools._inert import escape_tokens
+from ..tools.calls import is_tool_result
+from ._llama_vocab import Vocabulary, control_tokens, count_with
 from .base import ModelChunk, ModelError, ModelRequest, Usage
 
 __all__ = ["LlamaCppModel"]
@@ -78,6 +80,8 @@ class _Loaded:
     llama: Any
     formatter: Any
     vocab: Any
+    control: frozenset[str] = frozenset()
+    """The model's control tokens that `inert` does not escape already (`control_tokens`)."""
 
 
 class LlamaCppModel:
@@ -283,14 +287,25 @@ class LlamaCppModel:
                 eos_token=token_text(llama, llama.token_eos()),
                 bos_token=token_text(llama, llama.token_bos()),
             )
-            self._loaded = _Loaded(llama, formatter, llama_cpp.llama_model_get_vocab(llama.model))
+            vocab = llama_cpp.llama_model_get_vocab(llama.model)
+            self._loaded = _Loaded(llama, formatter, vocab, control_tokens(llama))
             return self._loaded, perf_counter() - started
 
     def _render(self, loaded: _Loaded, request: ModelRequest) -> str:
-        """The prompt text: the conversation through the model's own chat template."""
+        """The prompt text: the conversation through the model's own chat template.
+
+        Tool results, made `inert` against every family's special tokens, are also made inert
+        against this model's own control tokens (`control_tokens`): here, where the model is known.
+        """
         tools = [tool.to_json_schema() for tool in request.tools] or None
+        messages = [
+            {**m, "content": escape_tokens(m["content"], loaded.control)}
+            if is_tool_result(m) and isinstance(m.get("content"), str)
+            else dict(m)
+            for m in request.messages
+        ]
         try:
-            return loaded.formatter(messages=[dict(m) for m in request.messages], tools=tools).prompt
+            return loaded.formatter(messages=messages, tools=tools).prompt
         except Exception as exc:  # jinja2 errors, and the template's own raise_exception
             raise ModelError(
                 f"The chat template of {self.name} could not render this conversation:"
