@@ -3,6 +3,12 @@
 `CallRunner` holds an agent's settings for one run, the results of the calls that succeeded in it
 (an identical call is answered with the earlier result instead of running again), and how often
 each call failed the same way (a call that keeps failing gets a notice, then ends the run).
+
+It is the one path from a request to a running tool, whoever asks: the agent loop, and a client
+of `%tools serve` (`mcp.serve.ToolServer` runs each served call as a batch of one). What runs is
+exactly what was approved (arguments a person edited are validated again), and only an explicit
+`Approved` runs a call: any other answer (None, False, a wrong count, a look-alike object) is a
+denial.
 """
 
 from __future__ import annotations
@@ -13,7 +19,7 @@ import difflib
 import json
 import re
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -58,6 +64,9 @@ class CallRunner:
     """The agent's model, for a tool that asks it something (an MCP server's sampling request)."""
     max_output_items: int = MAX_ITEMS
     max_output_depth: int = MAX_DEPTH
+    deny_if_approver_fails: bool = False
+    """What an approver that raises means: False (the loop) lets the error end the run, so the
+    person sees the broken approver; True (a server) denies the calls, telling the client why."""
     answered: dict[str, ToolResult] = field(default_factory=dict)
     """This run's successful calls, by tool and validated arguments."""
     failures: dict[str, _Failure] = field(default_factory=dict)
@@ -108,6 +117,9 @@ class CallRunner:
                 results[index] = self._outcome(ToolResult(call, f"Denied: {decision.message}", kind="denied"))
             elif decision.arguments is not None:
                 try:  # what runs is always validated, also when a person typed it
+                    if not isinstance(decision.arguments, Mapping):
+                        kind = type(decision.arguments).__name__
+                        raise ToolArgumentsError(tool.name, [f"they must be an object of named values, got a {kind}"])
                     edited[index] = tool.validate(dict(decision.arguments))
                 except ToolArgumentsError as error:
                     results[index] = ToolResult(
@@ -213,13 +225,25 @@ class CallRunner:
             return []
         approver = self.approver or _NO_APPROVER
         requests = [ApprovalRequest(call, tool, values) for _, call, tool, values in asking]
-        decisions = list(await approver.approve(requests))
-        if len(decisions) != len(requests) or not all(isinstance(d, (Approved, Denied)) for d in decisions):
+        try:
+            answer = await approver.approve(requests)
+        except Exception as error:
+            if not self.deny_if_approver_fails:
+                raise
+            reason = f"the approver {approver!r} failed ({type(error).__name__}: {error}), so none of them ran."
+            return [Denied(reason, "the approver failed")] * len(requests)
+        # Only a sequence of exactly one Approved or Denied per call is an answer; anything else
+        # (None, a string, a mapping, a look-alike of Approved) decides nothing: nothing runs.
+        decisions = _decisions(answer)
+        if decisions is None or len(decisions) != len(requests) or not all(
+            isinstance(d, (Approved, Denied)) for d in decisions
+        ):
+            count = f"{len(decisions)} answered" if decisions is not None else f"answered with a {type(answer).__name__}"
             reason = (
                 f"the approver {approver!r} did not return one Approved or Denied per call"
-                f" ({len(requests)} asked, {len(decisions)} answered), so none of them ran."
+                f" ({len(requests)} asked, {count}), so none of them ran."
             )
-            return [Denied(reason)] * len(requests)
+            return [Denied(reason, "the approver's answer was not a decision")] * len(requests)
         return decisions
 
     def _timeout(self, tool: Tool) -> float | None:
@@ -286,6 +310,17 @@ class CallRunner:
         if error is not None:
             return index, ToolResult(call, text, kind="error", exception=error, duration=elapsed)
         return index, ToolResult(call, text, value=value, duration=elapsed)
+
+
+def _decisions(answer: Any) -> list[Any] | None:
+    """An approver's answer as a list, or None when it is no list of anything (None, a number, a
+    string, a mapping, an iterator that fails)."""
+    if isinstance(answer, (str, bytes, Mapping)) or not isinstance(answer, Iterable):
+        return None
+    try:
+        return list(answer)
+    except Exception:  # noqa: BLE001 - an answer that cannot be read decides nothing
+        return None
 
 
 def _ran_with(result: ToolResult, values: dict[str, Any]) -> ToolResult:
