@@ -24,7 +24,7 @@ from typing import Any
 
 from ._thread import background_loop
 from ._serve_types import annotations_of, output_schema_of, structured_content
-from .published import Prompt, Resource
+from .published import Prompt, Resource, UnsafeSegment
 from ._token_gate import RequireToken
 from ..agent.approvals import ApprovalRequest, Approver, DenyAll
 from ..agent.calls import CallRunner
@@ -234,9 +234,17 @@ class ToolServer:
         from mcp import MCPError
 
         uri = str(params.uri)
-        found = next((r for r in self.resources if r.match(uri) is not None), None)
+        found, refused = None, None
+        for each in self.resources:  # another template may take what one refuses
+            try:
+                if each.match(uri) is not None:
+                    found = each
+                    break
+            except UnsafeSegment as error:
+                refused = refused or error
         if found is None:
-            raise MCPError(code=types.INVALID_PARAMS, message=f"no resource at {uri}")
+            message = f"{refused}" if refused is not None else f"no resource at {uri}"
+            raise MCPError(code=types.INVALID_PARAMS, message=message)
         content, mime = await self._in_thread(f"reading {uri}", found.read, uri)
         if isinstance(content, bytes):
             blob = base64.b64encode(content).decode("ascii")
