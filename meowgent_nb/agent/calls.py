@@ -23,7 +23,7 @@ from collections.abc import AsyncIterator, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import ToolArgumentsError
+from ..errors import ApprovalMissing, ToolArgumentsError
 from ..protocols.parsing import MalformedCall
 from ..tools._output import MAX_DEPTH, MAX_ITEMS, Shape
 from ..tools.core import Tool, ToolCall, ToolResult
@@ -130,8 +130,9 @@ class CallRunner:
         values_of = {index: edited.get(index, values) for index, _, _, values in runnable}
         slots = asyncio.Semaphore(self.max_workers)
         loop = asyncio.get_running_loop()
+        approved = {index for (index, *_), decision in zip(asking, decisions) if isinstance(decision, Approved)}
         running = {
-            index: RunningCall(call, loop, self._timeout(tool), self.approver, self.model)
+            index: RunningCall(call, loop, self._timeout(tool), self.approver, self.model, index in approved)
             for index, call, tool, _ in runnable
             if index not in results
         }
@@ -307,6 +308,8 @@ class CallRunner:
             running.end(how)
         elapsed = time.perf_counter() - started
         value, text, error = outcome
+        if isinstance(error, ApprovalMissing):  # it did nothing: a denial, not a failure to record
+            return index, ToolResult(call, f"Denied: {error}", kind="denied", exception=error, duration=elapsed)
         if error is not None:
             return index, ToolResult(call, text, kind="error", exception=error, duration=elapsed)
         return index, ToolResult(call, text, value=value, duration=elapsed)
