@@ -14,6 +14,7 @@ denial.
 from __future__ import annotations
 
 import asyncio
+import copy
 import dataclasses
 import difflib
 import json
@@ -225,7 +226,9 @@ class CallRunner:
         if not asking:
             return []
         approver = self.approver or _NO_APPROVER
-        requests = [ApprovalRequest(call, tool, values) for _, call, tool, values in asking]
+        # The approver gets a copy: changing it in place is no way to change what runs (an edit is
+        # Approved(arguments=...), validated again); what runs is what the approver was shown.
+        requests = [ApprovalRequest(call, tool, _copied(values)) for _, call, tool, values in asking]
         try:
             answer = await approver.approve(requests)
         except Exception as error:
@@ -313,6 +316,13 @@ class CallRunner:
         if error is not None:
             return index, ToolResult(call, text, kind="error", exception=error, duration=elapsed)
         return index, ToolResult(call, text, value=value, duration=elapsed)
+
+
+def _copied(values: dict[str, Any]) -> dict[str, Any]:
+    try:
+        return copy.deepcopy(values)
+    except Exception:  # noqa: BLE001 - a value that cannot be copied: the top level at least
+        return dict(values)
 
 
 def _decisions(answer: Any) -> list[Any] | None:

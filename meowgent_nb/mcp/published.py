@@ -24,6 +24,7 @@ import functools
 import inspect
 import json
 import re
+import unicodedata
 from collections.abc import Callable
 from typing import Any
 from urllib.parse import unquote
@@ -53,9 +54,11 @@ def segment_problem(value: str) -> str | None:
     left after the one decoding (a value encoded twice, ``%252F``, would be decoded by the next
     reader).
     """
-    if value in (".", ".."):
+    # Also as NFKC folds it (a function that normalises would turn "．．／" into "../").
+    folded = unicodedata.normalize("NFKC", value)
+    if value in (".", "..") or folded in (".", ".."):
         return "names a folder (. and .. are refused); give a name in it"
-    separator = next((c for c in "/\\" if c in value), None)
+    separator = next((c for c in "/\\" if c in value), None) or next((c for c in "/\\" if c in folded), None)
     if separator is not None:
         return f"contains the path separator {separator!r}; give one name without separators"
     if re.match(r"[A-Za-z]:", value):

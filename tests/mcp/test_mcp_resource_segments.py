@@ -87,6 +87,8 @@ FOLDER = "names a folder (. and .. are refused); give a name in it"
         ("notes://..%252Fsecret.txt", "..%2Fsecret.txt", "is still percent-encoded after decoding ('%2F': encoded twice); encode it once"),
         ("notes://%252E%252E", "%2E%2E", "is still percent-encoded after decoding ('%2E': encoded twice); encode it once"),
         ("files://..%2F../x", "..", FOLDER),
+        ("notes://%EF%BC%8E%EF%BC%8E%EF%BC%8Fsecret", "\uff0e\uff0e\uff0fsecret", SEPARATOR.format("/")),  # fullwidth ../
+        ("notes://%EF%BC%8E%EF%BC%8E", "\uff0e\uff0e", FOLDER),
     ],
 )
 def test_a_value_that_is_not_one_plain_segment_is_refused_naming_the_placeholder(served, uri, value, problem):
