@@ -93,7 +93,6 @@ class ToolServer:
             raise ValueError(f"ToolServer: two tools share a name: {', '.join(twice)}; serve one of each")
         self.tools = [t for t in tools if include_approval_tools or not t.approval]
         self.left_out = [t for t in tools if t not in self.tools]
-        self._by_name = {t.name: t for t in self.tools}
         self._output_schemas = {t.name: output_schema_of(t) for t in self.tools}
         self.approver = approver or DenyAll("no one approves calls from outside the notebook")
         self.approval_loop = approval_loop
