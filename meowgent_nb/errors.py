@@ -68,4 +68,4 @@ class RunInterrupted(MeowgentError):
 class ApprovalMissing(MeowgentError):
     """A tool found, as it was about to reach outside, that its call needed a person's approval
     that was not asked for (a recorded MCP tool whose cassette said it needs none, while its live
-    server says it does). The tool did nothing; the call's result is a denial saying this."""
+    server says it does). The tool did nothing; the agent then asks, and runs it only if approved."""

@@ -14,13 +14,12 @@ denial.
 from __future__ import annotations
 
 import asyncio
-import copy
 import dataclasses
 import difflib
 import json
 import re
 import time
-from collections.abc import AsyncIterator, Iterable, Mapping
+from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,7 +29,7 @@ from ..tools._output import MAX_DEPTH, MAX_ITEMS, Shape
 from ..tools.core import Tool, ToolCall, ToolResult
 from ._running_call import RUNNING_CALL, Ending, RunningCall, within_limit
 from ._tool_threads import ToolThreads, call_tool
-from .approvals import ApprovalRequest, Approved, Approver, Decision, Denied, DenyAll
+from .approvals import Approved, Approver, Decision, Denied, DenyAll, decide
 from .events import AgentEvent, ApprovalEvent, ApprovalRequested, ToolResultEvent
 from .result import RepeatedFailure
 
@@ -114,18 +113,7 @@ class CallRunner:
         edited: dict[int, dict[str, Any]] = {}
         for (index, call, tool, _), decision in zip(asking, decisions):
             yield ApprovalEvent(call, decision)
-            if isinstance(decision, Denied):
-                results[index] = self._outcome(ToolResult(call, f"Denied: {decision.message}", kind="denied"))
-            elif decision.arguments is not None:
-                try:  # what runs is always validated, also when a person typed it
-                    if not isinstance(decision.arguments, Mapping):
-                        kind = type(decision.arguments).__name__
-                        raise ToolArgumentsError(tool.name, [f"they must be an object of named values, got a {kind}"])
-                    edited[index] = tool.validate(dict(decision.arguments))
-                except ToolArgumentsError as error:
-                    results[index] = ToolResult(
-                        call, f"Not run: the arguments given at approval were invalid.\n{error}", kind="invalid_arguments"
-                    )
+            self._settle(index, call, tool, decision, results, edited)
         for index in sorted(results):
             yield ToolResultEvent(results[index])
         values_of = {index: edited.get(index, values) for index, _, _, values in runnable}
@@ -142,9 +130,21 @@ class CallRunner:
             for index, call, tool, _ in runnable
             if index not in results
         ]
+        tools_of = {index: tool for index, _, tool, _ in runnable}
         try:
             for next_done in asyncio.as_completed(tasks):
                 index, result = await next_done
+                if isinstance(result.exception, ApprovalMissing):  # it needs approval after all: ask now
+                    call, tool = result.call, tools_of[index]
+                    yield ApprovalRequested((call,))
+                    (decision,) = await self._decide([(index, call, tool, values_of[index])])
+                    yield ApprovalEvent(call, decision)
+                    if self._settle(index, call, tool, decision, results, edited):
+                        yield ToolResultEvent(results[index])
+                        continue
+                    values_of[index] = edited.get(index, values_of[index])
+                    running[index] = again = RunningCall(call, loop, self._timeout(tool), self.approver, self.model, True)
+                    index, result = await self._execute(index, call, tool, values_of[index], slots, again)
                 if index in edited:
                     result = _ran_with(result, edited[index])
                 results[index] = result = self._outcome(result)
@@ -156,6 +156,31 @@ class CallRunner:
                 task.cancel()
             for each in running.values():  # now, not when the cancelled tasks get to it: see RunningCall
                 each.end("stopped")
+
+    def _settle(
+        self,
+        index: int,
+        call: ToolCall,
+        tool: Tool,
+        decision: Decision,
+        results: dict[int, ToolResult],
+        edited: dict[int, dict[str, Any]],
+    ) -> bool:
+        """Put what ``decision`` means for a call in ``results`` (a denial, an invalid edit: True)
+        or ``edited`` (arguments a person changed, validated: what runs)."""
+        if isinstance(decision, Denied):
+            results[index] = self._outcome(ToolResult(call, f"Denied: {decision.message}", kind="denied"))
+        elif decision.arguments is not None:
+            try:  # what runs is always validated, also when a person typed it
+                if not isinstance(decision.arguments, Mapping):
+                    kind = type(decision.arguments).__name__
+                    raise ToolArgumentsError(tool.name, [f"they must be an object of named values, got a {kind}"])
+                edited[index] = tool.validate(dict(decision.arguments))
+            except ToolArgumentsError as error:
+                results[index] = ToolResult(
+                    call, f"Not run: the arguments given at approval were invalid.\n{error}", kind="invalid_arguments"
+                )
+        return index in results
 
     def _precheck(
         self, call: ToolCall, malformed: MalformedCall | None, by_name: dict[str, Tool], last: bool
@@ -225,30 +250,8 @@ class CallRunner:
     async def _decide(self, asking: list[tuple[int, ToolCall, Tool, dict[str, Any]]]) -> list[Decision]:
         if not asking:
             return []
-        approver = self.approver or _NO_APPROVER
-        # The approver gets a copy: changing it in place is no way to change what runs (an edit is
-        # Approved(arguments=...), validated again); what runs is what the approver was shown.
-        requests = [ApprovalRequest(call, tool, _copied(values)) for _, call, tool, values in asking]
-        try:
-            answer = await approver.approve(requests)
-        except Exception as error:
-            if not self.deny_if_approver_fails:
-                raise
-            reason = f"the approver {approver!r} failed ({type(error).__name__}: {error}), so none of them ran."
-            return [Denied(reason, "the approver failed")] * len(requests)
-        # Only a sequence of exactly one Approved or Denied per call is an answer; anything else
-        # (None, a string, a mapping, a look-alike of Approved) decides nothing: nothing runs.
-        decisions = _decisions(answer)
-        if decisions is None or len(decisions) != len(requests) or not all(
-            isinstance(d, (Approved, Denied)) for d in decisions
-        ):
-            count = f"{len(decisions)} answered" if decisions is not None else f"answered with a {type(answer).__name__}"
-            reason = (
-                f"the approver {approver!r} did not return one Approved or Denied per call"
-                f" ({len(requests)} asked, {count}), so none of them ran."
-            )
-            return [Denied(reason, "the approver's answer was not a decision")] * len(requests)
-        return decisions
+        requests = [(call, tool, values) for _, call, tool, values in asking]
+        return await decide(self.approver or _NO_APPROVER, requests, self.deny_if_approver_fails)
 
     def _timeout(self, tool: Tool) -> float | None:
         return tool.timeout if tool.timeout is not None else self.tool_timeout
@@ -311,29 +314,11 @@ class CallRunner:
             running.end(how)
         elapsed = time.perf_counter() - started
         value, text, error = outcome
-        if isinstance(error, ApprovalMissing):  # it did nothing: a denial, not a failure to record
+        if isinstance(error, ApprovalMissing):  # it did nothing: `run` asks, then runs it again
             return index, ToolResult(call, f"Denied: {error}", kind="denied", exception=error, duration=elapsed)
         if error is not None:
             return index, ToolResult(call, text, kind="error", exception=error, duration=elapsed)
         return index, ToolResult(call, text, value=value, duration=elapsed)
-
-
-def _copied(values: dict[str, Any]) -> dict[str, Any]:
-    try:
-        return copy.deepcopy(values)
-    except Exception:  # noqa: BLE001 - a value that cannot be copied: the top level at least
-        return dict(values)
-
-
-def _decisions(answer: Any) -> list[Any] | None:
-    """An approver's answer as a list, or None when it is no list of anything (None, a number, a
-    string, a mapping, an iterator that fails)."""
-    if isinstance(answer, (str, bytes, Mapping)) or not isinstance(answer, Iterable):
-        return None
-    try:
-        return list(answer)
-    except Exception:  # noqa: BLE001 - an answer that cannot be read decides nothing
-        return None
 
 
 def _ran_with(result: ToolResult, values: dict[str, Any]) -> ToolResult:

@@ -9,9 +9,9 @@ edit, and a hand-edited ``"approval": false`` must not let a destructive tool ru
   lengthened or removed (without a ``timeout=``, the agent's default holds, as it does live).
 - A call the cassette has no recording of (mode auto / new) starts the server. From then on a
   tool asks when the live listing (with the person's ``approval=``) says so or the recording
-  does; a call that was let through unasked because the recording said it needs no approval,
-  while the live server says it does, does not run: it raises `ApprovalMissing`, which the
-  agent turns into a denial the model reads (and that is not recorded), and the next call asks.
+  does. The call that started it, let through unasked because the recording said it needs no
+  approval while the live server says it does, does nothing: it raises `ApprovalMissing`, and
+  the agent (`agent.calls`) puts it to the approver then, running it only if approved.
 """
 
 from __future__ import annotations
@@ -73,9 +73,8 @@ def _live_handler(box: Any, remote: str, local: str, made: dict[str, Tool]) -> A
         if own.approval and running is not None and not running.approved:
             raise ApprovalMissing(
                 f"the cassette {box.tape_path or ''} says {local!r} needs no approval, but the live server"
-                f" {box.name!r} says it does, and this call has no recording, so it did not run (no one was"
-                f" asked). It asks from now on: call it again to be asked. Record the listing again (mode all)"
-                f" to correct the cassette."
+                f" {box.name!r} says it does, and this call has no recording, so it was not run without a"
+                " person's approval. Record the listing again (mode all) to correct the cassette."
             )
         return own.function(**arguments)
 

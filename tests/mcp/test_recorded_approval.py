@@ -3,6 +3,7 @@ the real demo server (its ``wipe`` is destructive), real cassettes, hand-edited 
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sys
 from pathlib import Path
@@ -61,26 +62,31 @@ def edit_listing(path: Path, tool: str, **fields) -> None:
 def test_a_hand_lowered_approval_does_not_let_a_live_call_run_unasked(tmp_path):
     path = recorded(tmp_path, calling("demo_add", a=1))
     edit_listing(path, "demo_wipe", approval=False)
-    approver = Asking(Denied("not that"))
+    approver = Asking(Denied("not that"), Approved("yes"))
     box = McpToolbox("demo", [sys.executable, SERVER], record=True)
     try:
-        replay = ReplayModel(path, ScriptedModel([calling("demo_wipe", path="/"), calling("demo_wipe", path="/"), "ok"]))
+        replay = ReplayModel(path, ScriptedModel([calling("demo_wipe", path="/"), calling("demo_wipe", path="tmp"), "ok"]))
         box.use_tape(replay.tool_tape)  # mode auto: replays the listing, runs what is not recorded
         assert (box.connected, box["demo_wipe"].approval) == (False, False)  # pure replay: the file's
-        result = Agent(replay, tools=list(box), approver=approver).run("wipe it")
+        agent = Agent(replay, tools=list(box), approver=approver)
+
+        async def stream():
+            return [event async for event in agent.stream("wipe it")]
+
+        events = asyncio.run(stream())
     finally:
         box.close()
-    assert [(r.kind, r.output) for r in result.tool_results] == [
-        (
-            "denied",
-            f"Denied: the cassette {path} says 'demo_wipe' needs no approval, but the live server 'demo' says"
-            " it does, and this call has no recording, so it did not run (no one was asked). It asks from now"
-            " on: call it again to be asked. Record the listing again (mode all) to correct the cassette.",
-        ),
-        ("denied", "Denied: not that"),
+    result = events[-1].result
+    # The first call started the server, whose listing says wipe is destructive: it was asked then.
+    assert [(r.kind, r.output) for r in result.tool_results] == [("denied", "Denied: not that"), ("ok", "wiped tmp")]
+    assert approver.asked == [("demo_wipe", {"path": "/"}), ("demo_wipe", {"path": "tmp"})]
+    assert [type(e).__name__ for e in events if type(e).__name__ in ("ApprovalRequested", "ApprovalEvent")] == [
+        "ApprovalRequested", "ApprovalEvent", "ApprovalRequested", "ApprovalEvent"
     ]
-    assert approver.asked == [("demo_wipe", {"path": "/"})]  # the second call was put to the person
-    assert [e.tool for e in Cassette(path).tool_entries] == ["demo_add"]  # nothing of wipe was recorded
+    assert [(e.tool, e.arguments) for e in Cassette(path).tool_entries] == [
+        ("demo_add", {"a": 1, "b": 2}),
+        ("demo_wipe", {"path": "tmp"}),  # the denied call left nothing in the cassette
+    ]
 
 
 def test_once_live_a_lowered_approval_asks_and_an_approved_call_runs(tmp_path):
