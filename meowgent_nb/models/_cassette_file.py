@@ -8,9 +8,12 @@ the model was sent (the fields in `REQUEST_FIELDS`) and the chunks it streamed b
 written over several lines, one field, message or chunk a line, keys sorted, non-ASCII kept as it
 is, so a re-recording diffs line by line. Any layout loads: one object a line (JSON Lines),
 pretty-printed, reformatted by an editor, with a BOM or Windows line ends. New recordings are
-appended after a blank line; the file is never rewritten, so hand edits stay. Every field is
-checked where the file is read (`_cassette_schema`): a mistake is one `CassetteError` that names
-the line, the field and what is wrong with it.
+appended after a blank line; what the file held stays byte for byte, so hand edits stay. Every
+field is checked where the file is read (`_cassette_schema`): a mistake is one `CassetteError` that
+names the line, the field and what is wrong with it. A key given twice in one object, nesting
+deeper than `MAX_DEPTH` levels and numbers out of range are mistakes too. A new entry is checked
+the same way *before* it is written, and written atomically (a new file beside it, then renamed
+over it), so a value the reader would refuse, or a failure while writing, leaves the file as it was.
 """
 
 from __future__ import annotations
@@ -18,7 +21,8 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-import re
+import stat
+import secrets as _random
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -26,6 +30,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from ._cassette_mask import MASKED, MAX_DEPTH, VALUE_DEPTH, Mask, depth_over, host_credentials, scrub
 from .base import ModelChunk, ModelError, ModelRequest
 
 __all__ = [
@@ -34,21 +39,19 @@ __all__ = [
     "CassetteError",
     "Entry",
     "ListingEntry",
+    "MASKED",
+    "MAX_DEPTH",
     "Mask",
     "ToolEntry",
     "dump_entry",
     "host_credentials",
     "load_entries",
     "parse_entries",
+    "scrub",
 ]
 
 REQUEST_FIELDS = ("model", "think", "options", "format", "offered", "tools", "messages")
 """What a request is recognised by, in the order they are written and compared."""
-
-# user:password@ in a URL (http://user:pw@host). The credentials of OLLAMA_HOST, which may have no
-# scheme, are removed as exact strings too (see `scrub`).
-_URL_CREDENTIALS = re.compile(r"([A-Za-z][\w+.-]*://)[^\s/@]+@")
-
 
 class CassetteError(ModelError):
     """A cassette is missing, unreadable, or has no recording of a request."""
@@ -92,78 +95,6 @@ class ListingEntry:
     """The server's tools left out by the box's include / exclude."""
 
 
-MASKED = "***"
-"""What a masked secret is replaced by in a cassette."""
-
-
-class Mask:
-    """The patterns (regular expressions) whose matches never reach a cassette: each becomes ``***``.
-
-    Applied to every string of what is stored (requests, answers, tool arguments, results and
-    listings, object keys too) before it is keyed, so a replayed request, masked the same way,
-    still matches its recording.
-
-    Raises:
-        CassetteError: A pattern is not a string or not a valid regular expression, or it
-            matches the empty string (it would mask nothing and everything).
-    """
-
-    def __init__(self, patterns: Iterable[str] = ()):
-        if isinstance(patterns, str):
-            patterns = [patterns]
-        compiled = []
-        for pattern in patterns:
-            if not isinstance(pattern, str):
-                raise CassetteError(f"A cassette mask must be a regular expression (a string), got {pattern!r}.")
-            try:
-                regex = re.compile(pattern)
-            except re.error as error:
-                raise CassetteError(f"The cassette mask {pattern!r} is not a valid regular expression: {error}.") from None
-            if regex.fullmatch(""):
-                raise CassetteError(
-                    f"The cassette mask {pattern!r} matches the empty string; write a pattern for the secret itself."
-                )
-            compiled.append(regex)
-        self.patterns = tuple(compiled)
-
-    def __bool__(self) -> bool:
-        return bool(self.patterns)
-
-    def text(self, text: str) -> str:
-        for regex in self.patterns:
-            text = regex.sub(MASKED, text)
-        return text
-
-    def __call__(self, value: Any) -> Any:
-        """``value`` (JSON values) with every match masked."""
-        if not self.patterns:
-            return value
-        if isinstance(value, str):
-            return self.text(value)
-        if isinstance(value, list):
-            return [self(item) for item in value]
-        if isinstance(value, dict):
-            return {self.text(key) if isinstance(key, str) else key: self(item) for key, item in value.items()}
-        return value
-
-    def chunks(self, chunks: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """Answer chunks (`chunk_json`) masked; a secret streamed across chunks is masked too (the
-        text, or thinking, of such an answer is then stored in its first chunk)."""
-        if not self.patterns:
-            return chunks
-        chunks = [dict(chunk) for chunk in chunks]
-        for field_name in ("text", "thinking"):
-            parts = [chunk.get(field_name, "") for chunk in chunks]
-            whole = self.text("".join(parts))
-            if whole != "".join(map(self.text, parts)):
-                first = next(i for i, part in enumerate(parts) if part)
-                for index, chunk in enumerate(chunks):
-                    chunk.pop(field_name, None)
-                    if index == first:
-                        chunk[field_name] = whole
-        return [self(chunk) for chunk in chunks]
-
-
 def request_fields(
     name: str | None, request: ModelRequest, settings: Mapping[str, Any], secrets: Iterable[str] = ()
 ) -> dict[str, Any]:
@@ -186,45 +117,7 @@ def request_fields(
         "messages": list(request.messages),
     }
     # Through JSON and back: tuples become lists, keys strings, as they will be when loaded.
-    return scrub(json.loads(json.dumps(fields, default=str)), secrets)
-
-
-def scrub(value: Any, secrets: Iterable[str] = ()) -> Any:
-    """``value`` with URL credentials and the exact ``secrets`` removed from every string."""
-    secrets = [s for s in secrets if s]
-    if isinstance(value, str):
-        value = _URL_CREDENTIALS.sub(r"\1", value)
-        for secret in secrets:
-            value = value.replace(secret, "")
-        return value
-    if isinstance(value, list):
-        return [scrub(item, secrets) for item in value]
-    if isinstance(value, dict):
-        return {key: scrub(item, secrets) for key, item in value.items()}
-    return value
-
-
-def host_credentials(model: Any) -> Iterable[str]:
-    """The credentials in ``OLLAMA_HOST``, ``OPENAI_BASE_URL`` and the model's ``host`` or
-    ``base_url``, and the API key (``OPENAI_API_KEY``, or an `OpenAIModel`'s own), as exact strings."""
-    from .openai import NO_KEY
-
-    # An OpenAIModel keeps its key private, out of reprs; the cassette is the one other reader.
-    for key in (os.environ.get("OPENAI_API_KEY"), getattr(model, "_api_key", None)):
-        if isinstance(key, str) and key and key != NO_KEY:
-            yield key
-    addresses = ("OLLAMA_HOST", "OPENAI_BASE_URL")
-    for host in (
-        *map(os.environ.get, addresses),
-        getattr(model, "host", None),
-        getattr(model, "base_url", None),
-    ):
-        if isinstance(host, str) and "@" in host:
-            credentials = (
-                host.partition("://")[2].rpartition("@")[0] if "://" in host else host.rpartition("@")[0]
-            )
-            yield credentials + "@"
-            yield credentials
+    return scrub(_as_json(fields, "The request"), secrets)
 
 
 def key_of(fields: Mapping[str, Any], with_model: bool = True) -> str:
@@ -252,7 +145,21 @@ def chunk_json(chunk: ModelChunk, secrets: Iterable[str] = ()) -> dict[str, Any]
         out["usage"] = {k: v for k, v in dataclasses.asdict(chunk.usage).items() if v is not None}
     if chunk.finish_reason is not None:
         out["finish_reason"] = chunk.finish_reason
-    return scrub(json.loads(json.dumps(out, default=str)), secrets)
+    return scrub(_as_json(out, "The answer"), secrets)
+
+
+def _as_json(value: Any, what: str) -> Any:
+    """``value`` through JSON and back (other objects as their ``str``).
+
+    Raises:
+        CassetteError: It nests too deep or holds a number JSON cannot (NaN, over 4300 digits).
+    """
+    if depth_over(value, VALUE_DEPTH):
+        raise CassetteError(f"{what} is nested deeper than {VALUE_DEPTH} levels; a cassette does not record that.")
+    try:
+        return json.loads(json.dumps(value, default=str, allow_nan=False))
+    except ValueError as error:
+        raise CassetteError(f"{what} holds a value a cassette cannot record ({error}).") from None
 
 
 def dump_entry(request: Mapping[str, Any], chunks: Sequence[dict[str, Any]]) -> str:
@@ -295,15 +202,25 @@ def load_entries(path: Path) -> list[Entry]:
     return parse_entries(text.replace("\r\n", "\n").replace("\r", "\n"), path)
 
 
-def parse_entries(text: str, path: Path, first_line: int = 1) -> list[Entry]:
+FIX_LINE = "Fix that line, or delete the file and record again."
+NOT_WRITTEN = (
+    "Nothing was written: the cassette is as it was. The value came from what was being recorded"
+    " (the model's backend or the tool); a cassette holds only what it reads back."
+)
+
+
+def parse_entries(text: str, path: Path, first_line: int = 1, *, writing: bool = False) -> list[Entry]:
     """The entries in ``text``, which starts at line ``first_line`` of ``path`` (for errors).
+
+    ``writing``: the text is an entry about to be written (its errors say nothing was written).
 
     Raises:
         CassetteError: As for `load_entries`.
     """
     from ._cassette_schema import field_lines  # pydantic loads when a cassette is first read
 
-    decoder = json.JSONDecoder(parse_constant=_not_json)
+    fix = (lambda _: NOT_WRITTEN) if writing else (lambda what: what)
+    decoder = json.JSONDecoder(parse_constant=_not_json, parse_float=_finite, object_pairs_hook=_object)
     entries, position = [], 0
     while True:
         while position < len(text) and text[position].isspace():
@@ -319,20 +236,27 @@ def parse_entries(text: str, path: Path, first_line: int = 1) -> list[Entry]:
             if error.msg.startswith("Unterminated string") or not text[error.pos :].strip():
                 raise CassetteError(
                     f"Cassette {path}, {where}: the file ends inside the entry that begins on line"
-                    f" {line} (it was cut off, or a closing bracket is missing). Complete or delete"
-                    " that entry, or delete the file and record again."
+                    f" {line} (it was cut off, or a closing bracket is missing). "
+                    + fix("Complete or delete that entry, or delete the file and record again.")
                 ) from None
-            raise CassetteError(
-                f"Cassette {path}, {where}: not valid JSON ({error.msg})."
-                " Fix that line, or delete the file and record again."
-            ) from None
-        except ValueError as error:  # NaN or Infinity (see _not_json), or a number too long to read
+            raise CassetteError(f"Cassette {path}, {where}: not valid JSON ({error.msg}). {fix(FIX_LINE)}") from None
+        except ValueError as error:  # NaN, Infinity, 1e400 (see _finite), a key twice, a number too long
             what = error if isinstance(error, _NotJson) else "a number too long to read (over 4300 digits)"
             raise CassetteError(
-                f"Cassette {path}, line {line}: the entry has {what}. Fix the entry, or delete the"
-                " file and record again."
+                f"Cassette {path}, line {line}: the entry has {what}. "
+                + fix("Fix the entry, or delete the file and record again.")
             ) from None
-        entries.append(_entry(value, path, line, partial(field_lines, text, start, first_line)))
+        except RecursionError:  # deeper than the parser's stack: the same mistake as below
+            value = _TOO_DEEP
+        if value is _TOO_DEEP or depth_over(value, MAX_DEPTH):
+            raise CassetteError(
+                f"Cassette {path}, line {line}: the entry is nested deeper than {MAX_DEPTH} levels,"
+                f" which no cassette entry needs. {fix('Fix the entry, or delete the file and record again.')}"
+            )
+        entries.append(_entry(value, path, line, partial(field_lines, text, start, first_line), fix))
+
+
+_TOO_DEEP = object()
 
 
 class _NotJson(ValueError):
@@ -343,23 +267,62 @@ def _not_json(constant: str) -> Any:
     raise _NotJson(f"{constant}, which is not JSON (write a number, or null)")
 
 
+class HugeNumber(float):
+    """A number too large for a float (``1e400``), read as infinity; ``text`` is how it was written."""
+
+    def __new__(cls, text: str) -> HugeNumber:
+        made = super().__new__(cls, text)
+        made.text = text
+        return made
+
+
+def _finite(text: str) -> float:
+    number = float(text)
+    if number in (float("inf"), float("-inf")):  # refused once the field it is in is known
+        return HugeNumber(text)
+    return number
+
+
+def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    made = dict(pairs)
+    if len(made) < len(pairs):
+        seen: set[str] = set()
+        twice = next(key for key, _ in pairs if key in seen or seen.add(key))  # type: ignore[func-returns-value]
+        raise _NotJson(
+            f"the key {json.dumps(twice, ensure_ascii=False)} twice in one object (a reader would keep"
+            " only the last one); keep the one you mean"
+        )
+    return made
+
+
 def _entry(
-    value: Any, path: Path, line: int, lines: Callable[[], dict[tuple[Any, ...], int]]
+    value: Any,
+    path: Path,
+    line: int,
+    lines: Callable[[], dict[tuple[Any, ...], int]],
+    fix: Callable[[str], str] = lambda what: what,
 ) -> Entry | ToolEntry | ListingEntry:
     from pydantic import ValidationError
 
-    from ._cassette_schema import ChunkFields, EntryFields, ListingFields, ToolEntryFields, problems
+    from ._cassette_schema import (
+        ChunkFields,
+        EntryFields,
+        ListingFields,
+        ToolEntryFields,
+        field_path,
+        huge_number,
+        problems,
+    )
 
-    fix = "Fix that line, or delete the file and record again."
     if not isinstance(value, dict):
         raise CassetteError(
             f"Cassette {path}, line {line}: expected a JSON object per request, found"
-            f" {_JSON_TYPES.get(type(value), type(value).__name__)}. {fix}"
+            f" {_JSON_TYPES.get(type(value), type(value).__name__)}. {fix(FIX_LINE)}"
         )
     if value and set(value) <= set(ChunkFields.model_fields):
         raise CassetteError(
             f'Cassette {path}, line {line}: a chunk outside any request: a chunk goes in the "chunks"'
-            " list of its request's entry. Move it there, or delete the file and record again."
+            " list of its request's entry. " + fix("Move it there, or delete the file and record again.")
         )
     root = ListingFields if "toolbox" in value else ToolEntryFields if "tool" in value else EntryFields
     try:
@@ -367,13 +330,23 @@ def _entry(
     except ValidationError as error:
         found = problems(error, lines(), line, root)
         if len(found) == 1:
-            raise CassetteError(f"Cassette {path}, line {found[0][0]}: {found[0][1]}. {fix}") from None
+            raise CassetteError(f"Cassette {path}, line {found[0][0]}: {found[0][1]}. {fix(FIX_LINE)}") from None
         listed = "\n".join(f"line {where}: {text}." for where, text in found[:10])
         listed += f"\n(and {len(found) - 10} more)" if len(found) > 10 else ""
         raise CassetteError(
             f"Cassette {path}, the entry on line {line} has {len(found)} mistakes:\n{listed}\n"
-            "Fix those lines, or delete the file and record again."
+            + fix("Fix those lines, or delete the file and record again.")
         ) from None
+    huge = huge_number(value)
+    if huge is not None:
+        loc, number = huge
+        where = next((lines()[loc[:n]] for n in range(len(loc), 0, -1) if loc[:n] in lines()), line)
+        text = getattr(number, "text", repr(number))
+        shown = text if len(text) <= 30 else text[:27] + "..."
+        raise CassetteError(
+            f"Cassette {path}, line {where}: {field_path(loc)} is {shown}, a number too large to read"
+            f" (over 1.8e308). {fix(FIX_LINE)}"
+        )
     if isinstance(fields, ToolEntryFields):
         return ToolEntry(fields.tool, fields.arguments, fields.result, line)
     if isinstance(fields, ListingFields):
@@ -394,6 +367,28 @@ _JSON_TYPES = {
     bool: "true or false",
     type(None): "null",
 }
+
+
+def _replace(target: Path, data: bytes) -> None:
+    """Make ``target`` hold ``data``: written to a new file in its folder, then renamed over it."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    temporary = target.with_name(f".{target.name}.{_random.token_hex(4)}.tmp")
+    try:
+        mode = stat.S_IMODE(target.stat().st_mode)
+    except FileNotFoundError:
+        mode = None
+    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # the umask applies
+    try:
+        with os.fdopen(descriptor, "wb") as file:
+            file.write(data)
+            file.flush()
+            os.fsync(file.fileno())
+        if mode is not None:
+            os.chmod(temporary, mode)
+        os.replace(temporary, target)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
 
 
 class Cassette:
@@ -451,19 +446,41 @@ class Cassette:
         self._played[key_of(fields, with_model)] += 1
 
     def append(self, text: str) -> None:
-        """Write an entry's ``text`` out (see `add`) and keep what it reads back as."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        before = "" if self._fresh or not self.path.exists() else self.path.read_text(encoding="utf-8")
-        if not before.strip():
-            self._fresh, line = False, 1
-            self.path.write_text(text, encoding="utf-8")
-        else:  # appended after a blank line; the file is not rewritten, so hand edits stay
-            separator = "\n" if before.endswith("\n") else "\n\n"
-            line = before.count("\n") + len(separator) + 1
-            with self.path.open("a", encoding="utf-8") as file:
-                file.write(separator + text)
+        """Check an entry's ``text`` as the reader will, then write it out (see `add`) and keep
+        what it reads back as.
+
+        The file is replaced by a new one holding what it held, byte for byte, and the entry after
+        a blank line; the new file is written beside it and renamed over it, so a reader never sees
+        half an entry and a failure leaves the file as it was.
+
+        Raises:
+            CassetteError: The entry is not one the reader accepts (the message names the field),
+                or the file cannot be read or written; nothing was written.
+        """
+        target = Path(os.path.realpath(self.path))  # a link stays a link to the file it names
+        try:
+            before = b"" if self._fresh or not target.exists() else target.read_bytes()
+        except OSError as error:
+            raise CassetteError(f"Cannot read the cassette {self.path}: {error.strerror or error}.") from None
+        shown = before.decode("utf-8-sig", "replace").replace("\r\n", "\n").replace("\r", "\n")
+        # A lone surrogate (a tool's text decoded with surrogateescape) is written as its JSON escape.
+        data = text.encode("utf-8", "backslashreplace")
+        if not shown.strip():
+            line, whole = 1, data
+        else:  # after a blank line; with an old Mac line end (CR), CR LF would read as one line end
+            separator = (b"\n" if shown.endswith("\n") else b"\n\n") + (b"\n" if before.endswith(b"\r") else b"")
+            line = shown.count("\n") + (1 if shown.endswith("\n") else 2) + 1
+            whole = before + separator + data
         # Read back as from the file, so replay in this session sees what a later session will.
-        self._sort(parse_entries(text, self.path, line))
+        entries = parse_entries(data.decode("utf-8"), self.path, line, writing=True)
+        try:
+            _replace(target, whole)
+        except OSError as error:
+            raise CassetteError(
+                f"Cannot write the cassette {self.path}: {error.strerror or error}. It is as it was."
+            ) from None
+        self._fresh = False
+        self._sort(entries)
 
     def take_tool(self, tool: str, arguments: Mapping[str, Any], *, again: bool = False) -> ToolEntry | None:
         """The next recording of a call of ``tool`` with these (masked) arguments; see `take`."""
