@@ -193,7 +193,8 @@ def problems(
         else:
             what = _WHAT.get(item["type"], item["msg"][:1].lower() + item["msg"][1:])
             if item["type"] == "less_than_equal":
-                what = f"must be at most {item['ctx']['le']}"
+                bound = item["ctx"]["le"]
+                what = f"must be at most {int(bound) if float(bound).is_integer() else bound}"
             text = f"{path} {what}, found {_shown(item['input'])}"
         where = next((lines[loc[:n]] for n in range(len(loc), 0, -1) if loc[:n] in lines), line)
         found.append((where, text))
@@ -285,4 +286,6 @@ def _path(loc: tuple[Any, ...]) -> str:
 
 def _shown(value: Any) -> str:
     text = json.dumps(value, ensure_ascii=False)
+    if isinstance(value, int) and len(text) > 60:
+        return f"a number of {len(text.lstrip('-'))} digits"
     return text if len(text) <= 60 else text[:57] + "..."

@@ -119,11 +119,14 @@ class ToolTape:
         """The recorded listing of ``toolbox`` (`ListingEntry`) when it is to be replayed, else None.
 
         Raises:
-            CassetteError: In mode replay, the cassette has no listing of it.
+            CassetteError: In mode replay, the cassette has no listing of it; or a tool it lists
+                cannot be made from what is recorded (a hand-edited schema).
         """
         if self.mode == "record":
             return None
         found = self.cassette.listing(toolbox)
+        if found is not None:
+            _check_listing(found, self.cassette.path)
         if found is None and self.mode == "replay":
             where = f" (for {self.context})" if self.context else ""
             recorded = sorted({entry.toolbox for entry in self.cassette.listings})
@@ -223,6 +226,20 @@ def listed_tool(fields: Any, handler: Any) -> Any:
     made.idempotent = False  # type: ignore[attr-defined]
     made.record = True
     return made
+
+
+def _check_listing(listing: Any, path: Path) -> None:
+    """Raise a `CassetteError` naming the entry if a tool of ``listing`` cannot be made."""
+    from ..errors import ToolDefinitionError
+
+    for index, fields in enumerate(listing.listing):
+        try:
+            listed_tool(fields, None)
+        except (ToolDefinitionError, ValueError, TypeError) as error:
+            raise CassetteError(
+                f"Cassette {path}, the entry on line {listing.line}: listing[{index}] ({fields.name!r}) cannot be"
+                f" offered: {str(error).rstrip('.')}. Fix the entry, or delete the file and record again."
+            ) from None
 
 
 def _listed(tool: Any) -> dict[str, Any]:
