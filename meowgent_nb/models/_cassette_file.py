@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from ._cassette_mask import MASKED, MAX_DEPTH, VALUE_DEPTH, Mask, depth_over, host_credentials, scrub
-from .base import ModelChunk, ModelError, ModelRequest
+from .base import CassetteError, ModelChunk, ModelRequest
 
 __all__ = [
     "REQUEST_FIELDS",
@@ -52,10 +52,6 @@ __all__ = [
 
 REQUEST_FIELDS = ("model", "think", "options", "format", "offered", "tools", "messages")
 """What a request is recognised by, in the order they are written and compared."""
-
-class CassetteError(ModelError):
-    """A cassette is missing, unreadable, or has no recording of a request."""
-
 
 @dataclass
 class Entry:

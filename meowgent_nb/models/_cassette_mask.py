@@ -27,6 +27,8 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+from .base import CassetteError
+
 __all__ = ["MASKED", "MAX_DEPTH", "Mask", "depth_over", "host_credentials", "scrub"]
 
 MASKED = "***"
@@ -41,12 +43,6 @@ VALUE_DEPTH = MAX_DEPTH - 20
 # scheme, are removed as exact strings too (see `scrub`).
 _URL_CREDENTIALS = re.compile(r"([A-Za-z][\w+.-]*://)[^\s/@]+@")
 _ROUNDS = 8  # of masking a string's JSON text or bytes' base64, before the value is dropped whole
-
-
-def _error(message: str) -> Exception:
-    from ._cassette_file import CassetteError  # the error lives with the file; masks are made first
-
-    return CassetteError(message)
 
 
 class Mask:
@@ -67,13 +63,13 @@ class Mask:
         compiled = []
         for pattern in patterns:
             if not isinstance(pattern, str):
-                raise _error(f"A cassette mask must be a regular expression (a string), got {pattern!r}.")
+                raise CassetteError(f"A cassette mask must be a regular expression (a string), got {pattern!r}.")
             try:
                 regex = re.compile(pattern)
             except re.error as error:
-                raise _error(f"The cassette mask {pattern!r} is not a valid regular expression: {error}.") from None
+                raise CassetteError(f"The cassette mask {pattern!r} is not a valid regular expression: {error}.") from None
             if regex.fullmatch(""):
-                raise _error(
+                raise CassetteError(
                     f"The cassette mask {pattern!r} matches the empty string; write a pattern for the secret itself."
                 )
             compiled.append(regex)
@@ -99,7 +95,7 @@ class Mask:
             CassetteError: ``value`` is nested deeper than `VALUE_DEPTH` levels.
         """
         if depth_over(value, VALUE_DEPTH):
-            raise _error(f"A value to record is nested deeper than {VALUE_DEPTH} levels; a cassette does not record that.")
+            raise CassetteError(f"A value to record is nested deeper than {VALUE_DEPTH} levels; a cassette does not record that.")
         return self._value(value)
 
     def _value(self, value: Any) -> Any:
@@ -164,8 +160,8 @@ class Mask:
 
     def chunks(self, chunks: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """Answer chunks (`chunk_json`) masked; a secret streamed across chunks is masked too (the
-        text, or thinking, of such an answer is then stored in its first chunk). A chunk's usage
-        and ``done`` are the backend's counts, not content: they are kept as they are."""
+        text, or thinking, of such an answer is then stored in its first chunk). A chunk's usage,
+        ``done`` and finish reason are the backend's report, not content: kept as they are."""
         if not self.patterns:
             return chunks
         chunks = [dict(chunk) for chunk in chunks]
@@ -178,7 +174,7 @@ class Mask:
                     chunk.pop(field_name, None)
                     if index == first:
                         chunk[field_name] = whole
-        kept = ("usage", "done")
+        kept = ("usage", "done", "finish_reason")
         return [{**self({k: v for k, v in chunk.items() if k not in kept}), **{k: chunk[k] for k in kept if k in chunk}} for chunk in chunks]
 
 

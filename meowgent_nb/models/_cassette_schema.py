@@ -5,6 +5,9 @@ and its tool calls can carry; `problems` turns what pydantic found wrong into se
 the field as a path (``chunks[2].tool_calls[0].name``) and the line it is on. Types are strict (a
 ``"done": "yes"`` is a mistake, not true) and unknown fields are refused (a typo in a field name
 would otherwise drop the field silently); layout, key order and missing optional fields are free.
+Token counts and seconds are bounded by what a backend can report (a count fits 64 bits, a
+duration is under 10**9 s), so their sums and rates cannot overflow; a number too large for a
+float (``1e400``) is found wherever it is by `huge_number`, also where no type is checked.
 """
 
 from __future__ import annotations
