@@ -24,7 +24,7 @@ import base64
 import json
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from .base import CassetteError
@@ -97,6 +97,11 @@ class Mask:
         if depth_over(value, VALUE_DEPTH):
             raise CassetteError(f"A value to record is nested deeper than {VALUE_DEPTH} levels; a cassette does not record that.")
         return self._value(value)
+
+    def fields(self, fields: Mapping[str, Any]) -> dict[str, Any]:
+        """An entry's (or a chunk's) ``fields`` with their values masked; their names are the
+        format's, not what was recorded, so a mask never renames them."""
+        return {name: self(value) for name, value in fields.items()}
 
     def _value(self, value: Any) -> Any:
         if isinstance(value, str):
@@ -175,7 +180,13 @@ class Mask:
                     if index == first:
                         chunk[field_name] = whole
         kept = ("usage", "done", "finish_reason")
-        return [{**self({k: v for k, v in chunk.items() if k not in kept}), **{k: chunk[k] for k in kept if k in chunk}} for chunk in chunks]
+        masked = []
+        for chunk in chunks:
+            fields = self.fields({k: v for k, v in chunk.items() if k not in kept and k != "tool_calls"})
+            if "tool_calls" in chunk:
+                fields["tool_calls"] = [self.fields(call) for call in chunk["tool_calls"]]
+            masked.append({**fields, **{k: chunk[k] for k in kept if k in chunk}})
+        return masked
 
 
 def json_text(text: str) -> str:

@@ -255,3 +255,16 @@ def test_no_form_of_a_secret_reaches_the_file(tmp_path_factory, value, as_bytes)
         for secret in secrets:
             assert secret.encode() not in data
     assert Cassette(path).tool_entries[0].tool == "t"  # and what was written reads back
+
+
+def test_a_mask_that_matches_a_field_name_masks_values_never_the_files_own_names(tmp_path):
+    # The format's words, not secrets ("name" and "arguments" would mask the model's own call too).
+    masks = ["model", "text", "kind", "json", "usage", "done", "stop", "tool_calls", "chunks", "result", "output"]
+    path = tmp_path / "words.cassette.json"
+    live = run(path, [vault], [call("vault", {"entry": "ok"}), "Done: the model's text."], masks)
+    loaded = Cassette(path)
+    assert loaded.tool_entries[0].result.kind == "ok"
+    assert "".join(chunk.text for chunk in loaded.entries[1].chunks) == "Done: the ***'s ***."
+    assert loaded.entries[1].chunks[-1].finish_reason == "stop"
+    assert replay(path, [vault], masks).text == "Done: the ***'s ***."
+    assert live.text == "Done: the model's text."
