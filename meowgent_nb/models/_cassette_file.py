@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import os
 import stat
 import secrets as _random
@@ -113,7 +114,7 @@ def request_fields(
         "messages": list(request.messages),
     }
     # Through JSON and back: tuples become lists, keys strings, as they will be when loaded.
-    return scrub(_as_json(fields, "The request"), secrets)
+    return scrub(_as_json(fields), secrets)
 
 
 def key_of(fields: Mapping[str, Any], with_model: bool = True) -> str:
@@ -141,21 +142,28 @@ def chunk_json(chunk: ModelChunk, secrets: Iterable[str] = ()) -> dict[str, Any]
         out["usage"] = {k: v for k, v in dataclasses.asdict(chunk.usage).items() if v is not None}
     if chunk.finish_reason is not None:
         out["finish_reason"] = chunk.finish_reason
-    return scrub(_as_json(out, "The answer"), secrets)
+    return scrub(_as_json(out), secrets)
 
 
-def _as_json(value: Any, what: str) -> Any:
-    """``value`` through JSON and back (other objects as their ``str``).
+def _as_json(value: Any) -> Any:
+    """``value`` through JSON and back (other objects as their ``str``). What JSON cannot hold
+    becomes a string that says what it was, so a field with a type (a usage count) is refused by
+    the writer's check, naming the file and the field, and any other field is recorded as that."""
+    return json.loads(json.dumps(_bounded(value, VALUE_DEPTH), default=str))
 
-    Raises:
-        CassetteError: It nests too deep or holds a number JSON cannot (NaN, over 4300 digits).
-    """
-    if depth_over(value, VALUE_DEPTH):
-        raise CassetteError(f"{what} is nested deeper than {VALUE_DEPTH} levels; a cassette does not record that.")
-    try:
-        return json.loads(json.dumps(value, default=str, allow_nan=False))
-    except ValueError as error:
-        raise CassetteError(f"{what} holds a value a cassette cannot record ({error}).") from None
+
+def _bounded(value: Any, depth: int) -> Any:
+    if isinstance(value, (dict, list, tuple)) and depth <= 0:
+        return f"(nested deeper than {VALUE_DEPTH} levels)"
+    if isinstance(value, dict):
+        return {_bounded(key, 1) if isinstance(key, (int, float)) else key: _bounded(item, depth - 1) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_bounded(item, depth - 1) for item in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)  # "nan", "inf": JSON has no such number
+    if isinstance(value, int) and value.bit_length() > 14_000:  # over Python's 4300 digits
+        return f"(a number of about {int(value.bit_length() * 0.30103):,} digits)"
+    return value
 
 
 def dump_entry(request: Mapping[str, Any], chunks: Sequence[dict[str, Any]]) -> str:

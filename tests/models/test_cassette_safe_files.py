@@ -78,17 +78,36 @@ def test_an_odd_value_from_a_backend_is_refused_before_it_is_written(tmp_path, o
     assert ask(ReplayModel(path), "Hi")[0].text == "Hello."
 
 
-def test_a_backend_sending_nan_or_a_number_json_cannot_hold_is_refused_too(tmp_path):
+def test_a_backend_sending_nan_or_a_number_json_cannot_hold_is_refused_naming_the_field(tmp_path):
     path, before = recorded_once(tmp_path)
     for odd, problem in (
-        (Usage(load_seconds=float("nan")), "Out of range float values are not JSON compliant"),
-        (Usage(prompt_tokens=10**5000), "Exceeds the limit (4300 digits) for integer string conversion; use sys.set_int_max_str_digits() to increase the limit"),
+        (Usage(load_seconds=float("nan")), 'chunks[1].usage.load_seconds must be a number, found "nan"'),
+        (Usage(prompt_tokens=10**5000), 'chunks[1].usage.prompt_tokens must be a whole number, found "(a number of about 5,000 digits)"'),
     ):
         model = ReplayModel(path, ScriptedModel([[ModelChunk(text="x"), ModelChunk(done=True, usage=odd)]]))
         with pytest.raises(CassetteError) as caught:
             ask(model, "Again")
-        assert str(caught.value) == f"The answer holds a value a cassette cannot record ({problem})."
+        assert str(caught.value) == f"Cassette {path}, line 26: {problem}.{NOT_WRITTEN}"
         assert path.read_bytes() == before
+
+
+def test_a_request_json_cannot_hold_is_recorded_with_what_it_held_named(tmp_path):
+    path = tmp_path / "c.cassette.json"
+    nested: list = []
+    for _ in range(100_000):
+        nested = [nested]
+    request = ModelRequest(
+        messages=[{"role": "user", "content": "Hi", "n": 10**5000, "x": float("nan"), "deep": nested}]
+    )
+
+    async def run(model) -> list[ModelChunk]:
+        return [chunk async for chunk in model.stream(request)]
+
+    asyncio.run(run(RecordingModel(ScriptedModel(["Hello."]), path)))
+    message = Cassette(path).entries[0].request["messages"][0]
+    assert (message["n"], message["x"]) == ("(a number of about 5,000 digits)", "nan")
+    assert json.dumps(message["deep"]).count("[") == 177 and "(nested deeper than 180 levels)" in json.dumps(message["deep"])
+    assert asyncio.run(run(ReplayModel(path)))[0].text == "Hello."  # and it replays
 
 
 @pytest.mark.parametrize("failing", ["os.replace", "os.fsync"])
