@@ -149,16 +149,18 @@ def _as_json(value: Any) -> Any:
     """``value`` through JSON and back (other objects as their ``str``). What JSON cannot hold
     becomes a string that says what it was, so a field with a type (a usage count) is refused by
     the writer's check, naming the file and the field, and any other field is recorded as that."""
-    return json.loads(json.dumps(_bounded(value, VALUE_DEPTH), default=str))
+    return json.loads(json.dumps(recordable(value), default=str))
 
 
-def _bounded(value: Any, depth: int) -> Any:
+def recordable(value: Any, depth: int = VALUE_DEPTH) -> Any:
+    """``value`` with what JSON cannot hold as a string that says what it was: nesting deeper than
+    ``depth``, NaN and infinities, integers over Python's 4300 digits."""
     if isinstance(value, (dict, list, tuple)) and depth <= 0:
         return f"(nested deeper than {VALUE_DEPTH} levels)"
     if isinstance(value, dict):
-        return {_bounded(key, 1) if isinstance(key, (int, float)) else key: _bounded(item, depth - 1) for key, item in value.items()}
+        return {recordable(key, 1) if isinstance(key, (int, float)) else key: recordable(item, depth - 1) for key, item in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_bounded(item, depth - 1) for item in value]
+        return [recordable(item, depth - 1) for item in value]
     if isinstance(value, float) and not math.isfinite(value):
         return str(value)  # "nan", "inf": JSON has no such number
     if isinstance(value, int) and value.bit_length() > 14_000:  # over Python's 4300 digits

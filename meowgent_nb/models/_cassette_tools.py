@@ -34,7 +34,7 @@ from typing import Any
 
 from ..tools.calls import ToolCall, ToolResult
 from ._cassette_diff import describe_value_difference
-from ._cassette_file import Cassette, CassetteError
+from ._cassette_file import Cassette, CassetteError, recordable
 from ._cassette_mask import VALUE_DEPTH, Mask, depth_over
 
 __all__ = ["RecordedToolError", "ToolTape", "call_arguments", "listed_tool"]
@@ -87,7 +87,7 @@ class ToolTape:
         """
         if self.mode == "record":
             return None
-        arguments = call_arguments(values, self.cassette.mask)
+        arguments = call_arguments(values, self.cassette.mask, self.cassette.path)
         entry = self.cassette.take_tool(call.name, arguments, again=self.mode == "replay")
         if entry is None:
             if self.mode == "replay":
@@ -100,7 +100,7 @@ class ToolTape:
         if not self.records or result.kind not in ("ok", "error", "timeout"):
             return
         mask = self.cassette.mask
-        arguments = call_arguments(values, mask)
+        arguments = call_arguments(values, mask, self.cassette.path)
         # What the tool said is masked; what kind of result it was, and how long it took, is not.
         stored: dict[str, Any] = {"kind": result.kind, "output": mask.string(result.output)}
         if result.kind == "ok":
@@ -187,23 +187,21 @@ class ToolTape:
         return f"ToolTape({str(self.cassette.path)!r}, mode={self.mode!r})"
 
 
-def call_arguments(values: Mapping[str, Any], mask: Mask | None = None) -> dict[str, Any]:
+def call_arguments(values: Mapping[str, Any], mask: Mask | None = None, path: Path | None = None) -> dict[str, Any]:
     """Validated argument values as canonical JSON values (what a call is recognised by), masked
-    with ``mask`` (bytes: as base64 of the masked bytes).
+    with ``mask`` (bytes: as base64 of the masked bytes); what JSON cannot hold as a string saying
+    what it was (see `_cassette_file.recordable`).
 
     Raises:
-        CassetteError: They nest too deep, or hold a number JSON cannot, to be recorded.
+        CassetteError: An object in them cannot be written as JSON (``path``: the cassette named).
     """
     mask = mask or Mask()
     plain = lambda value: mask.bytes(bytes(value)) if isinstance(value, (bytes, bytearray)) else _plain(value)  # noqa: E731
     try:
-        if depth_over(values, VALUE_DEPTH):
-            raise RecursionError
-        return mask(json.loads(json.dumps(dict(values), default=plain, sort_keys=True, ensure_ascii=False)))
-    except RecursionError:
-        raise CassetteError(f"A call's arguments nest deeper than {VALUE_DEPTH} levels; a cassette does not record that.") from None
-    except ValueError as error:
-        raise CassetteError(f"A call's arguments hold a value a cassette cannot record ({error}).") from None
+        text = json.dumps(recordable(dict(values)), default=plain, sort_keys=True, ensure_ascii=False)
+        return mask(recordable(json.loads(text)))  # again: a pydantic model's dump may nest deep too
+    except (RecursionError, ValueError, TypeError) as error:
+        raise CassetteError(f"Cassette {path}: a call's arguments cannot be recorded ({error}).") from None
 
 
 def listed_tool(fields: Any, handler: Any) -> Any:

@@ -275,3 +275,21 @@ def test_a_tool_value_nested_100000_deep_is_recorded_as_its_text_and_the_run_goe
     assert (entry.result.output, entry.result.value) == (output, None)
     replayed = Agent(ReplayModel(path), tools=[deep]).run("Go deep.")
     assert (replayed.text, replayed.tool_results[0].value) == ("Deep.", output)
+
+
+def test_arguments_json_cannot_hold_are_recorded_bounded_and_the_call_replays(tmp_path):
+    from meowgent_nb.models.cassette import ToolTape
+    from meowgent_nb.tools.calls import ToolResult
+
+    path = tmp_path / "c.cassette.json"
+    nested: list = []
+    for _ in range(100_000):
+        nested = [nested]
+    values = {"x": float("nan"), "n": -(10**5000), "deep": nested}
+    call = ToolCall("t", values)
+    ToolTape(Cassette(path, fresh=True), "record").record(values, ToolResult(call, "done", value="done"))
+    (entry,) = Cassette(path).tool_entries
+    assert (entry.arguments["x"], entry.arguments["n"]) == ("nan", "(a number of about 5,000 digits)")
+    assert json.dumps(entry.arguments["deep"]).endswith('["(nested deeper than 180 levels)"]' + "]" * 178)
+    replayed = ToolTape(Cassette(path), "replay").replay(call, values)
+    assert (replayed.output, replayed.value) == ("done", "done")
