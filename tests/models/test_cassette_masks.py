@@ -268,3 +268,22 @@ def test_a_mask_that_matches_a_field_name_masks_values_never_the_files_own_names
     assert loaded.entries[1].chunks[-1].finish_reason == "stop"
     assert replay(path, [vault], masks).text == "Done: the ***'s ***."
     assert live.text == "Done: the model's text."
+
+
+def test_a_listing_is_masked_in_its_texts_and_schemas_but_keeps_approval_and_time_limit(tmp_path):
+    @tool(approval=True, timeout=30)
+    def charge(account: int = CARD) -> str:
+        """Charge the account 4111111111111111 with the key sk-Live0123456789."""
+        return "ok"
+
+    path = tmp_path / "listing.cassette.json"
+    tape = ToolTape(Cassette(path, fresh=True, mask=[str(CARD), r"sk-Live\w+", r"\d\d"]), "record")
+    tape.record_listing("bank", [charge], f"Use {TOKEN}.", skipped={TOKEN: "bad"}, left_out=[TOKEN])
+    text = path.read_text()
+    assert str(CARD) not in text and "sk-Live" not in text
+    listing = Cassette(path).listing("bank")
+    (listed,) = listing.listing
+    assert (listed.approval, listed.timeout) == (True, 30)  # settings, not content
+    assert listed.description == "Charge the account *** with the key ***."
+    assert listed.parameters["properties"]["account"]["default"] == "***"
+    assert (listing.instructions, listing.skipped, listing.left_out) == ("Use ***.", {"***": "bad"}, ["***"])
