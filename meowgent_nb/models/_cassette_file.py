@@ -22,6 +22,7 @@ import dataclasses
 import json
 import math
 import os
+import re
 import secrets as _random
 import stat
 from collections import Counter
@@ -148,6 +149,9 @@ def _same(recorded: Any, sent: Any) -> bool:
     return json.dumps(recorded, sort_keys=True, ensure_ascii=False) == json.dumps(sent, sort_keys=True, ensure_ascii=False)
 
 
+_BLANK = re.compile(rb"(?:\xef\xbb\xbf)?\s*")  # an empty file (a BOM and spaces at most): no copy made
+
+
 def _replace(target: Path, data: bytes) -> None:
     """Make ``target`` hold ``data``: written to a new file in its folder, then renamed over it."""
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -241,14 +245,15 @@ class Cassette:
             before = b"" if self._fresh or not target.exists() else target.read_bytes()
         except OSError as error:
             raise CassetteError(f"Cannot read the cassette {self.path}: {error.strerror or error}.") from None
-        shown = before.decode("utf-8-sig", "replace").replace("\r\n", "\n").replace("\r", "\n")
         # A lone surrogate (a tool's text decoded with surrogateescape) is written as its JSON escape.
         data = text.encode("utf-8", "backslashreplace")
-        if not shown.strip():
+        if _BLANK.fullmatch(before):
             line, whole = 1, data
         else:  # after a blank line; with an old Mac line end (CR), CR LF would read as one line end
-            separator = (b"\n" if shown.endswith("\n") else b"\n\n") + (b"\n" if before.endswith(b"\r") else b"")
-            line = shown.count("\n") + (1 if shown.endswith("\n") else 2) + 1
+            ends = before.count(b"\n") + before.count(b"\r") - before.count(b"\r\n")  # as the reader counts
+            ended = before.endswith((b"\n", b"\r"))
+            separator = (b"\n" if ended else b"\n\n") + (b"\n" if before.endswith(b"\r") else b"")
+            line = ends + (1 if ended else 2) + 1
             whole = before + separator + data
         # Read back as from the file, so replay in this session sees what a later session will.
         entries = parse_entries(data.decode("utf-8"), self.path, line, writing=True)
