@@ -17,6 +17,8 @@ from hypothesis import strategies as st
 from meowgent_nb import Agent, AutoApprove, ScriptedModel, tool
 from meowgent_nb.agent.result import AgentResult
 from meowgent_nb.mcp.client import McpToolbox
+from meowgent_nb.models import ModelChunk, ModelRequest
+from meowgent_nb.models._cassette_file import chunk_json, request_fields
 from meowgent_nb.models.cassette import Cassette, RecordingModel, ReplayModel, ToolTape
 from meowgent_nb.tools.calls import ToolCall, ToolResult
 
@@ -236,7 +238,7 @@ def holding_a_secret(draw):
 MASKS = [re.escape(SECRET), re.escape('se"cret\n'), r"\\s", str(NUMBER)]
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(value=holding_a_secret(), as_bytes=st.booleans())
 def test_no_form_of_a_secret_reaches_the_file(tmp_path_factory, value, as_bytes):
     path = tmp_path_factory.mktemp("masks") / "p.cassette.json"
@@ -245,16 +247,24 @@ def test_no_form_of_a_secret_reaches_the_file(tmp_path_factory, value, as_bytes)
     call_ = ToolCall("t", {"x": value})
     returned = value if not as_bytes else json.dumps(value, default=repr).encode()
     tape.record({"x": value}, ToolResult(call_, f"Error: {value!r}", kind="ok", value=returned))
+    # And a model's request and answer holding it, as a RecordingModel stores them.
+    request = ModelRequest(messages=[{"role": "user", "content": repr(value), "data": value}])
+    fields = cassette.mask.fields(request_fields("m", request, {}))
+    cassette.add(fields, cassette.mask.chunks([chunk_json(ModelChunk(text=repr(value), done=True))]))
     raw = path.read_bytes()
     secrets = ['se"cret\n', SECRET, "\\s", str(NUMBER)]
     for secret in secrets:
         for form in forms(secret):
             assert form not in raw, (form, raw)
-    loaded = json.loads(raw)
+    text, loaded, at = raw.decode(), [], 0
+    while text[at:].strip():  # every entry in the file
+        value, at = json.JSONDecoder().raw_decode(text, len(text) - len(text[at:].lstrip()))
+        loaded.append(value)
     for data in [*stored_bytes(loaded), *decodable(loaded)]:
         for secret in secrets:
             assert secret.encode() not in data
     assert Cassette(path).tool_entries[0].tool == "t"  # and what was written reads back
+    assert len(Cassette(path).entries) == 1
 
 
 def test_a_mask_that_matches_a_field_name_masks_values_never_the_files_own_names(tmp_path):
