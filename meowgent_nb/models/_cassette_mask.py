@@ -9,7 +9,9 @@ write it, not only as it is:
 - a number (not a bool): its text as written (``4111111111111111``, ``41.5``, ``1e+16``) and, for
   a whole float, its digits (``10000000000000000``). A number with a match becomes a **string**,
   its text with each match as ``***`` (``4111111111111111`` -> ``"***"``, ``4111111111111111.0``
-  -> ``"***.0"``), and replays as that string;
+  -> ``"***.0"``), and replays as that string. (A model's own call that wrote the number, say
+  ``{"account": 4111111111111111}``, is stored as ``{"account": ***}``: that call no longer reads
+  in replay, and replay stops there with the request it has no recording of);
 - bytes: their UTF-8 text (other bytes kept as they are) and their base64 text, which is how a
   cassette stores bytes. A match in the text becomes ``***``; one only in the base64 text turns
   the bytes it encodes into ``*``. Bytes leave the mask as that base64 text, with or without
