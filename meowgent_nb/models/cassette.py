@@ -136,7 +136,7 @@ class _CassetteModel:
         self.requests += 1
         with_model = self._key_name is not None
         mask = self.cassette.mask
-        fields = mask(request_fields(self._key_name, request, self.options, host_credentials(self._inner)))
+        fields = mask.fields(request_fields(self._key_name, request, self.options, host_credentials(self._inner)))
         if not self._record_all:
             entry = self.cassette.take(fields, with_model=with_model, again=self._inner is None)
             if entry is not None:
@@ -153,7 +153,7 @@ class _CassetteModel:
                 raise self.missing(fields)
         model = self._model(fields)
         secrets = list(host_credentials(model))  # now the model's own host is known too
-        fields = mask(request_fields(self._key_name, request, self.options, secrets))
+        fields = mask.fields(request_fields(self._key_name, request, self.options, secrets))
         streamed: list[ModelChunk] = []
         stream = model.stream(request)
         async with contextlib.aclosing(stream) if hasattr(stream, "aclose") else contextlib.nullcontext():
