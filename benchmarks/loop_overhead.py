@@ -19,12 +19,21 @@ peer that is not installed is reported as such.
 
 Run:  python benchmarks/loop_overhead.py
       (with the peers: from an environment of their own, see benchmarks/README.md)
+      python benchmarks/loop_overhead.py --compare bf60651
+      (this working tree against a commit's package, alternating, in fresh processes: the
+      overhead per turn of each at N = 10 and 1,000, and the ratio; a regression shows as > 1)
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import gc
+import json
+import os
+import subprocess
+import sys
+import tempfile
 import statistics
 import time
 from collections.abc import AsyncIterator, Callable
@@ -273,5 +282,49 @@ async def main() -> None:
     print("goal", "met" if met else "MISSED", f"(meowgent <= {GOAL:.2f}x the best peer at each N compared)")
 
 
+# --- against another commit ------------------------------------------------------------------------
+
+COMPARE_SIZES = (10, 1_000)
+COMPARE_ROUNDS = 3
+_HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+async def overhead_per_turn() -> dict[int, float]:
+    """Ours only: ms of overhead per turn at each of `COMPARE_SIZES` (medians)."""
+    rows = {n: await measure(meowgent_setup, n) for n in COMPARE_SIZES}
+    return {n: row.per_turn(row.median.overhead) * 1e3 for n, row in rows.items()}
+
+
+def compare(ref: str) -> None:
+    """This working tree's package against ``ref``'s, alternating, each run in a fresh process."""
+    root = os.path.dirname(_HERE)
+    with tempfile.TemporaryDirectory() as old:
+        archive = subprocess.run(["git", "-C", root, "archive", ref, "meowgent_nb"], capture_output=True, check=True)
+        subprocess.run(["tar", "-x", "-C", old], input=archive.stdout, check=True)
+        trees = {ref: old, "working tree": root}
+        runs: dict[str, list[dict[int, float]]] = {name: [] for name in trees}
+        for _ in range(COMPARE_ROUNDS):
+            for name, tree in trees.items():
+                env = {**os.environ, "PYTHONPATH": tree}
+                out = subprocess.run(
+                    [sys.executable, __file__, "--overhead-json"], env=env, capture_output=True, text=True, check=True
+                )
+                runs[name].append({int(n): v for n, v in json.loads(out.stdout).items()})
+    print(f"Overhead per turn, ms (median of {COMPARE_ROUNDS} alternating runs, each the median of its own)")
+    print(f"  {'N':>7} {ref:>14} {'working tree':>14} {'ratio':>7}")
+    for n in COMPARE_SIZES:
+        then, now = (statistics.median(run[n] for run in runs[name]) for name in trees)
+        print(f"  {n:>7,} {then:>14.3f} {now:>14.3f} {now / then:>6.2f}x")
+
+
 if __name__ == "__main__":
-    asyncio.run(main())
+    options = argparse.ArgumentParser(description="The agent loop's overhead per turn.")
+    options.add_argument("--compare", metavar="REF", help="compare with the package at this commit")
+    options.add_argument("--overhead-json", action="store_true", help=argparse.SUPPRESS)
+    chosen = options.parse_args()
+    if chosen.overhead_json:
+        print(json.dumps(asyncio.run(overhead_per_turn())))
+    elif chosen.compare:
+        compare(chosen.compare)
+    else:
+        asyncio.run(main())

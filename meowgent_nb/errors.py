@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-__all__ = ["MeowgentError", "RunInterrupted", "ToolArgumentsError", "ToolDefinitionError"]
+__all__ = ["ApprovalMissing", "MeowgentError", "RunInterrupted", "ToolArgumentsError", "ToolDefinitionError"]
 
 
 class MeowgentError(Exception):
@@ -63,3 +63,9 @@ class RunInterrupted(MeowgentError):
     It shows as one line saying how far the run got; the cell fails, so "Run All" stops there.
     The conversation keeps what was said, and the next ``%%agent`` cell continues it.
     """
+
+
+class ApprovalMissing(MeowgentError):
+    """A tool found, as it was about to reach outside, that its call needed a person's approval
+    that was not asked for (a recorded MCP tool whose cassette said it needs none, while its live
+    server says it does). The tool did nothing; the agent then asks, and runs it only if approved."""

@@ -43,6 +43,9 @@ class RunningCall:
     """The agent's approver (or None); one that can ask a person has ``elicit`` and ``review_sampling``."""
     model: Any
     """The agent's model."""
+    approved: bool = False
+    """Whether the call was put to the approver and explicitly approved (a tool that finds it
+    needed approval after all refuses to run without it: see `errors.ApprovalMissing`)."""
     on_end: list[Callable[[Ending], None]] = field(default_factory=list, compare=False, repr=False)
     """Told once how the call ended, in its own task and before the agent goes on (so what they
     add to the call's card is there when the run shows its end, even a run that ends at once)."""

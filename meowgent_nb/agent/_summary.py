@@ -9,8 +9,8 @@ asks for exactly the summary that was recorded.
 The summary is sent as the assistant's own message, not the person's: it is the model's text,
 written from tool results among other things, and it must not speak with the person's authority.
 What it is written from, and the summary itself, are made `inert` as a tool's output is: a call,
-result or context tag, or a chat template's special token, in them loses its ``<``, so the summary
-can never read as a call, a result or the end of a message.
+result or context tag, or a chat template's special token, in them loses its first character
+(``&lt;``, ``&#91;``), so the summary can never read as a call, a result or the end of a message.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from typing import Any
 
 from ..models.base import Model, ModelRequest
 from ..protocols.prompt import inert
+from ..tools.calls import is_tool_result
 from ._tool_block import CHARACTERS_PER_TOKEN
 
 SUMMARY_HEADER = "[My summary of the earlier part of this conversation, left out to fit the context window]"
@@ -48,7 +49,7 @@ def summary_request(
     """
     room = int((window // 2) * CHARACTERS_PER_TOKEN)
     lines = [f"Summary so far: {inert(earlier)}"] if earlier else []
-    texts = [(_ROLE.get(str(m.get("role")), str(m.get("role"))), _content(m)) for m in messages]
+    texts = [(_role(m), _content(m)) for m in messages]
     each = max(200, (room - sum(map(len, lines))) // max(1, len(texts)))
     for role, text in texts:
         if len(text) > each:
@@ -85,6 +86,12 @@ async def write_summary(model: Model, request: ModelRequest, budget: int) -> str
 def summary_message(summary: str) -> dict[str, Any]:
     """The message the summary is sent as, in place of the exchanges left out."""
     return {"role": "assistant", "content": f"{SUMMARY_HEADER}\n{summary}"}
+
+
+def _role(message: Mapping[str, Any]) -> str:
+    # Results sent as the person's text (xml, json) are the tools', not the person's.
+    role = str(message.get("role"))
+    return "Tool result" if is_tool_result(message) else _ROLE.get(role, role)
 
 
 def _content(message: Mapping[str, Any]) -> str:

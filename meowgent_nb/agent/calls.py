@@ -3,6 +3,12 @@
 `CallRunner` holds an agent's settings for one run, the results of the calls that succeeded in it
 (an identical call is answered with the earlier result instead of running again), and how often
 each call failed the same way (a call that keeps failing gets a notice, then ends the run).
+
+It is the one path from a request to a running tool, whoever asks: the agent loop, and a client
+of `%tools serve` (`mcp.serve.ToolServer` runs each served call as a batch of one). What runs is
+exactly what was approved (arguments a person edited are validated again), and only an explicit
+`Approved` runs a call: any other answer (None, False, a wrong count, a look-alike object) is a
+denial.
 """
 
 from __future__ import annotations
@@ -13,17 +19,17 @@ import difflib
 import json
 import re
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import ToolArgumentsError
+from ..errors import ApprovalMissing, ToolArgumentsError
 from ..protocols.parsing import MalformedCall
 from ..tools._output import MAX_DEPTH, MAX_ITEMS, Shape
 from ..tools.core import Tool, ToolCall, ToolResult
 from ._running_call import RUNNING_CALL, Ending, RunningCall, within_limit
 from ._tool_threads import ToolThreads, call_tool
-from .approvals import ApprovalRequest, Approved, Approver, Decision, Denied, DenyAll
+from .approvals import Approved, Approver, Decision, Denied, DenyAll, decide
 from .events import AgentEvent, ApprovalEvent, ApprovalRequested, ToolResultEvent
 from .result import RepeatedFailure
 
@@ -58,6 +64,9 @@ class CallRunner:
     """The agent's model, for a tool that asks it something (an MCP server's sampling request)."""
     max_output_items: int = MAX_ITEMS
     max_output_depth: int = MAX_DEPTH
+    deny_if_approver_fails: bool = False
+    """What an approver that raises means: False (the loop) lets the error end the run, so the
+    person sees the broken approver; True (a server) denies the calls, telling the client why."""
     answered: dict[str, ToolResult] = field(default_factory=dict)
     """This run's successful calls, by tool and validated arguments."""
     failures: dict[str, _Failure] = field(default_factory=dict)
@@ -104,22 +113,15 @@ class CallRunner:
         edited: dict[int, dict[str, Any]] = {}
         for (index, call, tool, _), decision in zip(asking, decisions):
             yield ApprovalEvent(call, decision)
-            if isinstance(decision, Denied):
-                results[index] = self._outcome(ToolResult(call, f"Denied: {decision.message}", kind="denied"))
-            elif decision.arguments is not None:
-                try:  # what runs is always validated, also when a person typed it
-                    edited[index] = tool.validate(dict(decision.arguments))
-                except ToolArgumentsError as error:
-                    results[index] = ToolResult(
-                        call, f"Not run: the arguments given at approval were invalid.\n{error}", kind="invalid_arguments"
-                    )
+            self._settle(index, call, tool, decision, results, edited)
         for index in sorted(results):
             yield ToolResultEvent(results[index])
         values_of = {index: edited.get(index, values) for index, _, _, values in runnable}
         slots = asyncio.Semaphore(self.max_workers)
         loop = asyncio.get_running_loop()
+        approved = {index for (index, *_), decision in zip(asking, decisions) if isinstance(decision, Approved)}
         running = {
-            index: RunningCall(call, loop, self._timeout(tool), self.approver, self.model)
+            index: RunningCall(call, loop, self._timeout(tool), self.approver, self.model, index in approved)
             for index, call, tool, _ in runnable
             if index not in results
         }
@@ -128,9 +130,21 @@ class CallRunner:
             for index, call, tool, _ in runnable
             if index not in results
         ]
+        tools_of = {index: tool for index, _, tool, _ in runnable}
         try:
             for next_done in asyncio.as_completed(tasks):
                 index, result = await next_done
+                if isinstance(result.exception, ApprovalMissing):  # it needs approval after all: ask now
+                    call, tool = result.call, tools_of[index]
+                    yield ApprovalRequested((call,))
+                    (decision,) = await self._decide([(index, call, tool, values_of[index])])
+                    yield ApprovalEvent(call, decision)
+                    if self._settle(index, call, tool, decision, results, edited):
+                        yield ToolResultEvent(results[index])
+                        continue
+                    values_of[index] = edited.get(index, values_of[index])
+                    running[index] = again = RunningCall(call, loop, self._timeout(tool), self.approver, self.model, True)
+                    index, result = await self._execute(index, call, tool, values_of[index], slots, again)
                 if index in edited:
                     result = _ran_with(result, edited[index])
                 results[index] = result = self._outcome(result)
@@ -142,6 +156,31 @@ class CallRunner:
                 task.cancel()
             for each in running.values():  # now, not when the cancelled tasks get to it: see RunningCall
                 each.end("stopped")
+
+    def _settle(
+        self,
+        index: int,
+        call: ToolCall,
+        tool: Tool,
+        decision: Decision,
+        results: dict[int, ToolResult],
+        edited: dict[int, dict[str, Any]],
+    ) -> bool:
+        """Put what ``decision`` means for a call in ``results`` (a denial, an invalid edit: True)
+        or ``edited`` (arguments a person changed, validated: what runs)."""
+        if isinstance(decision, Denied):
+            results[index] = self._outcome(ToolResult(call, f"Denied: {decision.message}", kind="denied"))
+        elif decision.arguments is not None:
+            try:  # what runs is always validated, also when a person typed it
+                if not isinstance(decision.arguments, Mapping):
+                    kind = type(decision.arguments).__name__
+                    raise ToolArgumentsError(tool.name, [f"they must be an object of named values, got a {kind}"])
+                edited[index] = tool.validate(dict(decision.arguments))
+            except ToolArgumentsError as error:
+                results[index] = ToolResult(
+                    call, f"Not run: the arguments given at approval were invalid.\n{error}", kind="invalid_arguments"
+                )
+        return index in results
 
     def _precheck(
         self, call: ToolCall, malformed: MalformedCall | None, by_name: dict[str, Tool], last: bool
@@ -211,16 +250,8 @@ class CallRunner:
     async def _decide(self, asking: list[tuple[int, ToolCall, Tool, dict[str, Any]]]) -> list[Decision]:
         if not asking:
             return []
-        approver = self.approver or _NO_APPROVER
-        requests = [ApprovalRequest(call, tool, values) for _, call, tool, values in asking]
-        decisions = list(await approver.approve(requests))
-        if len(decisions) != len(requests) or not all(isinstance(d, (Approved, Denied)) for d in decisions):
-            reason = (
-                f"the approver {approver!r} did not return one Approved or Denied per call"
-                f" ({len(requests)} asked, {len(decisions)} answered), so none of them ran."
-            )
-            return [Denied(reason)] * len(requests)
-        return decisions
+        requests = [(call, tool, values) for _, call, tool, values in asking]
+        return await decide(self.approver or _NO_APPROVER, requests, self.deny_if_approver_fails)
 
     def _timeout(self, tool: Tool) -> float | None:
         return tool.timeout if tool.timeout is not None else self.tool_timeout
@@ -283,6 +314,8 @@ class CallRunner:
             running.end(how)
         elapsed = time.perf_counter() - started
         value, text, error = outcome
+        if isinstance(error, ApprovalMissing):  # it did nothing: `run` asks, then runs it again
+            return index, ToolResult(call, f"Denied: {error}", kind="denied", exception=error, duration=elapsed)
         if error is not None:
             return index, ToolResult(call, text, kind="error", exception=error, duration=elapsed)
         return index, ToolResult(call, text, value=value, duration=elapsed)

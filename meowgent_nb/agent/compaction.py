@@ -37,6 +37,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from ..models.base import Model, ModelError
+from ..tools.calls import is_tool_result
 from ._summary import summary_budget, summary_message, summary_request, write_summary
 from ._tool_block import CHARACTERS_PER_TOKEN
 
@@ -122,8 +123,8 @@ class Compaction:
             sent.append(summary_message(self.summary))
         for index in range(self.dropped, len(messages)):
             message = messages[index]
-            if index in self.shortened:
-                message = {**message, "content": self.shortened[index]}
+            if index in self.shortened:  # of the message's own type: still known as a tool result
+                message = type(message)({**message, "content": self.shortened[index]})
             sent.append(message)
         return sent
 
@@ -296,17 +297,14 @@ class _Sizer:
         return math.ceil(len(text) / CHARACTERS_PER_TOKEN * self._scale) + _PER_MESSAGE
 
 
-def _is_result(message: Mapping[str, Any]) -> bool:
-    content = str(message.get("content", ""))
-    return message.get("role") == "tool" or (message.get("role") == "user" and content.startswith("<tool_response"))
-
-
 def _is_prompt(message: Mapping[str, Any]) -> bool:
-    return message.get("role") == "user" and not _is_result(message)
+    return message.get("role") == "user" and not is_tool_result(message)
 
 
 def _results(messages: Sequence[Mapping[str, Any]], start: int, end: int) -> list[int]:
-    return [i for i in range(start, min(end, len(messages))) if _is_result(messages[i])]
+    # Known by how they were made (`is_tool_result`), never by their text: a person's prompt that
+    # begins "<tool_response" is the person's, and is never shortened.
+    return [i for i in range(start, min(end, len(messages))) if is_tool_result(messages[i])]
 
 
 def _exchanges(messages: Sequence[Mapping[str, Any]], start: int, run_start: int) -> list[int]:

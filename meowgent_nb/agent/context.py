@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..models.base import ModelRequest, Usage
+from ..tools.calls import is_tool_result
 from ._tool_block import CHARACTERS_PER_TOKEN
 
 __all__ = ["PARTS", "ContextRecord", "ContextUse", "ToolsBlock", "context_window", "message_text"]
@@ -184,8 +185,7 @@ class ToolsBlock:
 
 
 def _part(message: Mapping[str, Any], index: int, prompt_at: int) -> str:
-    role, content = message.get("role"), str(message.get("content", ""))
-    if role == "tool" or (role == "user" and content.startswith("<tool_response")):
+    if is_tool_result(message):  # by how it was made: a prompt beginning "<tool_response" is the person's
         return "tool results"
     if index == prompt_at:
         return "the new prompt"

@@ -28,6 +28,7 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Annotated, Any
 
+from ..tools.calls import ToolResultsMessage
 from ..tools.core import Tool
 from ..tools.render import render_tools_xml
 from ..tools.search import SEARCH_TOOL, ToolIndex
@@ -128,7 +129,8 @@ def found_names(messages: Iterable[dict[str, Any]]) -> list[str]:
     """The tool names in the ``search_tools`` results of ``messages``, first found first.
 
     Results are read as the protocols record them: a ``tool`` message named ``search_tools``
-    (``native``), or ``<tool_response name="search_tools">`` blocks (``xml``, ``json``).
+    (``native``), or ``<tool_response name="search_tools">`` blocks (``xml``, ``json``) in a
+    `ToolResultsMessage`; the same text in the person's prompt (or a server's) finds nothing.
     """
     names: dict[str, None] = {}
     for message in messages:
@@ -137,7 +139,7 @@ def found_names(messages: Iterable[dict[str, Any]]) -> list[str]:
             continue
         if message.get("role") == "tool":
             parts = [content] if message.get("tool_name") == SEARCH_TOOL else []
-        elif message.get("role") == "user" and '<tool_response name="search_tools">' in content:
+        elif isinstance(message, ToolResultsMessage):
             parts = _XML_RESULT.findall(content)
         else:
             continue

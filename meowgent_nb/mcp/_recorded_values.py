@@ -3,7 +3,8 @@
 A recorded MCP tool's calls store their value in the cassette (see `models._cassette_tools`);
 `MCP_VALUES` is the ``value_codec`` of such a tool: it writes what only this wing knows
 (`McpText`, `StructuredResult`, `StructuredList` and their media) as the cassette's ``text``,
-``structured``, ``media`` and ``links`` fields, and reads them back as the same types.
+``structured``, ``media`` and ``links`` fields, and reads them back as the same types. A medium's
+bytes are given as bytes: the cassette's mask masks them and writes them as base64.
 """
 
 from __future__ import annotations
@@ -57,10 +58,10 @@ class _McpValues:
 
 def _medium(item: Any) -> dict[str, Any] | None:
     if isinstance(item, McpImage):
-        encoded = {"image": base64.b64encode(item.data).decode("ascii"), "mime_type": item.mime_type}
+        encoded = {"image": item.data, "mime_type": item.mime_type}
         return {**encoded, "uri": item.uri} if item.uri else encoded
     if isinstance(item, McpAudio):
-        return {"audio": base64.b64encode(item.data).decode("ascii"), "mime_type": item.mime_type}
+        return {"audio": item.data, "mime_type": item.mime_type}
     return None
 
 

@@ -46,6 +46,7 @@ from ._progress import LogEntry, ServerNotes
 from ._reconnect import CONNECT_FIX, MARGIN, Reconnect
 from ._recorded_values import MCP_VALUES
 from ._refresh import ToolChanges, ToolRefresh, listing_key
+from ._replayed import replayed_tools
 from ._results import StructuredResult
 from ._server_context import READ_TOOL, ServerContext
 from ._server_tool import BAD_NAME_CHARS, mcp_tool, needs_approval
@@ -123,7 +124,8 @@ class McpToolbox(ServerContext, Reconnect, ToolRefresh, Toolbox):
             description, schema, approval and timeout, and the instructions), in the cell's
             cassette beside the model's answers, and replay them from it: in replay the server is
             not even started (see `use_tape`). The server starts when the box is first used
-            without a cassette that replays it; until then the box is not connected.
+            without a cassette that replays it; until then the box is not connected. A cassette
+            can raise a tool's approval or shorten its time limit, never lower them (`_replayed`).
 
     A server's request for input (elicitation) during a call is shown as a form in the running
     cell, under the call's card; headless runs decline it. See `history` for what the server
@@ -294,17 +296,11 @@ class McpToolbox(ServerContext, Reconnect, ToolRefresh, Toolbox):
             return
         listing = tape.listing(self.name)
         if listing is not None:
-            from ..models._cassette_tools import listed_tool
-
             if self._connection.alive:  # replayed now: the server is not needed
                 self.close()
             self._waiting = False
-            made = {}
-            for fields in listing.listing:
-                tool = listed_tool(fields, self._replayed_handler(fields.remote_name or fields.name))
-                tool.value_codec = MCP_VALUES  # type: ignore[attr-defined]
-                made[tool.name] = tool
-            self._tools, self.instructions = made, listing.instructions
+            self.tape_path = str(tape.cassette.path)
+            self._tools, self.instructions = replayed_tools(self, listing), listing.instructions
             self.skipped, self.left_out = dict(listing.skipped), list(listing.left_out)
             self.replayed_from = str(tape.cassette.path)
         else:
@@ -312,18 +308,6 @@ class McpToolbox(ServerContext, Reconnect, ToolRefresh, Toolbox):
                 self._start()
             tape.record_listing(self.name, self._tools.values(), self.instructions, self.skipped, self.left_out)
         self._tape_key, self.tape_path = key, str(tape.cassette.path)
-
-    def _replayed_handler(self, remote: str) -> Any:
-        def handler(**arguments: Any) -> Any:
-            # Only a call the cassette has no recording of gets here (mode auto): it needs the server.
-            if not self._connection.alive:
-                self._start()
-            live = next((t for t in self._tools.values() if getattr(t, "remote_name", None) == remote), None)
-            if live is None:
-                raise McpServerError(f"The MCP server {self.name!r} no longer offers the tool {remote!r}.")
-            return live.function(**arguments)
-
-        return handler
 
     def _built(
         self, listed: list[Any], *, strict: bool, kept: dict[str, tuple[dict[str, str] | None, Tool]]

@@ -142,7 +142,7 @@ def parse_mcp_config(
             " Check that it is the right file."
         )
     try:
-        data = json.loads(text)
+        data = json.loads(text, object_pairs_hook=_Object.of)
     except (ValueError, RecursionError) as error:  # JSONDecodeError is a ValueError
         detail = f": {error}" if isinstance(error, json.JSONDecodeError) else " (it is nested too deeply)"
         raise McpConfigError(
@@ -152,6 +152,7 @@ def parse_mcp_config(
         raise McpConfigError(
             f"{source} must be a JSON object with {_FORMATS}, not a JSON {_json_type(data)}."
         )
+    _refuse_twice(data, source)
     keys = [key for key in ("mcpServers", "servers") if key in data]
     if len(keys) != 1:
         found = "both" if keys else "neither"
@@ -174,6 +175,54 @@ def parse_mcp_config(
         except _ServerProblem as problem:
             failed[name] = str(problem)
     return McpConfig(servers, failed, tuple(disabled), tuple(notes))
+
+
+class _Object(dict):  # type: ignore[type-arg]
+    """A JSON object that remembers the keys it was given more than once (JSON keeps the last)."""
+
+    twice: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, pairs: list[tuple[str, Any]]) -> _Object:
+        made = cls(pairs)
+        if len(made) != len(pairs):
+            keys = [key for key, _ in pairs]
+            made.twice = tuple(dict.fromkeys(key for key in keys if keys.count(key) > 1))
+        return made
+
+
+def _refuse_twice(data: dict[str, Any], source: str) -> None:
+    """Refuse a key given twice in one object: JSON would keep the last and drop the first unseen."""
+    where, twice = _first_twice(data, [])
+    if twice is None:
+        return
+    names = ", ".join(_shown(key) for key in twice)
+    if where in (["mcpServers"], ["servers"]):
+        raise McpConfigError(
+            f"{source}: the server name {names} is given twice in {where[0]!r}; JSON keeps only the last,"
+            " so the first would be dropped without a word. Give each server its own name (or remove one)."
+        )
+    inside = " -> ".join(_shown(part) for part in where) or "the top level"
+    raise McpConfigError(
+        f"{source}: the key {names} is given twice in one object ({inside}); JSON keeps only the last."
+        " Remove one of them."
+    )
+
+
+def _shown(key: str) -> str:
+    return repr(key if len(key) <= 40 else key[:40] + "...")
+
+
+def _first_twice(value: Any, where: list[str]) -> tuple[list[str], tuple[str, ...] | None]:
+    """Where the first object with a key given twice is (its path of keys), and those keys."""
+    stack: list[tuple[Any, list[str]]] = [(value, where)]
+    while stack:  # a loop, not recursion: the file may be nested as deep as json.loads allows
+        value, where = stack.pop()
+        if isinstance(value, _Object) and value.twice:
+            return where, value.twice
+        children = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+        stack.extend(reversed([(child, [*where, str(key)]) for key, child in children]))
+    return [], None
 
 
 def _server(name: str, entry: Any, environ: Mapping[str, str], notes: list[str]) -> ServerSpec:

@@ -24,17 +24,52 @@ import functools
 import inspect
 import json
 import re
+import unicodedata
 from collections.abc import Callable
 from typing import Any
 from urllib.parse import unquote
 
 from ..errors import ToolDefinitionError
 
-__all__ = ["Prompt", "Resource", "prompt", "resource"]
+__all__ = ["Prompt", "Resource", "UnsafeSegment", "prompt", "resource", "segment_problem"]
 
 _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _URI = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://\S*")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]{0,63}")
+
+
+class UnsafeSegment(ValueError):
+    """A resource template's placeholder was given a value that is not one plain path segment."""
+
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+_STILL_ENCODED = re.compile(r"%[0-9A-Fa-f]{2}")
+
+
+def segment_problem(value: str) -> str | None:
+    """Why ``value`` (already percent-decoded) cannot fill a placeholder, or None when it can.
+
+    A value is one plain segment: not ``.`` or ``..``, no separator (``/``, ``\\``), not an
+    absolute path (``C:``), no control character (NUL, newline, ...), and no percent-encoding
+    left after the one decoding (a value encoded twice, ``%252F``, would be decoded by the next
+    reader).
+    """
+    # Also as NFKC folds it (a function that normalises would turn "．．／" into "../").
+    folded = unicodedata.normalize("NFKC", value)
+    if value in (".", "..") or folded in (".", ".."):
+        return "names a folder (. and .. are refused); give a name in it"
+    separator = next((c for c in "/\\" if c in value), None) or next((c for c in "/\\" if c in folded), None)
+    if separator is not None:
+        return f"contains the path separator {separator!r}; give one name without separators"
+    if re.match(r"[A-Za-z]:", value):
+        return "is an absolute path (a drive letter); give one name"
+    control = _CONTROL.search(value)
+    if control is not None:
+        return f"contains the control character U+{ord(control.group()):04X}; give printable text"
+    encoded = _STILL_ENCODED.search(value)
+    if encoded is not None:
+        return f"is still percent-encoded after decoding ({encoded.group()!r}: encoded twice); encode it once"
+    return None
 
 
 class Resource:
@@ -69,8 +104,14 @@ class Resource:
         self.name = name or getattr(function, "__name__", "resource")
         self.description = description if description is not None else _first_line(function.__doc__)
         self.mime_type = mime_type
+        # Matched against the decoded URI, so an encoded "/" (%2F) is a "/" when it is matched;
+        # a placeholder takes any text here, and `match` refuses what is not one plain segment.
         self._pattern = re.compile(
-            "".join(f"(?P<{part}>[^/]+)" if i % 2 else re.escape(part) for i, part in enumerate(_PLACEHOLDER.split(uri)))
+            "".join(
+                f"(?P<{part}>.+?)" if i % 2 else re.escape(unquote(part))
+                for i, part in enumerate(_PLACEHOLDER.split(uri))
+            ),
+            re.DOTALL,
         )
         functools.update_wrapper(self, function, updated=())
 
@@ -80,15 +121,30 @@ class Resource:
         return bool(self.placeholders)
 
     def match(self, uri: str) -> dict[str, str] | None:
-        """The placeholders' values in ``uri`` if it is this resource's (or one of its template's), else None."""
-        found = self._pattern.fullmatch(uri)
-        return None if found is None else {k: unquote(v) for k, v in found.groupdict().items()}
+        """The placeholders' values in ``uri`` if it is this resource's (or one of its template's), else None.
+
+        The URI is percent-decoded once, then matched; each value must be one plain segment.
+
+        Raises:
+            UnsafeSegment: ``uri`` has this template's shape, but a value is not one plain
+                segment (see `segment_problem`).
+        """
+        found = self._pattern.fullmatch(unquote(uri))
+        if found is None:
+            return None
+        values = found.groupdict()
+        for placeholder, value in values.items():
+            problem = segment_problem(value)
+            if problem is not None:
+                raise UnsafeSegment(f"{uri[:200]}: the value of {{{placeholder}}}, {value[:100]!r}, {problem}")
+        return values
 
     def read(self, uri: str) -> tuple[str | bytes, str]:
         """The content at ``uri`` (str or bytes) and its MIME type.
 
         Raises:
             KeyError: ``uri`` is not this resource's.
+            UnsafeSegment: A value in ``uri`` is not one plain segment (see `match`).
         """
         values = self.match(uri)
         if values is None:

@@ -1,12 +1,15 @@
 """Serving notebook tools over MCP: `ToolServer`, streamable HTTP on 127.0.0.1 behind a bearer token.
 
 Another MCP client (an IDE, another notebook, an agent) can then list and call the tools. Each
-call is validated like a model's call, runs in a worker thread within its time limit, and comes
-back as text (and, for a tool whose return type is an object, as structured content too; see
-`_serve_types` for that and the annotations published); a failure comes back as an ``isError``
-result. Tools that need approval are left
-out unless asked for; then every outside call asks the approver first (in a notebook, in the
-notebook). The server runs on the same background loop as the MCP sessions (see `_mcp_thread`).
+call goes through the agent's own validate -> approve -> run (`agent.calls.CallRunner`, as a
+batch of one): it is validated as a model's call is, a call that needs approval runs only on an
+explicit `Approved` and with exactly the arguments approved (a person's edits, validated again;
+the result says so), and it runs on a tool thread within its time limit. It comes back as text
+(and, for a tool whose return type is an object, as structured content too; see `_serve_types`
+for that and the annotations published); a failure, a denial or a timeout is an ``isError``
+result. Tools that need approval are left out unless asked for; then every outside call asks the
+approver first, on ``approval_loop`` (in a notebook, the kernel's: its buttons are there). The
+server runs on the same background loop as the MCP sessions (see `_thread`).
 """
 
 from __future__ import annotations
@@ -16,17 +19,16 @@ import itertools
 import secrets
 import socket
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from ._thread import background_loop
-from ..tools._output import output_text
 from ._serve_types import annotations_of, output_schema_of, structured_content
-from .published import Prompt, Resource
+from .published import Prompt, Resource, UnsafeSegment
 from ._token_gate import RequireToken
-from ..agent.approvals import ApprovalRequest, Approver, Denied, DenyAll
-from ..errors import ToolArgumentsError
-from ..tools.core import Tool, ToolCall
+from ..agent.approvals import ApprovalRequest, Approver, DenyAll
+from ..agent.calls import CallRunner
+from ..tools.core import Tool, ToolCall, ToolResult
 from ..tools.render import tool_json_schema
 
 __all__ = ["ToolServer"]
@@ -91,7 +93,6 @@ class ToolServer:
             raise ValueError(f"ToolServer: two tools share a name: {', '.join(twice)}; serve one of each")
         self.tools = [t for t in tools if include_approval_tools or not t.approval]
         self.left_out = [t for t in tools if t not in self.tools]
-        self._by_name = {t.name: t for t in self.tools}
         self._output_schemas = {t.name: output_schema_of(t) for t in self.tools}
         self.approver = approver or DenyAll("no one approves calls from outside the notebook")
         self.approval_loop = approval_loop
@@ -179,38 +180,32 @@ class ToolServer:
         return types.ListToolsResult(tools=listed)
 
     async def _call_tool(self, ctx: Any, params: Any) -> Any:
-        tool = self._by_name.get(params.name)
-        if tool is None:
-            return _result(
-                f"Error: there is no tool named {params.name!r}; the tools are: {', '.join(self._by_name)}.",
-                True,
-            )
-        arguments = params.arguments or {}
-        try:
-            values = tool.validate(arguments)
-        except ToolArgumentsError as error:
-            return _result(f"Error: {error}", True)
-        if tool.approval or self.ask_every:
-            decision = await self._ask(
-                ApprovalRequest(ToolCall(tool.name, arguments, id=f"mcp_{next(self._ids)}"), tool, values)
-            )
-            if isinstance(decision, Denied):
-                return _result(f"Denied: {decision.message}", True)
-        limit = tool.timeout if tool.timeout is not None else self.timeout
-        try:
-            value = await asyncio.wait_for(asyncio.to_thread(tool.invoke, values), limit)
-        except asyncio.TimeoutError:
-            return _result(f"Timed out after {limit:g} s", True)
-        except Exception as exc:  # the tool's failure: the client reads it
-            return _result(f"Error: {type(exc).__name__}: {exc}", True)
-        text = output_text(value, None)
-        schema = self._output_schemas.get(tool.name)
+        # The loop's own validate -> approve -> run (a batch of one): what runs is what was approved.
+        call = ToolCall(params.name, dict(params.arguments or {}), id=f"mcp_{next(self._ids)}")
+        runner = CallRunner(
+            _OnLoop(self.approver, self.approval_loop),
+            "every" if self.ask_every else "marked",
+            max_turns=1,
+            max_workers=1,
+            tool_timeout=self.timeout,
+            max_output_chars=None,
+            repeat_calls=True,
+            max_repeated_failures=None,
+            deny_if_approver_fails=True,
+        )
+        results: dict[int, ToolResult] = {}
+        async for _ in runner.run([(call, None)], self.tools, False, results):
+            pass
+        result = results[0]
+        if not result.ok:
+            return _result(result.output, True)
+        schema = self._output_schemas.get(result.call.name)
         if schema is None:
-            return _result(text, False)
-        data, problem = structured_content(value, schema)
+            return _result(result.output, False)
+        data, problem = structured_content(result.value, schema)
         if problem is not None:
             return _result(f"Error: {problem}", True)
-        return _result(text, False, data)
+        return _result(result.output, False, data)
 
     async def _list_resources(self, ctx: Any, params: Any) -> Any:
         import mcp_types as types
@@ -238,9 +233,17 @@ class ToolServer:
         from mcp import MCPError
 
         uri = str(params.uri)
-        found = next((r for r in self.resources if r.match(uri) is not None), None)
+        found, refused = None, None
+        for each in self.resources:  # another template may take what one refuses
+            try:
+                if each.match(uri) is not None:
+                    found = each
+                    break
+            except UnsafeSegment as error:
+                refused = refused or error
         if found is None:
-            raise MCPError(code=types.INVALID_PARAMS, message=f"no resource at {uri}")
+            message = f"{refused}" if refused is not None else f"no resource at {uri}"
+            raise MCPError(code=types.INVALID_PARAMS, message=message)
         content, mime = await self._in_thread(f"reading {uri}", found.read, uri)
         if isinstance(content, bytes):
             blob = base64.b64encode(content).decode("ascii")
@@ -293,23 +296,29 @@ class ToolServer:
                 raise MCPError(code=types.INVALID_PARAMS, message=str(exc)) from None
             raise MCPError(code=types.INTERNAL_ERROR, message=f"{what} failed: {type(exc).__name__}: {exc}") from None
 
-    async def _ask(self, request: ApprovalRequest) -> Any:
-        if self.approval_loop is not None and self.approval_loop.is_running():
-            pending = asyncio.run_coroutine_threadsafe(_first(self.approver, request), self.approval_loop)
-            return await asyncio.wrap_future(pending)
-        return await _first(self.approver, request)
-
     def __repr__(self) -> str:
         state = "running" if self.running else "stopped"
         return f"ToolServer({self.url!r}, {state}, tools={[t.name for t in self.tools]!r})"
 
 
-async def _first(approver: Approver, request: ApprovalRequest) -> Any:
-    try:
-        decisions = list(await approver.approve([request]))
-    except Exception as exc:  # an approver that fails decides nothing: the call does not run
-        return Denied(f"the approval failed: {type(exc).__name__}: {exc}")
-    return decisions[0] if decisions else Denied("the approver gave no decision")
+class _OnLoop:
+    """``approver``, asked on ``loop`` (the kernel's, where its buttons are) when that is running."""
+
+    def __init__(self, approver: Approver, loop: asyncio.AbstractEventLoop | None):
+        self.approver, self.loop = approver, loop
+
+    async def approve(self, requests: Sequence[ApprovalRequest]) -> Any:
+        if self.loop is not None and self.loop.is_running():
+            pending = asyncio.run_coroutine_threadsafe(_ask(self.approver, requests), self.loop)
+            return await asyncio.wrap_future(pending)
+        return await self.approver.approve(requests)
+
+    def __repr__(self) -> str:
+        return repr(self.approver)
+
+
+async def _ask(approver: Approver, requests: Sequence[ApprovalRequest]) -> Any:
+    return await approver.approve(requests)
 
 
 def _result(text: str, is_error: bool, structured: dict[str, Any] | None = None) -> Any:

@@ -5,11 +5,15 @@ and its tool calls can carry; `problems` turns what pydantic found wrong into se
 the field as a path (``chunks[2].tool_calls[0].name``) and the line it is on. Types are strict (a
 ``"done": "yes"`` is a mistake, not true) and unknown fields are refused (a typo in a field name
 would otherwise drop the field silently); layout, key order and missing optional fields are free.
+Token counts and seconds are bounded by what a backend can report (a count fits 64 bits, a
+duration is under 10**9 s), so their sums and rates cannot overflow; a number too large for a
+float (``1e400``) is found wherever it is by `huge_number`, also where no type is checked.
 """
 
 from __future__ import annotations
 
 import json
+import math
 from typing import Annotated, Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -17,10 +21,20 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from ..tools.core import ToolCall
 from .base import ModelChunk, Usage
 
-__all__ = ["ChunkFields", "EntryFields", "ListingFields", "ToolEntryFields", "field_lines", "problems"]
+__all__ = [
+    "ChunkFields",
+    "EntryFields",
+    "ListingFields",
+    "ToolEntryFields",
+    "field_lines",
+    "field_path",
+    "huge_number",
+    "problems",
+]
 
-Count = Annotated[int, Field(ge=0)]
-Seconds = Annotated[float, Field(ge=0)]
+# Bounds a backend's counts never reach, so arithmetic on them (a rate, a sum) cannot overflow.
+Count = Annotated[int, Field(ge=0, le=2**63 - 1)]
+Seconds = Annotated[float, Field(ge=0, le=10**9)]
 
 
 class _Strict(BaseModel):
@@ -181,6 +195,9 @@ def problems(
             )
         else:
             what = _WHAT.get(item["type"], item["msg"][:1].lower() + item["msg"][1:])
+            if item["type"] == "less_than_equal":
+                bound = item["ctx"]["le"]
+                what = f"must be at most {int(bound) if float(bound).is_integer() else bound}"
             text = f"{path} {what}, found {_shown(item['input'])}"
         where = next((lines[loc[:n]] for n in range(len(loc), 0, -1) if loc[:n] in lines), line)
         found.append((where, text))
@@ -245,10 +262,33 @@ def _model_in(annotation: Any) -> type[BaseModel] | None:
     return next((m for m in map(_model_in, get_args(annotation)) if m is not None), None)
 
 
+def huge_number(value: Any) -> tuple[tuple[Any, ...], float] | None:
+    """Where in ``value`` (an entry as read) the first number too large for a float is (read as
+    infinity: ``1e400``), and that number; None if there is none. Typed fields refuse it
+    themselves; this finds it anywhere, also in a message or a tool's arguments."""
+    stack: list[tuple[Any, tuple[Any, ...]]] = [(value, ())]
+    while stack:
+        item, loc = stack.pop()
+        if isinstance(item, float) and math.isinf(item):
+            return loc, item
+        if isinstance(item, dict):
+            stack.extend((inner, (*loc, key)) for key, inner in reversed(item.items()))
+        elif isinstance(item, list):
+            stack.extend((inner, (*loc, index)) for index, inner in reversed(list(enumerate(item))))
+    return None
+
+
+def field_path(loc: tuple[Any, ...]) -> str:
+    """A pydantic location as a field's path: ``chunks[2].tool_calls[0].name``."""
+    return _path(loc)
+
+
 def _path(loc: tuple[Any, ...]) -> str:
     return "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in loc).lstrip(".")
 
 
 def _shown(value: Any) -> str:
     text = json.dumps(value, ensure_ascii=False)
+    if isinstance(value, int) and len(text) > 60:
+        return f"a number of {len(text.lstrip('-'))} digits"
     return text if len(text) <= 60 else text[:57] + "..."

@@ -15,9 +15,11 @@ A recorded MCP toolbox records what the model was offered: each tool's name, des
 schema, examples, approval and timeout, and the server's instructions, so that in replay the
 server is not started at all and the model's request is the same, byte for byte.
 
-Approvals and time limits are not recorded: a call that needs approval is put to the person (or
-the headless policy) in replay as it would be live, and a denial then changes the conversation,
-which the model's cassette reports as a request it has no recording of.
+Decisions are not recorded: a call that needs approval is put to the person (or the headless
+policy) in replay as it would be live, and a denial then changes the conversation, which the
+model's cassette reports as a request it has no recording of. A listing's recorded approval and
+time limit can only add to what the person and the live server say, never take from it (see
+`mcp._replayed`): a hand-edited file cannot let a tool run unasked or without its limit.
 """
 
 from __future__ import annotations
@@ -34,7 +36,8 @@ from typing import Any
 
 from ..tools.calls import ToolCall, ToolResult
 from ._cassette_diff import describe_value_difference
-from ._cassette_file import Cassette, CassetteError
+from ._cassette_file import Cassette, CassetteError, recordable
+from ._cassette_mask import VALUE_DEPTH, Mask, depth_over
 
 __all__ = ["RecordedToolError", "ToolTape", "call_arguments", "listed_tool"]
 
@@ -86,7 +89,7 @@ class ToolTape:
         """
         if self.mode == "record":
             return None
-        arguments = self.cassette.mask(call_arguments(values))
+        arguments = call_arguments(values, self.cassette.mask, self.cassette.path)
         entry = self.cassette.take_tool(call.name, arguments, again=self.mode == "replay")
         if entry is None:
             if self.mode == "replay":
@@ -99,17 +102,18 @@ class ToolTape:
         if not self.records or result.kind not in ("ok", "error", "timeout"):
             return
         mask = self.cassette.mask
-        arguments = mask(call_arguments(values))
-        stored: dict[str, Any] = {"kind": result.kind, "output": result.output}
+        arguments = call_arguments(values, mask, self.cassette.path)
+        # What the tool said is masked; what kind of result it was, and how long it took, is not.
+        stored: dict[str, Any] = {"kind": result.kind, "output": mask.string(result.output)}
         if result.kind == "ok":
             encoded = _encode(result.value, codec)
             if encoded is not None:
-                stored["value"] = encoded
+                stored["value"] = _masked_value(encoded, mask)
         elif result.kind == "error" and result.exception is not None:
-            stored["exception"] = getattr(result.exception, "type_name", type(result.exception).__name__)
+            stored["exception"] = mask.string(getattr(result.exception, "type_name", type(result.exception).__name__))
         elif result.kind == "timeout" and result.duration is not None:
             stored["seconds"] = result.duration
-        entry = {"tool": result.call.name, "arguments": arguments, "result": mask(stored)}
+        entry = {"tool": mask.string(result.call.name), "arguments": arguments, "result": stored}
         self.cassette.append(_dump(entry))
         self.cassette.played_tool(result.call.name, arguments)
 
@@ -117,11 +121,14 @@ class ToolTape:
         """The recorded listing of ``toolbox`` (`ListingEntry`) when it is to be replayed, else None.
 
         Raises:
-            CassetteError: In mode replay, the cassette has no listing of it.
+            CassetteError: In mode replay, the cassette has no listing of it; or a tool it lists
+                cannot be made from what is recorded (a hand-edited schema).
         """
         if self.mode == "record":
             return None
         found = self.cassette.listing(toolbox)
+        if found is not None:
+            _check_listing(found, self.cassette.path)
         if found is None and self.mode == "replay":
             where = f" (for {self.context})" if self.context else ""
             recorded = sorted({entry.toolbox for entry in self.cassette.listings})
@@ -143,12 +150,15 @@ class ToolTape:
         """Store what ``toolbox`` offers the model (in modes record and auto), and what it does not."""
         if not self.records:
             return
-        entry: dict[str, Any] = {"toolbox": toolbox, "instructions": instructions, "listing": [_listed(t) for t in tools]}
+        mask = self.cassette.mask
+        # A tool's approval and time limit are settings, not content: kept as they are.
+        listing = [{k: v if k in ("approval", "timeout") else mask(v) for k, v in _listed(t).items()} for t in tools]
+        entry: dict[str, Any] = {"toolbox": mask.string(toolbox), "instructions": mask(instructions), "listing": listing}
         if skipped:
-            entry["skipped"] = dict(skipped)
+            entry["skipped"] = mask(dict(skipped))
         if left_out:
-            entry["left_out"] = list(left_out)
-        self.cassette.append(_dump(self.cassette.mask(entry)))
+            entry["left_out"] = mask(list(left_out))
+        self.cassette.append(_dump(entry))
 
     def missing(self, tool: str, arguments: Mapping[str, Any]) -> CassetteError:
         """The error for a call the cassette has no recording of."""
@@ -179,9 +189,21 @@ class ToolTape:
         return f"ToolTape({str(self.cassette.path)!r}, mode={self.mode!r})"
 
 
-def call_arguments(values: Mapping[str, Any]) -> dict[str, Any]:
-    """Validated argument values as canonical JSON values (what a call is recognised by)."""
-    return json.loads(json.dumps(dict(values), default=_plain, sort_keys=True, ensure_ascii=False))
+def call_arguments(values: Mapping[str, Any], mask: Mask | None = None, path: Path | None = None) -> dict[str, Any]:
+    """Validated argument values as canonical JSON values (what a call is recognised by), masked
+    with ``mask`` (bytes: as base64 of the masked bytes); what JSON cannot hold as a string saying
+    what it was (see `_cassette_file.recordable`).
+
+    Raises:
+        CassetteError: An object in them cannot be written as JSON (``path``: the cassette named).
+    """
+    mask = mask or Mask()
+    plain = lambda value: mask.bytes(bytes(value)) if isinstance(value, (bytes, bytearray)) else _plain(value)  # noqa: E731
+    try:
+        text = json.dumps(recordable(dict(values)), default=plain, sort_keys=True, ensure_ascii=False)
+        return mask(recordable(json.loads(text)))  # again: a pydantic model's dump may nest deep too
+    except (RecursionError, ValueError, TypeError) as error:
+        raise CassetteError(f"Cassette {path}: a call's arguments cannot be recorded ({error}).") from None
 
 
 def listed_tool(fields: Any, handler: Any) -> Any:
@@ -204,6 +226,20 @@ def listed_tool(fields: Any, handler: Any) -> Any:
     made.idempotent = False  # type: ignore[attr-defined]
     made.record = True
     return made
+
+
+def _check_listing(listing: Any, path: Path) -> None:
+    """Raise a `CassetteError` naming the entry if a tool of ``listing`` cannot be made."""
+    from ..errors import ToolDefinitionError
+
+    for index, fields in enumerate(listing.listing):
+        try:
+            listed_tool(fields, None)
+        except (ToolDefinitionError, ValueError, TypeError) as error:
+            raise CassetteError(
+                f"Cassette {path}, the entry on line {listing.line}: listing[{index}] ({fields.name!r}) cannot be"
+                f" offered: {str(error).rstrip('.')}. Fix the entry, or delete the file and record again."
+            ) from None
 
 
 def _listed(tool: Any) -> dict[str, Any]:
@@ -265,18 +301,31 @@ def _encode(value: Any, codec: Any) -> dict[str, Any] | None:
     """A tool's value as a `ValueFields` dict, or None when it has no JSON form (its text replays).
 
     ``codec`` (a tool's ``value_codec``, e.g. an MCP tool's) writes the values it knows (an MCP text
-    with images, a structured result) as ``text`` / ``structured`` / ``media`` / ``links``.
+    with images, a structured result) as ``text`` / ``structured`` / ``media`` / ``links``. Bytes
+    (a ``bytes`` value, a medium's ``image`` or ``audio``) stay bytes here: the cassette's `Mask`
+    masks them and writes them as base64. A value nested deeper than a cassette holds has no
+    JSON form here: its text (already shaped for the model) replays.
     """
     if codec is not None:
         encoded = codec.encode(value)
         if encoded is not None:
-            return encoded
+            return None if depth_over(encoded, VALUE_DEPTH) else encoded
     if isinstance(value, (bytes, bytearray)):
-        return {"bytes": base64.b64encode(bytes(value)).decode("ascii")}
+        return {"bytes": bytes(value)}
+    if depth_over(value, VALUE_DEPTH):
+        return None
     if value is None or type(value) in (str, int, float, bool, dict, list, tuple):
         plain = _json(value)
         return None if plain is None and value is not None else {"json": plain}
     return None
+
+
+def _masked_value(encoded: Mapping[str, Any], mask: Mask) -> dict[str, Any]:
+    """Value fields masked: what they hold, not their names (nor a medium's or link's)."""
+    return {
+        key: [{k: mask(v) for k, v in part.items()} for part in item] if key in ("media", "links") else mask(item)
+        for key, item in encoded.items()
+    }
 
 
 def _json(value: Any) -> Any:

@@ -16,10 +16,11 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from ..tools._inert import inert
 from . import gguf
 from .base import ModelError
 
-__all__ = ["Vocabulary", "count_with"]
+__all__ = ["Vocabulary", "control_tokens", "count_with"]
 
 
 def count_with(llama: Any, text: str) -> int:
@@ -29,6 +30,29 @@ def count_with(llama: Any, text: str) -> int:
     added: the way `LlamaCppModel` tokenizes the prompts it renders.
     """
     return len(llama.tokenize(text.encode("utf-8"), add_bos=False, special=True))
+
+
+def control_tokens(llama: Any) -> frozenset[str]:
+    """The texts of ``llama``'s control tokens that `inert` does not already escape.
+
+    A control token (GGUF token type CONTROL: BOS, EOS, a chat template's turn markers) is parsed
+    from a prompt's text when it is there exactly, so a tool result holding one would hand the
+    model the token itself. The common families' are escaped by `inert` anyway; these are the
+    model's own others, which `LlamaCppModel` escapes in tool results besides. User-defined tokens
+    are left out: in many vocabularies (Gemma's) they are ordinary text such as HTML tags, and the
+    structural ones of the common families (``<tool_call>``, ``<think>``) are in `inert`'s rule.
+    Reading them takes about 0.4 s for Qwen2.5's 152k tokens, once per load.
+    """
+    import llama_cpp
+
+    vocab = llama_cpp.llama_model_get_vocab(llama.model)
+    attr, control = llama_cpp.llama_vocab_get_attr, llama_cpp.LLAMA_TOKEN_ATTR_CONTROL
+    texts = (
+        llama_cpp.llama_vocab_get_text(vocab, token).decode("utf-8", "replace")
+        for token in range(llama_cpp.llama_vocab_n_tokens(vocab))
+        if attr(vocab, token) & control
+    )
+    return frozenset(text for text in texts if text and inert(text) == text)
 
 
 class Vocabulary:

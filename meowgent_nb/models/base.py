@@ -10,11 +10,24 @@ from .._deltas import TextDelta, ThinkingDelta
 from ..errors import MeowgentError
 from ..tools.core import Tool, ToolCall
 
-__all__ = ["CallParser", "Model", "ModelChunk", "ModelError", "ModelRequest", "Usage", "describe_model"]
+__all__ = [
+    "CallParser",
+    "CassetteError",
+    "Model",
+    "ModelChunk",
+    "ModelError",
+    "ModelRequest",
+    "Usage",
+    "describe_model",
+]
 
 
 class ModelError(MeowgentError):
     """A model backend failed; the message says how to fix it (start the server, pull the model)."""
+
+
+class CassetteError(ModelError):
+    """A cassette is missing, unreadable, or has no recording of a request."""
 
 
 @dataclass(frozen=True)

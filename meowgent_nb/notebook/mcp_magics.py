@@ -22,12 +22,13 @@ from IPython.core.error import UsageError
 from IPython.core.magic_arguments import argument, magic_arguments
 from IPython.utils.process import arg_split
 
-from .._visible import visible
 from ..mcp._progress import LOG_LEVELS
 from ..mcp.client import McpServerError, McpToolbox
 from ..mcp.config import SERVER_NAME, McpConfigError
 from ..models.cassette import CassetteError
 from . import mcp_context_magics, mcp_refresh_magics
+from ._collected_tools import collected_tools
+from .mcp_listing import server_listing as _listing
 
 __all__ = ["close_mcp", "tools_mcp", "tools_serve"]
 
@@ -36,7 +37,6 @@ _USAGE = (
     " | refresh NAME|--all | reconnect NAME | help"
     " | resources [NAME] | prompts [NAME] | complete SERVER/PROMPT ARG [TYPED] | log NAME"
 )
-_INSTRUCTIONS_SHOWN = 300
 
 
 def tools_mcp(magics: Any, line: str) -> None:
@@ -221,10 +221,22 @@ def _roots(name: str, folders: list[str]) -> list[str]:
     return folders
 
 
-def _keep(magics: Any, name: str, box: McpToolbox) -> None:
-    """Add ``box`` under ``name``, in place of a stopped server of that name (crashed, or cut off)."""
+def _keep(magics: Any, name: str, box: McpToolbox, what: str = "") -> None:
+    """Add ``box`` under ``name``, in place of a stopped server of that name (crashed, or cut off).
+
+    Raises:
+        UsageError: One of its tools has the name of another tool (see `_collected_tools`); the
+            box is closed.
+    """
     servers = _servers(magics)
     old = servers.get(name)
+    if not (box.record and box.tape_path is None and not box.connected):  # else its tools are not known yet
+        namespace = [v for k, v in magics.shell.user_ns.items() if not k.startswith("_") and v is not old]
+        try:
+            collected_tools(namespace, [*(b for b in magics.toolboxes if b is not old), box], what or f"%tools mcp add {name}")
+        except UsageError:
+            box.close()
+            raise
     if old is not None:
         old.close()
         magics.toolboxes = [b for b in magics.toolboxes if b is not old]
@@ -256,8 +268,12 @@ def _load(magics: Any, path: str) -> None:
         loaded = load_mcp_config(os.path.expanduser(path), skip=added, call_timeout=magics.tool_timeout)
     except McpConfigError as error:
         raise UsageError(f"%tools mcp load: {error}") from None
-    for name, box in loaded.items():
-        _keep(magics, name, box)
+    for name, box in list(loaded.items()):
+        try:
+            _keep(magics, name, box, "%tools mcp load")
+        except UsageError as error:  # the others still load
+            loaded.failed[name] = str(error).split(": ", 1)[1]
+            del loaded[name]
     if loaded:
         print(_listing(dict(loaded)))
     if not loaded and loaded.failed:
@@ -340,7 +356,7 @@ def tools_serve(magics: Any, line: str) -> None:
         if isinstance(box, McpToolbox)
         for t in box
     }
-    tools = [t for t in magics.available_tools() if id(t) not in remote]
+    tools = [t for t in magics.available_tools("%tools serve") if id(t) not in remote]
     if not any(args.include_approval_tools or not t.approval for t in tools):
         raise UsageError(
             "%tools serve: no tools to serve; define one with @tool"
@@ -428,63 +444,3 @@ def _names(value: str | None) -> list[str]:
 def _known(magics: Any) -> str:
     names = ", ".join(_servers(magics))
     return f"the servers are: {names}." if names else "none is added."
-
-
-def _listing(servers: dict[str, McpToolbox]) -> str:
-    if not servers:
-        return (
-            "No MCP servers. Add one with %tools mcp add NAME -- COMMAND ARGS..."
-            " or %tools mcp add NAME --url URL."
-        )
-    blocks = []
-    for name, box in servers.items():
-        target = box.target
-        if box.transport == "stdio":  # the program's name only ("python"): paths differ between machines
-            program, _, rest = target.partition(" ")
-            program = re.sub(r"^python[\d.]*$", "python", os.path.basename(program))
-            target = " ".join(filter(None, [program, rest]))
-        if box.record and box.tape_path is None and not box.connected:
-            # Its tools are not known until a cassette replays them or the server starts.
-            blocks.append(
-                f"{name} ({box.transport}: {target}): recorded, not started; the first %%agent cell replays"
-                " its tools from the cassette, or starts it"
-            )
-            continue
-        if box.tape_path is not None:  # the same words whether it was recorded now or is replayed
-            state = f"recorded in {os.path.basename(box.tape_path)}"
-        else:
-            state = "connected" if box.connected and box.ping() else f"stopped (%tools mcp reconnect {name} starts it again)"
-        lines = [f"{name} ({box.transport}: {target}): {state}, {len(box)} tools"]
-        lines += [
-            f"  {label}: {', '.join(f'{n}=***' for n in names)}" for label, names in _given(box) if names
-        ]
-        width = max((len(t.name) for t in box), default=0)
-        lines += [f"  {t.name:<{width}}  {_asks(t):<19}  {' '.join(filter(None, (_visible_title(t), _as_task(t))))}".rstrip() for t in box]
-        lines += [f"  not offered: {remote} ({why})" for remote, why in box.skipped.items()]
-        if box.left_out:
-            lines.append(f"  left out (include/exclude): {', '.join(box.left_out)}")
-        if box.instructions:
-            use = "in the system prompt" if box.use_instructions else "not used; --instructions adds them"
-            text = re.sub(r"\s+", " ", box.instructions).strip()
-            if len(text) > _INSTRUCTIONS_SHOWN:
-                text = text[: _INSTRUCTIONS_SHOWN - 1] + "…"
-            lines.append(f"  instructions ({use}): {text}")
-        blocks.append("\n".join(lines))
-    return "\n".join(blocks)
-
-
-def _given(box: McpToolbox) -> list[tuple[str, tuple[str, ...]]]:
-    return [("env", box.env_names), ("headers", box.header_names)]
-
-
-def _asks(tool: Any) -> str:
-    return "asks first" if tool.approval else "runs without asking"
-
-
-def _as_task(tool: Any) -> str:
-    return "(runs as an MCP task: Stop cancels it)" if getattr(tool, "runs_as_task", False) else ""
-
-
-def _visible_title(tool: Any) -> str:
-    title = getattr(tool, "title", None)
-    return visible(title) if title else ""

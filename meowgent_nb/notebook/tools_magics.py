@@ -87,7 +87,7 @@ def tools_eval(magics: Any, line: str) -> Any:
     try:
         return run_eval(
             magics.shell.user_ns[args.cases],
-            tools=magics.select_tools(args),
+            tools=magics.select_tools(args, "%tools eval"),
             model=magics.resolve_model(args),
             protocol=args.protocol or magics.protocol,
             text_limit=limit,

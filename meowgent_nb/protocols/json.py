@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from ..tools.calls import ToolResultsMessage
 from ..tools.core import Tool, ToolCall, ToolResult
 from .base import RequestParts, assistant_message
 from .json_answer import JsonAnswerParser, answer_schema
@@ -38,7 +39,7 @@ class JsonProtocol:
 
     def result_messages(self, results: Sequence[ToolResult]) -> list[dict[str, Any]]:
         # json answers are JSON objects: the notice's "in plain text" would contradict the rules.
-        return [{"role": "user", "content": tool_responses(results, None)}]
+        return [ToolResultsMessage({"role": "user", "content": tool_responses(results, None)})]
 
     def assistant_message(
         self, raw: str, text: str, thinking: str, calls: Sequence[ToolCall], cut_off_by: str | None

@@ -64,6 +64,7 @@ THINK_OPEN, THINK_CLOSE = "<think>", "</think>"
 # answer is shown as a call being written only once it starts like one.
 _CALL_NAME = re.compile(r'\s*(?:```[\w+.-]*[ \t\r]*\n\s*)?\[?\s*\{\s*"name"\s*:\s*"((?:[^"\\\n]|\\.)*)"')
 _BARE_CALL = re.compile(r'\s*(?:```[\w+.-]*[ \t\r]*\n\s*)?\{\s*"name"\s*:')
+_MAY_OPEN = re.compile(r"[<`{]")  # what can begin a tag, a fence or an object that opens a call
 _NAME_LOOKAHEAD = 256  # a name that has not appeared this far into a call is not looked for again
 
 
@@ -212,7 +213,7 @@ class ToolCallParser:
         # Each step consumes data up to a mode change and hands the rest to the next mode.
         rest: str | None = data
         while rest is not None:
-            rest = getattr(self, "_step_" + self._mode)(rest, out)
+            rest = _STEPS[self._mode](self, rest, out)
 
     def _step_lead(self, data: str, out: list[ParsedEvent]) -> str | None:
         lead, self._tail = self._tail + data, ""
@@ -232,6 +233,10 @@ class ToolCallParser:
     _step_prose = _step_bare  # held to the end of the answer as well
 
     def _step_text(self, data: str, out: list[ParsedEvent]) -> str | None:
+        if not self._tail and _MAY_OPEN.search(data) is None:  # most chunks: plain text, shown as it is
+            self._last = data[-1:] or self._last
+            self._text(data, out)
+            return None
         text = self._tail + data
         before, tag, self._tail = _split(text, CALL_OPEN, THINK_OPEN)
         at, verdict = None, False
@@ -311,6 +316,12 @@ class ToolCallParser:
 
     def _end_run(self) -> None:
         self._ws, self._in_run = "", False
+
+
+_STEPS = {
+    mode: getattr(ToolCallParser, "_step_" + mode) for mode in ("lead", "bare", "prose", "text", "think", "call")
+}
+"""Each mode's step, looked up once: `ToolCallParser._run` takes a step a chunk."""
 
 
 def parse_tool_calls(text: str) -> list[ParsedEvent]:

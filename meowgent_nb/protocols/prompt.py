@@ -7,12 +7,12 @@ valid. What changes per turn (the last-turn notice, tool results) goes in later 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from xml.sax.saxutils import escape as xml_escape
 
-from ..tools.render import render_tools_xml
+from ..tools._inert import inert
 from ..tools.core import Tool, ToolResult
+from ..tools.render import render_tools_xml
 
 __all__ = ["DEFAULT_SYSTEM", "JSON_TOOL_RULES", "LAST_TURN_NOTICE", "RESULTS_NOTICE", "TOOL_RULES", "inert", "inert_attribute", "system_prompt", "tool_responses"]
 
@@ -87,34 +87,14 @@ def tool_responses(results: Sequence[ToolResult], notice: str | None = RESULTS_N
     """The results of one turn's calls, in call order, then ``notice`` (if any), as one message.
 
     Each result is one ``<tool_response name="...">`` block, closed once, whatever the tool
-    returned and whatever name the model wrote: see `inert`.
+    returned and whatever name the model wrote: see `inert` (the one escaping of text pasted into
+    a prompt, kept in `tools._inert` so a backend can add its model's own tokens to it).
     """
     blocks = [
         f'<tool_response name="{inert_attribute(result.call.name)}">\n{inert(result.output)}\n</tool_response>'
         for result in results
     ]
     return "\n".join([*blocks, notice] if notice else blocks)
-
-
-# "<" where it would open or close the prompt's structure: a tool_response or tool_call tag (and
-# tool_result, which other templates use), the context and server_instructions blocks of MCP
-# servers' text (in any case, with spaces), or a chat template's special token (<|im_start|>...).
-_STRUCTURE = re.compile(
-    r"<(?=\s*/?\s*(?:tool_response|tool_result|tool_call|context|server_instructions)\b|\|)", re.IGNORECASE
-)
-
-
-def inert(text: str) -> str:
-    """``text`` with every ``<`` that could end or open a block of the prompt written ``&lt;``.
-
-    A tool's output is pasted between ``<tool_response>`` tags, an MCP resource between
-    ``<context>`` tags, and chat templates turn a special token's text (``<|im_end|>``) into the
-    token itself. So in what a tool returns (or an error quotes, or a server wrote),
-    ``</tool_response>``, ``</tool_result>``, ``<tool_call>``, ``</context>``, ``<server_instructions>`` and ``<|``
-    lose their ``<``; nothing else changes, so code, JSON and HTML read as they are and cost no
-    extra tokens.
-    """
-    return _STRUCTURE.sub("&lt;", text)
 
 
 def inert_attribute(name: str) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from ..tools.calls import ToolResultsMessage
 from ..tools.core import Tool, ToolCall, ToolResult
 from ..tools.render import render_tools_xml
 from ..tools.search import SEARCH_TOOL
@@ -46,7 +47,8 @@ class XmlProtocol:
         # search's result says so itself, and RESULTS_NOTICE would contradict it.
         # A made-up "search_tools" (search off) is answered unknown_tool, and keeps the notice.
         searched = all(r.call.name == SEARCH_TOOL and r.kind == "ok" for r in results)
-        return [{"role": "user", "content": tool_responses(results, None if searched else RESULTS_NOTICE)}]
+        content = tool_responses(results, None if searched else RESULTS_NOTICE)
+        return [ToolResultsMessage({"role": "user", "content": content})]
 
     def assistant_message(
         self, raw: str, text: str, thinking: str, calls: Sequence[ToolCall], cut_off_by: str | None

@@ -10,6 +10,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from ..models.base import ModelRequest
+from ..tools.calls import is_tool_result
 
 __all__ = ["assert_last_user_message", "assert_system_prompt", "assert_tools_offered", "sent_request"]
 
@@ -96,16 +97,15 @@ def assert_last_user_message(model: Any, text: str, *, request: int = -1) -> Non
     """The last message the person wrote in a request is exactly ``text``.
 
     Tool results that go back to the model as user messages (``<tool_response>`` blocks, in the
-    ``xml`` and ``json`` protocols) are not the person's and are passed over.
+    ``xml`` and ``json`` protocols) are not the person's and are passed over (known by how they
+    were made, `is_tool_result`, not by their text).
 
     Raises:
         AssertionError: It differs, or there is none; the message shows the one that was sent.
     """
     sent, which = sent_request(model, request)
     users = [
-        str(m.get("content", ""))
-        for m in sent.messages
-        if m.get("role") == "user" and not str(m.get("content", "")).startswith("<tool_response")
+        str(m.get("content", "")) for m in sent.messages if m.get("role") == "user" and not is_tool_result(m)
     ]
     if not users:
         roles = [m.get("role") for m in sent.messages]

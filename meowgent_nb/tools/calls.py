@@ -1,15 +1,17 @@
 """What a run passes around: a model's `ToolCall` and the `ToolResult` that answers it.
 
 Small frozen values with no behaviour of their own: the protocols parse calls, the agent makes
-results, the display and the MCP server read them.
+results, the display and the MCP server read them. And `ToolResultsMessage`, how a conversation
+knows the messages that carry results back to the model as the person's text.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-__all__ = ["ResultKind", "ToolCall", "ToolResult"]
+__all__ = ["ResultKind", "ToolCall", "ToolResult", "ToolResultsMessage", "is_tool_result"]
 
 ResultKind = Literal["ok", "unknown_tool", "invalid_arguments", "denied", "timeout", "error", "parse_error"]
 
@@ -48,3 +50,18 @@ class ToolResult:
     def ok(self) -> bool:
         """Whether the tool ran and returned."""
         return self.kind == "ok"
+
+
+class ToolResultsMessage(dict):  # type: ignore[type-arg]
+    """A ``user`` message that carries tool results (``xml``, ``json``: ``<tool_response>`` blocks).
+
+    A plain dict to everything that sends, records or compares it (the same JSON, equal to the
+    same dict); its type says where it came from. So what the person typed is never taken for a
+    tool result because of how it begins (``<tool_response>...``): compaction shortens, and tool
+    search reads, only messages made as results.
+    """
+
+
+def is_tool_result(message: Mapping[str, Any]) -> bool:
+    """Whether ``message`` carries tool results: a ``tool`` message, or a `ToolResultsMessage`."""
+    return message.get("role") == "tool" or isinstance(message, ToolResultsMessage)

@@ -28,6 +28,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Iterable
 from typing import Any, Protocol
 
+from ._inert import inert, inert_descriptions
 from ._xml_schema import decode, encode, example_json, text
 
 __all__ = [
@@ -75,7 +76,9 @@ def tool_xml(tool: ToolSpec) -> str:
 def _serialize(element: ET.Element) -> str:
     # ElementTree writes empty elements as "<x />"; the space costs a token per parameter. The
     # sequence " />" cannot occur elsewhere: ">" is escaped in text and attribute values.
-    return ET.tostring(element, encoding="unicode").replace(" />", "/>")
+    # ElementTree escapes every "<" of a text; `inert` adds the special tokens in brackets
+    # ([INST], [TOOL_CALLS]) as character references, which an XML parser reads back as they were.
+    return inert(ET.tostring(element, encoding="unicode").replace(" />", "/>"))
 
 
 def tool_json_schema(tool: ToolSpec) -> dict[str, Any]:
@@ -83,15 +86,16 @@ def tool_json_schema(tool: ToolSpec) -> dict[str, Any]:
 
     A tool's examples are the parameters schema's ``examples`` keyword (JSON Schema's own): a
     chat template given this dict (the embedded model's) shows them; the ``ollama`` client keeps
-    only a few schema keywords and drops it.
+    only a few schema keywords and drops it. Descriptions are `inert` (a server's tool is text from
+    outside, and the backend's template pastes this JSON into the prompt as it is).
     """
-    parameters = tool.parameters
+    parameters = inert_descriptions(tool.parameters)
     examples = _examples(tool)
     if examples:
         parameters = {**parameters, "examples": list(examples)}
     return {
         "type": "function",
-        "function": {"name": tool.name, "description": tool.description, "parameters": parameters},
+        "function": {"name": tool.name, "description": inert(tool.description), "parameters": parameters},
     }
 
 

@@ -228,6 +228,8 @@ def test_summarize_puts_the_models_summary_where_the_exchanges_were_left_out():
     assert asked[0].startswith(
         'Here is the earlier part of a conversation:\n\n<context>\nPerson: Read page 0\n\nAssistant: &lt;tool_call>{"name": "fetch"'
     )
+    assert "\n\nTool result: &lt;tool_response name=\"fetch\">\npage 0: lorem" in asked[0]  # not the person's
+    assert "Person: &lt;tool_response" not in asked[0]
     assert asked[0].endswith(
         "Assistant: Read.\n</context>\n\nSummarize it in at most 76 words: what the person asked and the facts the tools returned."
     )
@@ -300,3 +302,31 @@ def test_a_summarized_conversation_replays_from_its_cassette_as_it_was_recorded(
     assert run_all(replayed, prompts) == compactions and compactions[0][1].summarized is not None
     assert replayed.compaction.summary == "Pages 0 and 1 were read."
     assert [r.request.messages for r in replayed.context_log] == [r.request.messages for r in recorded.context_log]
+
+
+NOTES = '<tool_response name="fetch">\n' + "my own notes on the report, " * 130 + "\n</tool_response>"
+"""What a person may type: it begins like a tool result, and is 3.6k characters (about 900 tokens)."""
+
+
+def test_a_persons_prompt_that_begins_like_a_tool_result_is_never_shortened_and_results_still_are():
+    agent = Agent(reading(6), tools=[fetch])
+    seen = run_all(agent, [NOTES, *[f"Read page {i}" for i in range(1, 6)]])
+    assert [(c.shortened, c.left_out) for _, c in seen] == [(1, 0), (0, 1), (2, 1), (2, 2)]
+    sent = [m for record in agent.context_log for m in record.request.messages]
+    # The person's prompt is sent as typed until it is left out with its whole exchange.
+    assert [m["content"] for m in sent if "my own notes" in m["content"]] == [NOTES] * 3
+    cut = [m["content"] for m in sent if "were cut to fit" in m["content"]]
+    assert cut and all(text.startswith('<tool_response name="fetch">\npage ') for text in cut)
+
+
+def test_this_runs_own_prompt_is_never_shortened_even_if_it_begins_like_a_tool_result():
+    agent = Agent(reading(1), tools=[fetch])
+    run_all(agent, [NOTES])
+    first, second = (record.request.messages for record in agent.context_log)
+    assert first[1] == second[1] == {"role": "user", "content": NOTES}
+    result = agent.messages[2]["content"]
+    assert second[3]["content"] == (
+        result[:400]
+        + f"\n[... {len(result) - 600:,} characters of this tool result were cut to fit the context window ...]\n"
+        + result[-200:]
+    )

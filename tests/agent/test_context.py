@@ -116,3 +116,11 @@ def test_the_log_keeps_the_last_200_requests():
         agent.run("again")
     assert len(agent.context_log) == 200
     assert agent.context_use(0).turn == 6 and agent.context_use().turn == 205
+
+
+def test_a_prompt_that_begins_like_a_tool_result_counts_as_the_prompt():
+    prompt = '<tool_response name="add">\n3\n</tool_response> was the answer; why?'
+    agent = Agent(Counting(["Because."]), tools=[add])
+    agent.run(prompt)
+    use = agent.context_use()
+    assert (use.tokens["the new prompt"], use.tokens["tool results"]) == (words(prompt), 0)

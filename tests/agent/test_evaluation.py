@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from typing import Literal
+from typing import Any, Literal
 
 import pytest
 from IPython.core.error import UsageError
@@ -16,6 +16,7 @@ from meowgent_nb.agent.loop import Agent
 from meowgent_nb.models.base import ModelChunk, ModelRequest
 from meowgent_nb.testing import assert_tools_offered
 from meowgent_nb.tools.core import ToolCall
+from tests.models.test_llamacpp_model import real_model
 
 RAN: list[str] = []
 
@@ -578,3 +579,32 @@ def test_tools_eval_magic_runs_cases_concurrently_with_its_option(ip):
     with pytest.raises(UsageError) as error:
         ip.run_line_magic("tools", "eval e_cases --model-object e_model --concurrency 0")
     assert str(error.value) == "%tools eval --concurrency: give a number of cases of at least 1; got 0"
+
+
+# --- the embedded model, live: the notebook 6 course replays its cassette, this runs it ----------
+
+
+@real_model
+def test_a_live_eval_on_the_embedded_model_replays_from_its_cassette_row_for_row(tmp_path, monkeypatch):
+    from meowgent_nb.models.cassette import cassette_model
+    from meowgent_nb.models.llamacpp import LlamaCppModel
+
+    monkeypatch.delenv("MEOWGENT_GGUF", raising=False)
+    path = tmp_path / "eval.cassette.json"
+    cases = [
+        EvalCase("Is it warm in Madrid today?", "get_weather", {"city": "Madrid"}, "understanding"),
+        EvalCase("Write a two-line poem about rain.", None, {}, "refusal"),
+    ]
+
+    def rows(report: EvalReport) -> list[tuple]:
+        return [(r.prompt, r.chosen, r.arguments, r.passed, r.reason, r.stopped_after) for r in report.rows]
+
+    def model(mode: str) -> Any:
+        return cassette_model(str(path), mode, lambda: LlamaCppModel(n_ctx=1024, max_tokens=40), name="local")
+
+    live = evaluate(cases, tools=[get_weather, add], model=model("record"), text_limit=20)
+    replayed = evaluate(cases, tools=[get_weather, add], model=model("replay"), text_limit=20)
+    assert rows(live) == rows(replayed) == [
+        ("Is it warm in Madrid today?", "get_weather", {"city": "Madrid", "unit": "celsius"}, True, "", None),
+        ("Write a two-line poem about rain.", None, {}, True, "", 22),
+    ]

@@ -178,3 +178,25 @@ def test_a_malformed_approver_answer_denies_each_call_once_with_the_reason(answe
             f" (1 asked, {answered} answered), so none of them ran.",
         )
     ]
+
+
+@pytest.mark.parametrize(("answer", "kind"), [(None, "NoneType"), (0, "int"), ("yes", "str"), ({"risky": True}, "dict")])
+def test_an_approver_answer_that_is_no_list_denies_the_call_instead_of_ending_the_run(answer, kind):
+    ran = []
+
+    @tool(approval=True)
+    def risky() -> str:
+        """Do something risky."""
+        ran.append(1)
+        return "done"
+
+    agent = Agent(ScriptedModel([calls(("risky", {})), "ok"]), tools=[risky], approver=Sloppy(answer))
+    result = agent.run("go")
+    assert [(r.kind, r.output) for r in result.tool_results] == [
+        (
+            "denied",
+            "Denied: the approver Sloppy() did not return one Approved or Denied per call"
+            f" (1 asked, answered with a {kind}), so none of them ran.",
+        )
+    ]
+    assert (ran, result.text) == ([], "ok")

@@ -269,3 +269,39 @@ def test_no_message_or_repr_contains_a_value_from_the_file_env_headers_or_enviro
 def test_redact_masks_secrets_longest_first_and_leaves_short_values():
     secrets = {TOKEN, TOKEN[:8], "1"}
     assert redact(f"--token {TOKEN} and {TOKEN[:8]} and 1", secrets) == "--token *** and *** and 1"
+
+
+TWICE_NAME = (
+    "mcp.json: the server name {} is given twice in {!r}; JSON keeps only the last, so the first would be"
+    " dropped without a word. Give each server its own name (or remove one)."
+)
+TWICE_KEY = "mcp.json: the key {} is given twice in one object ({}); JSON keeps only the last. Remove one of them."
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            '{"mcpServers": {"git": {"command": "uvx"}, "time": {"command": "t"}, "git": {"command": "npx"}}}',
+            TWICE_NAME.format("'git'", "mcpServers"),
+        ),
+        (
+            '{"servers": {"a": {"command": "x"}, "b": {"command": "y"}, "a": {"url": "http://h"}, "b": {"command": "z"}}}',
+            TWICE_NAME.format("'a', 'b'", "servers"),
+        ),
+        ('{"mcpServers": {"a": {"command": "x", "command": "rm"}}}', TWICE_KEY.format("'command'", "'mcpServers' -> 'a'")),
+        (
+            '{"mcpServers": {"a": {"command": "x", "env": {"HOME": "/a", "HOME": "/b"}}}}',
+            TWICE_KEY.format("'HOME'", "'mcpServers' -> 'a' -> 'env'"),
+        ),
+        (
+            '{"mcpServers": {"a": {"command": "x", "args": ["-v", {"k": 1, "k": 2}]}}}',
+            TWICE_KEY.format("'k'", "'mcpServers' -> 'a' -> 'args' -> '1'"),
+        ),
+        ('{"mcpServers": {}, "mcpServers": {"a": {"command": "x"}}}', TWICE_KEY.format("'mcpServers'", "the top level")),
+    ],
+)
+def test_a_key_given_twice_is_refused_naming_the_file_and_the_name(text, message):
+    with pytest.raises(McpConfigError) as caught:
+        parse_mcp_config(text, ENV, "mcp.json")
+    assert str(caught.value) == message

@@ -119,3 +119,17 @@ def test_a_file_that_cannot_be_read_raises_and_starts_nothing(tmp_path):
     with pytest.raises(McpConfigError) as caught:
         load_mcp_config(latin)
     assert str(caught.value) == f"{latin} is not UTF-8 text; is it the right file?"
+
+
+def test_a_server_name_given_twice_starts_nothing_and_names_the_file(tmp_path):
+    path = tmp_path / "claude_desktop_config.json"
+    path.write_text(
+        '{"mcpServers": {"local": {"command": "%s", "args": ["%s"]}, "local": {"command": "/nonexistent"}}}'
+        % (sys.executable, SERVER)
+    )
+    with pytest.raises(McpConfigError) as caught:
+        load_mcp_config(path)
+    assert str(caught.value) == (
+        f"{path}: the server name 'local' is given twice in 'mcpServers'; JSON keeps only the last, so the"
+        " first would be dropped without a word. Give each server its own name (or remove one)."
+    )

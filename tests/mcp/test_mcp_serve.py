@@ -224,7 +224,7 @@ def test_the_real_client_lists_and_calls_the_served_tools(served):
         True,
         (
             "Error: Invalid arguments for tool 'shout':\n- text: input should be a valid string, got 3\n"
-            "- loud: unknown argument; this tool takes: text, times"
+            "- loud: unknown argument; this tool takes: text, times\nCall shout again with corrected arguments."
         ),
     )
     assert (failing.is_error, failing.content[0].text) == (
@@ -234,7 +234,7 @@ def test_the_real_client_lists_and_calls_the_served_tools(served):
     assert (slow.is_error, slow.content[0].text) == (True, "Timed out after 0.5 s")
     assert (unknown.is_error, unknown.content[0].text) == (
         True,
-        "Error: there is no tool named 'delete_file'; the tools are: shout, nap, divide.",
+        "Error: there is no tool named 'delete_file'. The tools are: shout, nap, divide.",
     )
     assert [t.name for t in served.left_out] == ["delete_file"]
 

@@ -436,26 +436,53 @@ def test_replay_never_makes_the_inner_model_and_auto_makes_it_only_to_record(tmp
     assert message.startswith(f"The cassette {path} has no recording of request 2;")
 
 
-def test_an_answer_cut_short_is_not_recorded_but_one_read_to_its_end_is(tmp_path):
+def test_an_answer_its_reader_cut_short_replays_to_that_point_and_no_further(tmp_path):
     path = tmp_path / "c.json"
     recorder = RecordingModel(ScriptedModel(["one two three", "four"]), path)
 
-    async def read_until(stop: Any) -> list[ModelChunk]:
+    async def read_until(model: Any, stop: Any) -> list[ModelChunk]:
         chunks = []
-        async with aclosing(recorder.stream(ask("Hi"))) as stream:
+        async with aclosing(model.stream(ask("Hi"))) as stream:
             async for chunk in stream:
                 chunks.append(chunk)
                 if stop(chunk):
                     break  # closes the stream here, without reading past this chunk
         return chunks
 
-    assert asyncio.run(read_until(lambda chunk: chunk.text == "one")) == [ModelChunk(text="one")]
-    assert not path.exists()
-    assert asyncio.run(read_until(lambda chunk: chunk.done)) == [
+    # %tools eval stops reading a refusal at its text limit: that much is recorded, marked cut.
+    assert asyncio.run(read_until(recorder, lambda chunk: chunk.text == "one")) == [ModelChunk(text="one")]
+    assert asyncio.run(read_until(recorder, lambda chunk: chunk.done)) == [
         ModelChunk(text="four"),
         ModelChunk(done=True, usage=Usage(completion_tokens=1), finish_reason="stop"),
     ]
-    assert [entry.chunks[0].text for entry in Cassette(path).entries] == ["four"]
+    assert [[(c.text, c.done, c.finish_reason) for c in e.chunks] for e in Cassette(path).entries] == [
+        [("one", False, None), ("", True, "cut")],
+        [("four", False, None), ("", True, "stop")],
+    ]
+    replay = ReplayModel(path)
+    assert asyncio.run(read_until(replay, lambda chunk: chunk.text == "one")) == [ModelChunk(text="one")]
+    with pytest.raises(CassetteError) as caught:  # a reader that goes on is told, not given a short answer
+        asyncio.run(read_until(ReplayModel(path), lambda chunk: False))
+    assert str(caught.value).startswith(
+        f"The cassette {path} recorded the answer at line 1 only up to where its reader stopped reading"
+        " (e.g. %tools eval's text limit), and this reader reads further. To record it, run in mode record"
+    )
+
+
+def test_an_answer_that_ends_without_its_end_is_not_recorded(tmp_path):
+    path = tmp_path / "c.json"
+
+    class Broken:
+        name = "broken"
+
+        async def stream(self, request: ModelRequest):
+            yield ModelChunk(text="half")
+            raise ModelError("the server went away")
+
+    recorder = RecordingModel(Broken(), path)
+    with pytest.raises(ModelError):
+        chunks_of(recorder, ask("Hi"))
+    assert not path.exists()
 
 
 # --- hand edits and broken files ---------------------------------------------------------------------

@@ -251,9 +251,14 @@ def test_numbers_json_cannot_hold_name_the_entry(tmp_path, number, problem):
     assert load_error(path) == f"Cassette {path}, line 16: the entry has {problem}.{FIX_ENTRY}"
 
 
-def test_a_huge_but_whole_token_count_loads_as_it_is(tmp_path):
+def test_a_token_count_loads_as_it_is_up_to_what_a_backend_can_count(tmp_path):
+    path = write(tmp_path, entry(f'{{"usage": {{"prompt_tokens": {2**63 - 1}}}}}'))
+    assert Cassette(path).entries[0].chunks[1] == ModelChunk(usage=Usage(prompt_tokens=2**63 - 1))
     path = write(tmp_path, entry('{"usage": {"prompt_tokens": 100000000000000000000000}}'))
-    assert Cassette(path).entries[0].chunks[1] == ModelChunk(usage=Usage(prompt_tokens=10**23))
+    assert load_error(path) == (
+        f"Cassette {path}, line 12: chunks[1].usage.prompt_tokens must be at most 9223372036854775807,"
+        f" found 100000000000000000000000.{FIX_LINE}"
+    )
 
 
 def test_a_file_in_another_encoding_or_not_a_file_is_named(tmp_path):

@@ -71,7 +71,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         sys.executable, "-m", "llama_cpp.server",
         "--model", str(gguf_path()), "--model_alias", NAME,
         "--host", "127.0.0.1", "--port", str(port),
-        "--n_ctx", "2048", "--n_threads", "2", "--api_key", KEY,
+        "--n_ctx", "2048", "--n_threads", "1", "--api_key", KEY,
         # Its default cuts a streaming answer off when the next request arrives; queue them instead.
         "--interrupt_requests", "False",
     ]  # fmt: skip
