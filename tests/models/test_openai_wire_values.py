@@ -251,3 +251,22 @@ def test_after_a_malformed_answer_the_conversation_is_kept_and_the_next_run_work
         "Weather in Paris?", "\n[this answer was cut off: ModelError]", "And now?"
     ]
     assert agent.messages[-1] == {"role": "assistant", "content": "Sunny."}
+
+
+def test_in_a_notebook_the_error_is_one_line_and_the_next_cell_continues(ip, httpserver, base_url, allow_requests, monkeypatch):
+    from IPython.utils.capture import capture_output
+
+    monkeypatch.setenv("OPENAI_BASE_URL", base_url)
+    answers = iter([data(choice({"content": 7})), data(choice({"content": "Hello again."})) + data(choice({}, "stop"))])
+    httpserver.expect_request("/v1/chat/completions").respond_with_handler(
+        lambda request: Response(next(answers), content_type="text/event-stream")
+    )
+    with pytest.raises(ModelError) as caught:
+        ip.run_cell_magic("agent", "-m openai:qwen-test --new", "Hello")
+    problem = "choices[0].delta.content is 7, not text or null"
+    assert caught.value._render_traceback_() == [
+        f"\x1b[31mModelError\x1b[0m: {wire_error(base_url, problem)}", "(the full traceback: %agent traceback)"
+    ]
+    with capture_output() as captured:
+        ip.run_cell_magic("agent", "-m openai:qwen-test", "Again?")
+    assert "Hello again." in captured.outputs[-1].data["text/plain"]
