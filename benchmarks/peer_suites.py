@@ -119,6 +119,9 @@ def main() -> None:
                       f" {counts['skipped']:3}  errors {counts['error']:3}   ({seconds:.0f} s)", flush=True)
                 if base is None:
                     base = results
+                    for test, outcome in sorted(results.items()):
+                        if outcome in ("failed", "error"):
+                            print(f"    {outcome} here without meowgent_nb too: {test}")
                     continue
                 for test in sorted(set(base) | set(results)):
                     if base.get(test) != results.get(test):

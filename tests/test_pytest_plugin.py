@@ -152,6 +152,8 @@ def test_an_unreadable_notebook_is_left_to_its_collector(tmp_path):
     (tmp_path / "list.ipynb").write_text("[]")
     assert plugin.needs_real_model(tmp_path / "broken.ipynb") is False
     assert plugin.needs_real_model(tmp_path / "list.ipynb") is False
+    (tmp_path / "deep.ipynb").write_text("[" * 100_000 + "]" * 100_000)  # json: RecursionError
+    assert plugin.needs_real_model(tmp_path / "deep.ipynb") is False
 
 
 @pytest.fixture
@@ -168,7 +170,8 @@ def no_model(pytester, monkeypatch):
 def test_without_a_model_a_real_model_notebook_is_skipped_saying_why(no_model):
     notebook(no_model.path / "live.ipynb", {"meowgent_nb": {"real_model": True}})
     notebook(no_model.path / "plain.ipynb")
-    done = no_model.runpytest("--nbval", "-rs", "-p", "no:cacheprovider", "live.ipynb")
+    # --strict-markers: the marker is registered when the first such notebook is collected.
+    done = no_model.runpytest("--nbval", "-rs", "--strict-markers", "-p", "no:cacheprovider", "live.ipynb")
     done.assert_outcomes(skipped=1)
     reason = next(line for line in done.outlines if line.startswith("SKIPPED"))
     assert reason.startswith("SKIPPED [1] live.ipynb: no model to run this notebook on: ")
