@@ -21,7 +21,8 @@ Set up once (sources and venvs in /tmp, never in the repository)::
     (cd /tmp/peersrc && for f in *.tar.gz; do tar xzf $f; done)
     for v in /tmp/peervenv /tmp/peervenv-installed; do python -m venv $v; $v/bin/pip install \\
         pytest==9.2.0 nbval==0.11.0 nbmake==1.5.5 attrs==26.1.0 hypothesis==6.170.17 pympler \\
-        cloudpickle pytest-xdist typing-extensions ipykernel nbdime matplotlib sympy; done
+        cloudpickle pytest-xdist typing-extensions ipykernel nbdime matplotlib sympy pytest-mock \\
+        pytest-cov; done
     /tmp/peervenv-installed/bin/pip install -e .
 
 Then ``python benchmarks/peer_suites.py`` (``--suites attrs nbval``, ``--modes clean installed``
