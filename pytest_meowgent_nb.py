@@ -4,9 +4,11 @@ Installed with the package (the ``pytest11`` entry point ``meowgent_nb``), so a 
 its own notebooks needs no conftest.py of ours. It does three things:
 
 - Under ``--nbval`` or ``--nbval-lax`` it adds the transcript's sanitize rules
-  (``meowgent_nb/nbval_sanitize.cfg``: the measured times in the transcript's HTML) to nbval's,
-  before the rules of any file given with ``--nbval-sanitize-with``, which it never replaces.
-  Without nbval, or with nbval not asked for, it touches nothing of nbval's.
+  (``meowgent_nb/nbval_sanitize.cfg``: the measured times in the transcript's HTML) to each
+  notebook's, before those nbval reads from a file given with ``--nbval-sanitize-with``. That file
+  is nbval's to read, by nbval's code: the plugin neither reads, checks nor replaces it, so a run
+  ends as it would without the plugin. Without nbval, or with nbval not asked for, it touches
+  nothing of nbval's, and a project without our notebook metadata gets no ``real_model`` marker.
 - A notebook whose metadata says ``{"meowgent_nb": {"real_model": true}}`` talks to a real
   model: its tests (nbval's cells, nbmake's notebook) get the ``real_model`` marker, and are
   skipped, with the reason, when no model is there (no embedded model installed, no Ollama).
@@ -22,9 +24,6 @@ To switch the plugin off: ``pytest -p no:meowgent_nb``.
 from __future__ import annotations
 
 import json
-import re
-import shutil
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -33,100 +32,51 @@ import pytest
 REAL_MODEL_MARKER = (
     "real_model: talks to a real local model (skipped when none is installed and no Ollama answers)"
 )
-_RULE = re.compile(r"^regex: (.*)$\n^replace: (.*)$", re.MULTILINE)  # what nbval reads (get_sanitize_patterns)
+_RULES = pytest.StashKey[list]()  # our sanitize rules, as nbval's parser reads them
 
 
 # --- nbval's sanitize rules ----------------------------------------------------------------------
 
 
-def package_sanitize_file() -> Path:
-    """``meowgent_nb/nbval_sanitize.cfg``, found without importing the package."""
+def package_sanitize_file() -> Path | None:
+    """``meowgent_nb/nbval_sanitize.cfg``, found without importing the package (None if missing)."""
     from importlib.util import find_spec
 
     spec = find_spec("meowgent_nb")
-    if spec is None or not spec.submodule_search_locations:
-        raise pytest.UsageError("meowgent_nb's pytest plugin: the meowgent_nb package is not importable")
-    for folder in spec.submodule_search_locations:
+    for folder in (spec.submodule_search_locations or []) if spec is not None else []:
         path = Path(folder) / "nbval_sanitize.cfg"
         if path.is_file():
             return path
-    raise pytest.UsageError(
-        "meowgent_nb's pytest plugin: meowgent_nb/nbval_sanitize.cfg is missing; reinstall meowgent-nb"
-    )
+    return None
 
 
-def sanitize_rules(text: str, source: str) -> list[tuple[str, str]]:
-    """The ``(regex, replace)`` pairs of a sanitize file, as nbval reads them, each checked.
-
-    nbval silently skips what it cannot read and fails on a bad regex only when it compares; this
-    says what is wrong, where, before any notebook runs.
-
-    Raises:
-        pytest.UsageError: A ``regex:`` line without a ``replace:`` line after it (or the other way
-            round), a regex that does not compile, or a replacement that does not.
-    """
-    lines = text.splitlines()
-    for number, line in enumerate(lines, 1):
-        following = lines[number] if number < len(lines) else ""
-        previous = lines[number - 2] if number > 1 else ""
-        if line.startswith("regex:") and not (line.startswith("regex: ") and following.startswith("replace: ")):
-            raise pytest.UsageError(
-                f"{source} line {number}: a rule is two lines, 'regex: PATTERN' then 'replace: TEXT'"
-                f" (one space after each colon); found {line!r} followed by {following!r}"
-            )
-        if line.startswith("replace:") and not previous.startswith("regex: "):
-            raise pytest.UsageError(
-                f"{source} line {number}: {line!r} has no 'regex: PATTERN' line right before it"
-            )
-    rules = _RULE.findall("\n".join(lines))
-    for regex, replace in rules:
-        try:
-            re.compile(regex).sub(replace, "")
-        except re.error as error:
-            raise pytest.UsageError(
-                f"{source}: the rule 'regex: {regex}' / 'replace: {replace}' does not compile: {error}"
-            ) from None
+def package_sanitize_rules(config: pytest.Config, nbval: Any) -> list[tuple[str, str]]:
+    """Our rules, read once per run by nbval's own parser (``nbval`` is its plugin module)."""
+    rules = config.stash.get(_RULES, None)
+    if rules is None:
+        path = package_sanitize_file()
+        rules = nbval.get_sanitize_patterns(path.read_text(encoding="utf-8")) if path is not None else []
+        config.stash[_RULES] = rules
     return rules
 
 
-def merged_sanitize_text(ours: list[tuple[str, str]], theirs: list[tuple[str, str]]) -> str:
-    """One sanitize file: our rules, then the user's that are not already among them."""
-    rules = list(ours) + [rule for rule in theirs if rule not in ours]
-    head = "# Written by meowgent_nb's pytest plugin: its rules, then those of --nbval-sanitize-with.\n"
-    return head + "".join(f"regex: {regex}\nreplace: {replace}\n" for regex, replace in rules)
+def pytest_collectstart(collector: pytest.Collector) -> None:
+    """Give each notebook nbval collects our rules; nbval then reads its own files after them.
 
-
-def _nbval_active(config: pytest.Config) -> bool:
-    option = config.option
-    return bool(getattr(option, "nbval", False) or getattr(option, "nbval_lax", False)) and hasattr(
-        option, "nbval_sanitize_with"
-    )
-
-
-@pytest.hookimpl(trylast=True)  # after nbval's own pytest_configure (it resolves --sanitize-with)
-def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line("markers", REAL_MODEL_MARKER)
-    if not _nbval_active(config):
+    nbval makes a notebook's ``sanitize_patterns`` empty when it collects the notebook, and adds
+    the rules of ``--nbval-sanitize-with`` to it, reading that file with its own code, when the
+    notebook's first cell runs. Ours are in it already: a user's rule with the same regex as one
+    of ours replaces ours (as one file read after the other would), and whatever nbval does with
+    the user's file (reads past a line it cannot read, fails on a missing file) it does as it
+    does without the plugin, with the same messages: the plugin never reads that file.
+    """
+    nbval = collector.config.pluginmanager.get_plugin("nbval")
+    notebook_file = getattr(nbval, "IPyNbFile", None)
+    if notebook_file is None or not isinstance(collector, notebook_file):
         return
-    ours_path = package_sanitize_file()
-    theirs = config.option.nbval_sanitize_with
-    if theirs is None:
-        config.option.nbval_sanitize_with = str(ours_path)
-        return
-    path = Path(theirs)
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise pytest.UsageError(f"--nbval-sanitize-with {theirs}: no such file") from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise pytest.UsageError(f"--nbval-sanitize-with {theirs}: cannot be read ({error})") from None
-    ours = sanitize_rules(ours_path.read_text(encoding="utf-8"), str(ours_path))
-    merged = merged_sanitize_text(ours, sanitize_rules(text, theirs))
-    folder = tempfile.mkdtemp(prefix="meowgent-nbval-")
-    config.add_cleanup(lambda: shutil.rmtree(folder, ignore_errors=True))
-    target = Path(folder) / "nbval_sanitize.cfg"
-    target.write_text(merged, encoding="utf-8")
-    config.option.nbval_sanitize_with = str(target)
+    patterns = getattr(collector, "sanitize_patterns", None)
+    if hasattr(patterns, "update") and hasattr(nbval, "get_sanitize_patterns"):
+        patterns.update(package_sanitize_rules(collector.config, nbval))
 
 
 # --- notebooks that need a real model ------------------------------------------------------------
@@ -142,7 +92,7 @@ def needs_real_model(path: Path) -> bool:
     """
     try:
         metadata = json.loads(path.read_text(encoding="utf-8")).get("metadata", {})
-    except (OSError, ValueError, AttributeError):
+    except (OSError, ValueError, AttributeError, RecursionError):
         return False
     ours = metadata.get("meowgent_nb", {}) if isinstance(metadata, dict) else {}
     if not isinstance(ours, dict):
@@ -184,7 +134,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if flags[path]:
             real.append(item)
     if not real:
-        return
+        return  # a project without our metadata: no marker registered, none added
+    if not any(line.split(":")[0].split("(")[0].strip() == "real_model" for line in config.getini("markers")):
+        config.addinivalue_line("markers", REAL_MODEL_MARKER)
     problem = no_model_problem()
     for item in real:
         item.add_marker(pytest.mark.real_model)

@@ -5,22 +5,24 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import nbformat
 import pytest
+from nbval.plugin import get_sanitize_patterns
 
 import pytest_meowgent_nb as plugin
 
 pytest_plugins = ["pytester"]
 
 ROOT = Path(__file__).resolve().parents[1]
-OURS = plugin.sanitize_rules((ROOT / "meowgent_nb" / "nbval_sanitize.cfg").read_text(), "ours")
+OURS = get_sanitize_patterns((ROOT / "meowgent_nb" / "nbval_sanitize.cfg").read_text(encoding="utf-8"))
 
 
-# --- reading a sanitize file ---------------------------------------------------------------------
+# --- our rules -----------------------------------------------------------------------------------
 
 
 def test_the_package_rules_are_the_transcripts_seven():
@@ -36,47 +38,12 @@ def test_the_package_rules_are_the_transcripts_seven():
     assert OURS[1] == (r'(<span class="meowgent-duration"[^>]*>)[^<]*</span>', r"\1DURATION</span>")
 
 
-def test_a_sanitize_file_is_read_as_nbval_reads_it():
-    text = "# comment\nregex: \\d+ ms\nreplace: N ms\n\nregex: id=\\w+\nreplace: id=ID\n"
-    assert plugin.sanitize_rules(text, "mine.cfg") == [("\\d+ ms", "N ms"), ("id=\\w+", "id=ID")]
-    assert plugin.sanitize_rules("", "mine.cfg") == []
-
-
-@pytest.mark.parametrize(
-    ("text", "message"),
-    [
-        (
-            "regex:\\d+\nreplace: N\n",
-            "mine.cfg line 1: a rule is two lines, 'regex: PATTERN' then 'replace: TEXT' (one space after"
-            " each colon); found 'regex:\\\\d+' followed by 'replace: N'",
-        ),
-        (
-            "regex: \\d+\n\nreplace: N\n",
-            "mine.cfg line 1: a rule is two lines, 'regex: PATTERN' then 'replace: TEXT' (one space after"
-            " each colon); found 'regex: \\\\d+' followed by ''",
-        ),
-        ("replace: N\n", "mine.cfg line 1: 'replace: N' has no 'regex: PATTERN' line right before it"),
-        (
-            "regex: (unclosed\nreplace: N\n",
-            "mine.cfg: the rule 'regex: (unclosed' / 'replace: N' does not compile:"
-            " missing ), unterminated subpattern at position 0",
-        ),
-        (
-            "regex: (a)\nreplace: \\2\n",
-            "mine.cfg: the rule 'regex: (a)' / 'replace: \\2' does not compile: invalid group reference 2 at position 1",
-        ),
-    ],
-)
-def test_a_malformed_sanitize_file_is_one_clear_error(text, message):
-    with pytest.raises(pytest.UsageError) as error:
-        plugin.sanitize_rules(text, "mine.cfg")
-    assert str(error.value) == message
-
-
-def test_merging_puts_ours_first_and_drops_the_users_copies_of_them():
-    mine = [("\\d+ ms", "N ms"), OURS[0], ("x", "y"), OURS[3]]
-    merged = plugin.merged_sanitize_text(OURS, mine)
-    assert plugin.sanitize_rules(merged, "merged") == [*OURS, ("\\d+ ms", "N ms"), ("x", "y")]
+def test_nbval_reads_every_rule_of_the_package_file_and_each_compiles():
+    # nbval reads past a line it cannot read; in our own file every 'regex:' line is a rule.
+    lines = (ROOT / "meowgent_nb" / "nbval_sanitize.cfg").read_text(encoding="utf-8").splitlines()
+    assert sum(line.startswith(("regex:", "replace:")) for line in lines) == 2 * len(OURS) == 14
+    for regex, replace in OURS:
+        assert re.compile(regex).sub(replace, "") == ""
 
 
 # --- pytest_configure: what nbval is given -------------------------------------------------------
@@ -90,15 +57,12 @@ def sanitize_option(pytester: pytest.Pytester, *args: str) -> str | None:
         config._ensure_unconfigure()
 
 
-def test_with_nbval_and_no_file_nbval_reads_the_package_file(pytester):
-    assert sanitize_option(pytester, "--nbval") == str(ROOT / "meowgent_nb" / "nbval_sanitize.cfg")
-    assert sanitize_option(pytester, "--nbval-lax") == str(ROOT / "meowgent_nb" / "nbval_sanitize.cfg")
-
-
-def test_without_nbval_nothing_of_nbvals_is_touched(pytester):
+def test_nbvals_option_is_passed_through_untouched(pytester):
     assert sanitize_option(pytester) is None
-    # Not even a file that is not there is looked at.
-    assert sanitize_option(pytester, "--nbval-sanitize-with", "missing.cfg") == "missing.cfg"
+    assert sanitize_option(pytester, "--nbval") is None
+    assert sanitize_option(pytester, "--nbval-lax", "--nbval-sanitize-with", "missing.cfg") == "missing.cfg"
+    with pytest.warns(DeprecationWarning):
+        assert sanitize_option(pytester, "--nbval", "--sanitize-with", "old.cfg") == "old.cfg"
 
 
 def test_without_nbval_installed_the_plugin_still_loads_and_does_nothing_of_nbvals(pytester):
@@ -106,7 +70,6 @@ def test_without_nbval_installed_the_plugin_still_loads_and_does_nothing_of_nbva
     try:
         assert not hasattr(config.option, "nbval_sanitize_with")
         assert config.pluginmanager.has_plugin("meowgent_nb")
-        assert any(line.startswith("real_model:") for line in config.getini("markers"))
     finally:
         config._ensure_unconfigure()
 
@@ -119,23 +82,21 @@ def test_the_plugin_is_the_packages_pytest11_entry_point():
     ]
 
 
-def test_the_users_file_is_kept_and_ours_added_before_it(pytester):
-    mine = pytester.path / "mine.cfg"
-    mine.write_text("regex: \\d+ ms\nreplace: N ms\n" + f"regex: {OURS[0][0]}\nreplace: {OURS[0][1]}\n")
-    config = pytester.parseconfigure("--nbval", "--nbval-sanitize-with", str(mine))
-    merged = Path(config.option.nbval_sanitize_with)
-    assert merged != mine and mine.read_text().startswith("regex: \\d+ ms")  # theirs is unchanged
-    assert plugin.sanitize_rules(merged.read_text(), "merged") == [*OURS, ("\\d+ ms", "N ms")]
-    config._ensure_unconfigure()
-    assert not merged.exists()  # the merged copy is removed when pytest ends
-
-
-def test_a_missing_or_malformed_user_file_stops_pytest_with_its_name(pytester):
-    with pytest.raises(pytest.UsageError, match=r"^--nbval-sanitize-with nope\.cfg: no such file$"):
-        pytester.parseconfigure("--nbval", "--nbval-sanitize-with", "nope.cfg")
-    (pytester.path / "bad.cfg").write_text("regex: [\nreplace: x\n")
-    with pytest.raises(pytest.UsageError, match=r"^bad\.cfg: the rule 'regex: \[' / 'replace: x' does not compile"):
-        pytester.parseconfigure("--nbval", "--nbval-sanitize-with", "bad.cfg")
+def test_the_plugin_adds_no_option_and_no_marker_to_a_project_without_our_metadata(pytester):
+    notebook(pytester.path / "plain.ipynb")
+    pytester.makepyfile(test_plain="def test_x():\n    pass\n")
+    seen = {}
+    for flag in ("no:meowgent_nb", "meowgent_nb"):
+        config = pytester.parseconfigure("-p", flag, "--nbval")
+        try:
+            seen[flag] = (sorted(vars(config.option)), sorted(config._parser._inidict), config.getini("markers"))
+        finally:
+            config._ensure_unconfigure()
+    assert seen["meowgent_nb"] == seen["no:meowgent_nb"]
+    done = pytester.runpytest("--nbval", "--nbval-current-env", "--strict-markers", "--markers", "-p", "no:cacheprovider")
+    assert not [line for line in done.outlines if line.startswith("@pytest.mark.real_model")]
+    collected = pytester.runpytest("--nbval", "--collect-only", "-q", "-m", "real_model", "-p", "no:cacheprovider")
+    assert collected.outlines[-1].startswith("no tests collected (2 deselected)")
 
 
 def test_the_plugin_module_imports_nothing_of_the_package():
@@ -191,6 +152,8 @@ def test_an_unreadable_notebook_is_left_to_its_collector(tmp_path):
     (tmp_path / "list.ipynb").write_text("[]")
     assert plugin.needs_real_model(tmp_path / "broken.ipynb") is False
     assert plugin.needs_real_model(tmp_path / "list.ipynb") is False
+    (tmp_path / "deep.ipynb").write_text("[" * 100_000 + "]" * 100_000)  # json: RecursionError
+    assert plugin.needs_real_model(tmp_path / "deep.ipynb") is False
 
 
 @pytest.fixture
@@ -207,7 +170,8 @@ def no_model(pytester, monkeypatch):
 def test_without_a_model_a_real_model_notebook_is_skipped_saying_why(no_model):
     notebook(no_model.path / "live.ipynb", {"meowgent_nb": {"real_model": True}})
     notebook(no_model.path / "plain.ipynb")
-    done = no_model.runpytest("--nbval", "-rs", "-p", "no:cacheprovider", "live.ipynb")
+    # --strict-markers: the marker is registered when the first such notebook is collected.
+    done = no_model.runpytest("--nbval", "-rs", "--strict-markers", "-p", "no:cacheprovider", "live.ipynb")
     done.assert_outcomes(skipped=1)
     reason = next(line for line in done.outlines if line.startswith("SKIPPED"))
     assert reason.startswith("SKIPPED [1] live.ipynb: no model to run this notebook on: ")
@@ -260,3 +224,116 @@ def test_nbval_lax_compares_a_marked_transcript_with_both_files_rules(tmp_path):
     failed = [line for line in lines if line.startswith("FAILED ")]
     assert len(failed) == 1 and failed[0].startswith("FAILED changed.ipynb::Cell 1 - "), done.stdout
     assert lines.count("  - 2 + 3 = 5.") == 1 and lines.count("  + 2 + 3 = 6.") == 1  # given, saved
+
+
+# --- a user's own sanitize file: read by nbval alone, the run ends as without the plugin --------
+
+# A notebook whose cells print "KEY 12345" and were saved with "KEY 99999": a cell passes only if
+# nbval read a rule that replaces its key's number. Which cells pass tells which rules nbval read.
+RULES_READ_PAST = [  # one file: a BOM, CRLF line ends, and each shape nbval reads past
+    "\ufeffregex: bom \\d+", "replace: bom N",  # the BOM is part of the first line: not a rule
+    "", "", "regex: nospace \\d+", "replace:nospace N",  # 'replace:' needs its space
+    "regex: empty \\d+", "replace:",
+    "regex: comment \\d+", "# ids vary", "replace: comment N",
+    "regex: twice \\d+", "replace: twice N", "replace: twice M",  # the first replace counts
+    "regex: blank \\d+", "", "replace: blank N",
+    "regex: alone \\d+",  # no replace: the next rule is read
+    "regex: after \\d+", "replace: after N",
+    "replace: orphan N", "", "",
+]
+CELLS_READ_PAST = {"bom": "failed", "nospace": "failed", "empty": "failed", "comment": "failed", "twice": "passed",
+                   "blank": "failed", "alone": "failed", "after": "passed", "orphan": "failed"}
+
+
+def sanitize_project(folder: Path, keys: list[str], content: bytes | None) -> None:
+    nb = nbformat.v4.new_notebook(metadata={"kernelspec": {"name": "python3", "display_name": "Python 3"}})
+    for number, key in enumerate(keys):
+        output = nbformat.v4.new_output("stream", name="stdout", text=f"{key} 99999\n")
+        nb.cells.append(nbformat.v4.new_code_cell(f"print('{key} 12345')", outputs=[output], execution_count=number + 1))
+    nbformat.write(nb, folder / "nb.ipynb")
+    if content is not None:
+        (folder / "mine.cfg").write_bytes(content)
+
+
+def run_pytest(folder: Path, *args: str) -> tuple[int, dict[str, str], str]:
+    """One real pytest run: its exit code, each test's outcome, its output (times taken out)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MEOWGENT_") and k != "CI"}
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-rA", "-p", "no:cacheprovider", "--color=no", *args],
+        cwd=folder, env={**env, "COLUMNS": "200"}, capture_output=True, text=True, timeout=300,
+    )
+    out = re.sub(r" in \d+\.\d+s", " in Ts", done.stdout + done.stderr)
+    out = re.sub(r" at 0x[0-9a-f]+>", " at 0x...>", out)  # reprs in tracebacks
+    outcomes = {
+        found[2]: found[1].lower()
+        for found in re.finditer(r"^(PASSED|FAILED|ERROR|SKIPPED) (.+?)(?: - .*)?$", out, re.MULTILINE)
+    }
+    return done.returncode, outcomes, out
+
+
+def with_and_without_plugin(folder: Path, *args: str) -> tuple[tuple, tuple]:
+    return run_pytest(folder, *args), run_pytest(folder, "-p", "no:meowgent_nb", *args)
+
+
+NBVAL = ("--nbval", "--nbval-current-env", "--nbval-sanitize-with", "mine.cfg")
+
+
+def test_a_file_nbval_reads_past_gives_the_run_nbval_gives_it_without_the_plugin(tmp_path):
+    sanitize_project(tmp_path, list(CELLS_READ_PAST), "\r\n".join(RULES_READ_PAST).encode())
+    ours, theirs = with_and_without_plugin(tmp_path, *NBVAL)
+    assert ours == theirs
+    assert ours[:2] == (1, {f"nb.ipynb::Cell {n}": v for n, v in enumerate(CELLS_READ_PAST.values())}), ours[2]
+
+
+@pytest.mark.parametrize(
+    ("content", "summary"),
+    [
+        (None, "ERROR nb.ipynb::Cell 0 - FileNotFoundError: [Errno 2] No such file or directory: 'mine.cfg'"),
+        (
+            "regex: id \\d+\nreplace: id N\n# caf\xe9\n".encode("latin-1"),
+            "ERROR nb.ipynb::Cell 0 - UnicodeDecodeError: 'utf-8' codec can't decode byte 0xe9 in position 33:"
+            " invalid continuation byte",
+        ),
+        (
+            b"regex: id (\\d+\nreplace: id N\n",
+            "FAILED nb.ipynb::Cell 0 - pytest plugin exception: missing ), unterminated subpattern at position 3",
+        ),
+    ],
+    ids=["missing", "latin-1", "a bad regex"],
+)
+def test_a_file_nbval_cannot_read_fails_as_it_does_without_the_plugin(tmp_path, content, summary):
+    sanitize_project(tmp_path, ["id"], content)
+    ours, theirs = with_and_without_plugin(tmp_path, *NBVAL)
+    assert ours == theirs
+    assert ours[:2] == (1, {"nb.ipynb::Cell 0": summary.split()[0].lower()}), ours[2]
+    assert ours[2].splitlines()[-2:] == [summary, f"1 {'error' if 'ERROR' in summary else 'failed'} in Ts"]
+
+
+def test_a_missing_sanitize_file_is_not_read_when_no_notebook_runs(tmp_path):
+    (tmp_path / "test_plain.py").write_text("def test_x():\n    pass\n")
+    ours, theirs = with_and_without_plugin(tmp_path, "--nbval", "--nbval-sanitize-with", "missing.cfg")
+    assert ours == theirs
+    assert ours[:2] == (0, {"test_plain.py::test_x": "passed"}), ours[2]
+
+
+def test_our_rules_come_first_and_a_users_rule_on_the_same_regex_replaces_ours(tmp_path):
+    # Durations on a transcript's card are ours to replace; the user's own rules see the result.
+    html = '<span class="meowgent-duration" title="t">{}</span>'
+    nb = nbformat.v4.new_notebook(metadata={"kernelspec": {"name": "python3", "display_name": "Python 3"}})
+    for number, (shown, saved) in enumerate([("12 ms", "3.5 s"), ("7 ms", "1 s")]):
+        code = f"from IPython.display import HTML\nHTML({html.format(shown)!r})"
+        data = {"text/html": html.format(saved), "text/plain": "<IPython.core.display.HTML object>"}
+        output = nbformat.v4.new_output("execute_result", data=data, execution_count=number + 1)
+        nb.cells.append(nbformat.v4.new_code_cell(code, outputs=[output], execution_count=number + 1))
+    nbformat.write(nb, tmp_path / "nb.ipynb")
+    # Theirs: our rule's regex with another replacement, then a rule that only matches that one's.
+    (tmp_path / "mine.cfg").write_text(f"regex: {OURS[1][0]}\nreplace: \\1MINE 1</span>\nregex: MINE \\d\nreplace: x\n")
+    # Checked in-process, on what nbval holds when the first cell runs.
+    (tmp_path / "conftest.py").write_text(
+        "def pytest_runtest_call(item):\n"
+        "    print('RULES', list(item.parent.sanitize_patterns.items()))\n"
+    )
+    code, outcomes, out = run_pytest(tmp_path, *NBVAL, "-s")
+    assert (code, outcomes) == (0, {"nb.ipynb::Cell 0": "passed", "nb.ipynb::Cell 1": "passed"}), out
+    rules = [line for line in out.splitlines() if line.startswith("RULES ")]
+    assert rules[0] == f"RULES {[OURS[0], (OURS[1][0], chr(92) + '1MINE 1</span>'), *OURS[2:], ('MINE ' + chr(92) + 'd', 'x')]}"
