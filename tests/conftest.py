@@ -1,10 +1,32 @@
-"""Shared test settings: no test reaches a real model server by accident."""
+"""Shared test settings: no test reaches a real model server by accident, and none takes long."""
 
 from __future__ import annotations
+
+import os
 
 import pytest
 
 import meowgent_nb.models
+
+
+BUDGET = float(os.environ.get("MEOWGENT_TEST_BUDGET", "60"))
+"""Seconds a test may take (its setup, call or teardown): a guard against one slow test slowing
+every run, not a timing assertion (none takes half of it on a quiet machine). It fails the test
+afterwards, whatever the test did with the time (pytest-timeout's alarm can be caught by the
+IPython shell a test runs cells in), so the run goes on and names it."""
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> object:
+    report = (yield).get_result()
+    if report.passed and report.duration > BUDGET:
+        report.outcome = "failed"
+        report.longrepr = (
+            f"{item.nodeid} took {report.duration:.0f} s in its {report.when}, over the {BUDGET:g} s a test"
+            " may take: make it cheaper (a smaller window, fewer turns, a fixture shared by the module)."
+            " python benchmarks/suite_time.py shows where the suite's time goes."
+        )
+    return report
 
 
 @pytest.fixture(autouse=True)
