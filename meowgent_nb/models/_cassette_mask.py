@@ -30,6 +30,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from .base import CassetteError
+from ._wire_values import nests_deeper as depth_over  # one depth check for every value from outside
 
 __all__ = ["MASKED", "MAX_DEPTH", "Mask", "depth_over", "host_credentials", "scrub"]
 
@@ -200,22 +201,6 @@ def json_text(text: str) -> str:
 
 def _has_surrogate(text: str) -> bool:
     return any("\ud800" <= char <= "\udfff" for char in text)
-
-
-def depth_over(value: Any, limit: int) -> bool:
-    """Whether ``value`` (lists, tuples and dicts inside each other) nests deeper than ``limit``
-    levels; without recursion, so any depth is measured."""
-    stack = [(value, 1)]
-    while stack:
-        item, depth = stack.pop()
-        if isinstance(item, dict):
-            item = item.values()
-        elif not isinstance(item, (list, tuple)):
-            continue
-        if depth > limit:
-            return True
-        stack.extend((inner, depth + 1) for inner in item if isinstance(inner, (dict, list, tuple)))
-    return False
 
 
 def scrub(value: Any, secrets: Iterable[str] = ()) -> Any:

@@ -133,12 +133,14 @@ def count(value: Any, field: str) -> int | None:
 
 
 def nests_deeper(value: Any, limit: int = MAX_DEPTH) -> bool:
-    """Whether ``value`` has more than ``limit`` levels of dicts and lists (read without recursion)."""
-    stack = [(value, 1)] if isinstance(value, (dict, list)) else []
+    """Whether ``value`` has more than ``limit`` levels of dicts, lists and tuples (read without
+    recursion, so any depth is measured); the one depth check of values from outside, a server's
+    or a cassette's."""
+    stack = [(value, 1)] if isinstance(value, (dict, list, tuple)) else []
     while stack:
         item, depth = stack.pop()
         if depth > limit:
             return True
         children = item.values() if isinstance(item, dict) else item
-        stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
+        stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list, tuple)))
     return False
