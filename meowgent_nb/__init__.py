@@ -28,6 +28,7 @@ from .agent.events import (
     ThinkingDelta,
     ToolCallEvent,
     ToolResultEvent,
+    ToolRunning,
     TurnEnd,
 )
 from .models import Model, ModelChunk, ModelError, ModelRequest, Usage
@@ -149,6 +150,7 @@ __all__ = [
     "ToolDefinitionError",
     "ToolResult",
     "ToolResultEvent",
+    "ToolRunning",
     "ToolServer",
     "Toolbox",
     "TurnEnd",

@@ -64,6 +64,10 @@ class RunInterrupted(MeowgentError):
     The conversation keeps what was said, and the next ``%%agent`` cell continues it.
     """
 
+    def _render_traceback_(self) -> list[str]:
+        """One line: an interrupt's traceback says nothing a person needs."""
+        return [f"\x1b[31m{type(self).__name__}\x1b[0m: {self}"]
+
 
 class ApprovalMissing(MeowgentError):
     """A tool found, as it was about to reach outside, that its call needed a person's approval

@@ -30,7 +30,7 @@ from ..tools.core import Tool, ToolCall, ToolResult
 from ._running_call import RUNNING_CALL, Ending, RunningCall, within_limit
 from ._tool_threads import ToolThreads, call_tool
 from .approvals import Approved, Approver, Decision, Denied, DenyAll, decide
-from .events import AgentEvent, ApprovalEvent, ApprovalRequested, ToolResultEvent
+from .events import AgentEvent, ApprovalEvent, ApprovalRequested, ToolResultEvent, ToolRunning
 from .result import RepeatedFailure
 
 __all__ = ["CallRunner", "repeat_notice", "split_repeat_notice"]
@@ -125,6 +125,9 @@ class CallRunner:
             for index, call, tool, _ in runnable
             if index not in results
         }
+        for index, call, _, _ in runnable:
+            if index not in results:
+                yield ToolRunning(call, values_of[index], running[index].timeout)
         tasks = [
             asyncio.ensure_future(self._execute(index, call, tool, values_of[index], slots, running[index]))
             for index, call, tool, _ in runnable
@@ -144,6 +147,7 @@ class CallRunner:
                         continue
                     values_of[index] = edited.get(index, values_of[index])
                     running[index] = again = RunningCall(call, loop, self._timeout(tool), self.approver, self.model, True)
+                    yield ToolRunning(call, values_of[index], again.timeout)
                     index, result = await self._execute(index, call, tool, values_of[index], slots, again)
                 if index in edited:
                     result = _ran_with(result, edited[index])

@@ -5,7 +5,8 @@ Display code and tests consume the same events. They are small frozen values. A 
 backend does before its answer begins), text and thinking deltas as the model streams, a
 `PartialCall` each time a call being written grows (display only: it is never run), each
 complete `ToolCallEvent`, `ApprovalRequested` (once, for the calls that wait for a decision),
-each `ApprovalEvent`, each `ToolResultEvent` (as the calls finish), then `TurnEnd`; after the last
+each `ApprovalEvent`, a `ToolRunning` for each call that starts to run, each `ToolResultEvent`
+(as the calls finish), then `TurnEnd`; after the last
 turn, `FinalAnswer`. Before a turn's request, a `ContextCompacted` says the conversation as sent
 was made smaller to fit the model's window.
 """
@@ -13,7 +14,7 @@ was made smaller to fit the model's window.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Union
+from typing import Any, Union
 
 from .._deltas import TextDelta, ThinkingDelta
 from ..models.base import Usage
@@ -36,6 +37,7 @@ __all__ = [
     "ThinkingDelta",
     "ToolCallEvent",
     "ToolResultEvent",
+    "ToolRunning",
     "TurnEnd",
 ]
 
@@ -75,6 +77,18 @@ class ApprovalEvent:
 
     call: ToolCall
     decision: Approved | Denied
+
+
+@dataclass(frozen=True)
+class ToolRunning:
+    """A validated, approved call starts to run: what a display counts a running call's time from."""
+
+    call: ToolCall
+    """The call as the model wrote it."""
+    arguments: dict[str, Any]
+    """The validated arguments it runs with: a person's, where they changed them at approval."""
+    limit: float | None
+    """Seconds its time limit allows (the tool's own, else the agent's ``tool_timeout``); None: no limit."""
 
 
 @dataclass(frozen=True)
@@ -123,6 +137,7 @@ AgentEvent = Union[
     ToolCallEvent,
     ApprovalRequested,
     ApprovalEvent,
+    ToolRunning,
     ToolResultEvent,
     TurnEnd,
     ContextCompacted,

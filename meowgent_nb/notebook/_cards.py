@@ -24,7 +24,20 @@ from ._media_html import media_html
 if TYPE_CHECKING:
     from ..mcp._progress import Progress
 
-__all__ = ["STATUS_LABELS", "Card", "call_text", "card_summary", "card_html_of", "card_lines", "same_card", "was_told"]
+__all__ = [
+    "STATUS_LABELS",
+    "Card",
+    "call_text",
+    "card_html_of",
+    "card_lines",
+    "card_summary",
+    "card_title",
+    "failed",
+    "running_text",
+    "same_card",
+    "shown_arguments",
+    "was_told",
+]
 
 _RESULT_LIMIT = 500
 """Characters of a result shown before the rest is folded away (HTML) or cut (text/plain)."""
@@ -78,6 +91,12 @@ class Card:
     progress: Progress | None = None
     """The newest progress its MCP server reported. Shown only while the call runs: a finished
     card says nothing of it, so its text is the same however many notifications arrived."""
+    running_at: float | None = None
+    """When it started to run (`ToolRunning`): its live counter counts from here."""
+    limit: float | None = None
+    """Its time limit in seconds, once it runs (None: none)."""
+    ran: dict[str, Any] | None = None
+    """The validated arguments it ran with (`ToolRunning`), as JSON values."""
 
     def status(self, stopped: bool) -> str:
         if self.result is None:
@@ -106,15 +125,37 @@ def _arguments_text(arguments: object, limit: int = _ARGUMENTS_LIMIT) -> str:
     return text
 
 
-def _title(card: Card, status: str, limit: int = _ARGUMENTS_LIMIT) -> str:
-    # An unreadable call has no arguments to show; its output quotes what the model wrote.
-    return visible(card.call.name) if status == "unreadable" else call_text(card.call, limit)
+def shown_arguments(card: Card) -> tuple[Any, bool]:
+    """The arguments that ran (or were to run), and whether they are not the model's: a person
+    changed them at approval. Where an edit was refused (invalid), the person's are shown."""
+    decision = card.decision
+    if not isinstance(decision, Approved) or decision.arguments is None:
+        return card.call.arguments, False
+    given = card.ran if card.ran is not None else decision.arguments
+    return given, _canonical(given) != _canonical(card.call.arguments)
+
+
+def _canonical(arguments: Any) -> str:
+    return json.dumps(arguments, sort_keys=True, default=repr)
+
+
+def card_title(card: Card, status: str, limit: int = _ARGUMENTS_LIMIT) -> str:
+    """``name(arguments that ran)``, marked ``(edited)`` where a person changed them."""
+    if status == "unreadable":  # no arguments to show; its output quotes what the model wrote
+        return visible(card.call.name)
+    arguments, edited = shown_arguments(card)
+    return visible(f"{card.call.name}({_arguments_text(arguments, limit)})") + " (edited)" * edited
 
 
 def card_summary(card: Card, stopped: bool, times: int = 1) -> str:
     """The card in a few words, for a folded turn: ``get_weather(city='Paris') done``, ``... error x3``."""
     status = card.status(stopped)
-    return f"{_title(card, status, 60)} {STATUS_LABELS[status]}" + (f" \u00d7{times}" if times > 1 else "")
+    return f"{card_title(card, status, 60)} {STATUS_LABELS[status]}" + (f" \u00d7{times}" if times > 1 else "")
+
+
+def failed(card: Card, stopped: bool) -> bool:
+    """Whether the call did not end well (an error, a time-out, a denial, anything but done)."""
+    return card.status(stopped) != "done"
 
 
 def _output(card: Card) -> tuple[str, bool]:
@@ -133,7 +174,8 @@ def same_card(a: Card, b: Card, stopped: bool) -> bool:
     if a.result is None or b.result is None or a.call.name != b.call.name:
         return False
     return (
-        json.dumps(a.call.arguments, sort_keys=True, default=repr) == json.dumps(b.call.arguments, sort_keys=True, default=repr)
+        _canonical(shown_arguments(a)) == _canonical(shown_arguments(b))
+        and _canonical(a.call.arguments) == _canonical(b.call.arguments)
         and a.status(stopped) == b.status(stopped)
         and _approval(a) == _approval(b)
         and a.notes == b.notes
@@ -152,12 +194,6 @@ def _approval(card: Card, short: bool = False) -> str | None:
     return None
 
 
-def _edited(card: Card) -> dict[str, Any] | None:
-    """The arguments a person gave instead of the model's, if they did."""
-    decision = card.decision
-    return dict(decision.arguments) if isinstance(decision, Approved) and decision.arguments is not None else None
-
-
 def card_lines(card: Card, stopped: bool, times: int = 1, told: bool | None = None) -> list[str]:
     """The card in text/plain; ``times`` > 1: it stands for that many identical calls in a row.
 
@@ -165,13 +201,12 @@ def card_lines(card: Card, stopped: bool, times: int = 1, told: bool | None = No
     result says so).
     """
     status = card.status(stopped)
-    head = f"[tool] {_title(card, status)} -> {STATUS_LABELS[status]}"
+    head = f"[tool] {card_title(card, status)} -> {STATUS_LABELS[status]}"
     approval = _approval(card, short=True)
     if approval is not None:
         head += f" ({approval})"
-    edited = _edited(card)
-    if edited is not None:  # the model's call is in the head; this is what ran
-        head += f"\n  run with: {visible(_arguments_text(edited))}"
+    if shown_arguments(card)[1]:  # the head shows what ran; this is what the model asked for
+        head += f"\n  the model asked for: {visible(_arguments_text(card.call.arguments))}"
     if times > 1:
         head += f" (x{times})"
     head += "".join(f"\n  [{visible(note)}]" for note in card.notes)
@@ -199,21 +234,35 @@ def _approval_note(decision: Approved) -> str:
     )
 
 
-def card_html_of(card: Card, stopped: bool, times: int = 1, told: bool | None = None) -> str:
-    """The card in HTML; ``times`` and ``told`` as for `card_lines`."""
+def running_text(card: Card, now: float) -> str | None:
+    """How long a running call has run, and of what limit: "12 s of 30 s" (None before it runs)."""
+    if card.running_at is None:
+        return None
+    text = f"{int(max(now - card.running_at, 0.0))} s"
+    return text + (f" of {card.limit:g} s" if card.limit is not None else "")
+
+
+def card_html_of(
+    card: Card, stopped: bool, times: int = 1, told: bool | None = None, now: float | None = None
+) -> str:
+    """The card in HTML; ``times`` and ``told`` as for `card_lines`; ``now`` (a ``clock()``
+    reading) draws a running call's counter."""
     status = card.status(stopped)
     arguments = None
+    shown, edited = shown_arguments(card)
     if status != "unreadable":  # an unreadable call has no arguments; its output quotes the text
-        arguments = json.dumps(card.call.arguments, indent=2, ensure_ascii=False, default=repr)
-    edited = _edited(card)
-    if edited is not None and arguments is not None:
-        changed = json.dumps(edited, indent=2, ensure_ascii=False, default=repr)
-        arguments = f"the model's arguments:\n{arguments}\nchanged by you to:\n{changed}"
+        arguments = json.dumps(shown, indent=2, ensure_ascii=False, default=repr)
+    if edited and arguments is not None:
+        model = json.dumps(card.call.arguments, indent=2, ensure_ascii=False, default=repr)
+        given = "ran with, changed by you" if card.ran is not None else "changed by you to"
+        arguments = f"{given}:\n{arguments}\nthe model asked for:\n{model}"
     output, notice = _output(card)
     return card_html(
         status,
         STATUS_LABELS[status],
         card.call.name,
+        edited=edited,
+        running=running_text(card, now) if status == "running" and now is not None else None,
         duration=card.result.duration if card.result is not None else None,
         approval=_approval(card),
         arguments=arguments,

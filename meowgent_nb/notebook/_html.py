@@ -54,6 +54,8 @@ def card_html(
     notes: Sequence[str] = (),
     media: str = "",
     progress: str = "",
+    edited: bool = False,
+    running: str | None = None,
 ) -> str:
     """One tool call's card; ``output`` past ``limit`` characters is folded into a <details>.
 
@@ -62,7 +64,9 @@ def card_html(
     notes that the model was told not to repeat the call. ``notes`` are lines about the call
     (what its server asked while it ran), each escaped; ``progress`` is the HTML of its live
     progress line (`progress_html`), or "". ``media`` is HTML shown after the output (the
-    images and links an MCP result carried, made safe by `_media_html`).
+    images and links an MCP result carried, made safe by `_media_html`). ``edited`` marks a
+    call whose arguments a person changed (``arguments`` then shows both sets); ``running`` is a
+    running call's live counter ("12 s of 30 s"), drawn only while the run is live.
     """
     color = STATUS_COLORS.get(status, "#757575")
     head = (
@@ -70,6 +74,13 @@ def card_html(
         f'<span class="meowgent-status" style="background: {color}; color: white; border-radius: 3px;'
         f' padding: 0 0.4em; font-size: 0.85em">{escape(label)}</span>'
     )
+    if edited:
+        head += (
+            ' <span class="meowgent-edited" title="a person changed the arguments before approving"'
+            ' style="font-weight: bold; font-size: 0.85em">edited</span>'
+        )
+    if running is not None:
+        head += f' <span class="meowgent-elapsed" style="{MUTED}">{escape(running)}</span>'
     if times > 1:
         head += (
             f' <span class="meowgent-repeats" title="the same call, with the same outcome, {times} times in a row"'
@@ -117,12 +128,25 @@ def progress_html(progress: Any) -> str:
     return f'<div class="meowgent-progress" style="{MUTED}">{bar}{text}</div>'
 
 
-def turn_html(summary: str, duration: float | None, body: str) -> str:
-    """A finished turn folded to one line: ``summary`` (text), its ``duration``, and ``body`` (HTML) inside."""
-    timing = "" if duration is None else f' \u00b7 <span class="meowgent-duration">{seconds(duration)}</span>'
+def turn_html(
+    turns: str, calls: Sequence[tuple[str, float | None]], duration: float | None, body: str, *, open_: bool = False
+) -> str:
+    """A finished turn folded to one line, and ``body`` (HTML) inside.
+
+    The line reads ``turn 1: divide(a=1, b=0) error (1 ms), add(a=1, b=2) done (2 ms) · the
+    turn took 3.1 s``: each call (text) with its own time where it ran, and the turn's time
+    (the model's answer and the calls) apart. ``open_``: shown unfolded (a turn where a call
+    failed), still foldable.
+    """
+    line = ", ".join(
+        visible_html(text) + ("" if took is None else f' (<span class="meowgent-duration">{seconds(took)}</span>)')
+        for text, took in calls
+    )
+    timing = "" if duration is None else f' \u00b7 the turn took <span class="meowgent-duration">{seconds(duration)}</span>'
+    css = "meowgent-turn meowgent-turn-failed" if open_ else "meowgent-turn"
     return (
-        f'<details class="meowgent-turn" style="margin: 0.2em 0">'
-        f'<summary style="cursor: pointer; {MUTED}">{visible_html(summary)}{timing}</summary>'
+        f'<details class="{css}"{" open" * open_} style="margin: 0.2em 0">'
+        f'<summary style="cursor: pointer; {MUTED}">{visible_html(turns)}: {line}{timing}</summary>'
         f"{body}</details>"
     )
 

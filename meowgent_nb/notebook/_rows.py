@@ -13,9 +13,21 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal, Union
 
-from ._cards import Card, card_summary, same_card, was_told
+from ._cards import Card, card_summary, failed, same_card, was_told
 
-__all__ = ["Block", "Note", "Repeats", "Row", "first_turn", "last_turn", "rows", "segments", "summary", "turns_of"]
+__all__ = [
+    "Block",
+    "Note",
+    "Repeats",
+    "Row",
+    "failing",
+    "first_turn",
+    "last_turn",
+    "rows",
+    "segments",
+    "summary",
+    "turns_of",
+]
 
 
 @dataclass
@@ -112,11 +124,21 @@ def turns_of(segment: Sequence[Row]) -> tuple[int, int]:
     return first_turn(segment[0]), max(last_turn(row) for row in segment)
 
 
-def summary(segment: Sequence[Row], stopped: bool) -> str:
-    """A folded turn in one line: ``turn 2: get_weather(city='Paris') done, add(a=1, b=2) error x3``."""
+def summary(segment: Sequence[Row], stopped: bool) -> tuple[str, list[tuple[str, float | None]]]:
+    """A folded turn's line: its turns (``turn 2``, ``turns 2–4``) and each call in a few words
+    with the call's own time (``add(a=1, b=2) error ×3``, 0.001), the latest one's for repeats;
+    past three calls the rest are counted (``and 2 more``, no time)."""
     lo, hi = turns_of(segment)
-    calls = [card_summary(row.card, stopped, row.times) for row in segment if isinstance(row, Repeats)]
+    calls: list[tuple[str, float | None]] = [
+        (card_summary(row.card, stopped, row.times), row.card.result.duration if row.card.result is not None else None)
+        for row in segment
+        if isinstance(row, Repeats)
+    ]
     if len(calls) > _SHOWN:
-        calls[_SHOWN:] = [f"and {len(calls) - _SHOWN} more"]
-    turns = f"turn {lo}" if lo == hi else f"turns {lo}\u2013{hi}"
-    return f"{turns}: {', '.join(calls)}"
+        calls[_SHOWN:] = [(f"and {len(calls) - _SHOWN} more", None)]
+    return (f"turn {lo}" if lo == hi else f"turns {lo}–{hi}"), calls
+
+
+def failing(segment: Sequence[Row], stopped: bool) -> bool:
+    """Whether a call of the segment did not end well: its turn is not hidden behind its fold."""
+    return any(failed(row.card, stopped) for row in segment if isinstance(row, Repeats))

@@ -12,9 +12,11 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from .._html import escape, seconds
+from .._visible import visible
+from ._cards import Card, card_title, shown_arguments
 from ._html import STATUS_COLORS
 
-__all__ = ["Bar", "timeline_svg"]
+__all__ = ["Bar", "timeline_svg", "turn_timeline_html"]
 
 
 class Bar(NamedTuple):
@@ -32,6 +34,29 @@ class Bar(NamedTuple):
     """When the call was sent for approval, if it was."""
     decided: float | None = None
     """When the decision arrived (None while it is awaited)."""
+    call: str = ""
+    """The call with the arguments that ran, for the bar's tooltip (the label, if empty)."""
+
+
+def turn_timeline_html(cards: Sequence[Card], now: float, stopped: bool) -> str:
+    """The timeline of one turn's cards (``now``: a ``clock()`` reading, the end of those still at work)."""
+    origin = min(card.start for card in cards)
+    bars = []
+    for card in cards:
+        end = card.end if card.end is not None else now
+        duration = card.result.duration if card.result is not None else None
+        decided = None if card.decided_at is None else card.decided_at - origin
+        asked = None if card.asked_at is None else card.asked_at - origin
+        # The tool ran for the last ``duration`` seconds before its result arrived, after any decision.
+        run = None
+        if duration is not None:
+            run = min(max(end - origin - duration, decided or 0.0, card.start - origin), end - origin)
+        elif card.running_at is not None:  # running now
+            run = card.running_at - origin
+        status = card.status(stopped)
+        label = visible(card.call.name) + " (edited)" * shown_arguments(card)[1]
+        bars.append(Bar(label, card.start - origin, end - origin, run, status, asked, decided, card_title(card, status)))
+    return f'<div class="meowgent-timeline-box" style="margin: 0.2em 0 0.6em">{timeline_svg(bars)}</div>'
 
 
 _WIDTH, _RIGHT, _ROW = 480, 12, 18
@@ -97,7 +122,7 @@ def timeline_svg(bars: Sequence[Bar]) -> str:
 
 
 def _title(bar: Bar) -> str:
-    parts = [f"{bar.label}: {seconds(bar.end - bar.start)} in all"]
+    parts = [f"{bar.call or bar.label}: {seconds(bar.end - bar.start)} in all"]
     if bar.asked is not None:
         waited = (bar.decided if bar.decided is not None else bar.end) - bar.asked
         parts.append(f"{seconds(waited)} waiting for approval")

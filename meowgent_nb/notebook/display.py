@@ -257,7 +257,7 @@ def _context_line(agent: Agent) -> str | None:
 
 
 def _interrupted(transcript: Transcript, error: BaseException) -> RunInterrupted:
-    transcript.fail(error)
+    transcript.fail(error, shown_below=True)  # the error's one line says how far the run got
     return RunInterrupted(
         f"stopped by an interrupt after {transcript.progress()}. The conversation keeps what was said;"
         " the next %%agent cell continues it (--new starts over)."

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
+from pydantic_core import to_jsonable_python
+
 from .._html import escape, note_html, seconds
-from .._visible import visible
 from ..agent.events import (
     AgentEvent,
     ApprovalEvent,
@@ -29,14 +30,15 @@ from ..agent.events import (
     ThinkingDelta,
     ToolCallEvent,
     ToolResultEvent,
+    ToolRunning,
     TurnEnd,
 )
 from ..models.base import Usage
 from ..tools.calls import ToolCall
 from ._cards import Card, call_text, card_html_of, card_lines
 from ._html import markdown_html, thinking_html, turn_html
-from ._rows import Block, Note, Repeats, Row, last_turn, rows, segments, summary, turns_of
-from ._timeline import Bar, timeline_svg
+from ._rows import Block, Note, Repeats, Row, failing, last_turn, rows, segments, summary, turns_of
+from ._timeline import turn_timeline_html
 from ._progress import draft_html, draft_line, model_html, thought_html, waiting_html
 
 if TYPE_CHECKING:
@@ -140,6 +142,9 @@ class Transcript:
         elif isinstance(event, ApprovalEvent):
             card = self._card(event.call)
             card.decision, card.decided_at = event.decision, self._clock()
+        elif isinstance(event, ToolRunning):
+            card = self._card(event.call)
+            card.running_at, card.limit, card.ran = self._clock(), event.limit, to_jsonable_python(event.arguments, fallback=repr)
         elif isinstance(event, ToolResultEvent):
             card = self._card(event.result.call)
             card.result, card.end = event.result, self._clock()
@@ -173,7 +178,8 @@ class Transcript:
         """Record that the run stopped with ``error`` (an exception, or an interrupt).
 
         ``shown_below``: the error is raised to the cell right after this transcript, which shows
-        its message; the transcript names only its type, so the message is not read twice.
+        its message; the transcript names only its type (nothing, for an interrupt), so the
+        message is not read twice.
         """
         self._progress(None)
         self.error, self._stopped_at = error, self._clock()
@@ -216,7 +222,8 @@ class Transcript:
         if self.finished:
             return False
         last = self._items[-1] if self._items else None
-        return (self._waiting and self._draft is None) or (
+        running = any(isinstance(item, Card) and item.running_at is not None and item.result is None for item in self._items)
+        return running or (self._waiting and self._draft is None) or (
             isinstance(last, Block) and last.kind == "thinking" and last.end is None
         )
 
@@ -247,7 +254,7 @@ class Transcript:
                 lines.append("[thinking]" if row.kind == "thinking" else row.text)
         if self.stopped_by is not None:
             lines.append(f"[stopped by {self.stopped_by} after {self.progress()}]")
-        elif self.error is not None:
+        elif self.error is not None and _error_text(self.error, self.progress(), self._error_below):
             lines.append(_error_text(self.error, self.progress(), self._error_below))
         elif self.result is None:
             if self._draft is not None:
@@ -292,7 +299,7 @@ class Transcript:
             lo, hi = turns_of(segment)
             if hi < open_turn and any(isinstance(row, Repeats) for row in segment):
                 body = "".join(self._row_html(row, row is shown[-1], stopped, now) for row in segment)
-                parts.append(turn_html(summary(segment, stopped), self._duration(lo, hi), body))
+                parts.append(turn_html(*summary(segment, stopped), self._duration(lo, hi), body, open_=failing(segment, stopped)))
                 waiting.append((len(parts), None))
                 continue
             for row in segment:  # the open turn: a waiting card's buttons go right after it
@@ -303,7 +310,7 @@ class Transcript:
                 parts.extend(timeline)
         if self.stopped_by is not None:
             pass  # the footer says it: "stopped by you · 1 turn · 2 tool calls"
-        elif self.error is not None:
+        elif self.error is not None and _error_text(self.error, self.progress(), self._error_below):
             parts.append(
                 f'<pre class="meowgent-error" style="color: #d32f2f">'
                 f"{escape(_error_text(self.error, self.progress(), self._error_below))}</pre>"
@@ -332,11 +339,11 @@ class Transcript:
             return [thinking_html(row.text, expanded=thinking, title=title)]
         if isinstance(row, Block):
             return [f'<div class="meowgent-text">{markdown_html(row.text)}</div>']
-        parts = [card_html_of(row.card, stopped, row.times, row.told)]
+        parts = [card_html_of(row.card, stopped, row.times, row.told, None if self.finished else now)]
         for card in row.cards:  # after a turn's last card, the turn's timeline
             turn = [item for item in self._items if isinstance(item, Card) and item.turn == card.turn]
             if len(turn) > 1 and turn[-1] is card:
-                parts.append(self._timeline_html(turn, now, stopped))
+                parts.append(turn_timeline_html(turn, now, stopped))
         return parts
 
     def _duration(self, first: int, last: int) -> float | None:
@@ -345,26 +352,10 @@ class Transcript:
         end = self._turn_ends.get(last)
         return None if start is None or end is None else end - start
 
-    def _timeline_html(self, cards: Sequence[Card], now: float, stopped: bool) -> str:
-        origin = min(card.start for card in cards)
-        bars = []
-        for card in cards:
-            end = card.end if card.end is not None else now
-            duration = card.result.duration if card.result is not None else None
-            decided = None if card.decided_at is None else card.decided_at - origin
-            asked = None if card.asked_at is None else card.asked_at - origin
-            # The tool ran for the last ``duration`` seconds before its result arrived, after any decision.
-            run = None
-            if duration is not None:
-                run = min(max(end - origin - duration, decided or 0.0, card.start - origin), end - origin)
-            status = card.status(stopped)
-            bars.append(Bar(visible(card.call.name), card.start - origin, end - origin, run, status, asked, decided))
-        return f'<div class="meowgent-timeline-box" style="margin: 0.2em 0 0.6em">{timeline_svg(bars)}</div>'
-
     def _footer_html(self) -> str:
         facts = self.progress().split(", ")
-        if self.stopped_by is not None:
-            facts.insert(0, f"stopped by {self.stopped_by}")
+        if self.stopped_by is not None:  # the same words as text/plain's last line
+            facts = [f"stopped by {self.stopped_by} after {self.progress()}"]
         usage = self.usage
         if usage is not None and usage.prompt_tokens is not None:
             facts.append(f"{usage.prompt_tokens:,} prompt tokens")
@@ -399,8 +390,10 @@ def _stopped_note(result: AgentResult) -> str | None:
 
 
 def _error_text(error: BaseException, progress: str, below: bool = False) -> str:
+    """The transcript's line about what stopped the run; "" for an interrupt the cell shows below
+    (`display.show_run` raises `RunInterrupted`, whose one line says it all)."""
     if isinstance(error, (KeyboardInterrupt, asyncio.CancelledError, GeneratorExit)):
-        return f"[stopped by an interrupt after {progress}]"
+        return "" if below else f"[stopped by an interrupt after {progress}]"
     if below:
         return f"[error] {type(error).__name__}, shown below"
     message = str(error).strip()

@@ -27,6 +27,7 @@ from meowgent_nb import (
     ToolCall,
     ToolCallEvent,
     ToolResultEvent,
+    ToolRunning,
     TurnEnd,
     Usage,
     tool,
@@ -365,8 +366,10 @@ def test_tool_call_events_come_before_results():
     # PartialCall events show the call while it is written (tests/protocols/test_partial_calls.py).
     events = [e for e in events if not isinstance(e, (TextDelta, PartialCall))]
     kinds = [type(e).__name__ for e in events]
-    assert kinds == ["RunStart", "ToolCallEvent", "ToolResultEvent", "TurnEnd", "TurnEnd", "FinalAnswer"]
+    assert kinds == ["RunStart", "ToolCallEvent", "ToolRunning", "ToolResultEvent", "TurnEnd", "TurnEnd", "FinalAnswer"]
     assert events[1] == ToolCallEvent(ToolCall("add", {"a": 1, "b": 2}, id="call_1"), 1)
+    # what runs, and in what time limit (the agent's default: the tool sets none)
+    assert events[2] == ToolRunning(ToolCall("add", {"a": 1, "b": 2}, id="call_1"), {"a": 1, "b": 2}, 30.0)
 
 
 def test_dataframe_output_gives_shape_columns_and_first_rows():

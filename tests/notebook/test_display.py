@@ -525,16 +525,19 @@ def test_finished_turns_fold_to_one_line_and_the_answer_stays_open():
     transcript = Transcript.from_events(events, clock=ticking())
     text = transcript.to_text()
     html = transcript.to_html()
-    folds = re.findall(r'<details class="meowgent-turn"[^>]*><summary[^>]*>(.*?)</summary>', html)
-    duration = ' \u00b7 <span class="meowgent-duration">{}</span>'
+    folds = re.findall(r'<details class="meowgent-turn[^"]*"[^>]*><summary[^>]*>(.*?)</summary>', html)
+    # each call's own time (measured as the tool ran), then the turn's (this test's clock)
+    folds = [re.sub(r'\(<span class="meowgent-duration">\d[^<]*</span>\)', "(RAN)", fold) for fold in folds]
+    duration = ' \u00b7 the turn took <span class="meowgent-duration">{}</span>'
     assert folds == [
-        "turn 1: get_weather(city=&#x27;Paris&#x27;) done" + duration.format("1.50 s"),
-        "turn 2: get_weather(city=&#x27;Oslo&#x27;) done, get_weather(city=&#x27;Rome&#x27;) error,"
-        " get_weather(city=&#x27;Oslo&#x27;) done, and 1 more" + duration.format("5.50 s"),  # its text begun and ended, 4 calls, 4 results, its end
+        "turn 1: get_weather(city=&#x27;Paris&#x27;) done (RAN)" + duration.format("2.00 s"),
+        "turn 2: get_weather(city=&#x27;Oslo&#x27;) done (RAN), get_weather(city=&#x27;Rome&#x27;) error (RAN),"
+        " get_weather(city=&#x27;Oslo&#x27;) done (RAN), and 1 more" + duration.format("7.50 s"),  # its text begun and ended, 4 calls, 4 starts, 4 results, its end
     ]
-    assert html.count("<details class=\"meowgent-turn\"") == 2 and " open" not in html
+    # turn 2 had an error: it is not hidden behind its fold
+    assert html.count('<details class="meowgent-turn"') == 1 and html.count('<details class="meowgent-turn meowgent-turn-failed" open') == 1
     # the folded turns hold their text, cards and timeline; the answer comes after them
-    second = html[html.rindex('<details class="meowgent-turn"') : html.rindex("</details>")]
+    second = html[html.rindex('<details class="meowgent-turn') : html.rindex("</details>")]
     assert second.count('class="meowgent-card ') == 4 and "Now the rest." in second and "meowgent-timeline" in second
     assert html.index("Paris 21, Oslo 9.") > html.rindex("</details>")
     assert text == Transcript.from_events(events).to_text()  # folding leaves text/plain alone
@@ -568,7 +571,7 @@ def test_a_turn_without_calls_is_not_folded_and_the_turn_limit_folds_the_repeats
         "  Not run: the limit of 4 turns was reached; answer without tools.\n"
         "[stopped: the limit of 4 turns was reached]"
     )
-    folds = re.findall(r"<summary[^>]*>(.*?) \u00b7 <span", transcript.to_html())
+    folds = re.findall(r"<summary[^>]*>(.*?) \(<span", transcript.to_html())
     assert folds == ["turns 1\u20133: get_weather(city=&#x27;Rome&#x27;) error \u00d73"]
     reminded, _ = transcript_of(["No tools needed.", call("get_weather", city="Oslo"), "9 degrees."], tool_choice="required")
     folded = reminded.to_html()
@@ -615,8 +618,8 @@ def test_timeline_positions_follow_the_clock_and_show_the_approval_wait_apart():
     assert bars(svg) == [(70.0, 468.0), (70.0, 388.4)]
     assert bars(svg, "meowgent-wait") == [(169.5, 368.5)]  # quick waited 1 s for approval...
     assert bars(svg, "meowgent-run") == [(269.0, 468.0), (368.5, 388.4)]  # ...and ran for 0.1 s
-    assert "<title>quick: 1.60 s in all, 1.00 s waiting for approval, 100 ms running</title>" in svg
-    assert "<title>slow: 2.00 s in all, 1.00 s running</title>" in svg
+    assert "<title>quick(): 1.60 s in all, 1.00 s waiting for approval, 100 ms running</title>" in svg
+    assert "<title>slow(): 2.00 s in all, 1.00 s running</title>" in svg
     assert ">2.00 s</text></svg>" in svg
 
 
@@ -842,10 +845,10 @@ def test_an_interrupted_run_shows_the_calls_that_did_not_finish(ip):
     assert only.data["text/plain"] == (
         "[tool] get_weather(city='Oslo') -> done\n"
         "  Oslo: 9 degrees celsius\n"
-        "[tool] nap(seconds=0.5) -> interrupted\n"
-        "[stopped by an interrupt after 1 turn, 2 tool calls]"
-    )
+        "[tool] nap(seconds=0.5) -> interrupted"
+    )  # the error raised to the cell says how far the run got: once, not also in the transcript
     assert 'class="meowgent-card meowgent-status-interrupted"' in only.data["text/html"]
+    assert "interrupt" not in only.data["text/html"].replace("meowgent-status-interrupted", "").replace(">interrupted<", "")
 
 
 # --- a real kernel ----------------------------------------------------------------------------
