@@ -131,8 +131,9 @@ def shown_arguments(card: Card) -> tuple[Any, bool]:
     decision = card.decision
     if not isinstance(decision, Approved) or decision.arguments is None:
         return card.call.arguments, False
-    given = card.ran if card.ran is not None else decision.arguments
-    return given, _canonical(given) != _canonical(card.call.arguments)
+    if _canonical(decision.arguments) == _canonical(card.call.arguments):  # "changed" to what the model asked
+        return card.call.arguments, False
+    return (card.ran if card.ran is not None else decision.arguments), True
 
 
 def _canonical(arguments: Any) -> str:

@@ -8,7 +8,10 @@ does. tests/notebook/test_browser.py clicks the same widgets in a real JupyterLa
 from __future__ import annotations
 
 import json
+import re
 import time
+from html import unescape
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -101,7 +104,7 @@ def test_stop_while_the_model_streams_ends_the_cell_keeps_the_words_and_the_next
     footer = [s for s in run.widget_updates.values() if "meowgent-footer" in str(s.get("value", ""))]
     assert footer == []  # the footer is in the finished transcript, which replaced the widgets
     (html,) = [c["data"]["text/html"] for c in run.of_type("update_display_data")][-1:]
-    assert "stopped by you \u00b7 1 turn \u00b7 0 tool calls" in html
+    assert "stopped by you after 1 turn, 0 tool calls" in html  # the same words as text/plain
     assert kernel.ok("print(1 + 1)").stdout == "2\n"
 
 
@@ -217,8 +220,8 @@ def test_edited_arguments_are_validated_then_run_and_the_model_is_told(kernel):
         "Use these results to answer the user's question in plain text.\n"
     )
     assert final_text(run) == (
-        "[tool] write_file(path='model.txt', text='hi') -> done (approved by you, with changed arguments)\n"
-        "  run with: path='person.txt', text='hello'\n"
+        "[tool] write_file(path='person.txt', text='hello') (edited) -> done (approved by you, with changed arguments)\n"
+        "  the model asked for: path='model.txt', text='hi'\n"
         f"  {told.replace(chr(10), chr(10) + '  ')}\n"
         "All done."
     )
@@ -291,3 +294,45 @@ def test_a_refused_edit_can_be_corrected_checked_and_approved(kernel):
         '<pre class="meowgent-edit-preview" style="white-space: pre-wrap">will run:'
         " write_file(path=&#x27;fixed.txt&#x27;, text=&#x27;ok&#x27;)</pre>"
     ]
+
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+
+
+def readme_stop_quotes() -> list[str]:
+    """Every text README.md quotes of a run that was stopped ("stopped by ..."), line breaks joined."""
+    return re.findall(r'"(stopped by [^"]*)"', " ".join(README.read_text().split()))
+
+
+def test_readmes_quoted_stop_and_interrupt_texts_are_what_the_cell_shows(kernel):
+    quotes = readme_stop_quotes()
+    assert sorted(quote.split(" after ")[0] for quote in quotes) == ["stopped by an interrupt", "stopped by you"]
+    kernel.ok("model = answers('one.txt', 'two.txt')")
+
+    def stop_when_asked(k: Kernel, run: Run, msg: dict[str, Any]) -> None:
+        if msg["msg_type"] == "comm_open" and "Deny" in run.buttons and "stopped" not in run.buttons:
+            run.buttons["stopped"] = []
+            k.click(run.buttons["Stop"][0])
+
+    stopped = kernel.ok("%%agent --model-object model --new\nWrite", hook=stop_when_asked)
+    html = [c["data"]["text/html"] for c in stopped.of_type("update_display_data")][-1]
+    kernel.ok(
+        "@tool\ndef slow(seconds: float) -> str:\n    '''Sleep.'''\n    import time; time.sleep(seconds); return 'slept'\n"
+        "model = ScriptedModel(['<tool_call>' + json.dumps({'name': 'slow', 'arguments': {'seconds': 3}}) + '</tool_call>', 'ok'])"
+    )
+
+    def interrupt_once_running(k: Kernel, run: Run, msg: dict[str, Any]) -> None:
+        if "meowgent-status-running" in shown(run, msg) and "interrupted" not in run.buttons:
+            run.buttons["interrupted"] = []
+            k.km.interrupt_kernel()
+
+    interrupted = kernel.execute("%%agent --model-object model --new\nSleep", hook=interrupt_once_running)
+    shows = {  # what a person reads: the transcript's text and HTML (its words), the error's line
+        "stopped by you": [final_text(stopped), unescape(re.sub(r"<[^>]+>", "", html))],
+        "stopped by an interrupt": [re.sub(r"\x1b\[[0-9;]*m", "", line) for line in interrupted.reply["traceback"]],
+    }
+    for quote in quotes:
+        for text in shows[quote.split(" after ")[0]]:
+            assert quote in text, (quote, text)
+    assert len(interrupted.reply["traceback"]) == 1  # said once, on one line
+    assert final_text(interrupted) == "[tool] slow(seconds=3) -> interrupted"  # the transcript does not say it again
