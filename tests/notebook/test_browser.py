@@ -273,7 +273,8 @@ def edit_scenario(open_notebook, server: JupyterLab) -> None:
     notebook.check(written == "from the person", f"the tool wrote {written!r} to person.txt")
     notebook.check(not model.exists(), "the model's arguments ran too")
     notebook.wait_text(card(agent).locator(".meowgent-approval"), "with changed arguments", "the card's approval")
-    notebook.wait_text(card(agent).locator(".meowgent-arguments"), "changed by you to:", "both argument sets")
+    notebook.wait_text(card(agent).locator(".meowgent-arguments"), "ran with, changed by you:", "both argument sets")
+    notebook.wait_text(card(agent).locator(".meowgent-edited"), "edited", "the card's mark of an edited call")
     notebook.wait_text(card(agent).locator(".meowgent-output"), "The person changed the arguments", "what the model read")
 
 
@@ -299,7 +300,7 @@ def stop_scenario(open_notebook, server: JupyterLab, screenshots: Path | None) -
     took = time.monotonic() - clicked
     notebook.check(took < 5, f"the cell took {took:.1f} s to end after Stop")
     notebook.wait_text(
-        agent.locator(".meowgent-footer"), "stopped by you \u00b7 1 turn \u00b7 0 tool calls", "the footer"
+        agent.locator(".meowgent-footer"), "stopped by you after 1 turn, 0 tool calls", "the footer"
     )
     errors = agent.locator(".jp-RenderedText[data-mime-type='application/vnd.jupyter.stderr']").count()
     notebook.check(errors == 0, "Stop showed an error")
