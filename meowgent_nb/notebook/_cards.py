@@ -14,6 +14,8 @@ import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from pydantic_core import to_jsonable_python
+
 from .._visible import visible
 from ..agent.approvals import Approved, Denied
 from ..agent.calls import split_repeat_notice
@@ -97,6 +99,15 @@ class Card:
     """Its time limit in seconds, once it runs (None: none)."""
     ran: dict[str, Any] | None = None
     """The validated arguments it ran with (`ToolRunning`), as JSON values."""
+
+    def runs(self, at: float, limit: float | None, arguments: dict[str, Any]) -> None:
+        """It started to run at ``at`` within ``limit`` seconds, with ``arguments`` (validated)."""
+        self.running_at, self.limit, self.ran = at, limit, to_jsonable_python(arguments, fallback=repr)
+
+    @property
+    def counting(self) -> bool:
+        """Whether it runs now: its live counter goes on."""
+        return self.running_at is not None and self.result is None
 
     def status(self, stopped: bool) -> str:
         if self.result is None:

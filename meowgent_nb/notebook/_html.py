@@ -129,7 +129,12 @@ def progress_html(progress: Any) -> str:
 
 
 def turn_html(
-    turns: str, calls: Sequence[tuple[str, float | None]], duration: float | None, body: str, *, open_: bool = False
+    turns: str,
+    calls: Sequence[tuple[str, float | None]],
+    duration: float | None,
+    body: str,
+    *,
+    open_: bool = False,
 ) -> str:
     """A finished turn folded to one line, and ``body`` (HTML) inside.
 
@@ -139,16 +144,20 @@ def turn_html(
     failed), still foldable.
     """
     line = ", ".join(
-        visible_html(text) + ("" if took is None else f' (<span class="meowgent-duration">{seconds(took)}</span>)')
-        for text, took in calls
+        visible_html(text) + ("" if took is None else f" ({_duration_html(took)})") for text, took in calls
     )
-    timing = "" if duration is None else f' \u00b7 the turn took <span class="meowgent-duration">{seconds(duration)}</span>'
+    timing = "" if duration is None else f" \u00b7 the turn took {_duration_html(duration)}"
     css = "meowgent-turn meowgent-turn-failed" if open_ else "meowgent-turn"
     return (
         f'<details class="{css}"{" open" * open_} style="margin: 0.2em 0">'
         f'<summary style="cursor: pointer; {MUTED}">{visible_html(turns)}: {line}{timing}</summary>'
         f"{body}</details>"
     )
+
+
+def _duration_html(took: float) -> str:
+    """A measured time; meowgent_nb/nbval_sanitize.cfg replaces it by its class."""
+    return f'<span class="meowgent-duration">{seconds(took)}</span>'
 
 
 def thinking_html(text: str, *, expanded: bool = False, title: str = "thinking") -> str:

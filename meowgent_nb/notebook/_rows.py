@@ -130,13 +130,18 @@ def summary(segment: Sequence[Row], stopped: bool) -> tuple[str, list[tuple[str,
     past three calls the rest are counted (``and 2 more``, no time)."""
     lo, hi = turns_of(segment)
     calls: list[tuple[str, float | None]] = [
-        (card_summary(row.card, stopped, row.times), row.card.result.duration if row.card.result is not None else None)
+        (card_summary(row.card, stopped, row.times), _took(row.card))
         for row in segment
         if isinstance(row, Repeats)
     ]
     if len(calls) > _SHOWN:
         calls[_SHOWN:] = [(f"and {len(calls) - _SHOWN} more", None)]
     return (f"turn {lo}" if lo == hi else f"turns {lo}–{hi}"), calls
+
+
+def _took(card: Card) -> float | None:
+    """How long the call itself ran, where it ran."""
+    return None if card.result is None else card.result.duration
 
 
 def failing(segment: Sequence[Row], stopped: bool) -> bool:

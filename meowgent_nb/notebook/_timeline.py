@@ -55,7 +55,8 @@ def turn_timeline_html(cards: Sequence[Card], now: float, stopped: bool) -> str:
             run = card.running_at - origin
         status = card.status(stopped)
         label = visible(card.call.name) + " (edited)" * shown_arguments(card)[1]
-        bars.append(Bar(label, card.start - origin, end - origin, run, status, asked, decided, card_title(card, status)))
+        ran = card_title(card, status)  # the tooltip: the arguments that ran
+        bars.append(Bar(label, card.start - origin, end - origin, run, status, asked, decided, ran))
     return f'<div class="meowgent-timeline-box" style="margin: 0.2em 0 0.6em">{timeline_svg(bars)}</div>'
 
 

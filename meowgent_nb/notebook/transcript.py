@@ -14,8 +14,6 @@ import time
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
-from pydantic_core import to_jsonable_python
-
 from .._html import escape, note_html, seconds
 from ..agent.events import (
     AgentEvent,
@@ -143,8 +141,7 @@ class Transcript:
             card = self._card(event.call)
             card.decision, card.decided_at = event.decision, self._clock()
         elif isinstance(event, ToolRunning):
-            card = self._card(event.call)
-            card.running_at, card.limit, card.ran = self._clock(), event.limit, to_jsonable_python(event.arguments, fallback=repr)
+            self._card(event.call).runs(self._clock(), event.limit, event.arguments)
         elif isinstance(event, ToolResultEvent):
             card = self._card(event.result.call)
             card.result, card.end = event.result, self._clock()
@@ -222,7 +219,7 @@ class Transcript:
         if self.finished:
             return False
         last = self._items[-1] if self._items else None
-        running = any(isinstance(item, Card) and item.running_at is not None and item.result is None for item in self._items)
+        running = any(isinstance(item, Card) and item.counting for item in self._items)
         return running or (self._waiting and self._draft is None) or (
             isinstance(last, Block) and last.kind == "thinking" and last.end is None
         )
@@ -299,7 +296,9 @@ class Transcript:
             lo, hi = turns_of(segment)
             if hi < open_turn and any(isinstance(row, Repeats) for row in segment):
                 body = "".join(self._row_html(row, row is shown[-1], stopped, now) for row in segment)
-                parts.append(turn_html(*summary(segment, stopped), self._duration(lo, hi), body, open_=failing(segment, stopped)))
+                failed = failing(segment, stopped)  # not hidden: a person wants to see what went wrong
+                line = summary(segment, stopped)
+                parts.append(turn_html(*line, self._duration(lo, hi), body, open_=failed))
                 waiting.append((len(parts), None))
                 continue
             for row in segment:  # the open turn: a waiting card's buttons go right after it
