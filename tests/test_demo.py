@@ -14,6 +14,7 @@ import nbformat
 import pytest
 
 from meowgent_nb.__main__ import agent_cell_text
+from tests.test_readme import README, Block, section_blocks
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -26,6 +27,25 @@ def demo(*args: str, cwd: Path = ROOT, **env: str) -> subprocess.CompletedProces
         [sys.executable, "-m", "meowgent_nb", "demo", *args],
         cwd=cwd, env={**clean, **env}, capture_output=True, text=True, timeout=240,
     )
+
+
+LIVE_MODEL = "Qwen2.5-Coder-0.5B-Instruct (embedded, llama.cpp)"
+
+
+def run_it_blocks() -> list[Block]:
+    """README's "Run it" section: the main job's command, its sample output, the test command."""
+    blocks = section_blocks(README.read_text(), "## Run it")
+    assert [b.language for b in blocks] == ["bash", "text", "bash"], blocks
+    return blocks
+
+
+def test_the_readme_runs_the_demo_and_the_tests_in_two_commands():
+    main, _, tests = run_it_blocks()
+    assert main.code == 'pip install -e ".[test,local]" && python -m meowgent_nb demo'
+    assert tests.code == 'pip install -e ".[test,local]" && pytest'
+    # CI runs the README's test command exactly as a user types it, and no other.
+    assert (ROOT / ".ci" / "run").read_text().splitlines()[-1] == tests.code
+    assert "--quiet" not in main.code and " -q" not in main.code  # pip shows its progress
 
 
 FIRST_CELL = """\
@@ -57,6 +77,13 @@ def test_the_demo_replayed_prints_each_agent_cell(tmp_path):
     assert "\n%%agent --new --protocol json -o result\nWhat is 2.5 plus 4?\n" f"model: {model}\n6.5\n" in out
     assert out.count(f"model: {model}\n") == 3
     assert re.search(rf"\n3 %%agent cells ran in \d+ s\. The executed notebook is {re.escape(str(tmp_path))}/ran\.ipynb;", out)
+    # README's sample is what the demo prints (the live model's line and figures aside).
+    sample = run_it_blocks()[1].code.splitlines()
+    shown = out[first:].splitlines()[: len(sample)]
+    assert sample[3] == f"model: {LIVE_MODEL}" and FOOTER.match(sample[-1]), sample
+    assert [line for n, line in enumerate(shown) if n not in (3, len(sample) - 1)] == [
+        line for n, line in enumerate(sample) if n not in (3, len(sample) - 1)
+    ]
     counts = [c.execution_count for c in nbformat.read(tmp_path / "ran.ipynb", as_version=4).cells if c.cell_type == "code"]
     assert counts == list(range(1, 10))  # every code cell ran, and was saved
 
@@ -106,7 +133,7 @@ def test_the_demo_live_on_the_embedded_model(tmp_path):
     assert out.startswith(
         "Running 05_real_model.ipynb headless (the model answers live; MEOWGENT_CASSETTE_MODE=off)."
     ), out
-    model = "Qwen2.5-Coder-0.5B-Instruct (embedded, llama.cpp)"
+    model = LIVE_MODEL
     first = out.index("--- cell 6 ")
     assert out[first:].startswith(FIRST_CELL.format(model=model)), out
     assert FOOTER.search(out), out

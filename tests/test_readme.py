@@ -195,7 +195,9 @@ def test_the_tour_approved_calls_both_tools_and_deletes_the_file(readme, tmp_pat
         MEOWGENT_APPROVE="all",
     )
     try:
-        _, tools, weather, delete = run_cells(kernel, readme.cells)
+        setup, tools, weather, delete = run_cells(kernel, readme.cells)
+        # The setup cell shows nothing (it printed 13, write_text's count, when it ended with that call).
+        assert (setup.stdout, setup.of_type("execute_result")) == ("", [])
         assert tools.of_type("execute_result")[0]["data"]["text/plain"].endswith("\n" + readme.tools_xml)
         assert transcript(weather).startswith(WEATHER)
         assert transcript(delete).startswith(
