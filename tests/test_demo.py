@@ -98,6 +98,16 @@ def test_the_demo_elsewhere_says_where_to_run_it(tmp_path):
     )
 
 
+def test_the_demo_without_a_model_fails_showing_the_cell_and_the_fix(tmp_path):
+    # No Ollama (a closed port) and no GGUF: the first %%agent cell fails, and so does the command.
+    done = demo(OLLAMA_HOST="127.0.0.1:9", MEOWGENT_GGUF=str(tmp_path / "none.gguf"))
+    assert done.returncode == 1
+    assert "--- cell" not in done.stdout
+    failed = done.stderr[done.stderr.index("A cell of notebooks/05_real_model.ipynb failed:\n"):]
+    assert "\n%%agent --new -o result\nWhat is the weather in Paris?\n" in failed, failed
+    assert "\nUsageError: %%agent: " in failed and "none.gguf" in failed, failed
+
+
 def test_importing_the_command_runs_nothing():
     done = subprocess.run(
         [sys.executable, "-c", "import meowgent_nb.__main__"], cwd=ROOT, capture_output=True, text=True, timeout=60
