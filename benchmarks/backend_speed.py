@@ -15,6 +15,12 @@ llama-cpp-py-sync is not a dependency. To measure it, install it beside, not int
 
     pip install --no-deps --target /tmp/sync llama-cpp-py-sync   (needs cffi and numpy, present)
     python benchmarks/backend_speed.py --sync-path /tmp/sync [--rounds 5] [--tokens 160] [--threads 1]
+
+Its wheel (0.11739, tagged manylinux2014) bundles libraries that need glibc 2.38, so on Debian 12
+(glibc 2.36) they do not load, and the script says so. To measure its bindings over
+llama-cpp-python's own build of llama.cpp instead, delete the bundled ``lib*.so*`` from
+/tmp/sync/llama_cpp_py_sync and run with
+``LLAMA_CPP_LIB=$VIRTUAL_ENV/lib/python3.11/site-packages/llama_cpp/lib/libllama.so``.
 """
 
 from __future__ import annotations
@@ -54,6 +60,11 @@ def one(side: str, tokens: int, threads: int) -> dict[str, float]:
 
         imported = time.perf_counter()
         llama = llama_cpp_py_sync.Llama(model_path=path, n_ctx=1024, n_threads=threads, verbose=False)
+        # Its generate() and create_chat_completion() tokenize with parse_special=False, so a chat
+        # template's <|im_start|> is read as 5 text tokens, not the control token (63 tokens for this
+        # prompt instead of 42, and the model answers a garbled prompt): read it as llama-cpp-python does.
+        plain = llama.tokenize
+        llama.tokenize = lambda text, add_special=True, parse_special=False: plain(text, add_special, True)
         pieces = llama.generate(PROMPT, max_tokens=tokens, temperature=0.0, repeat_penalty=1.0, stream=True)
     loaded = time.perf_counter()
     first = last = loaded
@@ -77,7 +88,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--tokens", type=int, default=160)
     parser.add_argument("--threads", type=int, default=max(1, (os.cpu_count() or 2) // 2))
-    parser.add_argument("--sync-path", default="", help="Where llama-cpp-py-sync was installed with --target.")
+    parser.add_argument("--sync-path", default="", help="Where llama-cpp-py-sync was installed (--target).")
     parser.add_argument("--one", choices=SIDES, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.one:
@@ -93,14 +104,16 @@ def main(argv: list[str] | None = None) -> int:
             if side == "llama-cpp-py-sync" and args.sync_path:
                 env["PYTHONPATH"] = os.pathsep.join(filter(None, [args.sync_path, env.get("PYTHONPATH", "")]))
             done = subprocess.run(
-                [sys.executable, __file__, "--one", side, "--tokens", str(args.tokens), "--threads", str(args.threads)],
+                [sys.executable, __file__, "--one", side,
+                 "--tokens", str(args.tokens), "--threads", str(args.threads)],
                 env=env, capture_output=True, text=True, check=False,
             )
             if done.returncode:  # e.g. a wheel whose libraries need a newer glibc than this machine's
                 failed[side] = (done.stderr.strip().splitlines() or ["no output"])[-1]
                 continue
             runs[side].append(json.loads(done.stdout.strip().splitlines()[-1]))
-    print(f"embedded GGUF, {args.threads} thread(s), {args.rounds} rounds, {args.tokens} tokens each, temperature 0")
+    print(f"embedded GGUF, {args.threads} thread(s), {args.rounds} rounds, {args.tokens} tokens each,"
+          " temperature 0")
     for side, problem in failed.items():
         print(f"{side:18} could not run: {problem}")
     for side, figures in runs.items():
@@ -111,7 +124,8 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"{side:18} median {median['tok_s']:5.1f} tok/s (min {min(speeds):.1f}, max {max(speeds):.1f});"
             f" import {median['import_s']:.2f} s, load {median['load_s']:.2f} s,"
-            f" first token {median['first_token_s']:.2f} s; tokens per run {sorted({r['tokens'] for r in figures})}"
+            f" first token {median['first_token_s']:.2f} s;"
+            f" tokens per run {sorted({r['tokens'] for r in figures})}"
         )
     if failed:
         return 1

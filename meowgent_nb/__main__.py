@@ -40,7 +40,8 @@ class _Classes(HTMLParser):
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         classes = set((dict(attrs).get("class") or "").split())
-        hit = next((c for c in sorted(classes & self.wanted) if c not in self.found and c not in self._texts), None)
+        fresh = sorted(c for c in classes & self.wanted if c not in self.found and c not in self._texts)
+        hit = fresh[0] if fresh else None
         if hit is not None:
             self._texts[hit] = []
         if tag not in ("br", "img", "hr", "input", "meta", "link"):
@@ -136,7 +137,9 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     run = commands.add_parser(
         "demo", help="Run the real-model course notebook headless and print each %%%%agent cell's transcript."
     )
-    run.add_argument("notebook", nargs="?", type=Path, default=NOTEBOOK, help=f"the notebook (default: {NOTEBOOK})")
+    run.add_argument(
+        "notebook", nargs="?", type=Path, default=NOTEBOOK, help=f"the notebook (default: {NOTEBOOK})"
+    )
     run.add_argument("-o", "--output", type=Path, help="also save the executed notebook to this file")
     args = parser.parse_args(argv)
     return demo(args.notebook, args.output, sys.stdout if out is None else out)

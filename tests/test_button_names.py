@@ -72,7 +72,8 @@ def button_names(text: str) -> list[str]:
             in_button_table = False
         # A list item's bold lead-in ("- **Sampling** (...)") is a topic, unless it begins like a button.
         names += _begins_like_a_button([lead for _, lead in LEAD_IN.findall(block)])
-        prose = " ".join(line for line in LEAD_IN.sub(r"\1\2", block).splitlines() if not line.startswith("|"))
+        lines = LEAD_IN.sub(r"\1\2", block).splitlines()
+        prose = " ".join(line for line in lines if not line.startswith("|"))
         for sentence in re.split(r"(?<=[.;!?])\s+", prose):
             if BUTTON_TALK.search(sentence):
                 names += _named(sentence)
@@ -93,9 +94,15 @@ def documents() -> list[tuple[str, str]]:
 
 def test_every_button_the_docs_name_is_a_label_of_the_code():
     wrong = [
-        f"{where}: **{name}**" for where, text in documents() for name in button_names(text) if name not in BUTTONS
+        f"{where}: **{name}**"
+        for where, text in documents()
+        for name in button_names(text)
+        if name not in BUTTONS
     ]
-    assert wrong == [], f"Buttons named in the docs that the code does not draw (labels: {sorted(BUTTONS)}):\n" + "\n".join(wrong)
+    assert wrong == [], (
+        f"Buttons named in the docs that the code does not draw (labels: {sorted(BUTTONS)}):\n"
+        + "\n".join(wrong)
+    )
 
 
 def test_the_docs_name_the_buttons_of_the_approval_and_stop():
@@ -108,9 +115,11 @@ def test_the_docs_name_the_buttons_of_the_approval_and_stop():
 @pytest.mark.parametrize(
     ("text", "names"),
     [
-        ("| button | what happens |\n|---|---|\n| **Edit arguments** | then **Approve with these arguments** runs it |",
+        ("| button | what happens |\n|---|---|\n"
+         "| **Edit arguments** | then **Approve with these arguments** runs it |",
          ["Edit arguments", "Approve with these arguments"]),
-        ("Right under it are the buttons Approve / Edit arguments / Deny.", ["Approve", "Edit arguments", "Deny"]),
+        ("Right under it are the buttons Approve / Edit arguments / Deny.",
+         ["Approve", "Edit arguments", "Deny"]),
         ("It shows Approve / Deny buttons in the cell.", ["Approve", "Deny"]),
         ("Then click **Send answer** to go on.", ["Send answer"]),
         ("The **Stop it** link.", ["Stop it"]),  # begins like a button: checked wherever it stands

@@ -56,7 +56,9 @@ model: {model}
 [tool] get_weather(city='Paris', unit='celsius') -> done
   Paris: 21 degrees celsius, sunny
 """
-FOOTER = re.compile(r"^2 turns · 1 tool call · \d+ prompt tokens · \d+ completion tokens · [\d.]+ tokens/s · .+$", re.M)
+FOOTER = re.compile(
+    r"^2 turns · 1 tool call · \d+ prompt tokens · \d+ completion tokens · [\d.]+ tokens/s · .+$", re.M
+)
 
 
 def test_the_demo_replayed_prints_each_agent_cell(tmp_path):
@@ -64,7 +66,8 @@ def test_the_demo_replayed_prints_each_agent_cell(tmp_path):
     assert done.returncode == 0, done.stderr
     out = done.stdout
     assert out.startswith(
-        "Running notebooks/05_real_model.ipynb headless (cassette mode 'replay'; MEOWGENT_CASSETTE_MODE=replay)."
+        "Running notebooks/05_real_model.ipynb headless"
+        " (cassette mode 'replay'; MEOWGENT_CASSETTE_MODE=replay)."
     ), out
     model = "cassette replay of qwen2.5:0.5b (05_real_model.cassette.json)"
     first = out.index("--- cell 6 ")
@@ -72,11 +75,14 @@ def test_the_demo_replayed_prints_each_agent_cell(tmp_path):
     assert FOOTER.search(out), out
     assert (
         "--- cell 12 --------------------------------------------------\n%%agent --new -o result\n"
-        f"In one sentence: why is the sky blue?\nmodel: {model}\nThe sky is blue because it is a shade of blue.\n"
+        f"In one sentence: why is the sky blue?\nmodel: {model}\n"
+        "The sky is blue because it is a shade of blue.\n"
     ) in out
     assert "\n%%agent --new --protocol json -o result\nWhat is 2.5 plus 4?\n" f"model: {model}\n6.5\n" in out
     assert out.count(f"model: {model}\n") == 3
-    assert re.search(rf"\n3 %%agent cells ran in \d+ s\. The executed notebook is {re.escape(str(tmp_path))}/ran\.ipynb;", out)
+    saved = tmp_path / "ran.ipynb"
+    done_line = rf"\n3 %%agent cells ran in \d+ s\. The executed notebook is {re.escape(str(saved))};"
+    assert re.search(done_line, out)
     # README's sample is what the demo prints (the live model's line and figures aside).
     sample = run_it_blocks()[1].code.splitlines()
     shown = out[first:].splitlines()[: len(sample)]
@@ -84,7 +90,7 @@ def test_the_demo_replayed_prints_each_agent_cell(tmp_path):
     assert [line for n, line in enumerate(shown) if n not in (3, len(sample) - 1)] == [
         line for n, line in enumerate(sample) if n not in (3, len(sample) - 1)
     ]
-    counts = [c.execution_count for c in nbformat.read(tmp_path / "ran.ipynb", as_version=4).cells if c.cell_type == "code"]
+    counts = [c.execution_count for c in nbformat.read(saved, as_version=4).cells if c.cell_type == "code"]
     assert counts == list(range(1, 10))  # every code cell ran, and was saved
 
 
@@ -110,7 +116,8 @@ def test_the_demo_without_a_model_fails_showing_the_cell_and_the_fix(tmp_path):
 
 def test_importing_the_command_runs_nothing():
     done = subprocess.run(
-        [sys.executable, "-c", "import meowgent_nb.__main__"], cwd=ROOT, capture_output=True, text=True, timeout=60
+        [sys.executable, "-c", "import meowgent_nb.__main__"],
+        cwd=ROOT, capture_output=True, text=True, timeout=60,
     )
     assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
 
@@ -136,7 +143,8 @@ def test_the_demo_live_on_the_embedded_model(tmp_path):
     course = nbformat.read(ROOT / "notebooks" / "05_real_model.ipynb", as_version=4)
     course.cells = course.cells[:6]
     nbformat.write(course, tmp_path / "05_real_model.ipynb")
-    (tmp_path / "05_real_model.cassette.json").write_text((ROOT / "notebooks" / "05_real_model.cassette.json").read_text())
+    cassette = ROOT / "notebooks" / "05_real_model.cassette.json"
+    (tmp_path / cassette.name).write_text(cassette.read_text())
     done = demo("05_real_model.ipynb", cwd=tmp_path, OLLAMA_HOST="127.0.0.1:9")
     assert done.returncode == 0, done.stderr
     out = done.stdout
