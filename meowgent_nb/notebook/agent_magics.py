@@ -199,6 +199,7 @@ class AgentMagics(Magics):
 
     async def run_cell(self, line: str, cell: str) -> None:
         """The async body of ``%%agent`` (what the input transformer awaits)."""
+        from ._busy import busy_while_running
         from .display import show_run
         from .mcp_context_magics import cell_context
 
@@ -218,7 +219,8 @@ class AgentMagics(Magics):
         agent.messages, agent.context_log, self._context_model = self.messages, self.context_log, agent.model
         agent.compaction = self.compaction
         agent.messages.extend(context.before)
-        result = await show_run(agent, context.prompt, live=not _headless())  # the agent keeps interrupts prompt
+        with busy_while_running(self.shell):  # JupyterLab's status bar says Busy until the answer is complete
+            result = await show_run(agent, context.prompt, live=not _headless())  # the agent keeps interrupts prompt
         self.last_result = result
         if args.out:
             self.shell.user_ns[args.out] = result
