@@ -22,6 +22,7 @@ does not stop them.
 from __future__ import annotations
 
 import importlib.util
+import logging
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -78,7 +79,7 @@ class ModelChoice:
 def resolve_model(
     spec: str | Model | None, *, options: Mapping[str, Any] | None = None, openai_base_url: str | None = None
 ) -> Model:
-    """The model ``spec`` names (`choose_model`'s model; it also says when the embedded one answers instead).
+    """The model ``spec`` names: `choose_model`'s, with its reason for the embedded model logged as a warning.
 
     Args:
         spec: ``"ollama:NAME"``, ``"openai:NAME"``, ``"local"``, ``"local:PATH"``, a bare Ollama
@@ -98,7 +99,10 @@ def resolve_model(
             not run or lacks the model; "auto" finds neither Ollama's model nor the local one; or
             an option has no local (or OpenAI API) equivalent.
     """
-    return choose_model(spec, options=options, openai_base_url=openai_base_url).model
+    choice = choose_model(spec, options=options, openai_base_url=openai_base_url)
+    if choice.instead:  # a script (Agent("auto")) is told too: on stderr, unless logging is set up otherwise
+        logging.getLogger("meowgent_nb").warning(choice.instead)
+    return choice.model
 
 
 def choose_model(

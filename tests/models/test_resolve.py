@@ -356,3 +356,17 @@ def test_the_embedded_models_own_names_are_the_embedded_model(spec, no_ollama):
     choice = choose_model(spec)
     assert isinstance(choice.model, LlamaCppModel)
     assert (choice.model.name, choice.model.path, choice.instead) == (f"local:{GGUF_NAME}", None, None)
+
+
+@needs_llama_cpp
+def test_resolve_model_logs_why_the_embedded_model_answers(no_ollama, gguf_file, caplog):
+    with caplog.at_level("WARNING", logger="meowgent_nb"):
+        model = resolve_model("auto")
+    assert isinstance(model, LlamaCppModel)
+    assert [(r.name, r.levelname, r.getMessage()) for r in caplog.records] == [
+        (
+            "meowgent_nb",
+            "WARNING",
+            f"Ollama is not running at {no_ollama}; the embedded model fallback.gguf answers instead of qwen2.5:0.5b.",
+        )
+    ]

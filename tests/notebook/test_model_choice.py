@@ -178,3 +178,15 @@ def test_agent_models_says_what_the_embedded_model_lacks(ip, httpserver, monkeyp
         f"  gone.gguf (llama.cpp): MEOWGENT_GGUF is set to {tmp_path / 'gone.gguf'}, which is not a file: point"
         " it at a GGUF file, or unset it to use the default local model.\n"
     )
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("llama_cpp") is None or bool(__import__("meowgent_nb.models.gguf").models.gguf.missing_packages()),
+    reason="the default embedded model is not installed",
+)
+def test_the_readme_quotes_what_the_cell_says(ip, no_ollama, monkeypatch):
+    monkeypatch.delenv("MEOWGENT_GGUF", raising=False)
+    _, printed = cell_model(ip)
+    readme = " ".join((Path(__file__).parents[2] / "README.md").read_text().split())
+    quoted = printed.strip().replace(no_ollama, "http://127.0.0.1:11434")
+    assert f'each cell says so: "{quoted}"' in readme
