@@ -41,7 +41,7 @@ def _embedded_lines() -> list[str]:
     title = chosen.name if chosen is not None else gguf.DEFAULT_MODEL_TITLE
     problem = local_model_problem()
     if problem is not None:
-        status = f"not installed: {problem}" if chosen is None else problem
+        status = f"not installed. {problem}" if chosen is None else problem
     elif chosen is not None:
         status = f"ready ({chosen}, from ${gguf.ENV_VAR})"
     else:

@@ -116,12 +116,14 @@ def choose_model(
         spec = AUTO
     if not isinstance(spec, str):
         return ModelChoice(spec)
+    spec = spec.strip() or AUTO  # MEOWGENT_MODEL=" auto " from a careless export; "" names no model
     kind, colon, rest = spec.partition(":")
+    kind = kind.lower()  # "Local", "AUTO": the prefixes, whatever the case; names keep theirs
     if kind == "ollama" and colon:
         return ModelChoice(_ollama(rest, options))
     if kind == "openai" and colon:
         return ModelChoice(_openai(rest, options, openai_base_url))
-    if kind == "local" or spec.strip().lower() == gguf.DEFAULT_MODEL_TITLE.lower():
+    if kind == "local" or spec.lower() == gguf.DEFAULT_MODEL_TITLE.lower():
         path = rest if kind == "local" and colon else None
         if path == "":
             raise ModelError(
@@ -149,7 +151,7 @@ def choose_model(
         fix = f"start it (`ollama serve`, then `ollama pull {name}`)"
     else:
         why = f"the Ollama server at {where} has no model {name!r}"
-        fix = f"pull it (`ollama pull {name}`)"
+        fix = f"pull it (`ollama pull {name}`; `%agent models` lists the models it has)"
     problem = _local_problem()
     if fallback and problem is None:
         instead = f"{why}; the embedded model {_embedded_title()} answers instead of {name}."
@@ -166,8 +168,8 @@ def requested_name(spec: str) -> str:
 
     Cassettes key a request by it, so "auto" and the model it stands for replay the same recordings.
     """
-    kind, colon, rest = spec.partition(":")
-    if kind != AUTO:
+    kind, colon, rest = spec.strip().partition(":")
+    if kind.lower() != AUTO:
         return spec
     return rest if colon and rest else DEFAULT_MODEL
 

@@ -287,7 +287,7 @@ def test_a_bare_name_the_running_ollama_lacks_is_an_error_saying_ollama_pull(oll
         resolve_model("llama3.2:1b")
     assert str(caught.value) == (
         f"No model 'llama3.2:1b': the Ollama server at {ollama_without} has no model 'llama3.2:1b'. To use"
-        " it, pull it (`ollama pull llama3.2:1b`); or use the embedded model fallback.gguf with `-m local`."
+        " it, pull it (`ollama pull llama3.2:1b`; `%agent models` lists the models it has); or use the embedded model fallback.gguf with `-m local`."
     )
     model = resolve_model("qwen3:0.6b")  # one it has
     assert isinstance(model, OllamaModel) and model.name == "qwen3:0.6b"
@@ -370,3 +370,19 @@ def test_resolve_model_logs_why_the_embedded_model_answers(no_ollama, gguf_file,
             f"Ollama is not running at {no_ollama}; the embedded model fallback.gguf answers instead of qwen2.5:0.5b.",
         )
     ]
+
+
+@needs_llama_cpp
+@pytest.mark.parametrize("spec", [" auto ", "AUTO", "", "  "])
+def test_auto_whatever_its_case_and_spaces_and_no_name_at_all(spec, no_ollama, gguf_file):
+    choice = choose_model(spec)
+    assert isinstance(choice.model, LlamaCppModel)
+    assert choice.instead == (
+        f"Ollama is not running at {no_ollama}; the embedded model fallback.gguf answers instead of qwen2.5:0.5b."
+    )
+
+
+@needs_llama_cpp
+def test_prefixes_whatever_their_case(no_ollama, gguf_file):
+    assert isinstance(choose_model("LOCAL").model, LlamaCppModel)
+    assert choose_model("Ollama:Qwen3:0.6B").model.name == "Qwen3:0.6B"  # the name as typed: Ollama reads it

@@ -101,7 +101,8 @@ def test_a_name_the_running_ollama_lacks_says_ollama_pull(ip, httpserver, monkey
         ip.run_cell_magic("agent", "-m llama3.2", "Hi")
     assert str(caught.value) == (
         f"%%agent: No model 'llama3.2': the Ollama server at {host} has no model 'llama3.2'. To use it, pull"
-        " it (`ollama pull llama3.2`); or use the embedded model embedded.gguf with `-m local`."
+        " it (`ollama pull llama3.2`; `%agent models` lists the models it has); or use the embedded model"
+        " embedded.gguf with `-m local`."
     )
     model, printed = cell_model(ip, "-m qwen3:0.6b")
     assert (type(model), model.name, printed) == (OllamaModel, "qwen3:0.6b", "")
