@@ -9,8 +9,8 @@ the system prompt, the tools' XML or the tour), with the embedded model installe
 
     python -m tests.test_readme
 
-The "same loop without the magics" block names a model, ``Agent("qwen2.5:0.5b", ...)``: Ollama's
-model if a server answers, else the embedded one. The deterministic test runs it against a local
+The "same loop without the magics" block names a model, ``Agent("auto", ...)``: Ollama's
+qwen2.5:0.5b if a server answers, else the embedded one. The deterministic test runs it against a local
 Ollama double (pytest-httpserver speaking Ollama's wire format), so the README's exact code goes
 through the real ``ollama`` client; the ``real_model`` test runs it on the embedded model.
 """
