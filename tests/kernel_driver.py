@@ -28,6 +28,8 @@ class Run:
     """Button description -> comm ids, in the order the panel made them."""
     models: dict[str, dict[str, Any]] = field(default_factory=dict)
     """comm id -> initial state of every widget the cell made."""
+    timeline: list[dict[str, Any]] = field(default_factory=list)
+    """Every IOPub message until the cell's idle, in the order they came (both lists above)."""
 
     def of_type(self, *types: str) -> list[dict[str, Any]]:
         return [m["content"] for m in self.messages if m["msg_type"] in types]
@@ -72,6 +74,7 @@ class Kernel:
         while True:
             msg = self.kc.get_iopub_msg(timeout=TIMEOUT)
             content = msg["content"]
+            run.timeline.append(msg)
             if msg["msg_type"] == "comm_msg" and content["data"].get("method") == "update":
                 run.widget_updates.setdefault(content["comm_id"], {}).update(content["data"]["state"])
             if msg["msg_type"] == "comm_open":  # widgets made by the cell, or by a click's handler

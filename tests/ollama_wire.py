@@ -53,3 +53,14 @@ FINAL_CHUNK = ModelChunk(done=True, usage=FINAL_USAGE, finish_reason="stop")
 def ndjson(*parts: dict) -> str:
     """The parts as the response body: one JSON object a line."""
     return "".join(json.dumps(p) + "\n" for p in parts)
+
+
+def show(*capabilities: str) -> dict:
+    """A ``POST /api/show`` answer for a model the server has."""
+    return {"modelfile": "", "parameters": "", "template": "", "details": {}, "model_info": {},
+            "capabilities": list(capabilities)}
+
+
+def not_found(name: str) -> dict:
+    """The body of Ollama's 404 for a model it does not have (``/api/show``, ``/api/chat``)."""
+    return {"error": f"model '{name}' not found"}

@@ -28,6 +28,8 @@ ALLOWED = {
     # For people's tests; it runs notebooks in a kernel, so it never imports the notebook wing.
     "testing": {"agent", "protocols", "models", "tools", "bottom"},
     "package": {"notebook", "mcp", "agent", "protocols", "models", "tools", "bottom"},
+    # `python -m meowgent_nb demo`: runs a notebook with the testing wing's run_notebook.
+    "command": {"testing", "agent", "protocols", "models", "tools", "bottom"},
 }
 NOTEBOOK_ONLY = ("IPython", "ipywidgets")
 
@@ -65,6 +67,8 @@ def wing(name: str) -> str:
     parts = name.split(".")
     if len(parts) == 1:
         return "package"
+    if parts[1:] == ["__main__"]:
+        return "command"
     if len(parts) == 2 and parts[1] in BOTTOM:
         return "bottom"
     return parts[1] if len(parts) > 2 or parts[1] in ALLOWED else "package"
@@ -73,7 +77,7 @@ def wing(name: str) -> str:
 def test_the_wings_are_the_ones_the_folder_listing_shows():
     top = sorted(p.name for p in PACKAGE.iterdir() if p.is_dir() and p.name != "__pycache__")
     assert top == ["agent", "mcp", "models", "notebook", "protocols", "testing", "tools"]
-    assert sorted(p.stem for p in PACKAGE.glob("*.py")) == sorted(["__init__", *BOTTOM])
+    assert sorted(p.stem for p in PACKAGE.glob("*.py")) == sorted(["__init__", "__main__", *BOTTOM])
 
 
 @pytest.mark.parametrize("name", sorted(MODULES))

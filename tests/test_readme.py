@@ -9,8 +9,8 @@ the system prompt, the tools' XML or the tour), with the embedded model installe
 
     python -m tests.test_readme
 
-The "same loop without the magics" block names a model, ``Agent("qwen2.5:0.5b", ...)``: Ollama's
-model if a server answers, else the embedded one. The deterministic test runs it against a local
+The "same loop without the magics" block names a model, ``Agent("auto", ...)``: Ollama's
+qwen2.5:0.5b if a server answers, else the embedded one. The deterministic test runs it against a local
 Ollama double (pytest-httpserver speaking Ollama's wire format), so the README's exact code goes
 through the real ``ollama`` client; the ``real_model`` test runs it on the embedded model.
 """
@@ -195,7 +195,9 @@ def test_the_tour_approved_calls_both_tools_and_deletes_the_file(readme, tmp_pat
         MEOWGENT_APPROVE="all",
     )
     try:
-        _, tools, weather, delete = run_cells(kernel, readme.cells)
+        setup, tools, weather, delete = run_cells(kernel, readme.cells)
+        # The setup cell shows nothing (it printed 13, write_text's count, when it ended with that call).
+        assert (setup.stdout, setup.of_type("execute_result")) == ("", [])
         assert tools.of_type("execute_result")[0]["data"]["text/plain"].endswith("\n" + readme.tools_xml)
         assert transcript(weather).startswith(WEATHER)
         assert transcript(delete).startswith(

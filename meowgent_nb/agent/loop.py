@@ -63,8 +63,8 @@ class Agent:
 
     Args:
         model: Any `Model` (`OllamaModel`, `ScriptedModel`, `FunctionModel`, ...), or a name:
-            ``"ollama:NAME"``, ``"openai:NAME"``, ``"local"``, ``"local:PATH"``, or a bare name
-            (Ollama if its server answers, else the embedded local model); see `resolve_model`.
+            ``"ollama:NAME"``, ``"openai:NAME"``, ``"local"``, ``"local:PATH"``, a bare name (Ollama's, never
+            replaced), or ``"auto"`` (Ollama's default, else the embedded model, warning); see `resolve_model`.
         tools: The tools the model may call.
         approver: Decides on calls that need approval; without one they are denied.
         protocol: ``"xml"`` (tools in the system prompt, calls as ``<tool_call>`` blocks in the

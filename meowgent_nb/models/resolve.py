@@ -3,35 +3,56 @@
 - ``"ollama:NAME"``: `OllamaModel` ``NAME``, whether or not the server runs now.
 - ``"openai:NAME"``: `OpenAIModel` ``NAME`` on the OpenAI-compatible server at
   ``$OPENAI_BASE_URL`` (key: ``$OPENAI_API_KEY``), whether or not it runs now.
-- ``"local"``: `LlamaCppModel` with the default GGUF (or ``$MEOWGENT_GGUF``).
+- ``"local"``: `LlamaCppModel` with the default GGUF (or ``$MEOWGENT_GGUF``); also the embedded
+  model's own names (``Qwen2.5-Coder-0.5B-Instruct``, ``local:<its file name>``).
 - ``"local:PATH"``: `LlamaCppModel` with that file.
-- A bare name: Ollama's model of that name if an Ollama server answers now, else the local
-  model if it is installed, else one error naming both ways to get a model. The local model is
-  always the same file whatever the name, and says so in its name (``local:<file>``).
-- A `Model` object is returned as it is; None means `DEFAULT_MODEL`.
+- A bare name: Ollama's model of that name, if an Ollama server answers and has it. Otherwise an
+  error that says which (Ollama not running at its address, or without that model) and how to
+  fix it (``ollama serve``, ``ollama pull NAME``, or ``-m local``): a name is never replaced.
+- ``"auto"`` (and None, the default): `DEFAULT_MODEL` as a bare name, but when Ollama does not
+  run or lacks it, the embedded model answers instead, and `choose_model` says so and why
+  (``"auto:NAME"``: the same for NAME). Only the person's choice of "auto" allows that fallback.
+- A `Model` object is returned as it is.
 
-Only the bare-name case contacts anything: one ``GET /api/version`` with a one-second limit.
-That probe is not a model request, so `ALLOW_MODEL_REQUESTS` does not stop it.
+Only bare names and "auto" contact anything: ``GET /api/version`` with a one-second limit, then
+``POST /api/show`` for the name. Those probes are not model requests, so `ALLOW_MODEL_REQUESTS`
+does not stop them.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import logging
 import os
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 from . import gguf
+from ._hosts import shown_address
 from .base import Model, ModelError
 
-__all__ = ["DEFAULT_MODEL", "local_model_problem", "ollama_answers", "resolve_model"]
+__all__ = [
+    "AUTO",
+    "DEFAULT_MODEL",
+    "ModelChoice",
+    "choose_model",
+    "local_model_problem",
+    "ollama_answers",
+    "ollama_host",
+    "requested_name",
+    "resolve_model",
+]
 
 DEFAULT_MODEL = "qwen2.5:0.5b"
 """The model used when none is named: small enough for a laptop CPU, and it calls tools."""
+AUTO = "auto"
+"""`DEFAULT_MODEL` on Ollama, or the embedded model instead (said in words) when Ollama cannot serve it."""
 
 _PROBE_TIMEOUT = 1.0  # seconds: a local server answers in milliseconds; a dead port must not stall a cell
+_SHOW_TIMEOUT = 5.0  # seconds: /api/show reads the model's metadata from disk
 _DEFAULT_HOST = "http://127.0.0.1:11434"
 
 # Ollama option names that mean a LlamaCppModel setting. Others have no local equivalent.
@@ -44,14 +65,25 @@ _LOCAL_SETTINGS = {
 }
 
 
+@dataclass(frozen=True)
+class ModelChoice:
+    """The model a spec resolves to, and whether it answers instead of the one named."""
+
+    model: Model
+    instead: str | None = None
+    """Why the embedded model answers instead of the model named, as a sentence for the person
+    ("Ollama is not running at http://127.0.0.1:11434; the embedded model Qwen2.5-Coder-0.5B-Instruct
+    answers instead of qwen2.5:0.5b."); None when the model is the one named."""
+
+
 def resolve_model(
     spec: str | Model | None, *, options: Mapping[str, Any] | None = None, openai_base_url: str | None = None
 ) -> Model:
-    """The model ``spec`` names.
+    """The model ``spec`` names: `choose_model`'s, with its reason for the embedded model logged as a warning.
 
     Args:
         spec: ``"ollama:NAME"``, ``"openai:NAME"``, ``"local"``, ``"local:PATH"``, a bare Ollama
-            model name, a `Model` (returned as is), or None for `DEFAULT_MODEL`.
+            model name, ``"auto"`` / ``"auto:NAME"``, a `Model` (returned as is), or None (``"auto"``).
         options: Ollama-style options (``temperature``, ``seed``, ``num_ctx``...). An Ollama
             model takes them all; the local model reads ``temperature``, ``seed``, ``num_ctx``,
             ``num_predict`` and ``num_thread``; an OpenAI-compatible one ``temperature``,
@@ -63,41 +95,112 @@ def resolve_model(
         A model; nothing is loaded or generated yet.
 
     Raises:
-        ModelError: The local model is asked for but cannot run, a bare name finds neither an
-            Ollama server nor the local model, or an option has no local (or OpenAI API) equivalent.
+        ModelError: The local model is asked for but cannot run; a bare name's Ollama server does
+            not run or lacks the model; "auto" finds neither Ollama's model nor the local one; or
+            an option has no local (or OpenAI API) equivalent.
+    """
+    choice = choose_model(spec, options=options, openai_base_url=openai_base_url)
+    if choice.instead:  # a script (Agent("auto")) is told too: on stderr, unless logging is set up otherwise
+        logging.getLogger("meowgent_nb").warning(choice.instead)
+    return choice.model
+
+
+def choose_model(
+    spec: str | Model | None, *, options: Mapping[str, Any] | None = None, openai_base_url: str | None = None
+) -> ModelChoice:
+    """The model ``spec`` names, and why the embedded model answers instead, when it does ("auto" only).
+
+    Takes the same arguments, and raises the same errors, as `resolve_model`.
     """
     if spec is None:
-        spec = DEFAULT_MODEL
+        spec = AUTO
     if not isinstance(spec, str):
-        return spec
+        return ModelChoice(spec)
+    spec = spec.strip() or AUTO  # MEOWGENT_MODEL=" auto " from a careless export; "" names no model
     kind, colon, rest = spec.partition(":")
+    kind = kind.lower()  # "Local", "AUTO": the prefixes, whatever the case; names keep theirs
     if kind == "ollama" and colon:
-        return _ollama(rest, options)
+        return ModelChoice(_ollama(rest, options))
     if kind == "openai" and colon:
-        return _openai(rest, options, openai_base_url)
-    if kind == "local":
-        if colon and not rest:
+        return ModelChoice(_openai(rest, options, openai_base_url))
+    if kind == "local" or spec.lower() == gguf.DEFAULT_MODEL_TITLE.lower():
+        path = rest if kind == "local" and colon else None
+        if path == "":
             raise ModelError(
                 '"local:" needs a GGUF file after the colon, or use "local" for the default model.'
             )
-        path = rest if colon else None
+        if path == gguf.GGUF_NAME and not Path(path).is_file():  # the embedded model's own name
+            path = None
         problem = local_model_problem(path)
         if problem:
             raise ModelError(problem)
-        return _local(path, options)
-    from .ollama import OllamaModel  # the ollama client is only imported when needed
+        return ModelChoice(_local(path, options))
+    if kind == AUTO and colon and not rest:
+        raise ModelError(f'"auto:" needs a model name after the colon, e.g. "auto:{DEFAULT_MODEL}", or use "auto".')
+    fallback = kind == AUTO
+    name = requested_name(spec)
+    host = ollama_host()
+    state = _ollama_state(host, name)
+    if state in ("has", "unknown"):  # unknown: the first request will say what the server says
+        from .ollama import OllamaModel  # the ollama client is only imported when needed
 
-    host = os.environ.get("OLLAMA_HOST") or _DEFAULT_HOST
-    if ollama_answers(host):
-        return OllamaModel(spec, options=options)
+        return ModelChoice(OllamaModel(name, options=options))
+    where = shown_address(_base_url(host))
+    if state == "down":
+        why = f"Ollama is not running at {where}"
+        fix = f"start it (`ollama serve`, then `ollama pull {name}`)"
+    else:
+        why = f"the Ollama server at {where} has no model {name!r}"
+        fix = f"pull it (`ollama pull {name}`; `%agent models` lists the models it has)"
     problem = _local_problem()
+    if fallback and problem is None:
+        instead = f"{why}; the embedded model {_embedded_title()} answers instead of {name}."
+        return ModelChoice(_local(None, options), instead[:1].upper() + instead[1:])
     if problem is None:
-        return _local(None, options)
-    raise ModelError(
-        f"No model for {spec!r}: the Ollama server at {host} does not answer, and the local model"
-        f" cannot run ({problem[0]}). Either start Ollama (`ollama serve`) and pull the model"
-        f" (`ollama pull {spec}`), or install the local model: {gguf.INSTALL_LOCAL}"
-    )
+        local = f"or use the embedded model {_embedded_title()} with `-m local`"
+    else:
+        local = f"or use the embedded model with `-m local` once it can run ({_lowered(problem[1])})"
+    raise ModelError(f"No model {name!r}: {why}. To use it, {fix}; {local}.")
+
+
+def requested_name(spec: str) -> str:
+    """The model a spec asks for by name: ``"auto"`` is `DEFAULT_MODEL`, ``"auto:NAME"`` is NAME, anything else itself.
+
+    Cassettes key a request by it, so "auto" and the model it stands for replay the same recordings.
+    """
+    kind, colon, rest = spec.strip().partition(":")
+    if kind.lower() != AUTO:
+        return spec
+    return rest if colon and rest else DEFAULT_MODEL
+
+
+def ollama_host() -> str:
+    """Where the Ollama server is looked for: ``$OLLAMA_HOST``, else ``http://127.0.0.1:11434``."""
+    return os.environ.get("OLLAMA_HOST") or _DEFAULT_HOST
+
+
+def _ollama_state(host: str, name: str) -> str:
+    """"down" (no Ollama answers), "has" / "lacks" (its ``/api/show`` of ``name``), or "unknown"."""
+    if not ollama_answers(host):
+        return "down"
+    import httpx
+
+    try:
+        response = httpx.post(_base_url(host) + "/api/show", json={"model": name}, timeout=_SHOW_TIMEOUT)
+    except httpx.HTTPError:
+        return "unknown"
+    return {200: "has", 404: "lacks"}.get(response.status_code, "unknown")
+
+
+def _embedded_title() -> str:
+    """The embedded model as a person reads its name: the default's title, or ``$MEOWGENT_GGUF``'s file name."""
+    chosen = gguf.configured_path()
+    return chosen.name if chosen is not None else gguf.DEFAULT_MODEL_TITLE
+
+
+def _lowered(message: str) -> str:
+    """A whole-sentence message as a clause: "The x." -> "the x" (a name in capitals, like MEOWGENT_GGUF, stays)."""
+    return (message[:1].lower() + message[1:] if message[:2].istitle() else message).rstrip(".")
 
 
 def ollama_answers(host: str) -> bool:

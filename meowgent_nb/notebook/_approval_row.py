@@ -24,15 +24,16 @@ from typing import Any
 from .._visible import visible_html
 from ..agent.approvals import ApprovalRequest
 from ..errors import ToolArgumentsError
+from ._labels import ALWAYS_ALLOW, APPROVE, APPROVE_EDITED, CHECK, DENY, EDIT
 from .policy_approvals import tool_title
 
 __all__ = ["ApprovalRow"]
 
 _BUTTONS = (  # description, choice, style, tooltip
-    ("Approve", "approve", "success", "Run this call"),
-    ("Edit arguments", "edit", "", "Change the arguments, check them, then approve the call with them"),
-    ("Deny", "deny", "danger", "Do not run this call"),
-    ("Always allow", "always", "", "Run this call and every later call of this tool in this session"),
+    (APPROVE, "approve", "success", "Run this call"),
+    (EDIT, "edit", "", "Change the arguments, check them, then approve the call with them"),
+    (DENY, "deny", "danger", "Do not run this call"),
+    (ALWAYS_ALLOW, "always", "", "Run this call and every later call of this tool in this session"),
 )
 
 Choice = Callable[[str, "dict[str, Any] | None"], None]
@@ -68,8 +69,8 @@ class ApprovalRow:
             return
         self.buttons = [self._button(*spec) for spec in _BUTTONS]
         self.editor = self._editor(json.dumps(dict(request.arguments), indent=2, ensure_ascii=False, default=repr))
-        self.check = self._button("Check", "check", "", "Check the arguments against the tool's parameters")
-        self.approve_edited = self._button("Approve these arguments", "approve-edited", "success", "Run the call shown")
+        self.check = self._button(CHECK, "check", "", "Check the arguments against the tool's parameters")
+        self.approve_edited = self._button(APPROVE_EDITED, "approve-edited", "success", "Run the call shown")
         self.approve_edited.layout.display = "none"
         self.problem = widgets.HTML("")
         self.edit_box = widgets.VBox([self.editor, widgets.HBox([self.check, self.approve_edited]), self.problem])

@@ -23,6 +23,7 @@ from .._html import escape
 from .._visible import visible, visible_html
 from ..mcp._asking import ElicitAnswer, ElicitRequest
 from ..mcp._elicit import FormField, parse_entry
+from ._labels import ACCEPT, CANCEL, DECLINE
 
 __all__ = ["ElicitFormView", "ReviewView", "content_text"]
 
@@ -76,9 +77,9 @@ class ElicitFormView:
             )
             label.layout.min_width = "10em"
             self.lines.append(widgets.HBox([label, entry, note]))
-        choices = (("Accept", "success", "Send these values to the server", "accept"),
-                   ("Decline", "danger", "Tell the server no", "decline"),
-                   ("Cancel", "", "Dismiss without answering", "cancel"))
+        choices = ((ACCEPT, "success", "Send these values to the server", "accept"),
+                   (DECLINE, "danger", "Tell the server no", "decline"),
+                   (CANCEL, "", "Dismiss without answering", "cancel"))
         self.buttons = [_button(d, s, t, functools.partial(self._clicked, c)) for d, s, t, c in choices]
         self.status = widgets.HTML("")
         self.view = widgets.VBox([widgets.HTML(header), *self.lines, widgets.HBox([*self.buttons, self.status])])
@@ -182,7 +183,7 @@ class ReviewView:
         self.on_choice = on_choice
         self.buttons = [
             _button(approve, "success", approve, lambda _b: call_soon(self._choose, True)),
-            _button("Decline", "danger", "Refuse the server's request", lambda _b: call_soon(self._choose, False)),
+            _button(DECLINE, "danger", "Refuse the server's request", lambda _b: call_soon(self._choose, False)),
         ]
         self.status = widgets.HTML("")
         self.view = widgets.VBox([widgets.HTML(html), widgets.HBox([*self.buttons, self.status])])

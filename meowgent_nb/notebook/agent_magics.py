@@ -25,7 +25,7 @@ from traitlets import Bool, CaselessStrEnum, Float, Int, List, Unicode, default
 from .._async import run_to_completion
 from ..agent.loop import Agent, AgentResult
 from ..models.cassette import MODES as CASSETTE_MODES  # imported with the agent anyway
-from ..models.resolve import DEFAULT_MODEL  # one source of truth; binder/postBuild reads it here
+from ..models.resolve import AUTO, requested_name
 from ..protocols.registry import PROTOCOLS
 from ..tools.core import Tool
 from ..tools.toolbox import Toolbox
@@ -48,8 +48,8 @@ class AgentMagics(Magics):
     """
 
     model = Unicode(
-        help="ollama:NAME, openai:NAME, local, local:PATH, or a name (Ollama if its server answers, else the local"
-        " model); MEOWGENT_MODEL, else qwen2.5:0.5b."
+        help="ollama:NAME, openai:NAME, local, local:PATH, a name (Ollama's; never replaced), or auto (qwen2.5:0.5b on"
+        " Ollama, else the embedded model, saying so); MEOWGENT_MODEL, else auto."
     ).tag(config=True)
     protocol = CaselessStrEnum(
         ["xml", "native", "json"], "xml", help="How tools reach the model: xml, native, or json (constrained)."
@@ -117,7 +117,7 @@ class AgentMagics(Magics):
 
     @default("model")
     def _default_model(self) -> str:
-        return os.environ.get("MEOWGENT_MODEL") or DEFAULT_MODEL
+        return os.environ.get("MEOWGENT_MODEL") or AUTO
 
     @default("approve")
     def _default_approve(self) -> str:
@@ -147,9 +147,7 @@ class AgentMagics(Magics):
         """What of the conversation is sent shortened or not at all (`Agent.compaction`), across cells."""
         self.last_result: AgentResult | None = None
         self._approver: Any = None
-        self._models: dict[tuple[str, tuple[tuple[str, Any], ...], str | None], Any] = {}
-        """Resolved models by name and options: a local model is loaded once, not once per cell,
-        and keeps its prompt cache from cell to cell."""
+        self._models: dict[tuple[str, tuple[tuple[str, Any], ...], str | None], Any] = {}  # see _model_choice
         self._cassettes: dict[Any, Any] = {}  # the cassettes opened this session (see cassette_model)
 
     # --- %%agent -------------------------------------------------------------------------------
@@ -159,7 +157,7 @@ class AgentMagics(Magics):
     @argument(
         "-m",
         "--model",
-        help="The model for this cell: ollama:NAME, openai:NAME, local, local:PATH, or a bare name (see resolve_model).",
+        help="The model for this cell: ollama:NAME, openai:NAME, local, local:PATH, auto, or a name (see resolve_model).",
     )
     @argument("--model-object", metavar="VAR", help="Use a model object from the notebook (e.g. a ScriptedModel).")
     @argument("--protocol", choices=list(PROTOCOLS), help="How tools reach the model.")
@@ -201,6 +199,7 @@ class AgentMagics(Magics):
 
     async def run_cell(self, line: str, cell: str) -> None:
         """The async body of ``%%agent`` (what the input transformer awaits)."""
+        from ._busy import busy_while_running
         from .display import show_run
         from .mcp_context_magics import cell_context
 
@@ -220,7 +219,8 @@ class AgentMagics(Magics):
         agent.messages, agent.context_log, self._context_model = self.messages, self.context_log, agent.model
         agent.compaction = self.compaction
         agent.messages.extend(context.before)
-        result = await show_run(agent, context.prompt, live=not _headless())  # the agent keeps interrupts prompt
+        with busy_while_running(self.shell):  # JupyterLab's status bar says Busy until the answer is complete
+            result = await show_run(agent, context.prompt, live=not _headless())  # the agent keeps interrupts prompt
         self.last_result = result
         if args.out:
             self.shell.user_ns[args.out] = result
@@ -284,7 +284,7 @@ class AgentMagics(Magics):
                 path,
                 mode,
                 lambda: self._resolve_model(args),
-                name=name or args.model or self.model,
+                name=name or requested_name(args.model or self.model),
                 options=self._options(),
                 context=getattr(args, "context", None),
                 shelf=self._cassettes,
@@ -325,28 +325,9 @@ class AgentMagics(Magics):
         return getattr(args, "cassette", None) or self.cassette, self.cassette_mode
 
     def _resolve_model(self, args: Any) -> Any:
-        if args.model_object:
-            if args.model_object not in self.shell.user_ns:
-                raise UsageError(f"%%agent: --model-object {args.model_object}: no such variable in the notebook.")
-            model = self.shell.user_ns[args.model_object]
-            if not callable(getattr(model, "stream", None)):
-                raise UsageError(
-                    f"%%agent: --model-object {args.model_object} is a {type(model).__name__}, not a model"
-                    " (it needs a stream(request) method, like ScriptedModel or OllamaModel)."
-                )
-            return model
-        from ..models import ModelError
-        from ..models.resolve import resolve_model
+        from ._model_choice import cell_model
 
-        options = self._options()
-        base_url = self.openai_base_url or None
-        key = (args.model or self.model, tuple(sorted(options.items())), base_url)
-        if key not in self._models:
-            try:
-                self._models[key] = resolve_model(key[0], options=options, openai_base_url=base_url)
-            except ModelError as error:
-                raise UsageError(f"%%agent: {error}") from None
-        return self._models[key]
+        return cell_model(self, args)
 
     def _options(self) -> dict[str, Any]:
         """The model settings from the traits that change its answers."""
@@ -390,10 +371,9 @@ class AgentMagics(Magics):
         elif command == "history":
             print(_transcript(self.messages) or "(no conversation yet)")
         elif command == "models":
-            from ..models.ollama import OllamaModel
+            from ..models.available import available_models
 
-            names = run_to_completion(OllamaModel(self.model).list_models())
-            print("\n".join(names) or "(the Ollama server has no models; `ollama pull NAME`)")
+            print(run_to_completion(available_models()))
         elif command == "config":
             for name in sorted(self.trait_names(config=True)):
                 print(f"AgentMagics.{name} = {getattr(self, name)!r}")

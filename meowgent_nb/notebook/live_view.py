@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ._labels import STOP
 from .transcript import Transcript
 
 __all__ = ["LiveView"]
@@ -35,7 +36,7 @@ class LiveView:
         self._rows: list[tuple[Any, Any]] = []  # (call, widget), in the order they were attached
         self._html: list[Any] = []
         self.stop_button = widgets.Button(
-            description="Stop",
+            description=STOP,
             icon="stop",
             tooltip="Stop the run: the model stops at once, waiting calls are denied; the conversation keeps what was said",
         )

@@ -28,6 +28,7 @@ from ..agent._running_call import RunningCall
 from ..mcp._asking import ElicitAnswer, ElicitRequest, SamplingReview
 from ..mcp._progress import Progress
 from ._elicit_form import ElicitFormView, ReviewView, content_text
+from ._labels import LET_MODEL_ANSWER, SEND_ANSWER
 from ._run_context import SHOWN_RUN, call_soon_in_cell
 
 __all__ = ["elicit", "progress", "review_sampling", "tell"]
@@ -99,7 +100,7 @@ async def review_sampling(review: SamplingReview, timeout: float, nobody: str | 
         return False, nobody
     loop = asyncio.get_running_loop()
     chosen: asyncio.Future[bool] = loop.create_future()
-    approve = "Send the answer" if review.answer is not None else "Let the model answer"
+    approve = SEND_ANSWER if review.answer is not None else LET_MODEL_ANSWER
     view = ReviewView(_review_html(review, stage), approve, call_soon_in_cell(loop),
                       lambda ok: chosen.done() or chosen.set_result(ok))
     def give_up(why: str) -> None:

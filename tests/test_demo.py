@@ -1,0 +1,160 @@
+"""``python -m meowgent_nb demo``, the README's main job: it runs the real-model course notebook
+and prints each ``%%agent`` cell's transcript (the model, the calls and results, the answer, the
+tokens/s), as a terminal user runs it."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from meowgent_nb.__main__ import agent_cell_text
+from tests.test_readme import README, Block, section_blocks
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def demo(*args: str, cwd: Path = ROOT, **env: str) -> subprocess.CompletedProcess[str]:
+    """The command as a user types it, in ``cwd``, with these of our variables and no others."""
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("MEOWGENT_") and k != "OLLAMA_HOST"}
+    clean["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), clean.get("PYTHONPATH")]))
+    return subprocess.run(
+        [sys.executable, "-m", "meowgent_nb", "demo", *args],
+        cwd=cwd, env={**clean, **env}, capture_output=True, text=True, timeout=240,
+    )
+
+
+LIVE_MODEL = "Qwen2.5-Coder-0.5B-Instruct (embedded, llama.cpp)"
+
+
+def run_it_blocks() -> list[Block]:
+    """README's "Run it" section: the main job's command, its sample output, the test command."""
+    blocks = section_blocks(README.read_text(), "## Run it")
+    assert [b.language for b in blocks] == ["bash", "text", "bash"], blocks
+    return blocks
+
+
+def test_the_readme_runs_the_demo_and_the_tests_in_two_commands():
+    main, _, tests = run_it_blocks()
+    assert main.code == 'pip install -e ".[test,local]" && python -m meowgent_nb demo'
+    assert tests.code == 'pip install -e ".[test,local]" && pytest'
+    # CI runs the README's test command exactly as a user types it, and no other.
+    assert (ROOT / ".ci" / "run").read_text().splitlines()[-1] == tests.code
+    assert "--quiet" not in main.code and " -q" not in main.code  # pip shows its progress
+
+
+FIRST_CELL = """\
+--- cell 6 --------------------------------------------------
+%%agent --new -o result
+What is the weather in Paris?
+model: {model}
+[tool] get_weather(city='Paris', unit='celsius') -> done
+  Paris: 21 degrees celsius, sunny
+"""
+FOOTER = re.compile(
+    r"^2 turns · 1 tool call · \d+ prompt tokens · \d+ completion tokens · [\d.]+ tokens/s · .+$", re.M
+)
+
+
+def test_the_demo_replayed_prints_each_agent_cell(tmp_path):
+    done = demo("-o", str(tmp_path / "ran.ipynb"), MEOWGENT_CASSETTE_MODE="replay")
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert out.startswith(
+        "Running notebooks/05_real_model.ipynb headless"
+        " (cassette mode 'replay'; MEOWGENT_CASSETTE_MODE=replay)."
+    ), out
+    model = "cassette replay of qwen2.5:0.5b (05_real_model.cassette.json)"
+    first = out.index("--- cell 6 ")
+    assert out[first:].startswith(FIRST_CELL.format(model=model) + "Paris: 21 degrees celsius, sunny\n"), out
+    assert FOOTER.search(out), out
+    assert (
+        "--- cell 12 --------------------------------------------------\n%%agent --new -o result\n"
+        f"In one sentence: why is the sky blue?\nmodel: {model}\n"
+        "The sky is blue because it is a shade of blue.\n"
+    ) in out
+    assert "\n%%agent --new --protocol json -o result\nWhat is 2.5 plus 4?\n" f"model: {model}\n6.5\n" in out
+    assert out.count(f"model: {model}\n") == 3
+    saved = tmp_path / "ran.ipynb"
+    done_line = rf"\n3 %%agent cells ran in \d+ s\. The executed notebook is {re.escape(str(saved))};"
+    assert re.search(done_line, out)
+    # README's sample is what the demo prints (the live model's line and figures aside).
+    sample = run_it_blocks()[1].code.splitlines()
+    shown = out[first:].splitlines()[: len(sample)]
+    assert sample[3] == f"model: {LIVE_MODEL}" and FOOTER.match(sample[-1]), sample
+    assert [line for n, line in enumerate(shown) if n not in (3, len(sample) - 1)] == [
+        line for n, line in enumerate(sample) if n not in (3, len(sample) - 1)
+    ]
+    counts = [c.execution_count for c in nbformat.read(saved, as_version=4).cells if c.cell_type == "code"]
+    assert counts == list(range(1, 10))  # every code cell ran, and was saved
+
+
+def test_the_demo_elsewhere_says_where_to_run_it(tmp_path):
+    done = demo(cwd=tmp_path)
+    assert done.returncode == 1
+    assert done.stdout == ""
+    assert done.stderr == (
+        "There is no notebook notebooks/05_real_model.ipynb: run the demo from the root of the meowgent_nb"
+        " clone, or name a notebook: python -m meowgent_nb demo PATH.ipynb\n"
+    )
+
+
+def test_the_demo_without_a_model_fails_showing_the_cell_and_the_fix(tmp_path):
+    # No Ollama (a closed port) and no GGUF: the first %%agent cell fails, and so does the command.
+    done = demo(OLLAMA_HOST="127.0.0.1:9", MEOWGENT_GGUF=str(tmp_path / "none.gguf"))
+    assert done.returncode == 1
+    assert "--- cell" not in done.stdout
+    failed = done.stderr[done.stderr.index("A cell of notebooks/05_real_model.ipynb failed:\n"):]
+    assert "\n%%agent --new -o result\nWhat is the weather in Paris?\n" in failed, failed
+    assert "\nUsageError: %%agent: " in failed and "none.gguf" in failed, failed
+
+
+def test_importing_the_command_runs_nothing():
+    done = subprocess.run(
+        [sys.executable, "-c", "import meowgent_nb.__main__"],
+        cwd=ROOT, capture_output=True, text=True, timeout=60,
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+
+
+def test_a_cell_without_a_transcript_says_so():
+    cell = nbformat.v4.new_code_cell("%%agent\nHi")
+    cell.outputs = [nbformat.v4.new_output("error", ename="UsageError", evalue="x", traceback=[])]
+    assert agent_cell_text(cell) == "%%agent\nHi\n(this cell showed no transcript)\n"
+
+
+def _local_model_missing() -> str | None:
+    from meowgent_nb.models.resolve import local_model_problem
+
+    return local_model_problem()
+
+
+@pytest.mark.real_model
+@pytest.mark.skipif(_local_model_missing() is not None, reason="the local model is not installed")
+def test_the_demo_live_on_the_embedded_model(tmp_path):
+    # The course notebook up to its first %%agent cell (the whole one takes 30 s alone, 2 min on a
+    # busy machine), beside its cassette, so that live means the cassette is not read.
+    # OLLAMA_HOST at a closed port: the embedded model answers, as on a machine without Ollama.
+    course = nbformat.read(ROOT / "notebooks" / "05_real_model.ipynb", as_version=4)
+    course.cells = course.cells[:6]
+    nbformat.write(course, tmp_path / "05_real_model.ipynb")
+    cassette = ROOT / "notebooks" / "05_real_model.cassette.json"
+    (tmp_path / cassette.name).write_text(cassette.read_text())
+    done = demo("05_real_model.ipynb", cwd=tmp_path, OLLAMA_HOST="127.0.0.1:9")
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert out.startswith(
+        "Running 05_real_model.ipynb headless (the model answers live; MEOWGENT_CASSETTE_MODE=off)."
+    ), out
+    model = LIVE_MODEL
+    first = out.index("--- cell 6 ")
+    assert out[first:].startswith(FIRST_CELL.format(model=model)), out
+    assert FOOTER.search(out), out
+    answer = out[first:].splitlines()[6]  # after the cell, the model, the call and its result
+    assert "21" in answer and not FOOTER.match(answer), out
+    assert re.search(r"\n1 %%agent cell ran in \d+ s\. Nothing was saved", out), out
