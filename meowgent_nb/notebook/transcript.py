@@ -62,9 +62,12 @@ class Transcript:
     A running call whose MCP server reports progress has ``[progress: 2 of 3 (66 %) - message]``
     under its card (a bar in HTML) until its result arrives; the finished card says nothing of it.
 
-    In HTML, finished turns fold to one line each (``turn 1: get_weather(city='Paris') done``)
-    once a later turn has begun; the answer, or the turn in progress, stays open. A turn with
-    several calls has a timeline: when each call was read, waited for approval, and ran.
+    In HTML, finished turns fold to one line each once a later turn has begun, each call with
+    its own time and the turn's apart (``turn 1: get_weather(city='Paris') done (3 ms) · the turn
+    took 1.2 s``); the answer, the turn in progress, and a turn where a call failed (anything but
+    done) stay open. A call a person edited shows the arguments it ran with, marked ``(edited)``.
+    A running call's card counts its seconds against its time limit ("running 12 s of 30 s"). A
+    turn with several calls has a timeline: when each call was read, waited for approval, and ran.
     While the run goes on, the text ends with ``[waiting for the model...]`` or ``[writing a call
     to get_weather...]``. The HTML also names the model (`RunStart`) and shows the signs of life
     that carry times: the backend's status and a counter while it waits, the call being written,
