@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ..agent.events import AgentEvent, FinalAnswer, PartialCall, TextDelta, ThinkingDelta
+from ..agent.events import AgentEvent, FinalAnswer, PartialCall, TextDelta, ThinkingDelta, ToolRunning
 from ..errors import RunInterrupted
 from ._run_context import SHOWN_RUN, call_soon_in_cell
 from .live_view import LiveView
@@ -31,13 +31,14 @@ __all__ = ["LiveDisplay", "show_run"]
 class LiveDisplay:
     """Shows a `Transcript` in the running cell and keeps it current as events arrive.
 
-    Text and thinking deltas, and a call being written, redraw at most every ``interval``
+    Text and thinking deltas, a call being written, and calls that start to run (a turn's
+    calls start together, before any of them runs) redraw at most every ``interval``
     seconds (each redraw sends the whole transcript, and a fast model streams dozens of deltas a
     second); calls, results and the end redraw at once. While the transcript shows a live counter
-    ("waiting for the model... 12 s", "thinking... 2 s") and nothing else redraws, it is redrawn
-    every ``tick`` seconds, until `close`. With ``live=False`` nothing is shown until `close`,
-    which shows the finished transcript once: headless runners (nbval, nbclient) drop display
-    updates.
+    ("waiting for the model... 12 s", "thinking... 2 s", a call's "running 3 s of 30 s") and
+    nothing else redraws, it is redrawn every ``tick`` seconds, until `close`. With
+    ``live=False`` nothing is shown until `close`, which shows the finished transcript once:
+    headless runners (nbval, nbclient) drop display updates.
 
     Args:
         transcript: What to show; a new one by default.
@@ -120,7 +121,7 @@ class LiveDisplay:
             return
         if not self._started:
             self.start()
-        elif isinstance(event, (TextDelta, ThinkingDelta, PartialCall)):
+        elif isinstance(event, (TextDelta, ThinkingDelta, PartialCall, ToolRunning)):  # calls start in a burst
             wait = self._last + self.interval - time.perf_counter()
             if wait > 0:
                 self._redraw_later(wait)
