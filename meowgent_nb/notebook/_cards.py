@@ -6,6 +6,8 @@ from the model and the tool, so both forms show their hidden characters (see `_v
 
 Identical calls in a row (`same_card`) are shown as one card marked "x3"; a notice the agent
 added to a result (`agent.calls.repeat_notice`) is shown as a note, not as part of the output.
+A call a person edited at approval is shown with the arguments it ran with, marked "(edited)"
+(`shown_arguments`), everywhere: its head, its fold line, its timeline bar.
 """
 
 from __future__ import annotations
