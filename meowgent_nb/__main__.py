@@ -73,6 +73,8 @@ def agent_cell_text(cell: Any) -> str:
     """One executed ``%%agent`` cell as plain text: its source, the model, the transcript, the footer."""
     data = _transcript_output(cell)
     parts = [str(cell.get("source", "")).strip()]
+    # What the cell printed besides its transcript: e.g. that the embedded model answers instead of Ollama's.
+    parts += [str(o.get("text", "")).strip("\n") for o in cell.get("outputs", []) if o.get("output_type") == "stream"]
     if not data:
         parts.append("(this cell showed no transcript)")
         return "\n".join(parts) + "\n"

@@ -30,6 +30,10 @@ def demo(*args: str, cwd: Path = ROOT, **env: str) -> subprocess.CompletedProces
 
 
 LIVE_MODEL = "Qwen2.5-Coder-0.5B-Instruct (embedded, llama.cpp)"
+NOTE = (
+    "Ollama is not running at http://{host}; the embedded model Qwen2.5-Coder-0.5B-Instruct answers"
+    " instead of qwen2.5:0.5b."
+)
 
 
 def run_it_blocks() -> list[Block]:
@@ -84,7 +88,11 @@ def test_the_demo_replayed_prints_each_agent_cell(tmp_path):
     done_line = rf"\n3 %%agent cells ran in \d+ s\. The executed notebook is {re.escape(str(saved))};"
     assert re.search(done_line, out)
     # README's sample is what the demo prints (the live model's line and figures aside).
+    # The sample was printed without Ollama: the cell's note that the embedded model answers is
+    # line 3, which a replay does not print.
     sample = run_it_blocks()[1].code.splitlines()
+    assert sample[3] == NOTE.format(host="127.0.0.1:11434"), sample
+    del sample[3]
     shown = out[first:].splitlines()[: len(sample)]
     assert sample[3] == f"model: {LIVE_MODEL}" and FOOTER.match(sample[-1]), sample
     assert [line for n, line in enumerate(shown) if n not in (3, len(sample) - 1)] == [
@@ -151,10 +159,11 @@ def test_the_demo_live_on_the_embedded_model(tmp_path):
     assert out.startswith(
         "Running 05_real_model.ipynb headless (the model answers live; MEOWGENT_CASSETTE_MODE=off)."
     ), out
-    model = LIVE_MODEL
     first = out.index("--- cell 6 ")
-    assert out[first:].startswith(FIRST_CELL.format(model=model)), out
+    # The cell says why the embedded model answers: "auto" (the default) fell back to it.
+    expected = FIRST_CELL.format(model=LIVE_MODEL).replace("\nmodel:", "\n" + NOTE.format(host="127.0.0.1:9") + "\nmodel:")
+    assert out[first:].startswith(expected), out
     assert FOOTER.search(out), out
-    answer = out[first:].splitlines()[6]  # after the cell, the model, the call and its result
+    answer = out[first:].splitlines()[7]  # after the cell, the note, the model, the call and its result
     assert "21" in answer and not FOOTER.match(answer), out
     assert re.search(r"\n1 %%agent cell ran in \d+ s\. Nothing was saved", out), out
