@@ -26,7 +26,6 @@ import pytest
 from tests.browser_notebook import JupyterLab, NotebookPage, write_notebook
 
 SCREENSHOTS_ENV = "MEOWGENT_SCREENSHOTS"
-VIEWPORT = {"width": 1280, "height": 1000}
 
 SETUP = '''\
 %load_ext meowgent_nb
@@ -61,27 +60,16 @@ class Slow:
 '''
 
 
-
-
-
 @pytest.fixture
-def open_notebook(browser, tmp_path, request):
-    """open_notebook(server, *cells): the notebook, written into the server's root, open in a new page."""
-    opened = []
+def open_notebook(open_page, request):
+    """open_notebook(server, *cells): the notebook, written into the server's root, open in its app's page."""
 
     def open_(server: JupyterLab, *cells: str) -> NotebookPage:
         name = request.node.name.removeprefix("test_")[:40]
         write_notebook(server.root / f"{name}.ipynb", cells)
-        context = browser.new_context(viewport=VIEWPORT)
-        opened.append((context, server))
-        notebook = NotebookPage(context.new_page(), server, tmp_path)
-        notebook.open(f"{name}.ipynb", workspace=name)
-        return notebook
+        return open_page(server, f"{name}.ipynb")
 
-    yield open_
-    for context, server in opened:
-        context.close()
-        server.shutdown_kernels()
+    return open_
 
 
 def panel(cell):
