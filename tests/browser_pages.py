@@ -22,7 +22,7 @@ VIEWPORT = {"width": 1280, "height": 1000}
 THEMES = "@jupyterlab/apputils-extension/themes.jupyterlab-settings"
 LIGHT = "JupyterLab Light"
 
-OPEN = "path => window.jupyterapp.commands.execute('docmanager:open', {path})"
+OPEN = "async path => { await window.jupyterapp.commands.execute('docmanager:open', {path}); }"
 # Close every document without saving, as "Discard" in JupyterLab's dialog does.
 CLOSE = """() => {
   for (const widget of Array.from(window.jupyterapp.shell.widgets('main'))) {

@@ -337,3 +337,19 @@ def test_stop_in_notebook_7(open_notebook, notebook7):
 
 def test_edit_then_approve_in_notebook_7(open_notebook, notebook7):
     edit_scenario(open_notebook, notebook7)
+
+
+def test_the_next_notebook_opens_in_the_loaded_page_and_the_last_one_is_closed(open_page, pages, lab):
+    # The suite's own promise (tests/browser_pages.py): JupyterLab loads once per app and theme.
+    for name in ("reuse_a", "reuse_b"):
+        write_notebook(lab.root / f"{name}.ipynb", ["print('in ' + __import__('os').getcwd())"])
+    first = open_page(lab, "reuse_a.ipynb")
+    first.page.evaluate("() => { window.loadedOnce = true; }")
+    pages.close(first, failed=False)
+    second = open_page(lab, "reuse_b.ipynb")
+    assert second.page is first.page
+    assert second.page.evaluate("() => window.loadedOnce") is True  # not loaded again
+    titles = second.page.locator(".jp-NotebookPanel").evaluate_all("all => all.map(p => p.id)")
+    assert len(titles) == 1, titles  # reuse_a was closed
+    second.run_all()
+    second.wait_text(second.cell(0).locator(".jp-OutputArea"), str(lab.root), "the notebook's output")
