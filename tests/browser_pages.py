@@ -16,7 +16,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tests.browser_notebook import JupyterLab, NotebookPage, launch_chromium, require_chromium
+from tests.browser_notebook import JupyterLab, NotebookPage, PlaywrightError, launch_chromium, require_chromium
 
 VIEWPORT = {"width": 1280, "height": 1000}
 THEMES = "@jupyterlab/apputils-extension/themes.jupyterlab-settings"
@@ -56,7 +56,7 @@ class Pages:
         themes.parent.mkdir(parents=True, exist_ok=True)
         themes.write_text(json.dumps({"theme": theme}))
         page = self.browser.new_context(viewport=VIEWPORT).new_page()
-        page.on("dialog", lambda dialog: dialog.accept())  # "Leave page?" when Notebook 7 moves on
+        page.on("dialog", _leave)
         self._pages[key] = page
         shown = NotebookPage(page, server, failure_dir)
         shown.open(notebook, workspace=Path(notebook).stem)  # a new workspace: no tab restored
@@ -64,13 +64,13 @@ class Pages:
 
     def close(self, notebook: NotebookPage, *, failed: bool) -> None:
         """Close the notebook (its kernel too); after a failure, close its page as well."""
-        page = notebook.page
-        try:
-            if failed:
-                raise RuntimeError("the test failed")
-            if notebook.lab.app == "lab":
+        page, reusable = notebook.page, not failed
+        if reusable and notebook.lab.app == "lab":
+            try:
                 page.evaluate(CLOSE)
-        except Exception:  # a page in an unknown state is not reused
+            except PlaywrightError:
+                reusable = False
+        if not reusable:  # a page in an unknown state is not reused
             self._pages = {key: kept for key, kept in self._pages.items() if kept is not page}
             page.context.close()
         notebook.lab.shutdown_kernels()
@@ -79,6 +79,14 @@ class Pages:
         for page in self._pages.values():
             page.context.close()
         self._pages.clear()
+
+
+def _leave(dialog: Any) -> None:
+    """"Leave page?" when Notebook 7 goes to the next notebook: leave, as a person does; any other dialog is dismissed."""
+    if dialog.type == "beforeunload":
+        dialog.accept()
+    else:
+        dialog.dismiss()
 
 
 def serve(tmp_path_factory: Any, app: str) -> Any:
