@@ -125,6 +125,7 @@ class JupyterLab:
             "--ServerApp.open_browser=False",
             "--LabApp.news_url=None",
             "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+            "--LabApp.expose_app_in_browser=True",  # window.jupyterapp: see tests/browser_pages.py
         ]
 
     def _environment(self) -> dict[str, str]:
@@ -268,6 +269,10 @@ class NotebookPage:
         else:
             path = f"/lab/workspaces/{workspace}/tree/{notebook}"
         self.page.goto(self.lab.url(f"{path}?token={self.lab.token}"))
+        self.wait_ready(notebook, timeout)
+
+    def wait_ready(self, notebook: str, timeout: float = 90) -> None:
+        """Wait until the notebook's cells show and its kernel is idle."""
         self.wait_visible(
             self.page.locator(".jp-NotebookPanel .jp-Cell").first, "the notebook's cells", timeout
         )
@@ -404,27 +409,3 @@ def require_chromium() -> None:
     if os.environ.get("CI"):
         pytest.fail(reason + " (CI is set, so this is a failure, not a skip)", pytrace=False)
     pytest.skip(reason)
-
-
-def serve(tmp_path_factory: Any, app: str) -> Any:
-    """A started `JupyterLab` server (``app`` "lab" or "notebook"), stopped when the generator ends."""
-    require_chromium()
-    server = JupyterLab(tmp_path_factory.mktemp(f"{app}-root"), tmp_path_factory.mktemp(f"{app}-work"), app=app)
-    try:
-        server.start()
-        yield server
-    finally:
-        server.stop()
-
-
-def chromium_browser() -> Any:
-    """Debian's Chromium through playwright, closed when the generator ends."""
-    require_chromium()
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        chromium = launch_chromium(playwright)
-        try:
-            yield chromium
-        finally:
-            chromium.close()

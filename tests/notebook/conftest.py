@@ -1,21 +1,27 @@
-"""The browser tests' servers and browser: one of each per test module that asks for them."""
+"""The browser tests' servers, browser and pages.
+
+A server per app for the whole run of a worker (it only serves files and kernels); the browser
+and its pages per test module (playwright's sync API holds an event loop on the thread, which
+other modules' tests must not meet). `open_page` opens a test's notebook in the page of its app
+and theme, and closes it after the test (tests/browser_pages.py).
+"""
 
 from __future__ import annotations
 
 import pytest
 
-from tests.browser_notebook import chromium_browser, serve
+from tests.browser_pages import Pages, chromium_browser, serve
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def lab(tmp_path_factory):
-    """JupyterLab (``jupyter lab``), for the whole module."""
+    """JupyterLab (``jupyter lab``), for the whole run."""
     yield from serve(tmp_path_factory, "lab")
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def notebook7(tmp_path_factory):
-    """Notebook 7 (``jupyter notebook``), for the whole module."""
+    """Notebook 7 (``jupyter notebook``), for the whole run."""
     yield from serve(tmp_path_factory, "notebook")
 
 
@@ -23,3 +29,26 @@ def notebook7(tmp_path_factory):
 def browser():
     """Debian's Chromium, driven by playwright (skipped without them; a failure when CI is set)."""
     yield from chromium_browser()
+
+
+@pytest.fixture(scope="module")
+def pages(browser):
+    """A page per app and theme, reused by the module's tests."""
+    shared = Pages(browser)
+    yield shared
+    shared.close_all()
+
+
+@pytest.fixture
+def open_page(pages, tmp_path, request):
+    """open_page(server, notebook, theme="JupyterLab Light"): the notebook open in its app's page."""
+    opened = []
+    failures = request.session.testsfailed
+
+    def open_(server, notebook: str, theme: str = "JupyterLab Light"):
+        opened.append(pages.open(server, notebook, tmp_path, theme))
+        return opened[-1]
+
+    yield open_
+    for notebook in opened:
+        pages.close(notebook, failed=request.session.testsfailed > failures)

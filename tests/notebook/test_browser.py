@@ -26,7 +26,6 @@ import pytest
 from tests.browser_notebook import JupyterLab, NotebookPage, write_notebook
 
 SCREENSHOTS_ENV = "MEOWGENT_SCREENSHOTS"
-VIEWPORT = {"width": 1280, "height": 1000}
 
 SETUP = '''\
 %load_ext meowgent_nb
@@ -61,27 +60,16 @@ class Slow:
 '''
 
 
-
-
-
 @pytest.fixture
-def open_notebook(browser, tmp_path, request):
-    """open_notebook(server, *cells): the notebook, written into the server's root, open in a new page."""
-    opened = []
+def open_notebook(open_page, request):
+    """open_notebook(server, *cells): the notebook, written into the server's root, open in its app's page."""
 
     def open_(server: JupyterLab, *cells: str) -> NotebookPage:
         name = request.node.name.removeprefix("test_")[:40]
         write_notebook(server.root / f"{name}.ipynb", cells)
-        context = browser.new_context(viewport=VIEWPORT)
-        opened.append((context, server))
-        notebook = NotebookPage(context.new_page(), server, tmp_path)
-        notebook.open(f"{name}.ipynb", workspace=name)
-        return notebook
+        return open_page(server, f"{name}.ipynb")
 
-    yield open_
-    for context, server in opened:
-        context.close()
-        server.shutdown_kernels()
+    return open_
 
 
 def panel(cell):
@@ -350,3 +338,19 @@ def test_stop_in_notebook_7(open_notebook, notebook7):
 
 def test_edit_then_approve_in_notebook_7(open_notebook, notebook7):
     edit_scenario(open_notebook, notebook7)
+
+
+def test_the_next_notebook_opens_in_the_loaded_page_and_the_last_one_is_closed(open_page, pages, lab):
+    # The suite's own promise (tests/browser_pages.py): JupyterLab loads once per app and theme.
+    for name in ("reuse_a", "reuse_b"):
+        write_notebook(lab.root / f"{name}.ipynb", ["print('in ' + __import__('os').getcwd())"])
+    first = open_page(lab, "reuse_a.ipynb")
+    first.page.evaluate("() => { window.loadedOnce = true; }")
+    pages.close(first, failed=False)
+    second = open_page(lab, "reuse_b.ipynb")
+    assert second.page is first.page
+    assert second.page.evaluate("() => window.loadedOnce") is True  # not loaded again
+    titles = second.page.locator(".jp-NotebookPanel").evaluate_all("all => all.map(p => p.id)")
+    assert len(titles) == 1, titles  # reuse_a was closed
+    second.run_all()
+    second.wait_text(second.cell(0).locator(".jp-OutputArea"), str(lab.root), "the notebook's output")

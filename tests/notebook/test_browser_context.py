@@ -10,15 +10,13 @@ to the test's tmp dir. Chromium and playwright are required as for tests/noteboo
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 
 import pytest
 
-from tests.browser_notebook import NotebookPage, write_notebook
+from tests.browser_notebook import write_notebook
 
-THEMES = "@jupyterlab/apputils-extension/themes.jupyterlab-settings"
 SETUP = '''\
 %load_ext meowgent_nb
 from meowgent_nb import FunctionModel, tool
@@ -47,62 +45,53 @@ PROMPTS = [f"%%agent --model-object model --tools fetch\nRead page {i}" for i in
 
 
 @pytest.mark.parametrize("theme", ["JupyterLab Light", "JupyterLab Dark"])
-def test_context_shows_its_table_bars_and_messages(browser, lab, tmp_path, theme):
+def test_context_shows_its_table_bars_and_messages(open_page, lab, tmp_path, theme):
     name = "context_" + theme.split()[-1].lower()
-    themes = lab.work / "lab-settings" / THEMES
-    themes.parent.mkdir(parents=True, exist_ok=True)
-    themes.write_text(json.dumps({"theme": theme}))
     write_notebook(lab.root / f"{name}.ipynb", [SETUP, *PROMPTS, "%agent context"])
-    context = browser.new_context(viewport={"width": 1280, "height": 1000})
-    notebook = NotebookPage(context.new_page(), lab, tmp_path)
-    try:
-        notebook.open(f"{name}.ipynb", workspace=name)
-        shown = notebook.page.locator("body").get_attribute("data-jp-theme-name")
-        notebook.check(shown == theme, f"JupyterLab shows the theme {shown!r}, not {theme!r}")
-        notebook.run_all()
-        last = len(PROMPTS) + 1
-        notebook.wait_finished(last, "the %agent context cell")
-        view = notebook.cell(last).locator(".meowgent-context")
-        notebook.wait_visible(view, "the context view")
-        table = view.locator(".meowgent-context-table").inner_text()
-        notebook.check(
-            table.startswith("request 10 of the conversation, to FunctionModel"), f"table: {table!r}"
-        )
-        notebook.check(
-            "left out, the model's summary of them in their place." in table,
-            f"the table should say what compaction did as sent: {table!r}",
-        )
-        bars = view.locator(".meowgent-context-turn")
-        notebook.check(bars.count() == 10, f"one bar a request: {bars.count()}")
-        widths = (
-            bars.nth(9)
-            .locator("span[title]")
-            .evaluate_all("s => s.map(e => e.getBoundingClientRect().width)")
-        )
-        notebook.check(len(widths) >= 4 and all(w > 0 for w in widths), f"the last bar's parts: {widths}")
-        folder = Path(os.environ.get("MEOWGENT_SCREENSHOTS") or tmp_path)
-        folder.mkdir(parents=True, exist_ok=True)
-        notebook.cell(last).screenshot(path=str(folder / f"{name}.png"))  # before the messages unfold
-        label = bars.nth(9).locator("span").first.evaluate("e => e.getBoundingClientRect().height")
-        notebook.check(label < 30, f"the bar's label 'request 10' wraps: {label} px high")
-        messages = view.locator("details")
-        notebook.check(not messages.evaluate("d => d.open"), "the messages should start folded")
-        messages.locator("summary").click()
-        sent = messages.inner_text()
-        notebook.check(
-            "[My summary of the earlier part of this conversation" in sent, f"messages: {sent[:300]!r}"
-        )
-        notebook.check("<b>not bold</b>" in sent, "a tool result's HTML should show as text")
-        notebook.check(
-            messages.locator("b:text('not bold')").count() == 0, "a tool result's HTML was rendered"
-        )
-        colour = view.locator(".meowgent-context-table").evaluate("e => getComputedStyle(e).color")
-        background = notebook.page.locator(".jp-NotebookPanel .jp-Notebook").evaluate(
-            "e => getComputedStyle(e).backgroundColor"
-        )
-        notebook.check(
-            colour != background, f"the text ({colour}) should differ from the page ({background})"
-        )
-    finally:
-        context.close()
-        lab.shutdown_kernels()
+    notebook = open_page(lab, f"{name}.ipynb", theme)
+    shown = notebook.page.locator("body").get_attribute("data-jp-theme-name")
+    notebook.check(shown == theme, f"JupyterLab shows the theme {shown!r}, not {theme!r}")
+    notebook.run_all()
+    last = len(PROMPTS) + 1
+    notebook.wait_finished(last, "the %agent context cell")
+    view = notebook.cell(last).locator(".meowgent-context")
+    notebook.wait_visible(view, "the context view")
+    table = view.locator(".meowgent-context-table").inner_text()
+    notebook.check(
+        table.startswith("request 10 of the conversation, to FunctionModel"), f"table: {table!r}"
+    )
+    notebook.check(
+        "left out, the model's summary of them in their place." in table,
+        f"the table should say what compaction did as sent: {table!r}",
+    )
+    bars = view.locator(".meowgent-context-turn")
+    notebook.check(bars.count() == 10, f"one bar a request: {bars.count()}")
+    widths = (
+        bars.nth(9)
+        .locator("span[title]")
+        .evaluate_all("s => s.map(e => e.getBoundingClientRect().width)")
+    )
+    notebook.check(len(widths) >= 4 and all(w > 0 for w in widths), f"the last bar's parts: {widths}")
+    folder = Path(os.environ.get("MEOWGENT_SCREENSHOTS") or tmp_path)
+    folder.mkdir(parents=True, exist_ok=True)
+    notebook.cell(last).screenshot(path=str(folder / f"{name}.png"))  # before the messages unfold
+    label = bars.nth(9).locator("span").first.evaluate("e => e.getBoundingClientRect().height")
+    notebook.check(label < 30, f"the bar's label 'request 10' wraps: {label} px high")
+    messages = view.locator("details")
+    notebook.check(not messages.evaluate("d => d.open"), "the messages should start folded")
+    messages.locator("summary").click()
+    sent = messages.inner_text()
+    notebook.check(
+        "[My summary of the earlier part of this conversation" in sent, f"messages: {sent[:300]!r}"
+    )
+    notebook.check("<b>not bold</b>" in sent, "a tool result's HTML should show as text")
+    notebook.check(
+        messages.locator("b:text('not bold')").count() == 0, "a tool result's HTML was rendered"
+    )
+    colour = view.locator(".meowgent-context-table").evaluate("e => getComputedStyle(e).color")
+    background = notebook.page.locator(".jp-NotebookPanel .jp-Notebook").evaluate(
+        "e => getComputedStyle(e).backgroundColor"
+    )
+    notebook.check(
+        colour != background, f"the text ({colour}) should differ from the page ({background})"
+    )

@@ -13,7 +13,6 @@ them, a failure when CI is set).
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 
@@ -22,8 +21,6 @@ import pytest
 from tests.browser_notebook import JupyterLab, NotebookPage, write_notebook
 
 SCREENSHOTS_ENV = "MEOWGENT_SCREENSHOTS"
-VIEWPORT = {"width": 1280, "height": 900}
-THEMES = "@jupyterlab/apputils-extension/themes.jupyterlab-settings"
 
 SETUP = '''\
 %load_ext meowgent_nb
@@ -77,17 +74,11 @@ def screenshots(tmp_path) -> Path:
     return folder
 
 
-def open_eval_notebook(browser, lab: JupyterLab, tmp_path: Path, name: str, theme: str) -> NotebookPage:
-    # JupyterLab reads the user's settings when a page loads: the theme is set as a person sets it.
-    themes = lab.work / "lab-settings" / THEMES
-    themes.parent.mkdir(parents=True, exist_ok=True)
-    themes.write_text(json.dumps({"theme": theme}))
+def open_eval_notebook(open_page, lab: JupyterLab, name: str, theme: str) -> NotebookPage:
     for release in ("release-2", "release-3"):
         (lab.root / release).unlink(missing_ok=True)
     write_notebook(lab.root / f"{name}.ipynb", [SETUP, EVAL])
-    context = browser.new_context(viewport=VIEWPORT)
-    notebook = NotebookPage(context.new_page(), lab, tmp_path)
-    notebook.open(f"{name}.ipynb", workspace=name)
+    notebook = open_page(lab, f"{name}.ipynb", theme)
     theme_name = notebook.page.locator("body").get_attribute("data-jp-theme-name")
     notebook.check(theme_name == theme, f"JupyterLab shows the theme {theme_name!r}, not {theme!r}")
     return notebook
@@ -97,89 +88,77 @@ def output(notebook: NotebookPage):
     return notebook.cell(1).locator(".jp-OutputArea")
 
 
-def test_rows_appear_while_the_eval_runs(browser, lab, tmp_path, screenshots):
-    notebook = open_eval_notebook(browser, lab, tmp_path, "eval_live", "JupyterLab Light")
-    try:
-        notebook.run_all()
-        cell = notebook.cell(1)
-        live = output(notebook).locator(".meowgent-eval-live")
-        notebook.wait_text(
-            live.locator("strong"), "Tool eval: 1/3 cases done", "the eval's progress after case 1"
-        )
-        rows = live.locator("table.meowgent-eval tbody tr")
-        notebook.wait_text(rows.nth(0), "Weather in Paris?", "the first case's row")
-        first = rows.nth(0).inner_text()
-        notebook.check("pass" in first and '{"city": "Paris"}' in first, f"row 1 reads {first!r}")
-        second = rows.nth(1).inner_text()
-        notebook.check("What is 17 plus 4?" in second and "running..." in second, f"row 2 reads {second!r}")
-        notebook.check(
-            notebook.prompt(1) == "[*]:", f"the eval cell should still run: {notebook.prompt(1)!r}"
-        )
+def test_rows_appear_while_the_eval_runs(open_page, lab, tmp_path, screenshots):
+    notebook = open_eval_notebook(open_page, lab, "eval_live", "JupyterLab Light")
+    notebook.run_all()
+    cell = notebook.cell(1)
+    live = output(notebook).locator(".meowgent-eval-live")
+    notebook.wait_text(
+        live.locator("strong"), "Tool eval: 1/3 cases done", "the eval's progress after case 1"
+    )
+    rows = live.locator("table.meowgent-eval tbody tr")
+    notebook.wait_text(rows.nth(0), "Weather in Paris?", "the first case's row")
+    first = rows.nth(0).inner_text()
+    notebook.check("pass" in first and '{"city": "Paris"}' in first, f"row 1 reads {first!r}")
+    second = rows.nth(1).inner_text()
+    notebook.check("What is 17 plus 4?" in second and "running..." in second, f"row 2 reads {second!r}")
+    notebook.check(
+        notebook.prompt(1) == "[*]:", f"the eval cell should still run: {notebook.prompt(1)!r}"
+    )
 
-        (lab.root / "release-2").write_text("")
-        notebook.wait_text(
-            live.locator("strong"), "Tool eval: 2/3 cases done", "the eval's progress after case 2"
-        )
-        notebook.wait_text(rows.nth(1), "FAIL", "the second case's result")
-        fail = rows.nth(1).locator(".meowgent-eval-fail")
-        colours = fail.evaluate("e => [getComputedStyle(e).backgroundColor, getComputedStyle(e).color]")
-        notebook.check(
-            colours == ["rgb(198, 40, 40)", "rgb(255, 255, 255)"], f"the FAIL pill's colours: {colours}"
-        )
-        time_cell = rows.nth(0).locator("td").nth(6)
-        wrap = time_cell.evaluate("e => getComputedStyle(e).whiteSpace")
-        notebook.check(wrap == "nowrap", f"the time column may wrap: white-space is {wrap!r}")
-        notebook.check(
-            notebook.prompt(1) == "[*]:", f"the eval cell should still run: {notebook.prompt(1)!r}"
-        )
-        cell.screenshot(path=str(screenshots / "eval_live.png"))
+    (lab.root / "release-2").write_text("")
+    notebook.wait_text(
+        live.locator("strong"), "Tool eval: 2/3 cases done", "the eval's progress after case 2"
+    )
+    notebook.wait_text(rows.nth(1), "FAIL", "the second case's result")
+    fail = rows.nth(1).locator(".meowgent-eval-fail")
+    colours = fail.evaluate("e => [getComputedStyle(e).backgroundColor, getComputedStyle(e).color]")
+    notebook.check(
+        colours == ["rgb(198, 40, 40)", "rgb(255, 255, 255)"], f"the FAIL pill's colours: {colours}"
+    )
+    time_cell = rows.nth(0).locator("td").nth(6)
+    wrap = time_cell.evaluate("e => getComputedStyle(e).whiteSpace")
+    notebook.check(wrap == "nowrap", f"the time column may wrap: white-space is {wrap!r}")
+    notebook.check(
+        notebook.prompt(1) == "[*]:", f"the eval cell should still run: {notebook.prompt(1)!r}"
+    )
+    cell.screenshot(path=str(screenshots / "eval_live.png"))
 
-        (lab.root / "release-3").write_text("")
-        notebook.wait_finished(1, "the eval cell")
-        report = output(notebook).locator(".meowgent-eval-report")
-        notebook.wait_text(report.locator("strong"), "Tool eval: 2 of 3 passed", "the final report")
-        notebook.wait_text(live, "Tool eval: 3/3 cases done, 2 passed", "the progress line, once done")
-        notebook.check(live.locator("table").count() == 0, "the progress view still shows its table")
-        cell.screenshot(path=str(tmp_path / "eval_done.png"))
-    finally:
-        notebook.page.context.close()
-        lab.shutdown_kernels()
+    (lab.root / "release-3").write_text("")
+    notebook.wait_finished(1, "the eval cell")
+    report = output(notebook).locator(".meowgent-eval-report")
+    notebook.wait_text(report.locator("strong"), "Tool eval: 2 of 3 passed", "the final report")
+    notebook.wait_text(live, "Tool eval: 3/3 cases done, 2 passed", "the progress line, once done")
+    notebook.check(live.locator("table").count() == 0, "the progress view still shows its table")
+    cell.screenshot(path=str(tmp_path / "eval_done.png"))
 
 
-def test_rows_in_the_dark_theme(browser, lab, tmp_path):
-    notebook = open_eval_notebook(browser, lab, tmp_path, "eval_dark", "JupyterLab Dark")
-    try:
-        notebook.run_all()
-        live = output(notebook).locator(".meowgent-eval-live")
-        notebook.wait_text(
-            live.locator("strong"), "Tool eval: 1/3 cases done", "the eval's progress after case 1"
-        )
-        (lab.root / "release-2").write_text("")
-        notebook.wait_text(
-            live.locator("strong"), "Tool eval: 2/3 cases done", "the eval's progress after case 2"
-        )
-        notebook.cell(1).screenshot(path=str(tmp_path / "eval_live_dark.png"))
-        (lab.root / "release-3").write_text("")
-        notebook.wait_finished(1, "the eval cell")
-    finally:
-        notebook.page.context.close()
-        lab.shutdown_kernels()
+def test_rows_in_the_dark_theme(open_page, lab, tmp_path):
+    notebook = open_eval_notebook(open_page, lab, "eval_dark", "JupyterLab Dark")
+    notebook.run_all()
+    live = output(notebook).locator(".meowgent-eval-live")
+    notebook.wait_text(
+        live.locator("strong"), "Tool eval: 1/3 cases done", "the eval's progress after case 1"
+    )
+    (lab.root / "release-2").write_text("")
+    notebook.wait_text(
+        live.locator("strong"), "Tool eval: 2/3 cases done", "the eval's progress after case 2"
+    )
+    notebook.cell(1).screenshot(path=str(tmp_path / "eval_live_dark.png"))
+    (lab.root / "release-3").write_text("")
+    notebook.wait_finished(1, "the eval cell")
 
 
-def test_rows_appear_while_the_eval_runs_in_notebook_7(browser, notebook7, tmp_path):
-    notebook = open_eval_notebook(browser, notebook7, tmp_path, "eval_nb7", "JupyterLab Light")
-    try:
-        notebook.run_all()
-        live = output(notebook).locator(".meowgent-eval-live")
-        notebook.wait_text(live.locator("strong"), "Tool eval: 1/3 cases done", "the eval's progress after case 1")
-        rows = live.locator("table.meowgent-eval tbody tr")
-        notebook.wait_text(rows.nth(0), "Weather in Paris?", "the first case's row")
-        notebook.check(notebook.prompt(1) == "[*]:", f"the eval cell should still run: {notebook.prompt(1)!r}")
-        (notebook7.root / "release-2").write_text("")
-        (notebook7.root / "release-3").write_text("")
-        notebook.wait_finished(1, "the eval cell")
-        report = output(notebook).locator(".meowgent-eval-report")
-        notebook.wait_text(report.locator("strong"), "Tool eval: 2 of 3 passed", "the final report")
-    finally:
-        notebook.page.context.close()
-        notebook7.shutdown_kernels()
+def test_rows_appear_while_the_eval_runs_in_notebook_7(open_page, notebook7):
+    notebook = open_eval_notebook(open_page, notebook7, "eval_nb7", "JupyterLab Light")
+    notebook.run_all()
+    live = output(notebook).locator(".meowgent-eval-live")
+    notebook.wait_text(live.locator("strong"), "Tool eval: 1/3 cases done", "the eval's progress after case 1")
+    rows = live.locator("table.meowgent-eval tbody tr")
+    notebook.wait_text(rows.nth(0), "Weather in Paris?", "the first case's row")
+    notebook.check(notebook.prompt(1) == "[*]:", f"the eval cell should still run: {notebook.prompt(1)!r}")
+    (notebook7.root / "release-2").write_text("")
+    (notebook7.root / "release-3").write_text("")
+    notebook.wait_finished(1, "the eval cell")
+    report = output(notebook).locator(".meowgent-eval-report")
+    notebook.wait_text(report.locator("strong"), "Tool eval: 2 of 3 passed", "the final report")

@@ -27,6 +27,21 @@ def answer(run: Run) -> str:
     return texts[-1].splitlines()[-1]
 
 
+@pytest.fixture(scope="module")
+def notebook_7():
+    """One kernel for the module: notebook 7's cells before its first ``%%agent`` cell run once
+    (the library server started); each test starts the conversation over, as a person does."""
+    cells = code_cells("07_mcp_tools.ipynb")
+    first_agent_cell = next(i for i, code in enumerate(cells) if code.startswith("%%agent"))
+    kernel = Kernel(str(NOTEBOOKS))
+    try:
+        for code in cells[:first_agent_cell]:
+            assert kernel.execute(code).reply["status"] == "ok", code
+        yield kernel, cells[first_agent_cell]
+    finally:
+        kernel.shutdown()
+
+
 @pytest.mark.parametrize(
     ("button", "expected"),
     [
@@ -37,16 +52,10 @@ def answer(run: Run) -> str:
         ),
     ],
 )
-def test_notebook_7_answers_what_the_person_decided_on_the_loan(button, expected):
+def test_notebook_7_answers_what_the_person_decided_on_the_loan(notebook_7, button, expected):
     # Before, the answer was scripted in advance: "nobody approved the loan", even after Approve.
-    cells = code_cells("07_mcp_tools.ipynb")
-    first_agent_cell = next(i for i, code in enumerate(cells) if code.startswith("%%agent"))
-    kernel = Kernel(str(NOTEBOOKS))
-    try:
-        for code in cells[:first_agent_cell]:
-            assert kernel.execute(code).reply["status"] == "ok", code
-        run = kernel.execute(cells[first_agent_cell], hook=clicking((button, 0)))
-        assert run.reply["status"] == "ok", run.reply
-        assert answer(run) == expected
-    finally:
-        kernel.shutdown()
+    kernel, agent_cell = notebook_7
+    kernel.ok("%agent reset")
+    run = kernel.execute(agent_cell, hook=clicking((button, 0)))
+    assert run.reply["status"] == "ok", run.reply
+    assert answer(run) == expected
