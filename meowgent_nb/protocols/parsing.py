@@ -95,6 +95,9 @@ class ToolCallParser:
         partial_calls: Also report a call being written, as `PartialCall` events.
         offered: The names of the tools offered this turn. With them, calls to these tools
             inside prose are calls too (see the module's docstring).
+        thinking_first: The answer starts inside a think block the chat template opened (Qwen3's
+            thinking models pre-fill ``<think>\n``): what comes before ``</think>`` is thinking,
+            whether or not the backend sends that ``<think>`` first.
 
     Example:
         >>> parser = ToolCallParser()
@@ -106,13 +109,17 @@ class ToolCallParser:
         []
     """
 
-    def __init__(self, *, partial_calls: bool = False, offered: Collection[str] = ()) -> None:
+    def __init__(
+        self, *, partial_calls: bool = False, offered: Collection[str] = (), thinking_first: bool = False
+    ) -> None:
         self._partial_calls = partial_calls
         self._offered = frozenset(offered)
+        self._thinking_first = thinking_first
         self._reset()
 
     def _reset(self) -> None:
-        self._mode = "lead"  # lead (answer start, undecided), bare, text, prose, think or call
+        self._mode = "think" if self._thinking_first else "lead"  # or bare, text, prose, call
+        self._opened = not self._thinking_first  # a think block the template opened took its <think>
         self._tail = ""  # held back: may be the start of a tag, or the undecided answer start
         self._parts: list[str] = []  # the open call's content, or the held bare answer
         self._ws = ""  # a text run's leading whitespace, or a think block's trailing whitespace
@@ -256,6 +263,14 @@ class ToolCallParser:
         return rest
 
     def _step_think(self, data: str, out: list[ParsedEvent]) -> str | None:
+        if not self._opened:  # the template opened the block: a <think> sent first is its tag
+            text, self._tail = self._tail + data, ""
+            body = text.lstrip()
+            if len(body) < len(THINK_OPEN) and THINK_OPEN.startswith(body):
+                self._tail = text
+                return None
+            self._opened = True
+            data = body[len(THINK_OPEN) :] if body.startswith(THINK_OPEN) else text
         before, tag, self._tail = _split(self._tail + data, THINK_CLOSE)
         self._thinking(before, out)
         if tag is None:
