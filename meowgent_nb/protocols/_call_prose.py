@@ -70,7 +70,9 @@ def prose_calls(
     at = 0
     while True:
         start = _BETWEEN.match(text, at).end()
-        read = offered_object(text, start, offered, token_limit=token_limit) if text[start : start + 1] == "{" else None
+        read = None
+        if text[start : start + 1] == "{":
+            read = offered_object(text, start, offered, token_limit=token_limit)
         if read is None:
             break
         call, at = read
@@ -114,7 +116,8 @@ def offered_object(
             where = "(nested too deeply)"
             if isinstance(error, json.JSONDecodeError):
                 where = f"at line {error.lineno} column {error.colno} ({error.msg})"
-            return MalformedCall(segment, f"the JSON is broken {where} and could not be repaired; write the call as {_SHAPE}"), end
+            reason = f"the JSON is broken {where} and could not be repaired; write the call as {_SHAPE}"
+            return MalformedCall(segment, reason), end
     if not (isinstance(value, dict) and isinstance(value.get("name"), str) and value["name"] in offered):
         return None
     extra = value.keys() - _BARE_KEYS
