@@ -16,18 +16,25 @@ import json
 import re
 from collections.abc import Collection
 
+import json_repair
+
 from ._call_json import _BARE_KEYS, _DECODER, _SHAPE, MalformedCall, _DuplicateKey, _repair, _to_call, cut_off
 from ._call_scan import object_end
 from ..tools.core import ToolCall
 
 __all__ = ["offered_object", "prose_calls", "prose_start"]
 
-# Where a call may open in prose: a fence, an array's "[" or an object's "{" that open like a call.
+# Where a call may open in prose: a fence, an array's "[" or an object's "{" that open like a call
+# (its first key "name" or "arguments", in either quote: json-repair mends single quotes).
 # The second pattern matches what could still become one. Whitespace and a fence's language tag
 # are bounded so the verdict comes soon.
-_PROSE = re.compile(r'(?:```[\w+.-]{0,16}\s{0,32})?(?:\[\s{0,32})?\{\s{0,32}"name"\s{0,8}:')
+_PROSE = re.compile(
+    r"""(?:```[\w+.-]{0,16}\s{0,32})?(?:\[\s{0,32})?\{\s{0,32}(["'])(?:name|arguments)\1\s{0,8}:"""
+)
 _PROSE_SO_FAR = re.compile(
-    r'`{1,2}|(?:```[\w+.-]{0,16}\s{0,32})?(?:\[\s{0,32})?(?:\{\s{0,32}(?:"(?:n|na|nam|name|name"\s{0,8})?)?)?'
+    r"""`{1,2}|(?:```[\w+.-]{0,16}\s{0,32})?(?:\[\s{0,32})?"""
+    r"""(?:\{\s{0,32}(?:["'](?:n|na|nam|name|a|ar|arg|argu|argum|argume|argumen|argument|arguments)?"""
+    r"""|(["'])(?:name|arguments)\1\s{0,8})?)?"""
 )
 _PROSE_CANDIDATE = re.compile(r"[`\[{]")
 # Between call objects: whitespace, fences (a language tag only where whitespace follows it),
@@ -35,7 +42,7 @@ _PROSE_CANDIDATE = re.compile(r"[`\[{]")
 _BETWEEN = re.compile(r"(?:\s+|[\[\],}]|```[\w+.-]*(?=\s))*")
 _STRAY = re.compile(r"(?:\s*[,}\]])*")  # closers after the last call: no value in them
 _CLOSING_FENCE = re.compile(r"(?:\s*```(?![`\w]))+")  # the fence it was written in, or stray ones
-_NAMED = re.compile(r'\{\s*"name"\s*:\s*"((?:[^"\\\n]|\\.)*)"')
+_NAMED = re.compile(r"""\{\s*(["'])name\1\s*:\s*(["'])((?:(?!\2)[^\\\n]|\\.)*)\2""")
 _ARGUMENT_KEYS = frozenset({"arguments", "parameters"})
 
 
@@ -98,10 +105,12 @@ def offered_object(
         offered tool, or has a ``name`` but no arguments and other keys: a description).
     """
     named = _NAMED.match(text, start)
-    names_offered = named is not None and _unquote(named.group(1)) in offered
+    names_offered = named is not None and _unquote(named.group(3)) in offered
     end = object_end(text, start)
-    if end is None:  # the answer ended inside it
-        return (cut_off(text[start:].strip(), token_limit=token_limit), len(text)) if names_offered else None
+    if end is None:  # the answer ended inside it: a call cut off, if it names an offered tool
+        if not (names_offered or _name_so_far(text[start:]) in offered):
+            return None
+        return cut_off(text[start:].strip(), token_limit=token_limit), len(text)
     segment = text[start:end]
     try:
         value = _DECODER.decode(segment)
@@ -128,6 +137,15 @@ def offered_object(
         reason = f'the call has keys besides "name" and "arguments" ({keys}); write it as {_SHAPE}'
         return MalformedCall(segment, reason), end
     return _to_call(value, segment), end
+
+
+def _name_so_far(text: str) -> object:
+    """The "name" an object cut off in the middle gives so far, wherever it stands in it."""
+    try:
+        value = json_repair.loads(text)
+    except Exception:  # a third-party heuristic: a failure only means "no name"
+        return None
+    return value.get("name") if isinstance(value, dict) else None
 
 
 def _unquote(body: str) -> str | None:

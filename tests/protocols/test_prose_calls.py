@@ -98,6 +98,13 @@ CALLS = {
         call("delete_file", path="a"),
     ],
     f'Try {{"name": "delete_file"}}': [TextDelta("Try "), call("delete_file")],
+    # The keys in another order, or in single quotes (mended as inside tags).
+    'Ok: {"arguments": {"a": 2, "b": 4}, "name": "gcd"} done': [
+        TextDelta("Ok: "),
+        call("gcd", a=2, b=4),
+        TextDelta(" done"),
+    ],
+    "Ok: {'name': 'gcd', 'arguments': {'a': 2, 'b': 4}}": [TextDelta("Ok: "), call("gcd", a=2, b=4)],
     # A call in tags after one in prose: both.
     f"First {PARIS} then <tool_call>{LONDON}</tool_call>": [
         TextDelta("First "),
@@ -150,6 +157,7 @@ MALFORMED = {
 }
 
 TEXT = [
+    "It's {'a': 1} and {\"arguments\": 1} and {'name': 'x'}",
     # Not naming an offered tool, or not a call's shape.
     f'Try {F}json\n{{"name": "rm_rf", "arguments": {{}}}}\n{F}',
     'Try {"name": "rm_rf", "arguments": {}} or [{"name": "x"}]',
@@ -189,6 +197,20 @@ def test_a_prose_call_cut_off_by_the_token_limit_never_runs_and_a_complete_one_d
             ),
         ],
         "length",
+    )
+
+
+def test_a_prose_call_with_its_name_last_that_the_answer_ends_inside_never_runs():
+    text = 'Ok: {"arguments": {"a": 2}, "name": "gcd"'
+    every_split(
+        text,
+        [
+            TextDelta("Ok: "),
+            MalformedCall(
+                '{"arguments": {"a": 2}, "name": "gcd"',
+                f"the answer ended before this call was complete, so it was not run; write the whole call as {SHAPE}",
+            ),
+        ],
     )
 
 
