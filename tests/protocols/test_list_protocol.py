@@ -135,3 +135,35 @@ def test_a_list_turn_runs_its_calls_in_parallel_and_sends_the_results_back_in_or
     }
     assert model.requests[0].messages[0] == {"role": "system", "content": PROTOCOL.system_prompt([slow_weather], None)}
     assert model.requests[1].messages[-2] == {"role": "assistant", "content": answer}
+
+
+def test_through_ollamas_wire_a_list_answer_runs_its_calls_and_no_format_is_sent(httpserver, monkeypatch):
+    # Ollama's structured output (format=) would constrain the whole answer, and text is an
+    # outcome here: the request carries no format, and the streamed list is read leniently.
+    import json
+
+    import meowgent_nb.models
+    from meowgent_nb.models.ollama import OllamaModel
+    from tests.ollama_wire import FINAL, MODEL, ndjson, part
+
+    monkeypatch.setattr(meowgent_nb.models, "ALLOW_MODEL_REQUESTS", True)
+    answer = f"```json\n[{PARIS},\n {GCD}]\n```"
+    pieces = [answer[i : i + 7] for i in range(0, len(answer), 7)]
+    bodies = iter([ndjson(*map(part, pieces), FINAL), ndjson(part("Sunny; 6."), FINAL)])
+    sent = []
+
+    def respond(request):
+        from werkzeug import Response
+
+        sent.append(json.loads(request.data))
+        return Response(next(bodies), content_type="application/x-ndjson")
+
+    httpserver.expect_request("/api/chat", method="POST").respond_with_handler(respond)
+    model = OllamaModel(MODEL, host=f"http://{httpserver.host}:{httpserver.port}")
+    result = Agent(model, tools=TOOLS, protocol="list").run("Weather in Paris, and gcd of 12 and 18?")
+    assert [(r.call.name, r.output) for r in result.tool_results] == [
+        ("get_weather", "Sunny in Paris"),
+        ("gcd", "6"),
+    ]
+    assert result.text == "Sunny; 6."
+    assert [(body.get("format"), body.get("tools")) for body in sent] == [(None, []), (None, [])]
