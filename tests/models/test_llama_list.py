@@ -64,3 +64,19 @@ def test_a_two_part_request_is_answered_with_two_calls_in_one_turn():
         ToolCall("get_weather", {"city": "Paris"}),
         ToolCall("get_weather", {"city": "London"}),
     ]
+
+
+def test_the_lists_grammar_is_bounded_as_the_arguments_grammar_and_compiles():
+    pytest.importorskip("llama_cpp")
+    import json
+
+    from meowgent_nb.models._llama_grammar import GrammarCache, bounded
+    from meowgent_nb.protocols.list import list_schema
+
+    schema = bounded(list_schema(TOOLS))
+    assert (schema["minItems"], schema["maxItems"]) == (1, 8)
+    shapes = schema["items"]["anyOf"]
+    assert [shape["properties"]["name"] for shape in shapes] == [{"const": "get_weather"}, {"const": "delete_file"}]
+    assert shapes[0]["properties"]["arguments"]["properties"]["city"] == {"type": "string", "maxLength": 200}
+    cache = GrammarCache()
+    assert cache.of(json.dumps(schema), "tiny") is not None
