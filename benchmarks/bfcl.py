@@ -16,7 +16,7 @@ Development is on the ``live_*`` categories (the default) and your own cases; th
 Needs the data, which this script does not install: ``pip install --no-deps bfcl-eval`` (its wheel
 carries the question and possible-answer files; nothing of it is imported).
 
-Run:  python benchmarks/bfcl.py [--per-category 10] [--seed 0] [--protocol xml|native|both]
+Run:  python benchmarks/bfcl.py [--per-category 10] [--seed 0] [--protocol xml,native,list|both]
                                 [--model local] [--categories live_simple,...] [--held-out]
                                 [--verbose] [--dump answers.jsonl]
 """
@@ -39,6 +39,7 @@ from typing import Any
 from meowgent_nb import Agent, Tool
 from meowgent_nb.agent.events import ApprovalRequested, TextDelta, ToolCallEvent, ToolResultEvent, TurnEnd
 from meowgent_nb.models.resolve import resolve_model
+from meowgent_nb.protocols import PROTOCOLS
 
 try:
     from benchmarks._bfcl_score import KINDS, bfcl_name, score
@@ -218,7 +219,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--held-out", action="store_true", help="Run the held-out non-live categories (report, never tune)."
     )
-    parser.add_argument("--protocol", choices=("xml", "native", "both"), default="both")
+    parser.add_argument(
+        "--protocol",
+        default="both",
+        help="xml, native, list, json, comma-separated (xml,native,list), or both (xml,native).",
+    )
     parser.add_argument("--model", default="local", help='A model spec as Agent takes it ("local", ...).')
     parser.add_argument("--max-tokens", type=int, default=None, help="Token limit per answer (the model's).")
     parser.add_argument("--verbose", action="store_true", help="List each failing case's id on stderr.")
@@ -237,7 +242,10 @@ def main(argv: list[str] | None = None) -> int:
     dump = open(args.dump, "w") if args.dump else None  # noqa: SIM115 - closed at the end
     if dump is not None:
         model = Recording(model)
-    protocols = ["xml", "native"] if args.protocol == "both" else [args.protocol]
+    protocols = ["xml", "native"] if args.protocol == "both" else args.protocol.split(",")
+    unknown = [p for p in protocols if p not in PROTOCOLS]
+    if unknown:
+        parser.error(f"unknown protocol(s) {', '.join(unknown)}; choose from {', '.join(PROTOCOLS)}, or both")
     samples = {c: load(c, args.per_category, args.seed) for c in categories}
     label = "HELD-OUT (report only, never tune on these)" if args.held_out else "development (live_*)"
     print(f"BFCL v4, {label}: model {model.name}, {args.per_category} per category, seed {args.seed}, temp 0")

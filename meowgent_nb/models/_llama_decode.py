@@ -16,11 +16,17 @@
    repeats it until the token limit); a call the token limit cuts off is dropped, so the
    complete calls before it still run.
 
+With a list of calls' grammar (``calls_list``, the ``list`` protocol) the first phase decides
+instead: an answer that opens with ``[`` (maybe in a code fence) is a list, written to its end
+under that grammar (offered names, each tool's arguments, a ``,`` or ``]`` after each call: the
+model's choice); any other answer is free text. Text costs nothing extra: no grammar runs on it.
+
 Nothing here imports llama-cpp-python; the caller holds the model's lock.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from time import perf_counter
@@ -28,7 +34,7 @@ from typing import Any
 
 from ._llama_text import Detokenizer, arguments_opening, call_closing
 
-__all__ = ["Decoded", "call_may_open", "decode_answer"]
+__all__ = ["Decoded", "call_may_open", "decode_answer", "list_opening"]
 
 
 @dataclass(frozen=True)
@@ -56,6 +62,7 @@ def decode_answer(
     grammar: Any = None,
     arguments: Mapping[str, Any] | None = None,
     call_tag: str | None = None,
+    calls_list: Any = None,
 ) -> Decoded:
     """Generate one answer after the prompt ``tokens``, handing each shown piece to ``put``.
 
@@ -70,15 +77,19 @@ def decode_answer(
         grammar: The whole answer's compiled grammar, or None.
         arguments: Each offered tool's compiled arguments grammar, by name; none: no phase 2.
         call_tag: What opens a call in the text (``"<tool_call>"``), or None.
+        calls_list: The compiled grammar of a list of calls (the ``list`` protocol), or None.
     """
     return _Decoder(
-        llama, is_eog, tokens, sampling, put, stop, limit, grammar, arguments or {}, call_tag
+        llama, is_eog, tokens, sampling, put, stop, limit, grammar, arguments or {}, call_tag, calls_list
     ).run()
 
 
 class _Decoder:
-    def __init__(self, llama, is_eog, tokens, sampling, put, stop, limit, grammar, arguments, call_tag):
+    def __init__(
+        self, llama, is_eog, tokens, sampling, put, stop, limit, grammar, arguments, call_tag, calls_list
+    ):
         self._is_eog = is_eog
+        self.calls_list = calls_list
         self.llama, self.tokens, self.sampling = llama, tokens, sampling
         self.put, self.stop, self.limit = put, stop, limit
         self.grammar, self.arguments, self.tag = grammar, arguments, call_tag
@@ -93,17 +104,21 @@ class _Decoder:
     def run(self) -> Decoded:
         constrained = None  # the grammar of the call being written, in phase 2
         after_call = False  # phase 3, and phase 2 of a call begun there: held back
+        listing = False  # a list of calls is being written under its grammar
         outcome = None
         while not self.stop.is_set():
             if len(self.generated) >= self.limit:
                 outcome = "limit"
                 break
             outcome, name = self._sample(constrained, hold=after_call)
+            if outcome == "list":  # the model opened a list of calls: its grammar writes the rest
+                constrained, self.calls_list, listing = self.calls_list, None, True
+                continue
             if outcome == "opening":
                 constrained = self.arguments[name]
                 continue
-            if outcome != "ended" or constrained is None:
-                break  # the model ended its text, the limit came, it stopped, or no call followed one
+            if outcome != "ended" or constrained is None or listing:
+                break  # the model ended its text or list, the limit came, it stopped, or no call followed one
             written = self._close_call()
             if written in self.calls:
                 break  # a word-for-word repeat: drop it and end
@@ -141,6 +156,12 @@ class _Decoder:
                 if self._is_eog(token):
                     return "ended", None
                 piece = self.detokenizer.text(token)
+                if constrained is None and self.calls_list is not None:
+                    at = list_opening(self.text, piece)
+                    if at is not None:  # keep what comes before the "[": the grammar writes the list
+                        if at:
+                            self._keep(piece[:at], token, piece, hold)
+                        return "list", None
                 if constrained is None and self.arguments:
                     opening = arguments_opening(self.text[self.call_from :], piece, self.arguments, self.tag)
                     if opening is not None:
@@ -187,6 +208,14 @@ class _Decoder:
 
 
 _OPENERS = ("```json", "```")
+_LIST_OPENING = re.compile(r"\s*(?:```[\w+.-]*\s*)?\[")
+
+
+def list_opening(text: str, piece: str) -> int | None:
+    """Where in ``piece`` the answer ``text + piece`` opens a list of calls (its ``[``, at the
+    start of the answer or after a code fence's opening), if it does there; else None."""
+    opened = _LIST_OPENING.match(text + piece)
+    return None if opened is None or opened.end() <= len(text) else opened.end() - 1 - len(text)
 
 
 def call_may_open(text: str, tools: Collection[str], tag: str | None) -> bool:

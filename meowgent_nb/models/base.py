@@ -98,6 +98,8 @@ class ModelRequest:
     call_format: Mapping[str, Any] | None = None
     """The JSON schema of a tool call (``xml`` and ``native``; see `protocols.xml.call_schema`):
     a backend that can constrains a call's arguments once the model has named an offered tool.
+    An array schema is a whole list of calls (the ``list`` protocol, `protocols.list.list_schema`):
+    a backend that can constrains a list the model opens with ``[``, and leaves text free.
     Backends that cannot constrain part of an answer (Ollama) ignore it; the agent validates
     every call anyway."""
     call_tag: str | None = None

@@ -33,7 +33,7 @@ from typing import Any
 
 from . import gguf
 from ._llama_decode import decode_answer
-from ._llama_grammar import GrammarCache
+from ._llama_grammar import GrammarCache, bounded
 from ._llama_text import chunks, token_text
 from ..tools._inert import escape_tokens
 from ..tools.calls import is_tool_result
@@ -353,7 +353,12 @@ class LlamaCppModel:
                 f" {self.n_ctx}: start a new conversation, or load it with a larger LlamaCppModel(n_ctx=...)."
             )
         llama.set_seed(sampling.seed)
-        arguments = {} if call_schema is None else self._grammars.for_arguments(call_schema, self.name)
+        # A call schema that is a list (the list protocol): a list the model opens is written under
+        # its grammar; otherwise one call's shape, whose arguments are constrained once named.
+        shape = None if call_schema is None else json.loads(call_schema)
+        listed = shape is not None and shape.get("type") == "array"
+        arguments = {} if shape is None or listed else self._grammars.for_arguments(call_schema, self.name)
+        calls_list = self._grammars.of(json.dumps(bounded(shape)), self.name) if listed else None
         started = perf_counter()
         decoded = decode_answer(
             llama,
@@ -366,6 +371,7 @@ class LlamaCppModel:
             grammar=None if schema is None else self._grammars.of(schema, self.name),
             arguments=arguments,
             call_tag=call_tag,
+            calls_list=calls_list,
         )
         done = perf_counter()
         first = decoded.first or done

@@ -52,7 +52,9 @@ class AgentMagics(Magics):
         " Ollama, else the embedded model, saying so); MEOWGENT_MODEL, else auto."
     ).tag(config=True)
     protocol = CaselessStrEnum(
-        ["xml", "native", "json"], "xml", help="How tools reach the model: xml, native, or json (constrained)."
+        ["xml", "native", "json", "list"],
+        "xml",
+        help="How tools reach the model: xml, native, json (constrained), or list (a list of calls).",
     ).tag(config=True)
     max_turns = Int(8, help="Model requests per cell; the last offers no tools.").tag(config=True)
     max_repeated_failures = Int(

@@ -1,10 +1,9 @@
 """Calls written without tags: where an answer holds them, and reading them (`parsing` uses it).
 
-Two places count (the rules are in `meowgent_nb.protocols.parsing`'s docstring): the start of
-an answer, where `bare_start` decides whether the answer is held and `bare_calls` reads the
-objects it starts with; and a fence later in the answer, where `prose_start` finds one that
-opens like a call and `prose_calls` decides whether the answer's end is calls. Each object is
-read with `_call_json`'s rules: strict JSON, duplicate keys refused, punctuation-only repair.
+The start of an answer (the rules are in `meowgent_nb.protocols.parsing`'s docstring):
+`bare_start` decides whether the answer is held and `bare_calls` reads the objects it starts
+with. Calls later in the answer are `_call_prose`'s. Each object is read with `_call_json`'s
+rules: strict JSON, duplicate keys refused, punctuation-only repair.
 """
 
 from __future__ import annotations
@@ -31,10 +30,11 @@ from ._call_json import (
     _unfence,
     cut_off,
 )
+from ._call_prose import offered_object
 from ._call_scan import object_end
 from ..tools.core import ToolCall
 
-__all__ = ["bare_calls", "bare_start", "prose_calls", "prose_start"]
+__all__ = ["bare_calls", "bare_start"]
 
 # An answer held as bare calls starts with {" after whitespace and maybe a fence line. The second
 # pattern matches what could still become such a start.
@@ -43,14 +43,6 @@ _BARE_SO_FAR = re.compile(r"\s*(?:`{1,2}|```[\w+.-]*[ \t\r]*|(?:```[\w+.-]*[ \t\
 # How far into an answer the bare-call check looks. Past it the answer is ordinary text, so a run
 # of leading whitespace cannot hold the stream back for long.
 _BARE_LOOKAHEAD = 256
-# A fence later in an answer that opens like a call, held to the end of the answer; the second
-# pattern matches what could still become one. Whitespace is bounded so the verdict comes soon.
-# An unfenced object counts only where a line starts with it.
-_PROSE = re.compile(r'(?:```(?i:json)?\s{0,32})?\{\s{0,32}"name"\s{0,8}:')
-_PROSE_SO_FAR = re.compile(
-    r'`{1,2}|(?:```(?i:j|js|jso|json)?\s{0,32})?(?:\{\s{0,32}(?:"(?:n|na|nam|name|name"\s{0,8})?)?)?'
-)
-_PROSE_CANDIDATE = re.compile(r"`|(?<=\n)\{")
 _STRAY = re.compile(r"(?:\s*[}\]])*")  # closers a model adds after a complete call: no value in them
 _CLOSING_FENCE = re.compile(r"\s*```(?![`\w])")
 
@@ -67,25 +59,8 @@ def bare_start(lead: str) -> bool | None:
     return None if len(lead) < _BARE_LOOKAHEAD and _BARE_SO_FAR.fullmatch(start) else False
 
 
-def prose_start(text: str, limit: int, start: int = 0) -> tuple[int | None, bool]:
-    """The first fence, or object at a line's start, in ``text[start:limit]`` that opens like a
-    call: (where, True); or one that may still (where, False), to hold back; or (None, False).
-
-    Each verdict depends only on the text from the fence or brace on (and, for a brace, on the
-    character before it, which ``text[start - 1]`` gives when the stream's earlier text ended
-    there), so it is the same however the stream was chunked.
-    """
-    for candidate in _PROSE_CANDIDATE.finditer(text, start, limit):
-        at = candidate.end() - 1  # the fence's first backtick, or the object's brace
-        if _PROSE.match(text, at):
-            return at, True
-        if _PROSE_SO_FAR.fullmatch(text, at):
-            return at, False
-    return None, False
-
-
 def bare_calls(
-    text: str, *, token_limit: bool = False
+    text: str, *, token_limit: bool = False, offered: Collection[str] = ()
 ) -> tuple[list[ToolCall | MalformedCall], str] | str | None:
     """The calls a held bare answer starts with and the text after them; else the answer as
     text, or None to read it for tags.
@@ -100,7 +75,8 @@ def bare_calls(
 
     If the answer does not start with a call: a JSON document is text as it is (nothing inside
     its strings is read as a tag), a call object the answer ended inside is a cut-off call, and
-    anything else is None.
+    anything else is None. An object that names one of the ``offered`` tools is read as
+    `_call_prose.offered_object` reads it wherever it stands: a call, or a `MalformedCall`.
 
     Returns:
         ``(calls, rest)``: the calls in order and the text after the last one (maybe "");
@@ -119,6 +95,8 @@ def bare_calls(
                 return calls + [cut_off(text[at:].strip(), token_limit=token_limit)], ""
             return (calls, text[at:]) if calls else _not_calls(text)
         read = _bare_object(text[start:end], first=not calls)
+        if read is None:  # an object naming an offered tool is a call or says why it is not one
+            read, _ = offered_object(text, start, offered) or (None, end)
         if read is None:
             return (calls, text[at:]) if calls else _not_calls(text)
         calls.append(read)
@@ -155,74 +133,6 @@ def _bare_object(segment: str, *, first: bool) -> ToolCall | MalformedCall | Non
     call = _to_call(value, segment)
     # The answer's first object must be a call as written: {"name": 3} is an answer, not a call.
     return None if first and isinstance(call, MalformedCall) else call
-
-
-_WHITESPACE = re.compile(r"\s*")
-_PROSE_FENCE = re.compile(r"\s*```(?i:json)?[ \t]*")
-_PROSE_CLOSE = re.compile(r"\s*```(?![`\w])")
-
-
-def prose_calls(text: str, offered: Collection[str], *, token_limit: bool = False) -> list[ToolCall] | None:
-    """The calls of an answer's end that is call objects only; None if it is anything else.
-
-    `text` starts at a ```` ``` ```` fence, or at a ``{`` that starts a line, later in an answer (see
-    `meowgent_nb.protocols.parsing` for why only there). It is calls only if it is one or more
-    fences (or unfenced objects), with nothing but whitespace between and after them (the last
-    fence may be left open), each holding strict JSON objects with exactly the keys ``name`` (an offered tool's
-    name) and ``arguments`` (an object). Nothing is repaired, and an answer cut off by the
-    token limit is never calls: the model may have gone on to say "do not run this".
-    """
-    if token_limit:
-        return None
-    if text.startswith("{"):
-        return _prose_objects(text, offered)
-    calls, at = [], 0
-    while True:
-        fence = _PROSE_FENCE.match(text, at)
-        if fence is None:
-            return calls if calls and not text[at:].strip() else None
-        at, inside = fence.end(), False
-        while True:
-            at = _WHITESPACE.match(text, at).end()
-            if at == len(text):
-                return calls if inside else None  # an unclosed last fence ends the answer
-            closing = _PROSE_CLOSE.match(text, at)
-            if closing is not None and inside:
-                at = closing.end()
-                break
-            read = _prose_call(text, at, offered)
-            if read is None:
-                return None
-            call, at = read
-            calls.append(call)
-            inside = True
-
-
-def _prose_objects(text: str, offered: Collection[str]) -> list[ToolCall] | None:
-    """Unfenced call objects that end an answer: the same rules as fenced ones, no fence."""
-    calls, at = [], 0
-    while (at := _WHITESPACE.match(text, at).end()) < len(text):
-        read = _prose_call(text, at, offered)
-        if read is None:
-            return None
-        call, at = read
-        calls.append(call)
-    return calls or None
-
-
-def _prose_call(text: str, at: int, offered: Collection[str]) -> tuple[ToolCall, int] | None:
-    """The strict JSON object at ``text[at]`` as a call, and where it ends, if it is exactly
-    ``{"name": <an offered tool>, "arguments": {...}}``; else None."""
-    try:
-        value, end = _DECODER.raw_decode(text, at)
-    except (ValueError, RecursionError):
-        return None
-    if not (isinstance(value, dict) and value.keys() == {"name", "arguments"}):
-        return None
-    name, arguments = value["name"], value["arguments"]
-    if not (isinstance(name, str) and name in offered and isinstance(arguments, dict)):
-        return None
-    return ToolCall(name=name, arguments=arguments), end
 
 
 def _not_calls(text: str) -> str | None:

@@ -31,7 +31,7 @@ class NativeProtocol:
         return system_prompt((), system)  # the backend's template describes the tools
 
     def request(self, offered: Sequence[Tool], last: bool) -> RequestParts:
-        # The offered names let the parser read a fenced call that ends an answer after prose.
+        # The offered names let the parser read a call to one of them inside prose.
         names = tuple(tool.name for tool in offered)
         return call_request(offered, last, tools=offered, call_parser=partial(NativeCallParser, names))
 
@@ -60,9 +60,8 @@ class NativeCallParser:
     wrote. Events are `TextDelta`, `ThinkingDelta` and `ToolCall` only.
 
     Args:
-        offered: The offered tools' names: a fenced call to one of them that ends an answer
-            after prose is a call (see `ToolCallParser`); without them, only calls at the
-            answer's start or in tags are.
+        offered: The offered tools' names: a call to one of them inside prose is a call (see
+            `ToolCallParser`); without them, only calls at the answer's start or in tags are.
     """
 
     def __init__(self, offered: Collection[str] = ()) -> None:

@@ -24,17 +24,16 @@ that may start a tag is held back (``"<tool_c"`` waits for the next chunk), so t
   with anything else (a JSON document with other keys) is ordinary text. No other answer start
   waits.
 - A call inside prose, read only when the parser knows the offered tools (``offered``): a
-  ```` ```json ```` (or bare ```` ``` ````) fence later in the answer that opens with
-  ``{"name":``, or a line that starts with it unfenced, is held to the end of the stream. It is a
-  call only if the answer *ends* with it: one or more such fences (or unfenced objects) with
-  nothing but whitespace after them, each holding strict JSON
-  objects with exactly ``name`` (an offered tool) and ``arguments`` (an object), not cut off by
-  the token limit. Anything else in such a fence, or any text after it, and it is text as the
-  model wrote it. Why so narrow: a model that explains an example call goes on to explain it,
-  and one that quotes a tool's result rarely stops at the quote; a model that means to call
-  ends its turn with the call. What this cannot tell apart (a quoted result that ends the
-  answer with a call to an offered tool) runs as any call does: validated, and approved by a
-  person where the tool asks for approval.
+  fence, ``[`` or ``{`` later in the answer that opens like a call (``{"name":``) is held to the
+  end of the stream and read by `_call_prose.prose_calls`. Every object there that names an
+  offered tool is a call, read with the rules of a call inside tags, or a `MalformedCall` that
+  says why it cannot run (broken JSON, a key twice, keys besides ``name`` and ``arguments``, cut
+  off): never silent text (issue 31: ``Here is the response:\n{"name": ...}\n```"`` ran
+  nothing). Fences, brackets and commas around and between such objects, and stray closing
+  fences after them, belong to the calls; the text after them is text, read for more calls. An
+  object naming no offered tool is text. The parser cannot tell a call the model explains, or a
+  tool result it quotes, from one it means: such a call runs as any call does, validated, and
+  approved by a person where the tool asks for approval.
 - With ``partial_calls=True`` a call being written is reported as it grows, as a `PartialCall`
   at the end of the events of each chunk that added to it (its name once that is complete, and
   its text so far), for a display to fill in a card. It is display only: what runs is the
@@ -50,8 +49,9 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Union
 
-from ._call_bare import bare_calls, bare_start, prose_calls, prose_start
+from ._call_bare import bare_calls, bare_start
 from ._call_json import MalformedCall, cut_off, read_calls
+from ._call_prose import prose_calls, prose_start
 from ._call_scan import CallScanner
 from .._deltas import TextDelta, ThinkingDelta
 from ..tools.core import ToolCall
@@ -64,7 +64,7 @@ THINK_OPEN, THINK_CLOSE = "<think>", "</think>"
 # answer is shown as a call being written only once it starts like one.
 _CALL_NAME = re.compile(r'\s*(?:```[\w+.-]*[ \t\r]*\n\s*)?\[?\s*\{\s*"name"\s*:\s*"((?:[^"\\\n]|\\.)*)"')
 _BARE_CALL = re.compile(r'\s*(?:```[\w+.-]*[ \t\r]*\n\s*)?\{\s*"name"\s*:')
-_MAY_OPEN = re.compile(r"[<`{]")  # what can begin a tag, a fence or an object that opens a call
+_MAY_OPEN = re.compile(r"[<`{\[]")  # what can begin a tag, a fence, or a list or object that opens a call
 _NAME_LOOKAHEAD = 256  # a name that has not appeared this far into a call is not looked for again
 
 
@@ -93,8 +93,11 @@ class ToolCallParser:
 
     Args:
         partial_calls: Also report a call being written, as `PartialCall` events.
-        offered: The names of the tools offered this turn. With them, fenced calls to these
-            tools that end an answer after prose are calls too (see the module's docstring).
+        offered: The names of the tools offered this turn. With them, calls to these tools
+            inside prose are calls too (see the module's docstring).
+        thinking_first: The answer starts inside a think block the chat template opened (Qwen3's
+            thinking models pre-fill ``<think>\n``): what comes before ``</think>`` is thinking,
+            whether or not the backend sends that ``<think>`` first.
 
     Example:
         >>> parser = ToolCallParser()
@@ -106,15 +109,18 @@ class ToolCallParser:
         []
     """
 
-    def __init__(self, *, partial_calls: bool = False, offered: Collection[str] = ()) -> None:
+    def __init__(
+        self, *, partial_calls: bool = False, offered: Collection[str] = (), thinking_first: bool = False
+    ) -> None:
         self._partial_calls = partial_calls
         self._offered = frozenset(offered)
+        self._thinking_first = thinking_first
         self._reset()
 
     def _reset(self) -> None:
-        self._mode = "lead"  # lead (answer start, undecided), bare, text, prose, think or call
+        self._mode = "think" if self._thinking_first else "lead"  # or bare, text, prose, call
+        self._opened = not self._thinking_first  # a think block the template opened took its <think>
         self._tail = ""  # held back: may be the start of a tag, or the undecided answer start
-        self._last = ""  # the last character a text step consumed (does a brace start a line?)
         self._parts: list[str] = []  # the open call's content, or the held bare answer
         self._ws = ""  # a text run's leading whitespace, or a think block's trailing whitespace
         self._in_run = False  # the current text run or think block has shown non-whitespace
@@ -178,7 +184,7 @@ class ToolCallParser:
             self._tail, self._parts = "", []
             mode, self._mode = self._mode, "text"  # an answer start still undecided is text
             if mode == "bare":
-                calls = bare_calls(held, token_limit=limit)
+                calls = bare_calls(held, token_limit=limit, offered=self._offered)
                 self._bare_ok = False
                 if isinstance(calls, tuple):
                     # What follows the calls is text like any other, read for tags and thinking.
@@ -191,13 +197,15 @@ class ToolCallParser:
             elif mode == "prose":
                 found = prose_calls(held, self._offered, token_limit=limit)
                 if found is not None:
-                    out.extend(found)
+                    # What follows the calls is text like any other, read for tags and calls.
+                    calls, held = found
+                    out.extend(calls)
                     self._answered, self._after_think = True, False
-                    continue
-                # Not calls: the fence (or brace) is text, and a later one may still end the answer.
-                opener = 3 if held.startswith("```") else 1
-                self._text(held[:opener], out)
-                held = held[opener:]
+                else:
+                    # Not calls: the fence (or bracket) is text, and a later one may still open calls.
+                    opener = 3 if held.startswith("```") else 1
+                    self._text(held[:opener], out)
+                    held = held[opener:]
             self._run(held, out)
         if self._mode == "text":
             self._text(self._tail, out)
@@ -234,17 +242,11 @@ class ToolCallParser:
 
     def _step_text(self, data: str, out: list[ParsedEvent]) -> str | None:
         if not self._tail and _MAY_OPEN.search(data) is None:  # most chunks: plain text, shown as it is
-            self._last = data[-1:] or self._last
             self._text(data, out)
             return None
         text = self._tail + data
         before, tag, self._tail = _split(text, CALL_OPEN, THINK_OPEN)
-        at, verdict = None, False
-        if self._offered:  # the character before `text` tells whether a brace starts a line
-            at, verdict = prose_start(self._last + text, len(self._last) + len(before), len(self._last))
-            at = None if at is None else at - len(self._last)
-        consumed = text[:at] if at is not None else text[: len(text) - len(self._tail)]
-        self._last = (self._last + consumed)[-1:]
+        at, verdict = prose_start(text, 0, len(before)) if self._offered else (None, False)
         if at is not None:  # a fence before any tag that opens, or may open, like a call
             self._text(text[:at], out)
             if verdict:
@@ -261,6 +263,14 @@ class ToolCallParser:
         return rest
 
     def _step_think(self, data: str, out: list[ParsedEvent]) -> str | None:
+        if not self._opened:  # the template opened the block: a <think> sent first is its tag
+            text, self._tail = self._tail + data, ""
+            body = text.lstrip()
+            if len(body) < len(THINK_OPEN) and THINK_OPEN.startswith(body):
+                self._tail = text
+                return None
+            self._opened = True
+            data = body[len(THINK_OPEN) :] if body.startswith(THINK_OPEN) else text
         before, tag, self._tail = _split(self._tail + data, THINK_CLOSE)
         self._thinking(before, out)
         if tag is None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from .base import ToolProtocol
 from .json import JsonProtocol
+from .list import ListProtocol
 from .native import NativeProtocol
 from .xml import XmlProtocol
 from .xml_seed import XmlSeedProtocol
@@ -18,6 +19,7 @@ PROTOCOLS: dict[str, ToolProtocol] = {
     "xml": XmlProtocol(),
     "native": NativeProtocol(),
     "json": JsonProtocol(),
+    "list": ListProtocol(),
 }
 """The protocols to choose from, in the order error messages list them."""
 

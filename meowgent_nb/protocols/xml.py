@@ -38,8 +38,8 @@ class XmlProtocol:
         return call_request(offered, last)
 
     def parser(self, offered: Sequence[Tool]) -> ToolCallParser:
-        # A display fills in a call's card as it is written; the offered names let a fenced call
-        # that ends an answer after prose be read (only to these tools).
+        # A display fills in a call's card as it is written; the offered names let a call inside
+        # prose be read (only to these tools).
         return ToolCallParser(partial_calls=True, offered=[tool.name for tool in offered])
 
     def result_messages(self, results: Sequence[ToolResult]) -> list[dict[str, Any]]:

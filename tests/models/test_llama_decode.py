@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from meowgent_nb.models._llama_decode import call_may_open, decode_answer
+from meowgent_nb.models._llama_decode import call_may_open, decode_answer, list_opening
 
 EOG = -1
 PROMPT = [1000, 1001]  # two prompt tokens no script character uses
@@ -67,7 +67,7 @@ class ScriptedLlama:
         return list(map(ord, text.decode()))
 
 
-def decode(script: str, *, limit: int = 400, tag: str | None = "<tool_call>", stop=None):
+def decode(script: str, *, limit: int = 400, tag: str | None = "<tool_call>", stop=None, calls_list=None):
     llama = ScriptedLlama(script)
     shown: list[str] = []
     decoded = decode_answer(
@@ -78,8 +78,9 @@ def decode(script: str, *, limit: int = 400, tag: str | None = "<tool_call>", st
         lambda item: shown.append(item[1]),
         stop or threading.Event(),
         limit=limit,
-        arguments=TOOLS,
+        arguments={} if calls_list else TOOLS,
         call_tag=tag,
+        calls_list=calls_list,
     )
     return "".join(shown), decoded, llama
 
@@ -180,3 +181,42 @@ def test_a_stop_ends_the_answer_at_once():
 )
 def test_what_may_still_open_a_call_after_one(text: str, may: bool):
     assert call_may_open(text, TOOLS, "<tool_call>") is may
+
+
+# --- the list protocol: text, or a list written under its grammar ------------------------------
+
+LIST = '[{"name": "get_weather", "arguments": {"city": "Paris"}}, {"name": "gcd", "arguments": {"a": 4, "b": 6}}]'
+
+
+@pytest.mark.parametrize(
+    ("script", "before"),
+    [(f"{LIST}$", ""), (f"  {LIST}$", "  "), (f"```json\n{LIST}$", "```json\n"), (f"```\n{LIST}$", "```\n")],
+)
+def test_an_answer_that_opens_a_list_is_written_under_the_lists_grammar(script, before):
+    text, decoded, llama = decode(script, tag=None, calls_list="list grammar")
+    assert text == before + LIST
+    # Free until the "[" (that token is sampled again under the grammar), then the list's grammar
+    # to the end: the model chooses "," or "]" after each call.
+    assert llama.grammars == [None, "list grammar"]
+    assert (decoded.calls_closed, decoded.hit_limit) == (0, False)
+
+
+def test_a_text_answer_runs_no_grammar_and_a_bracket_later_is_text():
+    text, _, llama = decode("Paris is the capital [of France].$", tag=None, calls_list="list grammar")
+    assert text == "Paris is the capital [of France]."
+    assert llama.grammars == [None]
+
+
+def test_a_list_the_limit_cuts_off_says_so():
+    text, decoded, _ = decode(f"{LIST}$", tag=None, calls_list="list grammar", limit=30)
+    assert text == LIST[:30]
+    assert (decoded.hit_limit, decoded.generated) == (True, 30)
+
+
+@pytest.mark.parametrize(
+    ("text", "piece", "at"),
+    [("", "[", 0), ("", ' [{"', 1), ("```json\n", "[", 0), ("```", "json\n[", 5), ("", "Hi", None),
+     ("Hi ", "[", None), ("", "```", None), ("[", "{", None)],
+)  # fmt: skip
+def test_list_opening_finds_the_bracket_that_opens_the_answer(text, piece, at):
+    assert list_opening(text, piece) == at

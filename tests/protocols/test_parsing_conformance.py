@@ -56,8 +56,8 @@ def turn_text(fixture):
     return prompt[len(HEADER) :] + fixture["raw_output"]
 
 
-def parse(chunks, finish_reason):
-    parser = ToolCallParser()
+def parse(chunks, finish_reason, thinking_first=False):
+    parser = ToolCallParser(thinking_first=thinking_first)
     events = [event for chunk in chunks for event in parser.feed(chunk)]
     events += parser.close(finish_reason)
     content = "".join(e.text for e in events if isinstance(e, TextDelta)) or None
@@ -154,3 +154,24 @@ def test_where_strict_equality_differs_it_is_only_the_newline_before_a_call():
         "parallel-mixed-tools-text-before-no-thinking": "\n",
         "thinking2507-text-before-call": "\n",
     }
+
+
+OPENS_THINKING = [f for f in FIXTURES if (f.get("generation_prompt") or "").endswith("<think>\n")]
+
+
+def test_seven_fixtures_are_a_thinking_models_answer_after_a_prefilled_think():
+    assert len(OPENS_THINKING) == 7
+
+
+@pytest.mark.parametrize("sent_first", ["", "<think>\n"], ids=["raw", "prefill-sent"])
+@pytest.mark.parametrize("fixture", OPENS_THINKING, ids=[f["id"].split("/", 1)[1] for f in OPENS_THINKING])
+def test_a_thinking_models_answer_reads_the_same_whatever_the_backend_sends_first(fixture, sent_first):
+    # Issue 31: the template pre-fills <think>; one backend sends it, another sends only what the
+    # model generated. A parser told the answer starts in thinking reads both as expected.
+    text = sent_first + fixture["raw_output"]
+    finish = "length" if "truncated" in fixture["tags"] else "stop"
+    expected = expected_of(fixture)
+    for name, chunks in strategies(text):
+        result = parse(chunks, finish, thinking_first=True)
+        assert soft(result) == expected, name
+        assert result == parse([turn_text(fixture)], finish), name  # as the pre-filled turn reads

@@ -19,10 +19,10 @@ CLOSED_BY_THE_PRODUCT = '```json\n{\n  "name": "get_current_weather",\n  "argume
 # live_multiple_1035-263-0: an unfenced call on its own line ends an answer that began as prose.
 UNFENCED_AFTER_PROSE = 'Certainly! Here\'s a JSON object with the function name "api_token_api_APITokenApi_get_api_tokens" and its arguments:\n\n{"name": "api_token_api_APITokenApi_get_api_tokens", "arguments": {"user_id": "12345", "include_expired": false}}'
 
-# live_multiple_356-134-1 (as far as it was read): the same, then an explanation: not a call.
+# live_multiple_356-134-1 (as far as it was read): the same, then an explanation.
 UNFENCED_THEN_EXPLAINED = 'Certainly! Here\'s a JSON object that represents the function call for the movie "Lawrence Bender and Directed by Quentin Tarantino":\n{"name": "Movies_3_FindMovies", "arguments": {"directed_by": "Lawrence Bender", "genre": "Drama", "cast": "Quentin Tarantino"}}\nThis function call will search for movies'
 
-# live_parallel_13-9-0: two fenced calls, prose between and after them: an explanation, not calls.
+# live_parallel_13-9-0: two fenced calls, prose between and after them.
 FENCED_AND_EXPLAINED = 'Certainly! Below is a JSON object that provides the current weather in Boston, MA and in San Francisco:\n\n```json\n{\n  "name": "get_current_weather",\n  "arguments": {\n    "location": "Boston, MA",\n    "unit": "celsius"\n  }\n}\n```\n\nAnd for San Francisco:\n\n```json\n{\n  "name": "get_current_weather",\n  "arguments": {\n    "location": "San Francisco, CA",\n    "unit": "celsius"\n  }\n}\n```\n\nThese JSON objects contain the function name and the arguments required to retrieve the current weather in Boston, MA and in San Francisco.'
 
 # live_simple_220-117-12: a call to a tool that does not exist (the genre, for Movies_3_FindMovies).
@@ -64,10 +64,29 @@ def test_an_unfenced_call_that_ends_an_answer_after_prose_is_a_call_to_an_offere
     ]
 
 
-@pytest.mark.parametrize("answer", [UNFENCED_THEN_EXPLAINED, FENCED_AND_EXPLAINED])
-def test_calls_explained_in_prose_stay_text(answer: str):
+def test_calls_explained_in_prose_are_calls_and_the_explanation_text():
+    # Issue 31: a call-shaped object naming an offered tool is never silent text. Both answers
+    # asked for what the question wanted (live_parallel_13-9-0 expects both weather calls).
     offered = ["Movies_3_FindMovies", "get_current_weather"]
-    assert read(answer, offered) == [answer]
+    intro = UNFENCED_THEN_EXPLAINED[: UNFENCED_THEN_EXPLAINED.index("{")]
+    assert read(UNFENCED_THEN_EXPLAINED, offered) == [
+        intro,
+        ToolCall(
+            "Movies_3_FindMovies",
+            {"directed_by": "Lawrence Bender", "genre": "Drama", "cast": "Quentin Tarantino"},
+        ),
+        "\nThis function call will search for movies",
+    ]
+    weather = ToolCall("get_current_weather", {"location": "Boston, MA", "unit": "celsius"})
+    weather_sf = ToolCall("get_current_weather", {"location": "San Francisco, CA", "unit": "celsius"})
+    assert read(FENCED_AND_EXPLAINED, offered) == [
+        FENCED_AND_EXPLAINED[: FENCED_AND_EXPLAINED.index("```")],
+        weather,
+        "\n\nAnd for San Francisco:\n\n",
+        weather_sf,
+        "\n\nThese JSON objects contain the function name and the arguments required to retrieve"
+        " the current weather in Boston, MA and in San Francisco.",
+    ]
 
 
 def test_a_made_up_tool_is_answered_as_unknown_and_nothing_runs():

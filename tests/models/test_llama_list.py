@@ -1,0 +1,82 @@
+"""The ``list`` protocol on the real default model (``real_model``): two calls in one turn.
+
+Under the ``xml`` protocol the 0.5B model writes one ``<tool_call>`` and ends its answer (its next
+token is end-of-text, p=0.999); asked for a list, it writes both parts of a two-part request,
+under the list's grammar (offered names, each tool's arguments). At temperature 0 with a fixed
+seed the answers are exact.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from meowgent_nb import ToolCall, tool
+from meowgent_nb.models import ModelChunk, ModelRequest
+from meowgent_nb.models.llamacpp import LlamaCppModel
+from meowgent_nb.protocols import get_protocol
+from tests.models.test_llamacpp_model import real_model
+
+
+@pytest.fixture(autouse=True)
+def _no_gguf_override(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("MEOWGENT_GGUF", raising=False)
+
+
+def get_weather(city: str) -> str:
+    """The current weather in a city."""
+    return f"Sunny in {city}"
+
+
+def delete_file(path: str) -> str:
+    """Delete a file."""
+    return f"Deleted {path}"
+
+
+TOOLS = [tool(get_weather), tool(delete_file)]
+
+
+@real_model
+def test_a_two_part_request_is_answered_with_two_calls_in_one_turn():
+    protocol = get_protocol("list")
+    request = ModelRequest(
+        messages=[
+            {"role": "system", "content": protocol.system_prompt(TOOLS, None)},
+            {"role": "user", "content": "What is the weather in Paris and in London?"},
+        ],
+        call_format=protocol.request(TOOLS, last=False).call_format,
+    )
+    model = LlamaCppModel(n_ctx=2048, max_tokens=96, temperature=0, seed=0)
+
+    async def run() -> list[ModelChunk]:
+        return [chunk async for chunk in model.stream(request)]
+
+    chunks = asyncio.run(run())
+    text = "".join(chunk.text for chunk in chunks)
+    assert text == (
+        '[{"name": "get_weather", "arguments": {"city": "Paris"}},'
+        ' {"name": "get_weather", "arguments": {"city": "London"}}]'
+    )
+    assert chunks[-1].finish_reason == "stop"
+    parser = protocol.parser(TOOLS)
+    assert parser.feed(text) + parser.close("stop") == [
+        ToolCall("get_weather", {"city": "Paris"}),
+        ToolCall("get_weather", {"city": "London"}),
+    ]
+
+
+def test_the_lists_grammar_is_bounded_as_the_arguments_grammar_and_compiles():
+    pytest.importorskip("llama_cpp")
+    import json
+
+    from meowgent_nb.models._llama_grammar import GrammarCache, bounded
+    from meowgent_nb.protocols.list import list_schema
+
+    schema = bounded(list_schema(TOOLS))
+    assert (schema["minItems"], schema["maxItems"]) == (1, 8)
+    shapes = schema["items"]["anyOf"]
+    assert [shape["properties"]["name"] for shape in shapes] == [{"const": "get_weather"}, {"const": "delete_file"}]
+    assert shapes[0]["properties"]["arguments"]["properties"]["city"] == {"type": "string", "maxLength": 200}
+    cache = GrammarCache()
+    assert cache.of(json.dumps(schema), "tiny") is not None
