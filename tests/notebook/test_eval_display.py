@@ -10,6 +10,7 @@ from __future__ import annotations
 import _thread
 import asyncio
 import json
+import signal
 import threading
 
 import pytest
@@ -103,7 +104,19 @@ def test_a_model_error_leaves_the_finished_rows_and_says_why_it_stopped(ip):
     assert "running..." not in out.outputs[-1].data["text/html"]
 
 
-def test_an_interrupt_stops_the_model_and_the_eval_thread(ip):
+@pytest.fixture
+def kernel_sigint():
+    """SIGINT raises KeyboardInterrupt, as in a kernel, whatever an earlier test or the runner set.
+
+    `_thread.interrupt_main` does nothing while SIGINT is ignored or at its default: the cell would
+    then wait for a model that never answers (this test once hung to the 300-s guard in a full run).
+    """
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
+def test_an_interrupt_stops_the_model_and_the_eval_thread(ip, kernel_sigint):
     cancelled = threading.Event()
 
     async def answer(messages, tools):
