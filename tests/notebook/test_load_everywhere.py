@@ -1,0 +1,45 @@
+"""README's troubleshooting line: a kernel config that loads the extension in every kernel, so a
+``%%agent`` cell works without ``%load_ext`` (IPython gives an unloaded package no way to suggest it)."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+from jupyter_client.manager import start_new_kernel
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+CHECK = 'print(get_ipython().find_cell_magic("agent") is not None)'
+
+
+def _config_line() -> str:
+    found = re.findall(r"`(c\.InteractiveShellApp\.extensions = [^`]+)`", README.read_text())
+    assert len(found) == 1, found
+    return found[0]
+
+
+def _agent_magic_in_a_fresh_kernel(ipython_dir: Path) -> str:
+    env = {**os.environ, "IPYTHONDIR": str(ipython_dir)}
+    km, kc = start_new_kernel(kernel_name="python3", cwd=str(ipython_dir), env=env)
+    out: list[str] = []
+    try:
+        kc.execute_interactive(
+            CHECK,
+            timeout=60,
+            output_hook=lambda m: out.append(m["content"]["text"]) if m["msg_type"] == "stream" else None,
+        )
+    finally:
+        kc.stop_channels()
+        km.shutdown_kernel(now=True)
+    return "".join(out)
+
+
+def test_the_readmes_kernel_config_loads_the_extension_in_every_kernel(tmp_path):
+    plain, configured = tmp_path / "plain", tmp_path / "configured"
+    plain.mkdir()
+    profile = configured / "profile_default"
+    profile.mkdir(parents=True)
+    (profile / "ipython_kernel_config.py").write_text(_config_line() + "\n")
+    assert _agent_magic_in_a_fresh_kernel(plain) == "False\n"  # the control: no %%agent without it
+    assert _agent_magic_in_a_fresh_kernel(configured) == "True\n"
