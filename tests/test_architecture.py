@@ -22,14 +22,18 @@ ALLOWED = {
     "tools": {"bottom"},
     "protocols": {"tools", "bottom"},
     "models": {"tools", "bottom"},
-    "agent": {"protocols", "models", "tools", "bottom"},
-    "mcp": {"agent", "protocols", "models", "tools", "bottom"},
-    "notebook": {"mcp", "agent", "protocols", "models", "tools", "bottom"},
+    # Cassettes wrap any backend: they know models, never the agent that uses them.
+    "recording": {"models", "protocols", "tools", "bottom"},
+    "agent": {"recording", "protocols", "models", "tools", "bottom"},
+    # The eval runs agents; nothing in the agent knows it exists.
+    "evals": {"agent", "recording", "protocols", "models", "tools", "bottom"},
+    "mcp": {"evals", "agent", "recording", "protocols", "models", "tools", "bottom"},
+    "notebook": {"mcp", "evals", "agent", "recording", "protocols", "models", "tools", "bottom"},
     # For people's tests; it runs notebooks in a kernel, so it never imports the notebook wing.
-    "testing": {"agent", "protocols", "models", "tools", "bottom"},
-    "package": {"notebook", "mcp", "agent", "protocols", "models", "tools", "bottom"},
+    "testing": {"agent", "recording", "protocols", "models", "tools", "bottom"},
+    "package": {"notebook", "mcp", "evals", "agent", "recording", "protocols", "models", "tools", "bottom"},
     # `python -m meowgent_nb demo`: runs a notebook with the testing wing's run_notebook.
-    "command": {"testing", "agent", "protocols", "models", "tools", "bottom"},
+    "command": {"testing", "evals", "agent", "recording", "protocols", "models", "tools", "bottom"},
 }
 NOTEBOOK_ONLY = ("IPython", "ipywidgets")
 
@@ -76,7 +80,7 @@ def wing(name: str) -> str:
 
 def test_the_wings_are_the_ones_the_folder_listing_shows():
     top = sorted(p.name for p in PACKAGE.iterdir() if p.is_dir() and p.name != "__pycache__")
-    assert top == ["agent", "mcp", "models", "notebook", "protocols", "testing", "tools"]
+    assert top == ["agent", "evals", "mcp", "models", "notebook", "protocols", "recording", "testing", "tools"]
     assert sorted(p.stem for p in PACKAGE.glob("*.py")) == sorted(["__init__", "__main__", *BOTTOM])
 
 

@@ -12,7 +12,7 @@ from typing import Any
 from IPython.core.error import UsageError
 from IPython.core.magic_arguments import argument, magic_arguments
 
-from ..agent.evaluation import TEXT_LIMIT
+from ..evals.evaluation import TEXT_LIMIT
 from ..protocols.registry import PROTOCOLS
 from ..tools.view import ToolsView
 from ._options import parse_options
