@@ -15,7 +15,7 @@ from .agent.loop import Agent, AgentResult
 from .agent.result import RepeatedFailure
 from .agent.approvals import ApprovalRequest, Approved, Approver, AutoApprove, Denied, DenyAll
 from .errors import MeowgentError, RunInterrupted, ToolArgumentsError, ToolDefinitionError
-from .agent.evaluation import EvalCase, EvalReport, aevaluate, evaluate
+from .evals.evaluation import EvalCase, EvalReport, aevaluate, evaluate
 from .agent.events import (
     AgentEvent,
     ApprovalEvent,
@@ -32,7 +32,7 @@ from .agent.events import (
     TurnEnd,
 )
 from .models import Model, ModelChunk, ModelError, ModelRequest, Usage
-from .models.cassette import RecordingModel, ReplayModel
+from .recording.cassette import RecordingModel, ReplayModel
 from .models.scripted import FunctionModel, ScriptedModel
 from .protocols.parsing import MalformedCall, ToolCallParser, parse_tool_calls
 from .tools.render import parse_tools_xml, render_tools_text, render_tools_xml, tools_json_schema

@@ -1,4 +1,4 @@
-"""The agent loop, its events, approvals and the eval.
+"""The agent loop, its calls, events, approvals, context and compaction (the eval is in `evals`).
 
 The loop (`Agent`): stream the model, parse calls, validate, approve, run in parallel, feed back.
 """

@@ -1,6 +1,6 @@
 """MCP values in a cassette: a text with images, audio or links, and a structured result.
 
-A recorded MCP tool's calls store their value in the cassette (see `models._cassette_tools`);
+A recorded MCP tool's calls store their value in the cassette (see `recording._tool_tape`);
 `MCP_VALUES` is the ``value_codec`` of such a tool: it writes what only this wing knows
 (`McpText`, `StructuredResult`, `StructuredList` and their media) as the cassette's ``text``,
 ``structured``, ``media`` and ``links`` fields, and reads them back as the same types. A medium's
@@ -37,7 +37,7 @@ class _McpValues:
         return {"structured": plain, "text": value.text, **extra}
 
     def decode(self, fields: Any) -> Any:
-        """The value cassette value fields (`_cassette_schema.ValueFields`) describe."""
+        """The value cassette value fields (`_schema.ValueFields`) describe."""
         media = tuple(
             McpImage(base64.b64decode(m.image, validate=True), m.mime_type, m.uri)
             if m.image is not None

@@ -1,6 +1,6 @@
-"""Model backends: `OllamaModel` (a real server), `ScriptedModel` and `FunctionModel` (offline,
-deterministic, for teaching notebooks and tests); `RecordingModel` and `ReplayModel` (in
-``cassette``) record any model's answers once and replay them without it.
+"""Model backends: `OllamaModel` (a real server), `OpenAIModel` (OpenAI-compatible servers),
+`LlamaCppModel` (embedded), `ScriptedModel` and `FunctionModel` (offline, deterministic, for
+teaching notebooks and tests). Recording and replaying any of them is the `recording` wing's.
 
 `ALLOW_MODEL_REQUESTS` guards against reaching a real model server by accident: the test suite
 sets it to False, and backends that talk to a server refuse while it is False.

@@ -24,7 +24,7 @@ from traitlets import Bool, CaselessStrEnum, Float, Int, List, Unicode, default
 
 from .._async import run_to_completion
 from ..agent.loop import Agent, AgentResult
-from ..models.cassette import MODES as CASSETTE_MODES  # imported with the agent anyway
+from ..recording.cassette import MODES as CASSETTE_MODES  # imported with the agent anyway
 from ..models.resolve import AUTO, requested_name
 from ..protocols.registry import PROTOCOLS
 from ..tools.core import Tool
@@ -278,7 +278,7 @@ class AgentMagics(Magics):
         path, mode = self.cassette_choice(args)
         if not path:
             return self._resolve_model(args)
-        from ..models.cassette import CassetteError, cassette_model
+        from ..recording.cassette import CassetteError, cassette_model
 
         name = args.model_object and getattr(self.shell.user_ns.get(args.model_object), "name", args.model_object)
         try:
@@ -297,7 +297,7 @@ class AgentMagics(Magics):
 
     def session_tape(self) -> Any:
         """The `ToolTape` of the session's cassette (the traits), or None without one (or in mode off)."""
-        from ..models.cassette import ToolTape, mode_of, open_cassette
+        from ..recording.cassette import ToolTape, mode_of, open_cassette
 
         if not self.cassette or mode_of(self.cassette_mode) == "off":
             return None
@@ -308,7 +308,7 @@ class AgentMagics(Magics):
         """Give the cell's cassette (its model's `ToolTape`) to the recorded toolboxes (``record=True``)."""
         if tape is None:
             return
-        from ..models.cassette import CassetteError
+        from ..recording.cassette import CassetteError
 
         namespace = [v for k, v in self.shell.user_ns.items() if not k.startswith("_")]
         for box in [*self.toolboxes, *(v for v in namespace if isinstance(v, Toolbox))]:

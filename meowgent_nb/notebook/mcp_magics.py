@@ -25,7 +25,7 @@ from IPython.utils.process import arg_split
 from ..mcp._progress import LOG_LEVELS
 from ..mcp.client import McpServerError, McpToolbox
 from ..mcp.config import SERVER_NAME, McpConfigError
-from ..models.cassette import CassetteError
+from ..recording.cassette import CassetteError
 from . import mcp_context_magics, mcp_refresh_magics
 from ._collected_tools import collected_tools
 from .mcp_listing import server_listing as _listing

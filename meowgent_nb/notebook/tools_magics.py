@@ -12,7 +12,7 @@ from typing import Any
 from IPython.core.error import UsageError
 from IPython.core.magic_arguments import argument, magic_arguments
 
-from ..agent.evaluation import TEXT_LIMIT
+from ..evals.evaluation import TEXT_LIMIT
 from ..protocols.registry import PROTOCOLS
 from ..tools.view import ToolsView
 from ._options import parse_options
@@ -66,7 +66,7 @@ def tools_eval(magics: Any, line: str) -> Any:
 
     Runs the cases in VAR against the notebook's tools, one model turn each; no tool runs. While
     it runs, the cell shows each case's row as it finishes ("3/7 cases done"); the report is the
-    magic's value. Headless runs (nbval) show only the report. See `evaluation.aevaluate` for
+    magic's value. Headless runs (nbval) show only the report. See `evals.evaluation.aevaluate` for
     when reading an answer stops.
     """
     args = parse_options(tools_eval, line, "%tools eval")

@@ -292,7 +292,7 @@ def test_reset_forgets_the_summary():
 
 
 def test_a_summarized_conversation_replays_from_its_cassette_as_it_was_recorded(tmp_path):
-    from meowgent_nb.models.cassette import RecordingModel, ReplayModel
+    from meowgent_nb.recording.cassette import RecordingModel, ReplayModel
 
     path, prompts = tmp_path / "run.cassette.json", [f"Read page {i}" for i in range(5)]
     recorder = RecordingModel(summarizing(summary=lambda prompt: "Pages 0 and 1 were read."), path, options={"num_ctx": 2048})

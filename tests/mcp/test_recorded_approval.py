@@ -12,7 +12,7 @@ import pytest
 
 from meowgent_nb import Agent, Approved, AutoApprove, Denied, ScriptedModel
 from meowgent_nb.mcp.client import McpToolbox
-from meowgent_nb.models.cassette import Cassette, RecordingModel, ReplayModel
+from meowgent_nb.recording.cassette import Cassette, RecordingModel, ReplayModel
 
 SERVER = str(Path(__file__).parents[1] / "mcp_servers" / "demo_server.py")
 

@@ -10,7 +10,7 @@ import pytest
 
 from meowgent_nb import Agent, ScriptedModel
 from meowgent_nb.mcp.client import McpToolbox
-from meowgent_nb.models.cassette import Cassette, CassetteError, RecordingModel, ReplayModel
+from meowgent_nb.recording.cassette import Cassette, CassetteError, RecordingModel, ReplayModel
 
 SERVER = str(Path(__file__).parents[1] / "mcp_servers" / "demo_server.py")
 ADD = '<tool_call>{"name": "demo_add", "arguments": {"a": %d}}</tool_call>'

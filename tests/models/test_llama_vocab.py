@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from meowgent_nb import tool
-from meowgent_nb.agent._tool_block import ToolBlockSize, measure_tool_block, tool_block_text
+from meowgent_nb.evals._tool_block import ToolBlockSize, measure_tool_block, tool_block_text
 from meowgent_nb.models import ModelError
 from meowgent_nb.models.llamacpp import LlamaCppModel
 from meowgent_nb.protocols.registry import get_protocol

@@ -20,7 +20,7 @@ import meowgent_nb.models
 from meowgent_nb import Agent, ToolCall, tool
 from meowgent_nb.models import ModelChunk, ModelError, ModelRequest, Usage
 from meowgent_nb.models._openai_wire import AssembledCall, openai_messages, read_call
-from meowgent_nb.models.cassette import RecordingModel
+from meowgent_nb.recording.cassette import RecordingModel
 from meowgent_nb.models.openai import NO_KEY, OpenAIModel
 from meowgent_nb.protocols.native import NativeCallParser
 from tests.model_streams import collect_stream, first_chunk

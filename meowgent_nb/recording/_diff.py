@@ -7,7 +7,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ._cassette_file import REQUEST_FIELDS, Entry
+from ._file import REQUEST_FIELDS, Entry
 
 __all__ = ["describe_carried_over", "describe_difference", "describe_value_difference", "nearest"]
 

@@ -18,8 +18,8 @@ from typing import Annotated, Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from ..models.base import ModelChunk, Usage
 from ..tools.core import ToolCall
-from .base import ModelChunk, Usage
 
 __all__ = [
     "ChunkFields",

@@ -35,9 +35,9 @@ from pathlib import Path
 from typing import Any
 
 from ..tools.calls import ToolCall, ToolResult
-from ._cassette_diff import describe_value_difference
-from ._cassette_file import Cassette, CassetteError, recordable
-from ._cassette_mask import VALUE_DEPTH, Mask, depth_over
+from ._diff import describe_value_difference
+from ._file import Cassette, CassetteError, recordable
+from ._mask import VALUE_DEPTH, Mask, depth_over
 
 __all__ = ["RecordedToolError", "ToolTape", "call_arguments", "listed_tool"]
 
@@ -192,7 +192,7 @@ class ToolTape:
 def call_arguments(values: Mapping[str, Any], mask: Mask | None = None, path: Path | None = None) -> dict[str, Any]:
     """Validated argument values as canonical JSON values (what a call is recognised by), masked
     with ``mask`` (bytes: as base64 of the masked bytes); what JSON cannot hold as a string saying
-    what it was (see `_cassette_file.recordable`).
+    what it was (see `_file.recordable`).
 
     Raises:
         CassetteError: An object in them cannot be written as JSON (``path``: the cassette named).

@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._html import MUTED, escape, seconds, table_html
-from ._tool_block import CHARACTERS_PER_TOKEN, ToolBlockSize
+from ..agent.context import CHARACTERS_PER_TOKEN
+from ._tool_block import ToolBlockSize
 
 __all__ = ["CASE_HEADER", "EvalReport", "EvalRow", "cases_html", "result_html", "stopped_note"]
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from meowgent_nb.models import ModelChunk, ModelRequest, Usage
-from meowgent_nb.models.cassette import Cassette, CassetteError, ReplayModel
+from meowgent_nb.recording.cassette import Cassette, CassetteError, ReplayModel
 
 FIX_LINE = " Fix that line, or delete the file and record again."
 FIX_ENTRY = " Fix the entry, or delete the file and record again."

@@ -10,8 +10,8 @@ import pytest
 from IPython.core.error import UsageError
 
 from meowgent_nb import FunctionModel, ScriptedModel, tool
-from meowgent_nb.agent._eval_report import cases_html, result_html
-from meowgent_nb.agent.evaluation import TEXT_LIMIT, EvalCase, EvalReport, EvalRow, aevaluate, evaluate
+from meowgent_nb.evals._report import cases_html, result_html
+from meowgent_nb.evals.evaluation import TEXT_LIMIT, EvalCase, EvalReport, EvalRow, aevaluate, evaluate
 from meowgent_nb.agent.loop import Agent
 from meowgent_nb.models.base import ModelChunk, ModelRequest
 from meowgent_nb.testing import assert_tools_offered
@@ -586,7 +586,7 @@ def test_tools_eval_magic_runs_cases_concurrently_with_its_option(ip):
 
 @real_model
 def test_a_live_eval_on_the_embedded_model_replays_from_its_cassette_row_for_row(tmp_path, monkeypatch):
-    from meowgent_nb.models.cassette import cassette_model
+    from meowgent_nb.recording.cassette import cassette_model
     from meowgent_nb.models.llamacpp import LlamaCppModel
 
     monkeypatch.delenv("MEOWGENT_GGUF", raising=False)

@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 
 from meowgent_nb import Agent, ScriptedModel, tool
 from meowgent_nb.models import ModelChunk, ModelRequest, Usage
-from meowgent_nb.models.cassette import Cassette, CassetteError, RecordingModel, ReplayModel
+from meowgent_nb.recording.cassette import Cassette, CassetteError, RecordingModel, ReplayModel
 from meowgent_nb.tools.calls import ToolCall
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
@@ -233,7 +233,7 @@ def test_a_number_too_large_for_a_float_is_named_where_no_type_is_checked(tmp_pa
 def test_a_listed_tool_that_cannot_be_made_is_named(tmp_path):
     path = tmp_path / "c.cassette.json"
     path.write_text(REAL.replace('"parameters": {"type": "object"}', '"parameters": {"type": "object", "properties": 5}'))
-    from meowgent_nb.models.cassette import ToolTape
+    from meowgent_nb.recording.cassette import ToolTape
 
     with pytest.raises(CassetteError) as caught:
         ToolTape(Cassette(path), "replay").listing("demo")
@@ -278,7 +278,7 @@ def test_a_tool_value_nested_100000_deep_is_recorded_as_its_text_and_the_run_goe
 
 
 def test_arguments_json_cannot_hold_are_recorded_bounded_and_the_call_replays(tmp_path):
-    from meowgent_nb.models.cassette import ToolTape
+    from meowgent_nb.recording.cassette import ToolTape
     from meowgent_nb.tools.calls import ToolResult
 
     path = tmp_path / "c.cassette.json"

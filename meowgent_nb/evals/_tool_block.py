@@ -16,16 +16,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..agent.context import CHARACTERS_PER_TOKEN
 from ..protocols.base import ToolProtocol
 from ..tools.core import Tool
 
-__all__ = ["CHARACTERS_PER_TOKEN", "ToolBlockSize", "measure_tool_block", "tool_block_text"]
-
-CHARACTERS_PER_TOKEN = 4
-"""The estimate for a model without a tokenizer here. Measured with Qwen2.5's tokenizer on the
-tools blocks of `benchmarks/_toolsets.py` (3 and 17 tools, every protocol): 3.6 to 4.2 characters
-per token, so the estimate is within about 10 % of a count there."""
-
+__all__ = ["ToolBlockSize", "measure_tool_block", "tool_block_text"]
 
 @dataclass(frozen=True)
 class ToolBlockSize:

@@ -6,7 +6,7 @@ text, which may be laid out any way JSON allows, and refuses, with one `Cassette
 the file, the line and the field, what its reader must not take: text that is not JSON, NaN and
 Infinity, a number too large for a float or too long to read, a key given twice in one object
 (JSON readers would keep only the last), nesting deeper than `MAX_DEPTH` levels, and whatever the
-schema (`_cassette_schema`) refuses. The writer checks a new entry with it too (``writing=True``).
+schema (`_schema`) refuses. The writer checks a new entry with it too (``writing=True``).
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from ._cassette_mask import MAX_DEPTH, depth_over
-from .base import CassetteError, ModelChunk
+from ..models.base import CassetteError, ModelChunk
+from ._mask import MAX_DEPTH, depth_over
 
 __all__ = [
     "FIX_LINE",
@@ -56,13 +56,13 @@ class ToolEntry:
     tool: str
     arguments: dict[str, Any]
     result: Any
-    """The `_cassette_schema.ResultFields` as read."""
+    """The `_schema.ResultFields` as read."""
     line: int = 0
 
 
 @dataclass
 class ListingEntry:
-    """What a recorded toolbox offered: its tools (`_cassette_schema.ListedToolFields`) and the
+    """What a recorded toolbox offered: its tools (`_schema.ListedToolFields`) and the
     server's instructions."""
 
     toolbox: str
@@ -113,7 +113,7 @@ def parse_entries(text: str, path: Path, first_line: int = 1, *, writing: bool =
     Raises:
         CassetteError: As for `load_entries`.
     """
-    from ._cassette_schema import field_lines  # pydantic loads when a cassette is first read
+    from ._schema import field_lines  # pydantic loads when a cassette is first read
 
     fix = (lambda _: NOT_WRITTEN) if writing else (lambda what: what)
     decoder = json.JSONDecoder(parse_constant=_not_json, parse_float=_finite, object_pairs_hook=_object)
@@ -200,7 +200,7 @@ def _entry(
 ) -> Entry | ToolEntry | ListingEntry:
     from pydantic import ValidationError
 
-    from ._cassette_schema import (
+    from ._schema import (
         ChunkFields,
         EntryFields,
         ListingFields,

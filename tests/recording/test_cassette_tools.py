@@ -13,7 +13,7 @@ from IPython.core.error import UsageError
 
 from meowgent_nb import Agent, ScriptedModel, tool
 from meowgent_nb.models import ModelChunk
-from meowgent_nb.models.cassette import (
+from meowgent_nb.recording.cassette import (
     MODES,
     Cassette,
     CassetteError,
@@ -23,7 +23,7 @@ from meowgent_nb.models.cassette import (
     cassette_model,
     mode_of,
 )
-from tests.models.test_cassette import agent_cell
+from tests.recording.test_cassette import agent_cell
 
 CALLS: list[str] = []
 

@@ -2,14 +2,14 @@
 
 A cassette (``NAME.cassette.json``) is a sequence of JSON objects, one per model request: what
 the model was sent (the fields in `REQUEST_FIELDS`) and the chunks it streamed back. Tools marked
-``record=True`` add two more kinds of object (see `_cassette_tools`): a call
+``record=True`` add two more kinds of object (see `_tool_tape`): a call
 (``{"tool", "arguments", "result"}``) and a toolbox's listing (``{"toolbox", "instructions",
 "listing"}``). Each is
 written over several lines, one field, message or chunk a line, keys sorted, non-ASCII kept as it
 is, so a re-recording diffs line by line. Any layout loads: one object a line (JSON Lines),
 pretty-printed, reformatted by an editor, with a BOM or Windows line ends. New recordings are
 appended after a blank line; what the file held stays byte for byte, so hand edits stay. Every
-field is checked where the file is read (`_cassette_entries`, `_cassette_schema`): a mistake is
+field is checked where the file is read (`_entries`, `_schema`): a mistake is
 one `CassetteError` that names the line, the field and what is wrong with it. A new entry is
 checked the same way *before* it is written, and written atomically (a new file beside it, then
 renamed over it), so a value the reader would refuse, or a failure while writing, leaves the file
@@ -30,9 +30,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ._cassette_entries import REQUEST_FIELDS, Entry, ListingEntry, ToolEntry, load_entries, parse_entries
-from ._cassette_mask import MASKED, MAX_DEPTH, VALUE_DEPTH, Mask, host_credentials, scrub
-from .base import CassetteError, ModelChunk, ModelRequest
+from ..models.base import CassetteError, ModelChunk, ModelRequest
+from ._entries import REQUEST_FIELDS, Entry, ListingEntry, ToolEntry, load_entries, parse_entries
+from ._mask import MASKED, MAX_DEPTH, VALUE_DEPTH, Mask, host_credentials, scrub
 
 __all__ = [
     "REQUEST_FIELDS",

@@ -11,7 +11,7 @@ included), the tools passed natively and the names of those offered, ``think``, 
 change the answer, and ``format``. The same request asked twice replays its recordings in order.
 Timings are recorded (in the `Usage`) but never compared. Nothing else is stored: no headers, no
 host, and credentials (``http://user:password@...``, those in ``OLLAMA_HOST``) are removed from
-every stored string. See `_cassette_file` for the file format.
+every stored string. See `_file` for the file format.
 
 The modes, as ``%%agent`` and ``MEOWGENT_CASSETTE_MODE`` name them, with the names VCR-style
 tools (VCR.py, pytest-recording) give them:
@@ -23,7 +23,7 @@ tools (VCR.py, pytest-recording) give them:
 - ``off``: the cassette is not used: the model answers live and nothing is recorded.
 
 Tools marked ``record=True`` are recorded in the same file and replayed in the same mode (see
-`_cassette_tools`); a model made here has them in its `tool_tape`. ``mask=`` names secrets
+`_tool_tape`); a model made here has them in its `tool_tape`. ``mask=`` names secrets
 (regular expressions) that never reach the file, in requests, answers and tools alike.
 """
 
@@ -36,10 +36,10 @@ from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from ._cassette_diff import describe_carried_over, describe_difference, nearest
-from ._cassette_file import Cassette, CassetteError, Mask, chunk_json, host_credentials, request_fields
-from ._cassette_tools import RecordedToolError, ToolTape
-from .base import Model, ModelChunk, ModelRequest, describe_model
+from ..models.base import Model, ModelChunk, ModelRequest, describe_model
+from ._diff import describe_carried_over, describe_difference, nearest
+from ._file import Cassette, CassetteError, Mask, chunk_json, host_credentials, request_fields
+from ._tool_tape import RecordedToolError, ToolTape
 
 __all__ = [
     "MODES",

@@ -23,7 +23,7 @@ import meowgent_nb.models
 from meowgent_nb import Agent, FunctionModel, ScriptedModel, ToolCall, tool
 from meowgent_nb.agent.events import FinalAnswer, RunStart, ToolResultEvent
 from meowgent_nb.models import ModelChunk, ModelError, ModelRequest, Usage, gguf
-from meowgent_nb.models.cassette import Cassette, CassetteError, RecordingModel, ReplayModel, cassette_model
+from meowgent_nb.recording.cassette import Cassette, CassetteError, RecordingModel, ReplayModel, cassette_model
 from meowgent_nb.models.ollama import OllamaModel
 from tests.ollama_wire import FINAL, FINAL_CHUNK, FINAL_USAGE, MODEL, ndjson, part
 
@@ -711,8 +711,8 @@ def test_the_local_model_recorded_once_replays_where_llama_cpp_cannot_load(tmp_p
     script = (
         "import sys, asyncio, dataclasses; sys.modules['llama_cpp'] = None\n"
         "from meowgent_nb import Agent\n"
-        "from meowgent_nb.models.cassette import ReplayModel\n"
-        "from tests.models.test_cassette import add\n"
+        "from meowgent_nb.recording.cassette import ReplayModel\n"
+        "from tests.recording.test_cassette import add\n"
         f"result = Agent(ReplayModel({str(path)!r}), tools=[add], max_turns=2).run('What is 2+3? Use the add tool.')\n"
         "print(repr(result)); print(result.usage)\n"
     )

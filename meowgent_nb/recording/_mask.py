@@ -29,8 +29,8 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from .base import CassetteError
-from ._wire_values import nests_deeper as depth_over  # one depth check for every value from outside
+from ..models._wire_values import nests_deeper as depth_over  # one depth check for every value from outside
+from ..models.base import CassetteError
 
 __all__ = ["MASKED", "MAX_DEPTH", "Mask", "depth_over", "host_credentials", "scrub"]
 
@@ -221,7 +221,7 @@ def scrub(value: Any, secrets: Iterable[str] = ()) -> Any:
 def host_credentials(model: Any) -> Iterable[str]:
     """The credentials in ``OLLAMA_HOST``, ``OPENAI_BASE_URL`` and the model's ``host`` or
     ``base_url``, and the API key (``OPENAI_API_KEY``, or an `OpenAIModel`'s own), as exact strings."""
-    from .openai import NO_KEY
+    from ..models.openai import NO_KEY
 
     # An OpenAIModel keeps its key private, out of reprs; the cassette is the one other reader.
     for key in (os.environ.get("OPENAI_API_KEY"), getattr(model, "_api_key", None)):

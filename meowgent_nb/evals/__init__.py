@@ -1,0 +1,12 @@
+"""Tool-description evals: does the model pick the right tool, with the right arguments?
+
+`evaluate` and `aevaluate` (in ``evaluation``) run each `EvalCase` as a fresh `Agent`'s first
+turn; the `EvalReport` they return and its rendering are in `_report`, the size of the tools
+block the model was shown in `_tool_block`.
+"""
+
+from __future__ import annotations
+
+from .evaluation import EvalCase, EvalReport, aevaluate, evaluate
+
+__all__ = ["EvalCase", "EvalReport", "aevaluate", "evaluate"]
