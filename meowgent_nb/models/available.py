@@ -61,4 +61,5 @@ def _file_status(model: gguf.EmbeddedModel) -> str:
     cached = gguf.cache_dir() / model.file_name
     if cached.is_file() and cached.stat().st_size == model.size:
         return f"installed, ready ({cached})"
-    return f"installed; its file ({round(model.size / 1e6):,} MB) is put together in {cached.parent} on first use"
+    size = round(model.size / 1e6)
+    return f"installed; its file ({size:,} MB) is put together in {cached.parent} on first use"

