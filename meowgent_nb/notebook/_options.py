@@ -9,7 +9,7 @@ from typing import Any
 from IPython.core.error import UsageError
 from IPython.core.magic_arguments import parse_argstring
 
-__all__ = ["parse_options", "readable_help"]
+__all__ = ["parse_options", "readable_help", "value_attached"]
 
 _UNRECOGNIZED = "unrecognized arguments: "
 
@@ -67,3 +67,13 @@ def readable_help(usage: str) -> Callable[[Any], Any]:
         return function
 
     return mend
+
+
+def value_attached(words: list[str], option: str) -> list[str]:
+    """``OPTION VALUE`` as ``OPTION=VALUE`` where VALUE begins with "-": argparse would read such a
+    value (a token is any string; one in 64 that `%tools serve` prints begins so) as an option."""
+    glued = list(words)
+    for at in range(len(glued) - 2, -1, -1):
+        if glued[at] == option and glued[at + 1].startswith("-") and glued[at + 1] != "--":
+            glued[at : at + 2] = [f"{option}={glued[at + 1]}"]
+    return glued

@@ -28,6 +28,7 @@ from ..mcp.config import SERVER_NAME, McpConfigError
 from ..recording.cassette import CassetteError
 from . import mcp_context_magics, mcp_refresh_magics
 from ._collected_tools import collected_tools
+from ._options import value_attached
 from .mcp_listing import server_listing as _listing
 
 __all__ = ["close_mcp", "tools_mcp", "tools_serve"]
@@ -151,10 +152,9 @@ def mcp_add(magics: Any, line: str) -> None:
 
 
 def _add(magics: Any, words: list[str]) -> None:
-    options, command = (
-        (words[: words.index("--")], words[words.index("--") + 1 :]) if "--" in words else (words, None)
-    )
-    args = mcp_add.parser.parse_args(options)
+    cut = words.index("--") if "--" in words else len(words)
+    options, command = words[:cut], (words[cut + 1 :] if cut < len(words) else None)
+    args = mcp_add.parser.parse_args(value_attached(options, "--token"))
     name = args.name
     if not SERVER_NAME.fullmatch(name):
         raise UsageError(

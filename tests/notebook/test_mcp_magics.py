@@ -249,6 +249,31 @@ def test_serve_the_notebook_tools_and_stop(ip):
     tools(ip, "serve --stop")
 
 
+def test_a_token_that_begins_with_a_dash_is_the_tokens_value_not_an_option(ip, monkeypatch):
+    # secrets.token_urlsafe starts with "-" one time in 64: CI once failed on "--token -etAcs...".
+    import meowgent_nb.mcp.serve as serve
+
+    monkeypatch.setattr(serve.secrets, "token_urlsafe", lambda n: "-" + "x" * 42)
+    ip.user_ns["t_echo"] = _echo
+    tools(ip, "serve")
+    server = magics(ip)._mcp_serving
+    assert server.token == "-" + "x" * 42
+    try:
+        for option in (f"--token {server.token}", f"--token={server.token}"):
+            assert tools(ip, f"mcp add nb --url {server.url} {option}") == (
+                f"nb (http: {server.url}): connected, 1 tools\n"  # the listing's wording, as elsewhere
+                "  headers: Authorization=***\n"
+                "  nb_t_echo  runs without asking\n"
+            )
+            assert magics(ip)._mcp_servers["nb"]["nb_t_echo"].run({"text": "hi"}) == "hi"
+            tools(ip, "mcp remove nb")
+        with pytest.raises(UsageError) as caught:  # a missing value is still an error
+            ip.run_line_magic("tools", f"mcp add nb --url {server.url} --token")
+        assert "--token: expected one argument" in str(caught.value)
+    finally:
+        tools(ip, "serve --stop")
+
+
 def test_serve_needs_a_tool_and_a_free_port(ip):
     ip.user_ns["t_remove"] = t_remove
     with pytest.raises(UsageError) as caught:
