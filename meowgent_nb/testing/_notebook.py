@@ -17,8 +17,8 @@ from typing import Any
 
 __all__ = ["AgentCell", "NotebookRun", "ToolRun", "run_notebook"]
 
-_START = "__import__('meowgent_nb.notebook.magics._run_record').notebook._run_record.start()"
-_COLLECT = "__import__('meowgent_nb.notebook.magics._run_record').notebook._run_record.collected()"
+_START = "__import__('meowgent_nb.notebook.magics._run_record').notebook.magics._run_record.start()"
+_COLLECT = "__import__('meowgent_nb.notebook.magics._run_record').notebook.magics._run_record.collected()"
 
 
 @dataclass(frozen=True)
