@@ -48,11 +48,13 @@ autodoc_typehints = "description"
 autodoc_default_options = {"members": True, "undoc-members": False, "show-inheritance": False}
 napoleon_google_docstring = True
 napoleon_numpy_docstring = False
+napoleon_use_ivar = True  # a class's Attributes: as fields, not a second entry beside autodoc's own
 default_role = "py:obj"  # `Tool` in a docstring links to it when it is documented
 
 html_theme = "pydata_sphinx_theme"
 html_title = "meowgent_nb"
-html_static_path: list[str] = []
+html_static_path = ["_static"]
+html_css_files = ["meowgent.css"]
 html_theme_options = {
     "navigation_with_keys": False,
     "show_toc_level": 2,
@@ -61,3 +63,5 @@ html_theme_options = {
     "navbar_end": ["theme-switcher", "navbar-icon-links"],
 }
 html_show_sourcelink = False
+# Pages of their own, with no section to navigate: no left sidebar.
+html_sidebars = {page: [] for page in ("index", "getting-started", "api", "troubleshooting", "benchmarks", "architecture")}

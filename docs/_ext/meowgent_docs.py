@@ -61,9 +61,12 @@ class PublicApi(SphinxDirective):
     """``{meowgent-api}``: the reference of every public name, generated from its docstring."""
 
     def run(self) -> list[nodes.Node]:
-        lines = []
+        # The page is Markdown, and so is what its directive parses; autodoc writes reStructuredText,
+        # which MyST reads inside an eval-rst block.
+        lines = ["```{eval-rst}"]
         for kind, name in public_names():
             lines += [f".. auto{kind}:: meowgent_nb.{name}", ""]
+        lines.append("```")
         node = nodes.section()
         node.document = self.state.document
         self.state.nested_parse(StringList(lines, source="meowgent_nb.__all__"), self.content_offset, node)
