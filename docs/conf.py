@@ -32,7 +32,8 @@ extensions = [
 ]
 
 # drafts/ holds other branches' notes for the lead to merge; _build is the output.
-exclude_patterns = ["_build", "drafts", "**/.ipynb_checkpoints"]
+# getting-started.ipynb is getting-started.md as a notebook, for Binder: the page is the .md.
+exclude_patterns = ["_build", "drafts", "**/.ipynb_checkpoints", "getting-started.ipynb"]
 source_suffix = {".md": "myst-nb", ".ipynb": "myst-nb"}
 root_doc = "index"
 

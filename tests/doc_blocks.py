@@ -51,6 +51,13 @@ class Block:
     """Its closing fence is there (an unclosed fence runs to the end of the page)."""
     info: str = ""
     """The whole info string after the fence (a MyST directive's argument follows its name)."""
+    end: int = 0
+    """The line after its closing fence, counted from 1 (the page's lines[line - 1:end - 1] are the block)."""
+
+    @property
+    def cell(self) -> bool:
+        """A block a reader types into a notebook cell: Python that runs, or a magic (``%tools``, ``%%agent``)."""
+        return self.runs or (self.language == "" and self.code.startswith("%"))
 
     @property
     def runs(self) -> bool:
@@ -72,7 +79,9 @@ def page_blocks(text: str) -> list[Block]:
         last = lines[end - 1].strip() if end - 1 < len(lines) else ""
         closed = end - start >= 2 and last.startswith(token.markup) and set(last) <= set(token.markup[0])
         language = token.info.strip().split(" ", 1)[0].lower() if token.info.strip() else ""
-        blocks.append(Block(language, token.content.rstrip("\n"), start + 1, illustrative, closed, token.info.strip()))
+        blocks.append(
+            Block(language, token.content.rstrip("\n"), start + 1, illustrative, closed, token.info.strip(), end + 1)
+        )
     return blocks
 
 
@@ -119,3 +128,47 @@ def run_cells(kernel: Kernel, cells: tuple[str, ...]) -> list[Run]:
         assert run.reply["status"] == "ok", (number, cell, run.reply.get("evalue"))
         runs.append(run)
     return runs
+
+
+GETTING_STARTED = DOCS / "getting-started.md"
+NOTEBOOK = DOCS / "getting-started.ipynb"
+"""The getting-started page as a notebook, for Binder (``binder/README.md``): its cells are the
+page's, its text the page's text; the notebook is made from the page, never edited by hand."""
+
+
+def page_notebook(text: str) -> dict:
+    """A notebook of a page: each block a reader types into a cell (`Block.cell`) is a code cell,
+    and the text between them, with its other blocks, a Markdown cell. No outputs."""
+    import nbformat
+
+    lines = text.splitlines()
+    cells, at = [], 0
+    for block in page_blocks(text):
+        if not block.cell:
+            continue
+        prose = "\n".join(lines[at : block.line - 1]).strip("\n")
+        if prose:
+            cells.append(nbformat.v4.new_markdown_cell(prose))
+        cells.append(nbformat.v4.new_code_cell(block.code))
+        at = block.end - 1
+    rest = "\n".join(lines[at:]).strip("\n")
+    if rest:
+        cells.append(nbformat.v4.new_markdown_cell(rest))
+    notebook = nbformat.v4.new_notebook(cells=cells)
+    # A kernel named in the file: JupyterLab opens it without asking which kernel to start.
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    for number, cell in enumerate(notebook.cells, 1):
+        cell["id"] = f"cell-{number}"  # stable ids: the file changes only when the page does
+    return notebook
+
+
+def notebook_text(text: str) -> str:
+    import nbformat
+
+    return nbformat.writes(nbformat.from_dict(page_notebook(text))) + "\n"
+
+
+if __name__ == "__main__":
+    # python -m tests.doc_blocks: write docs/getting-started.ipynb from docs/getting-started.md.
+    NOTEBOOK.write_text(notebook_text(GETTING_STARTED.read_text()))
+    print(f"wrote {NOTEBOOK}")

@@ -17,6 +17,9 @@ import pytest
 
 from tests.doc_blocks import (
     DOCS,
+    GETTING_STARTED,
+    NOTEBOOK,
+    notebook_text,
     PYTHON,
     ROOT,
     page_blocks,
@@ -95,6 +98,27 @@ def test_python_in_a_form_that_is_not_run_is_named():
         "line 3: a {code-block} directive; write a ```python fence",
         "line 7: a {code-cell} directive; write a ```python fence",
         "line 11: the block is never closed",
+    ]
+
+
+def test_the_getting_started_notebook_is_the_page():
+    # Binder opens it (binder/README.md); it is made from the page, so the two cannot differ.
+    assert NOTEBOOK.read_text() == notebook_text(GETTING_STARTED.read_text()), (
+        "docs/getting-started.ipynb is not what docs/getting-started.md makes: python -m tests.doc_blocks"
+    )
+
+
+def test_a_pages_notebook_has_its_cells_and_its_text():
+    import json
+
+    page = "# T\n\nSet up:\n\n```python\nx = 1\n```\n\n```bash\npip install it\n```\n\n```\n%%agent\nHi\n```\n\nEnd.\n"
+    cells = [(c["cell_type"], "".join(c["source"])) for c in json.loads(notebook_text(page))["cells"]]
+    assert cells == [
+        ("markdown", "# T\n\nSet up:"),
+        ("code", "x = 1"),
+        ("markdown", "```bash\npip install it\n```"),
+        ("code", "%%agent\nHi"),
+        ("markdown", "End."),
     ]
 
 
