@@ -46,8 +46,15 @@ class _Links(HTMLParser):
         super().__init__()
         self.ids: set[str] = set()
         self.links: list[str] = []
+        self.assets: list[str] = []
+        """Scripts and stylesheets the page loads."""
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        found = dict(attrs)
+        if tag == "script" and found.get("src"):
+            self.assets.append(found["src"] or "")
+        elif tag == "link" and "stylesheet" in (found.get("rel") or "") and found.get("href"):
+            self.assets.append(found["href"] or "")
         for name, value in attrs:
             if name in ("id", "name") and value:
                 self.ids.add(value)
@@ -83,6 +90,17 @@ def broken_links(html_root: Path) -> list[str]:
 
 def test_the_site_builds_without_a_warning_and_its_links_hold(site):
     assert broken_links(site) == []
+
+
+def test_the_site_loads_nothing_from_another_host(site):
+    # Read offline (a laptop on a train, a CI artifact): every script and stylesheet is the site's own.
+    pages = [path for path in site.rglob("*.html") if "_static" not in path.relative_to(site).parts]
+    outside = []
+    for path in pages:
+        parser = _Links()
+        parser.feed(path.read_text(encoding="utf-8"))
+        outside += [f"{path.relative_to(site)}: {asset}" for asset in parser.assets if urlsplit(asset).netloc]
+    assert len(pages) > 20 and outside == []
 
 
 def test_the_link_check_finds_a_missing_page_and_a_missing_anchor(tmp_path):
