@@ -71,6 +71,13 @@ def test_the_guides_are_one_per_concern():
     ]
 
 
+def test_the_front_page_is_short_and_says_what_and_for_whom_first():
+    lines = (ROOT / "README.md").read_text().splitlines()
+    assert len(lines) < 200
+    first_screen = " ".join(lines[:15])
+    assert "inside Jupyter notebooks" in first_screen and "It is for teachers" in first_screen
+
+
 def test_the_front_pages_python_is_all_in_its_tested_tour():
     # tests/test_readme.py runs the tour's blocks; a Python block elsewhere in README.md would run nowhere.
     readme = (ROOT / "README.md").read_text()
