@@ -64,5 +64,8 @@ html_theme_options = {
     "navbar_end": ["theme-switcher", "navbar-icon-links"],
 }
 html_show_sourcelink = False
-# Pages of their own, with no section to navigate: no left sidebar.
-html_sidebars = {page: [] for page in ("index", "getting-started", "api", "troubleshooting", "benchmarks", "architecture")}
+# Pages with no section of pages to navigate: no left sidebar (the course keeps its list of notebooks).
+html_sidebars = {
+    "guides/*": [],
+    **{page: [] for page in ("index", "getting-started", "api", "troubleshooting", "benchmarks", "architecture")},
+}
