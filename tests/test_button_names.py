@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from meowgent_nb.notebook.approvals._labels import BUTTONS
+from tests.doc_blocks import site_pages
 
 ROOT = Path(__file__).resolve().parents[1]
 BOLD = re.compile(r"\*\*([A-Z][^*]*?)\*\*")
@@ -83,8 +84,10 @@ def button_names(text: str) -> list[str]:
 
 
 def documents() -> list[tuple[str, str]]:
-    """(where, Markdown) of the README and of every markdown cell of the course notebooks."""
+    """(where, Markdown) of the README, of every page of the docs site and of every markdown cell
+    of the course notebooks."""
     found = [("README.md", (ROOT / "README.md").read_text())]
+    found += [(str(page.relative_to(ROOT)), page.read_text()) for page in site_pages()]
     for notebook in sorted((ROOT / "notebooks").glob("*.ipynb")):
         for index, cell in enumerate(json.loads(notebook.read_text())["cells"]):
             if cell["cell_type"] == "markdown":

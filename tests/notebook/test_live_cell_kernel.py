@@ -296,11 +296,11 @@ def test_a_refused_edit_can_be_corrected_checked_and_approved(kernel):
     ]
 
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+README = Path(__file__).resolve().parents[2] / "docs" / "guides" / "agent-cells.md"  # where the texts are quoted
 
 
 def readme_stop_quotes() -> list[str]:
-    """Every text README.md quotes of a run that was stopped ("stopped by ..."), line breaks joined."""
+    """Every text the agent-cells guide quotes of a run that was stopped ("stopped by ..."), line breaks joined."""
     return re.findall(r'"(stopped by [^"]*)"', " ".join(README.read_text().split()))
 
 
