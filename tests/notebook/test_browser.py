@@ -205,13 +205,13 @@ def test_always_allow_lasts_into_the_next_cell(open_notebook, lab):
 
     notebook.wait_finished(1, "the first agent cell (after Always allow)")
     notebook.wait_text(
-        card(notebook.cell(1)).locator(".meowgent-approval"), "always allowed", "the decision in the first card"
+        card(notebook.cell(1)).locator(".meowgent-approval"), "approved by you (always allow, for this session)", "the decision in the first card"
     )
     notebook.wait_finished(2, "the second agent cell (no click)")
     second = notebook.cell(2)
     notebook.wait_text(card(second).locator(".meowgent-status"), "done", "the second tool card's status")
     notebook.wait_text(
-        card(second).locator(".meowgent-approval"), "always allowed", "the second card's approval"
+        card(second).locator(".meowgent-approval"), "allowed by always allow (for this session)", "the second card's approval"
     )
     notebook.wait_text(second.locator(".meowgent-text"), "Second file written.", "the second final answer")
     buttons = second.locator(".jp-OutputArea button").count()
@@ -260,7 +260,7 @@ def edit_scenario(open_notebook, server: JupyterLab) -> None:
     written = person.read_text() if person.exists() else None
     notebook.check(written == "from the person", f"the tool wrote {written!r} to person.txt")
     notebook.check(not model.exists(), "the model's arguments ran too")
-    notebook.wait_text(card(agent).locator(".meowgent-approval"), "with changed arguments", "the card's approval")
+    notebook.wait_text(card(agent).locator(".meowgent-approval"), "approved by you (edited)", "the card's approval")
     notebook.wait_text(card(agent).locator(".meowgent-arguments"), "ran with, changed by you:", "both argument sets")
     notebook.wait_text(card(agent).locator(".meowgent-edited"), "edited", "the card's mark of an edited call")
     notebook.wait_text(card(agent).locator(".meowgent-output"), "The person changed the arguments", "what the model read")
