@@ -96,8 +96,10 @@ class ApprovalRow:
         self.problem = widgets.HTML("")
         self.edit_box = widgets.VBox([self.editor, widgets.HBox([self.check, self.approve_edited]), self.problem])
         self.edit_box.layout.display = "none"
-        self.rule, self.reason = _OneLine(self, ADD_RULE, "rule", "success"), _OneLine(self, SEND_DENIAL, "deny", "danger")
-        self.reason.text.placeholder = "why not (the model reads it; empty: a plain denial)"
+        self.rule = _OneLine(self, ADD_RULE, "rule", "success", "Rule:", "TOOL ARG=PATTERN ... -> allow")
+        self.reason = _OneLine(
+            self, SEND_DENIAL, "deny", "danger", "Reason:", "why not (the model reads it; empty: a plain denial)"
+        )
         self._line = widgets.HBox([*self.buttons, self.label], layout=widgets.Layout(flex_flow="row wrap"))
         title = tool_title(request)
         self.title = None
@@ -201,10 +203,10 @@ class _OneLine:
     """A one-line text box with its button and the problem it met: the rule of "Allow calls like
     this…", the reason of "Deny with a reason". Hidden until opened."""
 
-    def __init__(self, row: ApprovalRow, label: str, choice: str, style: str):
+    def __init__(self, row: ApprovalRow, label: str, choice: str, style: str, name: str, placeholder: str):
         import ipywidgets as widgets
 
-        self.row = row
+        self.row, self.name, self.placeholder = row, name, placeholder
         self.text = self._box("")
         tooltip = "Add the rule, then run this call" if choice == "rule" else "Deny the call, telling the model this"
         self.button = row._button(label, "rule" if choice == "rule" else "deny-reason", style, tooltip)
@@ -212,12 +214,12 @@ class _OneLine:
         self.view = widgets.VBox([widgets.HBox([self.text, self.button]), self.problem])
         self.view.layout.display = "none"
 
-    @staticmethod
-    def _box(value: str) -> Any:
+    def _box(self, value: str) -> Any:
         import ipywidgets as widgets
 
         # continuous_update=False: the text travels once, when the box loses focus (on the click).
-        box = widgets.Text(value=value, continuous_update=False)
+        # The description labels the box for screen readers too.
+        box = widgets.Text(value=value, description=self.name, placeholder=self.placeholder, continuous_update=False)
         box.layout.width = "60%"
         return box
 
@@ -240,7 +242,6 @@ class _OneLine:
 
     def _fresh(self, value: str) -> None:
         fresh = self._box(value)
-        fresh.placeholder = self.text.placeholder
         line = self.view.children[0]
         line.children = (fresh, *line.children[1:])
         self.text.close()
