@@ -340,6 +340,13 @@ def test_edit_then_approve_in_notebook_7(open_notebook, notebook7):
     edit_scenario(open_notebook, notebook7)
 
 
+def test_exact_call_rule_and_reason_buttons(open_page, lab, tmp_path):
+    """Allow this exact call, Allow calls like this… and Deny with a reason (test_browser_decisions)."""
+    from tests.notebook.test_browser_decisions import decisions_scenario
+
+    decisions_scenario(open_page, lab, tmp_path, "JupyterLab Light", full=True)
+
+
 def test_the_next_notebook_opens_in_the_loaded_page_and_the_last_one_is_closed(open_page, pages, lab):
     # The suite's own promise (tests/browser_pages.py): JupyterLab loads once per app and theme.
     for name in ("reuse_a", "reuse_b"):
