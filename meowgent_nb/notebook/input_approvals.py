@@ -10,6 +10,7 @@ answer mean the same.
 from __future__ import annotations
 
 import json
+import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -93,7 +94,7 @@ class SessionChoices:
         if choice == "approve":
             return Approved("approved by you")
         if choice == "deny":
-            reason = " ".join(str(value or "").split())  # one line
+            reason = " ".join(_printable(str(value or "")).split())  # one line
             if len(reason) > REASON_LIMIT:
                 reason = reason[: REASON_LIMIT - 3] + "..."
             return Denied(reason, PERSON) if reason else Denied(reason=PERSON)
@@ -110,6 +111,11 @@ class SessionChoices:
             self.add_rule(text)
             return Approved(f"approved by you (rule added: {text})")
         raise ValueError(f"unknown choice {choice!r}")
+
+
+def _printable(text: str) -> str:
+    """``text`` without control characters (a pasted escape sequence is no part of a reason)."""
+    return "".join(" " if unicodedata.category(c) == "Cc" else c for c in text)
 
 
 class InputApprover(SessionChoices, AsksForServers):

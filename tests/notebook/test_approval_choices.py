@@ -79,6 +79,7 @@ def test_deny_with_a_reason_gives_the_model_one_line_and_an_empty_reason_is_a_pl
     choices, request = SessionChoices(), _request(path="a.txt", text="hi")
     assert choices.decide(request, "deny", "  use the\narchive\tinstead ") == Denied("use the archive instead", "by you")
     assert choices.decide(request, "deny", " \n ") == Denied(reason="by you")
+    assert choices.decide(request, "deny", "no\x1b[2K\x00\u2028way") == Denied("no [2K way", "by you")
     assert choices.decide(request, "deny", None) == Denied(reason="by you")
     long = choices.decide(request, "deny", "x" * 600)
     assert long.message == "x" * 497 + "..."
