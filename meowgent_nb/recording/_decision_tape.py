@@ -6,7 +6,9 @@ answers: ``{"decision": "approved" | "edited" | "denied", "tool", "arguments", "
 are (`_tool_tape.call_arguments`). In replay, the n-th decision on a call (tool and arguments)
 must be the n-th recorded one: a call decided otherwise (approved when it was recorded, denied now
 by ``MEOWGENT_APPROVE=none``) is a `CassetteError` naming the call and both decisions. Who decided
-is recorded and named, never compared: a person's approval replays as a policy's or a rule's.
+is recorded and named, never compared: a person's approval replays as a policy's or a rule's. A
+call asked now that was not asked then (its approval raised since, as a file or a person may) has
+nothing to compare with, and is decided as it is.
 
 A cassette written before decisions were recorded has none, and replays as it always did.
 """
@@ -33,8 +35,7 @@ class DecisionTape:
         """Record ``record`` (an `agent.decisions.DecisionRecord`), or check it against its recording.
 
         Raises:
-            CassetteError: In replay, the call was decided otherwise when it was recorded, or (in
-                mode replay, in a cassette that records decisions) it was never decided then.
+            CassetteError: In replay, the call was decided otherwise when it was recorded.
         """
         mask = self.cassette.mask
         arguments = call_arguments(record.arguments, mask, self.cassette.path)
@@ -44,9 +45,7 @@ class DecisionTape:
         if self.mode != "record":
             found = self.cassette.take_decision(tool, arguments, again=self.mode == "replay")
         if found is None and self.mode == "replay":
-            if self.cassette.decisions:  # a cassette from before decisions were recorded has none
-                raise self._error(record, arguments, None)
-            return
+            return  # not asked when it was recorded (approval may be raised since): nothing to compare
         if found is None:
             entry: dict[str, Any] = {"decision": record.decision, "tool": tool, "arguments": arguments}
             entry["by"] = mask.string(record.by)
@@ -64,18 +63,12 @@ class DecisionTape:
         call = f"{record.tool}({shown})"
         where = f" in {self.context}" if self.context else ""
         now = _said(record.decision, record.by, record.ran_with, record.reason)
-        if found is None:
-            first = (
-                f"The cassette {self.cassette.path} records the decisions of its run, and none on the call"
-                f" {call}{where}, which was {now} in this run."
-            )
-        else:
-            then = _said(found.decision, found.by, found.ran_with)
-            first = (
-                f"The call {call}{where} was {then} when the cassette {self.cassette.path} was recorded"
-                f" (line {found.line}), and {now} in this run. A replay must decide the same calls the"
-                " same way (a person, a rule or MEOWGENT_APPROVE); decide it as recorded."
-            )
+        then = _said(found.decision, found.by, found.ran_with)
+        first = (
+            f"The call {call}{where} was {then} when the cassette {self.cassette.path} was recorded"
+            f" (line {found.line}), and {now} in this run. A replay must decide the same calls the"
+            " same way (a person, a rule or MEOWGENT_APPROVE); decide it as recorded."
+        )
         return CassetteError(self.cassette.mask.text(f"{first}\n{RERECORD_TOOLS}"))
 
     def __repr__(self) -> str:

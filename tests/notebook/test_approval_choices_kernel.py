@@ -27,10 +27,13 @@ def kernel(tmp_path_factory):
 
 def test_allow_this_exact_call_runs_the_same_call_later_unasked_and_asks_for_another(kernel):
     kernel.ok("approver = WidgetApprover()\nsession_decisions().clear()")
-    kernel.ok("agent = make_agent(approver, 'exact.txt')")
-    first = kernel.ok("result = await agent.arun('go')", hook=clicking(("Allow this exact call", 0)))
-    assert first.panel_texts[-1] == (
-        "Approval needed: write_file(path='exact.txt', text='hi') -> approved by you (this exact call, for this session)"
+    kernel.ok("agent = make_agent(approver, 'exact.txt', 'exact.txt', 'other.txt')")
+    hook = clicking(("Allow this exact call", 0), ("Deny", 2))
+    first = kernel.ok("result = await agent.arun('go')", hook=hook)
+    assert first.panel_texts[-1] == (  # the same call twice in one answer: one click decides both
+        "Approval needed: write_file(path='exact.txt', text='hi') -> approved by you (this exact call, for this session)\n"
+        "Approval needed: write_file(path='exact.txt', text='hi') -> allowed by this exact call (approved earlier in"
+        " this session)\nApproval needed: write_file(path='other.txt', text='hi') -> denied by you"
     )
     kernel.ok("agent = make_agent(approver, 'exact.txt')")
     again = kernel.ok("result = await agent.arun('go')")
@@ -46,7 +49,8 @@ def test_allow_this_exact_call_runs_the_same_call_later_unasked_and_asks_for_ano
     out = kernel.ok("print([(r.decision, r.by) for r in session_decisions()])").stdout
     assert out == (
         "[('approved', 'you (this exact call, for this session)'), ('approved', 'this exact call (approved earlier"
-        " in this session)'), ('denied', 'you')]\n"
+        " in this session)'), ('denied', 'you'), ('approved', 'this exact call (approved earlier in this session)'),"
+        " ('denied', 'you')]\n"
     )
 
 
