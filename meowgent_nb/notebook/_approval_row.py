@@ -137,7 +137,11 @@ class ApprovalRow:
         if choice == "edit":
             self.edit_box.layout.display = "flex"
         elif choice == "like":
-            self.rule.open(self.rule_text())
+            try:
+                self.rule.open(self.rule_text())
+            except Exception as error:  # noqa: BLE001 - no prefill: the person writes the rule
+                self.rule.open("")
+                self.rule.sent(f"No rule could be written from this call ({type(error).__name__}: {error}); write one.")
         elif choice == "reason":
             self.reason.open(None)
         elif choice in ("rule", "deny-reason"):

@@ -170,7 +170,11 @@ def ask_by_input(request: ApprovalRequest, choices: SessionChoices) -> Decision:
 
 def _rule_by_input(request: ApprovalRequest, choices: SessionChoices) -> Decision | None:
     """Ask for a rule (Enter keeps the one shown); None when it was refused (asked again)."""
-    shown = choices.prefill(request)
+    try:
+        shown = choices.prefill(request)
+    except Exception as error:  # noqa: BLE001 - no prefill: the person writes the rule
+        shown = ""
+        print(f"No rule could be written from this call ({type(error).__name__}: {error}); write one.")
     text = input(f"Rule (Enter keeps it, or type a wider or narrower one):\n  {shown}\n> ").strip() or shown
     try:
         return choices.decide(request, "rule", text)

@@ -144,6 +144,19 @@ def test_the_rule_box_opens_prefilled_and_a_refused_rule_shows_why_in_a_fresh_bo
     row.close()
 
 
+def test_a_prefill_that_fails_opens_an_empty_rule_box_saying_so():
+    from meowgent_nb.notebook._approval_row import ApprovalRow
+
+    request = _request(path="a.txt", text="hi")
+    row = ApprovalRow(request, lambda c, v: None, lambda f, *a: f(*a), rule_text=lambda: 1 / 0)
+    row._choose("like")
+    assert (row.rule.view.layout.display, row.rule.text.value) == ("flex", "")
+    assert "No rule could be written from this call (ZeroDivisionError: division by zero); write one." in (
+        row.rule.problem.value
+    )
+    row.close()
+
+
 def test_the_reason_box_sends_its_line_as_the_denial():
     outcomes: list = []
     row = _row(SessionChoices(), outcomes)
