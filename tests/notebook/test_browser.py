@@ -170,7 +170,7 @@ def test_deny_does_not_run_the_tool(open_notebook, lab):
     notebook.run_all()
     wait_for_buttons(notebook, 1)
     agent = notebook.cell(1)
-    agent.get_by_role("button", name="Deny").click()
+    agent.get_by_role("button", name="Deny", exact=True).click()  # not "Deny with a reason"
 
     notebook.wait_finished(1, "the agent cell (after Deny)")
     notebook.wait_text(card(agent).locator(".meowgent-status"), "denied", "the tool card's status")
