@@ -47,7 +47,7 @@ MAX_MODULES = 15
 LONG_MODULES = {
     "meowgent_nb/mcp/client/toolbox.py": 513,
     "meowgent_nb/mcp/client/_session.py": 409,
-    "meowgent_nb/notebook/magics/agent_magics.py": 448,
+    "meowgent_nb/notebook/magics/agent_magics.py": 437,
     "meowgent_nb/notebook/magics/mcp_magics.py": 446,
     "meowgent_nb/notebook/views/transcript.py": 403,
     "meowgent_nb/tools/core.py": 433,

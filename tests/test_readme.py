@@ -144,7 +144,7 @@ def test_the_tour_approved_calls_both_tools_and_deletes_the_file(readme, tmp_pat
         assert tools.of_type("execute_result")[0]["data"]["text/plain"].endswith("\n" + readme.tools_xml)
         assert transcript(weather).startswith(WEATHER)
         assert transcript(delete).startswith(
-            "[tool] delete_file(path='old.txt') -> done (approved: approve='all')\n  Deleted old.txt.\n"
+            "[tool] delete_file(path='old.txt') -> done (approved by policy: approve='all')\n  Deleted old.txt.\n"
         )
         assert not (tmp_path / "old.txt").exists()
         asked = kernel.ok(
@@ -167,7 +167,7 @@ def test_the_tour_denied_keeps_the_file(readme, tmp_path, monkeypatch):
     try:
         *_, delete = run_cells(kernel, readme.cells)
         assert transcript(delete).startswith(
-            "[tool] delete_file(path='old.txt') -> denied (approve='none')\n"
+            "[tool] delete_file(path='old.txt') -> denied (by policy: approve='none')\n"
             "  Denied: the notebook's approval setting (approve='none') denies calls that need approval\n"
         )
         assert (tmp_path / "old.txt").read_text() == "an old draft\n"
@@ -219,7 +219,7 @@ def test_the_tour_live_on_the_embedded_model(readme, tmp_path, monkeypatch):
         _, _, weather, delete = run_cells(kernel, readme.cells)
         assert transcript(weather).startswith(WEATHER), transcript(weather)
         assert transcript(delete).startswith(
-            "[tool] delete_file(path='old.txt') -> done (approved: approve='all')\n  Deleted old.txt.\n"
+            "[tool] delete_file(path='old.txt') -> done (approved by policy: approve='all')\n  Deleted old.txt.\n"
         ), transcript(delete)
         assert not (tmp_path / "old.txt").exists()
         out = kernel.ok(readme.loop).stdout

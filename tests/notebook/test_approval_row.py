@@ -86,5 +86,5 @@ def test_a_tool_without_a_title_shows_none():
     arguments = {"path": "a.txt", "text": "hi"}
     request = ApprovalRequest(ToolCall("write_file", arguments), write_file, arguments)
     row = ApprovalRow(request, lambda c, a: None, lambda f, *a: f(*a))
-    assert row.title is None and len(row.view.children) == 2
+    assert row.title is None and len(row.view.children) == 4  # the line, then the edit, rule and reason boxes
     assert call_text(request) == "write_file(path='a.txt', text='hi')"

@@ -1,7 +1,8 @@
 """Asking a person: buttons in the running cell, an ``input()`` prompt, or a policy when no one is there.
 
-`WidgetApprover` puts Approve / Edit arguments / Deny / Always allow under each waiting call's
-card in a running ``%%agent`` cell (a panel of its own after ``await agent.arun(...)``). The
+`WidgetApprover` puts Approve / Edit arguments / Deny / Always allow / Allow this exact call /
+Allow calls like this… / Deny with a reason under each waiting call's card in a running
+``%%agent`` cell (a panel of its own after ``await agent.arun(...)``). The
 wait works because ipykernel (>= 7.4) handles comm messages, such as clicks, while an async cell
 awaits.
 `InputApprover` (in `input_approvals`) asks in a terminal, and where the frontend shows no

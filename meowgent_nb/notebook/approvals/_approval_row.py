@@ -1,4 +1,5 @@
-"""One call's approval controls: Approve / Edit arguments / Deny / Always allow, and the edit box.
+"""One call's approval controls: Approve / Edit arguments / Deny / Always allow / Allow this exact
+call / Allow calls like this… / Deny with a reason, and the boxes three of them open.
 
 `ApprovalRow` is the widget part only: it reports a person's choice to ``on_choice`` and shows
 the outcome it is told. Which calls are asked together, the wait and the timeout are
@@ -12,6 +13,11 @@ runs, the widget frontend sends a widget's *first* value change at once but hold
 until the kernel reports the first one done, which ipykernel does not do for comm messages
 handled during an async cell. So each Check replaces the text box with a fresh one (whose first
 change is sent again), and what runs is always what the person was shown.
+
+**Allow calls like this…** opens a one-line rule, prefilled from the call, for the person to widen
+or narrow; **Add rule and approve** adds it and approves the call (a rule that is refused shows
+why, in a fresh box, and nothing is decided). **Deny with a reason** opens one line the model
+reads as ``Denied: <reason>``; **Deny with this reason** sends it (empty: a plain denial).
 """
 
 from __future__ import annotations
@@ -24,7 +30,10 @@ from typing import Any
 from ..._visible import visible_html
 from ...agent.approvals import ApprovalRequest
 from ...errors import ToolArgumentsError
-from ._labels import ALWAYS_ALLOW, APPROVE, APPROVE_EDITED, CHECK, DENY, EDIT
+from ._labels import (
+    ADD_RULE, ALLOW_EXACT, ALLOW_LIKE, ALWAYS_ALLOW, APPROVE, APPROVE_EDITED, CHECK, DENY, DENY_REASON, EDIT,
+    SEND_DENIAL,
+)
 from .policy_approvals import tool_title
 
 __all__ = ["ApprovalRow"]
@@ -34,10 +43,14 @@ _BUTTONS = (  # description, choice, style, tooltip
     (EDIT, "edit", "", "Change the arguments, check them, then approve the call with them"),
     (DENY, "deny", "danger", "Do not run this call"),
     (ALWAYS_ALLOW, "always", "", "Run this call and every later call of this tool in this session"),
+    (ALLOW_EXACT, "exact", "", "Run this call, and this same call with these same arguments again in this session"),
+    (ALLOW_LIKE, "like", "", "Write a rule for calls like this one (prefilled from it), then approve"),
+    (DENY_REASON, "reason", "", "Do not run this call, and tell the model why"),
 )
 
-Choice = Callable[[str, "dict[str, Any] | None"], None]
-"""Called on the loop's thread with "approve", "deny" or "always", and edited arguments or None."""
+Choice = Callable[[str, Any], "str | None"]
+"""Called on the loop's thread with "approve" (edited arguments or None), "deny" (a reason or
+None), "always", "exact" or "rule" (its text); returns what was wrong with the choice, or None."""
 
 
 class ApprovalRow:
@@ -50,14 +63,22 @@ class ApprovalRow:
             the cell's context (see `call_soon_in_cell`: the boxes Check draws stay in order with
             the buttons).
         buttons: False for a call already decided (always allowed): only its label is shown.
+        rule_text: Writes the rule "Allow calls like this…" opens with (called when it opens).
     """
 
     def __init__(
-        self, request: ApprovalRequest, on_choice: Choice, call_soon: Callable[..., Any], *, buttons: bool = True
+        self,
+        request: ApprovalRequest,
+        on_choice: Choice,
+        call_soon: Callable[..., Any],
+        *,
+        buttons: bool = True,
+        rule_text: Callable[[], str] | None = None,
     ):
         import ipywidgets as widgets
 
         self.request, self.on_choice, self.call_soon = request, on_choice, call_soon
+        self.rule_text = rule_text or (lambda: "")
         self.label = widgets.Label("waiting for a decision", description="Decision:")
         self.decided = False
         self.buttons: list[Any] = []
@@ -75,14 +96,19 @@ class ApprovalRow:
         self.problem = widgets.HTML("")
         self.edit_box = widgets.VBox([self.editor, widgets.HBox([self.check, self.approve_edited]), self.problem])
         self.edit_box.layout.display = "none"
-        self._line = widgets.HBox([*self.buttons, self.label])
+        self.rule = _OneLine(self, ADD_RULE, "rule", "success", "Rule:", "TOOL ARG=PATTERN ... -> allow")
+        self.reason = _OneLine(
+            self, SEND_DENIAL, "deny", "danger", "Reason:", "why not (the model reads it; empty: a plain denial)"
+        )
+        self._line = widgets.HBox([*self.buttons, self.label], layout=widgets.Layout(flex_flow="row wrap"))
         title = tool_title(request)
         self.title = None
         """The tool's title for people (an MCP server's), above the buttons; None when it has none."""
         if title is not None:
             self.title = widgets.HTML(f'<div class="meowgent-approval-title">{visible_html(title)}</div>')
-        self.view = widgets.VBox([*([self.title] if self.title else []), self._line, self.edit_box])
-        self.buttons += [self.check, self.approve_edited]
+        boxes = [self.edit_box, self.rule.view, self.reason.view]
+        self.view = widgets.VBox([*([self.title] if self.title else []), self._line, *boxes])
+        self.buttons += [self.check, self.approve_edited, self.rule.button, self.reason.button]
         self.view.add_class("meowgent-approval-row")
 
     def _button(self, description: str, choice: str, style: str, tooltip: str) -> Any:
@@ -110,6 +136,17 @@ class ApprovalRow:
             return  # a second click, or a click after the wait ended
         if choice == "edit":
             self.edit_box.layout.display = "flex"
+        elif choice == "like":
+            try:
+                self.rule.open(self.rule_text())
+            except Exception as error:  # noqa: BLE001 - no prefill: the person writes the rule
+                self.rule.open("")
+                self.rule.sent(f"No rule could be written from this call ({type(error).__name__}: {error}); write one.")
+        elif choice == "reason":
+            self.reason.open(None)
+        elif choice in ("rule", "deny-reason"):
+            one_line = self.rule if choice == "rule" else self.reason
+            one_line.sent(self.on_choice("rule" if choice == "rule" else "deny", one_line.text.value))
         elif choice == "check":
             self._check()
         elif choice == "approve-edited":
@@ -154,11 +191,65 @@ class ApprovalRow:
         for button in self.buttons:
             button.disabled = True
         if self.edit_box is not None:
-            self.edit_box.layout.display = "none"
+            for box in (self.edit_box, self.rule.view, self.reason.view):
+                box.layout.display = "none"
 
     def close(self) -> None:
         """Free the widgets (once the row is off screen)."""
         extra = [] if self.edit_box is None else [self._line, self.edit_box, self.editor, self.problem]
+        extra += [] if self.edit_box is None else [*self.rule.widgets(), *self.reason.widgets()]
         extra += [self.title] if getattr(self, "title", None) is not None else []
         for widget in [self.view, self.label, *self.buttons, *extra]:
             widget.close()
+
+
+class _OneLine:
+    """A one-line text box with its button and the problem it met: the rule of "Allow calls like
+    this…", the reason of "Deny with a reason". Hidden until opened."""
+
+    def __init__(self, row: ApprovalRow, label: str, choice: str, style: str, name: str, placeholder: str):
+        import ipywidgets as widgets
+
+        self.row, self.name, self.placeholder = row, name, placeholder
+        self.text = self._box("")
+        tooltip = "Add the rule, then run this call" if choice == "rule" else "Deny the call, telling the model this"
+        self.button = row._button(label, "rule" if choice == "rule" else "deny-reason", style, tooltip)
+        self.problem = widgets.HTML("")
+        self.view = widgets.VBox([widgets.HBox([self.text, self.button]), self.problem])
+        self.view.layout.display = "none"
+
+    def _box(self, value: str) -> Any:
+        import ipywidgets as widgets
+
+        # continuous_update=False: the text travels once, when the box loses focus (on the click).
+        # The description labels the box for screen readers too.
+        box = widgets.Text(value=value, description=self.name, placeholder=self.placeholder, continuous_update=False)
+        box.layout.width = "60%"
+        return box
+
+    def open(self, value: str | None) -> None:
+        """Show the box (with ``value``, when given: a rule prefilled from the call)."""
+        if value is not None and self.view.layout.display == "none":
+            self._fresh(value)
+        self.view.layout.display = "flex"
+
+    def sent(self, problem: str | None) -> None:
+        """What became of the text sent: refused (``problem``): say why, in a fresh box whose first
+        change the frontend sends at once (see the module's docstring)."""
+        if problem is None:
+            return
+        self._fresh(self.text.value)
+        self.problem.value = (
+            f'<pre class="meowgent-edit-problem" style="color: #c62828; white-space: pre-wrap">'
+            f"{visible_html(problem)}\nFix it, then try again.</pre>"
+        )
+
+    def _fresh(self, value: str) -> None:
+        fresh = self._box(value)
+        line = self.view.children[0]
+        line.children = (fresh, *line.children[1:])
+        self.text.close()
+        self.text = fresh
+
+    def widgets(self) -> list[Any]:
+        return [self.view, self.view.children[0], self.text, self.problem]

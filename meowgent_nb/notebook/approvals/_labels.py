@@ -7,8 +7,9 @@ name they mention against `BUTTONS`, so a renamed button cannot leave a lesson p
 from __future__ import annotations
 
 __all__ = [
-    "ACCEPT", "ALWAYS_ALLOW", "APPROVE", "APPROVE_EDITED", "BUTTONS", "CANCEL", "CHECK", "DECLINE", "DENY",
-    "EDIT", "LET_MODEL_ANSWER", "SEND_ANSWER", "STOP",
+    "ACCEPT", "ADD_RULE", "ALLOW_EXACT", "ALLOW_LIKE", "ALWAYS_ALLOW", "APPROVE", "APPROVE_EDITED", "BUTTONS",
+    "CANCEL", "CHECK", "DECLINE", "DENY", "DENY_REASON", "EDIT", "LET_MODEL_ANSWER", "SEND_ANSWER",
+    "SEND_DENIAL", "STOP",
 ]
 
 # A call waiting for approval (`_approval_row`).
@@ -16,6 +17,11 @@ APPROVE = "Approve"
 EDIT = "Edit arguments"
 DENY = "Deny"
 ALWAYS_ALLOW = "Always allow"
+ALLOW_EXACT = "Allow this exact call"
+ALLOW_LIKE = "Allow calls like this\u2026"
+DENY_REASON = "Deny with a reason"
+ADD_RULE = "Add rule and approve"
+SEND_DENIAL = "Deny with this reason"
 CHECK = "Check"
 APPROVE_EDITED = "Approve these arguments"
 # The running cell (`live_view`).
@@ -28,6 +34,7 @@ CANCEL = "Cancel"
 LET_MODEL_ANSWER = "Let the model answer"
 SEND_ANSWER = "Send the answer"
 
-BUTTONS = frozenset({APPROVE, EDIT, DENY, ALWAYS_ALLOW, CHECK, APPROVE_EDITED, STOP, ACCEPT, DECLINE, CANCEL,
+BUTTONS = frozenset({APPROVE, EDIT, DENY, ALWAYS_ALLOW, ALLOW_EXACT, ALLOW_LIKE, DENY_REASON, ADD_RULE, SEND_DENIAL,
+                     CHECK, APPROVE_EDITED, STOP, ACCEPT, DECLINE, CANCEL,
                      LET_MODEL_ANSWER, SEND_ANSWER})
 """Every button label there is."""

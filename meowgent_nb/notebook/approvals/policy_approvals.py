@@ -125,10 +125,10 @@ class PolicyApprover(AsksForServers):
 
     async def approve(self, requests: Sequence[ApprovalRequest]) -> list[Decision]:
         if self.mode == "all":
-            decision: Decision = Approved(self.reason)
+            decision: Decision = Approved(f"approved by policy: {self.reason}")
             outcome = f"approved ({self.reason})"
         else:
-            decision, outcome = Denied(self.denial, self.reason), f"denied ({self.reason})"
+            decision, outcome = Denied(self.denial, f"by policy: {self.reason}"), f"denied ({self.reason})"
         if SHOWN_RUN.get() is not None:  # a %%agent cell: each call's card says what was decided
             return [decision] * len(requests)
         rows = "".join(row_html(r, html.escape(outcome)) for r in requests)

@@ -1,4 +1,5 @@
-"""`WidgetApprover`: Approve / Edit arguments / Deny / Always allow buttons in the running cell.
+"""`WidgetApprover`: the approval buttons in the running cell (Approve, Edit arguments, Deny, Always
+allow, Allow this exact call, Allow calls like this…, Deny with a reason).
 
 In a ``%%agent`` cell the buttons go under each waiting call's card (see `_run_context`); after
 ``await agent.arun(...)`` they are a panel of their own, one per batch. A frontend that shows no
@@ -15,10 +16,11 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
-from ...agent.approvals import ApprovalRequest, Approved, Decision, Denied
+from ...agent.approvals import ApprovalRequest, Decision, Denied
+from ...agent.decisions import decision_words
 from ._approval_row import ApprovalRow
 from ._run_context import SHOWN_RUN, call_soon_in_cell
-from .input_approvals import ask_by_input
+from .input_approvals import AddRule, RuleText, SessionChoices, ask_by_input
 from .policy_approvals import (
     AsksForServers,
     header_html,
@@ -36,8 +38,8 @@ __all__ = ["WidgetApprover"]
 _WAKE_EVERY = 0.2  # seconds; see _Batch.wait
 
 
-class WidgetApprover(AsksForServers):
-    """Approve / Edit arguments / Deny / Always allow buttons in the running cell.
+class WidgetApprover(SessionChoices, AsksForServers):
+    """The approval buttons in the running cell (see `_approval_row` for each button).
 
     The cell must be async (``await agent.arun(...)``, or ``%%agent``) for clicks to arrive while
     it waits. Edited arguments are validated with the tool's parameters before the call may be
@@ -49,16 +51,19 @@ class WidgetApprover(AsksForServers):
 
     Args:
         timeout: Seconds to wait for every call of a batch to be decided.
+        rule_text: Writes the rule "Allow calls like this…" opens with (see `SessionChoices`).
+        add_rule: Adds the rule the person settled on; what it raises is shown under the rule.
 
     Attributes:
         always_allowed: Tools approved for the rest of the session with "Always allow".
+        exact_allowed: Calls approved for the rest of the session with "Allow this exact call".
 
     Raises:
         RuntimeError: Outside a Jupyter kernel (a script, a terminal IPython), where no button
             could be shown or clicked.
     """
 
-    def __init__(self, timeout: float = 600.0):
+    def __init__(self, timeout: float = 600.0, rule_text: RuleText | None = None, add_rule: AddRule | None = None):
         if running_kernel() is None:
             where = "a terminal IPython" if running_shell() is not None else "a plain Python process"
             raise RuntimeError(
@@ -68,8 +73,8 @@ class WidgetApprover(AsksForServers):
                 " the terminal or default_approver() to pick one for where the code runs (both from"
                 " meowgent_nb.notebook.approvals), or AutoApprove() to run every call."
             )
+        super().__init__(rule_text, add_rule)
         self.timeout = timeout
-        self.always_allowed: set[str] = set()
 
     async def approve(self, requests: Sequence[ApprovalRequest]) -> list[Decision]:
         if is_headless():
@@ -82,7 +87,7 @@ class WidgetApprover(AsksForServers):
                 " async cell, `await agent.arun(...)` (or use %%agent), instead of `agent.run(...)`."
             )
         if not shows_widgets():  # jupyter console: buttons would never show; ask on stdin
-            return [ask_by_input(request, self.always_allowed) for request in requests]
+            return [ask_by_input(request, self) for request in requests]
         batch = _Batch(self, requests, asyncio.get_running_loop())
         run = SHOWN_RUN.get()
         if run is None or not all(run.attach(r.call, row.view) for r, row in zip(requests, batch.rows)):
@@ -113,33 +118,36 @@ class _Batch:
         self.rows = []
         note = f"waiting for a decision (denied after {_duration(approver.timeout)})"
         call_soon = call_soon_in_cell(loop)
+        earlier = [approver.remembered(request) for request in self.requests]
         for index, request in enumerate(self.requests):
-            allowed = request.tool.name in approver.always_allowed
             choose = functools.partial(self._settle, index)
-            row = ApprovalRow(request, choose, call_soon, buttons=not allowed)
+            rule = functools.partial(approver.prefill, request)
+            row = ApprovalRow(request, choose, call_soon, buttons=earlier[index] is None, rule_text=rule)
             row.label.value = note
             self.rows.append(row)
-        for index, request in enumerate(self.requests):
-            if request.tool.name in approver.always_allowed:
-                self._decide(index, Approved("always allowed for this session"), "always allowed")
+        for index, decision in enumerate(earlier):
+            if decision is not None:
+                self._decide(index, decision)
 
-    def _settle(self, index: int, choice: str, arguments: dict[str, Any] | None) -> None:
+    def _settle(self, index: int, choice: str, value: Any) -> str | None:
+        """Decide call ``index`` as a person chose; what was wrong with the choice (a rule
+        ``add_rule`` refused), or None."""
         if self.decisions[index] is not None or self.all_decided.done():
-            return  # a second click, or a click after the wait ended
-        if choice == "approve" and arguments is not None:
-            self._decide(index, Approved("approved by you, with changed arguments", arguments), "approved (edited)")
-        elif choice == "approve":
-            self._decide(index, Approved("approved by you"), "approved")
-        elif choice == "deny":
-            self._decide(index, Denied(reason="by you"), "denied")
-        else:
-            name = self.requests[index].tool.name
-            self.approver.always_allowed.add(name)
+            return None  # a second click, or a click after the wait ended
+        try:
+            decision = self.approver.decide(self.requests[index], choice, value)
+        except Exception as error:  # noqa: BLE001 - a refused rule: the person fixes it and tries again
+            return f"{type(error).__name__}: {error}" if not isinstance(error, ValueError) else str(error)
+        self._decide(index, decision)
+        if choice in ("always", "exact"):  # the batch's other calls it covers are decided with it
             for other, request in enumerate(self.requests):
-                if request.tool.name == name and self.decisions[other] is None:
-                    self._decide(other, Approved("always allowed for this session"), "always allowed")
+                covered = self.approver.remembered(request) if self.decisions[other] is None else None
+                if covered is not None:
+                    self._decide(other, covered)
+        return None
 
-    def _decide(self, index: int, decision: Decision, outcome: str) -> None:
+    def _decide(self, index: int, decision: Decision, outcome: str | None = None) -> None:
+        outcome = outcome or decision_words(decision) or "denied"
         self.decisions[index], self.outcomes[index] = decision, outcome
         self.rows[index].show(outcome)
         if self.on_change is not None:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import re
-import string
 import sys
 import traceback
 from collections import deque
@@ -32,10 +31,10 @@ from ...tools.toolbox import Toolbox
 from . import tools_magics
 from ._collected_tools import collected_tools
 from ._options import parse_options, readable_help
+from ._prompt_text import prompt_text
 
 __all__ = ["AgentMagics", "agent_cell", "rewrite_agent_cell"]
 
-_NBVAL_MARKER = re.compile(r"^\s*#\s*NBVAL_\w+\s*$")
 _CELL_START = re.compile(r"^%%agent(\s|$)")
 
 
@@ -228,9 +227,8 @@ class AgentMagics(Magics):
             self.shell.user_ns[args.out] = result
 
     def prompt(self, cell: str) -> str:
-        """The cell without nbval markers, with ``{name}`` filled from the notebook."""
-        lines = [line for line in cell.splitlines() if not _NBVAL_MARKER.match(line)]
-        return _expand("\n".join(lines), self.shell.user_ns).strip("\n")
+        """The cell without nbval markers, with ``{name}`` filled from the notebook (see `_prompt_text`)."""
+        return prompt_text(cell, self.shell.user_ns)
 
     def make_agent(self, args: Any) -> Agent:
         """An `Agent` for one cell, from the traits and the cell's options."""
@@ -359,8 +357,12 @@ class AgentMagics(Magics):
 
     @line_magic("agent")
     def agent_line(self, line: str) -> Any:
-        """%agent reset | history | context | models | config | traceback"""
+        """%agent reset | history | context | models | config | traceback | decisions [--df]"""
         command = line.strip()
+        if command.split()[:1] == ["decisions"]:
+            from .decisions_magic import decisions
+
+            return decisions(command)
         if command == "reset":
             self.messages.clear()
             self.context_log.clear()
@@ -385,7 +387,8 @@ class AgentMagics(Magics):
             print("".join(traceback.format_exception(error)) if error is not None else "(no error yet)", end="")
         else:
             raise UsageError(
-                f"%agent: unknown command {command!r}; use one of: reset, history, context, models, config, traceback."
+                f"%agent: unknown command {command!r}; use one of: reset, history, context, models, config, traceback,"
+                " decisions."
                 " To talk to the model, use the %%agent cell magic."
             )
 
@@ -402,20 +405,6 @@ class AgentMagics(Magics):
         ...`` serves the notebook's tools over MCP (see `mcp_magics`).
         """
         return tools_magics.tools(self, line)
-
-
-def _expand(text: str, namespace: dict[str, Any]) -> str:
-    """``{name}`` -> the notebook variable; anything else (unknown names, ``{}``) stays as typed."""
-    out = []
-    for literal, field, spec, conversion in string.Formatter().parse(text):
-        out.append(literal)
-        if field is None:
-            continue
-        if field.isidentifier() and field in namespace and not conversion and not spec:
-            out.append(str(namespace[field]))
-        else:
-            out.append("{" + field + (f"!{conversion}" if conversion else "") + (f":{spec}" if spec else "") + "}")
-    return "".join(out)
 
 
 def _transcript(messages: list[dict[str, Any]]) -> str:

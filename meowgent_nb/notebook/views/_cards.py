@@ -21,6 +21,7 @@ from pydantic_core import to_jsonable_python
 from ..._visible import visible
 from ...agent.approvals import Approved, Denied
 from ...agent.calls import split_repeat_notice
+from ...agent.decisions import decision_words
 from ...tools.calls import ToolCall, ToolResult
 from ._html import card_html, progress_html
 from ._media_html import media_html
@@ -198,14 +199,13 @@ def same_card(a: Card, b: Card, stopped: bool) -> bool:
 
 
 def _approval(card: Card, short: bool = False) -> str | None:
-    """Who decided the call and how, for its card; ``short`` for text/plain after "-> denied"."""
+    """Who decided the call and how, for its card (`decision_words`); ``short`` for text/plain
+    after "-> denied", without the word "denied"."""
     decision = card.decision
-    if isinstance(decision, Approved):
-        return _approval_note(decision)
-    if isinstance(decision, Denied) and decision.reason:  # the output says what the model was told
-        reason = visible(decision.reason)
-        return reason if short else f"denied {reason}" if reason.startswith("by ") else f"denied: {reason}"
-    return None
+    words = None if decision is None else decision_words(decision)
+    if words is None or not short or not isinstance(decision, Denied):
+        return words
+    return words.removeprefix("denied").removeprefix(":").strip()
 
 
 def card_lines(card: Card, stopped: bool, times: int = 1, told: bool | None = None) -> list[str]:
@@ -238,14 +238,6 @@ def card_lines(card: Card, stopped: bool, times: int = 1, told: bool | None = No
     if notice if told is None else told:
         lines.append("  [the model was told not to repeat this call]")
     return lines
-
-
-def _approval_note(decision: Approved) -> str:
-    reason = visible(decision.reason.strip())  # an approver's reason may quote the arguments
-    # Policies word their reasons "approved automatically", "approved by policy: ..."; don't say it twice.
-    return (
-        reason if reason.lower().startswith("approved") else f"approved: {reason}" if reason else "approved"
-    )
 
 
 def running_text(card: Card, now: float) -> str | None:
