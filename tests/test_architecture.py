@@ -101,7 +101,11 @@ def test_the_wings_are_the_ones_the_folder_listing_shows():
     assert sorted(p.stem for p in PACKAGE.glob("*.py")) == sorted(["__init__", "__main__", *BOTTOM])
 
 
-ROOMS = {"mcp": ["client", "content", "server"], "notebook": ["approvals", "magics", "views"]}
+ROOMS = {
+    "agent": ["approvals", "context"],
+    "mcp": ["client", "content", "server"],
+    "notebook": ["approvals", "magics", "views"],
+}
 # Rooms of a wing that never import each other: the two ends of MCP share content and a thread only.
 APART = [("mcp.client", "mcp.server")]
 

@@ -22,7 +22,7 @@ from ..protocols.registry import get_protocol
 from ..tools._output import MAX_DEPTH, MAX_ITEMS
 from ..tools.core import Tool, ToolResult
 from ._images import accepts_images, attach_images, result_images
-from .compaction import CONTEXT_POLICIES, Compacted, Compaction, ContextPolicy
+from .context.compaction import CONTEXT_POLICIES, Compacted, Compaction, ContextPolicy
 from .context import ContextRecord, ContextUse, ToolsBlock, answer_tokens, context_window, message_text
 from ._tool_names import name_index
 from .approvals import Approver

@@ -14,7 +14,7 @@ from IPython.utils.capture import capture_output
 
 from meowgent_nb import tool
 from meowgent_nb.agent.approvals import ApprovalRequest, Approved, Denied
-from meowgent_nb.agent.decisions import session_decisions
+from meowgent_nb.agent.approvals.decisions import session_decisions
 from meowgent_nb.notebook.views._cards import Card, card_html_of, card_lines
 from meowgent_nb.notebook.approvals.input_approvals import SessionChoices, exact_key, exact_rule_text
 from meowgent_nb.tools.calls import ToolCall, ToolResult

@@ -11,7 +11,7 @@ from tests.kernel_driver import TIMEOUT, Kernel, Run, clicking, running_kernel
 from tests.notebook.test_notebook_approvals import PROMPT, SETUP
 
 RULES = '''
-from meowgent_nb.agent.decisions import session_decisions
+from meowgent_nb.agent.approvals.decisions import session_decisions
 added = []
 def add_rule(text):
     if "->" not in text:

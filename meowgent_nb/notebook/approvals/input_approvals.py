@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ...agent.approvals import ApprovalRequest, Approved, Decision, Denied
-from ...agent.decisions import PERSON
+from ...agent.approvals.decisions import PERSON
 from .policy_approvals import AsksForServers, call_text, headless_policy, is_headless
 
 __all__ = ["InputApprover", "SessionChoices", "ask_by_input", "exact_rule_text"]

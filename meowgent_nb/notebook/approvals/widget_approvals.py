@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ...agent.approvals import ApprovalRequest, Decision, Denied
-from ...agent.decisions import decision_words
+from ...agent.approvals.decisions import decision_words
 from ._approval_row import ApprovalRow
 from ._run_context import SHOWN_RUN, call_soon_in_cell
 from .input_approvals import AddRule, RuleText, SessionChoices, ask_by_input

@@ -142,7 +142,7 @@ class AgentMagics(Magics):
         self.context_log: deque[Any] = deque(maxlen=200)
         """What each request of the conversation sent (`Agent.context_log`), for %agent context."""
         self._context_model: Any = None  # the model of the last cell: it measures the context
-        from ...agent.compaction import Compaction
+        from ...agent.context.compaction import Compaction
 
         self.compaction = Compaction()
         """What of the conversation is sent shortened or not at all (`Agent.compaction`), across cells."""
@@ -218,7 +218,7 @@ class AgentMagics(Magics):
             self.context_log.clear()
             self.compaction.reset()
         agent.messages, agent.context_log, self._context_model = self.messages, self.context_log, agent.model
-        agent.compaction = self.compaction
+        agent.context.compaction = self.compaction
         agent.messages.extend(context.before)
         with busy_while_running(self.shell):  # JupyterLab's status bar says Busy until the answer is complete
             result = await show_run(agent, context.prompt, live=not _headless())  # the agent keeps interrupts prompt

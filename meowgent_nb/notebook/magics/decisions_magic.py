@@ -2,7 +2,7 @@
 
 ``%agent decisions`` prints the session's `DecisionLog` as a table (time, tool, arguments,
 decision, by whom or which rule, the reason); ``%agent decisions --df`` returns it as a pandas
-DataFrame. The same log is ``meowgent_nb.agent.decisions.session_decisions()`` in Python.
+DataFrame. The same log is ``meowgent_nb.agent.approvals.decisions.session_decisions()`` in Python.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from typing import Any
 
 from IPython.core.error import UsageError
 
-from ...agent.decisions import session_decisions
+from ...agent.approvals.decisions import session_decisions
 
 __all__ = ["decisions"]
 

@@ -21,7 +21,7 @@ from pydantic_core import to_jsonable_python
 from ..._visible import visible
 from ...agent.approvals import Approved, Denied
 from ...agent.calls import split_repeat_notice
-from ...agent.decisions import decision_words
+from ...agent.approvals.decisions import decision_words
 from ...tools.calls import ToolCall, ToolResult
 from ._html import card_html, progress_html
 from ._media_html import media_html

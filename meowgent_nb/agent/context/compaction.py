@@ -36,10 +36,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
-from ..models.base import Model, ModelError
-from ..tools.calls import is_tool_result
+from ...models.base import Model, ModelError
+from ...tools.calls import is_tool_result
 from ._summary import summary_budget, summary_message, summary_request, write_summary
-from .context import CHARACTERS_PER_TOKEN
+from . import CHARACTERS_PER_TOKEN
 
 __all__ = ["CONTEXT_POLICIES", "Compacted", "Compaction", "ContextFull", "ContextPolicy", "LOW_WATER"]
 
@@ -242,7 +242,7 @@ class Compaction:
             CassetteError: A cassette has no recording of the summary's request (the run could not
                 go on as recorded without it).
         """
-        from ..models.base import CassetteError
+        from ...models.base import CassetteError
 
         left, self.summarizing = self.summarizing, []
         if not left:

@@ -22,9 +22,9 @@ from collections.abc import Awaitable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from .._visible import visible
-from ..tools.core import Tool, ToolCall
-from .approvals import Approved, Decision, Denied
+from ..._visible import visible
+from ...tools.core import Tool, ToolCall
+from . import Approved, Decision, Denied
 
 __all__ = ["DecisionLog", "DecisionRecord", "decided_by", "decision_words", "logged", "session_decisions"]
 

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, Union, runtime_checkable
 
-from ..tools.core import Tool, ToolCall
+from ...tools.core import Tool, ToolCall
 
 __all__ = ["ApprovalRequest", "Approved", "Approver", "AutoApprove", "Decision", "Denied", "DenyAll", "decide"]
 

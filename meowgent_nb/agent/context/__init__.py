@@ -27,8 +27,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..models.base import ModelRequest, Usage
-from ..tools.calls import is_tool_result
+from ...models.base import ModelRequest, Usage
+from ...tools.calls import is_tool_result
 
 __all__ = [
     "CHARACTERS_PER_TOKEN",

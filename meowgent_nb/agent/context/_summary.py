@@ -18,10 +18,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..models.base import Model, ModelRequest
-from ..protocols.prompt import inert
-from ..tools.calls import is_tool_result
-from .context import CHARACTERS_PER_TOKEN
+from ...models.base import Model, ModelRequest
+from ...protocols.prompt import inert
+from ...tools.calls import is_tool_result
+from . import CHARACTERS_PER_TOKEN
 
 SUMMARY_HEADER = "[My summary of the earlier part of this conversation, left out to fit the context window]"
 """How the summary message begins (`%agent context` and the sizes recognise it by this)."""
