@@ -45,13 +45,13 @@ MAX_MODULES = 15
 # Known debts (issue 32): each may shrink, none may grow. Paying one off (a split along a real
 # seam) means lowering or deleting its line here; the test says when an entry is out of date.
 LONG_MODULES = {
-    "meowgent_nb/agent/loop.py": 507,
+    "meowgent_nb/agent/loop.py": 491,
     "meowgent_nb/mcp/client.py": 513,
     "meowgent_nb/mcp/_session.py": 409,
     "meowgent_nb/notebook/agent_magics.py": 448,
     "meowgent_nb/notebook/mcp_magics.py": 446,
     "meowgent_nb/notebook/transcript.py": 403,
-    "meowgent_nb/tools/core.py": 433,
+    "meowgent_nb/tools/core.py": 422,
 }
 CROWDED_FOLDERS = {"meowgent_nb/mcp": 22, "meowgent_nb/notebook": 32}
 

@@ -29,7 +29,8 @@ from ..tools._output import MAX_DEPTH, MAX_ITEMS, Shape
 from ..tools.core import Tool, ToolCall, ToolResult
 from ._running_call import RUNNING_CALL, Ending, RunningCall, within_limit
 from ._tool_threads import ToolThreads, call_tool
-from .approvals import Approved, Approver, Decision, Denied, DenyAll, decide
+from .approvals import Approved, Approver, Decision, Denied, DenyAll, decide, ruled
+from .rules import RuleError, Rules
 from .events import AgentEvent, ApprovalEvent, ApprovalRequested, ToolResultEvent, ToolRunning
 from .result import RepeatedFailure
 
@@ -64,6 +65,8 @@ class CallRunner:
     """The agent's model, for a tool that asks it something (an MCP server's sampling request)."""
     max_output_items: int = MAX_ITEMS
     max_output_depth: int = MAX_DEPTH
+    rules: Rules | None = None
+    """The agent's rules, asked about every call before the approver (see `approvals.ruled`)."""
     deny_if_approver_fails: bool = False
     """What an approver that raises means: False (the loop) lets the error end the run, so the
     person sees the broken approver; True (a server) denies the calls, telling the client why."""
@@ -97,11 +100,8 @@ class CallRunner:
                 results[index] = early if last else self._outcome(early)
             else:
                 runnable.append((index, call, *early))
-        asking = [
-            item
-            for item in runnable
-            if item[2].approval or (self.ask == "every" and item[2] is not self.search_tool)
-        ]
+        ruled_by = {item[0]: self._ruled(item[2], item[3], item[2] is not self.search_tool) for item in runnable}
+        asking = [item for item in runnable if ruled_by[item[0]] == "ask"]
         if asking:
             yield ApprovalRequested(tuple(call for _, call, _, _ in asking))
         try:
@@ -111,15 +111,17 @@ class CallRunner:
                 results[index] = ToolResult(call, "Not run: the run was stopped before a decision.", kind="denied")
             raise
         edited: dict[int, dict[str, Any]] = {}
-        for (index, call, tool, _), decision in zip(asking, decisions):
-            yield ApprovalEvent(call, decision)
-            self._settle(index, call, tool, decision, results, edited)
+        decided = {**{i: d for i, d in ruled_by.items() if d not in ("ask", None)}, **{
+            index: decision for (index, *_), decision in zip(asking, decisions)}}
+        for index, call, tool, _ in runnable:  # in call order: the rules' decisions and the approver's
+            if index in decided:
+                yield ApprovalEvent(call, self._settle(index, call, tool, decided[index], results, edited))
         for index in sorted(results):
             yield ToolResultEvent(results[index])
         values_of = {index: edited.get(index, values) for index, _, _, values in runnable}
         slots = asyncio.Semaphore(self.max_workers)
         loop = asyncio.get_running_loop()
-        approved = {index for (index, *_), decision in zip(asking, decisions) if isinstance(decision, Approved)}
+        approved = {index for index, decision in decided.items() if isinstance(decision, Approved)}
         running = {
             index: RunningCall(call, loop, self._timeout(tool), self.approver, self.model, index in approved)
             for index, call, tool, _ in runnable
@@ -141,8 +143,8 @@ class CallRunner:
                     call, tool = result.call, tools_of[index]
                     yield ApprovalRequested((call,))
                     (decision,) = await self._decide([(index, call, tool, values_of[index])])
-                    yield ApprovalEvent(call, decision)
-                    if self._settle(index, call, tool, decision, results, edited):
+                    yield ApprovalEvent(call, self._settle(index, call, tool, decision, results, edited))
+                    if index in results:
                         yield ToolResultEvent(results[index])
                         continue
                     values_of[index] = edited.get(index, values_of[index])
@@ -169,12 +171,11 @@ class CallRunner:
         decision: Decision,
         results: dict[int, ToolResult],
         edited: dict[int, dict[str, Any]],
-    ) -> bool:
-        """Put what ``decision`` means for a call in ``results`` (a denial, an invalid edit: True)
-        or ``edited`` (arguments a person changed, validated: what runs)."""
-        if isinstance(decision, Denied):
-            results[index] = self._outcome(ToolResult(call, f"Denied: {decision.message}", kind="denied"))
-        elif decision.arguments is not None:
+    ) -> Decision:
+        """Put what ``decision`` means for a call in ``results`` (a denial, an invalid edit) or
+        ``edited`` (arguments a person changed, validated: what runs); returns the decision that
+        stands (edited arguments a rule denies are denied: the rules see what would run)."""
+        if isinstance(decision, Approved) and decision.arguments is not None:
             try:  # what runs is always validated, also when a person typed it
                 if not isinstance(decision.arguments, Mapping):
                     kind = type(decision.arguments).__name__
@@ -184,7 +185,12 @@ class CallRunner:
                 results[index] = ToolResult(
                     call, f"Not run: the arguments given at approval were invalid.\n{error}", kind="invalid_arguments"
                 )
-        return index in results
+            again = self._ruled(tool, edited[index], False) if index in edited else None
+            if isinstance(again, Denied):  # the edit made it a call a rule (or the tool) denies
+                decision = Denied(f"{again.message} (The arguments as edited.)", f"{again.reason} (as edited)")
+        if isinstance(decision, Denied):
+            results[index] = self._outcome(ToolResult(call, f"Denied: {decision.message}", kind="denied"))
+        return decision
 
     def _precheck(
         self, call: ToolCall, malformed: MalformedCall | None, by_name: dict[str, Tool], last: bool
@@ -250,6 +256,16 @@ class CallRunner:
         if stop and self.repeated is None:
             self.repeated = RepeatedFailure(result, seen.times)
         return result
+
+    def _ruled(self, tool: Tool, values: dict[str, Any], may_ask: bool) -> Decision | str | None:
+        """What the rules and the tool's approval function decide (see `approvals.ruled`); a rules
+        file that cannot be read ends the run, or for a server denies the call, as a failing approver does."""
+        try:
+            return ruled(self.rules, tool, values, tool.approval is True or (self.ask == "every" and may_ask))
+        except RuleError as error:
+            if not self.deny_if_approver_fails:
+                raise
+            return Denied(f"the approval rules could not be read: {error}", "the rules could not be read")
 
     async def _decide(self, asking: list[tuple[int, ToolCall, Tool, dict[str, Any]]]) -> list[Decision]:
         if not asking:

@@ -10,13 +10,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import warnings
 from collections import deque
 from collections.abc import AsyncIterator, Iterable
-from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from .._async import keep_awake, run_to_completion
-from ..models.base import Model, ModelRequest, Usage, describe_model
+from ..models.base import Model, ModelRequest, describe_model
 from ..protocols.base import AnswerParser, ToolProtocol
 from ..protocols.parsing import MalformedCall, PartialCall
 from ..protocols.prompt import DEFAULT_SYSTEM, LAST_TURN_NOTICE, REQUIRED_NOTICE
@@ -28,6 +28,8 @@ from .compaction import CONTEXT_POLICIES, Compacted, Compaction, ContextPolicy
 from .context import ContextRecord, ContextUse, ToolsBlock, context_window, message_text
 from ._tool_names import name_index, offered_name
 from .approvals import Approver
+from ._turn_answer import TurnAnswer
+from .rules import Rule, Rules
 from .calls import CallRunner
 from .events import (
     AgentEvent,
@@ -67,6 +69,9 @@ class Agent:
             replaced), or ``"auto"`` (Ollama's default, else the embedded model, warning); see `resolve_model`.
         tools: The tools the model may call.
         approver: Decides on calls that need approval; without one they are denied.
+        rules: Rules on the calls' arguments, asked before the approver (``"delete_file
+            path=scratch/** -> allow"``; see `agent.rules`), besides those of a rules file in the
+            working directory (``approvals.toml``); or a `Rules` object, used as it is. ``agent.rules``.
         protocol: ``"xml"`` (tools in the system prompt, calls as ``<tool_call>`` blocks in the
             text), ``"native"`` (tools passed to the backend, calls in ``tool_calls``) or
             ``"json"`` (each answer is one JSON object, a call or the answer, constrained by the
@@ -132,6 +137,7 @@ class Agent:
         tool_search: bool | Literal["auto"] | None = False,
         always_show: Iterable[Tool | str] = (),
         context: ContextPolicy = "compact",
+        rules: Rules | Iterable[str | Rule] = (),
     ):
         if model is None or isinstance(model, str):  # "ollama:NAME", "local", "local:PATH", a name
             from ..models.resolve import resolve_model
@@ -140,6 +146,8 @@ class Agent:
         self.model = model
         self.tools = list(tools)
         self.approver = approver
+        self.rules = rules if isinstance(rules, Rules) else Rules(rules, folders=["."], source="Agent(rules=...)")
+        """What rules decide calls before the approver; ``agent.rules.add("TOOL ARG=... -> allow")``."""
         self.max_turns = max_turns
         self.max_workers = max_workers
         self.tool_timeout = tool_timeout
@@ -169,7 +177,7 @@ class Agent:
         self.last_result: AgentResult | None = None
         """The latest run's result; also when it was interrupted or failed (``stopped`` then says
         ``"interrupted"`` or ``"error"``, ``text`` holds the answer as far as it got)."""
-        self._progress: tuple[_TurnAnswer, int] = (_TurnAnswer(), 0)
+        self._progress: tuple[TurnAnswer, int] = (TurnAnswer(), 0)
         self.context_log: deque[ContextRecord] = deque(maxlen=_CONTEXT_KEPT)
         """What each request of the conversation sent and got back (the last 200), for
         `context_use` and ``%agent context``; measured only when looked at."""
@@ -215,6 +223,9 @@ class Agent:
                 f"a tool is named {SEARCH_TOOL!r}, the name of the tool that tool_search adds;"
                 " rename it with @tool(name=...) or pass tool_search=False"
             )
+        given = [rule for _, rule, source in self.rules.numbered() if source == "Agent(rules=...)"]
+        for warning in self.rules.unknown_tools(names, given):
+            warnings.warn(f"Agent: {warning}", stacklevel=3)
         if problems:
             raise ValueError("Invalid Agent settings:\n" + "\n".join(f"- {p}" for p in problems))
 
@@ -261,6 +272,7 @@ class Agent:
             model=self.model,
             max_output_items=self.max_output_items,
             max_output_depth=self.max_output_depth,
+            rules=self.rules,
         )
 
     def _offered(self) -> list[Tool]:
@@ -332,7 +344,7 @@ class Agent:
                     compacted = await self.compaction.summarize(self.model, compacted)
                 yield ContextCompacted(turn, compacted)
             request = self._request(system, offered, last)
-            answer = _TurnAnswer(names=names)
+            answer = TurnAnswer(names=names)
             self._progress = (answer, turn)
             try:
                 async for event in self._model_turn(request, self._protocol.parser(offered), answer, turn):
@@ -420,7 +432,7 @@ class Agent:
         )
 
     async def _model_turn(
-        self, request: ModelRequest, parser: AnswerParser | None, answer: _TurnAnswer, turn: int
+        self, request: ModelRequest, parser: AnswerParser | None, answer: TurnAnswer, turn: int
     ) -> AsyncIterator[AgentEvent]:
         stream = self.model.stream(request)
         # Close the model's stream (and its connection) at once when the turn stops early.
@@ -435,7 +447,7 @@ class Agent:
         self,
         stream: AsyncIterator[Any],
         parser: AnswerParser | None,
-        answer: _TurnAnswer,
+        answer: TurnAnswer,
         turn: int,
     ) -> AsyncIterator[AgentEvent]:
         async for chunk in stream:
@@ -455,7 +467,7 @@ class Agent:
             if chunk.done:
                 answer.usage, answer.finish_reason = chunk.usage, chunk.finish_reason
 
-    def _parsed(self, event: Any, answer: _TurnAnswer, turn: int) -> list[AgentEvent]:
+    def _parsed(self, event: Any, answer: TurnAnswer, turn: int) -> list[AgentEvent]:
         if isinstance(event, TextDelta):
             answer.text_parts.append(event.text)
             return [event]
@@ -477,31 +489,3 @@ class Agent:
     def __repr__(self) -> str:
         names = [t.name for t in self.tools]
         return f"Agent(model={self.model!r}, tools={names!r}, protocol={self.protocol!r})"
-
-
-@dataclass
-class _TurnAnswer:
-    """What one model turn produced so far (kept also when the turn is interrupted)."""
-
-    raw: list[str] = field(default_factory=list)
-    text_parts: list[str] = field(default_factory=list)
-    thinking: list[str] = field(default_factory=list)
-    calls: list[tuple[ToolCall, MalformedCall | None]] = field(default_factory=list)
-    usage: Usage | None = None
-    finish_reason: str | None = None
-    """Why the model stopped, as the backend said on the last chunk ("length": the token limit)."""
-    cut_off_by: str | None = None
-    """Why the turn ended early: "interrupted", or the name of the exception."""
-    names: dict[str, str | None] = field(default_factory=dict)
-    """The offered tools' names by folded form (`offered_name` maps a written name onto them)."""
-
-    @property
-    def text(self) -> str:
-        return "".join(self.text_parts).strip()
-
-    def message(self, protocol: ToolProtocol) -> dict[str, Any]:
-        """The assistant message ``protocol`` records for this turn."""
-        calls = [call for call, malformed in self.calls if malformed is None]
-        return protocol.assistant_message(
-            "".join(self.raw), "".join(self.text_parts), "".join(self.thinking), calls, self.cut_off_by
-        )
