@@ -13,10 +13,11 @@ error then, not a slow match later.
 from __future__ import annotations
 
 import json
+import os
 import re
 import unicodedata
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote
 
@@ -39,7 +40,7 @@ class Pattern:
     """``"glob"``, ``"re"``, ``"set"``, ``"exact"`` (a quoted string) or ``"json"``."""
     source: str
     """The pattern as written in the rule."""
-    test: Callable[[Any], bool]
+    test: Callable[[Any], bool] = field(compare=False, repr=False)
 
     def matches(self, value: Any) -> bool:
         return self.test(value)
@@ -60,6 +61,8 @@ def plain_value(value: Any) -> Any:
     """``value`` as JSON-like data (a Path as its string, an enum as its value, a model as a dict)."""
     if isinstance(value, (str, bool, int, float)) or value is None:
         return value
+    if isinstance(value, os.PathLike):
+        return os.fspath(value)
     try:
         from pydantic_core import to_jsonable_python
 

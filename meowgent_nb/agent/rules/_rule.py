@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from ..._visible import visible
 from ...errors import MeowgentError
 from ._patterns import Pattern, RuleSyntaxError, plain_value, read_pattern, value_text
 
@@ -54,7 +55,7 @@ class Rule:
         try:
             return _parse(text, action)
         except RuleSyntaxError as error:
-            raise RuleError(f"Cannot read the rule {shown!r}: {error}.") from None
+            raise RuleError(f"Cannot read the rule '{visible(shown)}': {error}.") from None
 
     @property
     def condition(self) -> str:
@@ -137,9 +138,9 @@ def _bare_end(text: str, i: int) -> int:
 def _check_name(name: str, what: str, shape: re.Pattern[str]) -> None:
     strange = [c for c in name if not c.isascii() or unicodedata.category(c).startswith("C")]
     if strange:
-        described = ", ".join(f"{c!r} (U+{ord(c):04X} {unicodedata.name(c, 'unnamed')})" for c in dict.fromkeys(strange))
+        described = ", ".join(f"'{visible(c)}' (U+{ord(c):04X} {unicodedata.name(c, 'unnamed')})" for c in dict.fromkeys(strange))
         raise RuleSyntaxError(
-            f"the {what} name {name!r} has {described}; {what} names are plain ASCII, so a look-alike letter"
+            f"the {what} name '{visible(name)}' has {described}; {what} names are plain ASCII, so a look-alike letter"
             f" would make a rule that matches nothing. Type the name again in ASCII"
         )
     if not shape.fullmatch(name):
