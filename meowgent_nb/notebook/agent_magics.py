@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import re
-import string
 import sys
 import traceback
 from collections import deque
@@ -30,12 +29,13 @@ from ..protocols.registry import PROTOCOLS
 from ..tools.core import Tool
 from ..tools.toolbox import Toolbox
 from . import tools_magics
+from ._cell_prompt import cell_prompt
 from ._collected_tools import collected_tools
 from ._options import parse_options, readable_help
+from .rules_magics import RULE_WORDS, rules_command, session_rules
 
 __all__ = ["AgentMagics", "agent_cell", "rewrite_agent_cell"]
 
-_NBVAL_MARKER = re.compile(r"^\s*#\s*NBVAL_\w+\s*$")
 _CELL_START = re.compile(r"^%%agent(\s|$)")
 
 
@@ -228,9 +228,13 @@ class AgentMagics(Magics):
             self.shell.user_ns[args.out] = result
 
     def prompt(self, cell: str) -> str:
-        """The cell without nbval markers, with ``{name}`` filled from the notebook."""
-        lines = [line for line in cell.splitlines() if not _NBVAL_MARKER.match(line)]
-        return _expand("\n".join(lines), self.shell.user_ns).strip("\n")
+        """The cell without nbval markers, with ``{name}`` filled from the notebook (see `_cell_prompt`)."""
+        return cell_prompt(cell, self.shell.user_ns)
+
+    @property
+    def rules(self) -> Any:
+        """The notebook's approval rules (`agent.rules` of every cell; see `rules_magics`)."""
+        return session_rules(self)
 
     def make_agent(self, args: Any) -> Agent:
         """An `Agent` for one cell, from the traits and the cell's options."""
@@ -265,6 +269,7 @@ class AgentMagics(Magics):
             max_output_depth=self.max_output_depth,
             context=self.context,
             tool_search=self.tool_search if args.tool_search is None else args.tool_search,
+            rules=session_rules(self),
         )
 
     def output_shape(self) -> Any:
@@ -359,7 +364,7 @@ class AgentMagics(Magics):
 
     @line_magic("agent")
     def agent_line(self, line: str) -> Any:
-        """%agent reset | history | context | models | config | traceback"""
+        """%agent reset | history | context | models | config | traceback | allow ... | deny ... | rules"""
         command = line.strip()
         if command == "reset":
             self.messages.clear()
@@ -383,9 +388,12 @@ class AgentMagics(Magics):
             # meowgent's errors show as one message; their whole chain is kept for whoever asks.
             error = getattr(sys, "last_value", None)
             print("".join(traceback.format_exception(error)) if error is not None else "(no error yet)", end="")
+        elif command.split(" ", 1)[0] in RULE_WORDS:  # the approval rules: see rules_magics
+            rules_command(self, command)
         else:
             raise UsageError(
-                f"%agent: unknown command {command!r}; use one of: reset, history, context, models, config, traceback."
+                f"%agent: unknown command {command!r}; use one of: reset, history, context, models, config, traceback,"
+                " allow, deny, rules."
                 " To talk to the model, use the %%agent cell magic."
             )
 
@@ -402,20 +410,6 @@ class AgentMagics(Magics):
         ...`` serves the notebook's tools over MCP (see `mcp_magics`).
         """
         return tools_magics.tools(self, line)
-
-
-def _expand(text: str, namespace: dict[str, Any]) -> str:
-    """``{name}`` -> the notebook variable; anything else (unknown names, ``{}``) stays as typed."""
-    out = []
-    for literal, field, spec, conversion in string.Formatter().parse(text):
-        out.append(literal)
-        if field is None:
-            continue
-        if field.isidentifier() and field in namespace and not conversion and not spec:
-            out.append(str(namespace[field]))
-        else:
-            out.append("{" + field + (f"!{conversion}" if conversion else "") + (f":{spec}" if spec else "") + "}")
-    return "".join(out)
 
 
 def _transcript(messages: list[dict[str, Any]]) -> str:

@@ -131,7 +131,8 @@ def test_agent_line_commands(ip):
     with pytest.raises(UsageError) as caught:
         ip.run_line_magic("agent", "hello")
     assert str(caught.value) == (
-        "%agent: unknown command 'hello'; use one of: reset, history, context, models, config, traceback."
+        "%agent: unknown command 'hello'; use one of: reset, history, context, models, config, traceback,"
+        " allow, deny, rules."
         " To talk to the model, use the %%agent cell magic."
     )
 
