@@ -9,7 +9,6 @@ changes), then those added with ``%agent allow`` / ``%agent deny`` (until the ke
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -19,6 +18,7 @@ from IPython.core.error import UsageError
 from .._visible import visible
 from ..agent.rules import RuleError, Rules
 from ..agent.rules._file import RulesFile
+from ..agent.rules._rules import shown_source
 
 __all__ = ["RULE_WORDS", "notebook_folder", "rules_command", "session_rules"]
 
@@ -93,17 +93,6 @@ def listing(rules: Rules, tools: list[str]) -> str:
         )
     lines = ["Approval rules (of those that match a call, deny wins, then ask, then allow):"]
     for number, rule, source in numbered:
-        lines.append(f"{number:>3}. {visible(rule.text)}   ({_shown_source(source)})")
+        lines.append(f"{number:>3}. {visible(rule.text)}   ({shown_source(source)})")
     lines.extend(f"  Note: {visible(w)}" for w in rules.unknown_tools(tools))
     return "\n".join(lines)
-
-
-def _shown_source(source: str) -> str:
-    """A rules file's path relative to the working directory, where it is inside it."""
-    path = Path(source)
-    if not path.is_absolute():
-        return source
-    try:
-        return os.path.relpath(path) if path.is_relative_to(Path.cwd()) else source
-    except ValueError:
-        return source

@@ -8,6 +8,7 @@ allow, whatever their order, so no rule can allow a call that another rule denie
 from __future__ import annotations
 
 import difflib
+import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,7 +17,7 @@ from typing import Any
 from ._file import MAX_RULES, RulesFile
 from ._rule import Action, Rule, RuleError
 
-__all__ = ["RuleVerdict", "Rules", "STRICTNESS"]
+__all__ = ["RuleVerdict", "Rules", "STRICTNESS", "shown_source"]
 
 STRICTNESS = {"allow": 0, "ask": 1, "deny": 2}
 _VERBS = {"allow": "allowed", "ask": "asked", "deny": "denied"}
@@ -151,5 +152,17 @@ class Rules:
         return f"Rules({[rule.text for rule in self]!r})"
 
     def __str__(self) -> str:
-        lines = [f"{n:>3}. {rule.text}   ({source})" for n, rule, source in self.numbered()]
+        lines = [f"{n:>3}. {rule.text}   ({shown_source(source)})" for n, rule, source in self.numbered()]
         return "\n".join(lines) or "(no rules)"
+
+
+def shown_source(source: str) -> str:
+    """Where a rule came from, for people: a rules file's path relative to the working directory
+    when it is inside it (the same on every machine), else as it is."""
+    path = Path(source)
+    if not path.is_absolute():
+        return source
+    try:
+        return os.path.relpath(path) if path.is_relative_to(Path.cwd()) else source
+    except (OSError, ValueError):
+        return source
