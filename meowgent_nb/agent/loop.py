@@ -224,7 +224,7 @@ class Agent:
                 " rename it with @tool(name=...) or pass tool_search=False"
             )
         given = [rule for _, rule, source in self.rules.numbered() if source == "Agent(rules=...)"]
-        for warning in self.rules.unknown_tools(names, given):
+        for warning in self.rules.unknown_tools(self.tools, given):
             warnings.warn(f"Agent: {warning}", stacklevel=3)
         if problems:
             raise ValueError("Invalid Agent settings:\n" + "\n".join(f"- {p}" for p in problems))

@@ -61,7 +61,7 @@ def rules_command(magics: Any, command: str) -> None:
     rules = session_rules(magics, f"%agent {word}")
     if word == "rules":
         if not rest:
-            print(listing(rules, [t.name for t in magics.available_tools("%agent rules")]))
+            print(listing(rules, magics.available_tools("%agent rules")))
             return
         parts = rest.split()
         if len(parts) != 2 or parts[0] != "--remove" or not parts[1].isdigit():
@@ -79,11 +79,11 @@ def rules_command(magics: Any, command: str) -> None:
     except RuleError as error:
         raise UsageError(f"%agent {word}: {error}") from None
     print(f"Rule {len(rules)}: {visible(rule.text)}")
-    for warning in rules.unknown_tools([t.name for t in magics.available_tools(f"%agent {word}")], [rule]):
+    for warning in rules.unknown_tools(magics.available_tools(f"%agent {word}"), [rule]):
         print(f"Warning: {visible(warning)}; the rule is kept, for a tool defined later.", file=sys.stderr)
 
 
-def listing(rules: Rules, tools: list[str]) -> str:
+def listing(rules: Rules, tools: list[Any]) -> str:
     """The numbered rules, where each came from, and which name no tool of the notebook."""
     numbered = rules.numbered()
     if not numbered:

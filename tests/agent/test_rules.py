@@ -190,6 +190,22 @@ def test_a_rule_naming_no_tool_is_warned_about_with_the_near_matches():
     ]
 
 
+def test_a_rule_naming_an_argument_the_tool_does_not_take_is_warned_about():
+    from meowgent_nb import tool
+
+    @tool
+    def delete_file(path: str, force: bool = False) -> None:
+        """Delete."""
+
+    rules = Rules(["delete_file pth=secrets/** -> deny", "delete_file force=true verbose=true -> deny", "delete_file path=x -> deny"])
+    assert rules.unknown_tools([delete_file]) == [
+        "the rule 'delete_file pth=secrets/** -> deny' never matches: delete_file takes no argument 'pth'; did you"
+        " mean path?",
+        "the rule 'delete_file force=true verbose=true -> deny' never matches: delete_file takes no argument"
+        " 'verbose' (it takes: path, force)",
+    ]
+
+
 def test_huge_rules_are_refused_with_the_bound():
     with pytest.raises(RuleError) as caught:
         Rule.parse("t p=" + "a" * 3000 + " -> allow")

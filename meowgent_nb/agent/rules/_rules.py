@@ -135,17 +135,27 @@ class Rules:
                     found = RuleVerdict(rule.action, number, rule)
         return found
 
-    def unknown_tools(self, names: Iterable[str], rules: Iterable[Rule] | None = None) -> list[str]:
-        """What to warn about: each rule (of ``rules``, by default all) naming no tool of ``names``,
-        with the names it may have meant."""
-        known = list(names)
+    def unknown_tools(self, tools: Iterable[Any], rules: Iterable[Rule] | None = None) -> list[str]:
+        """What to warn about: each rule (of ``rules``, by default all) naming no tool of ``tools``
+        (names, or tools, whose parameters are checked too), with the names it may have meant; and
+        each rule naming an argument its tool does not take (it would never match)."""
+        params = {getattr(t, "name", t): _parameters(t) for t in tools}
+        known = list(params)
         warnings = []
         for rule in self if rules is None else rules:
-            if rule.tool in known:
+            if rule.tool not in params:
+                near = difflib.get_close_matches(rule.tool, known, n=3, cutoff=0.6)
+                hint = f"; did you mean {' or '.join(near)}?" if near else f" (the tools are: {', '.join(known) or 'none'})"
+                warnings.append(f"the rule {rule.text!r} names no tool here: there is no tool {rule.tool!r}{hint}")
                 continue
-            near = difflib.get_close_matches(rule.tool, known, n=3, cutoff=0.6)
-            hint = f"; did you mean {' or '.join(near)}?" if near else f" (the tools are: {', '.join(known) or 'none'})"
-            warnings.append(f"the rule {rule.text!r} names no tool here: there is no tool {rule.tool!r}{hint}")
+            taken = params[rule.tool]
+            for name, _ in rule.patterns if taken is not None else ():
+                if name not in taken:
+                    near = difflib.get_close_matches(name, taken, n=1, cutoff=0.6)
+                    hint = f"; did you mean {near[0]}?" if near else f" (it takes: {', '.join(taken) or 'nothing'})"
+                    warnings.append(
+                        f"the rule {rule.text!r} never matches: {rule.tool} takes no argument {name!r}{hint}"
+                    )
         return warnings
 
     def __repr__(self) -> str:
@@ -154,6 +164,12 @@ class Rules:
     def __str__(self) -> str:
         lines = [f"{n:>3}. {rule.text}   ({shown_source(source)})" for n, rule, source in self.numbered()]
         return "\n".join(lines) or "(no rules)"
+
+
+def _parameters(tool: Any) -> list[str] | None:
+    """The argument names a tool takes, or None when only its name is known."""
+    properties = (getattr(tool, "parameters", None) or {}).get("properties") if not isinstance(tool, str) else None
+    return list(properties) if isinstance(properties, dict) else None
 
 
 def shown_source(source: str) -> str:
