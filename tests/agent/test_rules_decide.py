@@ -304,3 +304,28 @@ def test_a_served_mcp_client_meets_the_same_rules():
     finally:
         server.stop()
     assert approver.asked == [("delete_file", {"path": "scratch/../etc/passwd", "force": False})]
+
+
+def test_for_a_server_a_rules_file_gone_bad_denies_the_call_saying_why(tmp_path):
+    import asyncio
+
+    from meowgent_nb.agent.calls import CallRunner
+    from meowgent_nb.tools.core import ToolCall
+
+    write(tmp_path / "approvals.toml", 'rules = ["list_files -> allow"]')
+    rules = Rules(folders=[tmp_path])
+    write(tmp_path / "approvals.toml", 'rules = ["list_files ->"]')
+    runner = CallRunner(None, "marked", 1, 1, 5.0, None, True, None, deny_if_approver_fails=True, rules=rules)
+    results = {}
+
+    async def go():
+        async for _ in runner.run([(ToolCall("list_files", {}, id="c1"), None)], [list_files], False, results):
+            pass
+
+    asyncio.run(go())
+    assert (results[0].kind, results[0].output) == (
+        "denied",
+        f"Denied: the approval rules could not be read: In {tmp_path / 'approvals.toml'}, rules[0]: Cannot read"
+        " the rule 'list_files ->': after '->' comes allow, ask or deny, not ''; write a rule as TOOL ARG=PATTERN"
+        " ... -> allow|ask|deny, e.g. delete_file path=scratch/** -> allow.",
+    )
