@@ -5,8 +5,9 @@
 each call failed the same way (a call that keeps failing gets a notice, then ends the run).
 
 It is the one path from a request to a running tool, whoever asks: the agent loop, and a client
-of `%tools serve` (`mcp.serve.ToolServer` runs each served call as a batch of one). What runs is
-exactly what was approved (arguments a person edited are validated again), and only an explicit
+of `%tools serve` (`mcp.serve.ToolServer` runs each served call as a batch of one). The agent's
+rules and a tool's approval function decide each validated call first (`approvals.ruled`); the
+approver gets only the calls they leave asking. What runs is exactly what was approved (arguments a person edited are validated again), and only an explicit
 `Approved` runs a call: any other answer (None, False, a wrong count, a look-alike object) is a
 denial.
 """
