@@ -329,3 +329,20 @@ def test_for_a_server_a_rules_file_gone_bad_denies_the_call_saying_why(tmp_path)
         " the rule 'list_files ->': after '->' comes allow, ask or deny, not ''; write a rule as TOOL ARG=PATTERN"
         " ... -> allow|ask|deny, e.g. delete_file path=scratch/** -> allow.",
     )
+
+
+def test_the_tools_table_says_a_tool_decides_by_a_function():
+    from meowgent_nb.tools.view import ToolsView
+
+    @tool(approval=lambda arguments: "ask")
+    def send(to: str) -> str:
+        """Send."""
+        return to
+
+    table = ToolsView([send, delete_file, list_files]).to_text().split("\n\n")[0]
+    assert table.splitlines() == [
+        "name         description     approval     timeout",
+        "send         Send.           by function  default",
+        "delete_file  Delete a file.  yes          default",
+        "list_files   List files.     no           default",
+    ]
