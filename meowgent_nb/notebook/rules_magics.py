@@ -77,7 +77,8 @@ def rules_command(magics: Any, command: str) -> None:
     try:
         rule = rules.add(rest, action=word, source=f"%agent {word}")  # type: ignore[arg-type]
     except RuleError as error:
-        raise UsageError(f"%agent {word}: {error}") from None
+        meant = _look_alike(rest.split()[0], [t.name for t in magics.available_tools(f"%agent {word}")])
+        raise UsageError(f"%agent {word}: {error}" + (f" Did you mean {meant}?" if meant else "")) from None
     print(f"Rule {len(rules)}: {visible(rule.text)}")
     for warning in rules.unknown_tools(magics.available_tools(f"%agent {word}"), [rule]):
         print(f"Warning: {visible(warning)}; the rule is kept, for a tool defined later.", file=sys.stderr)
@@ -96,3 +97,15 @@ def listing(rules: Rules, tools: list[Any]) -> str:
         lines.append(f"{number:>3}. {visible(rule.text)}   ({shown_source(source)})")
     lines.extend(f"  Note: {visible(w)}" for w in rules.unknown_tools(tools))
     return "\n".join(lines)
+
+
+def _look_alike(written: str, names: list[str]) -> str | None:
+    """The tool ``written`` looks like when it has letters that are not ASCII (a Cyrillic 'е'): the
+    one name of the same length that agrees on every ASCII letter of it."""
+    if written.isascii():
+        return None
+    alike = [
+        name for name in names
+        if len(name) == len(written) and all(w == n for w, n in zip(written, name) if w.isascii())
+    ]
+    return alike[0] if len(alike) == 1 else None

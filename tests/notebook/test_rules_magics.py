@@ -103,6 +103,10 @@ def test_a_rule_for_a_tool_the_notebook_lacks_is_kept_with_a_warning_naming_the_
         ("rules --remove 7", "%agent rules --remove: There is no rule 7: the rules are numbered 1 to 1. List them"
          " with %agent rules."),
         ("rules --drop 1", "%agent rules: unknown options '--drop 1'; use %agent rules, or %agent rules --remove N."),
+        ("allow d\u0435lete_file", "%agent allow: Cannot read the rule 'd\u0435lete_file': the tool name"
+         " 'd\u0435lete_file' has '\u0435' (U+0435 CYRILLIC SMALL LETTER IE); tool names are plain ASCII, so a"
+         " look-alike letter would make a rule that matches nothing. Type the name again in ASCII. Did you mean"
+         " delete_file?"),
     ],
 )
 def test_mistakes_are_usage_errors_that_say_how_to_fix_them(notebook, tmp_path, command, message):
