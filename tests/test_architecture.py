@@ -47,10 +47,10 @@ MAX_MODULES = 15
 LONG_MODULES = {
     "meowgent_nb/mcp/client/toolbox.py": 513,
     "meowgent_nb/mcp/client/_session.py": 409,
-    "meowgent_nb/notebook/magics/agent_magics.py": 437,
+    "meowgent_nb/notebook/magics/agent_magics.py": 408,
     "meowgent_nb/notebook/magics/mcp_magics.py": 446,
     "meowgent_nb/notebook/views/transcript.py": 403,
-    "meowgent_nb/tools/core.py": 433,
+    "meowgent_nb/tools/core.py": 422,
 }
 CROWDED_FOLDERS: dict[str, int] = {}
 
@@ -102,7 +102,7 @@ def test_the_wings_are_the_ones_the_folder_listing_shows():
 
 
 ROOMS = {
-    "agent": ["approvals", "context"],
+    "agent": ["approvals", "context", "rules"],
     "mcp": ["client", "content", "server"],
     "notebook": ["approvals", "magics", "views"],
 }

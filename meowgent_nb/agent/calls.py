@@ -5,8 +5,9 @@
 each call failed the same way (a call that keeps failing gets a notice, then ends the run).
 
 It is the one path from a request to a running tool, whoever asks: the agent loop, and a client
-of `%tools serve` (`mcp.serve.ToolServer` runs each served call as a batch of one). What runs is
-exactly what was approved (arguments a person edited are validated again), and only an explicit
+of `%tools serve` (`mcp.serve.ToolServer` runs each served call as a batch of one). The agent's
+rules and a tool's approval function decide each validated call first (`approvals.ruled`); the
+approver gets only the calls they leave asking. What runs is exactly what was approved (arguments a person edited are validated again), and only an explicit
 `Approved` runs a call: any other answer (None, False, a wrong count, a look-alike object) is a
 denial.
 """
@@ -17,7 +18,6 @@ import asyncio
 import dataclasses
 import difflib
 import json
-import re
 import time
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
@@ -29,12 +29,14 @@ from ..tools._output import MAX_DEPTH, MAX_ITEMS, Shape
 from ..tools.core import Tool, ToolCall, ToolResult
 from ._running_call import RUNNING_CALL, Ending, RunningCall, within_limit
 from ._tool_threads import ToolThreads, call_tool
-from .approvals import Approved, Approver, Decision, Denied, DenyAll, decide
+from .approvals import Approved, Approver, Decision, Denied, DenyAll, decide, ruled
 from .approvals.decisions import logged
+from .rules import RuleError, Rules
 from .events import AgentEvent, ApprovalEvent, ApprovalRequested, ToolResultEvent, ToolRunning
+from .repeated import Failure, repeat_notice
 from .result import RepeatedFailure
 
-__all__ = ["CallRunner", "repeat_notice", "split_repeat_notice"]
+__all__ = ["CallRunner"]
 
 # One set of daemon threads for every agent: %%agent makes an agent per cell.
 _THREADS = ToolThreads()
@@ -65,12 +67,14 @@ class CallRunner:
     """The agent's model, for a tool that asks it something (an MCP server's sampling request)."""
     max_output_items: int = MAX_ITEMS
     max_output_depth: int = MAX_DEPTH
+    rules: Rules | None = None
+    """The agent's rules, asked about every call before the approver (see `approvals.ruled`)."""
     deny_if_approver_fails: bool = False
     """What an approver that raises means: False (the loop) lets the error end the run, so the
     person sees the broken approver; True (a server) denies the calls, telling the client why."""
     answered: dict[str, ToolResult] = field(default_factory=dict)
     """This run's successful calls, by tool and validated arguments."""
-    failures: dict[str, _Failure] = field(default_factory=dict)
+    failures: dict[str, Failure] = field(default_factory=dict)
 
     @property
     def shape(self) -> Shape:
@@ -98,11 +102,9 @@ class CallRunner:
                 results[index] = early if last else self._outcome(early)
             else:
                 runnable.append((index, call, *early))
-        asking = [
-            item
-            for item in runnable
-            if item[2].approval or (self.ask == "every" and item[2] is not self.search_tool)
-        ]
+        ruled_by = {item[0]: self._ruled(item[2], item[3], item[2] is not self.search_tool) for item in runnable}
+        asking = [item for item in runnable if ruled_by[item[0]] == "ask"]
+        await self._log_ruled(runnable, ruled_by)
         if asking:
             yield ApprovalRequested(tuple(call for _, call, _, _ in asking))
         try:
@@ -112,15 +114,17 @@ class CallRunner:
                 results[index] = ToolResult(call, "Not run: the run was stopped before a decision.", kind="denied")
             raise
         edited: dict[int, dict[str, Any]] = {}
-        for (index, call, tool, _), decision in zip(asking, decisions):
-            yield ApprovalEvent(call, decision)
-            self._settle(index, call, tool, decision, results, edited)
+        decided = {**{i: d for i, d in ruled_by.items() if d not in ("ask", None)}, **{
+            index: decision for (index, *_), decision in zip(asking, decisions)}}
+        for index, call, tool, _ in runnable:  # in call order: the rules' decisions and the approver's
+            if index in decided:
+                yield ApprovalEvent(call, self._settle(index, call, tool, decided[index], results, edited))
         for index in sorted(results):
             yield ToolResultEvent(results[index])
         values_of = {index: edited.get(index, values) for index, _, _, values in runnable}
         slots = asyncio.Semaphore(self.max_workers)
         loop = asyncio.get_running_loop()
-        approved = {index for (index, *_), decision in zip(asking, decisions) if isinstance(decision, Approved)}
+        approved = {index for index, decision in decided.items() if isinstance(decision, Approved)}
         running = {
             index: RunningCall(call, loop, self._timeout(tool), self.approver, self.model, index in approved)
             for index, call, tool, _ in runnable
@@ -142,8 +146,8 @@ class CallRunner:
                     call, tool = result.call, tools_of[index]
                     yield ApprovalRequested((call,))
                     (decision,) = await self._decide([(index, call, tool, values_of[index])])
-                    yield ApprovalEvent(call, decision)
-                    if self._settle(index, call, tool, decision, results, edited):
+                    yield ApprovalEvent(call, self._settle(index, call, tool, decision, results, edited))
+                    if index in results:
                         yield ToolResultEvent(results[index])
                         continue
                     values_of[index] = edited.get(index, values_of[index])
@@ -170,12 +174,11 @@ class CallRunner:
         decision: Decision,
         results: dict[int, ToolResult],
         edited: dict[int, dict[str, Any]],
-    ) -> bool:
-        """Put what ``decision`` means for a call in ``results`` (a denial, an invalid edit: True)
-        or ``edited`` (arguments a person changed, validated: what runs)."""
-        if isinstance(decision, Denied):
-            results[index] = self._outcome(ToolResult(call, f"Denied: {decision.message}", kind="denied"))
-        elif decision.arguments is not None:
+    ) -> Decision:
+        """Put what ``decision`` means for a call in ``results`` (a denial, an invalid edit) or
+        ``edited`` (arguments a person changed, validated: what runs); returns the decision that
+        stands (edited arguments a rule denies are denied: the rules see what would run)."""
+        if isinstance(decision, Approved) and decision.arguments is not None:
             try:  # what runs is always validated, also when a person typed it
                 if not isinstance(decision.arguments, Mapping):
                     kind = type(decision.arguments).__name__
@@ -185,7 +188,12 @@ class CallRunner:
                 results[index] = ToolResult(
                     call, f"Not run: the arguments given at approval were invalid.\n{error}", kind="invalid_arguments"
                 )
-        return index in results
+            again = self._ruled(tool, edited[index], False) if index in edited else None
+            if isinstance(again, Denied):  # the edit made it a call a rule (or the tool) denies
+                decision = Denied(f"{again.message} (The arguments as edited.)", f"{again.reason} (as edited)")
+        if isinstance(decision, Denied):
+            results[index] = self._outcome(ToolResult(call, f"Denied: {decision.message}", kind="denied"))
+        return decision
 
     def _precheck(
         self, call: ToolCall, malformed: MalformedCall | None, by_name: dict[str, Tool], last: bool
@@ -241,7 +249,7 @@ class CallRunner:
             return result
         seen = self.failures.get(key)
         if seen is None or (seen.kind, seen.output) != (result.kind, result.output):
-            seen = self.failures[key] = _Failure(result.kind, result.output, 0, 0)
+            seen = self.failures[key] = Failure(result.kind, result.output, 0, 0)
         if seen.turn != self._turn:  # a twin in the same answer is no sign the model did not read it
             seen.times, seen.turn = seen.times + 1, self._turn
         if seen.times < 2:
@@ -251,6 +259,22 @@ class CallRunner:
         if stop and self.repeated is None:
             self.repeated = RepeatedFailure(result, seen.times)
         return result
+
+    def _ruled(self, tool: Tool, values: dict[str, Any], may_ask: bool) -> Decision | str | None:
+        """What the rules and the tool's approval function decide (see `approvals.ruled`); a rules
+        file that cannot be read ends the run, or for a server denies the call, as a failing approver does."""
+        try:
+            return ruled(self.rules, tool, values, tool.approval is True or (self.ask == "every" and may_ask))
+        except RuleError as error:
+            if not self.deny_if_approver_fails:
+                raise
+            return Denied(f"the approval rules could not be read: {error}", "the rules could not be read")
+
+    async def _log_ruled(self, runnable: list[tuple[int, ToolCall, Tool, dict[str, Any]]], ruled_by: dict) -> None:
+        """The rules' and approval functions' decisions go to the one decision log as a person's do."""
+        ruled = [(item, ruled_by[item[0]]) for item in runnable if isinstance(ruled_by[item[0]], (Approved, Denied))]
+        if ruled:
+            await logged(_given([decision for _, decision in ruled]), [item[1:] for item, _ in ruled], self.model)
 
     async def _decide(self, asking: list[tuple[int, ToolCall, Tool, dict[str, Any]]]) -> list[Decision]:
         if not asking:
@@ -327,6 +351,10 @@ class CallRunner:
         return index, ToolResult(call, text, value=value, duration=elapsed)
 
 
+async def _given(decisions: list[Decision]) -> list[Decision]:
+    return decisions
+
+
 def _ran_with(result: ToolResult, values: dict[str, Any]) -> ToolResult:
     """``result`` of a call a person changed before approving, telling the model so."""
     changed = json.dumps(values, ensure_ascii=False, default=repr)
@@ -336,39 +364,3 @@ def _ran_with(result: ToolResult, values: dict[str, Any]) -> ToolResult:
 
 def _call_key(name: str, values: dict[str, Any]) -> str:
     return name + json.dumps(values, sort_keys=True, default=repr)
-
-
-@dataclass
-class _Failure:
-    """How a call failed the last time it was made, and on how many turns in a row."""
-
-    kind: str
-    output: str
-    times: int
-    turn: int
-
-
-def repeat_notice(times: int, stop: bool = False) -> str:
-    """What the model reads after a result when the call failed the same way ``times`` times.
-
-    With ``stop`` the run ends here; the notice stays in the history for the next request.
-    """
-    count = "twice" if times == 2 else f"{times} times"
-    if stop:
-        return f"This call failed the same way {count} in a row, so the run was stopped."
-    return (
-        f"This call failed the same way {count} in a row; do not repeat it."
-        " Answer the person, or try something different."
-    )
-
-
-_NOTICE = re.compile(
-    r"\n\n(This call failed the same way (?:twice|\d+ times) in a row(?:; do not repeat it\."
-    r" Answer the person, or try something different\.|, so the run was stopped\.))\Z"
-)
-
-
-def split_repeat_notice(output: str) -> tuple[str, str | None]:
-    """A result's output without the `repeat_notice` the agent added to it, and that notice."""
-    found = _NOTICE.search(output)
-    return (output, None) if found is None else (output[: found.start()], found.group(1))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import warnings
 from collections import deque
 from collections.abc import AsyncIterator, Iterable
 from typing import Any, Literal
@@ -26,6 +27,7 @@ from .context.compaction import CONTEXT_POLICIES, Compacted, Compaction, Context
 from .context import ContextRecord, ContextUse, ToolsBlock, answer_tokens, context_window, message_text
 from ._tool_names import name_index
 from .approvals import Approver
+from .rules import Rule, Rules
 from .calls import CallRunner
 from .events import (
     AgentEvent,
@@ -57,6 +59,9 @@ class Agent:
             replaced), or ``"auto"`` (Ollama's default, else the embedded model, warning); see `resolve_model`.
         tools: The tools the model may call.
         approver: Decides on calls that need approval; without one they are denied.
+        rules: Rules on the calls' arguments, asked before the approver (``"delete_file
+            path=scratch/** -> allow"``; see `agent.rules`), besides those of a rules file in the
+            working directory (``approvals.toml``); or a `Rules` object, used as it is. ``agent.rules``.
         protocol: ``"xml"`` (tools in the system prompt, calls as ``<tool_call>`` blocks in the
             text), ``"native"`` (tools passed to the backend, calls in ``tool_calls``) or
             ``"json"`` (each answer is one JSON object, a call or the answer, constrained by the
@@ -122,6 +127,7 @@ class Agent:
         tool_search: bool | Literal["auto"] | None = False,
         always_show: Iterable[Tool | str] = (),
         context: ContextPolicy = "compact",
+        rules: Rules | Iterable[str | Rule] = (),
     ):
         if model is None or isinstance(model, str):  # "ollama:NAME", "local", "local:PATH", a name
             from ..models.resolve import resolve_model
@@ -130,6 +136,8 @@ class Agent:
         self.model = model
         self.tools = list(tools)
         self.approver = approver
+        self.rules = rules if isinstance(rules, Rules) else Rules(rules, folders=["."], source="Agent(rules=...)")
+        """What rules decide calls before the approver; ``agent.rules.add("TOOL ARG=... -> allow")``."""
         self.max_turns = max_turns
         self.max_workers = max_workers
         self.tool_timeout = tool_timeout
@@ -153,6 +161,9 @@ class Agent:
         except ValueError as error:
             problems.append(str(error))
         problems += settings_problems(self)
+        given = [rule for _, rule, source in self.rules.numbered() if source == "Agent(rules=...)"]
+        for warning in self.rules.unknown_tools(self.tools, given):
+            warnings.warn(f"Agent: {warning}", stacklevel=2)
         if problems:
             raise ValueError("Invalid Agent settings:\n" + "\n".join(f"- {p}" for p in problems))
         self.messages: list[dict[str, Any]] = []
@@ -220,6 +231,7 @@ class Agent:
             model=self.model,
             max_output_items=self.max_output_items,
             max_output_depth=self.max_output_depth,
+            rules=self.rules,
         )
 
     def _offered(self) -> list[Tool]:

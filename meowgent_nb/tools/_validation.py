@@ -1,4 +1,5 @@
-"""Validation errors (pydantic or jsonschema) -> problem lines a small model can act on.
+"""Validating a call's arguments (`validated`), and its errors (pydantic or jsonschema) -> problem
+lines a small model can act on.
 
 One line per problem: the argument's path, what was wrong, what was given. Unknown arguments name
 the arguments the tool takes; missing ones say they are required.
@@ -16,7 +17,7 @@ from .render import schema_type_name
 if TYPE_CHECKING:
     from pydantic import ValidationError
 
-__all__ = ["jsonschema_problems", "pydantic_problems"]
+__all__ = ["jsonschema_problems", "pydantic_problems", "validated"]
 
 _MAX_INPUT_CHARS = 60
 
@@ -155,3 +156,30 @@ def jsonschema_problems(errors: Iterable[Any], schema: dict[str, Any]) -> list[s
             message = _lower_first(error.message)
             problems.append(f"{_path(loc)}: {message}")
     return problems
+
+
+def validated(name: str, parameters: dict[str, Any], arguments: Any, schema_validator: Any, model: Any) -> dict[str, Any]:
+    """A tool's validated arguments, defaults filled in (see `Tool.validate`): with the jsonschema
+    validator of a tool given as JSON Schema, else with the pydantic ``model`` of its parameters.
+
+    Raises:
+        ToolArgumentsError: One line per problem, naming the argument.
+    """
+    from ..errors import ToolArgumentsError
+
+    if schema_validator is not None:
+        problems = jsonschema_problems(schema_validator.iter_errors(arguments), parameters)
+        if problems:
+            raise ToolArgumentsError(name, problems)
+        defaults = {
+            key: prop["default"]
+            for key, prop in parameters.get("properties", {}).items()
+            if isinstance(prop, dict) and "default" in prop and key not in arguments
+        }
+        return {**arguments, **defaults}
+    from pydantic import ValidationError
+
+    try:
+        return model.validate(arguments)
+    except ValidationError as exc:
+        raise ToolArgumentsError(name, pydantic_problems(exc, parameters)) from None

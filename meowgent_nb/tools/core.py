@@ -19,10 +19,10 @@ from typing import Any, overload
 from .._async import run_to_completion
 from ._examples import check_examples, split_examples, usable_examples
 from ._foreign_schema import object_schema
-from ._validation import jsonschema_problems, pydantic_problems
+from ._validation import validated
 from .render import tool_json_schema, tool_string, tool_xml
 from .calls import ResultKind, ToolCall, ToolResult
-from ..errors import ToolArgumentsError, ToolDefinitionError
+from ..errors import ToolDefinitionError
 
 __all__ = ["Tool", "ToolCall", "ToolResult", "ResultKind", "tool"]
 
@@ -39,7 +39,9 @@ class Tool:
         name: What the model calls it.
         description: What it does, for the model (the docstring without its Args section).
         parameters: The JSON Schema of the arguments (treat as read-only).
-        approval: Whether a person must approve each call before it runs.
+        approval: Whether a person must approve each call before it runs, or a function of the
+            validated arguments (a dict) that says "allow", "ask" or "deny" (or True: ask; False:
+            allow); an error in it denies the call (see `agent.approvals.tool_verdict`).
         timeout: Seconds a call may take, or None for the agent's default.
         returns: What the tool returns ("type: description"), or None when unknown.
         output_type: The name of the returned type, or None when unknown.
@@ -60,7 +62,7 @@ class Tool:
         *,
         name: str | None = None,
         description: str | None = None,
-        approval: bool = False,
+        approval: bool | Callable[[dict[str, Any]], Any] = False,
         timeout: float | None = None,
         examples: Sequence[Mapping[str, Any]] | None = None,
         read_only: bool | None = None,
@@ -113,7 +115,7 @@ class Tool:
         config: Mapping[str, Any],
         handler: Callable[..., Any],
         *,
-        approval: bool = False,
+        approval: bool | Callable[[dict[str, Any]], Any] = False,
         timeout: float | None = None,
     ) -> Tool:
         """A tool described by a config dict rather than a Python signature.
@@ -157,7 +159,7 @@ class Tool:
         schema: Mapping[str, Any],
         handler: Callable[..., Any],
         *,
-        approval: bool = False,
+        approval: bool | Callable[[dict[str, Any]], Any] = False,
         timeout: float | None = None,
         examples: Sequence[Mapping[str, Any]] | None = None,
     ) -> Tool:
@@ -203,7 +205,7 @@ class Tool:
         problems: list[str],
         name: str | None,
         description: str,
-        approval: bool,
+        approval: bool | Callable[[dict[str, Any]], Any],
         timeout: float | None,
         handler: Callable[..., Any] | None = None,
     ) -> None:
@@ -212,8 +214,8 @@ class Tool:
             problems.append(f"the name {name!r} is not a valid tool name; {_NAME_RULE}")
         if not isinstance(description, str):
             problems.append(f"the description must be a string, got {type(description).__name__}")
-        if not isinstance(approval, bool):
-            problems.append(f"approval must be True or False, got {approval!r}")
+        if not isinstance(approval, bool) and not callable(approval):
+            problems.append(f"approval must be True, False or a function of the arguments, got {approval!r}")
         valid_timeout = timeout is None or (
             isinstance(timeout, (int, float)) and not isinstance(timeout, bool) and timeout > 0
         )
@@ -277,23 +279,7 @@ class Tool:
         Raises:
             ToolArgumentsError: One line per problem, naming the argument.
         """
-        if self._schema_validator is not None:
-            errors = self._schema_validator.iter_errors(arguments)
-            problems = jsonschema_problems(errors, self.parameters)
-            if problems:
-                raise ToolArgumentsError(self.name, problems)
-            defaults = {
-                key: prop["default"]
-                for key, prop in self.parameters.get("properties", {}).items()
-                if isinstance(prop, dict) and "default" in prop and key not in arguments
-            }
-            return {**arguments, **defaults}
-        from pydantic import ValidationError
-
-        try:
-            return self._arguments.validate(arguments)
-        except ValidationError as exc:
-            raise ToolArgumentsError(self.name, pydantic_problems(exc, self.parameters)) from None
+        return validated(self.name, self.parameters, arguments, self._schema_validator, self._arguments)
 
     def invoke(self, values: Mapping[str, Any]) -> Any:
         """Call the tool with already validated values; an ``async def`` is run to completion.
@@ -361,7 +347,7 @@ def tool(
     *,
     name: str | None = ...,
     description: str | None = ...,
-    approval: bool = ...,
+    approval: bool | Callable[[dict[str, Any]], Any] = ...,
     timeout: float | None = ...,
     examples: Sequence[Mapping[str, Any]] | None = ...,
     read_only: bool | None = ...,
@@ -372,7 +358,7 @@ def tool(
     *,
     name: str | None = ...,
     description: str | None = ...,
-    approval: bool = ...,
+    approval: bool | Callable[[dict[str, Any]], Any] = ...,
     timeout: float | None = ...,
     examples: Sequence[Mapping[str, Any]] | None = ...,
     read_only: bool | None = ...,
@@ -384,7 +370,7 @@ def tool(
     *,
     name: str | None = None,
     description: str | None = None,
-    approval: bool = False,
+    approval: bool | Callable[[dict[str, Any]], Any] = False,
     timeout: float | None = None,
     examples: Sequence[Mapping[str, Any]] | None = None,
     read_only: bool | None = None,
@@ -400,7 +386,10 @@ def tool(
         function: The function; omitted when options are given.
         name: What the model calls it (default: the function's name).
         description: What it does (default: the docstring without its Args section).
-        approval: Whether a person must approve each call before it runs.
+        approval: Whether a person must approve each call before it runs; or a function called
+            with the validated arguments as a dict, returning "allow", "ask" or "deny", or a bool
+            (True: ask, as ``approval=True`` does; False: allow). An error in it denies the call.
+            The notebook's rules (`agent.rules`) are asked first; a deny from either wins.
         timeout: Seconds a call may take, or None for the agent's default.
         examples: Example arguments, one dict per call, shown to the model inside the tool's
             description (``<example>{"city":"Paris","days":2}</example>``). Each must be a call

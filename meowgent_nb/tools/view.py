@@ -77,7 +77,7 @@ class ToolsView:
                 item.name,
                 *([visible(_first_line(getattr(item, "title", None) or ""))] if titled else []),
                 _first_line(item.description),
-                "yes" if item.approval else "no",
+                "by function" if callable(item.approval) else "yes" if item.approval else "no",
                 "default" if item.timeout is None else f"{item.timeout:g} s",
             )
             for item in self.tools

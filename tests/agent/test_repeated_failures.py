@@ -10,7 +10,7 @@ import json
 import pytest
 
 from meowgent_nb import Agent, ScriptedModel, ToolCall, tool
-from meowgent_nb.agent.calls import repeat_notice, split_repeat_notice
+from meowgent_nb.agent.repeated import repeat_notice, split_repeat_notice
 from meowgent_nb.agent.result import RepeatedFailure
 from meowgent_nb.protocols.prompt import RESULTS_NOTICE
 

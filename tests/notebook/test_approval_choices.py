@@ -16,7 +16,8 @@ from meowgent_nb import tool
 from meowgent_nb.agent.approvals import ApprovalRequest, Approved, Denied
 from meowgent_nb.agent.approvals.decisions import session_decisions
 from meowgent_nb.notebook.views._cards import Card, card_html_of, card_lines
-from meowgent_nb.notebook.approvals.input_approvals import SessionChoices, exact_key, exact_rule_text
+from meowgent_nb.agent.rules import Rule, rule_text_for
+from meowgent_nb.notebook.approvals.input_approvals import SessionChoices, exact_key
 from meowgent_nb.tools.calls import ToolCall, ToolResult
 
 
@@ -95,7 +96,7 @@ def test_allow_calls_like_this_adds_the_rule_it_was_given_and_a_refused_rule_dec
 
     choices = SessionChoices(add_rule=add_rule)
     request = _request(path="it's.txt", text="hi")
-    assert choices.prefill(request) == "write_file path='it\\'s.txt' text='hi' mode=0 -> allow"
+    assert choices.prefill(request) == 'write_file path="it\'s.txt" text="hi" mode=json:0 -> allow'
     with pytest.raises(ValueError, match="has no '-> allow"):
         choices.decide(request, "rule", "write_file path=*")
     with pytest.raises(ValueError, match="the rule is empty"):
@@ -108,7 +109,13 @@ def test_allow_calls_like_this_adds_the_rule_it_was_given_and_a_refused_rule_dec
     assert default.prefill(request) == "write_file ['mode', 'path', 'text']"
     default.decide(request, "rule", "write_file path=* -> allow")
     assert default.rules_added == ["write_file path=* -> allow"]
-    assert exact_rule_text("f", {"n": 1, "b": None, "s": "a\\b"}) == "f n=1 b=null s='a\\\\b' -> allow"
+    # Unwired, the prefill is the rules' own exact-match text, and a rule is checked before it is kept.
+    plain = SessionChoices()
+    assert plain.prefill(request) == rule_text_for("write_file", dict(request.arguments))
+    assert Rule.parse(plain.prefill(request)).matches("write_file", dict(request.arguments))
+    with pytest.raises(ValueError):
+        plain.decide(request, "rule", "write_file path=../* -> allow")
+    assert plain.rules_added == []
 
 
 def _row(choices: SessionChoices, outcomes: list):
@@ -132,7 +139,7 @@ def test_the_rule_box_opens_prefilled_and_a_refused_rule_shows_why_in_a_fresh_bo
     assert (row.rule.view.layout.display, row.reason.view.layout.display) == ("none", "none")
     row._choose("like")
     assert row.rule.view.layout.display == "flex"
-    assert row.rule.text.value == "write_file path='a.txt' text='hi' mode=0 -> allow"
+    assert row.rule.text.value == 'write_file path="a.txt" text="hi" mode=json:0 -> allow'
     first = row.rule.text
     first.value = "write_file path=*"
     row._choose("rule")

@@ -280,7 +280,8 @@ def test_headless_with_an_unknown_policy_fails_the_cell(kernel):
         "ValueError",
         (
             "MEOWGENT_APPROVE='maybe' is not a policy for headless runs; set MEOWGENT_APPROVE=all"
-            " (run the calls) or MEOWGENT_APPROVE=none (deny them; the default)."
+            " (run the calls), MEOWGENT_APPROVE=none (deny them; the default) or MEOWGENT_APPROVE=rules (only the"
+            " approval rules run calls that ask; the same as none)."
         ),
     )
 

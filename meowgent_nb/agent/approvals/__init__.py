@@ -1,8 +1,10 @@
-"""Approving tool calls: decisions, the approver protocol, and the simple policies.
+"""Approving tool calls: decisions, the approver protocol, the simple policies, and the rules.
 
-A call needs approval when its tool is marked ``approval=True`` (or the agent is told to ask for
-every tool). The agent sends all such calls of one turn to its approver as one batch, after
-validation, so what a person approves is exactly the argument set that will run.
+Before any approver, `ruled` asks the agent's `Rules` and the tool's own ``approval=`` function
+about each validated call: a deny from either wins, then a rule's allow or ask; a call neither
+decides asks when its tool is marked ``approval=True`` (or its function says "ask", or the agent
+asks for every tool). The agent sends all calls that ask in one turn to its approver as one
+batch, after validation, so what a person approves is exactly the argument set that will run.
 """
 
 from __future__ import annotations
@@ -10,11 +12,14 @@ from __future__ import annotations
 import copy
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, Union, runtime_checkable
+from typing import Any, Literal, Protocol, Union, runtime_checkable
 
 from ...tools.core import Tool, ToolCall
+from ..rules import Rules
 
-__all__ = ["ApprovalRequest", "Approved", "Approver", "AutoApprove", "Decision", "Denied", "DenyAll", "decide"]
+__all__ = [
+    "ApprovalRequest", "Approved", "Approver", "AutoApprove", "Decision", "Denied", "DenyAll", "decide", "ruled"
+]
 
 
 @dataclass(frozen=True)
@@ -136,3 +141,58 @@ def _listed(answer: Any) -> list[Any] | None:
         return list(answer)
     except Exception:  # noqa: BLE001 - an answer that cannot be read decides nothing
         return None
+
+
+def ruled(rules: Rules | None, tool: Tool, values: Mapping[str, Any], asks: bool) -> Decision | Literal["ask"] | None:
+    """What the rules and the tool's ``approval=`` function say about a validated call.
+
+    A deny from a rule, then from the tool's function, wins; then a rule's allow (`Approved`) or
+    ask; then the tool's function ("ask" or True: ask; "allow" or False: run); then ``asks`` (the
+    tool is marked ``approval=True``, or the agent asks about every call).
+
+    Returns:
+        A `Denied` or `Approved` saying which rule or function decided, ``"ask"`` (put it to the
+        approver), or None (run it without asking).
+
+    Raises:
+        RuleError: The rules file changed and cannot be used now.
+    """
+    verdict = rules.decide(tool.name, values) if rules is not None else None
+    if verdict is not None and verdict.action == "deny":
+        return Denied(f"rule {verdict.number} ({verdict.rule.condition}) denies this call.", verdict.reason)
+    own = tool_verdict(tool, values)
+    if isinstance(own, Denied):
+        return own
+    if verdict is not None:
+        return Approved(verdict.reason) if verdict.action == "allow" else "ask"
+    if own is not None:
+        return "ask" if own == "ask" else None
+    return "ask" if asks else None
+
+
+def tool_verdict(tool: Tool, values: Mapping[str, Any]) -> Denied | Literal["ask", "allow"] | None:
+    """What ``@tool(approval=function)`` says about a call, or None for ``approval=True/False``.
+
+    The function gets a copy of the validated arguments as a dict and returns "allow", "ask" or
+    "deny", or a bool (True: ask, as ``approval=True`` does; False: allow). An error in it, or any
+    other answer, denies the call, saying why.
+    """
+    function = tool.approval
+    if isinstance(function, bool) or not callable(function):
+        return None
+    name = f"{tool.name}'s approval function"
+    try:
+        answer = function(_copied(values))
+    except Exception as error:  # noqa: BLE001 - a broken check denies, it never lets the call through
+        return Denied(f"{name} failed ({type(error).__name__}: {error}), so the call was not run.", f"{name} failed")
+    word = answer if isinstance(answer, str) else None  # no == on an unknown object: it may raise
+    if answer is True or word == "ask":
+        return "ask"
+    if answer is False or word == "allow":
+        return "allow"
+    if word == "deny":
+        return Denied(f"{name} denies this call.", f"denied by {name}")
+    return Denied(
+        f"{name} answered {answer!r}, not 'allow', 'ask', 'deny', True or False, so the call was not run.",
+        f"{name} gave no decision",
+    )

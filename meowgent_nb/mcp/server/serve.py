@@ -7,8 +7,8 @@ explicit `Approved` and with exactly the arguments approved (a person's edits, v
 the result says so), and it runs on a tool thread within its time limit. It comes back as text
 (and, for a tool whose return type is an object, as structured content too; see `_serve_types`
 for that and the annotations published); a failure, a denial or a timeout is an ``isError``
-result. Tools that need approval are left out unless asked for; then every outside call asks the
-approver first, on ``approval_loop`` (in a notebook, the kernel's: its buttons are there). The
+result. The notebook's rules (`agent.rules`) decide each call first, as in a cell. Tools that need
+approval are left out unless asked for; then every outside call no rule decides asks the approver first, on ``approval_loop`` (in a notebook, the kernel's: its buttons are there). The
 server runs on the same background loop as the MCP sessions (see `_thread`).
 """
 
@@ -28,6 +28,7 @@ from .published import Prompt, Resource, UnsafeSegment
 from ._token_gate import RequireToken
 from ...agent.approvals import ApprovalRequest, Approver, DenyAll
 from ...agent.calls import CallRunner
+from ...agent.rules import Rules
 from ...tools.core import Tool, ToolCall, ToolResult
 from ...tools.render import tool_json_schema
 
@@ -56,6 +57,8 @@ class ToolServer:
         approval_loop: The event loop ``approver`` must run on (the kernel's, for buttons in
             the notebook); None runs it on the server's loop.
         ask_every: Ask the approver about every call, not only those of tools that need approval.
+        rules: The notebook's `Rules`, asked about every call before the approver, as in the
+            notebook's own cells (see `agent.approvals.ruled`); None: none.
         timeout: Seconds a call may take when its tool sets no timeout (and a resource read or
             a prompt).
         name: The server name clients see.
@@ -82,6 +85,7 @@ class ToolServer:
         name: str = "meowgent-notebook",
         resources: Iterable[Resource] = (),
         prompts: Iterable[Prompt] = (),
+        rules: Rules | None = None,
     ):
         import uvicorn
         from mcp.server.lowlevel import Server
@@ -97,6 +101,7 @@ class ToolServer:
         self.approver = approver or DenyAll("no one approves calls from outside the notebook")
         self.approval_loop = approval_loop
         self.ask_every = ask_every
+        self.rules = rules
         self.timeout = timeout
         self.token = secrets.token_urlsafe(32)
         self._ids = itertools.count(1)
@@ -192,6 +197,7 @@ class ToolServer:
             repeat_calls=True,
             max_repeated_failures=None,
             deny_if_approver_fails=True,
+            rules=self.rules,
         )
         results: dict[int, ToolResult] = {}
         async for _ in runner.run([(call, None)], self.tools, False, results):

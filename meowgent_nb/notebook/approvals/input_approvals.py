@@ -15,10 +15,11 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ...agent.approvals import ApprovalRequest, Approved, Decision, Denied
+from ...agent.rules import Rule, rule_text_for
 from ...agent.approvals.decisions import PERSON
 from .policy_approvals import AsksForServers, call_text, headless_policy, is_headless
 
-__all__ = ["InputApprover", "SessionChoices", "ask_by_input", "exact_rule_text"]
+__all__ = ["InputApprover", "SessionChoices", "ask_by_input"]
 
 RuleText = Callable[[str, Mapping[str, Any]], str]
 """Writes the rule "Allow calls like this…" starts from: (tool name, validated arguments) -> text."""
@@ -26,16 +27,6 @@ AddRule = Callable[[str], Any]
 """Adds a rule a person wrote; raises (ValueError) with what is wrong when the text is no rule."""
 REASON_LIMIT = 500
 """Characters of a denial's reason the model reads; the rest is cut."""
-
-
-def exact_rule_text(tool_name: str, arguments: Mapping[str, Any]) -> str:
-    """A rule allowing exactly this call: ``TOOL ARG='value' ... -> allow`` (values quoted)."""
-    def quoted(value: Any) -> str:
-        if isinstance(value, str):
-            return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
-        return json.dumps(value, ensure_ascii=False, sort_keys=True, default=repr)
-
-    return " ".join([tool_name, *(f"{name}={quoted(value)}" for name, value in arguments.items()), "-> allow"])
 
 
 def exact_key(request: ApprovalRequest) -> str:
@@ -51,8 +42,10 @@ class SessionChoices:
     """What a person's choices leave behind for the session, and the decision each choice is.
 
     Args:
-        rule_text: Writes the rule "Allow calls like this…" starts from (default: `exact_rule_text`).
-        add_rule: Adds the rule the person settled on (default: keep it in `rules_added`).
+        rule_text: Writes the rule "Allow calls like this…" starts from (default: `rules.rule_text_for`,
+            a rule that matches exactly this call).
+        add_rule: Adds the rule the person settled on (``%%agent`` gives the notebook's rules' `add`;
+            default: check it with `Rule.parse` and keep it in `rules_added`).
 
     Attributes:
         always_allowed: Tools approved for the session with "Always allow".
@@ -64,8 +57,12 @@ class SessionChoices:
         self.always_allowed: set[str] = set()
         self.exact_allowed: set[str] = set()
         self.rules_added: list[str] = []
-        self.rule_text: RuleText = rule_text or exact_rule_text
-        self.add_rule: AddRule = add_rule or self.rules_added.append
+        self.rule_text: RuleText = rule_text or rule_text_for
+        self.add_rule: AddRule = add_rule or self._keep_rule
+
+    def _keep_rule(self, text: str) -> None:
+        Rule.parse(text, "allow")  # a malformed rule is refused here as the agent's rules refuse it
+        self.rules_added.append(text)
 
     def remembered(self, request: ApprovalRequest) -> Approved | None:
         """The decision an earlier choice already made for ``request``, or None: ask."""

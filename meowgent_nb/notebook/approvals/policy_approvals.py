@@ -1,6 +1,7 @@
 """Deciding without asking, and knowing when no one is there to ask.
 
-`PolicyApprover` applies ``all`` or ``none`` and shows each call with the decision. `is_headless`
+`PolicyApprover` applies ``all`` or ``none`` and shows each call with the decision; it (like every
+approver) sees only the calls the approval rules left undecided (see `agent.approvals.ruled`). `is_headless`
 tells a headless run (nbval, nbclient, papermill send their cells with ``allow_stdin`` false);
 the interactive approvers (`InputApprover`, `WidgetApprover`) check it at every batch and follow
 ``MEOWGENT_APPROVE`` instead (`headless_policy`). The text and HTML of a request, what a person
@@ -141,11 +142,16 @@ class PolicyApprover(AsksForServers):
 
 
 def headless_policy() -> PolicyApprover:
+    """What decides, in a headless run, the calls no rule decided (the rules come first, in the
+    agent's `CallRunner`): ``MEOWGENT_APPROVE=all`` runs them; ``none``, ``rules`` or unset deny them."""
     value = (os.environ.get(_ENV) or "none").strip().lower()
+    if value == "rules":  # only the rules run calls that ask: the rest are denied, as when it is unset
+        return PolicyApprover("none", f"{_ENV}=rules: no rule allows it")
     if value not in POLICIES:
         raise ValueError(
             f"{_ENV}={os.environ[_ENV]!r} is not a policy for headless runs; set {_ENV}=all"
-            f" (run the calls) or {_ENV}=none (deny them; the default)."
+            f" (run the calls), {_ENV}=none (deny them; the default) or {_ENV}=rules (only the"
+            " approval rules run calls that ask; the same as none)."
         )
     return PolicyApprover(value, f"{_ENV}={value}")  # type: ignore[arg-type]
 

@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import os
 import re
-import sys
-import traceback
 from collections import deque
 from typing import Any
 
@@ -28,10 +26,11 @@ from ...models.resolve import AUTO, requested_name
 from ...protocols.registry import PROTOCOLS
 from ...tools.core import Tool
 from ...tools.toolbox import Toolbox
-from . import tools_magics
+from . import agent_commands, tools_magics
 from ._collected_tools import collected_tools
 from ._options import parse_options, readable_help
 from ._prompt_text import prompt_text
+from .rules_magics import session_rules
 
 __all__ = ["AgentMagics", "agent_cell", "rewrite_agent_cell"]
 
@@ -230,6 +229,11 @@ class AgentMagics(Magics):
         """The cell without nbval markers, with ``{name}`` filled from the notebook (see `_prompt_text`)."""
         return prompt_text(cell, self.shell.user_ns)
 
+    @property
+    def rules(self) -> Any:
+        """The notebook's approval rules (`agent.rules` of every cell; see `rules_magics`)."""
+        return session_rules(self)
+
     def make_agent(self, args: Any) -> Agent:
         """An `Agent` for one cell, from the traits and the cell's options."""
         from ..approvals import default_approver
@@ -241,6 +245,8 @@ class AgentMagics(Magics):
         else:
             if self._approver is None:  # one per session: "always allow" lasts across cells
                 self._approver = default_approver("ask", timeout=self.approval_timeout)
+                if hasattr(self._approver, "add_rule"):  # "Allow calls like this…" adds to the notebook's rules
+                    self._approver.add_rule = self.rules.add
             approver = self._approver
             if hasattr(approver, "timeout"):  # %config AgentMagics.approval_timeout after the first cell
                 approver.timeout = self.approval_timeout
@@ -263,6 +269,7 @@ class AgentMagics(Magics):
             max_output_depth=self.max_output_depth,
             context=self.context,
             tool_search=self.tool_search if args.tool_search is None else args.tool_search,
+            rules=session_rules(self),
         )
 
     def output_shape(self) -> Any:
@@ -357,40 +364,8 @@ class AgentMagics(Magics):
 
     @line_magic("agent")
     def agent_line(self, line: str) -> Any:
-        """%agent reset | history | context | models | config | traceback | decisions [--df]"""
-        command = line.strip()
-        if command.split()[:1] == ["decisions"]:
-            from .decisions_magic import decisions
-
-            return decisions(command)
-        if command == "reset":
-            self.messages.clear()
-            self.context_log.clear()
-            self.compaction.reset()
-            print("The conversation was reset.")
-        elif command == "context":
-            from ..views.context_view import context_view
-
-            return context_view(self.context_log, self._context_model, self.compaction)
-        elif command == "history":
-            print(_transcript(self.messages) or "(no conversation yet)")
-        elif command == "models":
-            from ...models.available import available_models
-
-            print(run_to_completion(available_models()))
-        elif command == "config":
-            for name in sorted(self.trait_names(config=True)):
-                print(f"AgentMagics.{name} = {getattr(self, name)!r}")
-        elif command == "traceback":
-            # meowgent's errors show as one message; their whole chain is kept for whoever asks.
-            error = getattr(sys, "last_value", None)
-            print("".join(traceback.format_exception(error)) if error is not None else "(no error yet)", end="")
-        else:
-            raise UsageError(
-                f"%agent: unknown command {command!r}; use one of: reset, history, context, models, config, traceback,"
-                " decisions."
-                " To talk to the model, use the %%agent cell magic."
-            )
+        """%agent reset | history | context | models | config | traceback | allow ... | deny ... | rules | decisions [--df]"""
+        return agent_commands.agent_command(self, line)
 
     # --- %tools ----------------------------------------------------------------------------------
 
@@ -405,10 +380,6 @@ class AgentMagics(Magics):
         ...`` serves the notebook's tools over MCP (see `mcp_magics`).
         """
         return tools_magics.tools(self, line)
-
-
-def _transcript(messages: list[dict[str, Any]]) -> str:
-    return "\n\n".join(f"[{m['role']}]\n{m.get('content', '')}" for m in messages)
 
 
 def _headless() -> bool:

@@ -377,7 +377,7 @@ def tools_serve(magics: Any, line: str) -> None:
             approver=_approver(magics),
             approval_loop=_running_loop(),
             ask_every=magics.approve == "every",
-            timeout=magics.tool_timeout,
+            timeout=magics.tool_timeout, rules=magics.rules,  # the notebook's rules hold here too
         )
     except OSError as error:
         raise UsageError(

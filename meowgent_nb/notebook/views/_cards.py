@@ -5,7 +5,7 @@
 from the model and the tool, so both forms show their hidden characters (see `_visible`).
 
 Identical calls in a row (`same_card`) are shown as one card marked "x3"; a notice the agent
-added to a result (`agent.calls.repeat_notice`) is shown as a note, not as part of the output.
+added to a result (`agent.repeated.repeat_notice`) is shown as a note, not as part of the output.
 A call a person edited at approval is shown with the arguments it ran with, marked "(edited)"
 (`shown_arguments`), everywhere: its head, its fold line, its timeline bar.
 """
@@ -20,7 +20,7 @@ from pydantic_core import to_jsonable_python
 
 from ..._visible import visible
 from ...agent.approvals import Approved, Denied
-from ...agent.calls import split_repeat_notice
+from ...agent.repeated import split_repeat_notice
 from ...agent.approvals.decisions import decision_words
 from ...tools.calls import ToolCall, ToolResult
 from ._html import card_html, progress_html

@@ -1,0 +1,268 @@
+"""What one ``ARG=PATTERN`` of a rule matches: a path glob, a regex, a set, or an exact value.
+
+A value is matched by its text: a string as it is, a number, bool or null as JSON (``3``,
+``true``, ``null``), a path (``pathlib.Path``) as its string, an enum by its value. A list or an
+object matches only a ``json:`` pattern (its exact JSON value); no glob, regex or set matches one.
+
+Globs and regexes run on RE2 (the `google-re2` package), whose matching takes time linear in the
+value: no rule can take catastrophic time, whatever the pattern and the value. RE2 refuses the
+features that could (backreferences, lookaround) when the rule is written, so such a regex is an
+error then, not a slow match later.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import unicodedata
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import unquote
+
+__all__ = ["MAX_PATTERN_CHARS", "Pattern", "RuleSyntaxError", "has_dot_dot_segment", "plain_value", "read_pattern", "value_text"]
+
+MAX_PATTERN_CHARS = 1000
+_SEPARATORS = re.compile(r"[/\\]")
+_NO_MATCH = object()
+
+
+class RuleSyntaxError(ValueError):
+    """What is wrong in a pattern, said for the person who wrote it (the rule adds its own text)."""
+
+
+@dataclass(frozen=True)
+class Pattern:
+    """One argument's pattern: ``source`` as written, and what it matches."""
+
+    kind: str
+    """``"glob"``, ``"re"``, ``"set"``, ``"exact"`` (a quoted string) or ``"json"``."""
+    source: str
+    """The pattern as written in the rule."""
+    test: Callable[[Any], bool] = field(compare=False, repr=False)
+
+    def matches(self, value: Any) -> bool:
+        return self.test(value)
+
+
+def value_text(value: Any) -> Any:
+    """The text a glob, regex or set matches for ``value``, or a private marker when it has none
+    (a list, an object)."""
+    plain = plain_value(value)
+    if isinstance(plain, str):
+        return plain
+    if plain is None or isinstance(plain, (bool, int, float)):
+        return json.dumps(plain)
+    return _NO_MATCH
+
+
+def plain_value(value: Any) -> Any:
+    """``value`` as JSON-like data (a Path as its string, an enum as its value, a model as a dict)."""
+    if isinstance(value, (str, bool, int, float)) or value is None:
+        return value
+    if isinstance(value, os.PathLike):
+        return os.fspath(value)
+    try:
+        from pydantic_core import to_jsonable_python
+
+        return to_jsonable_python(value)
+    except Exception:  # noqa: BLE001 - a value pydantic cannot write out matches no pattern
+        return _NO_MATCH
+
+
+def has_dot_dot_segment(text: str) -> bool:
+    """Whether ``text`` has a segment (between ``/`` or ``\\``) that names a parent folder: ``..``,
+    also written ``%2e%2e``, with full-width dots, or with trailing dots or spaces (which Windows
+    drops)."""
+    for segment in _SEPARATORS.split(text):
+        plain = unicodedata.normalize("NFKC", unquote(segment)).strip()
+        if len(plain) >= 2 and set(plain) == {"."}:
+            return True
+    return False
+
+
+def _re2(pattern: str, what: str) -> Any:
+    import re2
+
+    options = re2.Options()
+    options.log_errors = False  # the error is raised to the person; RE2 would also print it to the kernel's stderr
+    options.max_mem = 8 << 20
+    try:
+        return re2.compile(pattern, options)
+    except re2.error as error:
+        detail = error.args[0].decode() if error.args and isinstance(error.args[0], bytes) else str(error)
+        raise RuleSyntaxError(
+            f"{what} is not a pattern the rules can run: {detail}. Rules run regexes on RE2, which matches in"
+            " time linear in the value and so refuses backreferences (\\1) and lookaround ((?=...), (?!...)),"
+            " the features that can take catastrophic time; write the pattern without them"
+        ) from None
+
+
+def _glob_regex(glob: str) -> str:
+    """``**`` matches anything (``/`` too), ``*`` anything but ``/`` and ``\\``, ``?`` one such
+    character; everything else is itself."""
+    parts, i = [], 0
+    while i < len(glob):
+        if glob.startswith("**", i):
+            parts.append(r"(?s:.*)")
+            while i < len(glob) and glob[i] == "*":
+                i += 1
+            continue
+        char = glob[i]
+        parts.append(r"[^/\\]*" if char == "*" else r"[^/\\]" if char == "?" else re.escape(char))
+        i += 1
+    return "".join(parts)
+
+
+def _glob(source: str, argument: str) -> Pattern:
+    if has_dot_dot_segment(source):
+        raise RuleSyntaxError(
+            f"the glob {argument}={source} has a '..' segment, and a value with a '..' segment never matches"
+            f" a glob; to match exactly that value, quote it: {argument}={json.dumps(source)}"
+        )
+    compiled = _re2(_glob_regex(source), f"the glob {argument}={source}")
+
+    def test(value: Any) -> bool:
+        text = value_text(value)
+        return isinstance(text, str) and not has_dot_dot_segment(text) and compiled.fullmatch(text) is not None
+
+    return Pattern("glob", source, test)
+
+
+def _regex(source: str, pattern: str, argument: str) -> Pattern:
+    compiled = _re2(pattern, f"the regex {argument}={source}")
+
+    def test(value: Any) -> bool:
+        text = value_text(value)
+        return isinstance(text, str) and compiled.fullmatch(text) is not None
+
+    return Pattern("re", source, test)
+
+
+def _texts(values: frozenset[str], kind: str, source: str) -> Pattern:
+    return Pattern(kind, source, lambda value: value_text(value) in values)
+
+
+def _json_value(source: str, value: Any) -> Pattern:
+    wanted = json.dumps(value, sort_keys=True)
+
+    def test(given: Any) -> bool:
+        plain = plain_value(given)
+        try:
+            return plain is not _NO_MATCH and json.dumps(plain, sort_keys=True) == wanted
+        except (TypeError, ValueError):
+            return False
+
+    return Pattern("json", source, test)
+
+
+_DECODER = json.JSONDecoder()
+
+
+def _quoted(text: str, start: int, what: str) -> tuple[str, int]:
+    """The JSON string starting at ``start`` (a ``"``) and where it ends."""
+    try:
+        value, end = _DECODER.raw_decode(text, start)
+    except json.JSONDecodeError as error:
+        raise RuleSyntaxError(
+            f"{what} begins a quoted value that does not end properly ({error.msg}); quote values as JSON"
+            ' strings: "my file.txt", with \\" for a quote inside'
+        ) from None
+    return value, end
+
+
+def _bare_end(text: str, start: int) -> int:
+    end = start
+    while end < len(text) and not text[end].isspace() and not text.startswith("->", end):
+        end += 1
+    return end
+
+
+def read_pattern(text: str, start: int, argument: str) -> tuple[Pattern, int]:
+    """The pattern of ``argument`` that starts at ``text[start]``, and where it ends.
+
+    Raises:
+        RuleSyntaxError: The pattern is malformed; says how to write it.
+    """
+    what = f"{argument}="
+    if start >= len(text) or text[start].isspace() or text.startswith("->", start):
+        raise RuleSyntaxError(f'{what} has no pattern; to match an empty value write {argument}=""')
+    char = text[start]
+    if char == '"':
+        value, end = _quoted(text, start, what)
+        return _texts(frozenset([value]), "exact", text[start:end]), end
+    if text.startswith("re:", start):
+        if text.startswith('re:"', start):
+            pattern, end = _quoted(text, start + 3, what + "re:")
+        else:
+            end = _bare_end(text, start + 3)
+            pattern = text[start + 3 : end]
+        if not pattern:
+            raise RuleSyntaxError(f"{what}re: has no regex after 're:'; e.g. {argument}=re:[a-z]+\\.txt")
+        _check_length(pattern, what)
+        return _regex(text[start:end], pattern, argument), end
+    if text.startswith("json:", start):
+        try:
+            value, end = _DECODER.raw_decode(text, start + 5)
+        except json.JSONDecodeError as error:
+            raise RuleSyntaxError(
+                f"{what}json: is not followed by a JSON value ({error.msg}); e.g. {argument}=json:[1,2]"
+            ) from None
+        return _json_value(text[start:end], value), end
+    if char == "{":
+        return _value_set(text, start, argument)
+    end = _bare_end(text, start)
+    source = text[start:end]
+    for bad in '"{}':
+        if bad in source:
+            raise RuleSyntaxError(
+                f"the glob {what}{source} has a {bad!r} inside it; quote a value that has one as a JSON string"
+                f" ({argument}={json.dumps(source)}), and write a set as the whole value: {argument}={{a,b}}"
+            )
+    _check_length(source, what)
+    return _glob(source, argument), end
+
+
+def _value_set(text: str, start: int, argument: str) -> tuple[Pattern, int]:
+    what = f"{argument}={{...}}"
+    values: list[str] = []
+    i = start + 1
+    while True:
+        while i < len(text) and text[i] in " \t":
+            i += 1
+        if i >= len(text):
+            raise RuleSyntaxError(f"the set {what} has no closing '}}'; write it as {argument}={{a,b}}")
+        if text[i] == '"':
+            value, i = _quoted(text, i, what)
+        else:
+            end = i
+            while end < len(text) and text[end] not in ',{}"' and not text[end].isspace():
+                end += 1
+            value, i = text[i:end], end
+            if not value:
+                raise RuleSyntaxError(
+                    f"the set {what} has an empty or malformed entry; write it as {argument}={{a,b}}, quoting"
+                    ' an entry that has a space, a comma or a brace: {"a b",c}'
+                )
+        values.append(value)
+        while i < len(text) and text[i] in " \t":
+            i += 1
+        if i < len(text) and text[i] == ",":
+            i += 1
+            continue
+        if i < len(text) and text[i] == "}":
+            end = i + 1
+            break
+        raise RuleSyntaxError(f"the set {what} has no closing '}}' after {value!r}; write it as {argument}={{a,b}}")
+    source = text[start:end]
+    _check_length(source, f"{argument}=")
+    return _texts(frozenset(values), "set", source), end
+
+
+def _check_length(source: str, what: str) -> None:
+    if len(source) > MAX_PATTERN_CHARS:
+        raise RuleSyntaxError(
+            f"the pattern of {what} is {len(source):,} characters long; a pattern may have at most"
+            f" {MAX_PATTERN_CHARS:,}: write a shorter one (a regex or a glob) a person can read"
+        )

@@ -1,0 +1,184 @@
+"""`Rules`: an agent's ordered rules, numbered from 1, and the verdict on a call.
+
+The rules of a rules file (see `_file`) come first, then those added in Python or with ``%agent
+allow`` / ``%agent deny``. Of the rules that match a call the strictest decides: deny over ask over
+allow, whatever their order, so no rule can allow a call that another rule denies.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ._file import MAX_RULES, RulesFile
+from ._rule import Action, Rule, RuleError
+
+__all__ = ["RuleVerdict", "Rules", "STRICTNESS", "shown_source"]
+
+STRICTNESS = {"allow": 0, "ask": 1, "deny": 2}
+_VERBS = {"allow": "allowed", "ask": "asked", "deny": "denied"}
+
+
+@dataclass(frozen=True)
+class RuleVerdict:
+    """What the rules decided about a call, and which rule decided it."""
+
+    action: Action
+    number: int
+    """The rule's number in `Rules` (from 1), as ``%agent rules`` lists it."""
+    rule: Rule
+
+    @property
+    def text(self) -> str:
+        return self.rule.text
+
+    @property
+    def reason(self) -> str:
+        """For the record: ``allowed by rule 2 (delete_file path=scratch/**)``."""
+        return f"{_VERBS[self.action]} by rule {self.number} ({self.rule.condition})"
+
+
+class Rules:
+    """Rules on tool calls, numbered from 1: those of the rules file first, then the added ones.
+
+    Args:
+        rules: Rules as text (or `Rule` objects), added in order.
+        folders: Where to look for a rules file (``approvals.toml``, or pyproject.toml's
+            ``[tool.meowgent_nb.approvals]``); it is read now and again whenever it changes.
+        source: Where ``rules`` come from, for the listing.
+
+    Raises:
+        RuleError: A rule, or the rules file, cannot be used; the message names it.
+    """
+
+    def __init__(
+        self, rules: Iterable[str | Rule] = (), *, folders: Sequence[str | Path] = (), source: str = "Rules(...)"
+    ):
+        self.file = RulesFile(folders)
+        self._added: list[tuple[Rule, str]] = []
+        if isinstance(rules, (str, Rule)):
+            rules = [rules]
+        for rule in rules:
+            self.add(rule, source=source)
+        self.file.refresh()
+
+    @property
+    def path(self) -> Path | None:
+        """The rules file in use, or None."""
+        return self.file.path
+
+    def add(self, rule: str | Rule, *, action: Action | None = None, source: str = "added") -> Rule:
+        """Add a rule at the end (its number is then ``len(rules)``); returns it.
+
+        Args:
+            rule: ``"TOOL ARG=PATTERN ... -> allow|ask|deny"``, or a `Rule`.
+            action: The action a rule without ``-> ...`` takes (``%agent allow`` gives "allow").
+            source: Where it came from, for the listing (``%agent allow``, ``Agent(rules=...)``).
+
+        Raises:
+            RuleError: The rule is malformed (see `Rule.parse`), or there are already `MAX_RULES`.
+        """
+        parsed = rule if isinstance(rule, Rule) else Rule.parse(rule, action)
+        if len(self._added) >= MAX_RULES:
+            raise RuleError(f"Cannot add the rule {parsed.text!r}: an agent may have at most {MAX_RULES:,} rules.")
+        self._added.append((parsed, source))
+        return parsed
+
+    def remove(self, number: int) -> Rule:
+        """Remove rule ``number`` (as listed, from 1); the rules after it move up one.
+
+        Raises:
+            RuleError: There is no such rule, or it is the rules file's (edit the file instead).
+        """
+        from_file = self.file.refresh()
+        if not isinstance(number, int) or isinstance(number, bool) or not 1 <= number <= len(self):
+            count = len(self)
+            raise RuleError(
+                f"There is no rule {number!r}: "
+                + (f"the rules are numbered 1 to {count}." if count else "there are no rules.")
+                + " List them with %agent rules."
+            )
+        if number <= len(from_file):
+            raise RuleError(
+                f"Rule {number} ({from_file[number - 1].text}) comes from {self.file.path}; remove it there"
+                " (the file is read again when it changes)."
+            )
+        return self._added.pop(number - len(from_file) - 1)[0]
+
+    def numbered(self) -> list[tuple[int, Rule, str]]:
+        """Each rule with its number and where it came from (the rules file's path, or the source)."""
+        from_file = [(rule, str(self.file.path)) for rule in self.file.refresh()]
+        return [(n, rule, source) for n, (rule, source) in enumerate([*from_file, *self._added], 1)]
+
+    def __iter__(self) -> Iterator[Rule]:
+        return iter([rule for _, rule, _ in self.numbered()])
+
+    def __len__(self) -> int:
+        return len(self.file.refresh()) + len(self._added)
+
+    def decide(self, tool_name: str, arguments: Mapping[str, Any]) -> RuleVerdict | None:
+        """The strictest matching rule's verdict on a call (deny over ask over allow; of equals,
+        the first), or None when no rule is about it. Give the validated arguments (defaults
+        filled in): that is what runs.
+
+        Raises:
+            RuleError: The rules file changed and cannot be used now.
+        """
+        found: RuleVerdict | None = None
+        for number, rule, _ in self.numbered():
+            if rule.matches(tool_name, arguments):
+                if found is None or STRICTNESS[rule.action] > STRICTNESS[found.action]:
+                    found = RuleVerdict(rule.action, number, rule)
+        return found
+
+    def unknown_tools(self, tools: Iterable[Any], rules: Iterable[Rule] | None = None) -> list[str]:
+        """What to warn about: each rule (of ``rules``, by default all) naming no tool of ``tools``
+        (names, or tools, whose parameters are checked too), with the names it may have meant; and
+        each rule naming an argument its tool does not take (it would never match)."""
+        params = {getattr(t, "name", t): _parameters(t) for t in tools}
+        known = list(params)
+        warnings = []
+        for rule in self if rules is None else rules:
+            if rule.tool not in params:
+                near = difflib.get_close_matches(rule.tool, known, n=3, cutoff=0.6)
+                hint = f"; did you mean {' or '.join(near)}?" if near else f" (the tools are: {', '.join(known) or 'none'})"
+                warnings.append(f"the rule {rule.text!r} names no tool here: there is no tool {rule.tool!r}{hint}")
+                continue
+            taken = params[rule.tool]
+            for name, _ in rule.patterns if taken is not None else ():
+                if name not in taken:
+                    near = difflib.get_close_matches(name, taken, n=1, cutoff=0.6)
+                    hint = f"; did you mean {near[0]}?" if near else f" (it takes: {', '.join(taken) or 'nothing'})"
+                    warnings.append(
+                        f"the rule {rule.text!r} never matches: {rule.tool} takes no argument {name!r}{hint}"
+                    )
+        return warnings
+
+    def __repr__(self) -> str:
+        return f"Rules({[rule.text for rule in self]!r})"
+
+    def __str__(self) -> str:
+        lines = [f"{n:>3}. {rule.text}   ({shown_source(source)})" for n, rule, source in self.numbered()]
+        return "\n".join(lines) or "(no rules)"
+
+
+def _parameters(tool: Any) -> list[str] | None:
+    """The argument names a tool takes, or None when only its name is known."""
+    properties = (getattr(tool, "parameters", None) or {}).get("properties") if not isinstance(tool, str) else None
+    return list(properties) if isinstance(properties, dict) else None
+
+
+def shown_source(source: str) -> str:
+    """Where a rule came from, for people: a rules file's path relative to the working directory
+    when it is inside it (the same on every machine), else as it is."""
+    path = Path(source)
+    if not path.is_absolute():
+        return source
+    try:
+        return os.path.relpath(path) if path.is_relative_to(Path.cwd()) else source
+    except (OSError, ValueError):
+        return source

@@ -1,0 +1,58 @@
+"""``%agent`` commands: reset, history, context, models, config, traceback, the approval rules
+(`rules_magics`) and the decision log (`decisions_magic`)."""
+
+from __future__ import annotations
+
+import sys
+import traceback
+from typing import Any
+
+from IPython.core.error import UsageError
+
+from ..._async import run_to_completion
+from .rules_magics import RULE_WORDS, rules_command
+
+__all__ = ["agent_command"]
+
+
+def agent_command(magics: Any, line: str) -> Any:
+    """Run the ``%agent`` command in ``line`` for the notebook's `AgentMagics`."""
+    command = line.strip()
+    if command.split()[:1] == ["decisions"]:
+        from .decisions_magic import decisions
+
+        return decisions(command)
+    if command == "reset":
+        magics.messages.clear()
+        magics.context_log.clear()
+        magics.compaction.reset()
+        print("The conversation was reset.")
+    elif command == "context":
+        from ..views.context_view import context_view
+
+        return context_view(magics.context_log, magics._context_model, magics.compaction)
+    elif command == "history":
+        print(_transcript(magics.messages) or "(no conversation yet)")
+    elif command == "models":
+        from ...models.available import available_models
+
+        print(run_to_completion(available_models()))
+    elif command == "config":
+        for name in sorted(magics.trait_names(config=True)):
+            print(f"AgentMagics.{name} = {getattr(magics, name)!r}")
+    elif command == "traceback":
+        # meowgent's errors show as one message; their whole chain is kept for whoever asks.
+        error = getattr(sys, "last_value", None)
+        print("".join(traceback.format_exception(error)) if error is not None else "(no error yet)", end="")
+    elif command.split(" ", 1)[0] in RULE_WORDS:  # the approval rules: see rules_magics
+        rules_command(magics, command)
+    else:
+        raise UsageError(
+            f"%agent: unknown command {command!r}; use one of: reset, history, context, models, config, traceback,"
+            " allow, deny, rules, decisions."
+            " To talk to the model, use the %%agent cell magic."
+        )
+
+
+def _transcript(messages: list[dict[str, Any]]) -> str:
+    return "\n\n".join(f"[{m['role']}]\n{m.get('content', '')}" for m in messages)
