@@ -38,6 +38,7 @@ from .protocols.parsing import MalformedCall, ToolCallParser, parse_tool_calls
 from .tools.render import parse_tools_xml, render_tools_text, render_tools_xml, tools_json_schema
 from .tools.toolbox import Toolbox
 from .tools.core import Tool, ToolCall, ToolResult, tool
+from .tools.context import ToolContext, ToolContextError
 
 try:
     __version__ = version("meowgent-nb")
@@ -143,6 +144,8 @@ __all__ = [
     "TextDelta",
     "ThinkingDelta",
     "Tool",
+    "ToolContext",
+    "ToolContextError",
     "ToolArgumentsError",
     "ToolCall",
     "ToolCallEvent",

@@ -12,8 +12,14 @@ import base64
 import json
 import time
 
-from meowgent_nb import tool
-from meowgent_nb.mcp.published import prompt, resource
+from typing import Literal
+
+from IPython.display import Image as DisplayImage
+from PIL import Image
+from pydantic import BaseModel, Field
+
+from meowgent_nb import Tool, ToolContext, tool
+from meowgent_nb.mcp.published import ResourceContent, prompt, resource
 
 RED_PIXEL = base64.b64decode(
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg=="
@@ -34,73 +40,149 @@ def test_error_handling() -> str:
 
 
 @tool
-def test_image_content() -> bytes:
-    """Returns a one-pixel red PNG."""
-    return RED_PIXEL
+def test_image_content() -> Image.Image:
+    """Returns a one-pixel red image."""
+    return Image.new("RGB", (1, 1), "red")
 
 
 @tool
 def test_audio_content() -> bytes:
-    """Returns a tiny WAV."""
+    """Returns a tiny WAV (bytes: its first bytes say it is WAV)."""
     return SILENCE
 
 
-@tool
-def test_embedded_resource() -> str:
-    """Returns an embedded text resource."""
+@resource("test://embedded-resource", description="Text to embed")
+def embedded_resource() -> str:
     return "This is an embedded resource content."
+
+
+@tool
+def test_embedded_resource() -> ResourceContent:
+    """Returns an embedded text resource."""
+    return embedded_resource.embed()
+
+
+@resource("test://mixed-content-resource", description="JSON to embed")
+def mixed_content_resource() -> dict:
+    return {"test": "data", "value": 123}
 
 
 @tool
 def test_multiple_content_types() -> list:
     """Returns text, an image and a resource."""
-    return ["Multiple content types test:", RED_PIXEL, {"test": "data", "value": 123}]
+    return ["Multiple content types test:", DisplayImage(data=RED_PIXEL), mixed_content_resource.embed()]
 
 
 @tool
-def test_tool_with_logging() -> str:
+def test_tool_with_logging(ctx: ToolContext) -> str:
     """Logs three messages while it works."""
-    time.sleep(0.1)
+    ctx.log("info", "Tool execution started")
+    time.sleep(0.05)
+    ctx.log("info", "Tool processing data")
+    time.sleep(0.05)
+    ctx.log("info", "Tool execution completed")
     return "Tool with logging executed successfully"
 
 
 @tool
-def test_tool_with_progress() -> str:
+def test_tool_with_progress(ctx: ToolContext) -> str:
     """Reports its progress."""
-    time.sleep(0.1)
+    for done in (0, 50, 100):
+        ctx.progress(done, 100, f"Completed step {done} of 100")
+        time.sleep(0.05 if done < 100 else 0)
     return "Progress tool completed"
 
 
 @tool
-def test_sampling(prompt: str) -> str:
+def test_sampling(prompt: str, ctx: ToolContext) -> str:
     """Asks the client's model.
 
     Args:
         prompt: The prompt to send to the LLM.
     """
-    return "LLM response: (no model)"
+    return f"LLM response: {ctx.sample(prompt, max_tokens=100)}"
 
 
 @tool
-def test_elicitation(message: str) -> str:
+def test_elicitation(message: str, ctx: ToolContext) -> str:
     """Asks the client's person for a username and an email.
 
     Args:
         message: The message to show the user.
     """
-    return "User response: (no one asked)"
+
+    class Contact(BaseModel):
+        username: str = Field(description="User's response")
+        email: str = Field(description="User's email address")
+
+    answer = ctx.ask(message, Contact)
+    return f"User response: action={answer.action}, content={json.dumps(answer.content)}"
+
+
+class Defaults(BaseModel):
+    name: str = "John Doe"
+    age: int = 30
+    score: float = 95.5
+    status: Literal["active", "inactive", "pending"] = "active"
+    verified: bool = True
 
 
 @tool
-def test_elicitation_sep1034_defaults() -> str:
+def test_elicitation_sep1034_defaults(ctx: ToolContext) -> str:
     """Asks a form whose fields have defaults."""
-    return "Elicitation completed: (no one asked)"
+    answer = ctx.ask("Please review and update the form fields with defaults", Defaults)
+    return f"Elicitation completed: action={answer.action}, content={json.dumps(answer.content)}"
+
+
+CHOICES = {
+    "type": "object",
+    "properties": {
+        "untitledSingle": {"type": "string", "description": "Select one option", "enum": ["option1", "option2", "option3"]},
+        "titledSingle": {
+            "type": "string",
+            "description": "Select one option with titles",
+            "oneOf": [
+                {"const": "value1", "title": "First Option"},
+                {"const": "value2", "title": "Second Option"},
+                {"const": "value3", "title": "Third Option"},
+            ],
+        },
+        "legacyEnum": {
+            "type": "string",
+            "description": "Select one option (legacy)",
+            "enum": ["opt1", "opt2", "opt3"],
+            "enumNames": ["Option One", "Option Two", "Option Three"],
+        },
+        "untitledMulti": {
+            "type": "array",
+            "description": "Select multiple options",
+            "minItems": 1,
+            "maxItems": 3,
+            "items": {"type": "string", "enum": ["option1", "option2", "option3"]},
+        },
+        "titledMulti": {
+            "type": "array",
+            "description": "Select multiple options with titles",
+            "minItems": 1,
+            "maxItems": 3,
+            "items": {
+                "anyOf": [
+                    {"const": "value1", "title": "First Choice"},
+                    {"const": "value2", "title": "Second Choice"},
+                    {"const": "value3", "title": "Third Choice"},
+                ]
+            },
+        },
+    },
+    "required": [],
+}
 
 
 @tool
-def test_elicitation_sep1330_enums() -> str:
+def test_elicitation_sep1330_enums(ctx: ToolContext) -> str:
     """Asks a form with every kind of choice."""
-    return "Elicitation completed: (no one asked)"
+    answer = ctx.ask("Please select options from the enum fields", CHOICES)
+    return f"Elicitation completed: action={answer.action}, content={json.dumps(answer.content)}"
 
 
 @tool
@@ -110,10 +192,23 @@ def test_reconnection() -> str:
     return "Reconnection test completed successfully."
 
 
-@tool
-def json_schema_2020_12_tool(name: str | None = None, address: dict[str, str] | None = None) -> str:
-    """Takes a name and an address."""
+def _with_address(name: str | None = None, address: dict | None = None) -> str:
     return f"JSON Schema 2020-12 tool called with: {json.dumps({'name': name, 'address': address})}"
+
+
+# A tool whose schema is written by hand, with $defs (as a person may write one, or take one from elsewhere).
+json_schema_2020_12_tool = Tool.from_schema(
+    "json_schema_2020_12_tool",
+    "Tool with JSON Schema 2020-12 features",
+    {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "type": "object",
+        "$defs": {"address": {"type": "object", "properties": {"street": {"type": "string"}, "city": {"type": "string"}}}},
+        "properties": {"name": {"type": "string"}, "address": {"$ref": "#/$defs/address"}},
+        "additionalProperties": False,
+    },
+    _with_address,
+)
 
 
 TOOLS = [
@@ -157,7 +252,7 @@ def watched_resource() -> str:
     return WATCHED["text"]
 
 
-RESOURCES = [static_text, static_binary, template, watched_resource]
+RESOURCES = [static_text, static_binary, template, watched_resource, embedded_resource, mixed_content_resource]
 
 
 @prompt
@@ -175,13 +270,20 @@ def test_prompt_with_arguments(arg1: str, arg2: str) -> str:
 @prompt
 def test_prompt_with_embedded_resource(resourceUri: str) -> list:
     """A prompt that includes an embedded resource."""
-    return [{"role": "user", "content": "Please process the embedded resource above."}]
+    embedded = ResourceContent(resourceUri, "Embedded resource content for testing.", "text/plain")
+    return [
+        {"role": "user", "content": embedded},
+        {"role": "user", "content": "Please process the embedded resource above."},
+    ]
 
 
 @prompt
 def test_prompt_with_image() -> list:
     """A prompt that includes image content."""
-    return [{"role": "user", "content": "Please analyze the image above."}]
+    return [
+        {"role": "user", "content": Image.new("RGB", (1, 1), "red")},
+        {"role": "user", "content": "Please analyze the image above."},
+    ]
 
 
 PROMPTS = [test_simple_prompt, test_prompt_with_arguments, test_prompt_with_embedded_resource, test_prompt_with_image]

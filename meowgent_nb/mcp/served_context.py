@@ -1,0 +1,141 @@
+"""A served tool's `ToolContext`: its progress, logs, forms and sampling go to the MCP client.
+
+`ToolServer` makes one `ServedContext` per call, around the call's run (see
+`tools.context.context_backend`); the tool's thread then talks to the client over the call's own
+request, on the server's loop:
+
+- `progress` -> ``notifications/progress`` with the request's ``progressToken`` (nothing when the
+  client sent none);
+- `log` -> ``notifications/message`` on the request's stream, when the level is at or above
+  what the client asked for with ``logging/setLevel`` (`ClientLevels`; "info" until it asks);
+- `ask` -> ``elicitation/create`` (form mode) with the form's JSON Schema;
+- `sample` -> ``sampling/createMessage``; the answer's text comes back.
+
+A client that did not declare elicitation (or sampling) cannot be asked: `ToolContextError` says
+so, and the tool may go on without it. While the client's person or model answers, the call's time
+limit stands still (`RunningCall.hold`), as when a server asks the notebook.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import threading
+import warnings
+from collections.abc import Coroutine, Sequence
+from typing import Any
+
+from ..agent._running_call import RUNNING_CALL
+from ..tools.context import LEVELS, Answer, ToolContextError
+
+__all__ = ["ClientLevels", "ServedContext"]
+
+_DEFAULT_LEVEL = "info"
+
+
+class ClientLevels:
+    """The log level each connected client asked for (``logging/setLevel``), by MCP session id."""
+
+    def __init__(self) -> None:
+        self._levels: dict[str | None, str] = {}
+        self._lock = threading.Lock()
+
+    async def set_level(self, ctx: Any, params: Any) -> Any:
+        """The ``logging/setLevel`` handler."""
+        import mcp_types as types
+
+        with self._lock:
+            self._levels[_session_id(ctx)] = str(params.level)
+        return types.EmptyResult()
+
+    def level(self, ctx: Any) -> str:
+        with self._lock:
+            return self._levels.get(_session_id(ctx), _DEFAULT_LEVEL)
+
+
+class ServedContext:
+    """The backend of a served call's `ToolContext` (see the module docstring).
+
+    Args:
+        request: The SDK's context of the ``tools/call`` request.
+        loop: The server's loop, where the request's session lives.
+        level: The least severe level the client wants logged.
+        tool: The tool's name (the logger's name the client sees).
+    """
+
+    def __init__(self, request: Any, loop: asyncio.AbstractEventLoop, level: str, tool: str):
+        self.request, self.loop, self.level, self.tool = request, loop, level, tool
+        self.running = RUNNING_CALL.get()  # made on the call's thread: its agent call
+
+    def progress(self, done: float, total: float | None, message: str | None) -> None:
+        self._run(self.request.session.report_progress(done, total, message))
+
+    def log(self, level: str, message: str) -> None:
+        if self.level in LEVELS and LEVELS.index(level) < LEVELS.index(self.level):
+            return
+        session = self.request.session
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # logging is deprecated in the 2026 protocol, not in the ones clients speak
+            sent = session.send_log_message(level, message, logger=self.tool, related_request_id=self.request.request_id)
+        self._run(sent)
+
+    def ask(self, message: str, schema: dict[str, Any]) -> Answer:
+        self._can("elicitation", "ask its person (elicitation)")
+        sent = self.request.session.elicit_form(message, schema, related_request_id=self.request.request_id)
+        result = self._run(sent, held=True)
+        content = dict(result.content) if result.action == "accept" and result.content is not None else None
+        return Answer(result.action, content)
+
+    def sample(self, messages: Sequence[tuple[str, str]], system: str | None, max_tokens: int) -> str:
+        import mcp_types as types
+
+        self._can("sampling", "use its model (sampling)")
+        said = [
+            types.SamplingMessage(role=role if role in ("user", "assistant") else "user", content=types.TextContent(type="text", text=text))
+            for role, text in messages
+        ]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # sampling is deprecated in the 2026 protocol only
+            sent = self.request.session.create_message(
+                said, max_tokens=max_tokens, system_prompt=system, related_request_id=self.request.request_id
+            )
+        result = self._run(sent, held=True)
+        blocks = result.content if isinstance(result.content, list) else [result.content]
+        return "\n".join(getattr(b, "text", f"[{getattr(b, 'type', 'unknown')} content]") for b in blocks)
+
+    def _can(self, capability: str, what: str) -> None:
+        declared = self.request.session.client_capabilities
+        if getattr(declared, capability, None) is None:
+            raise ToolContextError(
+                f"the tool {self.tool!r} asked to {what}, but the MCP client did not declare {capability!r}:"
+                f" use a client that offers {capability}"
+            )
+
+    def _run(self, coroutine: Coroutine[Any, Any, Any], held: bool = False) -> Any:
+        """``coroutine`` on the server's loop, from the tool's thread; the client's errors are the tool's."""
+        if _running_loop() is self.loop:
+            coroutine.close()
+            raise ToolContextError(
+                f"the tool {self.tool!r} is an async def, so it cannot wait for its client here: make it a plain def"
+            )
+        from mcp import MCPError
+
+        hold = self.running.hold() if held and self.running is not None else contextlib.nullcontext()
+        with hold:
+            try:
+                return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result()
+            except MCPError as error:
+                raise ToolContextError(f"the MCP client refused: {error}") from None
+
+
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:  # a tool's thread: no loop runs there
+        return None
+
+
+def _session_id(ctx: Any) -> str | None:
+    request = getattr(ctx, "request", None)
+    headers = getattr(request, "headers", None)
+    return headers.get("mcp-session-id") if headers is not None else None
