@@ -29,6 +29,7 @@ from .content import content_blocks
 from .published import Prompt, Resource
 from .published_handlers import Published
 from .served_context import ClientLevels, ServedContext
+from .served_rounds import ServedCall
 from ._token_gate import RequireToken
 from ..agent.approvals import ApprovalRequest, Approver, DenyAll
 from ..agent.calls import CallRunner
@@ -41,6 +42,10 @@ __all__ = ["ToolServer"]
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
 """The JSON Schema dialect of every served tool's arguments (they are validated as draft 2020-12)."""
 _HOST = "127.0.0.1"
+_UNKNOWN_STATE = (
+    "Error: no call waits for this answer: its request_state is unknown, answered already or expired;"
+    " call the tool again"
+)
 _START_WAIT = 10.0  # seconds for uvicorn to start listening
 
 
@@ -123,6 +128,7 @@ class ToolServer:
         self.resources, self.prompts = list(resources), list(prompts)
         self._published = Published(self.resources, self.prompts, timeout, watch=watch)
         self._levels = ClientLevels()
+        self._parked: dict[str, ServedCall] = {}  # calls waiting for their client's answer, by request_state
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # logging/setLevel is deprecated in the 2026 protocol only
             mcp = Server(
@@ -196,6 +202,18 @@ class ToolServer:
         return types.ListToolsResult(tools=listed)
 
     async def _call_tool(self, ctx: Any, params: Any) -> Any:
+        state = getattr(params, "request_state", None)
+        if state is not None:  # a retry with the answer to the tool's question (2026-07-28)
+            served = self._parked.pop(state, None)
+            if served is None:
+                return _result([_text(_UNKNOWN_STATE)], True)
+            return await served.resume(ctx, dict(getattr(params, "input_responses", None) or {}))
+        served = ServedCall(ctx, asyncio.get_running_loop(), self._parked)
+        running = asyncio.ensure_future(self._answer(served, params))
+        running.add_done_callback(lambda task: served.finish(_outcome(task)))
+        return await served.next()
+
+    async def _answer(self, served: ServedCall, params: Any) -> Any:
         # The loop's own validate -> approve -> run (a batch of one): what runs is what was approved.
         call = ToolCall(params.name, dict(params.arguments or {}), id=f"mcp_{next(self._ids)}")
         runner = CallRunner(
@@ -210,8 +228,8 @@ class ToolServer:
             deny_if_approver_fails=True,
         )
         results: dict[int, ToolResult] = {}
-        loop, level = asyncio.get_running_loop(), self._levels.level(ctx)
-        with context_backend(lambda tool: ServedContext(ctx, loop, level, tool)):  # the tool's ToolContext
+        level = self._levels.level(served.request)
+        with context_backend(lambda tool: ServedContext(served, level, tool)):  # the tool's ToolContext
             async for _ in runner.run([(call, None)], self.tools, False, results):
                 pass
         result = results[0]
@@ -255,6 +273,16 @@ def _result(content: list[Any], is_error: bool, structured: dict[str, Any] | Non
     import mcp_types as types
 
     return types.CallToolResult(content=content, is_error=is_error, structured_content=structured)
+
+
+def _outcome(task: asyncio.Task[Any]) -> Any:
+    """A served call's result, or an error result saying why it has none."""
+    if task.cancelled():
+        return _result([_text("Error: the call was cancelled (the server is stopping)")], True)
+    error = task.exception()
+    if error is not None:
+        return _result([_text(f"Error: the server failed to run the call: {type(error).__name__}: {error}")], True)
+    return task.result()
 
 
 def _text(text: str) -> Any:

@@ -11,6 +11,9 @@ request, on the server's loop:
 - `ask` -> ``elicitation/create`` (form mode) with the form's JSON Schema;
 - `sample` -> ``sampling/createMessage``; the answer's text comes back.
 
+On the 2026-07-28 protocol the last two go inside the call's result instead, and the client's
+retry brings the answer (`served_rounds`).
+
 A client that did not declare elicitation (or sampling) cannot be asked: `ToolContextError` says
 so, and the tool may go on without it. While the client's person or model answers, the call's time
 limit stands still (`RunningCall.hold`), as when a server asks the notebook.
@@ -27,6 +30,7 @@ from typing import Any
 
 from ..agent._running_call import RUNNING_CALL
 from ..tools.context import LEVELS, Answer, ToolContextError
+from .served_rounds import ServedCall
 
 __all__ = ["ClientLevels", "ServedContext"]
 
@@ -57,15 +61,18 @@ class ServedContext:
     """The backend of a served call's `ToolContext` (see the module docstring).
 
     Args:
-        request: The SDK's context of the ``tools/call`` request.
-        loop: The server's loop, where the request's session lives.
+        call: The served call (its request, the server's loop, its rounds on the 2026 protocol).
         level: The least severe level the client wants logged.
         tool: The tool's name (the logger's name the client sees).
     """
 
-    def __init__(self, request: Any, loop: asyncio.AbstractEventLoop, level: str, tool: str):
-        self.request, self.loop, self.level, self.tool = request, loop, level, tool
+    def __init__(self, call: ServedCall, level: str, tool: str):
+        self.call, self.loop, self.level, self.tool = call, call.loop, level, tool
         self.running = RUNNING_CALL.get()  # made on the call's thread: its agent call
+
+    @property
+    def request(self) -> Any:
+        return self.call.request  # a retry's, after a round on the 2026 protocol
 
     def progress(self, done: float, total: float | None, message: str | None) -> None:
         self._run(self.request.session.report_progress(done, total, message))
@@ -80,9 +87,15 @@ class ServedContext:
         self._run(sent)
 
     def ask(self, message: str, schema: dict[str, Any]) -> Answer:
+        import mcp_types as types
+
         self._can("elicitation", "ask its person (elicitation)")
-        sent = self.request.session.elicit_form(message, schema, related_request_id=self.request.request_id)
-        result = self._run(sent, held=True)
+        if self.call.back_channel:
+            sent = self.request.session.elicit_form(message, schema, related_request_id=self.request.request_id)
+            result = self._run(sent, held=True)
+        else:  # 2026-07-28: the question goes inside the call's result
+            asked = types.ElicitRequest(params=types.ElicitRequestFormParams(message=message, requested_schema=schema))
+            result = _as(types.ElicitResult, self._round(asked))
         content = dict(result.content) if result.action == "accept" and result.content is not None else None
         return Answer(result.action, content)
 
@@ -94,14 +107,27 @@ class ServedContext:
             types.SamplingMessage(role=role if role in ("user", "assistant") else "user", content=types.TextContent(type="text", text=text))
             for role, text in messages
         ]
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # sampling is deprecated in the 2026 protocol only
-            sent = self.request.session.create_message(
-                said, max_tokens=max_tokens, system_prompt=system, related_request_id=self.request.request_id
-            )
-        result = self._run(sent, held=True)
+        if self.call.back_channel:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # sampling is deprecated in the 2026 protocol only
+                sent = self.request.session.create_message(
+                    said, max_tokens=max_tokens, system_prompt=system, related_request_id=self.request.request_id
+                )
+            result = self._run(sent, held=True)
+        else:
+            params = types.CreateMessageRequestParams(messages=said, max_tokens=max_tokens, system_prompt=system)
+            result = _as(types.CreateMessageResult, self._round(types.CreateMessageRequest(params=params)))
         blocks = result.content if isinstance(result.content, list) else [result.content]
         return "\n".join(getattr(b, "text", f"[{getattr(b, 'type', 'unknown')} content]") for b in blocks)
+
+    def _round(self, asked: Any) -> Any:
+        """Ask inside the call's result (2026-07-28) and wait for the client's retry with the answer."""
+        self._not_on_loop(None)
+        with self.running.hold() if self.running is not None else contextlib.nullcontext():
+            try:
+                return self.call.question(asked)
+            except TimeoutError as error:
+                raise ToolContextError(f"the tool {self.tool!r} asked its client, but {error}") from None
 
     def _can(self, capability: str, what: str) -> None:
         declared = self.request.session.client_capabilities
@@ -111,13 +137,17 @@ class ServedContext:
                 f" use a client that offers {capability}"
             )
 
-    def _run(self, coroutine: Coroutine[Any, Any, Any], held: bool = False) -> Any:
-        """``coroutine`` on the server's loop, from the tool's thread; the client's errors are the tool's."""
+    def _not_on_loop(self, coroutine: Coroutine[Any, Any, Any] | None) -> None:
         if _running_loop() is self.loop:
-            coroutine.close()
+            if coroutine is not None:
+                coroutine.close()
             raise ToolContextError(
                 f"the tool {self.tool!r} is an async def, so it cannot wait for its client here: make it a plain def"
             )
+
+    def _run(self, coroutine: Coroutine[Any, Any, Any], held: bool = False) -> Any:
+        """``coroutine`` on the server's loop, from the tool's thread; the client's errors are the tool's."""
+        self._not_on_loop(coroutine)
         from mcp import MCPError
 
         hold = self.running.hold() if held and self.running is not None else contextlib.nullcontext()
@@ -126,6 +156,14 @@ class ServedContext:
                 return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result()
             except MCPError as error:
                 raise ToolContextError(f"the MCP client refused: {error}") from None
+
+
+def _as(kind: Any, answer: Any) -> Any:
+    """The client's answer as ``kind`` (the SDK may have read it as another arm of the union)."""
+    if isinstance(answer, kind):
+        return answer
+    data = answer.model_dump(by_alias=True, exclude_none=True) if hasattr(answer, "model_dump") else answer
+    return kind.model_validate(data)
 
 
 def _running_loop() -> asyncio.AbstractEventLoop | None:
