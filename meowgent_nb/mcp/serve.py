@@ -4,10 +4,13 @@ Another MCP client (an IDE, another notebook, an agent) can then list and call t
 call goes through the agent's own validate -> approve -> run (`agent.calls.CallRunner`, as a
 batch of one): it is validated as a model's call is, a call that needs approval runs only on an
 explicit `Approved` and with exactly the arguments approved (a person's edits, validated again;
-the result says so), and it runs on a tool thread within its time limit. It comes back as text
-(and, for a tool whose return type is an object, as structured content too; see `_serve_types`
-for that and the annotations published); a failure, a denial or a timeout is an ``isError``
-result. Tools that need approval are left out unless asked for; then every outside call asks the
+the result says so), and it runs on a tool thread within its time limit. It comes back as
+content: text, or images, audio and embedded resources where the tool returned them (`content`),
+and, for a tool whose return type is an object, structured content too (see `_serve_types` for
+that and the annotations published); a failure, a denial or a timeout is an ``isError`` result.
+A tool that takes a `ToolContext` reports progress, logs and asks the client over the call's
+request (`served_context`; on the 2026-07-28 protocol its questions go in rounds, `served_rounds`).
+Resources, prompts, completions and subscriptions are `published_handlers`'. Tools that need approval are left out unless asked for; then every outside call asks the
 approver first, on ``approval_loop`` (in a notebook, the kernel's: its buttons are there). The
 server runs on the same background loop as the MCP sessions (see `_thread`).
 """

@@ -141,3 +141,31 @@ def test_served_the_same_tool_talks_to_the_mcp_client_over_its_request(kernel):
     assert logs == [("info", "tidy", "looking at src")]
     assert progress == [(1.0, 3.0, "file 1"), (2.0, 3.0, "file 2"), (3.0, 3.0, "file 3")]
     assert asked == [("form", "Which style?", ["neat", "loose"]), ("model", "Summarize tidying src in a loose style", 50)]
+
+
+def test_served_to_another_notebook_s_client_the_form_and_sampling_show_in_that_cell(kernel):
+    # The notebook's own client (McpToolbox) negotiates the 2026-07-28 protocol: the tool's questions
+    # travel inside its result, and its thread waits for the retry with the answer.
+    served = kernel.ok("%tools serve")
+    url = re.search(r"at (http://\S+)", served.stdout).group(1)
+    token = re.search(r"Token: (\S+)", served.stdout).group(1)
+    try:
+        kernel.ok(
+            f'from meowgent_nb.mcp.client import McpToolbox\n'
+            f'remote = McpToolbox("remote", url={url!r}, headers={{"Authorization": "Bearer {token}"}}, approval=False)\n'
+            'model = calling("remote_tidy", "All neat.", "Tidied remotely.", folder="lib")'
+        )
+        person = Person()
+        run = kernel.ok("%%agent --model-object model --new\nTidy lib remotely", hook=person)
+        assert person.stage == 3
+        assert run.panel_texts[-1].splitlines() == [
+            "[tool] remote_tidy(folder='lib') -> done",
+            "  [remote asked for input ('Which style?'): accepted, sent style='neat']",
+            "  [remote asked to use the model scripted: answer sent back: 'All neat.']",
+            "  tidied lib (neat): All neat.",
+            "Tidied remotely.",
+        ]
+        log = kernel.ok("print([(e.level, e.text) for e in remote.log])")
+        assert log.stdout == "[('info', 'looking at lib')]\n"
+    finally:
+        kernel.ok("remote.close()\n%tools serve --stop")
