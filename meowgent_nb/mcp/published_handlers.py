@@ -209,7 +209,10 @@ class Published:
             owner: Any = next((p for p in self.prompts if p.name == ref.name), None)
         else:
             owner = next((r for r in self.resources if r.template and r.uri == getattr(ref, "uri", None)), None)
-        values, total = ([], 0) if owner is None else completions(owner.complete, argument.name, argument.value)
+        values, total = [], 0
+        if owner is not None:  # a function of what is typed is the notebook's code: off the loop, in time
+            what = f"completing {argument.name!r}"
+            values, total = await self._in_thread(what, completions, owner.complete, argument.name, argument.value)
         return types.CompleteResult(completion=types.Completion(values=values, total=total, has_more=total > len(values)))
 
     async def _in_thread(self, what: str, function: Any, *args: Any, invalid: type[Exception] | None = None) -> Any:

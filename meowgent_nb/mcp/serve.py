@@ -207,9 +207,10 @@ class ToolServer:
     async def _call_tool(self, ctx: Any, params: Any) -> Any:
         state = getattr(params, "request_state", None)
         if state is not None:  # a retry with the answer to the tool's question (2026-07-28)
-            served = self._parked.pop(state, None)
-            if served is None:
+            served = self._parked.get(state)
+            if served is None or not served.answers(ctx):  # another client's call is not this one's to answer
                 return _result([_text(_UNKNOWN_STATE)], True)
+            del self._parked[state]
             return await served.resume(ctx, dict(getattr(params, "input_responses", None) or {}))
         served = ServedCall(ctx, asyncio.get_running_loop(), self._parked)
         running = asyncio.ensure_future(self._answer(served, params))

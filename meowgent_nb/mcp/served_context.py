@@ -30,7 +30,7 @@ from typing import Any
 
 from ..agent._running_call import RUNNING_CALL
 from ..tools.context import LEVELS, Answer, ToolContextError
-from .served_rounds import ServedCall
+from .served_rounds import ServedCall, session_of
 
 __all__ = ["ClientLevels", "ServedContext"]
 
@@ -49,12 +49,12 @@ class ClientLevels:
         import mcp_types as types
 
         with self._lock:
-            self._levels[_session_id(ctx)] = str(params.level)
+            self._levels[session_of(ctx)] = str(params.level)
         return types.EmptyResult()
 
     def level(self, ctx: Any) -> str:
         with self._lock:
-            return self._levels.get(_session_id(ctx), _DEFAULT_LEVEL)
+            return self._levels.get(session_of(ctx), _DEFAULT_LEVEL)
 
 
 class ServedContext:
@@ -97,6 +97,9 @@ class ServedContext:
             asked = types.ElicitRequest(params=types.ElicitRequestFormParams(message=message, requested_schema=schema))
             result = _as(types.ElicitResult, self._round(asked))
         content = dict(result.content) if result.action == "accept" and result.content is not None else None
+        problem = _misfit(schema, content) if result.action == "accept" else None
+        if problem is not None:  # whatever the client says, the tool gets only what its form allows
+            raise ToolContextError(f"the tool {self.tool!r} asked for a form, and the client's answer does not fit it: {problem}")
         return Answer(result.action, content)
 
     def sample(self, messages: Sequence[tuple[str, str]], system: str | None, max_tokens: int) -> str:
@@ -158,6 +161,19 @@ class ServedContext:
                 raise ToolContextError(f"the MCP client refused: {error}") from None
 
 
+def _misfit(schema: dict[str, Any], content: dict[str, Any] | None) -> str | None:
+    """What is wrong with an accepted form's ``content`` under ``schema``, or None."""
+    import jsonschema
+
+    if content is None:
+        return "it was accepted without content"
+    problem = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(schema).iter_errors(content))
+    if problem is None:
+        return None
+    where = "/".join(str(p) for p in problem.absolute_path) or "the answer"
+    return f"{where}: {problem.message[:300]}"
+
+
 def _as(kind: Any, answer: Any) -> Any:
     """The client's answer as ``kind`` (the SDK may have read it as another arm of the union)."""
     if isinstance(answer, kind):
@@ -173,7 +189,3 @@ def _running_loop() -> asyncio.AbstractEventLoop | None:
         return None
 
 
-def _session_id(ctx: Any) -> str | None:
-    request = getattr(ctx, "request", None)
-    headers = getattr(request, "headers", None)
-    return headers.get("mcp-session-id") if headers is not None else None

@@ -24,7 +24,7 @@ import itertools
 import secrets
 from typing import Any
 
-__all__ = ["ANSWER_WAIT", "ServedCall"]
+__all__ = ["ANSWER_WAIT", "ServedCall", "session_of"]
 
 ANSWER_WAIT = 600.0
 """Seconds a parked call waits for its client to call again with the answer."""
@@ -41,6 +41,8 @@ class ServedCall:
 
     def __init__(self, request: Any, loop: asyncio.AbstractEventLoop, parked: dict[str, ServedCall]):
         self.request, self.loop, self.parked = request, loop, parked
+        self.session = session_of(request)
+        """The client's MCP session: only a retry from it may answer (None where there are none)."""
         self._events: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
         self._waiting: dict[str, concurrent.futures.Future[Any]] = {}
         self._keys = itertools.count(1)
@@ -89,8 +91,18 @@ class ServedCall:
         self.loop.call_soon_threadsafe(self._events.put_nowait, ("ask", (key, request)))
         return answer.result(ANSWER_WAIT + 1)
 
+    def answers(self, request: Any) -> bool:
+        """Whether ``request`` (a retry) comes from the client this call asked."""
+        return session_of(request) == self.session
+
     def _expire(self, state: str, key: str) -> None:
         self.parked.pop(state, None)
         waiting = self._waiting.pop(key, None)
         if waiting is not None and not waiting.done():
             waiting.set_exception(TimeoutError(f"the MCP client did not answer within {ANSWER_WAIT:g} s"))
+
+
+def session_of(request: Any) -> str | None:
+    """The MCP session id a request came in (its ``Mcp-Session-Id`` header), or None."""
+    headers = getattr(getattr(request, "request", None), "headers", None)
+    return headers.get("mcp-session-id") if headers is not None else None

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import math
 import typing
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextvars import ContextVar
@@ -135,10 +136,11 @@ class ToolContext:
 
     def progress(self, done: float, total: float | None = None, message: str | None = None) -> None:
         """Report how far the call is: ``done`` of ``total`` (None: unknown), with an optional message."""
-        if isinstance(done, bool) or not isinstance(done, (int, float)):
-            raise TypeError(f"ctx.progress: done must be a number, got {done!r}")
-        if total is not None and (isinstance(total, bool) or not isinstance(total, (int, float))):
-            raise TypeError(f"ctx.progress: total must be a number or None, got {total!r}")
+        for name, value in (("done", done), ("total", total)):
+            if value is None and name == "total":
+                continue
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+                raise TypeError(f"ctx.progress: {name} must be a finite number{' or None' if name == 'total' else ''}, got {value!r}")
         self._backend.progress(float(done), None if total is None else float(total), None if message is None else str(message))
 
     def log(self, level: str, message: Any) -> None:

@@ -206,3 +206,38 @@ def test_two_context_parameters_or_a_positional_only_one_are_refused_at_decorati
     with pytest.raises(ToolDefinitionError) as caught:
         tool(positional)
     assert "the context parameter 'ctx' cannot be positional-only (it is passed by name)" in str(caught.value)
+
+
+def test_an_answer_is_taken_once_and_only_as_far_as_the_form_allows(served):
+    async def main() -> Any:
+        async with connect(served, Client_(), "auto") as mcp:
+            asked = await mcp.session.call_tool("ask_only", {}, allow_input_required=True)
+            state = asked.request_state
+            (key, question), = asked.input_requests.items()
+            misfit = await mcp.session.call_tool(
+                "ask_only", {}, request_state=state, input_responses={key: types.ElicitResult(action="accept", content={"name": 7})}
+            )
+            again = await mcp.session.call_tool(
+                "ask_only", {}, request_state=state, input_responses={key: types.ElicitResult(action="accept", content={"name": "Eve"})}
+            )
+            return question.params.message, misfit, again
+
+    message, misfit, again = asyncio.run(main())
+    assert message == "Name?"
+    assert (misfit.is_error, misfit.content[0].text) == (
+        False,
+        "could not ask: ToolContextError: the tool 'ask_only' asked for a form, and the client's answer does not"
+        " fit it: name: 7 is not of type 'string'",
+    )
+    assert (again.is_error, again.content[0].text) == (
+        True,
+        "Error: no call waits for this answer: its request_state is unknown, answered already or expired;"
+        " call the tool again",
+    )
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), "3", True])
+def test_progress_takes_finite_numbers_only(bad):
+    with pytest.raises(TypeError) as caught:
+        ToolContext().progress(bad)
+    assert str(caught.value) == f"ctx.progress: done must be a finite number, got {bad!r}"
