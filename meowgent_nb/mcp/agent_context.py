@@ -5,8 +5,9 @@ notebook, a server of one: what it says and asks goes through the parts that han
 servers say and ask while their calls run, with the same call (`RUNNING_CALL`):
 
 - `progress` -> `CallWatch.progress`: the bar in the call's card (at most every 0.25 s);
-- `log` -> `CallWatch.tell`: a line in the call's card (info and above; the first five, then
-  where the rest are not kept: a tool's log has no ``%tools mcp log``, so the line says so);
+- `log` -> `CallWatch.tell`: a line in the call's card (info and above; the first five, then one
+  line saying the rest are in Python's `logging`, logger ``meowgent_nb.tool.NAME``, where every
+  message goes too);
 - `ask` -> `ServerAsks.elicit`: the form in the cell (a headless run declines and says why);
 - `sample` -> `ServerAsks.sample` with ``sampling="ask"``: the person approves the request and
   the answer, and the cell's own model answers.
@@ -24,7 +25,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..agent._running_call import RUNNING_CALL, RunningCall
-from ..tools.context import LEVELS, Answer, ToolContextError
+from ..tools.context import LEVELS, Answer, ToolContextError, log_to_python
 from ._asking import ServerAsks, _Flight
 from ._progress import CallWatch, LogEntry
 from ._thread import background_loop
@@ -47,13 +48,15 @@ class AgentContext:
     def __init__(self, running: RunningCall, tool: str):
         self.running, self.tool = running, tool
         self.source = f"the tool {tool}"
-        self._watch = CallWatch(self.source, _Flight(running, contextvars.copy_context()))
+        more = f"{self.source} logged more (Python's logging has it all: logger meowgent_nb.tool.{tool})"
+        self._watch = CallWatch(self.source, _Flight(running, contextvars.copy_context()), more)
         self._asks = ServerAsks(self.source, sampling="ask")
 
     def progress(self, done: float, total: float | None, message: str | None) -> None:
         background_loop().submit(self._watch.progress(done, total, message))  # the card keeps up; the tool goes on
 
     def log(self, level: str, message: str) -> None:
+        log_to_python(self.tool, level, message)  # kept in full where Python's logging keeps it
         if LEVELS.index(level) >= _TO_CARD:
             self._watch.tell(LogEntry(level, None, message, time.time()))
 

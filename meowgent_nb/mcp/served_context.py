@@ -30,6 +30,7 @@ from typing import Any
 
 from ..agent._running_call import RUNNING_CALL
 from ..tools.context import LEVELS, Answer, ToolContextError
+from ._elicit import ElicitSchemaError, check_content, form_from_schema
 from .served_rounds import ServedCall, session_of
 
 __all__ = ["ClientLevels", "ServedContext"]
@@ -90,6 +91,10 @@ class ServedContext:
         import mcp_types as types
 
         self._can("elicitation", "ask its person (elicitation)")
+        try:  # the form the notebook would show: the same checks, in both worlds
+            form = form_from_schema(message, schema)
+        except ElicitSchemaError as error:
+            raise ToolContextError(f"the tool {self.tool!r} asked for a form, but {error}") from None
         if self.call.back_channel:
             sent = self.request.session.elicit_form(message, schema, related_request_id=self.request.request_id)
             result = self._run(sent, held=True)
@@ -97,9 +102,11 @@ class ServedContext:
             asked = types.ElicitRequest(params=types.ElicitRequestFormParams(message=message, requested_schema=schema))
             result = _as(types.ElicitResult, self._round(asked))
         content = dict(result.content) if result.action == "accept" and result.content is not None else None
-        problem = _misfit(schema, content) if result.action == "accept" else None
-        if problem is not None:  # whatever the client says, the tool gets only what its form allows
-            raise ToolContextError(f"the tool {self.tool!r} asked for a form, and the client's answer does not fit it: {problem}")
+        problems = check_content(form, content) if result.action == "accept" else []
+        if problems:  # whatever the client says, the tool gets only what its form allows
+            raise ToolContextError(
+                f"the tool {self.tool!r} asked for a form, and the client's answer does not fit it: {'; '.join(problems)}"
+            )
         return Answer(result.action, content)
 
     def sample(self, messages: Sequence[tuple[str, str]], system: str | None, max_tokens: int) -> str:
@@ -159,19 +166,6 @@ class ServedContext:
                 return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result()
             except MCPError as error:
                 raise ToolContextError(f"the MCP client refused: {error}") from None
-
-
-def _misfit(schema: dict[str, Any], content: dict[str, Any] | None) -> str | None:
-    """What is wrong with an accepted form's ``content`` under ``schema``, or None."""
-    import jsonschema
-
-    if content is None:
-        return "it was accepted without content"
-    problem = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(schema).iter_errors(content))
-    if problem is None:
-        return None
-    where = "/".join(str(p) for p in problem.absolute_path) or "the answer"
-    return f"{where}: {problem.message[:300]}"
 
 
 def _as(kind: Any, answer: Any) -> Any:

@@ -36,7 +36,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
-__all__ = ["Answer", "LEVELS", "ToolContext", "ToolContextError", "context_backend", "is_context_type"]
+__all__ = ["Answer", "LEVELS", "ToolContext", "ToolContextError", "context_backend", "is_context_type", "log_to_python"]
 
 LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 """Log levels (MCP's, those of syslog), least severe first."""
@@ -83,7 +83,7 @@ class _Nowhere:
         pass
 
     def log(self, level: str, message: str) -> None:
-        logging.getLogger(f"meowgent_nb.tool.{self.tool}").log(_PY_LEVELS[level], message)
+        log_to_python(self.tool, level, message)
 
     def ask(self, message: str, schema: dict[str, Any]) -> Answer:
         return Answer("decline", None, "no one to ask: the tool runs outside an agent and a served call")
@@ -96,6 +96,11 @@ class _Nowhere:
 
 
 _PY_LEVELS = dict(zip(LEVELS, (10, 20, 25, 30, 40, 50, 50, 50)))
+
+
+def log_to_python(tool: str, level: str, message: str) -> None:
+    """A tool's log message to Python's `logging`, logger ``meowgent_nb.tool.TOOL``."""
+    logging.getLogger(f"meowgent_nb.tool.{tool}").log(_PY_LEVELS[level], message)
 
 _BACKEND: ContextVar[Callable[[str], ContextBackend | None] | None] = ContextVar("meowgent_tool_context", default=None)
 _default: list[Callable[[str], ContextBackend | None]] = []

@@ -102,7 +102,7 @@ def served():
 
 
 async def _session(server: ToolServer, work: Any, **options: Any) -> Any:
-    async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {server.token}"}) as http:
+    async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {server.token}"}, timeout=120) as http:  # a loaded machine is slow
         async with Client(streamable_http_client(server.url, http_client=http), cache=None, mode="legacy", **options) as mcp:
             return await work(mcp)
 

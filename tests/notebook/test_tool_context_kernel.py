@@ -36,6 +36,14 @@ def tidy(folder: str, ctx: ToolContext) -> str:
     summary = ctx.sample(f"Summarize tidying {folder} in a {answer.content['style']} style", max_tokens=50)
     return f"tidied {folder} ({answer.content['style']}): {summary}"
 
+@tool
+def chatty(ctx: ToolContext) -> str:
+    """Logs seven lines."""
+    for n in range(1, 8):
+        ctx.log("warning" if n == 7 else "info", f"line {n}")
+    ctx.log("debug", "not in the card")
+    return "said"
+
 def calling(name, *after, **arguments):
     call = json.dumps({"name": name, "arguments": arguments})
     return ScriptedModel([f"<tool_call>{call}</tool_call>", *after])
@@ -45,6 +53,14 @@ def calling(name, *after, **arguments):
 @pytest.fixture(scope="module")
 def kernel(tmp_path_factory):
     yield from running_kernel(tmp_path_factory, "tool-context", SETUP)
+
+
+@pytest.fixture(scope="module")
+def served(kernel):
+    """The kernel's tools served once (``%tools serve``): its URL and token."""
+    shown = kernel.ok("%tools serve").stdout
+    yield re.search(r"at (http://\S+)", shown).group(1), re.search(r"Token: (\S+)", shown).group(1)
+    kernel.ok("%tools serve --stop")
 
 
 class Person:
@@ -102,10 +118,20 @@ def test_a_headless_run_declines_the_form_and_the_tool_says_why(kernel):
     ]
 
 
-def test_served_the_same_tool_talks_to_the_mcp_client_over_its_request(kernel):
-    served = kernel.ok("%tools serve")
-    url = re.search(r"at (http://\S+)", served.stdout).group(1)
-    token = re.search(r"Token: (\S+)", served.stdout).group(1)
+def test_a_chatty_tool_s_card_shows_five_lines_and_says_where_the_rest_are(kernel):
+    kernel.ok('model = calling("chatty", "Said.")')
+    run = kernel.ok("%%agent --model-object model --new\nTalk", allow_stdin=False)
+    assert run.panel_texts[-1].splitlines() == [
+        "[tool] chatty() -> done",
+        *[f"  [the tool chatty logged info: line {n}]" for n in range(1, 6)],
+        "  [the tool chatty logged more (Python's logging has it all: logger meowgent_nb.tool.chatty)]",
+        "  said",
+        "Said.",
+    ]
+
+
+def test_served_the_same_tool_talks_to_the_mcp_client_over_its_request(served):
+    url, token = served
     logs, progress, asked = [], [], []
 
     async def on_log(params: Any) -> None:
@@ -123,7 +149,7 @@ def test_served_the_same_tool_talks_to_the_mcp_client_over_its_request(kernel):
         return types.CreateMessageResult(role="assistant", content=types.TextContent(type="text", text="Loosely done."), model="m")
 
     async def main() -> Any:
-        async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}) as http:
+        async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=120) as http:  # a loaded machine is slow
             transport = streamable_http_client(url, http_client=http)
             async with Client(
                 transport, cache=None, mode="legacy", logging_callback=on_log,
@@ -132,10 +158,7 @@ def test_served_the_same_tool_talks_to_the_mcp_client_over_its_request(kernel):
                 listed = (await mcp.list_tools()).tools
                 return listed, await mcp.call_tool("tidy", {"folder": "src"}, progress_callback=on_progress)
 
-    try:
-        listed, result = asyncio.run(main())
-    finally:
-        kernel.ok("%tools serve --stop")
+    listed, result = asyncio.run(main())
     assert listed[0].input_schema["properties"] == {"folder": {"type": "string"}}  # no ctx argument
     assert (result.is_error, [c.text for c in result.content]) == (False, ["tidied src (loose): Loosely done."])
     assert logs == [("info", "tidy", "looking at src")]
@@ -143,12 +166,10 @@ def test_served_the_same_tool_talks_to_the_mcp_client_over_its_request(kernel):
     assert asked == [("form", "Which style?", ["neat", "loose"]), ("model", "Summarize tidying src in a loose style", 50)]
 
 
-def test_served_to_another_notebook_s_client_the_form_and_sampling_show_in_that_cell(kernel):
+def test_served_to_another_notebook_s_client_the_form_and_sampling_show_in_that_cell(kernel, served):
     # The notebook's own client (McpToolbox) negotiates the 2026-07-28 protocol: the tool's questions
     # travel inside its result, and its thread waits for the retry with the answer.
-    served = kernel.ok("%tools serve")
-    url = re.search(r"at (http://\S+)", served.stdout).group(1)
-    token = re.search(r"Token: (\S+)", served.stdout).group(1)
+    url, token = served
     try:
         kernel.ok(
             f'from meowgent_nb.mcp.client import McpToolbox\n'
@@ -168,4 +189,4 @@ def test_served_to_another_notebook_s_client_the_form_and_sampling_show_in_that_
         log = kernel.ok("print([(e.level, e.text) for e in remote.log])")
         assert log.stdout == "[('info', 'looking at lib')]\n"
     finally:
-        kernel.ok("remote.close()\n%tools serve --stop")
+        kernel.ok("remote.close()")
