@@ -231,10 +231,11 @@ def test_default_model_is_small():
     assert size and float(size.group(1)) <= 0.6  # mybinder: 1-2 GB of RAM with the kernel
 
 
-def test_readme_launch_url_opens_the_first_notebook():
+def test_readme_launch_url_opens_the_getting_started_notebook():
     readme = (BINDER / "README.md").read_text()
-    assert "?urlpath=lab/tree/notebooks/01_tools.ipynb" in readme
-    assert (REPO / "notebooks" / "01_tools.ipynb").is_file()
+    urls = re.findall(r"https://mybinder\.org/v2/gh/OWNER/REPO/HEAD\?urlpath=lab/tree/(\S+?\.ipynb)", readme)
+    assert urls == ["docs/getting-started.ipynb", "docs/getting-started.ipynb"]  # the URL and the badge
+    assert (REPO / "docs" / "getting-started.ipynb").is_file()
 
 
 # --- postBuild, run ----------------------------------------------------------------------------

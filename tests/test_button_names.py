@@ -2,7 +2,7 @@
 
 A lesson that says "click **Approve with these arguments**" under a cell whose button reads
 "Approve these arguments" sends a student looking for nothing. The labels come from the code
-(`meowgent_nb.notebook._labels`, the one place the buttons get their words); the names are read
+(`meowgent_nb.notebook.approvals._labels`, the one place the buttons get their words); the names are read
 from the README and every markdown cell of ``notebooks/*.ipynb``:
 
 - a bold name (``**Approve**``) or a slash list (``Approve / Deny``) in a sentence that speaks
@@ -19,7 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from meowgent_nb.notebook._labels import BUTTONS
+from meowgent_nb.notebook.approvals._labels import BUTTONS
+from tests.doc_blocks import site_pages
 
 ROOT = Path(__file__).resolve().parents[1]
 BOLD = re.compile(r"\*\*([A-Z][^*]*?)\*\*")
@@ -83,8 +84,10 @@ def button_names(text: str) -> list[str]:
 
 
 def documents() -> list[tuple[str, str]]:
-    """(where, Markdown) of the README and of every markdown cell of the course notebooks."""
+    """(where, Markdown) of the README, of every page of the docs site and of every markdown cell
+    of the course notebooks."""
     found = [("README.md", (ROOT / "README.md").read_text())]
+    found += [(str(page.relative_to(ROOT)), page.read_text()) for page in site_pages()]
     for notebook in sorted((ROOT / "notebooks").glob("*.ipynb")):
         for index, cell in enumerate(json.loads(notebook.read_text())["cells"]):
             if cell["cell_type"] == "markdown":

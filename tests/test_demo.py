@@ -14,7 +14,8 @@ import nbformat
 import pytest
 
 from meowgent_nb.__main__ import agent_cell_text
-from tests.test_readme import README, Block, section_blocks
+from tests.doc_blocks import Block, section_blocks
+from tests.test_readme import README
 
 ROOT = Path(__file__).resolve().parents[1]
 

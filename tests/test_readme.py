@@ -1,5 +1,5 @@
-"""README.md's "A 60-second tour", run as a newcomer runs it: its code blocks, in order, in a real kernel;
-and the example test file of "Testing your own notebooks", run by pytest beside a user's notebook.
+"""README.md's "A 60-second tour", run as a newcomer runs it: its code blocks, in order, in a real kernel.
+(The docs site's pages are run by tests/test_docs_pages.py, with the same mechanism: tests/doc_blocks.py.)
 
 The blocks are read from the README itself, so the tour cannot drift from what is tested. The
 deterministic tests replay ``tests/readme_tour.cassette.json``, recorded from the embedded model
@@ -20,7 +20,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass
@@ -29,6 +28,7 @@ from pathlib import Path
 import pytest
 
 from tests import kernel_driver
+from tests.doc_blocks import run_cells, section_blocks, start_kernel
 from tests.kernel_driver import Kernel, Run
 from tests.ollama_wire import FINAL, ndjson, part
 
@@ -50,16 +50,6 @@ SHAPE = (
 
 
 @dataclass(frozen=True)
-class Block:
-    """A fenced code block of the README."""
-
-    language: str
-    code: str
-    line: int
-    """The line of its opening fence, counted from 1."""
-
-
-@dataclass(frozen=True)
 class Tour:
     """The tour's blocks by role."""
 
@@ -73,32 +63,6 @@ class Tour:
     def cells(self) -> tuple[str, ...]:
         """The notebook cells of the tour, in order (the XML is %tools' output, not a cell)."""
         return (self.setup, self.tools, *self.agent_cells)
-
-
-def section_blocks(text: str, heading: str) -> list[Block]:
-    """The fenced blocks between ``heading`` and the next heading of the same level."""
-    lines = text.splitlines()
-    try:
-        start = lines.index(heading)
-    except ValueError:
-        raise AssertionError(
-            f"README.md has no heading {heading!r}; the tour test reads that section"
-        ) from None
-    blocks: list[Block] = []
-    fence: tuple[str, int, list[str]] | None = None
-    for number, line in enumerate(lines[start + 1 :], start + 2):
-        if fence is None and line.startswith("## "):
-            break
-        if fence is None and line.startswith("```"):
-            fence = (line[3:].strip(), number, [])
-        elif fence is not None and line.startswith("```"):
-            blocks.append(Block(fence[0], "\n".join(fence[2]), fence[1]))
-            fence = None
-        elif fence is not None:
-            fence[2].append(line)
-    if fence is not None:
-        raise AssertionError(f"README.md line {fence[1]}: a code block of the tour is never closed")
-    return blocks
 
 
 def tour(text: str | None = None) -> Tour:
@@ -129,27 +93,6 @@ def transcript(run: Run) -> str:
     texts = [c["data"]["text/plain"] for c in run.of_type("display_data", "update_display_data")]
     assert texts, run.messages
     return texts[-1]
-
-
-def start_kernel(cwd: Path, monkeypatch: pytest.MonkeyPatch, **env: str) -> Kernel:
-    """A kernel started as a user starts one, with these environment variables and no others of ours."""
-    for name in list(os.environ):
-        if name.startswith("MEOWGENT_") or name == "OLLAMA_HOST":
-            monkeypatch.delenv(name)
-    for name, value in env.items():
-        monkeypatch.setenv(name, value)
-    return Kernel(str(cwd))
-
-
-def run_cells(kernel: Kernel, cells: tuple[str, ...]) -> list[Run]:
-    """Run each cell as nbval does (headless); every one must succeed."""
-    runs = []
-    for number, cell in enumerate(cells, 1):
-        run = kernel.execute(cell, allow_stdin=False)
-        # A cassette mismatch after a change to the prompts: record it again, `python -m tests.test_readme`.
-        assert run.reply["status"] == "ok", (number, cell, run.reply.get("evalue"))
-        runs.append(run)
-    return runs
 
 
 # --- the README's structure ------------------------------------------------------------------
@@ -201,7 +144,7 @@ def test_the_tour_approved_calls_both_tools_and_deletes_the_file(readme, tmp_pat
         assert tools.of_type("execute_result")[0]["data"]["text/plain"].endswith("\n" + readme.tools_xml)
         assert transcript(weather).startswith(WEATHER)
         assert transcript(delete).startswith(
-            "[tool] delete_file(path='old.txt') -> done (approved: approve='all')\n  Deleted old.txt.\n"
+            "[tool] delete_file(path='old.txt') -> done (approved by policy: approve='all')\n  Deleted old.txt.\n"
         )
         assert not (tmp_path / "old.txt").exists()
         asked = kernel.ok(
@@ -224,7 +167,7 @@ def test_the_tour_denied_keeps_the_file(readme, tmp_path, monkeypatch):
     try:
         *_, delete = run_cells(kernel, readme.cells)
         assert transcript(delete).startswith(
-            "[tool] delete_file(path='old.txt') -> denied (approve='none')\n"
+            "[tool] delete_file(path='old.txt') -> denied (by policy: approve='none')\n"
             "  Denied: the notebook's approval setting (approve='none') denies calls that need approval\n"
         )
         assert (tmp_path / "old.txt").read_text() == "an old draft\n"
@@ -276,35 +219,13 @@ def test_the_tour_live_on_the_embedded_model(readme, tmp_path, monkeypatch):
         _, _, weather, delete = run_cells(kernel, readme.cells)
         assert transcript(weather).startswith(WEATHER), transcript(weather)
         assert transcript(delete).startswith(
-            "[tool] delete_file(path='old.txt') -> done (approved: approve='all')\n  Deleted old.txt.\n"
+            "[tool] delete_file(path='old.txt') -> done (approved by policy: approve='all')\n  Deleted old.txt.\n"
         ), transcript(delete)
         assert not (tmp_path / "old.txt").exists()
         out = kernel.ok(readme.loop).stdout
         assert out.endswith("\n['Paris: 21 degrees celsius']\n"), out
     finally:
         kernel.shutdown()
-
-
-# --- "Testing your own notebooks": the example test file, run by pytest --------------------------
-
-TESTING = "## Testing your own notebooks"
-
-
-def test_the_example_test_file_passes_beside_a_users_notebook(tmp_path):
-    # The section's one code block is a test file; it runs where a user keeps it, beside their
-    # notebook (tests/user_project's), with no conftest.py: the fixtures come from the plugin.
-    blocks = section_blocks(README.read_text(), TESTING)
-    assert [(b.language, b.code.splitlines()[0]) for b in blocks] == [("python", "# test_my_agent.py")]
-    (tmp_path / "test_my_agent.py").write_text(blocks[0].code + "\n")
-    notebook = ROOT / "tests" / "user_project" / "scripted_agent.ipynb"
-    (tmp_path / notebook.name).write_text(notebook.read_text())
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MEOWGENT_")}
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_my_agent.py"],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert done.stdout.splitlines()[-1].startswith("2 passed in "), done.stdout
 
 
 # --- recording the cassette ------------------------------------------------------------------

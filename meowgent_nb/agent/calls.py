@@ -30,6 +30,7 @@ from ..tools.core import Tool, ToolCall, ToolResult
 from ._running_call import RUNNING_CALL, Ending, RunningCall, within_limit
 from ._tool_threads import ToolThreads, call_tool
 from .approvals import Approved, Approver, Decision, Denied, DenyAll, decide
+from .approvals.decisions import logged
 from .events import AgentEvent, ApprovalEvent, ApprovalRequested, ToolResultEvent, ToolRunning
 from .result import RepeatedFailure
 
@@ -255,7 +256,8 @@ class CallRunner:
         if not asking:
             return []
         requests = [(call, tool, values) for _, call, tool, values in asking]
-        return await decide(self.approver or _NO_APPROVER, requests, self.deny_if_approver_fails)
+        deciding = decide(self.approver or _NO_APPROVER, requests, self.deny_if_approver_fails)
+        return await logged(deciding, requests, self.model)  # the one place every decision is logged
 
     def _timeout(self, tool: Tool) -> float | None:
         return tool.timeout if tool.timeout is not None else self.tool_timeout

@@ -21,7 +21,7 @@ from ..models.base import Usage
 from ..protocols.parsing import PartialCall
 from ..tools.core import ToolCall, ToolResult
 from .approvals import Approved, Denied
-from .compaction import Compacted
+from .context.compaction import Compacted
 from .result import AgentResult
 
 __all__ = [

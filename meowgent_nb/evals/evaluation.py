@@ -82,7 +82,7 @@ async def aevaluate(
     The rule counts only text the protocol's parser has shown as text, which never includes a
     call or what may still open one (with ``xml``, a ``<tool_c`` at the end of the text so far,
     or an answer that starts as a bare ``{"name": ...}`` call). Thinking does not count. A model
-    may write a sentence or two before its call ("Let me check the weather.\n\n<tool_call>...");
+    may write a sentence or two before its call ("Let me check the weather.\\n\\n<tool_call>...");
     300 characters leave room for that and stop a refusal after a few seconds. A model that
     writes more before calling is scored as not calling, and the row says where reading stopped:
     its ``stopped_after`` is set, and a case that expected a tool fails with "expected X, chose

@@ -96,7 +96,7 @@ class ToolCallParser:
         offered: The names of the tools offered this turn. With them, calls to these tools
             inside prose are calls too (see the module's docstring).
         thinking_first: The answer starts inside a think block the chat template opened (Qwen3's
-            thinking models pre-fill ``<think>\n``): what comes before ``</think>`` is thinking,
+            thinking models pre-fill ``<think>\\n``): what comes before ``</think>`` is thinking,
             whether or not the backend sends that ``<think>`` first.
 
     Example:

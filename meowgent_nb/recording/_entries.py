@@ -26,6 +26,7 @@ __all__ = [
     "FIX_LINE",
     "NOT_WRITTEN",
     "REQUEST_FIELDS",
+    "DecisionEntry",
     "Entry",
     "HugeNumber",
     "ListingEntry",
@@ -57,6 +58,19 @@ class ToolEntry:
     arguments: dict[str, Any]
     result: Any
     """The `_schema.ResultFields` as read."""
+    line: int = 0
+
+
+@dataclass
+class DecisionEntry:
+    """One recorded decision: approved, edited or denied, on a call of ``tool`` with these
+    validated arguments (masked), by whom (see `_decision_tape`)."""
+
+    decision: str
+    tool: str
+    arguments: dict[str, Any]
+    by: str
+    ran_with: dict[str, Any] | None = None
     line: int = 0
 
 
@@ -197,11 +211,12 @@ def _entry(
     line: int,
     lines: Callable[[], dict[tuple[Any, ...], int]],
     fix: Callable[[str], str] = lambda what: what,
-) -> Entry | ToolEntry | ListingEntry:
+) -> Entry | ToolEntry | ListingEntry | DecisionEntry:
     from pydantic import ValidationError
 
     from ._schema import (
         ChunkFields,
+        DecisionFields,
         EntryFields,
         ListingFields,
         ToolEntryFields,
@@ -220,7 +235,12 @@ def _entry(
             f'Cassette {path}, line {line}: a chunk outside any request: a chunk goes in the "chunks"'
             " list of its request's entry. " + fix("Move it there, or delete the file and record again.")
         )
-    root = ListingFields if "toolbox" in value else ToolEntryFields if "tool" in value else EntryFields
+    root = (
+        ListingFields if "toolbox" in value
+        else DecisionFields if "decision" in value
+        else ToolEntryFields if "tool" in value
+        else EntryFields
+    )
     try:
         fields = root.model_validate(value)
     except ValidationError as error:
@@ -245,6 +265,8 @@ def _entry(
         )
     if isinstance(fields, ToolEntryFields):
         return ToolEntry(fields.tool, fields.arguments, fields.result, line)
+    if isinstance(fields, DecisionFields):
+        return DecisionEntry(fields.decision, fields.tool, fields.arguments, fields.by, fields.ran_with, line)
     if isinstance(fields, ListingFields):
         return ListingEntry(fields.toolbox, fields.instructions, fields.listing, line, fields.skipped, fields.left_out)
     request = {key: getattr(fields, key) for key in REQUEST_FIELDS}

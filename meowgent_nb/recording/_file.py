@@ -4,7 +4,8 @@ A cassette (``NAME.cassette.json``) is a sequence of JSON objects, one per model
 the model was sent (the fields in `REQUEST_FIELDS`) and the chunks it streamed back. Tools marked
 ``record=True`` add two more kinds of object (see `_tool_tape`): a call
 (``{"tool", "arguments", "result"}``) and a toolbox's listing (``{"toolbox", "instructions",
-"listing"}``). Each is
+"listing"}``); a decision on a call that needed approval is a fourth (``{"decision", "tool",
+"arguments", "by"}``, see `_decision_tape`). Each is
 written over several lines, one field, message or chunk a line, keys sorted, non-ASCII kept as it
 is, so a re-recording diffs line by line. Any layout loads: one object a line (JSON Lines),
 pretty-printed, reformatted by an editor, with a BOM or Windows line ends. New recordings are
@@ -31,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from ..models.base import CassetteError, ModelChunk, ModelRequest
-from ._entries import REQUEST_FIELDS, Entry, ListingEntry, ToolEntry, load_entries, parse_entries
+from ._entries import REQUEST_FIELDS, DecisionEntry, Entry, ListingEntry, ToolEntry, load_entries, parse_entries
 from ._mask import MASKED, MAX_DEPTH, VALUE_DEPTH, Mask, host_credentials, scrub
 
 __all__ = [
@@ -197,6 +198,8 @@ class Cassette:
         """The recorded tool calls, in file order."""
         self.listings: list[ListingEntry] = []
         """The recorded toolboxes' listings, in file order."""
+        self.decisions: list[DecisionEntry] = []
+        """The recorded decisions on calls that needed approval, in file order."""
         self._sort([] if fresh or not self.path.exists() else load_entries(self.path))
         self._fresh = fresh
         self._played: Counter[str] = Counter()
@@ -280,13 +283,29 @@ class Cassette:
         """Count a call just recorded as replayed (as `add` does for a request)."""
         self._played["tool " + json.dumps([tool, arguments], sort_keys=True, ensure_ascii=False)] += 1
 
+    def take_decision(self, tool: str, arguments: Mapping[str, Any], *, again: bool = False) -> DecisionEntry | None:
+        """The next recorded decision on a call of ``tool`` with these (masked) arguments; see `take`."""
+        key = "decision " + json.dumps([tool, arguments], sort_keys=True, ensure_ascii=False)
+        matches = [e for e in self.decisions if e.tool == tool and _same(e.arguments, arguments)]
+        count = self._played[key]
+        if not matches or (count >= len(matches) and not again):
+            return None
+        self._played[key] += 1
+        return matches[count % len(matches)]
+
+    def played_decision(self, tool: str, arguments: Mapping[str, Any]) -> None:
+        """Count a decision just recorded as replayed."""
+        self._played["decision " + json.dumps([tool, arguments], sort_keys=True, ensure_ascii=False)] += 1
+
     def listing(self, toolbox: str) -> ListingEntry | None:
         """The last recorded listing of ``toolbox``, or None."""
         return next((entry for entry in reversed(self.listings) if entry.toolbox == toolbox), None)
 
-    def _sort(self, entries: Iterable[Entry | ToolEntry | ListingEntry]) -> None:
+    def _sort(self, entries: Iterable[Entry | ToolEntry | ListingEntry | DecisionEntry]) -> None:
         for entry in entries:
-            if isinstance(entry, ToolEntry):
+            if isinstance(entry, DecisionEntry):
+                self.decisions.append(entry)
+            elif isinstance(entry, ToolEntry):
                 self.tool_entries.append(entry)
             elif isinstance(entry, ListingEntry):
                 self.listings.append(entry)

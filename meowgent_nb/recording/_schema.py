@@ -23,6 +23,7 @@ from ..tools.core import ToolCall
 
 __all__ = [
     "ChunkFields",
+    "DecisionFields",
     "EntryFields",
     "ListingFields",
     "ToolEntryFields",
@@ -131,6 +132,16 @@ class ToolEntryFields(_Strict):
     result: ResultFields
 
 
+class DecisionFields(_Strict):
+    """A recorded decision on a call that needed approval (see `_decision_tape`)."""
+
+    decision: Literal["approved", "edited", "denied"]
+    tool: str
+    arguments: dict[str, Any]
+    by: str = ""
+    ran_with: dict[str, Any] | None = None
+
+
 class ListedToolFields(_Strict):
     name: str
     remote_name: str | None = None
@@ -156,6 +167,7 @@ class ListingFields(_Strict):
 _KINDS = {0: ("an entry", EntryFields), 2: ("a chunk", ChunkFields)}
 _NAMES = {
     ToolEntryFields: "a recorded tool call",
+    DecisionFields: "a recorded decision",
     ResultFields: "a result",
     ValueFields: "a value",
     MediaFields: "a media item",

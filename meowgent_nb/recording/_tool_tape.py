@@ -15,11 +15,10 @@ A recorded MCP toolbox records what the model was offered: each tool's name, des
 schema, examples, approval and timeout, and the server's instructions, so that in replay the
 server is not started at all and the model's request is the same, byte for byte.
 
-Decisions are not recorded: a call that needs approval is put to the person (or the headless
-policy) in replay as it would be live, and a denial then changes the conversation, which the
-model's cassette reports as a request it has no recording of. A listing's recorded approval and
+A call that needs approval is put to the person (or the headless policy) in replay as it would
+be live; the decision is recorded and checked by `_decision_tape`. A listing's recorded approval and
 time limit can only add to what the person and the live server say, never take from it (see
-`mcp._replayed`): a hand-edited file cannot let a tool run unasked or without its limit.
+`mcp.client._replayed`): a hand-edited file cannot let a tool run unasked or without its limit.
 """
 
 from __future__ import annotations

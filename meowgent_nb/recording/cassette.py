@@ -23,7 +23,8 @@ tools (VCR.py, pytest-recording) give them:
 - ``off``: the cassette is not used: the model answers live and nothing is recorded.
 
 Tools marked ``record=True`` are recorded in the same file and replayed in the same mode (see
-`_tool_tape`); a model made here has them in its `tool_tape`. ``mask=`` names secrets
+`_tool_tape`); a model made here has them in its `tool_tape`, and the decisions on calls that
+needed approval in its `decision_tape` (a replay checks they are decided as recorded). ``mask=`` names secrets
 (regular expressions) that never reach the file, in requests, answers and tools alike.
 """
 
@@ -39,6 +40,7 @@ from typing import Any
 from ..models.base import Model, ModelChunk, ModelRequest, describe_model
 from ._diff import describe_carried_over, describe_difference, nearest
 from ._file import Cassette, CassetteError, Mask, chunk_json, host_credentials, request_fields
+from ._decision_tape import DecisionTape
 from ._tool_tape import RecordedToolError, ToolTape
 
 __all__ = [
@@ -116,6 +118,8 @@ class _CassetteModel:
         mode = "record" if record_all else "replay" if inner is None else "auto"
         self.tool_tape = ToolTape(cassette, mode, context)
         """Where the calls of tools marked ``record=True`` are recorded or replayed (same file, same mode)."""
+        self.decision_tape = DecisionTape(cassette, mode, context)
+        """Where the decisions on calls that needed approval are recorded, or checked in replay."""
 
     def __getattr__(self, name: str) -> Any:
         # The inner model's tokenizer counts for it (the eval's tool block, in the model's own

@@ -17,7 +17,7 @@ MCP client over the call's request: progress notifications, log messages (at the
 set), ``elicitation/create`` for `ToolContext.ask` and ``sampling/createMessage`` for
 `ToolContext.sample`. Run by the notebook's own agent, it goes to the call's card (progress and
 log lines), the form shows in the cell, and sampling asks the cell's model after the person
-approves: the same parts that show what other MCP servers send (see `meowgent_nb.mcp._local_context`).
+approves: the same parts that show what other MCP servers send (see `meowgent_nb.mcp.client.agent_context`).
 Anywhere else (a plain call, a script's agent without the notebook), progress is dropped, logs go
 to Python's `logging`, `ask` is declined and `sample` raises `ToolContextError`.
 

@@ -14,15 +14,13 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-import pytest
-
 sys.path.insert(0, str(Path(__file__).parent))
 sys.path.insert(0, str(Path(__file__).parent.parent / "mcp_servers"))
 
 import conformance_notebook as notebook  # noqa: E402
 from conformance_suite import passing, run_server_scenarios  # noqa: E402
 
-from meowgent_nb.mcp.serve import ToolServer  # noqa: E402
+from meowgent_nb.mcp.server.serve import ToolServer  # noqa: E402
 
 PASSING = [
     "completion-complete",

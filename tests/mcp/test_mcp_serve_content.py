@@ -9,7 +9,6 @@ import asyncio
 import base64
 import enum
 import io
-import time
 from typing import Any, Literal
 
 import httpx2
@@ -21,9 +20,9 @@ from mcp.client.streamable_http import streamable_http_client
 from PIL import Image
 
 from meowgent_nb import tool
-from meowgent_nb.mcp.content import media_type
-from meowgent_nb.mcp.published import ResourceContent, prompt, resource
-from meowgent_nb.mcp.serve import ToolServer
+from meowgent_nb.mcp.server.content import media_type
+from meowgent_nb.mcp.server.published import ResourceContent, prompt, resource
+from meowgent_nb.mcp.server.serve import ToolServer
 
 PNG = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==")
 WAV = base64.b64decode("UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAAB9AAACABAAZGF0YQIAAAA=")

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import time
 from typing import Any
 
 import httpx2
@@ -17,7 +16,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 from meowgent_nb import ToolContext, tool
 from meowgent_nb.errors import ToolDefinitionError
-from meowgent_nb.mcp.serve import ToolServer
+from meowgent_nb.mcp.server.serve import ToolServer
 
 STYLE = {"type": "object", "properties": {"style": {"type": "string", "enum": ["neat", "loose"]}}, "required": ["style"]}
 

@@ -88,7 +88,7 @@ def test_a_headless_cell_does_not_block(kernel):
     assert kernel.ok("last()").stdout == (
         "denied | Denied: no person to approve (headless run)\nAll done.\n"
     )
-    assert final_text(run).startswith("[tool] write_file(path='headless.txt', text='x') -> denied (MEOWGENT_APPROVE=none)\n")
+    assert final_text(run).startswith("[tool] write_file(path='headless.txt', text='x') -> denied (by policy: MEOWGENT_APPROVE=none)\n")
 
 
 def test_an_interrupt_during_a_slow_tool_stops_the_cell_promptly(kernel):

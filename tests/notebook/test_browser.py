@@ -170,7 +170,7 @@ def test_deny_does_not_run_the_tool(open_notebook, lab):
     notebook.run_all()
     wait_for_buttons(notebook, 1)
     agent = notebook.cell(1)
-    agent.get_by_role("button", name="Deny").click()
+    agent.get_by_role("button", name="Deny", exact=True).click()  # not "Deny with a reason"
 
     notebook.wait_finished(1, "the agent cell (after Deny)")
     notebook.wait_text(card(agent).locator(".meowgent-status"), "denied", "the tool card's status")
@@ -205,13 +205,13 @@ def test_always_allow_lasts_into_the_next_cell(open_notebook, lab):
 
     notebook.wait_finished(1, "the first agent cell (after Always allow)")
     notebook.wait_text(
-        card(notebook.cell(1)).locator(".meowgent-approval"), "always allowed", "the decision in the first card"
+        card(notebook.cell(1)).locator(".meowgent-approval"), "approved by you (always allow, for this session)", "the decision in the first card"
     )
     notebook.wait_finished(2, "the second agent cell (no click)")
     second = notebook.cell(2)
     notebook.wait_text(card(second).locator(".meowgent-status"), "done", "the second tool card's status")
     notebook.wait_text(
-        card(second).locator(".meowgent-approval"), "always allowed", "the second card's approval"
+        card(second).locator(".meowgent-approval"), "allowed by always allow (for this session)", "the second card's approval"
     )
     notebook.wait_text(second.locator(".meowgent-text"), "Second file written.", "the second final answer")
     buttons = second.locator(".jp-OutputArea button").count()
@@ -260,7 +260,7 @@ def edit_scenario(open_notebook, server: JupyterLab) -> None:
     written = person.read_text() if person.exists() else None
     notebook.check(written == "from the person", f"the tool wrote {written!r} to person.txt")
     notebook.check(not model.exists(), "the model's arguments ran too")
-    notebook.wait_text(card(agent).locator(".meowgent-approval"), "with changed arguments", "the card's approval")
+    notebook.wait_text(card(agent).locator(".meowgent-approval"), "approved by you (edited)", "the card's approval")
     notebook.wait_text(card(agent).locator(".meowgent-arguments"), "ran with, changed by you:", "both argument sets")
     notebook.wait_text(card(agent).locator(".meowgent-edited"), "edited", "the card's mark of an edited call")
     notebook.wait_text(card(agent).locator(".meowgent-output"), "The person changed the arguments", "what the model read")
@@ -338,6 +338,13 @@ def test_stop_in_notebook_7(open_notebook, notebook7):
 
 def test_edit_then_approve_in_notebook_7(open_notebook, notebook7):
     edit_scenario(open_notebook, notebook7)
+
+
+def test_exact_call_rule_and_reason_buttons(open_page, lab, tmp_path):
+    """Allow this exact call, Allow calls like this… and Deny with a reason (test_browser_decisions)."""
+    from tests.notebook.test_browser_decisions import decisions_scenario
+
+    decisions_scenario(open_page, lab, tmp_path, "JupyterLab Light", full=True)
 
 
 def test_the_next_notebook_opens_in_the_loaded_page_and_the_last_one_is_closed(open_page, pages, lab):

@@ -7,7 +7,7 @@ import re
 from IPython.utils.capture import capture_output
 
 from meowgent_nb import ScriptedModel, tool
-from meowgent_nb.notebook.agent_magics import AgentMagics
+from meowgent_nb.notebook.magics.agent_magics import AgentMagics
 
 CALL = '<tool_call>{"name": "c_add", "arguments": {"a": 1, "b": 2}}</tool_call>'
 
@@ -143,7 +143,7 @@ def test_hostile_text_in_the_messages_is_shown_never_run(ip):
 
 
 def test_summarize_through_the_magics_shows_the_summary_as_sent(ip):
-    from meowgent_nb.agent._summary import SUMMARY_HEADER, SYSTEM
+    from meowgent_nb.agent.context._summary import SUMMARY_HEADER, SYSTEM
     from meowgent_nb.models.scripted import FunctionModel
 
     page = "lorem ipsum dolor sit amet " * 60

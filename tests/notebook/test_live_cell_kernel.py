@@ -220,7 +220,7 @@ def test_edited_arguments_are_validated_then_run_and_the_model_is_told(kernel):
         "Use these results to answer the user's question in plain text.\n"
     )
     assert final_text(run) == (
-        "[tool] write_file(path='person.txt', text='hello') (edited) -> done (approved by you, with changed arguments)\n"
+        "[tool] write_file(path='person.txt', text='hello') (edited) -> done (approved by you (edited))\n"
         "  the model asked for: path='model.txt', text='hi'\n"
         f"  {told.replace(chr(10), chr(10) + '  ')}\n"
         "All done."
@@ -275,7 +275,10 @@ def test_a_console_frontend_is_asked_with_input_instead_of_buttons_it_cannot_sho
     )  # exactly what jupyter_console's ptshell sends: no metadata
     kernel.kc.shell_channel.send(msg)
     request = kernel.kc.get_stdin_msg(timeout=TIMEOUT)
-    assert request["content"]["prompt"] == "Run write_file(path='console.txt', text='hi')? [y]es / [n]o / [a]lways: "
+    assert request["content"]["prompt"] == (
+        "Run write_file(path='console.txt', text='hi')? [y]es / [n]o / [a]lways / [e]xact call / [r]ule"
+        " / [d]eny with a reason: "
+    )
     kernel.kc.input("y")
     reply = kernel.kc.get_shell_msg(timeout=TIMEOUT)
     while reply["parent_header"].get("msg_id") != msg["header"]["msg_id"]:
@@ -296,11 +299,11 @@ def test_a_refused_edit_can_be_corrected_checked_and_approved(kernel):
     ]
 
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+README = Path(__file__).resolve().parents[2] / "docs" / "guides" / "agent-cells.md"  # where the texts are quoted
 
 
 def readme_stop_quotes() -> list[str]:
-    """Every text README.md quotes of a run that was stopped ("stopped by ..."), line breaks joined."""
+    """Every text the agent-cells guide quotes of a run that was stopped ("stopped by ..."), line breaks joined."""
     return re.findall(r'"(stopped by [^"]*)"', " ".join(README.read_text().split()))
 
 

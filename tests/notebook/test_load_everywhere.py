@@ -1,4 +1,4 @@
-"""README's troubleshooting line: a kernel config that loads the extension in every kernel, so a
+"""The troubleshooting page's line (docs/troubleshooting.md): a kernel config that loads the extension in every kernel, so a
 ``%%agent`` cell works without ``%load_ext`` (IPython gives an unloaded package no way to suggest it)."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from pathlib import Path
 
 from jupyter_client.manager import start_new_kernel
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+README = Path(__file__).resolve().parents[2] / "docs" / "troubleshooting.md"
 CHECK = 'print(get_ipython().find_cell_magic("agent") is not None)'
 
 

@@ -202,6 +202,6 @@ def test_agent_models_says_what_the_embedded_model_lacks(ip, httpserver, monkeyp
 def test_the_readme_quotes_what_the_cell_says(ip, no_ollama, monkeypatch):
     monkeypatch.delenv("MEOWGENT_GGUF", raising=False)
     _, printed = cell_model(ip)
-    readme = " ".join((Path(__file__).parents[2] / "README.md").read_text().split())
+    readme = " ".join((Path(__file__).parents[2] / "docs" / "guides" / "models.md").read_text().split())
     quoted = printed.strip().replace(no_ollama, "http://127.0.0.1:11434")
     assert f'each cell says so: "{quoted}"' in readme

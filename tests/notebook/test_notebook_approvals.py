@@ -12,6 +12,9 @@ from nbclient import NotebookClient
 
 from tests.kernel_driver import TIMEOUT, WIDGET_VIEW, Kernel, Run, clicking, interrupting, running_kernel
 
+PROMPT = "[y]es / [n]o / [a]lways / [e]xact call / [r]ule / [d]eny with a reason: "
+"""What `InputApprover` asks after the call."""
+
 SETUP = '''
 import json, os, pathlib
 from meowgent_nb import Agent, ScriptedModel, tool
@@ -51,8 +54,11 @@ def test_approve_click_runs_the_call_and_the_panel_shows_the_decision(kernel):
     run = kernel.ok("result = await agent.arun('go')", hook=clicking(("Approve", 0)))
     assert kernel.ok("report(result)").stdout == "ok | wrote approved.txt | True\n"
     call = "write_file(path='approved.txt', text='<b>hi</b> & bye')"
-    assert run.panel_texts == [f"Approval needed: {call} -> waiting", f"Approval needed: {call} -> approved"]
-    assert sorted(run.buttons) == ["Always allow", "Approve", "Approve these arguments", "Check", "Deny", "Edit arguments"]
+    assert run.panel_texts == [f"Approval needed: {call} -> waiting", f"Approval needed: {call} -> approved by you"]
+    assert sorted(run.buttons) == [
+        "Add rule and approve", "Allow calls like this\u2026", "Allow this exact call", "Always allow", "Approve",
+        "Approve these arguments", "Check", "Deny", "Deny with a reason", "Deny with this reason", "Edit arguments",
+    ]
     html = [s["value"] for s in run.models.values() if s["_model_name"] == "HTMLModel" and s["value"]]
     assert html == [
         "<b>Approval needed</b> for 1 call. Calls left undecided are denied after 10 minutes.",
@@ -64,10 +70,10 @@ def test_approve_click_runs_the_call_and_the_panel_shows_the_decision(kernel):
     ]
     for comm_id in (ids[0] for ids in run.buttons.values()):
         assert run.widget_updates[comm_id] == {"disabled": True}
-    (editor,) = [s for s in run.models.values() if s["_model_name"] == "TextareaModel"]
+    (editor,) = [s for s in run.models.values() if s["_model_name"] == "TextareaModel"]  # the rule box opens empty
     assert editor["value"] == '{\n  "path": "approved.txt",\n  "text": "<b>hi</b> & bye"\n}'
     label = next(c for c, s in run.models.items() if s["_model_name"] == "LabelModel")
-    assert run.widget_updates[label] == {"value": "approved"}
+    assert run.widget_updates[label] == {"value": "approved by you"}
 
 
 def test_deny_click_tells_the_model_and_does_not_run(kernel):
@@ -85,8 +91,8 @@ def test_each_call_of_a_batch_has_its_own_buttons(kernel):
         out == "ok | wrote one.txt | True\ndenied | Denied: the person did not approve this call. | False\n"
     )
     assert run.panel_texts[-1] == (
-        "Approval needed: write_file(path='one.txt', text='hi') -> approved\n"
-        "Approval needed: write_file(path='two.txt', text='hi') -> denied"
+        "Approval needed: write_file(path='one.txt', text='hi') -> approved by you\n"
+        "Approval needed: write_file(path='two.txt', text='hi') -> denied by you"
     )
 
 
@@ -96,7 +102,7 @@ def test_always_allow_lasts_for_the_approver_and_shows_no_buttons_later(kernel):
     assert kernel.ok("report(result)").stdout == "ok | wrote always1.txt | True\n"
     assert (
         first.panel_texts[-1]
-        == "Approval needed: write_file(path='always1.txt', text='hi') -> always allowed"
+        == "Approval needed: write_file(path='always1.txt', text='hi') -> approved by you (always allow, for this session)"
     )
     kernel.ok("agent = make_agent(approver, 'always2.txt')")
     second = kernel.ok("result = await agent.arun('go')")
@@ -104,7 +110,7 @@ def test_always_allow_lasts_for_the_approver_and_shows_no_buttons_later(kernel):
     assert second.buttons == {}
     assert (
         second.panel_texts[-1]
-        == "Approval needed: write_file(path='always2.txt', text='hi') -> always allowed"
+        == "Approval needed: write_file(path='always2.txt', text='hi') -> allowed by always allow (for this session)"
     )
     assert kernel.ok("print(sorted(approver.always_allowed))").stdout == "['write_file']\n"
 
@@ -197,7 +203,7 @@ def test_input_approver_asks_on_stdin_and_remembers_always(kernel):
     while reply["parent_header"].get("msg_id") != msg_id:  # a late reply to an earlier request
         reply = kernel.kc.get_shell_msg(timeout=TIMEOUT)
     assert reply["content"]["status"] == "ok"
-    assert prompts == ["Run write_file(path='asked1.txt', text='hi')? [y]es / [n]o / [a]lways: "] * 2
+    assert prompts == ["Run write_file(path='asked1.txt', text='hi')? " + PROMPT] * 2
     out = kernel.ok("report(result)").stdout
     assert out == "ok | wrote asked1.txt | True\nok | wrote asked2.txt | True\n"
 
@@ -218,7 +224,7 @@ def test_the_panel_shows_hidden_characters_and_the_tool_gets_them(kernel):
     run = kernel.ok("result = await agent.arun('go')", hook=clicking(("Approve", 0)))
     assert run.panel_texts == [
         f"Approval needed: {HOSTILE_CALL} -> waiting",
-        f"Approval needed: {HOSTILE_CALL} -> approved",
+        f"Approval needed: {HOSTILE_CALL} -> approved by you",
     ]
     html = [s["value"] for s in run.models.values() if s["_model_name"] == "HTMLModel" and s["value"]]
     assert html[1] == (
@@ -244,7 +250,7 @@ def test_the_input_prompt_shows_hidden_characters(kernel):
         reply = kernel.kc.get_shell_msg(timeout=TIMEOUT)
     assert reply["content"]["status"] == "ok"
     assert request["content"]["prompt"] == (
-        r"Run write_file(path='asked\u202etxt.exe', text='\x1b[2K\u3164')? [y]es / [n]o / [a]lways: "
+        r"Run write_file(path='asked\u202etxt.exe', text='\x1b[2K\u3164')? " + PROMPT
     )
 
 
@@ -325,7 +331,7 @@ def test_outside_a_kernel_input_is_asked_and_closed_input_denies(tmp_path):
         timeout=TIMEOUT,
         check=True,
     )
-    prompt = "Run write_file(path='{}', text='hi')? [y]es / [n]o / [a]lways: "
+    prompt = "Run write_file(path='{}', text='hi')? " + PROMPT
     assert done.stdout == (
         "[]\n"
         "False InputApprover() PolicyApprover('all', \"approve='all'\")\n"

@@ -172,7 +172,7 @@ def test_served_to_another_notebook_s_client_the_form_and_sampling_show_in_that_
     url, token = served
     try:
         kernel.ok(
-            f'from meowgent_nb.mcp.client import McpToolbox\n'
+            f'from meowgent_nb.mcp.client.toolbox import McpToolbox\n'
             f'remote = McpToolbox("remote", url={url!r}, headers={{"Authorization": "Bearer {token}"}}, approval=False)\n'
             'model = calling("remote_tidy", "All neat.", "Tidied remotely.", folder="lib")'
         )

@@ -5,6 +5,7 @@ of secrets; the VCR-style mode names."""
 from __future__ import annotations
 
 import json
+import os
 import time
 from pathlib import Path
 
@@ -146,12 +147,16 @@ def test_a_timeout_replays_as_a_timeout_and_an_approval_is_still_asked(notebook)
         ("ok", "posted hi"),
     ]
     assert CALLS == []
-    # A person's decision is not recorded: denied now, the call does not replay, and the model's
-    # next request (with the denial in it) has no recording.
+    # The decision is recorded: denied now, the replay stops at the decision, naming both.
     with pytest.raises(CassetteError) as caught:
         agent_cell(ip, "--model-object scripted --new --approve none --replay c.cassette.json", "Go.")
-    assert "has no recording of request 2 of the %%agent cell beginning 'Go.'" in str(caught.value)
-    assert "Denied: " in str(caught.value)
+    assert str(caught.value).startswith(
+        "The call post({\"text\": \"hi\"}) in the %%agent cell beginning 'Go.' was approved by policy:"
+        f" approve='all' when the cassette {os.getcwd()}/c.cassette.json was recorded (line "
+    )
+    assert ", and denied by policy: approve='none' (the notebook's approval setting (approve='none') denies" in str(
+        caught.value
+    )
     assert CALLS == []
 
 
@@ -335,7 +340,7 @@ def test_vcr_mode_names_are_accepted_wherever_a_mode_is(notebook, monkeypatch, t
     assert type(replay) is ReplayModel and replay.tool_tape.mode == "replay"
     auto = cassette_model(str(tmp_path / "a.json"), "new", lambda: inner, name="s")
     assert type(auto) is ReplayModel and auto.tool_tape.mode == "auto"
-    from meowgent_nb.notebook.agent_magics import AgentMagics
+    from meowgent_nb.notebook.magics.agent_magics import AgentMagics
 
     for value, expected in (("New", "new"), ("all", "all"), ("NONE", "none")):
         monkeypatch.setenv("MEOWGENT_CASSETTE_MODE", value)

@@ -1,0 +1,138 @@
+"""Approving tool calls: decisions, the approver protocol, and the simple policies.
+
+A call needs approval when its tool is marked ``approval=True`` (or the agent is told to ask for
+every tool). The agent sends all such calls of one turn to its approver as one batch, after
+validation, so what a person approves is exactly the argument set that will run.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol, Union, runtime_checkable
+
+from ...tools.core import Tool, ToolCall
+
+__all__ = ["ApprovalRequest", "Approved", "Approver", "AutoApprove", "Decision", "Denied", "DenyAll", "decide"]
+
+
+@dataclass(frozen=True)
+class Approved:
+    """Run the call."""
+
+    reason: str = ""
+    """Why, for the record (e.g. "approved by policy: MEOWGENT_APPROVE=all")."""
+    arguments: Mapping[str, Any] | None = None
+    """Arguments the person gave instead of the model's (None: run the model's). They are
+    validated with the tool's parameters before the call runs, and the model is told the call ran
+    with changed arguments."""
+
+
+@dataclass(frozen=True)
+class Denied:
+    """Do not run the call; ``message`` is what the model is told."""
+
+    message: str = "the person did not approve this call."
+    """The reason; the model reads ``Denied: {message}``."""
+    reason: str = ""
+    """Who or what decided, for the record and the call's card ("by you", "MEOWGENT_APPROVE=none")."""
+
+
+Decision = Union[Approved, Denied]
+
+
+@dataclass(frozen=True)
+class ApprovalRequest:
+    """One call waiting for a decision."""
+
+    call: ToolCall
+    tool: Tool
+    arguments: Mapping[str, Any]
+    """The validated arguments: exactly what will run if approved."""
+
+
+@runtime_checkable
+class Approver(Protocol):
+    """Decides on a batch of calls; returns one decision per request, in order."""
+
+    async def approve(self, requests: Sequence[ApprovalRequest]) -> Sequence[Decision]: ...
+
+
+class AutoApprove:
+    """Approve every call (for trusted tools, scripts and tests)."""
+
+    def __init__(self, reason: str = "approved automatically"):
+        self.reason = reason
+
+    async def approve(self, requests: Sequence[ApprovalRequest]) -> list[Decision]:
+        return [Approved(self.reason) for _ in requests]
+
+    def __repr__(self) -> str:
+        return "AutoApprove()"
+
+
+class DenyAll:
+    """Deny every call, telling the model ``message``."""
+
+    def __init__(self, message: str = "no one is here to approve this call."):
+        self.message = message
+
+    async def approve(self, requests: Sequence[ApprovalRequest]) -> list[Decision]:
+        return [Denied(self.message) for _ in requests]
+
+    def __repr__(self) -> str:
+        return f"DenyAll({self.message!r})"
+
+
+async def decide(
+    approver: Approver, calls: Sequence[tuple[ToolCall, Tool, Mapping[str, Any]]], deny_if_approver_fails: bool = False
+) -> list[Decision]:
+    """``approver``'s decisions on ``calls`` (each with its validated arguments), one per call.
+
+    The approver is shown a copy of the arguments: changing them in place is no way to change
+    what runs (an edit is ``Approved(arguments=...)``, validated again). Only a sequence of exactly
+    one `Approved` or `Denied` per call is an answer; anything else (None, a string, a mapping, a
+    look-alike of `Approved`, a wrong count) decides nothing, and every call is denied, saying why.
+
+    Raises:
+        Exception: What the approver raised, unless ``deny_if_approver_fails`` (then the calls
+            are denied, saying what failed).
+    """
+    requests = [ApprovalRequest(call, tool, _copied(values)) for call, tool, values in calls]
+    try:
+        answer = await approver.approve(requests)
+    except Exception as error:
+        if not deny_if_approver_fails:
+            raise
+        reason = f"the approver {approver!r} failed ({type(error).__name__}: {error}), so none of them ran."
+        return [Denied(reason, "the approver failed")] * len(requests)
+    decisions = _listed(answer)
+    if decisions is None or len(decisions) != len(requests) or not all(
+        isinstance(d, (Approved, Denied)) for d in decisions
+    ):
+        count = f"{len(decisions)} answered" if decisions is not None else f"answered with a {type(answer).__name__}"
+        reason = (
+            f"the approver {approver!r} did not return one Approved or Denied per call"
+            f" ({len(requests)} asked, {count}), so none of them ran."
+        )
+        return [Denied(reason, "the approver's answer was not a decision")] * len(requests)
+    return decisions
+
+
+def _copied(values: Mapping[str, Any]) -> dict[str, Any]:
+    try:
+        return copy.deepcopy(dict(values))
+    except Exception:  # noqa: BLE001 - a value that cannot be copied: the top level at least
+        return dict(values)
+
+
+def _listed(answer: Any) -> list[Any] | None:
+    """An approver's answer as a list, or None when it is no list of anything (None, a number, a
+    string, a mapping, an iterator that fails)."""
+    if isinstance(answer, (str, bytes, Mapping)) or not isinstance(answer, Iterable):
+        return None
+    try:
+        return list(answer)
+    except Exception:  # noqa: BLE001 - an answer that cannot be read decides nothing
+        return None

@@ -1,0 +1,221 @@
+"""What was decided about each call that needed approval, in words and in one session-wide log.
+
+Every decision goes through one point, `CallRunner` (see `agent.calls`), which hands it to
+`logged`: a person's click, a policy, a rule, "Always allow", "Allow this exact call", an
+approver that raised. `logged` writes it to the session's `DecisionLog` (`session_decisions`)
+and to the cassette's `decision_tape` when the model is one (a replay checks the same calls are
+decided the same way). Frontends never log; they only decide.
+
+A decision says who decided in its reason, in the words its call's card shows (`decision_words`):
+``approved by you``, ``approved by you (edited)``, ``allowed by rule 2 (delete_file
+path=scratch/**)``, ``approved by policy: MEOWGENT_APPROVE=all``, ``denied by you: "use the
+archive instead"``. An `Approved` reason begins with its verb ("approved", "allowed", "always
+allowed"); a `Denied` reason begins with "by" (or with "denied").
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import re
+from collections.abc import Awaitable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from ..._visible import visible
+from ...tools.core import Tool, ToolCall
+from . import Approved, Decision, Denied
+
+__all__ = ["DecisionLog", "DecisionRecord", "decided_by", "decision_words", "logged", "session_decisions"]
+
+PERSON = "by you"
+"""The `Denied.reason` of a person's denial; its ``message`` is their reason when they gave one."""
+_UNSAID = Denied().message  # what the model reads when a person denies without a reason
+_VERB = re.compile(r"^(?:always allowed|approved|allowed|denied)\b:?\s*", re.IGNORECASE)
+_COLUMNS = ("time", "tool", "arguments", "decision", "by", "reason")
+
+
+@dataclass(frozen=True)
+class DecisionRecord:
+    """One decision on one call."""
+
+    time: datetime.datetime
+    """When it was made (local time, to the second in the table)."""
+    tool: str
+    arguments: dict[str, Any]
+    """The validated arguments the decision was asked about, as JSON values."""
+    decision: Literal["approved", "edited", "denied"]
+    """``edited``: approved with arguments a person changed (see ``ran_with``)."""
+    by: str
+    """Who or what decided: ``you``, ``rule 2 (...)``, ``policy: MEOWGENT_APPROVE=all``."""
+    reason: str = ""
+    """A denial's reason (what the model reads after ``Denied:``); empty for an approval."""
+    ran_with: dict[str, Any] | None = None
+    """For ``edited``: the arguments the person gave instead."""
+    words: str = ""
+    """The decision as its call's card says it (`decision_words`)."""
+
+    def row(self) -> dict[str, Any]:
+        """The record as a table row (the columns of `DecisionLog.table`)."""
+        arguments = self.arguments if self.ran_with is None else {"asked": self.arguments, "ran": self.ran_with}
+        return {
+            "time": self.time.strftime("%H:%M:%S"),
+            "tool": self.tool,
+            "arguments": json.dumps(arguments, ensure_ascii=False, sort_keys=True),
+            "decision": self.decision,
+            "by": self.by,
+            "reason": self.reason,
+        }
+
+
+class DecisionLog:
+    """The decisions of a session, in the order they were made."""
+
+    def __init__(self) -> None:
+        self.records: list[DecisionRecord] = []
+
+    def add(self, record: DecisionRecord) -> None:
+        self.records.append(record)
+
+    def clear(self) -> None:
+        self.records.clear()
+
+    def __iter__(self) -> Iterator[DecisionRecord]:
+        return iter(list(self.records))
+
+    def __len__(self) -> int:
+        return len(self.records)
+
+    def table(self, width: int = 60) -> str:
+        """The decisions as a plain-text table, numbered from 1; each cell cut at ``width`` characters
+        and its hidden characters shown (a tool's arguments and a reason come from outside)."""
+        if not self.records:
+            return "No decisions yet in this session: no call has needed approval."
+        rows = [["#", *_COLUMNS]]
+        for number, record in enumerate(self.records, 1):
+            cells = [visible(str(value)) for value in record.row().values()]
+            rows.append([str(number), *(c if len(c) <= width else c[: width - 3] + "..." for c in cells)])
+        widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+        lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
+        return "\n".join([lines[0], "  ".join("-" * w for w in widths), *lines[1:]])
+
+    def dataframe(self) -> Any:
+        """The decisions as a pandas DataFrame (``time`` a datetime; ``arguments`` JSON text).
+
+        Raises:
+            ImportError: pandas is not installed (says how to install it).
+        """
+        try:
+            import pandas
+        except ImportError as error:
+            raise ImportError(
+                "The decisions as a DataFrame need pandas, which is not installed here;"
+                " `pip install pandas`, or use `%agent decisions` for the table as text."
+            ) from error
+        rows = [{**record.row(), "time": record.time} for record in self.records]
+        return pandas.DataFrame(rows, columns=list(_COLUMNS))
+
+    def __repr__(self) -> str:
+        return self.table()
+
+
+_SESSION = DecisionLog()
+
+
+def session_decisions() -> DecisionLog:
+    """This session's (this process's) decisions: every call that needed approval, in order."""
+    return _SESSION
+
+
+def decision_words(decision: Decision) -> str | None:
+    """The decision as its call's card says it: ``approved by you (edited)``, ``denied by you:
+    "use the archive instead"``; None for a denial that says nothing of who decided (its output
+    says what the model was told)."""
+    if isinstance(decision, Approved):
+        reason = visible(decision.reason.strip())  # an approver's reason may quote the arguments
+        if not reason:
+            return "approved"
+        return reason if _VERB.match(reason) else f"approved: {reason}"
+    reason = visible(decision.reason.strip())
+    if not reason:
+        return None
+    if reason == PERSON and decision.message != _UNSAID:
+        return f'denied by you: "{visible(decision.message)}"'
+    if reason.lower().startswith("denied"):
+        return reason
+    return f"denied {reason}" if reason.startswith("by ") else f"denied: {reason}"
+
+
+def decided_by(decision: Decision) -> str:
+    """Who or what decided, from the decision's reason: ``you``, ``rule 2 (...)``, ``no one``."""
+    words = decision_words(decision)
+    if words is None:
+        return "no one"
+    rest = _VERB.sub("", words, count=1)
+    by = rest[3:] if rest.startswith("by ") else rest
+    if isinstance(decision, Denied) and decision.reason.strip() == PERSON:
+        return "you"
+    return by or "no one"
+
+
+async def logged(
+    deciding: Awaitable[list[Decision]],
+    calls: Sequence[tuple[ToolCall, Tool, Mapping[str, Any]]],
+    model: Any = None,
+    log: DecisionLog | None = None,
+) -> list[Decision]:
+    """The decisions ``deciding`` gives on ``calls``, written to the session's log and, when
+    ``model`` replays or records a cassette, checked against it or recorded in it.
+
+    An approver that raises (or a run stopped while it waited) is recorded as a denial by it,
+    and the error goes on.
+
+    Raises:
+        CassetteError: In a replay, a call was decided otherwise than when it was recorded.
+    """
+    log = log if log is not None else _SESSION
+    try:
+        decisions = await deciding
+    except BaseException as error:
+        stopped = not isinstance(error, Exception)
+        by = "a stop before a decision" if stopped else "the approver, which raised"
+        reason = "" if stopped else f"{type(error).__name__}: {error}"
+        for call, tool, values in calls:
+            log.add(_record(tool, values, "denied", by, reason, None, f"denied: {by}"))
+        raise
+    records = [_record_of(tool, values, decision) for (_, tool, values), decision in zip(calls, decisions)]
+    for record in records:
+        log.add(record)
+    tape = getattr(model, "decision_tape", None)
+    for record in records if tape is not None else ():
+        tape.check(record)
+    return decisions
+
+
+def _record_of(tool: Tool, values: Mapping[str, Any], decision: Decision) -> DecisionRecord:
+    words = decision_words(decision) or "denied"
+    if isinstance(decision, Denied):
+        return _record(tool, values, "denied", decided_by(decision), visible(decision.message), None, words)
+    ran = None if decision.arguments is None else _plain(decision.arguments)
+    edited = ran is not None and _canonical(ran) != _canonical(_plain(values))
+    return _record(tool, values, "edited" if edited else "approved", decided_by(decision), "", ran if edited else None, words)
+
+
+def _record(
+    tool: Tool, values: Mapping[str, Any], decision: Any, by: str, reason: str, ran: Any, words: str
+) -> DecisionRecord:
+    now = datetime.datetime.now().replace(microsecond=0)
+    return DecisionRecord(now, tool.name, _plain(values), decision, by, reason, ran, words)
+
+
+def _plain(values: Any) -> Any:
+    from pydantic_core import to_jsonable_python
+
+    try:
+        return to_jsonable_python(dict(values), fallback=repr)
+    except Exception:  # noqa: BLE001 - arguments a person typed may be no mapping at all
+        return repr(values)
+
+
+def _canonical(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, default=repr)

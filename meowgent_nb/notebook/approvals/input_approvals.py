@@ -1,0 +1,183 @@
+"""`InputApprover`: asking with ``input()``, where no button can be shown; and `SessionChoices`,
+what a person's choices mean, shared with the buttons.
+
+A terminal IPython, a plain script, and kernels whose frontend shows no widgets (``jupyter
+console``) ask this way; `WidgetApprover` falls back to it in such a frontend. Both offer the
+same choices and turn them into decisions here (`SessionChoices.decide`), so a click and a typed
+answer mean the same.
+"""
+
+from __future__ import annotations
+
+import json
+import unicodedata
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from ...agent.approvals import ApprovalRequest, Approved, Decision, Denied
+from ...agent.approvals.decisions import PERSON
+from .policy_approvals import AsksForServers, call_text, headless_policy, is_headless
+
+__all__ = ["InputApprover", "SessionChoices", "ask_by_input", "exact_rule_text"]
+
+RuleText = Callable[[str, Mapping[str, Any]], str]
+"""Writes the rule "Allow calls like this…" starts from: (tool name, validated arguments) -> text."""
+AddRule = Callable[[str], Any]
+"""Adds a rule a person wrote; raises (ValueError) with what is wrong when the text is no rule."""
+REASON_LIMIT = 500
+"""Characters of a denial's reason the model reads; the rest is cut."""
+
+
+def exact_rule_text(tool_name: str, arguments: Mapping[str, Any]) -> str:
+    """A rule allowing exactly this call: ``TOOL ARG='value' ... -> allow`` (values quoted)."""
+    def quoted(value: Any) -> str:
+        if isinstance(value, str):
+            return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
+        return json.dumps(value, ensure_ascii=False, sort_keys=True, default=repr)
+
+    return " ".join([tool_name, *(f"{name}={quoted(value)}" for name, value in arguments.items()), "-> allow"])
+
+
+def exact_key(request: ApprovalRequest) -> str:
+    """What "Allow this exact call" remembers: the tool and its validated arguments, canonical
+    (keys sorted; ``1``, ``1.0``, ``"1"`` and ``True`` stay four different values)."""
+    from pydantic_core import to_jsonable_python
+
+    values = to_jsonable_python(dict(request.arguments), fallback=lambda v: f"{type(v).__qualname__}:{v!r}")
+    return json.dumps([request.tool.name, values], sort_keys=True, ensure_ascii=False)
+
+
+class SessionChoices:
+    """What a person's choices leave behind for the session, and the decision each choice is.
+
+    Args:
+        rule_text: Writes the rule "Allow calls like this…" starts from (default: `exact_rule_text`).
+        add_rule: Adds the rule the person settled on (default: keep it in `rules_added`).
+
+    Attributes:
+        always_allowed: Tools approved for the session with "Always allow".
+        exact_allowed: Calls (`exact_key`) approved for the session with "Allow this exact call".
+        rules_added: The rules added with "Allow calls like this…" (by the default ``add_rule``).
+    """
+
+    def __init__(self, rule_text: RuleText | None = None, add_rule: AddRule | None = None) -> None:
+        self.always_allowed: set[str] = set()
+        self.exact_allowed: set[str] = set()
+        self.rules_added: list[str] = []
+        self.rule_text: RuleText = rule_text or exact_rule_text
+        self.add_rule: AddRule = add_rule or self.rules_added.append
+
+    def remembered(self, request: ApprovalRequest) -> Approved | None:
+        """The decision an earlier choice already made for ``request``, or None: ask."""
+        if request.tool.name in self.always_allowed:
+            return Approved("allowed by always allow (for this session)")
+        if exact_key(request) in self.exact_allowed:
+            return Approved("allowed by this exact call (approved earlier in this session)")
+        return None
+
+    def prefill(self, request: ApprovalRequest) -> str:
+        """The rule text "Allow calls like this…" opens with."""
+        return self.rule_text(request.tool.name, dict(request.arguments))
+
+    def decide(self, request: ApprovalRequest, choice: str, value: Any = None) -> Decision:
+        """The decision ``choice`` makes on ``request`` (remembering what it is to remember).
+
+        Args:
+            choice: ``approve`` (``value``: edited arguments or None), ``deny`` (``value``: the
+                reason or None), ``always``, ``exact`` or ``rule`` (``value``: the rule's text).
+
+        Raises:
+            Exception: What ``add_rule`` raised for a rule it refused (nothing is decided then).
+        """
+        if choice == "approve" and value is not None:
+            return Approved("approved by you (edited)", value)
+        if choice == "approve":
+            return Approved("approved by you")
+        if choice == "deny":
+            reason = " ".join(_printable(str(value or "")).split())  # one line
+            if len(reason) > REASON_LIMIT:
+                reason = reason[: REASON_LIMIT - 3] + "..."
+            return Denied(reason, PERSON) if reason else Denied(reason=PERSON)
+        if choice == "always":
+            self.always_allowed.add(request.tool.name)
+            return Approved("approved by you (always allow, for this session)")
+        if choice == "exact":
+            self.exact_allowed.add(exact_key(request))
+            return Approved("approved by you (this exact call, for this session)")
+        if choice == "rule":
+            text = " ".join(str(value or "").split())
+            if not text:
+                raise ValueError("the rule is empty; write one like `TOOL ARG=PATTERN -> allow`")
+            self.add_rule(text)
+            return Approved(f"approved by you (rule added: {text})")
+        raise ValueError(f"unknown choice {choice!r}")
+
+
+def _printable(text: str) -> str:
+    """``text`` without control characters (a pasted escape sequence is no part of a reason)."""
+    return "".join(" " if unicodedata.category(c) == "Cc" else c for c in text)
+
+
+class InputApprover(SessionChoices, AsksForServers):
+    """Asks with ``input()`` for each call: yes, no, always, this exact call, a rule, or no with a reason.
+
+    Closed input (EOF) denies the call. In a headless run it follows ``MEOWGENT_APPROVE``.
+
+    Args:
+        rule_text: Writes the rule "rule" starts from (see `SessionChoices`).
+        add_rule: Adds the rule the person settled on.
+    """
+
+    async def approve(self, requests: Sequence[ApprovalRequest]) -> list[Decision]:
+        if is_headless():
+            return await headless_policy().approve(requests)
+        return [ask_by_input(request, self) for request in requests]
+
+    def __repr__(self) -> str:
+        return "InputApprover()"
+
+
+_ANSWERS = {
+    "y": "approve", "yes": "approve", "n": "deny", "no": "deny", "a": "always", "always": "always",
+    "e": "exact", "exact": "exact", "r": "rule", "rule": "rule", "d": "reason", "deny": "reason",
+}
+_PROMPT = "[y]es / [n]o / [a]lways / [e]xact call / [r]ule / [d]eny with a reason"
+
+
+def ask_by_input(request: ApprovalRequest, choices: SessionChoices) -> Decision:
+    """Ask about one call with ``input()``; an earlier "always" or "exact" answers without asking."""
+    earlier = choices.remembered(request)
+    if earlier is not None:
+        print(f"{call_text(request, None)}: {earlier.reason}")
+        return earlier
+    prompt = f"Run {call_text(request, None)}? {_PROMPT}: "
+    try:
+        while True:
+            choice = _ANSWERS.get(input(prompt).strip().lower())  # looked up now: ipykernel swaps it per cell
+            if choice is None:
+                print("Please answer y, n, a, e, r or d.")
+            elif choice == "reason":
+                return choices.decide(request, "deny", input("Reason (the model reads it): "))
+            elif choice == "rule":
+                decision = _rule_by_input(request, choices)
+                if decision is not None:
+                    return decision
+            else:
+                return choices.decide(request, choice)
+    except EOFError:
+        return Denied("no answer (the input was closed)")
+
+
+def _rule_by_input(request: ApprovalRequest, choices: SessionChoices) -> Decision | None:
+    """Ask for a rule (Enter keeps the one shown); None when it was refused (asked again)."""
+    try:
+        shown = choices.prefill(request)
+    except Exception as error:  # noqa: BLE001 - no prefill: the person writes the rule
+        shown = ""
+        print(f"No rule could be written from this call ({type(error).__name__}: {error}); write one.")
+    text = input(f"Rule (Enter keeps it, or type a wider or narrower one):\n  {shown}\n> ").strip() or shown
+    try:
+        return choices.decide(request, "rule", text)
+    except Exception as error:  # noqa: BLE001 - the rule's problem is the person's to fix
+        print(f"That rule was not added: {error}")
+        return None

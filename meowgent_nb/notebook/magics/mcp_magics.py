@@ -1,0 +1,446 @@
+"""``%tools mcp ...`` and ``%tools serve ...``: MCP servers' tools in the notebook, and the notebook's
+tools served over MCP. `AgentMagics.tools` hands these words to the functions here.
+
+A server added with ``%tools mcp add`` (or each server of a configuration file, with ``%tools mcp
+load PATH``) becomes an `McpToolbox` appended to ``AgentMagics.toolboxes``, so every ``%%agent``
+cell offers its tools. Sessions close with ``%tools mcp remove``, on ``%unload_ext meowgent_nb``
+(`close_mcp`) and at interpreter exit. ``%tools mcp help`` lists the options.
+``%tools mcp resources|prompts|complete`` read the servers' other context (`mcp_context_magics`);
+``%tools mcp refresh NAME|--all`` lists a server's tools again (`mcp_refresh_magics`);
+``%tools mcp log NAME`` shows a server's last log messages (`mcp_log`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import re
+from typing import Any
+
+from IPython.core.error import UsageError
+from IPython.core.magic_arguments import argument, magic_arguments
+from IPython.utils.process import arg_split
+
+from ...mcp.client._progress import LOG_LEVELS
+from ...mcp.client.toolbox import McpServerError, McpToolbox
+from ...mcp.config import SERVER_NAME, McpConfigError
+from ...recording.cassette import CassetteError
+from . import mcp_context_magics, mcp_refresh_magics
+from ._collected_tools import collected_tools
+from ._options import value_attached
+from ..views.mcp_listing import server_listing as _listing
+
+__all__ = ["close_mcp", "tools_mcp", "tools_serve"]
+
+_USAGE = (
+    "use: %tools mcp add NAME -- COMMAND ARGS... | add NAME --url URL | load PATH | list | remove NAME"
+    " | refresh NAME|--all | reconnect NAME | help"
+    " | resources [NAME] | prompts [NAME] | complete SERVER/PROMPT ARG [TYPED] | log NAME"
+)
+
+
+def tools_mcp(magics: Any, line: str) -> None:
+    """%tools mcp add NAME -- COMMAND ARGS... | add NAME --url URL | load PATH | list | remove NAME
+    | refresh NAME|--all | reconnect NAME | help | resources [NAME] | prompts [NAME] | complete SERVER/PROMPT ARG [TYPED]
+    | log NAME"""
+    # Quotes group words as in a shell ('my server.py'), and are removed; on Windows a backslash
+    # is a path separator, not an escape, so quotes are kept there (IPython's default).
+    words = arg_split(line, posix=os.name != "nt")
+    command, rest = (words[0], words[1:]) if words else ("", [])
+    options = rest[: rest.index("--")] if "--" in rest else rest  # not the server's own -h
+    if command in ("help", "--help", "-h") or (command == "add" and ("--help" in options or "-h" in options)):
+        print(_help())
+    elif command == "add":
+        _add(magics, rest)
+    elif command == "load" and len(rest) == 1:
+        _load(magics, rest[0])
+    elif command == "list" and not rest:
+        print(_listing(_servers(magics)))
+    elif command == "remove" and len(rest) == 1:
+        box = _servers(magics).pop(rest[0], None)
+        if box is None:
+            raise UsageError(f"%tools mcp remove: no MCP server named {rest[0]!r}; {_known(magics)}")
+        magics.toolboxes = [b for b in magics.toolboxes if b is not box]
+        box.close()
+        print(f"Removed the MCP server {box.name!r} and its {len(box)} tools.")
+    elif command == "refresh" and len(rest) == 1:
+        print(mcp_refresh_magics.refresh_listing(magics, rest[0]))
+    elif command == "reconnect" and len(rest) == 1:
+        print(mcp_refresh_magics.reconnect_listing(magics, rest[0]))
+    elif command == "resources":
+        print(mcp_context_magics.resources_listing(magics, rest))
+    elif command == "prompts":
+        print(mcp_context_magics.prompts_listing(magics, rest))
+    elif command == "complete":
+        print(mcp_context_magics.complete_listing(magics, rest))
+    elif command == "log" and len(rest) == 1:
+        _log(magics, rest[0])
+    else:
+        raise UsageError(f"%tools mcp: cannot read {line.strip()!r}; {_USAGE}")
+
+
+@magic_arguments()
+@argument("name", help="What to call the server here; its tools are named NAME_TOOL.")
+@argument("--url", help="A streamable-HTTP endpoint, e.g. http://127.0.0.1:8000/mcp.")
+@argument("--token", help="A bearer token to send with --url.")
+@argument("--no-prefix", action="store_true", help="Keep the server's tool names as they are.")
+@argument("--prefix", metavar="P", help="Start the tool names with P instead of NAME_ (e.g. gh_).")
+@argument("--include", metavar="A,B", help="Offer only these of the server's tools (its names).")
+@argument("--exclude", metavar="A,B", help="Offer all the server's tools but these (its names).")
+@argument(
+    "--env",
+    action="append",
+    metavar="K=V",
+    help="An environment variable for a stdio server (repeat for more); its value is never shown.",
+)
+@argument("--cwd", metavar="DIR", help="The working directory of a stdio server.")
+@argument("--approval", metavar="A,B", help="Ask before these tools run, whatever their annotations say.")
+@argument("--no-approval", metavar="A,B", help="Run these tools without asking.")
+@argument(
+    "--timeout",
+    type=float,
+    metavar="S",
+    help="Seconds each call may take (default: AgentMagics.tool_timeout).",
+)
+@argument(
+    "--connect-timeout",
+    type=float,
+    metavar="S",
+    default=30.0,
+    help="Seconds to wait for the server to start and list its tools (default 30).",
+)
+@argument(
+    "--read-resources",
+    action="store_true",
+    help="Offer the model a NAME_read_resource tool that reads this server's resources.",
+)
+@argument(
+    "--instructions",
+    action="store_true",
+    help="Put the server's instructions in the system prompt of cells that offer its tools.",
+)
+@argument(
+    "--sampling",
+    choices=("ask", "allow", "deny"),
+    default="ask",
+    metavar="MODE",
+    help="When the server asks to use the model: ask (the person, in the cell; default), allow or deny.",
+)
+@argument(
+    "--root",
+    action="append",
+    metavar="DIR",
+    help="A folder offered to the server as a root, besides the working directory (repeat for more).",
+)
+@argument(
+    "--log-level",
+    choices=LOG_LEVELS,
+    default="info",
+    metavar="LEVEL",
+    help="The least severe server log messages kept for %%tools mcp log: debug, info (default), notice,"
+    " warning, error, critical, alert, emergency.",
+)
+@argument(
+    "--record",
+    action="store_true",
+    help="Record the server's tools and calls in the cassette (AgentMagics.cassette) and replay them"
+    " from it: in replay the server is not started.",
+)
+def mcp_add(magics: Any, line: str) -> None:
+    """%tools mcp add NAME [options] -- COMMAND ARGS...  or  %tools mcp add NAME --url URL [--token T]"""
+
+
+def _add(magics: Any, words: list[str]) -> None:
+    cut = words.index("--") if "--" in words else len(words)
+    options, command = words[:cut], (words[cut + 1 :] if cut < len(words) else None)
+    args = mcp_add.parser.parse_args(value_attached(options, "--token"))
+    name = args.name
+    if not SERVER_NAME.fullmatch(name):
+        raise UsageError(
+            f"%tools mcp add: {name!r} is not a usable name; use letters, digits, '_' and '-' (at most 32)."
+        )
+    if (args.url is None) == (command is None) or command == []:
+        raise UsageError(
+            f"%tools mcp add {name}: give the server's command after ' -- ', or --url URL (not both)."
+        )
+    if args.token and args.url is None:
+        raise UsageError(f"%tools mcp add {name}: --token goes with --url (a stdio server needs none).")
+    if args.url is not None and (args.env or args.cwd is not None):
+        raise UsageError(
+            f"%tools mcp add {name}: --env and --cwd go with a stdio server's command, not --url."
+        )
+    if args.prefix is not None and args.no_prefix:
+        raise UsageError(f"%tools mcp add {name}: give --prefix P or --no-prefix, not both.")
+    env = _env(name, args.env or [])
+    servers = _servers(magics)
+    old = servers.get(name)
+    if old is not None and old.connected:
+        raise UsageError(f"%tools mcp add: {name!r} is already added; first %tools mcp remove {name}.")
+    approval = {n: True for n in _names(args.approval)} | {n: False for n in _names(args.no_approval)}
+    try:
+        box = McpToolbox(
+            name,
+            command,
+            url=args.url,
+            headers={"Authorization": f"Bearer {args.token}"} if args.token else None,
+            prefix=args.prefix if args.prefix is not None else not args.no_prefix,
+            approval=approval,
+            include=_names(args.include) if args.include is not None else None,
+            exclude=_names(args.exclude) if args.exclude is not None else None,
+            timeout=args.timeout,
+            call_timeout=magics.tool_timeout,
+            env=env,
+            cwd=os.path.expanduser(args.cwd) if args.cwd is not None else None,
+            connect_timeout=args.connect_timeout,
+            read_resources=args.read_resources,
+            use_instructions=args.instructions,
+            sampling=args.sampling,
+            roots=_roots(name, args.root or []),
+            log_level=args.log_level,
+            record=args.record,
+        )
+        if args.record:  # with a cassette set for the session: replayed from it, or recorded now
+            box.use_tape(magics.session_tape())
+    except (McpServerError, ValueError) as error:
+        raise UsageError(f"%tools mcp add {name}: {error}") from None
+    except CassetteError as error:
+        box.close()
+        raise UsageError(f"%tools mcp add {name}: {error}") from None
+    _keep(magics, name, box)
+    print(_listing({name: box}))
+
+
+def _roots(name: str, folders: list[str]) -> list[str]:
+    """The ``--root`` folders, each an existing directory (a typo is caught here, not by the server)."""
+    missing = [folder for folder in folders if not os.path.isdir(os.path.expanduser(folder))]
+    if missing:
+        raise UsageError(
+            f"%tools mcp add {name}: --root {missing[0]!r} is not a folder; give an existing directory."
+        )
+    return folders
+
+
+def _keep(magics: Any, name: str, box: McpToolbox, what: str = "") -> None:
+    """Add ``box`` under ``name``, in place of a stopped server of that name (crashed, or cut off).
+
+    Raises:
+        UsageError: One of its tools has the name of another tool (see `_collected_tools`); the
+            box is closed.
+    """
+    servers = _servers(magics)
+    old = servers.get(name)
+    if not (box.record and box.tape_path is None and not box.connected):  # else its tools are not known yet
+        namespace = [v for k, v in magics.shell.user_ns.items() if not k.startswith("_") and v is not old]
+        try:
+            collected_tools(namespace, [*(b for b in magics.toolboxes if b is not old), box], what or f"%tools mcp add {name}")
+        except UsageError:
+            box.close()
+            raise
+    if old is not None:
+        old.close()
+        magics.toolboxes = [b for b in magics.toolboxes if b is not old]
+    servers[name] = box
+    magics.toolboxes = [*magics.toolboxes, box]
+
+
+def _env(name: str, pairs: list[str]) -> dict[str, str]:
+    """``--env K=V`` options as a dict; a malformed one is refused without quoting its value."""
+    env = {}
+    for pair in pairs:
+        key, equals, value = pair.partition("=")
+        if not equals or not key or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key):
+            shown = repr(key[:40]) if equals else "one without '='"
+            raise UsageError(
+                f"%tools mcp add {name}: --env takes NAME=VALUE (NAME of letters, digits and '_'); got {shown}."
+            )
+        env[key] = value
+    return env
+
+
+def _load(magics: Any, path: str) -> None:
+    """``%tools mcp load PATH``: every server of a configuration file; see `load_mcp_config`."""
+    from ...mcp.load import load_mcp_config
+
+    servers = _servers(magics)
+    added = {n: f"already added; first %tools mcp remove {n}" for n, box in servers.items() if box.connected}
+    try:
+        loaded = load_mcp_config(os.path.expanduser(path), skip=added, call_timeout=magics.tool_timeout)
+    except McpConfigError as error:
+        raise UsageError(f"%tools mcp load: {error}") from None
+    for name, box in list(loaded.items()):
+        try:
+            _keep(magics, name, box, "%tools mcp load")
+        except UsageError as error:  # the others still load
+            loaded.failed[name] = str(error).split(": ", 1)[1]
+            del loaded[name]
+    if loaded:
+        print(_listing(dict(loaded)))
+    if not loaded and loaded.failed:
+        raise UsageError(f"%tools mcp load: no server started.\n{loaded.summary()}")
+    print(loaded.summary())
+
+
+def _log(magics: Any, name: str) -> None:
+    """``%tools mcp log NAME``: the server's last log messages, as a table (see `mcp_log`)."""
+    from IPython.display import display
+
+    from ..views.mcp_log import LogView
+
+    box = _servers(magics).get(name)
+    if box is None:
+        raise UsageError(f"%tools mcp log: no MCP server named {name!r}; {_known(magics)}")
+    display(LogView(name, box.notes.level, box.log))
+
+
+def _help() -> str:
+    formatter = mcp_add.parser.formatter_class
+    mcp_add.parser.formatter_class = lambda prog: argparse.HelpFormatter(
+        prog, width=100
+    )  # not the terminal's
+    try:
+        usage = mcp_add.parser.format_help()
+    finally:
+        mcp_add.parser.formatter_class = formatter
+    usage = usage.split("\n\n", 1)[-1]  # the option list, without argparse's usage line
+    return (
+        "%tools mcp add NAME [options] -- COMMAND ARGS...   a stdio server (started as a child process)\n"
+        "%tools mcp add NAME --url URL [--token T]         a streamable-HTTP server\n"
+        "%tools mcp load PATH      every server of an mcpServers JSON file (Claude Desktop, Cursor, VS Code)\n"
+        "%tools mcp list           the servers, their tools and whether each asks first\n"
+        "%tools mcp remove NAME    close a server's session and drop its tools\n"
+        "%tools mcp refresh NAME   list a server's tools again (--all: every server); done by itself\n"
+        "                          before the next cell when the server says its tools changed\n"
+        "%tools mcp reconnect NAME   a new session with a stopped (or stuck) server: a stdio server is started again\n"
+        "%tools mcp resources [NAME]   the servers' resources and resource templates\n"
+        "%tools mcp prompts [NAME]     the servers' prompts and their arguments\n"
+        "%tools mcp complete SERVER/PROMPT ARG [TYPED]   the server's completions (or SERVER/TEMPLATE)\n"
+        "%tools mcp log NAME       the server's last log messages (those at warning and above are in cards too)\n\n"
+        f"Options of add:\n{usage.split('options:', 1)[-1].strip(chr(10))}"
+    )
+
+
+@magic_arguments()
+@argument("--port", type=int, default=0, help="The port on 127.0.0.1 (default: a free one).")
+@argument(
+    "--include-approval-tools",
+    action="store_true",
+    help="Also serve tools marked approval=True; each call asks here.",
+)
+@argument("--stop", action="store_true", help="Stop serving.")
+def tools_serve(magics: Any, line: str) -> None:
+    """%tools serve [--port N] [--include-approval-tools] | %tools serve --stop
+
+    Serves the notebook's tools over MCP streamable HTTP on 127.0.0.1, with a random bearer token.
+    """
+    args = tools_serve.parser.parse_args(arg_split(line))
+    running = getattr(magics, "_mcp_serving", None)
+    if args.stop:
+        if running is None:
+            raise UsageError("%tools serve --stop: nothing is being served.")
+        running.stop()
+        magics._mcp_serving = None
+        print(f"Stopped serving at {running.url}.")
+        return
+    if running is not None:
+        raise UsageError(f"%tools serve: already serving at {running.url}; %tools serve --stop first.")
+    if not 0 <= args.port <= 65535:
+        raise UsageError(
+            f"%tools serve: --port must be from 1 to 65535 (or 0 for a free one), got {args.port}."
+        )
+    from ...mcp.server.serve import ToolServer
+
+    remote = {
+        id(t)
+        for box in [*magics.toolboxes, *magics.shell.user_ns.values()]
+        if isinstance(box, McpToolbox)
+        for t in box
+    }
+    tools = [t for t in magics.available_tools("%tools serve") if id(t) not in remote]
+    if not any(args.include_approval_tools or not t.approval for t in tools):
+        raise UsageError(
+            "%tools serve: no tools to serve; define one with @tool"
+            + (" (or add --include-approval-tools)." if tools else ".")
+        )
+    from ...mcp.server.published import Prompt, Resource
+
+    published = [v for k, v in magics.shell.user_ns.items() if not k.startswith("_")]
+    resources = [v for v in published if isinstance(v, Resource)]
+    prompts = [v for v in published if isinstance(v, Prompt)]
+    try:
+        server = ToolServer(
+            tools,
+            resources=resources,
+            prompts=prompts,
+            port=args.port,
+            include_approval_tools=args.include_approval_tools,
+            approver=_approver(magics),
+            approval_loop=_running_loop(),
+            ask_every=magics.approve == "every",
+            timeout=magics.tool_timeout,
+        )
+    except OSError as error:
+        raise UsageError(
+            f"%tools serve: cannot listen on 127.0.0.1:{args.port}: {error.strerror or error}"
+        ) from None
+    magics._mcp_serving = server
+    count = f"{len(server.tools)} notebook tool" + ("" if len(server.tools) == 1 else "s")
+    print(f"Serving {count} over MCP at {server.url}")
+    print(f"Token: {server.token}  (clients send the header  Authorization: Bearer TOKEN)")
+    print(f"Tools: {', '.join(t.name for t in server.tools)}")
+    if resources or prompts:
+        print(
+            f"Resources: {', '.join(r.uri for r in resources) or 'none'}; prompts: {', '.join(p.name for p in prompts) or 'none'}"
+        )
+    if server.left_out:
+        names = ", ".join(t.name for t in server.left_out)
+        print(f"Not served (they need approval; --include-approval-tools serves them): {names}")
+    print("Stop with %tools serve --stop.")
+
+
+def close_mcp(magics: Any) -> None:
+    """Close every MCP session the magics opened and stop serving (``%unload_ext``)."""
+    for box in _servers(magics).values():
+        try:
+            box.close()
+        except Exception:  # unloading: one stuck server must not keep the others open
+            pass
+    _servers(magics).clear()
+    magics.toolboxes = [b for b in magics.toolboxes if not isinstance(b, McpToolbox)]
+    server = getattr(magics, "_mcp_serving", None)
+    if server is not None:
+        server.stop()
+        magics._mcp_serving = None
+
+
+def _servers(magics: Any) -> dict[str, McpToolbox]:
+    if getattr(magics, "_mcp_servers", None) is None:
+        magics._mcp_servers = {}
+    return magics._mcp_servers
+
+
+def _approver(magics: Any) -> Any:
+    """The session's approver, as `AgentMagics.make_agent` picks it (one per session)."""
+    from ..approvals import default_approver
+
+    if magics.approve in ("all", "none"):
+        return default_approver(magics.approve)
+    if magics._approver is None:
+        magics._approver = default_approver("ask", timeout=magics.approval_timeout)
+    return magics._approver
+
+
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    try:
+        return asyncio.get_running_loop()  # the kernel's: approval buttons are shown and clicked there
+    except RuntimeError:
+        return None
+
+
+def _names(value: str | None) -> list[str]:
+    return [n.strip() for n in (value or "").split(",") if n.strip()]
+
+
+def _known(magics: Any) -> str:
+    names = ", ".join(_servers(magics))
+    return f"the servers are: {names}." if names else "none is added."
