@@ -218,7 +218,7 @@ class AgentMagics(Magics):
             self.context_log.clear()
             self.compaction.reset()
         agent.messages, agent.context_log, self._context_model = self.messages, self.context_log, agent.model
-        agent.context.compaction = self.compaction
+        agent.compaction = self.compaction
         agent.messages.extend(context.before)
         with busy_while_running(self.shell):  # JupyterLab's status bar says Busy until the answer is complete
             result = await show_run(agent, context.prompt, live=not _headless())  # the agent keeps interrupts prompt
