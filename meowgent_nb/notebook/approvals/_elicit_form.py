@@ -1,6 +1,6 @@
 """The widgets for a server's requests in the running cell: an elicitation form, and a review row.
 
-`ElicitFormView` is a server's form (see `meowgent_nb.mcp.client._elicit`): the message, one entry per
+`ElicitFormView` is a server's form (see `meowgent_nb.mcp.content._elicit`): the message, one entry per
 field (text box, checkbox, drop-down, multiple choice), each with what it takes and, after a bad
 Accept, the problem next to it; Accept / Decline / Cancel. `ReviewView` shows what a server asks
 the model (or what the model answered) with two buttons. Both only report a choice; the wait,
