@@ -38,6 +38,7 @@ from .protocols.parsing import MalformedCall, ToolCallParser, parse_tool_calls
 from .tools.render import parse_tools_xml, render_tools_text, render_tools_xml, tools_json_schema
 from .tools.toolbox import Toolbox
 from .tools.core import Tool, ToolCall, ToolResult, tool
+from .tools.context import ToolContext, ToolContextError
 
 try:
     __version__ = version("meowgent-nb")
@@ -53,6 +54,15 @@ def load_ipython_extension(ipython: Any) -> None:
         return  # loading twice is harmless
     ipython.register_magics(AgentMagics(shell=ipython, parent=ipython))
     ipython.input_transformer_manager.cleanup_transforms.append(rewrite_agent_cell)
+    from .tools.context import set_default_backend
+
+    set_default_backend(_agent_context)  # a tool's ToolContext shows in its call's card, asks in the cell
+
+
+def _agent_context(tool: str) -> Any:
+    from .mcp.client.agent_context import agent_context  # only once a tool that takes a context runs
+
+    return agent_context(tool)
 
 
 def unload_ipython_extension(ipython: Any) -> None:
@@ -71,6 +81,9 @@ def unload_ipython_extension(ipython: Any) -> None:
     transforms = ipython.input_transformer_manager.cleanup_transforms
     while rewrite_agent_cell in transforms:
         transforms.remove(rewrite_agent_cell)
+    from .tools.context import set_default_backend
+
+    set_default_backend(None)
 
 
 def __getattr__(name: str) -> Any:
@@ -143,6 +156,8 @@ __all__ = [
     "TextDelta",
     "ThinkingDelta",
     "Tool",
+    "ToolContext",
+    "ToolContextError",
     "ToolArgumentsError",
     "ToolCall",
     "ToolCallEvent",

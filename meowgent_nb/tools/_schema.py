@@ -22,6 +22,8 @@ from pydantic.fields import FieldInfo
 from pydantic.json_schema import GenerateJsonSchema
 from pydantic_core import PydanticUndefined, to_jsonable_python
 
+from .context import is_context_type
+
 __all__ = ["ArgumentsModel", "Param", "describe_function", "inline_refs", "type_name"]
 
 _REF_PREFIX = "#/$defs/"
@@ -217,6 +219,8 @@ class FunctionDescription:
     returns: str | None
     output_type: str | None
     problems: tuple[str, ...]
+    context: str | None = None
+    """The parameter that takes the call's `ToolContext` (not an argument), if any."""
 
 
 def describe_function(fn: Callable[..., Any]) -> FunctionDescription:
@@ -236,9 +240,14 @@ def describe_function(fn: Callable[..., Any]) -> FunctionDescription:
     problems.extend(unresolved.values())
 
     doc_params = {p.arg_name: p.description for p in doc.params if p.description}
-    params = []
+    params, contexts = [], []
     for name, parameter in signature.parameters.items():
         if name in unresolved:
+            continue
+        if is_context_type(hints.get(name)):  # the call's context, filled in when it runs
+            contexts.append(name)
+            if parameter.kind is inspect.Parameter.POSITIONAL_ONLY:
+                problems.append(f"the context parameter {name!r} cannot be positional-only (it is passed by name)")
             continue
         problem = _parameter_problem(name, parameter, hints)
         if problem:
@@ -263,8 +272,11 @@ def describe_function(fn: Callable[..., Any]) -> FunctionDescription:
         arguments = ArgumentsModel.build(params)
     except ValueError as exc:
         problems.extend(exc.args)
+    if len(contexts) > 1:
+        problems.append(f"one ToolContext parameter is enough, it has {len(contexts)}: {', '.join(contexts)}")
     output_type, returns = _returns(hints, doc.returns)
-    return FunctionDescription(arguments, description, returns, output_type, tuple(problems))
+    context = contexts[0] if contexts else None
+    return FunctionDescription(arguments, description, returns, output_type, tuple(problems), context)
 
 
 def _type_hints(fn: Callable[..., Any], signature: inspect.Signature) -> tuple[dict[str, Any], dict[str, str]]:

@@ -22,6 +22,7 @@ from ._foreign_schema import object_schema
 from ._validation import validated
 from .render import tool_json_schema, tool_string, tool_xml
 from .calls import ResultKind, ToolCall, ToolResult
+from .context import call_with_context
 from ..errors import ToolDefinitionError
 
 __all__ = ["Tool", "ToolCall", "ToolResult", "ResultKind", "tool"]
@@ -55,6 +56,7 @@ class Tool:
 
     read_only: bool | None = None
     record: bool = False
+    _context: str | None = None  # the parameter that takes a ToolContext (see `context`)
 
     def __init__(
         self,
@@ -102,7 +104,7 @@ class Tool:
         self.record = record
         self.returns = described.returns
         self.output_type = described.output_type
-        self._arguments = described.arguments
+        self._arguments, self._context = described.arguments, described.context
         self._positional = tuple(p.name for p in described.arguments.params if p.positional_only)
         self._schema_validator = None
         self.parameters = described.arguments.schema
@@ -307,9 +309,7 @@ class Tool:
         return await self.ainvoke(self.validate(arguments))
 
     def _call(self, values: Mapping[str, Any]) -> Any:
-        positional = [values[name] for name in self._positional]
-        keywords = {k: v for k, v in values.items() if k not in self._positional}
-        return self.function(*positional, **keywords)
+        return call_with_context(self.function, values, self._positional, self._context, self.name)
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
         # Shown as a cell result: the table row and the exact XML the model reads.

@@ -11,7 +11,7 @@ import pytest
 
 from meowgent_nb.agent._running_call import RunningCall
 from meowgent_nb.mcp.client._asking import ElicitAnswer, ServerAsks
-from meowgent_nb.mcp.client._elicit import (
+from meowgent_nb.mcp.content._elicit import (
     MESSAGE_SHOWN,
     ElicitSchemaError,
     check_content,

@@ -217,8 +217,12 @@ def test_the_real_client_lists_and_calls_the_served_tools(served):
         ("divide", "Divide a by b."),
     ]
     # Examples travel as the input schema's own "examples" keyword.
-    assert listed[0].input_schema == {**shout.parameters, "examples": [{"text": "hello", "times": 3}]}
-    assert listed[1].input_schema == nap.parameters
+    assert listed[0].input_schema == {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        **shout.parameters,
+        "examples": [{"text": "hello", "times": 3}],
+    }
+    assert listed[1].input_schema == {"$schema": "https://json-schema.org/draft/2020-12/schema", **nap.parameters}
     assert (ok.is_error, ok.content[0].text) == (False, "HI HI")
     assert (invalid.is_error, invalid.content[0].text) == (
         True,

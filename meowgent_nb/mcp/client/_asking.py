@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, Literal, Protocol
 
 from ...agent._running_call import RUNNING_CALL, RunningCall
-from ._elicit import ElicitForm, ElicitSchemaError, check_content, form_from_schema
+from ..content._elicit import ElicitForm, ElicitSchemaError, check_content, form_from_schema
 
 __all__ = ["Asked", "ElicitAnswer", "ElicitRequest", "SamplingReview", "ServerAsker", "ServerAsks", "SAMPLING_SETTINGS"]
 

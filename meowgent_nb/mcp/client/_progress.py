@@ -158,8 +158,10 @@ class ServerNotes:
 class CallWatch:
     """One call's progress and log lines on their way to its card (made by `ServerNotes.watch`)."""
 
-    def __init__(self, server: str, flight: _Flight):
+    def __init__(self, server: str, flight: _Flight, more: str | None = None):
         self.server, self.flight = server, flight
+        self.more = more or f"{server} logged more: %tools mcp log {server} shows it"
+        """The card's last log line, once five are there: where the rest can be read."""
         running = flight.running
         approver = getattr(running, "approver", None)
         self._shows = running is not None and callable(getattr(approver, "progress", None))
@@ -206,7 +208,7 @@ class CallWatch:
             return
         self._told += 1
         if self._told > _CARD_NOTES:
-            text = f"{self.server} logged more: %tools mcp log {self.server} shows it"
+            text = self.more
         else:
             source = f" ({entry.logger})" if entry.logger else ""
             said = _cut(" ".join(entry.text.split()), _MESSAGE)

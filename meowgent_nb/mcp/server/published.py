@@ -15,7 +15,10 @@ A resource's URI with ``{placeholders}`` is a template; its function takes exact
 What it returns is the resource's content: ``str`` (text), ``bytes`` (a blob), anything else as
 JSON (``application/json``). A prompt's arguments are its function's parameters (strings; those
 without a default are required); it returns the user's message (``str``) or a list of
-``{"role": "user" | "assistant", "content": str}`` messages. Nothing here needs the MCP SDK.
+``{"role": "user" | "assistant", "content": ...}`` messages, whose content is text, an image,
+audio or a `ResourceContent` (``some_resource.embed()``). Arguments and placeholders complete
+(``completion/complete``) from ``complete=`` or from a ``Literal`` / ``Enum`` type. Nothing here
+imports the MCP SDK until a `ResourceContent` is sent.
 """
 
 from __future__ import annotations
@@ -25,13 +28,17 @@ import inspect
 import json
 import re
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 from urllib.parse import unquote
 
 from ...errors import ToolDefinitionError
+from .content import ResourceContent, has_media
 
-__all__ = ["Prompt", "Resource", "UnsafeSegment", "prompt", "resource", "segment_problem"]
+__all__ = ["Prompt", "Resource", "ResourceContent", "UnsafeSegment", "prompt", "resource", "segment_problem"]
+
+Completions = Mapping[str, "Iterable[str] | Callable[[str], Iterable[str]]"]
+"""``complete=``: an argument's completions, as values or a function of what is typed."""
 
 _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _URI = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://\S*")
@@ -83,9 +90,10 @@ class Resource:
         name: str | None = None,
         description: str | None = None,
         mime_type: str | None = None,
+        complete: Completions | None = None,
     ):
         target = getattr(function, "__qualname__", repr(function))
-        problems = []
+        problems: list[str] = []
         if not isinstance(uri, str) or not _URI.fullmatch(uri):
             problems.append(f"the URI {uri!r} is not a URI (scheme://...)")
             uri = str(uri)
@@ -98,6 +106,8 @@ class Resource:
             )
         if len(set(self.placeholders)) != len(self.placeholders):
             problems.append("a placeholder appears twice in the URI")
+        self.complete = _choices(function, list(self.placeholders), complete, problems)
+        """Each placeholder's completions: a list of values, or a function of what is typed."""
         if problems:
             raise ToolDefinitionError(target, problems)
         self.function, self.uri = function, uri
@@ -156,6 +166,13 @@ class Resource:
             return value, self.mime_type or "text/plain"
         return json.dumps(value, ensure_ascii=False, default=str), self.mime_type or "application/json"
 
+    def embed(self, **values: str) -> ResourceContent:
+        """This resource's content now (a template's with its placeholders' ``values``), to embed
+        in a tool's result or a prompt message."""
+        uri = _PLACEHOLDER.sub(lambda m: values[m.group(1)], self.uri) if self.template else self.uri
+        content, mime = self.read(uri)
+        return ResourceContent(uri, content, mime)
+
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.function(*args, **kwargs)
 
@@ -166,7 +183,14 @@ class Resource:
 class Prompt:
     """A notebook function published as an MCP prompt; see `prompt`."""
 
-    def __init__(self, function: Callable[..., Any], *, name: str | None = None, description: str | None = None):
+    def __init__(
+        self,
+        function: Callable[..., Any],
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        complete: Completions | None = None,
+    ):
         target = getattr(function, "__qualname__", repr(function))
         name = name or getattr(function, "__name__", None)
         problems = []
@@ -176,6 +200,8 @@ class Prompt:
         odd = [p.name for p in signature.parameters.values() if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
         if odd:
             problems.append(f"*args / **kwargs cannot be prompt arguments: {', '.join(odd)}")
+        self.complete = _choices(function, list(signature.parameters), complete, problems)
+        """Each argument's completions: a list of values, or a function of what is typed."""
         if problems:
             raise ToolDefinitionError(target, problems)
         self.function, self.name = function, name
@@ -186,8 +212,9 @@ class Prompt:
         """(name, required) of each argument, in order."""
         functools.update_wrapper(self, function, updated=())
 
-    def messages(self, arguments: dict[str, str]) -> list[tuple[str, str]]:
-        """The prompt's (role, text) messages for ``arguments``.
+    def messages(self, arguments: dict[str, str]) -> list[tuple[str, Any]]:
+        """The prompt's (role, content) messages for ``arguments``: text, or an image, audio or a
+        `ResourceContent` (see `meowgent_nb.mcp.server.content`).
 
         Raises:
             ValueError: A required argument is missing or an unknown one is given, or the
@@ -204,13 +231,13 @@ class Prompt:
         if isinstance(value, str):
             return [("user", value)]
         if isinstance(value, list) and all(
-            isinstance(m, dict) and m.get("role") in ("user", "assistant") and isinstance(m.get("content"), str)
+            isinstance(m, dict) and m.get("role") in ("user", "assistant") and _message_content(m.get("content"))
             for m in value
         ):
             return [(m["role"], m["content"]) for m in value]
         raise ValueError(
             f"prompt {self.name!r} returned {type(value).__name__}; return a str or a list of"
-            ' {"role": "user" | "assistant", "content": str}'
+            ' {"role": "user" | "assistant", "content": str, an image, audio or a ResourceContent}'
         )
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
@@ -221,25 +248,85 @@ class Prompt:
 
 
 def resource(
-    uri: str, *, name: str | None = None, description: str | None = None, mime_type: str | None = None
+    uri: str,
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    mime_type: str | None = None,
+    complete: Completions | None = None,
 ) -> Callable[[Callable[..., Any]], Resource]:
     """Publish a function as the resource at ``uri`` (a template where it has ``{placeholders}``).
+
+    ``complete`` gives a placeholder's completions (``completion/complete``): ``{"name": [...]}``
+    or ``{"name": function_of_what_is_typed}``; a ``Literal`` / ``Enum`` parameter completes itself.
 
     Raises:
         ToolDefinitionError: The URI is not one, or the function's parameters are not exactly
             its placeholders.
     """
-    return lambda function: Resource(function, uri, name=name, description=description, mime_type=mime_type)
+    return lambda function: Resource(function, uri, name=name, description=description, mime_type=mime_type, complete=complete)
 
 
 def prompt(
-    function: Callable[..., Any] | None = None, /, *, name: str | None = None, description: str | None = None
+    function: Callable[..., Any] | None = None,
+    /,
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    complete: Completions | None = None,
 ) -> Any:
     """Publish a function as a prompt (``@prompt`` or ``@prompt(name=..., description=...)``);
-    its parameters are the prompt's arguments."""
+    its parameters are the prompt's arguments, completed as `resource`'s ``complete`` says."""
     if function is None:
-        return lambda function: Prompt(function, name=name, description=description)
-    return Prompt(function, name=name, description=description)
+        return lambda function: Prompt(function, name=name, description=description, complete=complete)
+    return Prompt(function, name=name, description=description, complete=complete)
+
+
+_COMPLETIONS = 100  # values one completion answers with (MCP's most)
+
+
+def completions(choices: Mapping[str, Any], argument: str, typed: str) -> tuple[list[str], int]:
+    """The values of ``argument`` that begin with ``typed`` (a function's values as it gives them),
+    at most 100, and how many there are in all."""
+    source = choices.get(argument)
+    if source is None:
+        return [], 0
+    values = [str(v) for v in (source(typed) if callable(source) else source)]
+    if not callable(source):
+        values = [v for v in values if v.lower().startswith(typed.lower())]
+    return values[:_COMPLETIONS], len(values)
+
+
+def _choices(function: Any, names: list[str], given: Completions | None, problems: list[str]) -> dict[str, Any]:
+    """Each argument's completions: ``given``'s, else the values of its ``Literal`` / ``Enum`` type."""
+    import enum
+    import typing
+
+    choices: dict[str, Any] = {}
+    try:
+        hints = typing.get_type_hints(function)
+    except Exception:  # noqa: BLE001 - an annotation that does not resolve completes nothing
+        hints = {}
+    for name in names:
+        hint = hints.get(name)
+        if typing.get_origin(hint) is typing.Literal:
+            choices[name] = [str(v) for v in typing.get_args(hint)]
+        elif isinstance(hint, type) and issubclass(hint, enum.Enum):
+            choices[name] = [str(member.value) for member in hint]
+    for name, source in dict(given or {}).items():
+        if name not in names:
+            problems.append(f"complete= names {name!r}, which is not one of its arguments ({', '.join(names) or 'none'})")
+        elif not callable(source) and (isinstance(source, (str, bytes)) or not isinstance(source, Iterable)):
+            problems.append(f"complete={{{name!r}: ...}} must be a list of values or a function of what is typed")
+        else:
+            choices[name] = source if callable(source) else list(source)
+    return choices
+
+
+def _message_content(content: Any) -> bool:
+    if isinstance(content, str):
+        return True
+    return not isinstance(content, (list, tuple)) and has_media(content)
 
 
 def _first_line(doc: str | None) -> str | None:

@@ -4,12 +4,16 @@ Another MCP client (an IDE, another notebook, an agent) can then list and call t
 call goes through the agent's own validate -> approve -> run (`agent.calls.CallRunner`, as a
 batch of one): it is validated as a model's call is, a call that needs approval runs only on an
 explicit `Approved` and with exactly the arguments approved (a person's edits, validated again;
-the result says so), and it runs on a tool thread within its time limit. It comes back as text
-(and, for a tool whose return type is an object, as structured content too; see `_serve_types`
-for that and the annotations published); a failure, a denial or a timeout is an ``isError``
-result. The notebook's rules (`agent.rules`) decide each call first, as in a cell. Tools that need
-approval are left out unless asked for; then every outside call no rule decides asks the approver first, on ``approval_loop`` (in a notebook, the kernel's: its buttons are there). The
-server runs on the same background loop as the MCP sessions (see `_thread`).
+the result says so), and it runs on a tool thread within its time limit. It comes back as
+content: text, or images, audio and embedded resources where the tool returned them (`content`),
+and, for a tool whose return type is an object, structured content too (see `_serve_types` for
+that and the annotations published); a failure, a denial or a timeout is an ``isError`` result.
+A tool that takes a `ToolContext` reports progress, logs and asks the client over the call's
+request (`served_context`; on the 2026-07-28 protocol its questions go in rounds, `served_rounds`).
+Resources, prompts, completions and subscriptions are `published_handlers`'. The notebook's
+rules (`agent.rules`) decide each call first, as in a cell. Tools that need approval are left out
+unless asked for; then every outside call no rule decides asks the approver first, on
+``approval_loop`` (in a notebook, the kernel's: its buttons are there). The server runs on the same background loop as the MCP sessions (see `_thread`).
 """
 
 from __future__ import annotations
@@ -19,22 +23,34 @@ import itertools
 import secrets
 import socket
 import time
+import warnings
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 from .._thread import background_loop
 from ._serve_types import annotations_of, output_schema_of, structured_content
-from .published import Prompt, Resource, UnsafeSegment
+from .content import content_blocks
+from .published import Prompt, Resource
+from .published_handlers import Published
+from .served_context import ClientLevels, ServedContext
+from .served_rounds import ServedCall
 from ._token_gate import RequireToken
 from ...agent.approvals import ApprovalRequest, Approver, DenyAll
 from ...agent.calls import CallRunner
 from ...agent.rules import Rules
+from ...tools.context import context_backend
 from ...tools.core import Tool, ToolCall, ToolResult
 from ...tools.render import tool_json_schema
 
 __all__ = ["ToolServer"]
 
+DIALECT = "https://json-schema.org/draft/2020-12/schema"
+"""The JSON Schema dialect of every served tool's arguments (they are validated as draft 2020-12)."""
 _HOST = "127.0.0.1"
+_UNKNOWN_STATE = (
+    "Error: no call waits for this answer: its request_state is unknown, answered already or expired;"
+    " call the tool again"
+)
 _START_WAIT = 10.0  # seconds for uvicorn to start listening
 
 
@@ -64,6 +80,8 @@ class ToolServer:
         name: The server name clients see.
         resources: `Resource` objects (``@resource``) to publish, fixed ones and templates.
         prompts: `Prompt` objects (``@prompt``) to publish.
+        watch: Seconds between looks at a subscribed resource's content, to tell its subscribers
+            when it changed (None: only when `changed` is called).
 
     Attributes:
         url: The endpoint to give an MCP client.
@@ -86,6 +104,7 @@ class ToolServer:
         resources: Iterable[Resource] = (),
         prompts: Iterable[Prompt] = (),
         rules: Rules | None = None,
+        watch: float | None = 1.0,
     ):
         import uvicorn
         from mcp.server.lowlevel import Server
@@ -116,16 +135,18 @@ class ToolServer:
         self.port = listener.getsockname()[1]
         self.url = f"http://{_HOST}:{self.port}/mcp"
         self.resources, self.prompts = list(resources), list(prompts)
-        handlers: dict[str, Any] = {}
-        if self.resources:
-            handlers.update(
-                on_list_resources=self._list_resources,
-                on_list_resource_templates=self._list_templates,
-                on_read_resource=self._read_resource,
+        self._published = Published(self.resources, self.prompts, timeout, watch=watch)
+        self._levels = ClientLevels()
+        self._parked: dict[str, ServedCall] = {}  # calls waiting for their client's answer, by request_state
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # logging/setLevel is deprecated in the 2026 protocol only
+            mcp = Server(
+                name,
+                on_list_tools=self._list_tools,
+                on_call_tool=self._call_tool,
+                on_set_logging_level=self._levels.set_level,
+                **self._published.handlers(),
             )
-        if self.prompts:
-            handlers.update(on_list_prompts=self._list_prompts, on_get_prompt=self._get_prompt)
-        mcp = Server(name, on_list_tools=self._list_tools, on_call_tool=self._call_tool, **handlers)
         app = RequireToken(mcp.streamable_http_app(host=_HOST), self.token)
         config = uvicorn.Config(
             app,
@@ -152,9 +173,14 @@ class ToolServer:
         """Whether the server still accepts connections."""
         return not self._done.done()
 
+    def changed(self, uri: str) -> None:
+        """Tell the clients subscribed to the resource at ``uri`` that it changed."""
+        self._published.changed(uri)
+
     def stop(self) -> None:
         """Stop serving (open connections get two seconds to finish)."""
         self._loop.on_exit(self, None)
+        self._loop.submit(self._published.stop())
         self._server.should_exit = True
         try:
             self._done.result(timeout=10)
@@ -185,6 +211,19 @@ class ToolServer:
         return types.ListToolsResult(tools=listed)
 
     async def _call_tool(self, ctx: Any, params: Any) -> Any:
+        state = getattr(params, "request_state", None)
+        if state is not None:  # a retry with the answer to the tool's question (2026-07-28)
+            served = self._parked.get(state)
+            if served is None or not served.answers(ctx):  # another client's call is not this one's to answer
+                return _result([_text(_UNKNOWN_STATE)], True)
+            del self._parked[state]
+            return await served.resume(ctx, dict(getattr(params, "input_responses", None) or {}))
+        served = ServedCall(ctx, asyncio.get_running_loop(), self._parked)
+        running = asyncio.ensure_future(self._answer(served, params))
+        running.add_done_callback(lambda task: served.finish(_outcome(task)))
+        return await served.next()
+
+    async def _answer(self, served: ServedCall, params: Any) -> Any:
         # The loop's own validate -> approve -> run (a batch of one): what runs is what was approved.
         call = ToolCall(params.name, dict(params.arguments or {}), id=f"mcp_{next(self._ids)}")
         runner = CallRunner(
@@ -200,107 +239,21 @@ class ToolServer:
             rules=self.rules,
         )
         results: dict[int, ToolResult] = {}
-        async for _ in runner.run([(call, None)], self.tools, False, results):
-            pass
+        level = self._levels.level(served.request)
+        with context_backend(lambda tool: ServedContext(served, level, tool)):  # the tool's ToolContext
+            async for _ in runner.run([(call, None)], self.tools, False, results):
+                pass
         result = results[0]
         if not result.ok:
-            return _result(result.output, True)
+            return _result([_text(result.output)], True)
+        content = content_blocks(result.value, result.output)
         schema = self._output_schemas.get(result.call.name)
         if schema is None:
-            return _result(result.output, False)
+            return _result(content, False)
         data, problem = structured_content(result.value, schema)
         if problem is not None:
-            return _result(f"Error: {problem}", True)
-        return _result(result.output, False, data)
-
-    async def _list_resources(self, ctx: Any, params: Any) -> Any:
-        import mcp_types as types
-
-        fixed = [r for r in self.resources if not r.template]
-        listed = [
-            types.Resource(uri=r.uri, name=r.name, description=r.description, mime_type=r.mime_type) for r in fixed
-        ]
-        return types.ListResourcesResult(resources=listed)
-
-    async def _list_templates(self, ctx: Any, params: Any) -> Any:
-        import mcp_types as types
-
-        listed = [
-            types.ResourceTemplate(uri_template=r.uri, name=r.name, description=r.description, mime_type=r.mime_type)
-            for r in self.resources
-            if r.template
-        ]
-        return types.ListResourceTemplatesResult(resource_templates=listed)
-
-    async def _read_resource(self, ctx: Any, params: Any) -> Any:
-        import base64
-
-        import mcp_types as types
-        from mcp import MCPError
-
-        uri = str(params.uri)
-        found, refused = None, None
-        for each in self.resources:  # another template may take what one refuses
-            try:
-                if each.match(uri) is not None:
-                    found = each
-                    break
-            except UnsafeSegment as error:
-                refused = refused or error
-        if found is None:
-            message = f"{refused}" if refused is not None else f"no resource at {uri}"
-            raise MCPError(code=types.INVALID_PARAMS, message=message)
-        content, mime = await self._in_thread(f"reading {uri}", found.read, uri)
-        if isinstance(content, bytes):
-            blob = base64.b64encode(content).decode("ascii")
-            return types.ReadResourceResult(contents=[types.BlobResourceContents(uri=uri, mime_type=mime, blob=blob)])
-        return types.ReadResourceResult(contents=[types.TextResourceContents(uri=uri, mime_type=mime, text=content)])
-
-    async def _list_prompts(self, ctx: Any, params: Any) -> Any:
-        import mcp_types as types
-
-        listed = [
-            types.Prompt(
-                name=p.name,
-                description=p.description,
-                arguments=[types.PromptArgument(name=name, required=required) for name, required in p.arguments],
-            )
-            for p in self.prompts
-        ]
-        return types.ListPromptsResult(prompts=listed)
-
-    async def _get_prompt(self, ctx: Any, params: Any) -> Any:
-        import mcp_types as types
-        from mcp import MCPError
-
-        found = next((p for p in self.prompts if p.name == params.name), None)
-        if found is None:
-            names = ", ".join(p.name for p in self.prompts)
-            raise MCPError(code=types.INVALID_PARAMS, message=f"no prompt named {params.name!r}; the prompts are: {names}")
-        arguments = dict(params.arguments or {})
-        messages = await self._in_thread(f"prompt {found.name!r}", found.messages, arguments, invalid=ValueError)
-        return types.GetPromptResult(
-            description=found.description,
-            messages=[
-                types.PromptMessage(role=role, content=types.TextContent(type="text", text=text))  # type: ignore[arg-type]
-                for role, text in messages
-            ],
-        )
-
-    async def _in_thread(self, what: str, function: Any, *args: Any, invalid: type[Exception] | None = None) -> Any:
-        """``function(*args)`` on a worker thread within the time limit; a timeout or a failure is an
-        ``MCPError`` naming ``what`` (an ``invalid`` error: the request's, its message as it is)."""
-        import mcp_types as types
-        from mcp import MCPError
-
-        try:
-            return await asyncio.wait_for(asyncio.to_thread(function, *args), self.timeout)
-        except asyncio.TimeoutError:
-            raise MCPError(code=types.INTERNAL_ERROR, message=f"{what} took over {self.timeout:g} s") from None
-        except Exception as exc:  # the function's failure: the client reads it
-            if invalid is not None and isinstance(exc, invalid):
-                raise MCPError(code=types.INVALID_PARAMS, message=str(exc)) from None
-            raise MCPError(code=types.INTERNAL_ERROR, message=f"{what} failed: {type(exc).__name__}: {exc}") from None
+            return _result([_text(f"Error: {problem}")], True)
+        return _result(content, False, data)
 
     def __repr__(self) -> str:
         state = "running" if self.running else "stopped"
@@ -327,13 +280,29 @@ async def _ask(approver: Approver, requests: Sequence[ApprovalRequest]) -> Any:
     return await approver.approve(requests)
 
 
-def _result(text: str, is_error: bool, structured: dict[str, Any] | None = None) -> Any:
+def _result(content: list[Any], is_error: bool, structured: dict[str, Any] | None = None) -> Any:
     import mcp_types as types
 
-    content = [types.TextContent(type="text", text=text)]
     return types.CallToolResult(content=content, is_error=is_error, structured_content=structured)
 
 
+def _outcome(task: asyncio.Task[Any]) -> Any:
+    """A served call's result, or an error result saying why it has none."""
+    if task.cancelled():
+        return _result([_text("Error: the call was cancelled (the server is stopping)")], True)
+    error = task.exception()
+    if error is not None:
+        return _result([_text(f"Error: the server failed to run the call: {type(error).__name__}: {error}")], True)
+    return task.result()
+
+
+def _text(text: str) -> Any:
+    import mcp_types as types
+
+    return types.TextContent(type="text", text=text)
+
+
 def _input_schema(tool: Tool) -> dict[str, Any]:
-    """The tool's parameters, with its examples as their ``examples`` keyword (as in ``tools=``)."""
-    return tool_json_schema(tool)["function"]["parameters"]
+    """The tool's parameters, with its examples as their ``examples`` keyword (as in ``tools=``),
+    and the dialect they are validated by (``$schema``: draft 2020-12, for every tool)."""
+    return {"$schema": DIALECT, **tool_json_schema(tool)["function"]["parameters"]}

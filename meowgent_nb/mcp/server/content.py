@@ -1,0 +1,136 @@
+"""A served value as MCP content: text, images, audio and embedded resources, for results and prompts.
+
+What a served tool returns (or a prompt message holds) becomes these blocks:
+
+- an image: a PIL image (sent as PNG), any object with IPython's ``_repr_png_`` / ``_repr_jpeg_``
+  (``IPython.display.Image``, matplotlib figures' PNG), an `McpImage`, or bytes whose first bytes
+  say they are PNG, JPEG, GIF or WebP;
+- audio: an `McpAudio`, an object with ``data`` bytes and an ``audio/...`` ``mimetype``
+  (``IPython.display.Audio``), or bytes that begin as WAV, MP3, Ogg or FLAC do;
+- an embedded resource: a `ResourceContent` (``Resource.embed(...)`` makes one);
+- a list or tuple holding any of these: one block per item (its strings as text, other items as
+  their JSON text);
+- anything else: one text block, the text the model would read.
+
+The type of bytes is known from their first bytes (their "magic number"), never from a name;
+bytes of any other type stay described as text (``[bytes: N bytes]``). To send them as a
+resource, return ``ResourceContent(uri, data, mime_type)``.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+from dataclasses import dataclass
+from typing import Any
+
+from ..content._media import McpAudio, McpImage
+
+__all__ = ["ResourceContent", "block", "content_blocks", "has_media", "media_type"]
+
+
+@dataclass(frozen=True)
+class ResourceContent:
+    """A resource's content at ``uri``, to embed in a tool's result or a prompt (`Resource.embed`)."""
+
+    uri: str
+    content: str | bytes
+    """Text, or bytes (sent base64-encoded as a blob)."""
+    mime_type: str | None = None
+
+    def contents(self) -> Any:
+        """The MCP ``TextResourceContents`` / ``BlobResourceContents`` of it."""
+        import base64
+
+        import mcp_types as types
+
+        if isinstance(self.content, (bytes, bytearray)):
+            blob = base64.b64encode(bytes(self.content)).decode("ascii")
+            return types.BlobResourceContents(uri=self.uri, mime_type=self.mime_type, blob=blob)
+        return types.TextResourceContents(uri=self.uri, mime_type=self.mime_type, text=str(self.content))
+
+
+
+_IMAGES = ((b"\x89PNG\r\n\x1a\n", "image/png"), (b"\xff\xd8\xff", "image/jpeg"), (b"GIF87a", "image/gif"), (b"GIF89a", "image/gif"))
+_AUDIO = ((b"ID3", "audio/mpeg"), (b"\xff\xfb", "audio/mpeg"), (b"\xff\xf3", "audio/mpeg"), (b"OggS", "audio/ogg"), (b"fLaC", "audio/flac"))
+
+
+def media_type(data: bytes) -> str | None:
+    """The image or audio type ``data`` begins as (PNG, JPEG, GIF, WebP, WAV, MP3, Ogg, FLAC), else None."""
+    if data[:4] == b"RIFF" and data[8:12] in (b"WAVE", b"WEBP"):
+        return "audio/wav" if data[8:12] == b"WAVE" else "image/webp"
+    return next((kind for magic, kind in (*_IMAGES, *_AUDIO) if data.startswith(magic)), None)
+
+
+def _media(value: Any) -> tuple[str, bytes] | ResourceContent | None:
+    """(mime type, bytes) of an image or audio value, a `ResourceContent`, or None for other values."""
+    if isinstance(value, ResourceContent):
+        return value
+    if isinstance(value, (McpImage, McpAudio)):
+        return value.mime_type, value.data
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        data = bytes(value)
+        kind = media_type(data)
+        return (kind, data) if kind else None
+    if _is_pil_image(value):
+        buffer = io.BytesIO()
+        value.save(buffer, format="PNG")
+        return "image/png", buffer.getvalue()
+    data, kind = getattr(value, "data", None), getattr(value, "mimetype", None)
+    if isinstance(data, bytes) and isinstance(kind, str) and kind.startswith(("audio/", "image/")):
+        return kind, data  # IPython.display.Audio / Image keep their bytes and type so
+    for method, kind in (("_repr_png_", "image/png"), ("_repr_jpeg_", "image/jpeg")):
+        shown = getattr(value, method, None)
+        if callable(shown) and not isinstance(value, type):
+            data = shown()
+            if isinstance(data, tuple):  # (data, metadata)
+                data = data[0]
+            if isinstance(data, str):  # IPython may hand back base64 text
+                data = base64.b64decode(data)
+            if isinstance(data, bytes) and data:
+                return kind, data
+    return None
+
+
+def has_media(value: Any) -> bool:
+    """Whether ``value`` (or an item of a list or tuple) is an image, audio or a resource."""
+    if isinstance(value, (list, tuple)):
+        return any(_media(item) is not None for item in value)
+    return _media(value) is not None
+
+
+def content_blocks(value: Any, text: str) -> list[Any]:
+    """The MCP content blocks of ``value``; ``text`` (the model's text of it) where it holds no media."""
+    import mcp_types as types
+
+    if not has_media(value):
+        return [types.TextContent(type="text", text=text)]
+    items = value if isinstance(value, (list, tuple)) else [value]
+    return [block(item) for item in items]
+
+
+def block(item: Any) -> Any:
+    """One content block for ``item`` (text for what is no media: a string as it is, else its JSON)."""
+    import mcp_types as types
+
+    media = _media(item)
+    if isinstance(media, ResourceContent):
+        return types.EmbeddedResource(type="resource", resource=media.contents())
+    if media is not None:
+        kind, data = media
+        encoded = base64.b64encode(data).decode("ascii")
+        if kind.startswith("audio/"):
+            return types.AudioContent(type="audio", data=encoded, mime_type=kind)
+        return types.ImageContent(type="image", data=encoded, mime_type=kind)
+    if isinstance(item, str):
+        return types.TextContent(type="text", text=item)
+    from ...tools._output import output_text
+
+    return types.TextContent(type="text", text=output_text(item, None))
+
+
+def _is_pil_image(value: Any) -> bool:
+    import sys
+
+    pil = sys.modules.get("PIL.Image")  # only a value from a loaded PIL can be a PIL image
+    return pil is not None and isinstance(value, pil.Image)
