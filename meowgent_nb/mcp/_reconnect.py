@@ -21,8 +21,7 @@ __all__ = ["CONNECT_FIX", "MARGIN", "Reconnect"]
 MARGIN = 1.0  # seconds: the agent's own time limit ends a slow call first, as for local tools
 CONNECT_FIX = {
     "stdio": "Check the command, and that the server starts on its own in a terminal.",
-    "http": "Check the URL, the token or headers (a refused token reads 'Server returned an error response'),"
-    " and that the server is running.",
+    "http": "Check the URL, the token or headers, and that the server is running.",
 }
 
 

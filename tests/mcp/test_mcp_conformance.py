@@ -40,7 +40,13 @@ SCENARIOS = [
     "auth/offline-access-not-supported", "auth/client-credentials-jwt", "auth/client-credentials-basic",
     "auth/cross-app-access-complete-flow",
 ]
-PASSING = ["initialize", "tools_call", "elicitation-sep1034-client-defaults", "sse-retry", "auth/resource-mismatch"]
+# Not passed: auth/2025-03-26-oauth-metadata-backcompat (its metadata names the issuer
+# http://HOST/oauth for a server at http://HOST, which the SDK refuses, SEP-2468), and the
+# extension scenarios of client credentials and cross-app access (not offered by McpToolbox).
+PASSING = [name for name in SCENARIOS if name not in {
+    "auth/2025-03-26-oauth-metadata-backcompat", "auth/client-credentials-jwt", "auth/client-credentials-basic",
+    "auth/cross-app-access-complete-flow",
+}]
 
 
 def _unavailable(reason: str) -> None:
@@ -96,13 +102,34 @@ def relay(tmp_path_factory):
     server.server_close()
 
 
-def test_the_suites_client_scenarios_that_mcp_toolbox_passes(suite, relay, tmp_path):
+def _run(suite: list[str], relay: str, folder: Path, *which: str) -> list[tuple[str, str]]:
+    """(mark, scenario) of each scenario the suite ran: ``--suite all``, or the one named."""
     command = f"{sys.executable} {CLIENT} --via {relay}"
     ran = subprocess.run(
-        [*suite, "client", "--command", command, "--suite", "all", "-o", str(tmp_path), "--timeout", "60000"],
-        capture_output=True, text=True, timeout=240, cwd=tmp_path,
+        [*suite, "client", "--command", command, *which, "-o", str(folder), "--timeout", "60000"],
+        capture_output=True, text=True, timeout=240, cwd=folder,
         env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[2])},
     )
+    if which[0] == "--scenario":
+        return [("✓" if "OVERALL: PASSED" in ran.stdout else "✗", which[1])]
     summary = re.findall(r"^([✓✗]) (\S+): \d+ passed, \d+ failed", ran.stdout, re.MULTILINE)
     assert [name for _, name in summary] == SCENARIOS, ran.stdout[-3000:]
-    assert [name for mark, name in summary if mark == "✓"] == PASSING
+    return summary
+
+
+def test_the_suites_client_scenarios_that_mcp_toolbox_passes(suite, relay, tmp_path, monkeypatch):
+    tokens = tmp_path / "tokens"
+    monkeypatch.setattr(conformance_client, "TOKEN_DIR", str(tokens))
+    summary = _run(suite, relay, tmp_path, "--suite", "all")
+    # The suite runs its scenarios at once; on a busy two-core machine sse-retry's timing (the
+    # client waits the retry the server gave) can miss. A scenario that failed is run once more
+    # alone, as the SDK's own CI does: a real failure fails again.
+    passed = [
+        name for mark, name in summary
+        if mark == "✓" or (name in PASSING and _run(suite, relay, tmp_path, "--scenario", name)[0][0] == "✓")
+    ]
+    assert passed == PASSING
+    # One token file per server authorized, its owner's alone, in a folder that is too.
+    kept = sorted(tokens.iterdir())
+    assert [oct(f.stat().st_mode & 0o777) for f in [tokens, *kept]] == ["0o700"] + ["0o600"] * len(kept)
+    assert sorted(json.loads(f.read_text())["tokens"]["token_type"] for f in kept) == ["Bearer"] * 17

@@ -43,12 +43,34 @@ class Defaults:
         pass
 
 
+TOKEN_DIR: str | None = None
+"""Where the token files go (the test reads them afterwards); None: a new temporary folder."""
+
+
+async def follow(link: str) -> str:
+    """The redirect handler: the suite's authorization server answers the link with a redirect at once."""
+    import httpx2
+
+    async with httpx2.AsyncClient() as http:
+        answer = await http.get(link, follow_redirects=False)
+    if answer.status_code not in (301, 302, 303, 307, 308):
+        raise RuntimeError(f"the authorization link answered {answer.status_code}, not a redirect: {answer.text[:200]}")
+    return answer.headers["location"]
+
+
 def run(url: str, scenario: str, context: dict) -> str:
     """Play ``scenario`` against the test server at ``url``; returns what to print (raises on failure)."""
-    from meowgent_nb import Agent, ScriptedModel
-    from meowgent_nb.mcp.client import McpToolbox
+    import tempfile
 
-    with McpToolbox("conformance", url=url, prefix=False, connect_timeout=20) as box:
+    from meowgent_nb import Agent, ScriptedModel
+    from meowgent_nb.mcp.client import McpToolbox, OAuth
+
+    oauth = OAuth(
+        client_id=context.get("client_id"), client_secret=context.get("client_secret"), authorize=follow,
+        redirect_uri="http://localhost:3000/callback", token_dir=TOKEN_DIR or tempfile.mkdtemp(prefix="mcp-tokens-"),
+        client_metadata_url="https://conformance-test.local/client-metadata.json",
+    )
+    with McpToolbox("conformance", url=url, prefix=False, connect_timeout=20, oauth=oauth) as box:
         if scenario in CALLS:
             name, arguments = CALLS[scenario]
             return str(box[name].run(arguments))

@@ -1,0 +1,321 @@
+"""OAuth for an `McpToolbox` on streamable HTTP: the mcp SDK's client provider, with tokens kept per server.
+
+`OAuth` says how a box authorizes; `provider` makes the SDK's ``OAuthClientProvider`` from it,
+which does the protocol: discovery of the server's protected-resource and authorization-server
+metadata, dynamic client registration (or the client id given), the authorization code with
+PKCE, and token refresh. What this module adds is the two ends the SDK leaves open:
+
+- Where the person authorizes. Without an ``authorize`` handler, a server on 127.0.0.1 (a free
+  port, kept with the registration) is started for the flow and stopped after it: the
+  authorization link is shown (`OAuth.show`, a button in a notebook cell), the browser comes back
+  to it with the code, and nothing has to be copied. A program or a test passes ``authorize``: it
+  is given the link and returns the address the authorization server sent the browser back to.
+- Where tokens live: a file per server under the user's config directory
+  (``platformdirs.user_config_dir("meowgent_nb")/oauth``), readable by its owner only (0600),
+  never in a notebook or a cassette. Every token and client secret read or written is added to
+  the box's secrets, so `redact` masks it in every error and listing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import hashlib
+import http.server
+import inspect
+import json
+import os
+import socket
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlparse
+
+if sys.version_info < (3, 11):  # pragma: no cover  (anyio depends on the backport there)
+    from exceptiongroup import BaseExceptionGroup
+
+__all__ = ["OAuth", "OAuthWaitError", "TokenFile", "oauth_options", "provider", "refusal", "token_dir"]
+
+
+@dataclass(frozen=True)
+class OAuth:
+    """How an `McpToolbox` authorizes with an OAuth-protected server (``oauth=True`` is ``OAuth()``).
+
+    Args:
+        client_id: A client registered with the authorization server beforehand; None: the box
+            registers itself (dynamic client registration) the first time.
+        client_secret: That client's secret, if it has one.
+        scope: The scopes to ask for (space-separated); None: those the server asks for.
+        authorize: For programs and tests: called with the authorization link, returns the
+            address the browser was sent back to (with ``code`` and ``state``); may be async.
+            None: the person opens the link, and a server on 127.0.0.1 receives the answer.
+        redirect_uri: Where the authorization server sends the browser back; None: the local
+            server's address (``http://127.0.0.1:PORT/callback``).
+        client_metadata_url: An HTTPS URL of this client's metadata document, used as its client
+            id where the authorization server takes one (CIMD) instead of registering.
+        token_dir: The folder of the token files; None: the user's config directory.
+        wait: Seconds to wait for the person to authorize.
+        show: Shows the authorization link: ``show(server_name, link)``; None: it is printed.
+    """
+
+    client_id: str | None = None
+    client_secret: str | None = None
+    scope: str | None = None
+    authorize: Callable[[str], Any] | None = None
+    redirect_uri: str | None = None
+    client_metadata_url: str | None = None
+    token_dir: str | os.PathLike[str] | None = None
+    wait: float = 300.0
+    show: Callable[[str, str], None] | None = None
+
+
+def oauth_options(name: str, oauth: OAuth | bool | None) -> OAuth | None:
+    """``oauth=`` of `McpToolbox` as an `OAuth`, or None (no OAuth)."""
+    if oauth is None or oauth is False:
+        return None
+    if oauth is True:
+        return OAuth()
+    if not isinstance(oauth, OAuth):
+        raise ValueError(f"McpToolbox {name!r}: oauth must be True, False or an OAuth(...), got {oauth!r}")
+    return oauth
+
+
+def token_dir(options: OAuth) -> Path:
+    """The folder of the token files."""
+    if options.token_dir is not None:
+        return Path(options.token_dir).expanduser()
+    from platformdirs import user_config_dir
+
+    return Path(user_config_dir("meowgent_nb")) / "oauth"
+
+
+class TokenFile:
+    """The SDK's ``TokenStorage`` as one JSON file per server, 0600; what it holds is told to ``secret``.
+
+    Args:
+        path: The file.
+        server: The server's URL, kept in the file (which server the tokens are for).
+        secret: Called with each secret value read or written (tokens, a client secret).
+        client: The client the person gave (``OAuth.client_id``): used instead of any registration kept.
+    """
+
+    def __init__(self, path: Path, server: str, secret: Callable[[str], None], client: Any = None):
+        self.path, self.server, self.secret, self.client = path, server, secret, client
+
+    def _read(self) -> dict[str, Any]:
+        try:
+            data = json.loads(self.path.read_text())
+        except (OSError, ValueError):  # none yet, or unreadable: authorize again
+            return {}
+        return data if isinstance(data, dict) and data.get("server") == self.server else {}
+
+    def _write(self, key: str, value: dict[str, Any]) -> None:
+        data = {**self._read(), "server": self.server, key: value}
+        self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        temporary = self.path.with_suffix(f".{os.getpid()}.tmp")
+        descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(descriptor, "w") as file:
+            json.dump(data, file)
+        os.chmod(temporary, 0o600)  # whatever the umask
+        os.replace(temporary, self.path)
+
+    def _told(self, *values: Any) -> None:
+        for value in values:
+            if isinstance(value, str) and value:
+                self.secret(value)
+
+    async def get_tokens(self) -> Any:
+        from mcp.shared.auth import OAuthToken
+
+        stored = self._read().get("tokens")
+        if not stored:
+            return None
+        tokens = OAuthToken.model_validate(stored)
+        self._told(tokens.access_token, tokens.refresh_token)
+        return tokens
+
+    async def set_tokens(self, tokens: Any) -> None:
+        self._told(tokens.access_token, tokens.refresh_token)
+        self._write("tokens", tokens.model_dump(mode="json", exclude_none=True))
+
+    async def get_client_info(self) -> Any:
+        from mcp.shared.auth import OAuthClientInformationFull
+
+        if self.client is not None:
+            return self.client
+        stored = self._read().get("client")
+        if not stored:
+            return None
+        client = OAuthClientInformationFull.model_validate(stored)
+        self._told(client.client_secret)
+        return client
+
+    async def set_client_info(self, client_info: Any) -> None:
+        self._told(client_info.client_secret)
+        if self.client is None:  # a client the person gave is theirs to keep, not ours
+            self._write("client", client_info.model_dump(mode="json", exclude_none=True))
+
+
+def provider(name: str, url: str, options: OAuth, secret: Callable[[str], None]) -> Any:
+    """The SDK's ``OAuthClientProvider`` for the box ``name`` at ``url`` (an ``httpx2`` auth)."""
+    from mcp.client.auth import OAuthClientProvider
+    from mcp.shared.auth import OAuthClientInformationFull, OAuthClientMetadata
+
+    path = token_dir(options) / (hashlib.sha256(url.encode()).hexdigest()[:24] + ".json")
+    redirect = options.redirect_uri or _kept_redirect(path, url) or f"http://127.0.0.1:{_free_port()}/callback"
+    given = None
+    if options.client_id is not None:
+        secret(options.client_secret or "")
+        given = OAuthClientInformationFull(
+            client_id=options.client_id,
+            client_secret=options.client_secret,
+            redirect_uris=[redirect],  # type: ignore[list-item]
+            token_endpoint_auth_method="client_secret_basic" if options.client_secret else "none",
+        )
+    storage = TokenFile(path, url, secret, given)
+    flow = _Flow(name, redirect, options)
+    return OAuthClientProvider(
+        server_url=url,
+        client_metadata=OAuthClientMetadata(
+            client_name="meowgent_nb",
+            redirect_uris=[redirect],  # type: ignore[list-item]
+            grant_types=["authorization_code", "refresh_token"],
+            response_types=["code"],
+            scope=options.scope,
+        ),
+        storage=storage,
+        redirect_handler=flow.redirect,
+        callback_handler=flow.callback,
+        client_metadata_url=options.client_metadata_url,
+    )
+
+
+class _Flow:
+    """One box's authorization: shows the link (or hands it to ``authorize``) and reads the answer."""
+
+    def __init__(self, name: str, redirect: str, options: OAuth):
+        self.name, self.redirect_uri, self.options = name, redirect, options
+        self._answer: asyncio.Future[str] | None = None
+
+    async def redirect(self, link: str) -> None:
+        loop = asyncio.get_running_loop()
+        self._answer = loop.create_future()
+        if self.options.authorize is not None:
+            answered = self.options.authorize(link)
+            self._answer.set_result(await answered if inspect.isawaitable(answered) else answered)
+            return
+        _Callback(self.redirect_uri, self._answer, loop).start()
+        (self.options.show or _print_link)(self.name, link)
+
+    async def callback(self) -> Any:
+        from mcp.shared.auth import AuthorizationCodeResult
+
+        assert self._answer is not None  # the SDK calls redirect first
+        try:
+            address = await asyncio.wait_for(asyncio.shield(self._answer), self.options.wait)
+        except asyncio.TimeoutError:
+            raise OAuthWaitError(
+                f"no authorization for the MCP server {self.name!r} arrived within {self.options.wait:g} s;"
+                " open the link shown and allow access, or give OAuth(wait=...) more time"
+            ) from None
+        finally:
+            if not self._answer.done():
+                self._answer.cancel()  # stops the local server
+        query = {key: values[0] for key, values in parse_qs(urlparse(str(address)).query).items()}
+        if "code" not in query:
+            why = query.get("error_description") or query.get("error") or f"no code in {address!r}"
+            raise OAuthWaitError(f"the authorization server did not authorize meowgent_nb for {self.name!r}: {why}")
+        return AuthorizationCodeResult(code=query["code"], state=query.get("state"), iss=query.get("iss"))
+
+
+class OAuthWaitError(Exception):
+    """The person did not authorize in time, or the authorization server refused."""
+
+
+class _Callback(threading.Thread):
+    """A server on 127.0.0.1 that takes the one redirect of a flow, then stops."""
+
+    def __init__(self, redirect_uri: str, answer: asyncio.Future[str], loop: asyncio.AbstractEventLoop):
+        super().__init__(daemon=True, name="meowgent-oauth-callback")
+        parsed = urlparse(redirect_uri)
+        answered = self._answered = threading.Event()
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+                if urlparse(self.path).path != parsed.path:
+                    self.send_error(404)
+                    return
+                address = f"{parsed.scheme}://{parsed.netloc}{self.path}"
+                loop.call_soon_threadsafe(lambda: answer.done() or answer.set_result(address))
+                self.send_response(200)
+                self.send_header("Content-Type", "text/html; charset=utf-8")
+                self.end_headers()
+                self.wfile.write(b"<p>meowgent_nb has the answer; you can close this tab.</p>")
+                answered.set()
+
+            def log_message(self, *args: Any) -> None:  # not on the kernel's stderr
+                pass
+
+        self.server = http.server.HTTPServer((parsed.hostname or "127.0.0.1", parsed.port or 80), Handler)
+        self.server.timeout = 0.2
+        loop.call_soon_threadsafe(answer.add_done_callback, lambda _: answered.set())
+
+    def run(self) -> None:
+        try:
+            while not self._answered.is_set():
+                self.server.handle_request()
+        finally:
+            self.server.server_close()
+
+
+def _kept_redirect(path: Path, url: str) -> str | None:
+    """The redirect address a kept registration was made with (its port is part of it)."""
+    try:
+        data = json.loads(path.read_text())
+        uris = data["client"]["redirect_uris"] if data.get("server") == url else []
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return str(uris[0]) if uris else None
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def _print_link(name: str, link: str) -> None:
+    print(f"To let meowgent_nb use the MCP server {name!r}, open this link and allow access:\n{link}", flush=True)
+
+
+
+def refusal(name: str, url: str, refused: tuple[int, str] | None, options: OAuth | None, error: BaseException) -> str | None:
+    """One line for a connection the server refused for want of authorization, with the fix; else None.
+
+    Args:
+        refused: The server's last 401 or 403 (status, ``WWW-Authenticate``), or None.
+        options: The box's OAuth, or None.
+        error: What ended the connection (an OAuth flow's error says what went wrong in it).
+    """
+    while isinstance(error, BaseExceptionGroup) and error.exceptions:
+        error = error.exceptions[0]
+    from mcp.client.auth import OAuthFlowError, OAuthRegistrationError, OAuthTokenError
+
+    flow = isinstance(error, (OAuthFlowError, OAuthRegistrationError, OAuthTokenError, OAuthWaitError))
+    if options is not None and (flow or refused is not None):
+        detail = str(error) if flow else f"it answered HTTP {refused[0]} after authorization"  # type: ignore[index]
+        return (
+            f"the MCP server {name!r} ({url}) could not be authorized with OAuth: {detail}."
+            f" Check the client id, scopes and redirect address given in OAuth(...), then %tools mcp reconnect {name}"
+            f" (to start afresh, delete its token file in {token_dir(options)})."
+        )
+    if refused is None or refused[0] != 401:
+        return None
+    wants = " (it uses OAuth)" if "bearer" in refused[1].lower() else ""
+    return (
+        f"the MCP server {name!r} ({url}) answered HTTP 401 Unauthorized: it needs authorization{wants} and none is"
+        f" configured; add it with %tools mcp add {name} --url {url} --oauth, or McpToolbox(..., oauth=True)"
+        " (a fixed token: --token T, or headers={'Authorization': 'Bearer T'})."
+    )
