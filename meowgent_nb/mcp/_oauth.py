@@ -47,7 +47,6 @@ class OAuth:
         client_id: A client registered with the authorization server beforehand; None: the box
             registers itself (dynamic client registration) the first time.
         client_secret: That client's secret, if it has one.
-        scope: The scopes to ask for (space-separated); None: those the server asks for.
         authorize: For programs and tests: called with the authorization link, returns the
             address the browser was sent back to (with ``code`` and ``state``); may be async.
             None: the person opens the link, and a server on 127.0.0.1 receives the answer.
@@ -62,7 +61,6 @@ class OAuth:
 
     client_id: str | None = None
     client_secret: str | None = None
-    scope: str | None = None
     authorize: Callable[[str], Any] | None = None
     redirect_uri: str | None = None
     client_metadata_url: str | None = None
@@ -103,6 +101,8 @@ class TokenFile:
 
     def __init__(self, path: Path, server: str, secret: Callable[[str], None], client: Any = None):
         self.path, self.server, self.secret, self.client = path, server, secret, client
+        self.expires_at: float | None = None
+        """When the kept access token expires (seconds since the epoch), if the server said."""
 
     def _read(self) -> dict[str, Any]:
         try:
@@ -111,8 +111,8 @@ class TokenFile:
             return {}
         return data if isinstance(data, dict) and data.get("server") == self.server else {}
 
-    def _write(self, key: str, value: dict[str, Any]) -> None:
-        data = {**self._read(), "server": self.server, key: value}
+    def _write(self, key: str, value: dict[str, Any], **more: Any) -> None:
+        data = {**self._read(), "server": self.server, key: value, **more}
         self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         temporary = self.path.with_suffix(f".{os.getpid()}.tmp")
         descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
@@ -129,7 +129,8 @@ class TokenFile:
     async def get_tokens(self) -> Any:
         from mcp.shared.auth import OAuthToken
 
-        stored = self._read().get("tokens")
+        data = self._read()
+        stored, self.expires_at = data.get("tokens"), data.get("expires_at")
         if not stored:
             return None
         tokens = OAuthToken.model_validate(stored)
@@ -137,8 +138,11 @@ class TokenFile:
         return tokens
 
     async def set_tokens(self, tokens: Any) -> None:
+        from mcp.shared.auth_utils import calculate_token_expiry
+
         self._told(tokens.access_token, tokens.refresh_token)
-        self._write("tokens", tokens.model_dump(mode="json", exclude_none=True))
+        self.expires_at = calculate_token_expiry(tokens.expires_in)
+        self._write("tokens", tokens.model_dump(mode="json", exclude_none=True), expires_at=self.expires_at)
 
     async def get_client_info(self) -> Any:
         from mcp.shared.auth import OAuthClientInformationFull
@@ -176,14 +180,21 @@ def provider(name: str, url: str, options: OAuth, secret: Callable[[str], None])
         )
     storage = TokenFile(path, url, secret, given)
     flow = _Flow(name, redirect, options)
-    return OAuthClientProvider(
+
+    class Provider(OAuthClientProvider):
+        async def _initialize(self) -> None:
+            # The SDK learns a token's expiry only when it gets one; a kept one's is in the file,
+            # so an expired token is refreshed before it is sent, not authorized again after a 401.
+            await super()._initialize()
+            self.context.token_expiry_time = storage.expires_at
+
+    return Provider(
         server_url=url,
         client_metadata=OAuthClientMetadata(
             client_name="meowgent_nb",
             redirect_uris=[redirect],  # type: ignore[list-item]
             grant_types=["authorization_code", "refresh_token"],
             response_types=["code"],
-            scope=options.scope,
         ),
         storage=storage,
         redirect_handler=flow.redirect,
@@ -308,7 +319,7 @@ def refusal(name: str, url: str, refused: tuple[int, str] | None, options: OAuth
         detail = str(error) if flow else f"it answered HTTP {refused[0]} after authorization"  # type: ignore[index]
         return (
             f"the MCP server {name!r} ({url}) could not be authorized with OAuth: {detail}."
-            f" Check the client id, scopes and redirect address given in OAuth(...), then %tools mcp reconnect {name}"
+            f" Check the client id and redirect address given in OAuth(...), then %tools mcp reconnect {name}"
             f" (to start afresh, delete its token file in {token_dir(options)})."
         )
     if refused is None or refused[0] != 401:
