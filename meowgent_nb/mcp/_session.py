@@ -142,7 +142,9 @@ class _Connection:
             async with contextlib.AsyncExitStack() as stack:
                 transport = await self._transport(stack, errlog)
                 asks = self.box.asks
-                callbacks: dict[str, Any] = {"elicitation_callback": asks.elicit, "list_roots_callback": asks.list_roots}
+                callbacks: dict[str, Any] = {"elicitation_callback": asks.elicit}
+                if asks.roots:  # none chosen: not declared, so a server keeps the folders it was given
+                    callbacks["list_roots_callback"] = asks.list_roots
                 callbacks.update(logging_callback=self.box.notes.on_log, log_level=self.box.notes.level)
                 if asks.sampling != "deny":  # not offered at all: the server knows not to ask
                     callbacks["sampling_callback"] = asks.sample

@@ -121,8 +121,10 @@ class McpToolbox(ServerContext, Reconnect, ToolRefresh, Taped, Toolbox):
             asking; the card says so), or ``"deny"`` (not offered to the server).
         sampling_model: The model that answers sampling requests; None: the model of the agent
             whose call the server is serving.
-        roots: Folders offered to the server as roots (``roots/list``), besides the working
-            directory, which always is.
+        roots: The folders offered to the server as roots (``roots/list``), e.g. ``["."]`` for
+            the working directory. A server such as the reference filesystem server then works
+            in these instead of the folders its command names. None given: no roots are offered
+            (the capability is not declared), and the server keeps what it was configured with.
         log_level: The least severe of the server's log messages kept in `log` ("debug", "info",
             "notice", "warning", "error", "critical", "alert", "emergency"); the server is asked
             to send nothing below it.

@@ -102,3 +102,39 @@ def test_a_refusal_or_no_answer_in_time_is_one_error_that_says_which(url, tmp_pa
         " 'guarded' arrived within 0.5 s; open the link shown and allow access, or give OAuth(wait=...) more time."
         f"{fix} (to start afresh, delete its token file in {tmp_path / 'b'})."
     )
+
+
+def test_tools_mcp_add_oauth_shows_the_link_in_the_cell_and_keeps_the_tokens_in_the_config_dir(
+    ip, url, tmp_path, monkeypatch
+):
+    from IPython.core.error import UsageError
+    from IPython.utils.capture import capture_output
+
+    from meowgent_nb.notebook import mcp_add_magic
+
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))  # platformdirs' config dir on Linux
+    browser = Browser()
+    shown = mcp_add_magic.show_link
+
+    def show_and_open(name: str, link: str) -> None:
+        shown(name, link)  # the button in the cell; then the person clicks it
+        browser(name, link)
+
+    monkeypatch.setattr(mcp_add_magic, "show_link", show_and_open)
+    with pytest.raises(UsageError) as refused:  # without --oauth: the error says to add it
+        ip.run_line_magic("tools", f"mcp add guarded --url {url} --connect-timeout 10")
+    assert str(refused.value).endswith(f"add it with %tools mcp add guarded --url {url} --oauth, or McpToolbox("
+                                       "..., oauth=True) (a fixed token: --token T, or headers={'Authorization':"
+                                       " 'Bearer T'}).")
+    try:
+        with capture_output() as out:
+            ip.run_line_magic("tools", f"mcp add guarded --url {url} --oauth")
+        [(name, link)] = browser.shown
+        [button] = out.outputs
+        assert button.data["text/plain"] == f"Authorize guarded: open {link}"
+        assert button.data["text/html"].startswith(f'<a href="{link.replace("&", "&amp;")}" target="_blank"')
+        assert out.stdout.splitlines()[0] == f"guarded (http: {url}): connected, 2 tools"
+        [kept] = (tmp_path / "meowgent_nb" / "oauth").iterdir()
+        assert oct(kept.stat().st_mode & 0o777) == "0o600"
+    finally:
+        ip.run_line_magic("tools", "mcp remove guarded")
