@@ -24,6 +24,7 @@ import hashlib
 import http.server
 import inspect
 import json
+import logging
 import os
 import socket
 import threading
@@ -57,6 +58,12 @@ class OAuth:
         token_dir: The folder of the token files; None: the user's config directory.
         wait: Seconds to wait for the person to authorize.
         show: Shows the authorization link: ``show(server_name, link)``; None: it is printed.
+        grant: ``"authorization_code"`` (a person allows access; the default), or
+            ``"client_credentials"`` (a program's own credentials, no person: give ``client_id``
+            and ``client_secret``, or ``private_key``).
+        private_key: With ``client_credentials``: a PEM private key that signs the client's
+            assertion (``private_key_jwt``) instead of sending a secret.
+        signing_algorithm: The JWT algorithm of ``private_key`` (``RS256``, ``ES256``, ...).
     """
 
     client_id: str | None = None
@@ -67,6 +74,9 @@ class OAuth:
     token_dir: str | os.PathLike[str] | None = None
     wait: float = 300.0
     show: Callable[[str, str], None] | None = None
+    grant: str = "authorization_code"
+    private_key: str | None = None
+    signing_algorithm: str = "RS256"
 
 
 def oauth_options(name: str, oauth: OAuth | bool | None) -> OAuth | None:
@@ -77,6 +87,14 @@ def oauth_options(name: str, oauth: OAuth | bool | None) -> OAuth | None:
         return OAuth()
     if not isinstance(oauth, OAuth):
         raise ValueError(f"McpToolbox {name!r}: oauth must be True, False or an OAuth(...), got {oauth!r}")
+    if oauth.grant not in ("authorization_code", "client_credentials"):
+        raise ValueError(
+            f"McpToolbox {name!r}: OAuth grant must be 'authorization_code' or 'client_credentials', got {oauth.grant!r}"
+        )
+    if oauth.grant == "client_credentials" and not (oauth.client_id and (oauth.client_secret or oauth.private_key)):
+        raise ValueError(
+            f"McpToolbox {name!r}: OAuth(grant='client_credentials') needs client_id and client_secret (or private_key)"
+        )
     return oauth
 
 
@@ -167,6 +185,11 @@ def provider(name: str, url: str, options: OAuth, secret: Callable[[str], None])
     from mcp.client.auth import OAuthClientProvider
     from mcp.shared.auth import OAuthClientInformationFull, OAuthClientMetadata
 
+    # The SDK logs a failed flow with its traceback; our error says what failed and how to fix it,
+    # and without a handler Python would print the traceback into the cell (its last resort).
+    sdk_log = logging.getLogger("mcp.client.auth")
+    if not any(isinstance(h, logging.NullHandler) for h in sdk_log.handlers):
+        sdk_log.addHandler(logging.NullHandler())
     path = token_dir(options) / (hashlib.sha256(url.encode()).hexdigest()[:24] + ".json")
     redirect = options.redirect_uri or _kept_redirect(path, url) or f"http://127.0.0.1:{_free_port()}/callback"
     given = None
@@ -179,6 +202,8 @@ def provider(name: str, url: str, options: OAuth, secret: Callable[[str], None])
             token_endpoint_auth_method="client_secret_basic" if options.client_secret else "none",
         )
     storage = TokenFile(path, url, secret, given)
+    if options.grant == "client_credentials":
+        return _machine(url, options, storage, secret)
     flow = _Flow(name, redirect, options)
 
     class Provider(OAuthClientProvider):
@@ -203,6 +228,24 @@ def provider(name: str, url: str, options: OAuth, secret: Callable[[str], None])
     )
 
 
+def _machine(url: str, options: OAuth, storage: TokenFile, secret: Callable[[str], None]) -> Any:
+    """The SDK's provider of the client-credentials grant: a secret, or an assertion signed with a key."""
+    from mcp.client.auth.extensions.client_credentials import (
+        ClientCredentialsOAuthProvider,
+        PrivateKeyJWTOAuthProvider,
+        SignedJWTParameters,
+    )
+
+    client_id = str(options.client_id)
+    if options.private_key is None:
+        return ClientCredentialsOAuthProvider(url, storage, client_id, str(options.client_secret))
+    secret(options.private_key)
+    signed = SignedJWTParameters(
+        issuer=client_id, subject=client_id, signing_key=options.private_key, signing_algorithm=options.signing_algorithm
+    )
+    return PrivateKeyJWTOAuthProvider(url, storage, client_id, signed.create_assertion_provider())
+
+
 class _Flow:
     """One box's authorization: shows the link (or hands it to ``authorize``) and reads the answer."""
 
@@ -218,7 +261,11 @@ class _Flow:
             self._answer.set_result(await answered if inspect.isawaitable(answered) else answered)
             return
         _Callback(self.redirect_uri, self._answer, loop).start()
-        (self.options.show or _print_link)(self.name, link)
+        try:
+            (self.options.show or _print_link)(self.name, link)
+        except BaseException:
+            self._answer.cancel()  # no one will answer: the local server stops
+            raise
 
     async def callback(self) -> Any:
         from mcp.shared.auth import AuthorizationCodeResult
@@ -237,12 +284,16 @@ class _Flow:
         query = {key: values[0] for key, values in parse_qs(urlparse(str(address)).query).items()}
         if "code" not in query:
             why = query.get("error_description") or query.get("error") or f"no code in {address!r}"
-            raise OAuthWaitError(f"the authorization server did not authorize meowgent_nb for {self.name!r}: {why}")
+            raise OAuthWaitError(
+                f"the authorization server did not authorize meowgent_nb for {self.name!r} ({why});"
+                f" allow access on its page, then %tools mcp reconnect {self.name}"
+            )
         return AuthorizationCodeResult(code=query["code"], state=query.get("state"), iss=query.get("iss"))
 
 
 class OAuthWaitError(Exception):
-    """The person did not authorize in time, or the authorization server refused."""
+    """No one authorized (in time, or at all: a headless run), or the authorization server refused;
+    the message says how to go on."""
 
 
 class _Callback(threading.Thread):
@@ -317,6 +368,8 @@ def refusal(name: str, url: str, refused: tuple[int, str] | None, options: OAuth
     flow = isinstance(error, (OAuthFlowError, OAuthRegistrationError, OAuthTokenError, OAuthWaitError))
     if options is not None and (flow or refused is not None):
         detail = str(error) if flow else f"it answered HTTP {refused[0]} after authorization"  # type: ignore[index]
+        if isinstance(error, OAuthWaitError):  # its message says how to go on
+            return f"the MCP server {name!r} ({url}) could not be authorized with OAuth: {detail}."
         return (
             f"the MCP server {name!r} ({url}) could not be authorized with OAuth: {detail}."
             f" Check the client id and redirect address given in OAuth(...), then %tools mcp reconnect {name}"

@@ -1,7 +1,8 @@
 """``%tools mcp add NAME ...``: one MCP server's tools in the notebook (`mcp_magics` hands it the words).
 
 The options are `mcp_add`'s (``%tools mcp help`` lists them); what they make is an `McpToolbox`,
-kept under NAME and offered by every ``%%agent`` cell. ``--oauth`` authorizes with an
+kept under NAME (`_keep`; the servers of a session are `_servers`) and offered by every
+``%%agent`` cell. ``--oauth`` authorizes with an
 OAuth-protected server: the authorization link is a button in the cell (`show_link`), and the
 answer comes back to the kernel on 127.0.0.1, so nothing is copied by hand.
 """
@@ -23,7 +24,7 @@ from ..mcp.config import SERVER_NAME
 from ..recording.cassette import CassetteError
 from ._options import value_attached
 from .mcp_listing import server_listing as _listing
-from .mcp_magics import _keep, _names, _servers
+from ._collected_tools import collected_tools
 
 __all__ = ["add", "mcp_add", "show_link"]
 
@@ -224,3 +225,36 @@ def show_link(name: str, link: str) -> None:
     )
     plain = f"Authorize {name}: open {link}"
     display({"text/html": button, "text/plain": plain}, raw=True)
+
+
+def _keep(magics: Any, name: str, box: McpToolbox, what: str = "") -> None:
+    """Add ``box`` under ``name``, in place of a stopped server of that name (crashed, or cut off).
+
+    Raises:
+        UsageError: One of its tools has the name of another tool (see `_collected_tools`); the
+            box is closed.
+    """
+    servers = _servers(magics)
+    old = servers.get(name)
+    if not (box.record and box.tape_path is None and not box.connected):  # else its tools are not known yet
+        namespace = [v for k, v in magics.shell.user_ns.items() if not k.startswith("_") and v is not old]
+        try:
+            collected_tools(namespace, [*(b for b in magics.toolboxes if b is not old), box], what or f"%tools mcp add {name}")
+        except UsageError:
+            box.close()
+            raise
+    if old is not None:
+        old.close()
+        magics.toolboxes = [b for b in magics.toolboxes if b is not old]
+    servers[name] = box
+    magics.toolboxes = [*magics.toolboxes, box]
+
+
+def _servers(magics: Any) -> dict[str, McpToolbox]:
+    if getattr(magics, "_mcp_servers", None) is None:
+        magics._mcp_servers = {}
+    return magics._mcp_servers
+
+
+def _names(value: str | None) -> list[str]:
+    return [n.strip() for n in (value or "").split(",") if n.strip()]

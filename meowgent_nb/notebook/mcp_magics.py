@@ -25,7 +25,7 @@ from IPython.utils.process import arg_split
 from ..mcp.client import McpToolbox
 from ..mcp.config import McpConfigError
 from . import mcp_context_magics, mcp_refresh_magics
-from ._collected_tools import collected_tools
+from .mcp_add_magic import _keep, _servers, add, mcp_add
 from .mcp_listing import server_listing as _listing
 
 __all__ = ["close_mcp", "tools_mcp", "tools_serve"]
@@ -49,8 +49,6 @@ def tools_mcp(magics: Any, line: str) -> None:
     if command in ("help", "--help", "-h") or (command == "add" and ("--help" in options or "-h" in options)):
         print(_help())
     elif command == "add":
-        from .mcp_add_magic import add  # it uses this module's servers
-
         add(magics, rest)
     elif command == "load" and len(rest) == 1:
         _load(magics, rest[0])
@@ -77,29 +75,6 @@ def tools_mcp(magics: Any, line: str) -> None:
         _log(magics, rest[0])
     else:
         raise UsageError(f"%tools mcp: cannot read {line.strip()!r}; {_USAGE}")
-
-
-def _keep(magics: Any, name: str, box: McpToolbox, what: str = "") -> None:
-    """Add ``box`` under ``name``, in place of a stopped server of that name (crashed, or cut off).
-
-    Raises:
-        UsageError: One of its tools has the name of another tool (see `_collected_tools`); the
-            box is closed.
-    """
-    servers = _servers(magics)
-    old = servers.get(name)
-    if not (box.record and box.tape_path is None and not box.connected):  # else its tools are not known yet
-        namespace = [v for k, v in magics.shell.user_ns.items() if not k.startswith("_") and v is not old]
-        try:
-            collected_tools(namespace, [*(b for b in magics.toolboxes if b is not old), box], what or f"%tools mcp add {name}")
-        except UsageError:
-            box.close()
-            raise
-    if old is not None:
-        old.close()
-        magics.toolboxes = [b for b in magics.toolboxes if b is not old]
-    servers[name] = box
-    magics.toolboxes = [*magics.toolboxes, box]
 
 
 def _load(magics: Any, path: str) -> None:
@@ -138,8 +113,6 @@ def _log(magics: Any, name: str) -> None:
 
 
 def _help() -> str:
-    from .mcp_add_magic import mcp_add
-
     formatter = mcp_add.parser.formatter_class
     mcp_add.parser.formatter_class = lambda prog: argparse.HelpFormatter(
         prog, width=100
@@ -259,12 +232,6 @@ def close_mcp(magics: Any) -> None:
         magics._mcp_serving = None
 
 
-def _servers(magics: Any) -> dict[str, McpToolbox]:
-    if getattr(magics, "_mcp_servers", None) is None:
-        magics._mcp_servers = {}
-    return magics._mcp_servers
-
-
 def _approver(magics: Any) -> Any:
     """The session's approver, as `AgentMagics.make_agent` picks it (one per session)."""
     from .approvals import default_approver
@@ -281,10 +248,6 @@ def _running_loop() -> asyncio.AbstractEventLoop | None:
         return asyncio.get_running_loop()  # the kernel's: approval buttons are shown and clicked there
     except RuntimeError:
         return None
-
-
-def _names(value: str | None) -> list[str]:
-    return [n.strip() for n in (value or "").split(",") if n.strip()]
 
 
 def _known(magics: Any) -> str:

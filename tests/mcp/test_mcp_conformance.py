@@ -41,11 +41,11 @@ SCENARIOS = [
 ]
 # Not passed: auth/2025-03-26-oauth-metadata-backcompat (its metadata names the issuer
 # http://HOST/oauth for a server at http://HOST, which the SDK refuses, SEP-2468), and the
-# extension scenarios of client credentials and cross-app access (not offered by McpToolbox).
-PASSING = [name for name in SCENARIOS if name not in {
-    "auth/2025-03-26-oauth-metadata-backcompat", "auth/client-credentials-jwt", "auth/client-credentials-basic",
-    "auth/cross-app-access-complete-flow",
-}]
+# extension scenario of cross-app access (enterprise identity providers; not offered by McpToolbox).
+PASSING = [
+    name for name in SCENARIOS
+    if name not in {"auth/2025-03-26-oauth-metadata-backcompat", "auth/cross-app-access-complete-flow"}
+]
 
 
 def _unavailable(reason: str) -> None:

@@ -90,51 +90,73 @@ def test_a_refusal_or_no_answer_in_time_is_one_error_that_says_which(url, tmp_pa
         deny = f"http://127.0.0.1:{serving.free_port()}/deny"  # the test server refuses this client
         McpToolbox("guarded", url=url, oauth=OAuth(token_dir=tmp_path, redirect_uri=deny, show=Browser()))
     with pytest.raises(McpServerError) as late:
-        McpToolbox("guarded", url=url, oauth=OAuth(token_dir=tmp_path / "b", wait=0.5, show=lambda name, link: None))
-    fix = " Check the client id and redirect address given in OAuth(...), then %tools mcp reconnect guarded"
+        McpToolbox("guarded", url=url, oauth=OAuth(token_dir=tmp_path, wait=0.5, show=lambda name, link: None))
     assert str(refused.value) == (
         f"the MCP server 'guarded' ({url}) could not be authorized with OAuth: the authorization server did not"
-        f" authorize meowgent_nb for 'guarded': access_denied.{fix} (to start afresh, delete its token file in"
-        f" {tmp_path})."
+        " authorize meowgent_nb for 'guarded' (access_denied); allow access on its page, then %tools mcp reconnect"
+        " guarded."
     )
     assert str(late.value) == (
         f"the MCP server 'guarded' ({url}) could not be authorized with OAuth: no authorization for the MCP server"
         " 'guarded' arrived within 0.5 s; open the link shown and allow access, or give OAuth(wait=...) more time."
-        f"{fix} (to start afresh, delete its token file in {tmp_path / 'b'})."
     )
 
 
-def test_tools_mcp_add_oauth_shows_the_link_in_the_cell_and_keeps_the_tokens_in_the_config_dir(
-    ip, url, tmp_path, monkeypatch
-):
-    from IPython.core.error import UsageError
-    from IPython.utils.capture import capture_output
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        ({"command": ["server"], "oauth": True},
+         "McpToolbox 'x': oauth= is for HTTP servers (url=); a stdio server is not asked"),
+        ({"url": "http://127.0.0.1:9/mcp", "oauth": "yes"},
+         "McpToolbox 'x': oauth must be True, False or an OAuth(...), got 'yes'"),
+        ({"url": "http://127.0.0.1:9/mcp", "oauth": OAuth(grant="password")},
+         "McpToolbox 'x': OAuth grant must be 'authorization_code' or 'client_credentials', got 'password'"),
+        ({"url": "http://127.0.0.1:9/mcp", "oauth": OAuth(grant="client_credentials", client_id="me")},
+         "McpToolbox 'x': OAuth(grant='client_credentials') needs client_id and client_secret (or private_key)"),
+    ],
+)
+def test_oauth_options_that_cannot_work_are_refused_before_connecting(arguments, message):
+    command = arguments.pop("command", None)
+    with pytest.raises(ValueError) as refused:
+        McpToolbox("x", command, **arguments)
+    assert str(refused.value) == message
 
-    from meowgent_nb.notebook import mcp_add_magic
 
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))  # platformdirs' config dir on Linux
+def test_reconnect_keeps_the_authorization(url, tmp_path):
     browser = Browser()
-    shown = mcp_add_magic.show_link
+    with McpToolbox("guarded", url=url, oauth=OAuth(token_dir=tmp_path, show=browser)) as box:
+        box.reconnect()
+        assert box["guarded_which_token"].run({}).isdigit() and len(browser.shown) == 1
 
-    def show_and_open(name: str, link: str) -> None:
-        shown(name, link)  # the button in the cell; then the person clicks it
-        browser(name, link)
 
-    monkeypatch.setattr(mcp_add_magic, "show_link", show_and_open)
-    with pytest.raises(UsageError) as refused:  # without --oauth: the error says to add it
-        ip.run_line_magic("tools", f"mcp add guarded --url {url} --connect-timeout 10")
-    assert str(refused.value).endswith(f"add it with %tools mcp add guarded --url {url} --oauth, or McpToolbox("
-                                       "..., oauth=True) (a fixed token: --token T, or headers={'Authorization':"
-                                       " 'Bearer T'}).")
+def test_in_a_kernel_the_button_is_in_the_running_cell_and_a_headless_run_says_no_one_can_authorize(
+    url, tmp_path_factory
+):
+    from tests.kernel_driver import running_kernel
+
+    home = tmp_path_factory.mktemp("config")
+    opened: list[str] = []
+
+    def person(kernel, run, msg):  # clicks the button's link once it is shown in the cell
+        data = msg["content"].get("data", {})
+        if msg["msg_type"] == "display_data" and data.get("text/plain", "").startswith("Authorize guarded: open "):
+            opened.append(data["text/plain"].split(" open ", 1)[1])
+            threading.Thread(target=httpx.get, args=(opened[-1],), kwargs={"follow_redirects": True}).start()
+
+    setup = f"import os; os.environ['XDG_CONFIG_HOME'] = {str(home)!r}\n%load_ext meowgent_nb"
+    kernel_run = running_kernel(tmp_path_factory, "oauth", setup)
+    kernel = next(kernel_run)
     try:
-        with capture_output() as out:
-            ip.run_line_magic("tools", f"mcp add guarded --url {url} --oauth")
-        [(name, link)] = browser.shown
-        [button] = out.outputs
-        assert button.data["text/plain"] == f"Authorize guarded: open {link}"
-        assert button.data["text/html"].startswith(f'<a href="{link.replace("&", "&amp;")}" target="_blank"')
-        assert out.stdout.splitlines()[0] == f"guarded (http: {url}): connected, 2 tools"
-        [kept] = (tmp_path / "meowgent_nb" / "oauth").iterdir()
-        assert oct(kept.stat().st_mode & 0o777) == "0o600"
+        headless = kernel.execute(f"%tools mcp add guarded --url {url} --oauth", allow_stdin=False)
+        assert headless.reply["status"] == "error"
+        assert [c["text"] for c in headless.of_type("stream") if c["name"] == "stderr"] == [
+            f"UsageError: %tools mcp add guarded: the MCP server 'guarded' ({url}) could not be authorized with OAuth: no person"
+            " can authorize 'guarded' in a headless run; run the cell once in Jupyter (the tokens are kept for the"
+            " next runs).\n"
+        ]
+        run = kernel.ok(f"%tools mcp add guarded --url {url} --oauth", hook=person)
+        assert len(opened) == 1 and run.stdout.splitlines()[0] == f"guarded (http: {url}): connected, 2 tools"
+        again = kernel.ok(f"%tools mcp remove guarded\n%tools mcp add guarded --url {url} --oauth", allow_stdin=False)
+        assert again.panel_texts == []  # the kept token: nothing to authorize, also headless
     finally:
-        ip.run_line_magic("tools", "mcp remove guarded")
+        next(kernel_run, None)

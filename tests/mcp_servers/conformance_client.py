@@ -65,10 +65,13 @@ def run(url: str, scenario: str, context: dict) -> str:
     from meowgent_nb import Agent, ScriptedModel
     from meowgent_nb.mcp.client import McpToolbox, OAuth
 
+    machine = scenario.startswith("auth/client-credentials")  # a program's own credentials, no person
     oauth = OAuth(
         client_id=context.get("client_id"), client_secret=context.get("client_secret"), authorize=follow,
         redirect_uri="http://localhost:3000/callback", token_dir=TOKEN_DIR or tempfile.mkdtemp(prefix="mcp-tokens-"),
         client_metadata_url="https://conformance-test.local/client-metadata.json",
+        grant="client_credentials" if machine else "authorization_code", private_key=context.get("private_key_pem"),
+        signing_algorithm=context.get("signing_algorithm", "ES256"),
     )
     with McpToolbox("conformance", url=url, prefix=False, connect_timeout=20, oauth=oauth) as box:
         if scenario in CALLS:
