@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from ._oauth import refusal
+from ._oauth import refusal
 from ._refresh import ToolChanges
 from ._session import CallTimedOut, McpServerError, _Connection
 from ..tools.core import Tool
@@ -22,7 +23,8 @@ __all__ = ["CONNECT_FIX", "MARGIN", "Reconnect"]
 MARGIN = 1.0  # seconds: the agent's own time limit ends a slow call first, as for local tools
 CONNECT_FIX = {
     "stdio": "Check the command, and that the server starts on its own in a terminal.",
-    "http": "Check the URL, the token or headers, and that the server is running.",
+    "http": "Check the URL, the token or headers (a refused token reads 'Server returned an error response'),"
+    " and that the server is running.",
 }
 
 
