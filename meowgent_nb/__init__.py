@@ -47,7 +47,7 @@ except PackageNotFoundError:  # imported from a source tree that was never insta
 
 def load_ipython_extension(ipython: Any) -> None:
     """``%load_ext meowgent_nb``: register the magics and the ``%%agent`` input transformer."""
-    from .notebook.agent_magics import AgentMagics, rewrite_agent_cell
+    from .notebook.magics.agent_magics import AgentMagics, rewrite_agent_cell
 
     if "AgentMagics" in ipython.magics_manager.registry:
         return  # loading twice is harmless
@@ -57,12 +57,12 @@ def load_ipython_extension(ipython: Any) -> None:
 
 def unload_ipython_extension(ipython: Any) -> None:
     """``%unload_ext meowgent_nb``: remove exactly what `load_ipython_extension` added."""
-    from .notebook.agent_magics import rewrite_agent_cell
+    from .notebook.magics.agent_magics import rewrite_agent_cell
 
     magics = ipython.magics_manager.registry.pop("AgentMagics", None)
     if magics is not None:
         if getattr(magics, "_mcp_servers", None) or getattr(magics, "_mcp_serving", None):
-            from .notebook.mcp_magics import close_mcp  # only when MCP was used: it imports IPython's argparse
+            from .notebook.magics.mcp_magics import close_mcp  # only when MCP was used: it imports IPython's argparse
 
             close_mcp(magics)
         for kind, names in magics.magics.items():
@@ -85,7 +85,7 @@ def __getattr__(name: str) -> Any:
 
         return OpenAIModel
     if name in ("McpToolbox", "McpServerError", "McpToolError"):  # MCP is opt-in: load it on use
-        from .mcp import client as mcp_client
+        from .mcp.client import toolbox as mcp_client
 
         return getattr(mcp_client, name)
     if name == "load_mcp_config":
@@ -93,11 +93,11 @@ def __getattr__(name: str) -> Any:
 
         return load_mcp_config
     if name == "ToolServer":
-        from .mcp.serve import ToolServer
+        from .mcp.server.serve import ToolServer
 
         return ToolServer
     if name in ("resource", "prompt"):  # published by %tools serve; light, but MCP's concern
-        from .mcp import published
+        from .mcp.server import published
 
         return getattr(published, name)
     raise AttributeError(f"module 'meowgent_nb' has no attribute {name!r}")

@@ -59,6 +59,14 @@ PARTS = (
 """The parts of a request, in the order they are shown."""
 
 
+def answer_tokens(model: Any) -> int | None:
+    """The longest answer the model gives, where it says (``max_tokens``, or Ollama's ``num_predict``)."""
+    for value in (getattr(model, "max_tokens", None), (getattr(model, "options", None) or {}).get("num_predict")):
+        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+            return value
+    return None
+
+
 def context_window(model: Any, options: Mapping[str, Any] | None = None) -> int | None:
     """The model's context window in tokens, where it is known here: the request's or the model's
     ``num_ctx`` option, else the model's ``n_ctx`` (the embedded model's, an Ollama model's

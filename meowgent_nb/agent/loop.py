@@ -1,5 +1,6 @@
 """The agent loop: stream the model, parse calls, validate, approve, run in parallel, feed back.
 
+One turn's request and the reading of its answer are `_turn`'s; running the calls is `calls`'.
 `Agent.stream` is the one implementation; `Agent.arun` and `Agent.run` collect its events. The
 agent keeps the conversation (`Agent.messages`) across runs, also after an error or an
 interrupt, so the next run continues coherently.
@@ -8,25 +9,22 @@ interrupt, so the next run continues coherently.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 from collections import deque
 from collections.abc import AsyncIterator, Iterable
-from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from .._async import keep_awake, run_to_completion
-from ..models.base import Model, ModelRequest, Usage, describe_model
-from ..protocols.base import AnswerParser, ToolProtocol
-from ..protocols.parsing import MalformedCall, PartialCall
-from ..protocols.prompt import DEFAULT_SYSTEM, LAST_TURN_NOTICE, REQUIRED_NOTICE
+from ..models.base import Model, ModelRequest, describe_model
+from ..protocols.base import ToolProtocol
+from ..protocols.prompt import DEFAULT_SYSTEM, REQUIRED_NOTICE
 from ..protocols.registry import get_protocol
 from ..tools._output import MAX_DEPTH, MAX_ITEMS
-from ..tools.core import Tool, ToolCall, ToolResult
+from ..tools.core import Tool, ToolResult
 from ._images import accepts_images, attach_images, result_images
 from .compaction import CONTEXT_POLICIES, Compacted, Compaction, ContextPolicy
-from .context import ContextRecord, ContextUse, ToolsBlock, context_window, message_text
-from ._tool_names import name_index, offered_name
+from .context import ContextRecord, ContextUse, ToolsBlock, answer_tokens, context_window, message_text
+from ._tool_names import name_index
 from .approvals import Approver
 from .calls import CallRunner
 from .events import (
@@ -35,23 +33,15 @@ from .events import (
     FinalAnswer,
     ModelStatus,
     RunStart,
-    TextDelta,
-    ThinkingDelta,
-    ToolCallEvent,
     TurnEnd,
 )
 from .result import AgentResult
-from .tool_search import SEARCH_TOOL, ToolSearch, search_wanted
+from ._settings import settings_problems
+from ._turn import TurnAnswer, read_turn, turn_request
+from .tool_search import ToolSearch, search_wanted
 
 _CONTEXT_KEPT = 200  # requests whose record an agent keeps (see context_log)
 
-
-def _answer_tokens(model: Any) -> int | None:
-    """The longest answer the model gives, where it says (``max_tokens``, or Ollama's ``num_predict``)."""
-    for value in (getattr(model, "max_tokens", None), (getattr(model, "options", None) or {}).get("num_predict")):
-        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
-            return value
-    return None
 
 __all__ = ["Agent", "AgentResult"]
 
@@ -162,14 +152,16 @@ class Agent:
             self.protocol = protocol
         except ValueError as error:
             problems.append(str(error))
-        self._check(problems)
+        problems += settings_problems(self)
+        if problems:
+            raise ValueError("Invalid Agent settings:\n" + "\n".join(f"- {p}" for p in problems))
         self.messages: list[dict[str, Any]] = []
         """The whole conversation, without the system prompt (which is rebuilt each turn)."""
         self._call_count = 0
         self.last_result: AgentResult | None = None
         """The latest run's result; also when it was interrupted or failed (``stopped`` then says
         ``"interrupted"`` or ``"error"``, ``text`` holds the answer as far as it got)."""
-        self._progress: tuple[_TurnAnswer, int] = (_TurnAnswer(), 0)
+        self._progress: tuple[TurnAnswer, int] = (TurnAnswer(), 0)
         self.context_log: deque[ContextRecord] = deque(maxlen=_CONTEXT_KEPT)
         """What each request of the conversation sent and got back (the last 200), for
         `context_use` and ``%agent context``; measured only when looked at."""
@@ -184,39 +176,6 @@ class Agent:
     @protocol.setter
     def protocol(self, protocol: str | ToolProtocol) -> None:
         self._protocol = get_protocol(protocol)
-
-    def _check(self, problems: list[str]) -> None:
-        if not isinstance(self.max_turns, int) or self.max_turns < 1:
-            problems.append(f"max_turns must be a whole number of at least 1, got {self.max_turns!r}")
-        limit = self.max_repeated_failures
-        if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 2):
-            problems.append(f"max_repeated_failures must be a whole number of at least 2, or None; got {limit!r}")
-        if self.ask not in ("marked", "every"):
-            problems.append(f"ask must be 'marked' or 'every', got {self.ask!r}")
-        names = [t.name for t in self.tools]
-        duplicates = sorted({n for n in names if names.count(n) > 1})
-        if duplicates:
-            problems.append(f"two tools share a name: {', '.join(duplicates)}; rename one with @tool(name=...)")
-        if self.tool_choice not in ("auto", "none", "required") and self.tool_choice not in names:
-            problems.append(
-                f"tool_choice must be 'auto', 'none', 'required' or a tool name ({', '.join(names) or 'none'}),"
-                f" got {self.tool_choice!r}"
-            )
-        if self.tool_search not in (None, "auto", True, False):
-            problems.append(f"tool_search must be 'auto', True, False or None, got {self.tool_search!r}")
-        unknown = [n for n in self.always_show if n not in names]
-        if unknown:
-            problems.append(
-                f"always_show names tools that are not offered: {', '.join(map(repr, unknown))}"
-                f" (the tools are: {', '.join(names) or 'none'})"
-            )
-        if SEARCH_TOOL in names and search_wanted(self.tool_search, len(names)):
-            problems.append(
-                f"a tool is named {SEARCH_TOOL!r}, the name of the tool that tool_search adds;"
-                " rename it with @tool(name=...) or pass tool_search=False"
-            )
-        if problems:
-            raise ValueError("Invalid Agent settings:\n" + "\n".join(f"- {p}" for p in problems))
 
     def reset(self) -> None:
         """Forget the conversation."""
@@ -332,10 +291,10 @@ class Agent:
                     compacted = await self.compaction.summarize(self.model, compacted)
                 yield ContextCompacted(turn, compacted)
             request = self._request(system, offered, last)
-            answer = _TurnAnswer(names=names)
+            answer = TurnAnswer(names=names)
             self._progress = (answer, turn)
             try:
-                async for event in self._model_turn(request, self._protocol.parser(offered), answer, turn):
+                async for event in read_turn(self.model, request, self._protocol.parser(offered), answer, turn, self._next_call_id):
                     yield event
             except BaseException as exc:  # an error or an interrupt: keep what was said, then re-raise
                 stopped = isinstance(exc, (GeneratorExit, KeyboardInterrupt, asyncio.CancelledError))
@@ -399,109 +358,17 @@ class Agent:
         tools = offered if self._protocol.name == "native" else ()
         extra = sum(len(json.dumps(t.to_json_schema())) for t in tools) // 4
         return self.compaction.fit(
-            system, self.messages, start, window=window, answer=_answer_tokens(self.model),
+            system, self.messages, start, window=window, answer=answer_tokens(self.model),
             policy=self.context, extra=extra,
         )
 
     def _request(self, system: dict[str, Any], offered: list[Tool], last: bool) -> ModelRequest:
-        messages = [system, *self.compaction.view(self.messages)]
-        if last:
-            messages.append({"role": "user", "content": LAST_TURN_NOTICE})
-        parts = self._protocol.request(offered, last)
-        return ModelRequest(
-            messages=messages,
-            tools=parts.tools,
-            offered=() if last else offered,
-            think=self.think,
-            format=parts.format,
-            call_format=parts.call_format,
-            call_tag=parts.call_tag,
-            call_parser=parts.call_parser,
-        )
+        return turn_request(self._protocol, [system, *self.compaction.view(self.messages)], offered, last, self.think)
 
-    async def _model_turn(
-        self, request: ModelRequest, parser: AnswerParser | None, answer: _TurnAnswer, turn: int
-    ) -> AsyncIterator[AgentEvent]:
-        stream = self.model.stream(request)
-        # Close the model's stream (and its connection) at once when the turn stops early.
-        async with contextlib.aclosing(stream) if hasattr(stream, "aclose") else contextlib.nullcontext():
-            async for event in self._read_stream(stream, parser, answer, turn):
-                yield event
-        for event in parser.close(answer.finish_reason) if parser else []:
-            for out in self._parsed(event, answer, turn):
-                yield out
-
-    async def _read_stream(
-        self,
-        stream: AsyncIterator[Any],
-        parser: AnswerParser | None,
-        answer: _TurnAnswer,
-        turn: int,
-    ) -> AsyncIterator[AgentEvent]:
-        async for chunk in stream:
-            if chunk.status is not None:
-                yield ModelStatus(chunk.status)
-            if chunk.thinking:
-                answer.thinking.append(chunk.thinking)
-                yield ThinkingDelta(chunk.thinking)
-            if chunk.text:
-                answer.raw.append(chunk.text)
-                for event in parser.feed(chunk.text) if parser else [TextDelta(chunk.text)]:
-                    for out in self._parsed(event, answer, turn):
-                        yield out
-            for call in chunk.tool_calls:
-                for out in self._parsed(call, answer, turn):
-                    yield out
-            if chunk.done:
-                answer.usage, answer.finish_reason = chunk.usage, chunk.finish_reason
-
-    def _parsed(self, event: Any, answer: _TurnAnswer, turn: int) -> list[AgentEvent]:
-        if isinstance(event, TextDelta):
-            answer.text_parts.append(event.text)
-            return [event]
-        if isinstance(event, ThinkingDelta):
-            answer.thinking.append(event.text)
-            return [event]
-        if isinstance(event, PartialCall):  # shown while it is written; only a complete call runs
-            return [event]
+    def _next_call_id(self) -> str:
         self._call_count += 1
-        call_id = f"call_{self._call_count}"
-        if isinstance(event, MalformedCall):
-            call = ToolCall("(unreadable)", {}, id=call_id)
-            answer.calls.append((call, event))
-            return [ToolCallEvent(call, turn)]
-        call = ToolCall(offered_name(event.name, answer.names), dict(event.arguments), id=event.id or call_id)
-        answer.calls.append((call, None))
-        return [ToolCallEvent(call, turn)]
+        return f"call_{self._call_count}"
 
     def __repr__(self) -> str:
         names = [t.name for t in self.tools]
         return f"Agent(model={self.model!r}, tools={names!r}, protocol={self.protocol!r})"
-
-
-@dataclass
-class _TurnAnswer:
-    """What one model turn produced so far (kept also when the turn is interrupted)."""
-
-    raw: list[str] = field(default_factory=list)
-    text_parts: list[str] = field(default_factory=list)
-    thinking: list[str] = field(default_factory=list)
-    calls: list[tuple[ToolCall, MalformedCall | None]] = field(default_factory=list)
-    usage: Usage | None = None
-    finish_reason: str | None = None
-    """Why the model stopped, as the backend said on the last chunk ("length": the token limit)."""
-    cut_off_by: str | None = None
-    """Why the turn ended early: "interrupted", or the name of the exception."""
-    names: dict[str, str | None] = field(default_factory=dict)
-    """The offered tools' names by folded form (`offered_name` maps a written name onto them)."""
-
-    @property
-    def text(self) -> str:
-        return "".join(self.text_parts).strip()
-
-    def message(self, protocol: ToolProtocol) -> dict[str, Any]:
-        """The assistant message ``protocol`` records for this turn."""
-        calls = [call for call, malformed in self.calls if malformed is None]
-        return protocol.assistant_message(
-            "".join(self.raw), "".join(self.text_parts), "".join(self.thinking), calls, self.cut_off_by
-        )

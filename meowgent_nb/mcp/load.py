@@ -12,7 +12,7 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
-from .client import McpServerError, McpToolbox
+from .client.toolbox import McpServerError, McpToolbox
 from .config import MAX_CONFIG_CHARS, McpConfigError, parse_mcp_config, shown_name
 
 __all__ = ["LoadedServers", "load_mcp_config"]

@@ -19,7 +19,7 @@ Decisions are not recorded: a call that needs approval is put to the person (or 
 policy) in replay as it would be live, and a denial then changes the conversation, which the
 model's cassette reports as a request it has no recording of. A listing's recorded approval and
 time limit can only add to what the person and the live server say, never take from it (see
-`mcp._replayed`): a hand-edited file cannot let a tool run unasked or without its limit.
+`mcp.client._replayed`): a hand-edited file cannot let a tool run unasked or without its limit.
 """
 
 from __future__ import annotations

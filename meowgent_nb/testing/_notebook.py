@@ -3,7 +3,7 @@
 The notebook runs as nbval and papermill run it (a fresh kernel in its folder, no stdin, so
 approvals follow ``MEOWGENT_APPROVE``). Nothing is saved. Two unsaved cells that leave no
 history run in the same kernel, one before the notebook and one after it
-(`meowgent_nb.notebook._run_record`): they note each agent cell's result, so the notebook's own
+(`meowgent_nb.notebook.magics._run_record`): they note each agent cell's result, so the notebook's own
 cells, counts and outputs are those of a plain run.
 """
 
@@ -17,8 +17,8 @@ from typing import Any
 
 __all__ = ["AgentCell", "NotebookRun", "ToolRun", "run_notebook"]
 
-_START = "__import__('meowgent_nb.notebook._run_record').notebook._run_record.start()"
-_COLLECT = "__import__('meowgent_nb.notebook._run_record').notebook._run_record.collected()"
+_START = "__import__('meowgent_nb.notebook.magics._run_record').notebook.magics._run_record.start()"
+_COLLECT = "__import__('meowgent_nb.notebook.magics._run_record').notebook.magics._run_record.collected()"
 
 
 @dataclass(frozen=True)

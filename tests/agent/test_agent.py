@@ -424,7 +424,7 @@ def test_an_identical_successful_call_is_not_run_again_in_one_run():
 
 def test_calls_that_wait_for_approval_are_announced_before_the_approver_is_asked():
     from meowgent_nb import ApprovalRequested
-    from meowgent_nb.notebook.transcript import Transcript
+    from meowgent_nb.notebook.views.transcript import Transcript
 
     transcript = Transcript()
     seen_while_asked = []

@@ -14,7 +14,7 @@ from meowgent_nb.agent.compaction import Compacted, ContextFull
 from meowgent_nb.agent.events import ContextCompacted
 from meowgent_nb.models import ModelChunk, ModelError, Usage
 from meowgent_nb.models.scripted import FunctionModel
-from meowgent_nb.notebook.transcript import Transcript
+from meowgent_nb.notebook.views.transcript import Transcript
 
 PAGE = "lorem ipsum dolor sit amet " * 60  # 1,620 characters: about 400 tokens
 

@@ -17,7 +17,7 @@ import pytest
 
 from meowgent_nb import Agent, AutoApprove, DenyAll, ScriptedModel
 from meowgent_nb.errors import ToolArgumentsError, ToolDefinitionError
-from meowgent_nb.mcp.client import McpServerError, McpToolbox, McpToolError, mcp_tool, needs_approval
+from meowgent_nb.mcp.client.toolbox import McpServerError, McpToolbox, McpToolError, mcp_tool, needs_approval
 from meowgent_nb.tools._output import output_text
 from tests.mcp_servers import serving
 
@@ -303,7 +303,7 @@ def test_async_agent_in_a_running_loop_calls_server_tools(demo):
 def test_at_exit_open_sessions_are_closed_and_their_logs_removed():
     code = (
         "import sys\n"
-        "from meowgent_nb.mcp.client import McpToolbox\n"
+        "from meowgent_nb.mcp.client.toolbox import McpToolbox\n"
         f"box = McpToolbox('left_open', [sys.executable, {SERVER!r}])\n"
         "print(box.log_path)\n"
     )

@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from meowgent_nb import Agent, DenyAll, ScriptedModel
-from meowgent_nb.mcp._context import (
+from meowgent_nb.mcp.client._context import (
     McpImage,
     context_block,
     context_text,
@@ -22,7 +22,7 @@ from meowgent_nb.mcp._context import (
     instructions_block,
     resource_value,
 )
-from meowgent_nb.mcp.client import McpServerError, McpToolbox
+from meowgent_nb.mcp.client.toolbox import McpServerError, McpToolbox
 from meowgent_nb.protocols.prompt import inert
 from tests.mcp.test_mcp_client import COMMAND as DEMO_COMMAND
 from tests.mcp_servers.context_server import HOSTILE, PIXEL

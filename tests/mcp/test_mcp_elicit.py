@@ -10,8 +10,8 @@ from types import SimpleNamespace
 import pytest
 
 from meowgent_nb.agent._running_call import RunningCall
-from meowgent_nb.mcp._asking import ElicitAnswer, ServerAsks
-from meowgent_nb.mcp._elicit import (
+from meowgent_nb.mcp.client._asking import ElicitAnswer, ServerAsks
+from meowgent_nb.mcp.client._elicit import (
     MESSAGE_SHOWN,
     ElicitSchemaError,
     check_content,
@@ -270,8 +270,8 @@ def test_the_sampling_setting_must_be_one_of_three():
 
 
 def test_the_form_widget_shows_problems_next_to_fields_and_sends_only_a_valid_answer():
-    from meowgent_nb.mcp._asking import ElicitRequest
-    from meowgent_nb.notebook._elicit_form import ElicitFormView
+    from meowgent_nb.mcp.client._asking import ElicitRequest
+    from meowgent_nb.notebook.approvals._elicit_form import ElicitFormView
 
     form = form_from_schema("<script>alert(1)</script>", SCHEMA)
     running = SimpleNamespace(call=ToolCall("srv_<i>tool</i>", {}))
@@ -386,7 +386,7 @@ def test_a_real_server_s_odd_form_is_refused_back_to_it_and_told_to_the_person_i
     from pathlib import Path
 
     from meowgent_nb import Agent, ScriptedModel
-    from meowgent_nb.mcp.client import McpToolbox
+    from meowgent_nb.mcp.client.toolbox import McpToolbox
 
     asking = str(Path(__file__).parents[1] / "mcp_servers" / "asking_server.py")
     problems = {

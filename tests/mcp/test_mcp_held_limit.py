@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from meowgent_nb import Agent, ScriptedModel
-from meowgent_nb.mcp._asking import ElicitAnswer
-from meowgent_nb.mcp.client import McpToolbox
+from meowgent_nb.mcp.client._asking import ElicitAnswer
+from meowgent_nb.mcp.client.toolbox import McpToolbox
 from tests.mcp_servers import serving
 
 ASKING = str(Path(__file__).parents[1] / "mcp_servers" / "asking_server.py")

@@ -21,9 +21,9 @@ from IPython.utils.capture import capture_output
 
 from meowgent_nb.agent._running_call import RUNNING_CALL, RunningCall
 from meowgent_nb.agent.events import ToolCallEvent, ToolResultEvent
-from meowgent_nb.mcp._progress import LogEntry, Progress
-from meowgent_nb.mcp.client import McpToolbox
-from meowgent_nb.notebook.transcript import Transcript
+from meowgent_nb.mcp.client._progress import LogEntry, Progress
+from meowgent_nb.mcp.client.toolbox import McpToolbox
+from meowgent_nb.notebook.views.transcript import Transcript
 from meowgent_nb.tools.calls import ToolCall, ToolResult
 from tests.mcp_servers.serving import http_server
 

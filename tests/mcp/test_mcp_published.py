@@ -7,9 +7,9 @@ import pytest
 
 from meowgent_nb import tool
 from meowgent_nb.errors import ToolDefinitionError
-from meowgent_nb.mcp.client import McpServerError, McpToolbox
-from meowgent_nb.mcp.published import prompt, resource
-from meowgent_nb.mcp.serve import ToolServer
+from meowgent_nb.mcp.client.toolbox import McpServerError, McpToolbox
+from meowgent_nb.mcp.server.published import prompt, resource
+from meowgent_nb.mcp.server.serve import ToolServer
 
 NOTES = {"groceries": "Milk, eggs.", "a b": "A note with a space."}
 

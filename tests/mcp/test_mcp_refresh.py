@@ -13,7 +13,7 @@ import pytest
 from IPython.utils.capture import capture_output
 
 from meowgent_nb import Agent, ScriptedModel
-from meowgent_nb.mcp.client import McpServerError, McpToolbox, ToolChanges
+from meowgent_nb.mcp.client.toolbox import McpServerError, McpToolbox, ToolChanges
 from tests.mcp_servers import serving
 
 SERVER = str(Path(__file__).parents[1] / "mcp_servers" / "changing_server.py")

@@ -10,9 +10,9 @@ from pydantic import BaseModel
 
 from meowgent_nb import Approved, tool
 from meowgent_nb.errors import ToolDefinitionError
-from meowgent_nb.mcp._serve_types import annotations_of, output_schema_of
-from meowgent_nb.mcp.client import McpToolbox, McpToolError
-from meowgent_nb.mcp.serve import ToolServer
+from meowgent_nb.mcp.server._serve_types import annotations_of, output_schema_of
+from meowgent_nb.mcp.client.toolbox import McpToolbox, McpToolError
+from meowgent_nb.mcp.server.serve import ToolServer
 
 
 class Weather(BaseModel):

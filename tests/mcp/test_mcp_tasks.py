@@ -17,8 +17,8 @@ import pytest
 
 from meowgent_nb import Agent, ScriptedModel
 from meowgent_nb.agent.approvals import Approved
-from meowgent_nb.mcp._tasks import _interval
-from meowgent_nb.mcp.client import McpServerError, McpToolbox, McpToolError
+from meowgent_nb.mcp.client._tasks import _interval
+from meowgent_nb.mcp.client.toolbox import McpServerError, McpToolbox, McpToolError
 
 SERVER = str(Path(__file__).parents[1] / "mcp_servers" / "task_server.py")
 STEPS = [

@@ -17,8 +17,8 @@ import pytest
 
 from meowgent_nb import Agent, ScriptedModel
 from meowgent_nb.agent.approvals import Approved
-from meowgent_nb.mcp._asking import ElicitAnswer
-from meowgent_nb.mcp.client import McpToolbox
+from meowgent_nb.mcp.client._asking import ElicitAnswer
+from meowgent_nb.mcp.client.toolbox import McpToolbox
 
 PACKAGE = "@modelcontextprotocol/server-everything@2026.8.31"
 ANSWER = {"name": "Ada Lovelace", "check": True, "integer": 7, "untitledMultipleSelectEnum": ["Piano", "Drums"],

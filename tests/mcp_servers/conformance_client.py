@@ -32,7 +32,7 @@ class Defaults:
         return [Approved("conformance client") for _ in requests]
 
     async def elicit(self, request):
-        from meowgent_nb.mcp._asking import ElicitAnswer
+        from meowgent_nb.mcp.client._asking import ElicitAnswer
 
         return ElicitAnswer("accept", {f.name: f.default for f in request.form.fields if f.default is not None})
 
@@ -63,7 +63,7 @@ def run(url: str, scenario: str, context: dict) -> str:
     import tempfile
 
     from meowgent_nb import Agent, ScriptedModel
-    from meowgent_nb.mcp.client import McpToolbox, OAuth
+    from meowgent_nb.mcp.client.toolbox import McpToolbox, OAuth
 
     machine = scenario.startswith("auth/client-credentials")  # a program's own credentials, no person
     oauth = OAuth(

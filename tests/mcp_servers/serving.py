@@ -24,12 +24,14 @@ def http_server(script: str, log_dir: Path, *extra: str) -> Iterator[str]:
     with open(log_dir / f"server-{port}.log", "w") as log:
         process = subprocess.Popen([sys.executable, script, "http", str(port), *extra], stdout=log, stderr=log)
         try:
-            for _ in range(150):  # up to 15 s for the server to listen
+            deadline = time.monotonic() + 60  # a loaded machine starts Python and the SDK slowly
+            while True:
                 try:
                     socket.create_connection(("127.0.0.1", port), timeout=0.1).close()
                     break
                 except OSError:
                     assert process.poll() is None, f"the HTTP server {Path(script).name} exited"
+                    assert time.monotonic() < deadline, f"the HTTP server {Path(script).name} did not listen in 60 s"
                     time.sleep(0.1)
             yield f"http://127.0.0.1:{port}/mcp"
         finally:

@@ -17,7 +17,7 @@ def write_file(path: str, text: str) -> str:
 
 @pytest.fixture
 def row():
-    from meowgent_nb.notebook._approval_row import ApprovalRow
+    from meowgent_nb.notebook.approvals._approval_row import ApprovalRow
 
     arguments = {"path": "a.txt", "text": "hi"}
     chosen: list = []
@@ -55,7 +55,7 @@ def test_what_runs_is_what_the_check_showed_even_if_the_box_changed_since(row):
 
 
 def _titled(title: str) -> ApprovalRequest:
-    from meowgent_nb.mcp.client import mcp_tool
+    from meowgent_nb.mcp.client.toolbox import mcp_tool
 
     spec = {"name": "search", "title": title, "inputSchema": {"type": "object", "properties": {"q": {"type": "string"}}}}
     made = mcp_tool(spec, lambda name, arguments: "", prefix="web_")
@@ -63,8 +63,8 @@ def _titled(title: str) -> ApprovalRequest:
 
 
 def test_an_mcp_tools_title_is_shown_above_the_buttons_and_in_the_text_forms_with_hidden_characters_escaped():
-    from meowgent_nb.notebook._approval_row import ApprovalRow
-    from meowgent_nb.notebook.policy_approvals import call_text, row_html
+    from meowgent_nb.notebook.approvals._approval_row import ApprovalRow
+    from meowgent_nb.notebook.approvals.policy_approvals import call_text, row_html
 
     request = _titled("Search <b>the</b> web\u202e")
     row = ApprovalRow(request, lambda c, a: None, lambda f, *a: f(*a))
@@ -80,8 +80,8 @@ def test_an_mcp_tools_title_is_shown_above_the_buttons_and_in_the_text_forms_wit
 
 
 def test_a_tool_without_a_title_shows_none():
-    from meowgent_nb.notebook._approval_row import ApprovalRow
-    from meowgent_nb.notebook.policy_approvals import call_text
+    from meowgent_nb.notebook.approvals._approval_row import ApprovalRow
+    from meowgent_nb.notebook.approvals.policy_approvals import call_text
 
     arguments = {"path": "a.txt", "text": "hi"}
     request = ApprovalRequest(ToolCall("write_file", arguments), write_file, arguments)

@@ -28,7 +28,7 @@ SETUP = f'''\
 %config AgentMagics.tool_timeout = 300
 import sys
 from meowgent_nb import ScriptedModel
-from meowgent_nb.mcp.client import McpToolbox
+from meowgent_nb.mcp.client.toolbox import McpToolbox
 shop = McpToolbox("shop", [sys.executable, {SERVER!r}], call_timeout=300)
 model = ScriptedModel(['<tool_call>{{"name": "shop_sign_up", "arguments": {{}}}}</tool_call>', "You are signed up."])
 '''

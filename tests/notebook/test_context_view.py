@@ -7,7 +7,7 @@ import re
 from IPython.utils.capture import capture_output
 
 from meowgent_nb import ScriptedModel, tool
-from meowgent_nb.notebook.agent_magics import AgentMagics
+from meowgent_nb.notebook.magics.agent_magics import AgentMagics
 
 CALL = '<tool_call>{"name": "c_add", "arguments": {"a": 1, "b": 2}}</tool_call>'
 

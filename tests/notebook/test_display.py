@@ -46,10 +46,10 @@ from meowgent_nb import (
     tools_json_schema,
 )
 from meowgent_nb.errors import RunInterrupted
-from meowgent_nb.notebook._html import markdown_html
+from meowgent_nb.notebook.views._html import markdown_html
 from meowgent_nb._visible import is_hidden
-from meowgent_nb.notebook.display import LiveDisplay, show_run
-from meowgent_nb.notebook.transcript import Transcript
+from meowgent_nb.notebook.views.display import LiveDisplay, show_run
+from meowgent_nb.notebook.views.transcript import Transcript
 from meowgent_nb.tools.view import ToolsView, tool_mimebundle
 
 
@@ -855,7 +855,7 @@ def test_an_interrupted_run_shows_the_calls_that_did_not_finish(ip):
 
 NOTEBOOK_SETUP = '''\
 from meowgent_nb import Agent, ScriptedModel, tool
-from meowgent_nb.notebook.display import show_run
+from meowgent_nb.notebook.views.display import show_run
 
 @tool
 def get_weather(city: str) -> str:
@@ -941,7 +941,7 @@ def contrast(a: str, b: str) -> float:
 
 
 def test_status_colours_read_on_light_and_dark_themes():
-    from meowgent_nb.notebook._html import STATUS_COLORS
+    from meowgent_nb.notebook.views._html import STATUS_COLORS
 
     for status, color in STATUS_COLORS.items():
         assert contrast(color, "#ffffff") >= 4.5, f"white text on the {status} pill"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from meowgent_nb import Agent, ScriptedModel, tool
 from meowgent_nb import ToolCall
 from meowgent_nb.agent.events import ApprovalRequested, ToolCallEvent, TurnEnd
-from meowgent_nb.notebook.transcript import Transcript
+from meowgent_nb.notebook.views.transcript import Transcript
 from tests.notebook.test_display import call, events_of, ticking
 
 

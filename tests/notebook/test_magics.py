@@ -7,7 +7,7 @@ from IPython.core.error import UsageError
 from IPython.utils.capture import capture_output
 
 from meowgent_nb import ScriptedModel, Toolbox, tool
-from meowgent_nb.notebook.agent_magics import AgentMagics, rewrite_agent_cell
+from meowgent_nb.notebook.magics.agent_magics import AgentMagics, rewrite_agent_cell
 
 
 def magics(shell) -> AgentMagics:
@@ -29,7 +29,7 @@ def test_load_twice_and_unload_removes_exactly_what_was_added(ip):
 
 def test_the_cell_becomes_an_await(ip):
     code = ip.input_transformer_manager.transform_cell("%%agent --new\nWhat's in {city}?\n")
-    assert code == "await __import__('meowgent_nb.notebook.agent_magics').notebook.agent_magics.agent_cell('--new', \"What's in {city}?\\n\")\n"
+    assert code == "await __import__('meowgent_nb.notebook.magics.agent_magics').notebook.magics.agent_magics.agent_cell('--new', \"What's in {city}?\\n\")\n"
     assert rewrite_agent_cell(["%%agents\n"]) == ["%%agents\n"]
 
 

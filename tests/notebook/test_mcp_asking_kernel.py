@@ -21,7 +21,7 @@ SETUP = f"""
 %load_ext meowgent_nb
 import sys
 from meowgent_nb import ScriptedModel
-from meowgent_nb.mcp.client import McpToolbox
+from meowgent_nb.mcp.client.toolbox import McpToolbox
 new = McpToolbox("new", [sys.executable, {SERVER!r}])
 old = McpToolbox("old", [sys.executable, {SERVER!r}, "legacy"])
 def calling(name, *after, **arguments):

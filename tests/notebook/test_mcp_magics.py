@@ -12,7 +12,7 @@ from IPython.core.error import UsageError
 from IPython.utils.capture import capture_output
 
 from meowgent_nb import Approved, Denied, ScriptedModel, tool
-from meowgent_nb.mcp.client import McpServerError, McpToolbox, McpToolError
+from meowgent_nb.mcp.client.toolbox import McpServerError, McpToolbox, McpToolError
 
 SERVER = str(Path(__file__).parents[1] / "mcp_servers" / "demo_server.py")
 ADD = f"mcp add demo -- {shlex.quote(sys.executable)} {shlex.quote(SERVER)}"
@@ -251,7 +251,7 @@ def test_serve_the_notebook_tools_and_stop(ip):
 
 def test_a_token_that_begins_with_a_dash_is_the_tokens_value_not_an_option(ip, monkeypatch):
     # secrets.token_urlsafe starts with "-" one time in 64: CI once failed on "--token -etAcs...".
-    import meowgent_nb.mcp.serve as serve
+    import meowgent_nb.mcp.server.serve as serve
 
     monkeypatch.setattr(serve.secrets, "token_urlsafe", lambda n: "-" + "x" * 42)
     ip.user_ns["t_echo"] = _echo

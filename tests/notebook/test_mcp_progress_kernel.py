@@ -19,7 +19,7 @@ SETUP = f"""
 %load_ext meowgent_nb
 import sys
 from meowgent_nb import ScriptedModel
-from meowgent_nb.mcp.client import McpToolbox
+from meowgent_nb.mcp.client.toolbox import McpToolbox
 p = McpToolbox("p", [sys.executable, {SERVER!r}])
 t = McpToolbox("t", [sys.executable, {TASKS!r}, "tasks"], approval={{"render": False}}, include=["render"])
 def calling(name, *after, **arguments):

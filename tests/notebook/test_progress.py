@@ -35,8 +35,8 @@ from meowgent_nb import (
 from meowgent_nb.agent.result import AgentResult
 from meowgent_nb.agent.events import FinalAnswer
 from meowgent_nb.models.base import describe_model
-from meowgent_nb.notebook.display import LiveDisplay
-from meowgent_nb.notebook.transcript import Transcript
+from meowgent_nb.notebook.views.display import LiveDisplay
+from meowgent_nb.notebook.views.transcript import Transcript
 
 MUTED = "opacity: 0.65; font-size: 0.85em"
 

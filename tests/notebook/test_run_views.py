@@ -20,8 +20,8 @@ from IPython.utils.capture import capture_output
 
 from meowgent_nb import Agent, Approved, Denied, ScriptedModel, tool
 from meowgent_nb._html import seconds
-from meowgent_nb.notebook.display import LiveDisplay
-from meowgent_nb.notebook.transcript import Transcript
+from meowgent_nb.notebook.views.display import LiveDisplay
+from meowgent_nb.notebook.views.transcript import Transcript
 
 
 def call(name: str, **arguments: Any) -> str:

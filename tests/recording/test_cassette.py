@@ -673,7 +673,7 @@ def test_a_notebook_wide_cassette_records_once_then_replays_in_a_new_session(not
 
 
 def test_cassette_traits_default_from_the_environment(notebook, monkeypatch):
-    from meowgent_nb.notebook.agent_magics import AgentMagics
+    from meowgent_nb.notebook.magics.agent_magics import AgentMagics
 
     monkeypatch.setenv("MEOWGENT_CASSETTE", "ci.cassette.json")
     monkeypatch.setenv("MEOWGENT_CASSETTE_MODE", "Replay")

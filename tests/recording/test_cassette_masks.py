@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from meowgent_nb import Agent, AutoApprove, ScriptedModel, tool
 from meowgent_nb.agent.result import AgentResult
-from meowgent_nb.mcp.client import McpToolbox
+from meowgent_nb.mcp.client.toolbox import McpToolbox
 from meowgent_nb.models import ModelChunk, ModelRequest
 from meowgent_nb.recording._file import chunk_json, request_fields
 from meowgent_nb.recording.cassette import Cassette, RecordingModel, ReplayModel, ToolTape

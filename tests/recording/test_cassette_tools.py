@@ -335,7 +335,7 @@ def test_vcr_mode_names_are_accepted_wherever_a_mode_is(notebook, monkeypatch, t
     assert type(replay) is ReplayModel and replay.tool_tape.mode == "replay"
     auto = cassette_model(str(tmp_path / "a.json"), "new", lambda: inner, name="s")
     assert type(auto) is ReplayModel and auto.tool_tape.mode == "auto"
-    from meowgent_nb.notebook.agent_magics import AgentMagics
+    from meowgent_nb.notebook.magics.agent_magics import AgentMagics
 
     for value, expected in (("New", "new"), ("all", "all"), ("NONE", "none")):
         monkeypatch.setenv("MEOWGENT_CASSETTE_MODE", value)

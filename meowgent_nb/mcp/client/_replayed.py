@@ -1,0 +1,81 @@
+"""A recorded `McpToolbox`'s tools made from a cassette's listing, and the approval they keep.
+
+What a person said (the box's ``approval=`` and ``timeout=``) and what the live server says (its
+annotations) about a tool can be raised by a file, never lowered: a cassette is a file anyone can
+edit, and a hand-edited ``"approval": false`` must not let a destructive tool run unasked.
+
+- In replay (no server), a tool asks when the recording says so *or* the person's ``approval=``
+  does; its time limit is the person's ``timeout=``, shortened by the recording's, never
+  lengthened or removed (without a ``timeout=``, the agent's default holds, as it does live).
+- A call the cassette has no recording of (mode auto / new) starts the server. From then on a
+  tool asks when the live listing (with the person's ``approval=``) says so or the recording
+  does. The call that started it, let through unasked because the recording said it needs no
+  approval while the live server says it does, does nothing: it raises `ApprovalMissing`, and
+  the agent (`agent.calls`) puts it to the approver then, running it only if approved.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..content._recorded_values import MCP_VALUES
+from ._server_context import READ_TOOL
+from ._session import McpServerError
+from ...agent._running_call import RUNNING_CALL
+from ...errors import ApprovalMissing
+from ...tools.core import Tool
+
+__all__ = ["replayed_tools", "tighter"]
+
+
+def replayed_tools(box: Any, listing: Any) -> dict[str, Tool]:
+    """The tools of ``box`` (an `McpToolbox` made with ``record=True``) that ``listing`` (a
+    cassette's `ListingEntry`) describes, by name; a call without a recording runs live."""
+    from ...recording._tool_tape import listed_tool
+
+    overrides, timeout = box._options[0], box._options[3]
+    made: dict[str, Tool] = {}
+    for fields in listing.listing:
+        remote = fields.remote_name or fields.name
+        said = next((overrides[k] for k in (remote, fields.name) if k in overrides), None)
+        if fields.remote_name is None and said is None:  # the box's read_resource tool
+            said = overrides.get(READ_TOOL)
+        tool = listed_tool(fields, _live_handler(box, remote, fields.name, made))
+        tool.approval = bool(fields.approval) or said is True
+        tool.timeout = tighter(timeout, fields.timeout)
+        tool.value_codec = MCP_VALUES  # type: ignore[attr-defined]
+        made[tool.name] = tool
+    return made
+
+
+def tighter(given: float | None, recorded: float | None) -> float | None:
+    """The time limit a recorded tool keeps: the person's, shortened (never lengthened) by the
+    recording's; None (the agent's default) when the person gave none."""
+    if given is None:
+        return None
+    return given if recorded is None else min(given, recorded)
+
+
+def _live_handler(box: Any, remote: str, local: str, made: dict[str, Tool]) -> Any:
+    def handler(**arguments: Any) -> Any:
+        # Only a call the cassette has no recording of gets here (mode auto): it needs the server.
+        if not box._connection.alive:
+            box._start()
+        live = {getattr(t, "remote_name", None) or t.name: t for t in box._tools.values()}  # read_resource: by name
+        for tool in made.values():  # the live listing's approval holds from now on
+            twin = live.get(getattr(tool, "remote_name", None) or tool.name)
+            if twin is not None and twin.approval:
+                tool.approval = True
+        own = live.get(remote)
+        if own is None:
+            raise McpServerError(f"The MCP server {box.name!r} no longer offers the tool {remote!r}.")
+        running = RUNNING_CALL.get()  # None: called from the person's own code, not by a model
+        if own.approval and running is not None and not running.approved:
+            raise ApprovalMissing(
+                f"the cassette {box.tape_path or ''} says {local!r} needs no approval, but the live server"
+                f" {box.name!r} says it does, and this call has no recording, so it was not run without a"
+                " person's approval. Record the listing again (mode all) to correct the cassette."
+            )
+        return own.function(**arguments)
+
+    return handler

@@ -1,0 +1,134 @@
+"""A `Tool` from one entry of an MCP server's tool listing (`mcp_tool`), and approval defaults.
+
+See `client` for what the toolbox does with them.
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+from ..content._results import result_value, value_schema, wraps_result
+from ._session import _field
+from ...errors import ToolDefinitionError
+from ...tools._examples import split_examples
+from ...tools.core import Tool
+
+__all__ = ["BAD_NAME_CHARS", "mcp_tool", "needs_approval"]
+
+BAD_NAME_CHARS = re.compile(r"[^A-Za-z0-9_.-]")
+_TITLE_LIMIT = 100  # characters of a server's title kept (it is outside text, shown on one line)
+_NEEDS_TASKS = "it runs only as an MCP task, and no session was given that can run one"
+
+
+def needs_approval(annotations: Any) -> bool:
+    """Whether a tool with these MCP annotations asks before it runs.
+
+    ``destructiveHint`` true -> yes; else ``openWorldHint`` true -> yes (it reaches outside: the
+    web, other people's systems, even when it only reads); else ``readOnlyHint`` true -> no; else
+    yes. Annotations may be the SDK's object (``destructive_hint``) or a dict in the wire's
+    spelling.
+    """
+    if _field(annotations, "destructive_hint", "destructiveHint") is True:
+        return True
+    if _field(annotations, "open_world_hint", "openWorldHint") is True:
+        return True
+    return _field(annotations, "read_only_hint", "readOnlyHint") is not True
+
+
+def mcp_tool(
+    spec: Any,
+    call: Callable[[str, dict[str, Any]], str],
+    *,
+    prefix: str = "",
+    approval: bool | None = None,
+    timeout: float | None = None,
+    server: str | None = None,
+    task_problem: str | None = _NEEDS_TASKS,
+) -> Tool:
+    """A `Tool` from one entry of an MCP server's tool listing.
+
+    Characters a tool name may not have here (``/``, spaces, ...) become ``_``; the tool's
+    ``remote_name`` attribute keeps the server's name, which calls use, its ``title``
+    attribute the server's title for people (the tool's, else its annotations'; None if neither),
+    and its ``output_schema`` attribute the schema of the values its calls return (see
+    `value_schema`; None where a call's value is its text).
+
+    Args:
+        spec: The listed tool: the SDK's ``Tool`` (``input_schema``, mcp 2.x) or a dict / object
+            with ``inputSchema`` (the wire's and mcp 1.x's spelling).
+        call: Called with the server's tool name and the validated arguments; returns the text,
+            or the server's ``CallToolResult``, which becomes the call's value (its structured
+            content where it has one, see `result_value`; the model reads the server's text).
+        prefix: Put before the tool's name (e.g. ``"github_"``) to avoid clashes.
+        approval: Whether calls ask first; None: from the annotations (see `needs_approval`).
+        timeout: Seconds a call may take, or None for the agent's default.
+        server: The server's name, for the warning about examples that are left out.
+        task_problem: Why a tool that runs only as a task cannot (see `_tasks.task_problem`), or
+            None when the session can run it: the tool's ``runs_as_task`` attribute is then
+            True, and ``call`` must make a task of it.
+
+    Raises:
+        ToolDefinitionError: The schema is not valid JSON Schema, the name cannot be made a tool
+            name, or the tool runs only as a task (``execution.taskSupport: "required"``) and
+            ``task_problem`` says why it cannot.
+    """
+    remote = _field(spec, "name", "name")
+    as_task = _field(_field(spec, "execution", "execution"), "task_support", "taskSupport") == "required"
+    if as_task and task_problem is not None:
+        raise ToolDefinitionError(f"the MCP tool {remote!r}", [task_problem])
+    schema = _field(spec, "input_schema", "inputSchema") or {"type": "object"}
+    title = _title(spec)
+    description = _field(spec, "description", "description") or title or ""
+    name = BAD_NAME_CHARS.sub("_", prefix + remote)[:64]
+    if approval is None:
+        approval = needs_approval(_field(spec, "annotations", "annotations"))
+
+    listed_schema = _field(spec, "output_schema", "outputSchema")
+    wrapped, output_schema = wraps_result(listed_schema), value_schema(listed_schema)
+
+    def handler(**arguments: Any) -> Any:
+        answer = call(remote, arguments)
+        return answer if isinstance(answer, str) else result_value(answer, wrapped)
+
+    schema, examples = split_examples(schema)  # a bad example should not cost the tool itself
+    made = Tool.from_schema(name, description, schema, handler, approval=approval, timeout=timeout)
+    made.remote_name = remote  # type: ignore[attr-defined]
+    made.title = title  # type: ignore[attr-defined]
+    made.output_schema = output_schema  # type: ignore[attr-defined]
+    made.runs_as_task = as_task  # type: ignore[attr-defined]
+    made.idempotent = _field(_field(spec, "annotations", "annotations"), "idempotent_hint", "idempotentHint") is True  # type: ignore[attr-defined]
+    if examples is not None:
+        left_out = made._adopt_examples(examples)
+        if left_out:
+            _warn_examples(server, remote, len(made.examples), left_out)
+    return made
+
+
+def _title(spec: Any) -> str | None:
+    """The server's title for a tool, on one line and bounded; None when it has none."""
+    title = _field(spec, "title", "title") or _field(
+        _field(spec, "annotations", "annotations"), "title", "title"
+    )
+    if not isinstance(title, str) or not title.strip():
+        return None
+    title = " ".join(title.split())
+    return title if len(title) <= _TITLE_LIMIT else title[: _TITLE_LIMIT - 3] + "..."
+
+
+_SHOWN_PROBLEMS = 3
+
+
+def _warn_examples(server: str | None, remote: str, kept: int, problems: list[str]) -> None:
+    """Say which of a server tool's examples are left out, in one bounded line."""
+    source = f"the MCP server {server!r}" if server else "an MCP server"
+    shown = "".join(f"\n- {problem[:200]}" for problem in problems[:_SHOWN_PROBLEMS])
+    if len(problems) > _SHOWN_PROBLEMS:
+        shown += f"\n- and {len(problems) - _SHOWN_PROBLEMS} more"
+    offered = f"with the {kept} that fit" if kept else "without examples"
+    warnings.warn(
+        f"Examples of the tool {remote[:64]!r} from {source} are left out (it is offered {offered}):{shown}",
+        stacklevel=3,
+    )

@@ -1,0 +1,480 @@
+"""Tools from MCP servers: `McpToolbox` connects to a server and makes each of its tools a `Tool`.
+
+Each server tool is described to the model with its real arguments (its input schema, validated
+with `jsonschema` before any approval), and runs through the server's session. The sessions live
+on one background event loop (see `_mcp_thread`), because the kernel's loop is busy while a cell
+runs. Works with the official ``mcp`` package, 2.x; it is imported when a toolbox is made.
+
+Approval defaults come from the tool's annotations (see `needs_approval`): ``destructiveHint``
+or ``openWorldHint`` true asks, else ``readOnlyHint`` true runs without asking, anything else asks
+(an outside server is not trusted by default). Override per tool with ``approval={"name": False}``
+or by setting ``tool.approval``. A tool's ``title`` (or its annotations' ``title``) is kept as the
+tool's ``title`` attribute, for listings and approvals; the model is given its name.
+
+A tool's examples are JSON Schema's own top-level ``examples`` keyword in its input schema (a list
+of argument objects). Those that the tool's validation accepts are kept (at most 5); the others
+are left out with a warning naming the server and the tool: a server's listing is outside input,
+and a bad example never keeps a server or a tool from being added.
+
+Besides tools, a box reads the server's resources and resource templates (`McpToolbox.read`),
+prompts (`McpToolbox.prompt`), completions and instructions; see `_server_context`. With
+``read_resources=True`` the model gets a ``read_resource`` tool for the server's resources (to
+follow a resource link in a tool's result).
+
+When the server changes its tools (``notifications/tools/list_changed``), the box lists them
+again before its tools are next used; `refresh` does it by hand (see `_refresh`).
+
+A tool that can only run as an MCP task (``execution.taskSupport: "required"``, protocol
+2025-11-25) runs as one (see `_tasks`): its status is a line in the call's card, and giving the
+call up (Stop, the time limit) cancels the task on the server. Where the session cannot run
+tasks, the tool is not offered, and `McpToolbox.skipped` says why. A tool for which tasks are
+``"optional"`` gets plain calls. Stop ends a plain call on the server too (it is cancelled).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import tempfile
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from ._asking import Asked, ServerAsks
+from ._context import McpImage
+from ._oauth import OAuth, oauth_options, provider, refusal
+from ._progress import LogEntry, ServerNotes
+from ._reconnect import CONNECT_FIX, MARGIN, Reconnect
+from ..content._recorded_values import MCP_VALUES
+from ._refresh import ToolChanges, ToolRefresh, listing_key
+from ..content._results import StructuredResult
+from ._server_context import READ_TOOL, ServerContext
+from ._server_tool import BAD_NAME_CHARS, mcp_tool, needs_approval
+from ._session import McpServerError, McpToolError, _Connection
+from ._taped import Taped
+from ._tasks import task_problem
+from .._thread import background_loop
+from ..config import masked, redact
+from ...errors import ToolDefinitionError
+from ...tools.toolbox import Toolbox
+from ...tools.core import Tool
+
+__all__ = [
+    "McpImage",
+    "McpServerError",
+    "McpToolError",
+    "McpToolbox",
+    "OAuth",
+    "StructuredResult",
+    "ToolChanges",
+    "mcp_tool",
+    "needs_approval",
+]
+
+_PREFIX = re.compile(r"([A-Za-z_][A-Za-z0-9_.-]{0,31})?")
+
+
+class McpToolbox(ServerContext, Reconnect, ToolRefresh, Taped, Toolbox):
+    """The tools of one MCP server, connected over stdio or streamable HTTP.
+
+    Making it starts the server (stdio) or connects to it (HTTP) and lists its tools. Close it with
+    `close` (or use it as a context manager); the process's sessions also close at exit.
+
+    Example::
+
+        files = McpToolbox("files", ["python", "files_server.py"], approval={"read": False})
+        web = McpToolbox("web", url="http://127.0.0.1:8000/mcp", headers={"Authorization": "Bearer ..."})
+
+    Args:
+        name: What the server is called here; also the tools' name prefix.
+        command: The stdio server's command and arguments (a list, or one string split like a
+            shell would); give this or ``url``.
+        url: The streamable-HTTP endpoint, e.g. ``http://127.0.0.1:8000/mcp``.
+        headers: HTTP headers to send (for example a bearer token).
+        oauth: Authorize with an OAuth-protected HTTP server: True, or an `OAuth` (a client id,
+            scopes, or a program's own ``authorize`` handler). The first connection shows the
+            authorization link; the tokens are kept per server in a 0600 file under the user's
+            config directory, refreshed when they expire, and masked in every message (`_oauth`).
+        prefix: What tool names start with: True for ``NAME_`` (``github_search``), False for
+            nothing (the server's names), or a string (``"gh_"``: ``gh_search``).
+        approval: Per-tool overrides of the annotation defaults: ``{"search": False}`` (server or
+            local names).
+        include: Offer only these of the server's tools (server names); or
+        exclude: offer all but these. A name the server does not have is an error.
+        timeout: Seconds each call may take (the tools' own limit); None: the agent's limit.
+        call_timeout: When ``timeout`` is None, seconds after which a call is abandoned here;
+            set it to the agent's limit (``%tools mcp`` uses ``AgentMagics.tool_timeout``).
+        env: Extra environment variables for a stdio server.
+        cwd: The working directory of a stdio server.
+        connect_timeout: Seconds to wait for the server to start and list its tools.
+        secrets: Strings never shown in the box's repr, listings or error messages (``***``
+            instead), e.g. values a configuration file took from the environment. The values of
+            ``env`` and ``headers`` are always among them (those of 4 characters or more).
+        read_resources: Offer the model a ``read_resource`` tool (``NAME_read_resource``) that
+            reads this server's resources: listed ones, those its templates make, and those its
+            tools' results link to; it runs without asking (override with ``approval=``).
+        use_instructions: Put the server's instructions (`instructions`) in the system prompt of
+            ``%%agent`` cells that offer its tools, as a delimited, escaped block.
+        sampling: What happens when the server asks to use the model (``sampling/createMessage``)
+            during a call: ``"ask"`` (the person approves the request, then the answer, in the
+            running cell; refused in headless runs), ``"allow"`` (the model answers without
+            asking; the card says so), or ``"deny"`` (not offered to the server).
+        sampling_model: The model that answers sampling requests; None: the model of the agent
+            whose call the server is serving.
+        roots: The folders offered to the server as roots (``roots/list``), e.g. ``["."]`` for
+            the working directory. A server such as the reference filesystem server then works
+            in these instead of the folders its command names. None given: no roots are offered
+            (the capability is not declared), and the server keeps what it was configured with.
+        log_level: The least severe of the server's log messages kept in `log` ("debug", "info",
+            "notice", "warning", "error", "critical", "alert", "emergency"); the server is asked
+            to send nothing below it.
+        record: Record the box's calls, and what it offers the model (each tool's name,
+            description, schema, approval and timeout, and the instructions), in the cell's
+            cassette beside the model's answers, and replay them from it: in replay the server is
+            not even started (see `use_tape`). The server starts when the box is first used
+            without a cassette that replays it; until then the box is not connected. A cassette
+            can raise a tool's approval or shorten its time limit, never lower them (`_replayed`).
+
+    A server's request for input (elicitation) during a call is shown as a form in the running
+    cell, under the call's card; headless runs decline it. See `history` for what the server
+    asked and what became of it. A call's progress notifications are a live progress line in its
+    card (in a ``%%agent`` cell; ignored elsewhere); the server's log messages are kept in `log`,
+    and those at warning and above during a call are lines in its card too (see `_progress`).
+
+    When the server says its tools changed, the box lists them again the next time its tools are
+    looked at (a ``%%agent`` cell gathering them), printing what changed; `refresh` does it by hand.
+    A call to a tool the server no longer offers is refused with an error that says so.
+
+    Raises:
+        McpServerError: The server did not start, could not be reached, or failed to list tools.
+        ValueError: An option is wrong (a bad prefix or timeout, include/exclude/approval names a
+            tool the server does not have).
+    """
+
+    def __init__(
+        self,
+        name: str,
+        command: Sequence[str] | str | None = None,
+        *,
+        url: str | None = None,
+        headers: Mapping[str, str] | None = None,
+        oauth: OAuth | bool | None = None,
+        prefix: bool | str = True,
+        approval: Mapping[str, bool] | None = None,
+        include: Sequence[str] | None = None,
+        exclude: Sequence[str] | None = None,
+        timeout: float | None = None,
+        call_timeout: float = 30.0,
+        env: Mapping[str, str] | None = None,
+        cwd: str | None = None,
+        connect_timeout: float = 30.0,
+        secrets: Iterable[str] = (),
+        read_resources: bool = False,
+        use_instructions: bool = False,
+        sampling: str = "ask",
+        sampling_model: Any = None,
+        roots: Sequence[str | os.PathLike[str]] = (),
+        log_level: str = "info",
+        record: bool = False,
+    ):
+        Toolbox.__init__(self, name)
+        self.asks = ServerAsks(name, sampling, sampling_model, roots)
+        """The answers to the server's elicitation, sampling and roots requests (see `history`)."""
+        self.notes = ServerNotes(name, log_level)
+        """The server's log messages (see `log`) and its calls' progress."""
+        if (command is None) == (url is None):
+            raise ValueError(f"McpToolbox {name!r}: give either a command (stdio) or url= (streamable HTTP)")
+        argv = shlex.split(command) if isinstance(command, str) else list(command or [])
+        if command is not None and not argv:
+            raise ValueError(f"McpToolbox {name!r}: the command is empty")
+        for option, value in (
+            ("timeout", timeout),
+            ("call_timeout", call_timeout),
+            ("connect_timeout", connect_timeout),
+        ):
+            if value is not None and not (
+                isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0
+            ):
+                raise ValueError(
+                    f"McpToolbox {name!r}: {option} must be a positive number of seconds, got {value!r}"
+                )
+        self.prefix = _prefix(name, prefix)
+        """What the box's tool names start with ("" for none)."""
+        if include is not None and exclude is not None:
+            raise ValueError(f"McpToolbox {name!r}: give include= or exclude=, not both")
+        include, exclude = _listed(include), _listed(exclude)
+        headers, env = dict(headers or {}), dict(env or {})
+        self.env_names, self.header_names = tuple(env), tuple(headers)
+        """The names of the env variables and headers given (their values are never shown)."""
+        given = [secrets] if isinstance(secrets, str) else list(secrets)  # one string is one secret
+        self._secrets = set(given) | set(env.values()) | set(headers.values())  # OAuth adds its tokens
+        self.oauth = oauth_options(name, oauth)
+        """How the box authorizes (an `OAuth`), or None."""
+        if self.oauth is not None and url is None:
+            raise ValueError(f"McpToolbox {name!r}: oauth= is for HTTP servers (url=); a stdio server is not asked")
+        self.transport = "stdio" if url is None else "http"
+        self.target = self._redact(url if url is not None else shlex.join(argv))
+        """The command line or the URL, for listings (secrets shown as ``***``)."""
+        self.call_timeout = call_timeout
+        self.connect_timeout = connect_timeout
+        self.log_path: str | None = None
+        """Where a stdio server's stderr goes (ipykernel's stderr has no file descriptor)."""
+        self._connection = _Connection(self, argv, url, headers, env, cwd)
+        if self.oauth is not None:
+            self._connection.auth = provider(name, str(url), self.oauth, self._secrets.add)
+        self._loop = background_loop()
+        self.instructions: str | None = None
+        """What the server said about using it (``instructions`` at the start), or None."""
+        self.use_instructions = use_instructions
+        self.read_resources = read_resources
+        self.skipped: dict[str, str] = {}
+        """Server tools that are not offered (a bad schema or name, or one that runs only as a task
+        on a session that cannot run tasks), and why."""
+        self.left_out: list[str] = []
+        """Server tools left out by ``include`` / ``exclude``."""
+        self._options = (dict(approval or {}), include, exclude, timeout)
+        self._keys: dict[str, dict[str, str]] = {}
+        if not isinstance(record, bool):
+            raise ValueError(f"McpToolbox {name!r}: record must be True or False, got {record!r}")
+        self.record = record
+        """Whether the box's calls and listing are recorded in the cell's cassette (see `use_tape`)."""
+        self.replayed_from: str | None = None
+        """The cassette the box's tools were read from (the server was not started), or None."""
+        self.tape_path: str | None = None
+        """The cassette the box's tools were recorded in or replayed from (see `use_tape`), or None."""
+        self._tape_key: tuple[Any, str] | None = None
+        self._waiting = record  # a recorded box starts its server only when it must: see _tools
+        if not record:
+            self._start()
+
+    def _start(self) -> None:
+        """Start the server (stdio) or connect to it (HTTP), and list its tools."""
+        name, self._waiting = self.name, False
+        if self.transport == "stdio":
+            handle, self.log_path = tempfile.mkstemp(prefix=f"meowgent-mcp-{name}-", suffix=".log")
+            os.close(handle)
+        try:
+            waited = self.oauth.wait if self.oauth is not None else 0.0  # a person authorizing
+            listed = self._loop.run(self._connection.start(), timeout=self.connect_timeout + MARGIN + waited)
+        except BaseException as exc:
+            self._loop.run(self._connection.stop(), timeout=15)
+            error = refusal(name, self.target, self._connection.refused, self.oauth, exc) or self._connection.failure(
+                f"could not connect to the MCP server {name!r} ({self.target})",
+                exc,
+                fix=CONNECT_FIX[self.transport],
+            )
+            self._remove_log()
+            if not isinstance(exc, Exception):  # an interrupt stays an interrupt
+                raise
+            raise McpServerError(self._redact(str(error))) from None
+        self._loop.on_exit(self, self._aclose)
+        self.instructions = self._connection.instructions
+        self.replayed_from = None
+        try:
+            self._tools, self.skipped, self.left_out, self._keys = self._built(listed, strict=True, kept={})
+        except BaseException:
+            self.close()
+            raise
+
+    def _built(
+        self, listed: list[Any], *, strict: bool, kept: dict[str, tuple[dict[str, str] | None, Tool]]
+    ) -> tuple[dict[str, Tool], dict[str, str], list[str], dict[str, dict[str, str]]]:
+        """The box's tools from a listing and its options: tools, skipped, left out, listing keys.
+
+        Args:
+            listed: The server's tools.
+            strict: Whether include / exclude / approval names the server does not have are an
+                error (when the box is made), or kept for later (a refresh).
+            kept: Tools to keep as they are where their listing is the same (by local name, with
+                their `listing_key`).
+        """
+        overrides, include, exclude, timeout = dict(self._options[0]), *self._options[1:]
+        has = [spec.name for spec in listed]
+        for option, names in (("include", include), ("exclude", exclude)):
+            unknown = [n for n in (names or ()) if n not in has]
+            if unknown and strict:
+                raise ValueError(
+                    f"McpToolbox {self.name!r}: {option} names unknown tools: {', '.join(unknown)};"
+                    f" the server has: {', '.join(has) or 'none'}"
+                )
+        box, skipped, left_out, keys = Toolbox(self.name), {}, [], {}  # box: the clash rules
+        tasks = task_problem(self._connection.client, self._connection.capabilities)
+        for spec in listed:
+            local = BAD_NAME_CHARS.sub("_", self.prefix + spec.name)[:64]
+            wanted = overrides.pop(spec.name, overrides.pop(local, None))
+            if (include is not None and spec.name not in include) or (
+                exclude is not None and spec.name in exclude
+            ):
+                left_out.append(spec.name)
+                continue
+            if spec.name in self.__dict__.get("_removed", ()):  # box.remove(...): a refresh keeps it out
+                continue
+            key, (old_key, old) = listing_key(spec), kept.get(local, (None, None))
+            try:
+                if old is not None and old_key == key and old.remote_name == spec.name:
+                    made = old  # the same listing: the same Tool, with any setting made on it
+                else:
+                    made = mcp_tool(
+                        spec, self._call, prefix=self.prefix, approval=wanted, timeout=timeout, server=self.name,
+                        task_problem=tasks,
+                    )
+                made.value_codec = MCP_VALUES  # type: ignore[attr-defined]
+                made.record = self.record
+                box.add(made)
+                keys[made.name] = key
+            except ToolDefinitionError as error:  # one odd tool should not hide the server's others
+                skipped[spec.name] = "; ".join(error.problems)
+        if self.read_resources:
+            local = BAD_NAME_CHARS.sub("_", self.prefix + READ_TOOL)[:64]
+            wanted = overrides.pop(READ_TOOL, overrides.pop(local, None))
+            old = kept.get(local, (None, None))[1]
+            reader = old if old is not None and old.remote_name is None else self._reader(local, bool(wanted), timeout)
+            reader.record = self.record
+            try:
+                box.add(reader)
+            except ToolDefinitionError as error:
+                if strict:
+                    raise
+                skipped[READ_TOOL] = "; ".join(error.problems)
+        if overrides and strict:
+            raise ValueError(
+                f"McpToolbox {self.name!r}: approval names unknown tools: {', '.join(overrides)};"
+                f" the server has: {', '.join(has) or 'none'}"
+            )
+        return box._tools, skipped, left_out, keys
+
+    def remove(self, name: str) -> Tool:
+        """Remove the tool called ``name`` and return it; refreshes and reconnects leave it out too
+        (`add` it back to offer it again).
+
+        Raises:
+            KeyError: No tool has that name; the message lists the names there are.
+        """
+        removed = super().remove(name)
+        remote = getattr(removed, "remote_name", None)
+        if remote is not None:
+            self._removed = {*self.__dict__.get("_removed", ()), remote}
+        return removed
+
+    def add(self, item: Any) -> Tool:
+        """Add a tool (see `Toolbox.add`); a server tool removed before is offered by refreshes again."""
+        added = super().add(item)
+        remote = getattr(added, "remote_name", None)
+        if remote is not None:
+            self._removed = set(self.__dict__.get("_removed", ())) - {remote}
+        return added
+
+    def _redact(self, text: str) -> str:
+        return redact(text, self._secrets)
+
+    @property
+    def connected(self) -> bool:
+        """Whether the session is open (False after `close`, or once a call found the server gone)."""
+        return self._connection.alive
+
+    def ping(self, timeout: float = 2.0) -> bool:
+        """Ask the server whether it is still there (a tool listing); returns `connected` afterwards.
+
+        A server that died while idle is noticed here (or at the next call). A server that is
+        merely slow to answer within ``timeout`` counts as connected.
+        """
+        return self._loop.run(self._connection.ping(timeout), timeout=timeout + 5.0)
+
+    def _call(self, remote: str, arguments: dict[str, Any]) -> Any:
+        gone = self._gone(remote)  # an agent may hold a tool the server has dropped since
+        if gone:
+            raise McpServerError(gone)
+        tool = next((t for t in self._tools.values() if getattr(t, "remote_name", None) == remote), None)
+        limit = (
+            tool.timeout if tool is not None and tool.timeout is not None else self.call_timeout
+        ) + MARGIN
+        try:
+            # A server that asks, reports progress or logs during the call reaches the agent's call.
+            with self.asks.flight() as flight, self.notes.watch(flight) as watch:
+                as_task = bool(getattr(tool, "runs_as_task", False))
+
+                def attempt() -> Any:
+                    called = self._connection.call(
+                        remote, arguments, limit, watch.progress, task=as_task, status=watch.status
+                    )
+                    return self._loop.run(called, timeout=limit + 5.0, held=flight.running)
+
+                was_open = self._connection.alive
+                try:
+                    return attempt()
+                except McpServerError as error:
+                    if not self._retries(tool, error, flight.running, was_open):
+                        raise
+                    self._again(remote, error)
+                    return attempt()
+        except (McpServerError, McpToolError) as error:  # a server may quote its token back
+            if self._vanished(remote, error):  # the server dropped the tool since it was listed
+                raise McpServerError(self._gone(remote) or "") from None
+            raise type(error)(self._redact(str(error))) from None
+
+    @property
+    def history(self) -> list[Asked]:
+        """What the server asked during calls (input, the model, roots), and what became of it."""
+        return list(self.asks.history)
+
+    @property
+    def log(self) -> tuple[LogEntry, ...]:
+        """The server's last 200 log messages at or above ``log_level``, oldest first (``%tools mcp log NAME``)."""
+        return self.notes.log
+
+    def close(self) -> None:
+        """End the session (a stdio server is stopped) and delete its stderr log."""
+        self._loop.on_exit(self, None)
+        self._loop.run(self._connection.stop(), timeout=15)
+        self._remove_log()
+
+    async def _aclose(self) -> None:  # at interpreter exit, on the background loop
+        await self._connection.stop()
+        self._remove_log()
+
+    def _remove_log(self) -> None:
+        if self.log_path and os.path.exists(self.log_path):
+            os.remove(self.log_path)
+
+    def __enter__(self) -> McpToolbox:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        if self.__dict__.get("_waiting"):  # shown, a recorded box does not start its server
+            return f"McpToolbox({self.name!r}, {self.transport}: {self.target!r}, recorded, not started)"
+        state = "connected" if self.connected else "closed"
+        given = [
+            f"{label}={masked(dict.fromkeys(names, ''))}"
+            for label, names in (("env", self.env_names), ("headers", self.header_names))
+            if names
+        ]
+        return ", ".join(
+            [
+                f"McpToolbox({self.name!r}",
+                f"{self.transport}: {self.target!r}",
+                *given,
+                state,
+                f"tools={self.names!r})",
+            ]
+        )
+
+
+def _listed(names: Sequence[str] | str | None) -> list[str] | None:
+    """Tool names as a list; one string is one name (not its letters)."""
+    return None if names is None else [names] if isinstance(names, str) else list(names)
+
+
+def _prefix(name: str, prefix: bool | str) -> str:
+    if prefix is True:
+        return f"{name}_"
+    if prefix is False:
+        return ""
+    if not isinstance(prefix, str) or not _PREFIX.fullmatch(prefix):
+        raise ValueError(
+            f"McpToolbox {name!r}: prefix must be True, False or a string of letters, digits, '_', '.'"
+            f" and '-' starting with a letter or '_' (at most 32), got {prefix!r}"
+        )
+    return prefix

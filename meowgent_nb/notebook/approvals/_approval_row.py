@@ -1,0 +1,164 @@
+"""One call's approval controls: Approve / Edit arguments / Deny / Always allow, and the edit box.
+
+`ApprovalRow` is the widget part only: it reports a person's choice to ``on_choice`` and shows
+the outcome it is told. Which calls are asked together, the wait and the timeout are
+`widget_approvals`' part; where a row is shown (under its call's card in a running ``%%agent``
+cell, or in a panel of its own) is the caller's.
+
+Editing takes two steps, and both are there for trust. **Check** reads the text, validates it
+with the tool's parameters and shows the call that would run, read back from the kernel;
+**Approve these arguments** then runs exactly that. The read-back matters because while a cell
+runs, the widget frontend sends a widget's *first* value change at once but holds later ones
+until the kernel reports the first one done, which ipykernel does not do for comm messages
+handled during an async cell. So each Check replaces the text box with a fresh one (whose first
+change is sent again), and what runs is always what the person was shown.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Callable
+from typing import Any
+
+from ..._visible import visible_html
+from ...agent.approvals import ApprovalRequest
+from ...errors import ToolArgumentsError
+from ._labels import ALWAYS_ALLOW, APPROVE, APPROVE_EDITED, CHECK, DENY, EDIT
+from .policy_approvals import tool_title
+
+__all__ = ["ApprovalRow"]
+
+_BUTTONS = (  # description, choice, style, tooltip
+    (APPROVE, "approve", "success", "Run this call"),
+    (EDIT, "edit", "", "Change the arguments, check them, then approve the call with them"),
+    (DENY, "deny", "danger", "Do not run this call"),
+    (ALWAYS_ALLOW, "always", "", "Run this call and every later call of this tool in this session"),
+)
+
+Choice = Callable[[str, "dict[str, Any] | None"], None]
+"""Called on the loop's thread with "approve", "deny" or "always", and edited arguments or None."""
+
+
+class ApprovalRow:
+    """The buttons, the edit box and the outcome label of one call waiting for a decision.
+
+    Args:
+        request: The call, its tool and its validated arguments.
+        on_choice: Told each choice, on the thread of ``call_soon`` (the cell's loop).
+        call_soon: Runs a function on the cell's loop (clicks may arrive on another thread), in
+            the cell's context (see `call_soon_in_cell`: the boxes Check draws stay in order with
+            the buttons).
+        buttons: False for a call already decided (always allowed): only its label is shown.
+    """
+
+    def __init__(
+        self, request: ApprovalRequest, on_choice: Choice, call_soon: Callable[..., Any], *, buttons: bool = True
+    ):
+        import ipywidgets as widgets
+
+        self.request, self.on_choice, self.call_soon = request, on_choice, call_soon
+        self.label = widgets.Label("waiting for a decision", description="Decision:")
+        self.decided = False
+        self.buttons: list[Any] = []
+        self.edit_box: Any = None
+        self.checked: dict[str, Any] | None = None
+        """The edited arguments the last Check accepted and showed (what Approve these arguments runs)."""
+        if not buttons:
+            self.view = widgets.VBox([self.label])
+            return
+        self.buttons = [self._button(*spec) for spec in _BUTTONS]
+        self.editor = self._editor(json.dumps(dict(request.arguments), indent=2, ensure_ascii=False, default=repr))
+        self.check = self._button(CHECK, "check", "", "Check the arguments against the tool's parameters")
+        self.approve_edited = self._button(APPROVE_EDITED, "approve-edited", "success", "Run the call shown")
+        self.approve_edited.layout.display = "none"
+        self.problem = widgets.HTML("")
+        self.edit_box = widgets.VBox([self.editor, widgets.HBox([self.check, self.approve_edited]), self.problem])
+        self.edit_box.layout.display = "none"
+        self._line = widgets.HBox([*self.buttons, self.label])
+        title = tool_title(request)
+        self.title = None
+        """The tool's title for people (an MCP server's), above the buttons; None when it has none."""
+        if title is not None:
+            self.title = widgets.HTML(f'<div class="meowgent-approval-title">{visible_html(title)}</div>')
+        self.view = widgets.VBox([*([self.title] if self.title else []), self._line, self.edit_box])
+        self.buttons += [self.check, self.approve_edited]
+        self.view.add_class("meowgent-approval-row")
+
+    def _button(self, description: str, choice: str, style: str, tooltip: str) -> Any:
+        import ipywidgets as widgets
+
+        button = widgets.Button(description=description, button_style=style, tooltip=tooltip)
+        button.layout.width = "auto"
+        button.on_click(functools.partial(self._clicked, choice))
+        return button
+
+    @staticmethod
+    def _editor(text: str) -> Any:
+        import ipywidgets as widgets
+
+        # continuous_update=False: the text travels once, when the box loses focus (on Check).
+        editor = widgets.Textarea(value=text, rows=min(12, text.count("\n") + 2), continuous_update=False)
+        editor.layout.width = "100%"
+        return editor
+
+    def _clicked(self, choice: str, _button: Any) -> None:
+        self.call_soon(self._choose, choice)
+
+    def _choose(self, choice: str) -> None:
+        if self.decided:
+            return  # a second click, or a click after the wait ended
+        if choice == "edit":
+            self.edit_box.layout.display = "flex"
+        elif choice == "check":
+            self._check()
+        elif choice == "approve-edited":
+            if self.checked is not None:
+                same = self.checked == dict(self.request.arguments)
+                self.on_choice("approve", None if same else self.checked)
+        else:
+            self.on_choice(choice, None)
+
+    def _check(self) -> None:
+        """Validate the text; show the call it makes (or the problem) and a fresh text box."""
+        text = self.editor.value
+        fresh = self._editor(text)
+        self.edit_box.children = (fresh, *self.edit_box.children[1:])
+        self.editor.close()
+        self.editor = fresh
+        self.checked = None
+        self.approve_edited.layout.display = "none"
+        try:
+            arguments = json.loads(text)
+            if not isinstance(arguments, dict):
+                raise ValueError("the arguments must be a JSON object, {...}")
+            values = self.request.tool.validate(arguments)
+        except (ValueError, ToolArgumentsError) as error:  # JSONDecodeError is a ValueError
+            self.problem.value = (
+                f'<pre class="meowgent-edit-problem" style="color: #c62828; white-space: pre-wrap">'
+                f"{visible_html(str(error))}\nFix the arguments, then check again.</pre>"
+            )
+            return
+        self.checked = arguments
+        shown = ", ".join(f"{name}={value!r}" for name, value in values.items())
+        self.problem.value = (
+            f'<pre class="meowgent-edit-preview" style="white-space: pre-wrap">will run: '
+            f"{visible_html(self.request.tool.name)}({visible_html(shown)})</pre>"
+        )
+        self.approve_edited.layout.display = "inline-flex"
+
+    def show(self, outcome: str) -> None:
+        """The call is decided: show ``outcome`` and take the controls away."""
+        self.decided = True
+        self.label.value = outcome
+        for button in self.buttons:
+            button.disabled = True
+        if self.edit_box is not None:
+            self.edit_box.layout.display = "none"
+
+    def close(self) -> None:
+        """Free the widgets (once the row is off screen)."""
+        extra = [] if self.edit_box is None else [self._line, self.edit_box, self.editor, self.problem]
+        extra += [self.title] if getattr(self, "title", None) is not None else []
+        for widget in [self.view, self.label, *self.buttons, *extra]:
+            widget.close()

@@ -1,0 +1,207 @@
+"""Deciding without asking, and knowing when no one is there to ask.
+
+`PolicyApprover` applies ``all`` or ``none`` and shows each call with the decision. `is_headless`
+tells a headless run (nbval, nbclient, papermill send their cells with ``allow_stdin`` false);
+the interactive approvers (`InputApprover`, `WidgetApprover`) check it at every batch and follow
+``MEOWGENT_APPROVE`` instead (`headless_policy`). The text and HTML of a request, what a person
+reads before deciding, are here too, shared by all three, and so is `AsksForServers`: what all
+three do when an MCP server asks during a call (a form, a request to use the model).
+"""
+
+from __future__ import annotations
+
+import html
+import importlib.util
+import json
+import os
+import sys
+from collections.abc import Sequence
+from typing import Any, Literal
+
+from ..._visible import visible, visible_html
+from ...agent.approvals import ApprovalRequest, Approved, Decision, Denied
+from ...agent._running_call import RunningCall
+from ...mcp.client._asking import ElicitAnswer, ElicitRequest, SamplingReview
+from ...mcp.client._progress import Progress
+from . import server_asks
+from ._run_context import SHOWN_RUN
+
+__all__ = ["HEADLESS_DENIAL", "PolicyApprover", "headless_policy", "is_headless", "shows_widgets"]
+
+HEADLESS_DENIAL = "no person to approve (headless run)"
+"""What the model is told (after "Denied: ") when a headless run denies a call."""
+
+POLICIES = ("all", "none")
+_ENV = "MEOWGENT_APPROVE"
+_VALUE_LIMIT = 60  # characters of one argument's repr in the one-line form of a call
+
+
+def shows_widgets() -> bool:
+    """Whether the frontend of the running cell can show widgets (buttons, a Stop button).
+
+    JupyterLab, Notebook 7 and VS Code send each cell's id with its execute request (in the
+    request's metadata, as ``cellId``); terminal frontends (``jupyter console``, qtconsole) send
+    none and cannot show widgets, so approvals ask with ``input()`` there. ``MEOWGENT_WIDGETS=1``
+    or ``0`` overrides the guess. False outside a kernel and in headless runs.
+    """
+    kernel = running_kernel()
+    if kernel is None or is_headless() or importlib.util.find_spec("ipywidgets") is None:
+        return False
+    forced = os.environ.get("MEOWGENT_WIDGETS", "").strip().lower()
+    if forced in ("1", "yes", "true", "0", "no", "false"):
+        return forced in ("1", "yes", "true")
+    parent = kernel.get_parent("shell") or {}
+    return bool(parent.get("metadata", {}).get("cellId"))
+
+
+def nobody_to_ask() -> str | None:
+    """Why no person can answer a server's form here, or None when one can click in this cell."""
+    if is_headless():
+        return "no person to answer (headless run)"
+    if not shows_widgets():
+        return "this frontend shows no widgets, so no one can be asked here"
+    return None
+
+
+class AsksForServers:
+    """What a notebook approver does when an MCP server asks during a call (see `server_asks`):
+    shows its form, or its request to use the model, where a person can click; declines where
+    no one can (`nobody_to_ask`). A call's progress goes to its card in a ``%%agent`` cell."""
+
+    timeout: float = 600.0
+
+    async def elicit(self, request: ElicitRequest) -> ElicitAnswer:
+        return await server_asks.elicit(request, self.timeout, nobody_to_ask())
+
+    async def review_sampling(self, review: SamplingReview) -> tuple[bool, str]:
+        return await server_asks.review_sampling(review, self.timeout, nobody_to_ask())
+
+    def tell(self, running: RunningCall, text: str) -> None:
+        server_asks.tell(running, text)
+
+    def progress(self, running: RunningCall, progress: Progress) -> None:
+        server_asks.progress(running, progress)
+
+
+def is_headless() -> bool:
+    """Whether the code runs in a kernel whose current cell was sent with ``allow_stdin`` false.
+
+    nbval, nbclient and papermill send cells that way; a person's frontend does not. Outside a
+    kernel (a terminal IPython, a script) this is False.
+    """
+    kernel = running_kernel()
+    if kernel is None:
+        return False
+    # The parent is a ContextVar, so it is the request of the cell running in this task, even
+    # when another request (on a subshell) arrived since; `_allow_stdin` is only the latest one's.
+    parent = kernel.get_parent("shell") or {}
+    if parent.get("header", {}).get("msg_type") == "execute_request":
+        return not parent.get("content", {}).get("allow_stdin", False)
+    return not getattr(kernel, "_allow_stdin", False)
+
+
+class PolicyApprover(AsksForServers):
+    """Decides without asking, and shows each call with the decision and why.
+
+    In a ``%%agent`` cell the decision is shown in each call's card; elsewhere (``await
+    agent.arun(...)``, a script) as a panel of its own.
+
+    A server's form, or request to use the model, during a call is still shown to a person who
+    can click (the policy is about tool calls); in a headless run it is declined.
+
+    Args:
+        mode: ``"all"`` approves every call; ``"none"`` denies it (the model is told
+            "Denied: no person to approve (headless run)").
+        reason: Why this policy applies, shown with the decision (e.g. "MEOWGENT_APPROVE=none").
+    """
+
+    def __init__(self, mode: Literal["all", "none"], reason: str, denial: str = HEADLESS_DENIAL):
+        if mode not in POLICIES:
+            raise ValueError(f"PolicyApprover mode must be 'all' or 'none', got {mode!r}")
+        self.mode = mode
+        self.reason = reason
+        self.denial = denial
+        """What the model is told when a call is denied ("Denied: {denial}")."""
+
+    async def approve(self, requests: Sequence[ApprovalRequest]) -> list[Decision]:
+        if self.mode == "all":
+            decision: Decision = Approved(self.reason)
+            outcome = f"approved ({self.reason})"
+        else:
+            decision, outcome = Denied(self.denial, self.reason), f"denied ({self.reason})"
+        if SHOWN_RUN.get() is not None:  # a %%agent cell: each call's card says what was decided
+            return [decision] * len(requests)
+        rows = "".join(row_html(r, html.escape(outcome)) for r in requests)
+        text = requests_text(requests, [outcome] * len(requests))
+        show({"text/html": f"<div>{header_html(len(requests))}{rows}</div>", "text/plain": text})
+        return [decision] * len(requests)
+
+    def __repr__(self) -> str:
+        return f"PolicyApprover({self.mode!r}, {self.reason!r})"
+
+
+def headless_policy() -> PolicyApprover:
+    value = (os.environ.get(_ENV) or "none").strip().lower()
+    if value not in POLICIES:
+        raise ValueError(
+            f"{_ENV}={os.environ[_ENV]!r} is not a policy for headless runs; set {_ENV}=all"
+            f" (run the calls) or {_ENV}=none (deny them; the default)."
+        )
+    return PolicyApprover(value, f"{_ENV}={value}")  # type: ignore[arg-type]
+
+
+def running_shell() -> Any:
+    """The running IPython shell, or None (IPython is not imported just to find out)."""
+    ipython = sys.modules.get("IPython")
+    return ipython.get_ipython() if ipython is not None else None
+
+
+def running_kernel() -> Any:
+    return getattr(running_shell(), "kernel", None)
+
+
+def show(bundle: dict[str, str]) -> None:
+    if running_shell() is None:
+        print(bundle["text/plain"])  # a plain script: display() would print the dict
+        return
+    from IPython.display import display
+
+    display(bundle, raw=True)
+
+
+def call_text(request: ApprovalRequest, limit: int | None = _VALUE_LIMIT) -> str:
+    parts = []
+    for name, value in request.arguments.items():
+        text = repr(value)
+        if limit is not None and len(text) > limit:
+            text = text[: limit - 1] + "…"
+        parts.append(f"{name}={text}")
+    title = tool_title(request)
+    shown = f"{request.tool.name}({', '.join(parts)})" + (f" ({title})" if title else "")
+    return visible(shown)  # what a person approves: nothing hidden
+
+
+def tool_title(request: ApprovalRequest) -> str | None:
+    """The tool's title for people (an MCP server's ``title``), shown beside its name; or None."""
+    title = getattr(request.tool, "title", None)
+    return title if isinstance(title, str) and title else None
+
+
+def requests_text(requests: Sequence[ApprovalRequest], outcomes: Sequence[str]) -> str:
+    return "\n".join(f"Approval needed: {call_text(r)} -> {o}" for r, o in zip(requests, outcomes))
+
+
+def header_html(count: int, note: str = "") -> str:
+    calls = "1 call" if count == 1 else f"{count} calls"
+    return f"<b>Approval needed</b> for {calls}.{html.escape(note)}"
+
+
+def row_html(request: ApprovalRequest, outcome_html: str) -> str:
+    arguments = json.dumps(dict(request.arguments), indent=2, ensure_ascii=False, default=repr)
+    decided = f"<div>&rarr; <b>{outcome_html}</b></div>" if outcome_html else ""
+    title = tool_title(request)
+    titled = f" {visible_html(title)}" if title else ""
+    return (
+        f"<div style='margin-top:0.5em'><code>{visible_html(request.tool.name)}</code>{titled}"
+        f"<pre style='margin:0.2em 0'>{visible_html(arguments)}</pre>{decided}</div>"
+    )

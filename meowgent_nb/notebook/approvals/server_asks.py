@@ -1,0 +1,186 @@
+"""A server asks the person, during a call: its form, or its request to use the model, in the running cell.
+
+The notebook's approvers (`WidgetApprover`, `InputApprover`, `PolicyApprover`) answer an MCP
+server's elicitation and sampling requests through these functions (see
+`meowgent_nb.mcp.client._asking.ServerAsker`); they run on the cell's loop, in the context of the call
+the server is serving. Where a person watches in a frontend that shows widgets, the form (or the
+review) goes after the transcript of a ``%%agent`` cell (attached to the call), or in a panel of its own after ``await
+agent.arun(...)``; it waits for a click, for the call's end (its time limit, Stop), or the
+approver's timeout, whichever comes first, and is then disabled, saying what became of it (it
+stays under the card until the run ends, when the finished transcript replaces the widgets). Headless runs never
+wait: a form is declined and a request to use the model refused, "no person to answer (headless
+run)". Frontends without widgets (``jupyter console``) and terminals decline too, saying so.
+Whatever happened is one line in the call's card, also in the saved notebook's text.
+
+A call's progress (`progress`) is shown in its card while it runs, in a ``%%agent`` cell only:
+elsewhere there is no card to show it in, and a line per notification would flood the cell.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from ..._visible import visible, visible_html
+from ...agent._running_call import RunningCall
+from ...mcp.client._asking import ElicitAnswer, ElicitRequest, SamplingReview
+from ...mcp.client._progress import Progress
+from ._elicit_form import ElicitFormView, ReviewView, content_text
+from ._labels import LET_MODEL_ANSWER, SEND_ANSWER
+from ._run_context import SHOWN_RUN, call_soon_in_cell
+
+__all__ = ["elicit", "progress", "review_sampling", "tell"]
+
+_WAKE_EVERY = 0.2  # seconds: see widget_approvals._Batch.wait (ipykernel#881)
+_QUOTED = 80  # characters of a server's message quoted in the card
+_ENDINGS = {"timeout": "the call's time limit ({:g} s) ended it", "stopped": "the run was stopped"}
+
+
+def tell(running: RunningCall, text: str) -> None:
+    """One line in the call's card (a ``%%agent`` cell), else shown under the cell."""
+    run = SHOWN_RUN.get()
+    ipython = sys.modules.get("IPython")
+    if run is not None:
+        run.note(running.call, text)
+    elif ipython is not None and ipython.get_ipython() is not None:
+        from IPython.display import display
+
+        display({"text/plain": f"[{visible(text)}]", "text/html": f"<div>{visible_html(text)}</div>"}, raw=True)
+    else:
+        print(f"[{visible(text)}]")
+
+
+def progress(running: RunningCall, progress: Progress) -> None:
+    """Show the call's newest progress in its card (a ``%%agent`` cell); elsewhere nothing."""
+    run = SHOWN_RUN.get()
+    if run is not None:
+        run.progress(running.call, progress)
+
+
+def _quote(text: str) -> str:
+    text = " ".join(text.split())
+    return repr(text if len(text) <= _QUOTED else text[: _QUOTED - 1] + "…")
+
+
+async def elicit(request: ElicitRequest, timeout: float, nobody: str | None) -> ElicitAnswer:
+    """The person's answer to a server's form, or the decline where ``nobody`` says why no one can answer."""
+    asked = f"{request.server} asked for input ({_quote(request.form.message)})"
+    if nobody is not None:
+        tell(request.running, f"{asked}: declined, {nobody}")
+        return ElicitAnswer("decline", None, nobody)
+    loop = asyncio.get_running_loop()
+    answered: asyncio.Future[ElicitAnswer] = loop.create_future()
+    form = ElicitFormView(request, call_soon_in_cell(loop), lambda a: answered.done() or answered.set_result(a))
+    def give_up(why: str) -> None:
+        form.finish(f"not answered: {why}")
+        tell(request.running, f"{asked}: cancelled, {why}")
+
+    ended = await _shown_until(form, answered, request.running, timeout, give_up)
+    if ended is not None:
+        return ElicitAnswer("cancel", None, ended)
+    answer = answered.result()
+    if answer.action == "accept":
+        shown = f"accepted, sent {content_text(answer.content or {})}"
+    else:
+        shown = f"{answer.action}d by you" if answer.action == "decline" else "cancelled by you"
+    form.finish(shown)
+    tell(request.running, f"{asked}: {shown}")
+    return answer
+
+
+async def review_sampling(review: SamplingReview, timeout: float, nobody: str | None) -> tuple[bool, str]:
+    """Whether the person lets the model answer a server (or, with ``review.answer``, lets the answer
+    go back); refused where ``nobody`` says why no one can answer."""
+    stage = "the model's answer to" if review.answer is not None else "a request of"
+    asked = f"{review.server} asked to use the model {review.model}"
+    if nobody is not None:
+        tell(review.running, f"{asked}: refused, {nobody}")
+        return False, nobody
+    loop = asyncio.get_running_loop()
+    chosen: asyncio.Future[bool] = loop.create_future()
+    approve = SEND_ANSWER if review.answer is not None else LET_MODEL_ANSWER
+    view = ReviewView(_review_html(review, stage), approve, call_soon_in_cell(loop),
+                      lambda ok: chosen.done() or chosen.set_result(ok))
+    def give_up(why: str) -> None:
+        view.finish(f"not answered: {why}")
+        tell(review.running, f"{asked}: refused, {why}")
+
+    ended = await _shown_until(view, chosen, review.running, timeout, give_up)
+    if ended is not None:
+        return False, ended
+    ok = chosen.result()
+    if review.answer is None:
+        shown = "approved by you" if ok else "refused by you"
+    else:
+        shown = f"answer sent back: {review.answer[:200]!r}" if ok else "answer held back by you"
+    view.finish(shown)
+    if review.answer is not None or not ok:  # an approved request is told with its answer
+        tell(review.running, f"{asked}: {shown}")
+    return ok, "by you"
+
+
+def _review_html(review: SamplingReview, stage: str) -> str:
+    lines = [f"<div><b>{visible_html(review.server)}</b> asks to use the model <code>{visible_html(review.model)}</code>"
+             f" (during <code>{visible_html(review.running.call.name)}</code>); {stage} it:</div>"]
+    if review.system_prompt:
+        lines.append(f"<div>system prompt:</div><pre style='white-space: pre-wrap'>{visible_html(review.system_prompt[:4000])}</pre>")
+    for role, text in review.messages[-20:]:
+        lines.append(f"<div>{visible_html(role)}:</div><pre style='white-space: pre-wrap'>{visible_html(text[:4000])}</pre>")
+    lines.append(f"<div>at most {review.max_tokens:,} tokens</div>")
+    if review.answer is not None:
+        lines.append(f"<div><b>the model answered:</b></div><pre style='white-space: pre-wrap'>{visible_html(review.answer)}</pre>")
+    return "".join(lines)
+
+
+async def _shown_until(
+    view: Any, decided: asyncio.Future[Any], running: RunningCall, timeout: float, give_up: Callable[[str], None]
+) -> str | None:
+    """Show ``view`` until ``decided``: None then. Else ``give_up`` is told why it ended first (the
+    call ended, the timeout, a stop), which is returned too.
+
+    The call's end is heard in its own task (`RunningCall.on_end`), before the agent goes on, so
+    the card says what became of the request before the run (even one that ends at once) shows
+    its end.
+    """
+    run = SHOWN_RUN.get()
+    if run is None or not run.attach(running.call, view.view):
+        from IPython.display import display
+
+        display(view.view)
+    loop = asyncio.get_running_loop()
+    over: asyncio.Future[str] = loop.create_future()
+
+    def end(why: str) -> None:
+        if not decided.done() and not over.done():
+            give_up(why)
+            over.set_result(why)
+
+    def call_over(how: str) -> None:
+        end(_ENDINGS.get(how, "the call ended first").format(running.timeout))
+
+    running.on_end.append(call_over)
+    if running.ended is not None:  # it ended before the server's request reached the cell
+        call_over(running.ended)
+    deadline = loop.time() + timeout
+    answering = getattr(run, "answering", None)
+    if answering is not None:  # the card says "waiting for you" while the question is open
+        answering(running.call, True)
+    try:
+        while not decided.done() and not over.done():
+            left = deadline - loop.time()
+            if left <= 0:
+                end(f"no answer within {timeout:g} s")
+                break
+            # Wake up often: an idle wait would not see an interrupt (see widget_approvals).
+            await asyncio.wait({decided, over}, timeout=min(left, _WAKE_EVERY))
+    except (asyncio.CancelledError, KeyboardInterrupt):
+        end("stopped")
+        raise
+    finally:
+        if call_over in running.on_end:
+            running.on_end.remove(call_over)
+        if answering is not None:
+            answering(running.call, False)
+    return None if decided.done() and not over.done() else over.result()

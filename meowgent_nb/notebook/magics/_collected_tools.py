@@ -1,0 +1,68 @@
+"""The tools a notebook offers: its ``@tool`` functions, then its toolboxes' tools, one per name.
+
+Two different tools with one name cannot both reach the model; a notebook tool silently hiding a
+server's (or the other way round) would make ``%tools mcp list`` describe a tool the model never
+gets ("runs without asking") beside one it does. So where an MCP server's tool shares its name
+with another tool (a notebook tool, another toolbox's), the magics refuse with a `UsageError`
+naming both and the fix: when the server is added, and when tools are collected for a cell (a
+notebook tool defined later). Other name clashes (a tool re-defined while an older copy sits in
+a plain `Toolbox`) keep the rule they always had: the notebook's own tool is offered.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from IPython.core.error import UsageError
+
+from ...tools.core import Tool
+from ...tools.toolbox import Toolbox
+
+__all__ = ["collected_tools"]
+
+
+def collected_tools(namespace: Iterable[Any], boxes: Iterable[Toolbox], what: str = "%tools") -> list[Tool]:
+    """Every `Tool` in ``namespace`` (the notebook's values), then those of ``boxes`` and of the
+    toolboxes in ``namespace``, the first of each name.
+
+    Raises:
+        UsageError: A server's tool shares its name with a different tool (see the module).
+    """
+    values = list(namespace)
+    everything: list[tuple[Tool, Toolbox | None]] = [(v, None) for v in values if isinstance(v, Tool)]
+    for box in [*boxes, *(v for v in values if isinstance(v, Toolbox))]:
+        everything += [(t, box) for t in box]
+    seen: dict[str, tuple[Tool, Toolbox | None]] = {}
+    for tool, box in everything:
+        first = seen.setdefault(tool.name, (tool, box))
+        if first[0] is not tool and (_served(tool) or _served(first[0])):
+            raise UsageError(_clash(what, first, (tool, box)))
+    return [tool for tool, _ in seen.values()]
+
+
+def _served(tool: Tool) -> bool:
+    return hasattr(tool, "remote_name")  # an MCP server's tool (see mcp.client._server_tool)
+
+
+def _clash(what: str, first: tuple[Tool, Toolbox | None], second: tuple[Tool, Toolbox | None]) -> str:
+    owners = [_owner(*first), _owner(*second)]
+    servers = [box.name for tool, box in (first, second) if box is not None and _served(tool)]
+    fix = (
+        f"Add the server with a prefix (%tools mcp remove {servers[-1]}, then %tools mcp add {servers[-1]}"
+        " --prefix P ..., or McpToolbox(..., prefix=\"p_\"))"
+    )
+    if any(box is None for _, box in (first, second)):
+        fix += ", or rename the notebook tool (@tool(name=\"...\"))"
+    return (
+        f"{what}: {owners[0]} and {owners[1]} have the same name, {first[0].name!r}; the model could be"
+        f" offered only one of them, and which one would not be the one listed. {fix}."
+    )
+
+
+def _owner(tool: Tool, box: Toolbox | None) -> str:
+    if box is None:
+        return "the notebook tool"
+    if _served(tool):
+        return f"the tool of the MCP server {box.name!r}"
+    return f"the tool of the toolbox {box.name!r}"

@@ -1,0 +1,255 @@
+"""``%tools mcp ...`` and ``%tools serve ...``: MCP servers' tools in the notebook, and the notebook's
+tools served over MCP. `AgentMagics.tools` hands these words to the functions here.
+
+A server added with ``%tools mcp add`` (or each server of a configuration file, with ``%tools mcp
+load PATH``) becomes an `McpToolbox` appended to ``AgentMagics.toolboxes``, so every ``%%agent``
+cell offers its tools. Sessions close with ``%tools mcp remove``, on ``%unload_ext meowgent_nb``
+(`close_mcp`) and at interpreter exit. ``%tools mcp help`` lists the options.
+``%tools mcp resources|prompts|complete`` read the servers' other context (`mcp_context_magics`);
+``%tools mcp refresh NAME|--all`` lists a server's tools again (`mcp_refresh_magics`);
+``%tools mcp log NAME`` shows a server's last log messages (`mcp_log`); ``%tools mcp add`` is
+`mcp_add_magic`'s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+from typing import Any
+
+from IPython.core.error import UsageError
+from IPython.core.magic_arguments import argument, magic_arguments
+from IPython.utils.process import arg_split
+
+from ...mcp.client.toolbox import McpToolbox
+from ...mcp.config import McpConfigError
+from . import mcp_context_magics, mcp_refresh_magics
+from .mcp_add_magic import _keep, _servers, add, mcp_add
+from ..views.mcp_listing import server_listing as _listing
+
+__all__ = ["close_mcp", "tools_mcp", "tools_serve"]
+
+_USAGE = (
+    "use: %tools mcp add NAME -- COMMAND ARGS... | add NAME --url URL | load PATH | list | remove NAME"
+    " | refresh NAME|--all | reconnect NAME | help"
+    " | resources [NAME] | prompts [NAME] | complete SERVER/PROMPT ARG [TYPED] | log NAME"
+)
+
+
+def tools_mcp(magics: Any, line: str) -> None:
+    """%tools mcp add NAME -- COMMAND ARGS... | add NAME --url URL | load PATH | list | remove NAME
+    | refresh NAME|--all | reconnect NAME | help | resources [NAME] | prompts [NAME] | complete SERVER/PROMPT ARG [TYPED]
+    | log NAME"""
+    # Quotes group words as in a shell ('my server.py'), and are removed; on Windows a backslash
+    # is a path separator, not an escape, so quotes are kept there (IPython's default).
+    words = arg_split(line, posix=os.name != "nt")
+    command, rest = (words[0], words[1:]) if words else ("", [])
+    options = rest[: rest.index("--")] if "--" in rest else rest  # not the server's own -h
+    if command in ("help", "--help", "-h") or (command == "add" and ("--help" in options or "-h" in options)):
+        print(_help())
+    elif command == "add":
+        add(magics, rest)
+    elif command == "load" and len(rest) == 1:
+        _load(magics, rest[0])
+    elif command == "list" and not rest:
+        print(_listing(_servers(magics)))
+    elif command == "remove" and len(rest) == 1:
+        box = _servers(magics).pop(rest[0], None)
+        if box is None:
+            raise UsageError(f"%tools mcp remove: no MCP server named {rest[0]!r}; {_known(magics)}")
+        magics.toolboxes = [b for b in magics.toolboxes if b is not box]
+        box.close()
+        print(f"Removed the MCP server {box.name!r} and its {len(box)} tools.")
+    elif command == "refresh" and len(rest) == 1:
+        print(mcp_refresh_magics.refresh_listing(magics, rest[0]))
+    elif command == "reconnect" and len(rest) == 1:
+        print(mcp_refresh_magics.reconnect_listing(magics, rest[0]))
+    elif command == "resources":
+        print(mcp_context_magics.resources_listing(magics, rest))
+    elif command == "prompts":
+        print(mcp_context_magics.prompts_listing(magics, rest))
+    elif command == "complete":
+        print(mcp_context_magics.complete_listing(magics, rest))
+    elif command == "log" and len(rest) == 1:
+        _log(magics, rest[0])
+    else:
+        raise UsageError(f"%tools mcp: cannot read {line.strip()!r}; {_USAGE}")
+
+
+def _load(magics: Any, path: str) -> None:
+    """``%tools mcp load PATH``: every server of a configuration file; see `load_mcp_config`."""
+    from ...mcp.load import load_mcp_config
+
+    servers = _servers(magics)
+    added = {n: f"already added; first %tools mcp remove {n}" for n, box in servers.items() if box.connected}
+    try:
+        loaded = load_mcp_config(os.path.expanduser(path), skip=added, call_timeout=magics.tool_timeout)
+    except McpConfigError as error:
+        raise UsageError(f"%tools mcp load: {error}") from None
+    for name, box in list(loaded.items()):
+        try:
+            _keep(magics, name, box, "%tools mcp load")
+        except UsageError as error:  # the others still load
+            loaded.failed[name] = str(error).split(": ", 1)[1]
+            del loaded[name]
+    if loaded:
+        print(_listing(dict(loaded)))
+    if not loaded and loaded.failed:
+        raise UsageError(f"%tools mcp load: no server started.\n{loaded.summary()}")
+    print(loaded.summary())
+
+
+def _log(magics: Any, name: str) -> None:
+    """``%tools mcp log NAME``: the server's last log messages, as a table (see `mcp_log`)."""
+    from IPython.display import display
+
+    from ..views.mcp_log import LogView
+
+    box = _servers(magics).get(name)
+    if box is None:
+        raise UsageError(f"%tools mcp log: no MCP server named {name!r}; {_known(magics)}")
+    display(LogView(name, box.notes.level, box.log))
+
+
+def _help() -> str:
+    formatter = mcp_add.parser.formatter_class
+    mcp_add.parser.formatter_class = lambda prog: argparse.HelpFormatter(
+        prog, width=100
+    )  # not the terminal's
+    try:
+        usage = mcp_add.parser.format_help()
+    finally:
+        mcp_add.parser.formatter_class = formatter
+    usage = usage.split("\n\n", 1)[-1]  # the option list, without argparse's usage line
+    return (
+        "%tools mcp add NAME [options] -- COMMAND ARGS...   a stdio server (started as a child process)\n"
+        "%tools mcp add NAME --url URL [--token T]         a streamable-HTTP server\n"
+        "%tools mcp load PATH      every server of an mcpServers JSON file (Claude Desktop, Cursor, VS Code)\n"
+        "%tools mcp list           the servers, their tools and whether each asks first\n"
+        "%tools mcp remove NAME    close a server's session and drop its tools\n"
+        "%tools mcp refresh NAME   list a server's tools again (--all: every server); done by itself\n"
+        "                          before the next cell when the server says its tools changed\n"
+        "%tools mcp reconnect NAME   a new session with a stopped (or stuck) server: a stdio server is started again\n"
+        "%tools mcp resources [NAME]   the servers' resources and resource templates\n"
+        "%tools mcp prompts [NAME]     the servers' prompts and their arguments\n"
+        "%tools mcp complete SERVER/PROMPT ARG [TYPED]   the server's completions (or SERVER/TEMPLATE)\n"
+        "%tools mcp log NAME       the server's last log messages (those at warning and above are in cards too)\n\n"
+        f"Options of add:\n{usage.split('options:', 1)[-1].strip(chr(10))}"
+    )
+
+
+@magic_arguments()
+@argument("--port", type=int, default=0, help="The port on 127.0.0.1 (default: a free one).")
+@argument(
+    "--include-approval-tools",
+    action="store_true",
+    help="Also serve tools marked approval=True; each call asks here.",
+)
+@argument("--stop", action="store_true", help="Stop serving.")
+def tools_serve(magics: Any, line: str) -> None:
+    """%tools serve [--port N] [--include-approval-tools] | %tools serve --stop
+
+    Serves the notebook's tools over MCP streamable HTTP on 127.0.0.1, with a random bearer token.
+    """
+    args = tools_serve.parser.parse_args(arg_split(line))
+    running = getattr(magics, "_mcp_serving", None)
+    if args.stop:
+        if running is None:
+            raise UsageError("%tools serve --stop: nothing is being served.")
+        running.stop()
+        magics._mcp_serving = None
+        print(f"Stopped serving at {running.url}.")
+        return
+    if running is not None:
+        raise UsageError(f"%tools serve: already serving at {running.url}; %tools serve --stop first.")
+    if not 0 <= args.port <= 65535:
+        raise UsageError(
+            f"%tools serve: --port must be from 1 to 65535 (or 0 for a free one), got {args.port}."
+        )
+    from ...mcp.server.serve import ToolServer
+
+    remote = {
+        id(t)
+        for box in [*magics.toolboxes, *magics.shell.user_ns.values()]
+        if isinstance(box, McpToolbox)
+        for t in box
+    }
+    tools = [t for t in magics.available_tools("%tools serve") if id(t) not in remote]
+    if not any(args.include_approval_tools or not t.approval for t in tools):
+        raise UsageError(
+            "%tools serve: no tools to serve; define one with @tool"
+            + (" (or add --include-approval-tools)." if tools else ".")
+        )
+    from ...mcp.server.published import Prompt, Resource
+
+    published = [v for k, v in magics.shell.user_ns.items() if not k.startswith("_")]
+    resources = [v for v in published if isinstance(v, Resource)]
+    prompts = [v for v in published if isinstance(v, Prompt)]
+    try:
+        server = ToolServer(
+            tools,
+            resources=resources,
+            prompts=prompts,
+            port=args.port,
+            include_approval_tools=args.include_approval_tools,
+            approver=_approver(magics),
+            approval_loop=_running_loop(),
+            ask_every=magics.approve == "every",
+            timeout=magics.tool_timeout,
+        )
+    except OSError as error:
+        raise UsageError(
+            f"%tools serve: cannot listen on 127.0.0.1:{args.port}: {error.strerror or error}"
+        ) from None
+    magics._mcp_serving = server
+    count = f"{len(server.tools)} notebook tool" + ("" if len(server.tools) == 1 else "s")
+    print(f"Serving {count} over MCP at {server.url}")
+    print(f"Token: {server.token}  (clients send the header  Authorization: Bearer TOKEN)")
+    print(f"Tools: {', '.join(t.name for t in server.tools)}")
+    if resources or prompts:
+        print(
+            f"Resources: {', '.join(r.uri for r in resources) or 'none'}; prompts: {', '.join(p.name for p in prompts) or 'none'}"
+        )
+    if server.left_out:
+        names = ", ".join(t.name for t in server.left_out)
+        print(f"Not served (they need approval; --include-approval-tools serves them): {names}")
+    print("Stop with %tools serve --stop.")
+
+
+def close_mcp(magics: Any) -> None:
+    """Close every MCP session the magics opened and stop serving (``%unload_ext``)."""
+    for box in _servers(magics).values():
+        try:
+            box.close()
+        except Exception:  # unloading: one stuck server must not keep the others open
+            pass
+    _servers(magics).clear()
+    magics.toolboxes = [b for b in magics.toolboxes if not isinstance(b, McpToolbox)]
+    server = getattr(magics, "_mcp_serving", None)
+    if server is not None:
+        server.stop()
+        magics._mcp_serving = None
+
+
+def _approver(magics: Any) -> Any:
+    """The session's approver, as `AgentMagics.make_agent` picks it (one per session)."""
+    from ..approvals import default_approver
+
+    if magics.approve in ("all", "none"):
+        return default_approver(magics.approve)
+    if magics._approver is None:
+        magics._approver = default_approver("ask", timeout=magics.approval_timeout)
+    return magics._approver
+
+
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    try:
+        return asyncio.get_running_loop()  # the kernel's: approval buttons are shown and clicked there
+    except RuntimeError:
+        return None
+
+
+def _known(magics: Any) -> str:
+    names = ", ".join(_servers(magics))
+    return f"the servers are: {names}." if names else "none is added."

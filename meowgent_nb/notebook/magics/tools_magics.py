@@ -1,0 +1,98 @@
+"""``%tools``: what the model sees of the notebook's tools, and ``%tools eval``.
+
+`AgentMagics.tools` (the registered line magic, which shares the agent magics' settings and
+tools) hands its line to `tools`; ``%tools mcp ...`` and ``%tools serve ...`` go on to
+`mcp_magics`, loaded only then (it imports the MCP client).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from IPython.core.error import UsageError
+from IPython.core.magic_arguments import argument, magic_arguments
+
+from ...evals.evaluation import TEXT_LIMIT
+from ...protocols.registry import PROTOCOLS
+from ...tools.view import ToolsView
+from ._options import parse_options
+
+__all__ = ["tools", "tools_eval"]
+
+
+def tools(magics: Any, line: str) -> Any:
+    """%tools [xml | json | text | NAME] | eval ... | mcp ... | serve ...: the body of `AgentMagics.tools`."""
+    word = line.strip()
+    command, _, rest = word.partition(" ")
+    if command == "eval":
+        return tools_eval(magics, rest)
+    if command in ("mcp", "serve"):
+        from . import mcp_magics
+
+        return (mcp_magics.tools_mcp if command == "mcp" else mcp_magics.tools_serve)(magics, rest)
+    available = magics.available_tools()
+    if word in ("", "xml", "json", "text"):
+        return ToolsView(available, mode=word or "all")
+    by_name = {t.name: t for t in available}
+    if word not in by_name:
+        known = ", ".join(by_name) or "none (define one with @tool)"
+        raise UsageError(f"%tools: no tool named {word!r}; use xml, json, text or one of: {known}")
+    return ToolsView([by_name[word]], mode="all", shape=magics.output_shape())
+
+
+@magic_arguments()
+@argument("cases", metavar="VAR", help="A notebook variable holding a list of cases.")
+@argument("-m", "--model", help="Model name (as for %%agent); default: AgentMagics.model.")
+@argument(
+    "--model-object", metavar="VAR", help="Use a model object from the notebook (e.g. a ScriptedModel)."
+)
+@argument("--tools", metavar="A,B", help="Offer only these tools (comma-separated names).")
+@argument("--protocol", choices=list(PROTOCOLS), help="How tools reach the model.")
+@argument(
+    "--text-limit",
+    type=int,
+    metavar="N",
+    help=f"Stop reading an answer after N characters of text with no call begun (default {TEXT_LIMIT}); 0: read it all.",
+)
+@argument(
+    "--concurrency",
+    type=int,
+    default=1,
+    metavar="N",
+    help="Run N cases at once, for a server that batches requests (vLLM, SGLang); the embedded model runs one.",
+)
+def tools_eval(magics: Any, line: str) -> Any:
+    """%tools eval VAR [-m MODEL | --model-object VAR] [--tools A,B] [--protocol P] [--text-limit N] [--concurrency N]
+
+    Runs the cases in VAR against the notebook's tools, one model turn each; no tool runs. While
+    it runs, the cell shows each case's row as it finishes ("3/7 cases done"); the report is the
+    magic's value. Headless runs (nbval) show only the report. See `evals.evaluation.aevaluate` for
+    when reading an answer stops.
+    """
+    args = parse_options(tools_eval, line, "%tools eval")
+    args.no_tools = False
+    if args.cases not in magics.shell.user_ns:
+        raise UsageError(
+            f"%tools eval: no variable named {args.cases!r} in the notebook; assign a list of cases."
+        )
+    limit = TEXT_LIMIT if args.text_limit is None else args.text_limit or None
+    if limit is not None and limit < 0:
+        raise UsageError(
+            f"%tools eval --text-limit: give a number of characters, or 0 to read whole answers; got {limit}"
+        )
+    if args.concurrency < 1:
+        raise UsageError(f"%tools eval --concurrency: give a number of cases of at least 1; got {args.concurrency}")
+    from ..views.eval_display import run_eval, watched
+
+    try:
+        return run_eval(
+            magics.shell.user_ns[args.cases],
+            tools=magics.select_tools(args, "%tools eval"),
+            model=magics.resolve_model(args),
+            protocol=args.protocol or magics.protocol,
+            text_limit=limit,
+            live=watched(),
+            concurrency=args.concurrency,
+        )
+    except ValueError as error:
+        raise UsageError(f"%tools eval {args.cases}: {error}") from None

@@ -1,0 +1,1 @@
+"""Showing runs in the running cell: the transcript and its cards, the live view, the context window, eval tables and MCP listings."""

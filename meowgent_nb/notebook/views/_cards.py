@@ -1,0 +1,290 @@
+"""A tool call's card in a transcript: its status, and its text/plain and HTML forms.
+
+`meowgent_nb.notebook.views.transcript.Transcript` keeps one `Card` per call and renders it with `card_lines`
+(text/plain, stable for nbval) and `card_html_of` (HTML). The name, arguments and output come
+from the model and the tool, so both forms show their hidden characters (see `_visible`).
+
+Identical calls in a row (`same_card`) are shown as one card marked "x3"; a notice the agent
+added to a result (`agent.calls.repeat_notice`) is shown as a note, not as part of the output.
+A call a person edited at approval is shown with the arguments it ran with, marked "(edited)"
+(`shown_arguments`), everywhere: its head, its fold line, its timeline bar.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from pydantic_core import to_jsonable_python
+
+from ..._visible import visible
+from ...agent.approvals import Approved, Denied
+from ...agent.calls import split_repeat_notice
+from ...tools.calls import ToolCall, ToolResult
+from ._html import card_html, progress_html
+from ._media_html import media_html
+
+if TYPE_CHECKING:
+    from ...mcp.client._progress import Progress
+
+__all__ = [
+    "STATUS_LABELS",
+    "Card",
+    "call_text",
+    "card_html_of",
+    "card_lines",
+    "card_summary",
+    "card_title",
+    "failed",
+    "running_text",
+    "same_card",
+    "shown_arguments",
+    "was_told",
+]
+
+_RESULT_LIMIT = 500
+"""Characters of a result shown before the rest is folded away (HTML) or cut (text/plain)."""
+_ARGUMENTS_LIMIT = 200
+_KIND_STATUS = {
+    "ok": "done",
+    "error": "error",
+    "timeout": "timeout",
+    "denied": "denied",
+    "unknown_tool": "unknown-tool",
+    "invalid_arguments": "invalid-arguments",
+    "parse_error": "unreadable",
+}
+STATUS_LABELS = {
+    "waiting": "waiting for approval",
+    "answering": "waiting for you",
+    "running": "running",
+    "done": "done",
+    "error": "error",
+    "timeout": "timed out",
+    "denied": "denied",
+    "not-run": "not run",
+    "unknown-tool": "unknown tool",
+    "invalid-arguments": "invalid arguments",
+    "unreadable": "unreadable",
+    "interrupted": "interrupted",
+}
+
+
+@dataclass
+class Card:
+    """One tool call and what became of it; times are ``clock()`` readings."""
+
+    call: ToolCall
+    turn: int
+    start: float
+    end: float | None = None
+    result: ToolResult | None = None
+    decision: Approved | Denied | None = None
+    asked: bool = False
+    """Whether the call was sent for approval."""
+    asked_at: float | None = None
+    """When it was sent for approval."""
+    decided_at: float | None = None
+    """When the decision arrived."""
+    notes: list[str] = field(default_factory=list)
+    """What happened while it ran that a person should read: what its server asked, and what
+    became of it (a form answered, a request to use the model refused), what it logged."""
+    answering: int = 0
+    """How many of its server's questions (a form, a request to use the model) are open in the cell now."""
+    progress: Progress | None = None
+    """The newest progress its MCP server reported. Shown only while the call runs: a finished
+    card says nothing of it, so its text is the same however many notifications arrived."""
+    running_at: float | None = None
+    """When it started to run (`ToolRunning`): its live counter counts from here."""
+    limit: float | None = None
+    """Its time limit in seconds, once it runs (None: none)."""
+    ran: dict[str, Any] | None = None
+    """The validated arguments it ran with (`ToolRunning`), as JSON values."""
+
+    def runs(self, at: float, limit: float | None, arguments: dict[str, Any]) -> None:
+        """It started to run at ``at`` within ``limit`` seconds, with ``arguments`` (validated)."""
+        self.running_at, self.limit, self.ran = at, limit, to_jsonable_python(arguments, fallback=repr)
+
+    @property
+    def counting(self) -> bool:
+        """Whether it runs now: its live counter goes on."""
+        return self.running_at is not None and self.result is None
+
+    def status(self, stopped: bool) -> str:
+        if self.result is None:
+            if stopped:
+                return "interrupted"
+            if self.asked and self.decision is None:
+                return "waiting"
+            return "answering" if self.answering else "running"
+        if self.result.kind == "denied" and not isinstance(self.decision, Denied):
+            return "not-run"  # refused by the turn limit, not by a person
+        return _KIND_STATUS.get(self.result.kind, "error")
+
+
+def call_text(call: ToolCall, limit: int = _ARGUMENTS_LIMIT) -> str:
+    """``name(a=1, b='x')``, its arguments cut after ``limit`` characters, hidden characters shown."""
+    return visible(f"{call.name}({_arguments_text(call.arguments, limit)})")
+
+
+def _arguments_text(arguments: object, limit: int = _ARGUMENTS_LIMIT) -> str:
+    if isinstance(arguments, dict):
+        text = ", ".join(f"{name}={value!r}" for name, value in arguments.items())
+    else:  # pragma: no cover - a backend that breaks the ToolCall contract
+        text = repr(arguments)
+    if len(text) > limit:
+        text = text[: limit - 3] + "..."
+    return text
+
+
+def shown_arguments(card: Card) -> tuple[Any, bool]:
+    """The arguments that ran (or were to run), and whether they are not the model's: a person
+    changed them at approval. Where an edit was refused (invalid), the person's are shown."""
+    decision = card.decision
+    if not isinstance(decision, Approved) or decision.arguments is None:
+        return card.call.arguments, False
+    if _canonical(decision.arguments) == _canonical(card.call.arguments):  # "changed" to what the model asked
+        return card.call.arguments, False
+    return (card.ran if card.ran is not None else decision.arguments), True
+
+
+def _canonical(arguments: Any) -> str:
+    return json.dumps(arguments, sort_keys=True, default=repr)
+
+
+def card_title(card: Card, status: str, limit: int = _ARGUMENTS_LIMIT) -> str:
+    """``name(arguments that ran)``, marked ``(edited)`` where a person changed them."""
+    if status == "unreadable":  # no arguments to show; its output quotes what the model wrote
+        return visible(card.call.name)
+    arguments, edited = shown_arguments(card)
+    return visible(f"{card.call.name}({_arguments_text(arguments, limit)})") + " (edited)" * edited
+
+
+def card_summary(card: Card, stopped: bool, times: int = 1) -> str:
+    """The card in a few words, for a folded turn: ``get_weather(city='Paris') done``, ``... error x3``."""
+    status = card.status(stopped)
+    return f"{card_title(card, status, 60)} {STATUS_LABELS[status]}" + (f" \u00d7{times}" if times > 1 else "")
+
+
+def failed(card: Card, stopped: bool) -> bool:
+    """Whether the call did not end well (an error, a time-out, a denial, anything but done)."""
+    return card.status(stopped) != "done"
+
+
+def _output(card: Card) -> tuple[str, bool]:
+    """The card's output without the agent's notice not to repeat the call, and whether it had one."""
+    output, notice = split_repeat_notice(card.result.output if card.result is not None else "")
+    return output, notice is not None and "do not repeat" in notice  # not the note that the run stopped
+
+
+def was_told(card: Card) -> bool:
+    """Whether the model was told, with this card's result, not to repeat the call."""
+    return _output(card)[1]
+
+
+def same_card(a: Card, b: Card, stopped: bool) -> bool:
+    """Whether ``b`` repeats ``a`` exactly: the same call and arguments, status, approval and output."""
+    if a.result is None or b.result is None or a.call.name != b.call.name:
+        return False
+    return (
+        _canonical(shown_arguments(a)) == _canonical(shown_arguments(b))
+        and _canonical(a.call.arguments) == _canonical(b.call.arguments)
+        and a.status(stopped) == b.status(stopped)
+        and _approval(a) == _approval(b)
+        and a.notes == b.notes
+        and _output(a)[0] == _output(b)[0]
+    )
+
+
+def _approval(card: Card, short: bool = False) -> str | None:
+    """Who decided the call and how, for its card; ``short`` for text/plain after "-> denied"."""
+    decision = card.decision
+    if isinstance(decision, Approved):
+        return _approval_note(decision)
+    if isinstance(decision, Denied) and decision.reason:  # the output says what the model was told
+        reason = visible(decision.reason)
+        return reason if short else f"denied {reason}" if reason.startswith("by ") else f"denied: {reason}"
+    return None
+
+
+def card_lines(card: Card, stopped: bool, times: int = 1, told: bool | None = None) -> list[str]:
+    """The card in text/plain; ``times`` > 1: it stands for that many identical calls in a row.
+
+    ``told``: whether the model was told not to repeat the call (by default: whether this card's
+    result says so).
+    """
+    status = card.status(stopped)
+    head = f"[tool] {card_title(card, status)} -> {STATUS_LABELS[status]}"
+    approval = _approval(card, short=True)
+    if approval is not None:
+        head += f" ({approval})"
+    if shown_arguments(card)[1]:  # the head shows what ran; this is what the model asked for
+        head += f"\n  the model asked for: {visible(_arguments_text(card.call.arguments))}"
+    if times > 1:
+        head += f" (x{times})"
+    head += "".join(f"\n  [{visible(note)}]" for note in card.notes)
+    if card.result is None:
+        if card.progress is not None:
+            head += f"\n  [progress: {visible(card.progress.text())}]"
+        return [head]
+    output, notice = _output(card)
+    output = output.rstrip()
+    lines = [head, *(("  " + line).rstrip() for line in visible(output[:_RESULT_LIMIT]).split("\n"))]
+    if not output:
+        lines[1] = "  (no output)"
+    if len(output) > _RESULT_LIMIT:
+        lines.append(f"  [... {len(output) - _RESULT_LIMIT:,} more characters]")
+    if notice if told is None else told:
+        lines.append("  [the model was told not to repeat this call]")
+    return lines
+
+
+def _approval_note(decision: Approved) -> str:
+    reason = visible(decision.reason.strip())  # an approver's reason may quote the arguments
+    # Policies word their reasons "approved automatically", "approved by policy: ..."; don't say it twice.
+    return (
+        reason if reason.lower().startswith("approved") else f"approved: {reason}" if reason else "approved"
+    )
+
+
+def running_text(card: Card, now: float) -> str | None:
+    """How long a running call has run, and of what limit: "12 s of 30 s" (None before it runs)."""
+    if card.running_at is None:
+        return None
+    text = f"{int(max(now - card.running_at, 0.0))} s"
+    return text + (f" of {card.limit:g} s" if card.limit is not None else "")
+
+
+def card_html_of(
+    card: Card, stopped: bool, times: int = 1, told: bool | None = None, now: float | None = None
+) -> str:
+    """The card in HTML; ``times`` and ``told`` as for `card_lines`; ``now`` (a ``clock()``
+    reading) draws a running call's counter."""
+    status = card.status(stopped)
+    arguments = None
+    shown, edited = shown_arguments(card)
+    if status != "unreadable":  # an unreadable call has no arguments; its output quotes the text
+        arguments = json.dumps(shown, indent=2, ensure_ascii=False, default=repr)
+    if edited and arguments is not None:
+        model = json.dumps(card.call.arguments, indent=2, ensure_ascii=False, default=repr)
+        given = "ran with, changed by you" if card.ran is not None else "changed by you to"
+        arguments = f"{given}:\n{arguments}\nthe model asked for:\n{model}"
+    output, notice = _output(card)
+    return card_html(
+        status,
+        STATUS_LABELS[status],
+        card.call.name,
+        edited=edited,
+        running=running_text(card, now) if status == "running" and now is not None else None,
+        duration=card.result.duration if card.result is not None else None,
+        approval=_approval(card),
+        arguments=arguments,
+        output=output if card.result is not None else None,
+        limit=_RESULT_LIMIT,
+        times=times,
+        told=notice if told is None else told,
+        notes=card.notes,
+        media=media_html(card.result.value) if card.result is not None else "",
+        progress=progress_html(card.progress) if card.result is None and card.progress is not None else "",
+    )

@@ -1,0 +1,250 @@
+"""HTML pieces of the transcript (`notebook.views.transcript`): cards, thinking, a folded turn, a small Markdown subset.
+
+Everything here takes values and returns HTML text, built from the blocks in `meowgent_nb._html`
+(inline styles, for viewers that drop ``<style>``); the ``meowgent-*`` classes are for tests and
+for people who style them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+from ..._html import MONO, MUTED, PRE_STYLE, escape, note_html, pre_html, seconds
+from ..._visible import visible, visible_html
+
+__all__ = ["STATUS_COLORS", "card_html", "markdown_html", "progress_html", "thinking_html", "turn_html"]
+
+STATUS_COLORS = {
+    "waiting": "#9e6c00",
+    "answering": "#9e6c00",
+    "running": "#1976d2",
+    "done": "#2e7d32",
+    "error": "#d32f2f",
+    "timeout": "#b35900",
+    "denied": "#757575",
+    "not-run": "#757575",
+    "unknown-tool": "#d32f2f",
+    "invalid-arguments": "#d32f2f",
+    "unreadable": "#d32f2f",
+    "interrupted": "#757575",
+}
+"""A color per card status slug. White text on each has a contrast of at least 4.5:1 (the status
+pill), and each has at least 3:1 against white and against JupyterLab's dark backgrounds (#111,
+#222), for the card's border and the timeline's bars."""
+
+_BOX = "padding: 0.3em 0.6em; margin: 0.4em 0; background: rgba(127,127,127,0.06); border-radius: 4px"
+
+
+# --- transcript pieces ------------------------------------------------------------------------
+
+
+def card_html(
+    status: str,
+    label: str,
+    name: str,
+    *,
+    duration: float | None,
+    approval: str | None,
+    arguments: str | None,
+    output: str | None,
+    limit: int,
+    times: int = 1,
+    told: bool = False,
+    notes: Sequence[str] = (),
+    media: str = "",
+    progress: str = "",
+    edited: bool = False,
+    running: str | None = None,
+) -> str:
+    """One tool call's card; ``output`` past ``limit`` characters is folded into a <details>.
+
+    ``name``, ``arguments`` and ``output`` show their hidden characters marked (`visible_html`).
+    ``times`` above 1 marks a card that stands for that many identical calls in a row; ``told``
+    notes that the model was told not to repeat the call. ``notes`` are lines about the call
+    (what its server asked while it ran), each escaped; ``progress`` is the HTML of its live
+    progress line (`progress_html`), or "". ``media`` is HTML shown after the output (the
+    images and links an MCP result carried, made safe by `_media_html`). ``edited`` marks a
+    call whose arguments a person changed (``arguments`` then shows both sets); ``running`` is a
+    running call's live counter ("12 s of 30 s"), drawn only while the run is live.
+    """
+    color = STATUS_COLORS.get(status, "#757575")
+    head = (
+        f'<code style="font-weight: bold; {MONO}">{visible_html(name)}</code> '
+        f'<span class="meowgent-status" style="background: {color}; color: white; border-radius: 3px;'
+        f' padding: 0 0.4em; font-size: 0.85em">{escape(label)}</span>'
+    )
+    if edited:
+        head += (
+            ' <span class="meowgent-edited" title="a person changed the arguments before approving"'
+            ' style="font-weight: bold; font-size: 0.85em">edited</span>'
+        )
+    if running is not None:
+        head += f' <span class="meowgent-elapsed" style="{MUTED}">{escape(running)}</span>'
+    if times > 1:
+        head += (
+            f' <span class="meowgent-repeats" title="the same call, with the same outcome, {times} times in a row"'
+            f' style="font-weight: bold; font-size: 0.85em">\u00d7{times}</span>'
+        )
+    if duration is not None:
+        head += f' <span class="meowgent-duration" style="{MUTED}">{seconds(duration)}</span>'
+    parts = [f"<div>{head}</div>"]
+    if approval is not None:
+        parts.append(note_html("meowgent-approval", approval))
+    if told:
+        parts.append(note_html("meowgent-told", "the model was told not to repeat this call"))
+    parts.extend(note_html("meowgent-server-asked", visible(note)) for note in notes)
+    if progress:
+        parts.append(progress)
+    if arguments is not None:
+        parts.append(pre_html("meowgent-arguments", arguments))
+    if output is not None and len(output) <= limit:
+        parts.append(pre_html("meowgent-output", output))
+    elif output is not None:
+        parts.append(
+            pre_html("meowgent-output", output[:limit] + "\u2026")
+            + f'<details><summary style="cursor: pointer; {MUTED}">'
+            + f"show all {len(output):,} characters</summary>"
+            + pre_html("meowgent-output-full", output)
+            + "</details>"
+        )
+    parts.append(media)
+    style = f"border-left: 3px solid {color}; {_BOX}"
+    return f'<div class="meowgent-card meowgent-status-{status}" style="{style}">{"".join(parts)}</div>'
+
+
+def progress_html(progress: Any) -> str:
+    """A running call's progress (an MCP ``Progress``): a bar where there is a total, and its text."""
+    fraction = progress.fraction
+    bar = ""
+    if fraction is not None:
+        bar = (
+            '<span class="meowgent-progress-bar" style="display: inline-block; width: 10em; height: 0.6em;'
+            ' background: rgba(127,127,127,0.25); border-radius: 3px; vertical-align: middle; margin-right: 0.5em">'
+            f'<span style="display: block; width: {fraction * 100:.1f}%; height: 100%; background: #1e88e5;'
+            ' border-radius: 3px"></span></span>'
+        )
+    text = f'<span class="meowgent-progress-text">{visible_html(progress.text())}</span>'
+    return f'<div class="meowgent-progress" style="{MUTED}">{bar}{text}</div>'
+
+
+def turn_html(
+    turns: str,
+    calls: Sequence[tuple[str, float | None]],
+    duration: float | None,
+    body: str,
+    *,
+    open_: bool = False,
+) -> str:
+    """A finished turn folded to one line, and ``body`` (HTML) inside.
+
+    The line reads ``turn 1: divide(a=1, b=0) error (1 ms), add(a=1, b=2) done (2 ms) · the
+    turn took 3.1 s``: each call (text) with its own time where it ran, and the turn's time
+    (the model's answer and the calls) apart. ``open_``: shown unfolded (a turn where a call
+    failed), still foldable.
+    """
+    line = ", ".join(
+        visible_html(text) + ("" if took is None else f" ({_duration_html(took)})") for text, took in calls
+    )
+    timing = "" if duration is None else f" \u00b7 the turn took {_duration_html(duration)}"
+    css = "meowgent-turn meowgent-turn-failed" if open_ else "meowgent-turn"
+    return (
+        f'<details class="{css}"{" open" * open_} style="margin: 0.2em 0">'
+        f'<summary style="cursor: pointer; {MUTED}">{visible_html(turns)}: {line}{timing}</summary>'
+        f"{body}</details>"
+    )
+
+
+def _duration_html(took: float) -> str:
+    """A measured time; meowgent_nb/nbval_sanitize.cfg replaces it by its class."""
+    return f'<span class="meowgent-duration">{seconds(took)}</span>'
+
+
+def thinking_html(text: str, *, expanded: bool = False, title: str = "thinking") -> str:
+    """The model's reasoning, folded unless ``expanded``: it is long and rarely what a person came for.
+
+    ``title`` (HTML) begins the summary line: "thinking", or how long the model thought.
+    """
+    words = len(text.split())
+    return (
+        f'<details class="meowgent-thinking"{" open" * expanded}>'
+        f'<summary style="cursor: pointer; {MUTED}">{title}'
+        f" ({words} word{'s' * (words != 1)})</summary>"
+        f'<div style="white-space: pre-wrap; {MUTED}">{escape(text)}</div></details>'
+    )
+
+
+# --- Markdown ---------------------------------------------------------------------------------
+# A deliberately small subset (fences, paragraphs, lists, headings, code spans, bold, italics,
+# http links): enough for model answers, and safe because every piece of text is escaped before
+# any tag is added. Unclosed constructs (common while an answer is streaming) stay literal text.
+
+_FENCE = re.compile(r"^```[ \t]*([\w+-]*)[ \t]*\n(.*?)(?:^```[ \t]*$|\Z)", re.MULTILINE | re.DOTALL)
+_CODE_SPAN = re.compile(r"(`+)(.+?)\1", re.DOTALL)
+_BOLD = re.compile(r"\*\*(?=\S)(.+?)(?<=\S)\*\*")
+_ITALIC = re.compile(r"(?<![\w*])\*(?=[^\s*])(.+?)(?<=[^\s*])\*(?![\w*])")
+_LINK = re.compile(r"\[([^\]\n]+)\]\((https?://[^\s)]+)\)")
+_BULLET = re.compile(r"^\s{0,3}([-*+]|\d{1,3}[.)])\s+(.*)$")
+_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
+_CODE_STYLE = "background: rgba(127,127,127,0.15); padding: 0 0.2em; border-radius: 3px"
+
+
+def markdown_html(text: str) -> str:
+    """Model text (Markdown) as HTML; every character of ``text`` is escaped first."""
+    parts = []
+    position = 0
+    for fence in _FENCE.finditer(text):
+        parts.append(_blocks_html(text[position : fence.start()]))
+        language = f' class="language-{escape(fence.group(1))}"' if fence.group(1) else ""
+        code = escape(fence.group(2).rstrip("\n"))
+        parts.append(f'<pre style="{PRE_STYLE}"><code{language}>{code}</code></pre>')
+        position = fence.end()
+    parts.append(_blocks_html(text[position:]))
+    return "".join(parts)
+
+
+def _blocks_html(text: str) -> str:
+    out = []
+    for block in re.split(r"\n[ \t]*\n", text.strip("\n")):
+        lines = [line for line in block.split("\n") if line.strip()]
+        if not lines:
+            continue
+        heading = _HEADING.match(lines[0])
+        if heading and len(lines) == 1:
+            level = min(len(heading.group(1)) + 2, 6)  # a model's "#" should not outshout the notebook
+            out.append(f"<h{level}>{_inline(heading.group(2))}</h{level}>")
+        elif _BULLET.match(lines[0]):
+            out.append(_list_html(lines))
+        else:
+            out.append("<p>" + "<br>".join(_inline(line) for line in lines) + "</p>")
+    return "".join(out)
+
+
+def _list_html(lines: list[str]) -> str:
+    items: list[str] = []
+    for line in lines:
+        bullet = _BULLET.match(line)
+        if bullet:
+            items.append(bullet.group(2))
+        else:  # a continuation line belongs to the item above
+            items[-1] += " " + line.strip()
+    tag = "ol" if _BULLET.match(lines[0]).group(1)[0].isdigit() else "ul"
+    return f"<{tag}>" + "".join(f"<li>{_inline(item)}</li>" for item in items) + f"</{tag}>"
+
+
+def _inline(text: str) -> str:
+    out = []
+    position = 0
+    for span in _CODE_SPAN.finditer(text):
+        out.append(_emphasis(text[position : span.start()]))
+        out.append(f'<code style="{_CODE_STYLE}">{escape(span.group(2))}</code>')
+        position = span.end()
+    out.append(_emphasis(text[position:]))
+    return "".join(out)
+
+
+def _emphasis(text: str) -> str:
+    text = escape(text)  # the patterns below only add tags around text that is already escaped
+    text = _LINK.sub(r'<a href="\2" target="_blank" rel="noopener noreferrer">\1</a>', text)
+    text = _BOLD.sub(r"<strong>\1</strong>", text)
+    return _ITALIC.sub(r"<em>\1</em>", text)
