@@ -121,5 +121,5 @@ def test_the_suites_client_scenarios_that_mcp_toolbox_passes(suite, relay, tmp_p
     # One token file per server authorized, its owner's alone, in a folder that is too.
     kept = sorted(tokens.iterdir())
     assert [oct(f.stat().st_mode & 0o777) for f in [tokens, *kept]] == ["0o700"] + ["0o600"] * len(kept)
-    # Those of the 17 scenarios that end with tokens (others registered a client, then failed as expected).
-    assert sum("access_token" in json.loads(f.read_text()).get("tokens", {}) for f in kept) == 17
+    # Those of the 19 scenarios that end with tokens (others registered a client, then failed as expected).
+    assert sum("access_token" in json.loads(f.read_text()).get("tokens", {}) for f in kept) == 19
