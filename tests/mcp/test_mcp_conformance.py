@@ -107,6 +107,8 @@ def _run(suite: list[str], relay: str, folder: Path, *which: str) -> list[tuple[
     return summary
 
 
+# The client-credentials scenarios do not name their authorization server (OAuth(issuer=...)).
+@pytest.mark.filterwarnings("ignore:Omitting `issuer` is deprecated")
 def test_the_suites_client_scenarios_that_mcp_toolbox_passes(suite, relay, tmp_path, monkeypatch):
     tokens = tmp_path / "tokens"
     monkeypatch.setattr(conformance_client, "TOKEN_DIR", str(tokens))

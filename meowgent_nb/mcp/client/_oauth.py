@@ -64,6 +64,9 @@ class OAuth:
         private_key: With ``client_credentials``: a PEM private key that signs the client's
             assertion (``private_key_jwt``) instead of sending a secret.
         signing_algorithm: The JWT algorithm of ``private_key`` (``RS256``, ``ES256``, ...).
+        issuer: With ``client_credentials``: the authorization server (its issuer URL) the
+            credentials belong to, so they are sent nowhere else; without it the MCP server
+            decides (the SDK warns).
     """
 
     client_id: str | None = None
@@ -77,6 +80,7 @@ class OAuth:
     grant: str = "authorization_code"
     private_key: str | None = None
     signing_algorithm: str = "RS256"
+    issuer: str | None = None
 
 
 def oauth_options(name: str, oauth: OAuth | bool | None) -> OAuth | None:
@@ -238,12 +242,12 @@ def _machine(url: str, options: OAuth, storage: TokenFile, secret: Callable[[str
 
     client_id = str(options.client_id)
     if options.private_key is None:
-        return ClientCredentialsOAuthProvider(url, storage, client_id, str(options.client_secret))
+        return ClientCredentialsOAuthProvider(url, storage, client_id, str(options.client_secret), issuer=options.issuer)
     secret(options.private_key)
     signed = SignedJWTParameters(
         issuer=client_id, subject=client_id, signing_key=options.private_key, signing_algorithm=options.signing_algorithm
     )
-    return PrivateKeyJWTOAuthProvider(url, storage, client_id, signed.create_assertion_provider())
+    return PrivateKeyJWTOAuthProvider(url, storage, client_id, signed.create_assertion_provider(), issuer=options.issuer)
 
 
 class _Flow:
