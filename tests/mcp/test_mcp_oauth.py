@@ -130,8 +130,17 @@ def test_reconnect_keeps_the_authorization(url, tmp_path):
 
 
 def test_in_a_kernel_the_button_is_in_the_running_cell_and_a_headless_run_says_no_one_can_authorize(
-    url, tmp_path_factory
+    tmp_path_factory,
 ):
+    from tests.kernel_driver import running_kernel
+
+    # A server of its own whose tokens last an hour: with the module's 2 s ones, a token could
+    # expire between the client's check and the server's (a 401, then a new authorization).
+    with serving.http_server(GUARDED, tmp_path_factory.mktemp("oauth-kernel")) as url:
+        _kernel_cells(url, tmp_path_factory)
+
+
+def _kernel_cells(url, tmp_path_factory):
     from tests.kernel_driver import running_kernel
 
     home = tmp_path_factory.mktemp("config")

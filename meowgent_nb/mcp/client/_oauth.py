@@ -28,6 +28,7 @@ import logging
 import os
 import socket
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -324,7 +325,18 @@ class _Callback(threading.Thread):
             def log_message(self, *args: Any) -> None:  # not on the kernel's stderr
                 pass
 
-        self.server = http.server.HTTPServer((parsed.hostname or "127.0.0.1", parsed.port or 80), Handler)
+        address = (parsed.hostname or "127.0.0.1", parsed.port or 80)
+        for attempt in range(20):  # the server of a flow that just ended may still hold the port
+            try:
+                self.server = http.server.HTTPServer(address, Handler)
+                break
+            except OSError as error:
+                if attempt == 19:
+                    raise OAuthWaitError(
+                        f"cannot receive the authorization's answer at {redirect_uri} ({error}); give another"
+                        " address with OAuth(redirect_uri=...)"
+                    ) from None
+                time.sleep(0.05)
         self.server.timeout = 0.2
         loop.call_soon_threadsafe(answer.add_done_callback, lambda _: answered.set())
 
