@@ -196,7 +196,8 @@ def provider(name: str, url: str, options: OAuth, secret: Callable[[str], None])
     if not any(isinstance(h, logging.NullHandler) for h in sdk_log.handlers):
         sdk_log.addHandler(logging.NullHandler())
     path = token_dir(options) / (hashlib.sha256(url.encode()).hexdigest()[:24] + ".json")
-    redirect = options.redirect_uri or _kept_redirect(path, url) or f"http://127.0.0.1:{_free_port()}/callback"
+    kept = (TokenFile(path, url, secret)._read().get("client") or {}).get("redirect_uris") or [None]
+    redirect = options.redirect_uri or kept[0] or f"http://127.0.0.1:{_free_port()}/callback"  # its port is registered
     given = None
     if options.client_id is not None:
         secret(options.client_secret or "")
@@ -346,16 +347,6 @@ class _Callback(threading.Thread):
                 self.server.handle_request()
         finally:
             self.server.server_close()
-
-
-def _kept_redirect(path: Path, url: str) -> str | None:
-    """The redirect address a kept registration was made with (its port is part of it)."""
-    try:
-        data = json.loads(path.read_text())
-        uris = data["client"]["redirect_uris"] if data.get("server") == url else []
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
-    return str(uris[0]) if uris else None
 
 
 def _free_port() -> int:
