@@ -77,7 +77,7 @@ class _Connection:
         self.auth: Any = None
         """The ``httpx2`` auth of an HTTP session (the SDK's OAuth provider, see `_oauth`), or None."""
         self.refused: tuple[int, str] | None = None
-        """The last 401 or 403 the HTTP server answered: its status and ``WWW-Authenticate``."""
+        """The HTTP server's 401 or 403 (status, ``WWW-Authenticate``) if its last answer was one, else None."""
         self.alive = False
         self.stopped = False
         """Set by `stop`: the session was ended here, not lost."""
@@ -114,6 +114,8 @@ class _Connection:
     async def _heard(self, response: Any) -> None:
         if response.status_code in (401, 403):
             self.refused = (response.status_code, response.headers.get("www-authenticate", ""))
+        elif response.status_code < 400:  # authorized since: a later failure is another one
+            self.refused = None
 
     async def start(self) -> list[Any]:
         """Connect and list every tool (following pages); runs on the background loop."""
