@@ -39,7 +39,8 @@ def everything(tmp_path_factory):
         pytest.skip(f"could not install {PACKAGE} from npm: {str(getattr(error, 'stderr', '') or error)[-300:]}")
     command = [str(folder / "node_modules" / ".bin" / "mcp-server-everything"), "stdio"]
     poet = ScriptedModel(["Hello from the notebook."] * 5)
-    with McpToolbox("every", command, connect_timeout=60, sampling="allow", sampling_model=poet) as box:
+    # roots: the server offers get-roots-list only to a client that offers roots.
+    with McpToolbox("every", command, connect_timeout=60, sampling="allow", sampling_model=poet, roots=["."]) as box:
         yield box
 
 

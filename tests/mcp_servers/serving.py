@@ -18,11 +18,11 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def http_server(script: str, log_dir: Path) -> Iterator[str]:
-    """``python script http PORT`` on a free port of 127.0.0.1; yields its URL, stops it after."""
+def http_server(script: str, log_dir: Path, *extra: str) -> Iterator[str]:
+    """``python script http PORT [EXTRA...]`` on a free port of 127.0.0.1; yields its URL, stops it after."""
     port = free_port()
     with open(log_dir / f"server-{port}.log", "w") as log:
-        process = subprocess.Popen([sys.executable, script, "http", str(port)], stdout=log, stderr=log)
+        process = subprocess.Popen([sys.executable, script, "http", str(port), *extra], stdout=log, stderr=log)
         try:
             deadline = time.monotonic() + 60  # a loaded machine starts Python and the SDK slowly
             while True:

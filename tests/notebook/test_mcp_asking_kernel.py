@@ -183,13 +183,13 @@ def test_headless_sampling_is_refused_unless_the_server_is_allowed(kernel):
     kernel.ok("free.close(); del free")
 
 
-def test_roots_are_the_notebook_folder_and_the_folders_added(kernel, tmp_path):
+def test_roots_are_the_folders_given_in_their_order_the_notebook_folder_only_if_named(kernel, tmp_path):
     run = kernel.ok(
         f'boxed = McpToolbox("r", [sys.executable, {SERVER!r}], roots=[{str(tmp_path)!r}, "."])\n'
         'print(boxed["r_my_roots"].run({}))\nimport os; print(os.getcwd())\nboxed.close()'
     )
     got, cwd = run.stdout.splitlines()
-    assert json.loads(got) == [Path(cwd).as_uri(), tmp_path.as_uri()]  # "." is the notebook's folder, once
+    assert json.loads(got) == [tmp_path.as_uri(), Path(cwd).as_uri()]  # "." is the notebook's folder
 
 
 def test_a_question_while_no_call_runs_is_declined_with_the_reason(kernel):

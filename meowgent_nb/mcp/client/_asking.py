@@ -112,7 +112,8 @@ class ServerAsks:
             answers without asking), or "deny".
         sampling_model: The model that answers sampling requests; None: the model of the agent
             whose call the server is serving.
-        roots: Folders offered as roots besides the working directory.
+        roots: The folders offered as roots, in order; none: the roots capability is not
+            declared, and a server keeps the folders it was configured with.
     """
 
     server: str
@@ -128,7 +129,8 @@ class ServerAsks:
             raise ValueError(
                 f"McpToolbox {self.server!r}: sampling must be 'ask', 'allow' or 'deny', got {self.sampling!r}"
             )
-        self.roots = [str(Path(root).expanduser().resolve()) for root in self.roots]
+        roots = [self.roots] if isinstance(self.roots, (str, os.PathLike)) else self.roots  # one folder is one root
+        self.roots = list(dict.fromkeys(str(Path(root).expanduser().resolve()) for root in roots))
 
     # --- the calls in flight (on tool threads) ----------------------------------------------------
 
@@ -267,9 +269,8 @@ class ServerAsks:
     async def list_roots(self, context: Any) -> Any:
         from mcp_types import ListRootsResult, Root
 
-        folders = [os.getcwd(), *(r for r in self.roots if r != os.getcwd())]
-        self._note("roots", ", ".join(folders), "listed")
-        return ListRootsResult(roots=[Root(uri=Path(f).as_uri(), name=Path(f).name or f) for f in folders])
+        self._note("roots", ", ".join(self.roots), "listed")
+        return ListRootsResult(roots=[Root(uri=Path(f).as_uri(), name=Path(f).name or f) for f in self.roots])
 
 
 async def _tell(asker: Any, running: RunningCall | None, text: str) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ._oauth import refusal
 from ._refresh import ToolChanges
 from ._session import CallTimedOut, McpServerError, _Connection
 from ...tools.core import Tool
@@ -51,13 +52,15 @@ class Reconnect:
         old = self._connection
         self._loop.run(old.stop(), timeout=15)
         fresh = _Connection(self, old.argv, old.url, old.headers, old.env, old.cwd)
+        fresh.auth = old.auth  # OAuth: the same provider, with the tokens it holds
+        waited = getattr(getattr(self, "oauth", None), "wait", 0.0)  # a person may have to authorize again
         try:
-            self._loop.run(fresh.start(), timeout=self.connect_timeout + MARGIN)
+            self._loop.run(fresh.start(), timeout=self.connect_timeout + MARGIN + waited)
         except BaseException as exc:
             self._loop.run(fresh.stop(), timeout=15)
             if not isinstance(exc, Exception):  # an interrupt stays an interrupt
                 raise
-            error = fresh.failure(
+            error = refusal(self.name, self.target, fresh.refused, getattr(self, "oauth", None), exc) or fresh.failure(
                 f"could not connect to the MCP server {self.name!r} again ({self.target})", exc,
                 fix=CONNECT_FIX[self.transport],
             )

@@ -17,6 +17,7 @@ from ...errors import MeowgentError
 from ...agent._running_call import within_limit
 from ._asking import ServerAsks
 from ..content._results import result_text
+from ._given_up import _GivenUp, _until_given_up
 from ._progress import ProgressFn, ServerNotes, set_level
 
 try:
@@ -73,6 +74,10 @@ class _Connection:
     ):
         self.box, self.argv, self.url, self.headers, self.env, self.cwd = box, argv, url, headers, env, cwd
         self.client: Any = None
+        self.auth: Any = None
+        """The ``httpx2`` auth of an HTTP session (the SDK's OAuth provider, see `_oauth`), or None."""
+        self.refused: tuple[int, str] | None = None
+        """The HTTP server's 401 or 403 (status, ``WWW-Authenticate``) if its last answer was one, else None."""
         self.alive = False
         self.stopped = False
         """Set by `stop`: the session was ended here, not lost."""
@@ -93,7 +98,10 @@ class _Connection:
 
             # Ours to close (the transport leaves a client it was given open): the stack does it.
             timeout = httpx2.Timeout(30.0, read=300.0)  # the SDK's own defaults
-            http = await stack.enter_async_context(httpx2.AsyncClient(headers=self.headers, timeout=timeout))
+            hooks = {"response": [self._heard]}  # the SDK turns a 401 into "Server returned an error response"
+            http = await stack.enter_async_context(
+                httpx2.AsyncClient(headers=self.headers, timeout=timeout, auth=self.auth, event_hooks=hooks)
+            )
             return streamable_http_client(self.url, http_client=http)
         from mcp import StdioServerParameters
         from mcp.client.stdio import stdio_client
@@ -102,6 +110,12 @@ class _Connection:
             command=self.argv[0], args=self.argv[1:], env=self.env or None, cwd=self.cwd
         )
         return stdio_client(params, errlog=errlog)
+
+    async def _heard(self, response: Any) -> None:
+        if response.status_code in (401, 403):
+            self.refused = (response.status_code, response.headers.get("www-authenticate", ""))
+        elif response.status_code < 400:  # authorized since: a later failure is another one
+            self.refused = None
 
     async def start(self) -> list[Any]:
         """Connect and list every tool (following pages); runs on the background loop."""
@@ -130,7 +144,9 @@ class _Connection:
             async with contextlib.AsyncExitStack() as stack:
                 transport = await self._transport(stack, errlog)
                 asks = self.box.asks
-                callbacks: dict[str, Any] = {"elicitation_callback": asks.elicit, "list_roots_callback": asks.list_roots}
+                callbacks: dict[str, Any] = {"elicitation_callback": asks.elicit}
+                if asks.roots:  # none chosen: not declared, so a server keeps the folders it was given
+                    callbacks["list_roots_callback"] = asks.list_roots
                 callbacks.update(logging_callback=self.box.notes.on_log, log_level=self.box.notes.level)
                 if asks.sampling != "deny":  # not offered at all: the server knows not to ask
                     callbacks["sampling_callback"] = asks.sample
@@ -351,39 +367,6 @@ class _Connection:
         again = f"%tools mcp reconnect {self.box.name}, or box.reconnect()"
         fix = fix or f"Check the server ({self.box.target}), then start it again ({again})."
         return McpServerError(f"{text}\n{fix}")
-
-
-class _GivenUp(Exception):
-    """The agent gave the call up (Stop, its own time limit) before the server answered."""
-
-
-async def _until_given_up(awaitable: Awaitable[Any], running: Any) -> Any:
-    """``await awaitable``, cancelled as soon as the agent gives ``running`` up (it ended other
-    than "done": Stop, the agent's time limit), so the server hears of it now, not at the MCP
-    limit; raises `_GivenUp` then."""
-    task = asyncio.ensure_future(awaitable)
-    if running is None:
-        return await task
-    loop, given_up = asyncio.get_running_loop(), []
-
-    def on_end(how: str) -> None:  # on the cell's loop
-        if how != "done":
-            given_up.append(how)
-            with contextlib.suppress(RuntimeError):  # this loop is closed: the call is over anyway
-                loop.call_soon_threadsafe(task.cancel)
-
-    running.on_end.append(on_end)
-    if running.ended not in (None, "done"):  # it ended before we listened
-        on_end(running.ended)
-    try:
-        return await task
-    except asyncio.CancelledError:
-        if given_up and task.cancelled():
-            raise _GivenUp("stopped" if given_up[0] == "stopped" else "the agent's time limit") from None
-        raise
-    finally:
-        with contextlib.suppress(ValueError):
-            running.on_end.remove(on_end)
 
 
 def _field(obj: Any, name: str, wire_name: str) -> Any:

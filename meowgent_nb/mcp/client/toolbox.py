@@ -42,15 +42,16 @@ from typing import Any
 
 from ._asking import Asked, ServerAsks
 from ._context import McpImage
+from ._oauth import OAuth, oauth_options, provider, refusal
 from ._progress import LogEntry, ServerNotes
 from ._reconnect import CONNECT_FIX, MARGIN, Reconnect
 from ..content._recorded_values import MCP_VALUES
 from ._refresh import ToolChanges, ToolRefresh, listing_key
-from ._replayed import replayed_tools
 from ..content._results import StructuredResult
 from ._server_context import READ_TOOL, ServerContext
 from ._server_tool import BAD_NAME_CHARS, mcp_tool, needs_approval
 from ._session import McpServerError, McpToolError, _Connection
+from ._taped import Taped
 from ._tasks import task_problem
 from .._thread import background_loop
 from ..config import masked, redact
@@ -63,6 +64,7 @@ __all__ = [
     "McpServerError",
     "McpToolError",
     "McpToolbox",
+    "OAuth",
     "StructuredResult",
     "ToolChanges",
     "mcp_tool",
@@ -72,7 +74,7 @@ __all__ = [
 _PREFIX = re.compile(r"([A-Za-z_][A-Za-z0-9_.-]{0,31})?")
 
 
-class McpToolbox(ServerContext, Reconnect, ToolRefresh, Toolbox):
+class McpToolbox(ServerContext, Reconnect, ToolRefresh, Taped, Toolbox):
     """The tools of one MCP server, connected over stdio or streamable HTTP.
 
     Making it starts the server (stdio) or connects to it (HTTP) and lists its tools. Close it with
@@ -89,6 +91,10 @@ class McpToolbox(ServerContext, Reconnect, ToolRefresh, Toolbox):
             shell would); give this or ``url``.
         url: The streamable-HTTP endpoint, e.g. ``http://127.0.0.1:8000/mcp``.
         headers: HTTP headers to send (for example a bearer token).
+        oauth: Authorize with an OAuth-protected HTTP server: True, or an `OAuth` (a client id,
+            scopes, or a program's own ``authorize`` handler). The first connection shows the
+            authorization link; the tokens are kept per server in a 0600 file under the user's
+            config directory, refreshed when they expire, and masked in every message (`_oauth`).
         prefix: What tool names start with: True for ``NAME_`` (``github_search``), False for
             nothing (the server's names), or a string (``"gh_"``: ``gh_search``).
         approval: Per-tool overrides of the annotation defaults: ``{"search": False}`` (server or
@@ -115,8 +121,10 @@ class McpToolbox(ServerContext, Reconnect, ToolRefresh, Toolbox):
             asking; the card says so), or ``"deny"`` (not offered to the server).
         sampling_model: The model that answers sampling requests; None: the model of the agent
             whose call the server is serving.
-        roots: Folders offered to the server as roots (``roots/list``), besides the working
-            directory, which always is.
+        roots: The folders offered to the server as roots (``roots/list``), e.g. ``["."]`` for
+            the working directory. A server such as the reference filesystem server then works
+            in these instead of the folders its command names. None given: no roots are offered
+            (the capability is not declared), and the server keeps what it was configured with.
         log_level: The least severe of the server's log messages kept in `log` ("debug", "info",
             "notice", "warning", "error", "critical", "alert", "emergency"); the server is asked
             to send nothing below it.
@@ -150,6 +158,7 @@ class McpToolbox(ServerContext, Reconnect, ToolRefresh, Toolbox):
         *,
         url: str | None = None,
         headers: Mapping[str, str] | None = None,
+        oauth: OAuth | bool | None = None,
         prefix: bool | str = True,
         approval: Mapping[str, bool] | None = None,
         include: Sequence[str] | None = None,
@@ -198,7 +207,11 @@ class McpToolbox(ServerContext, Reconnect, ToolRefresh, Toolbox):
         self.env_names, self.header_names = tuple(env), tuple(headers)
         """The names of the env variables and headers given (their values are never shown)."""
         given = [secrets] if isinstance(secrets, str) else list(secrets)  # one string is one secret
-        self._secrets = frozenset(given) | set(env.values()) | set(headers.values())
+        self._secrets = set(given) | set(env.values()) | set(headers.values())  # OAuth adds its tokens
+        self.oauth = oauth_options(name, oauth)
+        """How the box authorizes (an `OAuth`), or None."""
+        if self.oauth is not None and url is None:
+            raise ValueError(f"McpToolbox {name!r}: oauth= is for HTTP servers (url=); a stdio server is not asked")
         self.transport = "stdio" if url is None else "http"
         self.target = self._redact(url if url is not None else shlex.join(argv))
         """The command line or the URL, for listings (secrets shown as ``***``)."""
@@ -207,6 +220,8 @@ class McpToolbox(ServerContext, Reconnect, ToolRefresh, Toolbox):
         self.log_path: str | None = None
         """Where a stdio server's stderr goes (ipykernel's stderr has no file descriptor)."""
         self._connection = _Connection(self, argv, url, headers, env, cwd)
+        if self.oauth is not None:
+            self._connection.auth = provider(name, str(url), self.oauth, self._secrets.add)
         self._loop = background_loop()
         self.instructions: str | None = None
         """What the server said about using it (``instructions`` at the start), or None."""
@@ -239,10 +254,11 @@ class McpToolbox(ServerContext, Reconnect, ToolRefresh, Toolbox):
             handle, self.log_path = tempfile.mkstemp(prefix=f"meowgent-mcp-{name}-", suffix=".log")
             os.close(handle)
         try:
-            listed = self._loop.run(self._connection.start(), timeout=self.connect_timeout + MARGIN)
+            waited = self.oauth.wait if self.oauth is not None else 0.0  # a person authorizing
+            listed = self._loop.run(self._connection.start(), timeout=self.connect_timeout + MARGIN + waited)
         except BaseException as exc:
             self._loop.run(self._connection.stop(), timeout=15)
-            error = self._connection.failure(
+            error = refusal(name, self.target, self._connection.refused, self.oauth, exc) or self._connection.failure(
                 f"could not connect to the MCP server {name!r} ({self.target})",
                 exc,
                 fix=CONNECT_FIX[self.transport],
@@ -259,55 +275,6 @@ class McpToolbox(ServerContext, Reconnect, ToolRefresh, Toolbox):
         except BaseException:
             self.close()
             raise
-
-    @property
-    def _tools(self) -> dict[str, Tool]:
-        # A recorded box (record=True) used before any cassette said what to do runs live: its
-        # server starts here, the first time its tools are looked at.
-        if self.__dict__.get("_waiting"):
-            try:
-                self._start()
-            except BaseException:
-                self._waiting = True
-                raise
-        return self.__dict__["_tool_map"]
-
-    @_tools.setter
-    def _tools(self, tools: dict[str, Tool]) -> None:
-        self.__dict__["_tool_map"] = tools
-
-    def use_tape(self, tape: Any) -> None:
-        """Take the box's tools from a cassette, or record them in it (a box made with ``record=True``).
-
-        ``tape`` is the `ToolTape` of the cell's cassette model (``model.tool_tape``; ``%%agent``
-        passes it). Where the cassette replays and has the box's listing, the tools are made from
-        it and the server is not started (a call without a recording, in mode auto, starts it);
-        where it records, the server is started (if it was not) and what it offers is recorded.
-        A box made without ``record=True``, or ``tape`` None, is left as it is.
-
-        Raises:
-            CassetteError: In replay only, the cassette has no listing of this box.
-            McpServerError: The server had to be started and could not be.
-        """
-        if not self.record or tape is None:
-            return
-        key = (tape.cassette, tape.mode)
-        if self._tape_key is not None and self._tape_key[0] is key[0] and self._tape_key[1] == key[1]:
-            return
-        listing = tape.listing(self.name)
-        if listing is not None:
-            if self._connection.alive:  # replayed now: the server is not needed
-                self.close()
-            self._waiting = False
-            self.tape_path = str(tape.cassette.path)
-            self._tools, self.instructions = replayed_tools(self, listing), listing.instructions
-            self.skipped, self.left_out = dict(listing.skipped), list(listing.left_out)
-            self.replayed_from = str(tape.cassette.path)
-        else:
-            if not self._connection.alive:
-                self._start()
-            tape.record_listing(self.name, self._tools.values(), self.instructions, self.skipped, self.left_out)
-        self._tape_key, self.tape_path = key, str(tape.cassette.path)
 
     def _built(
         self, listed: list[Any], *, strict: bool, kept: dict[str, tuple[dict[str, str] | None, Tool]]

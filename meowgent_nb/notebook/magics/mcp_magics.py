@@ -7,7 +7,8 @@ cell offers its tools. Sessions close with ``%tools mcp remove``, on ``%unload_e
 (`close_mcp`) and at interpreter exit. ``%tools mcp help`` lists the options.
 ``%tools mcp resources|prompts|complete`` read the servers' other context (`mcp_context_magics`);
 ``%tools mcp refresh NAME|--all`` lists a server's tools again (`mcp_refresh_magics`);
-``%tools mcp log NAME`` shows a server's last log messages (`mcp_log`).
+``%tools mcp log NAME`` shows a server's last log messages (`mcp_log`); ``%tools mcp add`` is
+`mcp_add_magic`'s.
 """
 
 from __future__ import annotations
@@ -15,20 +16,16 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import re
 from typing import Any
 
 from IPython.core.error import UsageError
 from IPython.core.magic_arguments import argument, magic_arguments
 from IPython.utils.process import arg_split
 
-from ...mcp.client._progress import LOG_LEVELS
-from ...mcp.client.toolbox import McpServerError, McpToolbox
-from ...mcp.config import SERVER_NAME, McpConfigError
-from ...recording.cassette import CassetteError
+from ...mcp.client.toolbox import McpToolbox
+from ...mcp.config import McpConfigError
 from . import mcp_context_magics, mcp_refresh_magics
-from ._collected_tools import collected_tools
-from ._options import value_attached
+from .mcp_add_magic import _keep, _servers, add, mcp_add
 from ..views.mcp_listing import server_listing as _listing
 
 __all__ = ["close_mcp", "tools_mcp", "tools_serve"]
@@ -52,7 +49,7 @@ def tools_mcp(magics: Any, line: str) -> None:
     if command in ("help", "--help", "-h") or (command == "add" and ("--help" in options or "-h" in options)):
         print(_help())
     elif command == "add":
-        _add(magics, rest)
+        add(magics, rest)
     elif command == "load" and len(rest) == 1:
         _load(magics, rest[0])
     elif command == "list" and not rest:
@@ -78,184 +75,6 @@ def tools_mcp(magics: Any, line: str) -> None:
         _log(magics, rest[0])
     else:
         raise UsageError(f"%tools mcp: cannot read {line.strip()!r}; {_USAGE}")
-
-
-@magic_arguments()
-@argument("name", help="What to call the server here; its tools are named NAME_TOOL.")
-@argument("--url", help="A streamable-HTTP endpoint, e.g. http://127.0.0.1:8000/mcp.")
-@argument("--token", help="A bearer token to send with --url.")
-@argument("--no-prefix", action="store_true", help="Keep the server's tool names as they are.")
-@argument("--prefix", metavar="P", help="Start the tool names with P instead of NAME_ (e.g. gh_).")
-@argument("--include", metavar="A,B", help="Offer only these of the server's tools (its names).")
-@argument("--exclude", metavar="A,B", help="Offer all the server's tools but these (its names).")
-@argument(
-    "--env",
-    action="append",
-    metavar="K=V",
-    help="An environment variable for a stdio server (repeat for more); its value is never shown.",
-)
-@argument("--cwd", metavar="DIR", help="The working directory of a stdio server.")
-@argument("--approval", metavar="A,B", help="Ask before these tools run, whatever their annotations say.")
-@argument("--no-approval", metavar="A,B", help="Run these tools without asking.")
-@argument(
-    "--timeout",
-    type=float,
-    metavar="S",
-    help="Seconds each call may take (default: AgentMagics.tool_timeout).",
-)
-@argument(
-    "--connect-timeout",
-    type=float,
-    metavar="S",
-    default=30.0,
-    help="Seconds to wait for the server to start and list its tools (default 30).",
-)
-@argument(
-    "--read-resources",
-    action="store_true",
-    help="Offer the model a NAME_read_resource tool that reads this server's resources.",
-)
-@argument(
-    "--instructions",
-    action="store_true",
-    help="Put the server's instructions in the system prompt of cells that offer its tools.",
-)
-@argument(
-    "--sampling",
-    choices=("ask", "allow", "deny"),
-    default="ask",
-    metavar="MODE",
-    help="When the server asks to use the model: ask (the person, in the cell; default), allow or deny.",
-)
-@argument(
-    "--root",
-    action="append",
-    metavar="DIR",
-    help="A folder offered to the server as a root, besides the working directory (repeat for more).",
-)
-@argument(
-    "--log-level",
-    choices=LOG_LEVELS,
-    default="info",
-    metavar="LEVEL",
-    help="The least severe server log messages kept for %%tools mcp log: debug, info (default), notice,"
-    " warning, error, critical, alert, emergency.",
-)
-@argument(
-    "--record",
-    action="store_true",
-    help="Record the server's tools and calls in the cassette (AgentMagics.cassette) and replay them"
-    " from it: in replay the server is not started.",
-)
-def mcp_add(magics: Any, line: str) -> None:
-    """%tools mcp add NAME [options] -- COMMAND ARGS...  or  %tools mcp add NAME --url URL [--token T]"""
-
-
-def _add(magics: Any, words: list[str]) -> None:
-    cut = words.index("--") if "--" in words else len(words)
-    options, command = words[:cut], (words[cut + 1 :] if cut < len(words) else None)
-    args = mcp_add.parser.parse_args(value_attached(options, "--token"))
-    name = args.name
-    if not SERVER_NAME.fullmatch(name):
-        raise UsageError(
-            f"%tools mcp add: {name!r} is not a usable name; use letters, digits, '_' and '-' (at most 32)."
-        )
-    if (args.url is None) == (command is None) or command == []:
-        raise UsageError(
-            f"%tools mcp add {name}: give the server's command after ' -- ', or --url URL (not both)."
-        )
-    if args.token and args.url is None:
-        raise UsageError(f"%tools mcp add {name}: --token goes with --url (a stdio server needs none).")
-    if args.url is not None and (args.env or args.cwd is not None):
-        raise UsageError(
-            f"%tools mcp add {name}: --env and --cwd go with a stdio server's command, not --url."
-        )
-    if args.prefix is not None and args.no_prefix:
-        raise UsageError(f"%tools mcp add {name}: give --prefix P or --no-prefix, not both.")
-    env = _env(name, args.env or [])
-    servers = _servers(magics)
-    old = servers.get(name)
-    if old is not None and old.connected:
-        raise UsageError(f"%tools mcp add: {name!r} is already added; first %tools mcp remove {name}.")
-    approval = {n: True for n in _names(args.approval)} | {n: False for n in _names(args.no_approval)}
-    try:
-        box = McpToolbox(
-            name,
-            command,
-            url=args.url,
-            headers={"Authorization": f"Bearer {args.token}"} if args.token else None,
-            prefix=args.prefix if args.prefix is not None else not args.no_prefix,
-            approval=approval,
-            include=_names(args.include) if args.include is not None else None,
-            exclude=_names(args.exclude) if args.exclude is not None else None,
-            timeout=args.timeout,
-            call_timeout=magics.tool_timeout,
-            env=env,
-            cwd=os.path.expanduser(args.cwd) if args.cwd is not None else None,
-            connect_timeout=args.connect_timeout,
-            read_resources=args.read_resources,
-            use_instructions=args.instructions,
-            sampling=args.sampling,
-            roots=_roots(name, args.root or []),
-            log_level=args.log_level,
-            record=args.record,
-        )
-        if args.record:  # with a cassette set for the session: replayed from it, or recorded now
-            box.use_tape(magics.session_tape())
-    except (McpServerError, ValueError) as error:
-        raise UsageError(f"%tools mcp add {name}: {error}") from None
-    except CassetteError as error:
-        box.close()
-        raise UsageError(f"%tools mcp add {name}: {error}") from None
-    _keep(magics, name, box)
-    print(_listing({name: box}))
-
-
-def _roots(name: str, folders: list[str]) -> list[str]:
-    """The ``--root`` folders, each an existing directory (a typo is caught here, not by the server)."""
-    missing = [folder for folder in folders if not os.path.isdir(os.path.expanduser(folder))]
-    if missing:
-        raise UsageError(
-            f"%tools mcp add {name}: --root {missing[0]!r} is not a folder; give an existing directory."
-        )
-    return folders
-
-
-def _keep(magics: Any, name: str, box: McpToolbox, what: str = "") -> None:
-    """Add ``box`` under ``name``, in place of a stopped server of that name (crashed, or cut off).
-
-    Raises:
-        UsageError: One of its tools has the name of another tool (see `_collected_tools`); the
-            box is closed.
-    """
-    servers = _servers(magics)
-    old = servers.get(name)
-    if not (box.record and box.tape_path is None and not box.connected):  # else its tools are not known yet
-        namespace = [v for k, v in magics.shell.user_ns.items() if not k.startswith("_") and v is not old]
-        try:
-            collected_tools(namespace, [*(b for b in magics.toolboxes if b is not old), box], what or f"%tools mcp add {name}")
-        except UsageError:
-            box.close()
-            raise
-    if old is not None:
-        old.close()
-        magics.toolboxes = [b for b in magics.toolboxes if b is not old]
-    servers[name] = box
-    magics.toolboxes = [*magics.toolboxes, box]
-
-
-def _env(name: str, pairs: list[str]) -> dict[str, str]:
-    """``--env K=V`` options as a dict; a malformed one is refused without quoting its value."""
-    env = {}
-    for pair in pairs:
-        key, equals, value = pair.partition("=")
-        if not equals or not key or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key):
-            shown = repr(key[:40]) if equals else "one without '='"
-            raise UsageError(
-                f"%tools mcp add {name}: --env takes NAME=VALUE (NAME of letters, digits and '_'); got {shown}."
-            )
-        env[key] = value
-    return env
 
 
 def _load(magics: Any, path: str) -> None:
@@ -413,12 +232,6 @@ def close_mcp(magics: Any) -> None:
         magics._mcp_serving = None
 
 
-def _servers(magics: Any) -> dict[str, McpToolbox]:
-    if getattr(magics, "_mcp_servers", None) is None:
-        magics._mcp_servers = {}
-    return magics._mcp_servers
-
-
 def _approver(magics: Any) -> Any:
     """The session's approver, as `AgentMagics.make_agent` picks it (one per session)."""
     from ..approvals import default_approver
@@ -435,10 +248,6 @@ def _running_loop() -> asyncio.AbstractEventLoop | None:
         return asyncio.get_running_loop()  # the kernel's: approval buttons are shown and clicked there
     except RuntimeError:
         return None
-
-
-def _names(value: str | None) -> list[str]:
-    return [n.strip() for n in (value or "").split(",") if n.strip()]
 
 
 def _known(magics: Any) -> str:
