@@ -111,9 +111,10 @@ class CallRunner:
                 results[index] = ToolResult(call, "Not run: the run was stopped before a decision.", kind="denied")
             raise
         edited: dict[int, dict[str, Any]] = {}
-        for (index, call, tool, _), decision in zip(asking, decisions):
+        for (index, call, tool, values), decision in zip(asking, decisions):
             yield ApprovalEvent(call, decision)
-            self._settle(index, call, tool, decision, results, edited)
+            if self._settle(index, call, tool, decision, results, edited) and isinstance(decision, Denied):
+                results[index] = dataclasses.replace(results[index], arguments=values)
         for index in sorted(results):
             yield ToolResultEvent(results[index])
         values_of = {index: edited.get(index, values) for index, _, _, values in runnable}
@@ -151,6 +152,7 @@ class CallRunner:
                     index, result = await self._execute(index, call, tool, values_of[index], slots, again)
                 if index in edited:
                     result = _ran_with(result, edited[index])
+                result = dataclasses.replace(result, arguments=values_of[index])
                 results[index] = result = self._outcome(result)
                 if result.ok:
                     self.answered[_call_key(result.call.name, values_of[index])] = result
@@ -221,7 +223,8 @@ class CallRunner:
         if earlier is not None:  # small models loop on a call whose result they already have
             return ToolResult(
                 call,
-                f"Not run again: {tool.name} was already called with these arguments, and its result"
+                arguments=values,
+                output=f"Not run again: {tool.name} was already called with these arguments, and its result"
                 f" was:\n{earlier.output}\nUse that result to answer, or call a different tool.",
                 kind="denied",
             )
