@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import re
-import string
 import sys
 import traceback
 from collections import deque
@@ -35,7 +34,6 @@ from ._options import parse_options, readable_help
 
 __all__ = ["AgentMagics", "agent_cell", "rewrite_agent_cell"]
 
-_NBVAL_MARKER = re.compile(r"^\s*#\s*NBVAL_\w+\s*$")
 _CELL_START = re.compile(r"^%%agent(\s|$)")
 
 
@@ -188,6 +186,7 @@ class AgentMagics(Magics):
     @argument("--record", metavar="PATH", help="Record the model's answers to this cassette file.")
     @argument("--replay", metavar="PATH", help="Replay the answers recorded in this cassette; no model is used.")
     @argument("--cassette", metavar="PATH", help="Use this cassette in AgentMagics.cassette_mode.")
+    @argument("--expect", metavar='"CALLS"', help="The calls the run must make: \"f(a='x*') then g(b=1), ...\".")
     @cell_magic
     def agent(self, line: str, cell: str) -> None:
         """Send the cell to the model; it may call the notebook's @tool functions.
@@ -199,13 +198,16 @@ class AgentMagics(Magics):
         """
         run_to_completion(self.run_cell(line, cell))
 
-    async def run_cell(self, line: str, cell: str) -> None:
-        """The async body of ``%%agent`` (what the input transformer awaits)."""
+    async def run_cell(self, line: str, cell: str, metadata: dict[str, Any] | None = None) -> None:
+        """The async body of ``%%agent`` (what the input transformer awaits); ``metadata``: the
+        cell's, where the request does not carry it (see `_cell_expectation`)."""
         from ._busy import busy_while_running
+        from ._cell_expectation import cell_expectation, check_cell, request_metadata
         from .display import show_run
         from .mcp_context_magics import cell_context
 
         args = parse_options(self.agent, line, "%%agent")
+        expectation = cell_expectation(args.expect, request_metadata(self.shell) if metadata is None else metadata)
         text = self.prompt(cell)
         if not text.strip() and not args.prompt:
             raise UsageError("%%agent: the cell is empty; write the prompt below the %%agent line.")
@@ -226,11 +228,13 @@ class AgentMagics(Magics):
         self.last_result = result
         if args.out:
             self.shell.user_ns[args.out] = result
+        check_cell(expectation, result)
 
     def prompt(self, cell: str) -> str:
         """The cell without nbval markers, with ``{name}`` filled from the notebook."""
-        lines = [line for line in cell.splitlines() if not _NBVAL_MARKER.match(line)]
-        return _expand("\n".join(lines), self.shell.user_ns).strip("\n")
+        from ._cell_prompt import cell_prompt
+
+        return cell_prompt(cell, self.shell.user_ns)
 
     def make_agent(self, args: Any) -> Agent:
         """An `Agent` for one cell, from the traits and the cell's options."""
@@ -404,20 +408,6 @@ class AgentMagics(Magics):
         return tools_magics.tools(self, line)
 
 
-def _expand(text: str, namespace: dict[str, Any]) -> str:
-    """``{name}`` -> the notebook variable; anything else (unknown names, ``{}``) stays as typed."""
-    out = []
-    for literal, field, spec, conversion in string.Formatter().parse(text):
-        out.append(literal)
-        if field is None:
-            continue
-        if field.isidentifier() and field in namespace and not conversion and not spec:
-            out.append(str(namespace[field]))
-        else:
-            out.append("{" + field + (f"!{conversion}" if conversion else "") + (f":{spec}" if spec else "") + "}")
-    return "".join(out)
-
-
 def _transcript(messages: list[dict[str, Any]]) -> str:
     return "\n\n".join(f"[{m['role']}]\n{m.get('content', '')}" for m in messages)
 
@@ -437,12 +427,12 @@ def rewrite_agent_cell(lines: list[str]) -> list[str]:
     return [f"await __import__('meowgent_nb.notebook.agent_magics').notebook.agent_magics.agent_cell({line!r}, {cell!r})\n"]
 
 
-async def agent_cell(line: str, cell: str) -> None:
-    """What a rewritten ``%%agent`` cell awaits."""
+async def agent_cell(line: str, cell: str, metadata: dict[str, Any] | None = None) -> None:
+    """What a rewritten ``%%agent`` cell awaits (``metadata``: the cell's, from the pytest plugin)."""
     from IPython import get_ipython
 
     shell = get_ipython()
     magics = shell.magics_manager.registry.get("AgentMagics")
     if magics is None:
         raise UsageError("%%agent: the extension is not loaded; run %load_ext meowgent_nb first.")
-    await magics.run_cell(line, cell)
+    await magics.run_cell(line, cell, metadata)

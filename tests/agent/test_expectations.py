@@ -14,15 +14,17 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from meowgent_nb import Agent, ScriptedModel, tool
-from meowgent_nb.agent._expectation_check import ExpectationNotMet, acts_of, check_expectation
 from meowgent_nb.agent.approvals import AutoApprove, DenyAll
 from meowgent_nb.agent.expectations import (
     ANY,
     SYNTAX,
     Expectation,
     ExpectationError,
+    ExpectationNotMet,
     ExpectedCall,
     Regex,
+    acts_of,
+    check_expectation,
     parse_expectation,
     value_matches,
 )

@@ -16,7 +16,7 @@
   not end with an answer; ``max_turns``, ``repeated_failure`` and ``interrupted`` name one way).
 
 `parse_expectation` reads the text (an `ExpectationError` points at the part it cannot read);
-`check_expectation` (in `_expectation_check`) compares it with an `AgentResult`.
+`check_expectation` (in `check`) compares it with an `AgentResult`.
 """
 
 from __future__ import annotations
@@ -29,7 +29,8 @@ import warnings
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import MeowgentError
+from ...errors import MeowgentError
+from .values import ANY, Regex, value_matches, written
 
 __all__ = [
     "ANY",
@@ -67,26 +68,6 @@ class ExpectationError(MeowgentError, ValueError):
         super().__init__(f"{problem}\n  {shown}\n  {marks}\n{SYNTAX}")
 
 
-class _Any:
-    """Any value (``*``)."""
-
-    def __repr__(self) -> str:
-        return "*"
-
-
-ANY = _Any()
-
-
-@dataclass(frozen=True)
-class Regex:
-    """A string value the whole of which matches ``pattern`` (written ``'re:PATTERN'``)."""
-
-    pattern: re.Pattern[str]
-
-    def __repr__(self) -> str:
-        return repr("re:" + self.pattern.pattern)
-
-
 @dataclass(frozen=True)
 class ExpectedCall:
     """One call of an expectation."""
@@ -117,56 +98,6 @@ class Expectation:
     @property
     def calls(self) -> tuple[ExpectedCall, ...]:
         return tuple(call for step in self.steps for call in step)
-
-
-def value_matches(expected: Any, actual: Any) -> bool:
-    """Whether ``actual`` (an argument's value) is what ``expected`` asks for.
-
-    A string matches itself, or as a glob (case-sensitive) where it has one of ``*?[``; lists,
-    tuples and dicts match element by element (a dict has the same keys); True is no 1.
-    """
-    if expected is ANY:
-        return True
-    if isinstance(expected, Regex):
-        return isinstance(actual, str) and expected.pattern.fullmatch(actual) is not None
-    if isinstance(expected, str):
-        if not isinstance(actual, str):
-            return False
-        if actual == expected:
-            return True
-        from fnmatch import fnmatchcase
-
-        return any(c in expected for c in "*?[") and fnmatchcase(actual, expected)
-    if isinstance(expected, bool) or isinstance(actual, bool):
-        return type(expected) is type(actual) and expected == actual
-    if isinstance(expected, (list, tuple)):
-        return (
-            isinstance(actual, (list, tuple))
-            and len(actual) == len(expected)
-            and all(value_matches(e, a) for e, a in zip(expected, actual))
-        )
-    if isinstance(expected, dict):
-        return (
-            isinstance(actual, dict)
-            and set(actual) == set(expected)
-            and all(value_matches(v, actual[k]) for k, v in expected.items())
-        )
-    if expected is None:
-        return actual is None
-    try:
-        return bool(expected == actual)
-    except Exception:  # noqa: BLE001 - a value whose comparison raises is no match
-        return False
-
-
-def written(value: Any) -> str:
-    """A value as an expectation writes it (`ANY` as ``*``)."""
-    if isinstance(value, (list, tuple)):
-        inner = ", ".join(written(v) for v in value)
-        return f"[{inner}]" if isinstance(value, list) else f"({inner}{',' * (len(value) == 1)})"
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{k!r}: {written(v)}" for k, v in value.items()) + "}"
-    return repr(value)
 
 
 # --- reading -------------------------------------------------------------------------------------
@@ -318,7 +249,8 @@ def _call(line: str, at: int, part: str, tokens: list[tokenize.TokenInfo]) -> Ex
             node = ast.parse(source, mode="eval").body
     except SyntaxError as error:
         offset = at + max(0, (error.offset or 1) - 1)
-        raise ExpectationError(f"Cannot read {part!r} as a call: {error.msg} (two calls are joined by ', ' or ' then ').", line, offset, offset + 1) from None
+        hint = " (two calls are joined by ', ' or ' then ')" if _a_call(source[: offset - at]) else ""
+        raise ExpectationError(f"Cannot read {part!r} as a call: {error.msg}{hint}.", line, offset, offset + 1) from None
     where = _Where(line, at, stars, source.encode())
     if isinstance(node, ast.Call):
         tool = where.name(node.func)
@@ -337,6 +269,16 @@ def _call(line: str, at: int, part: str, tokens: list[tokenize.TokenInfo]) -> Ex
             arguments[keyword.arg] = where.value(keyword.value)
         return ExpectedCall(tool, tuple(arguments.items()), outcome, line[at : at + len(part)].strip())
     return ExpectedCall(where.name(node), (), outcome, part.strip())
+
+
+def _a_call(text: str) -> bool:
+    """Whether ``text`` is a whole call (what precedes a second call written without a separator)."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return isinstance(ast.parse(text.strip() or "(", mode="eval").body, (ast.Call, ast.Name))
+    except SyntaxError:
+        return False
 
 
 def _depth_at(tokens: list[tokenize.TokenInfo], target: tokenize.TokenInfo) -> int:

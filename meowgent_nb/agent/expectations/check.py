@@ -14,9 +14,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import MeowgentError
-from .expectations import Expectation, ExpectedCall, parse_expectation, value_matches, written
-from .result import AgentResult
+from ...errors import MeowgentError
+from .language import Expectation, ExpectedCall, parse_expectation, value_matches, written
+from ..result import AgentResult
 
 __all__ = ["Act", "ExpectationNotMet", "Verdict", "acts_of", "check_expectation"]
 
