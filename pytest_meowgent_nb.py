@@ -133,15 +133,35 @@ def _agent_cells(config: pytest.Config, items: list[pytest.Item]) -> None:
         if cell_type is None or not isinstance(item, cell_type) or not item.cell.source.startswith("%%agent"):
             continue
         expected, ours = cell_expectation(item.cell)
-        item.stash[_AGENT_CELL] = {"expected": expected}
+        item.stash[_AGENT_CELL] = cell = {"expected": expected, "calls_only": False, "found": None}
         if expected is None and not ours:
             continue
         asked = dict(nbval.find_comment_markers(item.cell.source))
         asked.update(nbval.find_metadata_tags(item.cell.metadata))
         if expected is not None and "check" not in asked:
             item.options["check"] = False  # its calls are checked in the kernel; its words may vary
+            cell["calls_only"] = True
         if ours:
             item.cell.source = agent_cell_source(item.cell.source, ours)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Any:
+    """After an agent cell: ask the kernel what it did (for the report), and fail a cell checked
+    on its calls whose run never got to the check: its error (a `UsageError`, which IPython writes
+    to stderr rather than as an error nbval sees) would pass unseen with its words not compared."""
+    cell = item.stash.get(_AGENT_CELL, None)
+    if cell is None:
+        return (yield)
+    try:
+        result = yield
+    finally:
+        if cell["calls_only"] or item.config.getoption("meowgent_report", None):
+            cell["found"] = _ask_kernel(getattr(item.parent, "kernel", None))
+    if cell["calls_only"] and isinstance(cell["found"], dict) and cell["found"].get("actual") is None:
+        said = "".join(o.get("text", "") for o in item.test_outputs or () if o.get("name") == "stderr")
+        item.raise_cell_error("The %%agent cell stopped before its calls could be checked", said.strip())
+    return result
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -150,7 +170,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> Any:
     cell = item.stash.get(_AGENT_CELL, None)
     if cell is None or report.when != "call" or not item.config.getoption("meowgent_report", None):
         return
-    found = _ask_kernel(getattr(item.parent, "kernel", None)) or {}
+    found = cell["found"] or {}
     notebook, _, name = item.nodeid.partition("::")
     report.user_properties.append(
         ("meowgent_cell", {

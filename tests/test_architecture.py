@@ -48,7 +48,7 @@ LONG_MODULES = {
     "meowgent_nb/agent/loop.py": 507,
     "meowgent_nb/mcp/client.py": 513,
     "meowgent_nb/mcp/_session.py": 409,
-    "meowgent_nb/notebook/agent_magics.py": 438,
+    "meowgent_nb/notebook/agent_magics.py": 437,
     "meowgent_nb/notebook/mcp_magics.py": 446,
     "meowgent_nb/notebook/transcript.py": 403,
     "meowgent_nb/tools/core.py": 433,

@@ -377,6 +377,7 @@ CELLS = [  # model, what the first line adds, metadata, a marker line
     ("extra", f'--expect "{EXPECT}"', None, ""),
     ("words", f'--expect "{EXPECT}"', None, "# NBVAL_CHECK_OUTPUT\n"),
     ("plain", "", None, "# NBVAL_IGNORE_OUTPUT\n"),
+    ("met", '--expect "get_weather(city=)"', None, ""),  # cannot be read: the cell fails before the run
 ]
 SIDE_BY_SIDE = {
     2: [
@@ -421,6 +422,7 @@ REPORT = [
     " delete_file(path='old.txt') -> ok | answered | failed |",
     f"| agents.ipynb | Cell 6 | {EXPECT} | get_weather(city='Paris') -> ok; delete_file(path='old.txt') -> ok | answered | failed |",
     "| agents.ipynb | Cell 7 | - | (no calls) | answered | passed |",
+    "| agents.ipynb | Cell 8 | get_weather(city=) | (did not run) | - | failed |",
 ]
 
 
@@ -442,7 +444,7 @@ def test_agent_cells_are_checked_on_their_calls_and_reported(tmp_path):
     # -n 1: the cells run on an xdist worker; the report is written once, by the controller.
     agents_notebook(tmp_path)
     code, outcomes, out = run_pytest(tmp_path, "--nbval", "--nbval-current-env", "-n", "1", "--meowgent-report", "report.md")
-    failed = {f"agents.ipynb::Cell {n}": "failed" for n in (2, 3, 4, 5, 6)}
+    failed = {f"agents.ipynb::Cell {n}": "failed" for n in (2, 3, 4, 5, 6, 8)}
     assert (code, outcomes) == (1, {"agents.ipynb::Cell 0": "passed", "agents.ipynb::Cell 1": "passed", **failed,
                                     "agents.ipynb::Cell 7": "passed"}), out
     plain = re.sub(r"\x1b\[\d+m", "", out).splitlines()
@@ -450,6 +452,13 @@ def test_agent_cells_are_checked_on_their_calls_and_reported(tmp_path):
         at = plain.index(f"Cell {number}: Cell execution caused an exception")
         start = plain.index(lines[0], at)
         assert plain[start : start + len(lines) + 1] == [*lines, "(the full traceback: %agent traceback)"]
+    # A cell whose run never got to the check fails, with what IPython wrote of its error.
+    at = plain.index("Cell 8: The %%agent cell stopped before its calls could be checked")
+    assert plain[plain.index("Traceback:", at) + 1 : plain.index("Traceback:", at) + 4] == [
+        "UsageError: %%agent --expect: Cannot read 'get_weather(city=)' as a call: invalid syntax.",
+        "  get_weather(city=)",
+        "                   ^",
+    ]
     # The cell that asks for its words to be compared is: they changed.
     assert plain[plain.index("Cell 6: Cell outputs differ") - 1] == "Notebook cell execution failed"
     assert (tmp_path / "report.md").read_text().splitlines() == REPORT

@@ -25,8 +25,9 @@ from ..agent.expectations import (
     parse_expectation,
 )
 from ..agent.result import AgentResult
+from ._options import parse_options
 
-__all__ = ["CellCheck", "cell_expectation", "cell_report", "check_cell", "request_metadata"]
+__all__ = ["CellCheck", "cell_expectation", "cell_options", "cell_report", "check_cell", "request_metadata"]
 
 METADATA_KEYS = ("meowgent", "meowgent_nb")
 """Where a cell's metadata keeps its expectation: ``{"meowgent": {"expect": "..."}}``."""
@@ -57,6 +58,16 @@ def request_metadata(shell: Any) -> dict[str, Any]:
         return {}
     metadata = parent.get("metadata") if isinstance(parent, dict) else None
     return metadata if isinstance(metadata, dict) else {}
+
+
+def cell_options(magics: Any, line: str, metadata: dict[str, Any] | None) -> tuple[Any, Expectation | None]:
+    """A ``%%agent`` cell's options and expectation (``metadata``: the cell's, else the request's).
+
+    What `cell_report` says is reset first, so a cell that fails here is reported as not run.
+    """
+    _LAST["cell"] = CellCheck(None)
+    args = parse_options(magics.agent, line, "%%agent")
+    return args, cell_expectation(args.expect, request_metadata(magics.shell) if metadata is None else metadata)
 
 
 def cell_expectation(option: str | None, metadata: dict[str, Any]) -> Expectation | None:

@@ -30,7 +30,7 @@ from ..tools.core import Tool
 from ..tools.toolbox import Toolbox
 from . import tools_magics
 from ._collected_tools import collected_tools
-from ._options import parse_options, readable_help
+from ._options import readable_help
 
 __all__ = ["AgentMagics", "agent_cell", "rewrite_agent_cell"]
 
@@ -202,12 +202,11 @@ class AgentMagics(Magics):
         """The async body of ``%%agent`` (what the input transformer awaits); ``metadata``: the
         cell's, where the request does not carry it (see `_cell_expectation`)."""
         from ._busy import busy_while_running
-        from ._cell_expectation import cell_expectation, check_cell, request_metadata
+        from ._cell_expectation import cell_options, check_cell
         from .display import show_run
         from .mcp_context_magics import cell_context
 
-        args = parse_options(self.agent, line, "%%agent")
-        expectation = cell_expectation(args.expect, request_metadata(self.shell) if metadata is None else metadata)
+        args, expectation = cell_options(self, line, metadata)
         text = self.prompt(cell)
         if not text.strip() and not args.prompt:
             raise UsageError("%%agent: the cell is empty; write the prompt below the %%agent line.")
