@@ -1,5 +1,6 @@
 """The pytest plugin shipped with the package (pytest_meowgent_nb.py): nbval's sanitize rules,
-the real_model marker from notebook metadata, and what it leaves alone."""
+the real_model marker from notebook metadata, agent cells checked on their expected calls and the
+--meowgent-report table, and what it leaves alone."""
 
 from __future__ import annotations
 
