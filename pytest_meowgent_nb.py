@@ -12,6 +12,12 @@ its own notebooks needs no conftest.py of ours. It does three things:
 - A notebook whose metadata says ``{"meowgent_nb": {"real_model": true}}`` talks to a real
   model: its tests (nbval's cells, nbmake's notebook) get the ``real_model`` marker, and are
   skipped, with the reason, when no model is there (no embedded model installed, no Ollama).
+- Under nbval, a ``%%agent`` cell with expected calls (``--expect`` on its first line, or
+  ``{"meowgent": {"expect": ...}}`` in its metadata, which the plugin passes to the kernel as
+  JupyterLab does) is checked on its calls: its words are not compared unless the cell asks
+  (``# NBVAL_CHECK_OUTPUT``, or nbval's ``nbval-check-output`` tag). ``--meowgent-report FILE``
+  writes a table of every agent cell: notebook, cell, expected, actual calls, how the run ended,
+  the cell's outcome (Markdown; JSON for a ``.json`` file).
 - The fixtures of `meowgent_nb.testing`: ``scripted_model``, ``no_model_requests``,
   ``run_notebook``.
 
@@ -24,6 +30,7 @@ To switch the plugin off: ``pytest -p no:meowgent_nb``.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -79,6 +86,140 @@ def pytest_collectstart(collector: pytest.Collector) -> None:
         patterns.update(package_sanitize_rules(collector.config, nbval))
 
 
+# --- agent cells with expected calls -------------------------------------------------------------
+
+_AGENT_CELL = pytest.StashKey[dict]()  # an nbval item's agent cell: its expectation, where it is
+_REPORT_QUERY = "__import__('meowgent_nb.notebook.magics._cell_expectation', fromlist=['_']).cell_report()"
+METADATA_KEYS = ("meowgent", "meowgent_nb")
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.getgroup("meowgent_nb").addoption(
+        "--meowgent-report",
+        metavar="FILE",
+        help="write a table of every %%agent cell nbval ran: notebook, cell, expected and actual calls,"
+        " how the run ended, the outcome (Markdown; JSON for a .json file)",
+    )
+
+
+def cell_expectation(cell: Any) -> tuple[str | None, dict[str, Any]]:
+    """An agent cell's expectation as written (``--expect`` or metadata), and its metadata of ours."""
+    ours = {key: cell.metadata[key] for key in METADATA_KEYS if key in getattr(cell, "metadata", {})}
+    for value in ours.values():
+        if isinstance(value, dict) and isinstance(value.get("expect"), str):
+            return value["expect"], ours
+    first = cell.source.split("\n", 1)[0]
+    found = re.search(r"(?:^|\s)--expect(?:=|\s+)(\"[^\"]*\"|'[^']*'|\S+)", first)
+    if found is None:
+        given = [value["expect"] for value in ours.values() if isinstance(value, dict) and "expect" in value]
+        return (json.dumps(given[0]) if given else None), ours
+    return found.group(1).strip("'\""), ours
+
+
+def agent_cell_source(source: str, metadata: dict[str, Any]) -> str:
+    """``source`` (a ``%%agent`` cell) as what the input transformer makes of it, with the cell's
+    metadata passed: nbval, like nbclient, sends none with the request."""
+    first, _, cell = source.partition("\n")
+    line = first[len("%%agent") :].strip()
+    module = "__import__('meowgent_nb.notebook.magics.agent_magics').notebook.agent_magics"
+    return f"await {module}.agent_cell({line!r}, {cell!r}, {metadata!r})"
+
+
+def _agent_cells(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark nbval's agent cells; one with an expectation is checked on its calls, not its words."""
+    nbval = config.pluginmanager.get_plugin("nbval")
+    cell_type = getattr(nbval, "IPyNbCell", None)
+    for item in items:
+        if cell_type is None or not isinstance(item, cell_type) or not item.cell.source.startswith("%%agent"):
+            continue
+        expected, ours = cell_expectation(item.cell)
+        item.stash[_AGENT_CELL] = cell = {"expected": expected, "calls_only": False, "found": None}
+        if expected is None and not ours:
+            continue
+        asked = dict(nbval.find_comment_markers(item.cell.source))
+        asked.update(nbval.find_metadata_tags(item.cell.metadata))
+        if expected is not None and "check" not in asked:
+            item.options["check"] = False  # its calls are checked in the kernel; its words may vary
+            cell["calls_only"] = True
+        if ours:
+            item.cell.source = agent_cell_source(item.cell.source, ours)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Any:
+    """After an agent cell: ask the kernel what it did (for the report), and fail a cell checked
+    on its calls whose run never got to the check: its error (a `UsageError`, which IPython writes
+    to stderr rather than as an error nbval sees) would pass unseen with its words not compared."""
+    cell = item.stash.get(_AGENT_CELL, None)
+    if cell is None:
+        return (yield)
+    try:
+        result = yield
+    finally:
+        if cell["calls_only"] or item.config.getoption("meowgent_report", None):
+            cell["found"] = _ask_kernel(getattr(item.parent, "kernel", None))
+    if cell["calls_only"] and isinstance(cell["found"], dict) and cell["found"].get("actual") is None:
+        said = "".join(o.get("text", "") for o in item.test_outputs or () if o.get("name") == "stderr")
+        item.raise_cell_error("The %%agent cell stopped before its calls could be checked", said.strip())
+    return result
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> Any:
+    report = (yield).get_result()
+    cell = item.stash.get(_AGENT_CELL, None)
+    if cell is None or report.when != "call" or not item.config.getoption("meowgent_report", None):
+        return
+    found = cell["found"] or {}
+    notebook, _, name = item.nodeid.partition("::")
+    report.user_properties.append(
+        ("meowgent_cell", {
+            "notebook": notebook, "cell": name, "expected": cell["expected"],
+            "actual": found.get("actual"), "ended": found.get("ended"), "outcome": report.outcome,
+        })
+    )
+
+
+def _ask_kernel(kernel: Any, timeout: float = 10.0) -> dict[str, Any] | None:
+    """The last ``%%agent`` cell's calls, asked of nbval's kernel (a silent request, as a frontend
+    asks for a variable); None if it cannot say (a dead kernel, no answer)."""
+    try:
+        msg_id = kernel.kc.execute("", silent=True, store_history=False, user_expressions={"r": _REPORT_QUERY})
+        while True:
+            reply = kernel.get_message(stream="shell", timeout=timeout)
+            if reply["parent_header"].get("msg_id") == msg_id:
+                break
+        value = reply["content"]["user_expressions"]["r"]["data"]["text/plain"]
+        import ast
+
+        return json.loads(ast.literal_eval(value))
+    except Exception:  # noqa: BLE001 - the report says "unknown" rather than fail the run
+        return None
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    path = session.config.getoption("meowgent_report", None)
+    if not path or hasattr(session.config, "workerinput"):  # an xdist worker: the controller writes it
+        return
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    reports = [r for each in getattr(reporter, "stats", {}).values() for r in each if hasattr(r, "user_properties")]
+    rows = [value for r in reports for key, value in r.user_properties if key == "meowgent_cell"]
+    Path(path).write_text(report_text(rows, json_file=str(path).endswith(".json")), encoding="utf-8")
+
+
+def report_text(rows: list[dict[str, Any]], json_file: bool = False) -> str:
+    """The report of ``--meowgent-report``: a Markdown table, or JSON."""
+    rows = sorted(rows, key=lambda r: (r["notebook"], int(r["cell"].split()[-1]) if r["cell"].split()[-1].isdigit() else 0))
+    if json_file:
+        return json.dumps(rows, indent=1) + "\n"
+    lines = ["| notebook | cell | expected | actual | ended | outcome |", "|---|---|---|---|---|---|"]
+    for r in rows:
+        actual = "; ".join(r["actual"]) if r["actual"] else ("(no calls)" if r["actual"] == [] else "(did not run)")
+        cells = [r["notebook"], r["cell"], r["expected"] or "-", actual, r["ended"] or "-", r["outcome"]]
+        lines.append("| " + " | ".join(str(c).replace("|", "\\|").replace("\n", " ") for c in cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
 # --- notebooks that need a real model ------------------------------------------------------------
 
 
@@ -123,6 +264,7 @@ def no_model_problem() -> str | None:
 
 @pytest.hookimpl(tryfirst=True)  # before `-m "not real_model"` deselects by the marker
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    _agent_cells(config, items)
     flags: dict[Path, bool] = {}
     real = []
     for item in items:

@@ -54,10 +54,16 @@ class Kernel:
         self._cell_ids = itertools.count(1)
 
     def execute(
-        self, code: str, *, allow_stdin: bool = True, hook: Hook | None = None, frontend: str = "lab"
+        self,
+        code: str,
+        *,
+        allow_stdin: bool = True,
+        hook: Hook | None = None,
+        frontend: str = "lab",
+        cell_metadata: dict[str, Any] | None = None,
     ) -> Run:
-        """Run ``code`` as ``frontend`` sends it: "lab" (JupyterLab, Notebook 7: the cell's id in
-        the request's metadata) or "console" (``jupyter console``: no metadata)."""
+        """Run ``code`` as ``frontend`` sends it: "lab" (JupyterLab, Notebook 7: the cell's
+        metadata and its id in the request's metadata) or "console" (``jupyter console``: none)."""
         run = Run()
         content = {
             "code": code,
@@ -67,7 +73,8 @@ class Kernel:
             "allow_stdin": allow_stdin,
             "stop_on_error": True,
         }
-        metadata = {"cellId": f"cell-{next(self._cell_ids)}"} if frontend == "lab" else {}
+        cell = {**(cell_metadata or {}), "cellId": f"cell-{next(self._cell_ids)}"}
+        metadata = cell if frontend == "lab" else {}
         msg = self.kc.session.msg("execute_request", content, metadata=metadata)
         self.kc.shell_channel.send(msg)
         msg_id = msg["header"]["msg_id"]

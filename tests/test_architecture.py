@@ -100,7 +100,7 @@ def test_the_wings_are_the_ones_the_folder_listing_shows():
 
 
 ROOMS = {
-    "agent": ["approvals", "context", "rules"],
+    "agent": ["approvals", "context", "expectations", "rules"],
     "mcp": ["client", "content", "server"],
     "notebook": ["approvals", "magics", "views"],
 }

@@ -1,5 +1,6 @@
 """The pytest plugin shipped with the package (pytest_meowgent_nb.py): nbval's sanitize rules,
-the real_model marker from notebook metadata, and what it leaves alone."""
+the real_model marker from notebook metadata, agent cells checked on their expected calls and the
+--meowgent-report table, and what it leaves alone."""
 
 from __future__ import annotations
 
@@ -92,7 +93,9 @@ def test_the_plugin_adds_no_option_and_no_marker_to_a_project_without_our_metada
             seen[flag] = (sorted(vars(config.option)), sorted(config._parser._inidict), config.getini("markers"))
         finally:
             config._ensure_unconfigure()
-    assert seen["meowgent_nb"] == seen["no:meowgent_nb"]
+    # One option of ours (--meowgent-report, off unless given); no ini key, no marker.
+    ours, theirs = seen["meowgent_nb"], seen["no:meowgent_nb"]
+    assert (sorted(set(ours[0]) - set(theirs[0])), ours[1:]) == (["meowgent_report"], theirs[1:])
     done = pytester.runpytest("--nbval", "--nbval-current-env", "--strict-markers", "--markers", "-p", "no:cacheprovider")
     assert not [line for line in done.outlines if line.startswith("@pytest.mark.real_model")]
     collected = pytester.runpytest("--nbval", "--collect-only", "-q", "-m", "real_model", "-p", "no:cacheprovider")
@@ -337,3 +340,138 @@ def test_our_rules_come_first_and_a_users_rule_on_the_same_regex_replaces_ours(t
     assert (code, outcomes) == (0, {"nb.ipynb::Cell 0": "passed", "nb.ipynb::Cell 1": "passed"}), out
     rules = [line for line in out.splitlines() if line.startswith("RULES ")]
     assert rules[0] == f"RULES {[OURS[0], (OURS[1][0], chr(92) + '1MINE 1</span>'), *OURS[2:], ('MINE ' + chr(92) + 'd', 'x')]}"
+
+
+# --- agent cells with expected calls: checked on their calls, and the report --------------------
+
+AGENTS_SETUP = '''%load_ext meowgent_nb
+import json
+from meowgent_nb import ScriptedModel, tool
+
+@tool
+def get_weather(city: str) -> str:
+    """The weather in a city."""
+    return f"sunny in {city}"
+
+@tool
+def delete_file(path: str) -> str:
+    """Delete a file."""
+    return f"deleted {path}"
+
+def call(name, **arguments):
+    return "<tool_call>" + json.dumps({"name": name, "arguments": arguments}) + "</tool_call>"
+
+def model(*calls):
+    return ScriptedModel([*calls, "Words that change with every model."])
+
+paris, london = call("get_weather", city="Paris"), call("get_weather", city="London")
+oslo, delete = call("get_weather", city="Oslo"), call("delete_file", path="old.txt")
+met, argument, order = model(paris, delete), model(london, delete), model(delete, paris)
+missing, extra, words, plain = model(paris), model(paris, oslo, delete), model(paris, delete), model()
+'''
+EXPECT = "get_weather(city='Paris') then delete_file(path='old.txt')"
+CELLS = [  # model, what the first line adds, metadata, a marker line
+    ("met", f'--expect "{EXPECT}"', None, ""),
+    ("argument", f'--expect "{EXPECT}"', None, ""),
+    ("order", "", {"meowgent": {"expect": EXPECT}}, ""),
+    ("missing", f'--expect "{EXPECT}"', None, ""),
+    ("extra", f'--expect "{EXPECT}"', None, ""),
+    ("words", f'--expect "{EXPECT}"', None, "# NBVAL_CHECK_OUTPUT\n"),
+    ("plain", "", None, "# NBVAL_IGNORE_OUTPUT\n"),
+    ("met", '--expect "get_weather(city=)"', None, ""),  # cannot be read: the cell fails before the run
+]
+SIDE_BY_SIDE = {
+    2: [
+        "ExpectationNotMet: Expectation not met: call 1 get_weather had city='London', expected city='Paris'.",
+        "       expected                     actual",
+        "  1    get_weather(city='Paris')    1 get_weather(city='London') -> ok   ✗ wrong city",
+        "  2    delete_file(path='old.txt')  2 delete_file(path='old.txt') -> ok  ✓",
+        "  end  (any)                        answered                             ✓",
+    ],
+    3: [
+        "ExpectationNotMet: Expectation not met: call 1 delete_file came before call 2 get_weather, expected the other order.",
+        "       expected                     actual",
+        "  1    get_weather(city='Paris')    2 get_weather(city='Paris') -> ok    ✗ out of order",
+        "  2    delete_file(path='old.txt')  1 delete_file(path='old.txt') -> ok  ✗ out of order",
+        "  end  (any)                        answered                             ✓",
+    ],
+    4: [
+        "ExpectationNotMet: Expectation not met: delete_file(path='old.txt') was not called.",
+        "       expected                     actual",
+        "  1    get_weather(city='Paris')    1 get_weather(city='Paris') -> ok  ✓",
+        "  2    delete_file(path='old.txt')  -                                  ✗ missing",
+        "  end  (any)                        answered                           ✓",
+    ],
+    5: [
+        "ExpectationNotMet: Expectation not met: call 2 get_weather(city='Oslo') -> ok was not expected"
+        " (end the calls with ', ...' to allow others).",
+        "       expected                     actual",
+        "  1    get_weather(city='Paris')    1 get_weather(city='Paris') -> ok    ✓",
+        "  2    delete_file(path='old.txt')  3 delete_file(path='old.txt') -> ok  ✓",
+        "       -                            2 get_weather(city='Oslo') -> ok     ✗ not expected",
+        "  end  (any)                        answered                             ✓",
+    ],
+}
+REPORT = [
+    "| notebook | cell | expected | actual | ended | outcome |",
+    "|---|---|---|---|---|---|",
+    f"| agents.ipynb | Cell 1 | {EXPECT} | get_weather(city='Paris') -> ok; delete_file(path='old.txt') -> ok | answered | passed |",
+    f"| agents.ipynb | Cell 2 | {EXPECT} | get_weather(city='London') -> ok; delete_file(path='old.txt') -> ok | answered | failed |",
+    f"| agents.ipynb | Cell 3 | {EXPECT} | delete_file(path='old.txt') -> ok; get_weather(city='Paris') -> ok | answered | failed |",
+    f"| agents.ipynb | Cell 4 | {EXPECT} | get_weather(city='Paris') -> ok | answered | failed |",
+    f"| agents.ipynb | Cell 5 | {EXPECT} | get_weather(city='Paris') -> ok; get_weather(city='Oslo') -> ok;"
+    " delete_file(path='old.txt') -> ok | answered | failed |",
+    f"| agents.ipynb | Cell 6 | {EXPECT} | get_weather(city='Paris') -> ok; delete_file(path='old.txt') -> ok | answered | failed |",
+    "| agents.ipynb | Cell 7 | - | (no calls) | answered | passed |",
+    "| agents.ipynb | Cell 8 | get_weather(city=) | (did not run) | - | failed |",
+]
+
+
+def agents_notebook(folder: Path) -> None:
+    """Agent cells whose saved words are not what the model says now: only their calls count."""
+    nb = nbformat.v4.new_notebook(metadata={"kernelspec": {"name": "python3", "display_name": "Python 3"}})
+    nb.cells = [nbformat.v4.new_code_cell(AGENTS_SETUP, execution_count=1)]
+    for number, (model, line, metadata, marker) in enumerate(CELLS, 2):
+        said = nbformat.v4.new_output("stream", name="stdout", text="Some words a model said once.\n")
+        cell = nbformat.v4.new_code_cell(
+            f"%%agent --new --model-object {model} {line}\n{marker}Go.", outputs=[said], execution_count=number
+        )
+        cell.metadata.update(metadata or {})
+        nb.cells.append(cell)
+    nbformat.write(nb, folder / "agents.ipynb")
+
+
+def test_agent_cells_are_checked_on_their_calls_and_reported(tmp_path):
+    # -n 1: the cells run on an xdist worker; the report is written once, by the controller.
+    agents_notebook(tmp_path)
+    code, outcomes, out = run_pytest(tmp_path, "--nbval", "--nbval-current-env", "-n", "1", "--meowgent-report", "report.md")
+    failed = {f"agents.ipynb::Cell {n}": "failed" for n in (2, 3, 4, 5, 6, 8)}
+    assert (code, outcomes) == (1, {"agents.ipynb::Cell 0": "passed", "agents.ipynb::Cell 1": "passed", **failed,
+                                    "agents.ipynb::Cell 7": "passed"}), out
+    plain = re.sub(r"\x1b\[\d+m", "", out).splitlines()
+    for number, lines in SIDE_BY_SIDE.items():
+        at = plain.index(f"Cell {number}: Cell execution caused an exception")
+        start = plain.index(lines[0], at)
+        assert plain[start : start + len(lines) + 1] == [*lines, "(the full traceback: %agent traceback)"]
+    # A cell whose run never got to the check fails, with what IPython wrote of its error.
+    at = plain.index("Cell 8: The %%agent cell stopped before its calls could be checked")
+    assert plain[plain.index("Traceback:", at) + 1 : plain.index("Traceback:", at) + 4] == [
+        "UsageError: %%agent --expect: Cannot read 'get_weather(city=)' as a call: invalid syntax.",
+        "  get_weather(city=)",
+        "                   ^",
+    ]
+    # The cell that asks for its words to be compared is: they changed.
+    assert plain[plain.index("Cell 6: Cell outputs differ") - 1] == "Notebook cell execution failed"
+    assert (tmp_path / "report.md").read_text().splitlines() == REPORT
+
+
+def test_the_report_as_json_keeps_each_rows_fields():
+    rows = [
+        {"notebook": "b.ipynb", "cell": "Cell 10", "expected": None, "actual": None, "ended": None, "outcome": "failed"},
+        {"notebook": "b.ipynb", "cell": "Cell 9", "expected": "f", "actual": ["f() -> ok"], "ended": "answered", "outcome": "passed"},
+    ]
+    assert json.loads(plugin.report_text(rows, json_file=True)) == rows[::-1]  # in the notebooks' order
+    assert plugin.report_text(rows).splitlines()[2:] == [
+        "| b.ipynb | Cell 9 | f | f() -> ok | answered | passed |",
+        "| b.ipynb | Cell 10 | - | (did not run) | - | failed |",
+    ]

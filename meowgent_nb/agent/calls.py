@@ -116,9 +116,12 @@ class CallRunner:
         edited: dict[int, dict[str, Any]] = {}
         decided = {**{i: d for i, d in ruled_by.items() if d not in ("ask", None)}, **{
             index: decision for (index, *_), decision in zip(asking, decisions)}}
-        for index, call, tool, _ in runnable:  # in call order: the rules' decisions and the approver's
+        for index, call, tool, values in runnable:  # in call order: the rules' decisions and the approver's
             if index in decided:
-                yield ApprovalEvent(call, self._settle(index, call, tool, decided[index], results, edited))
+                decision = self._settle(index, call, tool, decided[index], results, edited)
+                yield ApprovalEvent(call, decision)
+                if isinstance(decision, Denied) and index in results:  # what was denied, for expectations
+                    results[index] = dataclasses.replace(results[index], arguments=values)
         for index in sorted(results):
             yield ToolResultEvent(results[index])
         values_of = {index: edited.get(index, values) for index, _, _, values in runnable}
@@ -156,6 +159,7 @@ class CallRunner:
                     index, result = await self._execute(index, call, tool, values_of[index], slots, again)
                 if index in edited:
                     result = _ran_with(result, edited[index])
+                result = dataclasses.replace(result, arguments=values_of[index])
                 results[index] = result = self._outcome(result)
                 if result.ok:
                     self.answered[_call_key(result.call.name, values_of[index])] = result
@@ -230,7 +234,8 @@ class CallRunner:
         if earlier is not None:  # small models loop on a call whose result they already have
             return ToolResult(
                 call,
-                f"Not run again: {tool.name} was already called with these arguments, and its result"
+                arguments=values,
+                output=f"Not run again: {tool.name} was already called with these arguments, and its result"
                 f" was:\n{earlier.output}\nUse that result to answer, or call a different tool.",
                 kind="denied",
             )

@@ -45,6 +45,9 @@ class ToolResult:
     """The exception a failing tool raised, kept for display."""
     duration: float | None = None
     """Seconds the tool ran, when it ran."""
+    arguments: dict[str, Any] | None = None
+    """The validated arguments (defaults filled in; a person's, where they changed them at
+    approval); None for a call that never passed validation (unreadable, unknown, invalid)."""
 
     @property
     def ok(self) -> bool:

@@ -28,7 +28,7 @@ from ...tools.core import Tool
 from ...tools.toolbox import Toolbox
 from . import agent_commands, tools_magics
 from ._collected_tools import collected_tools
-from ._options import parse_options, readable_help
+from ._options import readable_help
 from ._prompt_text import prompt_text
 from .rules_magics import session_rules
 
@@ -186,6 +186,7 @@ class AgentMagics(Magics):
     @argument("--record", metavar="PATH", help="Record the model's answers to this cassette file.")
     @argument("--replay", metavar="PATH", help="Replay the answers recorded in this cassette; no model is used.")
     @argument("--cassette", metavar="PATH", help="Use this cassette in AgentMagics.cassette_mode.")
+    @argument("--expect", metavar='"CALLS"', help="The calls the run must make: \"f(a='x*') then g(b=1), ...\".")
     @cell_magic
     def agent(self, line: str, cell: str) -> None:
         """Send the cell to the model; it may call the notebook's @tool functions.
@@ -197,13 +198,15 @@ class AgentMagics(Magics):
         """
         run_to_completion(self.run_cell(line, cell))
 
-    async def run_cell(self, line: str, cell: str) -> None:
-        """The async body of ``%%agent`` (what the input transformer awaits)."""
+    async def run_cell(self, line: str, cell: str, metadata: dict[str, Any] | None = None) -> None:
+        """The async body of ``%%agent`` (what the input transformer awaits); ``metadata``: the
+        cell's, where the request does not carry it (see `_cell_expectation`)."""
         from ._busy import busy_while_running
+        from ._cell_expectation import cell_options, check_cell
         from ..views.display import show_run
         from .mcp_context_magics import cell_context
 
-        args = parse_options(self.agent, line, "%%agent")
+        args, expectation = cell_options(self, line, metadata)
         text = self.prompt(cell)
         if not text.strip() and not args.prompt:
             raise UsageError("%%agent: the cell is empty; write the prompt below the %%agent line.")
@@ -224,6 +227,7 @@ class AgentMagics(Magics):
         self.last_result = result
         if args.out:
             self.shell.user_ns[args.out] = result
+        check_cell(expectation, result)
 
     def prompt(self, cell: str) -> str:
         """The cell without nbval markers, with ``{name}`` filled from the notebook (see `_prompt_text`)."""
@@ -397,12 +401,12 @@ def rewrite_agent_cell(lines: list[str]) -> list[str]:
     return [f"await __import__('meowgent_nb.notebook.magics.agent_magics').notebook.magics.agent_magics.agent_cell({line!r}, {cell!r})\n"]
 
 
-async def agent_cell(line: str, cell: str) -> None:
-    """What a rewritten ``%%agent`` cell awaits."""
+async def agent_cell(line: str, cell: str, metadata: dict[str, Any] | None = None) -> None:
+    """What a rewritten ``%%agent`` cell awaits (``metadata``: the cell's, from the pytest plugin)."""
     from IPython import get_ipython
 
     shell = get_ipython()
     magics = shell.magics_manager.registry.get("AgentMagics")
     if magics is None:
         raise UsageError("%%agent: the extension is not loaded; run %load_ext meowgent_nb first.")
-    await magics.run_cell(line, cell)
+    await magics.run_cell(line, cell, metadata)

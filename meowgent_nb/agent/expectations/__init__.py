@@ -1,0 +1,29 @@
+"""Expected calls: what a run should have done, written as Python calls, and the check of a run.
+
+    get_weather(city='Par*') then delete_file(path='old.txt') -> ok, ... then answered
+
+`parse_expectation` reads one (`language`: the syntax), `check_expectation` compares it with an
+`AgentResult` (`check`), the argument values are `values`'.
+"""
+
+from __future__ import annotations
+
+from .check import Act, ExpectationNotMet, Verdict, acts_of, check_expectation
+from .language import SYNTAX, Expectation, ExpectationError, ExpectedCall, parse_expectation
+from .values import ANY, Regex, value_matches
+
+__all__ = [
+    "ANY",
+    "SYNTAX",
+    "Act",
+    "Expectation",
+    "ExpectationError",
+    "ExpectationNotMet",
+    "ExpectedCall",
+    "Regex",
+    "Verdict",
+    "acts_of",
+    "check_expectation",
+    "parse_expectation",
+    "value_matches",
+]
