@@ -121,7 +121,7 @@ def agent_cell_source(source: str, metadata: dict[str, Any]) -> str:
     metadata passed: nbval, like nbclient, sends none with the request."""
     first, _, cell = source.partition("\n")
     line = first[len("%%agent") :].strip()
-    module = "__import__('meowgent_nb.notebook.magics.agent_magics').notebook.agent_magics"
+    module = "__import__('meowgent_nb.notebook.magics.agent_magics').notebook.magics.agent_magics"
     return f"await {module}.agent_cell({line!r}, {cell!r}, {metadata!r})"
 
 

@@ -72,7 +72,7 @@ def unload_ipython_extension(ipython: Any) -> None:
     magics = ipython.magics_manager.registry.pop("AgentMagics", None)
     if magics is not None:
         if getattr(magics, "_mcp_servers", None) or getattr(magics, "_mcp_serving", None):
-            from .notebook.magics.mcp_magics import close_mcp  # only when MCP was used: it imports IPython's argparse
+            from .notebook.mcp.mcp_magics import close_mcp  # only when MCP was used: it imports IPython's argparse
 
             close_mcp(magics)
         for kind, names in magics.magics.items():

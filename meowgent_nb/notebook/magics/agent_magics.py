@@ -22,11 +22,10 @@ from traitlets import Bool, CaselessStrEnum, Float, Int, List, Unicode, default
 from ..._async import run_to_completion
 from ...agent.loop import Agent, AgentResult
 from ...recording.cassette import MODES as CASSETTE_MODES  # imported with the agent anyway
-from ...models.resolve import AUTO, requested_name
+from ...models.resolve import AUTO
 from ...protocols.registry import PROTOCOLS
 from ...tools.core import Tool
-from ...tools.toolbox import Toolbox
-from . import agent_commands, tools_magics
+from . import _cassette_choice, agent_commands, tools_magics
 from ._collected_tools import collected_tools
 from ._options import readable_help
 from ._prompt_text import prompt_text
@@ -204,7 +203,7 @@ class AgentMagics(Magics):
         from ._busy import busy_while_running
         from ._cell_expectation import cell_options, check_cell
         from ..views.display import show_run
-        from .mcp_context_magics import cell_context
+        from ..mcp.mcp_context_magics import cell_context
 
         args, expectation = cell_options(self, line, metadata)
         text = self.prompt(cell)
@@ -241,7 +240,7 @@ class AgentMagics(Magics):
     def make_agent(self, args: Any) -> Agent:
         """An `Agent` for one cell, from the traits and the cell's options."""
         from ..approvals import default_approver
-        from .mcp_context_magics import system_prompt
+        from ..mcp.mcp_context_magics import system_prompt
 
         mode = args.approve or self.approve
         if mode in ("all", "none"):
@@ -255,7 +254,7 @@ class AgentMagics(Magics):
             if hasattr(approver, "timeout"):  # %config AgentMagics.approval_timeout after the first cell
                 approver.timeout = self.approval_timeout
         model = self.resolve_model(args)
-        self.use_tape(getattr(model, "tool_tape", None))
+        _cassette_choice.use_tape(self, getattr(model, "tool_tape", None))
         tools = self.select_tools(args)
         return Agent(
             model,
@@ -283,57 +282,12 @@ class AgentMagics(Magics):
         return Shape(self.max_output_chars, self.max_output_items, self.max_output_depth)
 
     def resolve_model(self, args: Any) -> Any:
-        """The cell's model; with a cassette, one that records or replays (and resolves it only to record)."""
-        path, mode = self.cassette_choice(args)
-        if not path:
-            return self._resolve_model(args)
-        from ...recording.cassette import CassetteError, cassette_model
-
-        name = args.model_object and getattr(self.shell.user_ns.get(args.model_object), "name", args.model_object)
-        try:
-            return cassette_model(
-                path,
-                mode,
-                lambda: self._resolve_model(args),
-                name=name or requested_name(args.model or self.model),
-                options=self._options(),
-                context=getattr(args, "context", None),
-                shelf=self._cassettes,
-                mask=self.cassette_mask,
-            )
-        except CassetteError as error:
-            raise UsageError(f"%%agent: {error}") from None
+        """The cell's model; with a cassette, one that records or replays (see `_cassette_choice`)."""
+        return _cassette_choice.cell_model(self, args)
 
     def session_tape(self) -> Any:
         """The `ToolTape` of the session's cassette (the traits), or None without one (or in mode off)."""
-        from ...recording.cassette import ToolTape, mode_of, open_cassette
-
-        if not self.cassette or mode_of(self.cassette_mode) == "off":
-            return None
-        cassette, decided = open_cassette(self.cassette, self.cassette_mode, self._cassettes, self.cassette_mask)
-        return ToolTape(cassette, decided)
-
-    def use_tape(self, tape: Any) -> None:
-        """Give the cell's cassette (its model's `ToolTape`) to the recorded toolboxes (``record=True``)."""
-        if tape is None:
-            return
-        from ...recording.cassette import CassetteError
-
-        namespace = [v for k, v in self.shell.user_ns.items() if not k.startswith("_")]
-        for box in [*self.toolboxes, *(v for v in namespace if isinstance(v, Toolbox))]:
-            if getattr(box, "record", False) and callable(getattr(box, "use_tape", None)):
-                try:
-                    box.use_tape(tape)
-                except CassetteError as error:
-                    raise UsageError(f"%%agent: {error}") from None
-
-    def cassette_choice(self, args: Any) -> tuple[str, str]:
-        """The cassette file and mode for a cell: its options, else the traits ("" for none)."""
-        if getattr(args, "record", None):
-            return args.record, "record"
-        if getattr(args, "replay", None):
-            return args.replay, "replay"
-        return getattr(args, "cassette", None) or self.cassette, self.cassette_mode
+        return _cassette_choice.session_tape(self)
 
     def _resolve_model(self, args: Any) -> Any:
         from ._model_choice import cell_model

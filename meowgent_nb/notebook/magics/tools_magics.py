@@ -27,7 +27,7 @@ def tools(magics: Any, line: str) -> Any:
     if command == "eval":
         return tools_eval(magics, rest)
     if command in ("mcp", "serve"):
-        from . import mcp_magics
+        from ..mcp import mcp_magics
 
         return (mcp_magics.tools_mcp if command == "mcp" else mcp_magics.tools_serve)(magics, rest)
     available = magics.available_tools()

@@ -22,9 +22,9 @@ from ...mcp.client._oauth import OAuthWaitError
 from ...mcp.client.toolbox import McpServerError, McpToolbox, OAuth
 from ...mcp.config import SERVER_NAME
 from ...recording.cassette import CassetteError
-from ._options import value_attached
-from ..views.mcp_listing import server_listing as _listing
-from ._collected_tools import collected_tools
+from ..magics._options import value_attached
+from .mcp_listing import server_listing as _listing
+from ..magics._collected_tools import collected_tools
 
 __all__ = ["add", "mcp_add", "show_link"]
 

@@ -26,7 +26,7 @@ from ...mcp.client.toolbox import McpToolbox
 from ...mcp.config import McpConfigError
 from . import mcp_context_magics, mcp_refresh_magics
 from .mcp_add_magic import _keep, _servers, add, mcp_add
-from ..views.mcp_listing import server_listing as _listing
+from .mcp_listing import server_listing as _listing
 
 __all__ = ["close_mcp", "tools_mcp", "tools_serve"]
 
@@ -104,7 +104,7 @@ def _log(magics: Any, name: str) -> None:
     """``%tools mcp log NAME``: the server's last log messages, as a table (see `mcp_log`)."""
     from IPython.display import display
 
-    from ..views.mcp_log import LogView
+    from .mcp_log import LogView
 
     box = _servers(magics).get(name)
     if box is None:
