@@ -81,7 +81,7 @@ def test_deny_with_a_reason_tells_the_model_the_reason(kernel):
 def test_allow_calls_like_this_opens_the_rule_and_a_refused_rule_can_be_fixed_in_a_fresh_box(kernel):
     kernel.ok("agent = make_agent(WidgetApprover(add_rule=add_rule), 'rule.txt')")
     steps: list[str] = []
-    prefill = "write_file path='rule.txt' text='hi' -> allow"
+    prefill = 'write_file path="rule.txt" text="hi" -> allow'
 
     def hook(kernel: Kernel, run: Run, msg: dict[str, Any]) -> None:
         if not steps and "Add rule and approve" in run.buttons:
@@ -141,10 +141,10 @@ def test_input_offers_the_same_choices(kernel):
         call.format("in2.txt"),
         "Reason (the model reads it): ",
         call.format("in3.txt"),
-        "Rule (Enter keeps it, or type a wider or narrower one):\n  write_file path='in3.txt' text='hi' -> allow\n> ",
+        'Rule (Enter keeps it, or type a wider or narrower one):\n  write_file path="in3.txt" text="hi" -> allow\n> ',
     ]
     assert kernel.ok("report(result)").stdout == (
         "ok | wrote in1.txt | True\nok | wrote in1.txt | True\ndenied | Denied: not this one | False\n"
         "ok | wrote in3.txt | True\n"
     )
-    assert kernel.ok("print(added[-1])").stdout == "write_file path='in3.txt' text='hi' -> allow\n"
+    assert kernel.ok("print(added[-1])").stdout == 'write_file path="in3.txt" text="hi" -> allow\n'

@@ -81,7 +81,7 @@ def decisions_scenario(open_page, server, tmp_path, theme: str, full: bool) -> N
     box = rule_cell.get_by_role("textbox", name="Rule:")
     notebook.wait_visible(box, "the rule box")
     prefill = box.input_value()
-    notebook.check(prefill == "write_file path='rule.txt' text='two' -> allow", f"the rule box opened with {prefill!r}")
+    notebook.check(prefill == 'write_file path="rule.txt" text="two" -> allow', f"the rule box opened with {prefill!r}")
     rule_cell.screenshot(path=str(folder / f"decisions_rule{suffix}.png"))
     box.fill("write_file path=rule.*")  # no "-> allow": refused, and said why
     box.evaluate("e => { e.dataset.old = '1'; }")  # the refusal draws a fresh box
