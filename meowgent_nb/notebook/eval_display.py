@@ -37,7 +37,7 @@ class EvalProgress:
     """What the cell shows while an eval runs: the finished rows, then the running case.
 
     Args:
-        cases: The checked cases, in the order they run.
+        cases: The checked cases, in the order they run (a case run N times is here N times).
     """
 
     def __init__(self, cases: Sequence[EvalCase]):
@@ -118,6 +118,7 @@ def run_eval(
     live: bool,
     tick: float | None = 1.0,
     concurrency: int = 1,
+    repeat: int = 1,
 ) -> EvalReport:
     """`aevaluate` the cases, showing the rows in the cell as they finish when ``live``.
 
@@ -130,6 +131,7 @@ def run_eval(
         live: Show the progress in the cell (a person watches), or nothing (headless runs).
         tick: Seconds between redraws for the running case's time; None: redraw only per row.
         concurrency: As for `aevaluate`.
+        repeat: As for `aevaluate`; the view shows every run's row as it finishes.
 
     Returns:
         The `EvalReport`, as `aevaluate` returns it.
@@ -154,11 +156,11 @@ def run_eval(
     worker = _EvalThread(
         aevaluate(
             checked, tools=tools, model=model, protocol=protocol, text_limit=text_limit, on_row=on_row,
-            concurrency=concurrency,
+            concurrency=concurrency, repeat=repeat,
         ),
         on_end=lambda: wake.put(True),
     )
-    view = EvalProgress(checked)
+    view = EvalProgress([case for case in checked for _ in range(repeat)])
     handle = None
     try:
         if live:
