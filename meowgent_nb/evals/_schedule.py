@@ -102,7 +102,7 @@ def cut_note(cut: int, rerun: int, concurrency: int) -> str:
     answers = "answer" if cut == 1 else "answers"
     cases = "case" if rerun == 1 else "cases"
     return (
-        f"The server cut {cut} {answers} short while {concurrency} cases ran at once (a stream ended"
+        f"The server cut {cut} {answers} short while cases ran up to {concurrency} at a time (a stream ended"
         f" with no finish_reason), so {rerun} {cases} ran one at a time after the others; llama-cpp-python's"
         " server does this unless started with --interrupt_requests False."
     )

@@ -109,7 +109,8 @@ class BaselineCheck:
     def line(self) -> str:
         """One line for the report: recorded, or how the run compares with the baseline."""
         if self.recorded:
-            return f"baseline recorded to {self.path}: {self.cases} cases, {self.passed} passed"
+            cases = "case" if self.cases == 1 else "cases"
+            return f"baseline recorded to {self.path}: {self.cases} {cases}, {self.passed} passed"
         parts = [f"{len(self.worse)} worse", f"{len(self.better)} better"]
         parts += [f"{len(self.added)} new"] if self.added else []
         parts += [f"{len(self.removed)} gone"] if self.removed else []

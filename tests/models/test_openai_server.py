@@ -14,6 +14,7 @@ and takes a schema only as ``{"type": "json_object", "schema": ...}``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import importlib.util
 import socket
 import subprocess
@@ -65,15 +66,22 @@ def free_port() -> int:
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """The base URL of a llama-cpp-python server on the embedded GGUF, stopped after the module."""
+    # Its default cuts a streaming answer off when the next request arrives; queue them instead.
+    with llama_server(tmp_path_factory, "--interrupt_requests", "False") as base_url:
+        yield base_url
+
+
+@contextlib.contextmanager
+def llama_server(tmp_path_factory: pytest.TempPathFactory, *settings: str) -> Iterator[str]:
+    """A llama-cpp-python server on the embedded GGUF (the API key `KEY`, one thread, these
+    ``settings`` besides), its base URL while it runs; stopped after."""
     port = free_port()
     log_path = tmp_path_factory.mktemp("openai-server") / "server.log"
     command = [
         sys.executable, "-m", "llama_cpp.server",
         "--model", str(gguf_path()), "--model_alias", NAME,
         "--host", "127.0.0.1", "--port", str(port),
-        "--n_ctx", "2048", "--n_threads", "1", "--api_key", KEY,
-        # Its default cuts a streaming answer off when the next request arrives; queue them instead.
-        "--interrupt_requests", "False",
+        "--n_ctx", "2048", "--n_threads", "1", "--api_key", KEY, *settings,
     ]  # fmt: skip
     with log_path.open("wb") as log:
         process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
