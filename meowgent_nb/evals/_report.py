@@ -1,7 +1,8 @@
 """What an eval found: `EvalRow` per case, `EvalReport` with its summary, as text and HTML.
 
-The text form is what nbval compares, so it has no timings: the cases, the scores per category,
-then the call metrics (tool choice, argument accuracy, execution success, hallucination, calls
+The text form is what nbval compares, so it has no timings: the cases (with ``repeat``, each
+case's runs passed), the one-line findings (pass^k and the flips, a note such as a server that
+cut streams, what a baseline found), the scores per category, then the call metrics (tool choice, argument accuracy, execution success, hallucination, calls
 where no tool was needed) as aligned tables, and the tools block's size. The HTML form adds the
 arguments and times, and marks each result with a coloured pill (white on green or red, which reads
 the same in light and dark themes, like the status pills of the transcript's cards). `cases_html`
@@ -219,8 +220,8 @@ class EvalReport:
     def to_text(self) -> str:
         """The ``text/plain`` form (no timings, so it is stable): the cases, the summary, the metrics."""
         summary = _aligned([["category", "cases", "passed", "accuracy"], *self._summary_rows()])
-        lines = "".join(f"\n{line}" for line in [""] + self.lines()) if self.lines() else ""
-        return self.cases_text() + lines + "\n\n" + summary + "\n\n" + self.metrics_text()
+        lines = "\n".join(self.lines())
+        return self.cases_text() + (f"\n\n{lines}" if lines else "") + "\n\n" + summary + "\n\n" + self.metrics_text()
 
     def to_html(self) -> str:
         """The ``text/html`` form: the cases with arguments and timings, the summary, the metrics."""

@@ -8,9 +8,11 @@ as the cases finish (``on_row``). The report's rows and rendering are in `_repor
 With ``concurrency=N``, N cases run at once: serving engines (vLLM, SGLang, llama-server) batch
 concurrent requests, so an eval against one finishes sooner; a model that answers one request at
 a time (``max_concurrency = 1``: the embedded `LlamaCppModel`, `ScriptedModel`) runs them in turn.
+A server that cuts concurrent streams short has the cut cases rerun one at a time (`_schedule`).
+With ``repeat=N`` each case runs N times and passes only when all N pass.
 
-Besides pass or fail, each row says whether the call could run, whether its arguments were right
-and whether it made up a tool or an argument name (`EvalRow`), and the report sums these up as
+Besides pass or fail (judged in `_judge`), each row says whether the call could run, whether its
+arguments were right and whether it made up a tool or an argument name (`EvalRow`), and the report sums these up as
 the seed design's metrics (`EvalReport.summary`), with the size of the tools block the model was
 shown (`_tool_block`).
 """
