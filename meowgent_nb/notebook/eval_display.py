@@ -37,11 +37,14 @@ class EvalProgress:
     """What the cell shows while an eval runs: the finished rows, then the running case.
 
     Args:
-        cases: The checked cases, in the order they run (a case run N times is here N times).
+        cases: The checked cases, in the order they run.
+        repeat: How many times each case runs: the view shows each run's row, and counts runs.
     """
 
-    def __init__(self, cases: Sequence[EvalCase]):
-        self.cases = list(cases)
+    def __init__(self, cases: Sequence[EvalCase], repeat: int = 1):
+        self.cases = [case for case in cases for _ in range(repeat)]
+        """The case of each run, in the order they run."""
+        self._unit = "cases" if repeat == 1 else "runs"
         self.rows: list[EvalRow] = []
         self.started = self._case_started = time.perf_counter()
         self.ended: str | None = None
@@ -65,16 +68,16 @@ class EvalProgress:
 
     @property
     def progress(self) -> str:
-        """``"3/7"``: cases done of all."""
+        """``"3/7"``: cases (runs) done of all."""
         return f"{len(self.rows)}/{len(self.cases)}"
 
     def _title(self) -> str:
         if self.ended is None:
-            return f"Tool eval: {self.progress} cases done"
+            return f"Tool eval: {self.progress} {self._unit} done"
         if self.ended == "done":
             passed = sum(row.passed for row in self.rows)
-            return f"Tool eval: {self.progress} cases done, {passed} passed"
-        return f"Tool eval stopped after {self.progress} cases: {self.ended}"
+            return f"Tool eval: {self.progress} {self._unit} done, {passed} passed"
+        return f"Tool eval stopped after {self.progress} {self._unit}: {self.ended}"
 
     def to_text(self) -> str:
         """The ``text/plain`` form: the title, then the finished rows as in the report (no timings)."""
@@ -160,7 +163,7 @@ def run_eval(
         ),
         on_end=lambda: wake.put(True),
     )
-    view = EvalProgress([case for case in checked for _ in range(repeat)])
+    view = EvalProgress(checked, repeat)
     handle = None
     try:
         if live:
