@@ -12,8 +12,9 @@ same answers come back every time, so CI needs no model.
 A case is known by its prompt, its expected tool and its expected arguments (a case whose
 expectation changed is a new case). It got worse when a smaller share of its runs passed (with
 one run: it passed before and fails now). A case in only one of the two is listed, never
-raised: removing or adding cases is an edit of the cases, not of a tool. To accept a change,
-delete FILE and run again: it records the new outcomes.
+raised: removing or adding cases is an edit of the cases, not of a tool. But a run that has no
+case in common with FILE is an error (two evals sharing one file would otherwise pass whatever
+happened). To accept a change, delete FILE and run again: it records the new outcomes.
 
 FILE is JSON (``"format": "meowgent-eval-baseline/1"``), written atomically, keys sorted, so
 that it diffs well in review.
@@ -169,7 +170,7 @@ def check_baseline(report: EvalReport, path: str | os.PathLike[str]) -> Baseline
     Raises:
         EvalRegression: A case got worse than the baseline.
         BaselineError: The file is not a baseline this package wrote (the message names the
-            field), or cannot be read or written.
+            field), holds none of the report's cases, or cannot be read or written.
     """
     where = str(path)
     target = Path(path)
@@ -220,6 +221,11 @@ def _dump(report: EvalReport) -> dict[str, Any]:
 def _compare(report: EvalReport, before: _File, where: str) -> BaselineCheck:
     old = dict(zip(_keys(before.cases, lambda c: c.prompt, lambda c: c.tool, lambda c: c.arguments), before.cases))
     new = _report_cases(report)
+    if old and new and not set(old) & set(new):  # nothing to compare: it would pass whatever happened
+        raise BaselineError(
+            f"The eval baseline {where} holds none of this run's cases ({len(new)}; it holds {len(old)} others):"
+            " give each list of cases a baseline file of its own, or delete this one to record these cases."
+        )
     worse, better = [], []
     for key, (row, passes) in new.items():
         case = old.get(key)

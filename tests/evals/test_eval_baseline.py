@@ -155,6 +155,18 @@ def test_a_case_is_known_by_its_prompt_tool_and_arguments(tmp_path):
     ]
 
 
+def test_a_baseline_of_other_cases_is_an_error_not_a_pass(tmp_path):
+    # Two evals sharing one file: the second would compare nothing and pass whatever happened.
+    path = tmp_path / "baseline.json"
+    check_baseline(run(GOOD[:2], cases=CASES[:2]), path)
+    with pytest.raises(BaselineError) as caught:
+        check_baseline(run(["No."], cases=CASES[2:]), path)
+    assert str(caught.value) == (
+        f"The eval baseline {path} holds none of this run's cases (1; it holds 2 others): give each list of cases"
+        " a baseline file of its own, or delete this one to record these cases."
+    )
+
+
 def test_the_same_prompt_twice_is_two_cases_in_order(tmp_path):
     path = tmp_path / "baseline.json"
     twice = [CASES[2], CASES[2]]
