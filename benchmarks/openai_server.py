@@ -18,7 +18,11 @@ machine: on a shared machine only the alternating median is worth quoting. llama
 server does not batch (requests queue behind one lock, ``--interrupt_requests False``), so
 concurrency gains it nothing, and the HTTP hop costs about a tenth.
 
-Run:  python benchmarks/openai_server.py [--threads 2] [--rounds 3]
+With ``--server-defaults`` the server keeps its default ``interrupt_requests`` (on): it cuts the
+answer it streams when another request arrives, and the eval reruns the cut cases one at a time
+(issue 36); the note it printed is shown under the table.
+
+Run:  python benchmarks/openai_server.py [--threads 2] [--rounds 3] [--server-defaults]
 """
 
 from __future__ import annotations
@@ -63,14 +67,14 @@ CASES = [
 TOOLS = [get_weather, convert]
 
 
-def start_server(threads: int) -> tuple[subprocess.Popen, str]:
+def start_server(threads: int, interrupt: bool = False) -> tuple[subprocess.Popen, str]:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     command = [
         sys.executable, "-m", "llama_cpp.server", "--model", str(gguf_path()),
         "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "2048", "--n_threads", str(threads),
-        "--interrupt_requests", "False",
+        *([] if interrupt else ["--interrupt_requests", "False"]),
     ]  # fmt: skip
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     base_url = f"http://127.0.0.1:{port}/v1"
@@ -89,6 +93,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--threads", type=int, default=2, help="Generation threads, in both places.")
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--server-defaults", action="store_true", help="Leave interrupt_requests on (its default).")
     args = parser.parse_args(argv)
     import meowgent_nb.models
 
@@ -97,16 +102,18 @@ def main(argv: list[str] | None = None) -> int:
     embedded = LlamaCppModel(n_ctx=2048, n_threads=args.threads, max_tokens=64)
     evaluate(CASES[:1], tools=TOOLS, model=embedded)  # load it first: loading is not answering
     ways = [("embedded, in-process", embedded, 1)]
-    process, base_url = start_server(args.threads)
+    process, base_url = start_server(args.threads, args.server_defaults)
     try:
         served = OpenAIModel("local", base_url=base_url, options=settings)
         evaluate(CASES[:1], tools=TOOLS, model=served)  # warm the server the same way
         ways += [("server, concurrency 1", served, 1), ("server, concurrency 4", served, 4)]
         runs: dict[str, list[tuple[float, int]]] = {label: [] for label, _, _ in ways}
+        notes: set[str] = set()
         for _ in range(args.rounds):
             for label, model, concurrency in ways:
                 report = evaluate(CASES, tools=TOOLS, model=model, concurrency=concurrency)
                 runs[label].append((report.seconds, report.summary()["all"]["passed"]))
+                notes.update(f"{label}: {note}" for note in report.notes)
         print(
             f"{len(CASES)} eval cases, {args.threads} threads, temperature 0, median of {args.rounds} rounds"
         )
@@ -115,6 +122,8 @@ def main(argv: list[str] | None = None) -> int:
             median = statistics.median(seconds for seconds, _ in results)
             passed = "/".join(sorted({str(p) for _, p in results}))
             print(f"{label:<24}{median:>9.2f}{len(CASES) / median:>9.2f}{passed:>6}/{len(CASES)}")
+        for note in sorted(notes):
+            print(note)
     finally:
         process.terminate()
         process.wait(15)

@@ -32,7 +32,8 @@ ALLOWED = {
     "mcp": {"evals", "agent", "recording", "protocols", "models", "tools", "bottom"},
     "notebook": {"mcp", "evals", "agent", "recording", "protocols", "models", "tools", "bottom"},
     # For people's tests; it runs notebooks in a kernel, so it never imports the notebook wing.
-    "testing": {"agent", "recording", "protocols", "models", "tools", "bottom"},
+    # It checks evals against a baseline (the gate of %tools eval --baseline), so it may use evals.
+    "testing": {"evals", "agent", "recording", "protocols", "models", "tools", "bottom"},
     "package": {"notebook", "mcp", "evals", "agent", "recording", "protocols", "models", "tools", "bottom"},
     # `python -m meowgent_nb demo`: runs a notebook with the testing wing's run_notebook.
     "command": {"testing", "evals", "agent", "recording", "protocols", "models", "tools", "bottom"},

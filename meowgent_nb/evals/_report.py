@@ -1,7 +1,8 @@
 """What an eval found: `EvalRow` per case, `EvalReport` with its summary, as text and HTML.
 
-The text form is what nbval compares, so it has no timings: the cases, the scores per category,
-then the call metrics (tool choice, argument accuracy, execution success, hallucination, calls
+The text form is what nbval compares, so it has no timings: the cases (with ``repeat``, each
+case's runs passed), the one-line findings (pass^k and the flips, a note such as a server that
+cut streams, what a baseline found), the scores per category, then the call metrics (tool choice, argument accuracy, execution success, hallucination, calls
 where no tool was needed) as aligned tables, and the tools block's size. The HTML form adds the
 arguments and times, and marks each result with a coloured pill (white on green or red, which reads
 the same in light and dark themes, like the status pills of the transcript's cards). `cases_html`
@@ -13,11 +14,11 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from .._html import MUTED, escape, seconds, table_html
 from ..agent.context import CHARACTERS_PER_TOKEN
+from ._row import EvalRow, stopped_note
 from ._tool_block import ToolBlockSize
 
 __all__ = ["CASE_HEADER", "EvalReport", "EvalRow", "cases_html", "result_html", "stopped_note"]
@@ -40,58 +41,23 @@ _CELL = '<td style="text-align: left">'
 _TIME_CELL = '<td style="text-align: left; white-space: nowrap">'
 
 
-@dataclass(frozen=True)
-class EvalRow:
-    """How the model did on one case."""
-
-    prompt: str
-    category: str
-    expected: str | None
-    """The expected tool, or None for no tool."""
-    chosen: str | None
-    """The first tool the model called, or None."""
-    arguments: dict[str, Any]
-    """The first call's arguments as the model sent them."""
-    passed: bool
-    reason: str
-    """Why it failed; empty when it passed."""
-    seconds: float
-    """How long the model turn took (until reading stopped)."""
-    stopped_after: int | None = None
-    """Reading stopped after this many characters of answer text with no call begun (see
-    `aevaluate`'s ``text_limit``); None when the answer was read to its first call or its end."""
-    executes: bool | None = None
-    """Whether the first call could run: it names an offered tool and its arguments validate
-    against that tool (whichever tool the case expected). False for a call that could not be read,
-    names no offered tool, or has invalid arguments; None when the model made no call."""
-    arguments_match: bool | None = None
-    """For a case that expected a tool and a call that named it: whether the arguments validate
-    and hold the expected ones (after validation, as for passing). None for every other row."""
-    made_up: tuple[str, ...] = ()
-    """What the first call made up: its tool name when no offered tool has that name, else the
-    argument names the tool's schema does not declare (in the call's order; nested fields are not
-    looked at). Empty without a call, for a call that could not be read, or when nothing was made up."""
-
-    @property
-    def hallucinated(self) -> bool:
-        """Whether the call named a tool that is not offered, or an argument its tool does not have."""
-        return bool(self.made_up)
-
-    @property
-    def called_without_need(self) -> bool:
-        """Whether the model called a tool (any, readable or not) where the case expected none."""
-        return self.expected is None and self.chosen is not None
-
-
 class EvalReport:
     """The rows of an eval, with a summary per category and the call metrics; shows as tables.
 
     Args:
-        rows: One `EvalRow` per case, in the cases' order.
+        rows: Every run's `EvalRow`, case by case (with ``repeat=3``: the first case's three
+            runs, then the second's, ...).
         tool_block: The size of the tools block the model was shown (`aevaluate` measures it);
             None when not known.
         seconds: How long the cases took together (wall time), when measured.
         concurrency: How many cases ran at once.
+        repeat: How many times each case ran.
+        notes: Lines the report shows under its table of cases (e.g. that a server cut streams).
+        model: The name of the model that answered, when known.
+        tools: ``{name: digest}`` of the tools offered (`_digest.tool_digests`), when known.
+
+    Raises:
+        ValueError: ``repeat`` is not a whole number of at least 1 that divides the rows.
     """
 
     def __init__(
@@ -100,22 +66,53 @@ class EvalReport:
         tool_block: ToolBlockSize | None = None,
         seconds: float | None = None,
         concurrency: int = 1,
+        *,
+        repeat: int = 1,
+        notes: Iterable[str] = (),
+        model: str | None = None,
+        tools: Mapping[str, str] | None = None,
     ):
-        self.rows: list[EvalRow] = list(rows)
+        every = list(rows)
+        if isinstance(repeat, bool) or not isinstance(repeat, int) or repeat < 1 or len(every) % repeat:
+            raise ValueError(f"repeat must be a whole number of at least 1 dividing the {len(every)} rows; got {repeat!r}")
+        self.repeat = repeat
+        self.runs: list[list[EvalRow]] = [every[i : i + repeat] for i in range(0, len(every), repeat)]
+        """Per case, the rows of its runs."""
+        self.rows: list[EvalRow] = [next((r for r in runs if not r.passed), runs[0]) for runs in self.runs]
+        """Per case, one row: its first failed run, else its first run; so a case passes only when
+        every run passed (pass^k), and a failed case says why."""
         self.tool_block = tool_block
         self.seconds = seconds
         self.concurrency = concurrency
+        self.notes = [note for note in notes if note]
+        self.model = model
+        self.tools = dict(tools or {})
+        self.baseline: Any = None
+        """What comparing with a baseline found (`baseline.BaselineCheck`), once it was checked."""
+
+    @property
+    def passes(self) -> list[int]:
+        """Per case, how many of its runs passed."""
+        return [sum(row.passed for row in runs) for runs in self.runs]
+
+    @property
+    def flips(self) -> list[EvalRow]:
+        """The cases that passed in some runs and failed in others (each as its failed row)."""
+        return [row for row, k in zip(self.rows, self.passes) if 0 < k < self.repeat]
 
     @property
     def cases_per_second(self) -> float | None:
         """Cases finished per second of wall time; None when the time was not measured."""
         if self.seconds is None or not self.rows:
             return None
-        return len(self.rows) / self.seconds if self.seconds > 0 else None
+        runs = len(self.rows) * self.repeat
+        return runs / self.seconds if self.seconds > 0 else None
 
     def summary(self) -> dict[str, Any]:
         """The scores and the call metrics. A case passes when the first call names the expected
-        tool with the expected arguments (validated), or when there is no call and none was expected.
+        tool with the expected arguments (validated), or when there is no call and none was
+        expected; with ``repeat``, when that holds in every run (pass^k). The call metrics count
+        every run.
 
         Returns:
             A dict of:
@@ -137,26 +134,36 @@ class EvalReport:
               A call to a made-up tool there counts in ``hallucination`` too.
             - ``tool_block``: ``{"tokens": n, "characters": c, "estimated": bool}`` (see
               `ToolBlockSize`), or None when the report was made without it.
+            - ``repeat``: how many times each case ran; ``runs``: a score of every run (pass@1,
+              the same as ``all`` when ``repeat`` is 1); ``flips``: the prompts of the cases
+              that passed in some runs and failed in others.
         """
         rows = self.rows
+        every = [row for runs in self.runs for row in runs]
         categories = dict.fromkeys(row.category for row in rows)
         tool_rows = [r for r in rows if r.expected is not None]
         no_tool_rows = [r for r in rows if r.expected is None]
-        calls = [r for r in rows if r.chosen is not None]
+        tool_runs = [r for r in every if r.expected is not None]
+        calls = [r for r in every if r.chosen is not None]
         block = self.tool_block
         return {
             "by_category": {name: _score([r for r in rows if r.category == name]) for name in categories},
             "tool_cases": _score(tool_rows),
             "no_tool_cases": _score(no_tool_rows),
             "all": _score(rows),
-            "tool_choice": _score(tool_rows, lambda r: r.chosen == r.expected),
+            "tool_choice": _score(tool_runs, lambda r: r.chosen == r.expected),
             "arguments": _score(
-                [r for r in tool_rows if r.chosen == r.expected], lambda r: bool(r.arguments_match)
+                [r for r in tool_runs if r.chosen == r.expected], lambda r: bool(r.arguments_match)
             ),
             "execution": _rate(calls, lambda r: bool(r.executes)),
             "hallucination": _rate(calls, lambda r: r.hallucinated),
-            "called_without_need": _rate(no_tool_rows, lambda r: r.called_without_need),
+            "called_without_need": _rate(
+                [r for r in every if r.expected is None], lambda r: r.called_without_need
+            ),
             "tool_block": None if block is None else dataclasses.asdict(block),
+            "repeat": self.repeat,
+            "runs": _score(every),
+            "flips": [row.prompt for row in self.flips],
         }
 
     def _summary_rows(self) -> list[list[str]]:
@@ -170,10 +177,33 @@ class EvalReport:
         return [[name, str(s["cases"]), str(s["passed"]), _percent(s["accuracy"])] for name, s in named]
 
     def cases_text(self) -> str:
-        """The table of cases as aligned text (no timings), without the summary."""
-        return _aligned(
-            [["prompt", "category", "expected", "chosen", "result"], *map(_text_cells, self.rows)]
-        )
+        """The table of cases as aligned text (no timings), without the summary; with ``repeat``,
+        a ``passes`` column (``2/3``: two of three runs passed)."""
+        head = ["prompt", "category", "expected", "chosen", "result"]
+        rows = [_text_cells(row) for row in self.rows]
+        if self.repeat > 1:
+            head.insert(4, "passes")
+            for cells, k in zip(rows, self.passes):
+                cells.insert(4, f"{k}/{self.repeat}")
+        return _aligned([head, *rows])
+
+    def lines(self) -> list[str]:
+        """The one-line findings shown under the table of cases: pass^k and the flips (with
+        ``repeat``), the notes, and what comparing with a baseline found."""
+        lines = []
+        if self.repeat > 1:
+            k, flips = self.repeat, self.flips
+            line = (
+                f"pass^{k}: {sum(row.passed for row in self.rows)} of {len(self.rows)} cases passed all"
+                f" {k} runs; {len(flips)} flipped (passed in some runs, failed in others)"
+            )
+            if flips:
+                line += ": " + ", ".join(repr(_one_line(row.prompt, _PROMPT_WIDTH)) for row in flips)
+            lines.append(line)
+        lines += self.notes
+        if self.baseline is not None:
+            lines.append(self.baseline.line())
+        return lines
 
     def _metrics(self) -> list[tuple[str, int, int, float | None]]:
         """The call metrics as (label, count, of, rate), in the order the report shows them."""
@@ -190,7 +220,8 @@ class EvalReport:
     def to_text(self) -> str:
         """The ``text/plain`` form (no timings, so it is stable): the cases, the summary, the metrics."""
         summary = _aligned([["category", "cases", "passed", "accuracy"], *self._summary_rows()])
-        return self.cases_text() + "\n\n" + summary + "\n\n" + self.metrics_text()
+        lines = "\n".join(self.lines())
+        return self.cases_text() + (f"\n\n{lines}" if lines else "") + "\n\n" + summary + "\n\n" + self.metrics_text()
 
     def to_html(self) -> str:
         """The ``text/html`` form: the cases with arguments and timings, the summary, the metrics."""
@@ -198,8 +229,11 @@ class EvalReport:
             "meowgent-eval-summary", ["category", "cases", "passed", "accuracy"], self._summary_rows()
         )
         total = self.summary()["all"]
-        title = f"<strong>Tool eval: {total['passed']} of {total['cases']} passed</strong>"
-        parts = [title, cases_html(self.rows), summary, self._metrics_html()]
+        every = f" all {self.repeat} runs" if self.repeat > 1 else ""
+        title = f"<strong>Tool eval: {total['passed']} of {total['cases']} passed{every}</strong>"
+        passes = [f"{k}/{self.repeat}" for k in self.passes] if self.repeat > 1 else None
+        lines = "".join(f'<div class="meowgent-eval-line">{escape(line)}</div>' for line in self.lines())
+        parts = [title, cases_html(self.rows, passes=passes), lines, summary, self._metrics_html()]
         return f'<div class="meowgent-eval-report">{"".join(parts)}</div>'
 
     def _metrics_html(self) -> str:
@@ -212,7 +246,7 @@ class EvalReport:
         if rate is not None:  # a measured time: only in the HTML, like the rows' times
             at_once = f", {self.concurrency} at a time" if self.concurrency > 1 else ""
             items.append(
-                f"{_bold(f'{rate:.2f} cases/s')} ({len(self.rows)} in {seconds(self.seconds)}{at_once})"
+                f"{_bold(f'{rate:.2f} cases/s')} ({len(self.rows) * self.repeat} in {seconds(self.seconds)}{at_once})"
             )
         return f'<div class="meowgent-eval-metrics" style="margin-top: 0.3em">{" · ".join(items)}</div>'
 
@@ -227,18 +261,22 @@ class EvalReport:
         return f"EvalReport(cases={total['cases']}, passed={total['passed']})"
 
 
-def cases_html(rows: Sequence[EvalRow], running: Sequence[str] = ()) -> str:
+def cases_html(rows: Sequence[EvalRow], running: Sequence[str] = (), passes: Sequence[str] | None = None) -> str:
     """The HTML table of cases: one row per `EvalRow`, then ``running`` as a last row if given.
 
     Args:
         rows: The finished cases.
         running: The cells of a case still running (prompt, category, expected, chosen,
             arguments, result, time), shown as given (escaped), the result muted.
+        passes: Per row, its runs passed (``"2/3"``), shown in a ``passes`` column before the
+            result; None: no such column.
     """
     body = []
-    for row in rows:
+    for number, row in enumerate(rows):
         prompt, category, expected, chosen, _ = _text_cells(row)
         cells = [category, expected, chosen, _json(row.arguments)]
+        if passes is not None:
+            cells.append(passes[number])
         body.append(
             f"<tr>{_CELL}<code>{escape(row.prompt)}</code></td>"
             + "".join(f"{_CELL}{escape(x)}</td>" for x in cells)
@@ -251,7 +289,8 @@ def cases_html(rows: Sequence[EvalRow], running: Sequence[str] = ()) -> str:
             + "".join(f"{_CELL}{escape(x)}</td>" for x in middle)
             + f'{_CELL}<span style="{MUTED}">{escape(result)}</span></td>{_TIME_CELL}{escape(elapsed)}</td></tr>'
         )
-    head = "".join(f'<th style="text-align: left">{name}</th>' for name in CASE_HEADER)
+    names = CASE_HEADER if passes is None else [*CASE_HEADER[:5], "passes", *CASE_HEADER[5:]]
+    head = "".join(f'<th style="text-align: left">{name}</th>' for name in names)
     return (
         f'<table class="meowgent-eval"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'
     )
@@ -266,11 +305,6 @@ def result_html(row: EvalRow) -> str:
         return f'{pill} <span style="{MUTED}">{escape(stopped_note(row.stopped_after))}</span>'
     pill = f'<span class="meowgent-eval-fail" style="background: {_FAIL}; {_PILL}">FAIL</span>'
     return f"{pill} {escape(row.reason)}"
-
-
-def stopped_note(characters: int) -> str:
-    """What a row says when reading stopped after ``characters`` of text with no call begun."""
-    return f"(no call in the first {characters} characters)"
 
 
 def _text_cells(row: EvalRow) -> list[str]:

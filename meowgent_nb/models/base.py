@@ -17,6 +17,7 @@ __all__ = [
     "ModelChunk",
     "ModelError",
     "ModelRequest",
+    "StreamCut",
     "Usage",
     "describe_model",
 ]
@@ -24,6 +25,16 @@ __all__ = [
 
 class ModelError(MeowgentError):
     """A model backend failed; the message says how to fix it (start the server, pull the model)."""
+
+
+class StreamCut(ModelError):
+    """The server ended an answer's stream before the answer was complete: events had arrived,
+    then the stream ended (or the connection closed) with no event carrying a ``finish_reason``.
+
+    llama-cpp-python's server does this by default (``interrupt_requests``) to the answer it is
+    streaming when another request arrives; an eval running cases at once reruns such cases one
+    at a time (`evals.evaluation.aevaluate`).
+    """
 
 
 class CassetteError(ModelError):

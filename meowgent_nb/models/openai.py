@@ -24,7 +24,7 @@ from ._hosts import shown_address
 from ._llama_text import chunks
 from ._openai_wire import CallDeltas, StreamEvent, openai_messages, read_call, read_event, read_models
 from ._wire_values import WireError, cut, shown
-from .base import ModelChunk, ModelError, ModelRequest
+from .base import ModelChunk, ModelError, ModelRequest, StreamCut
 
 __all__ = ["DEFAULT_BASE_URL", "NO_KEY", "OpenAIModel"]
 
@@ -172,7 +172,7 @@ class OpenAIModel:
             cause = None if self._leaks(exc) else exc
             # The client reports a connection lost mid-stream as a connection error too.
             if seen and type(exc) is openai.APIConnectionError:
-                raise ModelError(
+                raise StreamCut(
                     self._cut_off("the connection closed before the answer was complete")
                 ) from cause
             raise self._error(exc, openai) from cause
@@ -187,7 +187,7 @@ class OpenAIModel:
                 " which usually ends in /v1."
             )
         if reason is None:
-            raise ModelError(self._cut_off("the stream ended without a finish_reason"))
+            raise StreamCut(self._cut_off("the stream ended without a finish_reason"))
         for one in read:
             yield ModelChunk(text=one.text) if isinstance(one, TextDelta) else ModelChunk(tool_calls=(one,))
         for piece in chunks(parser.close(reason)) if parser else []:

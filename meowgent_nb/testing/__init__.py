@@ -10,10 +10,13 @@ too: ``scripted_model``, ``no_model_requests`` and ``run_notebook``.
   or function model was sent, with failures that show what was actually sent.
 - `run_notebook`: run a notebook headless and get its ``%%agent`` cells as data (prompts,
   calls, results, answers, transcripts), without changing what the notebook does or saves.
+- `assert_eval_baseline`: a tool-description eval checked against a baseline file (recorded on
+  first use), failing when a docstring or schema edit made any case worse.
 """
 
 from __future__ import annotations
 
+from ._eval_gate import assert_eval_baseline
 from ._models import no_model_requests, scripted_model, tool_call
 from ._notebook import AgentCell, NotebookRun, ToolRun, run_notebook
 from ._sent import assert_last_user_message, assert_system_prompt, assert_tools_offered, sent_request
@@ -22,6 +25,7 @@ __all__ = [
     "AgentCell",
     "NotebookRun",
     "ToolRun",
+    "assert_eval_baseline",
     "assert_last_user_message",
     "assert_system_prompt",
     "assert_tools_offered",

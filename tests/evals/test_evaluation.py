@@ -117,6 +117,10 @@ def test_summary_by_category_and_by_kind_of_case(report):
         "called_without_need": {"count": 1, "of": 2, "rate": 0.5},
         # a ScriptedModel has no tokenizer: 849 characters / 4, rounded up
         "tool_block": {"tokens": 213, "characters": 849, "estimated": True},
+        # run once: every run is a case, and nothing can flip
+        "repeat": 1,
+        "runs": {"cases": 7, "passed": 3, "accuracy": 3 / 7},
+        "flips": [],
     }
 
 

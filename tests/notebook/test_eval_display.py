@@ -72,6 +72,22 @@ def test_live_the_view_is_shown_then_updated_once_per_row_then_shrinks_to_one_li
     assert "<table" not in last  # the report itself is the magic's value
 
 
+def test_with_repeat_the_view_counts_runs_and_shows_each_runs_row(ip):
+    model = ScriptedModel([call(a=1, b=2), "No.", "Hello.", "Hello."])
+    with capture_output() as out:
+        report = run_eval(CASES[:2], tools=[add], model=model, live=True, tick=None, repeat=2)
+    failed = "1+2     -         add       (none)  FAIL: expected add, chose none"
+    assert texts(out) == [
+        (False, "Tool eval: 0/4 runs done"),
+        (True, f"Tool eval: 1/4 runs done\n{HEADER}\n{ROW_1}"),
+        (True, f"Tool eval: 2/4 runs done\n{HEADER}\n{ROW_1}\n{failed}"),
+        (True, f"Tool eval: 3/4 runs done\n{HEADER}\n{ROW_1}\n{failed}\n{ROW_2}"),
+        (True, f"Tool eval: 4/4 runs done\n{HEADER}\n{ROW_1}\n{failed}\n{ROW_2}\n{ROW_2}"),
+        (True, "Tool eval: 4/4 runs done, 3 passed"),
+    ]
+    assert report.passes == [1, 2]
+
+
 def test_the_running_row_is_the_next_case():
     view = EvalProgress(CASES)
     assert "<code>1+2</code>" in view.to_html()

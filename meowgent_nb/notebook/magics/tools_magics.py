@@ -61,13 +61,27 @@ def tools(magics: Any, line: str) -> Any:
     metavar="N",
     help="Run N cases at once, for a server that batches requests (vLLM, SGLang); the embedded model runs one.",
 )
+@argument(
+    "--repeat",
+    type=int,
+    default=1,
+    metavar="N",
+    help="Ask each case N times: a case passes only when all N pass (pass^N); the report names the flips.",
+)
+@argument(
+    "--baseline",
+    metavar="FILE",
+    help="Record the outcomes to FILE (JSON) if it does not exist, else fail naming the cases that got worse.",
+)
+@argument("--cassette", metavar="PATH", help="Replay (or record) the model's answers with this cassette, in AgentMagics.cassette_mode.")
 def tools_eval(magics: Any, line: str) -> Any:
-    """%tools eval VAR [-m MODEL | --model-object VAR] [--tools A,B] [--protocol P] [--text-limit N] [--concurrency N]
+    """%tools eval VAR [-m MODEL | --model-object VAR] [--tools A,B] [--protocol P] [--text-limit N] [--concurrency N] [--repeat N] [--baseline FILE] [--cassette PATH]
 
     Runs the cases in VAR against the notebook's tools, one model turn each; no tool runs. While
     it runs, the cell shows each case's row as it finishes ("3/7 cases done"); the report is the
     magic's value. Headless runs (nbval) show only the report. See `evals.evaluation.aevaluate` for
-    when reading an answer stops.
+    when reading an answer stops. With ``--baseline FILE`` the first run writes FILE, and a later
+    run that did worse on any case shows its report and fails the cell (`evals.baseline`).
     """
     args = parse_options(tools_eval, line, "%tools eval")
     args.no_tools = False
@@ -82,10 +96,12 @@ def tools_eval(magics: Any, line: str) -> Any:
         )
     if args.concurrency < 1:
         raise UsageError(f"%tools eval --concurrency: give a number of cases of at least 1; got {args.concurrency}")
+    if args.repeat < 1:
+        raise UsageError(f"%tools eval --repeat: give a number of runs per case of at least 1; got {args.repeat}")
     from ..views.eval_display import run_eval, watched
 
     try:
-        return run_eval(
+        report = run_eval(
             magics.shell.user_ns[args.cases],
             tools=magics.select_tools(args, "%tools eval"),
             model=magics.resolve_model(args),
@@ -93,6 +109,26 @@ def tools_eval(magics: Any, line: str) -> Any:
             text_limit=limit,
             live=watched(),
             concurrency=args.concurrency,
+            repeat=args.repeat,
         )
     except ValueError as error:
         raise UsageError(f"%tools eval {args.cases}: {error}") from None
+    if args.baseline:
+        _check_baseline(report, args.baseline)
+    return report
+
+
+def _check_baseline(report: Any, path: str) -> None:
+    """Record or compare (`evals.baseline.check_baseline`); a regression shows the report, then
+    fails the cell, so "Run All" and nbval stop there."""
+    from ...evals.baseline import BaselineError, EvalRegression, check_baseline
+
+    try:
+        check_baseline(report, path)
+    except BaselineError as error:
+        raise UsageError(f"%tools eval --baseline: {error}") from None
+    except EvalRegression:
+        from IPython.display import display
+
+        display(report)
+        raise

@@ -38,10 +38,13 @@ class EvalProgress:
 
     Args:
         cases: The checked cases, in the order they run.
+        repeat: How many times each case runs: the view shows each run's row, and counts runs.
     """
 
-    def __init__(self, cases: Sequence[EvalCase]):
-        self.cases = list(cases)
+    def __init__(self, cases: Sequence[EvalCase], repeat: int = 1):
+        self.cases = [case for case in cases for _ in range(repeat)]
+        """The case of each run, in the order they run."""
+        self._unit = "cases" if repeat == 1 else "runs"
         self.rows: list[EvalRow] = []
         self.started = self._case_started = time.perf_counter()
         self.ended: str | None = None
@@ -65,16 +68,16 @@ class EvalProgress:
 
     @property
     def progress(self) -> str:
-        """``"3/7"``: cases done of all."""
+        """``"3/7"``: cases (runs) done of all."""
         return f"{len(self.rows)}/{len(self.cases)}"
 
     def _title(self) -> str:
         if self.ended is None:
-            return f"Tool eval: {self.progress} cases done"
+            return f"Tool eval: {self.progress} {self._unit} done"
         if self.ended == "done":
             passed = sum(row.passed for row in self.rows)
-            return f"Tool eval: {self.progress} cases done, {passed} passed"
-        return f"Tool eval stopped after {self.progress} cases: {self.ended}"
+            return f"Tool eval: {self.progress} {self._unit} done, {passed} passed"
+        return f"Tool eval stopped after {self.progress} {self._unit}: {self.ended}"
 
     def to_text(self) -> str:
         """The ``text/plain`` form: the title, then the finished rows as in the report (no timings)."""
@@ -118,6 +121,7 @@ def run_eval(
     live: bool,
     tick: float | None = 1.0,
     concurrency: int = 1,
+    repeat: int = 1,
 ) -> EvalReport:
     """`aevaluate` the cases, showing the rows in the cell as they finish when ``live``.
 
@@ -130,6 +134,7 @@ def run_eval(
         live: Show the progress in the cell (a person watches), or nothing (headless runs).
         tick: Seconds between redraws for the running case's time; None: redraw only per row.
         concurrency: As for `aevaluate`.
+        repeat: As for `aevaluate`; the view shows every run's row as it finishes.
 
     Returns:
         The `EvalReport`, as `aevaluate` returns it.
@@ -154,11 +159,11 @@ def run_eval(
     worker = _EvalThread(
         aevaluate(
             checked, tools=tools, model=model, protocol=protocol, text_limit=text_limit, on_row=on_row,
-            concurrency=concurrency,
+            concurrency=concurrency, repeat=repeat,
         ),
         on_end=lambda: wake.put(True),
     )
-    view = EvalProgress(checked)
+    view = EvalProgress(checked, repeat)
     handle = None
     try:
         if live:
