@@ -8,7 +8,8 @@ temperature 0, once per protocol variant:
   xml-seed   the same rules with the older, seed-style verbose XML tools block (the
              ``xml-seed`` protocol, `meowgent_nb.protocols.xml_seed`);
   native     tools passed to the model's own chat template (Qwen's Hermes-style block);
-  json       answers constrained by a llama.cpp grammar to ``{"tool": ...}`` / ``{"answer": ...}``.
+  json       answers constrained by a llama.cpp grammar to ``{"tool": ...}`` / ``{"answer": ...}``;
+  list       text, or a JSON list of calls written under the list's grammar (``--protocols list``).
 
 A case passes when the first call names the expected tool with (at least) the expected arguments,
 or when there is no call and none was expected. Prints, per variant, accuracy on tool cases and on
@@ -43,7 +44,8 @@ except ImportError:  # run as a script: this directory is on sys.path
     from _accuracy_cases import CASES, TOOLS, with_examples
     from _prompt_dev_cases import DEV_CASES, DEV_TOOLS
 
-VARIANTS = ("xml", "xml-seed", "native", "json")
+VARIANTS = ("xml", "xml-seed", "native", "json", "list")
+DEFAULT_VARIANTS = VARIANTS[:4]  # the four compared since issue 16; list on request
 GOALS = {"tool_cases": 0.95, "no_tool_cases": 0.90}
 
 
@@ -82,7 +84,7 @@ def metrics(summary: dict) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--protocols", default=",".join(VARIANTS), help="Comma-separated variants to run.")
+    parser.add_argument("--protocols", default=",".join(DEFAULT_VARIANTS), help="Comma-separated variants to run.")
     parser.add_argument("--cases", type=int, default=None, metavar="N", help="Run only the first N cases.")
     parser.add_argument("--quiet", action="store_true", help="Don't list the failures.")
     parser.add_argument("--dev", action="store_true", help="Run the prompt-development cases instead.")

@@ -83,10 +83,16 @@ def test_the_demo_replayed_prints_each_agent_cell(tmp_path):
         f"In one sentence: why is the sky blue?\nmodel: {model}\n"
         "The sky is blue because it is a shade of blue.\n"
     ) in out
+    assert (
+        "\n%%agent --new --protocol list -o result\nWhat is the weather in Paris and in Oslo?\n"
+        f"model: {model}\n"
+        "[tool] get_weather(city='Paris', unit='celsius') -> done\n  Paris: 21 degrees celsius, sunny\n"
+        "[tool] get_weather(city='Oslo', unit='fahrenheit') -> done\n  Oslo: 9 degrees fahrenheit, sunny\n"
+    ) in out
     assert "\n%%agent --new --protocol json -o result\nWhat is 2.5 plus 4?\n" f"model: {model}\n6.5\n" in out
-    assert out.count(f"model: {model}\n") == 3
+    assert out.count(f"model: {model}\n") == 4
     saved = tmp_path / "ran.ipynb"
-    done_line = rf"\n3 %%agent cells ran in \d+ s\. The executed notebook is {re.escape(str(saved))};"
+    done_line = rf"\n4 %%agent cells ran in \d+ s\. The executed notebook is {re.escape(str(saved))};"
     assert re.search(done_line, out)
     # README's sample is what the demo prints (the live model's line and figures aside).
     # The sample was printed without Ollama: the cell's note that the embedded model answers is
@@ -100,7 +106,7 @@ def test_the_demo_replayed_prints_each_agent_cell(tmp_path):
         line for n, line in enumerate(sample) if n not in (3, len(sample) - 1)
     ]
     counts = [c.execution_count for c in nbformat.read(saved, as_version=4).cells if c.cell_type == "code"]
-    assert counts == list(range(1, 10))  # every code cell ran, and was saved
+    assert counts == list(range(1, 12))  # every code cell ran, and was saved
 
 
 def test_the_demo_elsewhere_says_where_to_run_it(tmp_path):

@@ -35,7 +35,21 @@ def test_notebook_5_calls_and_answers_as_recorded():
     assert [(cell.prompt, cell.answer, cell.stopped) for cell in run.cells] == [
         ("What is the weather in Paris?", "Paris: 21 degrees celsius, sunny", "answer"),
         ("In one sentence: why is the sky blue?", "The sky is blue because it is a shade of blue.", "answer"),
+        (
+            "What is the weather in Paris and in Oslo?",
+            "Paris: 21 degrees celsius, sunny\nOslo: 9 degrees fahrenheit, sunny",
+            "answer",
+        ),
         ("What is 2.5 plus 4?", "6.5", "answer"),
     ]
-    assert run.calls == [("get_weather", {"city": "Paris", "unit": "celsius"})]
-    assert [(r.kind, r.output) for r in run.results] == [("ok", "Paris: 21 degrees celsius, sunny")]
+    # The list protocol's cell: a two-part request answered with two calls in one turn.
+    assert run.calls == [
+        ("get_weather", {"city": "Paris", "unit": "celsius"}),
+        ("get_weather", {"city": "Paris", "unit": "celsius"}),
+        ("get_weather", {"city": "Oslo", "unit": "fahrenheit"}),
+    ]
+    assert [(r.kind, r.output) for r in run.results] == [
+        ("ok", "Paris: 21 degrees celsius, sunny"),
+        ("ok", "Paris: 21 degrees celsius, sunny"),
+        ("ok", "Oslo: 9 degrees fahrenheit, sunny"),
+    ]
