@@ -31,9 +31,9 @@ extensions = [
     "meowgent_docs",  # the course notebooks copied in, and the public-API directive
 ]
 
-# drafts/ holds other branches' notes for the lead to merge; _build is the output.
+# _build is the output; the getting-started notebook is made from its page (tests/doc_blocks.py).
 # getting-started.ipynb is getting-started.md as a notebook, for Binder: the page is the .md.
-exclude_patterns = ["_build", "drafts", "**/.ipynb_checkpoints", "getting-started.ipynb"]
+exclude_patterns = ["_build", "**/.ipynb_checkpoints", "getting-started.ipynb"]
 source_suffix = {".md": "myst-nb", ".ipynb": "myst-nb"}
 root_doc = "index"
 

@@ -22,9 +22,9 @@ DOCS = ROOT / "docs"
 
 
 def site_pages() -> list[Path]:
-    """The Markdown pages of the docs site, sorted (not docs/drafts, other branches' notes, nor the build)."""
+    """The Markdown pages of the docs site, sorted (not the build)."""
     return sorted(
-        path for path in DOCS.rglob("*.md") if not {"drafts", "_build"} & set(path.relative_to(DOCS).parts)
+        path for path in DOCS.rglob("*.md") if "_build" not in path.relative_to(DOCS).parts
     )
 
 
