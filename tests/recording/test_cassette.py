@@ -197,7 +197,7 @@ def get_weather(city: str, unit: str = "celsius") -> str:
 def test_the_committed_real_model_cassette_still_replays():
     path = Path(__file__).parents[2] / "notebooks" / "05_real_model.cassette.json"
     cassette = Cassette(path)
-    assert [entry.line for entry in cassette.entries] == [1, 40, 66, 92]
+    assert [entry.line for entry in cassette.entries] == [1, 40, 66, 92, 114, 178]
     replay = ReplayModel(cassette, name="qwen2.5:0.5b", options={"num_ctx": 16384, "temperature": 0.1})
     first = cassette.entries[0].request
     request = ModelRequest(messages=first["messages"], offered=[get_weather, add])
