@@ -217,7 +217,8 @@ def test_the_committed_real_model_cassette_still_replays():
         ),
         finish_reason=None,  # recorded before finish_reason existed
     )
-    assert [entry.chunks[-1].finish_reason for entry in cassette.entries] == [None] * 4
+    # The four recorded before finish_reason existed, then the two-call turn recorded since (issue 31).
+    assert [entry.chunks[-1].finish_reason for entry in cassette.entries] == [None] * 4 + ["stop", "stop"]
 
 
 def test_the_file_is_readable_one_line_per_field_message_and_chunk(tmp_path):
