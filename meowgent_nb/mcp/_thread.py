@@ -64,7 +64,9 @@ class BackgroundLoop:
                 try:
                     return future.result(_HELD_POLL if left is None else max(left, 0.0))
                 except concurrent.futures.TimeoutError:
-                    if held is None or timeout is None:
+                    if timeout is None:
+                        continue  # no limit: wait on, in short waits (an interrupt still gets through)
+                    if held is None:
                         raise
                     after = held.left(started, timeout)  # held time may have moved the deadline on
                     if after is not None and after <= 0:
