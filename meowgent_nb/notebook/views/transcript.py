@@ -9,7 +9,6 @@ nothing here imports IPython.
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
@@ -33,7 +32,8 @@ from ...agent.events import (
 )
 from ...models.base import Usage
 from ...tools.calls import ToolCall
-from ._cards import Card, call_text, card_html_of, card_lines
+from ._cards import Card, card_html_of, card_lines
+from ._endings import error_text, stopped_note
 from ._html import markdown_html, thinking_html, turn_html
 from ._rows import Block, Note, Repeats, Row, failing, last_turn, rows, segments, summary, turns_of
 from ._timeline import turn_timeline_html
@@ -254,15 +254,15 @@ class Transcript:
                 lines.append("[thinking]" if row.kind == "thinking" else row.text)
         if self.stopped_by is not None:
             lines.append(f"[stopped by {self.stopped_by} after {self.progress()}]")
-        elif self.error is not None and _error_text(self.error, self.progress(), self._error_below):
-            lines.append(_error_text(self.error, self.progress(), self._error_below))
+        elif self.error is not None and error_text(self.error, self.progress(), self._error_below):
+            lines.append(error_text(self.error, self.progress(), self._error_below))
         elif self.result is None:
             if self._draft is not None:
                 lines.append(draft_line(self._draft.name))
             elif self._waiting:
                 lines.append("[waiting for the model...]")
-        elif _stopped_note(self.result) is not None:
-            lines.append(f"[{_stopped_note(self.result)}]")
+        elif stopped_note(self.result) is not None:
+            lines.append(f"[{stopped_note(self.result)}]")
         elif not lines:
             lines.append("[no answer]")
         return "\n".join(lines)
@@ -312,17 +312,17 @@ class Transcript:
                 parts.extend(timeline)
         if self.stopped_by is not None:
             pass  # the footer says it: "stopped by you · 1 turn · 2 tool calls"
-        elif self.error is not None and _error_text(self.error, self.progress(), self._error_below):
+        elif self.error is not None and error_text(self.error, self.progress(), self._error_below):
             parts.append(
                 f'<pre class="meowgent-error" style="color: #d32f2f">'
-                f"{escape(_error_text(self.error, self.progress(), self._error_below))}</pre>"
+                f"{escape(error_text(self.error, self.progress(), self._error_below))}</pre>"
             )
         elif self._draft is not None:
             parts.append(draft_html(self._draft.name, self._draft.text))
         elif self.result is None and self._waiting:
             parts.append(waiting_html(self._status, now - self._waiting_since))
-        elif self.result is not None and _stopped_note(self.result) is not None:
-            parts.append(note_html("meowgent-stopped", _stopped_note(self.result)))
+        elif self.result is not None and stopped_note(self.result) is not None:
+            parts.append(note_html("meowgent-stopped", stopped_note(self.result)))
         if self.finished:
             parts.append(self._footer_html())
         return parts, waiting
@@ -376,28 +376,3 @@ class Transcript:
 
     def __str__(self) -> str:
         return self.to_text()
-
-
-def _stopped_note(result: AgentResult) -> str | None:
-    """Why the run stopped before the model answered, or None if it answered."""
-    repeated = result.repeated_failure
-    if result.stopped == "repeated_failure" and repeated is not None:
-        call = repeated.result.call
-        what = "an unreadable call" if repeated.result.kind == "parse_error" else call_text(call)
-        return f"stopped: {what} failed the same way {repeated.times} times"
-    if result.stopped == "max_turns":
-        turns = result.turns
-        return f"stopped: the limit of {turns} turn{'s' * (turns != 1)} was reached"
-    return None
-
-
-def _error_text(error: BaseException, progress: str, below: bool = False) -> str:
-    """The transcript's line about what stopped the run; "" for an interrupt the cell shows below
-    (`display.show_run` raises `RunInterrupted`, whose one line says it all)."""
-    if isinstance(error, (KeyboardInterrupt, asyncio.CancelledError, GeneratorExit)):
-        return "" if below else f"[stopped by an interrupt after {progress}]"
-    if below:
-        return f"[error] {type(error).__name__}, shown below"
-    message = str(error).strip()
-    text = f"[error] {type(error).__name__}" + (f": {message}" if message else "")
-    return text.replace("\n", "\n  ")
