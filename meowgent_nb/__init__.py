@@ -14,6 +14,7 @@ from typing import Any
 from .agent.loop import Agent, AgentResult
 from .agent.result import RepeatedFailure
 from .agent.approvals import ApprovalRequest, Approved, Approver, AutoApprove, Denied, DenyAll
+from .agent.rules import Rule, RuleError, Rules
 from .errors import MeowgentError, RunInterrupted, ToolArgumentsError, ToolDefinitionError
 from .evals.evaluation import EvalCase, EvalReport, aevaluate, evaluate
 from .agent.events import (
@@ -97,7 +98,7 @@ def __getattr__(name: str) -> Any:
         from .models.openai import OpenAIModel
 
         return OpenAIModel
-    if name in ("McpToolbox", "McpServerError", "McpToolError"):  # MCP is opt-in: load it on use
+    if name in ("McpToolbox", "McpServerError", "McpToolError", "OAuth"):  # MCP is opt-in: load it on use
         from .mcp.client import toolbox as mcp_client
 
         return getattr(mcp_client, name)
@@ -144,6 +145,7 @@ __all__ = [
     "ModelError",
     "ModelRequest",
     "ModelStatus",
+    "OAuth",
     "OllamaModel",
     "OpenAIModel",
     "prompt",
@@ -151,6 +153,9 @@ __all__ = [
     "PartialCall",
     "RecordingModel",
     "ReplayModel",
+    "Rule",
+    "RuleError",
+    "Rules",
     "RunStart",
     "ScriptedModel",
     "TextDelta",
