@@ -166,21 +166,31 @@ async def first_turn(agent: Agent, prompt: str) -> tuple[list[tuple[str, dict]],
     return calls, unreadable, None  # pragma: no cover - a stream always ends its first turn
 
 
+def case_agent(case: dict, model: Any, protocol: str) -> tuple[Agent, str]:
+    """An agent holding a case's conversation before its last message, and that message.
+
+    Raises:
+        TypeError, ValueError: The product rejects the case's tool set.
+    """
+    messages = case["question"][0]
+    system = "\n\n".join(m["content"] for m in messages if m["role"] == "system") or None
+    talk = [m for m in messages if m["role"] != "system"]
+    tools = [to_tool(f) for f in case["function"]]
+    agent = Agent(model, tools=tools, protocol=protocol, system=system, max_turns=2, ask="every")
+    agent.messages.extend({"role": m["role"], "content": m["content"]} for m in talk[:-1])
+    return agent, talk[-1]["content"]
+
+
 async def run_case(
     case: dict, answers: list | None, category: str, model: Any, protocol: str, dump: Any = None
 ) -> str:
     """The failure kind of one case ("" if it passes); a tool set the product rejects is "bad schema"."""
-    messages = case["question"][0]
-    system = "\n\n".join(m["content"] for m in messages if m["role"] == "system") or None
-    talk = [m for m in messages if m["role"] != "system"]
     try:
-        tools = [to_tool(f) for f in case["function"]]
+        agent, prompt = case_agent(case, model, protocol)
     except (TypeError, ValueError) as error:
         print(f"    {case['id']}: tools rejected: {error}", file=sys.stderr)
         return "bad schema"
-    agent = Agent(model, tools=tools, protocol=protocol, system=system, max_turns=2, ask="every")
-    agent.messages.extend({"role": m["role"], "content": m["content"]} for m in talk[:-1])
-    calls, unreadable, _ = await first_turn(agent, talk[-1]["content"])
+    calls, unreadable, _ = await first_turn(agent, prompt)
     kind = score(category, case["function"], calls, answers, unreadable=unreadable)
     if dump is not None:
         record = {"id": case["id"], "protocol": protocol, "kind": kind or "passed", "calls": calls}

@@ -35,7 +35,6 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).parent))
 import bfcl  # run as a script beside it
 
-from meowgent_nb import Agent
 from meowgent_nb.models.base import ModelChunk
 from meowgent_nb.models.resolve import resolve_model
 
@@ -110,16 +109,11 @@ async def run(categories: list[str], per_category: int, dump: Any) -> None:
     cases: Counter = Counter()
     for category in categories:
         for case, _answers in bfcl.load(category, per_category, 0):
-            messages = case["question"][0]
-            system = "\n\n".join(m["content"] for m in messages if m["role"] == "system") or None
-            talk = [m for m in messages if m["role"] != "system"]
             try:
-                tools = [bfcl.to_tool(f) for f in case["function"]]
+                agent, prompt = bfcl.case_agent(case, decide, "list")
             except (TypeError, ValueError):
                 continue
-            agent = Agent(decide, tools=tools, protocol="list", system=system, max_turns=2, ask="every")
-            agent.messages.extend({"role": m["role"], "content": m["content"]} for m in talk[:-1])
-            await bfcl.first_turn(agent, talk[-1]["content"])
+            await bfcl.first_turn(agent, prompt)
             wants_call = category != "live_irrelevance"
             cases[category] += 1
             for shape in SHAPES:

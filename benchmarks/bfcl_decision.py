@@ -30,7 +30,6 @@ sys.path.insert(0, str(Path(__file__).parent))
 import bfcl  # run as a script beside it
 from _bfcl_score import bfcl_name
 
-from meowgent_nb import Agent
 from meowgent_nb.models.base import ModelChunk
 from meowgent_nb.models.resolve import resolve_model
 
@@ -79,17 +78,12 @@ async def run(framing: str, per_category: int, compare: dict[str, dict]) -> None
     chosen, product, cases = Counter(), Counter(), Counter()
     for category in bfcl.LIVE:
         for case, answers in bfcl.load(category, 15, 0)[:per_category]:
-            messages = case["question"][0]
-            system = "\n\n".join(m["content"] for m in messages if m["role"] == "system") or None
-            talk = [m for m in messages if m["role"] != "system"]
             try:
-                tools = [bfcl.to_tool(f) for f in case["function"]]
+                agent, prompt = bfcl.case_agent(case, decide, "xml")
             except (TypeError, ValueError):
                 continue
-            agent = Agent(decide, tools=tools, protocol="xml", system=system, max_turns=2, ask="every")
-            agent.messages.extend({"role": m["role"], "content": m["content"]} for m in talk[:-1])
-            await bfcl.first_turn(agent, talk[-1]["content"])
-            right = wanted(category, tools, answers)
+            await bfcl.first_turn(agent, prompt)
+            right = wanted(category, agent.tools, answers)
             cases[category] += 1
             chosen[category] += decide.choice in right
             if case["id"] in compare:
