@@ -19,7 +19,7 @@ import dataclasses
 import json
 from typing import Any, NamedTuple
 
-__all__ = ["MAX_DEPTH", "MAX_ITEMS", "Shape", "output_text", "shape_note"]
+__all__ = ["MAX_DEPTH", "MAX_ITEMS", "Shape", "counted", "output_text", "shape_note"]
 
 _DATAFRAME_ROWS = 5
 MAX_ITEMS = 50
@@ -98,7 +98,7 @@ def _bounded(value: Any, items: int, depth: int, seen: frozenset[int] = frozense
         raise ValueError("a circular structure")
     if depth <= 0:
         count = len(value)
-        return (f"{{{_count(count, 'key')}}}" if isinstance(value, dict) else f"[{_count(count, 'item')}]"), True
+        return (f"{{{counted(count, 'key')}}}" if isinstance(value, dict) else f"[{counted(count, 'item')}]"), True
     inner, changed = frozenset(seen | {id(value)}), False
     if isinstance(value, dict):
         out: dict[Any, Any] = {}
@@ -122,7 +122,8 @@ def _bounded(value: Any, items: int, depth: int, seen: frozenset[int] = frozense
     return shown, changed
 
 
-def _count(n: int, word: str) -> str:
+def counted(n: int, word: str) -> str:
+    """``"1 tool"``, ``"2 tools"``, ``"1,024 items"``: a count and its noun, in the singular for one."""
     return f"{n:,} {word}" + ("" if n == 1 else "s")
 
 

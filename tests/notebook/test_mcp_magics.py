@@ -261,7 +261,7 @@ def test_a_token_that_begins_with_a_dash_is_the_tokens_value_not_an_option(ip, m
     try:
         for option in (f"--token {server.token}", f"--token={server.token}"):
             assert tools(ip, f"mcp add nb --url {server.url} {option}") == (
-                f"nb (http: {server.url}): connected, 1 tools\n"  # the listing's wording, as elsewhere
+                f"nb (http: {server.url}): connected, 1 tool\n"
                 "  headers: Authorization=***\n"
                 "  nb_t_echo  runs without asking\n"
             )
@@ -544,7 +544,7 @@ def test_quoted_paths_with_spaces_reach_the_command_and_load(ip, tmp_path):
     script = folder / "annotated server.py"
     script.write_text(Path(ANNOTATED).read_text())
     out = tools(ip, f"mcp add ann --include cwd --cwd '{folder}' -- '{sys.executable}' '{script}'")
-    assert out.splitlines()[0] == f"ann (stdio: python {shlex.quote(str(script))}): connected, 1 tools"
+    assert out.splitlines()[0] == f"ann (stdio: python {shlex.quote(str(script))}): connected, 1 tool"
     assert magics(ip)._mcp_servers["ann"]["ann_cwd"].run({}) == str(folder)
     config = folder / "mcp config.json"
     config.write_text(json.dumps({"servers": {"two": {"command": sys.executable, "args": [str(script)]}}}))

@@ -20,6 +20,7 @@ from ...mcp.client._context import context_block, context_text
 from ...mcp.client._server_context import argument_list
 from ...mcp.client.toolbox import McpServerError, McpToolbox
 from ...protocols.prompt import DEFAULT_SYSTEM
+from ...tools._output import counted
 from ...tools.core import Tool
 
 __all__ = [
@@ -254,4 +255,4 @@ def _one_line(text: str | None) -> str:
 
 
 def _count(number: int, noun: str) -> str:
-    return f"{number} {noun}" + ("" if number == 1 else "s") if number else f"no {noun}s"
+    return counted(number, noun) if number else f"no {noun}s"

@@ -7,6 +7,7 @@ import re
 from typing import Any
 
 from ..._visible import visible
+from ...tools._output import counted
 from ...mcp.client.toolbox import McpToolbox
 
 __all__ = ["server_listing"]
@@ -39,7 +40,7 @@ def server_listing(servers: dict[str, McpToolbox]) -> str:
             state = f"recorded in {os.path.basename(box.tape_path)}"
         else:
             state = "connected" if box.connected and box.ping() else f"stopped (%tools mcp reconnect {name} starts it again)"
-        lines = [f"{name} ({box.transport}: {target}): {state}, {len(box)} tools"]
+        lines = [f"{name} ({box.transport}: {target}): {state}, {counted(len(box), 'tool')}"]
         lines += [
             f"  {label}: {', '.join(f'{n}=***' for n in names)}" for label, names in _given(box) if names
         ]

@@ -24,6 +24,7 @@ from IPython.utils.process import arg_split
 
 from ...mcp.client.toolbox import McpToolbox
 from ...mcp.config import McpConfigError
+from ...tools._output import counted
 from . import mcp_context_magics, mcp_refresh_magics
 from .mcp_add_magic import _keep, _servers, add, mcp_add
 from .mcp_listing import server_listing as _listing
@@ -60,7 +61,7 @@ def tools_mcp(magics: Any, line: str) -> None:
             raise UsageError(f"%tools mcp remove: no MCP server named {rest[0]!r}; {_known(magics)}")
         magics.toolboxes = [b for b in magics.toolboxes if b is not box]
         box.close()
-        print(f"Removed the MCP server {box.name!r} and its {len(box)} tools.")
+        print(f"Removed the MCP server {box.name!r} and its {counted(len(box), 'tool')}.")
     elif command == "refresh" and len(rest) == 1:
         print(mcp_refresh_magics.refresh_listing(magics, rest[0]))
     elif command == "reconnect" and len(rest) == 1:
