@@ -23,14 +23,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..tools.core import ToolResult
-from ..tools.media import McpImage, media_of
+from ..tools.media import IMAGE_TYPES, MAX_IMAGE_BYTES, MAX_IMAGES, McpImage, media_of
 
 __all__ = ["IMAGE_TYPES", "MAX_IMAGE_BYTES", "MAX_IMAGES", "accepts_images", "attach_images", "result_images"]
-
-IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
-MAX_IMAGE_BYTES = 2 * 1024 * 1024
-MAX_IMAGES = 4
-"""Images on one message; more are left to their placeholders."""
 
 
 def result_images(result: ToolResult) -> list[str]:

@@ -6,7 +6,10 @@ known type), `media_of` gives the media a tool's value carries. The agent gives 
 that can look at them, the call's card shows them, `%tools serve` sends them as MCP content.
 """
 
-from ._found import media_of, media_text, media_type, medium
+from ._found import IMAGE_TYPES, MAX_IMAGE_BYTES, MAX_IMAGES, media_of, media_text, media_type, medium
 from ._values import McpAudio, McpImage, McpLink, McpText
 
-__all__ = ["McpAudio", "McpImage", "McpLink", "McpText", "media_of", "media_text", "media_type", "medium"]
+__all__ = [
+    "IMAGE_TYPES", "MAX_IMAGES", "MAX_IMAGE_BYTES", "McpAudio", "McpImage", "McpLink", "McpText",
+    "media_of", "media_text", "media_type", "medium",
+]

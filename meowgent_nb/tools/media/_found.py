@@ -20,7 +20,14 @@ from typing import Any
 
 from ._values import McpAudio, McpImage
 
-__all__ = ["media_of", "media_text", "media_type", "medium"]
+__all__ = ["IMAGE_TYPES", "MAX_IMAGES", "MAX_IMAGE_BYTES", "media_of", "media_text", "media_type", "medium"]
+
+IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
+"""The raster types a vision model is given (SVG never: it is a document, not a picture)."""
+MAX_IMAGE_BYTES = 2 * 1024 * 1024
+"""The largest image a model is given."""
+MAX_IMAGES = 4
+"""Images on one message; more are left to their placeholders."""
 
 _DRAWN_KEPT = 32
 _drawn: dict[int, tuple[Any, McpImage | McpAudio | None]] = {}
