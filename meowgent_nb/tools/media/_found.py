@@ -15,6 +15,7 @@ from __future__ import annotations
 import base64
 import io
 import sys
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -29,8 +30,11 @@ MAX_IMAGE_BYTES = 2 * 1024 * 1024
 MAX_IMAGES = 4
 """Images on one message; more are left to their placeholders."""
 
+_PLAIN = frozenset({str, int, float, bool, dict, list, tuple, type(None)})
+"""Types no medium has: checked first, so a long list of them costs little (a card is drawn often)."""
 _DRAWN_KEPT = 32
 _drawn: dict[int, tuple[Any, McpImage | McpAudio | None]] = {}
+_drawn_lock = threading.Lock()
 """The last images drawn by `medium` (PIL, ``_repr_png_``), by the value's id (the value is kept, so
 its id is not reused while it is here)."""
 
@@ -47,20 +51,24 @@ def media_type(data: bytes) -> str | None:
 
 def medium(value: Any) -> McpImage | McpAudio | None:
     """``value`` as an image or audio clip (see the module docstring), or None for any other value."""
+    if type(value) in _PLAIN:
+        return None
     if isinstance(value, (McpImage, McpAudio)):
         return value
-    if value is None or isinstance(value, (str, type, int, float, dict, list, tuple)):
+    if isinstance(value, (str, type, int, float, dict, list, tuple)):
         return None
     if isinstance(value, (bytes, bytearray, memoryview)):
         return _made(media_type(bytes(value)), bytes(value))
-    kept = _drawn.get(id(value))
+    with _drawn_lock:
+        kept = _drawn.get(id(value))
     if kept is not None and kept[0] is value:
         return kept[1]
     found = _drawn_medium(value)
     if found is not None and found is not value:  # a card is drawn again at each update: draw it once
-        _drawn[id(value)] = (value, found)
-        while len(_drawn) > _DRAWN_KEPT:
-            _drawn.pop(next(iter(_drawn)), None)
+        with _drawn_lock:  # tool threads shape results while the cell's thread draws cards
+            _drawn[id(value)] = (value, found)
+            while len(_drawn) > _DRAWN_KEPT:
+                _drawn.pop(next(iter(_drawn)))
     return found
 
 
@@ -99,7 +107,7 @@ def media_of(value: Any) -> tuple[McpImage | McpAudio, ...]:
     one = medium(value)
     if one is not None:
         return (one,)
-    if isinstance(value, (list, tuple)):
+    if isinstance(value, (list, tuple)) and not _all_plain(value):
         return tuple(found for found in map(medium, value) if found is not None)
     return ()
 
@@ -113,7 +121,7 @@ def media_text(value: Any, text_of: Callable[[Any], str]) -> str | None:
     one = medium(value)
     if one is not None:
         return _placeholder(one)
-    if not isinstance(value, (list, tuple)):
+    if not isinstance(value, (list, tuple)) or _all_plain(value):
         return None
     found = [medium(item) for item in value]
     if not any(found):
@@ -122,6 +130,11 @@ def media_text(value: Any, text_of: Callable[[Any], str]) -> str | None:
         _placeholder(seen) if seen is not None else item if isinstance(item, str) else text_of(item)
         for item, seen in zip(value, found)
     )
+
+
+def _all_plain(items: list[Any] | tuple[Any, ...]) -> bool:
+    """Whether every item is of a JSON type (the common long list), so none can be a medium."""
+    return all(map(_PLAIN.__contains__, map(type, items)))
 
 
 def _placeholder(item: McpImage | McpAudio) -> str:
