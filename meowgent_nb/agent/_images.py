@@ -11,8 +11,9 @@ answering one, which `OllamaModel` and `OpenAIModel` ask their server once). Mod
 (the embedded model, cassettes, scripted models) get text only, so their requests, and the
 cassettes keyed by them, stay as they are.
 
-Only raster types a vision model reads are passed (PNG, JPEG, GIF, WebP), each at most 2 MB,
-at most four per message; SVG never (it is a document, not a picture).
+Only raster types a vision model reads are passed (PNG, JPEG, GIF, WebP: the type said and the
+type the bytes begin as), each at most 2 MB, at most four per message; SVG never (it is a
+document, not a picture), also when a server calls it image/png.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..tools.core import ToolResult
-from ..tools.media import IMAGE_TYPES, MAX_IMAGE_BYTES, MAX_IMAGES, McpImage, media_of
+from ..tools.media import IMAGE_TYPES, MAX_IMAGE_BYTES, MAX_IMAGES, McpImage, media_of, media_type
 
 __all__ = ["IMAGE_TYPES", "MAX_IMAGE_BYTES", "MAX_IMAGES", "accepts_images", "attach_images", "result_images"]
 
@@ -34,7 +35,8 @@ def result_images(result: ToolResult) -> list[str]:
     for item in media_of(result.value) if result.ok else ():
         data, kind = item.data, item.mime_type
         fits = isinstance(data, bytes) and 0 < len(data) <= MAX_IMAGE_BYTES
-        if isinstance(item, McpImage) and kind in IMAGE_TYPES and fits:
+        # The type the bytes begin as, too: a server may call an SVG (or anything) image/png.
+        if isinstance(item, McpImage) and fits and kind in IMAGE_TYPES and media_type(data) in IMAGE_TYPES:
             found.append(base64.b64encode(data).decode("ascii"))
     return found
 

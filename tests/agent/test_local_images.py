@@ -107,6 +107,8 @@ def test_images_from_every_source_keep_the_limits_raster_only_2_mb_at_most():
     )
     assert result_images(ran(value)) == [b64(RED_PNG), b64(JPEG)]
     assert result_images(ToolResult(ToolCall("snap", {}), "Error: x", kind="error", value=RED)) == []
+    lying = [McpImage(b"<svg onload='alert(1)'/>", "image/png"), McpImage(JPEG, "image/png")]
+    assert result_images(ran(lying)) == [b64(JPEG)]  # what the bytes are decides, with what was said
 
 
 @tool
