@@ -1,15 +1,19 @@
 """Images in tool results, given to a model that can look at them.
 
-A tool's value may carry images (an MCP result's ``media``: `McpImage` values). The model always
-reads the result's text, where each image is a placeholder (``[image: image/png]``). A model that
-can see images also gets them, base64-encoded on the message that carries the results, under the
-``images`` key of Ollama's chat messages: whether it can is `accepts_images` (a model's optional
-``accepts_images``: a bool, or a coroutine function answering one, which `OllamaModel` asks the
-server once). Models without it (the embedded model, cassettes, scripted models) get text only,
-so their requests, and the cassettes keyed by them, stay as they are.
+A tool's value may carry images: an MCP result's ``media``, or what a notebook tool returned (a
+PIL image, ``IPython.display.Image``, bytes that begin as PNG..., a list mixing them with text),
+found by the one converter every tool shares (`tools.media.media_of`). The model always reads the
+result's text, where each image is a placeholder (``[image: image/png]``). A model that can see
+images also gets them, base64-encoded on the message that carries the results, under the
+``images`` key of Ollama's chat messages (`OpenAIModel` sends them as content parts): whether it
+can is `accepts_images` (a model's optional ``accepts_images``: a bool, or a coroutine function
+answering one, which `OllamaModel` and `OpenAIModel` ask their server once). Models without it
+(the embedded model, cassettes, scripted models) get text only, so their requests, and the
+cassettes keyed by them, stay as they are.
 
-Only raster types a vision model reads are passed (PNG, JPEG, GIF, WebP), each at most 2 MB,
-at most four per message; SVG never (it is a document, not a picture).
+Only raster types a vision model reads are passed (PNG, JPEG, GIF, WebP: the type said and the
+type the bytes begin as), each at most 2 MB, at most four per message; SVG never (it is a
+document, not a picture), also when a server calls it image/png.
 """
 
 from __future__ import annotations
@@ -20,21 +24,19 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..tools.core import ToolResult
+from ..tools.media import IMAGE_TYPES, MAX_IMAGE_BYTES, MAX_IMAGES, McpImage, media_of, media_type
 
 __all__ = ["IMAGE_TYPES", "MAX_IMAGE_BYTES", "MAX_IMAGES", "accepts_images", "attach_images", "result_images"]
-
-IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
-MAX_IMAGE_BYTES = 2 * 1024 * 1024
-MAX_IMAGES = 4
-"""Images on one message; more are left to their placeholders."""
 
 
 def result_images(result: ToolResult) -> list[str]:
     """The base64 text of each image a result's value carries that a model may be given."""
     found = []
-    for item in getattr(result.value, "media", None) or ():
-        data, kind = getattr(item, "data", None), getattr(item, "mime_type", None)
-        if isinstance(data, bytes) and kind in IMAGE_TYPES and 0 < len(data) <= MAX_IMAGE_BYTES:
+    for item in media_of(result.value) if result.ok else ():
+        data, kind = item.data, item.mime_type
+        fits = isinstance(data, bytes) and 0 < len(data) <= MAX_IMAGE_BYTES
+        # The type the bytes begin as, too: a server may call an SVG (or anything) image/png.
+        if isinstance(item, McpImage) and fits and kind in IMAGE_TYPES and media_type(data) in IMAGE_TYPES:
             found.append(base64.b64encode(data).decode("ascii"))
     return found
 

@@ -10,25 +10,33 @@
   call's name comes in its first delta, its arguments in pieces across many).
 - `read_call`: one assembled call as a `ToolCall`, or, when its arguments are not a JSON object,
   the text the model wrote, so nothing unreadable runs with arguments it never sent.
+- `server_events`: the JSON of each streamed event, what cannot be decoded a `WireError`;
+  `error_words`: the server's own words in an error response.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
 from collections import deque
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from .._deltas import TextDelta
 from ..tools.core import ToolCall
+from ..tools.media import IMAGE_TYPES, MAX_IMAGES, media_type
 from ._wire_values import MAX_DEPTH, WireError, count, finish_reason, name, nests_deeper, shown, text, unicode
 from .base import Usage
 
 __all__ = [
-    "AssembledCall", "CallDelta", "CallDeltas", "StreamEvent", "openai_messages", "read_call", "read_event", "read_models",
+    "AssembledCall", "CallDelta", "CallDeltas", "StreamEvent", "error_words", "image_parts", "openai_messages",
+    "read_call", "read_event", "read_models", "server_events",
 ]
 
+TOOL_IMAGES_NOTE = "The images in the tool results above, in order:"
+"""The text of the ``user`` message that carries the images of tool results (see `openai_messages`)."""
 MAX_CALLS = 256
 """Calls one answer may make (each distinct ``index``, or id where servers leave the index out)."""
 
@@ -42,6 +50,14 @@ def openai_messages(messages: Sequence[Mapping[str, Any]]) -> list[dict[str, Any
     agent sends them; one with no call left to answer gets a fresh id. Fields Chat Completions has
     no place for (``thinking``, ``tool_name``) are left out.
 
+    Images (a message's ``images``, put there for a model that takes them; see `agent._images`)
+    become ``image_url`` content parts with ``data:`` URLs (`image_parts`), at most `MAX_IMAGES`
+    on a message: on a ``user`` message (the ``xml`` and ``json`` protocols' results) after its
+    text. A ``tool`` message may hold text only (the API's rule, which vLLM and llama-server
+    enforce), so the images of a run of tool messages go in one ``user`` message right after
+    them, `TOOL_IMAGES_NOTE` then the images in call order: the way OpenAI's own guides and the
+    servers' chat templates take images for tool results.
+
     Args:
         messages: Ollama-style messages: ``role`` and ``content``; ``tool_calls`` of
             ``{"function": {"name", "arguments": dict}}`` on assistant messages.
@@ -52,9 +68,13 @@ def openai_messages(messages: Sequence[Mapping[str, Any]]) -> list[dict[str, Any
     out: list[dict[str, Any]] = []
     unanswered: deque[str] = deque()
     count = 0
+    seen: list[dict[str, Any]] = []  # the image parts of the tool messages since the last other one
     for message in messages:
         role = message.get("role")
         content = message.get("content") or ""
+        if role != "tool":
+            _images_after_tools(out, seen)
+            seen = []
         if role == "assistant" and message.get("tool_calls"):
             calls = []
             for call in message["tool_calls"]:
@@ -75,10 +95,39 @@ def openai_messages(messages: Sequence[Mapping[str, Any]]) -> list[dict[str, Any
                 count += 1
                 call_id = f"call_{count}"
             out.append({"role": "tool", "content": content, "tool_call_id": call_id})
+            seen += image_parts(message.get("images"))  # they follow the last of this run of tool messages
         else:
-            out.append({"role": role, "content": content})
+            parts = image_parts(message.get("images"))[:MAX_IMAGES]
+            with_parts = [{"type": "text", "text": content}, *parts]
+            out.append({"role": role, "content": with_parts if parts else content})
             unanswered = deque()
+    _images_after_tools(out, seen)
     return out
+
+
+def image_parts(images: Any) -> list[dict[str, Any]]:
+    """A message's ``images`` (Ollama's form: base64 text) as Chat Completions ``image_url`` parts.
+
+    Each is sent as a ``data:`` URL of the type its first bytes say (PNG, JPEG, GIF, WebP); one
+    of another type, or not base64 text, is left out (its placeholder is in the text).
+    """
+    parts = []
+    for image in images if isinstance(images, (list, tuple)) else ():
+        try:
+            kind = media_type(base64.b64decode(image[:24], validate=True)) if isinstance(image, str) else None
+        except (binascii.Error, ValueError):
+            kind = None
+        if kind in IMAGE_TYPES:
+            parts.append({"type": "image_url", "image_url": {"url": f"data:{kind};base64,{image}"}})
+    return parts
+
+
+def _images_after_tools(out: list[dict[str, Any]], parts: list[dict[str, Any]]) -> None:
+    """The images of a run of ``tool`` messages, as the ``user`` message after them (the API's tool
+    messages hold text only); at most `MAX_IMAGES`."""
+    if parts:
+        note = {"type": "text", "text": TOOL_IMAGES_NOTE}
+        out.append({"role": "user", "content": [note, *parts[:MAX_IMAGES]]})
 
 
 @dataclass(frozen=True)
@@ -302,3 +351,39 @@ def read_call(call: AssembledCall) -> ToolCall | TextDelta:
     return TextDelta(
         f'<tool_call>{{"name": {json.dumps(call.name, ensure_ascii=False)}, "arguments": {written}}}</tool_call>'
     )
+
+
+async def server_events(stream: Any) -> AsyncIterator[Any]:
+    """The JSON of each event the client decodes, with what it cannot decode as a `WireError`."""
+    events = stream.__aiter__()
+    while True:
+        try:
+            data = await events.__anext__()
+        except StopAsyncIteration:
+            return
+        except UnicodeDecodeError as exc:
+            around = exc.object[max(exc.start - 20, 0) : exc.end + 20]
+            raise WireError(f"bytes that are not UTF-8 text ({shown(around)})") from None
+        except json.JSONDecodeError as exc:
+            where = f"{exc.msg} at character {exc.pos:,}"
+            raise WireError(f"an event whose data is not JSON ({where}): {shown(exc.doc)}") from None
+        except RecursionError:
+            raise WireError("an event whose JSON nests deeper than it can be read") from None
+        except ValueError as exc:  # a number of over 4,300 digits
+            raise WireError(f"an event whose JSON cannot be read: {shown(str(exc))}") from None
+        yield data
+
+
+def error_words(exc: Any) -> str:
+    """The server's own words in an error response: ``{"error": {"message": ...}}`` or its body."""
+    body = exc.body
+    if isinstance(body, Mapping):
+        error = body.get("error", body)
+        if isinstance(error, Mapping) and isinstance(error.get("message"), str):
+            return error["message"].strip()
+        if isinstance(error, str):
+            return error.strip()
+        if isinstance(body.get("detail"), str):
+            return body["detail"].strip()
+    text = exc.response.text if exc.response is not None else str(exc)
+    return text.strip()[:200]

@@ -14,7 +14,7 @@ from typing import Any
 
 __all__ = [
     "MAX_COUNT", "MAX_DEPTH", "MAX_NAME", "MAX_REASON", "WireError",
-    "count", "cut", "finish_reason", "name", "nests_deeper", "shown", "text", "unicode",
+    "count", "cut", "finish_reason", "name", "nests_deeper", "shown", "text", "unicode", "vision_said",
 ]
 
 MAX_DEPTH = 100
@@ -144,3 +144,23 @@ def nests_deeper(value: Any, limit: int = MAX_DEPTH) -> bool:
         children = item.values() if isinstance(item, dict) else item
         stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list, tuple)))
     return False
+
+
+def vision_said(answer: Any) -> bool | None:
+    """Whether a server's answer (an ``httpx`` response) says its model reads images; None if it says nothing.
+
+    llama.cpp's ``/props``: ``{"modalities": {"vision": true}}``; Ollama's ``/api/show``:
+    ``{"capabilities": ["completion", "vision"]}``; LM Studio's ``/api/v0/models/NAME``: ``{"type": "vlm"}``.
+    """
+    try:
+        body = answer.json()
+    except ValueError:  # not JSON: this server does not say it here
+        return None
+    if not isinstance(body, dict):
+        return None
+    modalities, capabilities, kind = body.get("modalities"), body.get("capabilities"), body.get("type")
+    if isinstance(modalities, dict):
+        return modalities.get("vision") is True
+    if isinstance(capabilities, list):
+        return "vision" in capabilities
+    return kind == "vlm" if isinstance(kind, str) else None

@@ -152,7 +152,8 @@ class Model(Protocol):
     Nor is ``count_tokens(text) -> int``, the tokens a text takes in the model's prompt: where a
     model has it (`LlamaCppModel`), an eval counts the tools block with it instead of estimating.
     Nor is ``accepts_images`` (a bool, or a coroutine function answering one): whether the images
-    in tool results are put on the messages for it (`agent._images`; `OllamaModel` asks its server).
+    in tool results are put on the messages for it (`agent._images`; `OllamaModel` and
+    `OpenAIModel` ask their server).
     Nor is ``max_concurrency``, how many requests it answers at once (1: `LlamaCppModel`,
     `ScriptedModel`), which caps an eval's ``concurrency``.
     """

@@ -13,7 +13,6 @@ key never appears in a repr, a description or an error message.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import AsyncIterator, Mapping
 from typing import Any, Literal
@@ -22,8 +21,10 @@ from .._deltas import TextDelta
 from . import check_model_requests_allowed
 from ._hosts import shown_address
 from ._llama_text import chunks
-from ._openai_wire import CallDeltas, StreamEvent, openai_messages, read_call, read_event, read_models
-from ._wire_values import WireError, cut, shown
+from ._openai_wire import (
+    CallDeltas, StreamEvent, error_words, openai_messages, read_call, read_event, read_models, server_events,
+)
+from ._wire_values import WireError, cut, shown, vision_said
 from .base import ModelChunk, ModelError, ModelRequest, StreamCut
 
 __all__ = ["DEFAULT_BASE_URL", "NO_KEY", "OpenAIModel"]
@@ -34,6 +35,10 @@ NO_KEY = "not-needed"
 """The key sent when neither ``api_key`` nor ``OPENAI_API_KEY`` is set: local servers need none,
 and the client refuses to start without one."""
 INSTALL_OPENAI = 'pip install "meowgent-nb[openai]"'
+# Where servers say whether their model reads images (see OpenAIModel.accepts_images); body: a POST's.
+_VISION_SAID_AT = (
+    ("GET", "/props", False), ("POST", "/api/show", True), ("GET", "/api/v0/models/{name}", False),
+)
 
 # The request options read here: Ollama's names (requests carry Ollama-style options) -> the API's.
 _OPTIONS = {
@@ -72,6 +77,9 @@ class OpenAIModel:
         schema_format: How the ``json`` protocol's schema is sent: ``"json_schema"`` (the API's
             ``response_format``, which vLLM, SGLang, llama-server and LM Studio take), or
             ``"json_object"`` with the schema beside it, which llama-cpp-python's server takes.
+        images: Whether the model is given the images in tool results (a vision model), as
+            ``image_url`` content parts (see `_openai_wire.openai_messages`). None: ask the
+            server once (`accepts_images`); without an answer, text only (each image's placeholder).
 
     Attributes:
         name: The model name.
@@ -90,6 +98,7 @@ class OpenAIModel:
         tool_choice: str | None = None,
         schema_format: Literal["json_schema", "json_object"] = "json_schema",
         n_ctx: int | None = None,
+        images: bool | None = None,
     ):
         self.name = name
         # Empty means unset, as for the client.
@@ -104,6 +113,7 @@ class OpenAIModel:
         if n_ctx is not None and (isinstance(n_ctx, bool) or not isinstance(n_ctx, int) or n_ctx < 1):
             raise ModelError(f"n_ctx must be a positive number of tokens (the server's context window), not {n_ctx!r}.")
         self.n_ctx = n_ctx
+        self.images = images
         self._check_options(self.options)
 
     def __repr__(self) -> str:
@@ -159,7 +169,7 @@ class OpenAIModel:
                 )
                 events = "event-stream" in stream.response.headers.get("content-type", "")
                 async with stream:
-                    async for data in _decoded(stream):
+                    async for data in server_events(stream):
                         seen = True
                         event = read_event(data)
                         usage = event.usage or usage
@@ -193,6 +203,37 @@ class OpenAIModel:
         for piece in chunks(parser.close(reason)) if parser else []:
             yield piece
         yield ModelChunk(done=True, usage=usage, finish_reason=reason)
+
+    async def accepts_images(self) -> bool:
+        """Whether the model reads images: ``images`` when given, else the server's word, asked once.
+
+        Where a server says it: llama.cpp's ``llama-server`` on ``GET /props`` (``modalities.vision``,
+        true when started with an ``--mmproj``), Ollama on ``POST /api/show`` (``capabilities``
+        holding ``"vision"``), LM Studio on ``GET /api/v0/models/NAME`` (``type`` ``"vlm"``), each
+        beside the API's ``/v1``. vLLM, SGLang and llama-cpp-python's server do not say: pass
+        ``images=True`` for a vision model there. A server that cannot be reached means no, asked
+        again next time; one that answers none of these means no.
+        """
+        if self.images is None:
+            try:
+                check_model_requests_allowed(f"the OpenAI-compatible server at {self._shown_url}")
+                self.images = await self._says_vision()
+            except Exception:  # noqa: BLE001 - not knowing means text only
+                return False
+        return self.images
+
+    async def _says_vision(self) -> bool:
+        import httpx
+
+        root, key = self.base_url.removesuffix("/v1"), {"Authorization": f"Bearer {self._api_key}"}
+        async with httpx.AsyncClient(base_url=root, headers=key, timeout=min(self.timeout, 10.0)) as client:
+            for method, path, body in _VISION_SAID_AT:
+                asked = {"model": self.name} if body else None
+                answer = await client.request(method, path.format(name=self.name), json=asked)
+                said = vision_said(answer) if answer.status_code == 200 else None
+                if said is not None:
+                    return said
+        return False
 
     async def list_models(self) -> list[str]:
         """The names of the models the server serves (``GET /models``).
@@ -289,7 +330,7 @@ class OpenAIModel:
             )
         if not isinstance(exc, openai.APIStatusError):  # an error event mid-stream, a bad answer
             return ModelError(self._redact(f"{where[0].upper()}{where[1:]} reported an error: {cut(str(exc))}"))
-        detail = self._redact(_message(exc))
+        detail = self._redact(error_words(exc))
         lowered = detail.lower()
         if exc.status_code == 404 and "model" in lowered:
             return ModelError(
@@ -330,27 +371,6 @@ class OpenAIModel:
         )
 
 
-async def _decoded(stream: Any) -> AsyncIterator[Any]:
-    """The JSON of each event the client decodes, with what it cannot decode as a `WireError`."""
-    events = stream.__aiter__()
-    while True:
-        try:
-            data = await events.__anext__()
-        except StopAsyncIteration:
-            return
-        except UnicodeDecodeError as exc:
-            around = exc.object[max(exc.start - 20, 0) : exc.end + 20]
-            raise WireError(f"bytes that are not UTF-8 text ({shown(around)})") from None
-        except json.JSONDecodeError as exc:
-            where = f"{exc.msg} at character {exc.pos:,}"
-            raise WireError(f"an event whose data is not JSON ({where}): {shown(exc.doc)}") from None
-        except RecursionError:
-            raise WireError("an event whose JSON nests deeper than it can be read") from None
-        except ValueError as exc:  # a number of over 4,300 digits
-            raise WireError(f"an event whose JSON cannot be read: {shown(str(exc))}") from None
-        yield data
-
-
 def _delta_chunks(event: StreamEvent, parser: Any) -> list[ModelChunk]:
     """The chunks of one streamed event: reasoning as thinking, then the text, read for calls by
     ``parser`` when there is one."""
@@ -358,18 +378,3 @@ def _delta_chunks(event: StreamEvent, parser: Any) -> list[ModelChunk]:
     if event.content:
         out += chunks(parser.feed(event.content)) if parser else [ModelChunk(text=event.content)]
     return out
-
-
-def _message(exc: Any) -> str:
-    """The server's own words in an error response: ``{"error": {"message": ...}}`` or its body."""
-    body = exc.body
-    if isinstance(body, Mapping):
-        error = body.get("error", body)
-        if isinstance(error, Mapping) and isinstance(error.get("message"), str):
-            return error["message"].strip()
-        if isinstance(error, str):
-            return error.strip()
-        if isinstance(body.get("detail"), str):
-            return body["detail"].strip()
-    text = exc.response.text if exc.response is not None else str(exc)
-    return text.strip()[:200]

@@ -37,6 +37,7 @@ from ..tools.calls import ToolCall, ToolResult
 from ._diff import describe_value_difference
 from ._file import Cassette, CassetteError, recordable
 from ._mask import VALUE_DEPTH, Mask, depth_over
+from ._recorded_media import media_value, replayed_media
 
 __all__ = ["RecordedToolError", "ToolTape", "call_arguments", "listed_tool"]
 
@@ -105,7 +106,7 @@ class ToolTape:
         # What the tool said is masked; what kind of result it was, and how long it took, is not.
         stored: dict[str, Any] = {"kind": result.kind, "output": mask.string(result.output)}
         if result.kind == "ok":
-            encoded = _encode(result.value, codec)
+            encoded = _encode(result.value, codec, result.output)
             if encoded is not None:
                 stored["value"] = _masked_value(encoded, mask)
         elif result.kind == "error" and result.exception is not None:
@@ -296,19 +297,23 @@ def _likeness(recorded: Mapping[str, Any], sent: Mapping[str, Any]) -> int:
 # --- values ----------------------------------------------------------------------------------------
 
 
-def _encode(value: Any, codec: Any) -> dict[str, Any] | None:
+def _encode(value: Any, codec: Any, text: str) -> dict[str, Any] | None:
     """A tool's value as a `ValueFields` dict, or None when it has no JSON form (its text replays).
 
     ``codec`` (a tool's ``value_codec``, e.g. an MCP tool's) writes the values it knows (an MCP text
     with images, a structured result) as ``text`` / ``structured`` / ``media`` / ``links``. Bytes
     (a ``bytes`` value, a medium's ``image`` or ``audio``) stay bytes here: the cassette's `Mask`
-    masks them and writes them as base64. A value nested deeper than a cassette holds has no
-    JSON form here: its text (already shaped for the model) replays.
+    masks them and writes them as base64. A notebook tool's value that holds images or audio is
+    ``text`` (the model's, ``text``) and ``media`` (`_recorded_media`). A value nested deeper than
+    a cassette holds has no JSON form here: its text (already shaped for the model) replays.
     """
     if codec is not None:
         encoded = codec.encode(value)
         if encoded is not None:
             return None if depth_over(encoded, VALUE_DEPTH) else encoded
+    with_media = media_value(value, text)
+    if with_media is not None:
+        return with_media
     if isinstance(value, (bytes, bytearray)):
         return {"bytes": bytes(value)}
     if depth_over(value, VALUE_DEPTH):
@@ -360,4 +365,6 @@ def _decode(fields: Any, codec: Any) -> Any:
         return fields.json_value
     if codec is not None:
         return codec.decode(fields)
+    if fields.media and fields.structured is None:
+        return replayed_media(fields)
     return fields.structured if fields.structured is not None else fields.text

@@ -6,7 +6,10 @@ Each kind of value is shaped before any cut, so what reaches the model is still 
 - dicts, lists, numbers, dataclasses and pydantic models as JSON, with at most ``items`` entries
   of each list or object written out (then ``"... 950 more items"``) and ``depth`` levels of
   nesting (deeper ones named, ``"[12 items]"``, ``"{3 keys}"``);
-- bytes described, not dumped: ``[bytes: 2,048 bytes, image/png]``;
+- an image or audio clip (a PIL image, ``IPython.display.Image``, bytes that begin as PNG...; see
+  `tools.media`) as its placeholder, ``[image: image/png]``, and a list or tuple holding one as one
+  line per item; the agent gives the image itself to a model that can look at it;
+- other bytes described, not dumped: ``[bytes: 2,048 bytes]``, ``[bytes: 12 bytes, application/pdf]``;
 - a pandas DataFrame as its shape, columns and first rows; anything else its ``repr``.
 
 Text longer than the limit keeps its start and its end (the end of a log or a traceback is often
@@ -19,6 +22,8 @@ import dataclasses
 import json
 from typing import Any, NamedTuple
 
+from .media import media_text
+
 __all__ = ["MAX_DEPTH", "MAX_ITEMS", "Shape", "counted", "output_text", "shape_note"]
 
 _DATAFRAME_ROWS = 5
@@ -27,7 +32,7 @@ MAX_ITEMS = 50
 MAX_DEPTH = 6
 """Levels of nesting written out, by default."""
 _TAIL = 1 / 3  # of the limit, kept from the end of a long text
-_MAGIC = {b"\x89PNG": "image/png", b"\xff\xd8\xff": "image/jpeg", b"GIF8": "image/gif", b"%PDF": "application/pdf"}
+_DOCUMENTS = {b"%PDF": "application/pdf"}  # named in the text of bytes that are no image or audio
 
 
 class Shape(NamedTuple):
@@ -43,7 +48,8 @@ def shape_note(shape: Shape) -> str:
     cut = "not cut" if shape.chars is None else f"cut to {shape.chars:,} characters, keeping the start and the end"
     return (
         f"Its results reach the model as text {cut}; lists and objects show at most {shape.items:,} entries"
-        f" a level, {shape.depth} levels deep; bytes are described, not sent."
+        f" a level, {shape.depth} levels deep; images reach a model that can look at them,"
+        " other bytes are described."
     )
 
 
@@ -71,9 +77,12 @@ def _text(value: Any, items: int, depth: int) -> str:
         return str(llm_repr(value))
     if _is_dataframe(value):
         return _dataframe_text(value)
+    with_media = media_text(value, lambda item: _text(item, items, depth))
+    if with_media is not None:
+        return with_media
     if isinstance(value, (bytes, bytearray, memoryview)):
         data = bytes(value)
-        kind = next((name for magic, name in _MAGIC.items() if data.startswith(magic)), None)
+        kind = next((name for magic, name in _DOCUMENTS.items() if data.startswith(magic)), None)
         return f"[bytes: {len(data):,} bytes" + (f", {kind}]" if kind else "]")
     if hasattr(value, "model_dump_json") and callable(value.model_dump_json):  # pydantic
         plain = value.model_dump(mode="json")

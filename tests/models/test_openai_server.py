@@ -300,3 +300,13 @@ def test_an_eval_runs_its_cases_four_at_a_time_with_the_same_rows_as_one_at_a_ti
     )
     assert found is not None, note
     assert 1 <= int(found[1]) == int(found[2]) <= 3  # all four started at once: only cut ones reran
+
+
+def test_this_server_does_not_say_its_model_sees_so_a_tools_image_stays_text(server):
+    # llama-cpp-python's server has none of llama-server's /props, Ollama's /api/show or LM Studio's
+    # /api/v0/models: the model is given text only, and the answer is kept (asked once).
+    text_only = model(server)
+    assert asyncio.run(text_only.accepts_images()) is False
+    assert text_only.images is False
+    root = server.removesuffix("/v1")
+    assert httpx.get(f"{root}/props", headers={"Authorization": f"Bearer {KEY}"}).status_code == 404

@@ -175,3 +175,21 @@ def test_a_model_error_is_its_message_in_one_place_and_the_traceback_is_kept(ker
         "meowgent_nb.models.base.ModelError: Cannot reach the Ollama server at http://127.0.0.1:9: start it with"
         " `ollama serve`.\n"
     )
+
+
+def test_a_local_tools_pil_image_shows_in_its_card_and_the_model_reads_its_placeholder(kernel):
+    kernel.ok(
+        "from PIL import Image\n"
+        "@tool\n"
+        "def red_square() -> Image.Image:\n"
+        '    """Draw a red square."""\n'
+        "    return Image.new('RGB', (2, 2), 'red')\n"
+        "import base64, io\n"
+        "buffer = io.BytesIO(); red_square.invoke({}).save(buffer, format='PNG')\n"
+        "model = answers('red_square')"
+    )
+    encoded = kernel.ok("print(base64.b64encode(buffer.getvalue()).decode())").stdout.strip()
+    run = kernel.ok("%%agent --model-object model --new\nDraw")
+    assert final_text(run) == "[tool] red_square() -> done\n  [image: image/png]\nAll done."
+    assert f'src="data:image/png;base64,{encoded}"' in final_html(run)
+    assert kernel.ok("last()").stdout == "ok | [image: image/png]\nAll done.\n"

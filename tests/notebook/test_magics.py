@@ -85,7 +85,7 @@ def test_tools_magic_shows_a_tools_examples(ip):
         "</tools>\n"
         "\n"
         "Its results reach the model as text cut to 4,000 characters, keeping the start and the end; lists and"
-        " objects show at most 50 entries a level, 6 levels deep; bytes are described, not sent."
+        " objects show at most 50 entries a level, 6 levels deep; images reach a model that can look at them, other bytes are described."
     )
     ip.run_line_magic("config", "AgentMagics.max_output_items = 10")
     try:

@@ -43,7 +43,7 @@ def test_a_circular_structure_is_its_repr_not_a_crash():
 @pytest.mark.parametrize(
     ("value", "text"),
     [
-        (b"\x89PNG\r\n\x1a\n" + b"\0" * 100, "[bytes: 108 bytes, image/png]"),
+        (b"\x89PNG\r\n\x1a\n" + b"\0" * 100, "[image: image/png]"),
         (b"%PDF-1.7 ...", "[bytes: 12 bytes, application/pdf]"),
         (bytearray(b"\x00\x01" * 1024), "[bytes: 2,048 bytes]"),
         (memoryview(b"abc"), "[bytes: 3 bytes]"),
@@ -89,6 +89,6 @@ def test_the_agents_settings_shape_each_result_and_the_note_says_how():
     ]
     assert shape_note(Shape(4000, 2, 3)) == (
         "Its results reach the model as text cut to 4,000 characters, keeping the start and the end; lists and"
-        " objects show at most 2 entries a level, 3 levels deep; bytes are described, not sent."
+        " objects show at most 2 entries a level, 3 levels deep; images reach a model that can look at them, other bytes are described."
     )
     assert shape_note(Shape(None, 50, 6)).startswith("Its results reach the model as text not cut;")

@@ -3,16 +3,16 @@
 A recorded MCP tool's calls store their value in the cassette (see `recording._tool_tape`);
 `MCP_VALUES` is the ``value_codec`` of such a tool: it writes what only this wing knows
 (`McpText`, `StructuredResult`, `StructuredList` and their media) as the cassette's ``text``,
-``structured``, ``media`` and ``links`` fields, and reads them back as the same types. A medium's
-bytes are given as bytes: the cassette's mask masks them and writes them as base64.
+``structured``, ``media`` and ``links`` fields, and reads them back as the same types. The media
+are written as every tool's are (`recording._recorded_media`).
 """
 
 from __future__ import annotations
 
-import base64
 from typing import Any
 
-from ._media import McpAudio, McpImage, McpLink, McpText
+from ...recording._recorded_media import media_fields, media_values
+from ._media import McpLink, McpText
 from ._results import StructuredList, StructuredResult
 
 __all__ = ["MCP_VALUES"]
@@ -25,8 +25,8 @@ class _McpValues:
             return None
         extra: dict[str, Any] = {}
         if value.media:
-            media = [_medium(item) for item in value.media]
-            if any(item is None for item in media):
+            media = media_fields(value.media)
+            if media is None:
                 return None
             extra["media"] = media
         if value.links:
@@ -38,12 +38,7 @@ class _McpValues:
 
     def decode(self, fields: Any) -> Any:
         """The value cassette value fields (`_schema.ValueFields`) describe."""
-        media = tuple(
-            McpImage(base64.b64decode(m.image, validate=True), m.mime_type, m.uri)
-            if m.image is not None
-            else McpAudio(base64.b64decode(m.audio or "", validate=True), m.mime_type)
-            for m in fields.media
-        )
+        media = media_values(fields.media)
         links = tuple(McpLink(link.name, link.uri) for link in fields.links)
         if fields.structured is None:
             return McpText(fields.text or "", media, links)
@@ -54,15 +49,6 @@ class _McpValues:
         )
         made.media, made.links = media, links
         return made
-
-
-def _medium(item: Any) -> dict[str, Any] | None:
-    if isinstance(item, McpImage):
-        encoded = {"image": item.data, "mime_type": item.mime_type}
-        return {**encoded, "uri": item.uri} if item.uri else encoded
-    if isinstance(item, McpAudio):
-        return {"audio": item.data, "mime_type": item.mime_type}
-    return None
 
 
 MCP_VALUES = _McpValues()

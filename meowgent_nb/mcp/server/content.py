@@ -12,6 +12,7 @@ What a served tool returns (or a prompt message holds) becomes these blocks:
   their JSON text);
 - anything else: one text block, the text the model would read.
 
+Images and audio are found by the one converter every tool shares (`meowgent_nb.tools.media`).
 The type of bytes is known from their first bytes (their "magic number"), never from a name;
 bytes of any other type stay described as text (``[bytes: N bytes]``). To send them as a
 resource, return ``ResourceContent(uri, data, mime_type)``.
@@ -20,12 +21,12 @@ resource, return ``ResourceContent(uri, data, mime_type)``.
 from __future__ import annotations
 
 import base64
-import io
 from dataclasses import dataclass
 from typing import Any
 
-from ..content._media import McpAudio, McpImage
+from ...tools.media import media_type, medium
 
+# media_type lives in tools.media; it is still importable from here.
 __all__ = ["ResourceContent", "block", "content_blocks", "has_media", "media_type"]
 
 
@@ -51,45 +52,12 @@ class ResourceContent:
 
 
 
-_IMAGES = ((b"\x89PNG\r\n\x1a\n", "image/png"), (b"\xff\xd8\xff", "image/jpeg"), (b"GIF87a", "image/gif"), (b"GIF89a", "image/gif"))
-_AUDIO = ((b"ID3", "audio/mpeg"), (b"\xff\xfb", "audio/mpeg"), (b"\xff\xf3", "audio/mpeg"), (b"OggS", "audio/ogg"), (b"fLaC", "audio/flac"))
-
-
-def media_type(data: bytes) -> str | None:
-    """The image or audio type ``data`` begins as (PNG, JPEG, GIF, WebP, WAV, MP3, Ogg, FLAC), else None."""
-    if data[:4] == b"RIFF" and data[8:12] in (b"WAVE", b"WEBP"):
-        return "audio/wav" if data[8:12] == b"WAVE" else "image/webp"
-    return next((kind for magic, kind in (*_IMAGES, *_AUDIO) if data.startswith(magic)), None)
-
-
 def _media(value: Any) -> tuple[str, bytes] | ResourceContent | None:
-    """(mime type, bytes) of an image or audio value, a `ResourceContent`, or None for other values."""
+    """(mime type, bytes) of an image or audio value (`tools.media.medium`), a `ResourceContent`, or None."""
     if isinstance(value, ResourceContent):
         return value
-    if isinstance(value, (McpImage, McpAudio)):
-        return value.mime_type, value.data
-    if isinstance(value, (bytes, bytearray, memoryview)):
-        data = bytes(value)
-        kind = media_type(data)
-        return (kind, data) if kind else None
-    if _is_pil_image(value):
-        buffer = io.BytesIO()
-        value.save(buffer, format="PNG")
-        return "image/png", buffer.getvalue()
-    data, kind = getattr(value, "data", None), getattr(value, "mimetype", None)
-    if isinstance(data, bytes) and isinstance(kind, str) and kind.startswith(("audio/", "image/")):
-        return kind, data  # IPython.display.Audio / Image keep their bytes and type so
-    for method, kind in (("_repr_png_", "image/png"), ("_repr_jpeg_", "image/jpeg")):
-        shown = getattr(value, method, None)
-        if callable(shown) and not isinstance(value, type):
-            data = shown()
-            if isinstance(data, tuple):  # (data, metadata)
-                data = data[0]
-            if isinstance(data, str):  # IPython may hand back base64 text
-                data = base64.b64decode(data)
-            if isinstance(data, bytes) and data:
-                return kind, data
-    return None
+    found = medium(value)
+    return (found.mime_type, found.data) if found is not None else None
 
 
 def has_media(value: Any) -> bool:
@@ -128,9 +96,3 @@ def block(item: Any) -> Any:
 
     return types.TextContent(type="text", text=output_text(item, None))
 
-
-def _is_pil_image(value: Any) -> bool:
-    import sys
-
-    pil = sys.modules.get("PIL.Image")  # only a value from a loaded PIL can be a PIL image
-    return pil is not None and isinstance(value, pil.Image)

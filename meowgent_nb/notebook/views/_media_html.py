@@ -1,4 +1,8 @@
-"""The images, audio and links a tool's value carried (an MCP server's result), in the call's card.
+"""The images, audio and links a tool's value carried, in the call's card.
+
+The media are what `tools.media.media_of` finds (an MCP server's result's, or a notebook tool's
+own PIL image, ``IPython.display.Image``, image bytes, or a list holding them); links come from
+an MCP result.
 
 A server is not trusted: only raster images and common audio types are shown, from data that
 decoded as base64, up to `MEDIA_MAX_BYTES` each; SVG is not drawn (it can carry scripts);
@@ -15,6 +19,7 @@ from urllib.parse import urlsplit
 
 from ..._html import note_html
 from ..._visible import visible, visible_html
+from ...tools.media import McpAudio, McpImage, McpLink, media_of
 
 __all__ = ["MEDIA_MAX_BYTES", "media_html"]
 
@@ -25,11 +30,9 @@ _AUDIO = frozenset({"audio/wav", "audio/x-wav", "audio/mpeg", "audio/ogg", "audi
 
 
 def media_html(value: Any) -> str:
-    """HTML for the ``media`` and ``links`` of ``value`` (see `meowgent_nb.mcp.content._media.McpText`); "" if none."""
-    from ...mcp.content._media import McpAudio, McpImage, McpLink  # only a value from an MCP server has them
-
+    """HTML for the media (`media_of`) and ``links`` (see `McpText`) of ``value``; "" if none."""
     parts = []
-    for item in getattr(value, "media", None) or ():
+    for item in media_of(value):
         if isinstance(item, McpImage):
             parts.append(_shown(item, "image", _IMAGES, '<img class="meowgent-media" alt="an image from the tool"'
                                 ' style="max-width: 100%; max-height: 24em; display: block; margin: 0.3em 0" src="{}">'))

@@ -1,0 +1,15 @@
+"""Images and audio in tool values: the values (`McpImage`, `McpAudio`, `McpText`) and what finds them.
+
+One converter for every tool, local or served: `medium` says whether a value is an image or audio
+(a PIL image, ``IPython.display.Image`` / ``Audio``, an object with ``_repr_png_``, bytes of a
+known type), `media_of` gives the media a tool's value carries. The agent gives them to a model
+that can look at them, the call's card shows them, `%tools serve` sends them as MCP content.
+"""
+
+from ._found import IMAGE_TYPES, MAX_IMAGE_BYTES, MAX_IMAGES, media_of, media_text, media_type, medium
+from ._values import McpAudio, McpImage, McpLink, McpText
+
+__all__ = [
+    "IMAGE_TYPES", "MAX_IMAGES", "MAX_IMAGE_BYTES", "McpAudio", "McpImage", "McpLink", "McpText",
+    "media_of", "media_text", "media_type", "medium",
+]
