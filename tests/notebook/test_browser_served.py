@@ -13,10 +13,12 @@ clicks Accept, lets B's model answer the sampling request and sends its answer (
 `ScriptedModel` answers it), and the final answer shows. Each test's kernels are shut down after
 it (JupyterLab's last, A's with them); then the module checks A's server no longer listens.
 
-It saves served-tool-form-{dark,light}.png (the form, the log line and the progress in the card)
-and served-tool-{dark,light}.png (the finished cell, its turn opened) into $MEOWGENT_SCREENSHOTS
-when set, else a tmp dir; docs/screenshots/served-tool-{light,dark}.png are the finished cells.
+It saves served-tool-{dark,light}.png (the form waiting, the log line and the progress in the
+card) and served-tool-done-{dark,light}.png (the finished cell, its turn opened) into
+$MEOWGENT_SCREENSHOTS when set, else a tmp dir; docs/screenshots/served-tool-{light,dark}.png are
+the first two.
 """
+
 from __future__ import annotations
 
 import os
@@ -100,13 +102,21 @@ def served(pages, lab, tmp_path_factory):
     assert _closed(int(url.group(2)), within=10), f"A's server still listens on {url.group(1)} after its kernel ended"
 
 
+@pytest.fixture
+def jupyter(request):
+    """The Jupyter server a test's notebook B runs in (its name is the parameter)."""
+    return request.getfixturevalue(request.param)
+
+
 # Notebook 7 first: JupyterLab's test ends every kernel of its server, A's too.
 @pytest.mark.parametrize(
-    ("app", "theme", "suffix"), [("notebook7", "JupyterLab Dark", "dark"), ("lab", "JupyterLab Light", "light")]
+    ("jupyter", "theme", "suffix"),
+    [("notebook7", "JupyterLab Dark", "dark"), ("lab", "JupyterLab Light", "light")],
+    indirect=["jupyter"],
 )
-def test_a_served_tool_talks_to_the_calling_notebook_s_person_and_model(served, open_page, request, tmp_path, app, theme, suffix):
+def test_a_served_tool_talks_to_the_calling_notebook_s_person_and_model(served, jupyter, open_page, tmp_path, theme, suffix):
     url, token, _port = served
-    server = request.getfixturevalue(app)
+    server = jupyter
     screenshots = Path(os.environ.get(SCREENSHOTS_ENV) or tmp_path)
     screenshots.mkdir(parents=True, exist_ok=True)
     calling = f"calling_{suffix}.ipynb"
@@ -133,9 +143,11 @@ def test_a_served_tool_talks_to_the_calling_notebook_s_person_and_model(served, 
     b.check(head == "helper asks for input (during helper_tidy):", f"the form's head reads {head!r}")
     message = form.locator(".meowgent-elicit-message").inner_text()
     b.check(message == "Which style?", f"the form's message reads {message!r}")
+    choice = form.locator(".meowgent-field-0 select").evaluate("e => e.selectedIndex < 0 ? null : e.options[e.selectedIndex].text")
+    b.check(choice == "(choose one)", f"the drop-down shows {choice!r} before the person picks")
     b.wait_text(cell.locator(".meowgent-status").first, "waiting for you", "the card while the form waits")
     b.check(b.prompt(1) == "[*]:", "B's agent cell should still run while the form waits")
-    cell.screenshot(path=str(screenshots / f"served-tool-form-{suffix}.png"))
+    cell.screenshot(path=str(screenshots / f"served-tool-{suffix}.png"))
     form.locator(".meowgent-field-0 select").select_option(label="neat")
     form.get_by_role("button", name="Accept").click()
 
@@ -157,7 +169,7 @@ def test_a_served_tool_talks_to_the_calling_notebook_s_person_and_model(served, 
     output = card.locator(".meowgent-output").inner_text()
     b.check(output == "tidied docs (neat): All neat.", f"the tool's result in the card: {output!r}")
     b.wait_text(cell.locator(".meowgent-text"), "Tidied.", "the final answer")
-    cell.screenshot(path=str(screenshots / f"served-tool-{suffix}.png"))
+    cell.screenshot(path=str(screenshots / f"served-tool-done-{suffix}.png"))
 
 
 def _closed(port: int, within: float) -> bool:
