@@ -137,13 +137,15 @@ def test_a_served_tool_talks_to_the_calling_notebook_s_person_and_model(served, 
         progress == ["1 of 3 (33 %) - file 1", "2 of 3 (66 %) - file 2", "3 of 3 (100 %) - file 3"],
         f"the progress lines the card showed: {progress!r}",
     )
+    tall = 'e => Math.round(e.getBoundingClientRect().height)'
+    live_height = card.locator(".meowgent-server-asked").first.evaluate(tall)
     width = card.locator(".meowgent-progress-bar > span").evaluate("e => e.style.width")
     b.check(width == "100%", f"the progress bar's width: {width!r}")
     head = form.locator(".meowgent-elicit-head").inner_text()
     b.check(head == "helper asks for input (during helper_tidy):", f"the form's head reads {head!r}")
     message = form.locator(".meowgent-elicit-message").inner_text()
     b.check(message == "Which style?", f"the form's message reads {message!r}")
-    choice = form.locator(".meowgent-field-0 select").evaluate("e => e.selectedIndex < 0 ? null : e.options[e.selectedIndex].text")
+    choice = form.locator(".meowgent-field-0 select").evaluate("e => e.selectedIndex < 0 ? null : e.options[e.selectedIndex].text.replace(/\\u00a0/g, ' ')")
     b.check(choice == "(choose one)", f"the drop-down shows {choice!r} before the person picks")
     b.wait_text(cell.locator(".meowgent-status").first, "waiting for you", "the card while the form waits")
     b.check(b.prompt(1) == "[*]:", "B's agent cell should still run while the form waits")
@@ -166,6 +168,8 @@ def test_a_served_tool_talks_to_the_calling_notebook_s_person_and_model(served, 
     cell.locator("details.meowgent-turn:not([open]) > summary").evaluate_all("all => all.forEach(s => s.click())")
     notes = card.locator(".meowgent-server-asked").all_inner_texts()
     b.check(notes == FINAL_CARD, f"the finished card's lines: {notes!r}")
+    height = card.locator(".meowgent-server-asked").first.evaluate(tall)
+    b.check(live_height == height, f"the log line is {live_height} px high while the call runs, {height} px after")
     output = card.locator(".meowgent-output").inner_text()
     b.check(output == "tidied docs (neat): All neat.", f"the tool's result in the card: {output!r}")
     b.wait_text(cell.locator(".meowgent-text"), "Tidied.", "the final answer")
