@@ -89,16 +89,18 @@ FINAL_CARD = [
 def served(pages, lab, tmp_path_factory):
     """Notebook A served in JupyterLab (light): its address, token and port; its kernel ends last."""
     write_notebook(lab.root / "served.ipynb", [TOOL, "%tools serve"])
-    a = pages.open(lab, "served.ipynb", tmp_path_factory.mktemp("served"), LIGHT)
-    a.run_all()
-    said = a.wait_text(a.cell(1).locator(".jp-OutputArea"), "Stop with %tools serve --stop.", "A's serving output", 90)
-    url, token = re.search(r"at (http://127\.0\.0\.1:(\d+)/mcp)", said), re.search(r"Token: (\S+)", said)
-    a.check(url is not None and token is not None, f"A's output has no address or token: {said!r}")
-    a.page.evaluate(CLOSE_TAB, "served.ipynb")  # B's tab is the only one; A's kernel goes on
-    yield url.group(1), token.group(1), int(url.group(2))
-    for session in lab.api("GET", "/api/sessions"):  # JupyterLab's test ended it, unless it failed first
-        if session["path"] == "served.ipynb":
-            lab.api("DELETE", f"/api/kernels/{session['kernel']['id']}", timeout=30)
+    try:
+        a = pages.open(lab, "served.ipynb", tmp_path_factory.mktemp("served"), LIGHT)
+        a.run_all()
+        said = a.wait_text(a.cell(1).locator(".jp-OutputArea"), "Stop with %tools serve --stop.", "A's serving output", 90)
+        url, token = re.search(r"at (http://127\.0\.0\.1:(\d+)/mcp)", said), re.search(r"Token: (\S+)", said)
+        a.check(url is not None and token is not None, f"A's output has no address or token: {said!r}")
+        a.page.evaluate(CLOSE_TAB, "served.ipynb")  # B's tab is the only one; A's kernel goes on
+        yield url.group(1), token.group(1), int(url.group(2))
+    finally:
+        for session in lab.api("GET", "/api/sessions"):  # JupyterLab's test ended it, unless it failed first
+            if session["path"] == "served.ipynb":
+                lab.api("DELETE", f"/api/kernels/{session['kernel']['id']}", timeout=30)
     assert _closed(int(url.group(2)), within=10), f"A's server still listens on {url.group(1)} after its kernel ended"
 
 
@@ -130,8 +132,8 @@ def test_a_served_tool_talks_to_the_calling_notebook_s_person_and_model(served, 
     form = cell.locator(".meowgent-elicit-form")
     b.wait_visible(form.locator(".meowgent-field-0 select"), "the served tool's form in B's cell", 90)
     card = cell.locator(".meowgent-card")
-    b.wait_text(card.locator(".meowgent-server-asked").first, LOG_LINE, "the tool's log line in the card")
-    b.wait_text(card.locator(".meowgent-progress-text"), "3 of 3 (100 %) - file 3", "the last progress line")
+    b.wait_text(card.locator(".meowgent-server-asked").first, exactly(LOG_LINE), "the tool's log line in the card")
+    b.wait_text(card.locator(".meowgent-progress-text"), exactly("3 of 3 (100 %) - file 3"), "the last progress line")
     progress = b.page.evaluate("() => window.meowgentProgress")
     b.check(
         progress == ["1 of 3 (33 %) - file 1", "2 of 3 (66 %) - file 2", "3 of 3 (100 %) - file 3"],
@@ -147,7 +149,7 @@ def test_a_served_tool_talks_to_the_calling_notebook_s_person_and_model(served, 
     b.check(message == "Which style?", f"the form's message reads {message!r}")
     choice = form.locator(".meowgent-field-0 select").evaluate("e => e.selectedIndex < 0 ? null : e.options[e.selectedIndex].text.replace(/\\u00a0/g, ' ')")
     b.check(choice == "(choose one)", f"the drop-down shows {choice!r} before the person picks")
-    b.wait_text(cell.locator(".meowgent-status").first, "waiting for you", "the card while the form waits")
+    b.wait_text(cell.locator(".meowgent-status").first, exactly("waiting for you"), "the card while the form waits")
     b.check(b.prompt(1) == "[*]:", "B's agent cell should still run while the form waits")
     cell.screenshot(path=str(screenshots / f"served-tool-{suffix}.png"))
     form.locator(".meowgent-field-0 select").select_option(label="neat")
@@ -157,7 +159,8 @@ def test_a_served_tool_talks_to_the_calling_notebook_s_person_and_model(served, 
     b.wait_visible(let, "the button that lets B's model answer the served tool", 90)
     review = cell.locator(".meowgent-sampling-review").first
     b.wait_text(review, "helper asks to use the model scripted (during helper_tidy). Its request:", "who asks for the model")
-    b.wait_text(review, "Summarize tidying docs in a neat style", "what the tool asks the model")
+    asked = [line for line in review.inner_text().splitlines() if line.strip()]
+    b.check(asked[1:4] == ["user:", "Summarize tidying docs in a neat style", "at most 50 tokens"], f"the review reads {asked!r}")
     let.click()
     send = cell.get_by_role("button", name="Send the answer")
     b.wait_visible(send, "the button that sends B's model's answer back", 90)
@@ -172,8 +175,12 @@ def test_a_served_tool_talks_to_the_calling_notebook_s_person_and_model(served, 
     b.check(live_height == height, f"the log line is {live_height} px high while the call runs, {height} px after")
     output = card.locator(".meowgent-output").inner_text()
     b.check(output == "tidied docs (neat): All neat.", f"the tool's result in the card: {output!r}")
-    b.wait_text(cell.locator(".meowgent-text"), "Tidied.", "the final answer")
+    b.wait_text(cell.locator(".meowgent-text"), exactly("Tidied."), "the final answer")
     cell.screenshot(path=str(screenshots / f"served-tool-done-{suffix}.png"))
+
+
+def exactly(text: str) -> re.Pattern[str]:
+    return re.compile(f"^{re.escape(text)}$")
 
 
 def _closed(port: int, within: float) -> bool:
