@@ -147,7 +147,8 @@ def test_a_served_tool_talks_to_the_calling_notebook_s_person_and_model(served, 
     b.check(head == "helper asks for input (during helper_tidy):", f"the form's head reads {head!r}")
     message = form.locator(".meowgent-elicit-message").inner_text()
     b.check(message == "Which style?", f"the form's message reads {message!r}")
-    choice = form.locator(".meowgent-field-0 select").evaluate("e => e.selectedIndex < 0 ? null : e.options[e.selectedIndex].text.replace(/\\u00a0/g, ' ')")
+    chosen = "e => e.selectedIndex < 0 ? null : e.options[e.selectedIndex].text.replace(/\\u00a0/g, ' ')"
+    choice = form.locator(".meowgent-field-0 select").evaluate(chosen)  # ipywidgets: spaces as nbsp
     b.check(choice == "(choose one)", f"the drop-down shows {choice!r} before the person picks")
     b.wait_text(cell.locator(".meowgent-status").first, exactly("waiting for you"), "the card while the form waits")
     b.check(b.prompt(1) == "[*]:", "B's agent cell should still run while the form waits")

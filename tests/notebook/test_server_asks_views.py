@@ -32,7 +32,9 @@ def test_the_answer_step_says_it_shows_the_request_and_the_model_s_answer():
         "<div><b>helper&lt;i&gt;</b> asks to use the model <code>scripted</code>"
         " (during <code>helper_&lt;tidy&gt;</code>). Its request and the model's answer:</div>"
     )
-    assert shown.endswith("<div><b>the model answered:</b></div><pre style='white-space: pre-wrap'>All &lt;i&gt;neat&lt;/i&gt;.</pre>")
+    assert shown.endswith(
+        "<div><b>the model answered:</b></div><pre style='white-space: pre-wrap'>All &lt;i&gt;neat&lt;/i&gt;.</pre>"
+    )
 
 
 CHOICES = {
@@ -55,7 +57,8 @@ def test_a_drop_down_without_a_value_shows_its_empty_choice_and_says_one_is_need
 
     running = SimpleNamespace(call=ToolCall("helper_tidy", {}))
     answers = []
-    view = ElicitFormView(ElicitRequest("helper", form_from_schema("Which?", CHOICES), running), lambda f, *a: f(*a), answers.append)
+    request = ElicitRequest("helper", form_from_schema("Which?", CHOICES), running)
+    view = ElicitFormView(request, lambda f, *a: f(*a), answers.append)
     shown = {field.name: (entry.label, [label for label, _ in entry.options]) for field, entry in zip(view.fields, view.entries)}
     assert shown == {
         "style": ("(choose one)", ["(choose one)", "neat", "loose"]),  # was a blank box: value None selected nothing
@@ -66,4 +69,5 @@ def test_a_drop_down_without_a_value_shows_its_empty_choice_and_says_one_is_need
     view.entries[0].value = None  # the person picks the empty choice again: the fresh box still shows it
     assert (view.entries[0].label, view.entries[0].value) == ("(choose one)", None)
     view._choose("accept")
-    assert answers == [] and view.notes[0].value == '<span class="meowgent-field-problem" style="color: #c62828">required: pick one</span>'
+    assert answers == []
+    assert view.notes[0].value == '<span class="meowgent-field-problem" style="color: #c62828">required: pick one</span>'
