@@ -45,3 +45,22 @@ def test_the_transcript_is_cut_right_after_each_waiting_card():
     assert "&quot;a&quot;" in sections[0][0] and "&quot;b&quot;" not in sections[0][0]
     assert "&quot;b&quot;" in sections[1][0] and "meowgent-timeline" not in sections[1][0]
     assert "meowgent-timeline" in sections[2][0]  # the turn's timeline comes after the last card's buttons
+
+
+def test_each_live_section_has_the_font_and_line_height_of_the_finished_output():
+    # An HTML widget's lines are 28 px high in a 13 px font: the card's small lines stood apart while
+    # the call ran (28 px) and closed up when the finished transcript replaced them (19 px).
+    from meowgent_nb.notebook.views.live_view import LiveView
+
+    transcript = Transcript(clock=ticking())
+    transcript.handle(ToolCallEvent(ToolCall("get_weather", {"city": "Paris"}, id="1"), 1))
+    view = LiveView(transcript, on_stop=lambda: None, call_soon=lambda f, *a: f(*a))
+    try:
+        sections = transcript.html_sections()
+        assert [widget.value for widget in view._html] == [
+            '<div class="meowgent-live-section" style="font-size: var(--jp-content-font-size1, 14px);'
+            f' line-height: var(--jp-content-line-height, 1.6)">{html}</div>'
+            for html, _ in sections
+        ]
+    finally:
+        view.close()

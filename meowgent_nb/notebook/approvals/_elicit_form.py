@@ -107,9 +107,12 @@ class ElicitFormView:
         if field.kind == "boolean":
             entry = widgets.Checkbox(value=value, indent=False, _dom_classes=css)
         elif field.kind == "choice":
-            empty = [] if field.required and value is not None else [("(none)", None)]
-            entry = widgets.Dropdown(options=empty + [(visible(t), v) for v, t in field.options], value=value,
-                                     _dom_classes=css)
+            # No value yet: the empty choice shows, and says what it is ("(choose one)" where one is needed).
+            empty = [] if field.required and value is not None else [("(choose one)" if field.required else "(none)", None)]
+            options = empty + [(visible(t), v) for v, t in field.options]
+            # ipywidgets reads value=None as "nothing selected" (a blank box), so None is picked by its index.
+            chosen = {"index": 0} if value is None else {"value": value}
+            entry = widgets.Dropdown(options=options, **chosen, _dom_classes=css)
         elif field.kind == "choices":
             entry = widgets.SelectMultiple(options=[(visible(t), v) for v, t in field.options], value=value,
                                            rows=min(6, len(field.options)), _dom_classes=css)

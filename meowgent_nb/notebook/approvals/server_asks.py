@@ -93,7 +93,6 @@ async def elicit(request: ElicitRequest, timeout: float, nobody: str | None) -> 
 async def review_sampling(review: SamplingReview, timeout: float, nobody: str | None) -> tuple[bool, str]:
     """Whether the person lets the model answer a server (or, with ``review.answer``, lets the answer
     go back); refused where ``nobody`` says why no one can answer."""
-    stage = "the model's answer to" if review.answer is not None else "a request of"
     asked = f"{review.server} asked to use the model {review.model}"
     if nobody is not None:
         tell(review.running, f"{asked}: refused, {nobody}")
@@ -101,7 +100,7 @@ async def review_sampling(review: SamplingReview, timeout: float, nobody: str | 
     loop = asyncio.get_running_loop()
     chosen: asyncio.Future[bool] = loop.create_future()
     approve = SEND_ANSWER if review.answer is not None else LET_MODEL_ANSWER
-    view = ReviewView(_review_html(review, stage), approve, call_soon_in_cell(loop),
+    view = ReviewView(_review_html(review), approve, call_soon_in_cell(loop),
                       lambda ok: chosen.done() or chosen.set_result(ok))
     def give_up(why: str) -> None:
         view.finish(f"not answered: {why}")
@@ -121,9 +120,11 @@ async def review_sampling(review: SamplingReview, timeout: float, nobody: str | 
     return ok, "by you"
 
 
-def _review_html(review: SamplingReview, stage: str) -> str:
+def _review_html(review: SamplingReview) -> str:
+    """Who asks for which model, during which call, and what: the request, and then also the answer."""
+    stage = "Its request and the model's answer" if review.answer is not None else "Its request"
     lines = [f"<div><b>{visible_html(review.server)}</b> asks to use the model <code>{visible_html(review.model)}</code>"
-             f" (during <code>{visible_html(review.running.call.name)}</code>); {stage} it:</div>"]
+             f" (during <code>{visible_html(review.running.call.name)}</code>). {stage}:</div>"]
     if review.system_prompt:
         lines.append(f"<div>system prompt:</div><pre style='white-space: pre-wrap'>{visible_html(review.system_prompt[:4000])}</pre>")
     for role, text in review.messages[-20:]:

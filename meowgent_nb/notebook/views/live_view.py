@@ -18,6 +18,13 @@ from .transcript import Transcript
 __all__ = ["LiveView"]
 
 _ROW_STYLE = "meowgent-approval-slot"
+# An HTML widget sets its lines 28 px high (ipywidgets' inline height) in a smaller font: a card's
+# lines would stand apart while the cell runs and close up when the finished transcript (HTML
+# output) replaces it. Its sections take the font size and line height of a notebook's HTML output.
+_SECTION = (
+    '<div class="meowgent-live-section"'
+    ' style="font-size: var(--jp-content-font-size1, 14px); line-height: var(--jp-content-line-height, 1.6)">{}</div>'
+)
 
 
 class LiveView:
@@ -72,7 +79,8 @@ class LiveView:
         while len(self._html) < len(sections):
             self._html.append(widgets.HTML())
         children: list[Any] = []
-        for (html, call), view in zip(sections, self._html):
+        for (section, call), view in zip(sections, self._html):
+            html = _SECTION.format(section)
             if view.value != html:
                 view.value = html
             children.append(view)
