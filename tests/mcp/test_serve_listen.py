@@ -204,12 +204,17 @@ def test_a_tool_defined_or_deleted_in_the_notebook_while_serving_is_a_tools_list
         return x
 
     try:
+        with capture_output():  # the notebook as a client of itself: its box's tools are never served
+            ip.run_line_magic("tools", f"mcp add nb --url {server.url} --token {server.token}")
+        box = ip.magics_manager.registry["AgentMagics"]._mcp_servers["nb"]
         x = on_loop(listening())
         names = []
         ip.run_cell("@tool\ndef t_two() -> str:\n    '''Two.'''\n    return '2'\n")
-        on_loop(until(lambda: len(x.heard) == 1))
+        on_loop(until(lambda: len(x.heard) == 1 and box.stale))
         names.append([t.name for t in server.tools])
-        ip.run_cell("x_plain = 3")  # no tool changed: nothing to tell
+        with capture_output() as plain:
+            ip.run_cell("x_plain = 3")  # no tool changed: nothing to tell, and no MCP box is listed again
+        stale = box.stale
         ip.run_cell("@tool\ndef t_two() -> str:\n    '''Two.'''\n    return 'two'\n")  # the same listing, new code
         called = server.tools[1].run({})
         ip.run_cell("del t_one")
@@ -219,6 +224,7 @@ def test_a_tool_defined_or_deleted_in_the_notebook_while_serving_is_a_tools_list
         on_loop(x.close())
     finally:
         with capture_output():
+            ip.run_line_magic("tools", "mcp remove nb")
             ip.run_line_magic("tools", "serve --stop")
         loop.call_soon_threadsafe(loop.stop)
         thread.join(5)
@@ -226,3 +232,4 @@ def test_a_tool_defined_or_deleted_in_the_notebook_while_serving_is_a_tools_list
     assert x.heard == [("tools/list_changed", None), ("tools/list_changed", None)]
     assert names == [["t_one", "t_two"], ["t_two"]]
     assert called == "two"
+    assert (plain.stdout, stale) == ("", True)

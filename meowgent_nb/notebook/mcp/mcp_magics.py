@@ -226,17 +226,15 @@ def close_mcp(magics: Any) -> None:
 
 
 def _servable(magics: Any) -> tuple[list[Any], list[Any], list[Any]]:
-    """The notebook's tools (not an MCP server's), resources and prompts, as `%tools serve` serves them."""
+    """The notebook's tools (its own and its plain toolboxes', never an MCP server's: those are not
+    looked at, so a stale box is not listed again here), resources and prompts, as served."""
     from ...mcp.server.published import Prompt, Resource
+    from ..magics._collected_tools import collected_tools
 
-    remote = {
-        id(t)
-        for box in [*magics.toolboxes, *magics.shell.user_ns.values()]
-        if isinstance(box, McpToolbox)
-        for t in box
-    }
-    tools = [t for t in magics.available_tools("%tools serve") if id(t) not in remote]
-    published = [v for k, v in magics.shell.user_ns.items() if not k.startswith("_")]
+    published = [v for k, v in magics.shell.user_ns.items() if not k.startswith("_") and not isinstance(v, McpToolbox)]
+    boxes = [box for box in magics.toolboxes if not isinstance(box, McpToolbox)]
+    # An MCP server's tool (it has a remote name) is the server's to serve, even one kept in a variable.
+    tools = [t for t in collected_tools(published, boxes, "%tools serve") if not hasattr(t, "remote_name")]
     resources = [v for v in published if isinstance(v, Resource)]
     prompts = [v for v in published if isinstance(v, Prompt)]
     return tools, resources, prompts
