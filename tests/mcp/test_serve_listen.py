@@ -102,6 +102,7 @@ class Listener:
 
 @pytest.fixture
 def served():
+    NOTES.clear()
     NOTES.update(a="one", b="two", x="ex")
     server = ToolServer([ping], resources=[note_a, note_b, note], prompts=[review], watch=0.05)
     yield server
@@ -111,7 +112,9 @@ def served():
 def test_each_listener_hears_what_it_asked_for_once_in_order_and_nothing_else(served):
     async def work() -> tuple[list[Any], list[Any], str | None, list[set[str]]]:
         x = Listener(served.url, served.token, tools_list_changed=True, resource_subscriptions=["notes://a", "notes://note/x"])
-        y = Listener(served.url, served.token, prompts_list_changed=True, resource_subscriptions=["notes://b"])
+        y = Listener(
+            served.url, served.token, prompts_list_changed=True, resource_subscriptions=["notes://b", "notes://note/new"]
+        )
         await asyncio.wait_for(asyncio.gather(x.ready.wait(), y.ready.wait()), 30)
         watched = [served._events.watched()]
         NOTES["a"] = "one, changed"  # the watch sees it (no one calls changed)
@@ -129,6 +132,8 @@ def test_each_listener_hears_what_it_asked_for_once_in_order_and_nothing_else(se
         await until(lambda: len(x.heard) == 4)
         served.update(prompts=[review, summary])
         await until(lambda: len(y.heard) == 2)
+        NOTES["new"] = "born"  # a template's resource that could not be read when y came: now it can
+        await until(lambda: len(y.heard) == 3)
         served.update(tools=[pong])  # one removed
         await until(lambda: len(x.heard) == 5)
         await asyncio.sleep(0.3)  # several looks of the watch: nothing more
@@ -148,8 +153,12 @@ def test_each_listener_hears_what_it_asked_for_once_in_order_and_nothing_else(se
         ("resources/updated", "notes://a"),
         ("tools/list_changed", None),
     ]
-    assert y_heard == [("resources/updated", "notes://b"), ("prompts/list_changed", None)]
-    assert watched == [{"notes://a", "notes://b", "notes://note/x"}, {"notes://a", "notes://note/x"}]
+    assert y_heard == [
+        ("resources/updated", "notes://b"),
+        ("prompts/list_changed", None),
+        ("resources/updated", "notes://note/new"),
+    ]
+    assert watched == [{"notes://a", "notes://b", "notes://note/x", "notes://note/new"}, {"notes://a", "notes://note/x"}]
     assert [t.name for t in served.tools] == ["pong"]
     assert served._events.watching is False
 

@@ -114,6 +114,8 @@ class ToolServer:
         from mcp.server.lowlevel import Server
 
         self.include_approval_tools = include_approval_tools
+        self._output_schemas: dict[str, Any] = {}
+        self._listing: list[dict[str, Any]] | None = None  # the tools listing `update` last compared
         self._serve(tools)
         self.approver = approver or DenyAll("no one approves calls from outside the notebook")
         self.approval_loop = approval_loop
@@ -201,9 +203,10 @@ class ToolServer:
 
         told: list[Any] = []
         if tools is not None:
-            before = _dumped(self._listed())
+            before = self._listing if self._listing is not None else _dumped(self._listed())
             self._serve(tools)
-            told += [ToolsListChanged()] if _dumped(self._listed()) != before else []
+            self._listing = _dumped(self._listed())  # kept: the next update compares with it
+            told += [ToolsListChanged()] if self._listing != before else []
         resources_changed, prompts_changed = self._published.update(
             None if resources is None or not self.resources else list(resources),
             None if prompts is None or not self.prompts else list(prompts),
@@ -222,7 +225,8 @@ class ToolServer:
         if twice:
             raise ValueError(f"ToolServer: two tools share a name: {', '.join(twice)}; serve one of each")
         served = [t for t in tools if self.include_approval_tools or not t.approval]
-        self._output_schemas = {t.name: output_schema_of(t) for t in served}
+        known = {id(t): self._output_schemas[t.name] for t in getattr(self, "tools", ()) if t.name in self._output_schemas}
+        self._output_schemas = {t.name: known[id(t)] if id(t) in known else output_schema_of(t) for t in served}
         self.tools, self.left_out = served, [t for t in tools if t not in served]
 
     def stop(self) -> None:

@@ -98,8 +98,7 @@ class ServedEvents:
                 ),
             )
         watched = [uri for uri in asked if self._publishes(uri)]  # another URI never changes here
-        for uri in watched:
-            await self._first_look(uri)
+        await asyncio.gather(*(self._first_look(uri) for uri in watched))  # each within the time limit
         self._listened.update(watched)
         self._start_watch()
         try:
