@@ -90,6 +90,7 @@ class Listener:
             transport = streamable_http_client(self.url, http_client=http)
             async with Client(transport, cache=None, message_handler=self._on_message) as mcp:
                 self.version = mcp.protocol_version
+                await mcp.list_tools()  # a 2026 session that lists tools hears of changes on its stream only
                 async with mcp.listen(**self.wanted) as events:
                     self.ready.set()
                     async for event in events:
@@ -161,6 +162,32 @@ def test_each_listener_hears_what_it_asked_for_once_in_order_and_nothing_else(se
     assert watched == [{"notes://a", "notes://b", "notes://note/x", "notes://note/new"}, {"notes://a", "notes://note/x"}]
     assert [t.name for t in served.tools] == ["pong"]
     assert served._events.watching is False
+
+
+def test_a_2025_client_that_listed_the_tools_is_told_each_list_change_once(served):
+    heard: list[str] = []
+
+    async def on_message(message: Any) -> None:
+        if getattr(message, "method", None) in LISTEN_STREAM_METHODS:
+            heard.append(message.method)
+
+    async def work() -> Any:
+        async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {served.token}"}, timeout=60) as http:
+            transport = streamable_http_client(served.url, http_client=http)
+            async with Client(transport, cache=None, mode="legacy", message_handler=on_message) as mcp:
+                await mcp.list_tools()
+                served.update(tools=[ping, pong])
+                await until(lambda: len(heard) == 1)
+                served.update(tools=[ping, pong])  # no change
+                served.update(prompts=[review, summary])
+                await until(lambda: len(heard) == 2)
+                await asyncio.sleep(0.2)
+                return mcp.server_capabilities
+
+    capabilities = asyncio.run(work())
+    assert heard == ["notifications/tools/list_changed", "notifications/prompts/list_changed"]
+    assert (capabilities.tools.list_changed, capabilities.prompts.list_changed) == (True, True)
+    assert (capabilities.resources.subscribe, capabilities.resources.list_changed) == (True, True)
 
 
 def test_the_2026_capabilities_say_what_the_listen_stream_tells(served):

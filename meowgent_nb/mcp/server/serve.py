@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import itertools
 import secrets
 import socket
@@ -111,7 +112,7 @@ class ToolServer:
         watch: float | None = 1.0,
     ):
         import uvicorn
-        from mcp.server.lowlevel import Server
+        from mcp.server.lowlevel import NotificationOptions, Server
 
         self.include_approval_tools = include_approval_tools
         self._output_schemas: dict[str, Any] = {}
@@ -149,6 +150,9 @@ class ToolServer:
                 **self._published.handlers(),
                 **self._events.handlers(resources=bool(self.resources)),
             )
+        # 2025 clients are told of list changes too (`served_events`): the handshake says so.
+        told = NotificationOptions(prompts_changed=bool(self.prompts), resources_changed=bool(self.resources), tools_changed=True)
+        mcp.create_initialization_options = functools.partial(mcp.create_initialization_options, told)
         app = RequireToken(mcp.streamable_http_app(host=_HOST), self.token)
         config = uvicorn.Config(
             app,
@@ -188,8 +192,8 @@ class ToolServer:
         prompts: Iterable[Prompt] | None = None,
     ) -> None:
         """Serve these tools, resources and prompts from now on (None: keep those served), and tell
-        the clients listening for list changes (2026-07-28: ``subscriptions/listen``) which lists
-        changed, once each.
+        the clients which lists changed, once each: on 2026-07-28 the ``subscriptions/listen``
+        streams that asked, on 2025 protocols the sessions that listed the tools.
 
         Tools are taken as at the start (those that need approval only with
         ``include_approval_tools``). A list changed when what its ``.../list`` answers changed: a
@@ -249,6 +253,7 @@ class ToolServer:
     async def _list_tools(self, ctx: Any, params: Any) -> Any:
         import mcp_types as types
 
+        self._events.heard(ctx)  # a 2025 client that lists the tools is told when they change
         return types.ListToolsResult(tools=self._listed())
 
     def _listed(self) -> list[Any]:

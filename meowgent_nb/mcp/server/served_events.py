@@ -7,7 +7,8 @@
   each stream only what its filter asked for. Here it is only wrapped to know which resources
   someone listens to, so they are watched.
 - **2025** protocols: ``resources/subscribe`` / ``unsubscribe``, and
-  ``notifications/resources/updated`` to each subscribed session.
+  ``notifications/resources/updated`` to each subscribed session; list changes go to each session
+  that listed the tools (`heard`), as ``notifications/.../list_changed``.
 
 A resource is "updated" when `changed` is called with its URI, or when the watch (every
 ``watch`` seconds while someone listens to or subscribed to it) reads content that differs from
@@ -56,6 +57,7 @@ class ServedEvents:
         self._listen = ListenHandler(self._bus)
         self._listened: Counter[str] = Counter()  # uri -> open listen streams naming it
         self._subscribers: dict[str, dict[Any, Any]] = {}  # uri -> {session key: session} (2025)
+        self._sessions: dict[Any, Any] = {}  # session key -> 2025 session told of list changes
         self._told: dict[str, str] = {}  # uri -> digest of its content last told (or first seen)
         self._watcher: asyncio.Task[None] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -143,9 +145,27 @@ class ServedEvents:
             with contextlib.suppress(RuntimeError):  # the server stopped
                 asyncio.run_coroutine_threadsafe(self._look(uri, outright=True), loop)
 
+    def heard(self, ctx: Any) -> None:
+        """Take note of a request's session: one on a 2025 protocol is told of list changes."""
+        from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+        if getattr(ctx, "protocol_version", None) not in MODERN_PROTOCOL_VERSIONS:
+            self._sessions[_session_key(ctx)] = ctx.session
+
     async def publish(self, event: Any) -> None:
-        """Tell every listen stream that asked for it ``event`` (a list change; on the server's loop)."""
+        """Tell ``event`` (a list change) to every listen stream that asked for it, and to the 2025
+        sessions (on the server's loop)."""
         await self._bus.publish(event)
+        method = {
+            "ToolsListChanged": "send_tool_list_changed",
+            "PromptsListChanged": "send_prompt_list_changed",
+            "ResourcesListChanged": "send_resource_list_changed",
+        }[type(event).__name__]
+        for key, session in list(self._sessions.items()):
+            try:
+                await getattr(session, method)()
+            except Exception:  # noqa: BLE001 - a client that went away is told nothing more
+                self._sessions.pop(key, None)
 
     async def _first_look(self, uri: str) -> None:
         if uri not in self._told:
@@ -197,6 +217,7 @@ class ServedEvents:
         """End every listen stream and stop watching (on the server's loop)."""
         self._listen.close()
         self._subscribers.clear()
+        self._sessions.clear()
         if self._watcher is not None:
             self._watcher.cancel()
 
