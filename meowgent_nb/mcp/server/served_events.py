@@ -31,6 +31,7 @@ __all__ = ["MAX_LISTENED", "ServedEvents"]
 
 MAX_LISTENED = 100
 """Resources one listen stream may ask to hear about (each is read every ``watch`` seconds)."""
+_MAX_SESSIONS = 1000  # 2025 sessions kept to be told of list changes (the most recent ones)
 _UNREAD = ""  # the digest of a resource that could not be read: readable later is a change
 
 
@@ -150,7 +151,10 @@ class ServedEvents:
         from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
         if getattr(ctx, "protocol_version", None) not in MODERN_PROTOCOL_VERSIONS:
+            self._sessions.pop(_session_key(ctx), None)  # the latest last: the oldest goes first
             self._sessions[_session_key(ctx)] = ctx.session
+            while len(self._sessions) > _MAX_SESSIONS:  # clients that left without a word
+                del self._sessions[next(iter(self._sessions))]
 
     async def publish(self, event: Any) -> None:
         """Tell ``event`` (a list change) to every listen stream that asked for it, and to the 2025
