@@ -8,7 +8,8 @@ cell offers its tools. Sessions close with ``%tools mcp remove``, on ``%unload_e
 ``%tools mcp resources|prompts|complete`` read the servers' other context (`mcp_context_magics`);
 ``%tools mcp refresh NAME|--all`` lists a server's tools again (`mcp_refresh_magics`);
 ``%tools mcp log NAME`` shows a server's last log messages (`mcp_log`); ``%tools mcp add`` is
-`mcp_add_magic`'s.
+`mcp_add_magic`'s. While serving, what is served follows the notebook: after each cell its tools,
+resources and prompts are served anew (`sync_served`), and clients are told what changed.
 """
 
 from __future__ import annotations
