@@ -164,6 +164,32 @@ def test_each_listener_hears_what_it_asked_for_once_in_order_and_nothing_else(se
     assert served._events.watching is False
 
 
+def test_two_streams_of_one_session_each_get_only_their_own_events(served):
+    from mcp.shared.subscriptions import ResourceUpdated, ToolsListChanged
+
+    async def drain(events: Any, into: list[Any]) -> None:
+        async for event in events:
+            into.append(event)
+
+    async def work() -> tuple[list[Any], list[Any]]:
+        tools_seen: list[Any] = []
+        notes_seen: list[Any] = []
+        async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {served.token}"}, timeout=60) as http:
+            async with Client(streamable_http_client(served.url, http_client=http), cache=None) as mcp:
+                async with mcp.listen(tools_list_changed=True) as tools, mcp.listen(resource_subscriptions=["notes://a"]) as notes:
+                    readers = [asyncio.ensure_future(drain(tools, tools_seen)), asyncio.ensure_future(drain(notes, notes_seen))]
+                    served.update(tools=[ping, pong])
+                    NOTES["a"] = "one, changed"
+                    served.changed("notes://a")
+                    await until(lambda: tools_seen and notes_seen)
+                    await asyncio.sleep(0.2)
+                    for reader in readers:
+                        reader.cancel()
+        return tools_seen, notes_seen
+
+    assert asyncio.run(work()) == ([ToolsListChanged()], [ResourceUpdated(uri="notes://a")])
+
+
 def test_a_2025_client_that_listed_the_tools_is_told_each_list_change_once(served):
     heard: list[str] = []
 
