@@ -123,3 +123,27 @@ def test_closing_the_box_ends_its_listen_stream_and_leaves_no_task_or_thread(ser
     assert (listening_tasks(), streams(served)) == ([], 0)
     until(lambda: set(threading.enumerate()) <= threads)
     assert len(open_tasks) == 1
+
+
+def test_a_server_that_ends_every_stream_at_once_is_left_after_five(monkeypatch):
+    from meowgent_nb.mcp.client import _refresh
+
+    monkeypatch.setattr(_refresh, "_RELISTEN", 0.05)
+    server = ToolServer([ping])
+    real, opened = server._events._listen, []
+
+    async def ends_at_once(ctx: Any, params: Any) -> Any:
+        opened.append(time.monotonic())
+        asyncio.get_running_loop().call_later(0.01, real.close)  # after its acknowledgement
+        return await real(ctx, params)
+
+    server._events._listen = ends_at_once
+    try:
+        with McpToolbox("nb", url=server.url, headers={"Authorization": f"Bearer {server.token}"}) as box:
+            until(lambda: len(opened) == 5)
+            time.sleep(0.5)  # ten times the spacing: no sixth stream
+            count, left = len(opened), listening_tasks()
+            assert str(box.refresh()) == "The MCP server 'nb' has the same 1 tool."  # by hand, as before
+    finally:
+        server.stop()
+    assert (count, left) == (5, [])

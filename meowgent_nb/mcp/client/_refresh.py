@@ -40,6 +40,7 @@ __all__ = ["ToolChanges", "ToolRefresh", "listing_key"]
 _SHOWN_NAMES = 10  # names of each kind in the one-line summary; the rest are counted
 _CHECK_LIMIT = 10.0  # seconds for the listing that checks whether a failed call's tool is gone
 _RELISTEN = 1.0  # seconds at least between two listen streams a server ended (one that ends each at once)
+_SHORT_STREAMS = 5  # streams in a row that each lasted under _RELISTEN: the server will not keep one open
 _ASPECTS = {  # what of a listed tool changes the Tool made from it, by its name in the summary
     "name": ("name", "name"),  # a server name that becomes the same local name ("a/b", "a_b")
     "description": ("description", "description"),
@@ -155,15 +156,16 @@ class ToolRefresh:
         `tools_changed`, as an older protocol's unasked notification does. A stream the server
         ends, gracefully or not, is opened again (at most once a second), and the box is marked
         stale: the protocol replays nothing, so a change may have come while none was open. A
-        server that refuses the stream (or an older protocol) leaves refreshing by hand.
+        server that refuses the stream (or an older protocol), or ends five in a row within a
+        second each, leaves refreshing by hand.
         """
         from mcp import MCPError
         from mcp.client.subscriptions import ListenNotSupportedError
 
         if not connection.announces_tool_changes:
             return
-        again = False
-        while connection.alive and not connection.stopped:
+        again, short = False, 0
+        while connection.alive and not connection.stopped and short < _SHORT_STREAMS:
             opened = time.monotonic()
             try:
                 async with connection.client.listen(tools_list_changed=True) as events:
@@ -175,8 +177,9 @@ class ToolRefresh:
                 return
             except Exception:  # noqa: BLE001 - the stream dropped: listen again while the session lives
                 pass
-            again = True
-            await asyncio.sleep(max(0.0, _RELISTEN - (time.monotonic() - opened)))
+            again, lasted = True, time.monotonic() - opened
+            short = short + 1 if lasted < _RELISTEN else 0
+            await asyncio.sleep(max(0.0, _RELISTEN - lasted))
 
     def refresh(self) -> ToolChanges:
         """List the server's tools again (every page) and offer what it has now.
