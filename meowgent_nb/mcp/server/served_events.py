@@ -141,8 +141,8 @@ class ServedEvents:
 
     def changed(self, uri: str) -> None:
         """Tell who listens to ``uri`` that it changed (from any thread; see the module docstring)."""
-        loop = self._loop
-        if loop is not None and uri in self.watched():
+        loop = self._loop  # who watches what is read on that loop only, where it changes
+        if loop is not None:
             with contextlib.suppress(RuntimeError):  # the server stopped
                 asyncio.run_coroutine_threadsafe(self._look(uri, outright=True), loop)
 
@@ -178,6 +178,8 @@ class ServedEvents:
     async def _look(self, uri: str, outright: bool = False) -> None:
         """Read ``uri`` and tell its listeners if its content differs from what was last told
         (told ``outright`` also when it cannot be read)."""
+        if uri not in self.watched():  # no one to tell: the resource is not even read
+            return
         digest = await self._digest(uri)
         if uri not in self.watched():
             return
