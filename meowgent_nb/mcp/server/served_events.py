@@ -176,17 +176,20 @@ class ServedEvents:
             self._told[uri] = await self._digest(uri)
 
     async def _look(self, uri: str, outright: bool = False) -> None:
-        """Read ``uri`` and tell its listeners if its content differs from what was last told
-        (told ``outright`` also when it cannot be read)."""
+        """Read ``uri`` and tell its listeners if its content differs from what was last told (a
+        first look only takes note, unless told ``outright``, which tells also what cannot be read)."""
         if uri not in self.watched():  # no one to tell: the resource is not even read
             return
         digest = await self._digest(uri)
         if uri not in self.watched():
             return
-        if digest == _UNREAD and not outright or digest != _UNREAD and self._told.get(uri) == digest:
+        if digest == _UNREAD:  # a failed read tells nothing new; its listeners were told outright
+            if outright:
+                await self._tell(uri)
             return
-        self._told[uri] = digest  # before telling: a look meanwhile sees it told
-        await self._tell(uri)
+        before, self._told[uri] = self._told.get(uri), digest  # before telling: a look meanwhile sees it told
+        if before != digest and (before is not None or outright):
+            await self._tell(uri)
 
     async def _tell(self, uri: str) -> None:
         from mcp.server.subscriptions import ResourceUpdated
