@@ -204,9 +204,12 @@ def test_a_subscribed_client_is_told_when_the_resource_changes_and_not_after_uns
         await mcp.subscribe_resource("notes://groceries")
         await asyncio.sleep(0.3)  # the server has looked at it once
         NOTES["groceries"] = "milk, eggs"
-        await asyncio.sleep(0.4)
-        served.changed("notes://groceries")  # told outright, too
+        await asyncio.sleep(0.4)  # the watch tells it
+        served.changed("notes://groceries")  # the content it told: nothing new to tell
         await asyncio.sleep(0.2)
+        NOTES["groceries"] = "milk, eggs, tea"
+        served.changed("notes://groceries")  # told outright, and only once (the watch sees it told)
+        await asyncio.sleep(0.3)
         await mcp.unsubscribe_resource("notes://groceries")
         NOTES["groceries"] = "milk"
         served.changed("notes://groceries")
@@ -219,4 +222,4 @@ def test_a_subscribed_client_is_told_when_the_resource_changes_and_not_after_uns
     refused = asyncio.run(_session(served, work, message_handler=on_message))
     assert updated == ["notes://groceries", "notes://groceries"]
     assert refused == "no resource at other://x"
-    assert served._published.subscribed("notes://groceries") == 0
+    assert served._events.subscribed("notes://groceries") == 0

@@ -1,8 +1,9 @@
 """Listing an MCP server's tools again: `McpToolbox.refresh`, by hand or after the server says so.
 
 A server that changes its tools sends ``notifications/tools/list_changed`` (one that declared
-``tools.listChanged``; over the 2026-07-28 protocol only to a client that listens, which the
-session does). The notification arrives on the background loop, maybe in the middle of a call,
+``tools.listChanged``; over the 2026-07-28 protocol only on a ``subscriptions/listen`` stream,
+which the box keeps open while its session lives: `listen_for_tool_changes`). The notification
+arrives on the background loop, maybe in the middle of a call,
 so it only marks the box `stale`; the box lists the tools again the next time someone looks at
 its tools (iterating it, as a ``%%agent`` cell does when it gathers its tools, ``len``,
 ``names``, ``in``, ``box[name]``), on the caller's thread, and prints one line saying what
@@ -23,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -37,6 +39,8 @@ __all__ = ["ToolChanges", "ToolRefresh", "listing_key"]
 
 _SHOWN_NAMES = 10  # names of each kind in the one-line summary; the rest are counted
 _CHECK_LIMIT = 10.0  # seconds for the listing that checks whether a failed call's tool is gone
+_RELISTEN = 1.0  # seconds at least between two listen streams a server ended (one that ends each at once)
+_SHORT_STREAMS = 5  # streams in a row that each lasted under _RELISTEN: the server will not keep one open
 _ASPECTS = {  # what of a listed tool changes the Tool made from it, by its name in the summary
     "name": ("name", "name"),  # a server name that becomes the same local name ("a/b", "a_b")
     "description": ("description", "description"),
@@ -143,6 +147,39 @@ class ToolRefresh:
     def tools_changed(self) -> None:
         """Take note that the server's tools changed (the session calls it, on the background loop)."""
         self._stale = True
+
+    async def listen_for_tool_changes(self, connection: _Connection) -> None:
+        """Keep a 2026-07-28 server's ``subscriptions/listen`` stream of tool changes open while
+        ``connection`` lives (its task, on the background loop; the session ends it when it stops).
+
+        Each change the stream brings also reaches the session's message handler, which calls
+        `tools_changed`, as an older protocol's unasked notification does. A stream the server
+        ends, gracefully or not, is opened again (at most once a second), and the box is marked
+        stale: the protocol replays nothing, so a change may have come while none was open. A
+        server that refuses the stream (or an older protocol), or ends five in a row within a
+        second each, leaves refreshing by hand.
+        """
+        from mcp import MCPError
+        from mcp.client.subscriptions import ListenNotSupportedError
+
+        if not connection.announces_tool_changes:
+            return
+        again, short = False, 0
+        while connection.alive and not connection.stopped and short < _SHORT_STREAMS:
+            opened = time.monotonic()
+            try:
+                async with connection.client.listen(tools_list_changed=True) as events:
+                    if again:
+                        self.tools_changed()
+                    async for _ in events:  # the change itself comes through the message handler
+                        pass
+            except (ListenNotSupportedError, MCPError):  # an older protocol, or refused: by hand
+                return
+            except Exception:  # noqa: BLE001 - the stream dropped: listen again while the session lives
+                pass
+            again, lasted = True, time.monotonic() - opened
+            short = short + 1 if lasted < _RELISTEN else 0
+            await asyncio.sleep(max(0.0, _RELISTEN - lasted))
 
     def refresh(self) -> ToolChanges:
         """List the server's tools again (every page) and offer what it has now.

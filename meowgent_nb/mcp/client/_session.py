@@ -59,6 +59,9 @@ class _Server(Protocol):
     def tools_changed(self) -> None:
         """The server said its tools changed (called on the background loop; it only takes note)."""
 
+    async def listen_for_tool_changes(self, connection: _Connection) -> None:
+        """Keep the 2026-07-28 stream of tool changes open while ``connection`` lives (`_refresh`)."""
+
 
 class _Connection:
     """One session, entered and left by one task on the background loop (anyio needs that)."""
@@ -125,7 +128,7 @@ class _Connection:
         await asyncio.shield(ready)
         # Kept now: the SDK client forgets them when its session ends (a crash, a close).
         self.capabilities, self.instructions = self.client.server_capabilities, self.client.instructions
-        self._watcher = asyncio.create_task(self._watch_tools())
+        self._watcher = asyncio.create_task(self.box.listen_for_tool_changes(self))
         await set_level(self.client, self.capabilities, self.box.notes.level)
         tools, cursor = [], None
         for _ in range(100):  # a server whose pages never end cannot hang the notebook
@@ -150,7 +153,7 @@ class _Connection:
                 callbacks.update(logging_callback=self.box.notes.on_log, log_level=self.box.notes.level)
                 if asks.sampling != "deny":  # not offered at all: the server knows not to ask
                     callbacks["sampling_callback"] = asks.sample
-                callbacks["message_handler"] = self._on_message  # tools/list_changed, see `_watch_tools`
+                callbacks["message_handler"] = self._on_message  # tools/list_changed, see `_refresh`
                 self.client = await stack.enter_async_context(Client(transport, cache=None, **callbacks))
                 self.alive = True
                 ready.set_result(None)
@@ -169,27 +172,6 @@ class _Connection:
     def announces_tool_changes(self) -> bool:
         """Whether the server said at the start that it tells when its tools change (``tools.listChanged``)."""
         return getattr(getattr(self.capabilities, "tools", None), "list_changed", None) is True
-
-    async def _watch_tools(self) -> None:
-        """Keep a 2026-07-28 server's ``subscriptions/listen`` stream of tool changes open.
-
-        That protocol sends ``notifications/tools/list_changed`` only to a client that listens; an
-        older one sends it unasked. Either way it reaches `_on_message`, which only tells the box:
-        the box lists its tools again before it is next used, never here in the middle of a call.
-        A server that refuses the stream leaves refreshing by hand.
-        """
-        from mcp.client.subscriptions import ListenNotSupportedError
-
-        if not self.announces_tool_changes:
-            return
-        try:
-            async with self.client.listen(tools_list_changed=True) as events:
-                async for _ in events:  # the same change also comes through _on_message
-                    pass
-        except ListenNotSupportedError:  # the 2025 handshake: the notification comes unasked
-            return
-        except Exception:  # refused, or the session ended: the box can still be refreshed by hand
-            return
 
     async def _on_message(self, message: Any) -> None:
         """The SDK's ``message_handler``: a server's notifications (and transport errors)."""
@@ -340,8 +322,9 @@ class _Connection:
 
     async def stop(self) -> None:
         self.stopped = True
-        if self._watcher is not None:  # before the session closes under it
+        if self._watcher is not None:  # before the session closes under it; none is left running
             self._watcher.cancel()
+            await asyncio.wait([self._watcher], timeout=5)
         if self._task is None:
             return
         self._closing.set()

@@ -8,17 +8,13 @@ completions of their arguments, and subscriptions to resources.
 - ``completion/complete``: a prompt's argument or a resource template's placeholder, from its
   ``complete=`` or its ``Literal`` / ``Enum`` type (`published.completions`); an unknown
   prompt, template or argument completes to nothing.
-- ``resources/subscribe`` / ``unsubscribe``: a client subscribed to a URI gets
-  ``notifications/resources/updated`` when `Published.changed` is called with it, and when the
-  resource's content differs from the last time it was looked at: subscribed resources are read
-  again every ``watch`` seconds while someone is subscribed.
+
+Who hears of a change to them (subscriptions, listen streams) is `served_events`'.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import hashlib
 from typing import Any
 
 from .content import block
@@ -28,21 +24,16 @@ __all__ = ["Published"]
 
 
 class Published:
-    """The resources and prompts of one `ToolServer`, and who subscribed to which resource.
+    """The resources and prompts of one `ToolServer`.
 
     Args:
         resources: The `Resource` objects, fixed ones and templates.
         prompts: The `Prompt` objects.
         timeout: Seconds a resource read or a prompt may take.
-        watch: Seconds between looks at a subscribed resource's content (None: only `changed`).
     """
 
-    def __init__(self, resources: list[Resource], prompts: list[Prompt], timeout: float, watch: float | None = 1.0):
-        self.resources, self.prompts, self.timeout, self.watch = resources, prompts, timeout, watch
-        self._subscribers: dict[str, dict[Any, Any]] = {}  # uri -> {session key: session}
-        self._seen: dict[str, str] = {}  # uri -> digest of its content when last looked at
-        self._watcher: asyncio.Task[None] | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
+    def __init__(self, resources: list[Resource], prompts: list[Prompt], timeout: float):
+        self.resources, self.prompts, self.timeout = resources, prompts, timeout
 
     def handlers(self) -> dict[str, Any]:
         """The SDK's ``on_...`` handlers for what is published."""
@@ -52,8 +43,6 @@ class Published:
                 on_list_resources=self._list_resources,
                 on_list_resource_templates=self._list_templates,
                 on_read_resource=self._read_resource,
-                on_subscribe_resource=self._subscribe,
-                on_unsubscribe_resource=self._unsubscribe,
             )
         if self.prompts:
             handlers.update(on_list_prompts=self._list_prompts, on_get_prompt=self._get_prompt)
@@ -61,38 +50,77 @@ class Published:
             handlers.update(on_completion=self._complete)
         return handlers
 
+    def update(self, resources: list[Resource] | None = None, prompts: list[Prompt] | None = None) -> tuple[bool, bool]:
+        """Publish these resources and prompts from now on (None: keep those published).
+
+        Returns:
+            Whether the resources listing (resources and templates) changed, and whether the
+            prompts listing did: what ``resources/list`` and ``prompts/list`` answer, not the
+            functions behind them (new code behind the same listing is no list change).
+        """
+        before = _dumped(self._resources() + self._templates()), _dumped(self._prompts())
+        if resources is not None:
+            self.resources = list(resources)
+        if prompts is not None:
+            self.prompts = list(prompts)
+        return before[0] != _dumped(self._resources() + self._templates()), before[1] != _dumped(self._prompts())
+
+    def publishes(self, uri: str) -> bool:
+        """Whether a published resource (or template, with plain values) has ``uri``."""
+        for each in self.resources:
+            try:
+                if each.match(uri) is not None:
+                    return True
+            except UnsafeSegment:
+                continue
+        return False
+
     # --- resources ----------------------------------------------------------------------------
 
     async def _list_resources(self, ctx: Any, params: Any) -> Any:
         import mcp_types as types
 
-        listed = [
-            types.Resource(uri=r.uri, name=r.name, description=r.description, mime_type=r.mime_type)
-            for r in self.resources
-            if not r.template
-        ]
-        return types.ListResourcesResult(resources=listed)
+        return types.ListResourcesResult(resources=self._resources())
 
     async def _list_templates(self, ctx: Any, params: Any) -> Any:
         import mcp_types as types
 
-        listed = [
+        return types.ListResourceTemplatesResult(resource_templates=self._templates())
+
+    def _resources(self) -> list[Any]:
+        import mcp_types as types
+
+        return [
+            types.Resource(uri=r.uri, name=r.name, description=r.description, mime_type=r.mime_type)
+            for r in self.resources
+            if not r.template
+        ]
+
+    def _templates(self) -> list[Any]:
+        import mcp_types as types
+
+        return [
             types.ResourceTemplate(uri_template=r.uri, name=r.name, description=r.description, mime_type=r.mime_type)
             for r in self.resources
             if r.template
         ]
-        return types.ListResourceTemplatesResult(resource_templates=listed)
 
     async def _read_resource(self, ctx: Any, params: Any) -> Any:
         import mcp_types as types
 
         uri = str(params.uri)
-        content, mime = await self._read(uri)
+        content, mime = await self.read(uri)
         from .content import ResourceContent
 
         return types.ReadResourceResult(contents=[ResourceContent(uri, content, mime).contents()])
 
-    async def _read(self, uri: str) -> tuple[str | bytes, str]:
+    async def read(self, uri: str) -> tuple[str | bytes, str]:
+        """The content at ``uri`` and its MIME type, read on a worker thread within the time limit.
+
+        Raises:
+            MCPError: Nothing publishes ``uri`` (or a value in it is not one plain segment), or the
+                read failed or took too long.
+        """
         import mcp_types as types
         from mcp import MCPError
 
@@ -109,74 +137,17 @@ class Published:
             raise MCPError(code=types.INVALID_PARAMS, message=message)
         return await self._in_thread(f"reading {uri}", found.read, uri)
 
-    # --- subscriptions ------------------------------------------------------------------------
-
-    async def _subscribe(self, ctx: Any, params: Any) -> Any:
-        import mcp_types as types
-
-        uri = str(params.uri)
-        await self._read(uri)  # a URI nothing publishes is refused as a read of it would be
-        self._subscribers.setdefault(uri, {})[_session_key(ctx)] = ctx.session
-        self._loop = asyncio.get_running_loop()
-        if self.watch is not None and (self._watcher is None or self._watcher.done()):
-            self._watcher = asyncio.ensure_future(self._watch())
-        return types.EmptyResult()
-
-    async def _unsubscribe(self, ctx: Any, params: Any) -> Any:
-        import mcp_types as types
-
-        uri = str(params.uri)
-        sessions = self._subscribers.get(uri, {})
-        sessions.pop(_session_key(ctx), None)
-        if not sessions:
-            self._subscribers.pop(uri, None)
-            self._seen.pop(uri, None)
-        return types.EmptyResult()
-
-    def subscribed(self, uri: str) -> int:
-        """How many clients are subscribed to ``uri``."""
-        return len(self._subscribers.get(uri, {}))
-
-    def changed(self, uri: str) -> None:
-        """Tell the clients subscribed to ``uri`` that it changed (from any thread)."""
-        loop = self._loop
-        if loop is not None and self._subscribers.get(uri):
-            with contextlib.suppress(RuntimeError):  # the server stopped
-                asyncio.run_coroutine_threadsafe(self._tell(uri), loop)
-
-    async def _tell(self, uri: str) -> None:
-        for key, session in list(self._subscribers.get(uri, {}).items()):
-            try:
-                await session.send_resource_updated(uri)
-            except Exception:  # noqa: BLE001 - a client that went away is no longer subscribed
-                self._subscribers.get(uri, {}).pop(key, None)
-
-    async def _watch(self) -> None:
-        while self._subscribers:
-            for uri in list(self._subscribers):
-                try:
-                    content, _ = await self._read(uri)
-                except Exception:  # noqa: BLE001 - a read that fails now tells nothing new
-                    continue
-                digest = hashlib.sha256(content if isinstance(content, bytes) else content.encode()).hexdigest()
-                before = self._seen.get(uri)
-                self._seen[uri] = digest
-                if before is not None and before != digest:
-                    await self._tell(uri)
-            await asyncio.sleep(self.watch or 1.0)
-
-    async def stop(self) -> None:
-        """Stop looking at subscribed resources (on the server's loop)."""
-        self._subscribers.clear()
-        if self._watcher is not None:
-            self._watcher.cancel()
-
     # --- prompts and completions --------------------------------------------------------------
 
     async def _list_prompts(self, ctx: Any, params: Any) -> Any:
         import mcp_types as types
 
-        listed = [
+        return types.ListPromptsResult(prompts=self._prompts())
+
+    def _prompts(self) -> list[Any]:
+        import mcp_types as types
+
+        return [
             types.Prompt(
                 name=p.name,
                 description=p.description,
@@ -184,7 +155,6 @@ class Published:
             )
             for p in self.prompts
         ]
-        return types.ListPromptsResult(prompts=listed)
 
     async def _get_prompt(self, ctx: Any, params: Any) -> Any:
         import mcp_types as types
@@ -231,7 +201,5 @@ class Published:
             raise MCPError(code=types.INTERNAL_ERROR, message=f"{what} failed: {type(exc).__name__}: {exc}") from None
 
 
-def _session_key(ctx: Any) -> Any:
-    request = getattr(ctx, "request", None)
-    headers = getattr(request, "headers", None)
-    return headers.get("mcp-session-id") if headers is not None else id(ctx.session)
+def _dumped(listed: list[Any]) -> list[dict[str, Any]]:
+    return [entry.model_dump(mode="json", by_alias=True, exclude_none=True) for entry in listed]

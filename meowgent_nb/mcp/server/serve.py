@@ -10,7 +10,9 @@ and, for a tool whose return type is an object, structured content too (see `_se
 that and the annotations published); a failure, a denial or a timeout is an ``isError`` result.
 A tool that takes a `ToolContext` reports progress, logs and asks the client over the call's
 request (`served_context`; on the 2026-07-28 protocol its questions go in rounds, `served_rounds`).
-Resources, prompts, completions and subscriptions are `published_handlers`'. The notebook's
+Resources, prompts and completions are `published_handlers`'; what clients are told when they
+change (``subscriptions/listen`` on the 2026-07-28 protocol, resource subscriptions on 2025) is
+`served_events`', and `update` changes what is served while serving. The notebook's
 rules (`agent.rules`) decide each call first, as in a cell. Tools that need approval are left out
 unless asked for; then every outside call no rule decides asks the approver first, on
 ``approval_loop`` (in a notebook, the kernel's: its buttons are there). The server runs on the same background loop as the MCP sessions (see `_thread`).
@@ -19,6 +21,8 @@ unless asked for; then every outside call no rule decides asks the approver firs
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import functools
 import itertools
 import secrets
 import socket
@@ -32,6 +36,7 @@ from ._serve_types import annotations_of, output_schema_of, structured_content
 from .content import content_blocks
 from .published import Prompt, Resource
 from .published_handlers import Published
+from .served_events import ServedEvents
 from .served_context import ClientLevels, ServedContext
 from .served_rounds import ServedCall
 from ._token_gate import RequireToken
@@ -80,8 +85,8 @@ class ToolServer:
         name: The server name clients see.
         resources: `Resource` objects (``@resource``) to publish, fixed ones and templates.
         prompts: `Prompt` objects (``@prompt``) to publish.
-        watch: Seconds between looks at a subscribed resource's content, to tell its subscribers
-            when it changed (None: only when `changed` is called).
+        watch: Seconds between looks at a resource someone listens to or subscribed to, to tell
+            them when its content changed (None: only when `changed` is called).
 
     Attributes:
         url: The endpoint to give an MCP client.
@@ -107,16 +112,12 @@ class ToolServer:
         watch: float | None = 1.0,
     ):
         import uvicorn
-        from mcp.server.lowlevel import Server
+        from mcp.server.lowlevel import NotificationOptions, Server
 
-        tools = list(tools)
-        names = [t.name for t in tools]
-        twice = sorted({n for n in names if names.count(n) > 1})
-        if twice:
-            raise ValueError(f"ToolServer: two tools share a name: {', '.join(twice)}; serve one of each")
-        self.tools = [t for t in tools if include_approval_tools or not t.approval]
-        self.left_out = [t for t in tools if t not in self.tools]
-        self._output_schemas = {t.name: output_schema_of(t) for t in self.tools}
+        self.include_approval_tools = include_approval_tools
+        self._output_schemas: dict[str, Any] = {}
+        self._listing: list[dict[str, Any]] | None = None  # the tools listing `update` last compared
+        self._serve(tools)
         self.approver = approver or DenyAll("no one approves calls from outside the notebook")
         self.approval_loop = approval_loop
         self.ask_every = ask_every
@@ -135,7 +136,8 @@ class ToolServer:
         self.port = listener.getsockname()[1]
         self.url = f"http://{_HOST}:{self.port}/mcp"
         self.resources, self.prompts = list(resources), list(prompts)
-        self._published = Published(self.resources, self.prompts, timeout, watch=watch)
+        self._published = Published(self.resources, self.prompts, timeout)
+        self._events = ServedEvents(self._published.read, self._published.publishes, watch)
         self._levels = ClientLevels()
         self._parked: dict[str, ServedCall] = {}  # calls waiting for their client's answer, by request_state
         with warnings.catch_warnings():
@@ -146,7 +148,11 @@ class ToolServer:
                 on_call_tool=self._call_tool,
                 on_set_logging_level=self._levels.set_level,
                 **self._published.handlers(),
+                **self._events.handlers(resources=bool(self.resources)),
             )
+        # 2025 clients are told of list changes too (`served_events`): the handshake says so.
+        told = NotificationOptions(prompts_changed=bool(self.prompts), resources_changed=bool(self.resources), tools_changed=True)
+        mcp.create_initialization_options = functools.partial(mcp.create_initialization_options, told)
         app = RequireToken(mcp.streamable_http_app(host=_HOST), self.token)
         config = uvicorn.Config(
             app,
@@ -174,13 +180,63 @@ class ToolServer:
         return not self._done.done()
 
     def changed(self, uri: str) -> None:
-        """Tell the clients subscribed to the resource at ``uri`` that it changed."""
-        self._published.changed(uri)
+        """Tell the clients listening to (or subscribed to) the resource at ``uri`` that it changed,
+        unless its content is what they were last told (see `served_events`)."""
+        self._events.changed(uri)
+
+    def update(
+        self,
+        tools: Iterable[Tool] | None = None,
+        *,
+        resources: Iterable[Resource] | None = None,
+        prompts: Iterable[Prompt] | None = None,
+    ) -> None:
+        """Serve these tools, resources and prompts from now on (None: keep those served), and tell
+        the clients which lists changed, once each: on 2026-07-28 the ``subscriptions/listen``
+        streams that asked, on 2025 protocols the sessions that listed the tools.
+
+        Tools are taken as at the start (those that need approval only with
+        ``include_approval_tools``). A list changed when what its ``.../list`` answers changed: a
+        tool redefined with the same listing runs its new function, and no client is told. A
+        server started without resources (or prompts) serves none until it is started again.
+
+        Raises:
+            ValueError: Two tools share a name (nothing changes).
+        """
+        from mcp.server.subscriptions import PromptsListChanged, ResourcesListChanged, ToolsListChanged
+
+        told: list[Any] = []
+        if tools is not None:
+            before = self._listing if self._listing is not None else _dumped(self._listed())
+            self._serve(tools)
+            self._listing = _dumped(self._listed())  # kept: the next update compares with it
+            told += [ToolsListChanged()] if self._listing != before else []
+        resources_changed, prompts_changed = self._published.update(
+            None if resources is None or not self.resources else list(resources),
+            None if prompts is None or not self.prompts else list(prompts),
+        )
+        self.resources, self.prompts = self._published.resources, self._published.prompts
+        told += [ResourcesListChanged()] if resources_changed else []
+        told += [PromptsListChanged()] if prompts_changed else []
+        for event in told:  # in this order, on the server's loop
+            with contextlib.suppress(RuntimeError):  # the server stopped
+                self._loop.submit(self._events.publish(event))
+
+    def _serve(self, tools: Iterable[Tool]) -> None:
+        tools = list(tools)
+        names = [t.name for t in tools]
+        twice = sorted({n for n in names if names.count(n) > 1})
+        if twice:
+            raise ValueError(f"ToolServer: two tools share a name: {', '.join(twice)}; serve one of each")
+        served = [t for t in tools if self.include_approval_tools or not t.approval]
+        known = {id(t): self._output_schemas[t.name] for t in getattr(self, "tools", ()) if t.name in self._output_schemas}
+        self._output_schemas = {t.name: known[id(t)] if id(t) in known else output_schema_of(t) for t in served}
+        self.tools, self.left_out = served, [t for t in tools if t not in served]
 
     def stop(self) -> None:
         """Stop serving (open connections get two seconds to finish)."""
         self._loop.on_exit(self, None)
-        self._loop.submit(self._published.stop())
+        self._loop.submit(self._events.stop())
         self._server.should_exit = True
         try:
             self._done.result(timeout=10)
@@ -197,8 +253,14 @@ class ToolServer:
     async def _list_tools(self, ctx: Any, params: Any) -> Any:
         import mcp_types as types
 
+        self._events.heard(ctx)  # a 2025 client that lists the tools is told when they change
+        return types.ListToolsResult(tools=self._listed())
+
+    def _listed(self) -> list[Any]:
+        import mcp_types as types
+
         # A tool's examples go as the schema's "examples" keyword, which MCP clients (ours too) read.
-        listed = [
+        return [
             types.Tool(
                 name=t.name,
                 description=t.description,
@@ -208,7 +270,6 @@ class ToolServer:
             )
             for t in self.tools
         ]
-        return types.ListToolsResult(tools=listed)
 
     async def _call_tool(self, ctx: Any, params: Any) -> Any:
         state = getattr(params, "request_state", None)
@@ -294,6 +355,10 @@ def _outcome(task: asyncio.Task[Any]) -> Any:
     if error is not None:
         return _result([_text(f"Error: the server failed to run the call: {type(error).__name__}: {error}")], True)
     return task.result()
+
+
+def _dumped(listed: list[Any]) -> list[dict[str, Any]]:
+    return [entry.model_dump(mode="json", by_alias=True, exclude_none=True) for entry in listed]
 
 
 def _text(text: str) -> Any:

@@ -8,13 +8,15 @@ cell offers its tools. Sessions close with ``%tools mcp remove``, on ``%unload_e
 ``%tools mcp resources|prompts|complete`` read the servers' other context (`mcp_context_magics`);
 ``%tools mcp refresh NAME|--all`` lists a server's tools again (`mcp_refresh_magics`);
 ``%tools mcp log NAME`` shows a server's last log messages (`mcp_log`); ``%tools mcp add`` is
-`mcp_add_magic`'s.
+`mcp_add_magic`'s. While serving, what is served follows the notebook: after each cell its tools,
+resources and prompts are served anew (`sync_served`), and clients are told what changed.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 from typing import Any
 
@@ -158,8 +160,7 @@ def tools_serve(magics: Any, line: str) -> None:
     if args.stop:
         if running is None:
             raise UsageError("%tools serve --stop: nothing is being served.")
-        running.stop()
-        magics._mcp_serving = None
+        _stop_serving(magics)
         print(f"Stopped serving at {running.url}.")
         return
     if running is not None:
@@ -170,23 +171,12 @@ def tools_serve(magics: Any, line: str) -> None:
         )
     from ...mcp.server.serve import ToolServer
 
-    remote = {
-        id(t)
-        for box in [*magics.toolboxes, *magics.shell.user_ns.values()]
-        if isinstance(box, McpToolbox)
-        for t in box
-    }
-    tools = [t for t in magics.available_tools("%tools serve") if id(t) not in remote]
+    tools, resources, prompts = _servable(magics)
     if not any(args.include_approval_tools or not t.approval for t in tools):
         raise UsageError(
             "%tools serve: no tools to serve; define one with @tool"
             + (" (or add --include-approval-tools)." if tools else ".")
         )
-    from ...mcp.server.published import Prompt, Resource
-
-    published = [v for k, v in magics.shell.user_ns.items() if not k.startswith("_")]
-    resources = [v for v in published if isinstance(v, Resource)]
-    prompts = [v for v in published if isinstance(v, Prompt)]
     try:
         server = ToolServer(
             tools,
@@ -204,6 +194,12 @@ def tools_serve(magics: Any, line: str) -> None:
             f"%tools serve: cannot listen on 127.0.0.1:{args.port}: {error.strerror or error}"
         ) from None
     magics._mcp_serving = server
+
+    def after_each_cell(result: Any = None) -> None:
+        sync_served(magics)
+
+    magics._mcp_serve_sync = after_each_cell  # the same object to unregister
+    magics.shell.events.register("post_run_cell", after_each_cell)
     count = f"{len(server.tools)} notebook tool" + ("" if len(server.tools) == 1 else "s")
     print(f"Serving {count} over MCP at {server.url}")
     print(f"Token: {server.token}  (clients send the header  Authorization: Bearer TOKEN)")
@@ -227,10 +223,44 @@ def close_mcp(magics: Any) -> None:
             pass
     _servers(magics).clear()
     magics.toolboxes = [b for b in magics.toolboxes if not isinstance(b, McpToolbox)]
+    if getattr(magics, "_mcp_serving", None) is not None:
+        _stop_serving(magics)
+
+
+def _servable(magics: Any) -> tuple[list[Any], list[Any], list[Any]]:
+    """The notebook's tools (its own and its plain toolboxes', never an MCP server's: those are not
+    looked at, so a stale box is not listed again here), resources and prompts, as served."""
+    from ...mcp.server.published import Prompt, Resource
+    from ..magics._collected_tools import collected_tools
+
+    published = [v for k, v in magics.shell.user_ns.items() if not k.startswith("_") and not isinstance(v, McpToolbox)]
+    boxes = [box for box in magics.toolboxes if not isinstance(box, McpToolbox)]
+    # An MCP server's tool (it has a remote name) is the server's to serve, even one kept in a variable.
+    tools = [t for t in collected_tools(published, boxes, "%tools serve") if not hasattr(t, "remote_name")]
+    resources = [v for v in published if isinstance(v, Resource)]
+    prompts = [v for v in published if isinstance(v, Prompt)]
+    return tools, resources, prompts
+
+
+def sync_served(magics: Any) -> None:
+    """After each cell while serving: serve the tools, resources and prompts the notebook has now
+    (`ToolServer.update` tells listening clients what changed). A notebook whose tools cannot be
+    gathered now (two share a name) keeps serving what it served."""
     server = getattr(magics, "_mcp_serving", None)
-    if server is not None:
-        server.stop()
-        magics._mcp_serving = None
+    if server is None:
+        return
+    try:
+        tools, resources, prompts = _servable(magics)
+        server.update(tools, resources=resources, prompts=prompts)
+    except (UsageError, ValueError):  # the next %%agent cell says what is wrong, as it always does
+        return
+
+
+def _stop_serving(magics: Any) -> None:
+    magics._mcp_serving.stop()
+    magics._mcp_serving = None
+    with contextlib.suppress(ValueError, AttributeError):  # not registered
+        magics.shell.events.unregister("post_run_cell", magics._mcp_serve_sync)
 
 
 def _approver(magics: Any) -> Any:
