@@ -42,7 +42,7 @@ from typing import Any
 
 from ._asking import Asked, ServerAsks
 from ._context import McpImage
-from ._oauth import OAuth, oauth_options, provider, refusal
+from .oauth import OAuth, oauth_options, provider, refusal
 from ._progress import LogEntry, ServerNotes
 from ._reconnect import CONNECT_FIX, MARGIN, Reconnect
 from ..content._recorded_values import MCP_VALUES
@@ -94,7 +94,7 @@ class McpToolbox(ServerContext, Reconnect, ToolRefresh, Taped, Toolbox):
         oauth: Authorize with an OAuth-protected HTTP server: True, or an `OAuth` (a client id,
             scopes, or a program's own ``authorize`` handler). The first connection shows the
             authorization link; the tokens are kept per server in a 0600 file under the user's
-            config directory, refreshed when they expire, and masked in every message (`_oauth`).
+            config directory, refreshed when they expire, and masked in every message (`oauth`).
         prefix: What tool names start with: True for ``NAME_`` (``github_search``), False for
             nothing (the server's names), or a string (``"gh_"``: ``gh_search``).
         approval: Per-tool overrides of the annotation defaults: ``{"search": False}`` (server or
