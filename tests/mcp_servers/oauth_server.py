@@ -1,8 +1,9 @@
 """An MCP server that wants OAuth, with its own authorization server (the mcp SDK's, in memory).
 
-``python oauth_server.py http PORT [SECONDS]``: the MCP endpoint is ``/mcp``; the authorization
-server (metadata, dynamic registration, /authorize, /token with PKCE and refresh) is the SDK's,
-at the same origin. Access tokens last SECONDS (default 3600). /authorize answers at once with a
+``python oauth_server.py http PORT [SECONDS [ISSUER]]``: the MCP endpoint is ``/mcp``; the
+authorization server (metadata, dynamic registration, /authorize, /token with PKCE and refresh)
+is the SDK's, at the same origin. With ISSUER (``{port}`` in it is the port), the server is laid
+out as in 2025-03-26: no protected-resource metadata, and the root metadata names ISSUER. Access tokens last SECONDS (default 3600). /authorize answers at once with a
 redirect carrying the code, as a consent page would once the person allowed access; to a
 redirect address ending in ``/deny`` it answers with ``error=access_denied``. Its tools say which token the call came with.
 """
@@ -29,6 +30,7 @@ from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 PORT = int(sys.argv[2]) if len(sys.argv) > 2 else 8765
 LIFETIME = int(sys.argv[3]) if len(sys.argv) > 3 else 3600
 ORIGIN = f"http://127.0.0.1:{PORT}"
+LEGACY = sys.argv[4].format(port=PORT) if len(sys.argv) > 4 else None
 
 
 class Memory:
@@ -94,7 +96,8 @@ server = MCPServer(
     "guarded",
     auth_server_provider=Memory(),
     auth=AuthSettings(
-        issuer_url=ORIGIN, resource_server_url=f"{ORIGIN}/mcp", validate_token_resource=False,
+        issuer_url=LEGACY or ORIGIN, resource_server_url=None if LEGACY else f"{ORIGIN}/mcp",
+        validate_token_resource=False,
         client_registration_options=ClientRegistrationOptions(enabled=True, valid_scopes=["read"]),
     ),
 )

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .browser import Flow, free_port
+from .legacy import LegacyIssuer
 from .options import OAuth, token_dir
 from .tokens import TokenFile
 
@@ -41,7 +42,7 @@ def provider(name: str, url: str, options: OAuth, secret: Callable[[str], None])
         return _machine(url, options, storage, secret)
     flow = Flow(name, redirect, options)
 
-    class Provider(OAuthClientProvider):
+    class Provider(LegacyIssuer, OAuthClientProvider):
         async def _initialize(self) -> None:
             # The SDK learns a token's expiry only when it gets one; a kept one's is in the file,
             # so an expired token is refreshed before it is sent, not authorized again after a 401.

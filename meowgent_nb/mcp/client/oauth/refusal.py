@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 
 from .browser import OAuthWaitError
+from .legacy import IssuerRefused
 from .options import OAuth, token_dir
 
 if sys.version_info < (3, 11):  # pragma: no cover  (anyio depends on the backport there)
@@ -25,10 +26,11 @@ def refusal(name: str, url: str, refused: tuple[int, str] | None, options: OAuth
         error = error.exceptions[0]
     from mcp.client.auth import OAuthFlowError, OAuthRegistrationError, OAuthTokenError
 
-    flow = isinstance(error, (OAuthFlowError, OAuthRegistrationError, OAuthTokenError, OAuthWaitError))
+    told = isinstance(error, (OAuthWaitError, IssuerRefused))  # their message says how to go on
+    flow = told or isinstance(error, (OAuthFlowError, OAuthRegistrationError, OAuthTokenError))
     if options is not None and (flow or refused is not None):
         detail = str(error) if flow else f"it answered HTTP {refused[0]} after authorization"  # type: ignore[index]
-        if isinstance(error, OAuthWaitError):  # its message says how to go on
+        if told:
             return f"the MCP server {name!r} ({url}) could not be authorized with OAuth: {detail}."
         return (
             f"the MCP server {name!r} ({url}) could not be authorized with OAuth: {detail}."
