@@ -110,9 +110,17 @@ def test_a_refusal_or_no_answer_in_time_is_one_error_that_says_which(url, tmp_pa
         ({"url": "http://127.0.0.1:9/mcp", "oauth": "yes"},
          "McpToolbox 'x': oauth must be True, False or an OAuth(...), got 'yes'"),
         ({"url": "http://127.0.0.1:9/mcp", "oauth": OAuth(grant="password")},
-         "McpToolbox 'x': OAuth grant must be 'authorization_code' or 'client_credentials', got 'password'"),
+         "McpToolbox 'x': OAuth grant must be 'authorization_code', 'client_credentials', 'identity_assertion',"
+         " got 'password'"),
         ({"url": "http://127.0.0.1:9/mcp", "oauth": OAuth(grant="client_credentials", client_id="me")},
-         "McpToolbox 'x': OAuth(grant='client_credentials') needs client_id and client_secret (or private_key)"),
+         "McpToolbox 'x': OAuth(grant='client_credentials') needs client_id, client_secret (or private_key);"
+         " missing: client_secret"),
+        ({"url": "http://127.0.0.1:9/mcp",
+          "oauth": OAuth(grant="identity_assertion", client_id="me", client_secret="s3cret", id_token="t")},
+         "McpToolbox 'x': OAuth(grant='identity_assertion') needs client_id, client_secret, issuer, id_token,"
+         " idp_token_endpoint, idp_client_id; missing: issuer, idp_token_endpoint, idp_client_id"),
+        ({"url": "http://127.0.0.1:9/mcp", "oauth": OAuth(id_token="t", idp_client_id="c")},
+         "McpToolbox 'x': id_token, idp_client_id are for OAuth(grant='identity_assertion')"),
     ],
 )
 def test_oauth_options_that_cannot_work_are_refused_before_connecting(arguments, message):

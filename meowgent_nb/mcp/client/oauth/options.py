@@ -29,15 +29,24 @@ class OAuth:
         token_dir: The folder of the token files; None: the user's config directory.
         wait: Seconds to wait for the person to authorize.
         show: Shows the authorization link: ``show(server_name, link)``; None: it is printed.
-        grant: ``"authorization_code"`` (a person allows access; the default), or
+        grant: ``"authorization_code"`` (a person allows access; the default),
             ``"client_credentials"`` (a program's own credentials, no person: give ``client_id``
-            and ``client_secret``, or ``private_key``).
+            and ``client_secret``, or ``private_key``), or ``"identity_assertion"`` (cross-app
+            access, SEP-990: the enterprise identity provider vouches for the person; give
+            ``client_id``, ``client_secret``, ``issuer``, ``id_token``, ``idp_token_endpoint``
+            and ``idp_client_id``).
         private_key: With ``client_credentials``: a PEM private key that signs the client's
             assertion (``private_key_jwt``) instead of sending a secret.
         signing_algorithm: The JWT algorithm of ``private_key`` (``RS256``, ``ES256``, ...).
-        issuer: With ``client_credentials``: the authorization server (its issuer URL) the
-            credentials belong to, so they are sent nowhere else; without it the MCP server
-            decides (the SDK warns).
+        issuer: With ``client_credentials`` or ``identity_assertion``: the authorization server
+            (its issuer URL) the credentials belong to, so they are sent nowhere else; without it
+            (``client_credentials`` only) the MCP server decides (the SDK warns).
+        id_token: With ``identity_assertion``: the person's ID token from the identity provider
+            (their single sign-on), or a function returning a fresh one (may be async).
+        idp_token_endpoint: With ``identity_assertion``: the identity provider's token endpoint,
+            where the ID token is exchanged for an ID-JAG (RFC 8693).
+        idp_client_id: With ``identity_assertion``: this client's id at the identity provider.
+        idp_client_secret: Its secret there, if it has one.
     """
 
     client_id: str | None = None
@@ -52,6 +61,18 @@ class OAuth:
     private_key: str | None = None
     signing_algorithm: str = "RS256"
     issuer: str | None = None
+    id_token: str | Callable[[], Any] | None = None
+    idp_token_endpoint: str | None = None
+    idp_client_id: str | None = None
+    idp_client_secret: str | None = None
+
+
+GRANTS = {
+    "authorization_code": (),
+    "client_credentials": ("client_id", "client_secret"),
+    "identity_assertion": ("client_id", "client_secret", "issuer", "id_token", "idp_token_endpoint", "idp_client_id"),
+}
+"""The grants, and the fields each needs."""
 
 
 def oauth_options(name: str, oauth: OAuth | bool | None) -> OAuth | None:
@@ -62,14 +83,23 @@ def oauth_options(name: str, oauth: OAuth | bool | None) -> OAuth | None:
         return OAuth()
     if not isinstance(oauth, OAuth):
         raise ValueError(f"McpToolbox {name!r}: oauth must be True, False or an OAuth(...), got {oauth!r}")
-    if oauth.grant not in ("authorization_code", "client_credentials"):
+    if oauth.grant not in GRANTS:
         raise ValueError(
-            f"McpToolbox {name!r}: OAuth grant must be 'authorization_code' or 'client_credentials', got {oauth.grant!r}"
+            f"McpToolbox {name!r}: OAuth grant must be {', '.join(map(repr, GRANTS))}, got {oauth.grant!r}"
         )
-    if oauth.grant == "client_credentials" and not (oauth.client_id and (oauth.client_secret or oauth.private_key)):
+    needs = GRANTS[oauth.grant]
+    if oauth.grant == "client_credentials" and oauth.private_key:  # a key signs instead of a secret
+        needs = ("client_id",)
+    missing = [field for field in needs if not getattr(oauth, field)]
+    if missing:
+        given = " (or private_key)" if oauth.grant == "client_credentials" else ""
         raise ValueError(
-            f"McpToolbox {name!r}: OAuth(grant='client_credentials') needs client_id and client_secret (or private_key)"
+            f"McpToolbox {name!r}: OAuth(grant={oauth.grant!r}) needs {', '.join(needs)}{given};"
+            f" missing: {', '.join(missing)}"
         )
+    idp = [f for f in ("id_token", "idp_token_endpoint", "idp_client_id", "idp_client_secret") if getattr(oauth, f)]
+    if idp and oauth.grant != "identity_assertion":
+        raise ValueError(f"McpToolbox {name!r}: {', '.join(idp)} are for OAuth(grant='identity_assertion')")
     return oauth
 
 

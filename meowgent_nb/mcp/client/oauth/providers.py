@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .browser import Flow, free_port
+from .identity import identity_provider
 from .legacy import LegacyIssuer
 from .options import OAuth, token_dir
 from .tokens import TokenFile
@@ -40,6 +41,8 @@ def provider(name: str, url: str, options: OAuth, secret: Callable[[str], None])
     storage = TokenFile(path, url, secret, given)
     if options.grant == "client_credentials":
         return _machine(url, options, storage, secret)
+    if options.grant == "identity_assertion":
+        return identity_provider(url, options, storage, secret)
     flow = Flow(name, redirect, options)
 
     class Provider(LegacyIssuer, OAuthClientProvider):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 
 from .browser import OAuthWaitError
+from .identity import CrossAppRefused
 from .legacy import IssuerRefused
 from .options import OAuth, token_dir
 
@@ -26,7 +27,7 @@ def refusal(name: str, url: str, refused: tuple[int, str] | None, options: OAuth
         error = error.exceptions[0]
     from mcp.client.auth import OAuthFlowError, OAuthRegistrationError, OAuthTokenError
 
-    told = isinstance(error, (OAuthWaitError, IssuerRefused))  # their message says how to go on
+    told = isinstance(error, (OAuthWaitError, IssuerRefused, CrossAppRefused))  # their message says how to go on
     flow = told or isinstance(error, (OAuthFlowError, OAuthRegistrationError, OAuthTokenError))
     if options is not None and (flow or refused is not None):
         detail = str(error) if flow else f"it answered HTTP {refused[0]} after authorization"  # type: ignore[index]
