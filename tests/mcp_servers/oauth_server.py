@@ -10,9 +10,11 @@ redirect address ending in ``/deny`` it answers with ``error=access_denied``. It
 
 from __future__ import annotations
 
+import base64
 import secrets
 import sys
 import time
+from urllib.parse import quote
 
 from mcp.server.auth.middleware.auth_context import get_access_token
 from mcp.server.auth.provider import (
@@ -107,6 +109,13 @@ server = MCPServer(
 def which_token() -> str:
     """Which access token this call came with (its number: 1 for the first issued)."""
     return get_access_token().token.split("-")[1]
+
+
+@server.tool()
+def echo_authorization() -> str:
+    """Succeeds, echoing the call's Authorization header as it is, base64- and percent-encoded (a careless server)."""
+    header = f"Bearer {get_access_token().token}"
+    return f"{header} | {base64.b64encode(header.encode()).decode()} | {quote(header)}"
 
 
 @server.tool()
