@@ -222,7 +222,7 @@ class McpToolbox(Secrets, ServerContext, Reconnect, ToolRefresh, Taped, Toolbox)
         """Where a stdio server's stderr goes (ipykernel's stderr has no file descriptor)."""
         self._connection = _Connection(self, argv, url, headers, env, cwd)
         if self.oauth is not None:
-            self._connection.auth = provider(name, str(url), self.oauth, self._secrets.add)
+            self._connection.auth = provider(name, str(url), self.oauth, self._secret)
         self._loop = background_loop()
         self.instructions: str | None = None
         """What the server said about using it (``instructions`` at the start), or None."""
