@@ -62,11 +62,13 @@ def _authorization_server(url: str) -> str:
     """The authorization server the MCP server names (its protected-resource metadata): what a
     person configuring cross-app access reads in the server's documentation. `OAuth` takes it as
     configuration and never asks the MCP server (the SDK's trust model for ID-JAGs)."""
-    import httpx2
-    from mcp.client.auth.utils import build_protected_resource_metadata_discovery_urls
+    from urllib.parse import urlsplit
 
-    for address in build_protected_resource_metadata_discovery_urls(None, url):
-        answer = httpx2.get(address)
+    import httpx2
+
+    where = urlsplit(url)
+    for path in (f"/.well-known/oauth-protected-resource{where.path}", "/.well-known/oauth-protected-resource"):
+        answer = httpx2.get(f"{where.scheme}://{where.netloc}{path}")  # RFC 9728: path-based first
         if answer.status_code == 200:
             return answer.json()["authorization_servers"][0]
     raise RuntimeError(f"no protected-resource metadata for {url}")
