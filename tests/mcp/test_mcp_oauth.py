@@ -115,7 +115,7 @@ def test_a_token_a_tool_echoes_in_a_result_reaches_neither_the_cassette_nor_the_
         header = f"Bearer {secret}"
         forms = [secret, base64.b64encode(header.encode()).decode()[12:-4], quote(header)[9:]]
         assert [form for form in forms if form.encode() in written or form in card] == []
-    assert b"guarded_echo_authorization" in written and "guarded_echo_authorization" in card
+    assert b"Bearer ***" in written and "Bearer ***" in card and "guarded_echo_authorization" in card
 
 
 def test_a_refusal_or_no_answer_in_time_is_one_error_that_says_which(url, tmp_path):
