@@ -71,7 +71,8 @@ class Mask:
     def __init__(self, patterns: Iterable[str] = (), secrets: Iterable[str] = ()):
         if isinstance(patterns, str):
             patterns = [patterns]
-        forms = sorted({form for secret in secrets if secret for form in secret_forms(secret)}, key=len, reverse=True)
+        forms = {form for secret in secrets if secret for form in secret_forms(secret)}
+        forms = sorted(forms, key=len, reverse=True)
         compiled = [re.compile(re.escape(form)) for form in forms]  # the longest first: one may hold another
         for pattern in patterns:
             if not isinstance(pattern, str):

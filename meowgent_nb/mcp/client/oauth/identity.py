@@ -75,7 +75,8 @@ async def _exchange(options: OAuth, audience: str, resource: str, secret: Callab
     secret(str(token))
     form = {
         "grant_type": TOKEN_EXCHANGE, "requested_token_type": ID_JAG, "subject_token": str(token),
-        "subject_token_type": ID_TOKEN, "audience": audience, "resource": resource, "client_id": str(options.idp_client_id),
+        "subject_token_type": ID_TOKEN, "audience": audience, "resource": resource,
+        "client_id": str(options.idp_client_id),
     }
     if options.idp_client_secret:
         form["client_secret"] = options.idp_client_secret
