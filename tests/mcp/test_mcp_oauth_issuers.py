@@ -1,15 +1,16 @@
 """Which authorization server a box trusts: a 2025-03-26 server's own, and cross-app access's configured one.
 
-One server for the module: the SDK's authorization server laid out as in 2025-03-26 (no
+The module's server: the SDK's authorization server laid out as in 2025-03-26 (no
 protected-resource metadata), its root metadata naming ``http://localhost:PORT``: another origin
 than the ``127.0.0.1`` the MCP server is reached at. The same-origin case (an issuer
-``ORIGIN/oauth``) and a complete cross-app flow are the conformance suite's scenarios
-``auth/2025-03-26-oauth-metadata-backcompat`` and ``auth/cross-app-access-complete-flow``
-(tests/mcp/test_mcp_conformance.py). The identity provider here is a real local HTTP server.
+``ORIGIN/oauth``) has a server of its own. A complete cross-app flow is the conformance suite's
+``auth/cross-app-access-complete-flow`` (tests/mcp/test_mcp_conformance.py); the identity
+provider here is a real local HTTP server.
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -38,6 +39,27 @@ def test_an_issuer_on_another_origin_is_refused_in_one_line_naming_both(url, tmp
         " operator to publish protected-resource metadata naming its authorization server, or metadata naming its"
         " own origin."
     )
+
+
+def test_an_issuer_with_a_path_on_the_servers_own_origin_is_accepted_once_and_kept(tmp_path):
+    # The SDK's authorization server naming http://127.0.0.1:PORT/oauth, its endpoints under /oauth.
+    with serving.http_server(GUARDED, tmp_path, "3600", "http://127.0.0.1:{port}/oauth") as url:
+        options = OAuth(token_dir=tmp_path / "t", authorize=follow)
+        with McpToolbox("legacy", url=url, connect_timeout=20, oauth=options) as box:
+            assert box["legacy_which_token"].run({}) == "1"
+        [kept] = (tmp_path / "t").iterdir()
+        client = json.loads(kept.read_text())["client"]
+        with McpToolbox("legacy", url=url, connect_timeout=20, oauth=options) as box:
+            assert box["legacy_which_token"].run({}) == "1"  # the kept token
+    assert client["issuer"] == f"http://{urlsplit(url).netloc}/oauth"
+
+
+async def follow(link: str) -> str:
+    """The person: the SDK's authorization server answers at once with a redirect carrying the code."""
+    import httpx2
+
+    async with httpx2.AsyncClient() as http:
+        return (await http.get(link, follow_redirects=False)).headers["location"]
 
 
 ID_JAG = "urn:ietf:params:oauth:token-type:id-jag"

@@ -3,7 +3,9 @@
 ``python oauth_server.py http PORT [SECONDS [ISSUER]]``: the MCP endpoint is ``/mcp``; the
 authorization server (metadata, dynamic registration, /authorize, /token with PKCE and refresh)
 is the SDK's, at the same origin. With ISSUER (``{port}`` in it is the port), the server is laid
-out as in 2025-03-26: no protected-resource metadata, and the root metadata names ISSUER. Access tokens last SECONDS (default 3600). /authorize answers at once with a
+out as in 2025-03-26: no protected-resource metadata, and the root metadata names ISSUER; an
+ISSUER with a path (``/oauth``) has its endpoints under that path, as the authorization servers of
+that era did. Access tokens last SECONDS (default 3600). /authorize answers at once with a
 redirect carrying the code, as a consent page would once the person allowed access; to a
 redirect address ending in ``/deny`` it answers with ``error=access_denied``. Its tools say which token the call came with.
 """
@@ -14,7 +16,7 @@ import base64
 import secrets
 import sys
 import time
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
 from mcp.server.auth.middleware.auth_context import get_access_token
 from mcp.server.auth.provider import (
@@ -124,5 +126,22 @@ def quote_token() -> str:
     raise ToolError(f"token {get_access_token().token} is not allowed to do that")
 
 
+def _under_issuer_path(app, prefix: str):
+    """The app, its authorization endpoints also answered under ``prefix`` (``/oauth/token``)."""
+
+    async def routed(scope, receive, send):
+        if scope["type"] == "http" and scope["path"].startswith(prefix + "/"):
+            scope = {**scope, "path": scope["path"][len(prefix):], "raw_path": scope["path"][len(prefix):].encode()}
+        await app(scope, receive, send)
+
+    return routed
+
+
 if __name__ == "__main__":
-    server.run("streamable-http", host="127.0.0.1", port=PORT)
+    path = urlsplit(LEGACY).path.rstrip("/") if LEGACY else ""
+    if path:
+        import uvicorn
+
+        uvicorn.run(_under_issuer_path(server.streamable_http_app(), path), host="127.0.0.1", port=PORT)
+    else:
+        server.run("streamable-http", host="127.0.0.1", port=PORT)
