@@ -46,7 +46,7 @@ MAX_MODULES = 15
 # Known debts (issue 32): each may shrink, none may grow. Paying one off (a split along a real
 # seam) means lowering or deleting its line here; the test says when an entry is out of date.
 LONG_MODULES = {
-    "meowgent_nb/mcp/client/toolbox.py": 480,
+    "meowgent_nb/mcp/client/toolbox.py": 478,
     "meowgent_nb/tools/core.py": 422,
 }
 CROWDED_FOLDERS: dict[str, int] = {}

@@ -25,11 +25,12 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import MeowgentError
+from ..recording._mask import Mask
 
 __all__ = [
     "MAX_CONFIG_CHARS",
@@ -362,11 +363,14 @@ SECRET_MIN = 4
 
 
 def redact(text: str, secrets: frozenset[str] | set[str]) -> str:
-    """``text`` with each of ``secrets`` (of at least `SECRET_MIN` characters) replaced by ``***``."""
-    for secret in sorted(secrets, key=len, reverse=True):  # the longest first: one may contain another
-        if len(secret) >= SECRET_MIN:
-            text = text.replace(secret, "***")
-    return text
+    """``text`` with each of ``secrets`` (of at least `SECRET_MIN` characters) replaced by ``***``,
+    also where it is written percent- or base64-encoded (the cassettes' `Mask`, one masking for both)."""
+    return secret_mask(secrets).text(text)
+
+
+def secret_mask(secrets: Iterable[str]) -> Mask:
+    """The `Mask` of ``secrets`` (those of at least `SECRET_MIN` characters)."""
+    return Mask(secrets=[secret for secret in secrets if len(secret) >= SECRET_MIN])
 
 
 def shown_name(name: str) -> str:

@@ -17,6 +17,11 @@ write it, not only as it is:
   the bytes it encodes into ``*``. Bytes leave the mask as that base64 text, with or without
   patterns (the field they are stored in says they are bytes), and replay as the masked bytes.
 
+Exact secrets (``Mask(secrets=...)``: an MCP server's tokens, a header's value) are masked in
+the forms a careless echo writes them in too: as they are, percent-encoded, and base64-encoded
+(standard and URL-safe, at any of the three alignments inside longer base64 text; for secrets of
+at least `BASE64_MIN` characters, shorter ones would match chance base64).
+
 `depth_over` bounds nesting without recursion, for the writer and the reader alike.
 """
 
@@ -28,11 +33,12 @@ import os
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any
+from urllib.parse import quote, quote_plus
 
 from ..models._wire_values import nests_deeper as depth_over  # one depth check for every value from outside
 from ..models.base import CassetteError
 
-__all__ = ["MASKED", "MAX_DEPTH", "Mask", "depth_over", "host_credentials", "scrub"]
+__all__ = ["MASKED", "MAX_DEPTH", "Mask", "depth_over", "host_credentials", "scrub", "secret_forms"]
 
 MASKED = "***"
 """What a masked secret is replaced by in a cassette."""
@@ -45,6 +51,8 @@ VALUE_DEPTH = MAX_DEPTH - 20
 # user:password@ in a URL (http://user:pw@host). The credentials of OLLAMA_HOST, which may have no
 # scheme, are removed as exact strings too (see `scrub`).
 _URL_CREDENTIALS = re.compile(r"([A-Za-z][\w+.-]*://)[^\s/@]+@")
+BASE64_MIN = 12
+"""Exact secrets at least this long are masked in their base64 forms too."""
 _ROUNDS = 8  # of masking a string's JSON text or bytes' base64, before the value is dropped whole
 
 
@@ -60,10 +68,12 @@ class Mask:
             matches the empty string (it would mask nothing and everything).
     """
 
-    def __init__(self, patterns: Iterable[str] = ()):
+    def __init__(self, patterns: Iterable[str] = (), secrets: Iterable[str] = ()):
         if isinstance(patterns, str):
             patterns = [patterns]
-        compiled = []
+        forms = {form for secret in secrets if secret for form in secret_forms(secret)}
+        forms = sorted(forms, key=len, reverse=True)
+        compiled = [re.compile(re.escape(form)) for form in forms]  # the longest first: one may hold another
         for pattern in patterns:
             if not isinstance(pattern, str):
                 raise CassetteError(f"A cassette mask must be a regular expression (a string), got {pattern!r}.")
@@ -190,6 +200,21 @@ class Mask:
                 fields["tool_calls"] = [self.fields(call) for call in chunk["tool_calls"]]
             masked.append({**fields, **{k: chunk[k] for k in kept if k in chunk}})
         return masked
+
+
+def secret_forms(secret: str) -> list[str]:
+    """The texts ``secret`` is written as: itself, percent-encoded, and (from `BASE64_MIN`
+    characters) the base64 characters that encode only its bytes, at each of the three byte
+    alignments and in both alphabets."""
+    forms = {secret, quote(secret, safe=""), quote_plus(secret, safe=""), quote(secret)}
+    data = secret.encode("utf-8", "surrogateescape")
+    if len(secret) >= BASE64_MIN:
+        for pad in range(3):
+            encoded = base64.b64encode(b"\0" * pad + data).decode("ascii")
+            first, end = -(-pad * 8 // 6), (pad + len(data)) * 8 // 6  # the characters of its bits alone
+            core = encoded[first:end]
+            forms.update((core, core.replace("+", "-").replace("/", "_")))
+    return sorted(forms)
 
 
 def json_text(text: str) -> str:

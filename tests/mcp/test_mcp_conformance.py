@@ -39,13 +39,10 @@ SCENARIOS = [
     "auth/offline-access-not-supported", "auth/client-credentials-jwt", "auth/client-credentials-basic",
     "auth/cross-app-access-complete-flow",
 ]
-# Not passed: auth/2025-03-26-oauth-metadata-backcompat (its metadata names the issuer
-# http://HOST/oauth for a server at http://HOST, which the SDK refuses, SEP-2468), and the
-# extension scenario of cross-app access (enterprise identity providers; not offered by McpToolbox).
-PASSING = [
-    name for name in SCENARIOS
-    if name not in {"auth/2025-03-26-oauth-metadata-backcompat", "auth/cross-app-access-complete-flow"}
-]
+# All of them: auth/2025-03-26-oauth-metadata-backcompat through the same-origin issuer of a
+# 2025-03-26 server (oauth/legacy.py), auth/cross-app-access-complete-flow through
+# OAuth(grant="identity_assertion") (oauth/identity.py).
+PASSING = SCENARIOS
 
 
 def _unavailable(reason: str) -> None:
@@ -123,5 +120,5 @@ def test_the_suites_client_scenarios_that_mcp_toolbox_passes(suite, relay, tmp_p
     # One token file per server authorized, its owner's alone, in a folder that is too.
     kept = sorted(tokens.iterdir())
     assert [oct(f.stat().st_mode & 0o777) for f in [tokens, *kept]] == ["0o700"] + ["0o600"] * len(kept)
-    # Those of the 19 scenarios that end with tokens (others registered a client, then failed as expected).
-    assert sum("access_token" in json.loads(f.read_text()).get("tokens", {}) for f in kept) == 19
+    # Those of the 21 scenarios that end with tokens (others registered a client, then failed as expected).
+    assert sum("access_token" in json.loads(f.read_text()).get("tokens", {}) for f in kept) == 21

@@ -8,12 +8,14 @@ redirects, which end at the box's own server on 127.0.0.1.
 
 from __future__ import annotations
 
+import base64
 import json
+import re
 import socket
 import threading
 import time
 from pathlib import Path
-from urllib.parse import urlparse
+from urllib.parse import quote, urlparse
 
 import httpx
 import pytest
@@ -58,7 +60,7 @@ def test_a_server_that_wants_oauth_without_it_configured_says_so_in_one_line_wit
 def test_the_link_is_shown_the_answer_comes_back_to_127_0_0_1_and_the_tokens_are_kept_0600(url, tmp_path):
     browser = Browser()
     with McpToolbox("guarded", url=url, oauth=OAuth(token_dir=tmp_path, show=browser)) as box:
-        assert box.names == ["guarded_which_token", "guarded_quote_token"]
+        assert box.names == ["guarded_which_token", "guarded_echo_authorization", "guarded_quote_token"]
         first = int(box["guarded_which_token"].run({}))
     [(name, link)] = browser.shown
     redirect = json.loads((next(tmp_path.iterdir())).read_text())["client"]["redirect_uris"][0]
@@ -83,6 +85,37 @@ def test_a_token_the_server_quotes_back_is_masked_in_the_error(url, tmp_path):
         with pytest.raises(McpToolError) as raised:
             box["guarded_quote_token"].run({})
     assert str(raised.value) == "Error executing tool quote_token: token *** is not allowed to do that"
+
+
+def test_a_token_a_tool_echoes_in_a_result_reaches_neither_the_cassette_nor_the_card(url, tmp_path, ip):
+    from IPython.utils.capture import capture_output
+
+    from meowgent_nb import ScriptedModel
+
+    agent = ip.magics_manager.registry["AgentMagics"]
+    with McpToolbox("guarded", url=url, oauth=OAuth(token_dir=tmp_path, show=Browser()), record=True) as box:
+        agent.toolboxes.append(box)
+        try:
+            call = '<tool_call>{"name": "guarded_echo_authorization", "arguments": {}}</tool_call>'
+            ip.user_ns["model"] = ScriptedModel([call, "Done."])
+            cassette = tmp_path / "cell" / "echo.cassette.json"
+            with capture_output() as shown:
+                ip.run_cell_magic("agent", f"--model-object model --approve all --record {cassette} -o result", "Echo")
+        finally:
+            agent.toolboxes.remove(box)
+        [kept] = tmp_path.glob("*.json")
+        tokens = json.loads(kept.read_text())["tokens"]
+    access, refresh = tokens["access_token"], tokens["refresh_token"]
+    [result] = ip.user_ns["result"].tool_results
+    # Each form masked where it stands (base64: the characters that encode the token's bits alone).
+    assert re.fullmatch(r"Bearer \*\*\* \| QmVhcmVyIG\*\*\*[A-Za-z0-9+/]{0,3}=* \| Bearer%20\*\*\*", result.output), result.output
+    written = cassette.read_bytes()
+    card = "".join(o.data.get("text/plain", "") + o.data.get("text/html", "") for o in shown.outputs) + shown.stdout
+    for secret in (access, refresh):
+        header = f"Bearer {secret}"
+        forms = [secret, base64.b64encode(header.encode()).decode()[12:-4], quote(header)[9:]]
+        assert [form for form in forms if form.encode() in written or form in card] == []
+    assert b"Bearer ***" in written and "Bearer ***" in card and "guarded_echo_authorization" in card
 
 
 def test_a_refusal_or_no_answer_in_time_is_one_error_that_says_which(url, tmp_path):
@@ -110,9 +143,17 @@ def test_a_refusal_or_no_answer_in_time_is_one_error_that_says_which(url, tmp_pa
         ({"url": "http://127.0.0.1:9/mcp", "oauth": "yes"},
          "McpToolbox 'x': oauth must be True, False or an OAuth(...), got 'yes'"),
         ({"url": "http://127.0.0.1:9/mcp", "oauth": OAuth(grant="password")},
-         "McpToolbox 'x': OAuth grant must be 'authorization_code' or 'client_credentials', got 'password'"),
+         "McpToolbox 'x': OAuth grant must be 'authorization_code', 'client_credentials', 'identity_assertion',"
+         " got 'password'"),
         ({"url": "http://127.0.0.1:9/mcp", "oauth": OAuth(grant="client_credentials", client_id="me")},
-         "McpToolbox 'x': OAuth(grant='client_credentials') needs client_id and client_secret (or private_key)"),
+         "McpToolbox 'x': OAuth(grant='client_credentials') needs client_id, client_secret (or private_key);"
+         " missing: client_secret"),
+        ({"url": "http://127.0.0.1:9/mcp",
+          "oauth": OAuth(grant="identity_assertion", client_id="me", client_secret="s3cret", id_token="t")},
+         "McpToolbox 'x': OAuth(grant='identity_assertion') needs client_id, client_secret, issuer, id_token,"
+         " idp_token_endpoint, idp_client_id; missing: issuer, idp_token_endpoint, idp_client_id"),
+        ({"url": "http://127.0.0.1:9/mcp", "oauth": OAuth(id_token="t", idp_client_id="c")},
+         "McpToolbox 'x': id_token, idp_client_id are for OAuth(grant='identity_assertion')"),
     ],
 )
 def test_oauth_options_that_cannot_work_are_refused_before_connecting(arguments, message):
@@ -164,7 +205,7 @@ def _kernel_cells(url, tmp_path_factory):
             " next runs).\n"
         ]
         run = kernel.ok(f"%tools mcp add guarded --url {url} --oauth", hook=person)
-        assert len(opened) == 1 and run.stdout.splitlines()[0] == f"guarded (http: {url}): connected, 2 tools"
+        assert len(opened) == 1 and run.stdout.splitlines()[0] == f"guarded (http: {url}): connected, 3 tools"
         again = kernel.ok(f"%tools mcp remove guarded\n%tools mcp add guarded --url {url} --oauth", allow_stdin=False)
         assert again.panel_texts == []  # the kept token: nothing to authorize, also headless
     finally:

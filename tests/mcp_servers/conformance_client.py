@@ -58,6 +58,22 @@ async def follow(link: str) -> str:
     return answer.headers["location"]
 
 
+def _authorization_server(url: str) -> str:
+    """The authorization server the MCP server names (its protected-resource metadata): what a
+    person configuring cross-app access reads in the server's documentation. `OAuth` takes it as
+    configuration and never asks the MCP server (the SDK's trust model for ID-JAGs)."""
+    from urllib.parse import urlsplit
+
+    import httpx2
+
+    where = urlsplit(url)
+    for path in (f"/.well-known/oauth-protected-resource{where.path}", "/.well-known/oauth-protected-resource"):
+        answer = httpx2.get(f"{where.scheme}://{where.netloc}{path}")  # RFC 9728: path-based first
+        if answer.status_code == 200:
+            return answer.json()["authorization_servers"][0]
+    raise RuntimeError(f"no protected-resource metadata for {url}")
+
+
 def run(url: str, scenario: str, context: dict) -> str:
     """Play ``scenario`` against the test server at ``url``; returns what to print (raises on failure)."""
     import tempfile
@@ -66,12 +82,20 @@ def run(url: str, scenario: str, context: dict) -> str:
     from meowgent_nb.mcp.client.toolbox import McpToolbox, OAuth
 
     machine = scenario.startswith("auth/client-credentials")  # a program's own credentials, no person
+    grant = "client_credentials" if machine else "authorization_code"
+    cross_app = {}  # enterprise-managed authorization (SEP-990): the identity provider the suite runs
+    if "idp_id_token" in context:
+        grant = "identity_assertion"
+        cross_app = dict(
+            issuer=_authorization_server(url), id_token=context["idp_id_token"],
+            idp_token_endpoint=context["idp_token_endpoint"], idp_client_id=context["idp_client_id"],
+        )
     oauth = OAuth(
         client_id=context.get("client_id"), client_secret=context.get("client_secret"), authorize=follow,
         redirect_uri="http://localhost:3000/callback", token_dir=TOKEN_DIR or tempfile.mkdtemp(prefix="mcp-tokens-"),
         client_metadata_url="https://conformance-test.local/client-metadata.json",
-        grant="client_credentials" if machine else "authorization_code", private_key=context.get("private_key_pem"),
-        signing_algorithm=context.get("signing_algorithm", "ES256"),
+        grant=grant, private_key=context.get("private_key_pem"),
+        signing_algorithm=context.get("signing_algorithm", "ES256"), **cross_app,
     )
     with McpToolbox("conformance", url=url, prefix=False, connect_timeout=20, oauth=oauth) as box:
         if scenario in CALLS:

@@ -1,17 +1,22 @@
 """An MCP server that wants OAuth, with its own authorization server (the mcp SDK's, in memory).
 
-``python oauth_server.py http PORT [SECONDS]``: the MCP endpoint is ``/mcp``; the authorization
-server (metadata, dynamic registration, /authorize, /token with PKCE and refresh) is the SDK's,
-at the same origin. Access tokens last SECONDS (default 3600). /authorize answers at once with a
+``python oauth_server.py http PORT [SECONDS [ISSUER]]``: the MCP endpoint is ``/mcp``; the
+authorization server (metadata, dynamic registration, /authorize, /token with PKCE and refresh)
+is the SDK's, at the same origin. With ISSUER (``{port}`` in it is the port), the server is laid
+out as in 2025-03-26: no protected-resource metadata, and the root metadata names ISSUER; an
+ISSUER with a path (``/oauth``) has its endpoints under that path, as the authorization servers of
+that era did. Access tokens last SECONDS (default 3600). /authorize answers at once with a
 redirect carrying the code, as a consent page would once the person allowed access; to a
 redirect address ending in ``/deny`` it answers with ``error=access_denied``. Its tools say which token the call came with.
 """
 
 from __future__ import annotations
 
+import base64
 import secrets
 import sys
 import time
+from urllib.parse import quote, urlsplit
 
 from mcp.server.auth.middleware.auth_context import get_access_token
 from mcp.server.auth.provider import (
@@ -29,6 +34,7 @@ from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 PORT = int(sys.argv[2]) if len(sys.argv) > 2 else 8765
 LIFETIME = int(sys.argv[3]) if len(sys.argv) > 3 else 3600
 ORIGIN = f"http://127.0.0.1:{PORT}"
+LEGACY = sys.argv[4].format(port=PORT) if len(sys.argv) > 4 else None
 
 
 class Memory:
@@ -94,7 +100,8 @@ server = MCPServer(
     "guarded",
     auth_server_provider=Memory(),
     auth=AuthSettings(
-        issuer_url=ORIGIN, resource_server_url=f"{ORIGIN}/mcp", validate_token_resource=False,
+        issuer_url=LEGACY or ORIGIN, resource_server_url=None if LEGACY else f"{ORIGIN}/mcp",
+        validate_token_resource=False,
         client_registration_options=ClientRegistrationOptions(enabled=True, valid_scopes=["read"]),
     ),
 )
@@ -107,10 +114,34 @@ def which_token() -> str:
 
 
 @server.tool()
+def echo_authorization() -> str:
+    """Succeeds, echoing the call's Authorization header as it is, base64- and percent-encoded (a careless server)."""
+    header = f"Bearer {get_access_token().token}"
+    return f"{header} | {base64.b64encode(header.encode()).decode()} | {quote(header)}"
+
+
+@server.tool()
 def quote_token() -> str:
     """Fails, quoting the call's access token in its error (a careless server)."""
     raise ToolError(f"token {get_access_token().token} is not allowed to do that")
 
 
+def _under_issuer_path(app, prefix: str):
+    """The app, its authorization endpoints also answered under ``prefix`` (``/oauth/token``)."""
+
+    async def routed(scope, receive, send):
+        if scope["type"] == "http" and scope["path"].startswith(prefix + "/"):
+            scope = {**scope, "path": scope["path"][len(prefix):], "raw_path": scope["path"][len(prefix):].encode()}
+        await app(scope, receive, send)
+
+    return routed
+
+
 if __name__ == "__main__":
-    server.run("streamable-http", host="127.0.0.1", port=PORT)
+    path = urlsplit(LEGACY).path.rstrip("/") if LEGACY else ""
+    if path:
+        import uvicorn
+
+        uvicorn.run(_under_issuer_path(server.streamable_http_app(), path), host="127.0.0.1", port=PORT)
+    else:
+        server.run("streamable-http", host="127.0.0.1", port=PORT)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._oauth import refusal
+from .oauth import refusal
 from ._refresh import ToolChanges
 from ._session import CallTimedOut, McpServerError, _Connection
 from ...tools.core import Tool

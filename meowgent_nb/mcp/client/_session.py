@@ -78,7 +78,7 @@ class _Connection:
         self.box, self.argv, self.url, self.headers, self.env, self.cwd = box, argv, url, headers, env, cwd
         self.client: Any = None
         self.auth: Any = None
-        """The ``httpx2`` auth of an HTTP session (the SDK's OAuth provider, see `_oauth`), or None."""
+        """The ``httpx2`` auth of an HTTP session (the SDK's OAuth provider, see `oauth`), or None."""
         self.refused: tuple[int, str] | None = None
         """The HTTP server's 401 or 403 (status, ``WWW-Authenticate``) if its last answer was one, else None."""
         self.alive = False

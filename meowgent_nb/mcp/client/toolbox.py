@@ -42,11 +42,12 @@ from typing import Any
 
 from ._asking import Asked, ServerAsks
 from ._context import McpImage
-from ._oauth import OAuth, oauth_options, provider, refusal
+from .oauth import OAuth, oauth_options, provider, refusal
 from ._progress import LogEntry, ServerNotes
 from ._reconnect import CONNECT_FIX, MARGIN, Reconnect
 from ..content._recorded_values import MCP_VALUES
 from ._refresh import ToolChanges, ToolRefresh, listing_key
+from ._secrets import Secrets
 from ..content._results import StructuredResult
 from ._server_context import READ_TOOL, ServerContext
 from ._server_tool import BAD_NAME_CHARS, mcp_tool, needs_approval
@@ -54,7 +55,7 @@ from ._session import McpServerError, McpToolError, _Connection
 from ._taped import Taped
 from ._tasks import task_problem
 from .._thread import background_loop
-from ..config import masked, redact
+from ..config import masked
 from ...errors import ToolDefinitionError
 from ...tools.toolbox import Toolbox
 from ...tools.core import Tool
@@ -74,7 +75,7 @@ __all__ = [
 _PREFIX = re.compile(r"([A-Za-z_][A-Za-z0-9_.-]{0,31})?")
 
 
-class McpToolbox(ServerContext, Reconnect, ToolRefresh, Taped, Toolbox):
+class McpToolbox(Secrets, ServerContext, Reconnect, ToolRefresh, Taped, Toolbox):
     """The tools of one MCP server, connected over stdio or streamable HTTP.
 
     Making it starts the server (stdio) or connects to it (HTTP) and lists its tools. Close it with
@@ -94,7 +95,7 @@ class McpToolbox(ServerContext, Reconnect, ToolRefresh, Taped, Toolbox):
         oauth: Authorize with an OAuth-protected HTTP server: True, or an `OAuth` (a client id,
             scopes, or a program's own ``authorize`` handler). The first connection shows the
             authorization link; the tokens are kept per server in a 0600 file under the user's
-            config directory, refreshed when they expire, and masked in every message (`_oauth`).
+            config directory, refreshed when they expire, and masked in every message (`oauth`).
         prefix: What tool names start with: True for ``NAME_`` (``github_search``), False for
             nothing (the server's names), or a string (``"gh_"``: ``gh_search``).
         approval: Per-tool overrides of the annotation defaults: ``{"search": False}`` (server or
@@ -221,7 +222,7 @@ class McpToolbox(ServerContext, Reconnect, ToolRefresh, Taped, Toolbox):
         """Where a stdio server's stderr goes (ipykernel's stderr has no file descriptor)."""
         self._connection = _Connection(self, argv, url, headers, env, cwd)
         if self.oauth is not None:
-            self._connection.auth = provider(name, str(url), self.oauth, self._secrets.add)
+            self._connection.auth = provider(name, str(url), self.oauth, self._secret)
         self._loop = background_loop()
         self.instructions: str | None = None
         """What the server said about using it (``instructions`` at the start), or None."""
@@ -364,9 +365,6 @@ class McpToolbox(ServerContext, Reconnect, ToolRefresh, Taped, Toolbox):
             self._removed = set(self.__dict__.get("_removed", ())) - {remote}
         return added
 
-    def _redact(self, text: str) -> str:
-        return redact(text, self._secrets)
-
     @property
     def connected(self) -> bool:
         """Whether the session is open (False after `close`, or once a call found the server gone)."""
@@ -401,12 +399,12 @@ class McpToolbox(ServerContext, Reconnect, ToolRefresh, Taped, Toolbox):
 
                 was_open = self._connection.alive
                 try:
-                    return attempt()
+                    return self._masked(attempt())
                 except McpServerError as error:
                     if not self._retries(tool, error, flight.running, was_open):
                         raise
                     self._again(remote, error)
-                    return attempt()
+                    return self._masked(attempt())
         except (McpServerError, McpToolError) as error:  # a server may quote its token back
             if self._vanished(remote, error):  # the server dropped the tool since it was listed
                 raise McpServerError(self._gone(remote) or "") from None

@@ -18,7 +18,7 @@ from IPython.core.magic_arguments import argument, magic_arguments
 
 from ...mcp.client._progress import LOG_LEVELS
 from ..._html import escape
-from ...mcp.client._oauth import OAuthWaitError
+from ...mcp.client.oauth import OAuthWaitError
 from ...mcp.client.toolbox import McpServerError, McpToolbox, OAuth
 from ...mcp.config import SERVER_NAME
 from ...recording.cassette import CassetteError
