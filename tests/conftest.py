@@ -51,10 +51,33 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> objec
 _WAITED = pytest.StashKey[float]()
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """On a pytest-xdist worker, list the files that hold real-model tests for the scheduler."""
+    run = os.environ.get("PYTEST_XDIST_TESTRUNUID")
+    if run is not None and hasattr(config, "workerinput"):
+        from tests.real_model_schedule import write_real_model_files
+
+        write_real_model_files(
+            run, (item.nodeid.split("::")[0] for item in items if item.get_closest_marker("real_model"))
+        )
+
+
+@pytest.hookimpl(optionalhook=True, tryfirst=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
+    """``--dist loadfile`` with the real-model files on one worker, first (tests/real_model_schedule.py)."""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from tests.real_model_schedule import RealModelFirst
+
+    return RealModelFirst(config, log)
+
+
 @pytest.fixture(autouse=True)
 def _one_real_model_at_a_time(request: pytest.FixtureRequest):
     """Under pytest-xdist, a real-model test waits for the other worker's to end (not counted in
-    its budget): two llama.cpp models share the memory bandwidth, and each took 2-3x as long."""
+    its budget): two llama.cpp models share the memory bandwidth, and each took 2-3x as long.
+    With ``--dist loadfile`` they all run on one worker anyway (`pytest_xdist_make_scheduler`);
+    this guards runs scheduled otherwise."""
     run = os.environ.get("PYTEST_XDIST_TESTRUNUID")
     if run is None or request.node.get_closest_marker("real_model") is None:
         yield

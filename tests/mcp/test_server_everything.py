@@ -2,8 +2,9 @@
 
 It exercises what the protocol carries: structured content with an output schema, images and
 resource links in results, resources, prompts, a form with every field kind (elicitation),
-sampling, progress and logging. The package is installed from npm into a temporary folder
-(pinned, so the expected values hold); without npm or the registry the tests are skipped.
+sampling, progress and logging. The package is installed from npm once per version, into a folder
+under the temporary directory that later runs reuse (tests/mcp_servers/npm_packages.py; pinned, so
+the expected values hold); without npm or the registry the tests are skipped.
 """
 
 from __future__ import annotations
@@ -11,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import json
 import shutil
-import subprocess
 
 import pytest
 
@@ -19,6 +19,7 @@ from meowgent_nb import Agent, ScriptedModel
 from meowgent_nb.agent.approvals import Approved
 from meowgent_nb.mcp.client._asking import ElicitAnswer
 from meowgent_nb.mcp.client.toolbox import McpToolbox
+from tests.mcp_servers import npm_packages
 
 PACKAGE = "@modelcontextprotocol/server-everything@2026.8.31"
 ANSWER = {"name": "Ada Lovelace", "check": True, "integer": 7, "untitledMultipleSelectEnum": ["Piano", "Drums"],
@@ -26,17 +27,13 @@ ANSWER = {"name": "Ada Lovelace", "check": True, "integer": 7, "untitledMultiple
 
 
 @pytest.fixture(scope="module")
-def everything(tmp_path_factory):
+def everything():
     if shutil.which("npm") is None:
         pytest.skip("npm is not installed")
-    folder = tmp_path_factory.mktemp("server-everything")
     try:
-        subprocess.run(
-            ["npm", "install", "--silent", "--no-audit", "--no-fund", "--prefix", str(folder), PACKAGE],
-            check=True, capture_output=True, text=True, timeout=300,
-        )
-    except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as error:
-        pytest.skip(f"could not install {PACKAGE} from npm: {str(getattr(error, 'stderr', '') or error)[-300:]}")
+        folder = npm_packages.installed(PACKAGE, ["npm"])  # once per version, kept between runs
+    except RuntimeError as error:
+        pytest.skip(str(error))
     command = [str(folder / "node_modules" / ".bin" / "mcp-server-everything"), "stdio"]
     poet = ScriptedModel(["Hello from the notebook."] * 5)
     # roots: the server offers get-roots-list only to a client that offers roots.

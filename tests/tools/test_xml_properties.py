@@ -13,6 +13,7 @@ import asyncio
 import dataclasses
 import enum
 import importlib.util
+import json
 import os
 import re
 import subprocess
@@ -907,38 +908,44 @@ def _import_helper(directory: Any) -> Any:
     return module
 
 
-def _bytes_per_hash_seed(directory: Any, tools: str) -> dict[str, bytes]:
-    """``helper.<tools>`` rendered by fresh interpreters with different string hashing."""
+HASH_SEEDS = ("0", "1", "4242")
+TOOL_SETS = ("TOOLS", "NESTED_MODEL_SET_DEFAULT", "NESTED_SET_IN_DEFAULT")
+
+
+@pytest.fixture(scope="module")
+def bytes_per_hash_seed(tmp_path_factory: Any) -> dict[str, dict[str, bytes]]:
+    """Each of the helper's `TOOL_SETS` rendered by fresh interpreters with different string
+    hashing: one interpreter per seed renders them all (an interpreter per set and seed took 9)."""
+    directory = tmp_path_factory.mktemp("xml-stability")
+    (directory / "xml_stability_helper.py").write_text(HELPER_MODULE, encoding="utf-8")
     code = (
-        "import sys\n"
+        "import json, sys\n"
         f"sys.path.insert(0, {str(directory)!r})\n"
         "import xml_stability_helper as helper\n"
-        f"sys.stdout.buffer.write(helper.render_tools_xml(helper.{tools}).encode('utf-8'))\n"
+        f"print(json.dumps({{name: helper.render_tools_xml(getattr(helper, name)) for name in {TOOL_SETS!r}}}))\n"
     )
     outputs = {}
-    for seed in ("0", "1", "4242"):
+    for seed in HASH_SEEDS:
         env = {**os.environ, "PYTHONHASHSEED": seed}
-        command = [sys.executable, "-c", code]
-        done = subprocess.run(command, env=env, capture_output=True, check=True, timeout=120)
-        outputs[seed] = done.stdout
+        done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, check=True, timeout=120)
+        outputs[seed] = {name: text.encode("utf-8") for name, text in json.loads(done.stdout).items()}
     return outputs
 
 
-def test_rendering_is_byte_stable_across_processes(tmp_path: Any) -> None:
+def test_rendering_is_byte_stable_across_processes(tmp_path: Any, bytes_per_hash_seed) -> None:
     helper = _import_helper(tmp_path)
     expected = render_tools_xml(helper.TOOLS).encode("utf-8")
     # The helper's tools round trip too, so the bytes compared carry the whole schema.
     for made, parsed in zip(helper.TOOLS, parse_tools_xml(expected.decode("utf-8")), strict=True):
         assert_same_schema(parsed["parameters"], made.parameters)
-    outputs = _bytes_per_hash_seed(tmp_path, "TOOLS")
-    assert outputs == {seed: expected for seed in outputs}
+    outputs = {seed: rendered["TOOLS"] for seed, rendered in bytes_per_hash_seed.items()}
+    assert outputs == {seed: expected for seed in HASH_SEEDS}
 
 
 @pytest.mark.parametrize("tools", ["NESTED_MODEL_SET_DEFAULT", "NESTED_SET_IN_DEFAULT"])
-def test_nested_set_default_is_byte_stable_across_processes(tmp_path: Any, tools: str) -> None:
-    _import_helper(tmp_path)
-    outputs = _bytes_per_hash_seed(tmp_path, tools)
-    assert len(set(outputs.values())) == 1, outputs
+def test_nested_set_default_is_byte_stable_across_processes(bytes_per_hash_seed, tools: str) -> None:
+    outputs = {seed: rendered[tools] for seed, rendered in bytes_per_hash_seed.items()}
+    assert len(outputs) == len(HASH_SEEDS) and len(set(outputs.values())) == 1, outputs
 
 
 # --- 4. decorated functions ---------------------------------------------------------------------
