@@ -39,6 +39,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..._visible import visible
 from ._spellings import Spelling, has_dot_dot_segment, spelling_of
 
 __all__ = [
@@ -147,7 +148,7 @@ def _glob(source: str, argument: str) -> Pattern:
         )
     if any(char in source for char in _WILDCARDS.values()):
         raise RuleSyntaxError(
-            f"{what} has a private-use character (U+E000 to U+E002) that the rules use for its wildcards;"
+            f"the glob {argument}={visible(source)} has a private-use character (U+E000 to U+E002) that the rules use for its wildcards;"
             f" to match a value that has one, quote it: {argument}={json.dumps(source)}"
         )
     held = spelling_of(_held(source))
