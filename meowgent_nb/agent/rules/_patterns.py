@@ -143,13 +143,14 @@ def _glob(source: str, argument: str) -> Pattern:
     what = f"the glob {argument}={source}"
     if has_dot_dot_segment(source):
         raise RuleSyntaxError(
-            f"{what} has a '..' segment, and a value with a '..' segment never matches"
-            f" a glob; to match exactly that value, quote it: {argument}={json.dumps(source)}"
+            f"{what} has a '..' segment, which a glob cannot have (a value's '..' is resolved before it"
+            f" is matched); to match exactly that value, quote it: {argument}={json.dumps(source)}"
         )
     if any(char in source for char in _WILDCARDS.values()):
         raise RuleSyntaxError(
-            f"the glob {argument}={visible(source)} has a private-use character (U+E000 to U+E002) that the rules use for its wildcards;"
-            f" to match a value that has one, quote it: {argument}={json.dumps(source)}"
+            f"the glob {argument}={visible(source)} has a private-use character (U+E000 to U+E002) that"
+            " the rules use for its wildcards; to match a value that has one, quote it:"
+            f" {argument}={json.dumps(source)}"
         )
     held = spelling_of(_held(source))
     if held.normal is None or held.written is None:
