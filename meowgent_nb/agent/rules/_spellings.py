@@ -10,6 +10,7 @@ it was written, only NFC-normalized and without ``./`` and repeated ``/``. Neith
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -44,6 +45,7 @@ class Spelling:
     """Why there is no normal form, for an error message: "it has a control character"."""
 
 
+@functools.lru_cache(maxsize=32)  # every rule about an argument reads the same value
 def spelling_of(text: str) -> Spelling:
     """The forms of ``text`` (linear in its length: at most `DECODING_ROUNDS` passes)."""
     written = None if has_dot_dot_segment(text) else _collapsed(unicodedata.normalize("NFC", text))
