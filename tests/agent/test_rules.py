@@ -132,8 +132,8 @@ def test_deny_wins_over_ask_and_allow_whatever_the_order():
          " path=a{b,c} has a '{' inside it; quote a value that has one as a JSON string (path=\"a{b,c}\"), and"
          " write a set as the whole value: path={a,b}."),
         ("delete_file path=../** -> allow", "Cannot read the rule 'delete_file path=../** -> allow': the glob"
-         " path=../** has a '..' segment, and a value with a '..' segment never matches a glob; to match exactly"
-         ' that value, quote it: path="../**".'),
+         " path=../** has a '..' segment, which a glob cannot have (a value's '..' is resolved before it is"
+         ' matched); to match exactly that value, quote it: path="../**".'),
         ("delete_file path=\"abc -> allow", "Cannot read the rule 'delete_file path=\"abc -> allow': path= begins a"
          " quoted value that does not end properly (Unterminated string starting at); quote values as JSON"
          ' strings: "my file.txt", with \\" for a quote inside.'),

@@ -4,6 +4,26 @@ A value is matched by its text: a string as it is, a number, bool or null as JSO
 ``true``, ``null``), a path (``pathlib.Path``) as its string, an enum by its value. A list or an
 object matches only a ``json:`` pattern (its exact JSON value); no glob, regex or set matches one.
 
+One place has many spellings (``./keep/a.txt``, ``keep/../keep/a.txt``, ``keep%2fa.txt``,
+``keep\\a.txt``, a full-width ``／``, NFD accents; see `_spellings`), and a value has a normal
+form they share, or none when it cannot be read one way (a control character such as NUL, still
+percent-encoded after 4 rounds, not UTF-8 once decoded, a name of only dots and spaces, a ``..``
+climbing above its start). A deny or ask pattern matches every spelling; an allow pattern only
+spellings that mean what it says whichever way they are read:
+
+- A glob is put in the same forms as the values. A deny or ask glob matches a value when it matches
+  the value as written, or its normal form ignoring case (as a case-insensitive disk does), or the
+  value has no normal form. An allow glob matches only when it matches both the value as written
+  (NFC, ``./`` and repeated ``/`` dropped; never with a ``..`` segment) and its normal form: so
+  ``scratch/**`` allows ``scratch/a.txt`` and ``./scratch/a.txt``, and no spelling that leaves it.
+- A set or an exact (quoted) value allows only the value exactly as written; it denies or asks
+  about every spelling of one of its values (normal forms equal ignoring case), and a value with
+  no normal form.
+- A regex is about text: it allows a value it matches as written that has a normal form; it denies
+  or asks about a value it matches as written, percent-decoded, or in normal form, and a value
+  with no normal form.
+- ``json:`` matches its exact JSON value, for every action.
+
 Globs and regexes run on RE2 (the `google-re2` package), whose matching takes time linear in the
 value: no rule can take catastrophic time, whatever the pattern and the value. RE2 refuses the
 features that could (backreferences, lookaround) when the rule is written, so such a regex is an
@@ -15,17 +35,28 @@ from __future__ import annotations
 import json
 import os
 import re
-import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import unquote
 
-__all__ = ["MAX_PATTERN_CHARS", "Pattern", "RuleSyntaxError", "has_dot_dot_segment", "plain_value", "read_pattern", "value_text"]
+from ..._visible import visible
+from ._spellings import Spelling, has_dot_dot_segment, spelling_of
+
+__all__ = [
+    "MAX_PATTERN_CHARS",
+    "Pattern",
+    "RuleSyntaxError",
+    "has_dot_dot_segment",
+    "plain_value",
+    "read_pattern",
+    "value_text",
+]
 
 MAX_PATTERN_CHARS = 1000
-_SEPARATORS = re.compile(r"[/\\]")
 _NO_MATCH = object()
+# A glob's wildcards while its text is put in normal form (private-use characters, which NFKC,
+# percent-decoding and the path reading keep as they are).
+_WILDCARDS = {"**": "\ue000", "*": "\ue001", "?": "\ue002"}
 
 
 class RuleSyntaxError(ValueError):
@@ -40,10 +71,13 @@ class Pattern:
     """``"glob"``, ``"re"``, ``"set"``, ``"exact"`` (a quoted string) or ``"json"``."""
     source: str
     """The pattern as written in the rule."""
-    test: Callable[[Any], bool] = field(compare=False, repr=False)
+    test: Callable[[Any, bool], bool] = field(compare=False, repr=False)
 
-    def matches(self, value: Any) -> bool:
-        return self.test(value)
+    def matches(self, value: Any, *, allow: bool) -> bool:
+        """Whether ``value`` matches, for an allow rule (``allow=True``: only spellings that mean
+        what the pattern says whichever way they are read) or a deny or ask rule (every spelling of
+        what it says, and a value with no normal form)."""
+        return self.test(value, allow)
 
 
 def value_text(value: Any) -> Any:
@@ -71,15 +105,9 @@ def plain_value(value: Any) -> Any:
         return _NO_MATCH
 
 
-def has_dot_dot_segment(text: str) -> bool:
-    """Whether ``text`` has a segment (between ``/`` or ``\\``) that names a parent folder: ``..``,
-    also written ``%2e%2e``, with full-width dots, or with trailing dots or spaces (which Windows
-    drops)."""
-    for segment in _SEPARATORS.split(text):
-        plain = unicodedata.normalize("NFKC", unquote(segment)).strip()
-        if len(plain) >= 2 and set(plain) == {"."}:
-            return True
-    return False
+def _spelling(value: Any) -> Spelling | None:
+    text = value_text(value)
+    return spelling_of(text) if isinstance(text, str) else None
 
 
 def _re2(pattern: str, what: str) -> Any:
@@ -99,33 +127,50 @@ def _re2(pattern: str, what: str) -> Any:
         ) from None
 
 
-def _glob_regex(glob: str) -> str:
-    """``**`` matches anything (``/`` too), ``*`` anything but ``/`` and ``\\``, ``?`` one such
-    character; everything else is itself."""
-    parts, i = [], 0
-    while i < len(glob):
-        if glob.startswith("**", i):
-            parts.append(r"(?s:.*)")
-            while i < len(glob) and glob[i] == "*":
-                i += 1
-            continue
-        char = glob[i]
-        parts.append(r"[^/\\]*" if char == "*" else r"[^/\\]" if char == "?" else re.escape(char))
-        i += 1
-    return "".join(parts)
+def _held(glob: str) -> str:
+    """``glob`` with its wildcards held as `_WILDCARDS` (``***`` is ``**``)."""
+    return re.sub(r"\*\*+|\*|\?", lambda m: _WILDCARDS[m.group()[:2]], glob)
+
+
+def _glob_regex(held: str, one: str) -> str:
+    """``**`` matches anything (``/`` too), ``*`` any run of ``one`` (a character of one segment),
+    ``?`` one such character; everything else is itself."""
+    regexes = {_WILDCARDS["**"]: r"(?s:.*)", _WILDCARDS["*"]: one + "*", _WILDCARDS["?"]: one}
+    return "".join(regexes.get(char) or re.escape(char) for char in held)
 
 
 def _glob(source: str, argument: str) -> Pattern:
+    what = f"the glob {argument}={source}"
     if has_dot_dot_segment(source):
         raise RuleSyntaxError(
-            f"the glob {argument}={source} has a '..' segment, and a value with a '..' segment never matches"
-            f" a glob; to match exactly that value, quote it: {argument}={json.dumps(source)}"
+            f"{what} has a '..' segment, which a glob cannot have (a value's '..' is resolved before it"
+            f" is matched); to match exactly that value, quote it: {argument}={json.dumps(source)}"
         )
-    compiled = _re2(_glob_regex(source), f"the glob {argument}={source}")
+    if any(char in source for char in _WILDCARDS.values()):
+        raise RuleSyntaxError(
+            f"the glob {argument}={visible(source)} has a private-use character (U+E000 to U+E002) that"
+            " the rules use for its wildcards; to match a value that has one, quote it:"
+            f" {argument}={json.dumps(source)}"
+        )
+    held = spelling_of(_held(source))
+    if held.normal is None or held.written is None:
+        quoted = json.dumps(source)
+        raise RuleSyntaxError(
+            f"{what} cannot be read as one place: {held.why}; write the place plainly (e.g."
+            f" {argument}=scratch/**), or quote the value to match exactly that: {argument}={quoted}"
+        )
+    written = _re2(_glob_regex(held.written, r"[^/\\]"), what)
+    normal = _re2(_glob_regex(held.normal, "[^/]"), what)
+    any_case = _re2("(?i)" + _glob_regex(held.normal, "[^/]"), what)
 
-    def test(value: Any) -> bool:
-        text = value_text(value)
-        return isinstance(text, str) and not has_dot_dot_segment(text) and compiled.fullmatch(text) is not None
+    def test(value: Any, allow: bool) -> bool:
+        spelling = _spelling(value)
+        if spelling is None:
+            return False
+        as_written = spelling.written is not None and written.fullmatch(spelling.written) is not None
+        if allow:
+            return as_written and spelling.normal is not None and bool(normal.fullmatch(spelling.normal))
+        return as_written or spelling.normal is None or any_case.fullmatch(spelling.normal) is not None
 
     return Pattern("glob", source, test)
 
@@ -133,21 +178,37 @@ def _glob(source: str, argument: str) -> Pattern:
 def _regex(source: str, pattern: str, argument: str) -> Pattern:
     compiled = _re2(pattern, f"the regex {argument}={source}")
 
-    def test(value: Any) -> bool:
-        text = value_text(value)
-        return isinstance(text, str) and compiled.fullmatch(text) is not None
+    def test(value: Any, allow: bool) -> bool:
+        spelling = _spelling(value)
+        if spelling is None:
+            return False
+        if allow:
+            return spelling.normal is not None and compiled.fullmatch(spelling.text) is not None
+        return spelling.normal is None or any(
+            form is not None and compiled.fullmatch(form) is not None
+            for form in (spelling.text, spelling.decoded, spelling.normal)
+        )
 
     return Pattern("re", source, test)
 
 
 def _texts(values: frozenset[str], kind: str, source: str) -> Pattern:
-    return Pattern(kind, source, lambda value: value_text(value) in values)
+    normals = {spelling.normal.casefold() for spelling in map(spelling_of, values) if spelling.normal}
+
+    def test(value: Any, allow: bool) -> bool:
+        text = value_text(value)
+        if text in values or allow or not isinstance(text, str):
+            return text in values
+        normal = spelling_of(text).normal
+        return normal is None or normal.casefold() in normals
+
+    return Pattern(kind, source, test)
 
 
 def _json_value(source: str, value: Any) -> Pattern:
     wanted = json.dumps(value, sort_keys=True)
 
-    def test(given: Any) -> bool:
+    def test(given: Any, allow: bool) -> bool:
         plain = plain_value(given)
         try:
             return plain is not _NO_MATCH and json.dumps(plain, sort_keys=True) == wanted

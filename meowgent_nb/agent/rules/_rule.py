@@ -70,10 +70,16 @@ class Rule:
         return self.text
 
     def matches(self, tool_name: str, arguments: Mapping[str, Any]) -> bool:
-        """Whether a call of ``tool_name`` with these (validated) arguments is one this rule is about."""
+        """Whether a call of ``tool_name`` with these (validated) arguments is one this rule is about.
+
+        A deny or ask rule is about every spelling of the values it names (``./keep/a.txt`` and
+        ``keep%2fa.txt`` are ``keep/a.txt``); an allow rule only about spellings that mean what it
+        says whichever way they are read (see `_patterns`).
+        """
         if tool_name != self.tool:
             return False
-        return all(name in arguments and pattern.matches(arguments[name]) for name, pattern in self.patterns)
+        allow = self.action == "allow"
+        return all(name in arguments and p.matches(arguments[name], allow=allow) for name, p in self.patterns)
 
 
 def _parse(text: str, implied: Action | None) -> Rule:
