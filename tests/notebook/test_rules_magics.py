@@ -24,8 +24,10 @@ def call(path: str) -> str:
 
 @pytest.fixture
 def notebook(ip, tmp_path, monkeypatch):
-    """A shell in a folder with an approvals.toml, the tool defined, and input() that fails if asked."""
+    """A shell in a folder with an approvals.toml the run trusts, the tool defined, and input() that
+    fails if asked."""
     monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("MEOWGENT_TRUST_RULES", str(tmp_path / "approvals.toml"))
     (tmp_path / "approvals.toml").write_text('rules = ["delete_file path=scratch/** -> allow"]\n')
     ip.user_ns["delete_file"] = delete_file
 
