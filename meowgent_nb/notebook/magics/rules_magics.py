@@ -55,9 +55,11 @@ def notebook_folder(shell: Any) -> Path | None:
     return None
 
 
-def session_rules(magics: Any, what: str = "%%agent") -> Rules:
+def session_rules(magics: Any, what: str = "%%agent", tell: bool = True) -> Rules:
     """The notebook's `Rules`, its rules file read again if it changed; a file that cannot be
-    used is a `UsageError` saying which and why (the rules added in the notebook are kept)."""
+    used is a `UsageError` saying which and why (the rules added in the notebook are kept).
+    ``tell=False``: a file whose allow rules wait for trust is not announced (``%agent trust``
+    shows it itself)."""
     rules = getattr(magics, "_rules", None)
     if rules is None:
         from ..approvals.trust_panel import tell_untrusted
@@ -66,10 +68,13 @@ def session_rules(magics: Any, what: str = "%%agent") -> Rules:
         folder = notebook_folder(magics.shell)
         rules.file = RulesFile([*([folder] if folder else []), Path.cwd()])
         rules.on_untrusted = tell_untrusted  # the first cell that meets the file says so
+    told, rules.on_untrusted = rules.on_untrusted, (rules.on_untrusted if tell else lambda untrusted: None)
     try:
         rules.refresh()
     except RuleError as error:
         raise UsageError(f"{what}: {error}") from None
+    finally:
+        rules.on_untrusted = told
     return rules
 
 
@@ -165,7 +170,7 @@ def trust_command(magics: Any, rest: str) -> None:
 def _rules_file(magics: Any, given: str | None, what: str) -> RulesFile:
     """The session's rules file, or the one at ``given`` (a rules file, or a folder: its rules file)."""
     if given is None:
-        file = session_rules(magics, what).file
+        file = session_rules(magics, what, tell=False).file
         if file.path is None:
             raise UsageError(
                 f"{what}: there is no rules file here (approvals.toml, or pyproject.toml with"
