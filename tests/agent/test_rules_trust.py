@@ -30,6 +30,7 @@ from meowgent_nb.agent.rules import (
 )
 from meowgent_nb.notebook.views.transcript import Transcript
 
+ALLOWED, DENIED = "allowed by rule 1 (delete_file path=**)", "denied by rule 2 (delete_file path=keep/**)"
 FILE = 'rules = ["delete_file path=** -> allow", "delete_file path=keep/** -> deny", "list_files -> ask"]\n'
 
 
@@ -41,8 +42,12 @@ def delete_file(path: str) -> str:
 
 def write(path: Path, text: str) -> None:
     path.write_text(text)
-    stamp = time.time_ns() + 1_000_000_000  # a later modification time than the last write, also on a coarse clock
+    stamp = time.time_ns() + 1_000_000_000  # later than the last write's, also on a coarse clock
     os.utime(path, ns=(stamp, stamp))
+
+
+def reason(verdict) -> str | None:
+    return verdict.reason if verdict is not None else None
 
 
 def quiet_rules(folder: Path) -> Rules:
@@ -69,20 +74,18 @@ def project(tmp_path):
 
 
 def test_an_untrusted_files_allow_rules_decide_nothing_and_its_ask_and_deny_rules_apply(project, capsys):
-    rules = Rules(folders=[project])
+    rules, path = Rules(folders=[project]), project / "approvals.toml"
     assert rules.decide("delete_file", {"path": "a.txt"}) is None  # asked as if the rule were not there
-    assert rules.decide("delete_file", {"path": "keep/a.txt"}).reason == "denied by rule 2 (delete_file path=keep/**)"
-    assert rules.decide("list_files", {}).reason == "asked by rule 3 (list_files)"
-    assert rules.untrusted_allow("delete_file", {"path": "a.txt"}).reason == "allowed by rule 1 (delete_file path=**)"
+    assert reason(rules.decide("delete_file", {"path": "keep/a.txt"})) == DENIED
+    assert reason(rules.decide("list_files", {})) == "asked by rule 3 (list_files)"
+    assert reason(rules.untrusted_allow("delete_file", {"path": "a.txt"})) == ALLOWED
     assert rules.untrusted_allow("delete_file", {"path": "keep/a.txt"}) is None  # the deny would win anyway
-    assert str(rules).splitlines()[0] == "  1. delete_file path=** -> allow   (%s) (not trusted: %%agent trust)" % (
-        project / "approvals.toml"
-    )
-    path = project / "approvals.toml"
+    marked = f"  1. delete_file path=** -> allow   ({path}) (not trusted: %agent trust)"
+    assert str(rules).splitlines()[0] == marked
     assert capsys.readouterr().err == (
-        f"meowgent_nb: ignoring the 1 allow rule of {path}: the file is not trusted, so the calls they would allow"
-        f" are asked. To use them, set MEOWGENT_TRUST_RULES={path} for this run, or trust the file with %agent"
-        " trust.\n"
+        f"meowgent_nb: ignoring the 1 allow rule of {path}: the file is not trusted, so the calls they would"
+        f" allow are asked. To use them, set MEOWGENT_TRUST_RULES={path} for this run, or trust the file with"
+        " %agent trust.\n"
     )
     Rules(folders=[project])  # once per process and content
     assert capsys.readouterr().err == ""
@@ -91,12 +94,12 @@ def test_an_untrusted_files_allow_rules_decide_nothing_and_its_ask_and_deny_rule
 def test_trust_is_for_the_content_read_an_edit_of_one_byte_withdraws_it(project):
     rules = quiet_rules(project)
     trust_rules(rules.path, rules.file.sha256)
-    assert rules.decide("delete_file", {"path": "a.txt"}).reason == "allowed by rule 1 (delete_file path=**)"
+    assert rules.decide("delete_file", {"path": "a.txt"}).reason == ALLOWED
     assert "not trusted" not in str(rules)
     write(project / "approvals.toml", FILE.replace("path=**", "path=*?"))  # the same size, one byte changed
     assert rules.decide("delete_file", {"path": "a.txt"}) is None
     write(project / "approvals.toml", FILE)  # the content trusted, again
-    assert rules.decide("delete_file", {"path": "a.txt"}).reason == "allowed by rule 1 (delete_file path=**)"
+    assert rules.decide("delete_file", {"path": "a.txt"}).reason == ALLOWED
 
 
 def test_a_copy_or_a_symlink_of_a_trusted_file_is_not_trusted(project, tmp_path):
@@ -108,16 +111,15 @@ def test_a_copy_or_a_symlink_of_a_trusted_file_is_not_trusted(project, tmp_path)
     write(copy / "approvals.toml", FILE)
     (link / "approvals.toml").symlink_to(project / "approvals.toml")
     linked_folder.symlink_to(project)  # the same file, found in its own folder by another name
-    decided = {
-        folder.name: quiet_rules(folder).decide("delete_file", {"path": "a"}) for folder in (copy, link, linked_folder)
-    }
-    assert {name: verdict and verdict.reason for name, verdict in decided.items()} == {
-        "copy": None, "link": None, "linked": "allowed by rule 1 (delete_file path=**)"
+    found = [copy, link, linked_folder]
+    decided = {folder.name: quiet_rules(folder).decide("delete_file", {"path": "a"}) for folder in found}
+    assert {name: reason(verdict) for name, verdict in decided.items()} == {
+        "copy": None, "link": None, "linked": ALLOWED
     }
     assert rules_file_key(link / "approvals.toml") == str(link.resolve() / "approvals.toml")
 
 
-def test_a_run_trusts_the_files_folders_and_contents_named_in_MEOWGENT_TRUST_RULES(project, tmp_path, monkeypatch):
+def test_a_run_trusts_the_files_folders_and_contents_in_MEOWGENT_TRUST_RULES(project, tmp_path, monkeypatch):
     path, other = project / "approvals.toml", tmp_path / "other"
     digest = quiet_rules(project).file.sha256
     named = {
@@ -182,7 +184,8 @@ def test_a_corrupt_store_trusts_nothing_and_says_so(project, text, capsys):
 
 def test_the_card_of_a_call_an_untrusted_rule_would_allow_says_so(project, monkeypatch):
     monkeypatch.chdir(project)  # Agent reads approvals.toml in the working directory
-    call = "<tool_call>" + json.dumps({"name": "delete_file", "arguments": {"path": "a.txt"}}) + "</tool_call>"
+    said = json.dumps({"name": "delete_file", "arguments": {"path": "a.txt"}})
+    call = f"<tool_call>{said}</tool_call>"
     agent = Agent(ScriptedModel([call, "Done."]), [delete_file], approver=DenyAll("no one here."))
     events = []
 
@@ -204,7 +207,7 @@ def test_the_persons_own_rules_need_no_trust(project, monkeypatch):
     monkeypatch.chdir(project.parent)
     agent = Agent(ScriptedModel([]), [delete_file], rules=["delete_file path=** -> allow"])
     agent.rules.add("delete_file path=x -> deny", source="%agent deny")
-    assert agent.rules.decide("delete_file", {"path": "a"}).reason == "allowed by rule 1 (delete_file path=**)"
+    assert reason(agent.rules.decide("delete_file", {"path": "a"})) == ALLOWED
     assert agent.rules.untrusted() is None
 
 
@@ -231,7 +234,8 @@ def read_in_a_subprocess(folder: Path) -> str:
         resource.setrlimit(resource.RLIMIT_AS, (512 << 20, 512 << 20))
 
     done = subprocess.run(
-        [sys.executable, "-c", READ, str(folder)], capture_output=True, text=True, timeout=30, preexec_fn=limit
+        [sys.executable, "-c", READ, str(folder)],
+        capture_output=True, text=True, timeout=30, preexec_fn=limit, check=False,
     )
     return done.stdout.strip() or done.stderr.strip().splitlines()[-1]
 
@@ -249,8 +253,8 @@ def read_in_a_subprocess(folder: Path) -> str:
 def test_only_a_regular_file_is_read_anything_else_is_a_rule_error_naming_it(tmp_path, name, make, said):
     make(tmp_path / name)
     assert read_in_a_subprocess(tmp_path) == (
-        f"RuleError: The rules file {tmp_path / name} {said}; a rules file is a text file (and a symlink to one"
-        " is followed). Replace it with one, or remove it."
+        f"RuleError: The rules file {tmp_path / name} {said}; a rules file is a text file (and a symlink to"
+        " one is followed). Replace it with one, or remove it."
     )
 
 
@@ -266,6 +270,6 @@ def test_a_rules_file_that_cannot_be_opened_is_a_rule_error_naming_it(tmp_path):
     with pytest.raises(RuleError) as caught:  # gone between the look and the read
         read_bytes(tmp_path / "approvals.toml")
     assert str(caught.value) == (
-        f"The rules file {tmp_path / 'approvals.toml'} cannot be opened (No such file or directory); check that it"
-        " exists and can be read, or remove it."
+        f"The rules file {tmp_path / 'approvals.toml'} cannot be opened (No such file or directory); check"
+        " that it exists and can be read, or remove it."
     )

@@ -18,10 +18,10 @@ def test_without_the_trust_setting_the_course_rules_file_allows_nothing():
         "  [a rule in approvals.toml would allow this; the file is not trusted (%agent trust)]\n"
         "  Denied: no person to approve (headless run)"
     )
-    rules_listing = next(
-        "".join(output.get("text", "")) for c in run.notebook.cells if c.source == "%agent rules" for output in c.outputs
+    (listing,) = [cell.outputs[0]["text"] for cell in run.notebook.cells if cell.source == "%agent rules"]
+    assert listing.splitlines()[-1] == (
+        "  1. delete_file name=*.log -> allow   (approvals.toml) (not trusted: %agent trust)"
     )
-    assert rules_listing.splitlines()[-1] == "  1. delete_file name=*.log -> allow   (approvals.toml) (not trusted: %agent trust)"
 
 
 def test_the_course_trusts_its_file_in_its_test_configuration_and_no_cell_trusts_it():
@@ -38,6 +38,5 @@ def test_the_course_trusts_its_file_in_its_test_configuration_and_no_cell_trusts
         for cell in json.loads(path.read_text())["cells"]
         if cell["cell_type"] == "code"
     ]
-    assert [(name, source) for name, source in code if any(
-        word in source for word in ("MEOWGENT_TRUST_RULES", "%agent trust", "trust_rules", "MEOWGENT_CONFIG_DIR")
-    )] == []
+    words = ("MEOWGENT_TRUST_RULES", "%agent trust", "trust_rules", "MEOWGENT_CONFIG_DIR")
+    assert [(name, source) for name, source in code if any(word in source for word in words)] == []

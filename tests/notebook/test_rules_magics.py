@@ -184,7 +184,8 @@ def test_agent_trust_asks_in_a_terminal_and_lists_and_removes(untrusted, tmp_pat
     digest = hashlib.sha256(path.read_bytes()).hexdigest()
     untrusted.answers.extend(["no", "yes"])
     asked = (
-        f"The rules file {path} has 1 allow rule, ignored until you trust it (its ask and deny rules apply).\n"
+        f"The rules file {path} has 1 allow rule, ignored until you trust it (its ask and deny rules"
+        " apply).\n"
         "  1. delete_file path=scratch/** -> allow\n"
         f"     (sha256 {digest[:16]}...)\n"
         "Trust these rules? Type yes to trust them: \n"
@@ -196,9 +197,12 @@ def test_agent_trust_asks_in_a_terminal_and_lists_and_removes(untrusted, tmp_pat
         "",
     )
     assert line(untrusted, "trust") == (f"{path} is trusted: its allow rules apply.\n", "")
-    assert line(untrusted, "rules")[0].splitlines()[1] == "  1. delete_file path=scratch/** -> allow   (approvals.toml)"
+    assert line(untrusted, "rules")[0].splitlines()[1] == (
+        "  1. delete_file path=scratch/** -> allow   (approvals.toml)"
+    )
     shown = cell(untrusted, call("scratch/a.txt"), "Done.")
-    assert "[tool] delete_file(path='scratch/a.txt') -> done (allowed by rule 1 (delete_file path=scratch/**))" in shown
+    ran = "[tool] delete_file(path='scratch/a.txt') -> done (allowed by rule 1 (delete_file path=scratch/**))"
+    assert ran in shown
     (entry,) = trusted_rules()
     assert line(untrusted, "trust --list") == (
         f"Rules files you trusted (kept in {trust_store()}):\n"
@@ -227,15 +231,15 @@ def test_agent_trust_of_a_file_without_allow_rules_has_nothing_to_ask(untrusted,
 @pytest.mark.parametrize(
     ("command", "message"),
     [
-        ("trust --frob", "%agent trust: unknown options '--frob'; use %agent trust [PATH] | %agent trust --list |"
-         " %agent trust --remove [PATH]."),
+        ("trust --frob", "%agent trust: unknown options '--frob'; use %agent trust [PATH] | %agent trust"
+         " --list | %agent trust --remove [PATH]."),
         ("trust a b", "%agent trust: unknown options 'a b'; use %agent trust [PATH] | %agent trust --list |"
          " %agent trust --remove [PATH]."),
-        ("trust {tmp}/pyproject.toml", "%agent trust: {tmp}/pyproject.toml is not the rules file of its folder (its"
-         " rules file is {tmp}/approvals.toml); a rules file is approvals.toml, or pyproject.toml with"
-         " [tool.meowgent_nb.approvals] (approvals.toml wins)."),
-        ("trust {tmp}/nowhere", "%agent trust: {tmp}/nowhere is not the rules file of its folder (it has no rules"
-         " file); a rules file is approvals.toml, or pyproject.toml with [tool.meowgent_nb.approvals]"
+        ("trust {tmp}/pyproject.toml", "%agent trust: {tmp}/pyproject.toml is not the rules file of its"
+         " folder (its rules file is {tmp}/approvals.toml); a rules file is approvals.toml, or pyproject.toml"
+         " with [tool.meowgent_nb.approvals] (approvals.toml wins)."),
+        ("trust {tmp}/nowhere", "%agent trust: {tmp}/nowhere is not the rules file of its folder (it has no"
+         " rules file); a rules file is approvals.toml, or pyproject.toml with [tool.meowgent_nb.approvals]"
          " (approvals.toml wins)."),
     ],
 )

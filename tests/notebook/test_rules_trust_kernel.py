@@ -19,8 +19,8 @@ def delete_file(path: str) -> str:
     return f"deleted {path}"
 
 def calls(*turns):
-    said = ["<tool_call>" + json.dumps({"name": "delete_file", "arguments": {"path": p}}) + "</tool_call>" for p in turns]
-    return ScriptedModel([*said, "Done."])
+    said = [json.dumps({"name": "delete_file", "arguments": {"path": p}}) for p in turns]
+    return ScriptedModel([*(f"<tool_call>{c}</tool_call>" for c in said), "Done."])
 
 def rules_here(folder, text):
     """Make ``folder`` the notebook's folder, with ``text`` as its approvals.toml: a fresh session."""
@@ -64,15 +64,19 @@ def test_allow_rules_wait_for_the_button_and_an_edit_or_a_copy_asks_again(kernel
         NOTE,
         "  Denied: no person to approve (headless run)",
     ]
-    assert [c["text"] for c in headless.of_type("stream") if c["name"] == "stderr"] == [
-        f"meowgent_nb: ignoring the 1 allow rule of {path}: the file is not trusted, so the calls they would allow"
-        f" are asked. To use them, set MEOWGENT_TRUST_RULES={path} for this run, or trust the file with %agent"
-        " trust.\n"
-    ]
+    assert [c["text"] for c in headless.of_type("stream") if c["name"] == "stderr"] == [(
+        f"meowgent_nb: ignoring the 1 allow rule of {path}: the file is not trusted, so the calls they would"
+        f" allow are asked. To use them, set MEOWGENT_TRUST_RULES={path} for this run, or trust the file with"
+        " %agent trust.\n"
+    )]
 
-    kernel.ok(f"rules_here({folder!r}, {ALLOW_ALL!r}); model = calls('two')")  # a fresh session, as a person opens it
+    kernel.ok(f"rules_here({folder!r}, {ALLOW_ALL!r}); model = calls('two')")  # a fresh session, as opened
     asked = kernel.ok(CELL, hook=clicking(("Deny", 0)))
-    assert card(asked) == ["[tool] delete_file(path='two') -> denied (by you)", NOTE, "  Denied: the person did not approve this call."]
+    assert card(asked) == [
+        "[tool] delete_file(path='two') -> denied (by you)",
+        NOTE,
+        "  Denied: the person did not approve this call.",
+    ]
     assert panel(asked).splitlines()[:2] == [
         f"The rules file {path} has 1 allow rule, ignored until you trust it (its ask and deny rules apply).",
         "  1. delete_file path=** -> allow",
@@ -82,17 +86,22 @@ def test_allow_rules_wait_for_the_button_and_an_edit_or_a_copy_asks_again(kernel
     kernel.ok("model = calls('three')")
     trusted = kernel.ok(CELL)
     assert set(trusted.buttons) == {"Stop"}  # no Approve, no Deny, no Trust these rules
-    assert card(trusted) == ["[tool] delete_file(path='three') -> done (allowed by rule 1 (delete_file path=**))",
-                             "  deleted three"]
+    assert card(trusted) == [
+        "[tool] delete_file(path='three') -> done (allowed by rule 1 (delete_file path=**))",
+        "  deleted three",
+    ]
 
-    kernel.ok("pathlib.Path('approvals.toml').write_text(%r); model = calls('four')" % ALLOW_ALL.replace("**", "*?"))
+    edit = ALLOW_ALL.replace("**", "*?")  # the same size, one byte changed
+    kernel.ok(f"pathlib.Path('approvals.toml').write_text({edit!r}); model = calls('four')")
     edited = kernel.ok(CELL, hook=clicking(("Deny", 0)))  # one byte changed: asked again, and said so again
     assert card(edited)[:2] == ["[tool] delete_file(path='four') -> denied (by you)", NOTE]
     assert TRUST in edited.buttons
 
     kernel.ok(f"pathlib.Path('approvals.toml').write_text({ALLOW_ALL!r}); model = calls('five')")
     back = kernel.ok(CELL)  # the content trusted, again
-    assert card(back)[0] == "[tool] delete_file(path='five') -> done (allowed by rule 1 (delete_file path=**))"
+    assert card(back)[0] == (
+        "[tool] delete_file(path='five') -> done (allowed by rule 1 (delete_file path=**))"
+    )
 
     kernel.ok(f"rules_here('../copy', {ALLOW_ALL!r}); model = calls('six')")
     copied = kernel.ok(CELL, hook=clicking(("Deny", 0)))  # the same content in another folder

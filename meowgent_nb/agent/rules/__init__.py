@@ -33,6 +33,7 @@ __all__ = [
     # rules
     "MAX_FILE_BYTES", "MAX_RULES", "Rule", "RuleError", "RuleVerdict", "Rules", "rule_text_for",
     # trust in a rules file
-    "CONFIG_ENV", "TRUST_ENV", "UNTRUSTED_MARK", "TrustedRules", "UntrustedRules", "is_trusted", "rules_file_key",
-    "trust_rules", "trust_store", "trusted_rules", "untrust_rules", "untrusted_file", "warn_untrusted",
+    "CONFIG_ENV", "TRUST_ENV", "UNTRUSTED_MARK", "TrustedRules", "UntrustedRules", "is_trusted",
+    "rules_file_key", "trust_rules", "trust_store", "trusted_rules", "untrust_rules", "untrusted_file",
+    "warn_untrusted",
 ]

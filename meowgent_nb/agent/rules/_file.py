@@ -84,12 +84,16 @@ def read_bytes(path: Path, limit: int = MAX_FILE_BYTES, what: str = "rules file"
         RuleError: It is no regular file (a folder, a FIFO, a device), cannot be opened or read,
             or is longer than ``limit``; the message names it (as ``what``).
     """
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_BINARY", 0)
+    flags = os.O_RDONLY
+    for name in ("O_NONBLOCK", "O_NOCTTY", "O_BINARY"):  # a FIFO opens without waiting for a writer
+        flags |= getattr(os, name, 0)
     try:
         descriptor = os.open(path, flags)
     except OSError as error:
-        raise RuleError(f"The {what} {path} cannot be opened ({error.strerror or error}); check that it exists"
-                        " and can be read, or remove it.") from None
+        raise RuleError(
+            f"The {what} {path} cannot be opened ({error.strerror or error}); check that it exists and can be"
+            " read, or remove it."
+        ) from None
     try:
         status = os.fstat(descriptor)
         if not stat_module.S_ISREG(status.st_mode):
@@ -107,8 +111,10 @@ def read_bytes(path: Path, limit: int = MAX_FILE_BYTES, what: str = "rules file"
             chunks.append(chunk)
             left -= len(chunk)
     except OSError as error:
-        raise RuleError(f"The {what} {path} cannot be read ({error.strerror or error}); check that it can be"
-                        " read, or remove it.") from None
+        raise RuleError(
+            f"The {what} {path} cannot be read ({error.strerror or error}); check that it can be read, or"
+            " remove it."
+        ) from None
     finally:
         os.close(descriptor)
     data = b"".join(chunks)

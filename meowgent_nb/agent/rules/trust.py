@@ -87,19 +87,21 @@ class UntrustedRules:
     def line(self) -> str:
         """The one line a person reads about it."""
         count = len(self.allow)
+        rules = "allow rule" + "s" * (count != 1)
         return (
-            f"The rules file {self.path} has {count} allow rule{'s' * (count != 1)}, ignored until you trust it"
-            " (its ask and deny rules apply)."
+            f"The rules file {self.path} has {count} {rules}, ignored until you trust it (its ask and deny"
+            " rules apply)."
         )
 
     @property
     def headless_line(self) -> str:
         """The one line on stderr where no one can trust it (nbval, papermill, a script)."""
         count = len(self.allow)
+        rules = "allow rule" + "s" * (count != 1)
         return (
-            f"meowgent_nb: ignoring the {count} allow rule{'s' * (count != 1)} of {self.path}: the file is not"
-            f" trusted, so the calls they would allow are asked. To use them, set {TRUST_ENV}={self.path}"
-            " for this run, or trust the file with %agent trust."
+            f"meowgent_nb: ignoring the {count} {rules} of {self.path}: the file is not trusted, so the calls"
+            f" they would allow are asked. To use them, set {TRUST_ENV}={self.path} for this run, or trust"
+            " the file with %agent trust."
         )
 
 
@@ -154,7 +156,7 @@ def _read_store(store: Path) -> list[TrustedRules]:
         data = json.loads(read_bytes(store, _STORE_LIMIT, what="trust store").decode("utf-8"))
         entries = data["trusted"] if isinstance(data, dict) else None
         if not isinstance(entries, list):
-            raise ValueError('it has no list "trusted"')
+            raise ValueError('it has no list "trusted"')  # noqa: TRY004 - a store of another shape is corrupt
         found = []
         for entry in entries:
             if not (isinstance(entry, dict) and isinstance(entry.get("path"), str)

@@ -23,6 +23,8 @@ from .policy_approvals import is_headless, shows_widgets
 
 __all__ = ["TrustPanel", "ask_to_trust", "tell_untrusted"]
 
+_TOOLTIP = "Let this file's allow rules decide calls: this content, at this path (an edit asks again)"
+
 
 def tell_untrusted(untrusted: UntrustedRules) -> None:
     """Say that ``untrusted``'s allow rules are ignored, where the cell runs: a `TrustPanel`
@@ -76,7 +78,7 @@ class TrustPanel:
         self.button = widgets.Button(
             description=TRUST_RULES,
             button_style="warning",
-            tooltip="Let this file's allow rules decide calls: this content, at this path (an edit asks again)",
+            tooltip=_TOOLTIP,
         )
         self.button.layout.width = "auto"
         self.button.on_click(functools.partial(TrustPanel._clicked, self))

@@ -44,7 +44,7 @@ def agent_command(magics: Any, line: str) -> Any:
         # meowgent's errors show as one message; their whole chain is kept for whoever asks.
         error = getattr(sys, "last_value", None)
         print("".join(traceback.format_exception(error)) if error is not None else "(no error yet)", end="")
-    elif command.split(" ", 1)[0] in RULE_WORDS:  # the approval rules, trust in a rules file: see rules_magics
+    elif command.split(" ", 1)[0] in RULE_WORDS:  # the approval rules and trust: see rules_magics
         rules_command(magics, command)
     else:
         raise UsageError(

@@ -79,7 +79,7 @@ def session_rules(magics: Any, what: str = "%%agent", tell: bool = True) -> Rule
 
 
 def rules_command(magics: Any, command: str) -> None:
-    """Run ``%agent allow ...``, ``%agent deny ...``, ``%agent rules [--remove N]`` or ``%agent trust ...``."""
+    """Run ``%agent allow ...``, ``%agent deny ...``, ``%agent rules [--remove N]`` or ``%agent trust``."""
     word, _, rest = command.partition(" ")
     rest = rest.strip()
     if word == "trust":
@@ -149,7 +149,8 @@ def trust_command(magics: Any, rest: str) -> None:
             removed = untrust_rules(file.path)
         except OSError as error:
             raise UsageError(f"%agent trust --remove: the trust store cannot be written: {error}") from None
-        still = " (MEOWGENT_TRUST_RULES still trusts it for this run)" if is_trusted(file.path, file.sha256) else ""
+        by_run = is_trusted(file.path, file.sha256)  # the store no longer says so: the environment may
+        still = f" ({TRUST_ENV} still trusts it for this run)" if by_run else ""
         print(f"No longer trusted: {file.path}{still}." if removed else
               f"{file.path} was not trusted by you{still}; %agent trust --list shows what is.")
         return
@@ -174,7 +175,8 @@ def _rules_file(magics: Any, given: str | None, what: str) -> RulesFile:
         if file.path is None:
             raise UsageError(
                 f"{what}: there is no rules file here (approvals.toml, or pyproject.toml with"
-                f" [tool.meowgent_nb.approvals], beside the notebook or in the working directory); name one: {what} PATH."
+                " [tool.meowgent_nb.approvals], beside the notebook or in the working directory); name one:"
+                f" {what} PATH."
             )
         return file
     path = Path(given).expanduser()
@@ -187,8 +189,8 @@ def _rules_file(magics: Any, given: str | None, what: str) -> RulesFile:
     if file.path is None or (not path.is_dir() and str(file.path) != rules_file_key(path)):
         in_use = f"its rules file is {file.path}" if file.path is not None else "it has no rules file"
         raise UsageError(
-            f"{what}: {given} is not the rules file of its folder ({in_use}); a rules file is approvals.toml, or"
-            " pyproject.toml with [tool.meowgent_nb.approvals] (approvals.toml wins)."
+            f"{what}: {given} is not the rules file of its folder ({in_use}); a rules file is approvals.toml,"
+            " or pyproject.toml with [tool.meowgent_nb.approvals] (approvals.toml wins)."
         )
     return file
 
