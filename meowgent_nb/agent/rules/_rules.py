@@ -101,7 +101,10 @@ class Rules:
         untrusted = self.untrusted()
         if untrusted is not None and (untrusted.path, untrusted.sha256) not in self._told:
             self._told.add((untrusted.path, untrusted.sha256))
-            self.on_untrusted(untrusted)
+            try:
+                self.on_untrusted(untrusted)
+            except Exception:  # noqa: BLE001 - a notice that cannot be shown (no display): one line instead
+                warn_untrusted(untrusted)
         return rules
 
     @property
