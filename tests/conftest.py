@@ -1,8 +1,11 @@
-"""Shared test settings: no test reaches a real model server by accident, and none takes long."""
+"""Shared test settings: no test reaches a real model server by accident, none takes long, and
+none reads or writes the person's own config (the rules files they trusted)."""
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import tempfile
 import time
 from pathlib import Path
@@ -10,6 +13,13 @@ from pathlib import Path
 import pytest
 
 import meowgent_nb.models
+
+# The trust store (meowgent_nb.agent.rules.trust) of this process and of every kernel, server and
+# subprocess the tests start (they inherit the environment): a fresh folder, never the real one.
+_CONFIG = tempfile.mkdtemp(prefix="meowgent-test-config-")
+os.environ["MEOWGENT_CONFIG_DIR"] = _CONFIG
+os.environ.pop("MEOWGENT_TRUST_RULES", None)  # what a test trusts, it says
+atexit.register(shutil.rmtree, _CONFIG, ignore_errors=True)
 
 
 BUDGET = float(os.environ.get("MEOWGENT_TEST_BUDGET", "60"))

@@ -106,7 +106,8 @@ class CallRunner:
         asking = [item for item in runnable if ruled_by[item[0]] == "ask"]
         await self._log_ruled(runnable, ruled_by)
         if asking:
-            yield ApprovalRequested(tuple(call for _, call, _, _ in asking))
+            notes = tuple(self._untrusted_note(tool, values) for _, _, tool, values in asking)
+            yield ApprovalRequested(tuple(call for _, call, _, _ in asking), notes if any(notes) else ())
         try:
             decisions = await self._decide(asking)
         except (asyncio.CancelledError, KeyboardInterrupt):  # stopped while waiting: none of them ran
@@ -274,6 +275,16 @@ class CallRunner:
             if not self.deny_if_approver_fails:
                 raise
             return Denied(f"the approval rules could not be read: {error}", "the rules could not be read")
+
+    def _untrusted_note(self, tool: Tool, values: dict[str, Any]) -> str | None:
+        """For the card of a call that asks: that an untrusted rules file's allow rule would allow it."""
+        try:
+            verdict = self.rules.untrusted_allow(tool.name, values) if self.rules is not None else None
+        except RuleError:  # the file went bad since: the call is asked, and the next read says why
+            return None
+        if verdict is None or self.rules is None or self.rules.path is None:
+            return None
+        return f"a rule in {self.rules.path.name} would allow this; the file is not trusted (%agent trust)"
 
     async def _log_ruled(self, runnable: list[tuple[int, ToolCall, Tool, dict[str, Any]]], ruled_by: dict) -> None:
         """The rules' and approval functions' decisions go to the one decision log as a person's do."""

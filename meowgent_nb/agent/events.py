@@ -69,6 +69,9 @@ class ApprovalRequested:
     """These calls wait for a decision (the approver is asked next)."""
 
     calls: tuple[ToolCall, ...]
+    notes: tuple[str | None, ...] = ()
+    """A line for each call's card, or None; empty when no call has one (a rule of an untrusted
+    rules file would allow it: "a rule in approvals.toml would allow this; ...")."""
 
 
 @dataclass(frozen=True)

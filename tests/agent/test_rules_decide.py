@@ -201,7 +201,8 @@ def write(path, text):
     os.utime(path, ns=(stamp, stamp + len(text)))
 
 
-def test_a_rules_file_in_the_working_directory_is_read_and_read_again_when_it_changes(tmp_path):
+def test_a_rules_file_in_the_working_directory_is_read_and_read_again_when_it_changes(tmp_path, monkeypatch):
+    monkeypatch.setenv("MEOWGENT_TRUST_RULES", str(tmp_path))  # its allow rules decide
     write(tmp_path / "approvals.toml", 'rules = ["delete_file path=scratch/** -> allow"]\n')
     approver = Recording(Denied(reason="by you"))
     agent = Agent(ScriptedModel([]), [delete_file], approver=approver, rules=["delete_file path=scratch/keep/** -> deny"])

@@ -15,6 +15,7 @@ import json, os, pathlib
 from meowgent_nb import ScriptedModel, tool
 %load_ext meowgent_nb
 pathlib.Path("approvals.toml").write_text('rules = ["delete_file path=scratch/** -> allow", "delete_file path=keep/** -> deny"]')
+os.environ["MEOWGENT_TRUST_RULES"] = str(pathlib.Path("approvals.toml").resolve())  # as CI names its file
 
 @tool(approval=True)
 def delete_file(path: str) -> str:

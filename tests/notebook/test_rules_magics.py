@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import builtins
+import hashlib
 import json
 
 import pytest
@@ -10,6 +11,7 @@ from IPython.core.error import UsageError
 from IPython.utils.capture import capture_output
 
 from meowgent_nb import ScriptedModel, tool
+from meowgent_nb.agent.rules import trusted_rules
 
 
 @tool(approval=True)
@@ -24,8 +26,10 @@ def call(path: str) -> str:
 
 @pytest.fixture
 def notebook(ip, tmp_path, monkeypatch):
-    """A shell in a folder with an approvals.toml, the tool defined, and input() that fails if asked."""
+    """A shell in a folder with an approvals.toml the run trusts, the tool defined, and input() that
+    fails if asked."""
     monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("MEOWGENT_TRUST_RULES", str(tmp_path / "approvals.toml"))
     (tmp_path / "approvals.toml").write_text('rules = ["delete_file path=scratch/** -> allow"]\n')
     ip.user_ns["delete_file"] = delete_file
 
@@ -133,3 +137,114 @@ def test_a_broken_rules_file_fails_the_cell_naming_it_and_keeps_the_notebooks_ru
         "Approval rules (of those that match a call, deny wins, then ask, then allow):\n"
         "  1. delete_file path=keep/** -> deny   (%agent deny)\n"
     )
+
+
+# --- trust in the rules file -------------------------------------------------------------------------
+
+
+@pytest.fixture
+def untrusted(notebook, tmp_path, monkeypatch):
+    """The same shell, its folder's rules file not trusted, and input() answering what ``answers`` holds."""
+    monkeypatch.delenv("MEOWGENT_TRUST_RULES")
+    answers: list[str] = []
+
+    def answer(prompt=""):
+        print(prompt)
+        return answers.pop(0)
+
+    monkeypatch.setattr(builtins, "input", answer)
+    notebook.answers = answers
+    return notebook
+
+
+def test_an_untrusted_files_allow_rules_are_marked_and_the_card_says_why_it_asks(untrusted, tmp_path):
+    path = tmp_path / "approvals.toml"
+    assert line(untrusted, "rules") == (
+        f"The rules file {path} has 1 allow rule, ignored until you trust it (its ask and deny rules apply)."
+        " To trust it: %agent trust\n"
+        "Approval rules (of those that match a call, deny wins, then ask, then allow):\n"
+        "  1. delete_file path=scratch/** -> allow   (approvals.toml) (not trusted: %agent trust)\n",
+        "",
+    )
+    untrusted.user_ns["model"] = ScriptedModel([call("scratch/a.txt"), "Done."])
+    with capture_output() as out:
+        untrusted.run_cell_magic("agent", "--model-object model --approve none", "go")
+    assert out.stdout == ""  # said once per content
+    assert out.outputs[-1].data["text/plain"].splitlines()[:3] == [
+        "[tool] delete_file(path='scratch/a.txt') -> denied (by policy: approve='none')",
+        "  [a rule in approvals.toml would allow this; the file is not trusted (%agent trust)]",
+        "  Denied: the notebook's approval setting (approve='none') denies calls that need approval",
+    ]
+
+
+def test_agent_trust_asks_in_a_terminal_and_lists_and_removes(untrusted, tmp_path):
+    from meowgent_nb.agent.rules import trust_store
+
+    path = tmp_path / "approvals.toml"
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    untrusted.answers.extend(["no", "yes"])
+    asked = (
+        f"The rules file {path} has 1 allow rule, ignored until you trust it (its ask and deny rules"
+        " apply).\n"
+        "  1. delete_file path=scratch/** -> allow\n"
+        f"     (sha256 {digest[:16]}...)\n"
+        "Trust these rules? Type yes to trust them: \n"
+    )
+    assert line(untrusted, "trust") == (asked + "Not trusted: the file's allow rules stay ignored.\n", "")
+    assert line(untrusted, "trust") == (
+        asked + f"Trusted: the allow rules of {path} apply from the next call on, until the file changes"
+        " (%agent trust --remove to undo).\n",
+        "",
+    )
+    assert line(untrusted, "trust") == (f"{path} is trusted: its allow rules apply.\n", "")
+    assert line(untrusted, "rules")[0].splitlines()[1] == (
+        "  1. delete_file path=scratch/** -> allow   (approvals.toml)"
+    )
+    shown = cell(untrusted, call("scratch/a.txt"), "Done.")
+    ran = "[tool] delete_file(path='scratch/a.txt') -> done (allowed by rule 1 (delete_file path=scratch/**))"
+    assert ran in shown
+    (entry,) = trusted_rules()
+    assert line(untrusted, "trust --list") == (
+        f"Rules files you trusted (kept in {trust_store()}):\n"
+        f"  {path}   sha256 {digest[:16]}...   {entry.trusted_at}   (in use, trusted)\n",
+        "",
+    )
+    assert line(untrusted, "trust --remove") == (f"No longer trusted: {path}.\n", "")
+    assert line(untrusted, f"trust --remove {path}") == (
+        f"{path} was not trusted by you; %agent trust --list shows what is.\n", ""
+    )
+    assert line(untrusted, "rules")[0].splitlines()[1].endswith("(not trusted: %agent trust)")
+    assert line(untrusted, "trust --list") == (
+        f"You trusted no rules file (they would be kept in {trust_store()}).\n", ""
+    )
+
+
+def test_agent_trust_of_a_file_without_allow_rules_has_nothing_to_ask(untrusted, tmp_path):
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "approvals.toml").write_text('rules = ["delete_file path=x -> deny"]\n')
+    assert line(untrusted, f"trust {other}") == (
+        f"{other / 'approvals.toml'} has no allow rules: its ask and deny rules apply without trust.\n", ""
+    )
+
+
+@pytest.mark.parametrize(
+    ("command", "message"),
+    [
+        ("trust --frob", "%agent trust: unknown options '--frob'; use %agent trust [PATH] | %agent trust"
+         " --list | %agent trust --remove [PATH]."),
+        ("trust a b", "%agent trust: unknown options 'a b'; use %agent trust [PATH] | %agent trust --list |"
+         " %agent trust --remove [PATH]."),
+        ("trust {tmp}/pyproject.toml", "%agent trust: {tmp}/pyproject.toml is not the rules file of its"
+         " folder (its rules file is {tmp}/approvals.toml); a rules file is approvals.toml, or pyproject.toml"
+         " with [tool.meowgent_nb.approvals] (approvals.toml wins)."),
+        ("trust {tmp}/nowhere", "%agent trust: {tmp}/nowhere is not the rules file of its folder (it has no"
+         " rules file); a rules file is approvals.toml, or pyproject.toml with [tool.meowgent_nb.approvals]"
+         " (approvals.toml wins)."),
+    ],
+)
+def test_agent_trust_mistakes_are_usage_errors(untrusted, tmp_path, command, message):
+    (tmp_path / "nowhere").mkdir()
+    with pytest.raises(UsageError) as caught:
+        untrusted.run_line_magic("agent", command.format(tmp=tmp_path))
+    assert str(caught.value) == message.format(tmp=tmp_path)

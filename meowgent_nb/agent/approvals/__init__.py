@@ -147,8 +147,9 @@ def ruled(rules: Rules | None, tool: Tool, values: Mapping[str, Any], asks: bool
     """What the rules and the tool's ``approval=`` function say about a validated call.
 
     A deny from a rule, then from the tool's function, wins; then a rule's allow (`Approved`) or
-    ask; then the tool's function ("ask" or True: ask; "allow" or False: run); then ``asks`` (the
-    tool is marked ``approval=True``, or the agent asks about every call).
+    ask (an untrusted rules file's allow rules decide nothing: see `rules.trust`); then the tool's
+    function ("ask" or True: ask; "allow" or False: run); then ``asks`` (the tool is marked
+    ``approval=True``, or the agent asks about every call).
 
     Returns:
         A `Denied` or `Approved` saying which rule or function decided, ``"ask"`` (put it to the

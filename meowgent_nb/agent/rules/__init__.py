@@ -6,12 +6,35 @@ rule matches every spelling of a place, an allow rule none that leaves it), a re
 (``"my file.txt"``) or an exact JSON value (``json:[1,2]``).
 The agent asks its `Rules` about every call before its approver (see `agent.approvals`), with
 the validated arguments; the strictest matching rule decides (deny over ask over allow).
+
+A rules file found in a folder (``approvals.toml``) may raise approval at once; its allow rules
+decide only once the person trusted that file's content (see `trust`).
 """
 
 from __future__ import annotations
 
 from ._file import MAX_FILE_BYTES, MAX_RULES
 from ._rule import Rule, RuleError, rule_text_for
-from ._rules import RuleVerdict, Rules
+from ._rules import UNTRUSTED_MARK, RuleVerdict, Rules, warn_untrusted
+from .trust import (
+    CONFIG_ENV,
+    TRUST_ENV,
+    TrustedRules,
+    UntrustedRules,
+    is_trusted,
+    rules_file_key,
+    trust_rules,
+    trust_store,
+    trusted_rules,
+    untrust_rules,
+    untrusted_file,
+)
 
-__all__ = ["MAX_FILE_BYTES", "MAX_RULES", "Rule", "RuleError", "RuleVerdict", "Rules", "rule_text_for"]
+__all__ = [
+    # rules
+    "MAX_FILE_BYTES", "MAX_RULES", "Rule", "RuleError", "RuleVerdict", "Rules", "rule_text_for",
+    # trust in a rules file
+    "CONFIG_ENV", "TRUST_ENV", "UNTRUSTED_MARK", "TrustedRules", "UntrustedRules", "is_trusted",
+    "rules_file_key", "trust_rules", "trust_store", "trusted_rules", "untrust_rules", "untrusted_file",
+    "warn_untrusted",
+]

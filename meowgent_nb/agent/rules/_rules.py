@@ -2,25 +2,40 @@
 
 The rules of a rules file (see `_file`) come first, then those added in Python or with ``%agent
 allow`` / ``%agent deny``. Of the rules that match a call the strictest decides: deny over ask over
-allow, whatever their order, so no rule can allow a call that another rule denies.
+allow, whatever their order, so no rule can allow a call that another rule denies. The rules
+file's allow rules decide only while the file is trusted (see `trust`); until then they keep
+their numbers and decide nothing, and `Rules.on_untrusted` is told once about each content.
 """
 
 from __future__ import annotations
 
 import difflib
 import os
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+import sys
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ._file import MAX_RULES, RulesFile
 from ._rule import Action, Rule, RuleError
+from .trust import UntrustedRules, untrusted_file
 
-__all__ = ["RuleVerdict", "Rules", "STRICTNESS", "shown_source"]
+__all__ = ["RuleVerdict", "Rules", "STRICTNESS", "UNTRUSTED_MARK", "shown_source", "warn_untrusted"]
 
 STRICTNESS = {"allow": 0, "ask": 1, "deny": 2}
 _VERBS = {"allow": "allowed", "ask": "asked", "deny": "denied"}
+UNTRUSTED_MARK = "(not trusted: %agent trust)"
+"""After an allow rule of an untrusted rules file in a listing."""
+_warned: set[tuple[Path, str]] = set()  # the untrusted files this process said so about on stderr
+
+
+def warn_untrusted(untrusted: UntrustedRules) -> None:
+    """Say once per process, on stderr, that an untrusted file's allow rules are ignored (the
+    default `Rules.on_untrusted`: a script, a headless run)."""
+    if (untrusted.path, untrusted.sha256) not in _warned:
+        _warned.add((untrusted.path, untrusted.sha256))
+        print(untrusted.headless_line, file=sys.stderr)
 
 
 @dataclass(frozen=True)
@@ -48,7 +63,8 @@ class Rules:
     Args:
         rules: Rules as text (or `Rule` objects), added in order.
         folders: Where to look for a rules file (``approvals.toml``, or pyproject.toml's
-            ``[tool.meowgent_nb.approvals]``); it is read now and again whenever it changes.
+            ``[tool.meowgent_nb.approvals]``); it is read now and again whenever it changes. Its
+            allow rules decide only once the file is trusted (see `trust`).
         source: Where ``rules`` come from, for the listing.
 
     Raises:
@@ -59,17 +75,47 @@ class Rules:
         self, rules: Iterable[str | Rule] = (), *, folders: Sequence[str | Path] = (), source: str = "Rules(...)"
     ):
         self.file = RulesFile(folders)
+        self.on_untrusted: Callable[[UntrustedRules], None] = warn_untrusted
+        """Told, once per content, about a rules file whose allow rules are ignored (not trusted)."""
+        self._told: set[tuple[Path, str]] = set()
         self._added: list[tuple[Rule, str]] = []
         if isinstance(rules, (str, Rule)):
             rules = [rules]
         for rule in rules:
             self.add(rule, source=source)
-        self.file.refresh()
+        self.refresh()
 
     @property
     def path(self) -> Path | None:
         """The rules file in use, or None."""
         return self.file.path
+
+    def refresh(self) -> list[Rule]:
+        """The rules file's rules, read again if it changed; a file with allow rules that is not
+        trusted is told to `on_untrusted` (once per content).
+
+        Raises:
+            RuleError: The file cannot be used; the message names it.
+        """
+        rules = self.file.refresh()
+        untrusted = self.untrusted()
+        if untrusted is not None and (untrusted.path, untrusted.sha256) not in self._told:
+            self._told.add((untrusted.path, untrusted.sha256))
+            try:
+                self.on_untrusted(untrusted)
+            except Exception:  # noqa: BLE001 - a notice that cannot be shown (no display): one line instead
+                warn_untrusted(untrusted)
+        return rules
+
+    @property
+    def trusted(self) -> bool:
+        """Whether the rules file's allow rules decide: it is trusted, or has none (or there is none)."""
+        return self.untrusted() is None
+
+    def untrusted(self) -> UntrustedRules | None:
+        """The rules file as last read, when it has allow rules and is not trusted (they decide
+        nothing; their numbers are ``.allow``'s), else None."""
+        return untrusted_file(self.file.path, self.file.sha256, self.file.rules)
 
     def add(self, rule: str | Rule, *, action: Action | None = None, source: str = "added") -> Rule:
         """Add a rule at the end (its number is then ``len(rules)``); returns it.
@@ -94,7 +140,7 @@ class Rules:
         Raises:
             RuleError: There is no such rule, or it is the rules file's (edit the file instead).
         """
-        from_file = self.file.refresh()
+        from_file = self.refresh()
         if not isinstance(number, int) or isinstance(number, bool) or not 1 <= number <= len(self):
             count = len(self)
             raise RuleError(
@@ -111,26 +157,49 @@ class Rules:
 
     def numbered(self) -> list[tuple[int, Rule, str]]:
         """Each rule with its number and where it came from (the rules file's path, or the source)."""
-        from_file = [(rule, str(self.file.path)) for rule in self.file.refresh()]
+        from_file = [(rule, str(self.file.path)) for rule in self.refresh()]
         return [(n, rule, source) for n, (rule, source) in enumerate([*from_file, *self._added], 1)]
 
     def __iter__(self) -> Iterator[Rule]:
         return iter([rule for _, rule, _ in self.numbered()])
 
     def __len__(self) -> int:
-        return len(self.file.refresh()) + len(self._added)
+        return len(self.refresh()) + len(self._added)
 
     def decide(self, tool_name: str, arguments: Mapping[str, Any]) -> RuleVerdict | None:
         """The strictest matching rule's verdict on a call (deny over ask over allow; of equals,
         the first), or None when no rule is about it. Give the validated arguments (defaults
-        filled in): that is what runs.
+        filled in): that is what runs. The allow rules of an untrusted rules file are left out.
 
         Raises:
             RuleError: The rules file changed and cannot be used now.
         """
+        return self._verdict(tool_name, arguments, ignored=self._ignored())
+
+    def untrusted_allow(self, tool_name: str, arguments: Mapping[str, Any]) -> RuleVerdict | None:
+        """The verdict of an untrusted rules file's allow rule that would decide this call if
+        the file were trusted (for the call's card: "a rule in approvals.toml would allow this"),
+        else None.
+
+        Raises:
+            RuleError: The rules file changed and cannot be used now.
+        """
+        ignored = self._ignored()
+        if not ignored:
+            return None
+        verdict = self._verdict(tool_name, arguments, ignored=set())
+        return verdict if verdict is not None and verdict.number in ignored else None
+
+    def _ignored(self) -> set[int]:
+        """The numbers of the rules that decide nothing now: an untrusted rules file's allow rules."""
+        self.refresh()
+        untrusted = self.untrusted()
+        return {number for number, _ in untrusted.allow} if untrusted is not None else set()
+
+    def _verdict(self, tool_name: str, arguments: Mapping[str, Any], ignored: set[int]) -> RuleVerdict | None:
         found: RuleVerdict | None = None
         for number, rule, _ in self.numbered():
-            if rule.matches(tool_name, arguments):
+            if number not in ignored and rule.matches(tool_name, arguments):
                 if found is None or STRICTNESS[rule.action] > STRICTNESS[found.action]:
                     found = RuleVerdict(rule.action, number, rule)
         return found
@@ -162,7 +231,11 @@ class Rules:
         return f"Rules({[rule.text for rule in self]!r})"
 
     def __str__(self) -> str:
-        lines = [f"{n:>3}. {rule.text}   ({shown_source(source)})" for n, rule, source in self.numbered()]
+        ignored = self._ignored()
+        lines = [
+            f"{n:>3}. {rule.text}   ({shown_source(source)})" + f" {UNTRUSTED_MARK}" * (n in ignored)
+            for n, rule, source in self.numbered()
+        ]
         return "\n".join(lines) or "(no rules)"
 
 

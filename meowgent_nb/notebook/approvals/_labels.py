@@ -9,7 +9,7 @@ from __future__ import annotations
 __all__ = [
     "ACCEPT", "ADD_RULE", "ALLOW_EXACT", "ALLOW_LIKE", "ALWAYS_ALLOW", "APPROVE", "APPROVE_EDITED", "BUTTONS",
     "CANCEL", "CHECK", "DECLINE", "DENY", "DENY_REASON", "EDIT", "LET_MODEL_ANSWER", "SEND_ANSWER",
-    "SEND_DENIAL", "STOP",
+    "SEND_DENIAL", "STOP", "TRUST_RULES",
 ]
 
 # A call waiting for approval (`_approval_row`).
@@ -24,6 +24,8 @@ ADD_RULE = "Add rule and approve"
 SEND_DENIAL = "Deny with this reason"
 CHECK = "Check"
 APPROVE_EDITED = "Approve these arguments"
+# A rules file whose allow rules wait for the person's trust (`trust_panel`).
+TRUST_RULES = "Trust these rules"
 # The running cell (`live_view`).
 STOP = "Stop"
 # A form a server asks a person to fill in (`_elicit_form`).
@@ -36,5 +38,5 @@ SEND_ANSWER = "Send the answer"
 
 BUTTONS = frozenset({APPROVE, EDIT, DENY, ALWAYS_ALLOW, ALLOW_EXACT, ALLOW_LIKE, DENY_REASON, ADD_RULE, SEND_DENIAL,
                      CHECK, APPROVE_EDITED, STOP, ACCEPT, DECLINE, CANCEL,
-                     LET_MODEL_ANSWER, SEND_ANSWER})
+                     LET_MODEL_ANSWER, SEND_ANSWER, TRUST_RULES})
 """Every button label there is."""

@@ -1,5 +1,5 @@
-"""``%agent`` commands: reset, history, context, models, config, traceback, the approval rules
-(`rules_magics`) and the decision log (`decisions_magic`)."""
+"""``%agent`` commands: reset, history, context, models, config, traceback, the approval rules and
+the trust in a rules file (`rules_magics`) and the decision log (`decisions_magic`)."""
 
 from __future__ import annotations
 
@@ -44,12 +44,12 @@ def agent_command(magics: Any, line: str) -> Any:
         # meowgent's errors show as one message; their whole chain is kept for whoever asks.
         error = getattr(sys, "last_value", None)
         print("".join(traceback.format_exception(error)) if error is not None else "(no error yet)", end="")
-    elif command.split(" ", 1)[0] in RULE_WORDS:  # the approval rules: see rules_magics
+    elif command.split(" ", 1)[0] in RULE_WORDS:  # the approval rules and trust: see rules_magics
         rules_command(magics, command)
     else:
         raise UsageError(
             f"%agent: unknown command {command!r}; use one of: reset, history, context, models, config, traceback,"
-            " allow, deny, rules, decisions."
+            " allow, deny, rules, trust, decisions."
             " To talk to the model, use the %%agent cell magic."
         )
 

@@ -322,7 +322,8 @@ class AgentMagics(Magics):
 
     @line_magic("agent")
     def agent_line(self, line: str) -> Any:
-        """%agent reset | history | context | models | config | traceback | allow ... | deny ... | rules | decisions [--df]"""
+        """%agent reset | history | context | models | config | traceback | allow ... | deny ... | rules |
+        trust | decisions [--df]"""
         return agent_commands.agent_command(self, line)
 
     # --- %tools ----------------------------------------------------------------------------------

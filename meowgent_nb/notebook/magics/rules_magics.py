@@ -1,14 +1,18 @@
-"""``%agent allow``, ``%agent deny`` and ``%agent rules``: the notebook's approval rules.
+"""``%agent allow``, ``%agent deny``, ``%agent rules`` and ``%agent trust``: the notebook's approval rules.
 
 The notebook has one `Rules` for the session (`session_rules`), given to every ``%%agent`` cell's
 agent (``agent.rules``) and to ``%tools serve``: the rules of its rules file first (``approvals.toml``
 beside the notebook, else in the working directory, or pyproject.toml's
 ``[tool.meowgent_nb.approvals]``; read when a cell makes its agent and again whenever the file
 changes), then those added with ``%agent allow`` / ``%agent deny`` (until the kernel restarts).
+The file's allow rules decide only once the person trusts its content (`agent.rules.trust`): the
+first cell that meets it says so (`trust_panel`); ``%agent trust`` asks, lists and removes.
 """
 
 from __future__ import annotations
 
+import os
+import shlex
 import sys
 from pathlib import Path
 from typing import Any
@@ -16,17 +20,29 @@ from typing import Any
 from IPython.core.error import UsageError
 
 from ..._visible import visible
-from ...agent.rules import RuleError, Rules
+from ...agent.rules import (
+    TRUST_ENV,
+    UNTRUSTED_MARK,
+    RuleError,
+    Rules,
+    is_trusted,
+    rules_file_key,
+    trust_store,
+    trusted_rules,
+    untrust_rules,
+    untrusted_file,
+)
 from ...agent.rules._file import RulesFile
 from ...agent.rules._rules import shown_source
 
 __all__ = ["RULE_WORDS", "notebook_folder", "rules_command", "session_rules"]
 
-RULE_WORDS = ("allow", "deny", "rules")
+RULE_WORDS = ("allow", "deny", "rules", "trust")
 _USAGE = (
     "%agent allow TOOL ARG=PATTERN ... | %agent deny TOOL ARG=PATTERN ... | %agent rules [--remove N]"
     " (e.g. %agent allow delete_file path=scratch/**)"
 )
+_TRUST_USAGE = "%agent trust [PATH] | %agent trust --list | %agent trust --remove [PATH]"
 
 
 def notebook_folder(shell: Any) -> Path | None:
@@ -39,25 +55,36 @@ def notebook_folder(shell: Any) -> Path | None:
     return None
 
 
-def session_rules(magics: Any, what: str = "%%agent") -> Rules:
+def session_rules(magics: Any, what: str = "%%agent", tell: bool = True) -> Rules:
     """The notebook's `Rules`, its rules file read again if it changed; a file that cannot be
-    used is a `UsageError` saying which and why (the rules added in the notebook are kept)."""
+    used is a `UsageError` saying which and why (the rules added in the notebook are kept).
+    ``tell=False``: a file whose allow rules wait for trust is not announced (``%agent trust``
+    shows it itself)."""
     rules = getattr(magics, "_rules", None)
     if rules is None:
+        from ..approvals.trust_panel import tell_untrusted
+
         rules = magics._rules = Rules()
         folder = notebook_folder(magics.shell)
         rules.file = RulesFile([*([folder] if folder else []), Path.cwd()])
+        rules.on_untrusted = tell_untrusted  # the first cell that meets the file says so
+    told, rules.on_untrusted = rules.on_untrusted, (rules.on_untrusted if tell else lambda untrusted: None)
     try:
-        rules.file.refresh()
+        rules.refresh()
     except RuleError as error:
         raise UsageError(f"{what}: {error}") from None
+    finally:
+        rules.on_untrusted = told
     return rules
 
 
 def rules_command(magics: Any, command: str) -> None:
-    """Run ``%agent allow ...``, ``%agent deny ...`` or ``%agent rules [--remove N]``."""
+    """Run ``%agent allow ...``, ``%agent deny ...``, ``%agent rules [--remove N]`` or ``%agent trust``."""
     word, _, rest = command.partition(" ")
     rest = rest.strip()
+    if word == "trust":
+        trust_command(magics, rest)
+        return
     rules = session_rules(magics, f"%agent {word}")
     if word == "rules":
         if not rest:
@@ -92,10 +119,99 @@ def listing(rules: Rules, tools: list[Any]) -> str:
             "No approval rules. Add one with %agent allow TOOL ARG=PATTERN (or %agent deny), or in"
             " approvals.toml beside the notebook: rules = [\"TOOL ARG=PATTERN -> allow\"]."
         )
+    untrusted = rules.untrusted()
+    ignored = {number for number, _ in untrusted.allow} if untrusted is not None else set()
     lines = ["Approval rules (of those that match a call, deny wins, then ask, then allow):"]
     for number, rule, source in numbered:
-        lines.append(f"{number:>3}. {visible(rule.text)}   ({shown_source(source)})")
+        mark = f" {UNTRUSTED_MARK}" if number in ignored else ""
+        lines.append(f"{number:>3}. {visible(rule.text)}   ({shown_source(source)}){mark}")
     lines.extend(f"  Note: {visible(w)}" for w in rules.unknown_tools(tools))
+    return "\n".join(lines)
+
+
+def trust_command(magics: Any, rest: str) -> None:
+    """``%agent trust [PATH]`` (ask to trust the rules file: the session's, or PATH's, a file or a
+    folder), ``%agent trust --list``, ``%agent trust --remove [PATH]``."""
+    try:
+        words = shlex.split(rest)
+    except ValueError as error:
+        raise UsageError(f"%agent trust: {error}; {_TRUST_USAGE}") from None
+    option = words[0] if words and words[0].startswith("-") else None
+    paths = words[1:] if option else words
+    if option not in (None, "--list", "--remove") or len(paths) > 1 or (option == "--list" and paths):
+        raise UsageError(f"%agent trust: unknown options {rest!r}; use {_TRUST_USAGE}.")
+    if option == "--list":
+        print(_trust_listing())
+        return
+    file = _rules_file(magics, paths[0] if paths else None, f"%agent trust{' --remove' if option else ''}")
+    if option == "--remove":
+        try:
+            removed = untrust_rules(file.path)
+        except OSError as error:
+            raise UsageError(f"%agent trust --remove: the trust store cannot be written: {error}") from None
+        by_run = is_trusted(file.path, file.sha256)  # the store no longer says so: the environment may
+        still = f" ({TRUST_ENV} still trusts it for this run)" if by_run else ""
+        print(f"No longer trusted: {file.path}{still}." if removed else
+              f"{file.path} was not trusted by you{still}; %agent trust --list shows what is.")
+        return
+    untrusted = untrusted_file(file.path, file.sha256, file.rules)
+    if untrusted is None:
+        has_allow = any(rule.action == "allow" for rule in file.rules)
+        print(f"{file.path} is trusted: its allow rules apply." if has_allow else
+              f"{file.path} has no allow rules: its ask and deny rules apply without trust.")
+        return
+    from ..approvals.trust_panel import ask_to_trust
+
+    try:
+        ask_to_trust(untrusted)
+    except (RuntimeError, OSError) as error:
+        raise UsageError(f"%agent trust: {error}.") from None
+
+
+def _rules_file(magics: Any, given: str | None, what: str) -> RulesFile:
+    """The session's rules file, or the one at ``given`` (a rules file, or a folder: its rules file)."""
+    if given is None:
+        file = session_rules(magics, what, tell=False).file
+        if file.path is None:
+            raise UsageError(
+                f"{what}: there is no rules file here (approvals.toml, or pyproject.toml with"
+                " [tool.meowgent_nb.approvals], beside the notebook or in the working directory); name one:"
+                f" {what} PATH."
+            )
+        return file
+    path = Path(given).expanduser()
+    folder = path if path.is_dir() else path.parent
+    file = RulesFile([folder])
+    try:
+        file.refresh()
+    except RuleError as error:
+        raise UsageError(f"{what}: {error}") from None
+    if file.path is None or (not path.is_dir() and str(file.path) != rules_file_key(path)):
+        in_use = f"its rules file is {file.path}" if file.path is not None else "it has no rules file"
+        raise UsageError(
+            f"{what}: {given} is not the rules file of its folder ({in_use}); a rules file is approvals.toml,"
+            " or pyproject.toml with [tool.meowgent_nb.approvals] (approvals.toml wins)."
+        )
+    return file
+
+
+def _trust_listing() -> str:
+    """The rules files the person trusted (and whether each still holds), and what the run trusts."""
+    entries = trusted_rules()
+    lines = [f"Rules files you trusted (kept in {trust_store()}):" if entries else
+             f"You trusted no rules file (they would be kept in {trust_store()})."]
+    for entry in entries:
+        try:
+            file = RulesFile([Path(entry.path).parent])
+            file.refresh()
+            now = "in use, trusted" if (str(file.path) == entry.path and file.sha256 == entry.sha256) else (
+                "changed since: not trusted" if str(file.path) == entry.path else "not in use there now")
+        except RuleError:
+            now = "cannot be read now"
+        lines.append(f"  {entry.path}   sha256 {entry.sha256[:16]}...   {entry.trusted_at}   ({now})")
+    named = [e for e in os.environ.get(TRUST_ENV, "").split(os.pathsep) if e.strip()]
+    if named:
+        lines.append(f"{TRUST_ENV} trusts for this run: {', '.join(named)}")
     return "\n".join(lines)
 
 

@@ -137,9 +137,12 @@ class Transcript:
             self._items.append(Card(event.call, event.turn, self._clock()))
         elif isinstance(event, ApprovalRequested):
             now = self._clock()
-            for call in event.calls:
+            for index, call in enumerate(event.calls):
                 card = self._card(call)
                 card.asked, card.asked_at = True, now
+                note = event.notes[index] if index < len(event.notes) else None
+                if note:
+                    card.notes.append(note)
         elif isinstance(event, ApprovalEvent):
             card = self._card(event.call)
             card.decision, card.decided_at = event.decision, self._clock()

@@ -1,0 +1,143 @@
+"""Asking a person to trust a rules file: the **Trust these rules** button, or ``input()``.
+
+A rules file beside the notebook may ask and deny at once; its allow rules decide only once the
+person trusted that file's content (`agent.rules.trust`). The first time a cell meets such a
+file, `tell_untrusted` says so in one line: with the button and the file's rules listed where
+the frontend shows widgets, a line to read in a console, one line on stderr in a headless run
+(nbval, papermill), where no one can click. ``%agent trust`` shows the same (`ask_to_trust`).
+
+The click may come while the cell runs (an approval waits) or after it ended: either way it
+records the trust at once, for the content the person was shown (its sha256), and the next call
+that the rules decide sees it.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+from ..._visible import visible, visible_html
+from ...agent.rules import TrustedRules, UntrustedRules, trust_rules, warn_untrusted
+from ._labels import TRUST_RULES
+from .policy_approvals import is_headless, shows_widgets
+
+__all__ = ["TrustPanel", "ask_to_trust", "tell_untrusted"]
+
+_TOOLTIP = "Let this file's allow rules decide calls: this content, at this path (an edit asks again)"
+
+
+def tell_untrusted(untrusted: UntrustedRules) -> None:
+    """Say that ``untrusted``'s allow rules are ignored, where the cell runs: a `TrustPanel`
+    (widgets), a line with how to trust it (a console), or a line on stderr (headless)."""
+    if is_headless():
+        warn_untrusted(untrusted)
+    elif shows_widgets():
+        TrustPanel(untrusted).show()
+    else:
+        print(f"{visible(untrusted.line)} To trust it: %agent trust")
+
+
+def ask_to_trust(untrusted: UntrustedRules) -> TrustedRules | None:
+    """Ask a person to trust ``untrusted`` (``%agent trust``): a `TrustPanel` where the frontend
+    shows widgets (None: the click records it), else ``input()``; returns what was trusted.
+
+    Raises:
+        RuntimeError: A headless run: no one can answer.
+        OSError: The trust store cannot be written.
+    """
+    if is_headless():
+        raise RuntimeError(
+            f"no one can click in a headless run; a run that wants the allow rules of {untrusted.path} sets"
+            f" MEOWGENT_TRUST_RULES={untrusted.path}"
+        )
+    if shows_widgets():
+        TrustPanel(untrusted).show()
+        return None
+    print(visible(untrusted.line))
+    print(visible(_rules_text(untrusted)))
+    answer = input("Trust these rules? Type yes to trust them: ")
+    if answer.strip().lower() not in ("y", "yes"):
+        print("Not trusted: the file's allow rules stay ignored.")
+        return None
+    trusted = trust_rules(untrusted.path, untrusted.sha256)
+    print(_trusted_text(untrusted))
+    return trusted
+
+
+class TrustPanel:
+    """One line naming the file and its allow rules, the rules listed, and **Trust these rules**.
+
+    The button trusts exactly the content listed (its sha256): a file edited since is not trusted.
+    """
+
+    def __init__(self, untrusted: UntrustedRules):
+        import ipywidgets as widgets
+
+        self.untrusted = untrusted
+        self.trusted: TrustedRules | None = None
+        self.button = widgets.Button(
+            description=TRUST_RULES,
+            button_style="warning",
+            tooltip=_TOOLTIP,
+        )
+        self.button.layout.width = "auto"
+        self.button.on_click(functools.partial(TrustPanel._clicked, self))
+        self.label = widgets.Label("")
+        rules = visible_html(_rules_text(untrusted))
+        self.view = _panel_type()(children=[
+            widgets.HTML(f'<div class="meowgent-trust-line">{visible_html(untrusted.line)}</div>'),
+            widgets.HTML(f'<pre class="meowgent-trust-rules">{rules}</pre>'),
+            widgets.HBox([self.button, self.label]),
+        ])
+        self.view.plain_text = self.text
+        self.view.add_class("meowgent-trust-panel")
+
+    def text(self) -> str:
+        """The panel as text: the line, the rules, and whether they were trusted."""
+        done = f"\n{_trusted_text(self.untrusted)}" if self.trusted is not None else ""
+        return f"{visible(self.untrusted.line)}\n{visible(_rules_text(self.untrusted))}{done}"
+
+    def show(self) -> None:
+        from IPython.display import display
+
+        display(self.view)
+
+    def _clicked(self, _button: Any) -> None:
+        if self.trusted is not None:
+            return
+        try:
+            self.trusted = trust_rules(self.untrusted.path, self.untrusted.sha256)
+        except OSError as error:  # the store cannot be written: say so where the person clicked
+            self.label.value = f"Not trusted: the trust store cannot be written ({error})."
+            return
+        self.button.disabled = True
+        self.label.value = _trusted_text(self.untrusted)
+
+
+def _rules_text(untrusted: UntrustedRules) -> str:
+    lines = [f"{n:>3}. {rule.text}" for n, rule in enumerate(untrusted.rules, 1)]
+    return "\n".join([*lines, f"     (sha256 {untrusted.sha256[:16]}...)"])
+
+
+def _trusted_text(untrusted: UntrustedRules) -> str:
+    return (
+        f"Trusted: the allow rules of {untrusted.path} apply from the next call on, until the file changes"
+        " (%agent trust --remove to undo)."
+    )
+
+
+@functools.cache
+def _panel_type() -> type:
+    """A VBox whose text form is the panel's text (nbval and saved notebooks read it)."""
+    import ipywidgets as widgets
+
+    class RulesTrustPanel(widgets.VBox):
+        plain_text: Any = None
+
+        def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
+            data = super()._repr_mimebundle_(**kwargs)
+            if self.plain_text is not None:
+                data["text/plain"] = self.plain_text()
+            return data
+
+    return RulesTrustPanel
