@@ -13,7 +13,8 @@ cassettes keyed by them, stay as they are.
 
 Only raster types a vision model reads are passed (PNG, JPEG, GIF, WebP: the type said and the
 type the bytes begin as), each at most 2 MB and at most 25 megapixels where its header says its
-size, at most four per message; SVG never (it is a document, not a picture), also when a server calls it image/png.
+size, at most four per message; SVG never (it is a document, not a picture), also when a server
+calls it image/png.
 """
 
 from __future__ import annotations

@@ -36,7 +36,7 @@ def chunk(kind: bytes, body: bytes) -> bytes:
 
 
 def png(width: int, height: int, rows: bool = True) -> bytes:
-    """A valid black 1-bit PNG of that size (a few kilobytes however large); only its header if not ``rows``."""
+    """A valid black 1-bit PNG of that size (kilobytes at most); its header alone if not ``rows``."""
     header = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 1, 0, 0, 0, 0))
     if not rows:
         return header + chunk(b"IEND", b"")
@@ -130,6 +130,10 @@ def test_a_raster_image_is_displayed_as_the_type_its_bytes_are(ip):
     shown, _ = ip.display_formatter.format(svg_called_png)
     assert shown == {"text/plain": f"{svg_called_png!r}\n[image/png not shown: {NOT_RASTER_BYTES}]"}
     assert media_html(McpText("x", media=(McpImage(JPEG, "image/gif"),))) == img("image/jpeg", JPEG)
+    headless = McpImage(b"\xff\xd8\xff\xe0" + b"\x01" * 12, "image/jpeg")  # a JPEG's start, no frame header
+    assert headless._repr_mimebundle_() == {
+        "text/plain": f"{headless!r}\n[image/jpeg not shown: its header does not say its width and height]"
+    }
 
 
 # --- a header that declares huge dimensions in a few bytes --------------------------------------
@@ -271,5 +275,6 @@ def test_the_cards_of_one_transcript_share_its_8_mb():
 
     html = Transcript.from_events(asyncio.run(collect())).to_html()
     assert len(re.findall(r"<img ", html)) == 4  # 7.6 MB: two cards' images
-    assert html.count(note("2 images (3.8 MB) not shown: one output shows at most 8 MB of images and audio")) == 1
+    left_out = "2 images (3.8 MB) not shown: one output shows at most 8 MB of images and audio"
+    assert html.count(note(left_out)) == 1
     assert html.index("Pictures 3:") < html.index("2 images (3.8 MB) not shown")  # in the third card

@@ -94,9 +94,9 @@ class MediaBudget:
 
     max_bytes: int = OUTPUT_MAX_BYTES
     max_pixels: int = OUTPUT_MAX_PIXELS
-    used_bytes: int = 0
-    used_pixels: int = 0
-    _left: dict[str, dict[str, list[int]]] = field(default_factory=dict)
+    used_bytes: int = field(default=0, init=False)
+    used_pixels: int = field(default=0, init=False)
+    _left: dict[str, dict[str, list[int]]] = field(default_factory=dict, init=False, repr=False)
     """What `take` left out: by the bound it would break ("bytes", "pixels"), then by kind of item
     ("image", "audio clip"), its count and its bytes or pixels."""
 
