@@ -12,8 +12,9 @@ answering one, which `OllamaModel` and `OpenAIModel` ask their server once). Mod
 cassettes keyed by them, stay as they are.
 
 Only raster types a vision model reads are passed (PNG, JPEG, GIF, WebP: the type said and the
-type the bytes begin as), each at most 2 MB, at most four per message; SVG never (it is a
-document, not a picture), also when a server calls it image/png.
+type the bytes begin as), each at most 2 MB and at most 25 megapixels where its header says its
+size, at most four per message; SVG never (it is a document, not a picture), also when a server
+calls it image/png.
 """
 
 from __future__ import annotations
@@ -24,7 +25,16 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..tools.core import ToolResult
-from ..tools.media import IMAGE_TYPES, MAX_IMAGE_BYTES, MAX_IMAGES, McpImage, media_of, media_type
+from ..tools.media import (
+    IMAGE_TYPES,
+    MAX_IMAGE_BYTES,
+    MAX_IMAGE_PIXELS,
+    MAX_IMAGES,
+    McpImage,
+    image_size,
+    media_of,
+    media_type,
+)
 
 __all__ = ["IMAGE_TYPES", "MAX_IMAGE_BYTES", "MAX_IMAGES", "accepts_images", "attach_images", "result_images"]
 
@@ -37,7 +47,9 @@ def result_images(result: ToolResult) -> list[str]:
         fits = isinstance(data, bytes) and 0 < len(data) <= MAX_IMAGE_BYTES
         # The type the bytes begin as, too: a server may call an SVG (or anything) image/png.
         if isinstance(item, McpImage) and fits and kind in IMAGE_TYPES and media_type(data) in IMAGE_TYPES:
-            found.append(base64.b64encode(data).decode("ascii"))
+            size = image_size(data)  # what its header declares: a few bytes may say 20,000 x 20,000
+            if size is None or size[0] * size[1] <= MAX_IMAGE_PIXELS:
+                found.append(base64.b64encode(data).decode("ascii"))
     return found
 
 

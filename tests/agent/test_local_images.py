@@ -7,6 +7,7 @@ from __future__ import annotations
 import base64
 import io
 import json
+import zlib
 
 import pytest
 from hypothesis import given, settings
@@ -109,6 +110,16 @@ def test_images_from_every_source_keep_the_limits_raster_only_2_mb_at_most():
     assert result_images(ToolResult(ToolCall("snap", {}), "Error: x", kind="error", value=RED)) == []
     lying = [McpImage(b"<svg onload='alert(1)'/>", "image/png"), McpImage(JPEG, "image/png")]
     assert result_images(ran(lying)) == [b64(JPEG)]  # what the bytes are decides, with what was said
+
+
+def test_an_image_whose_header_declares_over_25_megapixels_is_not_given_to_a_model():
+    def header(width: int, height: int) -> bytes:  # a PNG's signature and IHDR: all a decoder sizes it by
+        body = b"IHDR" + width.to_bytes(4, "big") + height.to_bytes(4, "big") + bytes([1, 0, 0, 0, 0])
+        return b"\x89PNG\r\n\x1a\n\0\0\0\x0d" + body + zlib.crc32(body).to_bytes(4, "big")
+
+    value = [header(20_000, 20_000), header(5_000, 5_000), McpImage(header(5_001, 5_000), "image/png")]
+    assert output_text(value, None) == "[image: image/png]\n[image: image/png]\n[image: image/png]"
+    assert result_images(ran(value)) == [b64(header(5_000, 5_000))]
 
 
 @tool

@@ -307,7 +307,11 @@ def test_resource_values_by_type():
     assert resource_value(_Blob("AAEC", "application/octet-stream")) == b"\x00\x01\x02"
     assert resource_value(_Blob("AAEC", "image/jpeg")) == McpImage(b"\x00\x01\x02", "image/jpeg")
     svg = McpImage(b"<svg/>", "image/svg+xml")
-    assert svg._repr_mimebundle_()["image/svg+xml"] == "<svg/>" and svg._repr_png_() is None
+    assert svg._repr_mimebundle_() == {
+        "text/plain": "<McpImage image/svg+xml, 6 bytes>\n"
+        "[image/svg+xml not shown: only PNG, JPEG, GIF and WebP images are displayed]"
+    }
+    assert svg._repr_png_() is None
 
 
 def test_the_structure_escaping_leaves_ordinary_angle_brackets_alone():

@@ -151,7 +151,7 @@ def test_images_audio_and_links_travel_with_the_text_and_the_card_shows_only_saf
     html = media_html(value)
     assert html.count("<img ") == 1 and 'src="data:image/png;base64,iVBORw0KGgo' in html
     assert "<script" not in html and "svg+xml;base64" not in html
-    assert "an image of type image/svg+xml, not shown (SVG can carry scripts)" in html
+    assert "image/svg+xml not shown: only PNG, JPEG, GIF and WebP images are displayed" in html
     assert '<audio class="meowgent-media" controls src="data:audio/wav;base64,UklGRiQAAABXQVZFZm10IA=="></audio>' in html
     assert (
         '<a href="https://example.org/r?a=1&amp;b=2" target="_blank" rel="noopener noreferrer">'
@@ -162,12 +162,13 @@ def test_images_audio_and_links_travel_with_the_text_and_the_card_shows_only_saf
 
 
 def test_a_card_does_not_show_what_is_too_big_or_of_an_odd_type():
-    big = McpText("x", media=(McpImage(b"\0" * (MEDIA_MAX_BYTES + 1), "image/png"), McpAudio(b"1", "audio/x-evil")))
-    assert media_html(big) == (
-        '<div class="meowgent-media-skipped" style="opacity: 0.65; font-size: 0.85em">an image of 2,000,001 bytes,'
-        " not shown (over 2,000,000)</div>"
-        '<div class="meowgent-media-skipped" style="opacity: 0.65; font-size: 0.85em">an audio clip of type'
-        " audio/x-evil, not shown (not a type the card shows)</div>"
+    png = b"\x89PNG\r\n\x1a\n\0\0\0\x0dIHDR\0\0\0\x01\0\0\0\x01"  # a 1 x 1 header, then padding
+    big = McpImage(png.ljust(MEDIA_MAX_BYTES + 1, b"\0"), "image/png")
+    assert media_html(McpText("x", media=(big, McpAudio(b"1", "audio/x-evil")))) == (
+        '<div class="meowgent-media-skipped" style="opacity: 0.65; font-size: 0.85em">'
+        "image/png of 2,000,001 bytes not shown: a card shows images and audio of at most 2,000,000 bytes</div>"
+        '<div class="meowgent-media-skipped" style="opacity: 0.65; font-size: 0.85em">audio/x-evil not played:'
+        " only WAV, MP3, Ogg, WebM, FLAC and MP4 audio is played</div>"
     )
 
     class Lookalike:  # a user's value with attributes of the same names shows nothing

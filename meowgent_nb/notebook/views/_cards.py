@@ -23,6 +23,7 @@ from ...agent.approvals import Approved, Denied
 from ...agent.repeated import split_repeat_notice
 from ...agent.approvals.decisions import decision_words
 from ...tools.calls import ToolCall, ToolResult
+from ...tools.media import MediaBudget
 from ._html import card_html, progress_html
 from ._media_html import media_html
 
@@ -249,10 +250,16 @@ def running_text(card: Card, now: float) -> str | None:
 
 
 def card_html_of(
-    card: Card, stopped: bool, times: int = 1, told: bool | None = None, now: float | None = None
+    card: Card,
+    stopped: bool,
+    times: int = 1,
+    told: bool | None = None,
+    now: float | None = None,
+    budget: MediaBudget | None = None,
 ) -> str:
     """The card in HTML; ``times`` and ``told`` as for `card_lines`; ``now`` (a ``clock()``
-    reading) draws a running call's counter."""
+    reading) draws a running call's counter; ``budget`` is what the output the card is part of
+    may still show of images and audio (`media_html`; the card's own if None)."""
     status = card.status(stopped)
     arguments = None
     shown, edited = shown_arguments(card)
@@ -277,6 +284,6 @@ def card_html_of(
         times=times,
         told=notice if told is None else told,
         notes=card.notes,
-        media=media_html(card.result.value) if card.result is not None else "",
+        media=media_html(card.result.value, budget) if card.result is not None else "",
         progress=progress_html(card.progress) if card.result is None and card.progress is not None else "",
     )

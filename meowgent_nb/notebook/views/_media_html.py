@@ -4,10 +4,14 @@ The media are what `tools.media.media_of` finds (an MCP server's result's, or a 
 own PIL image, ``IPython.display.Image``, image bytes, or a list holding them); links come from
 an MCP result.
 
-A server is not trusted: only raster images and common audio types are shown, from data that
-decoded as base64, up to `MEDIA_MAX_BYTES` each; SVG is not drawn (it can carry scripts);
-only ``http`` / ``https`` links are clickable, and they open in a new tab. Everything else is
-named in a muted line. text/plain never changes: the output already says ``[image: image/png]``.
+A server is not trusted: an image is drawn only when `tools.media.shown_image` finds it fit (a
+raster type declared, PNG, JPEG, GIF or WebP bytes, shown as the type they are, a header within
+`MAX_IMAGE_PIXELS`); SVG never (it can carry scripts). Audio is played only of common types.
+Each image or clip is at most `MEDIA_MAX_BYTES`, and one output (a card, or all the cards of a
+transcript: the `MediaBudget` given) at most `OUTPUT_MAX_BYTES` and `OUTPUT_MAX_PIXELS`. Only
+``http`` / ``https`` links are clickable, and they open in a new tab. Whatever is left out is
+named, with why, in a muted line. text/plain never changes: the output already says
+``[image: image/png]``.
 """
 
 from __future__ import annotations
@@ -19,41 +23,75 @@ from urllib.parse import urlsplit
 
 from ..._html import note_html
 from ..._visible import visible, visible_html
-from ...tools.media import McpAudio, McpImage, McpLink, media_of
+from ...tools.media import McpAudio, McpImage, McpLink, MediaBudget, NotShown, media_of, shown_image
 
 __all__ = ["MEDIA_MAX_BYTES", "media_html"]
 
 MEDIA_MAX_BYTES = 2_000_000
 """The largest image or audio clip a card shows (a notebook keeps every output it shows)."""
-_IMAGES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
 _AUDIO = frozenset({"audio/wav", "audio/x-wav", "audio/mpeg", "audio/ogg", "audio/webm", "audio/flac", "audio/mp4"})
+_AUDIO_TYPES = "only WAV, MP3, Ogg, WebM, FLAC and MP4 audio is played"
+_IMG = (
+    '<img class="meowgent-media" alt="an image from the tool"'
+    ' style="max-width: 100%; max-height: 24em; display: block; margin: 0.3em 0" src="{}">'
+)
+_PLAYER = '<audio class="meowgent-media" controls src="{}"></audio>'
 
 
-def media_html(value: Any) -> str:
-    """HTML for the media (`media_of`) and ``links`` (see `McpText`) of ``value``; "" if none."""
+def media_html(value: Any, budget: MediaBudget | None = None) -> str:
+    """HTML for the media (`media_of`) and ``links`` (see `McpText`) of ``value``; "" if none.
+
+    Args:
+        value: A tool's value.
+        budget: What the output this card is part of may still show (spent here); a budget of
+            its own if None.
+    """
+    budget = MediaBudget() if budget is None else budget
     parts = []
     for item in media_of(value):
         if isinstance(item, McpImage):
-            parts.append(_shown(item, "image", _IMAGES, '<img class="meowgent-media" alt="an image from the tool"'
-                                ' style="max-width: 100%; max-height: 24em; display: block; margin: 0.3em 0" src="{}">'))
+            parts.append(_image(item, budget))
         elif isinstance(item, McpAudio):
-            parts.append(_shown(item, "audio clip", _AUDIO, '<audio class="meowgent-media" controls src="{}"></audio>'))
+            parts.append(_audio(item, budget))
+    parts.extend(_skipped(note) for note in budget.notes())
     links = [link for link in getattr(value, "links", None) or () if isinstance(link, McpLink)]
     parts.extend(_link(link) for link in links)
     return "".join(parts)
 
 
-def _shown(item: Any, what: str, allowed: frozenset[str], tag: str) -> str:
-    mime = str(item.mime_type)
-    if mime not in allowed:
-        why = "SVG can carry scripts" if mime == "image/svg+xml" else "not a type the card shows"
-        return note_html("meowgent-media-skipped", f"an {what} of type {visible(mime)}, not shown ({why})")
-    if len(item.data) > MEDIA_MAX_BYTES:
-        return note_html(
-            "meowgent-media-skipped", f"an {what} of {len(item.data):,} bytes, not shown (over {MEDIA_MAX_BYTES:,})"
-        )
-    source = f"data:{mime};base64,{base64.b64encode(item.data).decode('ascii')}"
-    return tag.format(escape(source))
+def _image(item: McpImage, budget: MediaBudget) -> str:
+    shown = shown_image(item.data, str(item.mime_type))
+    if isinstance(shown, NotShown):
+        return _skipped(shown)
+    if len(shown.data) > MEDIA_MAX_BYTES:
+        return _skipped(_too_big(shown.mime_type, len(shown.data)))
+    if not budget.take("image", len(shown.data), shown.width * shown.height):
+        return ""  # counted: the card's last media line says how many were left out
+    return _IMG.format(escape(_data_url(shown.mime_type, shown.data)))
+
+
+def _audio(item: McpAudio, budget: MediaBudget) -> str:
+    mime, data = str(item.mime_type), item.data
+    if mime not in _AUDIO or not isinstance(data, bytes):
+        return _skipped(NotShown(f"{visible(mime)} not played: {_AUDIO_TYPES}"))
+    if len(data) > MEDIA_MAX_BYTES:
+        return _skipped(_too_big(mime, len(data)))
+    if not budget.take("audio clip", len(data)):
+        return ""
+    return _PLAYER.format(escape(_data_url(mime, data)))
+
+
+def _too_big(mime: str, size: int) -> NotShown:
+    most = f"a card shows images and audio of at most {MEDIA_MAX_BYTES:,} bytes"
+    return NotShown(f"{mime} of {size:,} bytes not shown: {most}")
+
+
+def _data_url(mime: str, data: bytes) -> str:
+    return f"data:{mime};base64,{base64.b64encode(data).decode('ascii')}"
+
+
+def _skipped(note: NotShown) -> str:
+    return note_html("meowgent-media-skipped", note.text)
 
 
 def _link(link: Any) -> str:

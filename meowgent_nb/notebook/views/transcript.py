@@ -32,6 +32,7 @@ from ...agent.events import (
 )
 from ...models.base import Usage
 from ...tools.calls import ToolCall
+from ...tools.media import MediaBudget
 from ._cards import Card, card_html_of, card_lines
 from ._endings import error_text, stopped_note
 from ._html import markdown_html, thinking_html, turn_html
@@ -294,6 +295,7 @@ class Transcript:
         approval (with its call), and after each folded turn (None)."""
         stopped = self._cut_short
         waiting: list[tuple[int, ToolCall | None]] = []
+        budget = MediaBudget()  # the cards' images and audio, together: the transcript is one output
         now = self._stopped_at if self._stopped_at is not None else self._clock()
         shown = rows(self._items, stopped)
         open_turn = last_turn(shown[-1]) if shown else self._turn  # the answer, or the turn at work
@@ -301,14 +303,14 @@ class Transcript:
         for segment in segments(shown):
             lo, hi = turns_of(segment)
             if hi < open_turn and any(isinstance(row, Repeats) for row in segment):
-                body = "".join(self._row_html(row, row is shown[-1], stopped, now) for row in segment)
+                body = "".join(self._row_html(row, row is shown[-1], stopped, now, budget) for row in segment)
                 failed = failing(segment, stopped)  # not hidden: a person wants to see what went wrong
                 line = summary(segment, stopped)
                 parts.append(turn_html(*line, self._duration(lo, hi), body, open_=failed))
                 waiting.append((len(parts), None))
                 continue
             for row in segment:  # the open turn: a waiting card's buttons go right after it
-                card, *timeline = self._row_parts(row, row is shown[-1], stopped, now)
+                card, *timeline = self._row_parts(row, row is shown[-1], stopped, now, budget)
                 parts.append(card)
                 if isinstance(row, Repeats) and row.card.status(stopped) == "waiting":
                     waiting.append((len(parts), row.card.call))
@@ -330,10 +332,10 @@ class Transcript:
             parts.append(self._footer_html())
         return parts, waiting
 
-    def _row_html(self, row: Row, last: bool, stopped: bool, now: float) -> str:
-        return "".join(self._row_parts(row, last, stopped, now))
+    def _row_html(self, row: Row, last: bool, stopped: bool, now: float, budget: MediaBudget) -> str:
+        return "".join(self._row_parts(row, last, stopped, now, budget))
 
-    def _row_parts(self, row: Row, last: bool, stopped: bool, now: float) -> list[str]:
+    def _row_parts(self, row: Row, last: bool, stopped: bool, now: float, budget: MediaBudget) -> list[str]:
         """A row's HTML; a card's is the card, then its turn's timeline after the turn's last card."""
         if isinstance(row, Note):
             return [note_html("meowgent-token-limit", row.text, "color: #b35900; font-weight: bold; ")]
@@ -344,7 +346,7 @@ class Transcript:
             return [thinking_html(row.text, expanded=thinking, title=title)]
         if isinstance(row, Block):
             return [f'<div class="meowgent-text">{markdown_html(row.text)}</div>']
-        parts = [card_html_of(row.card, stopped, row.times, row.told, None if self.finished else now)]
+        parts = [card_html_of(row.card, stopped, row.times, row.told, None if self.finished else now, budget)]
         for card in row.cards:  # after a turn's last card, the turn's timeline
             turn = [item for item in self._items if isinstance(item, Card) and item.turn == card.turn]
             if len(turn) > 1 and turn[-1] is card:

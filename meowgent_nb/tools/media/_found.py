@@ -19,12 +19,11 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from ._sniff import IMAGE_TYPES, media_type
 from ._values import McpAudio, McpImage
 
 __all__ = ["IMAGE_TYPES", "MAX_IMAGES", "MAX_IMAGE_BYTES", "media_of", "media_text", "media_type", "medium"]
 
-IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
-"""The raster types a vision model is given (SVG never: it is a document, not a picture)."""
 MAX_IMAGE_BYTES = 2 * 1024 * 1024
 """The largest image a model is given."""
 MAX_IMAGES = 4
@@ -37,17 +36,6 @@ _drawn: dict[int, tuple[Any, McpImage | McpAudio | None]] = {}
 _drawn_lock = threading.Lock()
 """The last images drawn by `medium` (PIL, ``_repr_png_``), by the value's id (the value is kept, so
 its id is not reused while it is here)."""
-
-_IMAGES = ((b"\x89PNG\r\n\x1a\n", "image/png"), (b"\xff\xd8\xff", "image/jpeg"), (b"GIF87a", "image/gif"), (b"GIF89a", "image/gif"))
-_AUDIO = ((b"ID3", "audio/mpeg"), (b"\xff\xfb", "audio/mpeg"), (b"\xff\xf3", "audio/mpeg"), (b"OggS", "audio/ogg"), (b"fLaC", "audio/flac"))
-
-
-def media_type(data: bytes) -> str | None:
-    """The image or audio type ``data`` begins as (PNG, JPEG, GIF, WebP, WAV, MP3, Ogg, FLAC), else None."""
-    if data[:4] == b"RIFF" and data[8:12] in (b"WAVE", b"WEBP"):
-        return "audio/wav" if data[8:12] == b"WAVE" else "image/webp"
-    return next((kind for magic, kind in (*_IMAGES, *_AUDIO) if data.startswith(magic)), None)
-
 
 def medium(value: Any) -> McpImage | McpAudio | None:
     """``value`` as an image or audio clip (see the module docstring), or None for any other value."""

@@ -1,7 +1,9 @@
 """Images, audio and links a tool or a server gives (in tool results, resources, prompts), as values.
 
 Each shows itself in the notebook (`_repr_mimebundle_`); a tool's card shows them too (see
-`meowgent_nb.notebook.views._media_html`). The model reads only their one-line descriptions.
+`meowgent_nb.notebook.views._media_html`). An image is displayed only when it is fit to be
+(`tools.media.shown_image`): else it is named, with why, in one line. The model reads only
+their one-line descriptions.
 """
 
 from __future__ import annotations
@@ -9,6 +11,8 @@ from __future__ import annotations
 import base64
 from dataclasses import dataclass
 from typing import Any
+
+from ._shown import MediaBudget, NotShown, ShownImage, shown_image
 
 __all__ = ["McpAudio", "McpImage", "McpLink", "McpText"]
 
@@ -26,15 +30,27 @@ class McpImage:
         self.data, self.mime_type, self.uri = data, mime_type, uri
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
-        # As IPython's own Image: binary data base64-encoded (the Jupyter wire's form), SVG as text.
-        if self.mime_type == "image/svg+xml":
-            shown = self.data.decode("utf-8", "replace")
-        else:
-            shown = base64.b64encode(self.data).decode("ascii")
-        return {self.mime_type: shown, "text/plain": repr(self)}
+        # As IPython's own Image: the bytes base64-encoded (the Jupyter wire's form), under the type
+        # they are; an image not fit to display (see `tools.media.shown_image`) is one line of text.
+        shown = self._shown()
+        if isinstance(shown, NotShown):
+            return {"text/plain": f"{self!r}\n[{shown.text}]"}
+        return {shown.mime_type: base64.b64encode(shown.data).decode("ascii"), "text/plain": repr(self)}
 
     def _repr_png_(self) -> bytes | None:
-        return self.data if self.mime_type == "image/png" else None
+        # IPython asks this too, besides the bundle: the same image, only when it is fit to display.
+        shown = self._shown()
+        return shown.data if isinstance(shown, ShownImage) and shown.mime_type == "image/png" else None
+
+    def _shown(self) -> ShownImage | NotShown:
+        """This image as one output displays it (`shown_image`, within one `MediaBudget`)."""
+        shown = shown_image(self.data, self.mime_type)
+        if isinstance(shown, NotShown):
+            return shown
+        budget = MediaBudget()
+        if not budget.take("image", len(shown.data), shown.width * shown.height):
+            return budget.notes()[0]
+        return shown
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, McpImage) and (other.data, other.mime_type) == (self.data, self.mime_type)
