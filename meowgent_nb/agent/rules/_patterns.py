@@ -12,16 +12,18 @@ climbing above its start). A deny or ask pattern matches every spelling; an allo
 spellings that mean what it says whichever way they are read:
 
 - A glob is put in the same forms as the values. A deny or ask glob matches a value when it matches
-  the value as written, or its normal form ignoring case (as a case-insensitive disk does), or the
-  value has no normal form. An allow glob matches only when it matches both the value as written
+  the value as written, or its normal form ignoring case (as a case-insensitive disk does), or that
+  form made relative to the working directory when it names a place inside it by its absolute
+  path or from ``~`` (``/home/me/proj/keep/a.txt`` is ``keep/a.txt`` run from ``/home/me/proj``),
+  or the value has no normal form. An allow glob matches only when it matches both the value as written
   (NFC, ``./`` and repeated ``/`` dropped; never with a ``..`` segment) and its normal form: so
   ``scratch/**`` allows ``scratch/a.txt`` and ``./scratch/a.txt``, and no spelling that leaves it.
 - A set or an exact (quoted) value allows only the value exactly as written; it denies or asks
-  about every spelling of one of its values (normal forms equal ignoring case), and a value with
-  no normal form.
+  about every spelling of one of its values (normal forms equal ignoring case, the absolute
+  spelling of a place inside the working directory too), and a value with no normal form.
 - A regex is about text: it allows a value it matches as written that has a normal form; it denies
-  or asks about a value it matches as written, percent-decoded, or in normal form, and a value
-  with no normal form.
+  or asks about a value it matches as written, percent-decoded, in normal form or relative to the
+  working directory (as globs), and a value with no normal form.
 - ``json:`` matches its exact JSON value, for every action.
 
 Globs and regexes run on RE2 (the `google-re2` package), whose matching takes time linear in the
@@ -40,7 +42,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..._visible import visible
-from ._spellings import Spelling, has_dot_dot_segment, spelling_of
+from ._spellings import Spelling, has_dot_dot_segment, local_spelling, spelling_of
 
 __all__ = [
     "MAX_PATTERN_CHARS",
@@ -170,7 +172,10 @@ def _glob(source: str, argument: str) -> Pattern:
         as_written = spelling.written is not None and written.fullmatch(spelling.written) is not None
         if allow:
             return as_written and spelling.normal is not None and bool(normal.fullmatch(spelling.normal))
-        return as_written or spelling.normal is None or any_case.fullmatch(spelling.normal) is not None
+        if as_written or spelling.normal is None or any_case.fullmatch(spelling.normal) is not None:
+            return True
+        local = local_spelling(spelling.normal)
+        return local is not None and any_case.fullmatch(local) is not None
 
     return Pattern("glob", source, test)
 
@@ -184,10 +189,10 @@ def _regex(source: str, pattern: str, argument: str) -> Pattern:
             return False
         if allow:
             return spelling.normal is not None and compiled.fullmatch(spelling.text) is not None
-        return spelling.normal is None or any(
-            form is not None and compiled.fullmatch(form) is not None
-            for form in (spelling.text, spelling.decoded, spelling.normal)
-        )
+        if spelling.normal is None:
+            return True
+        forms = (spelling.text, spelling.decoded, spelling.normal, local_spelling(spelling.normal))
+        return any(form is not None and compiled.fullmatch(form) is not None for form in forms)
 
     return Pattern("re", source, test)
 
@@ -200,7 +205,10 @@ def _texts(values: frozenset[str], kind: str, source: str) -> Pattern:
         if text in values or allow or not isinstance(text, str):
             return text in values
         normal = spelling_of(text).normal
-        return normal is None or normal.casefold() in normals
+        if normal is None or normal.casefold() in normals:
+            return True
+        local = local_spelling(normal)
+        return local is not None and local.casefold() in normals
 
     return Pattern(kind, source, test)
 

@@ -11,12 +11,13 @@ it was written, only NFC-normalized and without ``./`` and repeated ``/``. Neith
 from __future__ import annotations
 
 import functools
+import os
 import re
 import unicodedata
 from dataclasses import dataclass
 from urllib.parse import unquote
 
-__all__ = ["DECODING_ROUNDS", "Spelling", "has_dot_dot_segment", "spelling_of"]
+__all__ = ["DECODING_ROUNDS", "Spelling", "has_dot_dot_segment", "local_spelling", "spelling_of"]
 
 DECODING_ROUNDS = 4
 """Rounds of percent-decoding a normal form may take; a value still encoded after them has none."""
@@ -54,6 +55,24 @@ def spelling_of(text: str) -> Spelling:
         return Spelling(text, written, None, None, why)
     normal, why = _as_path(decoded)
     return Spelling(text, written, decoded, normal, why)
+
+
+def local_spelling(normal: str) -> str | None:
+    """A normal form that names a place by its absolute path (``/home/me/proj/keep/a.txt``) or from
+    the home folder (``~/proj/keep/a.txt``), relative to the working directory where it lies inside
+    it (``keep/a.txt``: the place a relative rule names, as a tool run here reads it); else None.
+    Read now, not cached: the working directory may change."""
+    if normal.startswith("~/") or normal == "~":
+        normal = os.path.expanduser("~") + normal[1:]
+    if not normal.startswith("/"):
+        return None
+    here, _ = _as_path(unicodedata.normalize("NFKC", os.getcwd()))
+    if here is None:
+        return None
+    here = here.rstrip("/")
+    if normal.casefold().startswith(here.casefold() + "/"):
+        return normal[len(here) + 1 :] or "."
+    return None
 
 
 def has_dot_dot_segment(text: str) -> bool:
