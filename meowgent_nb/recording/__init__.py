@@ -9,6 +9,16 @@ tools are on the `_tool_tape`.
 
 from __future__ import annotations
 
+from ._mask import Mask
 from .cassette import Cassette, CassetteError, RecordingModel, ReplayModel, ToolTape
 
-__all__ = ["Cassette", "CassetteError", "RecordingModel", "ReplayModel", "ToolTape"]
+__all__ = [
+    # cassettes
+    "Cassette",
+    "CassetteError",
+    "RecordingModel",
+    "ReplayModel",
+    "ToolTape",
+    # what never reaches one, nor leaves an MCP toolbox
+    "Mask",
+]
