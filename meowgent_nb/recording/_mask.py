@@ -243,9 +243,9 @@ def _char_regex(char: str) -> str:
     ways.append("".join(r"\\u" + _hex(f"{unit:04X}") for unit in _utf16_units(char)))
     if char in _JSON_SHORT:
         ways.append(re.escape("\\" + _JSON_SHORT[char]))
-    point = ord(char)
-    ways.append(f"&#0*{point};?")
-    ways.append(f"&#[xX]0*{_hex(f'{point:X}')};?")
+    for point in (ord(char), *_WINDOWS_1252.get(char, ())):
+        ways.append(f"&#0*{point};?")
+        ways.append(f"&#[xX]0*{_hex(f'{point:X}')};?")
     ways.extend(re.escape("&" + name) for name in _ENTITY_NAMES.get(char, ()))
     return "(?:" + "|".join(ways) + ")"
 
@@ -257,6 +257,9 @@ for _name, _text in html.entities.html5.items():  # "amp;" and "amp": html.unesc
         _ENTITY_NAMES.setdefault(_text, []).append(_name)
 for _names in _ENTITY_NAMES.values():
     _names.sort(key=lambda name: (-len(name), name))  # "amp;" before "amp": the whole reference is masked
+_WINDOWS_1252: dict[str, list[int]] = {}  # HTML reads &#128; to &#159; as windows-1252 does: &#128; is "€"
+for _point in range(0x80, 0xA0):
+    _WINDOWS_1252.setdefault(bytes([_point]).decode("cp1252", "ignore") or chr(_point), []).append(_point)
 
 
 def _hex(digits: str) -> str:
