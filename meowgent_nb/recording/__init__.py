@@ -12,13 +12,4 @@ from __future__ import annotations
 from ._mask import Mask
 from .cassette import Cassette, CassetteError, RecordingModel, ReplayModel, ToolTape
 
-__all__ = [
-    # cassettes
-    "Cassette",
-    "CassetteError",
-    "RecordingModel",
-    "ReplayModel",
-    "ToolTape",
-    # what never reaches one, nor leaves an MCP toolbox
-    "Mask",
-]
+__all__ = ["Cassette", "CassetteError", "Mask", "RecordingModel", "ReplayModel", "ToolTape"]

@@ -37,13 +37,22 @@ import json
 import os
 import re
 from collections.abc import Iterable, Mapping
-from typing import Any
 from functools import lru_cache
+from typing import Any
 
 from ..models._wire_values import nests_deeper as depth_over  # one depth check for every value from outside
 from ..models.base import CassetteError
 
-__all__ = ["MASKED", "MAX_DEPTH", "Mask", "depth_over", "host_credentials", "scrub", "secret_forms", "secret_regex"]
+__all__ = [
+    "MASKED",
+    "MAX_DEPTH",
+    "Mask",
+    "depth_over",
+    "host_credentials",
+    "scrub",
+    "secret_forms",
+    "secret_regex",
+]
 
 MASKED = "***"
 """What a masked secret is replaced by in a cassette."""

@@ -22,6 +22,10 @@ from tests.mcp_servers.serving import http_server
 
 SERVER = str(Path(__file__).parents[1] / "mcp_servers" / "quoting_server.py")
 TOKEN = "s3cr3t/T0ken+with=odd~chars"  # characters that percent-, JSON- and HTML-escaping change
+UNMASKABLE = (
+    "a message from the MCP server could not be masked (nested too deep, or a credential where text"
+    " cannot stand); "
+)
 
 
 @pytest.fixture(scope="module")
@@ -68,7 +72,8 @@ def test_a_log_message_and_a_progress_message_quoting_the_token_are_masked_in_th
     async def main():
         loop = asyncio.get_running_loop()
         RUNNING_CALL.set(RunningCall(ToolCall("q_chat_bearer", {}), loop, 30.0, watching, None))
-        result = await loop.run_in_executor(None, contextvars.copy_context().run, box["q_chat_bearer"].run, {})
+        run = contextvars.copy_context().run
+        result = await loop.run_in_executor(None, run, box["q_chat_bearer"].run, {})
         await asyncio.sleep(0.05)  # what the MCP loop handed over last is drawn
         return result
 
@@ -109,13 +114,45 @@ def test_with_token_t_neither_the_card_the_cassette_the_log_view_nor_the_result_
     ip.user_ns["model"] = ScriptedModel([call, chat, "Done."])
     cassette = tmp_path / "echo.cassette.json"
     with capture_output() as shown:
-        ip.run_cell_magic("agent", f"--model-object model --approve all --record {cassette} -o result", "Echo")
+        options = f"--model-object model --approve all --record {cassette} -o result"
+        ip.run_cell_magic("agent", options, "Echo")
         ip.run_line_magic("tools", "mcp log q")
     [echoed, chatted] = ip.user_ns["result"].tool_results
     assert (echoed.output, chatted.output) == ("*** | *** | *** | *** | ***w==", "chatted")
     written = cassette.read_text()
-    card = "".join(o.data.get("text/plain", "") + o.data.get("text/html", "") for o in shown.outputs) + shown.stdout
+    card = "".join(o.data.get("text/plain", "") + o.data.get("text/html", "") for o in shown.outputs)
+    card += shown.stdout
     header = f"Bearer {TOKEN}"
-    forms = [TOKEN, quote(TOKEN, safe=""), quote(TOKEN, safe="").lower(), base64.b64encode(header.encode()).decode()[:-4]]
+    encoded = quote(TOKEN, safe="")
+    forms = [TOKEN, encoded, encoded.lower(), base64.b64encode(header.encode()).decode()[:-4]]
     assert [form for form in forms if form in written or form in card] == []
     assert "the token *** was used" in card and "q_echo_bearer" in card and "*** | ***" in written
+
+
+def test_a_message_too_deep_to_mask_is_not_passed_on_an_answer_becomes_an_error_that_says_so():
+    from mcp.shared.message import SessionMessage
+    from mcp_types.jsonrpc import JSONRPCError, JSONRPCNotification, JSONRPCResponse
+
+    from meowgent_nb.mcp.client._secrets import masked_message
+    from meowgent_nb.mcp.config import secret_mask
+
+    mask = secret_mask([TOKEN])
+    deep: object = TOKEN
+    for _ in range(300):
+        deep = [deep]
+    answer = SessionMessage(JSONRPCResponse(jsonrpc="2.0", id=7, result={"deep": deep}))
+    refused = masked_message(mask, answer)
+    assert isinstance(refused.message, JSONRPCError) and refused.message.id == 7
+    assert (refused.message.error.code, refused.message.error.message) == (
+        -32603,
+        UNMASKABLE + "it was not used",
+    )
+    said = JSONRPCNotification(jsonrpc="2.0", method="notifications/message", params={"d": deep})
+    note = SessionMessage(said)
+    dropped = masked_message(mask, note)
+    assert (type(dropped), str(dropped)) == (
+        ValueError,
+        UNMASKABLE + "it was dropped",
+    )
+    clean = SessionMessage(JSONRPCResponse(jsonrpc="2.0", id=8, result={"deep": [[["fine"]]]}))
+    assert masked_message(mask, clean) is clean  # nothing to mask: the message as it came

@@ -15,7 +15,7 @@ import html
 import sys
 from typing import Annotated
 
-import mcp.types as types
+from mcp import types
 from mcp.server.elicitation import ElicitationResult
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError

@@ -93,7 +93,7 @@ def test_html_reads_128_to_159_as_windows_1252_and_so_does_the_mask():
 # --- the property: any secret, any encoding, in any text ----------------------------------------
 
 SYNTAX = {"%": "percent", "+": "percent", "&": "html", "\\": "json"}  # written in their own escape
-_SHORT = {'"': '\\"', "\\": "\\\\", "/": "\\/", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+_SHORT = {char: json.dumps(char)[1:-1] for char in '"\\\b\f\n\r\t'} | {"/": "\\/"}
 _NAMES: dict[str, list[str]] = {}
 for _name, _value in html.entities.html5.items():
     if _name.endswith(";") and len(_value) == 1:
@@ -154,13 +154,16 @@ def decoded(secret: str, text: str) -> bool:
             kept = re.sub(r"[^A-Za-z0-9+/]", "", alphabet)  # what a lenient decoder keeps
             for start in range(4):
                 window = kept[start:]
-                window = window[: len(window) - 1] if len(window) % 4 == 1 else window  # a lone last character
+                if len(window) % 4 == 1:  # a lone last character carries no whole byte
+                    window = window[:-1]
                 if data in base64.b64decode(window + "=" * (-len(window) % 4)):
                     return True
     return False
 
 
-plain = st.text(st.characters(whitelist_categories=("L", "N", "Zs"), whitelist_characters="-_.:/"), max_size=6)
+plain = st.text(
+    st.characters(whitelist_categories=("L", "N", "Zs"), whitelist_characters="-_.:/"), max_size=6
+)
 any_secret = st.text(st.characters(blacklist_categories=("Cs",)), min_size=4, max_size=24)
 
 

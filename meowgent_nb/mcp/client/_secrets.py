@@ -43,7 +43,8 @@ class Secrets:
 
     def _credentials(self) -> Mask:
         """The `Mask` of the box's credentials as they are now (an OAuth refresh adds tokens)."""
-        return secret_mask({*header_secrets(self._connection.headers), *self.__dict__.get("_oauth_secrets", ())})
+        oauth = self.__dict__.get("_oauth_secrets", ())
+        return secret_mask({*header_secrets(self._connection.headers), *oauth})
 
     def masking(self, transport: Any) -> Any:
         """``transport`` (an MCP client transport) whose every message from the server is masked."""
@@ -79,7 +80,7 @@ class _MaskedReads:
     async def __anext__(self) -> Any:
         return masked_message(self._mask(), await self._inner.__anext__())
 
-    async def __aenter__(self) -> _MaskedReads:
+    async def __aenter__(self) -> _MaskedReads:  # noqa: PYI034 (Python 3.10 has no Self)
         return self
 
     async def __aexit__(self, *exc_info: object) -> None:
@@ -90,23 +91,27 @@ def masked_message(mask: Mask, item: Any) -> Any:
     """One item of a transport's read stream (a ``SessionMessage``, or an exception) with ``mask`` applied.
 
     A message whose masked form is no longer a valid message (a secret in a number or a field of
-    fixed values), or that is nested too deep to mask, is not passed on: an answer becomes an
+    fixed values), or that is nested too deep to read, is not passed on: an answer becomes an
     error that says so, anything else an exception the SDK drops.
     """
     message = getattr(item, "message", None)
     if not mask or message is None:
         return item
-    if not mask.found(message.model_dump_json(by_alias=True, exclude_unset=True)):
-        return item  # every string is in the JSON text, escaped as the mask reads it
     from mcp_types import ErrorData
     from mcp_types.jsonrpc import JSONRPCError, JSONRPCResponse
     from pydantic import ValidationError
+    from pydantic_core import PydanticSerializationError
 
     try:
+        if not mask.found(message.model_dump_json(by_alias=True, exclude_unset=True)):
+            return item  # every string is in the JSON text, escaped as the mask reads it
         masked = mask(message.model_dump(mode="json", by_alias=True, exclude_unset=True))
         return type(item)(type(message).model_validate(masked), item.metadata)
-    except (CassetteError, ValidationError):
-        problem = "a message from the MCP server held a credential where it could not be masked"
+    except (CassetteError, ValidationError, PydanticSerializationError):  # too deep, or no longer valid
+        problem = (
+            "a message from the MCP server could not be masked (nested too deep, or a credential where text"
+            " cannot stand)"
+        )
         if isinstance(message, (JSONRPCResponse, JSONRPCError)):
             error = ErrorData(code=UNMASKABLE, message=f"{problem}; it was not used")
             return type(item)(JSONRPCError(jsonrpc="2.0", id=message.id, error=error), item.metadata)
