@@ -260,15 +260,28 @@ def _char_regex(char: str) -> str:
 
 
 _JSON_SHORT = {'"': '"', "\\": "\\", "/": "/", "\b": "b", "\f": "f", "\n": "n", "\r": "r", "\t": "t"}
-_ENTITY_NAMES: dict[str, list[str]] = {}
-for _name, _text in html.entities.html5.items():  # "amp;" and "amp": html.unescape reads both
-    if len(_text) == 1:
-        _ENTITY_NAMES.setdefault(_text, []).append(_name)
-for _names in _ENTITY_NAMES.values():
-    _names.sort(key=lambda name: (-len(name), name))  # "amp;" before "amp": the whole reference is masked
-_WINDOWS_1252: dict[str, list[int]] = {}  # HTML reads &#128; to &#159; as windows-1252 does: &#128; is "€"
-for _point in range(0x80, 0xA0):
-    _WINDOWS_1252.setdefault(bytes([_point]).decode("cp1252", "ignore") or chr(_point), []).append(_point)
+
+
+def _entity_names() -> dict[str, list[str]]:
+    """Each character's HTML named references: "amp;" and "amp" (html.unescape reads both), the
+    longest first, so that the whole reference is masked."""
+    names: dict[str, list[str]] = {}
+    for name, text in html.entities.html5.items():
+        if len(text) == 1:
+            names.setdefault(text, []).append(name)
+    return {char: sorted(found, key=lambda name: (-len(name), name)) for char, found in names.items()}
+
+
+def _windows_1252() -> dict[str, list[int]]:
+    """The characters HTML reads &#128; to &#159; as: windows-1252's (&#128; is "€"), as browsers do."""
+    points: dict[str, list[int]] = {}
+    for point in range(0x80, 0xA0):
+        points.setdefault(bytes([point]).decode("cp1252", "ignore") or chr(point), []).append(point)
+    return points
+
+
+_ENTITY_NAMES = _entity_names()
+_WINDOWS_1252 = _windows_1252()
 
 
 def _hex(digits: str) -> str:
