@@ -23,23 +23,28 @@ contains them (errors name the server, the field and the variable, never a value
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from ..errors import MeowgentError
-from ..recording._mask import Mask
+from ..recording import Mask
 
 __all__ = [
     "MAX_CONFIG_CHARS",
     "McpConfig",
     "McpConfigError",
     "ServerSpec",
+    "header_secrets",
     "masked",
     "parse_mcp_config",
     "redact",
+    "secret_mask",
     "shown_name",
 ]
 
@@ -360,17 +365,56 @@ def _kept(secrets: set[str]) -> frozenset[str]:
 
 SECRET_MIN = 4
 """Shorter values are not masked: masking every "1" of an env ``DEBUG=1`` would garble messages."""
+PART_MIN = 8
+"""The least length of a credential found inside a header's value (``Bearer T``'s T, a Basic
+password) to be masked on its own: shorter ones are placeholders (``Bearer none``), whose
+masking would garble every "none" a server says; the whole header value is masked still."""
+
+_AUTH_HEADERS = {"authorization", "proxy-authorization"}
+_AUTH_SCHEMES = {"bearer", "basic", "token"}  # recognized in any header's value
+_SCHEME = re.compile(r"\s*([A-Za-z][A-Za-z0-9!#$%&'*+.^_`|~-]*)\s+(\S+)\s*")
+
+
+def header_secrets(headers: Mapping[str, str]) -> set[str]:
+    """The secrets in HTTP headers: each value, and the credentials inside one written as ``SCHEME
+    TOKEN`` (any scheme in an ``Authorization`` header; Bearer, Basic or Token in any other): the
+    token, and a Basic token's decoded ``user:password`` and password (those of `PART_MIN`
+    characters or more)."""
+    found: set[str] = set()
+    for name, value in headers.items():
+        found.add(value)
+        written = _SCHEME.fullmatch(value)
+        if written is None:
+            continue
+        scheme, token = written.group(1).lower(), written.group(2)
+        if name.lower() not in _AUTH_HEADERS and scheme not in _AUTH_SCHEMES:
+            continue
+        parts = [token]
+        if scheme == "basic":
+            try:
+                pair = base64.b64decode(token, validate=True).decode("utf-8")
+            except (binascii.Error, ValueError):  # not base64 of UTF-8: the token itself is the secret
+                pair = ""
+            if ":" in pair:
+                parts += [pair, pair.partition(":")[2]]
+        found.update(part for part in parts if len(part) >= PART_MIN)
+    return found
 
 
 def redact(text: str, secrets: frozenset[str] | set[str]) -> str:
     """``text`` with each of ``secrets`` (of at least `SECRET_MIN` characters) replaced by ``***``,
-    also where it is written percent- or base64-encoded (the cassettes' `Mask`, one masking for both)."""
+    in every form the cassettes' `Mask` knows (percent-, JSON-, HTML- or base64-encoded)."""
     return secret_mask(secrets).text(text)
 
 
 def secret_mask(secrets: Iterable[str]) -> Mask:
     """The `Mask` of ``secrets`` (those of at least `SECRET_MIN` characters)."""
-    return Mask(secrets=[secret for secret in secrets if len(secret) >= SECRET_MIN])
+    return _mask_of(frozenset(secret for secret in secrets if len(secret) >= SECRET_MIN))
+
+
+@lru_cache(maxsize=64)
+def _mask_of(secrets: frozenset[str]) -> Mask:  # made once: a box masks each message from its server
+    return Mask(secrets=secrets)
 
 
 def shown_name(name: str) -> str:

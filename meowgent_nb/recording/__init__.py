@@ -9,6 +9,7 @@ tools are on the `_tool_tape`.
 
 from __future__ import annotations
 
+from ._mask import Mask
 from .cassette import Cassette, CassetteError, RecordingModel, ReplayModel, ToolTape
 
-__all__ = ["Cassette", "CassetteError", "RecordingModel", "ReplayModel", "ToolTape"]
+__all__ = ["Cassette", "CassetteError", "Mask", "RecordingModel", "ReplayModel", "ToolTape"]

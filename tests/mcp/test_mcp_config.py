@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from meowgent_nb.mcp.config import McpConfigError, ServerSpec, parse_mcp_config, redact
+from meowgent_nb.mcp.config import McpConfigError, ServerSpec, header_secrets, parse_mcp_config, redact
 
 TOKEN = "ghp_fake0123456789abcdef"
 ENV = {"GITHUB_TOKEN": TOKEN, "HOME": "/home/ann", "EMPTY": ""}
@@ -269,6 +269,28 @@ def test_no_message_or_repr_contains_a_value_from_the_file_env_headers_or_enviro
 def test_redact_masks_secrets_longest_first_and_leaves_short_values():
     secrets = {TOKEN, TOKEN[:8], "1"}
     assert redact(f"--token {TOKEN} and {TOKEN[:8]} and 1", secrets) == "--token *** and *** and 1"
+
+
+@pytest.mark.parametrize(
+    ("headers", "secrets"),
+    [
+        # The token of a scheme is a secret of its own: a server may echo it without "Bearer ".
+        ({"Authorization": f"Bearer {TOKEN}"}, {f"Bearer {TOKEN}", TOKEN}),
+        ({"Authorization": f"  bearer   {TOKEN} "}, {f"  bearer   {TOKEN} ", TOKEN}),
+        ({"authorization": f"ApiKey {TOKEN}"}, {f"ApiKey {TOKEN}", TOKEN}),  # any scheme in Authorization
+        ({"X-Auth": f"Token {TOKEN}"}, {f"Token {TOKEN}", TOKEN}),  # Bearer, Basic, Token in any header
+        # Basic: the token, and its user:password and password.
+        ({"Authorization": "Basic YW5uOmNvcnJlY3QtaG9yc2U="}, {"Basic YW5uOmNvcnJlY3QtaG9yc2U=",
+          "YW5uOmNvcnJlY3QtaG9yc2U=", "ann:correct-horse", "correct-horse"}),
+        ({"Authorization": "Basic YW5uOnB3"}, {"Basic YW5uOnB3", "YW5uOnB3"}),  # "ann:pw", "pw": too short
+        ({"Authorization": "Basic not-base64!"}, {"Basic not-base64!", "not-base64!"}),
+        # Placeholders shorter than 8 characters are not masked alone; other headers are values.
+        ({"Authorization": "Bearer none"}, {"Bearer none"}),
+        ({"X-Title": "My Notebook", "X-Key": TOKEN}, {"My Notebook", TOKEN}),
+    ],
+)
+def test_a_header_s_secrets_are_its_value_and_the_credentials_written_in_it(headers, secrets):
+    assert header_secrets(headers) == secrets
 
 
 TWICE_NAME = (

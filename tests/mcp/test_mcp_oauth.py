@@ -80,11 +80,13 @@ def test_the_link_is_shown_the_answer_comes_back_to_127_0_0_1_and_the_tokens_are
     assert again.shown == []
 
 
-def test_a_token_the_server_quotes_back_is_masked_in_the_error(url, tmp_path):
+def test_a_token_the_server_quotes_back_is_masked_in_the_error_and_in_its_log(url, tmp_path):
     with McpToolbox("guarded", url=url, oauth=OAuth(token_dir=tmp_path, show=Browser())) as box:
         with pytest.raises(McpToolError) as raised:
             box["guarded_quote_token"].run({})
+        logged = [(entry.level, entry.logger, entry.text) for entry in box.log]
     assert str(raised.value) == "Error executing tool quote_token: token *** is not allowed to do that"
+    assert logged == [("warning", "auth", "refused Bearer%20***")]  # "-" written %2d: lowercase hex
 
 
 def test_a_token_a_tool_echoes_in_a_result_reaches_neither_the_cassette_nor_the_card(url, tmp_path, ip):

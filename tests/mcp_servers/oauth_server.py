@@ -16,6 +16,7 @@ import base64
 import secrets
 import sys
 import time
+import warnings
 from urllib.parse import quote, urlsplit
 
 from mcp.server.auth.middleware.auth_context import get_access_token
@@ -27,7 +28,7 @@ from mcp.server.auth.provider import (
     construct_redirect_uri,
 )
 from mcp.server.auth.settings import AuthSettings, ClientRegistrationOptions
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 
@@ -121,9 +122,14 @@ def echo_authorization() -> str:
 
 
 @server.tool()
-def quote_token() -> str:
-    """Fails, quoting the call's access token in its error (a careless server)."""
-    raise ToolError(f"token {get_access_token().token} is not allowed to do that")
+async def quote_token(ctx: Context) -> str:
+    """Fails, quoting the call's access token in a log message (percent-encoded, lowercase hex) and in
+    its error (a careless server)."""
+    token = get_access_token().token
+    with warnings.catch_warnings():  # the SDK marks logging deprecated (SEP-2577); used here on purpose
+        warnings.simplefilter("ignore")
+        await ctx.warning(f"refused Bearer%20{token.replace('-', '%2d')}", logger_name="auth")
+    raise ToolError(f"token {token} is not allowed to do that")
 
 
 def _under_issuer_path(app, prefix: str):

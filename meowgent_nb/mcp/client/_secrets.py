@@ -1,28 +1,36 @@
-"""A box's secrets never leave it: masked in what it says, and its credentials in what its tools return.
+"""A box's secrets never leave it: masked in what it says, and its credentials in all its server says.
 
-The masking is the cassettes' `Mask` (through `secret_mask`), so a secret is masked as it is,
-percent-encoded and base64-encoded alike. Messages mask every secret (given ones, env and header
-values, OAuth tokens and client secrets). A tool's result masks the box's credentials (the
-values of its headers, and its OAuth tokens and client secrets) where it arrives, before it
-becomes the call's value: what the model reads, the card shows, the history keeps and a cassette
-records never held them. (Env values, which may be plain settings such as a folder, are left in
-results: a server reports on its own configuration.)
+The masking is the cassettes' `Mask` (through `secret_mask`), so a secret is masked as it is and
+percent-, JSON-, HTML- or base64-encoded alike. Messages mask every secret (given ones, env and
+header values, OAuth tokens and client secrets). Everything the server sends masks the box's
+credentials (its headers' secrets, see `header_secrets`, and its OAuth tokens and client secrets)
+in one place, where it arrives: `masking` wraps the session's transport, so each message from the
+server (results, errors, log messages, progress, listings, resources, prompts, instructions,
+elicitation and sampling requests) is masked before the SDK reads it. What the model reads, the
+card shows, the log keeps and a cassette records never held them. (Env values, which may be
+plain settings such as a folder, are left in what the server says: it reports on its own
+configuration.)
 """
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
-from ..config import redact, secret_mask
+from ...recording import CassetteError, Mask
+from ..config import header_secrets, redact, secret_mask
 
-__all__ = ["Secrets"]
+__all__ = ["Secrets", "masked_message"]
+
+UNMASKABLE = -32603  # JSON-RPC's internal error: the answer is refused here, not the server's fault alone
 
 
 class Secrets:
-    """Mixin of `McpToolbox`: `_redact` for its messages, `_masked` for its tools' results."""
+    """Mixin of `McpToolbox`: `_redact` for its messages, `masking` for what its server sends."""
 
     _secrets: set[str]
-    """The given secrets, env and header values, and the OAuth tokens and client secrets seen so far."""
+    """The given secrets, env values, header secrets, and the OAuth tokens and client secrets seen so far."""
     _connection: Any
 
     def _redact(self, text: str) -> str:
@@ -33,13 +41,78 @@ class Secrets:
         self._secrets.add(value)
         self.__dict__.setdefault("_oauth_secrets", set()).add(value)
 
-    def _masked(self, result: Any) -> Any:
-        """A call's result (the SDK's ``CallToolResult``, or text) with the box's secrets masked."""
-        mask = secret_mask({*self._connection.headers.values(), *self.__dict__.get("_oauth_secrets", ())})
-        if not mask or result is None:
-            return result
-        if isinstance(result, str):
-            return mask.string(result)
-        sent = result.model_dump(mode="json", by_alias=True, exclude_none=True)
-        masked = mask(sent)
-        return result if masked == sent else type(result).model_validate(masked)
+    def _credentials(self) -> Mask:
+        """The `Mask` of the box's credentials as they are now (an OAuth refresh adds tokens)."""
+        oauth = self.__dict__.get("_oauth_secrets", ())
+        return secret_mask({*header_secrets(self._connection.headers), *oauth})
+
+    def masking(self, transport: Any) -> Any:
+        """``transport`` (an MCP client transport) whose every message from the server is masked."""
+        return _masked_transport(transport, self._credentials)
+
+
+@contextlib.asynccontextmanager
+async def _masked_transport(transport: Any, mask: Callable[[], Mask]) -> AsyncIterator[tuple[Any, Any]]:
+    async with transport as (reads, writes):
+        yield _MaskedReads(reads, mask), writes
+
+
+class _MaskedReads:
+    """A transport's read stream, each message masked (the SDK's ``ReadStream``)."""
+
+    def __init__(self, inner: Any, mask: Callable[[], Mask]):
+        self._inner, self._mask = inner, mask
+
+    @property
+    def last_context(self) -> Any:
+        """The sender's context of the last message, where the inner stream keeps one (the SDK reads it)."""
+        return getattr(self._inner, "last_context", None)
+
+    async def receive(self) -> Any:
+        return masked_message(self._mask(), await self._inner.receive())
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    def __aiter__(self) -> _MaskedReads:
+        return self
+
+    async def __anext__(self) -> Any:
+        return masked_message(self._mask(), await self._inner.__anext__())
+
+    async def __aenter__(self) -> _MaskedReads:  # noqa: PYI034 (Python 3.10 has no Self)
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+
+def masked_message(mask: Mask, item: Any) -> Any:
+    """One item of a transport's read stream (a ``SessionMessage``, or an exception) with ``mask`` applied.
+
+    A message whose masked form is no longer a valid message (a secret in a number or a field of
+    fixed values), or that is nested too deep to read, is not passed on: an answer becomes an
+    error that says so, anything else an exception the SDK drops.
+    """
+    message = getattr(item, "message", None)
+    if not mask or message is None:
+        return item
+    from mcp_types import ErrorData
+    from mcp_types.jsonrpc import JSONRPCError, JSONRPCResponse
+    from pydantic import ValidationError
+    from pydantic_core import PydanticSerializationError
+
+    try:
+        if not mask.found(message.model_dump_json(by_alias=True, exclude_unset=True)):
+            return item  # every string is in the JSON text, escaped as the mask reads it
+        masked = mask(message.model_dump(mode="json", by_alias=True, exclude_unset=True))
+        return type(item)(type(message).model_validate(masked), item.metadata)
+    except (CassetteError, ValidationError, PydanticSerializationError):  # too deep, or no longer valid
+        problem = (
+            "a message from the MCP server could not be masked (nested too deep, or a credential where text"
+            " cannot stand)"
+        )
+        if isinstance(message, (JSONRPCResponse, JSONRPCError)):
+            error = ErrorData(code=UNMASKABLE, message=f"{problem}; it was not used")
+            return type(item)(JSONRPCError(jsonrpc="2.0", id=message.id, error=error), item.metadata)
+        return ValueError(f"{problem}; it was dropped")

@@ -62,6 +62,9 @@ class _Server(Protocol):
     async def listen_for_tool_changes(self, connection: _Connection) -> None:
         """Keep the 2026-07-28 stream of tool changes open while ``connection`` lives (`_refresh`)."""
 
+    def masking(self, transport: Any) -> Any:
+        """``transport`` with each message from the server masked (`_secrets`): the one way in."""
+
 
 class _Connection:
     """One session, entered and left by one task on the background loop (anyio needs that)."""
@@ -145,7 +148,7 @@ class _Connection:
         errlog = open(self.box.log_path, "a") if self.box.log_path else None  # noqa: SIM115 (closed below)
         try:
             async with contextlib.AsyncExitStack() as stack:
-                transport = await self._transport(stack, errlog)
+                transport = self.box.masking(await self._transport(stack, errlog))
                 asks = self.box.asks
                 callbacks: dict[str, Any] = {"elicitation_callback": asks.elicit}
                 if asks.roots:  # none chosen: not declared, so a server keeps the folders it was given

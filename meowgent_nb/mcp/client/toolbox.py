@@ -55,7 +55,7 @@ from ._session import McpServerError, McpToolError, _Connection
 from ._taped import Taped
 from ._tasks import task_problem
 from .._thread import background_loop
-from ..config import masked
+from ..config import header_secrets, masked
 from ...errors import ToolDefinitionError
 from ...tools.toolbox import Toolbox
 from ...tools.core import Tool
@@ -110,7 +110,10 @@ class McpToolbox(Secrets, ServerContext, Reconnect, ToolRefresh, Taped, Toolbox)
         connect_timeout: Seconds to wait for the server to start and list its tools.
         secrets: Strings never shown in the box's repr, listings or error messages (``***``
             instead), e.g. values a configuration file took from the environment. The values of
-            ``env`` and ``headers`` are always among them (those of 4 characters or more).
+            ``env`` and ``headers`` are always among them (those of 4 characters or more), and
+            the token of an ``Authorization: Bearer T`` header (of 8 or more, see `header_secrets`).
+            The credentials (headers' secrets, OAuth tokens) are masked in everything the server
+            sends too: results, errors, log messages, progress, listings and requests (`_secrets`).
         read_resources: Offer the model a ``read_resource`` tool (``NAME_read_resource``) that
             reads this server's resources: listed ones, those its templates make, and those its
             tools' results link to; it runs without asking (override with ``approval=``).
@@ -208,7 +211,7 @@ class McpToolbox(Secrets, ServerContext, Reconnect, ToolRefresh, Taped, Toolbox)
         self.env_names, self.header_names = tuple(env), tuple(headers)
         """The names of the env variables and headers given (their values are never shown)."""
         given = [secrets] if isinstance(secrets, str) else list(secrets)  # one string is one secret
-        self._secrets = set(given) | set(env.values()) | set(headers.values())  # OAuth adds its tokens
+        self._secrets = set(given) | set(env.values()) | header_secrets(headers)  # OAuth adds its tokens
         self.oauth = oauth_options(name, oauth)
         """How the box authorizes (an `OAuth`), or None."""
         if self.oauth is not None and url is None:
@@ -399,12 +402,12 @@ class McpToolbox(Secrets, ServerContext, Reconnect, ToolRefresh, Taped, Toolbox)
 
                 was_open = self._connection.alive
                 try:
-                    return self._masked(attempt())
+                    return attempt()
                 except McpServerError as error:
                     if not self._retries(tool, error, flight.running, was_open):
                         raise
                     self._again(remote, error)
-                    return self._masked(attempt())
+                    return attempt()
         except (McpServerError, McpToolError) as error:  # a server may quote its token back
             if self._vanished(remote, error):  # the server dropped the tool since it was listed
                 raise McpServerError(self._gone(remote) or "") from None
