@@ -40,6 +40,7 @@ __all__ = [
     "McpConfig",
     "McpConfigError",
     "ServerSpec",
+    "env_credentials",
     "header_secrets",
     "masked",
     "parse_mcp_config",
@@ -373,6 +374,18 @@ masking would garble every "none" a server says; the whole header value is maske
 _AUTH_HEADERS = {"authorization", "proxy-authorization"}
 _AUTH_SCHEMES = {"bearer", "basic", "token"}  # recognized in any header's value
 _SCHEME = re.compile(r"\s*([A-Za-z][A-Za-z0-9!#$%&'*+.^_`|~-]*)\s+(\S+)\s*")
+
+
+_CREDENTIAL_NAME = re.compile(
+    r"(?i)(token|secret|passw|pwd|api_?key|access_?key|private_?key|auth|credential|cookie|session|_key$|^key$)"
+)
+
+
+def env_credentials(env: Mapping[str, str]) -> set[str]:
+    """The values of ``env`` whose names say they are credentials (``GITHUB_TOKEN``, ``API_KEY``,
+    ``DB_PASSWORD``, ``AUTH_HEADER``, ...), of `PART_MIN` characters or more: a server saying one
+    back has it masked. Other env values (a folder, a log level) are settings a server may report."""
+    return {value for name, value in env.items() if _CREDENTIAL_NAME.search(name) and len(value) >= PART_MIN}
 
 
 def header_secrets(headers: Mapping[str, str]) -> set[str]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import html
+import os
 import sys
 from typing import Annotated
 
@@ -97,6 +98,12 @@ def token_note() -> str:
 def use_token() -> str:
     """How to call this server."""
     return f"Call me with {TOKEN}."
+
+
+@server.tool(annotations=READ_ONLY)
+def say_env(name: str) -> str:
+    """Says an environment variable of the server, whatever it holds (a careless server)."""
+    return f"{name}={os.environ.get(name, '')}"
 
 
 if __name__ == "__main__":

@@ -7,9 +7,10 @@ credentials (its headers' secrets, see `header_secrets`, and its OAuth tokens an
 in one place, where it arrives: `masking` wraps the session's transport, so each message from the
 server (results, errors, log messages, progress, listings, resources, prompts, instructions,
 elicitation and sampling requests) is masked before the SDK reads it. What the model reads, the
-card shows, the log keeps and a cassette records never held them. (Env values, which may be
-plain settings such as a folder, are left in what the server says: it reports on its own
-configuration.)
+card shows, the log keeps and a cassette records never held them. Of a stdio server's env values,
+those whose names say they are credentials (`env_credentials`: ``GITHUB_TOKEN``, ``API_KEY``) are
+masked in what it says too; the others, plain settings such as a folder, are left in what the
+server says: it reports on its own configuration.
 """
 
 from __future__ import annotations
@@ -44,7 +45,8 @@ class Secrets:
     def _credentials(self) -> Mask:
         """The `Mask` of the box's credentials as they are now (an OAuth refresh adds tokens)."""
         oauth = self.__dict__.get("_oauth_secrets", ())
-        return secret_mask({*header_secrets(self._connection.headers), *oauth})
+        env = self.__dict__.get("_env_credentials", ())
+        return secret_mask({*header_secrets(self._connection.headers), *env, *oauth})
 
     def masking(self, transport: Any) -> Any:
         """``transport`` (an MCP client transport) whose every message from the server is masked."""

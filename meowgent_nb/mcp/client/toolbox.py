@@ -55,7 +55,7 @@ from ._session import McpServerError, McpToolError, _Connection
 from ._taped import Taped
 from ._tasks import task_problem
 from .._thread import background_loop
-from ..config import header_secrets, masked
+from ..config import env_credentials, header_secrets, masked
 from ...errors import ToolDefinitionError
 from ...tools.toolbox import Toolbox
 from ...tools.core import Tool
@@ -212,6 +212,7 @@ class McpToolbox(Secrets, ServerContext, Reconnect, ToolRefresh, Taped, Toolbox)
         """The names of the env variables and headers given (their values are never shown)."""
         given = [secrets] if isinstance(secrets, str) else list(secrets)  # one string is one secret
         self._secrets = set(given) | set(env.values()) | header_secrets(headers)  # OAuth adds its tokens
+        self._env_credentials = env_credentials(env)  # masked in what the server says, too
         self.oauth = oauth_options(name, oauth)
         """How the box authorizes (an `OAuth`), or None."""
         if self.oauth is not None and url is None:
