@@ -36,7 +36,7 @@ def compile_regex(pattern: str) -> Any:
     import re2
 
     options = re2.Options()
-    options.log_errors = False  # the error is raised to the person; RE2 would also print it to the kernel's stderr
+    options.log_errors = False  # the error is raised to the person; RE2 would also print it to stderr
     options.max_mem = MAX_REGEX_MEMORY
     try:
         return re2.compile(pattern, options)

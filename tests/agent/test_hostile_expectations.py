@@ -211,7 +211,8 @@ def test_fewer_levels_are_read_or_refused_for_what_they_say_not_for_their_depth(
 def test_a_regex_that_could_take_catastrophic_time_is_refused_when_read(regex, detail):
     text = f"a(x={'re:' + regex!r})"
     error = refusal(text)
-    assert str(error) == message(f"The regular expression {regex!r} cannot be run: {detail}. {RE2}.", text, 4, len(text) - 1)
+    problem = f"The regular expression {regex!r} cannot be run: {detail}. {RE2}."
+    assert str(error) == message(problem, text, 4, len(text) - 1)
 
 
 @tool
@@ -223,7 +224,8 @@ def search(q: str) -> str:
 def test_a_regex_that_backtracks_for_ever_in_python_checks_a_run_at_once():
     sent = "a" * 5000 + "!"
     said = json.dumps({"name": "search", "arguments": {"q": sent}})
-    result = Agent(ScriptedModel([f"<tool_call>{said}</tool_call>", "Done."]), tools=[search], approver=AutoApprove()).run("Go.")
+    model = ScriptedModel([f"<tool_call>{said}</tool_call>", "Done."])
+    result = Agent(model, tools=[search], approver=AutoApprove()).run("Go.")
     verdict = check_expectation("search(q='re:(a+)+b'), ...", result)
     assert verdict.met is False
     assert verdict.line == f"Expectation not met: call 1 search had q='{'a' * 36}..., expected q='re:(a+)+b'."

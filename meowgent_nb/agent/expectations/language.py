@@ -120,7 +120,8 @@ def parse_expectation(text: str) -> Expectation:
         ExpectationError: The text cannot be read; the message marks the part and shows the syntax.
     """
     if not isinstance(text, str):
-        raise ExpectationError(f"An expectation is text, got {type(text).__name__} {reprlib.repr(text)}.", "", 0, 0)
+        got = f"{type(text).__name__} {reprlib.repr(text)}"
+        raise ExpectationError(f"An expectation is text, got {got}.", "", 0, 0)
     long = too_long(text)
     if long is not None:
         raise ExpectationError(long[0], long[1], 0, len(long[1]))
