@@ -36,10 +36,22 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
-__all__ = ["Answer", "LEVELS", "ToolContext", "ToolContextError", "context_backend", "is_context_type", "log_to_python"]
+__all__ = [
+    "LEVELS",
+    "MAX_LOG_CHARS",
+    "Answer",
+    "ToolContext",
+    "ToolContextError",
+    "context_backend",
+    "is_context_type",
+    "log_to_python",
+]
 
 LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 """Log levels (MCP's, those of syslog), least severe first."""
+MAX_LOG_CHARS = 2000
+"""The most characters of one log message that reach Python's `logging` (and so, where nothing
+configured it, the cell's stderr); the rest is counted, not shown."""
 
 
 class ToolContextError(RuntimeError):
@@ -98,9 +110,15 @@ class _Nowhere:
 _PY_LEVELS = dict(zip(LEVELS, (10, 20, 25, 30, 40, 50, 50, 50)))
 
 
-def log_to_python(tool: str, level: str, message: str) -> None:
-    """A tool's log message to Python's `logging`, logger ``meowgent_nb.tool.TOOL``."""
-    logging.getLogger(f"meowgent_nb.tool.{tool}").log(_PY_LEVELS[level], message)
+def log_to_python(tool: str, level: str, message: Any) -> None:
+    """A tool's log message to Python's `logging`, logger ``meowgent_nb.tool.TOOL``: its first
+    `MAX_LOG_CHARS` characters (a message that is no string as ``str`` writes it), then how many
+    more there were. Where nothing configured `logging`, its last resort writes a warning and above
+    to stderr, the cell's in a notebook."""
+    text = message if isinstance(message, str) else str(message)
+    if len(text) > MAX_LOG_CHARS:
+        text = f"{text[:MAX_LOG_CHARS]}... ({len(text) - MAX_LOG_CHARS:,} more characters)"
+    logging.getLogger(f"meowgent_nb.tool.{tool}").log(_PY_LEVELS[level], text)
 
 _BACKEND: ContextVar[Callable[[str], ContextBackend | None] | None] = ContextVar("meowgent_tool_context", default=None)
 _default: list[Callable[[str], ContextBackend | None]] = []

@@ -44,6 +44,13 @@ def chatty(ctx: ToolContext) -> str:
     ctx.log("debug", "not in the card")
     return "said"
 
+@tool
+def loud(ctx: ToolContext) -> str:
+    """Logs much."""
+    ctx.log("warning", "w" * 10_000_000)
+    ctx.log("error", list(range(1_000_000)))
+    return "said"
+
 def calling(name, *after, **arguments):
     call = json.dumps({"name": name, "arguments": arguments})
     return ScriptedModel([f"<tool_call>{call}</tool_call>", *after])
@@ -125,6 +132,25 @@ def test_a_chatty_tool_s_card_shows_five_lines_and_says_where_the_rest_are(kerne
         "[tool] chatty() -> done",
         *[f"  [the tool chatty logged info: line {n}]" for n in range(1, 6)],
         "  [the tool chatty logged more (Python's logging has it all: logger meowgent_nb.tool.chatty)]",
+        "  said",
+        "Said.",
+    ]
+
+
+def test_a_loud_tool_s_log_reaches_the_cell_s_stderr_bounded_as_its_card_is(kernel):
+    # Nothing configured logging in the kernel: Python's last resort writes warnings to the cell's stderr.
+    kernel.ok('model = calling("loud", "Said.")')
+    run = kernel.ok("%%agent --model-object model --new\nShout", allow_stdin=False)
+    stderr = "".join(c["text"] for c in run.of_type("stream") if c["name"] == "stderr")
+    listed = str(list(range(1_000_000)))
+    assert stderr.splitlines() == [
+        "w" * 2000 + "... (9,998,000 more characters)",
+        listed[:2000] + "... (7,886,890 more characters)",
+    ]
+    assert run.panel_texts[-1].splitlines() == [
+        "[tool] loud() -> done",
+        f"  [the tool loud logged warning: {'w' * 199}\u2026]",
+        f"  [the tool loud logged error: {listed[:199]}\u2026]",
         "  said",
         "Said.",
     ]

@@ -8,12 +8,15 @@
 
 from __future__ import annotations
 
+from ._bounds import MAX_CHARS, MAX_NESTING
 from .check import Act, ExpectationNotMet, Verdict, acts_of, check_expectation
 from .language import SYNTAX, Expectation, ExpectationError, ExpectedCall, parse_expectation
 from .values import ANY, Regex, value_matches
 
 __all__ = [
     "ANY",
+    "MAX_CHARS",
+    "MAX_NESTING",
     "SYNTAX",
     "Act",
     "Expectation",

@@ -15,6 +15,10 @@
 - ``then answered`` / ``then stopped`` at the end names how the run ended (``stopped``: it did
   not end with an answer; ``max_turns``, ``repeated_failure`` and ``interrupted`` name one way).
 
+An expectation may come from a notebook's metadata, so it is read as untrusted text: bounded in
+length and nesting (`_bounds`), its regexes run on RE2 (`agent.regex`: linear time, so no
+backreferences and no lookaround).
+
 `parse_expectation` reads the text (an `ExpectationError` points at the part it cannot read);
 `check_expectation` (in `check`) compares it with an `AgentResult`.
 """
@@ -23,18 +27,22 @@ from __future__ import annotations
 
 import ast
 import io
-import re
+import reprlib
 import tokenize
 import warnings
 from dataclasses import dataclass
 from typing import Any
 
 from ...errors import MeowgentError
+from ..regex import RegexError
+from ._bounds import MAX_CHARS, MAX_NESTING, TOO_DEEP, deeper_than, too_long
 from .values import ANY, Regex, value_matches, written
 
 __all__ = [
     "ANY",
     "ENDS",
+    "MAX_CHARS",
+    "MAX_NESTING",
     "OUTCOMES",
     "SYNTAX",
     "Expectation",
@@ -112,7 +120,11 @@ def parse_expectation(text: str) -> Expectation:
         ExpectationError: The text cannot be read; the message marks the part and shows the syntax.
     """
     if not isinstance(text, str):
-        raise ExpectationError(f"An expectation is text, got {type(text).__name__} {text!r}.", "", 0, 0)
+        got = f"{type(text).__name__} {reprlib.repr(text)}"
+        raise ExpectationError(f"An expectation is text, got {got}.", "", 0, 0)
+    long = too_long(text)
+    if long is not None:
+        raise ExpectationError(long[0], long[1], 0, len(long[1]))
     line = text.replace("\r", " ").replace("\n", " ")  # one line: offsets are columns
     if not line.strip():
         raise ExpectationError("The expectation is empty: name the calls the run should make.", line, 0, len(line))
@@ -159,8 +171,11 @@ def _empty_part(line: str, number: int, separators: list[tuple[int, int]]) -> Ex
 
 
 def _tokens(line: str) -> list[tokenize.TokenInfo]:
+    """The tokens of ``line``; brackets nested deeper than `MAX_NESTING` are refused as they come
+    (before Python's tokenizer reaches its own limit, which says less)."""
     skip = (tokenize.NEWLINE, tokenize.NL, tokenize.ENDMARKER, tokenize.INDENT, tokenize.DEDENT)
     found = []
+    level = 0
     try:
         for token in tokenize.generate_tokens(io.StringIO(line.lstrip()).readline):
             if token.type in skip:
@@ -171,6 +186,12 @@ def _tokens(line: str) -> list[tokenize.TokenInfo]:
                 at = token.start[1]
                 what = "a string that is never closed" if token.string in "'\"" else f"{token.string!r}"
                 raise ExpectationError(f"Cannot read {what} here.", line, at, len(line) if what[0] == "a" else at + 1)
+            if token.type == tokenize.OP and token.string in _OPEN:
+                level += 1
+                if level > MAX_NESTING:
+                    raise ExpectationError(TOO_DEEP, line, token.start[1], token.end[1])
+            elif token.type == tokenize.OP and token.string in _CLOSE:
+                level = max(0, level - 1)
             found.append(token)
     except tokenize.TokenError:  # an open bracket (or string) at the end: the caller says which
         found.append(tokenize.TokenInfo(tokenize.ERRORTOKEN, "", (1, len(line)), (1, len(line)), line))
@@ -251,7 +272,12 @@ def _call(line: str, at: int, part: str, tokens: list[tokenize.TokenInfo]) -> Ex
         offset = at + max(0, (error.offset or 1) - 1)
         hint = " (two calls are joined by ', ' or ' then ')" if _a_call(source[: offset - at]) else ""
         raise ExpectationError(f"Cannot read {part!r} as a call: {error.msg}{hint}.", line, offset, offset + 1) from None
+    except (MemoryError, RecursionError):  # Python's parser gave up: nested too deep for its stack
+        raise ExpectationError(TOO_DEEP, line, at, at + len(part)) from None
     where = _Where(line, at, stars, source.encode())
+    deep = deeper_than(node, MAX_NESTING)
+    if deep is not None:
+        raise ExpectationError(TOO_DEEP, line, where.col(deep), where.col(deep) + 1)
     if isinstance(node, ast.Call):
         tool = where.name(node.func)
         if node.args:
@@ -277,7 +303,7 @@ def _a_call(text: str) -> bool:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             return isinstance(ast.parse(text.strip() or "(", mode="eval").body, (ast.Call, ast.Name))
-    except SyntaxError:
+    except (SyntaxError, MemoryError, RecursionError):
         return False
 
 
@@ -352,10 +378,10 @@ class _Where:
             return ANY
         if value.startswith("re:"):
             try:
-                return Regex(re.compile(value[3:]))
-            except re.error as error:
+                return Regex(value[3:])
+            except RegexError as error:
                 raise ExpectationError(
-                    f"The regular expression {value[3:]!r} cannot be read: {error}.",
+                    f"The regular expression {value[3:]!r} cannot be run: {error}.",
                     self.line, self.col(node), self.end(node),
                 ) from None
         return value

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
+
+from ..regex import compile_regex
 
 __all__ = ["ANY", "Regex", "value_matches", "written"]
 
@@ -21,12 +22,30 @@ ANY = _Any()
 
 @dataclass(frozen=True)
 class Regex:
-    """A string value the whole of which matches ``pattern`` (written ``'re:PATTERN'``)."""
+    """A string value the whole of which matches ``source`` (written ``'re:SOURCE'``), run on RE2.
 
-    pattern: re.Pattern[str]
+    Raises:
+        RegexError: RE2 cannot run ``source`` (a backreference, lookaround, or malformed).
+    """
+
+    source: str
+    """The regex as written after ``re:``."""
+    compiled: Any = field(init=False, compare=False, repr=False)
+    """``source`` compiled by RE2 (see `agent.regex`)."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "compiled", compile_regex(self.source))
+
+    def fullmatch(self, text: str) -> bool:
+        """Whether the whole of ``text`` matches (a lone surrogate, which RE2 cannot read, as U+FFFD)."""
+        try:
+            return self.compiled.fullmatch(text) is not None
+        except UnicodeEncodeError:
+            readable = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+            return self.compiled.fullmatch(readable) is not None
 
     def __repr__(self) -> str:
-        return repr("re:" + self.pattern.pattern)
+        return repr("re:" + self.source)
 
 
 def value_matches(expected: Any, actual: Any) -> bool:
@@ -38,7 +57,7 @@ def value_matches(expected: Any, actual: Any) -> bool:
     if expected is ANY:
         return True
     if isinstance(expected, Regex):
-        return isinstance(actual, str) and expected.pattern.fullmatch(actual) is not None
+        return isinstance(actual, str) and expected.fullmatch(actual)
     if isinstance(expected, str):
         if not isinstance(actual, str):
             return False
