@@ -143,6 +143,7 @@ def test_an_ask_glob_asks_about_every_spelling(value):
         "a/.../notes.txt",  # a name of only dots and spaces
         "a/.. /notes.txt",
         "a/. ./notes.txt",
+        "notes\ud800.txt",  # a lone surrogate (JSON may carry one): no UTF-8 spelling, and RE2 takes UTF-8
     ],
 )
 def test_a_value_with_no_normal_form_matches_every_deny_and_ask_pattern_and_no_allow(value):

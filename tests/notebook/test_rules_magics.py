@@ -99,7 +99,7 @@ def test_a_rule_for_a_tool_the_notebook_lacks_is_kept_with_a_warning_naming_the_
         ("allow delete_file path=x -> deny", "%agent allow: Cannot read the rule 'delete_file path=x -> deny': it says"
          " '-> deny' where only allow rules are added (%agent allow); drop the '-> deny' or use %agent deny."),
         ("deny delete_file path=re:(a)\\1", "%agent deny: Cannot read the rule 'delete_file path=re:(a)\\1': the regex"
-         " path=re:(a)\\1 is not a pattern the rules can run: invalid escape sequence: \\1. Rules run regexes on RE2,"
+         " path=re:(a)\\1 is not a pattern the rules can run: invalid escape sequence: \\1. Regexes run on RE2,"
          " which matches in time linear in the value and so refuses backreferences (\\1) and lookaround ((?=...),"
          " (?!...)), the features that can take catastrophic time; write the pattern without them."),
         ("rules --remove 1", "%agent rules --remove: Rule 1 (delete_file path=scratch/** -> allow) comes from {file};"

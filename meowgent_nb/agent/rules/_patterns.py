@@ -42,6 +42,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..._visible import visible
+from ..regex import RegexError, compile_regex
 from ._spellings import Spelling, has_dot_dot_segment, local_spelling, spelling_of
 
 __all__ = [
@@ -113,20 +114,10 @@ def _spelling(value: Any) -> Spelling | None:
 
 
 def _re2(pattern: str, what: str) -> Any:
-    import re2
-
-    options = re2.Options()
-    options.log_errors = False  # the error is raised to the person; RE2 would also print it to the kernel's stderr
-    options.max_mem = 8 << 20
     try:
-        return re2.compile(pattern, options)
-    except re2.error as error:
-        detail = error.args[0].decode() if error.args and isinstance(error.args[0], bytes) else str(error)
-        raise RuleSyntaxError(
-            f"{what} is not a pattern the rules can run: {detail}. Rules run regexes on RE2, which matches in"
-            " time linear in the value and so refuses backreferences (\\1) and lookaround ((?=...), (?!...)),"
-            " the features that can take catastrophic time; write the pattern without them"
-        ) from None
+        return compile_regex(pattern)
+    except RegexError as error:
+        raise RuleSyntaxError(f"{what} is not a pattern the rules can run: {error}") from None
 
 
 def _held(glob: str) -> str:

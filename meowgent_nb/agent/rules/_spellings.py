@@ -27,6 +27,7 @@ _CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 # '\' (a separator on Windows) and slashes that NFKC keeps but a reader takes for '/' or '\'.
 _AS_SLASH = str.maketrans({c: "/" for c in "\\\u2215\u2044\u29f8\u29f9\u2216"})
 _DROPPED_AT_END = ". \t\n\r"
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 @dataclass(frozen=True)
@@ -49,6 +50,8 @@ class Spelling:
 @functools.lru_cache(maxsize=32)  # every rule about an argument reads the same value
 def spelling_of(text: str) -> Spelling:
     """The forms of ``text`` (linear in its length: at most `DECODING_ROUNDS` passes)."""
+    if _SURROGATE.search(text):  # no UTF-8 spelling: no path on any disk names it one way
+        return Spelling(text, None, None, None, "it has a lone surrogate (no UTF-8 spelling)")
     written = None if has_dot_dot_segment(text) else _collapsed(unicodedata.normalize("NFC", text))
     decoded, why = _decoded(text)
     if decoded is None:
