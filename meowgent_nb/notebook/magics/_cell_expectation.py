@@ -17,6 +17,7 @@ from typing import Any
 from IPython.core.error import UsageError
 
 from ...agent.expectations import (
+    MAX_CHARS,
     Expectation,
     ExpectationError,
     ExpectationNotMet,
@@ -87,19 +88,19 @@ def cell_expectation(option: str | None, metadata: dict[str, Any]) -> Expectatio
         if not isinstance(ours, dict):
             raise UsageError(
                 f"%%agent: the cell's metadata {key!r} must be an object such as"
-                f' {{"expect": "get_weather(city=\'Paris\')"}}, got {json.dumps(ours)}'
+                f' {{"expect": "get_weather(city=\'Paris\')"}}, got {_shown(json.dumps(ours))}'
             )
         if "expect" in ours:
             if not isinstance(ours["expect"], str):
                 raise UsageError(
                     f"%%agent: the cell's metadata '{key}.expect' must be text such as"
-                    f' "get_weather(city=\'Paris\')", got {json.dumps(ours["expect"])}'
+                    f' "get_weather(city=\'Paris\')", got {_shown(json.dumps(ours["expect"]))}'
                 )
             given.append((f"(the cell's metadata '{key}.expect')", ours["expect"]))
     if len({text.strip() for _, text in given}) > 1:
-        both = " and ".join(f"{where} {text!r}" for where, text in given)
+        both = " and ".join(f"{where} {_shown(repr(text))}" for where, text in given)
         raise UsageError(f"%%agent: two expectations for this cell: {both}; keep one.")
-    _LAST["cell"] = CellCheck(given[0][1] if given else None)
+    _LAST["cell"] = CellCheck(_shown(given[0][1]) if given else None)
     if not given:
         return None
     where, text = given[0]
@@ -129,6 +130,15 @@ def cell_report() -> str:
     """JSON of the last ``%%agent`` cell's `CellCheck` (the pytest plugin asks for it after each cell)."""
     check = _LAST.get("cell")
     return json.dumps(asdict(check) if check is not None else None, default=repr)
+
+
+def _shown(text: str) -> str:
+    """``text`` as an error or the report shows it: whole up to `MAX_CHARS` (the longest expectation
+    that can be read), else its start and how much was left out (a notebook's metadata may hold
+    megabytes)."""
+    if len(text) <= MAX_CHARS:
+        return text
+    return f"{text[:80]}... ({len(text) - 80:,} more characters)"
 
 
 def _unquoted(option: str) -> str:
