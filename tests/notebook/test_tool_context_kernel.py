@@ -131,7 +131,7 @@ def test_a_chatty_tool_s_card_shows_five_lines_and_says_where_the_rest_are(kerne
     assert run.panel_texts[-1].splitlines() == [
         "[tool] chatty() -> done",
         *[f"  [the tool chatty logged info: line {n}]" for n in range(1, 6)],
-        "  [the tool chatty logged more (Python's logging has it all: logger meowgent_nb.tool.chatty)]",
+        "  [the tool chatty logged more (Python's logging has every line: logger meowgent_nb.tool.chatty)]",
         "  said",
         "Said.",
     ]

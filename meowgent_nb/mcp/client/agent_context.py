@@ -48,7 +48,7 @@ class AgentContext:
     def __init__(self, running: RunningCall, tool: str):
         self.running, self.tool = running, tool
         self.source = f"the tool {tool}"
-        more = f"{self.source} logged more (Python's logging has it all: logger meowgent_nb.tool.{tool})"
+        more = f"{self.source} logged more (Python's logging has every line: logger meowgent_nb.tool.{tool})"
         self._watch = CallWatch(self.source, _Flight(running, contextvars.copy_context()), more)
         self._asks = ServerAsks(self.source, sampling="ask")
 
@@ -56,7 +56,7 @@ class AgentContext:
         background_loop().submit(self._watch.progress(done, total, message))  # the card keeps up; the tool goes on
 
     def log(self, level: str, message: str) -> None:
-        log_to_python(self.tool, level, message)  # kept in full where Python's logging keeps it
+        log_to_python(self.tool, level, message)  # every line, bounded as log_to_python bounds it
         if LEVELS.index(level) >= _TO_CARD:
             self._watch.tell(LogEntry(level, None, message, time.time()))
 
