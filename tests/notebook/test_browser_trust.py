@@ -7,13 +7,13 @@ one rule, ``delete_file path=** -> allow``, would allow every ``delete_file`` ca
 line, its rules, **Trust these rules**) and the call's card with its note and the approval
 buttons; the person clicks Deny (the rule decides nothing yet), then **Trust these rules** in the
 finished cell, and runs the next cell with Shift+Enter: its call runs without a card's buttons,
-allowed by the rule. The trust is written to the test run's ``$MEOWGENT_CONFIG_DIR``
-(tests/conftest.py gives every kernel a tmp one), never to the person's own config.
+allowed by the rule. The trust is written to the server's own ``$MEOWGENT_CONFIG_DIR`` (a tmp
+folder: `JupyterLab.config_dir`), neither to the person's config nor to the tests' store.
 
-It saves trust-rules-{light,dark}.png (the panel, the card and its buttons) and
-trust-rules-done-{light,dark}.png (the panel trusted, both cells finished) into
-$MEOWGENT_SCREENSHOTS when set, else a tmp dir; docs/screenshots/trust-rules-{light,dark}.png are
-the first two.
+It saves trust-rules-{light,dark}.png (the panel, the card and its buttons),
+trust-rules-trusted-{light,dark}.png (the panel after the click) and trust-rules-allowed-{light,dark}.png
+(the second cell) into $MEOWGENT_SCREENSHOTS when set, else a tmp dir;
+docs/screenshots/trust-rules-{light,dark}.png are the first two.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from pathlib import Path
 import pytest
 
 from tests.browser_notebook import write_notebook
+from tests.browser_pages import VIEWPORT
 from tests.notebook.test_browser import card
 
 SCREENSHOTS_ENV = "MEOWGENT_SCREENSHOTS"
@@ -53,6 +54,26 @@ first, second = deleting("first.txt"), deleting("second.txt")
 FIRST = "%%agent --model-object first --new\nDelete first.txt."
 SECOND = "%%agent --model-object second --new\nDelete second.txt."
 NOTE = "a rule in approvals.toml would allow this; the file is not trusted (%agent trust)"
+# WCAG's contrast ratio of an element's text colour against its own background (both opaque here).
+CONTRAST = """e => {
+  const rgb = c => c.match(/[\\d.]+/g).slice(0, 3).map(Number).map(v => v / 255)
+    .map(v => v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4);
+  const lum = c => { const [r, g, b] = rgb(c); return 0.2126 * r + 0.7152 * g + 0.0722 * b; };
+  const style = getComputedStyle(e);
+  const [a, b] = [lum(style.color), lum(style.backgroundColor)].sort((x, y) => y - x);
+  return Math.round((a + 0.05) / (b + 0.05) * 100) / 100;
+}"""
+# How an element's text is laid out: its lines' height over its font size, and whether it fits its box.
+LAYOUT = """e => {
+  const range = document.createRange();
+  range.selectNodeContents(e);
+  const tops = new Set(Array.from(range.getClientRects()).map(r => Math.round(r.top)));
+  const size = parseFloat(getComputedStyle(e).fontSize);
+  const box = e.getBoundingClientRect(), area = e.closest('.jp-OutputArea').getBoundingClientRect();
+  return {lines: tops.size, spacing: Math.round(box.height / tops.size / size * 100) / 100,
+          fits: e.scrollWidth <= e.clientWidth + 1 && box.right <= area.right + 1};
+}"""
+NARROW = {"width": 640, "height": 1000}
 
 
 @pytest.fixture
@@ -72,13 +93,14 @@ def test_a_rules_file_waits_for_the_person_s_trust_then_its_allow_rule_decides(
     server = jupyter
     screenshots = Path(os.environ.get(SCREENSHOTS_ENV) or tmp_path)
     screenshots.mkdir(parents=True, exist_ok=True)
-    folder = server.root / f"trust_{suffix}"
-    folder.mkdir()
+    where = f"trust_{suffix}/course-from-a-colleague/week-3-files"  # a long path, to wrap in a narrow window
+    folder = server.root / where
+    folder.mkdir(parents=True)
     (folder / "approvals.toml").write_text(RULES)
     rules_file = folder.resolve() / "approvals.toml"
     sha256 = hashlib.sha256(RULES.encode()).hexdigest()
     write_notebook(folder / "trust.ipynb", [SETUP, FIRST, SECOND])
-    nb = open_page(server, f"trust_{suffix}/trust.ipynb", theme)
+    nb = open_page(server, f"{where}/trust.ipynb", theme)
     shown = nb.page.locator("body").get_attribute("data-jp-theme-name")
     nb.check(shown == theme, f"the page shows the theme {shown!r}, not {theme!r}")
 
@@ -97,10 +119,23 @@ def test_a_rules_file_waits_for_the_person_s_trust_then_its_allow_rule_decides(
         f"the trust panel's line reads {line!r}",
     )
     rules = trust_panel.locator(".meowgent-trust-rules").inner_text()
+    nb.check(rules == "  1. delete_file path=** -> allow", f"the trust panel's rules read {rules!r}")
+    content = trust_panel.locator(".meowgent-trust-sha256").inner_text()
     nb.check(
-        rules == f"  1. delete_file path=** -> allow\n     (sha256 {sha256[:16]}...)",
-        f"the trust panel's rules read {rules!r}",
+        content == f"Trusting applies to this content only (sha256 {sha256[:16]}...): an edit to the file"
+        " asks again.",
+        f"the trust panel's content line reads {content!r}",
     )
+    contrast = trust.evaluate(CONTRAST)
+    nb.check(contrast >= 4.5, f"Trust these rules: its text's contrast is {contrast}:1 (< 4.5)")
+    nb.page.set_viewport_size(NARROW)  # a narrow window: the long path wraps inside the panel
+    try:
+        for part in (".meowgent-trust-line", ".meowgent-trust-rules", ".meowgent-trust-sha256"):
+            shown = trust_panel.locator(part).evaluate(LAYOUT)
+            nb.check(shown["fits"], f"{part} runs past the output area in a narrow window: {shown}")
+            nb.check(shown["spacing"] <= 1.6, f"{part}'s lines are {shown['spacing']} fonts apart")
+    finally:
+        nb.page.set_viewport_size(VIEWPORT)
     note = card(first).locator(".meowgent-server-asked").all_inner_texts()
     nb.check(note == [NOTE], f"the waiting card's notes: {note!r}")
     nb.check(nb.prompt(1) == "[*]:", "the first agent cell should still run while its call waits")
@@ -108,7 +143,7 @@ def test_a_rules_file_waits_for_the_person_s_trust_then_its_allow_rule_decides(
 
     first.get_by_role("button", name="Deny", exact=True).click()
     nb.wait_finished(1, "the first agent cell (after Deny)")
-    nb.wait_text(card(first).locator(".meowgent-approval"), exactly("denied by you"), "the denied card's decision")
+    nb.wait_text(card(first).locator(".meowgent-approval"), exactly("denied by you"), "the denied card")
     nb.check((folder / "first.txt").exists(), "Deny was clicked, but first.txt was deleted")
 
     trust.click()
@@ -116,14 +151,14 @@ def test_a_rules_file_waits_for_the_person_s_trust_then_its_allow_rule_decides(
         f"Trusted: the allow rules of {rules_file} apply from the next call on, until the file changes"
         " (%agent trust --remove to undo)."
     )
-    nb.wait_text(trust_panel, confirmation, "the trust panel's confirmation")
-    nb.check(trust.is_disabled(), "Trust these rules can still be clicked after it trusted the file")
-    store = json.loads((Path(os.environ["MEOWGENT_CONFIG_DIR"]) / "trusted_rules.json").read_text())
-    nb.check(
-        [(e["path"], e["sha256"]) for e in store["trusted"] if e["path"] == str(rules_file)]
-        == [(str(rules_file), sha256)],
-        f"the test run's trust store holds: {store!r}",
-    )
+    done = trust_panel.locator(".meowgent-trust-done")
+    nb.wait_text(done, exactly(confirmation), "the trust panel's confirmation")
+    nb.wait_hidden(trust, "Trust these rules, once it trusted the file")
+    shown = done.evaluate(LAYOUT)
+    nb.check(shown["fits"] and shown["spacing"] <= 1.6, f"the confirmation's layout: {shown}")
+    store = json.loads((server.config_dir / "trusted_rules.json").read_text())
+    trusted = [(e["path"], e["sha256"]) for e in store["trusted"]]
+    nb.check(trusted == [(str(rules_file), sha256)], f"the server's trust store holds: {store!r}")
 
     nb.cell(2).locator(".jp-InputArea-editor").click()
     nb.page.keyboard.press("Shift+Enter")
@@ -135,9 +170,10 @@ def test_a_rules_file_waits_for_the_person_s_trust_then_its_allow_rule_decides(
         "the second card's decision",
     )
     nb.check(second.locator(".jp-OutputArea button").count() == 0, "the trusted rule's call showed buttons")
-    nb.check(card(second).locator(".meowgent-server-asked").count() == 0, "the trusted rule's card has a note")
+    nb.check(card(second).locator(".meowgent-server-asked").count() == 0, "the allowed card has a note")
     nb.check(not (folder / "second.txt").exists(), "the call the rule allowed did not delete second.txt")
-    nb.page.locator(".jp-Notebook").first.screenshot(path=str(screenshots / f"trust-rules-done-{suffix}.png"))
+    trust_panel.screenshot(path=str(screenshots / f"trust-rules-trusted-{suffix}.png"))
+    second.screenshot(path=str(screenshots / f"trust-rules-allowed-{suffix}.png"))
 
 
 def exactly(text: str) -> re.Pattern[str]:
