@@ -80,7 +80,8 @@ def write_notebook(path: Path, cells: Sequence[str]) -> None:
 class JupyterLab:
     """``jupyter lab`` in its own process group, serving ``root``; ``work`` holds its state and log.
 
-    ``app="notebook"`` starts Notebook 7 (``jupyter notebook``) the same way instead.
+    ``app="notebook"`` starts Notebook 7 (``jupyter notebook``) the same way instead. Its kernels
+    keep the rules files a person trusts in ``config_dir``, apart from the tests' own store.
     """
 
     START_TIMEOUT = 90.0
@@ -91,6 +92,8 @@ class JupyterLab:
         self.port = 0
         self.process: subprocess.Popen[bytes] | None = None
         self.log_path = work / "jupyterlab.log"
+        self.config_dir = work / "meowgent-config"
+        """Its kernels' ``$MEOWGENT_CONFIG_DIR`` (their trust store)."""
 
     # --- start and stop --------------------------------------------------------------------
 
@@ -136,6 +139,8 @@ class JupyterLab:
         env = dict(os.environ)
         # A person at a browser: the approval policy must not come from the tester's shell.
         env.pop("MEOWGENT_APPROVE", None)
+        # The rules files trusted in its kernels: a store of this server's own, not the test process's.
+        env["MEOWGENT_CONFIG_DIR"] = str(self.config_dir)
         for variable, folder in [
             ("JUPYTERLAB_SETTINGS_DIR", settings),
             ("JUPYTERLAB_WORKSPACES_DIR", self.work / "workspaces"),
@@ -321,6 +326,16 @@ class NotebookPage:
         except PlaywrightError as error:  # a timeout, or the page closed under us
             problem = f"{type(error).__name__}: {_first_line(error)}"
         self.fail(f"waited {timeout:g} s for {what}: {problem}")
+
+    def wait_hidden(self, locator: Any, what: str, timeout: float = 60) -> None:
+        """Wait until the locator is hidden or gone."""
+        __tracebackhide__ = True
+        try:
+            locator.first.wait_for(state="hidden", timeout=timeout * 1000)
+            return
+        except PlaywrightError as error:
+            problem = f"{type(error).__name__}: {_first_line(error)}"
+        self.fail(f"waited {timeout:g} s for {what} to be hidden: {problem}")
 
     def wait_text(self, locator: Any, pattern: str | re.Pattern[str], what: str, timeout: float = 60) -> str:
         """Wait until the locator's text matches ``pattern`` (a substring, or a regex); return the text."""

@@ -187,7 +187,8 @@ def test_agent_trust_asks_in_a_terminal_and_lists_and_removes(untrusted, tmp_pat
         f"The rules file {path} has 1 allow rule, ignored until you trust it (its ask and deny rules"
         " apply).\n"
         "  1. delete_file path=scratch/** -> allow\n"
-        f"     (sha256 {digest[:16]}...)\n"
+        f"     Trusting applies to this content only (sha256 {digest[:16]}...): an edit to the file asks"
+        " again.\n"
         "Trust these rules? Type yes to trust them: \n"
     )
     assert line(untrusted, "trust") == (asked + "Not trusted: the file's allow rules stay ignored.\n", "")
