@@ -146,6 +146,7 @@ def test_a_broken_rules_file_fails_the_cell_naming_it_and_keeps_the_notebooks_ru
 def untrusted(notebook, tmp_path, monkeypatch):
     """The same shell, its folder's rules file not trusted, and input() answering what ``answers`` holds."""
     monkeypatch.delenv("MEOWGENT_TRUST_RULES")
+    monkeypatch.setenv("MEOWGENT_CONFIG_DIR", str(tmp_path / "config"))  # its own store, whatever ran before
     answers: list[str] = []
 
     def answer(prompt=""):
