@@ -72,7 +72,7 @@ def start_server(threads: int, interrupt: bool = False) -> tuple[subprocess.Pope
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     command = [
-        sys.executable, "-m", "llama_cpp.server", "--model", str(gguf_path()),
+        sys.executable, "-m", "meowgent_nb.models.llama_cpu", "--model", str(gguf_path()),
         "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "2048", "--n_threads", str(threads),
         *([] if interrupt else ["--interrupt_requests", "False"]),
     ]  # fmt: skip

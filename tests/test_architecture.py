@@ -2,8 +2,7 @@
 
 Every ``import`` and ``from ... import`` in ``meowgent_nb`` counts, also those inside functions
 (lazy) and under ``TYPE_CHECKING``: a lazy import is still a dependency a reader must follow.
-The rooms stay small enough to find one's way in: no module over `MAX_LINES` lines, no folder
-over `MAX_MODULES` modules, except the debts listed here, which may only shrink.
+Modules and rooms are cut by concern, so no count of lines or modules is checked here.
 """
 
 from __future__ import annotations
@@ -39,18 +38,6 @@ ALLOWED = {
     "command": {"testing", "evals", "agent", "recording", "protocols", "models", "tools", "bottom"},
 }
 NOTEBOOK_ONLY = ("IPython", "ipywidgets")
-
-MAX_LINES = 400
-MAX_MODULES = 15
-"""Modules in one folder, its ``__init__.py`` not counted."""
-# Known debts (issue 32): each may shrink, none may grow. Paying one off (a split along a real
-# seam) means lowering or deleting its line here; the test says when an entry is out of date.
-LONG_MODULES = {
-    "meowgent_nb/mcp/client/toolbox.py": 478,
-    "meowgent_nb/tools/core.py": 422,
-}
-CROWDED_FOLDERS: dict[str, int] = {}
-
 
 def module_name(path: Path) -> str:
     parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
@@ -158,52 +145,3 @@ def test_no_module_imports_itself_back_through_others():
         if node not in state:
             visit(node, [node])
     assert circles == []
-
-
-def _lines(path: Path) -> int:
-    return len(path.read_text().splitlines())
-
-
-def _over_bound(
-    measured: dict[str, int], debts: dict[str, int], limit: int
-) -> tuple[dict[str, tuple[int, int]], dict[str, tuple[int | None, int]]]:
-    """(grown, paid): what passes its bound (a listed debt's figure, else ``limit``), as
-    (measure, bound); and the listed debts now under their figure or gone, as (measure, debt)."""
-    bound = {name: max(debts.get(name, limit), limit) for name in measured}
-    grown = {name: (n, bound[name]) for name, n in measured.items() if n > bound[name]}
-    paid = {name: (measured.get(name), debt) for name, debt in debts.items() if measured.get(name, 0) < debt}
-    return grown, paid
-
-
-def test_no_module_passes_the_line_bound_and_the_known_long_ones_do_not_grow():
-    root = PACKAGE.parent
-    lines_of = {str(p.relative_to(root)): _lines(p) for p in sorted(PACKAGE.rglob("*.py"))}
-    grown, paid = _over_bound(lines_of, LONG_MODULES, MAX_LINES)
-    assert grown == {}, (
-        f"modules over their bound (lines, bound): {grown}. Split a module along a seam between two"
-        f" concerns (a new private module beside it) rather than let it grow past {MAX_LINES} lines."
-    )
-    assert paid == {}, (
-        f"these known debts shrank or are gone (lines now, lines listed): {paid};"
-        " lower their line counts in LONG_MODULES to today's figure, or delete an entry at or under"
-        f" {MAX_LINES} lines, so they cannot grow back."
-    )
-
-
-def test_no_folder_passes_the_module_bound_and_the_known_crowded_ones_do_not_grow():
-    root = PACKAGE.parent
-    folders = {PACKAGE, *(p.parent for p in PACKAGE.rglob("*.py"))}
-    counts = {
-        str(folder.relative_to(root)): len([p for p in folder.glob("*.py") if p.name != "__init__.py"])
-        for folder in folders
-    }
-    grown, paid = _over_bound(counts, CROWDED_FOLDERS, MAX_MODULES)
-    assert grown == {}, (
-        f"folders over their bound (modules, bound): {grown}. Give a concern with several modules"
-        f" its own folder (a room inside the wing) rather than pass {MAX_MODULES} modules in one."
-    )
-    assert paid == {}, (
-        f"these crowded folders shrank or are gone (modules now, modules listed): {paid};"
-        " lower their counts in CROWDED_FOLDERS to today's figure, or delete an entry at or under"
-        f" {MAX_MODULES} modules."
-    )

@@ -39,6 +39,7 @@ from ..tools._inert import escape_tokens
 from ..tools.calls import is_tool_result
 from ._llama_vocab import Vocabulary, control_tokens, count_with
 from .base import ModelChunk, ModelError, ModelRequest, Usage
+from .llama_cpu import cpu_safe_loading
 
 __all__ = ["LlamaCppModel"]
 
@@ -268,9 +269,10 @@ class LlamaCppModel:
             path = self.path if self.path is not None else gguf.default_model_path()
             started = perf_counter()
             try:
-                llama = llama_cpp.Llama(
-                    model_path=str(path), n_ctx=self.n_ctx, n_threads=self.n_threads, verbose=False
-                )
+                with cpu_safe_loading(llama_cpp):
+                    llama = llama_cpp.Llama(
+                        model_path=str(path), n_ctx=self.n_ctx, n_threads=self.n_threads, verbose=False
+                    )
             except (ValueError, RuntimeError) as exc:
                 raise ModelError(
                     f"Could not load the local model {path}: {exc}. Is it a complete GGUF file that"

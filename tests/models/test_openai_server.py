@@ -1,6 +1,7 @@
 """`OpenAIModel` against a real OpenAI-compatible server: llama-cpp-python's, serving the embedded GGUF.
 
-One server for the module (``python -m llama_cpp.server`` on 127.0.0.1, a free port, an API key),
+One server for the module (``python -m llama_cpp.server`` through `models.llama_cpu`, which loads it
+safely on AMX CPUs; on 127.0.0.1, a free port, an API key),
 started before the first test and stopped after the last; every test talks to it through the
 real ``openai`` client. Answers are at temperature 0 on two threads, so they are exact. Marked
 ``real_model``, and skipped where llama-cpp-python's server extra, the ``openai`` client or the
@@ -81,7 +82,7 @@ def llama_server(tmp_path_factory: pytest.TempPathFactory, *settings: str) -> It
     port = free_port()
     log_path = tmp_path_factory.mktemp("openai-server") / "server.log"
     command = [
-        sys.executable, "-m", "llama_cpp.server",
+        sys.executable, "-m", "meowgent_nb.models.llama_cpu",
         "--model", str(gguf_path()), "--model_alias", NAME,
         "--host", "127.0.0.1", "--port", str(port),
         "--n_ctx", "2048", "--n_threads", "1", "--api_key", KEY, *settings,
