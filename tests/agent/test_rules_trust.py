@@ -273,3 +273,14 @@ def test_a_rules_file_that_cannot_be_opened_is_a_rule_error_naming_it(tmp_path):
         f"The rules file {tmp_path / 'approvals.toml'} cannot be opened (No such file or directory); check"
         " that it exists and can be read, or remove it."
     )
+
+
+def test_only_a_call_an_ignored_allow_rule_would_have_allowed_is_told_to_on_ignored(project):
+    rules = quiet_rules(project)
+    told: list[str] = []
+    rules.on_ignored = lambda untrusted: told.append(f"{untrusted.path.name}: {len(untrusted.allow)}")
+    assert rules.untrusted_allow("list_files", {}) is None  # an ask rule: nothing was ignored
+    assert rules.untrusted_allow("get_weather", {"city": "Paris"}) is None  # no rule is about it
+    assert told == []
+    assert reason(rules.untrusted_allow("delete_file", {"path": "a.txt"})) == ALLOWED
+    assert told == ["approvals.toml: 1"]

@@ -77,6 +77,9 @@ class Rules:
         self.file = RulesFile(folders)
         self.on_untrusted: Callable[[UntrustedRules], None] = warn_untrusted
         """Told, once per content, about a rules file whose allow rules are ignored (not trusted)."""
+        self.on_ignored: Callable[[UntrustedRules], None] | None = None
+        """Told each time an ignored allow rule would have allowed a call that is asked instead
+        (`untrusted_allow` found one); None: nothing more is said."""
         self._told: set[tuple[Path, str]] = set()
         self._added: list[tuple[Rule, str]] = []
         if isinstance(rules, (str, Rule)):
@@ -179,7 +182,7 @@ class Rules:
     def untrusted_allow(self, tool_name: str, arguments: Mapping[str, Any]) -> RuleVerdict | None:
         """The verdict of an untrusted rules file's allow rule that would decide this call if
         the file were trusted (for the call's card: "a rule in approvals.toml would allow this"),
-        else None.
+        else None. A verdict found is told to `on_ignored`.
 
         Raises:
             RuleError: The rules file changed and cannot be used now.
@@ -188,7 +191,12 @@ class Rules:
         if not ignored:
             return None
         verdict = self._verdict(tool_name, arguments, ignored=set())
-        return verdict if verdict is not None and verdict.number in ignored else None
+        if verdict is None or verdict.number not in ignored:
+            return None
+        untrusted = self.untrusted()
+        if self.on_ignored is not None and untrusted is not None:
+            self.on_ignored(untrusted)
+        return verdict
 
     def _ignored(self) -> set[int]:
         """The numbers of the rules that decide nothing now: an untrusted rules file's allow rules."""

@@ -22,7 +22,7 @@ from ...agent.rules import TrustedRules, UntrustedRules, trust_rules, warn_untru
 from ._labels import TRUST_RULES
 from .policy_approvals import is_headless, shows_widgets
 
-__all__ = ["TrustPanel", "ask_to_trust", "tell_untrusted"]
+__all__ = ["TrustPanel", "ask_to_trust", "tell_ignored", "tell_untrusted"]
 
 _TOOLTIP = "Let this file's allow rules decide calls: this content, at this path (an edit asks again)"
 # Widget text is laid out for one line (28 px high, not wrapped): a long path wraps here, its lines close.
@@ -37,13 +37,23 @@ _TRUSTED = "#2e7d32"
 
 def tell_untrusted(untrusted: UntrustedRules) -> None:
     """Say that ``untrusted``'s allow rules are ignored, where the cell runs: a `TrustPanel`
-    (widgets), a line with how to trust it (a console), or a line on stderr (headless)."""
+    (widgets) or a line with how to trust it (a console). A headless run says nothing yet: no one
+    can trust it there, so its one line on stderr waits for a call the rules would have allowed
+    (`tell_ignored`), and a run whose calls they are not about prints none."""
     if is_headless():
-        warn_untrusted(untrusted)
-    elif shows_widgets():
+        return
+    if shows_widgets():
         TrustPanel(untrusted).show()
     else:
         print(f"{visible(untrusted.line)} To trust it: %agent trust")
+
+
+def tell_ignored(untrusted: UntrustedRules) -> None:
+    """A call was asked that an ignored allow rule of ``untrusted`` would have allowed: in a
+    headless run, one line on stderr (once per content) naming the file and how to use its rules.
+    Elsewhere the person was shown the file already, and the call's card says why it asks."""
+    if is_headless():
+        warn_untrusted(untrusted)
 
 
 def ask_to_trust(untrusted: UntrustedRules) -> TrustedRules | None:

@@ -62,12 +62,13 @@ def session_rules(magics: Any, what: str = "%%agent", tell: bool = True) -> Rule
     shows it itself)."""
     rules = getattr(magics, "_rules", None)
     if rules is None:
-        from ..approvals.trust_panel import tell_untrusted
+        from ..approvals.trust_panel import tell_ignored, tell_untrusted
 
         rules = magics._rules = Rules()
         folder = notebook_folder(magics.shell)
         rules.file = RulesFile([*([folder] if folder else []), Path.cwd()])
         rules.on_untrusted = tell_untrusted  # the first cell that meets the file says so
+        rules.on_ignored = tell_ignored  # a headless run says so when a call is asked because of it
     told, rules.on_untrusted = rules.on_untrusted, (rules.on_untrusted if tell else lambda untrusted: None)
     try:
         rules.refresh()
