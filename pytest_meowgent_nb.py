@@ -173,10 +173,17 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> Any:
     found = cell["found"] or {}
     notebook, _, name = item.nodeid.partition("::")
     report.user_properties.append(
-        ("meowgent_cell", {
-            "notebook": notebook, "cell": name, "expected": cell["expected"],
-            "actual": found.get("actual"), "ended": found.get("ended"), "outcome": report.outcome,
-        })
+        (
+            "meowgent_cell",
+            {
+                "notebook": notebook,
+                "cell": name,
+                "expected": cell["expected"],
+                "actual": found.get("actual"),
+                "ended": found.get("ended"),
+                "outcome": report.outcome,
+            },
+        )
     )
 
 
@@ -184,7 +191,9 @@ def _ask_kernel(kernel: Any, timeout: float = 10.0) -> dict[str, Any] | None:
     """The last ``%%agent`` cell's calls, asked of nbval's kernel (a silent request, as a frontend
     asks for a variable); None if it cannot say (a dead kernel, no answer)."""
     try:
-        msg_id = kernel.kc.execute("", silent=True, store_history=False, user_expressions={"r": _REPORT_QUERY})
+        msg_id = kernel.kc.execute(
+            "", silent=True, store_history=False, user_expressions={"r": _REPORT_QUERY}
+        )
         while True:
             reply = kernel.get_message(stream="shell", timeout=timeout)
             if reply["parent_header"].get("msg_id") == msg_id:
@@ -202,19 +211,28 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     if not path or hasattr(session.config, "workerinput"):  # an xdist worker: the controller writes it
         return
     reporter = session.config.pluginmanager.get_plugin("terminalreporter")
-    reports = [r for each in getattr(reporter, "stats", {}).values() for r in each if hasattr(r, "user_properties")]
+    reports = [
+        r for each in getattr(reporter, "stats", {}).values() for r in each if hasattr(r, "user_properties")
+    ]
     rows = [value for r in reports for key, value in r.user_properties if key == "meowgent_cell"]
     Path(path).write_text(report_text(rows, json_file=str(path).endswith(".json")), encoding="utf-8")
 
 
 def report_text(rows: list[dict[str, Any]], json_file: bool = False) -> str:
     """The report of ``--meowgent-report``: a Markdown table, or JSON."""
-    rows = sorted(rows, key=lambda r: (r["notebook"], int(r["cell"].split()[-1]) if r["cell"].split()[-1].isdigit() else 0))
+    rows = sorted(
+        rows,
+        key=lambda r: (r["notebook"], int(r["cell"].split()[-1]) if r["cell"].split()[-1].isdigit() else 0),
+    )
     if json_file:
         return json.dumps(rows, indent=1) + "\n"
     lines = ["| notebook | cell | expected | actual | ended | outcome |", "|---|---|---|---|---|---|"]
     for r in rows:
-        actual = "; ".join(r["actual"]) if r["actual"] else ("(no calls)" if r["actual"] == [] else "(did not run)")
+        actual = (
+            "; ".join(r["actual"])
+            if r["actual"]
+            else ("(no calls)" if r["actual"] == [] else "(did not run)")
+        )
         cells = [r["notebook"], r["cell"], r["expected"] or "-", actual, r["ended"] or "-", r["outcome"]]
         lines.append("| " + " | ".join(str(c).replace("|", "\\|").replace("\n", " ") for c in cells) + " |")
     return "\n".join(lines) + "\n"

@@ -43,14 +43,25 @@ EXAMPLES: dict[str, dict[str, object]] = {
     "send_email": {"to": ["ana@example.com"], "subject": "Notes", "body": "Here are the notes."},
     "search_documents": {"query": "retry policy", "collection": "code"},
     "run_sql": {"query": "SELECT name FROM users LIMIT 5"},
-    "create_calendar_event": {"title": "Review", "start": "2025-05-02T10:00:00", "end": "2025-05-02T11:00:00"},
+    "create_calendar_event": {
+        "title": "Review",
+        "start": "2025-05-02T10:00:00",
+        "end": "2025-05-02T11:00:00",
+    },
 }
 
 
 def with_examples(tools: list[Tool]) -> list[Tool]:
     """The same tools, each with its example from `EXAMPLES` (validated as any tool's examples)."""
     return [
-        Tool(t, name=t.name, description=t.description, approval=t.approval, timeout=t.timeout, examples=[EXAMPLES[t.name]])
+        Tool(
+            t,
+            name=t.name,
+            description=t.description,
+            approval=t.approval,
+            timeout=t.timeout,
+            examples=[EXAMPLES[t.name]],
+        )
         for t in tools
     ]
 
@@ -97,7 +108,13 @@ CASES: list[EvalCase] = [
         decimals=1,
     ),
     _case(P, "Convert 250 millimetres to inches.", "convert_units", value=250, from_unit="mm", to_unit="in"),
-    _case(P, "What's the temperature in Chicago in fahrenheit?", "get_weather", city="Chicago", unit="fahrenheit"),
+    _case(
+        P,
+        "What's the temperature in Chicago in fahrenheit?",
+        "get_weather",
+        city="Chicago",
+        unit="fahrenheit",
+    ),
     _case(P, "Translate 'where is the station?' into Japanese.", "translate_text", target_language="ja"),
     _case(
         P,
@@ -113,7 +130,13 @@ CASES: list[EvalCase] = [
         to=["alice@example.com"],
         priority="high",
     ),
-    _case(P, "What was the closing price of NVDA on 2024-06-03?", "get_stock_price", symbol="NVDA", date="2024-06-03"),
+    _case(
+        P,
+        "What was the closing price of NVDA on 2024-06-03?",
+        "get_stock_price",
+        symbol="NVDA",
+        date="2024-06-03",
+    ),
     _case(
         P,
         "Give me the 3 best matches in the code collection for 'retry logic'.",
@@ -130,8 +153,20 @@ CASES: list[EvalCase] = [
     ),
     # --- ambiguous: the need for a tool is implied ---
     _case(A, "Should I take an umbrella in London today?", "get_weather", city="London"),
-    _case(A, "I need to let carol@example.com know that the report is ready.", "send_email", to=["carol@example.com"]),
-    _case(A, "How far is a marathon, 42.195 km, in miles?", "convert_units", value=42.195, from_unit="km", to_unit="mi"),
+    _case(
+        A,
+        "I need to let carol@example.com know that the report is ready.",
+        "send_email",
+        to=["carol@example.com"],
+    ),
+    _case(
+        A,
+        "How far is a marathon, 42.195 km, in miles?",
+        "convert_units",
+        value=42.195,
+        from_unit="km",
+        to_unit="mi",
+    ),
     _case(A, "How is Tesla (TSLA) doing on the market?", "get_stock_price", symbol="TSLA"),
     _case(A, "What do my notes say about the Q3 launch?", "search_documents"),
     _case(A, "Which customers in the analytics database ordered more than 5 times?", "run_sql"),

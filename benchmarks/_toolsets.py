@@ -235,7 +235,7 @@ def add_task(task: TaskSpec, project: Annotated[str, "Project name, e.g. Q3 repo
 
 @tool
 def set_budget(
-    allocations: Annotated[dict[str, float], "Amount per category, e.g. {\"rent\": 1200}"],
+    allocations: Annotated[dict[str, float], 'Amount per category, e.g. {"rent": 1200}'],
     month: Annotated[str, "The month as YYYY-MM"],
     currency: str = "EUR",
 ) -> str:
@@ -300,9 +300,7 @@ def translate_text(
 
 
 @tool
-def run_shell_command(
-    command: str, timeout_seconds: float = 30.0, cwd: str | None = None
-) -> str:
+def run_shell_command(command: str, timeout_seconds: float = 30.0, cwd: str | None = None) -> str:
     """Run a shell command and return what it printed. Needs the user's approval.
 
     Args:

@@ -104,16 +104,29 @@ def main(argv: list[str] | None = None) -> int:
             if side == "llama-cpp-py-sync" and args.sync_path:
                 env["PYTHONPATH"] = os.pathsep.join(filter(None, [args.sync_path, env.get("PYTHONPATH", "")]))
             done = subprocess.run(
-                [sys.executable, __file__, "--one", side,
-                 "--tokens", str(args.tokens), "--threads", str(args.threads)],
-                env=env, capture_output=True, text=True, check=False,
+                [
+                    sys.executable,
+                    __file__,
+                    "--one",
+                    side,
+                    "--tokens",
+                    str(args.tokens),
+                    "--threads",
+                    str(args.threads),
+                ],
+                env=env,
+                capture_output=True,
+                text=True,
+                check=False,
             )
             if done.returncode:  # e.g. a wheel whose libraries need a newer glibc than this machine's
                 failed[side] = (done.stderr.strip().splitlines() or ["no output"])[-1]
                 continue
             runs[side].append(json.loads(done.stdout.strip().splitlines()[-1]))
-    print(f"embedded GGUF, {args.threads} thread(s), {args.rounds} rounds, {args.tokens} tokens each,"
-          " temperature 0")
+    print(
+        f"embedded GGUF, {args.threads} thread(s), {args.rounds} rounds, {args.tokens} tokens each,"
+        " temperature 0"
+    )
     for side, problem in failed.items():
         print(f"{side:18} could not run: {problem}")
     for side, figures in runs.items():

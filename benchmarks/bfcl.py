@@ -60,7 +60,11 @@ TEXT_LIMIT = 300  # as `evaluate`: text with no call begun after which the answe
 # BFCL's GORILLA_TO_OPENAPI, for the types its Python categories use; anything else is a string.
 _TYPES = {
     **{name: name for name in ("integer", "number", "string", "boolean", "array", "object")},
-    **{"float": "number", "bool": "boolean", "list": "array", "dict": "object", "tuple": "array"},
+    "float": "number",
+    "bool": "boolean",
+    "list": "array",
+    "dict": "object",
+    "tuple": "array",
     "any": "string",
 }
 
@@ -122,7 +126,9 @@ class Recording:
         async with contextlib.aclosing(self.model.stream(request)) as chunks:
             async for chunk in chunks:
                 self.answer.append(chunk.text)
-                self.answer.extend(json.dumps({"native call": [c.name, c.arguments]}) for c in chunk.tool_calls)
+                self.answer.extend(
+                    json.dumps({"native call": [c.name, c.arguments]}) for c in chunk.tool_calls
+                )
                 yield chunk
 
 
@@ -238,7 +244,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-tokens", type=int, default=None, help="Token limit per answer (the model's).")
     parser.add_argument("--verbose", action="store_true", help="List each failing case's id on stderr.")
     parser.add_argument(
-        "--dump", metavar="FILE", help="Write each case's id, result, calls and raw answer to FILE (JSON lines)."
+        "--dump",
+        metavar="FILE",
+        help="Write each case's id, result, calls and raw answer to FILE (JSON lines).",
     )
     args = parser.parse_args(argv)
     allowed = HELD_OUT if args.held_out else LIVE  # a held-out category only runs labelled as one

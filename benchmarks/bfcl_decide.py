@@ -79,7 +79,9 @@ class Decide:
         loaded, _ = self.model._load()  # the product's own loaded model and chat template
         llama = loaded.llama
         if self._texts is None:
-            self._texts = [llama.detokenize([i], special=True).decode("utf-8", "ignore") for i in range(llama.n_vocab())]
+            self._texts = [
+                llama.detokenize([i], special=True).decode("utf-8", "ignore") for i in range(llama.n_vocab())
+            ]
             self._opens = np.array([text.lstrip().startswith("[") for text in self._texts])
             self._yes = [i for i, text in enumerate(self._texts) if text.strip().lower() == "yes"]
             self._no = [i for i, text in enumerate(self._texts) if text.strip().lower() == "no"]
@@ -124,15 +126,22 @@ async def run(categories: list[str], per_category: int, dump: Any) -> None:
     print(f"right decisions (text for live_irrelevance, a call elsewhere), of {per_category} per category")
     print(f"{'category':24}" + "".join(f"{shape:>12}" for shape in SHAPES))
     for category in categories:
-        print(f"{category:24}" + "".join(f"{right[category][shape]:>9}/{cases[category]:<2}" for shape in SHAPES))
+        print(
+            f"{category:24}"
+            + "".join(f"{right[category][shape]:>9}/{cases[category]:<2}" for shape in SHAPES)
+        )
     total = sum(cases.values())
-    print(f"{'all':24}" + "".join(f"{sum(r[shape] for r in right.values()):>9}/{total:<2}" for shape in SHAPES))
+    print(
+        f"{'all':24}" + "".join(f"{sum(r[shape] for r in right.values()):>9}/{total:<2}" for shape in SHAPES)
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--per-category", type=int, default=8, metavar="N")
-    parser.add_argument("--categories", default=",".join(CATEGORIES), help="Comma-separated live_* categories.")
+    parser.add_argument(
+        "--categories", default=",".join(CATEGORIES), help="Comma-separated live_* categories."
+    )
     parser.add_argument("--dump", metavar="FILE", help="Write each case's figures to FILE (JSON lines).")
     args = parser.parse_args(argv)
     categories = [c.strip() for c in args.categories.split(",") if c.strip()]

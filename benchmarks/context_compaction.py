@@ -75,7 +75,9 @@ def main() -> None:
         agent = agents[policy]
         note, before, started = "", len(agent.context_log), time.perf_counter()
         try:
-            async for event in agent.stream(f"Call read_chapter with number {number}, then sum it up in five words."):
+            async for event in agent.stream(
+                f"Call read_chapter with number {number}, then sum it up in five words."
+            ):
                 if isinstance(event, ContextCompacted):
                     note = f"{policy}: -{event.compacted.shortened} results, -{event.compacted.left_out} exchanges"
                     if event.compacted.summarized:
@@ -114,6 +116,7 @@ def main() -> None:
             f" (median {statistics.median(walls) if walls else 0:.1f} s a turn)"
             + (f"; stopped at {ended[policy]}" if policy in ended else "")
         )
+
 
 if __name__ == "__main__":
     main()

@@ -22,9 +22,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import HealthCheck, given, settings
 
-from benchmarks._cassette_documents import DOCUMENTS, read  # noqa: E402
+from benchmarks._cassette_documents import DOCUMENTS, read
 
 
 def main() -> None:

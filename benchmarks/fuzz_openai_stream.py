@@ -26,12 +26,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import HealthCheck, given, settings
 
-import meowgent_nb.models  # noqa: E402
-from meowgent_nb import tool  # noqa: E402
-from meowgent_nb.models import ModelRequest  # noqa: E402
-from tests.openai_sse import InMemory, sse_streams, surprises  # noqa: E402
+import meowgent_nb.models
+from meowgent_nb import tool
+from meowgent_nb.models import ModelRequest
+from tests.openai_sse import InMemory, sse_streams, surprises
 
 
 @tool
@@ -51,7 +51,9 @@ def main() -> None:
     unexpected: Counter[str] = Counter()
     examples: dict[str, str] = {}
 
-    @settings(max_examples=args.examples, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+    @settings(
+        max_examples=args.examples, deadline=None, database=None, suppress_health_check=list(HealthCheck)
+    )
     @given(body=sse_streams())
     def run(body: bytes) -> None:
         model.body = body

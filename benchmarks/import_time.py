@@ -54,10 +54,14 @@ def main() -> None:
     loads = [r["load_ext"] * 1000 for r in runs]
     totals = [a + b for a, b in zip(imports, loads)]
     print(f"fresh kernels: {RUNS}; medians (min..max), ms")
-    print(f"  import meowgent_nb       {statistics.median(imports):6.1f}  ({min(imports):.1f}..{max(imports):.1f})")
+    print(
+        f"  import meowgent_nb       {statistics.median(imports):6.1f}  ({min(imports):.1f}..{max(imports):.1f})"
+    )
     print(f"  %load_ext meowgent_nb    {statistics.median(loads):6.1f}  ({min(loads):.1f}..{max(loads):.1f})")
     print(f"  both                     {statistics.median(totals):6.1f}  (goal <= 150 ms)")
-    print(f"  heavy modules loaded by the two steps: {sorted(set().union(*(r['heavy'] for r in runs))) or 'none'}")
+    print(
+        f"  heavy modules loaded by the two steps: {sorted(set().union(*(r['heavy'] for r in runs))) or 'none'}"
+    )
     print("goal", "met" if statistics.median(totals) <= 150 else "MISSED")
 
 

@@ -69,7 +69,10 @@ def main(argv: list[str] | None = None) -> int:
     for _ in range(args.rounds):
         for name, run in (
             ("LlamaCppModel", lambda: asyncio.run(ours(model, request))),
-            ("llama_cpp direct", lambda: model._thread.submit(direct, loaded.llama, prompt, args.tokens).result()),
+            (
+                "llama_cpp direct",
+                lambda: model._thread.submit(direct, loaded.llama, prompt, args.tokens).result(),
+            ),
         ):
             tokens, seconds = run()
             speeds[name].append((tokens - 1) / seconds)  # intervals between first and last token
@@ -82,7 +85,9 @@ def main(argv: list[str] | None = None) -> int:
             f" tokens per run {sorted(counts[name])})"
         )
     ratio = statistics.median(speeds["LlamaCppModel"]) / statistics.median(speeds["llama_cpp direct"])
-    print(f"ratio LlamaCppModel / direct = {ratio:.3f}  (goal >= 0.95: {'met' if ratio >= 0.95 else 'not met'})")
+    print(
+        f"ratio LlamaCppModel / direct = {ratio:.3f}  (goal >= 0.95: {'met' if ratio >= 0.95 else 'not met'})"
+    )
     return 0
 
 

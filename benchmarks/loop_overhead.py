@@ -31,10 +31,10 @@ import asyncio
 import gc
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
-import statistics
 import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
@@ -299,7 +299,9 @@ def compare(ref: str) -> None:
     """This working tree's package against ``ref``'s, alternating, each run in a fresh process."""
     root = os.path.dirname(_HERE)
     with tempfile.TemporaryDirectory() as old:
-        archive = subprocess.run(["git", "-C", root, "archive", ref, "meowgent_nb"], capture_output=True, check=True)
+        archive = subprocess.run(
+            ["git", "-C", root, "archive", ref, "meowgent_nb"], capture_output=True, check=True
+        )
         subprocess.run(["tar", "-x", "-C", old], input=archive.stdout, check=True)
         trees = {ref: old, "working tree": root}
         runs: dict[str, list[dict[int, float]]] = {name: [] for name in trees}
@@ -307,7 +309,11 @@ def compare(ref: str) -> None:
             for name, tree in trees.items():
                 env = {**os.environ, "PYTHONPATH": tree}
                 out = subprocess.run(
-                    [sys.executable, __file__, "--overhead-json"], env=env, capture_output=True, text=True, check=True
+                    [sys.executable, __file__, "--overhead-json"],
+                    env=env,
+                    capture_output=True,
+                    text=True,
+                    check=True,
                 )
                 runs[name].append({int(n): v for n, v in json.loads(out.stdout).items()})
     print(f"Overhead per turn, ms (median of {COMPARE_ROUNDS} alternating runs, each the median of its own)")

@@ -92,7 +92,9 @@ async def run_case(agent: Agent, case: EvalCase) -> Outcome:
                     break
                 searched += 1
             elif isinstance(event, ToolResultEvent) and event.result.call.name == SEARCH:
-                found = found or (case.tool is not None and f'<tool name="{case.tool}"' in event.result.output)
+                found = found or (
+                    case.tool is not None and f'<tool name="{case.tool}"' in event.result.output
+                )
             elif isinstance(event, TurnEnd) and event.calls == 0:
                 break
             elif isinstance(event, TextDelta):
@@ -207,15 +209,21 @@ async def main_async(args: argparse.Namespace) -> None:
     model = make_model(args.model, cases)
     sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
     modes = [m.strip() for m in args.modes.split(",") if m.strip()]
-    print(f"model {args.model}, protocol {args.protocol}, {len(cases)} cases, sizes {sizes}, tool search {modes}")
-    print(f"{'tools':>5} {'search':>6}  {'tool cases':>14}  {'no-tool cases':>14}  searched  recall  prompt ch  s/case")
+    print(
+        f"model {args.model}, protocol {args.protocol}, {len(cases)} cases, sizes {sizes}, tool search {modes}"
+    )
+    print(
+        f"{'tools':>5} {'search':>6}  {'tool cases':>14}  {'no-tool cases':>14}  searched  recall  prompt ch  s/case"
+    )
     rows = []
     for size in sizes:
         tools = tool_set(size, args.seed)
         for mode in modes:
             row = Row(size, mode)
             for case in cases:
-                agent = Agent(model, tools=tools, protocol=args.protocol, tool_search=MODES[mode], max_turns=4)
+                agent = Agent(
+                    model, tools=tools, protocol=args.protocol, tool_search=MODES[mode], max_turns=4
+                )
                 row.prompt_chars = len(agent.system_prompt())
                 row.outcomes.append((case, await run_case(agent, case)))
             rows.append(row)

@@ -93,7 +93,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--threads", type=int, default=2, help="Generation threads, in both places.")
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--server-defaults", action="store_true", help="Leave interrupt_requests on (its default).")
+    parser.add_argument(
+        "--server-defaults", action="store_true", help="Leave interrupt_requests on (its default)."
+    )
     args = parser.parse_args(argv)
     import meowgent_nb.models
 

@@ -56,14 +56,18 @@ def run_here() -> dict[str, float]:
     for size_name, size in SIZES.items():
         for kind, text in answers(size).items():
             for chunk in CHUNKS:
-                figures[f"{kind:5} {size_name:>5} chunks of {chunk:>2}"] = measure(ToolCallParser, text, chunk)
+                figures[f"{kind:5} {size_name:>5} chunks of {chunk:>2}"] = measure(
+                    ToolCallParser, text, chunk
+                )
     return figures
 
 
 def run_revision(rev: str) -> dict[str, float]:
     root = Path(__file__).resolve().parent.parent
     with tempfile.TemporaryDirectory() as tmp:
-        archive = subprocess.run(["git", "archive", rev, "meowgent_nb"], cwd=root, capture_output=True, check=True)
+        archive = subprocess.run(
+            ["git", "archive", rev, "meowgent_nb"], cwd=root, capture_output=True, check=True
+        )
         subprocess.run(["tar", "-x", "-C", tmp], input=archive.stdout, check=True)
         code = f"import sys, json; sys.path.insert(0, {tmp!r}); sys.path.insert(1, {str(root / 'benchmarks')!r})\n"
         code += "import parser_speed; print(json.dumps(parser_speed.run_here()))"

@@ -48,7 +48,16 @@ SUITES = {  # name -> (source folder, [(cwd below it, pytest arguments)]): as ea
         "nbval-0.11.0",
         [  # tests/Makefile
             ("tests", ["--nbval-current-env", "."]),
-            ("tests", ["--nbval", "--nbval-current-env", "--nbval-sanitize-with", "sanitize_defaults.cfg", "sample_notebook.ipynb"]),
+            (
+                "tests",
+                [
+                    "--nbval",
+                    "--nbval-current-env",
+                    "--nbval-sanitize-with",
+                    "sanitize_defaults.cfg",
+                    "sample_notebook.ipynb",
+                ],
+            ),
             ("tests", ["--nbval", "--nbval-current-env", "latex-example.ipynb"]),
         ],
     ),
@@ -65,7 +74,11 @@ def outcomes(junit: Path, prefix: str) -> dict[str, str]:
         return {f"{prefix}::<no report>": "error"}
     for case in ET.parse(junit).getroot().iter("testcase"):
         kinds = [child.tag for child in case if child.tag in ("failure", "error", "skipped")]
-        outcome = {"failure": "failed", "error": "error", "skipped": "skipped"}.get(kinds[0], "") if kinds else "passed"
+        outcome = (
+            {"failure": "failed", "error": "error", "skipped": "skipped"}.get(kinds[0], "")
+            if kinds
+            else "passed"
+        )
         if "error" in kinds:  # an error in setup or teardown of a test that also passed or failed
             outcome = "error"
         key = f"{prefix}::{case.get('classname')}::{case.get('name')}"
@@ -75,10 +88,16 @@ def outcomes(junit: Path, prefix: str) -> dict[str, str]:
     return found
 
 
-def run_suite(name: str, mode: str, src: Path, venvs: dict[str, Path], plugin_dir: Path) -> tuple[dict[str, str], float]:
+def run_suite(
+    name: str, mode: str, src: Path, venvs: dict[str, Path], plugin_dir: Path
+) -> tuple[dict[str, str], float]:
     folder, runs = SUITES[name]
     venv = venvs["installed" if mode.startswith("installed") else "clean"]
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "MEOWGENT_", "PYTHON", "VIRTUAL_ENV"))}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("PYTEST_", "MEOWGENT_", "PYTHON", "VIRTUAL_ENV"))
+    }
     env.update(PATH=f"{venv / 'bin'}:{env.get('PATH', '')}", VIRTUAL_ENV=str(venv))
     extra = ["-p", "no:meowgent_nb"] if mode == "installed-off" else []
     if mode == "plugin":
@@ -88,9 +107,20 @@ def run_suite(name: str, mode: str, src: Path, venvs: dict[str, Path], plugin_di
     with tempfile.TemporaryDirectory(prefix="peer-suite-") as reports:
         for number, (cwd, args) in enumerate(runs):
             junit = Path(reports) / f"{number}.xml"
-            command = [str(venv / "bin" / "python"), "-m", "pytest", "-q", "-p", "no:cacheprovider", *extra,
-                       f"--junitxml={junit}", *args]
-            subprocess.run(command, cwd=src / folder / cwd, env=env, capture_output=True, text=True, timeout=3600)
+            command = [
+                str(venv / "bin" / "python"),
+                "-m",
+                "pytest",
+                "-q",
+                "-p",
+                "no:cacheprovider",
+                *extra,
+                f"--junitxml={junit}",
+                *args,
+            ]
+            subprocess.run(
+                command, cwd=src / folder / cwd, env=env, capture_output=True, text=True, timeout=3600
+            )
             results.update(outcomes(junit, f"run{number}"))
     return results, time.perf_counter() - start
 
@@ -104,7 +134,9 @@ def main() -> None:
     parser.add_argument("--modes", nargs="+", choices=MODES, default=MODES)
     options = parser.parse_args()
     venvs = {"clean": options.clean_venv, "installed": options.installed_venv}
-    check = subprocess.run([str(venvs["clean"] / "bin" / "python"), "-c", "import meowgent_nb"], capture_output=True)
+    check = subprocess.run(
+        [str(venvs["clean"] / "bin" / "python"), "-c", "import meowgent_nb"], capture_output=True
+    )
     if check.returncode == 0:
         sys.exit(f"{venvs['clean']} has meowgent_nb installed: the clean mode needs a venv without it")
     with tempfile.TemporaryDirectory(prefix="meowgent-plugin-only-") as plugin_dir:
@@ -116,8 +148,11 @@ def main() -> None:
             for mode in options.modes:
                 results, seconds = run_suite(name, mode, options.src, venvs, Path(plugin_dir))
                 counts = Counter(results.values())
-                print(f"  {mode:14} passed {counts['passed']:5}  failed {counts['failed']:3}  skipped"
-                      f" {counts['skipped']:3}  errors {counts['error']:3}   ({seconds:.0f} s)", flush=True)
+                print(
+                    f"  {mode:14} passed {counts['passed']:5}  failed {counts['failed']:3}  skipped"
+                    f" {counts['skipped']:3}  errors {counts['error']:3}   ({seconds:.0f} s)",
+                    flush=True,
+                )
                 if base is None:
                     base = results
                     for test, outcome in sorted(results.items()):
@@ -127,7 +162,9 @@ def main() -> None:
                 for test in sorted(set(base) | set(results)):
                     if base.get(test) != results.get(test):
                         differing += 1
-                        print(f"    differs: {test}: {base.get(test, 'absent')} -> {results.get(test, 'absent')}")
+                        print(
+                            f"    differs: {test}: {base.get(test, 'absent')} -> {results.get(test, 'absent')}"
+                        )
         print(f"tests whose outcome differs from the clean mode: {differing}")
 
 

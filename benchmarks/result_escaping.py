@@ -22,19 +22,23 @@ from xml.sax.saxutils import escape
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from tool_tokens import pick_tokenizer  # noqa: E402
+from tool_tokens import pick_tokenizer
 
-from meowgent_nb.protocols.prompt import inert  # noqa: E402
+from meowgent_nb.protocols.prompt import inert
 
 SAMPLES = {
     "JSON records": json.dumps(
-        [{"id": i, "name": f"item {i}", "price": 9.5 * i, "tags": ["a&b", "<new>"], "ok": i % 2 == 0} for i in range(40)]
+        [
+            {"id": i, "name": f"item {i}", "price": 9.5 * i, "tags": ["a&b", "<new>"], "ok": i % 2 == 0}
+            for i in range(40)
+        ]
     ),
     "Python code": (Path(__file__).resolve().parents[1] / "meowgent_nb" / "tools" / "_output.py").read_text(),
     "HTML page": "<!doctype html><html><head><title>Tom &amp; Jerry</title></head><body>"
     + "".join(f"<p class='row'>Row {i}: a &lt; b, <a href='/x?i={i}&j=2'>link</a></p>" for i in range(40))
     + "<script>if (a < b && c > d) { run(); }</script></body></html>",
-    "Markdown table": "| name | value |\n|---|---|\n" + "".join(f"| k{i} | <{i}> & more |\n" for i in range(40)),
+    "Markdown table": "| name | value |\n|---|---|\n"
+    + "".join(f"| k{i} | <{i}> & more |\n" for i in range(40)),
     "pandas text": "DataFrame with 1,000 rows and 3 columns\ncolumns: a, b, c\nfirst 5 rows:\n"
     + "\n".join(f"{i}  {i * 1.5:8.2f}  x<{i}" for i in range(5)),
     "code, indexing": "rows = table[inst]; m = masks[mask_id] << 2; args = kw[ 'ARGS' ]; |a| < |b|\n" * 20,
@@ -52,8 +56,12 @@ def main() -> None:
         counts = [tokenizer.count(form) for form in (text, inert(text), escape(text))]
         totals = [t + c for t, c in zip(totals, counts)]
         unchanged = "" if inert(text) == text else "  (changed!)"
-        print(f"{name:16} {counts[0]:7} {counts[1]:7} {counts[2]:11} {counts[1] / counts[0]:10.3f} {counts[2] / counts[0]:11.3f}{unchanged}")
-    print(f"{'all':16} {totals[0]:7} {totals[1]:7} {totals[2]:11} {totals[1] / totals[0]:10.3f} {totals[2] / totals[0]:11.3f}")
+        print(
+            f"{name:16} {counts[0]:7} {counts[1]:7} {counts[2]:11} {counts[1] / counts[0]:10.3f} {counts[2] / counts[0]:11.3f}{unchanged}"
+        )
+    print(
+        f"{'all':16} {totals[0]:7} {totals[1]:7} {totals[2]:11} {totals[1] / totals[0]:10.3f} {totals[2] / totals[0]:11.3f}"
+    )
     counts = [tokenizer.count(form) for form in (HOSTILE, inert(HOSTILE), escape(HOSTILE))]
     ratios = f"{counts[1] / counts[0]:10.3f} {counts[2] / counts[0]:11.3f}"
     print(f"{'every family':16} {counts[0]:7} {counts[1]:7} {counts[2]:11} {ratios}")

@@ -36,6 +36,7 @@ class Row(TypedDict):
 def tools(count: int, version: int = 0) -> list[Any]:
     made = []
     for i in range(count):
+
         def f(x: int, y: str = "z") -> Row:
             return {"a": x, "b": y}
 
@@ -75,7 +76,10 @@ async def latency_figures() -> None:
     heard: list[float] = []
 
     async def on_message(message: Any) -> None:
-        if getattr(message, "method", "") in ("notifications/tools/list_changed", "notifications/resources/updated"):
+        if getattr(message, "method", "") in (
+            "notifications/tools/list_changed",
+            "notifications/resources/updated",
+        ):
             heard.append(time.perf_counter())
 
     async def told(act: Any) -> float:
@@ -87,18 +91,24 @@ async def latency_figures() -> None:
         return heard[-1] - start
 
     async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {server.token}"}, timeout=60) as http:
-        async with Client(streamable_http_client(server.url, http_client=http), cache=None, message_handler=on_message) as mcp:
+        async with Client(
+            streamable_http_client(server.url, http_client=http), cache=None, message_handler=on_message
+        ) as mcp:
             async with mcp.listen(tools_list_changed=True, resource_subscriptions=["notes://n"]):
-                figures: dict[str, list[float]] = {"tools list change": [], "changed(uri)": [], "found by the watch": []}
+                figures: dict[str, list[float]] = {
+                    "tools list change": [],
+                    "changed(uri)": [],
+                    "found by the watch": [],
+                }
                 for run in range(10):
-                    figures["tools list change"].append(await told(lambda: server.update(tools(1, run + 1))))
+                    figures["tools list change"].append(await told(lambda: server.update(tools(1, run + 1))))  # noqa: B023 - called within this iteration
 
                     def outright() -> None:
-                        NOTE["text"] = f"o{run}"
+                        NOTE["text"] = f"o{run}"  # noqa: B023 - called within this iteration
                         server.changed("notes://n")
 
                     figures["changed(uri)"].append(await told(outright))
-                    figures["found by the watch"].append(await told(lambda: NOTE.update(text=f"w{run}")))
+                    figures["found by the watch"].append(await told(lambda: NOTE.update(text=f"w{run}")))  # noqa: B023 - called within this iteration
     server.stop()
     for name, values in figures.items():
         print(f"latency, {name:<20} {statistics.median(values) * 1000:6.1f} ms (median of {len(values)})")

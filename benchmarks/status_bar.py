@@ -21,9 +21,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.browser_notebook import JupyterLab, NotebookPage, launch_chromium, write_notebook  # noqa: E402
+from tests.browser_notebook import JupyterLab, NotebookPage, launch_chromium, write_notebook
 
-SETUP = '''\
+SETUP = """\
 %load_ext meowgent_nb
 import asyncio
 from meowgent_nb.models.base import ModelChunk
@@ -37,7 +37,7 @@ class Slow:
             await asyncio.sleep(self.delay)
             yield ModelChunk(text=word)
         yield ModelChunk(done=True, finish_reason="stop")
-'''
+"""
 
 
 def main() -> None:
@@ -79,15 +79,23 @@ def main() -> None:
                 bar = page.locator("#jp-main-statusbar").inner_text()
                 running = indicator.get_attribute("data-status") == "busy"
                 if running:
-                    readings.append("Busy" if re.search(r"\bBusy\b", bar) else "Idle" if re.search(r"\bIdle\b", bar) else repr(bar[:80]))
+                    readings.append(
+                        "Busy"
+                        if re.search(r"\bBusy\b", bar)
+                        else "Idle"
+                        if re.search(r"\bIdle\b", bar)
+                        else repr(bar[:80])
+                    )
                 elif readings:
                     break
                 time.sleep(0.3)
             browser.close()
     finally:
         lab.stop()
-    print(f"while Run All ran ({len(readings)} readings every 0.3 s): Busy {readings.count('Busy')},"
-          f" Idle {readings.count('Idle')}")
+    print(
+        f"while Run All ran ({len(readings)} readings every 0.3 s): Busy {readings.count('Busy')},"
+        f" Idle {readings.count('Idle')}"
+    )
     print("kernel statuses after Run All:", " ".join(statuses))
 
 

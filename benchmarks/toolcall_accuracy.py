@@ -84,12 +84,16 @@ def metrics(summary: dict) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--protocols", default=",".join(DEFAULT_VARIANTS), help="Comma-separated variants to run.")
+    parser.add_argument(
+        "--protocols", default=",".join(DEFAULT_VARIANTS), help="Comma-separated variants to run."
+    )
     parser.add_argument("--cases", type=int, default=None, metavar="N", help="Run only the first N cases.")
     parser.add_argument("--quiet", action="store_true", help="Don't list the failures.")
     parser.add_argument("--dev", action="store_true", help="Run the prompt-development cases instead.")
     parser.add_argument(
-        "--examples", action="store_true", help="Run each variant twice: without and with one example per tool."
+        "--examples",
+        action="store_true",
+        help="Run each variant twice: without and with one example per tool.",
     )
     args = parser.parse_args(argv)
     variants = [v.strip() for v in args.protocols.split(",") if v.strip()]
@@ -99,7 +103,9 @@ def main(argv: list[str] | None = None) -> int:
     cases, tools = (DEV_CASES, DEV_TOOLS) if args.dev else (CASES, TOOLS)
     cases = cases[: args.cases] if args.cases else cases
     model = LlamaCppModel(max_tokens=200)  # temperature 0, seed 0: the defaults
-    print(f"model {model.name}, {len(tools)} tools, {len(cases)} {'dev ' if args.dev else ''}cases, temperature 0")
+    print(
+        f"model {model.name}, {len(tools)} tools, {len(cases)} {'dev ' if args.dev else ''}cases, temperature 0"
+    )
     results = {}
     runs = [(v, v, tools) for v in variants]
     if args.examples:  # side by side in one run: the same cases with one example call per tool
@@ -129,11 +135,16 @@ def main(argv: list[str] | None = None) -> int:
     print()
     for variant, (report, _) in results.items():
         summary = report.summary()
-        met = all(summary[key]["accuracy"] is not None and summary[key]["accuracy"] >= goal for key, goal in GOALS.items())
+        met = all(
+            summary[key]["accuracy"] is not None and summary[key]["accuracy"] >= goal
+            for key, goal in GOALS.items()
+        )
         print(f"{variant:9} goal (>= 95% tool cases, >= 90% no-tool cases): {'met' if met else 'not met'}")
     if "xml" in results and "xml-seed" in results:
         ours, seed = (results[v][0].summary()["all"]["passed"] for v in ("xml", "xml-seed"))
-        print(f"compact xml {ours} vs seed xml {seed} cases passed: {'not worse' if ours >= seed else 'WORSE'}")
+        print(
+            f"compact xml {ours} vs seed xml {seed} cases passed: {'not worse' if ours >= seed else 'WORSE'}"
+        )
     return 0
 
 

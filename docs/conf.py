@@ -67,5 +67,8 @@ html_show_sourcelink = False
 # Pages with no section of pages to navigate: no left sidebar (the course keeps its list of notebooks).
 html_sidebars = {
     "guides/*": [],
-    **{page: [] for page in ("index", "getting-started", "api", "troubleshooting", "benchmarks", "architecture")},
+    **{
+        page: []
+        for page in ("index", "getting-started", "api", "troubleshooting", "benchmarks", "architecture")
+    },
 }

@@ -11,12 +11,7 @@ from __future__ import annotations
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
-from .agent.loop import Agent, AgentResult
-from .agent.result import RepeatedFailure
 from .agent.approvals import ApprovalRequest, Approved, Approver, AutoApprove, Denied, DenyAll
-from .agent.rules import Rule, RuleError, Rules
-from .errors import MeowgentError, RunInterrupted, ToolArgumentsError, ToolDefinitionError
-from .evals.evaluation import EvalCase, EvalReport, aevaluate, evaluate
 from .agent.events import (
     AgentEvent,
     ApprovalEvent,
@@ -32,14 +27,19 @@ from .agent.events import (
     ToolRunning,
     TurnEnd,
 )
+from .agent.loop import Agent, AgentResult
+from .agent.result import RepeatedFailure
+from .agent.rules import Rule, RuleError, Rules
+from .errors import MeowgentError, RunInterrupted, ToolArgumentsError, ToolDefinitionError
+from .evals.evaluation import EvalCase, EvalReport, aevaluate, evaluate
 from .models import Model, ModelChunk, ModelError, ModelRequest, Usage
-from .recording.cassette import RecordingModel, ReplayModel
 from .models.scripted import FunctionModel, ScriptedModel
 from .protocols.parsing import MalformedCall, ToolCallParser, parse_tool_calls
+from .recording.cassette import RecordingModel, ReplayModel
+from .tools.context import ToolContext, ToolContextError
+from .tools.core import Tool, ToolCall, ToolResult, tool
 from .tools.render import parse_tools_xml, render_tools_text, render_tools_xml, tools_json_schema
 from .tools.toolbox import Toolbox
-from .tools.core import Tool, ToolCall, ToolResult, tool
-from .tools.context import ToolContext, ToolContextError
 
 try:
     __version__ = version("meowgent-nb")
@@ -73,7 +73,9 @@ def unload_ipython_extension(ipython: Any) -> None:
     magics = ipython.magics_manager.registry.pop("AgentMagics", None)
     if magics is not None:
         if getattr(magics, "_mcp_servers", None) or getattr(magics, "_mcp_serving", None):
-            from .notebook.mcp.mcp_magics import close_mcp  # only when MCP was used: it imports IPython's argparse
+            from .notebook.mcp.mcp_magics import (
+                close_mcp,
+            )  # only when MCP was used: it imports IPython's argparse
 
             close_mcp(magics)
         for kind, names in magics.magics.items():
@@ -121,8 +123,6 @@ __all__ = [
     "Agent",
     "AgentEvent",
     "AgentResult",
-    "RepeatedFailure",
-    "RunInterrupted",
     "ApprovalEvent",
     "ApprovalRequest",
     "ApprovalRequested",
@@ -148,25 +148,25 @@ __all__ = [
     "OAuth",
     "OllamaModel",
     "OpenAIModel",
-    "prompt",
-    "resource",
     "PartialCall",
     "RecordingModel",
+    "RepeatedFailure",
     "ReplayModel",
     "Rule",
     "RuleError",
     "Rules",
+    "RunInterrupted",
     "RunStart",
     "ScriptedModel",
     "TextDelta",
     "ThinkingDelta",
     "Tool",
-    "ToolContext",
-    "ToolContextError",
     "ToolArgumentsError",
     "ToolCall",
     "ToolCallEvent",
     "ToolCallParser",
+    "ToolContext",
+    "ToolContextError",
     "ToolDefinitionError",
     "ToolResult",
     "ToolResultEvent",
@@ -182,8 +182,10 @@ __all__ = [
     "load_mcp_config",
     "parse_tool_calls",
     "parse_tools_xml",
+    "prompt",
     "render_tools_text",
     "render_tools_xml",
+    "resource",
     "tool",
     "tools_json_schema",
     "unload_ipython_extension",

@@ -74,7 +74,11 @@ def agent_cell_text(cell: Any) -> str:
     data = _transcript_output(cell)
     parts = [str(cell.get("source", "")).strip()]
     # What the cell printed besides its transcript: e.g. that the embedded model answers instead of Ollama's.
-    parts += [str(o.get("text", "")).strip("\n") for o in cell.get("outputs", []) if o.get("output_type") == "stream"]
+    parts += [
+        str(o.get("text", "")).strip("\n")
+        for o in cell.get("outputs", [])
+        if o.get("output_type") == "stream"
+    ]
     if not data:
         parts.append("(this cell showed no transcript)")
         return "\n".join(parts) + "\n"
@@ -95,21 +99,30 @@ def demo(notebook: Path, output: Path | None, out: TextIO) -> int:
 
         from .testing import run_notebook
     except ImportError as error:
-        print(f"The demo runs the notebook with nbclient, which is missing ({error}); install the test"
-              ' extra: pip install -e ".[test,local]"', file=sys.stderr)
+        print(
+            f"The demo runs the notebook with nbclient, which is missing ({error}); install the test"
+            ' extra: pip install -e ".[test,local]"',
+            file=sys.stderr,
+        )
         return 1
     if not notebook.is_file():
-        print(f"There is no notebook {notebook}: run the demo from the root of the meowgent_nb clone,"
-              " or name a notebook: python -m meowgent_nb demo PATH.ipynb", file=sys.stderr)
+        print(
+            f"There is no notebook {notebook}: run the demo from the root of the meowgent_nb clone,"
+            " or name a notebook: python -m meowgent_nb demo PATH.ipynb",
+            file=sys.stderr,
+        )
         return 1
     env: dict[str, str] = {}
     mode = os.environ.get("MEOWGENT_CASSETTE_MODE")
     if mode is None:
         env["MEOWGENT_CASSETTE_MODE"] = mode = "off"
     how = "the model answers live" if mode == "off" else f"cassette mode {mode!r}"
-    print(f"Running {notebook} headless ({how}; MEOWGENT_CASSETTE_MODE={mode}). A local model's"
-          " first load takes a while; each %%agent cell is printed when the notebook has run.\n",
-          file=out, flush=True)
+    print(
+        f"Running {notebook} headless ({how}; MEOWGENT_CASSETTE_MODE={mode}). A local model's"
+        " first load takes a while; each %%agent cell is printed when the notebook has run.\n",
+        file=out,
+        flush=True,
+    )
     started = time.perf_counter()
     try:
         run = run_notebook(notebook, env=env)

@@ -37,7 +37,9 @@ _WRAP = "white-space: pre-wrap; word-break: normal; overflow-wrap: break-word"
 """Wrap long lines between words; break a word only if it is longer than the line. (JupyterLab's
 output CSS sets ``word-break: break-all``, which cut names mid-word.)"""
 _BOX_PRE = f"margin: 0.2em 0; padding: 0.3em 0.5em; background: rgba(127,127,127,0.1); {_WRAP}; {MONO}"
-PRE_STYLE = f"background: rgba(127,127,127,0.12); padding: 0.5em; border-radius: 4px; overflow-x: auto; {MONO}"
+PRE_STYLE = (
+    f"background: rgba(127,127,127,0.12); padding: 0.5em; border-radius: 4px; overflow-x: auto; {MONO}"
+)
 """The style of a block of code."""
 
 
@@ -87,7 +89,9 @@ def highlight(code: str, language: str) -> str:
     lexer = XmlLexer() if language == "xml" else JsonLexer()
     # The Pygments style's colours are for a light background: the <pre> gets one inline, and a
     # dark text colour, or dark themes (which style <pre>) would show them on black.
-    pre = f"margin: 0; padding: 0.5em; background: #f8f8f8; color: #1f1f1f; border-radius: 4px; {_WRAP}; {MONO}"
+    pre = (
+        f"margin: 0; padding: 0.5em; background: #f8f8f8; color: #1f1f1f; border-radius: 4px; {_WRAP}; {MONO}"
+    )
     body = pygmentize(code, lexer, HtmlFormatter(noclasses=True, prestyles=pre))
     style = "color: #1f1f1f; border-radius: 4px; overflow-x: auto"
     return f'<div class="meowgent-code" style="{style}">{body}</div>'

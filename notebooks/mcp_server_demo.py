@@ -20,7 +20,9 @@ from mcp.server.mcpserver.resolve import Elicit, Resolve
 from mcp.types import ToolAnnotations
 from pydantic import BaseModel, Field
 
-server = MCPServer("library", instructions="Search the catalogue before lending; read library://rules for the rules.")
+server = MCPServer(
+    "library", instructions="Search the catalogue before lending; read library://rules for the rules."
+)
 
 BOOKS = {
     "978-0441013593": {"title": "Dune", "author": "Frank Herbert", "on_loan": False},

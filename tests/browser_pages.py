@@ -16,7 +16,13 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tests.browser_notebook import JupyterLab, NotebookPage, PlaywrightError, launch_chromium, require_chromium
+from tests.browser_notebook import (
+    JupyterLab,
+    NotebookPage,
+    PlaywrightError,
+    launch_chromium,
+    require_chromium,
+)
 
 VIEWPORT = {"width": 1280, "height": 1000}
 THEMES = "@jupyterlab/apputils-extension/themes.jupyterlab-settings"
@@ -82,7 +88,7 @@ class Pages:
 
 
 def _leave(dialog: Any) -> None:
-    """"Leave page?" when Notebook 7 goes to the next notebook: leave, as a person does; any other dialog is dismissed."""
+    """ "Leave page?" when Notebook 7 goes to the next notebook: leave, as a person does; any other dialog is dismissed."""
     if dialog.type == "beforeunload":
         dialog.accept()
     else:
@@ -92,7 +98,9 @@ def _leave(dialog: Any) -> None:
 def serve(tmp_path_factory: Any, app: str) -> Any:
     """A started `JupyterLab` server (``app`` "lab" or "notebook"), stopped when the generator ends."""
     require_chromium()
-    server = JupyterLab(tmp_path_factory.mktemp(f"{app}-root"), tmp_path_factory.mktemp(f"{app}-work"), app=app)
+    server = JupyterLab(
+        tmp_path_factory.mktemp(f"{app}-root"), tmp_path_factory.mktemp(f"{app}-work"), app=app
+    )
     try:
         server.start()
         yield server

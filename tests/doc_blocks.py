@@ -23,9 +23,7 @@ DOCS = ROOT / "docs"
 
 def site_pages() -> list[Path]:
     """The Markdown pages of the docs site, sorted (not the build)."""
-    return sorted(
-        path for path in DOCS.rglob("*.md") if "_build" not in path.relative_to(DOCS).parts
-    )
+    return sorted(path for path in DOCS.rglob("*.md") if "_build" not in path.relative_to(DOCS).parts)
 
 
 PYTHON = {"python", "py", "python3", "ipython", "ipython3"}
@@ -74,13 +72,23 @@ def page_blocks(text: str) -> list[Block]:
         if token.type != "fence" or token.map is None:
             continue
         before = tokens[index - 2] if index >= 2 and tokens[index - 1].type == "paragraph_close" else None
-        illustrative = before is not None and before.type == "inline" and before.content.startswith(ILLUSTRATIVE)
+        illustrative = (
+            before is not None and before.type == "inline" and before.content.startswith(ILLUSTRATIVE)
+        )
         start, end = token.map
         last = lines[end - 1].strip() if end - 1 < len(lines) else ""
         closed = end - start >= 2 and last.startswith(token.markup) and set(last) <= set(token.markup[0])
         language = token.info.strip().split(" ", 1)[0].lower() if token.info.strip() else ""
         blocks.append(
-            Block(language, token.content.rstrip("\n"), start + 1, illustrative, closed, token.info.strip(), end + 1)
+            Block(
+                language,
+                token.content.rstrip("\n"),
+                start + 1,
+                illustrative,
+                closed,
+                token.info.strip(),
+                end + 1,
+            )
         )
     return blocks
 
@@ -99,12 +107,17 @@ def section_blocks(text: str, heading: str, source: str = "README.md") -> list[B
     if not starts:
         raise AssertionError(f"{source} has no heading {heading!r}; a test reads that section")
     start = starts[0]
-    end = min([line for found, _, line in headings if found <= level and line > start], default=len(text.splitlines()))
+    end = min(
+        [line for found, _, line in headings if found <= level and line > start],
+        default=len(text.splitlines()),
+    )
     blocks = []
     for block in page_blocks(text):
         if start < block.line - 1 < end:
             if not block.closed:
-                raise AssertionError(f"{source} line {block.line}: a code block of {heading!r} is never closed")
+                raise AssertionError(
+                    f"{source} line {block.line}: a code block of {heading!r} is never closed"
+                )
             blocks.append(block)
     return blocks
 

@@ -57,8 +57,14 @@ def ndjson(*parts: dict) -> str:
 
 def show(*capabilities: str) -> dict:
     """A ``POST /api/show`` answer for a model the server has."""
-    return {"modelfile": "", "parameters": "", "template": "", "details": {}, "model_info": {},
-            "capabilities": list(capabilities)}
+    return {
+        "modelfile": "",
+        "parameters": "",
+        "template": "",
+        "details": {},
+        "model_info": {},
+        "capabilities": list(capabilities),
+    }
 
 
 def not_found(name: str) -> dict:

@@ -26,15 +26,21 @@ ABSENT = object()
 
 ODD_NUMBERS = st.sampled_from([10**400, -(10**400), -1, 2**63, 26.5, -0.0, 1e308, float("inf"), float("nan")])
 ODD_TEXT = st.sampled_from(["\ud800", "a\udfffb", "\x00", "\u2028", "</tool_call>", "x" * 2000])
-LEAVES = st.none() | st.booleans() | st.integers() | ODD_NUMBERS | st.floats() | st.text(max_size=12) | ODD_TEXT
+LEAVES = (
+    st.none() | st.booleans() | st.integers() | ODD_NUMBERS | st.floats() | st.text(max_size=12) | ODD_TEXT
+)
 JSON = st.recursive(
-    LEAVES, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3), max_leaves=8
+    LEAVES,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
+    max_leaves=8,
 )
 
 
 def _field(good: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
     """The well-formed value most of the time; otherwise absent, or any JSON value at all."""
-    return st.integers(0, 29).flatmap(lambda pick: good if pick < 28 else st.just(ABSENT) if pick == 28 else JSON)
+    return st.integers(0, 29).flatmap(
+        lambda pick: good if pick < 28 else st.just(ABSENT) if pick == 28 else JSON
+    )
 
 
 def _list(item: st.SearchStrategy[Any]) -> st.SearchStrategy[list[Any]]:
@@ -48,8 +54,18 @@ def _object(**fields: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
 
 NAMES = st.sampled_from(["get_weather", "now", "", "get_", "get\ud800", "n" * 1001])
 ARGUMENTS = st.sampled_from(
-    ['{"city": "Paris", "unit": "celsius"}', '{"ci', 'ty": "Oslo"}', "{}", "", "[1]", '{"a": 1, "a": 2}', '{"city": "\\ud800"}',
-     '{"city": ' + "[" * 150 + "]" * 150 + "}", '{"city": ' + "[" * 5000 + "]" * 5000 + "}"]
+    [
+        '{"city": "Paris", "unit": "celsius"}',
+        '{"ci',
+        'ty": "Oslo"}',
+        "{}",
+        "",
+        "[1]",
+        '{"a": 1, "a": 2}',
+        '{"city": "\\ud800"}',
+        '{"city": ' + "[" * 150 + "]" * 150 + "}",
+        '{"city": ' + "[" * 5000 + "]" * 5000 + "}",
+    ]
 )
 CALL = _object(
     index=st.integers(0, 3),
@@ -63,7 +79,9 @@ DELTA = _object(
     reasoning_content=st.text(max_size=10),
     tool_calls=_list(CALL),
 )
-CHOICE = _object(index=st.just(0), delta=DELTA, finish_reason=st.sampled_from(["stop", "length", "tool_calls", ""]))
+CHOICE = _object(
+    index=st.just(0), delta=DELTA, finish_reason=st.sampled_from(["stop", "length", "tool_calls", ""])
+)
 USAGE = _object(prompt_tokens=st.integers(0, 10_000), completion_tokens=st.integers(0, 10_000))
 CHUNK = _object(
     id=st.just("chatcmpl-1"),
@@ -104,7 +122,10 @@ def _mutated(draw: st.DrawFn, body: bytes) -> bytes:
         if kind == "delete":
             del data[at : at + draw(st.integers(1, 8))]
         elif kind == "insert":
-            data[at:at] = draw(st.binary(min_size=1, max_size=8) | st.sampled_from([b"\n", b"\n\n", b"data: ", b"\r", b'"', b"\xff"]))
+            data[at:at] = draw(
+                st.binary(min_size=1, max_size=8)
+                | st.sampled_from([b"\n", b"\n\n", b"data: ", b"\r", b'"', b"\xff"])
+            )
         elif kind == "replace" and at < len(data):
             data[at] = draw(st.integers(0, 255))
         elif kind == "cut":
@@ -137,9 +158,14 @@ def surprises(model: Any, request: Any) -> tuple[int, BaseException | None]:
                 count += 1
                 # What came can be written as UTF-8 JSON (a cassette, a message), counts are counts.
                 calls = [(call.name, call.arguments, call.id) for call in chunk.tool_calls]
-                json.dumps([chunk.text, chunk.thinking, calls, chunk.finish_reason], ensure_ascii=False).encode()
+                json.dumps(
+                    [chunk.text, chunk.thinking, calls, chunk.finish_reason], ensure_ascii=False
+                ).encode()
                 usage = chunk.usage
-                if usage is not None and not all(n is None or (type(n) is int and n >= 0) for n in (usage.prompt_tokens, usage.completion_tokens)):
+                if usage is not None and not all(
+                    n is None or (type(n) is int and n >= 0)
+                    for n in (usage.prompt_tokens, usage.completion_tokens)
+                ):
                     raise AssertionError(f"usage {usage!r}")
         return count
 
@@ -163,4 +189,6 @@ class InMemory(OpenAIModel):
             return httpx2.Response(200, content=self.body, headers={"content-type": "text/event-stream"})
 
         http = httpx2.AsyncClient(transport=httpx2.MockTransport(answer))
-        return openai, openai.AsyncOpenAI(api_key="x", base_url=self.base_url, max_retries=0, http_client=http)
+        return openai, openai.AsyncOpenAI(
+            api_key="x", base_url=self.base_url, max_retries=0, http_client=http
+        )

@@ -39,6 +39,7 @@ ALLOWED = {
 }
 NOTEBOOK_ONLY = ("IPython", "ipywidgets")
 
+
 def module_name(path: Path) -> str:
     parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
@@ -81,7 +82,17 @@ def wing(name: str) -> str:
 
 def test_the_wings_are_the_ones_the_folder_listing_shows():
     top = sorted(p.name for p in PACKAGE.iterdir() if p.is_dir() and p.name != "__pycache__")
-    assert top == ["agent", "evals", "mcp", "models", "notebook", "protocols", "recording", "testing", "tools"]
+    assert top == [
+        "agent",
+        "evals",
+        "mcp",
+        "models",
+        "notebook",
+        "protocols",
+        "recording",
+        "testing",
+        "tools",
+    ]
     assert sorted(p.stem for p in PACKAGE.glob("*.py")) == sorted(["__init__", "__main__", *BOTTOM])
 
 
@@ -136,7 +147,7 @@ def test_no_module_imports_itself_back_through_others():
         state[node] = "open"
         for nxt in sorted(graph[node]):
             if state.get(nxt) == "open":
-                circles.append(trail[trail.index(nxt):] + [nxt])
+                circles.append([*trail[trail.index(nxt) :], nxt])
             elif nxt not in state:
                 visit(nxt, [*trail, nxt])
         state[node] = "done"

@@ -23,8 +23,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from meowgent_nb.models.resolve import DEFAULT_MODEL
 from meowgent_nb.models.ollama import DEFAULT_OPTIONS
+from meowgent_nb.models.resolve import DEFAULT_MODEL
 
 REPO = Path(__file__).resolve().parents[1]
 BINDER = REPO / "binder"

@@ -111,24 +111,40 @@ def test_every_button_the_docs_name_is_a_label_of_the_code():
 def test_the_docs_name_the_buttons_of_the_approval_and_stop():
     # The reading is not vacuous: the approval buttons and Stop are found where the course teaches them.
     named = {name for _, text in documents() for name in button_names(text)}
-    assert {"Approve", "Edit arguments", "Check", "Approve these arguments", "Deny", "Always allow", "Stop",
-            "Accept", "Decline", "Cancel"} <= named
+    assert {
+        "Approve",
+        "Edit arguments",
+        "Check",
+        "Approve these arguments",
+        "Deny",
+        "Always allow",
+        "Stop",
+        "Accept",
+        "Decline",
+        "Cancel",
+    } <= named
 
 
 @pytest.mark.parametrize(
     ("text", "names"),
     [
-        ("| button | what happens |\n|---|---|\n"
-         "| **Edit arguments** | then **Approve with these arguments** runs it |",
-         ["Edit arguments", "Approve with these arguments"]),
-        ("Right under it are the buttons Approve / Edit arguments / Deny.",
-         ["Approve", "Edit arguments", "Deny"]),
+        (
+            "| button | what happens |\n|---|---|\n"
+            "| **Edit arguments** | then **Approve with these arguments** runs it |",
+            ["Edit arguments", "Approve with these arguments"],
+        ),
+        (
+            "Right under it are the buttons Approve / Edit arguments / Deny.",
+            ["Approve", "Edit arguments", "Deny"],
+        ),
         ("It shows Approve / Deny buttons in the cell.", ["Approve", "Deny"]),
         ("Then click **Send answer** to go on.", ["Send answer"]),
         ("The **Stop it** link.", ["Stop it"]),  # begins like a button: checked wherever it stands
         ("**About the saved outputs.** Nobody can click here.", []),
-        ("- **Sampling** (`sampling/createMessage`): the person clicks **Let the model answer**.",
-         ["Let the model answer"]),
+        (
+            "- **Sampling** (`sampling/createMessage`): the person clicks **Let the model answer**.",
+            ["Let the model answer"],
+        ),
         ("- **Approve all**: a list item that begins like a button.", ["Approve all"]),
         ("The **Model Context Protocol** is a standard.", []),
         ("```\nclick **Nothing in code**\n```", []),

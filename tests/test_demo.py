@@ -26,7 +26,11 @@ def demo(*args: str, cwd: Path = ROOT, **env: str) -> subprocess.CompletedProces
     clean["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), clean.get("PYTHONPATH")]))
     return subprocess.run(
         [sys.executable, "-m", "meowgent_nb", "demo", *args],
-        cwd=cwd, env={**clean, **env}, capture_output=True, text=True, timeout=240,
+        cwd=cwd,
+        env={**clean, **env},
+        capture_output=True,
+        text=True,
+        timeout=240,
     )
 
 
@@ -89,7 +93,7 @@ def test_the_demo_replayed_prints_each_agent_cell(tmp_path):
         "[tool] get_weather(city='Paris', unit='celsius') -> done\n  Paris: 21 degrees celsius, sunny\n"
         "[tool] get_weather(city='Oslo', unit='fahrenheit') -> done\n  Oslo: 9 degrees fahrenheit, sunny\n"
     ) in out
-    assert "\n%%agent --new --protocol json -o result\nWhat is 2.5 plus 4?\n" f"model: {model}\n6.5\n" in out
+    assert f"\n%%agent --new --protocol json -o result\nWhat is 2.5 plus 4?\nmodel: {model}\n6.5\n" in out
     assert out.count(f"model: {model}\n") == 4
     saved = tmp_path / "ran.ipynb"
     done_line = rf"\n4 %%agent cells ran in \d+ s\. The executed notebook is {re.escape(str(saved))};"
@@ -124,7 +128,7 @@ def test_the_demo_without_a_model_fails_showing_the_cell_and_the_fix(tmp_path):
     done = demo(OLLAMA_HOST="127.0.0.1:9", MEOWGENT_GGUF=str(tmp_path / "none.gguf"))
     assert done.returncode == 1
     assert "--- cell" not in done.stdout
-    failed = done.stderr[done.stderr.index("A cell of notebooks/05_real_model.ipynb failed:\n"):]
+    failed = done.stderr[done.stderr.index("A cell of notebooks/05_real_model.ipynb failed:\n") :]
     assert "\n%%agent --new -o result\nWhat is the weather in Paris?\n" in failed, failed
     assert "\nUsageError: %%agent: " in failed and "none.gguf" in failed, failed
 
@@ -132,7 +136,10 @@ def test_the_demo_without_a_model_fails_showing_the_cell_and_the_fix(tmp_path):
 def test_importing_the_command_runs_nothing():
     done = subprocess.run(
         [sys.executable, "-c", "import meowgent_nb.__main__"],
-        cwd=ROOT, capture_output=True, text=True, timeout=60,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
 
@@ -168,7 +175,9 @@ def test_the_demo_live_on_the_embedded_model(tmp_path):
     ), out
     first = out.index("--- cell 6 ")
     # The cell says why the embedded model answers: "auto" (the default) fell back to it.
-    expected = FIRST_CELL.format(model=LIVE_MODEL).replace("\nmodel:", "\n" + NOTE.format(host="127.0.0.1:9") + "\nmodel:")
+    expected = FIRST_CELL.format(model=LIVE_MODEL).replace(
+        "\nmodel:", "\n" + NOTE.format(host="127.0.0.1:9") + "\nmodel:"
+    )
     assert out[first:].startswith(expected), out
     assert FOOTER.search(out), out
     answer = out[first:].splitlines()[7]  # after the cell, the note, the model, the call and its result

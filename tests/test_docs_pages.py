@@ -19,9 +19,9 @@ from tests.doc_blocks import (
     DOCS,
     GETTING_STARTED,
     NOTEBOOK,
-    notebook_text,
     PYTHON,
     ROOT,
+    notebook_text,
     page_blocks,
     section_blocks,
     site_pages,
@@ -67,7 +67,14 @@ def test_every_python_block_of_the_page_runs_in_order(page, tmp_path, monkeypatc
 def test_the_guides_are_one_per_concern():
     guides = sorted(path.stem for path in (DOCS / "guides").glob("*.md"))
     assert guides == [
-        "agent-cells", "approvals", "context", "evals", "mcp", "models", "recording-and-testing", "tools",
+        "agent-cells",
+        "approvals",
+        "context",
+        "evals",
+        "mcp",
+        "models",
+        "recording-and-testing",
+        "tools",
     ]
 
 
@@ -82,7 +89,9 @@ def test_the_front_pages_python_is_all_in_its_tested_tour():
     # tests/test_readme.py runs the tour's blocks; a Python block elsewhere in README.md would run nowhere.
     readme = (ROOT / "README.md").read_text()
     tour = {block.line for block in section_blocks(readme, "## A 60-second tour")}
-    elsewhere = [block.line for block in page_blocks(readme) if block.language in PYTHON and block.line not in tour]
+    elsewhere = [
+        block.line for block in page_blocks(readme) if block.language in PYTHON and block.line not in tour
+    ]
     assert elsewhere == []
 
 
@@ -95,7 +104,11 @@ def test_a_block_is_skipped_only_after_the_visible_marker():
         "Text *Illustrative* in the middle.\n\n```python\nE\n```\n"
     )
     assert [(b.code, b.runs) for b in page_blocks(text)] == [
-        ("A", False), ("B", True), ("C", True), ("%%agent\nD", True), ("E", True),
+        ("A", False),
+        ("B", True),
+        ("C", True),
+        ("%%agent\nD", True),
+        ("E", True),
     ]
 
 
@@ -138,7 +151,9 @@ def test_the_example_test_file_passes_beside_a_users_notebook(tmp_path):
     # The section's one Python block is a test file; it runs where a user keeps it, beside their
     # notebook (tests/user_project's), with no conftest.py: the fixtures come from the plugin.
     guide = DOCS / "guides" / "recording-and-testing.md"
-    blocks = [b for b in section_blocks(guide.read_text(), TESTING, source=str(guide)) if b.language == "python"]
+    blocks = [
+        b for b in section_blocks(guide.read_text(), TESTING, source=str(guide)) if b.language == "python"
+    ]
     assert [b.code.splitlines()[0] for b in blocks] == ["# test_my_agent.py"]
     (tmp_path / "test_my_agent.py").write_text(blocks[0].code + "\n")
     notebook = ROOT / "tests" / "user_project" / "scripted_agent.ipynb"
@@ -146,7 +161,11 @@ def test_the_example_test_file_passes_beside_a_users_notebook(tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith("MEOWGENT_")}
     done = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_my_agent.py"],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.splitlines()[-1].startswith("2 passed in "), done.stdout

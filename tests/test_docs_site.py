@@ -33,7 +33,10 @@ def site(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("site")
     done = subprocess.run(
         [*BUILD, "-d", str(out / "doctrees"), str(DOCS), str(out / "html")],
-        cwd=ROOT, capture_output=True, text=True, timeout=300,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert done.returncode == 0, f"sphinx-build -W failed:\n{done.stderr[-4000:]}"
     return out / "html"
@@ -110,7 +113,9 @@ def test_the_link_check_finds_a_missing_page_and_a_missing_anchor(tmp_path):
         '<a href="guides/a.html#nowhere">bad anchor</a><a href="#top">top</a><a href="https://x.org/">out</a>'
         '<img src="_static/logo.png"><h1 id="top">T</h1>'
     )
-    (tmp_path / "guides" / "a.html").write_text('<section id="here"><a href="../index.html">home</a></section>')
+    (tmp_path / "guides" / "a.html").write_text(
+        '<section id="here"><a href="../index.html">home</a></section>'
+    )
     assert broken_links(tmp_path) == [
         "index.html: guides/b.html (no such file)",
         "index.html: guides/a.html#nowhere (no such anchor)",
@@ -122,7 +127,9 @@ def test_every_public_name_has_its_reference(site):
     ids = _Links()
     ids.feed((site / "api.html").read_text(encoding="utf-8"))
     hidden = {"__version__", "load_ipython_extension", "unload_ipython_extension"}
-    missing = [name for name in meowgent_nb.__all__ if name not in hidden and f"meowgent_nb.{name}" not in ids.ids]
+    missing = [
+        name for name in meowgent_nb.__all__ if name not in hidden and f"meowgent_nb.{name}" not in ids.ids
+    ]
     assert missing == []
 
 

@@ -39,7 +39,9 @@ def test_the_oracle_finds_a_named_need_and_misses_an_implied_one():
 
 
 def test_judge_reads_the_expected_tool_and_arguments():
-    case = EvalCase("Convert 5 km to miles", "convert_units", {"value": 5, "from_unit": "km", "to_unit": "mi"})
+    case = EvalCase(
+        "Convert 5 km to miles", "convert_units", {"value": 5, "from_unit": "km", "to_unit": "mi"}
+    )
     right = ToolCall("convert_units", {"value": 5, "from_unit": "km", "to_unit": "mi"})
     assert judge(case, right) == ""
     assert judge(case, ToolCall("convert_units", {"value": 5, "from_unit": "km", "to_unit": "m"})) == (

@@ -90,20 +90,30 @@ def test_the_plugin_adds_no_option_and_no_marker_to_a_project_without_our_metada
     for flag in ("no:meowgent_nb", "meowgent_nb"):
         config = pytester.parseconfigure("-p", flag, "--nbval")
         try:
-            seen[flag] = (sorted(vars(config.option)), sorted(config._parser._inidict), config.getini("markers"))
+            seen[flag] = (
+                sorted(vars(config.option)),
+                sorted(config._parser._inidict),
+                config.getini("markers"),
+            )
         finally:
             config._ensure_unconfigure()
     # One option of ours (--meowgent-report, off unless given); no ini key, no marker.
     ours, theirs = seen["meowgent_nb"], seen["no:meowgent_nb"]
     assert (sorted(set(ours[0]) - set(theirs[0])), ours[1:]) == (["meowgent_report"], theirs[1:])
-    done = pytester.runpytest("--nbval", "--nbval-current-env", "--strict-markers", "--markers", "-p", "no:cacheprovider")
+    done = pytester.runpytest(
+        "--nbval", "--nbval-current-env", "--strict-markers", "--markers", "-p", "no:cacheprovider"
+    )
     assert not [line for line in done.outlines if line.startswith("@pytest.mark.real_model")]
-    collected = pytester.runpytest("--nbval", "--collect-only", "-q", "-m", "real_model", "-p", "no:cacheprovider")
+    collected = pytester.runpytest(
+        "--nbval", "--collect-only", "-q", "-m", "real_model", "-p", "no:cacheprovider"
+    )
     assert collected.outlines[-1].startswith("no tests collected (2 deselected)")
 
 
 def test_the_plugin_module_imports_nothing_of_the_package():
-    code = "import sys, pytest_meowgent_nb; print(sorted(m for m in sys.modules if m.startswith('meowgent_nb')))"
+    code = (
+        "import sys, pytest_meowgent_nb; print(sorted(m for m in sys.modules if m.startswith('meowgent_nb')))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd="/")
     assert out.stdout == "[]\n"
 
@@ -136,11 +146,17 @@ def test_a_notebook_says_in_its_metadata_that_it_needs_a_real_model(tmp_path, me
 @pytest.mark.parametrize(
     ("metadata", "message"),
     [
-        ({"meowgent_nb": {"real_model": "yes"}}, "'meowgent_nb.real_model' must be true or false, got \"yes\""),
+        (
+            {"meowgent_nb": {"real_model": "yes"}},
+            "'meowgent_nb.real_model' must be true or false, got \"yes\"",
+        ),
         ({"meowgent_nb": {"real_model": 1}}, "'meowgent_nb.real_model' must be true or false, got 1"),
         ({"meowgent_nb": {"real_model": None}}, "'meowgent_nb.real_model' must be true or false, got null"),
         ({"meowgent_nb": True}, "'meowgent_nb' must be an object such as {\"real_model\": true}, got true"),
-        ({"meowgent_nb": ["real_model"]}, "'meowgent_nb' must be an object such as {\"real_model\": true}, got [\"real_model\"]"),
+        (
+            {"meowgent_nb": ["real_model"]},
+            '\'meowgent_nb\' must be an object such as {"real_model": true}, got ["real_model"]',
+        ),
     ],
 )
 def test_a_wrong_metadata_value_is_an_error_naming_the_notebook(tmp_path, metadata, message):
@@ -179,7 +195,9 @@ def test_without_a_model_a_real_model_notebook_is_skipped_saying_why(no_model):
     reason = next(line for line in done.outlines if line.startswith("SKIPPED"))
     assert reason.startswith("SKIPPED [1] live.ipynb: no model to run this notebook on: ")
     assert str(no_model.path / "no-model.gguf") in reason
-    deselected = no_model.runpytest("--nbval", "-m", "not real_model", "--collect-only", "-q", "-p", "no:cacheprovider")
+    deselected = no_model.runpytest(
+        "--nbval", "-m", "not real_model", "--collect-only", "-q", "-p", "no:cacheprovider"
+    )
     assert deselected.outlines[:2] == ["plain.ipynb::Cell 0", ""]
     assert "1/2 tests collected (1 deselected)" in deselected.outlines[-1]
 
@@ -218,8 +236,23 @@ def test_nbval_lax_compares_a_marked_transcript_with_both_files_rules(tmp_path):
     # Without CI: there pytest writes each failure's whole message after FAILED, not one line of it.
     env = {k: v for k, v in os.environ.items() if not k.startswith("MEOWGENT_") and k != "CI"}
     done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--color=no", "--nbval-lax", "--nbval-sanitize-with", "mine.cfg"],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "--color=no",
+            "--nbval-lax",
+            "--nbval-sanitize-with",
+            "mine.cfg",
+        ],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     lines = done.stdout.splitlines()
     assert done.returncode == 1, done.stdout + done.stderr
@@ -234,25 +267,50 @@ def test_nbval_lax_compares_a_marked_transcript_with_both_files_rules(tmp_path):
 # A notebook whose cells print "KEY 12345" and were saved with "KEY 99999": a cell passes only if
 # nbval read a rule that replaces its key's number. Which cells pass tells which rules nbval read.
 RULES_READ_PAST = [  # one file: a BOM, CRLF line ends, and each shape nbval reads past
-    "\ufeffregex: bom \\d+", "replace: bom N",  # the BOM is part of the first line: not a rule
-    "", "", "regex: nospace \\d+", "replace:nospace N",  # 'replace:' needs its space
-    "regex: empty \\d+", "replace:",
-    "regex: comment \\d+", "# ids vary", "replace: comment N",
-    "regex: twice \\d+", "replace: twice N", "replace: twice M",  # the first replace counts
-    "regex: blank \\d+", "", "replace: blank N",
+    "\ufeffregex: bom \\d+",
+    "replace: bom N",  # the BOM is part of the first line: not a rule
+    "",
+    "",
+    "regex: nospace \\d+",
+    "replace:nospace N",  # 'replace:' needs its space
+    "regex: empty \\d+",
+    "replace:",
+    "regex: comment \\d+",
+    "# ids vary",
+    "replace: comment N",
+    "regex: twice \\d+",
+    "replace: twice N",
+    "replace: twice M",  # the first replace counts
+    "regex: blank \\d+",
+    "",
+    "replace: blank N",
     "regex: alone \\d+",  # no replace: the next rule is read
-    "regex: after \\d+", "replace: after N",
-    "replace: orphan N", "", "",
+    "regex: after \\d+",
+    "replace: after N",
+    "replace: orphan N",
+    "",
+    "",
 ]
-CELLS_READ_PAST = {"bom": "failed", "nospace": "failed", "empty": "failed", "comment": "failed", "twice": "passed",
-                   "blank": "failed", "alone": "failed", "after": "passed", "orphan": "failed"}
+CELLS_READ_PAST = {
+    "bom": "failed",
+    "nospace": "failed",
+    "empty": "failed",
+    "comment": "failed",
+    "twice": "passed",
+    "blank": "failed",
+    "alone": "failed",
+    "after": "passed",
+    "orphan": "failed",
+}
 
 
 def sanitize_project(folder: Path, keys: list[str], content: bytes | None) -> None:
     nb = nbformat.v4.new_notebook(metadata={"kernelspec": {"name": "python3", "display_name": "Python 3"}})
     for number, key in enumerate(keys):
         output = nbformat.v4.new_output("stream", name="stdout", text=f"{key} 99999\n")
-        nb.cells.append(nbformat.v4.new_code_cell(f"print('{key} 12345')", outputs=[output], execution_count=number + 1))
+        nb.cells.append(
+            nbformat.v4.new_code_cell(f"print('{key} 12345')", outputs=[output], execution_count=number + 1)
+        )
     nbformat.write(nb, folder / "nb.ipynb")
     if content is not None:
         (folder / "mine.cfg").write_bytes(content)
@@ -263,7 +321,11 @@ def run_pytest(folder: Path, *args: str) -> tuple[int, dict[str, str], str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("MEOWGENT_") and k != "CI"}
     done = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-rA", "-p", "no:cacheprovider", "--color=no", *args],
-        cwd=folder, env={**env, "COLUMNS": "200"}, capture_output=True, text=True, timeout=300,
+        cwd=folder,
+        env={**env, "COLUMNS": "200"},
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     out = re.sub(r" in \d+\.\d+s", " in Ts", done.stdout + done.stderr)
     out = re.sub(r" at 0x[0-9a-f]+>", " at 0x...>", out)  # reprs in tracebacks
@@ -285,7 +347,9 @@ def test_a_file_nbval_reads_past_gives_the_run_nbval_gives_it_without_the_plugin
     sanitize_project(tmp_path, list(CELLS_READ_PAST), "\r\n".join(RULES_READ_PAST).encode())
     ours, theirs = with_and_without_plugin(tmp_path, *NBVAL)
     assert ours == theirs
-    assert ours[:2] == (1, {f"nb.ipynb::Cell {n}": v for n, v in enumerate(CELLS_READ_PAST.values())}), ours[2]
+    assert ours[:2] == (1, {f"nb.ipynb::Cell {n}": v for n, v in enumerate(CELLS_READ_PAST.values())}), ours[
+        2
+    ]
 
 
 @pytest.mark.parametrize(
@@ -330,16 +394,20 @@ def test_our_rules_come_first_and_a_users_rule_on_the_same_regex_replaces_ours(t
         nb.cells.append(nbformat.v4.new_code_cell(code, outputs=[output], execution_count=number + 1))
     nbformat.write(nb, tmp_path / "nb.ipynb")
     # Theirs: our rule's regex with another replacement, then a rule that only matches that one's.
-    (tmp_path / "mine.cfg").write_text(f"regex: {OURS[1][0]}\nreplace: \\1MINE 1</span>\nregex: MINE \\d\nreplace: x\n")
+    (tmp_path / "mine.cfg").write_text(
+        f"regex: {OURS[1][0]}\nreplace: \\1MINE 1</span>\nregex: MINE \\d\nreplace: x\n"
+    )
     # Checked in-process, on what nbval holds when the first cell runs.
     (tmp_path / "conftest.py").write_text(
-        "def pytest_runtest_call(item):\n"
-        "    print('RULES', list(item.parent.sanitize_patterns.items()))\n"
+        "def pytest_runtest_call(item):\n    print('RULES', list(item.parent.sanitize_patterns.items()))\n"
     )
     code, outcomes, out = run_pytest(tmp_path, *NBVAL, "-s")
     assert (code, outcomes) == (0, {"nb.ipynb::Cell 0": "passed", "nb.ipynb::Cell 1": "passed"}), out
     rules = [line for line in out.splitlines() if line.startswith("RULES ")]
-    assert rules[0] == f"RULES {[OURS[0], (OURS[1][0], chr(92) + '1MINE 1</span>'), *OURS[2:], ('MINE ' + chr(92) + 'd', 'x')]}"
+    assert (
+        rules[0]
+        == f"RULES {[OURS[0], (OURS[1][0], chr(92) + '1MINE 1</span>'), *OURS[2:], ('MINE ' + chr(92) + 'd', 'x')]}"
+    )
 
 
 # --- agent cells with expected calls: checked on their calls, and the report --------------------
@@ -434,7 +502,9 @@ def agents_notebook(folder: Path) -> None:
     for number, (model, line, metadata, marker) in enumerate(CELLS, 2):
         said = nbformat.v4.new_output("stream", name="stdout", text="Some words a model said once.\n")
         cell = nbformat.v4.new_code_cell(
-            f"%%agent --new --model-object {model} {line}\n{marker}Go.", outputs=[said], execution_count=number
+            f"%%agent --new --model-object {model} {line}\n{marker}Go.",
+            outputs=[said],
+            execution_count=number,
         )
         cell.metadata.update(metadata or {})
         nb.cells.append(cell)
@@ -444,10 +514,19 @@ def agents_notebook(folder: Path) -> None:
 def test_agent_cells_are_checked_on_their_calls_and_reported(tmp_path):
     # -n 1: the cells run on an xdist worker; the report is written once, by the controller.
     agents_notebook(tmp_path)
-    code, outcomes, out = run_pytest(tmp_path, "--nbval", "--nbval-current-env", "-n", "1", "--meowgent-report", "report.md")
+    code, outcomes, out = run_pytest(
+        tmp_path, "--nbval", "--nbval-current-env", "-n", "1", "--meowgent-report", "report.md"
+    )
     failed = {f"agents.ipynb::Cell {n}": "failed" for n in (2, 3, 4, 5, 6, 8)}
-    assert (code, outcomes) == (1, {"agents.ipynb::Cell 0": "passed", "agents.ipynb::Cell 1": "passed", **failed,
-                                    "agents.ipynb::Cell 7": "passed"}), out
+    assert (code, outcomes) == (
+        1,
+        {
+            "agents.ipynb::Cell 0": "passed",
+            "agents.ipynb::Cell 1": "passed",
+            **failed,
+            "agents.ipynb::Cell 7": "passed",
+        },
+    ), out
     plain = re.sub(r"\x1b\[\d+m", "", out).splitlines()
     for number, lines in SIDE_BY_SIDE.items():
         at = plain.index(f"Cell {number}: Cell execution caused an exception")
@@ -467,8 +546,22 @@ def test_agent_cells_are_checked_on_their_calls_and_reported(tmp_path):
 
 def test_the_report_as_json_keeps_each_rows_fields():
     rows = [
-        {"notebook": "b.ipynb", "cell": "Cell 10", "expected": None, "actual": None, "ended": None, "outcome": "failed"},
-        {"notebook": "b.ipynb", "cell": "Cell 9", "expected": "f", "actual": ["f() -> ok"], "ended": "answered", "outcome": "passed"},
+        {
+            "notebook": "b.ipynb",
+            "cell": "Cell 10",
+            "expected": None,
+            "actual": None,
+            "ended": None,
+            "outcome": "failed",
+        },
+        {
+            "notebook": "b.ipynb",
+            "cell": "Cell 9",
+            "expected": "f",
+            "actual": ["f() -> ok"],
+            "ended": "answered",
+            "outcome": "passed",
+        },
     ]
     assert json.loads(plugin.report_text(rows, json_file=True)) == rows[::-1]  # in the notebooks' order
     assert plugin.report_text(rows).splitlines()[2:] == [

@@ -60,8 +60,12 @@ def test_the_real_model_files_run_on_one_worker_first():
     first, second = scheduled(run)
     # The real-model unit first, whole, to one worker; every other file is one unit (the largest
     # first: xdist's order), and each worker starts with two units where there are enough.
-    assert first == ["tests/live.py::test_live", "notebooks/05_real_model.ipynb::Cell 0",
-                     "tests/b.py::test_one", "tests/b.py::test_two"]
+    assert first == [
+        "tests/live.py::test_live",
+        "notebooks/05_real_model.ipynb::Cell 0",
+        "tests/b.py::test_one",
+        "tests/b.py::test_two",
+    ]
     assert second == ["tests/a.py::test_one", "tests/a.py::test_two", "tests/a.py::test_three"]
     assert not files_path(run).exists()  # read once, then removed
 

@@ -36,7 +36,7 @@ from ..tools.media import (
     media_type,
 )
 
-__all__ = ["IMAGE_TYPES", "MAX_IMAGE_BYTES", "MAX_IMAGES", "accepts_images", "attach_images", "result_images"]
+__all__ = ["IMAGE_TYPES", "MAX_IMAGES", "MAX_IMAGE_BYTES", "accepts_images", "attach_images", "result_images"]
 
 
 def result_images(result: ToolResult) -> list[str]:

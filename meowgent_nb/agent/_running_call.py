@@ -110,7 +110,9 @@ async def within_limit(awaitable: Awaitable[Any], limit: float | None, running: 
     started = time.monotonic()
     try:
         while True:
-            left = running.left(started, limit) if running is not None else limit - (time.monotonic() - started)
+            left = (
+                running.left(started, limit) if running is not None else limit - (time.monotonic() - started)
+            )
             if left is not None and left <= 0:
                 task.cancel()
                 raise asyncio.TimeoutError

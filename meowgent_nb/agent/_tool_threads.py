@@ -109,7 +109,11 @@ def call_tool(tool: Tool, values: dict[str, Any], limit: Any) -> tuple[Any, str,
         return value, output_text(value, limit), None
     except BaseException as exc:
         kind = type(value).__name__
-        return None, f"Error: the tool returned a {kind} that could not be turned into text: {_describe(exc)}", exc
+        return (
+            None,
+            f"Error: the tool returned a {kind} that could not be turned into text: {_describe(exc)}",
+            exc,
+        )
 
 
 def _describe(exc: BaseException) -> str:

@@ -31,10 +31,10 @@ from ._running_call import RUNNING_CALL, Ending, RunningCall, within_limit
 from ._tool_threads import ToolThreads, call_tool
 from .approvals import Approved, Approver, Decision, Denied, DenyAll, decide, ruled
 from .approvals.decisions import logged
-from .rules import RuleError, Rules
 from .events import AgentEvent, ApprovalEvent, ApprovalRequested, ToolResultEvent, ToolRunning
 from .repeated import Failure, repeat_notice
 from .result import RepeatedFailure
+from .rules import RuleError, Rules
 
 __all__ = ["CallRunner"]
 
@@ -80,6 +80,7 @@ class CallRunner:
     def shape(self) -> Shape:
         """How results are shaped into the model's text (see `tools._output`)."""
         return Shape(self.max_output_chars, self.max_output_items, self.max_output_depth)
+
     """The calls whose last outcome was a failure, by tool and arguments as the model sent them."""
     repeated: RepeatedFailure | None = field(default=None, init=False)
     """Set when a call failed the same way ``max_repeated_failures`` times: the run should end."""
@@ -102,7 +103,9 @@ class CallRunner:
                 results[index] = early if last else self._outcome(early)
             else:
                 runnable.append((index, call, *early))
-        ruled_by = {item[0]: self._ruled(item[2], item[3], item[2] is not self.search_tool) for item in runnable}
+        ruled_by = {
+            item[0]: self._ruled(item[2], item[3], item[2] is not self.search_tool) for item in runnable
+        }
         asking = [item for item in runnable if ruled_by[item[0]] == "ask"]
         await self._log_ruled(runnable, ruled_by)
         if asking:
@@ -112,11 +115,15 @@ class CallRunner:
             decisions = await self._decide(asking)
         except (asyncio.CancelledError, KeyboardInterrupt):  # stopped while waiting: none of them ran
             for index, call, _, _ in asking:
-                results[index] = ToolResult(call, "Not run: the run was stopped before a decision.", kind="denied")
+                results[index] = ToolResult(
+                    call, "Not run: the run was stopped before a decision.", kind="denied"
+                )
             raise
         edited: dict[int, dict[str, Any]] = {}
-        decided = {**{i: d for i, d in ruled_by.items() if d not in ("ask", None)}, **{
-            index: decision for (index, *_), decision in zip(asking, decisions)}}
+        decided = {
+            **{i: d for i, d in ruled_by.items() if d not in ("ask", None)},
+            **{index: decision for (index, *_), decision in zip(asking, decisions)},
+        }
         for index, call, tool, values in runnable:  # in call order: the rules' decisions and the approver's
             if index in decided:
                 decision = self._settle(index, call, tool, decided[index], results, edited)
@@ -155,7 +162,9 @@ class CallRunner:
                         yield ToolResultEvent(results[index])
                         continue
                     values_of[index] = edited.get(index, values_of[index])
-                    running[index] = again = RunningCall(call, loop, self._timeout(tool), self.approver, self.model, True)
+                    running[index] = again = RunningCall(
+                        call, loop, self._timeout(tool), self.approver, self.model, True
+                    )
                     yield ToolRunning(call, values_of[index], again.timeout)
                     index, result = await self._execute(index, call, tool, values_of[index], slots, again)
                 if index in edited:
@@ -187,15 +196,21 @@ class CallRunner:
             try:  # what runs is always validated, also when a person typed it
                 if not isinstance(decision.arguments, Mapping):
                     kind = type(decision.arguments).__name__
-                    raise ToolArgumentsError(tool.name, [f"they must be an object of named values, got a {kind}"])
+                    raise ToolArgumentsError(
+                        tool.name, [f"they must be an object of named values, got a {kind}"]
+                    )
                 edited[index] = tool.validate(dict(decision.arguments))
             except ToolArgumentsError as error:
                 results[index] = ToolResult(
-                    call, f"Not run: the arguments given at approval were invalid.\n{error}", kind="invalid_arguments"
+                    call,
+                    f"Not run: the arguments given at approval were invalid.\n{error}",
+                    kind="invalid_arguments",
                 )
             again = self._ruled(tool, edited[index], False) if index in edited else None
             if isinstance(again, Denied):  # the edit made it a call a rule (or the tool) denies
-                decision = Denied(f"{again.message} (The arguments as edited.)", f"{again.reason} (as edited)")
+                decision = Denied(
+                    f"{again.message} (The arguments as edited.)", f"{again.reason} (as edited)"
+                )
         if isinstance(decision, Denied):
             results[index] = self._outcome(ToolResult(call, f"Denied: {decision.message}", kind="denied"))
         return decision
@@ -207,7 +222,9 @@ class CallRunner:
         if malformed is not None:
             raw = malformed.raw if len(malformed.raw) <= 300 else malformed.raw[:300] + "..."
             return ToolResult(
-                call, f"Error: could not read a tool call: {malformed.reason}\nThe text was: {raw}", kind="parse_error"
+                call,
+                f"Error: could not read a tool call: {malformed.reason}\nThe text was: {raw}",
+                kind="parse_error",
             )
         if last:
             return ToolResult(
@@ -224,12 +241,16 @@ class CallRunner:
                 where = " Call search_tools with a few words about what the tool should do to find it."
             else:
                 where = f" The tools are: {', '.join(names) if names else 'none'}."
-            return ToolResult(call, f"Error: there is no tool named {call.name!r}.{guess}{where}", kind="unknown_tool")
+            return ToolResult(
+                call, f"Error: there is no tool named {call.name!r}.{guess}{where}", kind="unknown_tool"
+            )
         try:
             values = tool.validate(call.arguments)
         except ToolArgumentsError as error:
             return ToolResult(
-                call, f"Error: {error}\nCall {tool.name} again with corrected arguments.", kind="invalid_arguments"
+                call,
+                f"Error: {error}\nCall {tool.name} again with corrected arguments.",
+                kind="invalid_arguments",
             )
         earlier = None if self.repeat_calls else self.answered.get(_call_key(tool.name, values))
         if earlier is not None:  # small models loop on a call whose result they already have
@@ -286,11 +307,19 @@ class CallRunner:
             return None
         return f"a rule in {self.rules.path.name} would allow this; the file is not trusted (%agent trust)"
 
-    async def _log_ruled(self, runnable: list[tuple[int, ToolCall, Tool, dict[str, Any]]], ruled_by: dict) -> None:
+    async def _log_ruled(
+        self, runnable: list[tuple[int, ToolCall, Tool, dict[str, Any]]], ruled_by: dict
+    ) -> None:
         """The rules' and approval functions' decisions go to the one decision log as a person's do."""
-        ruled = [(item, ruled_by[item[0]]) for item in runnable if isinstance(ruled_by[item[0]], (Approved, Denied))]
+        ruled = [
+            (item, ruled_by[item[0]])
+            for item in runnable
+            if isinstance(ruled_by[item[0]], (Approved, Denied))
+        ]
         if ruled:
-            await logged(_given([decision for _, decision in ruled]), [item[1:] for item, _ in ruled], self.model)
+            await logged(
+                _given([decision for _, decision in ruled]), [item[1:] for item, _ in ruled], self.model
+            )
 
     async def _decide(self, asking: list[tuple[int, ToolCall, Tool, dict[str, Any]]]) -> list[Decision]:
         if not asking:
@@ -354,14 +383,18 @@ class CallRunner:
                     )
                 except asyncio.TimeoutError:
                     how = "timeout"
-                    return index, ToolResult(call, f"Timed out after {timeout:g} s", kind="timeout", duration=timeout)
+                    return index, ToolResult(
+                        call, f"Timed out after {timeout:g} s", kind="timeout", duration=timeout
+                    )
             how = "done"
         finally:
             running.end(how)
         elapsed = time.perf_counter() - started
         value, text, error = outcome
         if isinstance(error, ApprovalMissing):  # it did nothing: `run` asks, then runs it again
-            return index, ToolResult(call, f"Denied: {error}", kind="denied", exception=error, duration=elapsed)
+            return index, ToolResult(
+                call, f"Denied: {error}", kind="denied", exception=error, duration=elapsed
+            )
         if error is not None:
             return index, ToolResult(call, text, kind="error", exception=error, duration=elapsed)
         return index, ToolResult(call, text, value=value, duration=elapsed)

@@ -14,7 +14,7 @@ was made smaller to fit the model's window.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Union
+from typing import Any
 
 from .._deltas import TextDelta, ThinkingDelta
 from ..models.base import Usage
@@ -131,18 +131,18 @@ class FinalAnswer:
     result: AgentResult
 
 
-AgentEvent = Union[
-    RunStart,
-    ModelStatus,
-    TextDelta,
-    ThinkingDelta,
-    PartialCall,
-    ToolCallEvent,
-    ApprovalRequested,
-    ApprovalEvent,
-    ToolRunning,
-    ToolResultEvent,
-    TurnEnd,
-    ContextCompacted,
-    FinalAnswer,
-]
+AgentEvent = (
+    RunStart
+    | ModelStatus
+    | TextDelta
+    | ThinkingDelta
+    | PartialCall
+    | ToolCallEvent
+    | ApprovalRequested
+    | ApprovalEvent
+    | ToolRunning
+    | ToolResultEvent
+    | TurnEnd
+    | ContextCompacted
+    | FinalAnswer
+)

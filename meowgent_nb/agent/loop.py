@@ -23,12 +23,13 @@ from ..protocols.registry import get_protocol
 from ..tools._output import MAX_DEPTH, MAX_ITEMS
 from ..tools.core import Tool, ToolResult
 from ._images import accepts_images, attach_images, result_images
-from .context.compaction import CONTEXT_POLICIES, Compacted, Compaction, ContextPolicy
-from .context import ContextRecord, ContextUse, ToolsBlock, answer_tokens, context_window, message_text
+from ._settings import settings_problems
 from ._tool_names import name_index
+from ._turn import TurnAnswer, read_turn, turn_request
 from .approvals import Approver
-from .rules import Rule, Rules
 from .calls import CallRunner
+from .context import ContextRecord, ContextUse, ToolsBlock, answer_tokens, context_window, message_text
+from .context.compaction import CONTEXT_POLICIES, Compacted, Compaction, ContextPolicy
 from .events import (
     AgentEvent,
     ContextCompacted,
@@ -38,8 +39,7 @@ from .events import (
     TurnEnd,
 )
 from .result import AgentResult
-from ._settings import settings_problems
-from ._turn import TurnAnswer, read_turn, turn_request
+from .rules import Rule, Rules
 from .tool_search import ToolSearch, search_wanted
 
 _CONTEXT_KEPT = 200  # requests whose record an agent keeps (see context_log)
@@ -136,7 +136,9 @@ class Agent:
         self.model = model
         self.tools = list(tools)
         self.approver = approver
-        self.rules = rules if isinstance(rules, Rules) else Rules(rules, folders=["."], source="Agent(rules=...)")
+        self.rules = (
+            rules if isinstance(rules, Rules) else Rules(rules, folders=["."], source="Agent(rules=...)")
+        )
         """What rules decide calls before the approver; ``agent.rules.add("TOOL ARG=... -> allow")``."""
         self.max_turns = max_turns
         self.max_workers = max_workers
@@ -155,7 +157,9 @@ class Agent:
         self.context = context
         problems = []
         if context not in CONTEXT_POLICIES:
-            problems.append(f"context must be one of {', '.join(map(repr, CONTEXT_POLICIES))}, got {context!r}")
+            problems.append(
+                f"context must be one of {', '.join(map(repr, CONTEXT_POLICIES))}, got {context!r}"
+            )
         try:
             self.protocol = protocol
         except ValueError as error:
@@ -299,14 +303,18 @@ class Agent:
             if compacted is not None:
                 if self.compaction.summarizing:
                     n = compacted.left_out
-                    yield ModelStatus(f"summarizing the {n} oldest exchange{'s' * (n != 1)} to fit the context window")
+                    yield ModelStatus(
+                        f"summarizing the {n} oldest exchange{'s' * (n != 1)} to fit the context window"
+                    )
                     compacted = await self.compaction.summarize(self.model, compacted)
                 yield ContextCompacted(turn, compacted)
             request = self._request(system, offered, last)
             answer = TurnAnswer(names=names)
             self._progress = (answer, turn)
             try:
-                async for event in read_turn(self.model, request, self._protocol.parser(offered), answer, turn, self._next_call_id):
+                async for event in read_turn(
+                    self.model, request, self._protocol.parser(offered), answer, turn, self._next_call_id
+                ):
                     yield event
             except BaseException as exc:  # an error or an interrupt: keep what was said, then re-raise
                 stopped = isinstance(exc, (GeneratorExit, KeyboardInterrupt, asyncio.CancelledError))
@@ -316,9 +324,13 @@ class Agent:
                 self.messages.append(answer.message(self._protocol))
                 self.context_log.append(
                     ContextRecord(
-                        (self.context_log[-1].turn if self.context_log else 0) + 1, request,
-                        DEFAULT_SYSTEM if self.system is None else self.system, block,
-                        self.compaction.sent_at(start), message_text(self.messages[-1]), answer.usage,
+                        (self.context_log[-1].turn if self.context_log else 0) + 1,
+                        request,
+                        DEFAULT_SYSTEM if self.system is None else self.system,
+                        block,
+                        self.compaction.sent_at(start),
+                        message_text(self.messages[-1]),
+                        answer.usage,
                     )
                 )
                 if answer.usage is not None:
@@ -356,7 +368,11 @@ class Agent:
                 result.text, result.stopped = answer.text, "max_turns"
                 break
             if calls.repeated is not None:  # told not to repeat it, the model did: asking again is futile
-                result.text, result.stopped, result.repeated_failure = answer.text, "repeated_failure", calls.repeated
+                result.text, result.stopped, result.repeated_failure = (
+                    answer.text,
+                    "repeated_failure",
+                    calls.repeated,
+                )
                 break
         result.messages = self.messages[start:]
         yield FinalAnswer(result)
@@ -370,12 +386,19 @@ class Agent:
         tools = offered if self._protocol.name == "native" else ()
         extra = sum(len(json.dumps(t.to_json_schema())) for t in tools) // 4
         return self.compaction.fit(
-            system, self.messages, start, window=window, answer=answer_tokens(self.model),
-            policy=self.context, extra=extra,
+            system,
+            self.messages,
+            start,
+            window=window,
+            answer=answer_tokens(self.model),
+            policy=self.context,
+            extra=extra,
         )
 
     def _request(self, system: dict[str, Any], offered: list[Tool], last: bool) -> ModelRequest:
-        return turn_request(self._protocol, [system, *self.compaction.view(self.messages)], offered, last, self.think)
+        return turn_request(
+            self._protocol, [system, *self.compaction.view(self.messages)], offered, last, self.think
+        )
 
     def _next_call_id(self) -> str:
         self._call_count += 1

@@ -48,4 +48,6 @@ class AgentResult:
     def __repr__(self) -> str:
         # Stable (no durations or ids), so a notebook may show a result and nbval still compares.
         calls = [f"{r.call.name}: {r.kind}" for r in self.tool_results]
-        return f"AgentResult(text={self.text!r}, turns={self.turns}, stopped={self.stopped!r}, calls={calls!r})"
+        return (
+            f"AgentResult(text={self.text!r}, turns={self.turns}, stopped={self.stopped!r}, calls={calls!r})"
+        )

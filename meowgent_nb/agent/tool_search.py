@@ -112,7 +112,9 @@ class ToolSearch:
         if not matches:
             names = ", ".join(t.name for t in self.tools[:_NAMES_LISTED])
             more = f" (of {len(self.tools)})" if len(self.tools) > _NAMES_LISTED else ""
-            return f"No tool matches {shown!r}. Some of the tools{more}: {names}. Search again with other words."
+            return (
+                f"No tool matches {shown!r}. Some of the tools{more}: {names}. Search again with other words."
+            )
         kept = list(matches)
         while True:
             head = f"Tools matching {shown!r}:"
@@ -159,4 +161,3 @@ def _search_tool(search: ToolSearch) -> Tool:
         " can then call."
     )
     return Tool(search_tools, name=SEARCH_TOOL, description=description)
-

@@ -74,7 +74,9 @@ class EvalReport:
     ):
         every = list(rows)
         if isinstance(repeat, bool) or not isinstance(repeat, int) or repeat < 1 or len(every) % repeat:
-            raise ValueError(f"repeat must be a whole number of at least 1 dividing the {len(every)} rows; got {repeat!r}")
+            raise ValueError(
+                f"repeat must be a whole number of at least 1 dividing the {len(every)} rows; got {repeat!r}"
+            )
         self.repeat = repeat
         self.runs: list[list[EvalRow]] = [every[i : i + repeat] for i in range(0, len(every), repeat)]
         """Per case, the rows of its runs."""
@@ -221,7 +223,14 @@ class EvalReport:
         """The ``text/plain`` form (no timings, so it is stable): the cases, the summary, the metrics."""
         summary = _aligned([["category", "cases", "passed", "accuracy"], *self._summary_rows()])
         lines = "\n".join(self.lines())
-        return self.cases_text() + (f"\n\n{lines}" if lines else "") + "\n\n" + summary + "\n\n" + self.metrics_text()
+        return (
+            self.cases_text()
+            + (f"\n\n{lines}" if lines else "")
+            + "\n\n"
+            + summary
+            + "\n\n"
+            + self.metrics_text()
+        )
 
     def to_html(self) -> str:
         """The ``text/html`` form: the cases with arguments and timings, the summary, the metrics."""
@@ -261,7 +270,9 @@ class EvalReport:
         return f"EvalReport(cases={total['cases']}, passed={total['passed']})"
 
 
-def cases_html(rows: Sequence[EvalRow], running: Sequence[str] = (), passes: Sequence[str] | None = None) -> str:
+def cases_html(
+    rows: Sequence[EvalRow], running: Sequence[str] = (), passes: Sequence[str] | None = None
+) -> str:
     """The HTML table of cases: one row per `EvalRow`, then ``running`` as a last row if given.
 
     Args:

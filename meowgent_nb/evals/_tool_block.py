@@ -22,6 +22,7 @@ from ..tools.core import Tool
 
 __all__ = ["ToolBlockSize", "measure_tool_block", "tool_block_text"]
 
+
 @dataclass(frozen=True)
 class ToolBlockSize:
     """How big the tools block was (see `tool_block_text`)."""

@@ -125,7 +125,9 @@ class BaselineCheck:
         lines += [f"new (not in the baseline): {_one_line(p, 60)!r}" for p in self.added]
         lines += [f"gone (in the baseline only): {_one_line(p, 60)!r}" for p in self.removed]
         if self.changed_tools:
-            lines.append(f"changed since the baseline (description or schema): {', '.join(self.changed_tools)}")
+            lines.append(
+                f"changed since the baseline (description or schema): {', '.join(self.changed_tools)}"
+            )
         before, now = self.models
         if before != now:
             lines.append(f"the baseline was recorded with the model {before!r}; this run used {now!r}")
@@ -215,11 +217,19 @@ def _dump(report: EvalReport) -> dict[str, Any]:
         }
         for row, passes in zip(report.rows, report.passes)
     ]
-    return {"format": FORMAT, "model": report.model, "repeat": report.repeat, "tools": report.tools, "cases": cases}
+    return {
+        "format": FORMAT,
+        "model": report.model,
+        "repeat": report.repeat,
+        "tools": report.tools,
+        "cases": cases,
+    }
 
 
 def _compare(report: EvalReport, before: _File, where: str) -> BaselineCheck:
-    old = dict(zip(_keys(before.cases, lambda c: c.prompt, lambda c: c.tool, lambda c: c.arguments), before.cases))
+    old = dict(
+        zip(_keys(before.cases, lambda c: c.prompt, lambda c: c.tool, lambda c: c.arguments), before.cases)
+    )
     new = _report_cases(report)
     if old and new and not set(old) & set(new):  # nothing to compare: it would pass whatever happened
         raise BaselineError(
@@ -256,7 +266,9 @@ def _read(target: Path) -> _File:
     try:
         data = json.loads(target.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise BaselineError(f"Cannot read the eval baseline {target}: {error}. Delete it to record a new one.") from None
+        raise BaselineError(
+            f"Cannot read the eval baseline {target}: {error}. Delete it to record a new one."
+        ) from None
     if not isinstance(data, Mapping) or data.get("format") != FORMAT:
         found = data.get("format") if isinstance(data, Mapping) else type(data).__name__
         raise BaselineError(

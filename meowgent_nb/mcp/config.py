@@ -227,7 +227,9 @@ def _first_twice(value: Any, where: list[str]) -> tuple[list[str], tuple[str, ..
         value, where = stack.pop()
         if isinstance(value, _Object) and value.twice:
             return where, value.twice
-        children = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+        children = (
+            value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+        )
         stack.extend(reversed([(child, [*where, str(key)]) for key, child in children]))
     return [], None
 

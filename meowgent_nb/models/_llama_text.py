@@ -62,7 +62,7 @@ def arguments_opening(
     whole = text + piece
     start = max(0, whole.rfind(tag)) if tag and tag in whole else 0
     match = None
-    for match in _arguments_opening(tag).finditer(whole, start):
+    for match in _arguments_opening(tag).finditer(whole, start):  # noqa: B007 - the last match is what is wanted
         pass
     if match is None or match.end() <= len(text) or match["name"] not in tools:
         return None

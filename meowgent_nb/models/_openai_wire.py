@@ -31,8 +31,17 @@ from ._wire_values import MAX_DEPTH, WireError, count, finish_reason, name, nest
 from .base import Usage
 
 __all__ = [
-    "AssembledCall", "CallDelta", "CallDeltas", "StreamEvent", "error_words", "image_parts", "openai_messages",
-    "read_call", "read_event", "read_models", "server_events",
+    "AssembledCall",
+    "CallDelta",
+    "CallDeltas",
+    "StreamEvent",
+    "error_words",
+    "image_parts",
+    "openai_messages",
+    "read_call",
+    "read_event",
+    "read_models",
+    "server_events",
 ]
 
 TOOL_IMAGES_NOTE = "The images in the tool results above, in order:"
@@ -234,7 +243,9 @@ def _call_deltas(deltas: Any) -> tuple[CallDelta, ...]:
         if not isinstance(delta, dict):
             raise WireError(f"{here} is {shown(delta)}, not an object")
         index = delta.get("index")
-        if index is not None and (isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < MAX_CALLS):
+        if index is not None and (
+            isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < MAX_CALLS
+        ):
             raise WireError(
                 f"{here}.index is {shown(index)}, not a call's position (a whole number from 0 to {MAX_CALLS - 1})"
             )

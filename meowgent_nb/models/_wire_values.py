@@ -13,8 +13,20 @@ import reprlib
 from typing import Any
 
 __all__ = [
-    "MAX_COUNT", "MAX_DEPTH", "MAX_NAME", "MAX_REASON", "WireError",
-    "count", "cut", "finish_reason", "name", "nests_deeper", "shown", "text", "unicode", "vision_said",
+    "MAX_COUNT",
+    "MAX_DEPTH",
+    "MAX_NAME",
+    "MAX_REASON",
+    "WireError",
+    "count",
+    "cut",
+    "finish_reason",
+    "name",
+    "nests_deeper",
+    "shown",
+    "text",
+    "unicode",
+    "vision_said",
 ]
 
 MAX_DEPTH = 100

@@ -27,15 +27,15 @@ from .base import ModelError
 __all__ = [
     "CODER_1_5B",
     "DEFAULT_EMBEDDED",
+    "DEFAULT_MODEL_TITLE",
     "EMBEDDED_MODELS",
     "ENV_VAR",
-    "EmbeddedModel",
     "GGUF_NAME",
     "GGUF_SHA256",
     "GGUF_SIZE",
     "INSTALL_LOCAL",
     "PART_PACKAGES",
-    "DEFAULT_MODEL_TITLE",
+    "EmbeddedModel",
     "assemble_gguf",
     "cache_dir",
     "configured_path",
@@ -89,7 +89,13 @@ class EmbeddedModel:
 
 
 DEFAULT_EMBEDDED = EmbeddedModel(
-    "0.5b", DEFAULT_MODEL_TITLE, GGUF_NAME, GGUF_SIZE, GGUF_SHA256, PART_PACKAGES, "local",
+    "0.5b",
+    DEFAULT_MODEL_TITLE,
+    GGUF_NAME,
+    GGUF_SIZE,
+    GGUF_SHA256,
+    PART_PACKAGES,
+    "local",
     "default local model",
 )
 CODER_1_5B = EmbeddedModel(
@@ -116,6 +122,7 @@ def named_model(name: str) -> EmbeddedModel | None:
         if wanted in (model.short, model.title.lower(), model.file_name):
             return model
     return None
+
 
 _CHUNK = 1 << 20  # read and write 1 MiB at a time: the file never sits in memory whole
 

@@ -31,12 +31,12 @@ from pathlib import Path
 from time import perf_counter
 from typing import Any
 
+from ..tools._inert import escape_tokens
+from ..tools.calls import is_tool_result
 from . import gguf
 from ._llama_decode import decode_answer
 from ._llama_grammar import GrammarCache, bounded
 from ._llama_text import chunks, token_text
-from ..tools._inert import escape_tokens
-from ..tools.calls import is_tool_result
 from ._llama_vocab import Vocabulary, control_tokens, count_with
 from .base import ModelChunk, ModelError, ModelRequest, Usage
 from .llama_cpu import cpu_safe_loading

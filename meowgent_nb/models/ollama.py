@@ -22,7 +22,18 @@ import pydantic
 from ..tools.core import ToolCall
 from . import check_model_requests_allowed
 from ._hosts import shown_address
-from ._wire_values import MAX_DEPTH, WireError, count, cut, finish_reason, name, nests_deeper, shown, text, unicode
+from ._wire_values import (
+    MAX_DEPTH,
+    WireError,
+    count,
+    cut,
+    finish_reason,
+    name,
+    nests_deeper,
+    shown,
+    text,
+    unicode,
+)
 from .base import ModelChunk, ModelError, ModelRequest, Usage
 
 __all__ = ["DEFAULT_HOST", "DEFAULT_OPTIONS", "OllamaModel"]

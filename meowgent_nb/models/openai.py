@@ -22,7 +22,14 @@ from . import check_model_requests_allowed
 from ._hosts import shown_address
 from ._llama_text import chunks
 from ._openai_wire import (
-    CallDeltas, StreamEvent, error_words, openai_messages, read_call, read_event, read_models, server_events,
+    CallDeltas,
+    StreamEvent,
+    error_words,
+    openai_messages,
+    read_call,
+    read_event,
+    read_models,
+    server_events,
 )
 from ._wire_values import WireError, cut, shown, vision_said
 from .base import ModelChunk, ModelError, ModelRequest, StreamCut
@@ -37,7 +44,9 @@ and the client refuses to start without one."""
 INSTALL_OPENAI = 'pip install "meowgent-nb[openai]"'
 # Where servers say whether their model reads images (see OpenAIModel.accepts_images); body: a POST's.
 _VISION_SAID_AT = (
-    ("GET", "/props", False), ("POST", "/api/show", True), ("GET", "/api/v0/models/{name}", False),
+    ("GET", "/props", False),
+    ("POST", "/api/show", True),
+    ("GET", "/api/v0/models/{name}", False),
 )
 
 # The request options read here: Ollama's names (requests carry Ollama-style options) -> the API's.
@@ -111,7 +120,9 @@ class OpenAIModel:
             raise ModelError(f'schema_format must be "json_schema" or "json_object", not {schema_format!r}.')
         self.schema_format = schema_format
         if n_ctx is not None and (isinstance(n_ctx, bool) or not isinstance(n_ctx, int) or n_ctx < 1):
-            raise ModelError(f"n_ctx must be a positive number of tokens (the server's context window), not {n_ctx!r}.")
+            raise ModelError(
+                f"n_ctx must be a positive number of tokens (the server's context window), not {n_ctx!r}."
+            )
         self.n_ctx = n_ctx
         self.images = images
         self._check_options(self.options)
@@ -329,7 +340,9 @@ class OpenAIModel:
                 f" or pass OpenAIModel({self.name!r}, api_key=...)."
             )
         if not isinstance(exc, openai.APIStatusError):  # an error event mid-stream, a bad answer
-            return ModelError(self._redact(f"{where[0].upper()}{where[1:]} reported an error: {cut(str(exc))}"))
+            return ModelError(
+                self._redact(f"{where[0].upper()}{where[1:]} reported an error: {cut(str(exc))}")
+            )
         detail = self._redact(error_words(exc))
         lowered = detail.lower()
         if exc.status_code == 404 and "model" in lowered:

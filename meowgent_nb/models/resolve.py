@@ -143,7 +143,9 @@ def choose_model(
             raise ModelError(problem)
         return ModelChoice(_local(path, options))
     if kind == AUTO and colon and not rest:
-        raise ModelError(f'"auto:" needs a model name after the colon, e.g. "auto:{DEFAULT_MODEL}", or use "auto".')
+        raise ModelError(
+            f'"auto:" needs a model name after the colon, e.g. "auto:{DEFAULT_MODEL}", or use "auto".'
+        )
     fallback = kind == AUTO
     name = requested_name(spec)
     host = ollama_host()
@@ -187,7 +189,7 @@ def ollama_host() -> str:
 
 
 def _ollama_state(host: str, name: str) -> str:
-    """"down" (no Ollama answers), "has" / "lacks" (its ``/api/show`` of ``name``), or "unknown"."""
+    """ "down" (no Ollama answers), "has" / "lacks" (its ``/api/show`` of ``name``), or "unknown"."""
     if not ollama_answers(host):
         return "down"
     import httpx

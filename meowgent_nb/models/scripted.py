@@ -10,14 +10,14 @@ import asyncio
 import inspect
 import re
 from collections.abc import AsyncIterator, Callable, Iterable, Sequence
-from typing import Any, Union
+from typing import Any
 
 from ..tools.core import Tool
 from .base import ModelChunk, ModelError, ModelRequest, Usage
 
 __all__ = ["FunctionModel", "ScriptedModel", "Turn"]
 
-Turn = Union[str, ModelChunk, Sequence[Union[str, ModelChunk]]]
+Turn = str | ModelChunk | Sequence[str | ModelChunk]
 """One answer: a string (streamed in word-sized chunks), or the exact chunks to stream. Unless its
 chunks end with one that is ``done``, a last chunk follows with ``finish_reason="stop"``."""
 
@@ -37,7 +37,9 @@ def _chunks(turn: Turn) -> list[ModelChunk]:
         elif isinstance(part, str):
             chunks.append(ModelChunk(text=part))
         else:
-            raise TypeError(f"a scripted answer's chunks must be str or ModelChunk, got {type(part).__name__}")
+            raise TypeError(
+                f"a scripted answer's chunks must be str or ModelChunk, got {type(part).__name__}"
+            )
     return chunks
 
 

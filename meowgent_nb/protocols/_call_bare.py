@@ -14,6 +14,8 @@ from collections.abc import Collection
 
 import json_repair
 
+from ..tools.core import ToolCall
+
 # The JSON rules are one module's; this one only decides where a call stands.
 from ._call_json import (
     _BARE_KEYS,
@@ -32,7 +34,6 @@ from ._call_json import (
 )
 from ._call_prose import offered_object
 from ._call_scan import object_end
-from ..tools.core import ToolCall
 
 __all__ = ["bare_calls", "bare_start"]
 
@@ -92,7 +93,7 @@ def bare_calls(
         end = object_end(text, start) if text[start] == "{" else None
         if end is None:
             if text[start] == "{" and _CALL_START.match(text, start) and _call_shaped_so_far(text[start:]):
-                return calls + [cut_off(text[at:].strip(), token_limit=token_limit)], ""
+                return [*calls, cut_off(text[at:].strip(), token_limit=token_limit)], ""
             return (calls, text[at:]) if calls else _not_calls(text)
         read = _bare_object(text[start:end], first=not calls)
         if read is None:  # an object naming an offered tool is a call or says why it is not one

@@ -72,7 +72,9 @@ def cut_off(raw: str, *, token_limit: bool) -> MalformedCall:
         token_limit: The backend said the answer hit its token limit.
     """
     why = "the answer hit the token limit" if token_limit else "the answer ended"
-    advice = "write the call again, with shorter arguments" if token_limit else f"write the whole call as {_SHAPE}"
+    advice = (
+        "write the call again, with shorter arguments" if token_limit else f"write the whole call as {_SHAPE}"
+    )
     return MalformedCall(raw, f"{why} before this call was complete, so it was not run; {advice}")
 
 
@@ -186,7 +188,14 @@ _PIECE = re.compile(
     r"|(?P<num>-?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)|(?P<word>[A-Za-z_$][\w$]*)",
     re.S,
 )
-_LITERALS: dict[str, Any] = {"true": True, "false": False, "null": None, "True": True, "False": False, "None": None}
+_LITERALS: dict[str, Any] = {
+    "true": True,
+    "false": False,
+    "null": None,
+    "True": True,
+    "False": False,
+    "None": None,
+}
 
 
 def _atoms_written(text: str) -> list[tuple[str, Any]] | None:

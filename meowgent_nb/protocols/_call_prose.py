@@ -18,9 +18,9 @@ from collections.abc import Collection
 
 import json_repair
 
+from ..tools.core import ToolCall
 from ._call_json import _BARE_KEYS, _DECODER, _SHAPE, MalformedCall, _DuplicateKey, _repair, _to_call, cut_off
 from ._call_scan import object_end
-from ..tools.core import ToolCall
 
 __all__ = ["offered_object", "prose_calls", "prose_start"]
 

@@ -21,10 +21,10 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from ._call_json import cut_off
 from .._deltas import TextDelta
-from .parsing import MalformedCall
 from ..tools.core import Tool, ToolCall
+from ._call_json import cut_off
+from .parsing import MalformedCall
 
 __all__ = ["JsonAnswerParser", "answer_schema", "read_answer"]
 

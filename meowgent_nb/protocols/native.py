@@ -40,7 +40,9 @@ class NativeProtocol:
 
     def result_messages(self, results: Sequence[ToolResult]) -> list[dict[str, Any]]:
         # The backend's template wraps each in its own tags: the same care as tool_responses.
-        return [{"role": "tool", "content": inert(r.output), "tool_name": inert(r.call.name)} for r in results]
+        return [
+            {"role": "tool", "content": inert(r.output), "tool_name": inert(r.call.name)} for r in results
+        ]
 
     def assistant_message(
         self, raw: str, text: str, thinking: str, calls: Sequence[ToolCall], cut_off_by: str | None

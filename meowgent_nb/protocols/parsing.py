@@ -47,14 +47,13 @@ import json
 import re
 from collections.abc import Collection
 from dataclasses import dataclass
-from typing import Union
 
+from .._deltas import TextDelta, ThinkingDelta
+from ..tools.core import ToolCall
 from ._call_bare import bare_calls, bare_start
 from ._call_json import MalformedCall, cut_off, read_calls
 from ._call_prose import prose_calls, prose_start
 from ._call_scan import CallScanner
-from .._deltas import TextDelta, ThinkingDelta
-from ..tools.core import ToolCall
 
 __all__ = ["MalformedCall", "ParsedEvent", "PartialCall", "ToolCallParser", "parse_tool_calls"]
 
@@ -82,7 +81,7 @@ class PartialCall:
     """What the model has written of the call so far (inside ``<tool_call>``, or the bare answer)."""
 
 
-ParsedEvent = Union[TextDelta, ThinkingDelta, ToolCall, MalformedCall, PartialCall]
+ParsedEvent = TextDelta | ThinkingDelta | ToolCall | MalformedCall | PartialCall
 
 
 class ToolCallParser:
@@ -329,7 +328,8 @@ class ToolCallParser:
 
 
 _STEPS = {
-    mode: getattr(ToolCallParser, "_step_" + mode) for mode in ("lead", "bare", "prose", "text", "think", "call")
+    mode: getattr(ToolCallParser, "_step_" + mode)
+    for mode in ("lead", "bare", "prose", "text", "think", "call")
 }
 """Each mode's step, looked up once: `ToolCallParser._run` takes a step a chunk."""
 

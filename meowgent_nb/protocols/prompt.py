@@ -14,7 +14,17 @@ from ..tools._inert import inert
 from ..tools.core import Tool, ToolResult
 from ..tools.render import render_tools_xml
 
-__all__ = ["DEFAULT_SYSTEM", "JSON_TOOL_RULES", "LAST_TURN_NOTICE", "RESULTS_NOTICE", "TOOL_RULES", "inert", "inert_attribute", "system_prompt", "tool_responses"]
+__all__ = [
+    "DEFAULT_SYSTEM",
+    "JSON_TOOL_RULES",
+    "LAST_TURN_NOTICE",
+    "RESULTS_NOTICE",
+    "TOOL_RULES",
+    "inert",
+    "inert_attribute",
+    "system_prompt",
+    "tool_responses",
+]
 
 DEFAULT_SYSTEM = "You are a helpful assistant."
 

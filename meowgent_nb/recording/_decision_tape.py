@@ -39,7 +39,9 @@ class DecisionTape:
         """
         mask = self.cassette.mask
         arguments = call_arguments(record.arguments, mask, self.cassette.path)
-        ran_with = None if record.ran_with is None else call_arguments(record.ran_with, mask, self.cassette.path)
+        ran_with = (
+            None if record.ran_with is None else call_arguments(record.ran_with, mask, self.cassette.path)
+        )
         tool = mask.string(record.tool)
         found = None
         if self.mode != "record":

@@ -38,6 +38,7 @@ __all__ = [
 REQUEST_FIELDS = ("model", "think", "options", "format", "offered", "tools", "messages")
 """What a request is recognised by, in the order they are written and compared."""
 
+
 @dataclass
 class Entry:
     """One recorded request and its answer."""
@@ -149,7 +150,9 @@ def parse_entries(text: str, path: Path, first_line: int = 1, *, writing: bool =
                     f" {line} (it was cut off, or a closing bracket is missing). "
                     + fix("Complete or delete that entry, or delete the file and record again.")
                 ) from None
-            raise CassetteError(f"Cassette {path}, {where}: not valid JSON ({error.msg}). {fix(FIX_LINE)}") from None
+            raise CassetteError(
+                f"Cassette {path}, {where}: not valid JSON ({error.msg}). {fix(FIX_LINE)}"
+            ) from None
         except ValueError as error:  # NaN, Infinity, 1e400 (see _finite), a key twice, a number too long
             what = error if isinstance(error, _NotJson) else "a number too long to read (over 4300 digits)"
             raise CassetteError(
@@ -236,9 +239,12 @@ def _entry(
             " list of its request's entry. " + fix("Move it there, or delete the file and record again.")
         )
     root = (
-        ListingFields if "toolbox" in value
-        else DecisionFields if "decision" in value
-        else ToolEntryFields if "tool" in value
+        ListingFields
+        if "toolbox" in value
+        else DecisionFields
+        if "decision" in value
+        else ToolEntryFields
+        if "tool" in value
         else EntryFields
     )
     try:
@@ -246,7 +252,9 @@ def _entry(
     except ValidationError as error:
         found = problems(error, lines(), line, root)
         if len(found) == 1:
-            raise CassetteError(f"Cassette {path}, line {found[0][0]}: {found[0][1]}. {fix(FIX_LINE)}") from None
+            raise CassetteError(
+                f"Cassette {path}, line {found[0][0]}: {found[0][1]}. {fix(FIX_LINE)}"
+            ) from None
         listed = "\n".join(f"line {where}: {text}." for where, text in found[:10])
         listed += f"\n(and {len(found) - 10} more)" if len(found) > 10 else ""
         raise CassetteError(
@@ -268,7 +276,9 @@ def _entry(
     if isinstance(fields, DecisionFields):
         return DecisionEntry(fields.decision, fields.tool, fields.arguments, fields.by, fields.ran_with, line)
     if isinstance(fields, ListingFields):
-        return ListingEntry(fields.toolbox, fields.instructions, fields.listing, line, fields.skipped, fields.left_out)
+        return ListingEntry(
+            fields.toolbox, fields.instructions, fields.listing, line, fields.skipped, fields.left_out
+        )
     request = {key: getattr(fields, key) for key in REQUEST_FIELDS}
     return Entry(request, [chunk.chunk() for chunk in fields.chunks], line)
 

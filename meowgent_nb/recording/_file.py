@@ -32,17 +32,25 @@ from pathlib import Path
 from typing import Any
 
 from ..models.base import CassetteError, ModelChunk, ModelRequest
-from ._entries import REQUEST_FIELDS, DecisionEntry, Entry, ListingEntry, ToolEntry, load_entries, parse_entries
+from ._entries import (
+    REQUEST_FIELDS,
+    DecisionEntry,
+    Entry,
+    ListingEntry,
+    ToolEntry,
+    load_entries,
+    parse_entries,
+)
 from ._mask import MASKED, MAX_DEPTH, VALUE_DEPTH, Mask, host_credentials, scrub
 
 __all__ = [
+    "MASKED",
+    "MAX_DEPTH",
     "REQUEST_FIELDS",
     "Cassette",
     "CassetteError",
     "Entry",
     "ListingEntry",
-    "MASKED",
-    "MAX_DEPTH",
     "Mask",
     "ToolEntry",
     "dump_entry",
@@ -119,7 +127,10 @@ def recordable(value: Any, depth: int = VALUE_DEPTH) -> Any:
     if isinstance(value, (dict, list, tuple)) and depth <= 0:
         return f"(nested deeper than {VALUE_DEPTH} levels)"
     if isinstance(value, dict):
-        return {recordable(key, 1) if isinstance(key, (int, float)) else key: recordable(item, depth - 1) for key, item in value.items()}
+        return {
+            recordable(key, 1) if isinstance(key, (int, float)) else key: recordable(item, depth - 1)
+            for key, item in value.items()
+        }
     if isinstance(value, (list, tuple)):
         return [recordable(item, depth - 1) for item in value]
     if isinstance(value, float) and not math.isfinite(value):
@@ -147,7 +158,9 @@ def dump_entry(request: Mapping[str, Any], chunks: Sequence[dict[str, Any]]) -> 
 
 
 def _same(recorded: Any, sent: Any) -> bool:
-    return json.dumps(recorded, sort_keys=True, ensure_ascii=False) == json.dumps(sent, sort_keys=True, ensure_ascii=False)
+    return json.dumps(recorded, sort_keys=True, ensure_ascii=False) == json.dumps(
+        sent, sort_keys=True, ensure_ascii=False
+    )
 
 
 _BLANK = re.compile(rb"(?:\xef\xbb\xbf)?\s*")  # an empty file (a BOM and spaces at most): no copy made
@@ -283,7 +296,9 @@ class Cassette:
         """Count a call just recorded as replayed (as `add` does for a request)."""
         self._played["tool " + json.dumps([tool, arguments], sort_keys=True, ensure_ascii=False)] += 1
 
-    def take_decision(self, tool: str, arguments: Mapping[str, Any], *, again: bool = False) -> DecisionEntry | None:
+    def take_decision(
+        self, tool: str, arguments: Mapping[str, Any], *, again: bool = False
+    ) -> DecisionEntry | None:
         """The next recorded decision on a call of ``tool`` with these (masked) arguments; see `take`."""
         key = "decision " + json.dumps([tool, arguments], sort_keys=True, ensure_ascii=False)
         matches = [e for e in self.decisions if e.tool == tool and _same(e.arguments, arguments)]

@@ -90,11 +90,15 @@ class Mask:
         compiled = [secret_regex(form) for form in sorted(forms, key=lambda form: (-len(form), form))]
         for pattern in patterns:
             if not isinstance(pattern, str):
-                raise CassetteError(f"A cassette mask must be a regular expression (a string), got {pattern!r}.")
+                raise CassetteError(
+                    f"A cassette mask must be a regular expression (a string), got {pattern!r}."
+                )
             try:
                 regex = re.compile(pattern)
             except re.error as error:
-                raise CassetteError(f"The cassette mask {pattern!r} is not a valid regular expression: {error}.") from None
+                raise CassetteError(
+                    f"The cassette mask {pattern!r} is not a valid regular expression: {error}."
+                ) from None
             if regex.fullmatch(""):
                 raise CassetteError(
                     f"The cassette mask {pattern!r} matches the empty string; write a pattern for the secret itself."
@@ -122,7 +126,9 @@ class Mask:
             CassetteError: ``value`` is nested deeper than `VALUE_DEPTH` levels.
         """
         if depth_over(value, VALUE_DEPTH):
-            raise CassetteError(f"A value to record is nested deeper than {VALUE_DEPTH} levels; a cassette does not record that.")
+            raise CassetteError(
+                f"A value to record is nested deeper than {VALUE_DEPTH} levels; a cassette does not record that."
+            )
         return self._value(value)
 
     def fields(self, fields: Mapping[str, Any]) -> dict[str, Any]:
@@ -140,7 +146,10 @@ class Mask:
         if isinstance(value, (list, tuple)):
             return [self._value(item) for item in value]
         if isinstance(value, dict):
-            return {self.string(key) if isinstance(key, str) else self._value(key): self._value(item) for key, item in value.items()}
+            return {
+                self.string(key) if isinstance(key, str) else self._value(key): self._value(item)
+                for key, item in value.items()
+            }
         return value
 
     def string(self, text: str) -> str:

@@ -110,7 +110,9 @@ class ToolTape:
             if encoded is not None:
                 stored["value"] = _masked_value(encoded, mask)
         elif result.kind == "error" and result.exception is not None:
-            stored["exception"] = mask.string(getattr(result.exception, "type_name", type(result.exception).__name__))
+            stored["exception"] = mask.string(
+                getattr(result.exception, "type_name", type(result.exception).__name__)
+            )
         elif result.kind == "timeout" and result.duration is not None:
             stored["seconds"] = result.duration
         entry = {"tool": mask.string(result.call.name), "arguments": arguments, "result": stored}
@@ -152,8 +154,14 @@ class ToolTape:
             return
         mask = self.cassette.mask
         # A tool's approval and time limit are settings, not content: kept as they are.
-        listing = [{k: v if k in ("approval", "timeout") else mask(v) for k, v in _listed(t).items()} for t in tools]
-        entry: dict[str, Any] = {"toolbox": mask.string(toolbox), "instructions": mask(instructions), "listing": listing}
+        listing = [
+            {k: v if k in ("approval", "timeout") else mask(v) for k, v in _listed(t).items()} for t in tools
+        ]
+        entry: dict[str, Any] = {
+            "toolbox": mask.string(toolbox),
+            "instructions": mask(instructions),
+            "listing": listing,
+        }
         if skipped:
             entry["skipped"] = mask(dict(skipped))
         if left_out:
@@ -189,7 +197,9 @@ class ToolTape:
         return f"ToolTape({str(self.cassette.path)!r}, mode={self.mode!r})"
 
 
-def call_arguments(values: Mapping[str, Any], mask: Mask | None = None, path: Path | None = None) -> dict[str, Any]:
+def call_arguments(
+    values: Mapping[str, Any], mask: Mask | None = None, path: Path | None = None
+) -> dict[str, Any]:
     """Validated argument values as canonical JSON values (what a call is recognised by), masked
     with ``mask`` (bytes: as base64 of the masked bytes); what JSON cannot hold as a string saying
     what it was (see `_file.recordable`).
@@ -327,7 +337,9 @@ def _encode(value: Any, codec: Any, text: str) -> dict[str, Any] | None:
 def _masked_value(encoded: Mapping[str, Any], mask: Mask) -> dict[str, Any]:
     """Value fields masked: what they hold, not their names (nor a medium's or link's)."""
     return {
-        key: [{k: mask(v) for k, v in part.items()} for part in item] if key in ("media", "links") else mask(item)
+        key: [{k: mask(v) for k, v in part.items()} for part in item]
+        if key in ("media", "links")
+        else mask(item)
         for key, item in encoded.items()
     }
 
@@ -343,7 +355,9 @@ def _json(value: Any) -> Any:
 def _replayed(call: ToolCall, result: Any, codec: Any, path: Path, line: int) -> ToolResult:
     """The `ToolResult` a recorded result (`ResultFields`) gives ``call``."""
     if result.kind == "error":
-        return ToolResult(call, result.output, kind="error", exception=RecordedToolError(result.output, result.exception))
+        return ToolResult(
+            call, result.output, kind="error", exception=RecordedToolError(result.output, result.exception)
+        )
     if result.kind == "timeout":
         return ToolResult(call, result.output, kind="timeout", duration=result.seconds)
     value: Any = result.output

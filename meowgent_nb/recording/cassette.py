@@ -38,9 +38,9 @@ from pathlib import Path
 from typing import Any
 
 from ..models.base import Model, ModelChunk, ModelRequest, describe_model
+from ._decision_tape import DecisionTape
 from ._diff import describe_carried_over, describe_difference, nearest
 from ._file import Cassette, CassetteError, Mask, chunk_json, host_credentials, request_fields
-from ._decision_tape import DecisionTape
 from ._tool_tape import RecordedToolError, ToolTape
 
 __all__ = [
@@ -76,6 +76,7 @@ def mode_of(mode: str) -> str:
             f"Unknown cassette mode {mode!r}; use one of: once, new (auto), all (record), none (replay), off."
         )
     return MODE_NAMES.get(name, name)
+
 
 CUT = "cut"
 """The finish reason of an answer recorded only up to where its reader stopped reading."""
@@ -140,7 +141,9 @@ class _CassetteModel:
         self.requests += 1
         with_model = self._key_name is not None
         mask = self.cassette.mask
-        fields = mask.fields(request_fields(self._key_name, request, self.options, host_credentials(self._inner)))
+        fields = mask.fields(
+            request_fields(self._key_name, request, self.options, host_credentials(self._inner))
+        )
         if not self._record_all:
             entry = self.cassette.take(fields, with_model=with_model, again=self._inner is None)
             if entry is not None:

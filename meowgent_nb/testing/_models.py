@@ -9,6 +9,7 @@ from contextlib import contextmanager
 from typing import Any
 
 import meowgent_nb.models as models  # its ALLOW_MODEL_REQUESTS flag, set and restored
+
 from ..models.base import ModelChunk, ModelError, ModelRequest
 from ..models.scripted import ScriptedModel, Turn
 

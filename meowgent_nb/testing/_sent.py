@@ -36,7 +36,11 @@ def sent_request(model: Any, request: int = -1) -> tuple[ModelRequest, str]:
         )
     if not requests:
         raise AssertionError(f"{model!r} was sent no request")
-    if not isinstance(request, int) or isinstance(request, bool) or not -len(requests) <= request < len(requests):
+    if (
+        not isinstance(request, int)
+        or isinstance(request, bool)
+        or not -len(requests) <= request < len(requests)
+    ):
         raise AssertionError(
             f"{model!r} was sent {len(requests)} request(s); there is no request index {request!r}"
         )
@@ -65,7 +69,9 @@ def assert_system_prompt(
     if system is None:
         raise AssertionError(f"{which} has no system prompt; its first message is {dict(first)!r}")
     if equals is not None and system != equals:
-        raise AssertionError(f"the system prompt of {which} is not the one expected; it was:\n{_indented(system)}")
+        raise AssertionError(
+            f"the system prompt of {which} is not the one expected; it was:\n{_indented(system)}"
+        )
     if contains is not None and contains not in system:
         raise AssertionError(
             f"the system prompt of {which} does not contain {contains!r}; it was:\n{_indented(system)}"
@@ -79,7 +85,9 @@ def assert_tools_offered(model: Any, names: Iterable[str], *, request: int = -1)
         AssertionError: It offered others; the message lists what was offered, missing and extra.
     """
     if isinstance(names, str):
-        raise TypeError(f"assert_tools_offered: give the tool names as a list, e.g. [{names!r}], not one string")
+        raise TypeError(
+            f"assert_tools_offered: give the tool names as a list, e.g. [{names!r}], not one string"
+        )
     sent, which = sent_request(model, request)
     offered = [tool.name for tool in sent.offered]
     wanted = list(names)

@@ -77,7 +77,9 @@ def config_params(config: Mapping[str, Any]) -> tuple[str | None, str, list[Para
         base = _TYPES.get(argument.type.lower())
         if base is None:
             allowed = ", ".join(sorted(set(_TYPES)))
-            problems.append(f"argument '{argument.name}': unknown type {argument.type!r}; use one of {allowed}")
+            problems.append(
+                f"argument '{argument.name}': unknown type {argument.type!r}; use one of {allowed}"
+            )
             continue
         has_default = "default" in argument.model_fields_set
         required = argument.required if argument.required is not None else not has_default
@@ -87,7 +89,7 @@ def config_params(config: Mapping[str, Any]) -> tuple[str | None, str, list[Para
         annotation: Any = Literal[tuple(argument.enum)] if argument.enum else base
         default = argument.default if has_default else PydanticUndefined
         if not required and not has_default:
-            annotation, default = Optional[annotation], None
+            annotation, default = Optional[annotation], None  # noqa: UP045 - any typing form, a string too
         description = argument.description.strip()
         params.append(
             Param(

@@ -144,9 +144,7 @@ class _Checker:
         """(the example's text, []) when it is usable, else (None, its problems)."""
         where = f"examples[{index}]"
         if not isinstance(example, Mapping):
-            return None, [
-                f"{where} must be a dict of argument names to values, got {type(example).__name__}"
-            ]
+            return None, [f"{where} must be a dict of argument names to values, got {type(example).__name__}"]
         problem = _json_problem(example, "", 0)
         if problem is not None:
             return None, [f"{where}: {problem}"]

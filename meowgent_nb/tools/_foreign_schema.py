@@ -95,7 +95,7 @@ def object_schema(schema: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]
     parameters = clean_schema(schema)
     problems = []
     if parameters.setdefault("type", "object") != "object":
-        problems.append(f"the schema must have \"type\": \"object\", got {parameters['type']!r}")
+        problems.append(f'the schema must have "type": "object", got {parameters["type"]!r}')
     try:
         jsonschema.Draft202012Validator.check_schema(parameters)
     except jsonschema.SchemaError as exc:

@@ -45,7 +45,11 @@ class Shape(NamedTuple):
 
 def shape_note(shape: Shape) -> str:
     """How results are shaped, in a sentence (for ``%tools NAME``)."""
-    cut = "not cut" if shape.chars is None else f"cut to {shape.chars:,} characters, keeping the start and the end"
+    cut = (
+        "not cut"
+        if shape.chars is None
+        else f"cut to {shape.chars:,} characters, keeping the start and the end"
+    )
     return (
         f"Its results reach the model as text {cut}; lists and objects show at most {shape.items:,} entries"
         f" a level, {shape.depth} levels deep; images reach a model that can look at them,"
@@ -53,7 +57,7 @@ def shape_note(shape: Shape) -> str:
     )
 
 
-def output_text(value: Any, limit: int | None | Shape, items: int = MAX_ITEMS, depth: int = MAX_DEPTH) -> str:
+def output_text(value: Any, limit: int | Shape | None, items: int = MAX_ITEMS, depth: int = MAX_DEPTH) -> str:
     """The text of a tool's return value, at most ``limit`` characters (None: no limit).
 
     ``limit`` may be a whole `Shape`; ``items`` and ``depth`` bound JSON (see the module docstring).
@@ -107,7 +111,9 @@ def _bounded(value: Any, items: int, depth: int, seen: frozenset[int] = frozense
         raise ValueError("a circular structure")
     if depth <= 0:
         count = len(value)
-        return (f"{{{counted(count, 'key')}}}" if isinstance(value, dict) else f"[{counted(count, 'item')}]"), True
+        return (
+            f"{{{counted(count, 'key')}}}" if isinstance(value, dict) else f"[{counted(count, 'item')}]"
+        ), True
     inner, changed = frozenset(seen | {id(value)}), False
     if isinstance(value, dict):
         out: dict[Any, Any] = {}

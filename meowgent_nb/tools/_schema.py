@@ -247,7 +247,9 @@ def describe_function(fn: Callable[..., Any]) -> FunctionDescription:
         if is_context_type(hints.get(name)):  # the call's context, filled in when it runs
             contexts.append(name)
             if parameter.kind is inspect.Parameter.POSITIONAL_ONLY:
-                problems.append(f"the context parameter {name!r} cannot be positional-only (it is passed by name)")
+                problems.append(
+                    f"the context parameter {name!r} cannot be positional-only (it is passed by name)"
+                )
             continue
         problem = _parameter_problem(name, parameter, hints)
         if problem:
@@ -279,7 +281,9 @@ def describe_function(fn: Callable[..., Any]) -> FunctionDescription:
     return FunctionDescription(arguments, description, returns, output_type, tuple(problems), context)
 
 
-def _type_hints(fn: Callable[..., Any], signature: inspect.Signature) -> tuple[dict[str, Any], dict[str, str]]:
+def _type_hints(
+    fn: Callable[..., Any], signature: inspect.Signature
+) -> tuple[dict[str, Any], dict[str, str]]:
     """Resolved type hints, and a problem per annotation that cannot be resolved.
 
     When resolving all at once fails (a name defined inside a function, under

@@ -158,7 +158,9 @@ def jsonschema_problems(errors: Iterable[Any], schema: dict[str, Any]) -> list[s
     return problems
 
 
-def validated(name: str, parameters: dict[str, Any], arguments: Any, schema_validator: Any, model: Any) -> dict[str, Any]:
+def validated(
+    name: str, parameters: dict[str, Any], arguments: Any, schema_validator: Any, model: Any
+) -> dict[str, Any]:
     """A tool's validated arguments, defaults filled in (see `Tool.validate`): with the jsonschema
     validator of a tool given as JSON Schema, else with the pydantic ``model`` of its parameters.
 

@@ -210,7 +210,9 @@ def _properties(rest: dict[str, Any], top: bool) -> list[ET.Element]:
     properties, required = rest.get("properties"), rest.get("required")
     if not isinstance(properties, dict) or not (properties or top):
         return []
-    if required is not None and not (isinstance(required, list) and required and set(required) <= set(properties)):
+    if required is not None and not (
+        isinstance(required, list) and required and set(required) <= set(properties)
+    ):
         return []  # kept as it is in <schema>
     if required is not None and [name for name in properties if name in required] != required:
         return []

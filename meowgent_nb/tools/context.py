@@ -120,7 +120,10 @@ def log_to_python(tool: str, level: str, message: Any) -> None:
         text = f"{text[:MAX_LOG_CHARS]}... ({len(text) - MAX_LOG_CHARS:,} more characters)"
     logging.getLogger(f"meowgent_nb.tool.{tool}").log(_PY_LEVELS[level], text)
 
-_BACKEND: ContextVar[Callable[[str], ContextBackend | None] | None] = ContextVar("meowgent_tool_context", default=None)
+
+_BACKEND: ContextVar[Callable[[str], ContextBackend | None] | None] = ContextVar(
+    "meowgent_tool_context", default=None
+)
 _default: list[Callable[[str], ContextBackend | None]] = []
 
 
@@ -163,8 +166,12 @@ class ToolContext:
             if value is None and name == "total":
                 continue
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-                raise TypeError(f"ctx.progress: {name} must be a finite number{' or None' if name == 'total' else ''}, got {value!r}")
-        self._backend.progress(float(done), None if total is None else float(total), None if message is None else str(message))
+                raise TypeError(
+                    f"ctx.progress: {name} must be a finite number{' or None' if name == 'total' else ''}, got {value!r}"
+                )
+        self._backend.progress(
+            float(done), None if total is None else float(total), None if message is None else str(message)
+        )
 
     def log(self, level: str, message: Any) -> None:
         """Log ``message`` at ``level`` (one of `LEVELS`: "debug", "info", "warning", "error", ...)."""
@@ -189,7 +196,9 @@ class ToolContext:
         """
         return self._backend.ask(message, _form_schema(form))
 
-    def sample(self, prompt: str | Sequence[Mapping[str, str]], *, system: str | None = None, max_tokens: int = 512) -> str:
+    def sample(
+        self, prompt: str | Sequence[Mapping[str, str]], *, system: str | None = None, max_tokens: int = 512
+    ) -> str:
         """Ask the caller's model (MCP sampling); returns its answer's text.
 
         Args:
@@ -219,7 +228,9 @@ def _form_schema(form: Any) -> dict[str, Any]:
         schema = TypeAdapter(form).json_schema()  # a form is flat: no $defs to inline
         schema.pop("title", None)
         return schema
-    raise TypeError(f"ctx.ask: the form must be a JSON Schema dict or a class (pydantic model, dataclass), got {form!r}")
+    raise TypeError(
+        f"ctx.ask: the form must be a JSON Schema dict or a class (pydantic model, dataclass), got {form!r}"
+    )
 
 
 def is_context_type(annotation: Any) -> bool:
@@ -235,7 +246,13 @@ def is_context_type(annotation: Any) -> bool:
     return False
 
 
-def call_with_context(function: Callable[..., Any], values: Mapping[str, Any], positional: tuple[str, ...], context: str | None, tool: str) -> Any:
+def call_with_context(
+    function: Callable[..., Any],
+    values: Mapping[str, Any],
+    positional: tuple[str, ...],
+    context: str | None,
+    tool: str,
+) -> Any:
     """``function(**values)`` (the positional-only ones by position), with a `ToolContext` for the
     parameter named ``context``."""
     args = [values[name] for name in positional]

@@ -17,15 +17,15 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, overload
 
 from .._async import run_to_completion
+from ..errors import ToolDefinitionError
 from ._examples import check_examples, split_examples, usable_examples
 from ._foreign_schema import object_schema
 from ._validation import validated
-from .render import tool_json_schema, tool_string, tool_xml
 from .calls import ResultKind, ToolCall, ToolResult
 from .context import call_with_context
-from ..errors import ToolDefinitionError
+from .render import tool_json_schema, tool_string, tool_xml
 
-__all__ = ["Tool", "ToolCall", "ToolResult", "ResultKind", "tool"]
+__all__ = ["ResultKind", "Tool", "ToolCall", "ToolResult", "tool"]
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]{0,63}")
 _NAME_RULE = "use letters, digits, '_', '-' and '.', starting with a letter or '_', at most 64 characters"
@@ -184,9 +184,7 @@ class Tool:
         """
         schema, published = split_examples(schema)
         if published is not None and examples is not None:
-            problems = [
-                "examples are given twice, as examples= and as the schema's \"examples\"; keep one"
-            ]
+            problems = ['examples are given twice, as examples= and as the schema\'s "examples"; keep one']
             raise ToolDefinitionError(f"schema tool {name!r}", problems)
         parameters, problems = object_schema(schema)
         self = cls.__new__(cls)

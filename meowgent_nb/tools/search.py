@@ -29,8 +29,40 @@ MAX_QUERY_CHARS = 1000
 
 _WORD = re.compile(r"[A-Z]+s?(?![a-z])|[A-Z]?[a-z]+|[0-9]+")  # "URLs", "HTTPServer", "getX"
 _STOP = frozenset(
-    "a an and are as at be by can do for from how i in is it its me my of on or please the this to"
-    " what which with you your".split()
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "by",
+        "can",
+        "do",
+        "for",
+        "from",
+        "how",
+        "i",
+        "in",
+        "is",
+        "it",
+        "its",
+        "me",
+        "my",
+        "of",
+        "on",
+        "or",
+        "please",
+        "the",
+        "this",
+        "to",
+        "what",
+        "which",
+        "with",
+        "you",
+        "your",
+    ]
 )
 _SUFFIXES = ("ing", "ed", "es", "s")
 

@@ -6,8 +6,8 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from ..errors import ToolDefinitionError
-from .render import render_tools_xml
 from .core import Tool
+from .render import render_tools_xml
 
 __all__ = ["Toolbox"]
 

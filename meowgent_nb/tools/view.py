@@ -125,7 +125,11 @@ class ToolsView:
         if not self.tools:
             table = note_html("meowgent-tools-empty", "(no tools)")
         returns = self._returns()
-        shown = "" if returns is None else note_html("meowgent-tools-returns", returns[0]) + highlight(returns[1], "json")
+        shown = (
+            ""
+            if returns is None
+            else note_html("meowgent-tools-returns", returns[0]) + highlight(returns[1], "json")
+        )
         if self._shaped():
             shown += note_html("meowgent-tools-shape", self._shaped())
         return f'<div class="meowgent-tools-view">{table}{highlight(self._exact("xml"), "xml")}{shown}</div>'

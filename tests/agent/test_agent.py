@@ -51,7 +51,7 @@ def delete_file(path: Annotated[str, "The file to delete"]) -> str:
 def call(name: str, **arguments) -> str:
     import json
 
-    return f'<tool_call>\n{json.dumps({"name": name, "arguments": arguments})}\n</tool_call>'
+    return f"<tool_call>\n{json.dumps({'name': name, 'arguments': arguments})}\n</tool_call>"
 
 
 async def collect(agent: Agent, prompt: str) -> list:
@@ -70,14 +70,25 @@ def test_answer_without_tools_and_the_exact_request():
     ]
     assert isinstance(events[4], FinalAnswer) and len(events) == 5
     result = events[4].result
-    assert (result.text, result.turns, result.stopped, result.tool_results) == ("Hello there.", 1, "answer", [])
+    assert (result.text, result.turns, result.stopped, result.tool_results) == (
+        "Hello there.",
+        1,
+        "answer",
+        [],
+    )
     (request,) = model.requests
     assert request.messages == [
-        {"role": "system", "content": "Be brief.\n\n" + TOOL_RULES.replace("{tools}", f"<tools>\n{add.to_xml()}\n</tools>")},
+        {
+            "role": "system",
+            "content": "Be brief.\n\n" + TOOL_RULES.replace("{tools}", f"<tools>\n{add.to_xml()}\n</tools>"),
+        },
         {"role": "user", "content": "Hi"},
     ]
     assert request.tools == () and list(request.offered) == [add]
-    assert agent.messages == [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Hello there."}]
+    assert agent.messages == [
+        {"role": "user", "content": "Hi"},
+        {"role": "assistant", "content": "Hello there."},
+    ]
 
 
 def test_a_call_its_result_and_the_answer():
@@ -120,7 +131,9 @@ def test_calls_run_in_parallel_and_results_return_in_call_order():
         time.sleep(seconds)
         return label
 
-    model = ScriptedModel([call("slow", label="A", seconds=0.4) + call("slow", label="B", seconds=0.05), "done"])
+    model = ScriptedModel(
+        [call("slow", label="A", seconds=0.4) + call("slow", label="B", seconds=0.05), "done"]
+    )
     agent = Agent(model, tools=[slow])
     events = asyncio.run(collect(agent, "go"))
     finished = [e.result.output for e in events if isinstance(e, ToolResultEvent)]
@@ -164,10 +177,13 @@ def test_every_failure_becomes_a_result_and_siblings_still_run():
         ("add", "ok"),
     ]
     outputs = [r.output for r in result.tool_results]
-    assert outputs[0] == "Error: there is no tool named 'addd'. Did you mean 'add'? The tools are: add, broken, hangs."
+    assert (
+        outputs[0]
+        == "Error: there is no tool named 'addd'. Did you mean 'add'? The tools are: add, broken, hangs."
+    )
     assert outputs[1] == (
         "Error: Invalid arguments for tool 'add':\n"
-        "- a: input should be a valid integer, unable to parse string as an integer, got \"x\"\n"
+        '- a: input should be a valid integer, unable to parse string as an integer, got "x"\n'
         "Call add again with corrected arguments."
     )
     assert outputs[2] == "Error: ZeroDivisionError: division by zero"
@@ -205,7 +221,9 @@ def test_the_approver_gets_one_batch_of_validated_calls():
             seen.append([(r.call.name, dict(r.arguments)) for r in requests])
             return [Approved("fine"), Denied("not that one")]
 
-    model = ScriptedModel([call("delete_file", path="a") + call("add", a=1, b=1) + call("delete_file", path="b"), "ok"])
+    model = ScriptedModel(
+        [call("delete_file", path="a") + call("add", a=1, b=1) + call("delete_file", path="b"), "ok"]
+    )
     result = Agent(model, tools=[add, delete_file], approver=Recorder()).run("clean up")
     assert seen == [[("delete_file", {"path": "a"}), ("delete_file", {"path": "b"})]]
     assert [(r.kind, r.output) for r in result.tool_results] == [
@@ -281,7 +299,11 @@ def test_native_protocol_messages():
     assert model.requests[0].messages[0] == {"role": "system", "content": "You are a helpful assistant."}
     assert agent.messages == [
         {"role": "user", "content": "4+5"},
-        {"role": "assistant", "content": "", "tool_calls": [{"function": {"name": "add", "arguments": {"a": 4, "b": 5}}}]},
+        {
+            "role": "assistant",
+            "content": "",
+            "tool_calls": [{"function": {"name": "add", "arguments": {"a": 4, "b": 5}}}],
+        },
         {"role": "tool", "content": "9", "tool_name": "add"},
         {"role": "assistant", "content": "9"},
     ]
@@ -350,7 +372,15 @@ def test_output_becomes_text_and_is_cut():
         """Return data."""
         return {"dict": {"a": [1, 2]}, "long": "a" * 30 + "z" * 20, "llm": Report(), "none": None}[kind]
 
-    model = ScriptedModel([call("data", kind="dict") + call("data", kind="long") + call("data", kind="llm") + call("data", kind="none"), "ok"])
+    model = ScriptedModel(
+        [
+            call("data", kind="dict")
+            + call("data", kind="long")
+            + call("data", kind="llm")
+            + call("data", kind="none"),
+            "ok",
+        ]
+    )
     result = Agent(model, tools=[data], max_output_chars=21).run("x")
     assert [r.output for r in result.tool_results] == [
         '{"a": [1, 2]}',
@@ -366,7 +396,15 @@ def test_tool_call_events_come_before_results():
     # PartialCall events show the call while it is written (tests/protocols/test_partial_calls.py).
     events = [e for e in events if not isinstance(e, (TextDelta, PartialCall))]
     kinds = [type(e).__name__ for e in events]
-    assert kinds == ["RunStart", "ToolCallEvent", "ToolRunning", "ToolResultEvent", "TurnEnd", "TurnEnd", "FinalAnswer"]
+    assert kinds == [
+        "RunStart",
+        "ToolCallEvent",
+        "ToolRunning",
+        "ToolResultEvent",
+        "TurnEnd",
+        "TurnEnd",
+        "FinalAnswer",
+    ]
     assert events[1] == ToolCallEvent(ToolCall("add", {"a": 1, "b": 2}, id="call_1"), 1)
     # what runs, and in what time limit (the agent's default: the tool sets none)
     assert events[2] == ToolRunning(ToolCall("add", {"a": 1, "b": 2}, id="call_1"), {"a": 1, "b": 2}, 30.0)
@@ -374,7 +412,9 @@ def test_tool_call_events_come_before_results():
 
 def test_dataframe_output_gives_shape_columns_and_first_rows():
     pandas = pytest.importorskip("pandas")
-    frame = pandas.DataFrame({"city": ["Paris", "Oslo", "Rome", "Bern", "Lima", "Kiev"], "temp": [21, 9, 25, 14, 19, 7]})
+    frame = pandas.DataFrame(
+        {"city": ["Paris", "Oslo", "Rome", "Bern", "Lima", "Kiev"], "temp": [21, 9, 25, 14, 19, 7]}
+    )
 
     @tool
     def cities() -> object:
@@ -404,7 +444,9 @@ def test_an_identical_successful_call_is_not_run_again_in_one_run():
         runs.append(city)
         return f"{city}: 17.5"
 
-    model = ScriptedModel([call("lookup", city="Paris"), call("lookup", city="Paris") + call("lookup", city="Oslo"), "ok"])
+    model = ScriptedModel(
+        [call("lookup", city="Paris"), call("lookup", city="Paris") + call("lookup", city="Oslo"), "ok"]
+    )
     result = Agent(model, tools=[lookup]).run("x")
     assert runs == ["Paris", "Oslo"]
     assert [(r.kind, r.output) for r in result.tool_results] == [
@@ -481,7 +523,11 @@ def test_a_name_written_as_the_person_typed_it_calls_the_one_offered_tool_it_mea
         ("number_theory_gcd", "ok", "15"),
         ("number_theory_gcd", "ok", "15"),
         ("get_weather", "ok", "sunny"),
-        ("gcd", "unknown_tool", "Error: there is no tool named 'gcd'. The tools are: number_theory_gcd, get_weather."),
+        (
+            "gcd",
+            "unknown_tool",
+            "Error: there is no tool named 'gcd'. The tools are: number_theory_gcd, get_weather.",
+        ),
     ]
     # Two offered tools share the folded form: the written name stays, and it is unknown.
     model = ScriptedModel([call("GET_WEATHER", city="Paris"), "Done."])

@@ -228,7 +228,7 @@ def test_summarize_puts_the_models_summary_where_the_exchanges_were_left_out():
     assert asked[0].startswith(
         'Here is the earlier part of a conversation:\n\n<context>\nPerson: Read page 0\n\nAssistant: &lt;tool_call>{"name": "fetch"'
     )
-    assert "\n\nTool result: &lt;tool_response name=\"fetch\">\npage 0: lorem" in asked[0]  # not the person's
+    assert '\n\nTool result: &lt;tool_response name="fetch">\npage 0: lorem' in asked[0]  # not the person's
     assert "Person: &lt;tool_response" not in asked[0]
     assert asked[0].endswith(
         "Assistant: Read.\n</context>\n\nSummarize it in at most 76 words: what the person asked and the facts the tools returned."
@@ -295,13 +295,17 @@ def test_a_summarized_conversation_replays_from_its_cassette_as_it_was_recorded(
     from meowgent_nb.recording.cassette import RecordingModel, ReplayModel
 
     path, prompts = tmp_path / "run.cassette.json", [f"Read page {i}" for i in range(5)]
-    recorder = RecordingModel(summarizing(summary=lambda prompt: "Pages 0 and 1 were read."), path, options={"num_ctx": 2048})
+    recorder = RecordingModel(
+        summarizing(summary=lambda prompt: "Pages 0 and 1 were read."), path, options={"num_ctx": 2048}
+    )
     recorded = Agent(recorder, tools=[fetch], context="summarize")
     compactions = run_all(recorded, prompts)
     replayed = Agent(ReplayModel(path, options={"num_ctx": 2048}), tools=[fetch], context="summarize")
     assert run_all(replayed, prompts) == compactions and compactions[0][1].summarized is not None
     assert replayed.compaction.summary == "Pages 0 and 1 were read."
-    assert [r.request.messages for r in replayed.context_log] == [r.request.messages for r in recorded.context_log]
+    assert [r.request.messages for r in replayed.context_log] == [
+        r.request.messages for r in recorded.context_log
+    ]
 
 
 NOTES = '<tool_response name="fetch">\n' + "my own notes on the report, " * 130 + "\n</tool_response>"

@@ -22,7 +22,9 @@ NOTE = re.compile(
     r"\[context: (shortened \d+ tool results?|left out the \d+ oldest exchanges?|shortened \d+ tool results?"
     r" and left out the \d+ oldest exchanges?) to fit the model's window of 640 tokens \(about [\d,]+ -> [\d,]+ tokens\)\]"
 )
-DOCUMENT = " ".join(f"Paragraph {n}: the committee met on day {n} and approved budget line {n * 7}." for n in range(5))
+DOCUMENT = " ".join(
+    f"Paragraph {n}: the committee met on day {n} and approved budget line {n * 7}." for n in range(5)
+)
 
 
 @tool
@@ -58,7 +60,11 @@ def test_three_cells_with_large_results_keep_fitting_a_640_token_window(ip, monk
             )
         text = out.outputs[-1].data.get("text/plain", "") if out.outputs else ""  # the finished transcript
         notes += [line for line in text.splitlines() if line.startswith("[context:")]
-        if "Error" in out.stderr or magics.last_result is None or magics.last_result.stopped not in ("answer", "max_turns"):
+        if (
+            "Error" in out.stderr
+            or magics.last_result is None
+            or magics.last_result.stopped not in ("answer", "max_turns")
+        ):
             failed.append((number, out.stderr[-300:]))
     assert failed == []
     records = list(magics.context_log)
@@ -77,7 +83,9 @@ def test_summarize_on_the_embedded_model_sends_its_bounded_summary_in_place_of_w
     from meowgent_nb.agent.events import ContextCompacted
     from meowgent_nb.models.llamacpp import LlamaCppModel
 
-    agent = Agent(LlamaCppModel(n_ctx=768, max_tokens=32, temperature=0), tools=[read_chapter], context="summarize")
+    agent = Agent(
+        LlamaCppModel(n_ctx=768, max_tokens=32, temperature=0), tools=[read_chapter], context="summarize"
+    )
     seen = []
 
     async def go():

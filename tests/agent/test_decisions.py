@@ -22,7 +22,8 @@ def delete_file(path: str, force: bool = False) -> str:
 
 def _calls(*arguments: dict) -> str:
     return "".join(
-        "<tool_call>" + json.dumps({"name": "delete_file", "arguments": a}) + "</tool_call>" for a in arguments
+        "<tool_call>" + json.dumps({"name": "delete_file", "arguments": a}) + "</tool_call>"
+        for a in arguments
     )
 
 
@@ -59,21 +60,36 @@ def fresh_log():
     [
         (Approved("approved by you"), "approved by you", "you"),
         (Approved("approved by you (edited)", {"path": "b"}), "approved by you (edited)", "you (edited)"),
-        (Approved("allowed by rule 2 (delete_file path=scratch/** -> allow)"),
-         "allowed by rule 2 (delete_file path=scratch/** -> allow)", "rule 2 (delete_file path=scratch/** -> allow)"),
-        (Approved("approved by policy: MEOWGENT_APPROVE=all"), "approved by policy: MEOWGENT_APPROVE=all",
-         "policy: MEOWGENT_APPROVE=all"),
-        (Approved("allowed by always allow (for this session)"), "allowed by always allow (for this session)",
-         "always allow (for this session)"),
+        (
+            Approved("allowed by rule 2 (delete_file path=scratch/** -> allow)"),
+            "allowed by rule 2 (delete_file path=scratch/** -> allow)",
+            "rule 2 (delete_file path=scratch/** -> allow)",
+        ),
+        (
+            Approved("approved by policy: MEOWGENT_APPROVE=all"),
+            "approved by policy: MEOWGENT_APPROVE=all",
+            "policy: MEOWGENT_APPROVE=all",
+        ),
+        (
+            Approved("allowed by always allow (for this session)"),
+            "allowed by always allow (for this session)",
+            "always allow (for this session)",
+        ),
         (Approved("approved automatically"), "approved automatically", "automatically"),
         (Approved("under /tmp"), "approved: under /tmp", "under /tmp"),
         (Approved(""), "approved", "no one"),
         (Denied("use the archive instead", "by you"), 'denied by you: "use the archive instead"', "you"),
         (Denied(reason="by you"), "denied by you", "you"),
-        (Denied("no person to approve (headless run)", "by policy: MEOWGENT_APPROVE=none"),
-         "denied by policy: MEOWGENT_APPROVE=none", "policy: MEOWGENT_APPROVE=none"),
-        (Denied("no.", "denied by rule 1 (delete_file path=** -> deny)"), "denied by rule 1 (delete_file path=** -> deny)",
-         "rule 1 (delete_file path=** -> deny)"),
+        (
+            Denied("no person to approve (headless run)", "by policy: MEOWGENT_APPROVE=none"),
+            "denied by policy: MEOWGENT_APPROVE=none",
+            "policy: MEOWGENT_APPROVE=none",
+        ),
+        (
+            Denied("no.", "denied by rule 1 (delete_file path=** -> deny)"),
+            "denied by rule 1 (delete_file path=** -> deny)",
+            "rule 1 (delete_file path=** -> deny)",
+        ),
         (Denied("no decision within 10 minutes"), None, "no one"),
         (Denied("x\u202ey", "by you"), 'denied by you: "x\\u202ey"', "you"),
     ],
@@ -100,15 +116,31 @@ def test_every_decision_of_a_run_is_logged_once_with_the_call_and_who_decided(fr
     rows = [record.row() for record in fresh_log]
     assert [(r["tool"], r["arguments"], r["decision"], r["by"], r["reason"]) for r in rows] == [
         ("delete_file", '{"force": false, "path": "a.txt"}', "approved", "you", ""),
-        ("delete_file", '{"asked": {"force": false, "path": "b.txt"}, "ran": {"path": "b2.txt"}}', "edited",
-         "you (edited)", ""),
+        (
+            "delete_file",
+            '{"asked": {"force": false, "path": "b.txt"}, "ran": {"path": "b2.txt"}}',
+            "edited",
+            "you (edited)",
+            "",
+        ),
         ("delete_file", '{"force": false, "path": "c.txt"}', "denied", "you", "use the archive instead"),
     ]
     assert all(isinstance(record.time, datetime.datetime) for record in fresh_log)
     table = fresh_log.table().splitlines()
     assert table[0].split() == ["#", "time", "tool", "arguments", "decision", "by", "reason"]
-    assert table[4].split()[2:] == ["delete_file", '{"force":', "false,", '"path":', '"c.txt"}', "denied", "you", "use", "the",
-                                    "archive", "instead"]
+    assert table[4].split()[2:] == [
+        "delete_file",
+        '{"force":',
+        "false,",
+        '"path":',
+        '"c.txt"}',
+        "denied",
+        "you",
+        "use",
+        "the",
+        "archive",
+        "instead",
+    ]
 
 
 def test_policies_and_an_approver_that_raises_are_logged_too(fresh_log):
@@ -128,7 +160,9 @@ def test_policies_and_an_approver_that_raises_are_logged_too(fresh_log):
 
 def test_the_dataframe_has_one_row_per_decision():
     model = ScriptedModel([_calls({"path": "a.txt"}, {"path": "b.txt"}), "done"])
-    Agent(model, tools=[delete_file], approver=Deciding(Approved("approved by you"), Denied(reason="by you"))).run("go")
+    Agent(
+        model, tools=[delete_file], approver=Deciding(Approved("approved by you"), Denied(reason="by you"))
+    ).run("go")
     frame = session_decisions().dataframe()
     assert list(frame.columns) == ["time", "tool", "arguments", "decision", "by", "reason"]
     assert frame[["decision", "by"]].values.tolist() == [["approved", "you"], ["denied", "you"]]

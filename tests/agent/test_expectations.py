@@ -79,7 +79,9 @@ RE2 = (
 
 
 def test_an_expectation_reads_as_steps_of_calls_an_allowance_and_an_end():
-    read = parse_expectation("get_weather(city='Par*') then delete_file(path='old.txt') -> ok, search, ... then answered")
+    read = parse_expectation(
+        "get_weather(city='Par*') then delete_file(path='old.txt') -> ok, search, ... then answered"
+    )
     assert read == Expectation(
         (
             (ExpectedCall("get_weather", (("city", "Par*"),), None, "get_weather(city='Par*')"),),
@@ -95,7 +97,9 @@ def test_an_expectation_reads_as_steps_of_calls_an_allowance_and_an_end():
 
 
 def test_values_are_literals_globs_regexes_or_any_also_nested():
-    (step,) = parse_expectation("'read-file'(a=*, b='*', c='re:\\d+', d=[1, *], e={'k': 're:x|y'}, f=-2.5, g=None)").steps
+    (step,) = parse_expectation(
+        "'read-file'(a=*, b='*', c='re:\\d+', d=[1, *], e={'k': 're:x|y'}, f=-2.5, g=None)"
+    ).steps
     (only,) = step
     assert only.tool == "read-file"
     values = dict(only.arguments)
@@ -108,32 +112,68 @@ def test_nothing_in_an_expectation_is_run():
     # A call a careless reader might evaluate: it is read as text, and a name is no value.
     with pytest.raises(ExpectationError) as error:
         parse_expectation("get_weather(city=__import__('os').system('touch /tmp/pwned'))")
-    assert str(error.value).splitlines()[0].startswith("__import__('os').system('touch /tmp/pwned') is not a value")
+    assert (
+        str(error.value)
+        .splitlines()[0]
+        .startswith("__import__('os').system('touch /tmp/pwned') is not a value")
+    )
 
 
 @pytest.mark.parametrize(
     ("text", "problem", "marked"),
     [
-        ("get_weather('Paris')", "Name each argument: write tool(name=value); a value without its name is not read.", (12, 19)),
+        (
+            "get_weather('Paris')",
+            "Name each argument: write tool(name=value); a value without its name is not read.",
+            (12, 19),
+        ),
         ("a then", "The expectation ends with a separator: name a call after it, or remove it.", (2, 6)),
         (", a", "The expectation begins with a separator: name a call first.", (0, 1)),
         ("a,,b", "Nothing between two separators: name a call there.", (2, 3)),
-        ("a(x=foo)", "foo is not a value: write a literal ('Paris', 3, True, None, [1, 2], {'a': 1}) or * for any value.", (4, 7)),
+        (
+            "a(x=foo)",
+            "foo is not a value: write a literal ('Paris', 3, True, None, [1, 2], {'a': 1}) or * for any value.",
+            (4, 7),
+        ),
         ("a(x=1", "'(' is never closed.", (1, 5)),
         ("a(x=[1, 2)", "An unmatched ')'.", (9, 10)),
         ("a(x='1)", "Cannot read a string that is never closed here.", (4, 7)),
-        ("a -> maybe", "Unknown outcome 'maybe': write -> ok, -> error or -> denied (or timeout, invalid_arguments, unknown_tool, parse_error).", (5, 10)),
-        ("a then ... then b", "'...' allows calls not named anywhere in the run: write it once, last, as ', ...' (A then B, ...).", (7, 10)),
-        ("answered then a", "'answered' says how the run ended: put it last, alone (A then answered); a tool named so is written answered().", (0, 8)),
+        (
+            "a -> maybe",
+            "Unknown outcome 'maybe': write -> ok, -> error or -> denied (or timeout, invalid_arguments, unknown_tool, parse_error).",
+            (5, 10),
+        ),
+        (
+            "a then ... then b",
+            "'...' allows calls not named anywhere in the run: write it once, last, as ', ...' (A then B, ...).",
+            (7, 10),
+        ),
+        (
+            "answered then a",
+            "'answered' says how the run ended: put it last, alone (A then answered); a tool named so is written answered().",
+            (0, 8),
+        ),
         ("a(x=1, x=2)", "'x' is given twice.", (7, 10)),
         ("a(**k)", "Write each argument as name=value (no **).", (2, 5)),
         ("a(x='re:(')", f"The regular expression '(' cannot be run: missing ): (. {RE2}.", (4, 10)),
         ("   ", "The expectation is empty: name the calls the run should make.", (0, 3)),
-        ("3(x=1)", "A call begins with the tool's name: get_weather(city='Paris'), or 'read-file'(path='a') for a name that is no Python name.", (0, 1)),
+        (
+            "3(x=1)",
+            "A call begins with the tool's name: get_weather(city='Paris'), or 'read-file'(path='a') for a name that is no Python name.",
+            (0, 1),
+        ),
         ("a # then b", "'#' has no place in an expectation (quote a value that has one).", (2, 10)),
-        ("a(x=1) b(y=2)", "Cannot read 'a(x=1) b(y=2)' as a call: invalid syntax (two calls are joined by ', ' or ' then ').", (7, 8)),
+        (
+            "a(x=1) b(y=2)",
+            "Cannot read 'a(x=1) b(y=2)' as a call: invalid syntax (two calls are joined by ', ' or ' then ').",
+            (7, 8),
+        ),
         ("a(x=1) -> ok -> ok", "A call has one outcome: write tool(...) -> ok.", (13, 15)),
-        ("a(x='é', y=foo)", "foo is not a value: write a literal ('Paris', 3, True, None, [1, 2], {'a': 1}) or * for any value.", (11, 14)),
+        (
+            "a(x='é', y=foo)",
+            "foo is not a value: write a literal ('Paris', 3, True, None, [1, 2], {'a': 1}) or * for any value.",
+            (11, 14),
+        ),
     ],
 )
 def test_an_expectation_that_cannot_be_read_says_what_marks_where_and_shows_the_syntax(text, problem, marked):
@@ -227,7 +267,9 @@ def test_a_wrong_order_fails_marking_both():
 
 
 def test_an_extra_call_fails_unless_the_calls_end_with_dots():
-    result = run(call("get_weather", city="Paris"), call("search", q="x"), call("delete_file", path="old.txt"), "Done.")
+    result = run(
+        call("get_weather", city="Paris"), call("search", q="x"), call("delete_file", path="old.txt"), "Done."
+    )
     assert str(check_expectation(PARIS_THEN_DELETE, result)) == (
         "Expectation not met: call 2 search(q='x') -> ok was not expected (end the calls with ', ...' to allow others).\n"
         "       expected                     actual\n"
@@ -237,7 +279,9 @@ def test_an_extra_call_fails_unless_the_calls_end_with_dots():
         "  end  (any)                        answered                             ✓"
     )
     assert check_expectation(PARIS_THEN_DELETE + ", ...", result).met
-    assert not check_expectation("get_weather(city='Paris') then delete_file(path='old.txt') then search, ...", result).met
+    assert not check_expectation(
+        "get_weather(city='Paris') then delete_file(path='old.txt') then search, ...", result
+    ).met
 
 
 def test_the_check_reads_validated_arguments_defaults_and_as_sent():
@@ -273,7 +317,10 @@ def test_outcomes_and_ends():
 def test_no_calls_and_an_answer():
     result = run("Just words.")
     assert check_expectation("answered", result).met
-    assert str(check_expectation("search", result)).splitlines()[0] == "Expectation not met: search was not called."
+    assert (
+        str(check_expectation("search", result)).splitlines()[0]
+        == "Expectation not met: search was not called."
+    )
 
 
 def test_an_unmet_expectation_raises_one_readable_line_and_the_table():
@@ -298,14 +345,21 @@ def test_a_step_takes_the_calls_that_fit_whatever_their_order_within_it():
 # --- property tests ------------------------------------------------------------------------------
 
 RESERVED = {"then", "answered", "stopped", "max_turns", "repeated_failure", "interrupted"}
-NAMES = st.text("abcdefgh_", min_size=1, max_size=8).map(lambda n: "t" + n).filter(lambda n: n not in RESERVED)
+NAMES = (
+    st.text("abcdefgh_", min_size=1, max_size=8).map(lambda n: "t" + n).filter(lambda n: n not in RESERVED)
+)
 LITERALS = st.recursive(
-    st.none() | st.booleans() | st.integers(-10**6, 10**6) | st.floats(allow_nan=False, allow_infinity=False)
+    st.none()
+    | st.booleans()
+    | st.integers(-(10**6), 10**6)
+    | st.floats(allow_nan=False, allow_infinity=False)
     | st.text(max_size=12).filter(lambda s: s != "*" and not s.startswith("re:")),
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3),
     max_leaves=4,
 )
-CALLS = st.tuples(NAMES, st.dictionaries(NAMES, LITERALS, max_size=2), st.sampled_from([None, "ok", "error", "denied"]))
+CALLS = st.tuples(
+    NAMES, st.dictionaries(NAMES, LITERALS, max_size=2), st.sampled_from([None, "ok", "error", "denied"])
+)
 STEPS = st.lists(st.lists(CALLS, min_size=1, max_size=2), min_size=1, max_size=3)
 
 

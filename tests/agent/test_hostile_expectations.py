@@ -88,9 +88,7 @@ def test_an_expectation_as_long_as_the_bound_is_read():
 
 def test_an_expectation_that_is_no_text_is_shown_short():
     error = refusal(list(range(100_000)))
-    assert str(error).splitlines()[0] == (
-        "An expectation is text, got list [0, 1, 2, 3, 4, 5, ...]."
-    )
+    assert str(error).splitlines()[0] == ("An expectation is text, got list [0, 1, 2, 3, 4, 5, ...].")
 
 
 # --- nesting -------------------------------------------------------------------------------------
@@ -166,8 +164,23 @@ def test_python_s_parser_giving_up_deep_in_a_stack_is_the_same_refusal():
 # Each wraps what it is given in one level (an operator's operand in parentheses, so that no
 # precedence flattens two levels into one).
 LEVELS = st.sampled_from(
-    ["[{}]", "({},)", "{{'k': {}}}", "-({})", "+({})", "~({})", "not ({})", "({})+1", "1+({})", "f({})",
-     "({})[0]", "({}).a", "lambda: ({})", "1 if 1 else ({})", "({})**2"]
+    [
+        "[{}]",
+        "({},)",
+        "{{'k': {}}}",
+        "-({})",
+        "+({})",
+        "~({})",
+        "not ({})",
+        "({})+1",
+        "1+({})",
+        "f({})",
+        "({})[0]",
+        "({}).a",
+        "lambda: ({})",
+        "1 if 1 else ({})",
+        "({})**2",
+    ]
 )
 
 

@@ -53,7 +53,10 @@ def test_a_message_per_result_gets_its_own_results_images():
     messages = [{"role": "tool", "content": "a"}, {"role": "tool", "content": "b"}]
     results = [result("plain"), result(McpText("b", media=(McpImage(PNG, "image/png"),)))]
     attach_images(messages, [result_images(r) for r in results])
-    assert messages == [{"role": "tool", "content": "a"}, {"role": "tool", "content": "b", "images": [b64(PNG)]}]
+    assert messages == [
+        {"role": "tool", "content": "a"},
+        {"role": "tool", "content": "b", "images": [b64(PNG)]},
+    ]
 
 
 class Says:
@@ -71,8 +74,14 @@ def _broken():
 
 @pytest.mark.parametrize(
     ("model", "expected"),
-    [(Says(True), True), (Says(False), False), (Says(_yes), True), (Says(_broken), False), (Says("yes"), False),
-     (object(), False)],
+    [
+        (Says(True), True),
+        (Says(False), False),
+        (Says(_yes), True),
+        (Says(_broken), False),
+        (Says("yes"), False),
+        (object(), False),
+    ],
 )
 def test_whether_a_model_takes_images_is_its_own_word_and_no_when_it_cannot_say(model, expected):
     import asyncio

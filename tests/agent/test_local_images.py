@@ -83,11 +83,17 @@ def test_the_model_reads_placeholders_one_line_per_item_of_a_mixed_list():
         'A red square:\n[image: image/png]\n{"side": 2}\n3\n[image: image/jpeg]\n[audio: audio/wav]'
     )
     assert output_text(RED, None) == "[image: image/png]"
-    assert media_of(value) == (McpImage(RED_PNG, "image/png"), McpImage(JPEG, "image/jpeg"), McpAudio(WAV, "audio/wav"))
+    assert media_of(value) == (
+        McpImage(RED_PNG, "image/png"),
+        McpImage(JPEG, "image/jpeg"),
+        McpAudio(WAV, "audio/wav"),
+    )
     assert result_images(ran(value)) == [b64(RED_PNG), b64(JPEG)]
 
 
-ITEMS = st.sampled_from(["caption", "", RED, RED_PNG, JPEG, WAV, {"a": [1, 2]}, 7, None, "[image: image/png]"])
+ITEMS = st.sampled_from(
+    ["caption", "", RED, RED_PNG, JPEG, WAV, {"a": [1, 2]}, 7, None, "[image: image/png]"]
+)
 
 
 @settings(max_examples=150, deadline=None)

@@ -66,7 +66,9 @@ def test_told_on_the_first_repeat_and_stopped_on_the_next():
 
 
 def test_a_model_that_listens_answers_and_the_run_ends_normally():
-    model = ScriptedModel([call("get_stock", item="kettle")] * 2 + ["The stock service does not know kettles."])
+    model = ScriptedModel(
+        [call("get_stock", item="kettle")] * 2 + ["The stock service does not know kettles."]
+    )
     result = Agent(model, tools=[get_stock]).run("How many kettles?")
     assert (result.stopped, result.turns, result.repeated_failure) == ("answer", 3, None)
     assert result.text == "The stock service does not know kettles."
@@ -152,10 +154,14 @@ def test_the_limit_is_a_setting():
     script = [call("get_stock", item="kettle")] * 5 + ["answer"]
     result = Agent(ScriptedModel(script), tools=[get_stock], max_repeated_failures=2).run("x")
     assert (result.stopped, result.turns) == ("repeated_failure", 2)
-    assert result.tool_results[-1].output.endswith("This call failed the same way twice in a row, so the run was stopped.")
+    assert result.tool_results[-1].output.endswith(
+        "This call failed the same way twice in a row, so the run was stopped."
+    )
     result = Agent(ScriptedModel(script), tools=[get_stock], max_repeated_failures=None).run("x")
     assert (result.stopped, result.turns, result.text) == ("answer", 6, "answer")
-    assert [r.output for r in result.tool_results] == ["Error: ValueError: the stock service has no 'kettle'"] * 5
+    assert [r.output for r in result.tool_results] == [
+        "Error: ValueError: the stock service has no 'kettle'"
+    ] * 5
     result = Agent(ScriptedModel(script), tools=[get_stock], max_turns=3).run("x")
     assert (result.stopped, result.turns) == ("max_turns", 3)  # the last turn's calls are not run
 

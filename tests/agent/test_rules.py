@@ -74,7 +74,11 @@ def test_values_are_matched_by_their_text_numbers_and_bools_as_json():
         RED = "red"
 
     rules = Rules(["t n={1,2} b=true c=red -> allow"])
-    assert verdict(rules, "t", n=2, b=True, c=Colour.RED) == ("allow", 1, "allowed by rule 1 (t n={1,2} b=true c=red)")
+    assert verdict(rules, "t", n=2, b=True, c=Colour.RED) == (
+        "allow",
+        1,
+        "allowed by rule 1 (t n={1,2} b=true c=red)",
+    )
     assert verdict(rules, "t", n=3, b=True, c="red") is None
     assert verdict(rules, "t", n=1, b=False, c="red") is None
     assert verdict(rules, "t", n=1, b=True) is None  # an argument the rule names must be there
@@ -82,7 +86,11 @@ def test_values_are_matched_by_their_text_numbers_and_bools_as_json():
 
 def test_a_regex_matches_the_whole_value():
     rules = Rules([r"send to=re:[a-z]+@example\.org -> allow"])
-    assert verdict(rules, "send", to="ada@example.org") == ("allow", 1, r"allowed by rule 1 (send to=re:[a-z]+@example\.org)")
+    assert verdict(rules, "send", to="ada@example.org") == (
+        "allow",
+        1,
+        r"allowed by rule 1 (send to=re:[a-z]+@example\.org)",
+    )
     assert verdict(rules, "send", to="ada@example.org.evil.com") is None
     assert verdict(rules, "send", to="x ada@example.org") is None
     quoted = Rules(['send to=re:"[a-z]+ [a-z]+" -> deny'])
@@ -105,9 +113,15 @@ def test_deny_wins_over_ask_and_allow_whatever_the_order():
         ]
     )
     assert verdict(rules, "delete_file", path="scratch/keep/x") == (
-        "deny", 3, "denied by rule 3 (delete_file path=scratch/keep/**)"
+        "deny",
+        3,
+        "denied by rule 3 (delete_file path=scratch/keep/**)",
     )
-    assert verdict(rules, "delete_file", path="scratch/x") == ("ask", 2, "asked by rule 2 (delete_file path=scratch/**)")
+    assert verdict(rules, "delete_file", path="scratch/x") == (
+        "ask",
+        2,
+        "asked by rule 2 (delete_file path=scratch/**)",
+    )
     assert verdict(rules, "delete_file", path="notes.txt") == ("allow", 1, "allowed by rule 1 (delete_file)")
 
 
@@ -115,30 +129,60 @@ def test_deny_wins_over_ask_and_allow_whatever_the_order():
     ("text", "message"),
     [
         ("", f"Cannot read the rule '': it is empty; {HOW}."),
-        ("delete_file path=scratch/**", "Cannot read the rule 'delete_file path=scratch/**': it does not say what"
-         f" to do; end it with -> allow, -> ask or -> deny ({HOW})."),
-        ("delete_file path=x -> maybe", f"Cannot read the rule 'delete_file path=x -> maybe': after '->' comes allow,"
-         f" ask or deny, not 'maybe'; {HOW}."),
-        ("delete_file path -> allow", "Cannot read the rule 'delete_file path -> allow': 'path' is not ARG=PATTERN;"
-         " each argument is written as its name, '=' and a pattern (a glob like scratch/**, re:REGEX, a set {a,b},"
-         f" or a quoted exact value); {HOW}."),
-        ("delete_file path= -> allow", "Cannot read the rule 'delete_file path= -> allow': path= has no pattern;"
-         ' to match an empty value write path="".'),
-        ("delete_file path=a path=b -> allow", "Cannot read the rule 'delete_file path=a path=b -> allow': the"
-         " argument 'path' has two patterns; give each argument one."),
-        ("delete_file path={a,b -> allow", "Cannot read the rule 'delete_file path={a,b -> allow': the set"
-         " path={...} has no closing '}' after 'b'; write it as path={a,b}."),
-        ("delete_file path=a{b,c} -> allow", "Cannot read the rule 'delete_file path=a{b,c} -> allow': the glob"
-         " path=a{b,c} has a '{' inside it; quote a value that has one as a JSON string (path=\"a{b,c}\"), and"
-         " write a set as the whole value: path={a,b}."),
-        ("delete_file path=../** -> allow", "Cannot read the rule 'delete_file path=../** -> allow': the glob"
-         " path=../** has a '..' segment, which a glob cannot have (a value's '..' is resolved before it is"
-         ' matched); to match exactly that value, quote it: path="../**".'),
-        ("delete_file path=\"abc -> allow", "Cannot read the rule 'delete_file path=\"abc -> allow': path= begins a"
-         " quoted value that does not end properly (Unterminated string starting at); quote values as JSON"
-         ' strings: "my file.txt", with \\" for a quote inside.'),
-        ("delete-file! -> allow", "Cannot read the rule 'delete-file! -> allow': 'delete-file!' is not a tool name"
-         f" (letters, digits, '_', '-' and '.', starting with a letter or '_'); {HOW}."),
+        (
+            "delete_file path=scratch/**",
+            "Cannot read the rule 'delete_file path=scratch/**': it does not say what"
+            f" to do; end it with -> allow, -> ask or -> deny ({HOW}).",
+        ),
+        (
+            "delete_file path=x -> maybe",
+            f"Cannot read the rule 'delete_file path=x -> maybe': after '->' comes allow,"
+            f" ask or deny, not 'maybe'; {HOW}.",
+        ),
+        (
+            "delete_file path -> allow",
+            "Cannot read the rule 'delete_file path -> allow': 'path' is not ARG=PATTERN;"
+            " each argument is written as its name, '=' and a pattern (a glob like scratch/**, re:REGEX, a set {a,b},"
+            f" or a quoted exact value); {HOW}.",
+        ),
+        (
+            "delete_file path= -> allow",
+            "Cannot read the rule 'delete_file path= -> allow': path= has no pattern;"
+            ' to match an empty value write path="".',
+        ),
+        (
+            "delete_file path=a path=b -> allow",
+            "Cannot read the rule 'delete_file path=a path=b -> allow': the"
+            " argument 'path' has two patterns; give each argument one.",
+        ),
+        (
+            "delete_file path={a,b -> allow",
+            "Cannot read the rule 'delete_file path={a,b -> allow': the set"
+            " path={...} has no closing '}' after 'b'; write it as path={a,b}.",
+        ),
+        (
+            "delete_file path=a{b,c} -> allow",
+            "Cannot read the rule 'delete_file path=a{b,c} -> allow': the glob"
+            " path=a{b,c} has a '{' inside it; quote a value that has one as a JSON string (path=\"a{b,c}\"), and"
+            " write a set as the whole value: path={a,b}.",
+        ),
+        (
+            "delete_file path=../** -> allow",
+            "Cannot read the rule 'delete_file path=../** -> allow': the glob"
+            " path=../** has a '..' segment, which a glob cannot have (a value's '..' is resolved before it is"
+            ' matched); to match exactly that value, quote it: path="../**".',
+        ),
+        (
+            'delete_file path="abc -> allow',
+            "Cannot read the rule 'delete_file path=\"abc -> allow': path= begins a"
+            " quoted value that does not end properly (Unterminated string starting at); quote values as JSON"
+            ' strings: "my file.txt", with \\" for a quote inside.',
+        ),
+        (
+            "delete-file! -> allow",
+            "Cannot read the rule 'delete-file! -> allow': 'delete-file!' is not a tool name"
+            f" (letters, digits, '_', '-' and '.', starting with a letter or '_'); {HOW}.",
+        ),
     ],
 )
 def test_a_malformed_rule_is_an_error_naming_it_and_how_to_write_it(text, message):
@@ -154,7 +198,9 @@ def test_a_malformed_rule_is_an_error_naming_it_and_how_to_write_it(text, messag
 def test_a_regex_that_can_take_catastrophic_time_is_refused(regex):
     with pytest.raises(RuleError) as caught:
         Rule.parse(f"t p=re:{regex} -> allow")
-    assert str(caught.value).startswith(f"Cannot read the rule 't p=re:{regex} -> allow': the regex p=re:{regex} is")
+    assert str(caught.value).startswith(
+        f"Cannot read the rule 't p=re:{regex} -> allow': the regex p=re:{regex} is"
+    )
     assert "RE2, which matches in time linear in the value and so refuses backreferences" in str(caught.value)
 
 
@@ -197,7 +243,13 @@ def test_a_rule_naming_an_argument_the_tool_does_not_take_is_warned_about():
     def delete_file(path: str, force: bool = False) -> None:
         """Delete."""
 
-    rules = Rules(["delete_file pth=secrets/** -> deny", "delete_file force=true verbose=true -> deny", "delete_file path=x -> deny"])
+    rules = Rules(
+        [
+            "delete_file pth=secrets/** -> deny",
+            "delete_file force=true verbose=true -> deny",
+            "delete_file path=x -> deny",
+        ]
+    )
     assert rules.unknown_tools([delete_file]) == [
         "the rule 'delete_file pth=secrets/** -> deny' never matches: delete_file takes no argument 'pth'; did you"
         " mean path?",
@@ -210,25 +262,35 @@ def test_huge_rules_are_refused_with_the_bound():
     with pytest.raises(RuleError) as caught:
         Rule.parse("t p=" + "a" * 3000 + " -> allow")
     assert str(caught.value).endswith(": it is 3,013 characters long; a rule may have at most 2,000.")
-    with pytest.raises(RuleError, match=r"the pattern of p= is 1,001 characters long; a pattern may have at most 1,000"):
+    with pytest.raises(
+        RuleError, match=r"the pattern of p= is 1,001 characters long; a pattern may have at most 1,000"
+    ):
         Rule.parse("t p=re:" + "a" * 1001 + " -> allow")
     rules = Rules()
     for n in range(1000):
         rules.add(f"t{n} -> deny")
     with pytest.raises(RuleError) as caught:
         rules.add("one_more -> deny")
-    assert str(caught.value) == "Cannot add the rule 'one_more -> deny': an agent may have at most 1,000 rules."
+    assert (
+        str(caught.value) == "Cannot add the rule 'one_more -> deny': an agent may have at most 1,000 rules."
+    )
 
 
 def test_rules_are_numbered_from_one_and_removed_by_number():
     rules = Rules(["a -> allow", "b -> deny", "c -> ask"])
-    assert [(n, rule.text) for n, rule, _ in rules.numbered()] == [(1, "a -> allow"), (2, "b -> deny"), (3, "c -> ask")]
+    assert [(n, rule.text) for n, rule, _ in rules.numbered()] == [
+        (1, "a -> allow"),
+        (2, "b -> deny"),
+        (3, "c -> ask"),
+    ]
     assert rules.remove(2).text == "b -> deny"
     assert [rule.text for rule in rules] == ["a -> allow", "c -> ask"]
     assert verdict(rules, "c") == ("ask", 2, "asked by rule 2 (c)")
     with pytest.raises(RuleError) as caught:
         rules.remove(3)
-    assert str(caught.value) == "There is no rule 3: the rules are numbered 1 to 2. List them with %agent rules."
+    assert (
+        str(caught.value) == "There is no rule 3: the rules are numbered 1 to 2. List them with %agent rules."
+    )
 
 
 @pytest.mark.parametrize(
@@ -248,7 +310,7 @@ def test_rule_text_for_a_call_matches_exactly_that_call(arguments):
     assert rule.text == text
     assert rule.matches("delete_file", arguments)
     for name, value in arguments.items():
-        changed = {**arguments, name: [value] if not isinstance(value, list) else value + ["x"]}
+        changed = {**arguments, name: [value] if not isinstance(value, list) else [*value, "x"]}
         assert not rule.matches("delete_file", changed)
     assert not rule.matches("delete_files", arguments)
 
@@ -264,7 +326,9 @@ _SEGMENT = st.text(alphabet="ab.*?-_", min_size=0, max_size=4)
 
 @settings(max_examples=200, deadline=None)
 @given(
-    glob=st.lists(st.sampled_from(["*", "**", "?", "a", "b", "scratch", "*.txt", "x*"]), min_size=1, max_size=5),
+    glob=st.lists(
+        st.sampled_from(["*", "**", "?", "a", "b", "scratch", "*.txt", "x*"]), min_size=1, max_size=5
+    ),
     before=st.lists(_SEGMENT, max_size=3),
     after=st.lists(_SEGMENT, max_size=3),
     dots=st.sampled_from(["..", "...", "%2e%2e", "%2E.", "\uff0e\uff0e", ".. ", "..\t"]),
@@ -282,8 +346,10 @@ _PATTERNS = st.sampled_from(["**", "*", "a*", "{a,b}", "re:.*", "re:a.*", '"a"',
 @settings(max_examples=200, deadline=None)
 @given(
     rules=st.lists(
-        st.tuples(st.sampled_from(["allow", "ask", "deny"]), st.lists(st.tuples(st.sampled_from(["p", "q"]), _PATTERNS),
-                                                                     max_size=2, unique_by=lambda x: x[0])),
+        st.tuples(
+            st.sampled_from(["allow", "ask", "deny"]),
+            st.lists(st.tuples(st.sampled_from(["p", "q"]), _PATTERNS), max_size=2, unique_by=lambda x: x[0]),
+        ),
         min_size=1,
         max_size=6,
     ),
@@ -291,7 +357,10 @@ _PATTERNS = st.sampled_from(["**", "*", "a*", "{a,b}", "re:.*", "re:a.*", '"a"',
     q=st.sampled_from(["a", "b", 1, True]),
 )
 def test_deny_wins_whenever_a_deny_rule_matches(rules, p, q):
-    texts = [" ".join(["t", *(f"{name}={pattern}" for name, pattern in patterns), "->", action]) for action, patterns in rules]
+    texts = [
+        " ".join(["t", *(f"{name}={pattern}" for name, pattern in patterns), "->", action])
+        for action, patterns in rules
+    ]
     found = Rules(texts).decide("t", {"p": p, "q": q})
     matching = [Rule.parse(text) for text in texts if Rule.parse(text).matches("t", {"p": p, "q": q})]
     actions = {rule.action for rule in matching}

@@ -55,7 +55,11 @@ def run(agent, *calls):
     import asyncio
 
     asyncio.run(collect())
-    decided = [(e.call.name, type(e.decision).__name__, e.decision.reason) for e in events if isinstance(e, ApprovalEvent)]
+    decided = [
+        (e.call.name, type(e.decision).__name__, e.decision.reason)
+        for e in events
+        if isinstance(e, ApprovalEvent)
+    ]
     return decided, [(r.kind, r.output) for r in agent.last_result.tool_results]
 
 
@@ -66,10 +70,17 @@ def no_rules_file_here(tmp_path, monkeypatch):
 
 def test_a_rule_allows_a_marked_call_without_asking_and_denies_another():
     approver = Recording(Denied(reason="by you"))
-    agent = Agent(ScriptedModel([]), [delete_file, list_files], approver=approver, rules=[
-        "delete_file path=scratch/** -> allow", "list_files folder=/** -> deny"])
+    agent = Agent(
+        ScriptedModel([]),
+        [delete_file, list_files],
+        approver=approver,
+        rules=["delete_file path=scratch/** -> allow", "list_files folder=/** -> deny"],
+    )
     decided, results = run(
-        agent, call("delete_file", path="scratch/a.txt"), call("list_files", folder="/etc"), call("list_files")
+        agent,
+        call("delete_file", path="scratch/a.txt"),
+        call("list_files", folder="/etc"),
+        call("list_files"),
     )
     assert decided == [
         ("delete_file", "Approved", "allowed by rule 1 (delete_file path=scratch/**)"),
@@ -85,7 +96,9 @@ def test_a_rule_allows_a_marked_call_without_asking_and_denies_another():
 
 def test_a_call_no_rule_decides_is_asked_and_a_dot_dot_path_is_never_allowed_by_a_glob():
     approver = Recording(Denied(reason="by you"))
-    agent = Agent(ScriptedModel([]), [delete_file], approver=approver, rules=["delete_file path=scratch/** -> allow"])
+    agent = Agent(
+        ScriptedModel([]), [delete_file], approver=approver, rules=["delete_file path=scratch/** -> allow"]
+    )
     decided, results = run(agent, call("delete_file", path="scratch/../secrets.txt"))
     assert decided == [("delete_file", "Denied", "by you")]
     assert approver.asked == [("delete_file", {"path": "scratch/../secrets.txt", "force": False})]
@@ -93,7 +106,12 @@ def test_a_call_no_rule_decides_is_asked_and_a_dot_dot_path_is_never_allowed_by_
 
 
 def test_deny_wins_over_an_approver_that_approves_everything():
-    agent = Agent(ScriptedModel([]), [delete_file], approver=AutoApprove(), rules=["delete_file -> allow", "delete_file force=true -> deny"])
+    agent = Agent(
+        ScriptedModel([]),
+        [delete_file],
+        approver=AutoApprove(),
+        rules=["delete_file -> allow", "delete_file force=true -> deny"],
+    )
     decided, results = run(agent, call("delete_file", path="a", force=True), call("delete_file", path="b"))
     assert decided == [
         ("delete_file", "Denied", "denied by rule 2 (delete_file force=true)"),
@@ -104,27 +122,48 @@ def test_deny_wins_over_an_approver_that_approves_everything():
 
 def test_an_ask_rule_makes_an_unmarked_tool_ask():
     approver = Recording()
-    agent = Agent(ScriptedModel([]), [list_files], approver=approver, rules=["list_files folder={/,/etc} -> ask"])
+    agent = Agent(
+        ScriptedModel([]), [list_files], approver=approver, rules=["list_files folder={/,/etc} -> ask"]
+    )
     run(agent, call("list_files", folder="/etc"), call("list_files", folder="here"))
     assert approver.asked == [("list_files", {"folder": "/etc"})]
 
 
 def test_rules_match_the_validated_arguments_with_defaults_filled_in():
-    agent = Agent(ScriptedModel([]), [delete_file], approver=Recording(Denied()), rules=["delete_file force=false -> allow"])
+    agent = Agent(
+        ScriptedModel([]),
+        [delete_file],
+        approver=Recording(Denied()),
+        rules=["delete_file force=false -> allow"],
+    )
     decided, _ = run(agent, call("delete_file", path="a"))  # force left out: its default, false, is matched
     assert decided == [("delete_file", "Approved", "allowed by rule 1 (delete_file force=false)")]
-    agent = Agent(ScriptedModel([]), [delete_file], approver=Recording(Denied()), rules=["delete_file force=true -> deny"])
-    decided, _ = run(agent, call("delete_file", path="a", force="true"))  # the string "true", validated to True
+    agent = Agent(
+        ScriptedModel([]),
+        [delete_file],
+        approver=Recording(Denied()),
+        rules=["delete_file force=true -> deny"],
+    )
+    decided, _ = run(
+        agent, call("delete_file", path="a", force="true")
+    )  # the string "true", validated to True
     assert decided == [("delete_file", "Denied", "denied by rule 1 (delete_file force=true)")]
 
 
 def test_edited_arguments_are_matched_again_and_a_deny_rule_holds():
     approver = Recording(Approved("approved by you", {"path": "secrets/key"}))
-    agent = Agent(ScriptedModel([]), [delete_file], approver=approver, rules=["delete_file path=secrets/** -> deny"])
+    agent = Agent(
+        ScriptedModel([]), [delete_file], approver=approver, rules=["delete_file path=secrets/** -> deny"]
+    )
     decided, results = run(agent, call("delete_file", path="notes.txt"))
-    assert decided == [("delete_file", "Denied", "denied by rule 1 (delete_file path=secrets/**) (as edited)")]
+    assert decided == [
+        ("delete_file", "Denied", "denied by rule 1 (delete_file path=secrets/**) (as edited)")
+    ]
     assert results == [
-        ("denied", "Denied: rule 1 (delete_file path=secrets/**) denies this call. (The arguments as edited.)")
+        (
+            "denied",
+            "Denied: rule 1 (delete_file path=secrets/**) denies this call. (The arguments as edited.)",
+        )
     ]
 
 
@@ -135,11 +174,24 @@ def test_edited_arguments_are_matched_again_and_a_deny_rule_holds():
         (False, [], ("ok", "sent to ada")),
         ("ask", [("send", "Denied", "by you")], ("denied", "Denied: the person did not approve this call.")),
         (True, [("send", "Denied", "by you")], ("denied", "Denied: the person did not approve this call.")),
-        ("deny", [("send", "Denied", "denied by send's approval function")], ("denied", "Denied: send's approval function denies this call.")),
-        ("maybe", [("send", "Denied", "send's approval function gave no decision")],
-         ("denied", "Denied: send's approval function answered 'maybe', not 'allow', 'ask', 'deny', True or False, so the call was not run.")),
-        (KeyError("to"), [("send", "Denied", "send's approval function failed")],
-         ("denied", "Denied: send's approval function failed (KeyError: 'to'), so the call was not run.")),
+        (
+            "deny",
+            [("send", "Denied", "denied by send's approval function")],
+            ("denied", "Denied: send's approval function denies this call."),
+        ),
+        (
+            "maybe",
+            [("send", "Denied", "send's approval function gave no decision")],
+            (
+                "denied",
+                "Denied: send's approval function answered 'maybe', not 'allow', 'ask', 'deny', True or False, so the call was not run.",
+            ),
+        ),
+        (
+            KeyError("to"),
+            [("send", "Denied", "send's approval function failed")],
+            ("denied", "Denied: send's approval function failed (KeyError: 'to'), so the call was not run."),
+        ),
     ],
 )
 def test_an_approval_function_gets_the_validated_arguments_and_decides(answer, decided, result):
@@ -168,7 +220,9 @@ def test_a_rule_overrides_an_approval_function_that_asks_but_not_one_that_denies
         """Send."""
         return f"sent to {to}"
 
-    agent = Agent(ScriptedModel([]), [send], approver=Recording(Denied(reason="by you")), rules=["send -> allow"])
+    agent = Agent(
+        ScriptedModel([]), [send], approver=Recording(Denied(reason="by you")), rules=["send -> allow"]
+    )
     decided, results = run(agent, call("send", to="ada"), call("send", to="all"))
     assert decided == [
         ("send", "Approved", "allowed by rule 1 (send)"),
@@ -182,7 +236,10 @@ def test_an_approval_that_is_no_bool_and_no_function_is_a_definition_error():
 
     with pytest.raises(ToolDefinitionError) as caught:
         tool(approval="sometimes")(lambda: None)
-    assert "approval must be True, False or a function of the arguments, got 'sometimes'" in caught.value.problems
+    assert (
+        "approval must be True, False or a function of the arguments, got 'sometimes'"
+        in caught.value.problems
+    )
 
 
 def test_agent_rules_naming_no_tool_are_warned_about():
@@ -197,7 +254,9 @@ def test_agent_rules_naming_no_tool_are_warned_about():
 
 def write(path, text):
     path.write_text(text)
-    stamp = time.time_ns() + 1_000_000_000  # a later modification time than the last write, also on a coarse clock
+    stamp = (
+        time.time_ns() + 1_000_000_000
+    )  # a later modification time than the last write, also on a coarse clock
     os.utime(path, ns=(stamp, stamp + len(text)))
 
 
@@ -205,7 +264,12 @@ def test_a_rules_file_in_the_working_directory_is_read_and_read_again_when_it_ch
     monkeypatch.setenv("MEOWGENT_TRUST_RULES", str(tmp_path))  # its allow rules decide
     write(tmp_path / "approvals.toml", 'rules = ["delete_file path=scratch/** -> allow"]\n')
     approver = Recording(Denied(reason="by you"))
-    agent = Agent(ScriptedModel([]), [delete_file], approver=approver, rules=["delete_file path=scratch/keep/** -> deny"])
+    agent = Agent(
+        ScriptedModel([]),
+        [delete_file],
+        approver=approver,
+        rules=["delete_file path=scratch/keep/** -> deny"],
+    )
     assert str(agent.rules) == (
         "  1. delete_file path=scratch/** -> allow   (approvals.toml)\n"
         "  2. delete_file path=scratch/keep/** -> deny   (Agent(rules=...))"
@@ -228,7 +292,9 @@ def test_a_rules_file_in_the_working_directory_is_read_and_read_again_when_it_ch
         " (the file is read again when it changes)."
     )
     write(tmp_path / "approvals.toml", 'rules = ["delete_file path=tmp/** -> yes"]\n')
-    with pytest.raises(RuleError) as caught:  # a file made malformed while the agent lives ends the run, saying why
+    with pytest.raises(
+        RuleError
+    ) as caught:  # a file made malformed while the agent lives ends the run, saying why
         run(agent, call("delete_file", path="tmp/a"))
     assert str(caught.value) == (
         f"In {tmp_path / 'approvals.toml'}, rules[0]: Cannot read the rule 'delete_file path=tmp/** -> yes': after"
@@ -239,12 +305,17 @@ def test_a_rules_file_in_the_working_directory_is_read_and_read_again_when_it_ch
 
 
 def test_pyproject_table_is_a_rules_file_and_approvals_toml_wins_over_it(tmp_path):
-    write(tmp_path / "pyproject.toml", '[project]\nname = "x"\n\n[tool.meowgent_nb.approvals]\nrules = ["list_files -> deny"]\n')
+    write(
+        tmp_path / "pyproject.toml",
+        '[project]\nname = "x"\n\n[tool.meowgent_nb.approvals]\nrules = ["list_files -> deny"]\n',
+    )
     rules = Rules(folders=[tmp_path])
     assert (rules.path, [r.text for r in rules]) == (tmp_path / "pyproject.toml", ["list_files -> deny"])
     write(tmp_path / "approvals.toml", 'rules = ["list_files -> allow"]\n')
     assert ([r.text for r in rules], rules.path) == (["list_files -> allow"], tmp_path / "approvals.toml")
-    write(tmp_path / "pyproject.toml", '[project]\nname = "x"\n')  # a pyproject.toml without the table is no rules file
+    write(
+        tmp_path / "pyproject.toml", '[project]\nname = "x"\n'
+    )  # a pyproject.toml without the table is no rules file
     (tmp_path / "approvals.toml").unlink()
     assert (list(rules), rules.path) == ([], None)
 
@@ -255,15 +326,24 @@ EXAMPLE = 'e.g. rules = ["delete_file path=scratch/** -> allow"]'
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("rules = [", 'The rules file {path} is not valid TOML: Invalid value (at end of document). Write it as:'
-         ' rules = ["delete_file path=scratch/** -> allow"]'),
-        ('rule = ["a -> allow"]', "In {path}, the file has 'rule', which is not a setting; the only one is rules (a list"
-         f" of rules as text), {EXAMPLE}"),
+        (
+            "rules = [",
+            "The rules file {path} is not valid TOML: Invalid value (at end of document). Write it as:"
+            ' rules = ["delete_file path=scratch/** -> allow"]',
+        ),
+        (
+            'rule = ["a -> allow"]',
+            "In {path}, the file has 'rule', which is not a setting; the only one is rules (a list"
+            f" of rules as text), {EXAMPLE}",
+        ),
         ("rules = [1]", f"In {{path}}, rules must be a list of rules as text, {EXAMPLE}"),
-        ('rules = ["a -> allow", "b c -> deny"]', "In {path}, rules[1]: Cannot read the rule 'b c -> deny': 'c' is not"
-         " ARG=PATTERN; each argument is written as its name, '=' and a pattern (a glob like scratch/**, re:REGEX, a"
-         " set {{a,b}}, or a quoted exact value); write a rule as TOOL ARG=PATTERN ... -> allow|ask|deny, e.g."
-         " delete_file path=scratch/** -> allow."),
+        (
+            'rules = ["a -> allow", "b c -> deny"]',
+            "In {path}, rules[1]: Cannot read the rule 'b c -> deny': 'c' is not"
+            " ARG=PATTERN; each argument is written as its name, '=' and a pattern (a glob like scratch/**, re:REGEX, a"
+            " set {{a,b}}, or a quoted exact value); write a rule as TOOL ARG=PATTERN ... -> allow|ask|deny, e.g."
+            " delete_file path=scratch/** -> allow.",
+        ),
     ],
 )
 def test_a_bad_rules_file_is_an_error_naming_the_file(tmp_path, text, message):
@@ -292,7 +372,9 @@ def test_a_served_mcp_client_meets_the_same_rules():
 
     approver = Recording(Denied("not that one", "by you"))
     rules = Rules(["delete_file path=scratch/** -> allow", "list_files folder=/** -> deny"])
-    server = ToolServer([delete_file, list_files], include_approval_tools=True, approver=approver, rules=rules)
+    server = ToolServer(
+        [delete_file, list_files], include_approval_tools=True, approver=approver, rules=rules
+    )
     try:
         with McpToolbox("nb", url=server.url, headers={"Authorization": f"Bearer {server.token}"}) as box:
             assert box["nb_delete_file"].run({"path": "scratch/a"}) == "deleted scratch/a"
@@ -320,7 +402,9 @@ def test_for_a_server_a_rules_file_gone_bad_denies_the_call_saying_why(tmp_path)
     results = {}
 
     async def go():
-        async for _ in runner.run([(ToolCall("list_files", {}, id="c1"), None)], [list_files], False, results):
+        async for _ in runner.run(
+            [(ToolCall("list_files", {}, id="c1"), None)], [list_files], False, results
+        ):
             pass
 
     asyncio.run(go())

@@ -109,15 +109,23 @@ def test_the_absolute_spelling_of_a_place_inside_the_working_directory_is_denied
     pattern = {"glob": "keep/**", "set": '{"keep/a.txt"}', "regex": r"re:keep/[a-z]+\.txt"}[kind]
     rules = Rules(["delete_file -> allow", f"delete_file path={pattern} -> deny"])
     denied = ("deny", 2, f"denied by rule 2 (delete_file path={pattern})")
-    for value in [f"{project}/keep/a.txt", f"{project}//keep/./a.txt", f"{home}/x/../proj/keep/a.txt",
-                  "~/proj/keep/a.txt", f"{project}%2fkeep%2fa.txt"]:
+    for value in [
+        f"{project}/keep/a.txt",
+        f"{project}//keep/./a.txt",
+        f"{home}/x/../proj/keep/a.txt",
+        "~/proj/keep/a.txt",
+        f"{project}%2fkeep%2fa.txt",
+    ]:
         assert verdict(rules, "delete_file", path=value) == denied, value
     # outside the working directory, or only alike: the allow decides
     allowed = ("allow", 1, "allowed by rule 1 (delete_file)")
     for value in [f"{tmp_path}/keep/a.txt", f"{project}-old/keep/a.txt", "/keep/a.txt"]:
         assert verdict(rules, "delete_file", path=value) == allowed, value
     # an allow rule never matches the absolute spelling: it is not the place as written
-    assert verdict(Rules(["delete_file path=keep/** -> allow"]), "delete_file", path=f"{project}/keep/a.txt") is None
+    assert (
+        verdict(Rules(["delete_file path=keep/** -> allow"]), "delete_file", path=f"{project}/keep/a.txt")
+        is None
+    )
 
 
 @pytest.mark.parametrize("value", ["./keep/a.txt", "keep/../keep/a.txt", "keep%2fa.txt", "KEEP/a.txt"])

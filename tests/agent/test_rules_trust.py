@@ -114,7 +114,9 @@ def test_a_copy_or_a_symlink_of_a_trusted_file_is_not_trusted(project, tmp_path)
     found = [copy, link, linked_folder]
     decided = {folder.name: quiet_rules(folder).decide("delete_file", {"path": "a"}) for folder in found}
     assert {name: reason(verdict) for name, verdict in decided.items()} == {
-        "copy": None, "link": None, "linked": ALLOWED
+        "copy": None,
+        "link": None,
+        "linked": ALLOWED,
     }
     assert rules_file_key(link / "approvals.toml") == str(link.resolve() / "approvals.toml")
 
@@ -148,9 +150,9 @@ def test_the_store_is_written_0600_in_a_0700_folder_one_entry_per_path(project, 
     assert store == tmp_path / "config" / "trusted_rules.json"
     assert (stat.S_IMODE(store.stat().st_mode), stat.S_IMODE(store.parent.stat().st_mode)) == (0o600, 0o700)
     assert trusted_rules() == [second]
-    assert json.loads(store.read_text()) == {"trusted": [
-        {"path": str(path), "sha256": "b" * 64, "trusted_at": second.trusted_at}
-    ]}
+    assert json.loads(store.read_text()) == {
+        "trusted": [{"path": str(path), "sha256": "b" * 64, "trusted_at": second.trusted_at}]
+    }
     assert (first.path, first.sha256) == (str(path), "a" * 64)
     assert sorted(p.name for p in store.parent.iterdir()) == ["trusted_rules.json"]  # no temporary file left
     assert untrust_rules(path) == [second]
@@ -163,7 +165,7 @@ def test_the_store_is_written_0600_in_a_0700_folder_one_entry_per_path(project, 
         "not json",
         '{"trusted": {"path": "x"}}',
         '{"trusted": [{"path": "/p/approvals.toml", "sha256": "abc"}]}',
-        '[1, 2]',
+        "[1, 2]",
     ],
 )
 def test_a_corrupt_store_trusts_nothing_and_says_so(project, text, capsys):
@@ -235,7 +237,11 @@ def read_in_a_subprocess(folder: Path) -> str:
 
     done = subprocess.run(
         [sys.executable, "-c", READ, str(folder)],
-        capture_output=True, text=True, timeout=30, preexec_fn=limit, check=False,
+        capture_output=True,
+        text=True,
+        timeout=30,
+        preexec_fn=limit,
+        check=False,
     )
     return done.stdout.strip() or done.stderr.strip().splitlines()[-1]
 

@@ -62,7 +62,9 @@ def fine() -> str:
 
 
 def test_each_misbehaving_tool_is_an_error_for_its_call_alone_and_siblings_finish():
-    answer = calls(("exits", {"code": 2}), ("crashes", {}), ("interrupts", {}), ("unprintable", {}), ("fine", {}))
+    answer = calls(
+        ("exits", {"code": 2}), ("crashes", {}), ("interrupts", {}), ("unprintable", {}), ("fine", {})
+    )
     agent = Agent(ScriptedModel([answer, "Done."]), tools=[exits, crashes, interrupts, unprintable, fine])
     result = agent.run("go")
     assert [(r.call.name, r.kind, r.output) for r in result.tool_results] == [
@@ -180,7 +182,9 @@ def test_a_malformed_approver_answer_denies_each_call_once_with_the_reason(answe
     ]
 
 
-@pytest.mark.parametrize(("answer", "kind"), [(None, "NoneType"), (0, "int"), ("yes", "str"), ({"risky": True}, "dict")])
+@pytest.mark.parametrize(
+    ("answer", "kind"), [(None, "NoneType"), (0, "int"), ("yes", "str"), ({"risky": True}, "dict")]
+)
 def test_an_approver_answer_that_is_no_list_denies_the_call_instead_of_ending_the_run(answer, kind):
     ran = []
 

@@ -47,7 +47,17 @@ def convert_worse(value: float, from_unit: str, to_unit: str) -> float:
 
 
 CASES = [
-    EvalCase("How many kilometres is 10 miles?", "convert", {"value": 10, "from_unit": "mi", "to_unit": "km"}, "parameters"),
-    EvalCase("Convert 30 centimetres to inches.", "convert", {"value": 30, "from_unit": "cm", "to_unit": "in"}, "parameters"),
+    EvalCase(
+        "How many kilometres is 10 miles?",
+        "convert",
+        {"value": 10, "from_unit": "mi", "to_unit": "km"},
+        "parameters",
+    ),
+    EvalCase(
+        "Convert 30 centimetres to inches.",
+        "convert",
+        {"value": 30, "from_unit": "cm", "to_unit": "in"},
+        "parameters",
+    ),
     EvalCase("Is it warm in Madrid today?", "get_weather", {"city": "Madrid"}, "understanding"),
 ]

@@ -11,9 +11,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-import meowgent_nb.models  # noqa: E402
-from IPython.core.interactiveshell import InteractiveShell  # noqa: E402
-from tests.evals import gate_tools  # noqa: E402
+from IPython.core.interactiveshell import InteractiveShell
+
+import meowgent_nb.models
+from tests.evals import gate_tools
 
 
 def main() -> None:
@@ -27,7 +28,9 @@ def main() -> None:
     shell.user_ns.update(get_weather=gate_tools.get_weather, cases=gate_tools.CASES)
     for convert in (gate_tools.convert, gate_tools.convert_worse):
         shell.user_ns["convert"] = convert
-        report = shell.run_line_magic("tools", f"eval cases -m {gate_tools.MODEL} --cassette {gate_tools.CASSETTE}")
+        report = shell.run_line_magic(
+            "tools", f"eval cases -m {gate_tools.MODEL} --cassette {gate_tools.CASSETTE}"
+        )
         print(report.cases_text(), end="\n\n")
 
 

@@ -81,7 +81,12 @@ def test_the_same_outcomes_again_pass_and_say_so(tmp_path):
     check_baseline(run(GOOD), path)
     written = path.read_bytes()
     check = check_baseline(run(GOOD), path)
-    assert (check.recorded, check.worse, check.better, check.line()) == (False, [], [], f"baseline {path}: 0 worse, 0 better")
+    assert (check.recorded, check.worse, check.better, check.line()) == (
+        False,
+        [],
+        [],
+        f"baseline {path}: 0 worse, 0 better",
+    )
     assert path.read_bytes() == written  # compared, never rewritten
 
 
@@ -145,7 +150,12 @@ def test_a_case_is_known_by_its_prompt_tool_and_arguments(tmp_path):
     cases = [CASES[0], EvalCase("Add 3 and 4", "add", {"a": 3, "b": 40}), CASES[2], EvalCase("Bye", None)]
     report = evaluate(cases, tools=[add], model=ScriptedModel([GOOD[0], "No.", "Hi!", "Bye!"], name="other"))
     check = check_baseline(report, path)
-    assert (check.worse, check.better, check.added, check.removed) == ([], [], ["Add 3 and 4", "Bye"], ["Add 3 and 4"])
+    assert (check.worse, check.better, check.added, check.removed) == (
+        [],
+        [],
+        ["Add 3 and 4", "Bye"],
+        ["Add 3 and 4"],
+    )
     assert check.line() == f"baseline {path}: 0 worse, 0 better, 2 new, 1 gone"
     assert check.details() == [
         "new (not in the baseline): 'Add 3 and 4'",
@@ -183,13 +193,34 @@ def test_the_same_prompt_twice_is_two_cases_in_order(tmp_path):
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("{not json", "Cannot read the eval baseline {path}: Expecting property name enclosed in double quotes: line 1 column 2 (char 1). Delete it to record a new one."),
-        ('{"cases": []}', "{path} is not an eval baseline (its format is None, not 'meowgent-eval-baseline/1'): give another file, or delete it to record a new baseline there."),
-        ("[1, 2]", "{path} is not an eval baseline (its format is 'list', not 'meowgent-eval-baseline/1'): give another file, or delete it to record a new baseline there."),
-        ("passes=x", "The eval baseline {path} was changed by hand and cannot be read: cases.0.passes: Input should be a valid integer, unable to parse string as an integer. Undo the edit, or delete it to record a new baseline."),
-        ("passes=5", "The eval baseline {path} was changed by hand and cannot be read: cases.0: Value error, passes (5) is more than runs (1). Undo the edit, or delete it to record a new baseline."),
-        ("runs=0", "The eval baseline {path} was changed by hand and cannot be read: cases.0.runs: Input should be greater than or equal to 1. Undo the edit, or delete it to record a new baseline."),
-        ("extra", "The eval baseline {path} was changed by hand and cannot be read: cases.0.note: Extra inputs are not permitted. Undo the edit, or delete it to record a new baseline."),
+        (
+            "{not json",
+            "Cannot read the eval baseline {path}: Expecting property name enclosed in double quotes: line 1 column 2 (char 1). Delete it to record a new one.",
+        ),
+        (
+            '{"cases": []}',
+            "{path} is not an eval baseline (its format is None, not 'meowgent-eval-baseline/1'): give another file, or delete it to record a new baseline there.",
+        ),
+        (
+            "[1, 2]",
+            "{path} is not an eval baseline (its format is 'list', not 'meowgent-eval-baseline/1'): give another file, or delete it to record a new baseline there.",
+        ),
+        (
+            "passes=x",
+            "The eval baseline {path} was changed by hand and cannot be read: cases.0.passes: Input should be a valid integer, unable to parse string as an integer. Undo the edit, or delete it to record a new baseline.",
+        ),
+        (
+            "passes=5",
+            "The eval baseline {path} was changed by hand and cannot be read: cases.0: Value error, passes (5) is more than runs (1). Undo the edit, or delete it to record a new baseline.",
+        ),
+        (
+            "runs=0",
+            "The eval baseline {path} was changed by hand and cannot be read: cases.0.runs: Input should be greater than or equal to 1. Undo the edit, or delete it to record a new baseline.",
+        ),
+        (
+            "extra",
+            "The eval baseline {path} was changed by hand and cannot be read: cases.0.note: Extra inputs are not permitted. Undo the edit, or delete it to record a new baseline.",
+        ),
     ],
 )
 def test_a_file_that_is_no_baseline_names_the_field_and_the_fix(tmp_path, text, message):
@@ -214,7 +245,9 @@ def test_a_file_that_is_no_baseline_names_the_field_and_the_fix(tmp_path, text, 
 
 
 def replayed():
-    return cassette_model(str(gate_tools.CASSETTE), "replay", None, name=gate_tools.MODEL, options=gate_tools.OPTIONS)
+    return cassette_model(
+        str(gate_tools.CASSETTE), "replay", None, name=gate_tools.MODEL, options=gate_tools.OPTIONS
+    )
 
 
 WORSE = (
@@ -228,7 +261,12 @@ def test_a_worsened_docstring_is_caught_from_a_recorded_baseline(tmp_path):
     cases, weather = gate_tools.CASES, gate_tools.get_weather
     first = assert_eval_baseline(cases, path, tools=[weather, gate_tools.convert], model=replayed())
     assert (first.baseline.recorded, [row.passed for row in first.rows]) == (True, [False, True, True])
-    assert assert_eval_baseline(cases, path, tools=[weather, gate_tools.convert], model=replayed()).baseline.worse == []
+    assert (
+        assert_eval_baseline(
+            cases, path, tools=[weather, gate_tools.convert], model=replayed()
+        ).baseline.worse
+        == []
+    )
     with pytest.raises(EvalRegression) as caught:
         assert_eval_baseline(cases, path, tools=[weather, gate_tools.convert_worse], model=replayed())
     assert str(caught.value).splitlines() == [
@@ -244,7 +282,9 @@ def test_tools_eval_baseline_fails_the_cell_after_showing_the_report(ip, tmp_pat
     ip.run_line_magic("config", "AgentMagics.cassette_mode = 'replay'")
     for name, value in gate_tools.OPTIONS.items():
         ip.run_line_magic("config", f"AgentMagics.{name} = {value!r}")
-    ip.user_ns.update(get_weather=gate_tools.get_weather, convert=gate_tools.convert, g_cases=gate_tools.CASES)
+    ip.user_ns.update(
+        get_weather=gate_tools.get_weather, convert=gate_tools.convert, g_cases=gate_tools.CASES
+    )
     line = f"eval g_cases -m {gate_tools.MODEL} --cassette {gate_tools.CASSETTE} --baseline {path}"
     recorded = ip.run_line_magic("tools", line)
     assert recorded.lines() == [f"baseline recorded to {path}: 3 cases, 2 passed"]
@@ -255,7 +295,10 @@ def test_tools_eval_baseline_fails_the_cell_after_showing_the_report(ip, tmp_pat
     assert str(caught.value).splitlines()[1] == WORSE
     shown = capsys.readouterr().out  # the report, shown before the error
     assert f"baseline {path}: 1 worse, 0 better; changed since: convert" in shown
-    assert "Convert 30 centimetres to inches.  parameters     convert      convert      FAIL: argument from_unit" in shown
+    assert (
+        "Convert 30 centimetres to inches.  parameters     convert      convert      FAIL: argument from_unit"
+        in shown
+    )
 
 
 def test_tools_eval_baseline_that_is_no_baseline_is_a_usage_error(ip, tmp_path):

@@ -37,7 +37,9 @@ def test_a_stream_ended_by_done_before_any_finish_reason_is_a_stream_cut(httpser
         body, content_type="text/event-stream"
     )
     model = OpenAIModel(NAME, base_url=httpserver.url_for("/v1"), api_key=KEY)
-    chunks, error = collect_stream(model, meowgent_nb.models.ModelRequest(messages=[{"role": "user", "content": "Hi"}]))
+    chunks, error = collect_stream(
+        model, meowgent_nb.models.ModelRequest(messages=[{"role": "user", "content": "Hi"}])
+    )
     assert (chunks, type(error)) == ([], StreamCut)
     assert isinstance(error, ModelError)  # caught as before by whoever catches model errors
     assert "(the stream ended without a finish_reason)" in str(error)
@@ -60,7 +62,10 @@ def answer(city: str | None) -> str:
 
 
 CITIES = ["Paris", "Oslo", "Rome", None, "Lima"]
-CASES = [EvalCase(f"Weather in {c}?", "get_weather", {"city": c}) if c else EvalCase("Say hi.", None) for c in CITIES]
+CASES = [
+    EvalCase(f"Weather in {c}?", "get_weather", {"city": c}) if c else EvalCase("Say hi.", None)
+    for c in CITIES
+]
 
 
 class CuttingServer:

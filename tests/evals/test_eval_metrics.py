@@ -43,7 +43,12 @@ def get_weather(city: str) -> str:
 lookup = Tool.from_schema(
     "lookup",
     "Look a word up.",
-    {"type": "object", "properties": {"word": {"type": "string"}}, "required": ["word"], "additionalProperties": True},
+    {
+        "type": "object",
+        "properties": {"word": {"type": "string"}},
+        "required": ["word"],
+        "additionalProperties": True,
+    },
     lambda **kw: RAN.append("lookup"),
 )
 TOOLS = [add, get_weather, lookup]
@@ -58,16 +63,29 @@ HOSTILE = [
     # the right call
     (EvalCase("1+2", "add", {"a": 1, "b": 2}), call("add", a=1, b=2), ("add", True, True, True, (), False)),
     # a tool that is not offered, where one was expected
-    (EvalCase("Weather in Oslo?", "get_weather"), call("get_forecast", city="Oslo"),
-     ("get_forecast", False, False, None, ("get_forecast",), False)),
+    (
+        EvalCase("Weather in Oslo?", "get_weather"),
+        call("get_forecast", city="Oslo"),
+        ("get_forecast", False, False, None, ("get_forecast",), False),
+    ),
     # the right tool with an extra, made-up argument: validation refuses it
-    (EvalCase("2+3", "add", {"a": 2}), call("add", a=2, b=3, precision=2),
-     ("add", False, False, False, ("precision",), False)),
+    (
+        EvalCase("2+3", "add", {"a": 2}),
+        call("add", a=2, b=3, precision=2),
+        ("add", False, False, False, ("precision",), False),
+    ),
     # a made-up argument the tool's schema lets through: it would run, and it is still made up
-    (EvalCase("Define cat", "lookup", {"word": "cat"}), call("lookup", word="cat", language="en", x=1),
-     ("lookup", True, True, True, ("language", "x"), False)),
+    (
+        EvalCase("Define cat", "lookup", {"word": "cat"}),
+        call("lookup", word="cat", language="en", x=1),
+        ("lookup", True, True, True, ("language", "x"), False),
+    ),
     # unreadable JSON
-    (EvalCase("3+4", "add"), "<tool_call>{nonsense</tool_call>", ("(unreadable)", False, False, None, (), False)),
+    (
+        EvalCase("3+4", "add"),
+        "<tool_call>{nonsense</tool_call>",
+        ("(unreadable)", False, False, None, (), False),
+    ),
     # the right tool, an argument of the wrong type
     (EvalCase("4+5", "add"), call("add", a="four", b=5), ("add", False, False, False, (), False)),
     # the right tool, a wrong value
@@ -79,8 +97,11 @@ HOSTILE = [
     # a case expecting no tool: no call
     (EvalCase("Hello", None), "Hi there!", (None, True, None, None, (), False)),
     # a case expecting no tool: a made-up tool ("Call my mother.")
-    (EvalCase("Call my mother.", None), call("call_contact", who="mother"),
-     ("call_contact", False, False, None, ("call_contact",), True)),
+    (
+        EvalCase("Call my mother.", None),
+        call("call_contact", who="mother"),
+        ("call_contact", False, False, None, ("call_contact",), True),
+    ),
     # a case expecting no tool: an offered tool, valid arguments
     (EvalCase("Write a poem", None), call("add", a=1, b=1), ("add", False, True, None, (), True)),
 ]
@@ -94,7 +115,8 @@ def report() -> EvalReport:
 
 def test_each_row_says_whether_the_call_would_run_was_right_and_made_anything_up(report):
     got = [
-        (r.chosen, r.passed, r.executes, r.arguments_match, r.made_up, r.called_without_need) for r in report.rows
+        (r.chosen, r.passed, r.executes, r.arguments_match, r.made_up, r.called_without_need)
+        for r in report.rows
     ]
     assert got == [expected for _, _, expected in HOSTILE]
     assert [r.hallucinated for r in report.rows] == [bool(e[4]) for _, _, e in HOSTILE]
@@ -125,7 +147,11 @@ def test_the_summary_counts_each_metric_over_its_own_cases(report):
     assert summary["no_tool_cases"] == {"cases": 3, "passed": 1, "accuracy": 1 / 3}
     assert summary["tool_cases"] == {"cases": 9, "passed": 2, "accuracy": 2 / 9}
     block = tool_block_text(get_protocol("xml"), TOOLS, None)
-    assert summary["tool_block"] == {"tokens": math.ceil(len(block) / 4), "characters": len(block), "estimated": True}
+    assert summary["tool_block"] == {
+        "tokens": math.ceil(len(block) / 4),
+        "characters": len(block),
+        "estimated": True,
+    }
 
 
 def test_the_metrics_as_text(report):
@@ -145,7 +171,9 @@ def test_the_metrics_as_text(report):
 
 def test_the_metrics_in_html_on_one_line():
     rows = evaluate(
-        [EvalCase("1+2", "add"), EvalCase("Hi", None)], tools=[add], model=ScriptedModel([call("add", a=1, b=2), "Hi."])
+        [EvalCase("1+2", "add"), EvalCase("Hi", None)],
+        tools=[add],
+        model=ScriptedModel([call("add", a=1, b=2), "Hi."]),
     ).rows
     report = EvalReport(rows, tool_block=ToolBlockSize(tokens=1234, characters=4321, estimated=False))
     assert report.to_html().endswith(
@@ -220,11 +248,17 @@ class CountingScriptedModel(ScriptedModel):
 
 def test_a_model_with_a_tokenizer_counts_the_block_once_after_the_cases():
     model = CountingScriptedModel([call("add", a=1, b=2), "Hi."])
-    report = evaluate([EvalCase("1+2", "add"), EvalCase("Hi", None)], tools=[add], model=model, system="Be brief.")
+    report = evaluate(
+        [EvalCase("1+2", "add"), EvalCase("Hi", None)], tools=[add], model=model, system="Be brief."
+    )
     block = tool_block_text(get_protocol("xml"), [add], None)
     assert model.counted == [(block, 2)]  # once, after both requests
     assert report.tool_block == ToolBlockSize(len(block.split()), len(block), False)
-    assert report.summary()["tool_block"] == {"tokens": len(block.split()), "characters": len(block), "estimated": False}
+    assert report.summary()["tool_block"] == {
+        "tokens": len(block.split()),
+        "characters": len(block),
+        "estimated": False,
+    }
     assert report.to_text().endswith(f"\n\ntools block: {len(block.split())} tokens (the model's tokenizer)")
 
 

@@ -100,9 +100,14 @@ def test_the_summary_counts_pass_k_per_case_and_every_run_for_the_call_figures()
 
 def test_the_html_has_a_passes_column_and_says_pass_k_in_its_title():
     html = evaluate(CASES, tools=[add], model=ScriptedModel(ANSWERS), repeat=3).to_html()
-    assert html.startswith('<div class="meowgent-eval-report"><strong>Tool eval: 1 of 4 passed all 3 runs</strong>')
+    assert html.startswith(
+        '<div class="meowgent-eval-report"><strong>Tool eval: 1 of 4 passed all 3 runs</strong>'
+    )
     assert '<th style="text-align: left">arguments</th><th style="text-align: left">passes</th>' in html
-    assert '<td style="text-align: left">2/3</td><td style="text-align: left"><span class="meowgent-eval-fail"' in html
+    assert (
+        '<td style="text-align: left">2/3</td><td style="text-align: left"><span class="meowgent-eval-fail"'
+        in html
+    )
     assert (
         '<div class="meowgent-eval-line">pass^3: 1 of 4 cases passed all 3 runs; 2 flipped (passed in some runs,'
         " failed in others): &#x27;Add 3 and 4&#x27;, &#x27;Hello!&#x27;</div>"

@@ -10,9 +10,9 @@ import pytest
 from IPython.core.error import UsageError
 
 from meowgent_nb import FunctionModel, ScriptedModel, tool
+from meowgent_nb.agent.loop import Agent
 from meowgent_nb.evals._report import cases_html, result_html
 from meowgent_nb.evals.evaluation import TEXT_LIMIT, EvalCase, EvalReport, EvalRow, aevaluate, evaluate
-from meowgent_nb.agent.loop import Agent
 from meowgent_nb.models.base import ModelChunk, ModelRequest
 from meowgent_nb.testing import assert_tools_offered
 from meowgent_nb.tools.core import ToolCall
@@ -164,7 +164,10 @@ def test_text_plain_is_an_exact_table_without_timings(report):
 def test_html_shows_arguments_and_escapes(report):
     html = report._repr_mimebundle_()["text/html"]
     assert html.startswith('<div class="meowgent-eval-report"><strong>Tool eval: 3 of 7 passed</strong>')
-    assert '<td style="text-align: left">{&quot;a&quot;: &quot;17&quot;, &quot;b&quot;: &quot;4&quot;}</td>' in html
+    assert (
+        '<td style="text-align: left">{&quot;a&quot;: &quot;17&quot;, &quot;b&quot;: &quot;4&quot;}</td>'
+        in html
+    )
     assert '<table class="meowgent-eval-summary">' in html
 
 
@@ -211,7 +214,9 @@ def test_native_protocol_calls_and_tools_sent_to_the_backend():
 
 
 def test_an_unreadable_call():
-    report = evaluate([EvalCase("1+2", "add")], tools=TOOLS, model=ScriptedModel(["<tool_call>{nonsense</tool_call>"]))
+    report = evaluate(
+        [EvalCase("1+2", "add")], tools=TOOLS, model=ScriptedModel(["<tool_call>{nonsense</tool_call>"])
+    )
     assert report.rows[0].reason == "expected add, the call could not be read"
 
 
@@ -247,7 +252,11 @@ def test_rows_are_values():
         "called when no tool was needed (of no-tool cases)  0      1   0%",
     ]
     assert (row.executes, row.arguments_match, row.made_up, row.hallucinated, row.called_without_need) == (
-        None, None, (), False, False
+        None,
+        None,
+        (),
+        False,
+        False,
     )
 
 
@@ -302,7 +311,9 @@ FAIL_PILL = (
 CELL = '<td style="text-align: left">'
 TIME_CELL = '<td style="text-align: left; white-space: nowrap">'
 ROWS = [
-    EvalRow("Weather in Paris?", "understanding", "get_weather", "get_weather", {"city": "Paris"}, True, "", 0.085),
+    EvalRow(
+        "Weather in Paris?", "understanding", "get_weather", "get_weather", {"city": "Paris"}, True, "", 0.085
+    ),
     EvalRow("Hi <b>", "", None, "add", {"a": 1}, False, "expected no tool, chose add", 12.5),
     EvalRow("Poem", "refusal", None, None, {}, True, "", 3.2, stopped_after=300),
 ]
@@ -311,7 +322,11 @@ ROWS = [
 def test_result_pills_are_white_on_green_or_red():
     assert result_html(ROWS[0]) == PASS_PILL
     assert result_html(ROWS[1]) == FAIL_PILL + " expected no tool, chose add"
-    assert result_html(ROWS[2]) == PASS_PILL + ' <span style="opacity: 0.65; font-size: 0.85em">(no call in the first 300 characters)</span>'
+    assert (
+        result_html(ROWS[2])
+        == PASS_PILL
+        + ' <span style="opacity: 0.65; font-size: 0.85em">(no call in the first 300 characters)</span>'
+    )
 
 
 def test_the_table_of_cases_is_exact_and_its_time_column_does_not_wrap():
@@ -320,13 +335,29 @@ def test_the_table_of_cases_is_exact_and_its_time_column_does_not_wrap():
         for name in ["prompt", "category", "expected", "chosen", "arguments", "result", "time"]
     )
     rows = [
-        ["<code>Weather in Paris?</code>", "understanding", "get_weather", "get_weather",
-         "{&quot;city&quot;: &quot;Paris&quot;}", PASS_PILL, "85 ms"],
-        ["<code>Hi &lt;b&gt;</code>", "-", "(none)", "add", "{&quot;a&quot;: 1}",
-         FAIL_PILL + " expected no tool, chose add", "12.5 s"],
+        [
+            "<code>Weather in Paris?</code>",
+            "understanding",
+            "get_weather",
+            "get_weather",
+            "{&quot;city&quot;: &quot;Paris&quot;}",
+            PASS_PILL,
+            "85 ms",
+        ],
+        [
+            "<code>Hi &lt;b&gt;</code>",
+            "-",
+            "(none)",
+            "add",
+            "{&quot;a&quot;: 1}",
+            FAIL_PILL + " expected no tool, chose add",
+            "12.5 s",
+        ],
         ["<code>Poem</code>", "refusal", "(none)", "(none)", "", result_html(ROWS[2]), "3.20 s"],
     ]
-    body = "".join("<tr>" + "".join(CELL + x + "</td>" for x in r[:-1]) + TIME_CELL + r[-1] + "</td></tr>" for r in rows)
+    body = "".join(
+        "<tr>" + "".join(CELL + x + "</td>" for x in r[:-1]) + TIME_CELL + r[-1] + "</td></tr>" for r in rows
+    )
     expected = f'<table class="meowgent-eval"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
     assert cases_html(ROWS) == expected
     assert EvalReport(ROWS).to_html() == (
@@ -394,15 +425,19 @@ def test_a_long_answer_without_a_call_stops_after_text_limit_characters(protocol
 
 
 def test_a_case_that_expected_a_call_says_where_reading_stopped():
-    model = CountingModel(words(50) + [ModelChunk(text=call("add", a=1, b=2))])
+    model = CountingModel([*words(50), ModelChunk(text=call("add", a=1, b=2))])
     report = evaluate([EvalCase("1+2", "add")], tools=TOOLS, model=model, text_limit=100)
     assert model.sent == [10]
     assert report.rows[0].reason == "expected add, chose none (no call in the first 110 characters)"
-    assert report.to_text().splitlines()[1].endswith("FAIL: expected add, chose none (no call in the first 110 characters)")
+    assert (
+        report.to_text()
+        .splitlines()[1]
+        .endswith("FAIL: expected add, chose none (no call in the first 110 characters)")
+    )
 
 
 def test_without_a_text_limit_the_answer_is_read_to_its_call():
-    model = CountingModel(words(50) + [ModelChunk(text=call("add", a=1, b=2))])
+    model = CountingModel([*words(50), ModelChunk(text=call("add", a=1, b=2))])
     report = evaluate([EvalCase("1+2", "add", {"a": 1})], tools=TOOLS, model=model, text_limit=None)
     assert model.sent == [51]
     assert model.closed == [True]  # the call ends the reading, as ever
@@ -425,7 +460,11 @@ def test_a_held_back_bare_call_is_not_text():
     model = CountingModel([ModelChunk(text=bare[i : i + 10]) for i in range(0, len(bare), 10)])
     report = evaluate([EvalCase("Weather?", "get_weather", {"city": city})], tools=TOOLS, model=model)
     assert model.closed == [False]  # read to its end, where a bare call is read
-    assert (report.rows[0].passed, report.rows[0].chosen, report.rows[0].stopped_after) == (True, "get_weather", None)
+    assert (report.rows[0].passed, report.rows[0].chosen, report.rows[0].stopped_after) == (
+        True,
+        "get_weather",
+        None,
+    )
 
 
 @pytest.mark.parametrize("limit", [0, -1, 2.5, True])
@@ -459,10 +498,16 @@ def test_tools_eval_magic_usage_errors(ip):
     ip.user_ns.update(e_add=add, e_model=ScriptedModel(), e_cases=[EvalCase("x", "mul")])
     with pytest.raises(UsageError) as error:
         ip.run_line_magic("tools", "eval e_missing --model-object e_model")
-    assert str(error.value) == "%tools eval: no variable named 'e_missing' in the notebook; assign a list of cases."
+    assert (
+        str(error.value)
+        == "%tools eval: no variable named 'e_missing' in the notebook; assign a list of cases."
+    )
     with pytest.raises(UsageError) as error:
         ip.run_line_magic("tools", "eval e_cases --model-object e_model")
-    assert str(error.value) == "%tools eval e_cases: Invalid eval cases:\n- case 1: no tool named 'mul' (tools: add)"
+    assert (
+        str(error.value)
+        == "%tools eval e_cases: Invalid eval cases:\n- case 1: no tool named 'mul' (tools: add)"
+    )
 
 
 def test_tools_eval_magic_text_limit(ip):
@@ -590,8 +635,8 @@ def test_tools_eval_magic_runs_cases_concurrently_with_its_option(ip):
 
 @real_model
 def test_a_live_eval_on_the_embedded_model_replays_from_its_cassette_row_for_row(tmp_path, monkeypatch):
-    from meowgent_nb.recording.cassette import cassette_model
     from meowgent_nb.models.llamacpp import LlamaCppModel
+    from meowgent_nb.recording.cassette import cassette_model
 
     monkeypatch.delenv("MEOWGENT_GGUF", raising=False)
     path = tmp_path / "eval.cassette.json"
@@ -608,7 +653,18 @@ def test_a_live_eval_on_the_embedded_model_replays_from_its_cassette_row_for_row
 
     live = evaluate(cases, tools=[get_weather, add], model=model("record"), text_limit=20)
     replayed = evaluate(cases, tools=[get_weather, add], model=model("replay"), text_limit=20)
-    assert rows(live) == rows(replayed) == [
-        ("Is it warm in Madrid today?", "get_weather", {"city": "Madrid", "unit": "celsius"}, True, "", None),
-        ("Write a two-line poem about rain.", None, {}, True, "", 22),
-    ]
+    assert (
+        rows(live)
+        == rows(replayed)
+        == [
+            (
+                "Is it warm in Madrid today?",
+                "get_weather",
+                {"city": "Madrid", "unit": "celsius"},
+                True,
+                "",
+                None,
+            ),
+            ("Write a two-line poem about rain.", None, {}, True, "", 22),
+        ]
+    )

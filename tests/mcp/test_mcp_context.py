@@ -325,7 +325,8 @@ def test_resources_and_prompts_over_streamable_http(tmp_path):
         assert box.read("notes://index.json") == {"notes": ["groceries", "ideas"]}
         assert box.read("notes://note/{name}", name="groceries") == "Milk, eggs, bread."
         assert (
-            box.prompt("summarize", name="ideas")[0]["content"] == "Summarize the note 'ideas' in a short style."
+            box.prompt("summarize", name="ideas")[0]["content"]
+            == "Summarize the note 'ideas' in a short style."
         )
         assert box.complete("name", "i", template="notes://note/{name}") == ["ideas"]
 

@@ -30,8 +30,11 @@ SCHEMA = {
         "day": {"type": "string", "format": "date"},
         "ok": {"type": "boolean", "default": True},
         "size": {"type": "string", "enum": ["s", "m"], "enumNames": ["Small", "Medium"]},
-        "plan": {"type": "string", "oneOf": [{"const": "free", "title": "Free"}, {"const": "pro", "title": "Pro"}],
-                 "default": "free"},
+        "plan": {
+            "type": "string",
+            "oneOf": [{"const": "free", "title": "Free"}, {"const": "pro", "title": "Pro"}],
+            "default": "free",
+        },
         "tags": {"type": "array", "items": {"type": "string", "enum": ["a", "b", "c"]}, "maxItems": 2},
     },
     "required": ["name", "age", "size"],
@@ -41,43 +44,90 @@ SCHEMA = {
 def test_a_flat_schema_becomes_one_field_per_property_in_order():
     form = form_from_schema("Who?", SCHEMA)
     assert [(f.name, f.kind, f.required) for f in form.fields] == [
-        ("name", "string", True), ("age", "integer", True), ("score", "number", False), ("email", "string", False),
-        ("day", "string", False), ("ok", "boolean", False), ("size", "choice", True), ("plan", "choice", False),
+        ("name", "string", True),
+        ("age", "integer", True),
+        ("score", "number", False),
+        ("email", "string", False),
+        ("day", "string", False),
+        ("ok", "boolean", False),
+        ("size", "choice", True),
+        ("plan", "choice", False),
         ("tags", "choices", False),
     ]
     name, age, score, *_, size, plan, tags = form.fields
     assert (name.title, name.hint) == ("Your name", "text, 2 to 5 characters")
-    assert (age.title, age.hint, score.hint) == ("age", "a whole number from 0 to 150", "a number, at most 1.5")
+    assert (age.title, age.hint, score.hint) == (
+        "age",
+        "a whole number from 0 to 150",
+        "a number, at most 1.5",
+    )
     assert size.options == (("s", "Small"), ("m", "Medium"))
     assert (plan.options, plan.default) == ((("free", "Free"), ("pro", "Pro")), "free")
-    assert (tags.options, tags.max_length, tags.hint) == ((("a", "a"), ("b", "b"), ("c", "c")), 2, "pick at most 2")
+    assert (tags.options, tags.max_length, tags.hint) == (
+        (("a", "a"), ("b", "b"), ("c", "c")),
+        2,
+        "pick at most 2",
+    )
     assert form.defaults() == {"ok": True, "plan": "free"}
 
 
 @pytest.mark.parametrize(
     ("schema", "problems"),
     [
-        ({"type": "object", "properties": {"who": {"type": "object", "properties": {"a": {"type": "string"}}}}},
-         ["field 'who': it is a nested object; a form's fields must be flat (text, numbers, yes/no, choices)"]),
-        ({"type": "object", "properties": {"f": {"type": "file"}, "g": {}}},
-         ["field 'f': it has the type 'file'; a form field is a string, number, integer, boolean or choice",
-          "field 'g': it has no type; a form field is a string, number, integer, boolean or choice"]),
-        ({"type": "object", "properties": {"l": {"type": "array", "items": {"type": "integer"}}}},
-         ["field 'l': a list field must be a multiple choice of strings"]),
-        ({"type": "object", "properties": {"s": {"type": "string", "format": "credit-card"}}},
-         ["field 's': the format 'credit-card' is not one of email, uri, date, date-time"]),
-        ({"type": "object", "properties": {"n": {"type": "integer", "default": "ten", "minimum": True}}},
-         ["field 'n': minimum must be a number, not True",
-          "field 'n': its default 'ten' does not fit: expected a whole number, got 'ten'"]),
-        ({"type": "object", "properties": {"c": {"type": "string", "enum": ["a", "a"]}}, "required": ["c", "z"]},
-         ["it requires fields it does not have: 'z'", "field 'c': a choice is offered twice"]),
-        ({"type": "object", "properties": {"r": {"$ref": "#/defs/x"}}},
-         ["field 'r': it is a nested object; a form's fields must be flat (text, numbers, yes/no, choices)"]),
+        (
+            {
+                "type": "object",
+                "properties": {"who": {"type": "object", "properties": {"a": {"type": "string"}}}},
+            },
+            [
+                "field 'who': it is a nested object; a form's fields must be flat (text, numbers, yes/no, choices)"
+            ],
+        ),
+        (
+            {"type": "object", "properties": {"f": {"type": "file"}, "g": {}}},
+            [
+                "field 'f': it has the type 'file'; a form field is a string, number, integer, boolean or choice",
+                "field 'g': it has no type; a form field is a string, number, integer, boolean or choice",
+            ],
+        ),
+        (
+            {"type": "object", "properties": {"l": {"type": "array", "items": {"type": "integer"}}}},
+            ["field 'l': a list field must be a multiple choice of strings"],
+        ),
+        (
+            {"type": "object", "properties": {"s": {"type": "string", "format": "credit-card"}}},
+            ["field 's': the format 'credit-card' is not one of email, uri, date, date-time"],
+        ),
+        (
+            {"type": "object", "properties": {"n": {"type": "integer", "default": "ten", "minimum": True}}},
+            [
+                "field 'n': minimum must be a number, not True",
+                "field 'n': its default 'ten' does not fit: expected a whole number, got 'ten'",
+            ],
+        ),
+        (
+            {
+                "type": "object",
+                "properties": {"c": {"type": "string", "enum": ["a", "a"]}},
+                "required": ["c", "z"],
+            },
+            ["it requires fields it does not have: 'z'", "field 'c': a choice is offered twice"],
+        ),
+        (
+            {"type": "object", "properties": {"r": {"$ref": "#/defs/x"}}},
+            [
+                "field 'r': it is a nested object; a form's fields must be flat (text, numbers, yes/no, choices)"
+            ],
+        ),
         ({"type": "string"}, ["the requested schema is not an object schema"]),
-        ({"type": "object", "properties": {f"f{i}": {"type": "string"} for i in range(51)}},
-         ["it has 51 fields (at most 50)"]),
-        ({"type": "object", "properties": {"e": {"type": "string", "enum": [str(i) for i in range(501)]}}},
-         ["field 'e': it offers 501 choices (at most 500)"]),
+        (
+            {"type": "object", "properties": {f"f{i}": {"type": "string"} for i in range(51)}},
+            ["it has 51 fields (at most 50)"],
+        ),
+        (
+            {"type": "object", "properties": {"e": {"type": "string", "enum": [str(i) for i in range(501)]}}},
+            ["field 'e': it offers 501 choices (at most 500)"],
+        ),
     ],
 )
 def test_a_schema_that_is_not_flat_or_has_unknown_types_is_refused_naming_every_problem(schema, problems):
@@ -90,7 +140,11 @@ def test_a_schema_that_is_not_flat_or_has_unknown_types_is_refused_naming_every_
 def test_a_huge_message_is_kept_whole_but_shown_cut_saying_how_much_is_left_out():
     form = form_from_schema("x" * 1_000_000, {"type": "object", "properties": {}})
     assert len(form.message) == 1_000_000
-    assert form.shown_message == "x" * MESSAGE_SHOWN + f"\n[... the server's message goes on for {1_000_000 - MESSAGE_SHOWN:,} more characters]"
+    assert (
+        form.shown_message
+        == "x" * MESSAGE_SHOWN
+        + f"\n[... the server's message goes on for {1_000_000 - MESSAGE_SHOWN:,} more characters]"
+    )
 
 
 def test_titles_are_cut_and_kept_as_text_for_the_widgets_to_escape():
@@ -102,9 +156,17 @@ def test_titles_are_cut_and_kept_as_text_for_the_widgets_to_escape():
 @pytest.mark.parametrize(
     ("name", "entry", "value"),
     [
-        ("age", " 36 ", 36), ("score", "1.25", 1.25), ("score", "1", 1), ("score", "", None), ("email", "a@b.org", "a@b.org"),
-        ("day", "2026-12-01", "2026-12-01"), ("ok", False, False), ("size", "m", "m"), ("plan", None, None),
-        ("tags", ("a", "c"), ["a", "c"]), ("tags", (), None),
+        ("age", " 36 ", 36),
+        ("score", "1.25", 1.25),
+        ("score", "1", 1),
+        ("score", "", None),
+        ("email", "a@b.org", "a@b.org"),
+        ("day", "2026-12-01", "2026-12-01"),
+        ("ok", False, False),
+        ("size", "m", "m"),
+        ("plan", None, None),
+        ("tags", ("a", "c"), ["a", "c"]),
+        ("tags", (), None),
     ],
 )
 def test_entries_become_the_values_sent(name, entry, value):
@@ -173,8 +235,12 @@ class Asker:
 
 
 def params(schema=None, message="Who?", mode="form"):
-    return SimpleNamespace(mode=mode, message=message, requested_schema=schema or {"type": "object", "properties": {
-        "name": {"type": "string"}}, "required": ["name"]})
+    return SimpleNamespace(
+        mode=mode,
+        message=message,
+        requested_schema=schema
+        or {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]},
+    )
 
 
 async def in_a_call(asks: ServerAsks, approver, job, model=None):
@@ -206,7 +272,9 @@ def test_accepted_content_that_does_not_fit_the_form_is_declined_not_sent():
     asker = Asker(ElicitAnswer("accept", {"name": 5}))
     result = asyncio.run(in_a_call(asks, asker, lambda: asks.elicit(None, params())))
     assert (result.action, result.content) == ("decline", None)
-    assert asks.history[-1].outcome == "decline: the answer does not fit the form: name: expected text, got int"
+    assert (
+        asks.history[-1].outcome == "decline: the answer does not fit the form: name: expected text, got int"
+    )
 
 
 def test_accepted_content_fits_and_empty_optional_values_are_left_out():
@@ -244,7 +312,9 @@ def test_a_question_outside_any_call_is_declined():
     asks = ServerAsks("srv")
     result = asyncio.run(asks.elicit(None, params()))
     assert result.action == "decline"
-    assert asks.history[-1].outcome == "decline: no call of the server 'srv' is running, so no one can be asked"
+    assert (
+        asks.history[-1].outcome == "decline: no call of the server 'srv' is running, so no one can be asked"
+    )
 
 
 def test_sampling_denied_by_setting_or_by_the_person_never_reaches_the_model():
@@ -258,7 +328,7 @@ def test_sampling_denied_by_setting_or_by_the_person_never_reaches_the_model():
         ("ask", Asker(review=(False, "by you")), "by you"),
     ):
         asks = ServerAsks("srv", sampling=setting)
-        result = asyncio.run(in_a_call(asks, asker, lambda: asks.sample(None, request), model))
+        result = asyncio.run(in_a_call(asks, asker, lambda: asks.sample(None, request), model))  # noqa: B023 - called within this iteration
         assert (result.code, result.message) == (-1, f"the sampling request was refused: {reason}")
     assert model.requests == []
 
@@ -278,7 +348,11 @@ def test_the_form_widget_shows_problems_next_to_fields_and_sends_only_a_valid_an
     answers = []
     view = ElicitFormView(ElicitRequest("<b>srv</b>", form, running), lambda f, *a: f(*a), answers.append)
     header = view.view.children[0].value
-    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in header and "&lt;b&gt;srv&lt;/b&gt;" in header and "<script>" not in header
+    assert (
+        "&lt;script&gt;alert(1)&lt;/script&gt;" in header
+        and "&lt;b&gt;srv&lt;/b&gt;" in header
+        and "<script>" not in header
+    )
     entries = dict(zip([f.name for f in form.fields], range(len(form.fields))))
     view.entries[entries["name"]].value = "Ada"
     view.entries[entries["age"]].value = "200"
@@ -291,7 +365,9 @@ def test_the_form_widget_shows_problems_next_to_fields_and_sends_only_a_valid_an
     view.entries[entries["age"]].value = "36"
     view.entries[entries["size"]].value = "m"
     view._choose("accept")
-    assert answers == [ElicitAnswer("accept", {"name": "Ada", "age": 36, "ok": True, "size": "m", "plan": "free"}, "by you")]
+    assert answers == [
+        ElicitAnswer("accept", {"name": "Ada", "age": 36, "ok": True, "size": "m", "plan": "free"}, "by you")
+    ]
     view.finish("accepted")
     assert all(entry.disabled for entry in view.entries)
 
@@ -308,19 +384,49 @@ BEYOND = "1000000000...00000 (401 digits) is beyond the numbers a form holds (fi
         ({"type": "number", "minimum": HUGE}, f"minimum {BEYOND}"),
         ({"type": "integer", "maximum": -HUGE}, "maximum -100000000...00000 (401 digits)" + BEYOND[31:]),
         ({"type": "string", "minLength": HUGE}, f"minLength {BEYOND}"),
-        ({"type": "array", "items": {"type": "string", "enum": ["a"]}, "maxItems": HUGE}, f"maxItems {BEYOND}"),
-        ({"type": "number", "maximum": float("nan")}, "maximum nan is beyond the numbers a form holds (finite, within ±1.8e308)"),
-        ({"type": "number", "minimum": float("-inf")}, "minimum -inf is beyond the numbers a form holds (finite, within ±1.8e308)"),
-        ({"type": "number", "default": HUGE}, "its default 1000000000...00000 (401 digits) does not fit: expected a number, got 1000000000...00000 (401 digits)"),
-        ({"type": "number", "default": float("inf")}, "its default inf does not fit: expected a number, got inf"),
-        ({"type": "string", "default": HUGE}, "its default 1000000000...00000 (401 digits) does not fit: expected text, got int"),
+        (
+            {"type": "array", "items": {"type": "string", "enum": ["a"]}, "maxItems": HUGE},
+            f"maxItems {BEYOND}",
+        ),
+        (
+            {"type": "number", "maximum": float("nan")},
+            "maximum nan is beyond the numbers a form holds (finite, within ±1.8e308)",
+        ),
+        (
+            {"type": "number", "minimum": float("-inf")},
+            "minimum -inf is beyond the numbers a form holds (finite, within ±1.8e308)",
+        ),
+        (
+            {"type": "number", "default": HUGE},
+            "its default 1000000000...00000 (401 digits) does not fit: expected a number, got 1000000000...00000 (401 digits)",
+        ),
+        (
+            {"type": "number", "default": float("inf")},
+            "its default inf does not fit: expected a number, got inf",
+        ),
+        (
+            {"type": "string", "default": HUGE},
+            "its default 1000000000...00000 (401 digits) does not fit: expected text, got int",
+        ),
         ({"type": "string", "enum": ["a", HUGE]}, "its enum must be a list of strings"),
-        ({"type": "string", "enum": ["a"], "default": {"a": [1, 2, 3, 4, 5, 6, 7]}}, "its default {'a': [1, 2, 3, 4, 5, ...]} does not fit: {'a': [1, 2, 3, 4, 5, ...]} is not one of the choices"),
-        ({"type": "string", "enum": [str(i) for i in range(1_000_000)]}, "it offers 1,000,000 choices (at most 500)"),
+        (
+            {"type": "string", "enum": ["a"], "default": {"a": [1, 2, 3, 4, 5, 6, 7]}},
+            "its default {'a': [1, 2, 3, 4, 5, ...]} does not fit: {'a': [1, 2, 3, 4, 5, ...]} is not one of the choices",
+        ),
+        (
+            {"type": "string", "enum": [str(i) for i in range(1_000_000)]},
+            "it offers 1,000,000 choices (at most 500)",
+        ),
         ({"type": "string", "oneOf": [HUGE] * 501}, "it offers 501 choices (at most 500)"),
         ({"type": "string", "enum": ["x" * 2001]}, "a choice is longer than 2,000 characters"),
-        ({"type": {"nested": [HUGE]}}, "it has the type {'nested': [1000000000...00000 (401 digits)]}; a form field is a string, number, integer, boolean or choice"),
-        ({"type": "string", "format": ["x" * 10_000]}, f"the format ['{'x' * 37}...{'x' * 38}'] is not one of email, uri, date, date-time"),
+        (
+            {"type": {"nested": [HUGE]}},
+            "it has the type {'nested': [1000000000...00000 (401 digits)]}; a form field is a string, number, integer, boolean or choice",
+        ),
+        (
+            {"type": "string", "format": ["x" * 10_000]},
+            f"the format ['{'x' * 37}...{'x' * 38}'] is not one of email, uri, date, date-time",
+        ),
         ({"type": "number", "minimum": "1e400"}, "minimum must be a number, not '1e400'"),
         ({"type": "integer", "minimum": True}, "minimum must be a number, not True"),
     ],
@@ -396,7 +502,8 @@ def test_a_real_server_s_odd_form_is_refused_back_to_it_and_told_to_the_person_i
         "enormous enum": "field 'n': it offers 100,000 choices (at most 500)",
     }
     calls = "".join(
-        "<tool_call>" + json.dumps({"name": "asking_ask_odd", "arguments": {"kind": kind}}) + "</tool_call>" for kind in problems
+        "<tool_call>" + json.dumps({"name": "asking_ask_odd", "arguments": {"kind": kind}}) + "</tool_call>"
+        for kind in problems
     )
     person = Declines()
     with McpToolbox("asking", [sys.executable, asking], timeout=30.0) as box:
@@ -405,10 +512,15 @@ def test_a_real_server_s_odd_form_is_refused_back_to_it_and_told_to_the_person_i
         outcomes = sorted(asked.outcome for asked in box.history)
     refusals = {kind: f"the server's form cannot be shown: {problem}" for kind, problem in problems.items()}
     assert [(r.kind, r.output) for r in result.tool_results] == [
-        ("error", f"Error: McpServerError: the MCP server 'asking' refused the call to ask_odd: {refusal} (error -32602)")
+        (
+            "error",
+            f"Error: McpServerError: the MCP server 'asking' refused the call to ask_odd: {refusal} (error -32602)",
+        )
         for refusal in refusals.values()
     ]
-    assert sorted(person.told) == sorted(f"asking asked for input, but {refusal}" for refusal in refusals.values())
+    assert sorted(person.told) == sorted(
+        f"asking asked for input, but {refusal}" for refusal in refusals.values()
+    )
     assert all("\n" not in line for line in person.told) and person.asked == []
     assert outcomes == sorted(f"refused: {refusal}" for refusal in refusals.values())
     assert result.text == "No forms." and agent.messages[-1] == {"role": "assistant", "content": "No forms."}

@@ -70,11 +70,17 @@ def test_over_http_the_form_and_the_model_answer_the_server_in_the_call(tmp_path
     with serving.http_server(ASKING, tmp_path) as url:
         poet = ScriptedModel(["Leaves fall on the notebook."])
         with McpToolbox("asking", url=url, sampling="allow", sampling_model=poet, timeout=1.0) as box:
-            model = ScriptedModel([call("asking_sign_up") + call("asking_write_poem", topic="autumn"), "Done."])
+            model = ScriptedModel(
+                [call("asking_sign_up") + call("asking_write_poem", topic="autumn"), "Done."]
+            )
             result = Agent(model, tools=box, approver=SlowPerson(1.5)).run("Sign me up, then a poem")
             asked = [(a.kind, a.outcome) for a in box.history]
     signed, poem = result.tool_results
     assert (signed.kind, poem.kind) == ("ok", "ok"), (signed.output, poem.output)
     assert json.loads(signed.output) == {"action": "accept", "data": SIGNED_UP}
-    assert json.loads(poem.output) == {"text": "Leaves fall on the notebook.", "model": "scripted", "stop": "endTurn"}
+    assert json.loads(poem.output) == {
+        "text": "Leaves fall on the notebook.",
+        "model": "scripted",
+        "stop": "endTurn",
+    }
     assert sorted(asked) == [("elicitation", "accept"), ("sampling", "answered by scripted")]

@@ -124,8 +124,7 @@ def test_a_file_that_cannot_be_read_raises_and_starts_nothing(tmp_path):
 def test_a_server_name_given_twice_starts_nothing_and_names_the_file(tmp_path):
     path = tmp_path / "claude_desktop_config.json"
     path.write_text(
-        '{"mcpServers": {"local": {"command": "%s", "args": ["%s"]}, "local": {"command": "/nonexistent"}}}'
-        % (sys.executable, SERVER)
+        f'{{"mcpServers": {{"local": {{"command": "{sys.executable}", "args": ["{SERVER}"]}}, "local": {{"command": "/nonexistent"}}}}}}'
     )
     with pytest.raises(McpConfigError) as caught:
         load_mcp_config(path)

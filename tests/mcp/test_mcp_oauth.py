@@ -102,7 +102,9 @@ def test_a_token_a_tool_echoes_in_a_result_reaches_neither_the_cassette_nor_the_
             ip.user_ns["model"] = ScriptedModel([call, "Done."])
             cassette = tmp_path / "cell" / "echo.cassette.json"
             with capture_output() as shown:
-                ip.run_cell_magic("agent", f"--model-object model --approve all --record {cassette} -o result", "Echo")
+                ip.run_cell_magic(
+                    "agent", f"--model-object model --approve all --record {cassette} -o result", "Echo"
+                )
         finally:
             agent.toolboxes.remove(box)
         [kept] = tmp_path.glob("*.json")
@@ -110,9 +112,14 @@ def test_a_token_a_tool_echoes_in_a_result_reaches_neither_the_cassette_nor_the_
     access, refresh = tokens["access_token"], tokens["refresh_token"]
     [result] = ip.user_ns["result"].tool_results
     # Each form masked where it stands (base64: the characters that encode the token's bits alone).
-    assert re.fullmatch(r"Bearer \*\*\* \| QmVhcmVyIG\*\*\*[A-Za-z0-9+/]{0,3}=* \| Bearer%20\*\*\*", result.output), result.output
+    assert re.fullmatch(
+        r"Bearer \*\*\* \| QmVhcmVyIG\*\*\*[A-Za-z0-9+/]{0,3}=* \| Bearer%20\*\*\*", result.output
+    ), result.output
     written = cassette.read_bytes()
-    card = "".join(o.data.get("text/plain", "") + o.data.get("text/html", "") for o in shown.outputs) + shown.stdout
+    card = (
+        "".join(o.data.get("text/plain", "") + o.data.get("text/html", "") for o in shown.outputs)
+        + shown.stdout
+    )
     for secret in (access, refresh):
         header = f"Bearer {secret}"
         forms = [secret, base64.b64encode(header.encode()).decode()[12:-4], quote(header)[9:]]
@@ -125,7 +132,9 @@ def test_a_refusal_or_no_answer_in_time_is_one_error_that_says_which(url, tmp_pa
         deny = f"http://127.0.0.1:{serving.free_port()}/deny"  # the test server refuses this client
         McpToolbox("guarded", url=url, oauth=OAuth(token_dir=tmp_path, redirect_uri=deny, show=Browser()))
     with pytest.raises(McpServerError) as late:
-        McpToolbox("guarded", url=url, oauth=OAuth(token_dir=tmp_path, wait=0.5, show=lambda name, link: None))
+        McpToolbox(
+            "guarded", url=url, oauth=OAuth(token_dir=tmp_path, wait=0.5, show=lambda name, link: None)
+        )
     assert str(refused.value) == (
         f"the MCP server 'guarded' ({url}) could not be authorized with OAuth: the authorization server did not"
         " authorize meowgent_nb for 'guarded' (access_denied); allow access on its page, then %tools mcp reconnect"
@@ -140,22 +149,38 @@ def test_a_refusal_or_no_answer_in_time_is_one_error_that_says_which(url, tmp_pa
 @pytest.mark.parametrize(
     ("arguments", "message"),
     [
-        ({"command": ["server"], "oauth": True},
-         "McpToolbox 'x': oauth= is for HTTP servers (url=); a stdio server is not asked"),
-        ({"url": "http://127.0.0.1:9/mcp", "oauth": "yes"},
-         "McpToolbox 'x': oauth must be True, False or an OAuth(...), got 'yes'"),
-        ({"url": "http://127.0.0.1:9/mcp", "oauth": OAuth(grant="password")},
-         "McpToolbox 'x': OAuth grant must be 'authorization_code', 'client_credentials', 'identity_assertion',"
-         " got 'password'"),
-        ({"url": "http://127.0.0.1:9/mcp", "oauth": OAuth(grant="client_credentials", client_id="me")},
-         "McpToolbox 'x': OAuth(grant='client_credentials') needs client_id, client_secret (or private_key);"
-         " missing: client_secret"),
-        ({"url": "http://127.0.0.1:9/mcp",
-          "oauth": OAuth(grant="identity_assertion", client_id="me", client_secret="s3cret", id_token="t")},
-         "McpToolbox 'x': OAuth(grant='identity_assertion') needs client_id, client_secret, issuer, id_token,"
-         " idp_token_endpoint, idp_client_id; missing: issuer, idp_token_endpoint, idp_client_id"),
-        ({"url": "http://127.0.0.1:9/mcp", "oauth": OAuth(id_token="t", idp_client_id="c")},
-         "McpToolbox 'x': id_token, idp_client_id are for OAuth(grant='identity_assertion')"),
+        (
+            {"command": ["server"], "oauth": True},
+            "McpToolbox 'x': oauth= is for HTTP servers (url=); a stdio server is not asked",
+        ),
+        (
+            {"url": "http://127.0.0.1:9/mcp", "oauth": "yes"},
+            "McpToolbox 'x': oauth must be True, False or an OAuth(...), got 'yes'",
+        ),
+        (
+            {"url": "http://127.0.0.1:9/mcp", "oauth": OAuth(grant="password")},
+            "McpToolbox 'x': OAuth grant must be 'authorization_code', 'client_credentials', 'identity_assertion',"
+            " got 'password'",
+        ),
+        (
+            {"url": "http://127.0.0.1:9/mcp", "oauth": OAuth(grant="client_credentials", client_id="me")},
+            "McpToolbox 'x': OAuth(grant='client_credentials') needs client_id, client_secret (or private_key);"
+            " missing: client_secret",
+        ),
+        (
+            {
+                "url": "http://127.0.0.1:9/mcp",
+                "oauth": OAuth(
+                    grant="identity_assertion", client_id="me", client_secret="s3cret", id_token="t"
+                ),
+            },
+            "McpToolbox 'x': OAuth(grant='identity_assertion') needs client_id, client_secret, issuer, id_token,"
+            " idp_token_endpoint, idp_client_id; missing: issuer, idp_token_endpoint, idp_client_id",
+        ),
+        (
+            {"url": "http://127.0.0.1:9/mcp", "oauth": OAuth(id_token="t", idp_client_id="c")},
+            "McpToolbox 'x': id_token, idp_client_id are for OAuth(grant='identity_assertion')",
+        ),
     ],
 )
 def test_oauth_options_that_cannot_work_are_refused_before_connecting(arguments, message):
@@ -175,7 +200,6 @@ def test_reconnect_keeps_the_authorization(url, tmp_path):
 def test_in_a_kernel_the_button_is_in_the_running_cell_and_a_headless_run_says_no_one_can_authorize(
     tmp_path_factory,
 ):
-    from tests.kernel_driver import running_kernel
 
     # A server of its own whose tokens last an hour: with the module's 2 s ones, a token could
     # expire between the client's check and the server's (a 401, then a new authorization).
@@ -191,7 +215,9 @@ def _kernel_cells(url, tmp_path_factory):
 
     def person(kernel, run, msg):  # clicks the button's link once it is shown in the cell
         data = msg["content"].get("data", {})
-        if msg["msg_type"] == "display_data" and data.get("text/plain", "").startswith("Authorize guarded: open "):
+        if msg["msg_type"] == "display_data" and data.get("text/plain", "").startswith(
+            "Authorize guarded: open "
+        ):
             opened.append(data["text/plain"].split(" open ", 1)[1])
             threading.Thread(target=httpx.get, args=(opened[-1],), kwargs={"follow_redirects": True}).start()
 
@@ -208,7 +234,9 @@ def _kernel_cells(url, tmp_path_factory):
         ]
         run = kernel.ok(f"%tools mcp add guarded --url {url} --oauth", hook=person)
         assert len(opened) == 1 and run.stdout.splitlines()[0] == f"guarded (http: {url}): connected, 3 tools"
-        again = kernel.ok(f"%tools mcp remove guarded\n%tools mcp add guarded --url {url} --oauth", allow_stdin=False)
+        again = kernel.ok(
+            f"%tools mcp remove guarded\n%tools mcp add guarded --url {url} --oauth", allow_stdin=False
+        )
         assert again.panel_texts == []  # the kept token: nothing to authorize, also headless
     finally:
         next(kernel_run, None)

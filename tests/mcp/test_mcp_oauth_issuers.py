@@ -24,14 +24,18 @@ GUARDED = str(Path(__file__).parents[1] / "mcp_servers" / "oauth_server.py")
 
 @pytest.fixture(scope="module")
 def url(tmp_path_factory):
-    with serving.http_server(GUARDED, tmp_path_factory.mktemp("legacy"), "3600", "http://localhost:{port}") as address:
+    with serving.http_server(
+        GUARDED, tmp_path_factory.mktemp("legacy"), "3600", "http://localhost:{port}"
+    ) as address:
         yield address
 
 
 def test_an_issuer_on_another_origin_is_refused_in_one_line_naming_both(url, tmp_path):
     origin, port = f"http://{urlsplit(url).netloc}", urlsplit(url).port
     with pytest.raises(McpServerError) as refused:
-        McpToolbox("legacy", url=url, connect_timeout=20, oauth=OAuth(token_dir=tmp_path, show=lambda n, link: None))
+        McpToolbox(
+            "legacy", url=url, connect_timeout=20, oauth=OAuth(token_dir=tmp_path, show=lambda n, link: None)
+        )
     assert str(refused.value) == (
         f"the MCP server 'legacy' ({url}) could not be authorized with OAuth: the authorization server metadata at"
         f" {origin}/.well-known/oauth-authorization-server names the issuer http://localhost:{port}, which is not on"
@@ -67,13 +71,20 @@ ID_JAG = "urn:ietf:params:oauth:token-type:id-jag"
 
 def _cross_app(url: str, tmp_path, idp_endpoint: str) -> OAuth:
     return OAuth(
-        grant="identity_assertion", client_id="notes-app", client_secret="app-secret-1234",
-        issuer=f"http://localhost:{urlsplit(url).port}", id_token="the-persons-id-token",
-        idp_token_endpoint=idp_endpoint, idp_client_id="idp-client", token_dir=tmp_path,
+        grant="identity_assertion",
+        client_id="notes-app",
+        client_secret="app-secret-1234",
+        issuer=f"http://localhost:{urlsplit(url).port}",
+        id_token="the-persons-id-token",
+        idp_token_endpoint=idp_endpoint,
+        idp_client_id="idp-client",
+        token_dir=tmp_path,
     )
 
 
-def test_cross_app_access_a_refusal_by_the_identity_provider_names_leg_1_and_the_fix(url, tmp_path, httpserver):
+def test_cross_app_access_a_refusal_by_the_identity_provider_names_leg_1_and_the_fix(
+    url, tmp_path, httpserver
+):
     httpserver.expect_request("/token", method="POST").respond_with_json(
         {"error": "invalid_grant", "error_description": "ID token expired"}, status=400
     )
@@ -81,11 +92,25 @@ def test_cross_app_access_a_refusal_by_the_identity_provider_names_leg_1_and_the
     with pytest.raises(McpServerError) as refused:
         McpToolbox("notes", url=url, connect_timeout=20, oauth=_cross_app(url, tmp_path, idp))
     [(request, _)] = httpserver.log
-    assert {k: request.form[k] for k in ("grant_type", "subject_token", "subject_token_type", "requested_token_type",
-                                         "audience", "resource", "client_id")} == {
-        "grant_type": "urn:ietf:params:oauth:grant-type:token-exchange", "subject_token": "the-persons-id-token",
-        "subject_token_type": "urn:ietf:params:oauth:token-type:id_token", "requested_token_type": ID_JAG,
-        "audience": f"http://localhost:{urlsplit(url).port}", "resource": url, "client_id": "idp-client",
+    assert {
+        k: request.form[k]
+        for k in (
+            "grant_type",
+            "subject_token",
+            "subject_token_type",
+            "requested_token_type",
+            "audience",
+            "resource",
+            "client_id",
+        )
+    } == {
+        "grant_type": "urn:ietf:params:oauth:grant-type:token-exchange",
+        "subject_token": "the-persons-id-token",
+        "subject_token_type": "urn:ietf:params:oauth:token-type:id_token",
+        "requested_token_type": ID_JAG,
+        "audience": f"http://localhost:{urlsplit(url).port}",
+        "resource": url,
+        "client_id": "idp-client",
     }
     assert str(refused.value) == (
         f"the MCP server 'notes' ({url}) could not be authorized with OAuth: the identity provider's token endpoint"
@@ -95,16 +120,23 @@ def test_cross_app_access_a_refusal_by_the_identity_provider_names_leg_1_and_the
     )
 
 
-def test_cross_app_access_a_refusal_by_the_authorization_server_names_leg_2_and_the_fix(url, tmp_path, httpserver):
+def test_cross_app_access_a_refusal_by_the_authorization_server_names_leg_2_and_the_fix(
+    url, tmp_path, httpserver
+):
     # The identity provider grants an ID-JAG; the SDK's authorization server here knows no such client.
     httpserver.expect_request("/token", method="POST").respond_with_json(
         {"access_token": "header.claims.signature", "issued_token_type": ID_JAG, "token_type": "N_A"}
     )
     with pytest.raises(McpServerError) as refused:
-        McpToolbox("notes", url=url, connect_timeout=20, oauth=_cross_app(url, tmp_path, httpserver.url_for("/token")))
+        McpToolbox(
+            "notes",
+            url=url,
+            connect_timeout=20,
+            oauth=_cross_app(url, tmp_path, httpserver.url_for("/token")),
+        )
     assert str(refused.value) == (
         f"the MCP server 'notes' ({url}) could not be authorized with OAuth: the authorization server"
         f" http://localhost:{urlsplit(url).port} did not take the identity provider's grant (cross-app access, leg 2:"
-        " a JWT-bearer grant): Token exchange failed (401): {\"error\":\"invalid_client\",\"error_description\":\"Invalid client_id\"}; check OAuth(client_id=..., client_secret=...,"
+        ' a JWT-bearer grant): Token exchange failed (401): {"error":"invalid_client","error_description":"Invalid client_id"}; check OAuth(client_id=..., client_secret=...,'
         " issuer=...) against the client registered there."
     )

@@ -39,7 +39,10 @@ LOGGED = [
 @pytest.fixture(scope="module", params=["new", "legacy", "http"])
 def box(request, tmp_path_factory):
     if request.param == "http":
-        with http_server(SERVER, tmp_path_factory.mktemp("progress-http")) as url, McpToolbox("p", url=url) as made:
+        with (
+            http_server(SERVER, tmp_path_factory.mktemp("progress-http")) as url,
+            McpToolbox("p", url=url) as made,
+        ):
             yield made
         return
     args = [] if request.param == "new" else ["legacy"]
@@ -127,7 +130,10 @@ def test_each_progress_and_the_warnings_reach_the_card_in_order_with_hostile_tex
         Progress(2.0, 3.0, "<script>alert(1)</script> step 2"),  # the card escapes it
         Progress(3.0, 3.0, LONG),  # 10,000 characters cut to 200
     ]
-    assert watching.told == ["p logged warning (counter): the count <b>ran</b> long", "p logged error: disk almost full\u202e"]
+    assert watching.told == [
+        "p logged warning (counter): the count <b>ran</b> long",
+        "p logged error: disk almost full\u202e",
+    ]
     assert watching.threads == {__import__("threading").main_thread().ident}  # the cell's loop
 
 
@@ -224,7 +230,10 @@ def test_tools_mcp_log_of_a_quiet_server_says_so(ip):
         ip.run_line_magic("tools", f"mcp add q -- {sys.executable} {SERVER}")
     with capture_output() as shown:
         ip.run_line_magic("tools", "mcp log q")
-    assert shown.outputs[0].data["text/plain"] == "q: no log messages yet (level info and above; the last 200 are kept)"
+    assert (
+        shown.outputs[0].data["text/plain"]
+        == "q: no log messages yet (level info and above; the last 200 are kept)"
+    )
 
 
 def test_a_log_entry_is_a_small_frozen_value():

@@ -160,7 +160,11 @@ def test_a_message_too_deep_to_mask_is_not_passed_on_an_answer_becomes_an_error_
 
 
 def test_a_stdio_server_saying_a_credential_of_its_env_back_has_it_masked_and_a_setting_left():
-    env = {"GITHUB_TOKEN": "ghp_0123456789abcdef", "NOTES_API_KEY": "k-9f8e7d6c5b", "NOTES_DIR": "/srv/notes/x"}
+    env = {
+        "GITHUB_TOKEN": "ghp_0123456789abcdef",
+        "NOTES_API_KEY": "k-9f8e7d6c5b",
+        "NOTES_DIR": "/srv/notes/x",
+    }
     with McpToolbox("e", command=[sys.executable, SERVER], env=env) as box:
         say = box["e_say_env"]
         assert say.run({"name": "GITHUB_TOKEN"}) == "GITHUB_TOKEN=***"

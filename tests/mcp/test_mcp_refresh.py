@@ -18,7 +18,13 @@ from tests.mcp_servers import serving
 
 SERVER = str(Path(__file__).parents[1] / "mcp_servers" / "changing_server.py")
 FIRST = [
-    "ch_echo", "ch_add_tool", "ch_remove_tool", "ch_reword", "ch_reshape", "ch_add_broken", "ch_add_many",
+    "ch_echo",
+    "ch_add_tool",
+    "ch_remove_tool",
+    "ch_reword",
+    "ch_reshape",
+    "ch_add_broken",
+    "ch_add_many",
     "ch_slow_listing",
 ]
 BROKEN = "the schema is not a valid JSON Schema: 'text' is not valid under any of the given schemas"
@@ -77,7 +83,11 @@ def test_refresh_by_hand_says_what_changed_and_keeps_the_unchanged_tools():
         )
         assert box["ch_echo"] is not echo and box["ch_echo"].description == "echo, reworded."
         assert box["ch_fresh"](text="ab", count=3) == "fresh: ababab"
-        assert box["ch_fresh"].parameters["properties"]["count"] == {"type": "integer", "minimum": 1, "default": 1}
+        assert box["ch_fresh"].parameters["properties"]["count"] == {
+            "type": "integer",
+            "minimum": 1,
+            "default": 1,
+        }
 
 
 @pytest.mark.parametrize("mode", [(), ("legacy",)], ids=["2026 listen stream", "2025 notification"])
@@ -152,13 +162,13 @@ def test_a_dropped_tool_held_after_a_refresh_is_refused_with_its_reason():
 
 
 def test_a_refresh_keeps_the_boxs_options():
-    options = dict(
-        prefix="c_",
-        exclude=["reword"],
-        approval={"echo": True, "add_tool": False, "c_remove_tool": False},
-        timeout=7.0,
-        secrets=["s3cr3tname"],
-    )
+    options = {
+        "prefix": "c_",
+        "exclude": ["reword"],
+        "approval": {"echo": True, "add_tool": False, "c_remove_tool": False},
+        "timeout": 7.0,
+        "secrets": ["s3cr3tname"],
+    }
     with changing("legacy", "quiet", **options) as box:
         box["c_remove_tool"](name="echo")
         box["c_add_tool"](name="echo")  # back, now from add_tool: same approval override

@@ -84,17 +84,33 @@ FOLDER = "names a folder (. and .. are refused); give a name in it"
         ("notes://a%00.txt", "a\x00.txt", "contains the control character U+0000; give printable text"),
         ("notes://a%0Ab", "a\nb", "contains the control character U+000A; give printable text"),
         ("notes://a%C2%85b", "a\x85b", "contains the control character U+0085; give printable text"),
-        ("notes://..%252Fsecret.txt", "..%2Fsecret.txt", "is still percent-encoded after decoding ('%2F': encoded twice); encode it once"),
-        ("notes://%252E%252E", "%2E%2E", "is still percent-encoded after decoding ('%2E': encoded twice); encode it once"),
+        (
+            "notes://..%252Fsecret.txt",
+            "..%2Fsecret.txt",
+            "is still percent-encoded after decoding ('%2F': encoded twice); encode it once",
+        ),
+        (
+            "notes://%252E%252E",
+            "%2E%2E",
+            "is still percent-encoded after decoding ('%2E': encoded twice); encode it once",
+        ),
         ("files://..%2F../x", "..", FOLDER),
-        ("notes://%EF%BC%8E%EF%BC%8E%EF%BC%8Fsecret", "\uff0e\uff0e\uff0fsecret", SEPARATOR.format("/")),  # fullwidth ../
+        (
+            "notes://%EF%BC%8E%EF%BC%8E%EF%BC%8Fsecret",
+            "\uff0e\uff0e\uff0fsecret",
+            SEPARATOR.format("/"),
+        ),  # fullwidth ../
         ("notes://%EF%BC%8E%EF%BC%8E", "\uff0e\uff0e", FOLDER),
     ],
 )
 def test_a_value_that_is_not_one_plain_segment_is_refused_naming_the_placeholder(served, uri, value, problem):
     GIVEN.clear()
     placeholder = "folder" if uri.startswith("files") else "name"
-    assert read(served, uri) == ("error", -32602, f"{uri}: the value of {{{placeholder}}}, {value!r}, {problem}")
+    assert read(served, uri) == (
+        "error",
+        -32602,
+        f"{uri}: the value of {{{placeholder}}}, {value!r}, {problem}",
+    )
     assert GIVEN == []
 
 
@@ -113,7 +129,7 @@ def test_a_value_that_is_not_one_plain_segment_is_refused_naming_the_placeholder
 def test_plain_segments_are_decoded_once_and_read(served, uri, text, given):
     GIVEN.clear()
     assert read(served, uri) == ("ok", text)
-    assert GIVEN == [given]
+    assert [given] == GIVEN
 
 
 @settings(max_examples=300, deadline=None)
@@ -122,7 +138,11 @@ def test_a_value_that_is_read_is_one_plain_segment(text):
     """Whatever a decoded value is, `match` gives it to the function only when it is one segment."""
     from urllib.parse import quote
 
-    for uri in (f"notes://{quote(text, safe='')}", f"notes://{quote(quote(text, safe=''), safe='')}", f"notes://{text}"):
+    for uri in (
+        f"notes://{quote(text, safe='')}",
+        f"notes://{quote(quote(text, safe=''), safe='')}",
+        f"notes://{text}",
+    ):
         try:
             values = note.match(uri)
         except ValueError:

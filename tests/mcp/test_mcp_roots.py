@@ -80,6 +80,8 @@ def test_add_root_offers_that_folder_says_so_and_the_server_works_there(ip, serv
         assert [a.kind for a in box.history] == ["roots"]
         with pytest.raises(McpToolError) as refused:  # the person's root, not the command's folder
             box["read_text_file"].run({"path": str(data / "a.txt")})
-        assert str(refused.value).startswith(f"Access denied - path outside allowed directories: {data / 'a.txt'}")
+        assert str(refused.value).startswith(
+            f"Access denied - path outside allowed directories: {data / 'a.txt'}"
+        )
     finally:
         ip.run_line_magic("tools", "mcp remove fs")

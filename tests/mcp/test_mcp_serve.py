@@ -159,6 +159,7 @@ class _NoTokens:
 
 def test_a_refused_sdk_client_shows_the_reason_and_starts_no_oauth(served):
     """The SDK's client, plain and with an OAuth provider (as the MCP Inspector has one)."""
+
     async def refused(oauth: bool):
         paths, redirects = [], []
 
@@ -222,7 +223,10 @@ def test_the_real_client_lists_and_calls_the_served_tools(served):
         **shout.parameters,
         "examples": [{"text": "hello", "times": 3}],
     }
-    assert listed[1].input_schema == {"$schema": "https://json-schema.org/draft/2020-12/schema", **nap.parameters}
+    assert listed[1].input_schema == {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        **nap.parameters,
+    }
     assert (ok.is_error, ok.content[0].text) == (False, "HI HI")
     assert (invalid.is_error, invalid.content[0].text) == (
         True,

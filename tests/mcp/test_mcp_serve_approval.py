@@ -12,7 +12,6 @@ import pytest
 
 from meowgent_nb import Agent, Approved, Denied, ScriptedModel, tool
 from meowgent_nb.mcp.server.serve import ToolServer
-
 from tests.mcp.test_mcp_serve import client
 
 RAN: list[dict[str, Any]] = []
@@ -130,7 +129,12 @@ NOT_ONE = "Denied: the approver Answering() did not return one Approved or Denie
         ([0], NOT_ONE.format("1 answered")),
         ([True], NOT_ONE.format("1 answered")),
         ([LookAlike()], NOT_ONE.format("1 answered")),
-        ([Approved, ], NOT_ONE.format("1 answered")),  # the class, not a decision
+        (
+            [
+                Approved,
+            ],
+            NOT_ONE.format("1 answered"),
+        ),  # the class, not a decision
         ([], NOT_ONE.format("0 answered")),
         ([Approved(), Approved()], NOT_ONE.format("2 answered")),
         ([Approved(), Denied()], NOT_ONE.format("2 answered")),
@@ -180,7 +184,7 @@ def test_a_served_call_is_validated_exactly_as_the_agent_validates_it(served, ar
     ran_in_loop = list(RAN)
     RAN.clear()
     assert call(served, "shout", arguments) == (not looped.ok, looped.output, None)
-    assert RAN == ran_in_loop
+    assert ran_in_loop == RAN
 
 
 class Meddling:

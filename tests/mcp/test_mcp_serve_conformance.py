@@ -17,10 +17,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 sys.path.insert(0, str(Path(__file__).parent.parent / "mcp_servers"))
 
-import conformance_notebook as notebook  # noqa: E402
-from conformance_suite import passing, run_server_scenarios  # noqa: E402
+import conformance_notebook as notebook
+from conformance_suite import passing, run_server_scenarios
 
-from meowgent_nb.mcp.server.serve import ToolServer  # noqa: E402
+from meowgent_nb.mcp.server.serve import ToolServer
 
 PASSING = [
     "completion-complete",

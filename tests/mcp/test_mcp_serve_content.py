@@ -14,7 +14,8 @@ from typing import Any, Literal
 import httpx2
 import mcp_types as types
 import pytest
-from IPython.display import Audio, Image as DisplayImage
+from IPython.display import Audio
+from IPython.display import Image as DisplayImage
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from PIL import Image
@@ -24,7 +25,9 @@ from meowgent_nb.mcp.server.content import media_type
 from meowgent_nb.mcp.server.published import ResourceContent, prompt, resource
 from meowgent_nb.mcp.server.serve import ToolServer
 
-PNG = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==")
+PNG = base64.b64decode(
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg=="
+)
 WAV = base64.b64decode("UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAAB9AAACABAAZGF0YQIAAAA=")
 NOTES = {"groceries": "milk", "garden": "roses"}
 
@@ -90,19 +93,29 @@ class Tone(enum.Enum):
 @prompt(complete={"topic": ["gardens", "groceries", "games"]})
 def review(topic: str, tone: Tone = Tone.KIND, length: Literal["short", "long"] = "short") -> list:
     """Review a topic, with a picture."""
-    return [{"role": "user", "content": DisplayImage(data=PNG)}, {"role": "assistant", "content": note.embed(name="groceries")}, {"role": "user", "content": f"Review {topic}"}]
+    return [
+        {"role": "user", "content": DisplayImage(data=PNG)},
+        {"role": "assistant", "content": note.embed(name="groceries")},
+        {"role": "user", "content": f"Review {topic}"},
+    ]
 
 
 @pytest.fixture(scope="module")
 def served():
-    server = ToolServer([pil, shown, sound, raw, mixed, blob, plain], resources=[note, index], prompts=[review], watch=0.1)
+    server = ToolServer(
+        [pil, shown, sound, raw, mixed, blob, plain], resources=[note, index], prompts=[review], watch=0.1
+    )
     yield server
     server.stop()
 
 
 async def _session(server: ToolServer, work: Any, **options: Any) -> Any:
-    async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {server.token}"}, timeout=120) as http:  # a loaded machine is slow
-        async with Client(streamable_http_client(server.url, http_client=http), cache=None, mode="legacy", **options) as mcp:
+    async with httpx2.AsyncClient(
+        headers={"Authorization": f"Bearer {server.token}"}, timeout=120
+    ) as http:  # a loaded machine is slow
+        async with Client(
+            streamable_http_client(server.url, http_client=http), cache=None, mode="legacy", **options
+        ) as mcp:
             return await work(mcp)
 
 
@@ -121,21 +134,39 @@ def test_images_audio_and_resources_are_served_as_their_content(served):
     found = asyncio.run(_session(served, work))
     buffer = io.BytesIO()
     Image.new("RGB", (2, 1), "blue").save(buffer, format="PNG")
-    assert dumped(found["pil"]) == [{"type": "image", "data": base64.b64encode(buffer.getvalue()).decode(), "mimeType": "image/png"}]
-    assert dumped(found["shown"]) == [{"type": "image", "data": base64.b64encode(PNG).decode(), "mimeType": "image/png"}]
+    assert dumped(found["pil"]) == [
+        {"type": "image", "data": base64.b64encode(buffer.getvalue()).decode(), "mimeType": "image/png"}
+    ]
+    assert dumped(found["shown"]) == [
+        {"type": "image", "data": base64.b64encode(PNG).decode(), "mimeType": "image/png"}
+    ]
     audio = dumped(found["sound"])[0]
-    assert (audio["type"], audio["mimeType"], base64.b64decode(audio["data"])[:4]) == ("audio", "audio/wav", b"RIFF")
-    assert dumped(found["png"]) == [{"type": "image", "data": base64.b64encode(PNG).decode(), "mimeType": "image/png"}]
-    assert dumped(found["wav"]) == [{"type": "audio", "data": base64.b64encode(WAV).decode(), "mimeType": "audio/wav"}]
+    assert (audio["type"], audio["mimeType"], base64.b64decode(audio["data"])[:4]) == (
+        "audio",
+        "audio/wav",
+        b"RIFF",
+    )
+    assert dumped(found["png"]) == [
+        {"type": "image", "data": base64.b64encode(PNG).decode(), "mimeType": "image/png"}
+    ]
+    assert dumped(found["wav"]) == [
+        {"type": "audio", "data": base64.b64encode(WAV).decode(), "mimeType": "audio/wav"}
+    ]
     assert dumped(found["other"]) == [{"type": "text", "text": "[bytes: 3 bytes]"}]
     assert dumped(found["mixed"]) == [
         {"type": "text", "text": "Here:"},
         {"type": "image", "data": base64.b64encode(PNG).decode(), "mimeType": "image/png"},
-        {"type": "resource", "resource": {"uri": "notes://garden", "mimeType": "text/plain", "text": "roses"}},
+        {
+            "type": "resource",
+            "resource": {"uri": "notes://garden", "mimeType": "text/plain", "text": "roses"},
+        },
         {"type": "text", "text": "7"},
     ]
     assert dumped(found["blob"]) == [
-        {"type": "resource", "resource": {"uri": "data://blob", "mimeType": "application/x-thing", "blob": "AAE="}}
+        {
+            "type": "resource",
+            "resource": {"uri": "data://blob", "mimeType": "application/x-thing", "blob": "AAE="},
+        }
     ]
     assert dumped(found["plain"]) == [{"type": "text", "text": '[1, "two"]'}]
 
@@ -172,14 +203,24 @@ def test_prompts_hold_images_and_resources_and_arguments_complete(served):
             (await mcp.complete(ref, {"name": "length", "value": ""})).completion,
             (await mcp.complete(ref, {"name": "nothing", "value": ""})).completion,
             (await mcp.complete(template, {"name": "name", "value": "ga"})).completion,
-            (await mcp.complete(types.PromptReference(type="ref/prompt", name="absent"), {"name": "x", "value": ""})).completion,
+            (
+                await mcp.complete(
+                    types.PromptReference(type="ref/prompt", name="absent"), {"name": "x", "value": ""}
+                )
+            ).completion,
         ]
         return got, completed
 
     got, completed = asyncio.run(_session(served, work))
     assert [(m.role, m.content.model_dump(by_alias=True, exclude_none=True)) for m in got.messages] == [
         ("user", {"type": "image", "data": base64.b64encode(PNG).decode(), "mimeType": "image/png"}),
-        ("assistant", {"type": "resource", "resource": {"uri": "notes://groceries", "mimeType": "text/plain", "text": "milk"}}),
+        (
+            "assistant",
+            {
+                "type": "resource",
+                "resource": {"uri": "notes://groceries", "mimeType": "text/plain", "text": "milk"},
+            },
+        ),
         ("user", {"type": "text", "text": "Review gardens"}),
     ]
     assert [(c.values, c.total, c.has_more) for c in completed] == [

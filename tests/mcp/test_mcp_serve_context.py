@@ -18,7 +18,11 @@ from meowgent_nb import ToolContext, tool
 from meowgent_nb.errors import ToolDefinitionError
 from meowgent_nb.mcp.server.serve import ToolServer
 
-STYLE = {"type": "object", "properties": {"style": {"type": "string", "enum": ["neat", "loose"]}}, "required": ["style"]}
+STYLE = {
+    "type": "object",
+    "properties": {"style": {"type": "string", "enum": ["neat", "loose"]}},
+    "required": ["style"],
+}
 
 
 @tool
@@ -82,19 +86,27 @@ class Client_:
 
     async def on_sample(self, context: Any, params: Any) -> Any:
         self.asked.append(("model", params.system_prompt, params.messages[0].content.text, params.max_tokens))
-        return types.CreateMessageResult(role="assistant", content=types.TextContent(type="text", text="Short."), model="m")
+        return types.CreateMessageResult(
+            role="assistant", content=types.TextContent(type="text", text="Short."), model="m"
+        )
 
 
 @contextlib.asynccontextmanager
 async def connect(server: ToolServer, seen: Client_, mode: str, asks: bool = True, **options: Any):
     callbacks = {"elicitation_callback": seen.on_elicit, "sampling_callback": seen.on_sample} if asks else {}
-    async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {server.token}"}, timeout=120) as http:  # a loaded machine is slow
+    async with httpx2.AsyncClient(
+        headers={"Authorization": f"Bearer {server.token}"}, timeout=120
+    ) as http:  # a loaded machine is slow
         transport = streamable_http_client(server.url, http_client=http)
-        async with Client(transport, cache=None, mode=mode, logging_callback=seen.on_log, **callbacks, **options) as mcp:
+        async with Client(
+            transport, cache=None, mode=mode, logging_callback=seen.on_log, **callbacks, **options
+        ) as mcp:
             yield mcp
 
 
-@pytest.mark.parametrize("mode", ["legacy", "auto"])  # 2025-11-25 (requests of their own), 2026-07-28 (rounds)
+@pytest.mark.parametrize(
+    "mode", ["legacy", "auto"]
+)  # 2025-11-25 (requests of their own), 2026-07-28 (rounds)
 def test_the_context_reaches_the_client_over_either_protocol(served, mode):
     seen = Client_()
 
@@ -156,7 +168,9 @@ def test_an_async_tool_asks_too_and_an_unknown_request_state_or_a_sent_context_i
     async def main() -> Any:
         async with connect(served, Client_(), "auto") as mcp:
             failed = await mcp.call_tool("ask_async", {})
-            stale = await mcp.session.call_tool("tidy", {"folder": "x"}, request_state="made-up", input_responses={})
+            stale = await mcp.session.call_tool(
+                "tidy", {"folder": "x"}, request_state="made-up", input_responses={}
+            )
             sent = await mcp.call_tool("tidy", {"folder": "x", "ctx": "mine"})
             return failed, stale, sent
 
@@ -212,12 +226,18 @@ def test_an_answer_is_taken_once_and_only_as_far_as_the_form_allows(served):
         async with connect(served, Client_(), "auto") as mcp:
             asked = await mcp.session.call_tool("ask_only", {}, allow_input_required=True)
             state = asked.request_state
-            (key, question), = asked.input_requests.items()
+            ((key, question),) = asked.input_requests.items()
             misfit = await mcp.session.call_tool(
-                "ask_only", {}, request_state=state, input_responses={key: types.ElicitResult(action="accept", content={"name": 7})}
+                "ask_only",
+                {},
+                request_state=state,
+                input_responses={key: types.ElicitResult(action="accept", content={"name": 7})},
             )
             again = await mcp.session.call_tool(
-                "ask_only", {}, request_state=state, input_responses={key: types.ElicitResult(action="accept", content={"name": "Eve"})}
+                "ask_only",
+                {},
+                request_state=state,
+                input_responses={key: types.ElicitResult(action="accept", content={"name": "Eve"})},
             )
             return question.params.message, misfit, again
 

@@ -10,8 +10,8 @@ from pydantic import BaseModel
 
 from meowgent_nb import Approved, tool
 from meowgent_nb.errors import ToolDefinitionError
-from meowgent_nb.mcp.server._serve_types import annotations_of, output_schema_of
 from meowgent_nb.mcp.client.toolbox import McpToolbox, McpToolError
+from meowgent_nb.mcp.server._serve_types import annotations_of, output_schema_of
 from meowgent_nb.mcp.server.serve import ToolServer
 
 
@@ -94,8 +94,13 @@ def test_annotations_follow_read_only_else_approval():
 def test_the_client_asks_where_the_published_hints_say(client):
     asks = {t.name: t.approval for t in client}
     assert asks == {
-        "nb_forecast": False, "nb_stats": False, "nb_count": False, "nb_liar": False, "nb_greet": False,
-        "nb_wipe": True, "nb_peek": False,
+        "nb_forecast": False,
+        "nb_stats": False,
+        "nb_count": False,
+        "nb_liar": False,
+        "nb_greet": False,
+        "nb_wipe": True,
+        "nb_peek": False,
     }
 
 
@@ -103,7 +108,10 @@ def test_output_schemas_come_from_return_types_that_are_objects(client):
     assert output_schema_of(greet) is None and client["nb_greet"].output_schema is None
     assert client["nb_stats"].output_schema == {"additionalProperties": {"type": "number"}, "type": "object"}
     assert client["nb_forecast"].output_schema == {
-        "properties": {"city": {"title": "City", "type": "string"}, "degrees": {"title": "Degrees", "type": "number"}},
+        "properties": {
+            "city": {"title": "City", "type": "string"},
+            "degrees": {"title": "Degrees", "type": "number"},
+        },
         "required": ["city", "degrees"],
         "title": "Weather",
         "type": "object",

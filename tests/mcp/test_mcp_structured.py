@@ -7,13 +7,12 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from meowgent_nb import Agent, AutoApprove, ScriptedModel
 from mcp_types import CallToolResult, TextContent
 
+from meowgent_nb import Agent, AutoApprove, ScriptedModel
+from meowgent_nb.mcp.client.toolbox import McpToolbox, McpToolError
 from meowgent_nb.mcp.content._media import McpAudio, McpImage, McpText
 from meowgent_nb.mcp.content._results import result_value, value_schema, wraps_result
-from meowgent_nb.mcp.client.toolbox import McpToolbox, McpToolError
 from meowgent_nb.notebook.views._media_html import MEDIA_MAX_BYTES, media_html
 from meowgent_nb.tools._output import output_text
 from meowgent_nb.tools.view import ToolsView
@@ -60,7 +59,9 @@ def test_a_result_that_breaks_its_own_output_schema_is_an_error_the_model_is_tol
         f"the MCP server 'facts' answered the call to {name} with a result its own output schema"
         f" does not allow, so it was not used: {problem}"
     )
-    result = Agent(ScriptedModel([call(f"facts_{name}"), "Sorry."]), tools=box, approver=AutoApprove()).run("Go")
+    result = Agent(ScriptedModel([call(f"facts_{name}"), "Sorry."]), tools=box, approver=AutoApprove()).run(
+        "Go"
+    )
     assert [(r.kind, r.value) for r in result.tool_results] == [("error", None)]
     assert result.tool_results[0].output == f"Error: McpToolError: {caught.value}"
 
@@ -87,7 +88,10 @@ def test_tools_name_shows_the_output_schema_and_the_listing_does_not(box):
         + json.dumps(
             {
                 "type": "object",
-                "properties": {"count": {"type": "integer"}, "names": {"type": "array", "items": {"type": "string"}}},
+                "properties": {
+                    "count": {"type": "integer"},
+                    "names": {"type": "array", "items": {"type": "string"}},
+                },
                 "required": ["count", "names"],
             },
             indent=2,
@@ -100,17 +104,41 @@ def test_tools_name_shows_the_output_schema_and_the_listing_does_not(box):
 @pytest.mark.parametrize(
     ("schema", "wraps", "value"),
     [
-        ({"properties": {"result": {"type": "integer"}}, "required": ["result"], "title": "fOutput"}, True,
-         {"type": "integer"}),
-        ({"properties": {"result": {"type": "string", "title": "R"}}, "required": ["result"], "title": "fOutput"},
-         True, None),
-        ({"x-fastmcp-wrap-result": True, "properties": {"result": {"type": "array"}}}, True, {"type": "array"}),
+        (
+            {"properties": {"result": {"type": "integer"}}, "required": ["result"], "title": "fOutput"},
+            True,
+            {"type": "integer"},
+        ),
+        (
+            {
+                "properties": {"result": {"type": "string", "title": "R"}},
+                "required": ["result"],
+                "title": "fOutput",
+            },
+            True,
+            None,
+        ),
+        (
+            {"x-fastmcp-wrap-result": True, "properties": {"result": {"type": "array"}}},
+            True,
+            {"type": "array"},
+        ),
         ({"properties": {"result": "not a schema"}, "required": ["result"], "title": "fOutput"}, True, None),
-        ({"properties": {"result": {"type": "integer"}}, "required": ["result"], "title": "Answer"}, False,
-         {"properties": {"result": {"type": "integer"}}, "required": ["result"], "title": "Answer"}),
-        ({"properties": ["result"], "required": ["result"], "title": "fOutput"}, False,
-         {"properties": ["result"], "required": ["result"], "title": "fOutput"}),
-        ({"x-fastmcp-wrap-result": "yes", "type": "object"}, False, {"x-fastmcp-wrap-result": "yes", "type": "object"}),
+        (
+            {"properties": {"result": {"type": "integer"}}, "required": ["result"], "title": "Answer"},
+            False,
+            {"properties": {"result": {"type": "integer"}}, "required": ["result"], "title": "Answer"},
+        ),
+        (
+            {"properties": ["result"], "required": ["result"], "title": "fOutput"},
+            False,
+            {"properties": ["result"], "required": ["result"], "title": "fOutput"},
+        ),
+        (
+            {"x-fastmcp-wrap-result": "yes", "type": "object"},
+            False,
+            {"x-fastmcp-wrap-result": "yes", "type": "object"},
+        ),
         (None, False, None),
         ("object", False, None),
     ],
@@ -129,7 +157,9 @@ def test_a_wrapped_result_with_other_keys_stays_the_object():
 
 
 def test_images_audio_and_links_travel_with_the_text_and_the_card_shows_only_safe_ones(box):
-    result = Agent(ScriptedModel([call("facts_gallery"), "Done."]), tools=box, approver=AutoApprove()).run("Show")
+    result = Agent(ScriptedModel([call("facts_gallery"), "Done."]), tools=box, approver=AutoApprove()).run(
+        "Show"
+    )
     shown = result.tool_results[0]
     assert shown.output == (  # what the model read
         "Three pictures.\n[image: image/png]\n[image: image/svg+xml]\n[audio: audio/wav]\n[image: image/png]\n"
@@ -152,7 +182,10 @@ def test_images_audio_and_links_travel_with_the_text_and_the_card_shows_only_saf
     assert html.count("<img ") == 1 and 'src="data:image/png;base64,iVBORw0KGgo' in html
     assert "<script" not in html and "svg+xml;base64" not in html
     assert "image/svg+xml not shown: only PNG, JPEG, GIF and WebP images are displayed" in html
-    assert '<audio class="meowgent-media" controls src="data:audio/wav;base64,UklGRiQAAABXQVZFZm10IA=="></audio>' in html
+    assert (
+        '<audio class="meowgent-media" controls src="data:audio/wav;base64,UklGRiQAAABXQVZFZm10IA=="></audio>'
+        in html
+    )
     assert (
         '<a href="https://example.org/r?a=1&amp;b=2" target="_blank" rel="noopener noreferrer">'
         "The &lt;b&gt;report&lt;/b&gt;</a>"

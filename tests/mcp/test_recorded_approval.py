@@ -50,9 +50,12 @@ def edit_listing(path: Path, tool: str, **fields) -> None:
     listed = json.loads(lines[hits[0]].rstrip().rstrip(","))
     listed.update(fields)
     end = "," if lines[hits[0]].rstrip().endswith(",") else ""
-    lines[hits[0]] = lines[hits[0]][: len(lines[hits[0]]) - len(lines[hits[0]].lstrip())] + json.dumps(
-        listed, ensure_ascii=False, sort_keys=True
-    ) + end + "\n"
+    lines[hits[0]] = (
+        lines[hits[0]][: len(lines[hits[0]]) - len(lines[hits[0]].lstrip())]
+        + json.dumps(listed, ensure_ascii=False, sort_keys=True)
+        + end
+        + "\n"
+    )
     path.write_text("".join(lines))
     assert next(t for t in Cassette(path).listing("demo").listing if t.name == tool).model_dump()[
         next(iter(fields))
@@ -65,7 +68,9 @@ def test_a_hand_lowered_approval_does_not_let_a_live_call_run_unasked(tmp_path):
     approver = Asking(Denied("not that"), Approved("yes"))
     box = McpToolbox("demo", [sys.executable, SERVER], record=True)
     try:
-        replay = ReplayModel(path, ScriptedModel([calling("demo_wipe", path="/"), calling("demo_wipe", path="tmp"), "ok"]))
+        replay = ReplayModel(
+            path, ScriptedModel([calling("demo_wipe", path="/"), calling("demo_wipe", path="tmp"), "ok"])
+        )
         box.use_tape(replay.tool_tape)  # mode auto: replays the listing, runs what is not recorded
         assert (box.connected, box["demo_wipe"].approval) == (False, False)  # pure replay: the file's
         agent = Agent(replay, tools=list(box), approver=approver)
@@ -78,11 +83,14 @@ def test_a_hand_lowered_approval_does_not_let_a_live_call_run_unasked(tmp_path):
         box.close()
     result = events[-1].result
     # The first call started the server, whose listing says wipe is destructive: it was asked then.
-    assert [(r.kind, r.output) for r in result.tool_results] == [("denied", "Denied: not that"), ("ok", "wiped tmp")]
-    assert approver.asked == [("demo_wipe", {"path": "/"}), ("demo_wipe", {"path": "tmp"})]
-    assert [type(e).__name__ for e in events if type(e).__name__ in ("ApprovalRequested", "ApprovalEvent")] == [
-        "ApprovalRequested", "ApprovalEvent", "ApprovalRequested", "ApprovalEvent"
+    assert [(r.kind, r.output) for r in result.tool_results] == [
+        ("denied", "Denied: not that"),
+        ("ok", "wiped tmp"),
     ]
+    assert approver.asked == [("demo_wipe", {"path": "/"}), ("demo_wipe", {"path": "tmp"})]
+    assert [
+        type(e).__name__ for e in events if type(e).__name__ in ("ApprovalRequested", "ApprovalEvent")
+    ] == ["ApprovalRequested", "ApprovalEvent", "ApprovalRequested", "ApprovalEvent"]
     assert [(e.tool, e.arguments) for e in Cassette(path).tool_entries] == [
         ("demo_add", {"a": 1, "b": 2}),
         ("demo_wipe", {"path": "tmp"}),  # the denied call left nothing in the cassette
@@ -98,7 +106,14 @@ def test_once_live_a_lowered_approval_asks_and_an_approved_call_runs(tmp_path):
     try:
         replay = ReplayModel(
             path,
-            ScriptedModel([calling("demo_add", a=5), calling("demo_wipe", path="tmp"), calling("demo_note", text="x"), "ok"]),
+            ScriptedModel(
+                [
+                    calling("demo_add", a=5),
+                    calling("demo_wipe", path="tmp"),
+                    calling("demo_note", text="x"),
+                    "ok",
+                ]
+            ),
         )
         box.use_tape(replay.tool_tape)
         tools = list(box)
@@ -122,7 +137,10 @@ def test_in_pure_replay_the_persons_approval_holds_over_the_file(tmp_path):
     edit_listing(path, "demo_add", approval=True)  # a file may raise approval
     for options, asked in (
         ({"approval": {"wipe": True}}, [("demo_add", {"a": 1, "b": 2}), ("demo_wipe", {"path": "tmp"})]),
-        ({"approval": {"demo_wipe": True, "add": False}}, [("demo_add", {"a": 1, "b": 2}), ("demo_wipe", {"path": "tmp"})]),
+        (
+            {"approval": {"demo_wipe": True, "add": False}},
+            [("demo_add", {"a": 1, "b": 2}), ("demo_wipe", {"path": "tmp"})],
+        ),
         ({}, [("demo_add", {"a": 1, "b": 2})]),  # no person said anything: the recording decides
     ):
         approver = Asking(*[Approved("yes")] * len(asked))
@@ -139,7 +157,9 @@ def test_in_pure_replay_the_persons_approval_holds_over_the_file(tmp_path):
     ("given", "in_file", "kept"),
     [(5.0, None, 5.0), (5.0, 1000.0, 5.0), (5.0, 1.0, 1.0), (None, 1000.0, None), (None, None, None)],
 )
-def test_a_recorded_time_limit_can_shorten_the_persons_never_lengthen_or_remove_it(tmp_path, given, in_file, kept):
+def test_a_recorded_time_limit_can_shorten_the_persons_never_lengthen_or_remove_it(
+    tmp_path, given, in_file, kept
+):
     path = recorded(tmp_path, calling("demo_add", a=1), timeout=5.0)
     edit_listing(path, "demo_add", timeout=in_file)
     box = McpToolbox("demo", ["/nonexistent/server"], record=True, timeout=given)

@@ -20,7 +20,10 @@ def test_a_recorded_box_without_a_cassette_starts_when_first_used():
     box = McpToolbox("demo", [sys.executable, SERVER], record=True)
     try:
         assert (box.connected, box.log_path) == (False, None)
-        assert repr(box) == f"McpToolbox('demo', stdio: {sys.executable + ' ' + SERVER!r}, recorded, not started)"
+        assert (
+            repr(box)
+            == f"McpToolbox('demo', stdio: {sys.executable + ' ' + SERVER!r}, recorded, not started)"
+        )
         assert box.connected is False  # showing it did not start it
         assert box.names[:2] == ["demo_add", "demo_forecast"]  # looking at its tools starts it
         assert box.connected

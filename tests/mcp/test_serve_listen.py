@@ -112,9 +112,17 @@ def served():
 
 def test_each_listener_hears_what_it_asked_for_once_in_order_and_nothing_else(served):
     async def work() -> tuple[list[Any], list[Any], str | None, list[set[str]]]:
-        x = Listener(served.url, served.token, tools_list_changed=True, resource_subscriptions=["notes://a", "notes://note/x"])
+        x = Listener(
+            served.url,
+            served.token,
+            tools_list_changed=True,
+            resource_subscriptions=["notes://a", "notes://note/x"],
+        )
         y = Listener(
-            served.url, served.token, prompts_list_changed=True, resource_subscriptions=["notes://b", "notes://note/new"]
+            served.url,
+            served.token,
+            prompts_list_changed=True,
+            resource_subscriptions=["notes://b", "notes://note/new"],
         )
         await asyncio.wait_for(asyncio.gather(x.ready.wait(), y.ready.wait()), 30)
         watched = [served._events.watched()]
@@ -159,7 +167,10 @@ def test_each_listener_hears_what_it_asked_for_once_in_order_and_nothing_else(se
         ("prompts/list_changed", None),
         ("resources/updated", "notes://note/new"),
     ]
-    assert watched == [{"notes://a", "notes://b", "notes://note/x", "notes://note/new"}, {"notes://a", "notes://note/x"}]
+    assert watched == [
+        {"notes://a", "notes://b", "notes://note/x", "notes://note/new"},
+        {"notes://a", "notes://note/x"},
+    ]
     assert [t.name for t in served.tools] == ["pong"]
     assert served._events.watching is False
 
@@ -174,17 +185,25 @@ def test_two_streams_of_one_session_each_get_only_their_own_events(served):
     async def work() -> tuple[list[Any], list[Any]]:
         tools_seen: list[Any] = []
         notes_seen: list[Any] = []
-        async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {served.token}"}, timeout=60) as http:
-            async with Client(streamable_http_client(served.url, http_client=http), cache=None) as mcp:
-                async with mcp.listen(tools_list_changed=True) as tools, mcp.listen(resource_subscriptions=["notes://a"]) as notes:
-                    readers = [asyncio.ensure_future(drain(tools, tools_seen)), asyncio.ensure_future(drain(notes, notes_seen))]
-                    served.update(tools=[ping, pong])
-                    NOTES["a"] = "one, changed"
-                    served.changed("notes://a")
-                    await until(lambda: tools_seen and notes_seen)
-                    await asyncio.sleep(0.2)
-                    for reader in readers:
-                        reader.cancel()
+        async with (
+            httpx2.AsyncClient(headers={"Authorization": f"Bearer {served.token}"}, timeout=60) as http,
+            Client(streamable_http_client(served.url, http_client=http), cache=None) as mcp,
+        ):
+            async with (
+                mcp.listen(tools_list_changed=True) as tools,
+                mcp.listen(resource_subscriptions=["notes://a"]) as notes,
+            ):
+                readers = [
+                    asyncio.ensure_future(drain(tools, tools_seen)),
+                    asyncio.ensure_future(drain(notes, notes_seen)),
+                ]
+                served.update(tools=[ping, pong])
+                NOTES["a"] = "one, changed"
+                served.changed("notes://a")
+                await until(lambda: tools_seen and notes_seen)
+                await asyncio.sleep(0.2)
+                for reader in readers:
+                    reader.cancel()
         return tools_seen, notes_seen
 
     assert asyncio.run(work()) == ([ToolsListChanged()], [ResourceUpdated(uri="notes://a")])
@@ -198,7 +217,9 @@ def test_a_2025_client_that_listed_the_tools_is_told_each_list_change_once(serve
             heard.append(message.method)
 
     async def work() -> Any:
-        async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {served.token}"}, timeout=60) as http:
+        async with httpx2.AsyncClient(
+            headers={"Authorization": f"Bearer {served.token}"}, timeout=60
+        ) as http:
             transport = streamable_http_client(served.url, http_client=http)
             async with Client(transport, cache=None, mode="legacy", message_handler=on_message) as mcp:
                 await mcp.list_tools()
@@ -218,10 +239,12 @@ def test_a_2025_client_that_listed_the_tools_is_told_each_list_change_once(serve
 
 def test_the_2026_capabilities_say_what_the_listen_stream_tells(served):
     async def work() -> Any:
-        async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {served.token}"}, timeout=60) as http:
-            async with Client(streamable_http_client(served.url, http_client=http), cache=None) as mcp:
-                tools = await mcp.list_tools()
-                return mcp.server_capabilities, [t.name for t in tools.tools]
+        async with (
+            httpx2.AsyncClient(headers={"Authorization": f"Bearer {served.token}"}, timeout=60) as http,
+            Client(streamable_http_client(served.url, http_client=http), cache=None) as mcp,
+        ):
+            tools = await mcp.list_tools()
+            return mcp.server_capabilities, [t.name for t in tools.tools]
 
     capabilities, names = asyncio.run(work())
     assert capabilities.tools.list_changed is True
@@ -232,14 +255,16 @@ def test_the_2026_capabilities_say_what_the_listen_stream_tells(served):
 
 def test_a_listen_stream_asking_for_too_many_resources_is_refused_with_the_limit(served):
     async def work() -> str:
-        async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {served.token}"}, timeout=60) as http:
-            async with Client(streamable_http_client(served.url, http_client=http), cache=None) as mcp:
-                uris = [f"notes://note/n{i}" for i in range(101)]
-                try:
-                    async with mcp.listen(resource_subscriptions=uris):
-                        return "listened"
-                except Exception as error:  # noqa: BLE001
-                    return str(error)
+        async with (
+            httpx2.AsyncClient(headers={"Authorization": f"Bearer {served.token}"}, timeout=60) as http,
+            Client(streamable_http_client(served.url, http_client=http), cache=None) as mcp,
+        ):
+            uris = [f"notes://note/n{i}" for i in range(101)]
+            try:
+                async with mcp.listen(resource_subscriptions=uris):
+                    return "listened"
+            except Exception as error:  # noqa: BLE001
+                return str(error)
 
     assert asyncio.run(work()) == (
         "subscriptions/listen: 101 resources asked for, at most 100 are watched on one stream;"
@@ -277,7 +302,9 @@ def test_a_tool_defined_or_deleted_in_the_notebook_while_serving_is_a_tools_list
         with capture_output() as plain:
             ip.run_cell("x_plain = 3")  # no tool changed: nothing to tell, and no MCP box is listed again
         stale = box.stale
-        ip.run_cell("@tool\ndef t_two() -> str:\n    '''Two.'''\n    return 'two'\n")  # the same listing, new code
+        ip.run_cell(
+            "@tool\ndef t_two() -> str:\n    '''Two.'''\n    return 'two'\n"
+        )  # the same listing, new code
         called = server.tools[1].run({})
         ip.run_cell("del t_one")
         on_loop(until(lambda: len(x.heard) == 2))

@@ -22,8 +22,13 @@ from meowgent_nb.mcp.client.toolbox import McpToolbox
 from tests.mcp_servers import npm_packages
 
 PACKAGE = "@modelcontextprotocol/server-everything@2026.8.31"
-ANSWER = {"name": "Ada Lovelace", "check": True, "integer": 7, "untitledMultipleSelectEnum": ["Piano", "Drums"],
-          "titledSingleSelectEnum": "hero-3"}
+ANSWER = {
+    "name": "Ada Lovelace",
+    "check": True,
+    "integer": 7,
+    "untitledMultipleSelectEnum": ["Piano", "Drums"],
+    "titledSingleSelectEnum": "hero-3",
+}
 
 
 @pytest.fixture(scope="module")
@@ -37,7 +42,9 @@ def everything():
     command = [str(folder / "node_modules" / ".bin" / "mcp-server-everything"), "stdio"]
     poet = ScriptedModel(["Hello from the notebook."] * 5)
     # roots: the server offers get-roots-list only to a client that offers roots.
-    with McpToolbox("every", command, connect_timeout=60, sampling="allow", sampling_model=poet, roots=["."]) as box:
+    with McpToolbox(
+        "every", command, connect_timeout=60, sampling="allow", sampling_model=poet, roots=["."]
+    ) as box:
         yield box
 
 
@@ -67,16 +74,30 @@ def call(name: str, **arguments) -> str:
 
 def test_the_listing_offers_every_tool_the_task_one_too(everything):
     assert everything.names == [
-        "every_echo", "every_get-annotated-message", "every_get-env", "every_get-resource-links",
-        "every_get-resource-reference", "every_get-structured-content", "every_get-sum", "every_get-tiny-image",
-        "every_gzip-file-as-resource", "every_toggle-simulated-logging", "every_toggle-subscriber-updates",
-        "every_trigger-long-running-operation", "every_get-roots-list", "every_trigger-elicitation-request",
-        "every_trigger-url-elicitation", "every_trigger-sampling-request", "every_simulate-research-query",
+        "every_echo",
+        "every_get-annotated-message",
+        "every_get-env",
+        "every_get-resource-links",
+        "every_get-resource-reference",
+        "every_get-structured-content",
+        "every_get-sum",
+        "every_get-tiny-image",
+        "every_gzip-file-as-resource",
+        "every_toggle-simulated-logging",
+        "every_toggle-subscriber-updates",
+        "every_trigger-long-running-operation",
+        "every_get-roots-list",
+        "every_trigger-elicitation-request",
+        "every_trigger-url-elicitation",
+        "every_trigger-sampling-request",
+        "every_simulate-research-query",
     ]
     assert everything.skipped == {}
     assert everything["every_simulate-research-query"].runs_as_task is True
     assert sorted(everything["every_get-structured-content"].output_schema["properties"]) == [
-        "conditions", "humidity", "temperature"
+        "conditions",
+        "humidity",
+        "temperature",
     ]
 
 
@@ -95,7 +116,12 @@ def test_structured_content_images_and_links_become_values(everything):
 
 
 def test_resources_and_prompts_are_listed_and_read(everything):
-    assert [p.name for p in everything.prompts()] == ["simple-prompt", "args-prompt", "completable-prompt", "resource-prompt"]
+    assert [p.name for p in everything.prompts()] == [
+        "simple-prompt",
+        "args-prompt",
+        "completable-prompt",
+        "resource-prompt",
+    ]
     uris = [str(r.uri) for r in everything.resources()]
     assert "demo://resource/static/document/features.md" in uris
     text = everything.read("demo://resource/static/document/features.md")
@@ -105,23 +131,45 @@ def test_resources_and_prompts_are_listed_and_read(everything):
 def test_a_form_with_every_field_kind_and_a_sampling_request_are_answered_in_the_call(everything):
     person = Person()
     model = ScriptedModel(
-        [call("every_trigger-elicitation-request") + call("every_trigger-sampling-request", prompt="Say hi"), "Done."]
+        [
+            call("every_trigger-elicitation-request")
+            + call("every_trigger-sampling-request", prompt="Say hi"),
+            "Done.",
+        ]
     )
     result = Agent(model, tools=everything, approver=person).run("Ask me, then ask the model")
     form, sampled = result.tool_results
     assert [kind for _, kind in person.fields] == [
-        "string", "boolean", "string", "string", "string", "string", "integer", "number", "choice", "choices",
-        "choice", "choices", "choice",
+        "string",
+        "boolean",
+        "string",
+        "string",
+        "string",
+        "string",
+        "integer",
+        "number",
+        "choice",
+        "choices",
+        "choice",
+        "choices",
+        "choice",
     ]
     head, raw = form.output.split("\n\nRaw result: ")
-    assert (form.kind, json.loads(raw)) == ("ok", {"action": "accept", "content": ANSWER})  # exactly what was accepted
+    assert (form.kind, json.loads(raw)) == (
+        "ok",
+        {"action": "accept", "content": ANSWER},
+    )  # exactly what was accepted
     assert head.splitlines()[0] == "\u2705 User provided the requested information!"
     label, answer = sampled.output.split("\n", 1)
     assert (sampled.kind, label, json.loads(answer)) == (
         "ok",
         "LLM sampling result: ",
-        {"model": "scripted", "stopReason": "endTurn", "role": "assistant",
-         "content": {"type": "text", "text": "Hello from the notebook."}},
+        {
+            "model": "scripted",
+            "stopReason": "endTurn",
+            "role": "assistant",
+            "content": {"type": "text", "text": "Hello from the notebook."},
+        },
     )
     outcomes = [(a.kind, a.outcome) for a in everything.history if a.kind != "roots"]
     assert outcomes[-2:] == [("elicitation", "accept"), ("sampling", "answered by scripted")]
@@ -158,12 +206,20 @@ def test_a_task_asks_its_question_through_the_wait_for_its_result_and_tells_its_
     result = Agent(model, tools=everything, approver=person).run("Research python")
     (report,) = result.tool_results
     assert report.kind == "ok"
-    assert report.output.startswith("# Research Report: python (snake)\n\n## Research Parameters\n- **Topic**: python\n"
-                                    "- **Clarification**: snake\n")
-    assert (person.fields, person.choices) == ([("interpretation", "choice")], ["programming", "snake", "comedy"])
+    assert report.output.startswith(
+        "# Research Report: python (snake)\n\n## Research Parameters\n- **Topic**: python\n"
+        "- **Clarification**: snake\n"
+    )
+    assert (person.fields, person.choices) == (
+        [("interpretation", "choice")],
+        ["programming", "snake", "comedy"],
+    )
     assert person.lines[0] == "working: Gathering sources..."
     asked = 'input required: Found multiple interpretations for "python". Requesting clarification...'
     assert asked in person.lines  # the form was open while the task said so
-    allowed = [f"working: {stage}" for stage in STAGES] + [asked, 'working: Continuing with interpretation: "snake"...']
+    allowed = [f"working: {stage}" for stage in STAGES] + [
+        asked,
+        'working: Continuing with interpretation: "snake"...',
+    ]
     assert all(line in allowed or line.startswith("completed: ") for line in person.lines), person.lines
     assert [a.kind for a in everything.history][-1:] == ["elicitation"]

@@ -67,7 +67,9 @@ async def ask_odd(kind: str, answer: Annotated[ElicitationResult[BaseModel], Res
 
 
 def poem_request(topic: str) -> Sample:
-    message = types.SamplingMessage(role="user", content=types.TextContent(type="text", text=f"A haiku about {topic}."))
+    message = types.SamplingMessage(
+        role="user", content=types.TextContent(type="text", text=f"A haiku about {topic}.")
+    )
     return Sample([message], system_prompt="You write haiku.", max_tokens=60)
 
 

@@ -140,6 +140,7 @@ async def _serve_legacy() -> None:
     low = server._lowlevel_server
     await serve_legacy(low, low.create_initialization_options(NotificationOptions(tools_changed=not QUIET)))
 
+
 if __name__ == "__main__":
     if sys.argv[1:2] == ["http"]:
         server.run("streamable-http", host="127.0.0.1", port=int(sys.argv[2]))

@@ -34,7 +34,9 @@ class Defaults:
     async def elicit(self, request):
         from meowgent_nb.mcp.client._asking import ElicitAnswer
 
-        return ElicitAnswer("accept", {f.name: f.default for f in request.form.fields if f.default is not None})
+        return ElicitAnswer(
+            "accept", {f.name: f.default for f in request.form.fields if f.default is not None}
+        )
 
     async def review_sampling(self, review):  # pragma: no cover - no scenario samples
         return False, "not in this scenario"
@@ -54,7 +56,9 @@ async def follow(link: str) -> str:
     async with httpx2.AsyncClient() as http:
         answer = await http.get(link, follow_redirects=False)
     if answer.status_code not in (301, 302, 303, 307, 308):
-        raise RuntimeError(f"the authorization link answered {answer.status_code}, not a redirect: {answer.text[:200]}")
+        raise RuntimeError(
+            f"the authorization link answered {answer.status_code}, not a redirect: {answer.text[:200]}"
+        )
     return answer.headers["location"]
 
 
@@ -67,7 +71,10 @@ def _authorization_server(url: str) -> str:
     import httpx2
 
     where = urlsplit(url)
-    for path in (f"/.well-known/oauth-protected-resource{where.path}", "/.well-known/oauth-protected-resource"):
+    for path in (
+        f"/.well-known/oauth-protected-resource{where.path}",
+        "/.well-known/oauth-protected-resource",
+    ):
         answer = httpx2.get(f"{where.scheme}://{where.netloc}{path}")  # RFC 9728: path-based first
         if answer.status_code == 200:
             return answer.json()["authorization_servers"][0]
@@ -86,16 +93,23 @@ def run(url: str, scenario: str, context: dict) -> str:
     cross_app = {}  # enterprise-managed authorization (SEP-990): the identity provider the suite runs
     if "idp_id_token" in context:
         grant = "identity_assertion"
-        cross_app = dict(
-            issuer=_authorization_server(url), id_token=context["idp_id_token"],
-            idp_token_endpoint=context["idp_token_endpoint"], idp_client_id=context["idp_client_id"],
-        )
+        cross_app = {
+            "issuer": _authorization_server(url),
+            "id_token": context["idp_id_token"],
+            "idp_token_endpoint": context["idp_token_endpoint"],
+            "idp_client_id": context["idp_client_id"],
+        }
     oauth = OAuth(
-        client_id=context.get("client_id"), client_secret=context.get("client_secret"), authorize=follow,
-        redirect_uri="http://localhost:3000/callback", token_dir=TOKEN_DIR or tempfile.mkdtemp(prefix="mcp-tokens-"),
+        client_id=context.get("client_id"),
+        client_secret=context.get("client_secret"),
+        authorize=follow,
+        redirect_uri="http://localhost:3000/callback",
+        token_dir=TOKEN_DIR or tempfile.mkdtemp(prefix="mcp-tokens-"),
         client_metadata_url="https://conformance-test.local/client-metadata.json",
-        grant=grant, private_key=context.get("private_key_pem"),
-        signing_algorithm=context.get("signing_algorithm", "ES256"), **cross_app,
+        grant=grant,
+        private_key=context.get("private_key_pem"),
+        signing_algorithm=context.get("signing_algorithm", "ES256"),
+        **cross_app,
     )
     with McpToolbox("conformance", url=url, prefix=False, connect_timeout=20, oauth=oauth) as box:
         if scenario in CALLS:
@@ -121,7 +135,11 @@ def answer(request: dict) -> dict:
 
 def _request(url: str) -> dict:
     context = os.environ.get("MCP_CONFORMANCE_CONTEXT")
-    return {"url": url, "scenario": os.environ.get("MCP_CONFORMANCE_SCENARIO", ""), "context": json.loads(context or "{}")}
+    return {
+        "url": url,
+        "scenario": os.environ.get("MCP_CONFORMANCE_SCENARIO", ""),
+        "context": json.loads(context or "{}"),
+    }
 
 
 def _relay(path: str, url: str) -> int:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import base64
 import json
 import time
-
 from typing import Literal
 
 from IPython.display import Image as DisplayImage
@@ -137,7 +136,11 @@ def test_elicitation_sep1034_defaults(ctx: ToolContext) -> str:
 CHOICES = {
     "type": "object",
     "properties": {
-        "untitledSingle": {"type": "string", "description": "Select one option", "enum": ["option1", "option2", "option3"]},
+        "untitledSingle": {
+            "type": "string",
+            "description": "Select one option",
+            "enum": ["option1", "option2", "option3"],
+        },
         "titledSingle": {
             "type": "string",
             "description": "Select one option with titles",
@@ -203,7 +206,12 @@ json_schema_2020_12_tool = Tool.from_schema(
     {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "type": "object",
-        "$defs": {"address": {"type": "object", "properties": {"street": {"type": "string"}, "city": {"type": "string"}}}},
+        "$defs": {
+            "address": {
+                "type": "object",
+                "properties": {"street": {"type": "string"}, "city": {"type": "string"}},
+            }
+        },
         "properties": {"name": {"type": "string"}, "address": {"$ref": "#/$defs/address"}},
         "additionalProperties": False,
     },
@@ -234,7 +242,9 @@ def static_text() -> str:
     return "This is the content of the static text resource."
 
 
-@resource("test://static-binary", description="A static binary resource (image) for testing", mime_type="image/png")
+@resource(
+    "test://static-binary", description="A static binary resource (image) for testing", mime_type="image/png"
+)
 def static_binary() -> bytes:
     return RED_PIXEL
 
@@ -252,7 +262,14 @@ def watched_resource() -> str:
     return WATCHED["text"]
 
 
-RESOURCES = [static_text, static_binary, template, watched_resource, embedded_resource, mixed_content_resource]
+RESOURCES = [
+    static_text,
+    static_binary,
+    template,
+    watched_resource,
+    embedded_resource,
+    mixed_content_resource,
+]
 
 
 @prompt
@@ -286,4 +303,9 @@ def test_prompt_with_image() -> list:
     ]
 
 
-PROMPTS = [test_simple_prompt, test_prompt_with_arguments, test_prompt_with_embedded_resource, test_prompt_with_image]
+PROMPTS = [
+    test_simple_prompt,
+    test_prompt_with_arguments,
+    test_prompt_with_embedded_resource,
+    test_prompt_with_image,
+]

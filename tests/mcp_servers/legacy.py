@@ -26,7 +26,9 @@ async def serve_legacy(low: Any, options: Any = None) -> None:
                     message = getattr(item, "message", None)
                     if isinstance(message, JSONRPCRequest) and message.method == "server/discover":
                         error = ErrorData(code=METHOD_NOT_FOUND, message="Method not found")
-                        await write_stream.send(SessionMessage(JSONRPCError(jsonrpc="2.0", id=message.id, error=error)))
+                        await write_stream.send(
+                            SessionMessage(JSONRPCError(jsonrpc="2.0", id=message.id, error=error))
+                        )
                         continue
                     await send.send(item)
 

@@ -24,11 +24,16 @@ def installed(package: str, npm: list[str]) -> Path:
     try:
         subprocess.run(
             [*npm, "install", "--silent", "--no-audit", "--no-fund", "--prefix", str(fresh), package],
-            check=True, capture_output=True, text=True, timeout=300,
+            check=True,
+            capture_output=True,
+            text=True,
+            timeout=300,
         )
     except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as error:
         shutil.rmtree(fresh, ignore_errors=True)
-        raise RuntimeError(f"could not install {package} from npm: {str(getattr(error, 'stderr', '') or error)[-300:]}")
+        raise RuntimeError(
+            f"could not install {package} from npm: {str(getattr(error, 'stderr', '') or error)[-300:]}"
+        ) from None
     try:
         fresh.rename(folder)  # whole or not at all: a broken install is never taken for one
     except OSError:  # another run installed it meanwhile

@@ -59,9 +59,14 @@ class Memory:
             return construct_redirect_uri(str(params.redirect_uri), error="access_denied", state=params.state)
         code = secrets.token_urlsafe(16)
         self.codes[code] = AuthorizationCode(
-            code=code, scopes=params.scopes or [], expires_at=time.time() + 300, client_id=client.client_id,
-            code_challenge=params.code_challenge, redirect_uri=params.redirect_uri,
-            redirect_uri_provided_explicitly=params.redirect_uri_provided_explicitly, resource=params.resource,
+            code=code,
+            scopes=params.scopes or [],
+            expires_at=time.time() + 300,
+            client_id=client.client_id,
+            code_challenge=params.code_challenge,
+            redirect_uri=params.redirect_uri,
+            redirect_uri_provided_explicitly=params.redirect_uri_provided_explicitly,
+            resource=params.resource,
         )
         return construct_redirect_uri(str(params.redirect_uri), code=code, state=params.state)
 
@@ -90,18 +95,30 @@ class Memory:
         self.issued += 1
         access, refresh = f"access-{self.issued}-{secrets.token_urlsafe(12)}", secrets.token_urlsafe(16)
         self.tokens[access] = AccessToken(
-            token=access, client_id=client_id, scopes=scopes, expires_at=int(time.time()) + LIFETIME, resource=resource
+            token=access,
+            client_id=client_id,
+            scopes=scopes,
+            expires_at=int(time.time()) + LIFETIME,
+            resource=resource,
         )
-        self.refresh[refresh] = RefreshToken(token=refresh, client_id=client_id, scopes=scopes, resource=resource)
-        return OAuthToken(access_token=access, token_type="Bearer", expires_in=LIFETIME, refresh_token=refresh,
-                          scope=" ".join(scopes) or None)
+        self.refresh[refresh] = RefreshToken(
+            token=refresh, client_id=client_id, scopes=scopes, resource=resource
+        )
+        return OAuthToken(
+            access_token=access,
+            token_type="Bearer",
+            expires_in=LIFETIME,
+            refresh_token=refresh,
+            scope=" ".join(scopes) or None,
+        )
 
 
 server = MCPServer(
     "guarded",
     auth_server_provider=Memory(),
     auth=AuthSettings(
-        issuer_url=LEGACY or ORIGIN, resource_server_url=None if LEGACY else f"{ORIGIN}/mcp",
+        issuer_url=LEGACY or ORIGIN,
+        resource_server_url=None if LEGACY else f"{ORIGIN}/mcp",
         validate_token_resource=False,
         client_registration_options=ClientRegistrationOptions(enabled=True, valid_scopes=["read"]),
     ),
@@ -137,7 +154,11 @@ def _under_issuer_path(app, prefix: str):
 
     async def routed(scope, receive, send):
         if scope["type"] == "http" and scope["path"].startswith(prefix + "/"):
-            scope = {**scope, "path": scope["path"][len(prefix):], "raw_path": scope["path"][len(prefix):].encode()}
+            scope = {
+                **scope,
+                "path": scope["path"][len(prefix) :],
+                "raw_path": scope["path"][len(prefix) :].encode(),
+            }
         await app(scope, receive, send)
 
     return routed

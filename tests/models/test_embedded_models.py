@@ -13,10 +13,10 @@ import importlib.util
 import json
 import os
 import sys
-import tomllib
 from pathlib import Path
 
 import pytest
+import tomllib
 
 from meowgent_nb.models import ModelError, gguf
 from meowgent_nb.models.available import available_models

@@ -19,13 +19,13 @@ from meowgent_nb.models._llama_text import call_closing
 from meowgent_nb.models.gguf import missing_packages
 from meowgent_nb.protocols.xml import call_schema
 from meowgent_nb.tools.core import Tool
-
 from tests.models.grammar_check import accepts
 
 HAVE_LLAMA_CPP = importlib.util.find_spec("llama_cpp") is not None
 needs_llama_cpp = pytest.mark.skipif(not HAVE_LLAMA_CPP, reason="llama-cpp-python is not installed")
 needs_vocabulary = pytest.mark.skipif(
-    not (HAVE_LLAMA_CPP and not missing_packages()), reason="llama-cpp-python or the model's parts are missing"
+    not (HAVE_LLAMA_CPP and not missing_packages()),
+    reason="llama-cpp-python or the model's parts are missing",
 )
 ANY_VALUE = {
     "anyOf": [
@@ -83,19 +83,28 @@ def test_strings_and_arrays_get_default_bounds_and_keep_their_own():
 
 
 def test_nested_unions_and_type_lists_are_bounded_too():
-    assert bounded({"anyOf": [{"type": "string"}, {"$ref": "#/$defs/x"}], "$defs": {"x": {"type": "string"}}}) == {
+    assert bounded(
+        {"anyOf": [{"type": "string"}, {"$ref": "#/$defs/x"}], "$defs": {"x": {"type": "string"}}}
+    ) == {
         "anyOf": [{"type": "string", "maxLength": 200}, {"$ref": "#/$defs/x"}],
         "$defs": {"x": {"type": "string", "maxLength": 200}},
     }
     assert bounded({"type": ["string", "null"], "description": "d"}) == {
-        "anyOf": [{"type": "string", "description": "d", "maxLength": 200}, {"type": "null", "description": "d"}]
+        "anyOf": [
+            {"type": "string", "description": "d", "maxLength": 200},
+            {"type": "null", "description": "d"},
+        ]
     }
 
 
 def test_an_unanchored_pattern_is_left_to_validation():
     assert bounded({"type": "string", "pattern": "[a-z]+"}) == {"type": "string", "maxLength": 200}
     assert bounded({"pattern": "[a-z]+"}) == {"type": "string", "maxLength": 200}
-    assert bounded({"type": "string", "pattern": "^[a-z]+$"}) == {"type": "string", "pattern": "^[a-z]+$", "maxLength": 200}
+    assert bounded({"type": "string", "pattern": "^[a-z]+$"}) == {
+        "type": "string",
+        "pattern": "^[a-z]+$",
+        "maxLength": 200,
+    }
 
 
 def test_an_untyped_property_becomes_any_value_and_the_rest_stays_typed():
@@ -147,7 +156,9 @@ def test_a_string_argument_is_bounded_by_its_schema_or_the_default():
 
 @needs_vocabulary
 def test_an_array_argument_is_bounded():
-    grammar = arguments_grammar({"type": "object", "properties": {"n": {"type": "array", "items": {"type": "integer"}}}})
+    grammar = arguments_grammar(
+        {"type": "object", "properties": {"n": {"type": "array", "items": {"type": "integer"}}}}
+    )
     assert accepts(grammar, '{"n": [' + ", ".join(["1"] * 16) + "]}")
     assert not accepts(grammar, '{"n": [' + ", ".join(["1"] * 17) + "]}")
 
@@ -165,7 +176,11 @@ def test_a_tool_with_an_untyped_property_keeps_its_grammar():
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # no "not constrained" warning
         grammar = arguments_grammar(
-            {"type": "object", "properties": {"key": {"type": "string"}, "value": {"description": "Any."}}, "required": ["key"]}
+            {
+                "type": "object",
+                "properties": {"key": {"type": "string"}, "value": {"description": "Any."}},
+                "required": ["key"],
+            }
         )
     for value in ['"x"', "1.5", "true", "null", '[1, "a"]', '{"k": "v"}']:
         assert accepts(grammar, '{"key": "k", "value": ' + value + "}"), value
@@ -176,7 +191,9 @@ def test_a_tool_with_an_untyped_property_keeps_its_grammar():
 @needs_llama_cpp
 def test_a_schema_llama_cpp_cannot_express_is_said_once_and_left_free():
     tools = [
-        Tool.from_schema("odd", "O.", {"type": "object", "properties": {"a": {"$ref": "https://example.com/a"}}}, print),
+        Tool.from_schema(
+            "odd", "O.", {"type": "object", "properties": {"a": {"$ref": "https://example.com/a"}}}, print
+        ),
         Tool.from_schema("fine", "F.", {"type": "object", "properties": {"a": {"type": "string"}}}, print),
     ]
     cache = GrammarCache()

@@ -76,7 +76,10 @@ def test_the_lists_grammar_is_bounded_as_the_arguments_grammar_and_compiles():
     schema = bounded(list_schema(TOOLS))
     assert (schema["minItems"], schema["maxItems"]) == (1, 8)
     shapes = schema["items"]["anyOf"]
-    assert [shape["properties"]["name"] for shape in shapes] == [{"const": "get_weather"}, {"const": "delete_file"}]
+    assert [shape["properties"]["name"] for shape in shapes] == [
+        {"const": "get_weather"},
+        {"const": "delete_file"},
+    ]
     assert shapes[0]["properties"]["arguments"]["properties"]["city"] == {"type": "string", "maxLength": 200}
     cache = GrammarCache()
     assert cache.of(json.dumps(schema), "tiny") is not None

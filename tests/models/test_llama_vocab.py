@@ -28,7 +28,9 @@ def test_a_missing_file_is_named_when_counting(tmp_path: Path, monkeypatch: pyte
     missing = tmp_path / "gone.gguf"
     with pytest.raises(ModelError) as error:
         LlamaCppModel(missing).count_tokens("Hi")
-    assert str(error.value) == f"The local model file {missing} does not exist: check the path (a .gguf file)."
+    assert (
+        str(error.value) == f"The local model file {missing} does not exist: check the path (a .gguf file)."
+    )
     monkeypatch.setenv("MEOWGENT_GGUF", str(missing))
     with pytest.raises(ModelError) as error:
         LlamaCppModel().count_tokens("Hi")
@@ -56,7 +58,9 @@ def test_the_vocabulary_and_the_loaded_model_count_alike():
     collect(model, ask("Hi"))  # loads the model
     assert model._loaded is not None
     assert model.count_tokens(PROMPT) == before
-    assert model.count_tokens(PROMPT) == len(model._loaded.llama.tokenize(PROMPT.encode(), add_bos=False, special=True))
+    assert model.count_tokens(PROMPT) == len(
+        model._loaded.llama.tokenize(PROMPT.encode(), add_bos=False, special=True)
+    )
 
 
 @real_model

@@ -23,6 +23,7 @@ import pytest
 
 from meowgent_nb import Agent, ToolCall, tool
 from meowgent_nb.models import ModelChunk, ModelError, ModelRequest
+from meowgent_nb.models._llama_text import arguments_opening
 from meowgent_nb.models.gguf import (
     GGUF_NAME,
     GGUF_SHA256,
@@ -32,7 +33,6 @@ from meowgent_nb.models.gguf import (
     gguf_path,
     missing_packages,
 )
-from meowgent_nb.models._llama_text import arguments_opening
 from meowgent_nb.models.llamacpp import LlamaCppModel
 from meowgent_nb.protocols.native import NativeCallParser
 
@@ -138,7 +138,11 @@ def test_request_options_it_cannot_honour_are_refused():
         ('```json\n{"name": "add", "arguments"', ":", ("add", ":")),  # inside a code fence
         ('<tool_call>\n{"name": "add", "arguments"', ":", ("add", ":")),
         ('I will add.\n<tool_call>\n{"name": "add", "arguments"', ":", ("add", ":")),
-        ('<tool_call>{"name": "a", "arguments": {}}</tool_call>\n<tool_call>{"name": "add", "arguments"', ":", ("add", ":")),
+        (
+            '<tool_call>{"name": "a", "arguments": {}}</tool_call>\n<tool_call>{"name": "add", "arguments"',
+            ":",
+            ("add", ":"),
+        ),
         ('{"name": "order_pizza", "arguments"', ":", None),  # not an offered tool: left free
         ('Sure! {"name": "add", "arguments"', ":", None),  # JSON inside prose is text
         ('{"name": "add", "arguments": {"a": 1, "b"', ":", None),  # already past the opening
@@ -349,8 +353,8 @@ def test_the_news_of_loading_comes_before_the_load_and_gives_the_files_size(tmp_
         seen: list[ModelChunk] = []
 
         async def run() -> None:
-            async for chunk in LlamaCppModel(path).stream(ask("Hi")):
-                seen.append(chunk)
+            async for chunk in LlamaCppModel(path).stream(ask("Hi")):  # noqa: B023 - called within this iteration
+                seen.append(chunk)  # noqa: B023 - called within this iteration
 
         with pytest.raises(ModelError) as failed:
             asyncio.run(run())
@@ -445,7 +449,11 @@ def test_an_agent_calls_a_tool_and_answers_with_its_result(model):
     assert [r.call for r in result.tool_results] == [
         ToolCall("get_temperature", {"city": "Paris"}, id="call_1")
     ]
-    assert (result.text, result.stopped, result.turns) == ("The temperature in Paris is 17.5 degrees Celsius.", "answer", 2)
+    assert (result.text, result.stopped, result.turns) == (
+        "The temperature in Paris is 17.5 degrees Celsius.",
+        "answer",
+        2,
+    )
 
 
 @real_model

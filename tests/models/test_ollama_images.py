@@ -27,13 +27,19 @@ def png(shade: int) -> bytes:
 @tool
 def album() -> list:
     """Six photos, a drawing and the caption."""
-    return ["Photos:", *[Image.new("RGB", (2, 2), (shade, 0, 0)) for shade in range(6)],
-            McpImage(b"<svg onload='alert(1)'/>", "image/svg+xml")]
+    return [
+        "Photos:",
+        *[Image.new("RGB", (2, 2), (shade, 0, 0)) for shade in range(6)],
+        McpImage(b"<svg onload='alert(1)'/>", "image/svg+xml"),
+    ]
 
 
 @pytest.mark.parametrize("capabilities", [("completion", "vision"), ("completion", "tools")])
 def test_the_request_carries_the_tools_images_once_for_a_vision_model_and_text_alone_otherwise(
-    httpserver, host, allow_requests, capabilities  # noqa: F811
+    httpserver,
+    host,
+    allow_requests,
+    capabilities,
 ):
     from werkzeug.wrappers import Response
 
@@ -42,7 +48,9 @@ def test_the_request_carries_the_tools_images_once_for_a_vision_model_and_text_a
 
     def chat(request):
         bodies.append(json.loads(request.data))
-        text = '<tool_call>{"name": "album", "arguments": {}}</tool_call>' if len(bodies) == 1 else "Red ones."
+        text = (
+            '<tool_call>{"name": "album", "arguments": {}}</tool_call>' if len(bodies) == 1 else "Red ones."
+        )
         return Response(ndjson(part(text), FINAL), content_type="application/x-ndjson")
 
     httpserver.expect_request("/api/chat", method="POST").respond_with_handler(chat)

@@ -36,7 +36,9 @@ def get_weather(city: Annotated[str, "The city, e.g. Paris"], unit: Literal["cel
     return f"Sunny in {city}"
 
 
-def collect(model: OllamaModel, request: ModelRequest = REQUEST) -> tuple[list[ModelChunk], ModelError | None]:
+def collect(
+    model: OllamaModel, request: ModelRequest = REQUEST
+) -> tuple[list[ModelChunk], ModelError | None]:
     """Every chunk the model streamed, and the `ModelError` that ended the stream, if any."""
     return collect_stream(model, request)
 
@@ -282,7 +284,7 @@ def test_no_request_leaves_while_model_requests_are_not_allowed(httpserver, host
     chunks, error = collect(model)
     assert chunks == []
     assert str(error).startswith(f"Refusing to contact the Ollama server at {host}: ")
-    with pytest.raises(ModelError, match="^Refusing to contact the Ollama server at "):
+    with pytest.raises(ModelError, match=r"^Refusing to contact the Ollama server at "):
         asyncio.run(model.list_models())
     assert httpserver.log == []
 
@@ -478,7 +480,9 @@ def test_a_silent_server_times_out_with_the_limit_and_how_to_raise_it(allow_requ
 
 def test_stopping_early_closes_the_connection(allow_requests):
     with RawServer(CHUNKED_HEADERS, chunk(part("Hel")), hold=True) as server:
-        assert asyncio.run(first_chunk(OllamaModel(MODEL, host=server.host), REQUEST)) == ModelChunk(text="Hel")
+        assert asyncio.run(first_chunk(OllamaModel(MODEL, host=server.host), REQUEST)) == ModelChunk(
+            text="Hel"
+        )
     assert server.client_hung_up
 
 
@@ -501,20 +505,32 @@ def serve_vision(httpserver, capabilities: list[str]) -> list[dict]:
 
     bodies: list[dict] = []
     httpserver.expect_request("/api/show", method="POST").respond_with_json(
-        {"modelfile": "", "parameters": "", "template": "", "details": {}, "model_info": {},
-         "capabilities": capabilities}
+        {
+            "modelfile": "",
+            "parameters": "",
+            "template": "",
+            "details": {},
+            "model_info": {},
+            "capabilities": capabilities,
+        }
     )
 
     def chat(request):
         bodies.append(json.loads(request.data))
-        text = '<tool_call>{"name": "snapshot", "arguments": {}}</tool_call>' if len(bodies) % 2 else "A small PNG."
+        text = (
+            '<tool_call>{"name": "snapshot", "arguments": {}}</tool_call>'
+            if len(bodies) % 2
+            else "A small PNG."
+        )
         return Response(ndjson(part(text), FINAL), content_type="application/x-ndjson")
 
     httpserver.expect_request("/api/chat", method="POST").respond_with_handler(chat)
     return bodies
 
 
-@pytest.mark.parametrize(("capabilities", "sent"), [(["completion", "vision"], True), (["completion", "tools"], False)])
+@pytest.mark.parametrize(
+    ("capabilities", "sent"), [(["completion", "vision"], True), (["completion", "tools"], False)]
+)
 def test_a_vision_model_is_sent_a_results_image_as_ollama_takes_it_and_the_server_is_asked_once(
     httpserver, host, allow_requests, capabilities, sent
 ):

@@ -9,9 +9,9 @@ from hypothesis import given, settings
 
 import meowgent_nb.models
 from meowgent_nb.models import ModelRequest
-from tests.models.test_openai_wire import get_weather
 from meowgent_nb.models._openai_wire import read_event
 from meowgent_nb.models._wire_values import WireError
+from tests.models.test_openai_wire import get_weather
 from tests.openai_sse import CHUNK, JSON, InMemory, sse_streams, surprises
 
 REQUEST = ModelRequest(messages=[{"role": "user", "content": "Hi"}], tools=[get_weather])
@@ -58,7 +58,9 @@ def test_any_json_as_an_event_is_read_or_refused_with_a_short_message(data):
         assert len(str(error)) < 1_000
         return
     assert isinstance(event.content, str) and isinstance(event.thinking, str)
-    assert event.finish_reason is None or (isinstance(event.finish_reason, str) and 0 < len(event.finish_reason) <= 100)
+    assert event.finish_reason is None or (
+        isinstance(event.finish_reason, str) and 0 < len(event.finish_reason) <= 100
+    )
     counts = () if event.usage is None else (event.usage.prompt_tokens, event.usage.completion_tokens)
     assert all(n is None or (type(n) is int and 0 <= n <= 10**12) for n in counts)
     assert all(c.index is None or (type(c.index) is int and 0 <= c.index < 256) for c in event.calls)

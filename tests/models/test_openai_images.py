@@ -63,7 +63,10 @@ def test_a_user_message_carrying_results_gets_its_images_as_parts_after_its_text
         ]
     )
     assert sent == [
-        {"role": "user", "content": [{"type": "text", "text": "<tool_response>..."}] + [part(JPEG, "image/jpeg")] * 4},
+        {
+            "role": "user",
+            "content": [{"type": "text", "text": "<tool_response>..."}] + [part(JPEG, "image/jpeg")] * 4,
+        },
         {"role": "user", "content": "only svg"},
         {"role": "user", "content": "no images"},
     ]
@@ -95,8 +98,10 @@ def serve_agent(httpserver, probes: dict[str, dict | None]) -> list[dict]:
     def chat(request):
         bodies.append(json.loads(request.get_data()))
         if len(bodies) % 2:
-            return Response(sse(event(call_delta(0, id="c", name="snap", arguments="{}")), event({}, "tool_calls")),
-                            content_type="text/event-stream")
+            return Response(
+                sse(event(call_delta(0, id="c", name="snap", arguments="{}")), event({}, "tool_calls")),
+                content_type="text/event-stream",
+            )
         return Response(sse(event({"content": "Red."}), event({}, "stop")), content_type="text/event-stream")
 
     httpserver.expect_request("/v1/chat/completions", method="POST").respond_with_handler(chat)
@@ -118,8 +123,13 @@ LLAMA_SERVER_TEXT = {"/props": {"modalities": {"vision": False}}}
 
 @pytest.mark.parametrize(
     ("probes", "sees"),
-    [(LLAMA_SERVER_VISION, True), (OLLAMA_VISION, True), (LM_STUDIO_VLM, True), (SAYS_NOTHING, False),
-     (LLAMA_SERVER_TEXT, False)],
+    [
+        (LLAMA_SERVER_VISION, True),
+        (OLLAMA_VISION, True),
+        (LM_STUDIO_VLM, True),
+        (SAYS_NOTHING, False),
+        (LLAMA_SERVER_TEXT, False),
+    ],
 )
 def test_the_server_is_asked_once_and_a_model_that_sees_gets_the_image_after_the_tool_message(
     httpserver, base_url, allow_requests, probes, sees
@@ -128,13 +138,21 @@ def test_the_server_is_asked_once_and_a_model_that_sees_gets_the_image_after_the
     agent = Agent(OpenAIModel(MODEL, base_url=base_url), tools=[snap], protocol="native")
     assert agent.run("What is it?").text == "Red."
     assert agent.run("And again?").text == "Red."
-    tool_message = {"role": "tool", "content": "A red square:\n[image: image/png]\n[image: image/svg+xml]",
-                    "tool_call_id": "call_1"}
-    images = {"role": "user", "content": [{"type": "text", "text": TOOL_IMAGES_NOTE}, part(red_png(), "image/png")]}
-    after_call = bodies[1]["messages"][[m["role"] for m in bodies[1]["messages"]].index("tool"):]
+    tool_message = {
+        "role": "tool",
+        "content": "A red square:\n[image: image/png]\n[image: image/svg+xml]",
+        "tool_call_id": "call_1",
+    }
+    images = {
+        "role": "user",
+        "content": [{"type": "text", "text": TOOL_IMAGES_NOTE}, part(red_png(), "image/png")],
+    }
+    after_call = bodies[1]["messages"][[m["role"] for m in bodies[1]["messages"]].index("tool") :]
     assert after_call == ([tool_message, images] if sees else [tool_message])
     assert json.dumps(bodies[1]).count(b64(red_png())) == (1 if sees else 0)  # base64 once, never in the text
-    assert json.dumps(bodies[3]).count(b64(red_png())) == (2 if sees else 0)  # each result's, from the history
+    assert json.dumps(bodies[3]).count(b64(red_png())) == (
+        2 if sees else 0
+    )  # each result's, from the history
     asked = [(r.method, r.path) for r, _ in httpserver.log if not r.path.startswith("/v1/")]
     expected = [("GET", "/props"), ("POST", "/api/show"), ("GET", f"/api/v0/models/{MODEL}")][: len(probes)]
     assert asked == expected

@@ -20,9 +20,9 @@ import meowgent_nb.models
 from meowgent_nb import Agent, ToolCall, tool
 from meowgent_nb.models import ModelChunk, ModelError, ModelRequest, Usage
 from meowgent_nb.models._openai_wire import AssembledCall, openai_messages, read_call
-from meowgent_nb.recording.cassette import RecordingModel
 from meowgent_nb.models.openai import NO_KEY, OpenAIModel
 from meowgent_nb.protocols.native import NativeCallParser
+from meowgent_nb.recording.cassette import RecordingModel
 from tests.model_streams import collect_stream, first_chunk
 from tests.models.test_ollama_model import CHUNKED_HEADERS, RawServer
 
@@ -81,7 +81,9 @@ def serve(httpserver, body: str, status: int = 200, content_type: str = "text/ev
     )
 
 
-def collect(model: OpenAIModel, request: ModelRequest = REQUEST) -> tuple[list[ModelChunk], ModelError | None]:
+def collect(
+    model: OpenAIModel, request: ModelRequest = REQUEST
+) -> tuple[list[ModelChunk], ModelError | None]:
     """Every chunk the model streamed, and the `ModelError` that ended the stream, if any."""
     return collect_stream(model, request)
 
@@ -666,4 +668,7 @@ def test_a_known_window_lets_a_served_model_be_compacted_and_a_bad_one_is_refuse
     for bad in (0, -5, True, 2.5, "8k"):
         with pytest.raises(ModelError) as caught:
             OpenAIModel(MODEL, n_ctx=bad)
-        assert str(caught.value) == f"n_ctx must be a positive number of tokens (the server's context window), not {bad!r}."
+        assert (
+            str(caught.value)
+            == f"n_ctx must be a positive number of tokens (the server's context window), not {bad!r}."
+        )

@@ -304,7 +304,9 @@ NAMES = st.from_regex(r"[a-z0-9][a-z0-9._/-]{0,30}(:[a-z0-9._-]{1,12})?", fullma
 def test_no_bare_name_ever_becomes_the_embedded_model(name, no_ollama, gguf_file):
     with pytest.raises(ModelError) as caught:
         choose_model(name)
-    assert str(caught.value).startswith(f"No model {name!r}: Ollama is not running at {no_ollama}. To use it,")
+    assert str(caught.value).startswith(
+        f"No model {name!r}: Ollama is not running at {no_ollama}. To use it,"
+    )
     assert f"`ollama pull {name}`" in str(caught.value)
 
 
@@ -313,7 +315,11 @@ def test_no_bare_name_ever_becomes_the_embedded_model(name, no_ollama, gguf_file
 def test_auto_falls_back_to_the_embedded_model_and_says_why(spec, no_ollama, gguf_file):
     choice = choose_model(spec, options={"temperature": 0.1, "num_ctx": 4096})
     assert isinstance(choice.model, LlamaCppModel)
-    assert (choice.model.name, choice.model.path, choice.model.n_ctx) == ("local:fallback.gguf", gguf_file, 4096)
+    assert (choice.model.name, choice.model.path, choice.model.n_ctx) == (
+        "local:fallback.gguf",
+        gguf_file,
+        4096,
+    )
     assert choice.instead == (
         f"Ollama is not running at {no_ollama}; the embedded model fallback.gguf answers instead of qwen2.5:0.5b."
     )
@@ -347,11 +353,16 @@ def test_auto_without_ollama_or_local_model_names_both_ways(no_ollama, no_local_
     )
     with pytest.raises(ModelError) as caught:
         choose_model("auto:")
-    assert str(caught.value) == '"auto:" needs a model name after the colon, e.g. "auto:qwen2.5:0.5b", or use "auto".'
+    assert (
+        str(caught.value)
+        == '"auto:" needs a model name after the colon, e.g. "auto:qwen2.5:0.5b", or use "auto".'
+    )
 
 
 @pytest.mark.skipif(not (HAVE_LLAMA_CPP and HAVE_PARTS), reason="the local model is not installed")
-@pytest.mark.parametrize("spec", ["Qwen2.5-Coder-0.5B-Instruct", "qwen2.5-coder-0.5b-instruct", f"local:{GGUF_NAME}"])
+@pytest.mark.parametrize(
+    "spec", ["Qwen2.5-Coder-0.5B-Instruct", "qwen2.5-coder-0.5b-instruct", f"local:{GGUF_NAME}"]
+)
 def test_the_embedded_models_own_names_are_the_embedded_model(spec, no_ollama):
     choice = choose_model(spec)
     assert isinstance(choice.model, LlamaCppModel)

@@ -62,7 +62,9 @@ def final_html(run: Run) -> str:
 def test_an_agent_cell_waits_for_the_click_and_runs_the_approved_call(kernel):
     kernel.ok("model = answers('write_file', path='cell.txt', text='hi')")
     run = kernel.ok("%%agent --model-object model --new\nWrite hi to cell.txt", hook=clicking(("Approve", 0)))
-    assert kernel.ok("last(); print(open('cell.txt').read())").stdout == "ok | wrote cell.txt\nAll done.\nhi\n"
+    assert (
+        kernel.ok("last(); print(open('cell.txt').read())").stdout == "ok | wrote cell.txt\nAll done.\nhi\n"
+    )
     assert final_text(run) == (
         "[tool] write_file(path='cell.txt', text='hi') -> done (approved by you)\n  wrote cell.txt\nAll done."
     )
@@ -85,10 +87,10 @@ def test_deny_and_always_allow_across_two_cells(kernel):
 def test_a_headless_cell_does_not_block(kernel):
     kernel.ok("model = answers('write_file', path='headless.txt', text='x')")
     run = kernel.ok("%%agent --model-object model --new\nWrite", allow_stdin=False)
-    assert kernel.ok("last()").stdout == (
-        "denied | Denied: no person to approve (headless run)\nAll done.\n"
+    assert kernel.ok("last()").stdout == ("denied | Denied: no person to approve (headless run)\nAll done.\n")
+    assert final_text(run).startswith(
+        "[tool] write_file(path='headless.txt', text='x') -> denied (by policy: MEOWGENT_APPROVE=none)\n"
     )
-    assert final_text(run).startswith("[tool] write_file(path='headless.txt', text='x') -> denied (by policy: MEOWGENT_APPROVE=none)\n")
 
 
 def test_an_interrupt_during_a_slow_tool_stops_the_cell_promptly(kernel):
@@ -137,7 +139,9 @@ def test_an_interrupt_during_a_slow_tool_stops_an_awaited_agent_run_promptly(ker
 
             threading.Timer(1.0, interrupt).start()
 
-    run = kernel.execute("print('go', flush=True)\nr = await agent.arun('Sleep')", hook=interrupt_a_second_later)
+    run = kernel.execute(
+        "print('go', flush=True)\nr = await agent.arun('Sleep')", hook=interrupt_a_second_later
+    )
     stopped_after = time.monotonic() - interrupted["at"]
     assert run.reply["status"] == "error"
     assert run.reply["ename"] in ("KeyboardInterrupt", "CancelledError")

@@ -15,9 +15,9 @@ from IPython.utils.capture import capture_output
 from meowgent_nb import tool
 from meowgent_nb.agent.approvals import ApprovalRequest, Approved, Denied
 from meowgent_nb.agent.approvals.decisions import session_decisions
-from meowgent_nb.notebook.views._cards import Card, card_html_of, card_lines
 from meowgent_nb.agent.rules import Rule, rule_text_for
-from meowgent_nb.notebook.approvals.input_approvals import SessionChoices, exact_key
+from meowgent_nb.notebook.approvals.input_approvals import SessionChoices
+from meowgent_nb.notebook.views._cards import Card, card_html_of, card_lines
 from meowgent_nb.tools.calls import ToolCall, ToolResult
 
 
@@ -46,7 +46,11 @@ def test_allow_this_exact_call_allows_the_same_validated_call_and_asks_for_any_o
     assert choices.remembered(_request(path="a.txt", text="hi")) == later
     assert choices.remembered(_request(path="a.txt", text="hi", mode=0)) == later  # the default, validated
     assert choices.remembered(_request(path="a.txt", text="hi", mode="0")) == later  # coerced to the same int
-    for other in ({"path": "a.txt", "text": "hi "}, {"path": "b.txt", "text": "hi"}, {"path": "a.txt", "text": "hi", "mode": 1}):
+    for other in (
+        {"path": "a.txt", "text": "hi "},
+        {"path": "b.txt", "text": "hi"},
+        {"path": "a.txt", "text": "hi", "mode": 1},
+    ):
         assert choices.remembered(_request(**other)) is None
     assert choices.remembered(_request(store, data={"path": "a.txt", "text": "hi"})) is None  # another tool
 
@@ -61,7 +65,11 @@ def _typed(value: Any) -> Any:
 
 
 JSON = st.recursive(
-    st.none() | st.booleans() | st.integers(-3, 3) | st.sampled_from([0.0, -0.0, 1.0, 0.5]) | st.text("ab1", max_size=2),
+    st.none()
+    | st.booleans()
+    | st.integers(-3, 3)
+    | st.sampled_from([0.0, -0.0, 1.0, 0.5])
+    | st.text("ab1", max_size=2),
     lambda inner: st.lists(inner, max_size=2) | st.dictionaries(st.text("ab", max_size=1), inner, max_size=2),
     max_leaves=4,
 )
@@ -78,7 +86,9 @@ def test_an_exact_call_is_remembered_only_for_arguments_equal_in_value_and_type(
 
 def test_deny_with_a_reason_gives_the_model_one_line_and_an_empty_reason_is_a_plain_denial():
     choices, request = SessionChoices(), _request(path="a.txt", text="hi")
-    assert choices.decide(request, "deny", "  use the\narchive\tinstead ") == Denied("use the archive instead", "by you")
+    assert choices.decide(request, "deny", "  use the\narchive\tinstead ") == Denied(
+        "use the archive instead", "by you"
+    )
     assert choices.decide(request, "deny", " \n ") == Denied(reason="by you")
     assert choices.decide(request, "deny", "no\x1b[2K\x00\u2028way") == Denied("no [2K way", "by you")
     assert choices.decide(request, "deny", None) == Denied(reason="by you")
@@ -135,7 +145,9 @@ def _row(choices: SessionChoices, outcomes: list):
 
 def test_the_rule_box_opens_prefilled_and_a_refused_rule_shows_why_in_a_fresh_box():
     outcomes: list = []
-    row = _row(SessionChoices(add_rule=lambda text: (_ for _ in ()).throw(ValueError("no such pattern"))), outcomes)
+    row = _row(
+        SessionChoices(add_rule=lambda text: (_ for _ in ()).throw(ValueError("no such pattern"))), outcomes
+    )
     assert (row.rule.view.layout.display, row.reason.view.layout.display) == ("none", "none")
     row._choose("like")
     assert row.rule.view.layout.display == "flex"
@@ -185,14 +197,24 @@ def _card(decision, kind="denied", output="Denied: use the archive instead") -> 
 
 def test_the_card_says_who_decided_in_words():
     card = _card(Denied("use the archive instead", "by you"))
-    assert card_lines(card, False)[0] == "[tool] delete_file(path='old.txt') -> denied (by you: \"use the archive instead\")"
-    assert '>denied by you: &quot;use the archive instead&quot;</div>' in card_html_of(card, False)
+    assert (
+        card_lines(card, False)[0]
+        == "[tool] delete_file(path='old.txt') -> denied (by you: \"use the archive instead\")"
+    )
+    assert ">denied by you: &quot;use the archive instead&quot;</div>" in card_html_of(card, False)
     policy = _card(Approved("approved by policy: MEOWGENT_APPROVE=all"), "ok", "deleted")
-    assert card_lines(policy, False)[0] == "[tool] delete_file(path='old.txt') -> done (approved by policy: MEOWGENT_APPROVE=all)"
+    assert (
+        card_lines(policy, False)[0]
+        == "[tool] delete_file(path='old.txt') -> done (approved by policy: MEOWGENT_APPROVE=all)"
+    )
     rule = _card(Approved("allowed by rule 2 (delete_file path=scratch/** -> allow)"), "ok", "deleted")
-    assert card_lines(rule, False)[0].endswith("-> done (allowed by rule 2 (delete_file path=scratch/** -> allow))")
+    assert card_lines(rule, False)[0].endswith(
+        "-> done (allowed by rule 2 (delete_file path=scratch/** -> allow))"
+    )
     denied_by_rule = _card(Denied("a rule denies it.", "denied by rule 1 (delete_file path=** -> deny)"))
-    assert card_lines(denied_by_rule, False)[0].endswith("-> denied (by rule 1 (delete_file path=** -> deny))")
+    assert card_lines(denied_by_rule, False)[0].endswith(
+        "-> denied (by rule 1 (delete_file path=** -> deny))"
+    )
 
 
 CALL = '<tool_call>{"name": "write_file", "arguments": {"path": "x.txt", "text": "hi"}}</tool_call>'
@@ -212,11 +234,24 @@ def test_agent_decisions_lists_the_sessions_decisions_as_a_table_and_a_dataframe
     assert lines[0].split() == ["#", "time", "tool", "arguments", "decision", "by", "reason"]
     call = ["write_file", '{"mode":', "0,", '"path":', '"x.txt",', '"text":', '"hi"}']
     assert lines[2].split()[2:] == [*call, "approved", "policy:", "approve='all'"]
-    assert lines[3].split()[2:] == [*call, "denied", "policy:", "approve='none'", "the", "notebook's", "approval",
-                                    "setting", "(approve='none')", "denies", "c..."]
+    assert lines[3].split()[2:] == [
+        *call,
+        "denied",
+        "policy:",
+        "approve='none'",
+        "the",
+        "notebook's",
+        "approval",
+        "setting",
+        "(approve='none')",
+        "denies",
+        "c...",
+    ]
     frame = ip.run_line_magic("agent", "decisions --df")
-    assert frame[["decision", "by"]].values.tolist() == [["approved", "policy: approve='all'"],
-                                                         ["denied", "policy: approve='none'"]]
+    assert frame[["decision", "by"]].values.tolist() == [
+        ["approved", "policy: approve='all'"],
+        ["denied", "policy: approve='none'"],
+    ]
     with pytest.raises(UsageError) as caught:
         ip.run_line_magic("agent", "decisions --csv")
     assert str(caught.value) == (

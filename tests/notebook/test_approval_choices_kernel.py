@@ -10,14 +10,14 @@ import pytest
 from tests.kernel_driver import TIMEOUT, Kernel, Run, clicking, running_kernel
 from tests.notebook.test_notebook_approvals import PROMPT, SETUP
 
-RULES = '''
+RULES = """
 from meowgent_nb.agent.approvals.decisions import session_decisions
 added = []
 def add_rule(text):
     if "->" not in text:
         raise ValueError(f"{text!r} is no rule: it needs '-> allow', '-> ask' or '-> deny'")
     added.append(text)
-'''
+"""
 
 
 @pytest.fixture(scope="module")
@@ -45,7 +45,10 @@ def test_allow_this_exact_call_runs_the_same_call_later_unasked_and_asks_for_ano
     assert kernel.ok("report(result)").stdout == "ok | wrote exact.txt | True\n"
     kernel.ok("agent = make_agent(approver, 'exact.txt', text='other')")
     other = kernel.ok("result = await agent.arun('go')", hook=clicking(("Deny", 0)))
-    assert other.panel_texts[-1] == "Approval needed: write_file(path='exact.txt', text='other') -> denied by you"
+    assert (
+        other.panel_texts[-1]
+        == "Approval needed: write_file(path='exact.txt', text='other') -> denied by you"
+    )
     out = kernel.ok("print([(r.decision, r.by) for r in session_decisions()])").stdout
     assert out == (
         "[('approved', 'you (this exact call, for this session)'), ('approved', 'this exact call (approved earlier"
@@ -55,7 +58,9 @@ def test_allow_this_exact_call_runs_the_same_call_later_unasked_and_asks_for_ano
 
 
 def _reason_box(run: Run) -> str:
-    return next(c for c, s in run.models.items() if s["_model_name"] == "TextModel" and s["description"] == "Reason:")
+    return next(
+        c for c, s in run.models.items() if s["_model_name"] == "TextModel" and s["description"] == "Reason:"
+    )
 
 
 def test_deny_with_a_reason_tells_the_model_the_reason(kernel):
@@ -95,15 +100,24 @@ def test_allow_calls_like_this_opens_the_rule_and_a_refused_rule_can_be_fixed_in
             steps.append("narrowed")
             kernel.set_state(msg["content"]["comm_id"], value="write_file path=rule.*")
             kernel.click(run.buttons["Add rule and approve"][0])
-        elif steps == ["opened", "narrowed"] and state["value"] == "write_file path=rule.*":  # refused: a fresh box
+        elif (
+            steps == ["opened", "narrowed"] and state["value"] == "write_file path=rule.*"
+        ):  # refused: a fresh box
             steps.append("fixed")
             kernel.set_state(msg["content"]["comm_id"], value="write_file path=rule.* -> allow")
             kernel.click(run.buttons["Add rule and approve"][0])
 
     run = kernel.ok("result = await agent.arun('go')", hook=hook)
     assert steps == ["opened", "narrowed", "fixed"]
-    problems = [s for s in (m["content"]["data"].get("state", {}).get("value", "") for m in run.timeline
-                            if m["msg_type"] == "comm_msg") if "meowgent-edit-problem" in str(s)]
+    problems = [
+        s
+        for s in (
+            m["content"]["data"].get("state", {}).get("value", "")
+            for m in run.timeline
+            if m["msg_type"] == "comm_msg"
+        )
+        if "meowgent-edit-problem" in str(s)
+    ]
     assert problems == [
         '<pre class="meowgent-edit-problem" style="color: #c62828; white-space: pre-wrap">&#x27;write_file'
         " path=rule.*&#x27; is no rule: it needs &#x27;-&gt; allow&#x27;, &#x27;-&gt; ask&#x27; or &#x27;-&gt;"

@@ -21,7 +21,11 @@ def row():
 
     arguments = {"path": "a.txt", "text": "hi"}
     chosen: list = []
-    made = ApprovalRow(ApprovalRequest(ToolCall("write_file", arguments), write_file, arguments), lambda c, a: chosen.append((c, a)), lambda f, *a: f(*a))
+    made = ApprovalRow(
+        ApprovalRequest(ToolCall("write_file", arguments), write_file, arguments),
+        lambda c, a: chosen.append((c, a)),
+        lambda f, *a: f(*a),
+    )
     made.chosen = chosen
     made._choose("edit")
     return made
@@ -57,7 +61,11 @@ def test_what_runs_is_what_the_check_showed_even_if_the_box_changed_since(row):
 def _titled(title: str) -> ApprovalRequest:
     from meowgent_nb.mcp.client.toolbox import mcp_tool
 
-    spec = {"name": "search", "title": title, "inputSchema": {"type": "object", "properties": {"q": {"type": "string"}}}}
+    spec = {
+        "name": "search",
+        "title": title,
+        "inputSchema": {"type": "object", "properties": {"q": {"type": "string"}}},
+    }
     made = mcp_tool(spec, lambda name, arguments: "", prefix="web_")
     return ApprovalRequest(ToolCall("web_search", {"q": "cats"}), made, {"q": "cats"})
 

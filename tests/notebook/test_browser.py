@@ -79,7 +79,9 @@ def panel(cell):
 
 def card(cell):
     """The cell's tool cards, after opening the finished turns folded to one line, as a person would."""
-    cell.locator("details.meowgent-turn:not([open]) > summary").evaluate_all("all => all.forEach(s => s.click())")
+    cell.locator("details.meowgent-turn:not([open]) > summary").evaluate_all(
+        "all => all.forEach(s => s.click())"
+    )
     return cell.locator(".meowgent-card")
 
 
@@ -149,7 +151,9 @@ def approve_scenario(open_notebook, server: JupyterLab, screenshots: Path | None
     )
     notebook.wait_text(agent.locator(".meowgent-text"), "The greeting is written.", "the final answer")
     buttons = agent.locator(".jp-OutputArea button").count()
-    notebook.check(buttons == 0, f"{buttons} buttons are left in the finished cell; the card says the decision")
+    notebook.check(
+        buttons == 0, f"{buttons} buttons are left in the finished cell; the card says the decision"
+    )
 
     # The queued cell ran after the agent cell, and saw the file.
     notebook.wait_finished(2, "the cell after the agent cell")
@@ -205,13 +209,17 @@ def test_always_allow_lasts_into_the_next_cell(open_notebook, lab):
 
     notebook.wait_finished(1, "the first agent cell (after Always allow)")
     notebook.wait_text(
-        card(notebook.cell(1)).locator(".meowgent-approval"), "approved by you (always allow, for this session)", "the decision in the first card"
+        card(notebook.cell(1)).locator(".meowgent-approval"),
+        "approved by you (always allow, for this session)",
+        "the decision in the first card",
     )
     notebook.wait_finished(2, "the second agent cell (no click)")
     second = notebook.cell(2)
     notebook.wait_text(card(second).locator(".meowgent-status"), "done", "the second tool card's status")
     notebook.wait_text(
-        card(second).locator(".meowgent-approval"), "allowed by always allow (for this session)", "the second card's approval"
+        card(second).locator(".meowgent-approval"),
+        "allowed by always allow (for this session)",
+        "the second card's approval",
     )
     notebook.wait_text(second.locator(".meowgent-text"), "Second file written.", "the second final answer")
     buttons = second.locator(".jp-OutputArea button").count()
@@ -242,7 +250,9 @@ def edit_scenario(open_notebook, server: JupyterLab) -> None:
     editor.evaluate("e => { e.dataset.old = '1'; }")
     agent.get_by_role("button", name="Check").click()
     notebook.wait_text(
-        agent.locator(".meowgent-edit-problem"), "text: input should be a valid string, got 5", "the edit's problem"
+        agent.locator(".meowgent-edit-problem"),
+        "text: input should be a valid string, got 5",
+        "the edit's problem",
     )
     notebook.check(not (server.root / "person.txt").exists(), "invalid edited arguments ran")
     editor = agent.locator(".meowgent-approval-row textarea:not([data-old])")
@@ -260,10 +270,16 @@ def edit_scenario(open_notebook, server: JupyterLab) -> None:
     written = person.read_text() if person.exists() else None
     notebook.check(written == "from the person", f"the tool wrote {written!r} to person.txt")
     notebook.check(not model.exists(), "the model's arguments ran too")
-    notebook.wait_text(card(agent).locator(".meowgent-approval"), "approved by you (edited)", "the card's approval")
-    notebook.wait_text(card(agent).locator(".meowgent-arguments"), "ran with, changed by you:", "both argument sets")
+    notebook.wait_text(
+        card(agent).locator(".meowgent-approval"), "approved by you (edited)", "the card's approval"
+    )
+    notebook.wait_text(
+        card(agent).locator(".meowgent-arguments"), "ran with, changed by you:", "both argument sets"
+    )
     notebook.wait_text(card(agent).locator(".meowgent-edited"), "edited", "the card's mark of an edited call")
-    notebook.wait_text(card(agent).locator(".meowgent-output"), "The person changed the arguments", "what the model read")
+    notebook.wait_text(
+        card(agent).locator(".meowgent-output"), "The person changed the arguments", "what the model read"
+    )
 
 
 def test_edit_then_approve_runs_the_validated_edit(open_notebook, lab):
@@ -322,7 +338,9 @@ def error_scenario(open_notebook, server: JupyterLab) -> None:
     text = notebook.wait_text(error, "ollama serve", "the error")
     lines = [line for line in text.strip().splitlines() if line.strip()]
     notebook.check(len(lines) <= 3, f"the error is {len(lines)} lines long: {text!r}")
-    notebook.check(lines[-1] == "(the full traceback: %agent traceback)", f"the error's last line: {lines[-1]!r}")
+    notebook.check(
+        lines[-1] == "(the full traceback: %agent traceback)", f"the error's last line: {lines[-1]!r}"
+    )
     height = notebook.cell(1).locator(".jp-OutputArea").bounding_box()["height"]
     notebook.check(height < 300, f"the failed cell's output is {height:.0f} px tall")
 

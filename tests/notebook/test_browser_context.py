@@ -42,8 +42,6 @@ model.n_ctx = 2048
 PROMPTS = [f"%%agent --model-object model --tools fetch\nRead page {i}" for i in range(5)]
 
 
-
-
 @pytest.mark.parametrize("theme", ["JupyterLab Light", "JupyterLab Dark"])
 def test_context_shows_its_table_bars_and_messages(open_page, lab, tmp_path, theme):
     name = "context_" + theme.split()[-1].lower()
@@ -57,9 +55,7 @@ def test_context_shows_its_table_bars_and_messages(open_page, lab, tmp_path, the
     view = notebook.cell(last).locator(".meowgent-context")
     notebook.wait_visible(view, "the context view")
     table = view.locator(".meowgent-context-table").inner_text()
-    notebook.check(
-        table.startswith("request 10 of the conversation, to FunctionModel"), f"table: {table!r}"
-    )
+    notebook.check(table.startswith("request 10 of the conversation, to FunctionModel"), f"table: {table!r}")
     notebook.check(
         "left out, the model's summary of them in their place." in table,
         f"the table should say what compaction did as sent: {table!r}",
@@ -67,9 +63,7 @@ def test_context_shows_its_table_bars_and_messages(open_page, lab, tmp_path, the
     bars = view.locator(".meowgent-context-turn")
     notebook.check(bars.count() == 10, f"one bar a request: {bars.count()}")
     widths = (
-        bars.nth(9)
-        .locator("span[title]")
-        .evaluate_all("s => s.map(e => e.getBoundingClientRect().width)")
+        bars.nth(9).locator("span[title]").evaluate_all("s => s.map(e => e.getBoundingClientRect().width)")
     )
     notebook.check(len(widths) >= 4 and all(w > 0 for w in widths), f"the last bar's parts: {widths}")
     folder = Path(os.environ.get("MEOWGENT_SCREENSHOTS") or tmp_path)
@@ -85,13 +79,9 @@ def test_context_shows_its_table_bars_and_messages(open_page, lab, tmp_path, the
         "[My summary of the earlier part of this conversation" in sent, f"messages: {sent[:300]!r}"
     )
     notebook.check("<b>not bold</b>" in sent, "a tool result's HTML should show as text")
-    notebook.check(
-        messages.locator("b:text('not bold')").count() == 0, "a tool result's HTML was rendered"
-    )
+    notebook.check(messages.locator("b:text('not bold')").count() == 0, "a tool result's HTML was rendered")
     colour = view.locator(".meowgent-context-table").evaluate("e => getComputedStyle(e).color")
     background = notebook.page.locator(".jp-NotebookPanel .jp-Notebook").evaluate(
         "e => getComputedStyle(e).backgroundColor"
     )
-    notebook.check(
-        colour != background, f"the text ({colour}) should differ from the page ({background})"
-    )
+    notebook.check(colour != background, f"the text ({colour}) should differ from the page ({background})")

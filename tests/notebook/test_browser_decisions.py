@@ -16,7 +16,7 @@ from pathlib import Path
 from tests.browser_notebook import write_notebook
 from tests.notebook.test_browser import SETUP, card
 
-RULES = '''
+RULES = """
 added = []
 def add_rule(text):
     if "->" not in text:
@@ -26,7 +26,7 @@ def add_rule(text):
 from meowgent_nb.notebook.approvals import WidgetApprover
 magics = get_ipython().magics_manager.registry["AgentMagics"]
 magics._approver = WidgetApprover(add_rule=add_rule)
-'''
+"""
 EXACT = 'exact = scripted("exact.txt", "one", "Written.")\nagain = scripted("exact.txt", "one", "Again.")\n'
 LIKE = 'like = scripted("rule.txt", "two", "Written by rule.")\n'
 DENY = 'deny = scripted("old.txt", "three", "I left it.")\n'
@@ -36,7 +36,12 @@ ARCHIVE = "use the archive instead"
 def _cells(full: bool) -> list[str]:
     setup = SETUP + RULES + (EXACT if full else "") + LIKE + DENY
     exact = ["%%agent --model-object exact --new\nWrite.", "%%agent --model-object again --new\nAgain."]
-    return [setup, *(exact if full else []), "%%agent --model-object like --new\nRule.", "%%agent --model-object deny --new\nNo."]
+    return [
+        setup,
+        *(exact if full else []),
+        "%%agent --model-object like --new\nRule.",
+        "%%agent --model-object deny --new\nNo.",
+    ]
 
 
 def test_the_rule_box_and_the_reason_in_notebook_7_dark(open_page, notebook7, tmp_path):
@@ -58,11 +63,15 @@ def decisions_scenario(open_page, server, tmp_path, theme: str, full: bool) -> N
     index = 1
     if full:
         first = notebook.cell(1)
-        notebook.wait_visible(first.get_by_role("button", name="Allow this exact call"), "Allow this exact call")
+        notebook.wait_visible(
+            first.get_by_role("button", name="Allow this exact call"), "Allow this exact call"
+        )
         first.get_by_role("button", name="Allow this exact call").click()
         notebook.wait_finished(1, "the first agent cell (after Allow this exact call)")
         notebook.wait_text(
-            card(first).locator(".meowgent-approval"), "approved by you (this exact call, for this session)", "cell 1's card"
+            card(first).locator(".meowgent-approval"),
+            "approved by you (this exact call, for this session)",
+            "cell 1's card",
         )
         notebook.wait_finished(2, "the same call again (no click)")
         second = notebook.cell(2)
@@ -71,7 +80,9 @@ def decisions_scenario(open_page, server, tmp_path, theme: str, full: bool) -> N
             "allowed by this exact call (approved earlier in this session)",
             "cell 2's card",
         )
-        notebook.check(second.locator(".jp-OutputArea button").count() == 0, "the same exact call showed buttons")
+        notebook.check(
+            second.locator(".jp-OutputArea button").count() == 0, "the same exact call showed buttons"
+        )
         index = 3
 
     rule_cell = notebook.cell(index)
@@ -81,12 +92,16 @@ def decisions_scenario(open_page, server, tmp_path, theme: str, full: bool) -> N
     box = rule_cell.get_by_role("textbox", name="Rule:")
     notebook.wait_visible(box, "the rule box")
     prefill = box.input_value()
-    notebook.check(prefill == 'write_file path="rule.txt" text="two" -> allow', f"the rule box opened with {prefill!r}")
+    notebook.check(
+        prefill == 'write_file path="rule.txt" text="two" -> allow', f"the rule box opened with {prefill!r}"
+    )
     rule_cell.screenshot(path=str(folder / f"decisions_rule{suffix}.png"))
     box.fill("write_file path=rule.*")  # no "-> allow": refused, and said why
     box.evaluate("e => { e.dataset.old = '1'; }")  # the refusal draws a fresh box
     rule_cell.get_by_role("button", name="Add rule and approve").click()
-    notebook.wait_text(rule_cell.locator(".meowgent-edit-problem"), "is no rule: it needs", "the rule's problem")
+    notebook.wait_text(
+        rule_cell.locator(".meowgent-edit-problem"), "is no rule: it needs", "the rule's problem"
+    )
     fresh = rule_cell.locator(".meowgent-approval-row input[type=text]:not([data-old])").first
     notebook.wait_visible(fresh, "the fresh rule box")
     fresh.fill("write_file path=rule.* -> allow")
@@ -114,7 +129,11 @@ def decisions_scenario(open_page, server, tmp_path, theme: str, full: bool) -> N
     notebook.check(focused == "Deny with this reason", f"Tab from the reason went to {focused!r}")
     notebook.page.keyboard.press("Enter")
     notebook.wait_finished(index + 1, "the denied cell")
-    notebook.wait_text(card(deny_cell).locator(".meowgent-approval"), f'denied by you: "{ARCHIVE}"', "the denied card")
-    notebook.wait_text(card(deny_cell).locator(".meowgent-output"), f"Denied: {ARCHIVE}", "what the model read")
+    notebook.wait_text(
+        card(deny_cell).locator(".meowgent-approval"), f'denied by you: "{ARCHIVE}"', "the denied card"
+    )
+    notebook.wait_text(
+        card(deny_cell).locator(".meowgent-output"), f"Denied: {ARCHIVE}", "what the model read"
+    )
     notebook.check(not (server.root / "old.txt").exists(), "the denied call ran")
     notebook.page.locator(".jp-Notebook").first.screenshot(path=str(folder / f"decisions_done{suffix}.png"))

@@ -23,7 +23,7 @@ from tests.browser_notebook import JupyterLab, NotebookPage, write_notebook
 
 SCREENSHOTS_ENV = "MEOWGENT_SCREENSHOTS"
 SERVER = str(Path(__file__).parents[1] / "mcp_servers" / "asking_server.py")
-SETUP = f'''\
+SETUP = f"""\
 %load_ext meowgent_nb
 %config AgentMagics.tool_timeout = 300
 import sys
@@ -31,10 +31,12 @@ from meowgent_nb import ScriptedModel
 from meowgent_nb.mcp.client.toolbox import McpToolbox
 shop = McpToolbox("shop", [sys.executable, {SERVER!r}], call_timeout=300)
 model = ScriptedModel(['<tool_call>{{"name": "shop_sign_up", "arguments": {{}}}}</tool_call>', "You are signed up."])
-'''
+"""
 
 
-def open_notebook(open_page, lab: JupyterLab, name: str, theme: str, setup: str = SETUP, ask: str = "Sign me up.") -> NotebookPage:
+def open_notebook(
+    open_page, lab: JupyterLab, name: str, theme: str, setup: str = SETUP, ask: str = "Sign me up."
+) -> NotebookPage:
     write_notebook(lab.root / f"{name}.ipynb", [setup, f"%%agent --model-object model --new\n{ask}"])
     notebook = open_page(lab, f"{name}.ipynb", theme)
     shown = notebook.page.locator("body").get_attribute("data-jp-theme-name")
@@ -52,7 +54,9 @@ def test_the_form_is_filled_and_accepted_in_the_browser(open_page, lab, tmp_path
     form = cell.locator(".meowgent-elicit-form")
     notebook.wait_visible(form.locator(".meowgent-field-0 input"), "the form's first field", 90)
     message = form.locator(".meowgent-elicit-message").inner_text()
-    notebook.check(message == "Please sign up <script>alert(1)</script> to continue.", f"the message reads {message!r}")
+    notebook.check(
+        message == "Please sign up <script>alert(1)</script> to continue.", f"the message reads {message!r}"
+    )
     notebook.check(notebook.prompt(1) == "[*]:", "the agent cell should still run while the form waits")
     form.locator(".meowgent-field-0 input").fill("Ada")
     age = form.locator(".meowgent-field-1 input")
@@ -65,8 +69,12 @@ def test_the_form_is_filled_and_accepted_in_the_browser(open_page, lab, tmp_path
     form.locator(".meowgent-field-3 select").select_option(label="pro")
     form.locator(".meowgent-field-4 input").check()
     form.get_by_role("button", name="Accept").click()
-    notebook.wait_text(form.locator(".meowgent-field-problem").first, "'thirty' is not a whole number", "the age's problem")
-    notebook.wait_text(cell.locator(".meowgent-status").first, "waiting for you", "the card while the form waits")
+    notebook.wait_text(
+        form.locator(".meowgent-field-problem").first, "'thirty' is not a whole number", "the age's problem"
+    )
+    notebook.wait_text(
+        cell.locator(".meowgent-status").first, "waiting for you", "the card while the form waits"
+    )
     cell.screenshot(path=str(screenshots / f"elicit_form{suffix}.png"))
     notebook.check(notebook.prompt(1) == "[*]:", "a bad value must not send the form")
     age = form.locator(".meowgent-field-1 input:not([data-old])")
@@ -76,11 +84,17 @@ def test_the_form_is_filled_and_accepted_in_the_browser(open_page, lab, tmp_path
 
     notebook.wait_finished(1, "the agent cell (after Accept)", 90)
     # The finished turn is folded to one line: open it, as a person would.
-    cell.locator("details.meowgent-turn:not([open]) > summary").evaluate_all("all => all.forEach(s => s.click())")
+    cell.locator("details.meowgent-turn:not([open]) > summary").evaluate_all(
+        "all => all.forEach(s => s.click())"
+    )
     card = cell.locator(".meowgent-card")
-    expected = {"action": "accept", "data": {"age": 36, "email": "ada@example.org", "name": "Ada",
-                                              "newsletter": True, "plan": "pro"}}
-    notebook.wait_text(card.locator(".meowgent-output"), json.dumps(expected, sort_keys=True), "what the server received")
+    expected = {
+        "action": "accept",
+        "data": {"age": 36, "email": "ada@example.org", "name": "Ada", "newsletter": True, "plan": "pro"},
+    }
+    notebook.wait_text(
+        card.locator(".meowgent-output"), json.dumps(expected, sort_keys=True), "what the server received"
+    )
     notebook.wait_text(
         card.locator(".meowgent-server-asked"),
         "shop asked for input ('Please sign up <script>alert(1)</script> to continue.'): accepted, sent name='Ada', age=36",
@@ -97,7 +111,9 @@ POEM_SETUP = SETUP.rsplit("model = ", 1)[0] + (
 
 
 @pytest.mark.parametrize(("theme", "suffix"), [("JupyterLab Light", ""), ("JupyterLab Dark", "_dark")])
-def test_a_sampling_request_and_then_its_answer_are_approved_in_the_browser(open_page, lab, tmp_path, theme, suffix):
+def test_a_sampling_request_and_then_its_answer_are_approved_in_the_browser(
+    open_page, lab, tmp_path, theme, suffix
+):
     # The server asks to use the model during write_poem: the person first lets the model answer,
     # then reads the answer (escaped: "<b>" is text) and sends it back.
     screenshots = Path(os.environ.get(SCREENSHOTS_ENV) or tmp_path)
@@ -115,12 +131,16 @@ def test_a_sampling_request_and_then_its_answer_are_approved_in_the_browser(open
     notebook.wait_visible(send, "the button that sends the model's answer back", 90)
     answer = cell.locator(".meowgent-sampling-review").last
     notebook.wait_text(answer, "Leaves <b>fall</b> softly.", "the model's answer, as text")
-    notebook.wait_text(cell.locator(".meowgent-status").first, "waiting for you", "the card while the review waits")
+    notebook.wait_text(
+        cell.locator(".meowgent-status").first, "waiting for you", "the card while the review waits"
+    )
     cell.screenshot(path=str(screenshots / f"sampling_review{suffix}.png"))
     notebook.check(notebook.prompt(1) == "[*]:", "the cell should still run while the answer waits")
     send.click()
     notebook.wait_finished(1, "the agent cell (after Send the answer)", 90)
-    cell.locator("details.meowgent-turn:not([open]) > summary").evaluate_all("all => all.forEach(s => s.click())")
+    cell.locator("details.meowgent-turn:not([open]) > summary").evaluate_all(
+        "all => all.forEach(s => s.click())"
+    )
     card = cell.locator(".meowgent-card")
     expected = {"text": "Leaves <b>fall</b> softly.", "model": "scripted", "stop": "endTurn"}
     notebook.wait_text(card.locator(".meowgent-output"), json.dumps(expected), "what the server received")

@@ -64,9 +64,6 @@ cases = [
 EVAL = "%tools eval cases --model-object model"
 
 
-
-
-
 @pytest.fixture
 def screenshots(tmp_path) -> Path:
     folder = Path(os.environ.get(SCREENSHOTS_ENV) or tmp_path)
@@ -102,9 +99,7 @@ def test_rows_appear_while_the_eval_runs(open_page, lab, tmp_path, screenshots):
     notebook.check("pass" in first and '{"city": "Paris"}' in first, f"row 1 reads {first!r}")
     second = rows.nth(1).inner_text()
     notebook.check("What is 17 plus 4?" in second and "running..." in second, f"row 2 reads {second!r}")
-    notebook.check(
-        notebook.prompt(1) == "[*]:", f"the eval cell should still run: {notebook.prompt(1)!r}"
-    )
+    notebook.check(notebook.prompt(1) == "[*]:", f"the eval cell should still run: {notebook.prompt(1)!r}")
 
     (lab.root / "release-2").write_text("")
     notebook.wait_text(
@@ -119,9 +114,7 @@ def test_rows_appear_while_the_eval_runs(open_page, lab, tmp_path, screenshots):
     time_cell = rows.nth(0).locator("td").nth(6)
     wrap = time_cell.evaluate("e => getComputedStyle(e).whiteSpace")
     notebook.check(wrap == "nowrap", f"the time column may wrap: white-space is {wrap!r}")
-    notebook.check(
-        notebook.prompt(1) == "[*]:", f"the eval cell should still run: {notebook.prompt(1)!r}"
-    )
+    notebook.check(notebook.prompt(1) == "[*]:", f"the eval cell should still run: {notebook.prompt(1)!r}")
     cell.screenshot(path=str(screenshots / "eval_live.png"))
 
     (lab.root / "release-3").write_text("")
@@ -153,7 +146,9 @@ def test_rows_appear_while_the_eval_runs_in_notebook_7(open_page, notebook7):
     notebook = open_eval_notebook(open_page, notebook7, "eval_nb7", "JupyterLab Light")
     notebook.run_all()
     live = output(notebook).locator(".meowgent-eval-live")
-    notebook.wait_text(live.locator("strong"), "Tool eval: 1/3 cases done", "the eval's progress after case 1")
+    notebook.wait_text(
+        live.locator("strong"), "Tool eval: 1/3 cases done", "the eval's progress after case 1"
+    )
     rows = live.locator("table.meowgent-eval tbody tr")
     notebook.wait_text(rows.nth(0), "Weather in Paris?", "the first case's row")
     notebook.check(notebook.prompt(1) == "[*]:", f"the eval cell should still run: {notebook.prompt(1)!r}")

@@ -52,14 +52,14 @@ def tidy(folder: str, ctx: ToolContext) -> str:
     summary = ctx.sample(f"Summarize tidying {folder} in a {answer.content['style']} style", max_tokens=50)
     return f"tidied {folder} ({answer.content['style']}): {summary}"
 '''
-CALLER = '''\
+CALLER = """\
 %load_ext meowgent_nb
 %config AgentMagics.tool_timeout = 300
 from meowgent_nb import ScriptedModel
 %tools mcp add helper --url {url} --token {token} --no-approval tidy
 model = ScriptedModel(['<tool_call>{{"name": "helper_tidy", "arguments": {{"folder": "docs"}}}}</tool_call>',
                        "All neat.", "Tidied."])
-'''
+"""
 # Every text a progress line of the page showed, in order (the kernel redraws the card often).
 WATCH_PROGRESS = """() => {
   window.meowgentProgress = [];
@@ -92,7 +92,9 @@ def served(pages, lab, tmp_path_factory):
     try:
         a = pages.open(lab, "served.ipynb", tmp_path_factory.mktemp("served"), LIGHT)
         a.run_all()
-        said = a.wait_text(a.cell(1).locator(".jp-OutputArea"), "Stop with %tools serve --stop.", "A's serving output", 90)
+        said = a.wait_text(
+            a.cell(1).locator(".jp-OutputArea"), "Stop with %tools serve --stop.", "A's serving output", 90
+        )
         url, token = re.search(r"at (http://127\.0\.0\.1:(\d+)/mcp)", said), re.search(r"Token: (\S+)", said)
         a.check(url is not None and token is not None, f"A's output has no address or token: {said!r}")
         a.page.evaluate(CLOSE_TAB, "served.ipynb")  # B's tab is the only one; A's kernel goes on
@@ -101,7 +103,9 @@ def served(pages, lab, tmp_path_factory):
         for session in lab.api("GET", "/api/sessions"):  # JupyterLab's test ended it, unless it failed first
             if session["path"] == "served.ipynb":
                 lab.api("DELETE", f"/api/kernels/{session['kernel']['id']}", timeout=30)
-    assert _closed(int(url.group(2)), within=10), f"A's server still listens on {url.group(1)} after its kernel ended"
+    assert _closed(int(url.group(2)), within=10), (
+        f"A's server still listens on {url.group(1)} after its kernel ended"
+    )
 
 
 @pytest.fixture
@@ -116,13 +120,18 @@ def jupyter(request):
     [("notebook7", "JupyterLab Dark", "dark"), ("lab", "JupyterLab Light", "light")],
     indirect=["jupyter"],
 )
-def test_a_served_tool_talks_to_the_calling_notebook_s_person_and_model(served, jupyter, open_page, tmp_path, theme, suffix):
+def test_a_served_tool_talks_to_the_calling_notebook_s_person_and_model(
+    served, jupyter, open_page, tmp_path, theme, suffix
+):
     url, token, _port = served
     server = jupyter
     screenshots = Path(os.environ.get(SCREENSHOTS_ENV) or tmp_path)
     screenshots.mkdir(parents=True, exist_ok=True)
     calling = f"calling_{suffix}.ipynb"
-    write_notebook(server.root / calling, [CALLER.format(url=url, token=token), "%%agent --model-object model --new\nTidy docs"])
+    write_notebook(
+        server.root / calling,
+        [CALLER.format(url=url, token=token), "%%agent --model-object model --new\nTidy docs"],
+    )
     b = open_page(server, calling, theme)
     shown = b.page.locator("body").get_attribute("data-jp-theme-name")
     b.check(shown == theme, f"the page shows the theme {shown!r}, not {theme!r}")
@@ -132,14 +141,18 @@ def test_a_served_tool_talks_to_the_calling_notebook_s_person_and_model(served, 
     form = cell.locator(".meowgent-elicit-form")
     b.wait_visible(form.locator(".meowgent-field-0 select"), "the served tool's form in B's cell", 90)
     card = cell.locator(".meowgent-card")
-    b.wait_text(card.locator(".meowgent-server-asked").first, exactly(LOG_LINE), "the tool's log line in the card")
-    b.wait_text(card.locator(".meowgent-progress-text"), exactly("3 of 3 (100 %) - file 3"), "the last progress line")
+    b.wait_text(
+        card.locator(".meowgent-server-asked").first, exactly(LOG_LINE), "the tool's log line in the card"
+    )
+    b.wait_text(
+        card.locator(".meowgent-progress-text"), exactly("3 of 3 (100 %) - file 3"), "the last progress line"
+    )
     progress = b.page.evaluate("() => window.meowgentProgress")
     b.check(
         progress == ["1 of 3 (33 %) - file 1", "2 of 3 (66 %) - file 2", "3 of 3 (100 %) - file 3"],
         f"the progress lines the card showed: {progress!r}",
     )
-    tall = 'e => Math.round(e.getBoundingClientRect().height)'
+    tall = "e => Math.round(e.getBoundingClientRect().height)"
     live_height = card.locator(".meowgent-server-asked").first.evaluate(tall)
     width = card.locator(".meowgent-progress-bar > span").evaluate("e => e.style.width")
     b.check(width == "100%", f"the progress bar's width: {width!r}")
@@ -150,7 +163,9 @@ def test_a_served_tool_talks_to_the_calling_notebook_s_person_and_model(served, 
     chosen = "e => e.selectedIndex < 0 ? null : e.options[e.selectedIndex].text.replace(/\\u00a0/g, ' ')"
     choice = form.locator(".meowgent-field-0 select").evaluate(chosen)  # ipywidgets: spaces as nbsp
     b.check(choice == "(choose one)", f"the drop-down shows {choice!r} before the person picks")
-    b.wait_text(cell.locator(".meowgent-status").first, exactly("waiting for you"), "the card while the form waits")
+    b.wait_text(
+        cell.locator(".meowgent-status").first, exactly("waiting for you"), "the card while the form waits"
+    )
     b.check(b.prompt(1) == "[*]:", "B's agent cell should still run while the form waits")
     cell.screenshot(path=str(screenshots / f"served-tool-{suffix}.png"))
     form.locator(".meowgent-field-0 select").select_option(label="neat")
@@ -159,21 +174,34 @@ def test_a_served_tool_talks_to_the_calling_notebook_s_person_and_model(served, 
     let = cell.get_by_role("button", name="Let the model answer")
     b.wait_visible(let, "the button that lets B's model answer the served tool", 90)
     review = cell.locator(".meowgent-sampling-review").first
-    b.wait_text(review, "helper asks to use the model scripted (during helper_tidy). Its request:", "who asks for the model")
+    b.wait_text(
+        review,
+        "helper asks to use the model scripted (during helper_tidy). Its request:",
+        "who asks for the model",
+    )
     asked = [line for line in review.inner_text().splitlines() if line.strip()]
-    b.check(asked[1:4] == ["user:", "Summarize tidying docs in a neat style", "at most 50 tokens"], f"the review reads {asked!r}")
+    b.check(
+        asked[1:4] == ["user:", "Summarize tidying docs in a neat style", "at most 50 tokens"],
+        f"the review reads {asked!r}",
+    )
     let.click()
     send = cell.get_by_role("button", name="Send the answer")
     b.wait_visible(send, "the button that sends B's model's answer back", 90)
-    b.wait_text(cell.locator(".meowgent-sampling-review").last, "the model answered:\nAll neat.", "the model's answer")
+    b.wait_text(
+        cell.locator(".meowgent-sampling-review").last, "the model answered:\nAll neat.", "the model's answer"
+    )
     send.click()
 
     b.wait_finished(1, "B's agent cell (after Send the answer)", 90)
-    cell.locator("details.meowgent-turn:not([open]) > summary").evaluate_all("all => all.forEach(s => s.click())")
+    cell.locator("details.meowgent-turn:not([open]) > summary").evaluate_all(
+        "all => all.forEach(s => s.click())"
+    )
     notes = card.locator(".meowgent-server-asked").all_inner_texts()
     b.check(notes == FINAL_CARD, f"the finished card's lines: {notes!r}")
     height = card.locator(".meowgent-server-asked").first.evaluate(tall)
-    b.check(live_height == height, f"the log line is {live_height} px high while the call runs, {height} px after")
+    b.check(
+        live_height == height, f"the log line is {live_height} px high while the call runs, {height} px after"
+    )
     output = card.locator(".meowgent-output").inner_text()
     b.check(output == "tidied docs (neat): All neat.", f"the tool's result in the card: {output!r}")
     b.wait_text(cell.locator(".meowgent-text"), exactly("Tidied."), "the final answer")

@@ -64,21 +64,29 @@ def test_a_running_card_counts_and_the_folds_say_each_calls_time(browser, lab, t
         cell = notebook.cell(1)
         counter = cell.locator(".meowgent-status-running .meowgent-elapsed")
         notebook.wait_text(counter, "1 s of 30 s", "the running card's counter", 60)
-        notebook.wait_text(counter, "2 s of 30 s", "the counter, a second later", 10)  # it counts while the cell runs
+        notebook.wait_text(
+            counter, "2 s of 30 s", "the counter, a second later", 10
+        )  # it counts while the cell runs
         cell.screenshot(path=str(folder / f"times_running{suffix}.png"))
         notebook.wait_finished(1, "the agent cell", 60)
-        notebook.check(cell.locator(".meowgent-elapsed").count() == 0, "a counter is left in the finished cell")
+        notebook.check(
+            cell.locator(".meowgent-elapsed").count() == 0, "a counter is left in the finished cell"
+        )
         turns = cell.locator("details.meowgent-turn")
         notebook.check(turns.count() == 2, f"{turns.count()} folded turns, not 2")
         first = turns.nth(0).locator("summary").inner_text()
         notebook.check(
-            re.fullmatch(r"turn 1: slow_step\(seconds=3\.5\) done \(3\.\d\d s\) · the turn took \d+\.\d+ s", first) is not None,
+            re.fullmatch(
+                r"turn 1: slow_step\(seconds=3\.5\) done \(3\.\d\d s\) · the turn took \d+\.\d+ s", first
+            )
+            is not None,
             f"the first fold: {first!r}",
         )
         notebook.check(not turns.nth(0).evaluate("d => d.open"), "the good turn should stay folded")
         second = turns.nth(1).locator("summary").inner_text()
         notebook.check(
-            re.fullmatch(r"turn 2: divide\(a=1, b=0\) error \(\d+ (µs|ms)\) · the turn took \d+ ms", second) is not None,
+            re.fullmatch(r"turn 2: divide\(a=1, b=0\) error \(\d+ (µs|ms)\) · the turn took \d+ ms", second)
+            is not None,
             f"the second fold: {second!r}",
         )
         notebook.check(turns.nth(1).evaluate("d => d.open"), "the turn with the error should be open")

@@ -38,7 +38,10 @@ def statuses(run: Run) -> list[tuple[str, str]]:
     """(state, "cell" or the request type it answers) of every status on IOPub during the run, in order."""
     cell = run.messages[0]["parent_header"]["msg_id"]
     return [
-        (m["content"]["execution_state"], "cell" if m["parent_header"]["msg_id"] == cell else m["parent_header"]["msg_type"])
+        (
+            m["content"]["execution_state"],
+            "cell" if m["parent_header"]["msg_id"] == cell else m["parent_header"]["msg_type"],
+        )
         for m in run.timeline
         if m["msg_type"] == "status"
     ]
@@ -48,7 +51,8 @@ def bar_when_the_answer_shows(run: Run) -> str:
     """What JupyterLab's status bar said when the finished transcript arrived: the last status before it."""
     cell = run.messages[0]["parent_header"]["msg_id"]
     last = max(
-        i for i, m in enumerate(run.timeline)
+        i
+        for i, m in enumerate(run.timeline)
         if m["msg_type"] == "update_display_data" and m["parent_header"]["msg_id"] == cell
     )
     return [m["content"]["execution_state"] for m in run.timeline[:last] if m["msg_type"] == "status"][-1]
@@ -56,22 +60,33 @@ def bar_when_the_answer_shows(run: Run) -> str:
 
 def test_the_kernel_stays_busy_through_a_subshell_and_a_click_and_the_approval_works(kernel):
     kernel.ok("model = answers('busy.txt')")
-    run = kernel.ok("%%agent --model-object model --new\nWrite it", hook=clicking(("Approve", 0), subshell=True))
+    run = kernel.ok(
+        "%%agent --model-object model --new\nWrite it", hook=clicking(("Approve", 0), subshell=True)
+    )
     seen = statuses(run)
     assert seen[0] == ("busy", "cell") and seen[-1] == ("idle", "cell")
     foreign_idles = [i for i, (state, parent) in enumerate(seen) if state == "idle" and parent != "cell"]
     # ipykernel 7.4 handles a click sent to a subshell without a status; the subshell's request has one.
     assert [seen[i][1] for i in foreign_idles] == ["create_subshell_request"]
-    assert all(seen[i + 1] == ("busy", "cell") for i in foreign_idles), seen  # the bar is back at Busy at once
+    assert all(seen[i + 1] == ("busy", "cell") for i in foreign_idles), (
+        seen
+    )  # the bar is back at Busy at once
     assert bar_when_the_answer_shows(run) == "busy"
-    assert kernel.ok("print(pathlib.Path('busy.txt').read_text())").stdout == "hi\n"  # the click still ran the tool
+    assert (
+        kernel.ok("print(pathlib.Path('busy.txt').read_text())").stdout == "hi\n"
+    )  # the click still ran the tool
 
 
 def test_after_the_cell_other_requests_go_idle_as_usual(kernel):
     kernel.ok("model = answers('after.txt')")
     kernel.ok("%%agent --model-object model --new --approve all\nWrite it")
-    assert kernel.create_subshell()  # a control request with no cell running: nothing is added to its statuses
+    assert (
+        kernel.create_subshell()
+    )  # a control request with no cell running: nothing is added to its statuses
     run = kernel.ok("1 + 1")
     assert statuses(run) == [
-        ("busy", "create_subshell_request"), ("idle", "create_subshell_request"), ("busy", "cell"), ("idle", "cell")
+        ("busy", "create_subshell_request"),
+        ("idle", "create_subshell_request"),
+        ("busy", "cell"),
+        ("idle", "cell"),
     ]

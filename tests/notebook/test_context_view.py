@@ -93,7 +93,10 @@ def test_the_compaction_of_a_conversation_lasts_from_cell_to_cell(ip):
 
     answers = []
     for i in range(6):
-        answers += [f'<tool_call>{{"name": "c_fetch", "arguments": {{"page_number": {i}}}}}</tool_call>', f"Read {i}."]
+        answers += [
+            f'<tool_call>{{"name": "c_fetch", "arguments": {{"page_number": {i}}}}}</tool_call>',
+            f"Read {i}.",
+        ]
     model = ScriptedModel(answers)
     model.n_ctx = 2048
     ip.user_ns.update(c_fetch=c_fetch, m=model)
@@ -166,7 +169,10 @@ def test_summarize_through_the_magics_shows_the_summary_as_sent(ip):
     ip.user_ns.update(c_fetch=c_fetch, m=model)
     ip.run_line_magic("config", "AgentMagics.context = 'summarize'")
     try:
-        texts = [ask(ip, f"Read page {i}", new=i == 0, tools="c_fetch").outputs[-1].data["text/plain"] for i in range(5)]
+        texts = [
+            ask(ip, f"Read page {i}", new=i == 0, tools="c_fetch").outputs[-1].data["text/plain"]
+            for i in range(5)
+        ]
     finally:
         ip.run_line_magic("config", "AgentMagics.context = 'compact'")
     notes = [line for text in texts for line in text.splitlines() if line.startswith("[context:")]

@@ -45,9 +45,9 @@ from meowgent_nb import (
     tool,
     tools_json_schema,
 )
+from meowgent_nb._visible import is_hidden
 from meowgent_nb.errors import RunInterrupted
 from meowgent_nb.notebook.views._html import markdown_html
-from meowgent_nb._visible import is_hidden
 from meowgent_nb.notebook.views.display import LiveDisplay, show_run
 from meowgent_nb.notebook.views.transcript import Transcript
 from meowgent_nb.tools.view import ToolsView, tool_mimebundle
@@ -280,7 +280,9 @@ def test_thinking_is_folded_and_usage_is_only_in_html():
     assert re.search(
         re.escape(f'<details class="meowgent-thinking"><summary style="cursor: pointer; {muted}">')
         + r'thought for <span class="meowgent-thought-time">\d+\.\d s</span> \(5 words\)</summary>'
-        + re.escape(f'<div style="white-space: pre-wrap; {muted}">The person wants the weather.</div></details>'),
+        + re.escape(
+            f'<div style="white-space: pre-wrap; {muted}">The person wants the weather.</div></details>'
+        ),
         html,
     )
     footer = re.search(r'<div class="meowgent-footer"[^>]*>(.*?)</div>', html).group(1)
@@ -473,9 +475,13 @@ def test_identical_calls_in_a_row_are_one_card_and_the_stop_says_why():
         "[stopped: get_weather(city='Rome') failed the same way 3 times]"
     )
     html = transcript.to_html()
-    assert html.count('class="meowgent-card ') == 1 and "meowgent-turn" not in html  # one card, the last turn's
+    assert (
+        html.count('class="meowgent-card ') == 1 and "meowgent-turn" not in html
+    )  # one card, the last turn's
     assert re.findall(r'<span class="meowgent-repeats"[^>]*>(.*?)</span>', html) == ["\u00d73"]
-    assert re.findall(r'<pre class="meowgent-output"[^>]*>(.*?)</pre>', html) == ["Error: ValueError: no weather for Rome"]
+    assert re.findall(r'<pre class="meowgent-output"[^>]*>(.*?)</pre>', html) == [
+        "Error: ValueError: no weather for Rome"
+    ]
     assert '">the model was told not to repeat this call</div>' in html
     assert '">stopped: get_weather(city=&#x27;Rome&#x27;) failed the same way 3 times</div>' in html
     assert "3 turns \u00b7 3 tool calls" in html  # the footer counts every call
@@ -485,7 +491,9 @@ def test_only_exact_repeats_in_a_row_are_merged():
     transcript, _ = transcript_of(
         [
             call("get_weather", city="Paris") * 2,  # two identical successes: merged
-            call("get_weather", city="Rome") + call("get_weather", city="Oslo") + call("get_weather", city="Rome"),
+            call("get_weather", city="Rome")
+            + call("get_weather", city="Oslo")
+            + call("get_weather", city="Rome"),
             "Let me try again." + call("get_weather", city="Rome"),  # text between: not merged
             "Done.",
         ],
@@ -514,7 +522,8 @@ def test_finished_turns_fold_to_one_line_and_the_answer_stays_open():
             ScriptedModel(
                 [
                     call("get_weather", city="Paris"),
-                    "Now the rest." + "".join(call("get_weather", city=c) for c in ("Oslo", "Rome", "Oslo", "Paris")),
+                    "Now the rest."
+                    + "".join(call("get_weather", city=c) for c in ("Oslo", "Rome", "Oslo", "Paris")),
                     "Paris 21, Oslo 9.",
                 ]
             ),
@@ -532,23 +541,37 @@ def test_finished_turns_fold_to_one_line_and_the_answer_stays_open():
     assert folds == [
         "turn 1: get_weather(city=&#x27;Paris&#x27;) done (RAN)" + duration.format("2.00 s"),
         "turn 2: get_weather(city=&#x27;Oslo&#x27;) done (RAN), get_weather(city=&#x27;Rome&#x27;) error (RAN),"
-        " get_weather(city=&#x27;Oslo&#x27;) done (RAN), and 1 more" + duration.format("7.50 s"),  # its text begun and ended, 4 calls, 4 starts, 4 results, its end
+        " get_weather(city=&#x27;Oslo&#x27;) done (RAN), and 1 more"
+        + duration.format("7.50 s"),  # its text begun and ended, 4 calls, 4 starts, 4 results, its end
     ]
     # turn 2 had an error: it is not hidden behind its fold
-    assert html.count('<details class="meowgent-turn"') == 1 and html.count('<details class="meowgent-turn meowgent-turn-failed" open') == 1
+    assert (
+        html.count('<details class="meowgent-turn"') == 1
+        and html.count('<details class="meowgent-turn meowgent-turn-failed" open') == 1
+    )
     # the folded turns hold their text, cards and timeline; the answer comes after them
     second = html[html.rindex('<details class="meowgent-turn') : html.rindex("</details>")]
-    assert second.count('class="meowgent-card ') == 4 and "Now the rest." in second and "meowgent-timeline" in second
+    assert (
+        second.count('class="meowgent-card ') == 4
+        and "Now the rest." in second
+        and "meowgent-timeline" in second
+    )
     assert html.index("Paris 21, Oslo 9.") > html.rindex("</details>")
     assert text == Transcript.from_events(events).to_text()  # folding leaves text/plain alone
-    assert text.startswith("[tool] get_weather(city='Paris') -> done\n  Paris: 21 degrees celsius\nNow the rest.\n")
+    assert text.startswith(
+        "[tool] get_weather(city='Paris') -> done\n  Paris: 21 degrees celsius\nNow the rest.\n"
+    )
 
 
 def test_while_running_the_latest_turn_stays_open():
     paris = ToolCall("get_weather", {"city": "Paris"}, id="1")
     oslo = ToolCall("get_weather", {"city": "Oslo"}, id="2")
     transcript = Transcript(clock=ticking())
-    for event in [ToolCallEvent(paris, 1), ToolResultEvent(ToolResult(paris, "21", duration=0.1)), TurnEnd(1, None, 1)]:
+    for event in [
+        ToolCallEvent(paris, 1),
+        ToolResultEvent(ToolResult(paris, "21", duration=0.1)),
+        TurnEnd(1, None, 1),
+    ]:
         transcript.handle(event)
     assert "meowgent-turn" not in transcript.to_html()  # nothing newer yet: turn 1 is what there is to see
     transcript.handle(ToolCallEvent(oslo, 2))
@@ -573,9 +596,11 @@ def test_a_turn_without_calls_is_not_folded_and_the_turn_limit_folds_the_repeats
     )
     folds = re.findall(r"<summary[^>]*>(.*?) \(<span", transcript.to_html())
     assert folds == ["turns 1\u20133: get_weather(city=&#x27;Rome&#x27;) error \u00d73"]
-    reminded, _ = transcript_of(["No tools needed.", call("get_weather", city="Oslo"), "9 degrees."], tool_choice="required")
+    reminded, _ = transcript_of(
+        ["No tools needed.", call("get_weather", city="Oslo"), "9 degrees."], tool_choice="required"
+    )
     folded = reminded.to_html()
-    assert folded.count("<details class=\"meowgent-turn\"") == 1
+    assert folded.count('<details class="meowgent-turn"') == 1
     assert folded.index("No tools needed.") < folded.index("<details")  # turn 1 had no call: not folded
 
 
@@ -627,10 +652,16 @@ def test_long_tool_names_are_shortened_in_the_timeline_with_the_full_name_as_a_t
     long = ToolCall("fetch_the_quarterly_sales_report_by_region", {}, id="1")
     short = ToolCall("add", {}, id="2")
     transcript = Transcript.from_events(
-        [ToolCallEvent(long, 1), ToolCallEvent(short, 1), ToolResultEvent(ToolResult(short, "1", duration=0.0))]
+        [
+            ToolCallEvent(long, 1),
+            ToolCallEvent(short, 1),
+            ToolResultEvent(ToolResult(short, "1", duration=0.0)),
+        ]
     )
     svg = re.search(r"<svg .*?</svg>", transcript.to_html()).group(0)
-    labels = re.findall(r'<text x="(\d+)" y="\d+" text-anchor="end"[^>]*>(.*?)<title>(.*?)</title></text>', svg)
+    labels = re.findall(
+        r'<text x="(\d+)" y="\d+" text-anchor="end"[^>]*>(.*?)<title>(.*?)</title></text>', svg
+    )
     # 28 characters fit in the widest label column (197 px); a longer name ends in an ellipsis.
     assert labels == [
         ("191", "fetch_the_quarterly_sales_r\u2026", "fetch_the_quarterly_sales_report_by_region"),
@@ -736,8 +767,10 @@ def test_a_tools_examples_show_in_every_form():
     )
     schema = json.loads(ToolsView([forecast], mode="json").to_text())[0]["function"]["parameters"]
     assert schema["examples"] == [{"city": "Paris", "unit": "fahrenheit"}, {"city": "<Oslo>"}]
-    assert ToolsView(forecast, mode="text").to_text().endswith(
-        ', Examples: {"city":"Paris","unit":"fahrenheit"}; {"city":"<Oslo>"}'
+    assert (
+        ToolsView(forecast, mode="text")
+        .to_text()
+        .endswith(', Examples: {"city":"Paris","unit":"fahrenheit"}; {"city":"<Oslo>"}')
     )
     html = ToolsView(forecast).to_html()
     assert '<span style="color: #008000; font-weight: bold">&lt;example&gt;</span>{"city":"' in html
@@ -805,8 +838,9 @@ def test_an_error_is_shown_then_raised(ip):
     assert only.data["text/plain"] == (
         "[tool] get_weather(city='Paris') -> done\n  Paris: 21 degrees celsius\n[error] ModelError, shown below"
     )
-    assert '<pre class="meowgent-error" style="color: #d32f2f">[error] ModelError, shown below</pre>' in (
-        only.data["text/html"]
+    assert (
+        '<pre class="meowgent-error" style="color: #d32f2f">[error] ModelError, shown below</pre>'
+        in (only.data["text/html"])
     )
 
 
@@ -839,7 +873,13 @@ def test_an_interrupted_run_shows_the_calls_that_did_not_finish(ip):
         task.cancel()
         await task
 
-    with capture_output() as captured, pytest.raises(RunInterrupted, match=r"^stopped by an interrupt after 1 turn, 2 tool calls\. The conversation keeps"):
+    with (
+        capture_output() as captured,
+        pytest.raises(
+            RunInterrupted,
+            match=r"^stopped by an interrupt after 1 turn, 2 tool calls\. The conversation keeps",
+        ),
+    ):
         asyncio.run(interrupt())
     (only,) = captured.outputs
     assert only.data["text/plain"] == (
@@ -848,7 +888,9 @@ def test_an_interrupted_run_shows_the_calls_that_did_not_finish(ip):
         "[tool] nap(seconds=0.5) -> interrupted"
     )  # the error raised to the cell says how far the run got: once, not also in the transcript
     assert 'class="meowgent-card meowgent-status-interrupted"' in only.data["text/html"]
-    assert "interrupt" not in only.data["text/html"].replace("meowgent-status-interrupted", "").replace(">interrupted<", "")
+    assert "interrupt" not in only.data["text/html"].replace("meowgent-status-interrupted", "").replace(
+        ">interrupted<", ""
+    )
 
 
 # --- a real kernel ----------------------------------------------------------------------------
@@ -904,7 +946,10 @@ def test_a_call_cut_by_the_token_limit_is_shown_as_cut_and_never_runs():
         ran.append(text)
         return "saved"
 
-    cut = ['Saving. <tool_call>{"name": "note", "arguments": {"text": "rm -rf /home/old_bu', ModelChunk(done=True, finish_reason="length")]
+    cut = [
+        'Saving. <tool_call>{"name": "note", "arguments": {"text": "rm -rf /home/old_bu',
+        ModelChunk(done=True, finish_reason="length"),
+    ]
     transcript, result = transcript_of([cut, "Sorry."], tools=(note,))
     assert ran == []
     assert [(r.kind, r.output) for r in result.tool_results] == [

@@ -102,9 +102,15 @@ def check(run, scenario: str) -> None:
         assert run.stdout == MET
         return
     lines = UNMET[scenario]
-    assert (run.reply["status"], run.reply["ename"], run.reply["evalue"]) == ("error", "ExpectationNotMet", "\n".join(lines))
+    assert (run.reply["status"], run.reply["ename"], run.reply["evalue"]) == (
+        "error",
+        "ExpectationNotMet",
+        "\n".join(lines),
+    )
     assert run.reply["traceback"] == [
-        f"\x1b[31mExpectationNotMet\x1b[0m: {lines[0]}", *lines[1:], "(the full traceback: %agent traceback)"
+        f"\x1b[31mExpectationNotMet\x1b[0m: {lines[0]}",
+        *lines[1:],
+        "(the full traceback: %agent traceback)",
     ]
 
 
@@ -118,9 +124,13 @@ def test_an_expectation_is_checked_live_recorded_and_replayed(kernel, scenario):
     kernel.ok(f"model_{scenario} = ScriptedModel(scripts[{scenario!r}])")
     check(cell(kernel, f'{model} -o result --expect "{EXPECT}"'), scenario)
     # What ran stays, met or not: the result (-o), and the conversation the next cell continues.
-    kept = kernel.ok("print([r.call.name for r in result.tool_results], len(get_ipython().magics_manager.registry['AgentMagics'].messages))")
+    kept = kernel.ok(
+        "print([r.call.name for r in result.tool_results], len(get_ipython().magics_manager.registry['AgentMagics'].messages))"
+    )
     names = CALLED[scenario]
-    assert kept.stdout == f"{names} {2 + 2 * len(names)}\n"  # the prompt, each call and its result, the answer
+    assert (
+        kept.stdout == f"{names} {2 + 2 * len(names)}\n"
+    )  # the prompt, each call and its result, the answer
 
 
 def test_the_cells_metadata_as_jupyterlab_sends_it(kernel):
@@ -131,13 +141,20 @@ def test_the_cells_metadata_as_jupyterlab_sends_it(kernel):
     check(cell(kernel, "--model-object model_meta", cell_metadata={"meowgent": {"expect": EXPECT}}), "met")
     # A console sends no metadata: nothing is expected, nothing printed.
     kernel.ok('model_meta = ScriptedModel(scripts["order"])')
-    quiet = cell(kernel, "--model-object model_meta", cell_metadata={"meowgent": {"expect": EXPECT}}, frontend="console")
+    quiet = cell(
+        kernel,
+        "--model-object model_meta",
+        cell_metadata={"meowgent": {"expect": EXPECT}},
+        frontend="console",
+    )
     assert (quiet.reply["status"], quiet.stdout) == ("ok", "")
 
 
 def test_two_different_expectations_or_a_wrong_shape_are_usage_errors(kernel):
     kernel.ok('model_two = ScriptedModel(scripts["met"])')
-    run = cell(kernel, '--model-object model_two --expect "search"', cell_metadata={"meowgent": {"expect": EXPECT}})
+    run = cell(
+        kernel, '--model-object model_two --expect "search"', cell_metadata={"meowgent": {"expect": EXPECT}}
+    )
     assert (run.reply["ename"], run.reply["evalue"]) == (
         "UsageError",
         f"%%agent: two expectations for this cell: --expect 'search' and (the cell's metadata 'meowgent.expect') {EXPECT!r}; keep one.",

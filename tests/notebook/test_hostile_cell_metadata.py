@@ -28,7 +28,9 @@ def test_metadata_of_the_wrong_shape_is_named_in_one_short_line():
         cell_expectation(None, {"meowgent": ["x" * 1_000_000]})
     message = str(raised.value)
     assert message.startswith("%%agent: the cell's metadata 'meowgent' must be an object such as")
-    assert message.endswith('got ["xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx... (999,924 more characters)')
+    assert message.endswith(
+        'got ["xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx... (999,924 more characters)'
+    )
 
 
 def test_the_report_of_a_cell_whose_expectation_is_megabytes_long_holds_its_start():

@@ -128,7 +128,9 @@ def test_stop_while_a_call_waits_for_approval_denies_it_and_ends_the_cell(kernel
 
 def test_the_buttons_sit_under_the_waiting_card_and_approve_runs_the_call(kernel):
     kernel.ok("model = answers('first.txt', 'second.txt')")
-    run = kernel.ok("%%agent --model-object model --new\nWrite both", hook=clicking(("Approve", 0), ("Deny", 1)))
+    run = kernel.ok(
+        "%%agent --model-object model --new\nWrite both", hook=clicking(("Approve", 0), ("Deny", 1))
+    )
     assert kernel.ok("last()").stdout == (
         "ok | wrote 2 characters to first.txt\ndenied | Denied: the person did not approve this call.\nanswer | All done.\n"
     )
@@ -144,12 +146,16 @@ def test_the_buttons_sit_under_the_waiting_card_and_approve_runs_the_call(kernel
         and "children" in (update := msg["content"]["data"].get("state", {}))
     ]
     waiting = next(kids for kids in seen if rows[0] in kids and rows[1] in kids)
-    kinds = ["row0" if k == rows[0] else "row1" if k == rows[1] else run.models[k]["_model_name"] for k in waiting]
+    kinds = [
+        "row0" if k == rows[0] else "row1" if k == rows[1] else run.models[k]["_model_name"] for k in waiting
+    ]
     assert kinds == ["HTMLModel", "row0", "HTMLModel", "row1", "HTMLModel", "ButtonModel"]
     values = {k: [str(run.models[k].get("value"))] for k in waiting}
     for msg in run.messages:
         if msg["msg_type"] == "comm_msg" and msg["content"]["comm_id"] in values:
-            values[msg["content"]["comm_id"]].append(str(msg["content"]["data"].get("state", {}).get("value")))
+            values[msg["content"]["comm_id"]].append(
+                str(msg["content"]["data"].get("state", {}).get("value"))
+            )
     assert any("first.txt" in v and "second.txt" not in v for v in values[waiting[0]])
     assert any("second.txt" in v and "first.txt" not in v for v in values[waiting[2]])
     assert final_text(run) == (
@@ -159,7 +165,9 @@ def test_the_buttons_sit_under_the_waiting_card_and_approve_runs_the_call(kernel
         "  Denied: the person did not approve this call.\n"
         "All done."
     )
-    assert not [c["data"] for c in run.of_type("display_data") if "Approval needed" in c["data"]["text/plain"]]
+    assert not [
+        c["data"] for c in run.of_type("display_data") if "Approval needed" in c["data"]["text/plain"]
+    ]
 
 
 def editor_of(run: Run) -> str:
@@ -196,7 +204,9 @@ def _editing(*texts: str, then: tuple[str, int] | None = None, subshell: bool = 
             k.set_state(textareas[-1], lab[0], value=texts[len(steps)])
             steps.append("checked")
             k.click(run.buttons["Check"][0], lab[0])  # at once, as a person's click right after typing
-        elif len(steps) == len(texts) and len(textareas) == len(texts) + 1 and len(problems(run)) >= len(texts):
+        elif (
+            len(steps) == len(texts) and len(textareas) == len(texts) + 1 and len(problems(run)) >= len(texts)
+        ):
             steps.append("done")
             button = run.buttons[then[0]][then[1]] if then else run.buttons["Approve these arguments"][0]
             k.click(button, lab[0])
@@ -239,7 +249,10 @@ def test_invalid_edited_arguments_are_refused_in_the_row_and_nothing_runs(kernel
         "- mode: unknown argument; this tool takes: path, text\n"
         "Fix the arguments, then check again.</pre>"
     ]
-    assert kernel.ok("last()").stdout == "denied | Denied: the person did not approve this call.\nanswer | All done.\n"
+    assert (
+        kernel.ok("last()").stdout
+        == "denied | Denied: the person did not approve this call.\nanswer | All done.\n"
+    )
 
 
 def test_edits_sent_as_jupyterlab_sends_them_are_read_in_order_each_time(kernel):
@@ -251,7 +264,9 @@ def test_edits_sent_as_jupyterlab_sends_them_are_read_in_order_each_time(kernel)
     tries = [json.dumps({"path": f"try{n}.txt", "text": n}) for n in range(3)]
     edited = json.dumps({"path": "lab.txt", "text": "typed last"})
     run = kernel.ok("%%agent --model-object model --new\nWrite", hook=_editing(*tries, edited, subshell=True))
-    assert kernel.ok("print(open('lab.txt').read(), os.path.exists('model.txt'))").stdout == "typed last False\n"
+    assert (
+        kernel.ok("print(open('lab.txt').read(), os.path.exists('model.txt'))").stdout == "typed last False\n"
+    )
     assert [p.split("\n")[1] for p in problems(run)[:3]] == [
         f"- text: input should be a valid string, got {n}" for n in range(3)
     ]
@@ -270,8 +285,14 @@ def test_a_console_frontend_is_asked_with_input_instead_of_buttons_it_cannot_sho
     kernel.ok("model = answers('console.txt')")
     msg = kernel.kc.session.msg(
         "execute_request",
-        {"code": "%%agent --model-object model --new\nWrite", "silent": False, "store_history": True,
-         "user_expressions": {}, "allow_stdin": True, "stop_on_error": True},
+        {
+            "code": "%%agent --model-object model --new\nWrite",
+            "silent": False,
+            "store_history": True,
+            "user_expressions": {},
+            "allow_stdin": True,
+            "stop_on_error": True,
+        },
     )  # exactly what jupyter_console's ptshell sends: no metadata
     kernel.kc.shell_channel.send(msg)
     request = kernel.kc.get_stdin_msg(timeout=TIMEOUT)
@@ -291,7 +312,9 @@ def test_a_refused_edit_can_be_corrected_checked_and_approved(kernel):
     kernel.ok("model = answers('first-try.txt')")
     bad, good = '{"path": "fixed.txt", "text": 5}', '{"path": "fixed.txt", "text": "ok"}'
     run = kernel.ok("%%agent --model-object model --new\nWrite", hook=_editing(bad, good))
-    assert kernel.ok("print(open('fixed.txt').read(), os.path.exists('first-try.txt'))").stdout == "ok False\n"
+    assert (
+        kernel.ok("print(open('fixed.txt').read(), os.path.exists('first-try.txt'))").stdout == "ok False\n"
+    )
     previews = [v for v in problems(run) if "meowgent-edit-preview" in v]
     assert previews == [
         '<pre class="meowgent-edit-preview" style="white-space: pre-wrap">will run:'
@@ -299,7 +322,9 @@ def test_a_refused_edit_can_be_corrected_checked_and_approved(kernel):
     ]
 
 
-README = Path(__file__).resolve().parents[2] / "docs" / "guides" / "agent-cells.md"  # where the texts are quoted
+README = (
+    Path(__file__).resolve().parents[2] / "docs" / "guides" / "agent-cells.md"
+)  # where the texts are quoted
 
 
 def readme_stop_quotes() -> list[str]:
@@ -309,7 +334,10 @@ def readme_stop_quotes() -> list[str]:
 
 def test_readmes_quoted_stop_and_interrupt_texts_are_what_the_cell_shows(kernel):
     quotes = readme_stop_quotes()
-    assert sorted(quote.split(" after ")[0] for quote in quotes) == ["stopped by an interrupt", "stopped by you"]
+    assert sorted(quote.split(" after ")[0] for quote in quotes) == [
+        "stopped by an interrupt",
+        "stopped by you",
+    ]
     kernel.ok("model = answers('one.txt', 'two.txt')")
 
     def stop_when_asked(k: Kernel, run: Run, msg: dict[str, Any]) -> None:
@@ -332,10 +360,14 @@ def test_readmes_quoted_stop_and_interrupt_texts_are_what_the_cell_shows(kernel)
     interrupted = kernel.execute("%%agent --model-object model --new\nSleep", hook=interrupt_once_running)
     shows = {  # what a person reads: the transcript's text and HTML (its words), the error's line
         "stopped by you": [final_text(stopped), unescape(re.sub(r"<[^>]+>", "", html))],
-        "stopped by an interrupt": [re.sub(r"\x1b\[[0-9;]*m", "", line) for line in interrupted.reply["traceback"]],
+        "stopped by an interrupt": [
+            re.sub(r"\x1b\[[0-9;]*m", "", line) for line in interrupted.reply["traceback"]
+        ],
     }
     for quote in quotes:
         for text in shows[quote.split(" after ")[0]]:
             assert quote in text, (quote, text)
     assert len(interrupted.reply["traceback"]) == 1  # said once, on one line
-    assert final_text(interrupted) == "[tool] slow(seconds=3) -> interrupted"  # the transcript does not say it again
+    assert (
+        final_text(interrupted) == "[tool] slow(seconds=3) -> interrupted"
+    )  # the transcript does not say it again

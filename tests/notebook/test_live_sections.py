@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from meowgent_nb import Agent, ScriptedModel, tool
-from meowgent_nb import ToolCall
+from meowgent_nb import Agent, ScriptedModel, ToolCall, tool
 from meowgent_nb.agent.events import ApprovalRequested, ToolCallEvent, TurnEnd
 from meowgent_nb.notebook.views.transcript import Transcript
 from tests.notebook.test_display import call, events_of, ticking
@@ -16,20 +15,26 @@ def get_weather(city: str) -> str:
 
 
 def test_a_folded_turn_is_a_section_of_its_own_that_later_events_leave_alone():
-    model = ScriptedModel([call("get_weather", city="Paris"), call("get_weather", city="Oslo"), "Sunny both."])
+    model = ScriptedModel(
+        [call("get_weather", city="Paris"), call("get_weather", city="Oslo"), "Sunny both."]
+    )
     events = events_of(Agent(model, tools=[get_weather]))
     transcript = Transcript(clock=ticking())
     for event in events[: events.index(next(e for e in events if isinstance(e, TurnEnd) and e.turn == 2))]:
         transcript.handle(event)  # turn 1 is over, turn 2's call has run
     before = transcript.html_sections()
     assert [call for _, call in before] == [None, None]
-    assert before[0][0].endswith("</details></div>") and "Paris" in before[0][0] and "Oslo" not in before[0][0]
+    assert (
+        before[0][0].endswith("</details></div>") and "Paris" in before[0][0] and "Oslo" not in before[0][0]
+    )
     for event in events[events.index(next(e for e in events if isinstance(e, TurnEnd) and e.turn == 2)) :]:
         transcript.handle(event)
     assert transcript.finished
     after = transcript.html_sections()
     assert after[0] == before[0]  # a person who opened turn 1 keeps it open while the run goes on
-    inner = [html.removeprefix('<div class="meowgent-transcript">').removesuffix("</div>") for html, _ in after]
+    inner = [
+        html.removeprefix('<div class="meowgent-transcript">').removesuffix("</div>") for html, _ in after
+    ]
     whole = transcript.to_html().removeprefix('<div class="meowgent-transcript">').removesuffix("</div>")
     assert "".join(inner) == whole
 

@@ -23,13 +23,18 @@ def test_load_twice_and_unload_removes_exactly_what_was_added(ip):
     assert "agent" not in ip.magics_manager.magics["line"]
     assert "tools" not in ip.magics_manager.magics["line"]
     assert rewrite_agent_cell not in ip.input_transformer_manager.cleanup_transforms
-    assert [t for t in before if t is not rewrite_agent_cell] == ip.input_transformer_manager.cleanup_transforms
+    assert [
+        t for t in before if t is not rewrite_agent_cell
+    ] == ip.input_transformer_manager.cleanup_transforms
     ip.run_line_magic("load_ext", "meowgent_nb")
 
 
 def test_the_cell_becomes_an_await(ip):
     code = ip.input_transformer_manager.transform_cell("%%agent --new\nWhat's in {city}?\n")
-    assert code == "await __import__('meowgent_nb.notebook.magics.agent_magics').notebook.magics.agent_magics.agent_cell('--new', \"What's in {city}?\\n\")\n"
+    assert (
+        code
+        == "await __import__('meowgent_nb.notebook.magics.agent_magics').notebook.magics.agent_magics.agent_cell('--new', \"What's in {city}?\\n\")\n"
+    )
     assert rewrite_agent_cell(["%%agents\n"]) == ["%%agents\n"]
 
 
@@ -167,7 +172,9 @@ def test_tool_search_is_a_setting_and_a_cell_option(ip):
     ip.run_line_magic("config", "AgentMagics.tool_search = True")
     try:
         assert magics(ip).make_agent(parse(["--model-object", "model"])).tool_search is True
-        assert magics(ip).make_agent(parse(["--model-object", "model", "--no-tool-search"])).tool_search is False
+        assert (
+            magics(ip).make_agent(parse(["--model-object", "model", "--no-tool-search"])).tool_search is False
+        )
     finally:
         ip.run_line_magic("config", "AgentMagics.tool_search = False")
 
@@ -179,7 +186,12 @@ def test_scripted_model_cell_runs_and_keeps_the_conversation(ip):
     assert ip.user_ns["result"].text == "First answer."
     with capture_output():
         ip.run_cell_magic("agent", "--model-object model --approve none", "Again")
-    assert [m["content"] for m in magics(ip).messages] == ["Hello", "First answer.", "Again", "Second answer."]
+    assert [m["content"] for m in magics(ip).messages] == [
+        "Hello",
+        "First answer.",
+        "Again",
+        "Second answer.",
+    ]
     ip.user_ns["model"].enqueue("Fresh.")
     with capture_output():
         ip.run_cell_magic("agent", "--model-object model --approve none --new", "Over")
@@ -219,7 +231,9 @@ def test_an_option_typo_says_which_option_was_meant(ip, magic, line, message):
 
 def test_the_agent_help_reads_as_plain_text_and_names_the_cell_magic(ip):
     doc = ip.magics_manager.magics["cell"]["agent"].__doc__
-    assert doc.startswith("  %%agent [-m MODEL] [--model-object VAR]\n             [--protocol {xml,native,json,list}]")
+    assert doc.startswith(
+        "  %%agent [-m MODEL] [--model-object VAR]\n             [--protocol {xml,native,json,list}]"
+    )
     assert "::" not in doc and "``" not in doc
     assert "--model MODEL\n                        The model for this cell: ollama:NAME, openai:NAME," in doc
 

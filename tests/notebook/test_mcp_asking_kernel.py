@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -68,11 +67,17 @@ class FormFiller:
             kernel.set_state(entry[3], self.lab, index=2)  # the drop-down: (none), free, pro
             kernel.set_state(entry[4], self.lab, value=True)
             kernel.click(run.buttons["Accept"][-1], self.lab)
-        elif self.stage == 1 and msg["msg_type"] == "comm_msg" and "meowgent-field-problem" in str(content["data"]):
+        elif (
+            self.stage == 1
+            and msg["msg_type"] == "comm_msg"
+            and "meowgent-field-problem" in str(content["data"])
+        ):
             self.problems.append(str(content["data"]["state"].get("value", "")))
             if "nothing was sent" in self.problems[-1]:
                 self.stage = 2
-                kernel.set_state(fields(run)[1], self.lab, value="36")  # the fresh entry that replaced the first
+                kernel.set_state(
+                    fields(run)[1], self.lab, value="36"
+                )  # the fresh entry that replaced the first
                 kernel.click(run.buttons["Accept"][-1], self.lab)
 
 
@@ -82,7 +87,11 @@ def clicks(*descriptions: str):
     done: list[str] = []
 
     def hook(kernel: Kernel, run: Run, msg: dict[str, Any]) -> None:
-        if wanted and msg["msg_type"] == "comm_open" and len(run.buttons.get(wanted[0], ())) > done.count(wanted[0]):
+        if (
+            wanted
+            and msg["msg_type"] == "comm_open"
+            and len(run.buttons.get(wanted[0], ())) > done.count(wanted[0])
+        ):
             name = wanted.pop(0)
             kernel.click(run.buttons[name][done.count(name)])
             done.append(name)
@@ -95,7 +104,9 @@ def final_text(run: Run) -> str:
 
 
 @pytest.mark.parametrize(("server", "lab"), [("new", False), ("old", False), ("new", True)])
-def test_the_form_is_filled_in_the_cell_and_the_server_receives_exactly_what_was_accepted(kernel, server, lab):
+def test_the_form_is_filled_in_the_cell_and_the_server_receives_exactly_what_was_accepted(
+    kernel, server, lab
+):
     # lab: the changes and clicks come on a subshell, as JupyterLab sends them; each fresh entry
     # must still be handled by the cell's shell, in order with the Accept click after it.
     filler = FormFiller(subshell=lab)
@@ -105,9 +116,16 @@ def test_the_form_is_filled_in_the_cell_and_the_server_receives_exactly_what_was
     assert filler.problems[0] == (
         '<span class="meowgent-field-problem" style="color: #c62828">&#x27;thirty&#x27; is not a whole number</span>'
     )
-    labels = [label for m in run.messages for label in re.findall(r'class="meowgent-status"[^>]*>([^<]*)<', shown(run, m))]
+    labels = [
+        label
+        for m in run.messages
+        for label in re.findall(r'class="meowgent-status"[^>]*>([^<]*)<', shown(run, m))
+    ]
     assert [label for i, label in enumerate(labels) if i == 0 or label != labels[i - 1]] == [
-        "running", "waiting for you", "running", "done",  # the card while the form was open, then after
+        "running",
+        "waiting for you",
+        "running",
+        "done",  # the card while the form was open, then after
     ]
     text = final_text(run)
     assert text.splitlines()[:3] == [
@@ -117,13 +135,24 @@ def test_the_form_is_filled_in_the_cell_and_the_server_receives_exactly_what_was
         "  " + json.dumps({"action": "accept", "data": SIGNED_UP}, sort_keys=True),
     ]
     headers = [s["value"] for s in run.models.values() if "meowgent-elicit-head" in str(s.get("value", ""))]
-    assert len(headers) == 1 and "&lt;script&gt;alert(1)&lt;/script&gt;" in headers[0] and "<script>" not in headers[0]
-    html = [m["content"]["data"]["text/html"] for m in run.messages if m["msg_type"] == "update_display_data"][-1]
+    assert (
+        len(headers) == 1
+        and "&lt;script&gt;alert(1)&lt;/script&gt;" in headers[0]
+        and "<script>" not in headers[0]
+    )
+    html = [
+        m["content"]["data"]["text/html"] for m in run.messages if m["msg_type"] == "update_display_data"
+    ][-1]
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html and "<script>" not in html
     check = kernel.ok(f"print({server}.history[-1])")
-    assert check.stdout == "Asked(kind='elicitation', what='Please sign up <script>alert(1)</script> to continue.', outcome='accept: by you')\n"
+    assert (
+        check.stdout
+        == "Asked(kind='elicitation', what='Please sign up <script>alert(1)</script> to continue.', outcome='accept: by you')\n"
+    )
     handled = [m for m in run.elsewhere if m["parent_header"].get("msg_type") == "comm_msg"]
-    assert [m["parent_header"]["msg_id"] for m in handled if m["msg_type"] == "status"] == []  # none on a subshell
+    assert [
+        m["parent_header"]["msg_id"] for m in handled if m["msg_type"] == "status"
+    ] == []  # none on a subshell
 
 
 def test_a_headless_run_declines_the_form_and_says_so_in_the_card(kernel):
@@ -141,7 +170,9 @@ def test_a_headless_run_declines_the_form_and_says_so_in_the_card(kernel):
 @pytest.mark.parametrize("server", ["new", "old"])
 def test_sampling_is_approved_then_its_answer_is_approved_and_the_server_gets_it(kernel, server):
     kernel.ok(f'model = calling("{server}_write_poem", "Soft paws at night", "Here it is.", topic="cats")')
-    run = kernel.ok("%%agent --model-object model --new\nA poem", hook=clicks("Let the model answer", "Send the answer"))
+    run = kernel.ok(
+        "%%agent --model-object model --new\nA poem", hook=clicks("Let the model answer", "Send the answer")
+    )
     assert final_text(run).splitlines()[:3] == [
         f"[tool] {server}_write_poem(topic='cats') -> done",
         f"  [{server} asked to use the model scripted: answer sent back: 'Soft paws at night']",
@@ -172,8 +203,13 @@ def test_declined_sampling_never_reaches_the_model_and_the_tool_fails_saying_why
 def test_headless_sampling_is_refused_unless_the_server_is_allowed(kernel):
     kernel.ok('model = calling("new_write_poem", "No poem.", topic="cats")')
     run = kernel.ok("%%agent --model-object model --new\nA poem", allow_stdin=False)
-    assert final_text(run).splitlines()[1] == "  [new asked to use the model scripted: refused, no person to answer (headless run)]"
-    kernel.ok(f'free = McpToolbox("free", [sys.executable, {SERVER!r}], sampling="allow")\nmodel = calling("free_write_poem", "Moon.", "Done.", topic="moon")')
+    assert (
+        final_text(run).splitlines()[1]
+        == "  [new asked to use the model scripted: refused, no person to answer (headless run)]"
+    )
+    kernel.ok(
+        f'free = McpToolbox("free", [sys.executable, {SERVER!r}], sampling="allow")\nmodel = calling("free_write_poem", "Moon.", "Done.", topic="moon")'
+    )
     run = kernel.ok("%%agent --model-object model --new --tools free_write_poem\nA poem", allow_stdin=False)
     assert final_text(run).splitlines()[:3] == [
         "[tool] free_write_poem(topic='moon') -> done",
@@ -193,7 +229,9 @@ def test_roots_are_the_folders_given_in_their_order_the_notebook_folder_only_if_
 
 
 def test_a_question_while_no_call_runs_is_declined_with_the_reason(kernel):
-    run = kernel.ok('print(old["old_ask_later"].run({}))\nimport time; time.sleep(1.5)\nprint(old["old_asked_later"].run({}))\nprint(old.history[-1])')
+    run = kernel.ok(
+        'print(old["old_ask_later"].run({}))\nimport time; time.sleep(1.5)\nprint(old["old_asked_later"].run({}))\nprint(old.history[-1])'
+    )
     assert run.stdout.splitlines() == [
         "asked",
         "decline",
@@ -211,8 +249,14 @@ def test_a_form_nobody_answers_outlasts_the_call_s_time_limit_and_ends_with_the_
         run = kernel.ok("%%agent --model-object model --new\nSign me up")
     finally:
         kernel.ok("%config AgentMagics.tool_timeout = 30\n%config AgentMagics.approval_timeout = 600")
-    outcome = [s.get("value", "") for s in run.widget_updates.values() if "meowgent-elicit-outcome" in str(s.get("value", ""))]
-    assert outcome == ['<span class="meowgent-elicit-outcome"><b>not answered: no answer within 3 s</b></span>']
+    outcome = [
+        s.get("value", "")
+        for s in run.widget_updates.values()
+        if "meowgent-elicit-outcome" in str(s.get("value", ""))
+    ]
+    assert outcome == [
+        '<span class="meowgent-elicit-outcome"><b>not answered: no answer within 3 s</b></span>'
+    ]
     assert final_text(run).splitlines()[:3] == [
         "[tool] new_sign_up() -> done",
         "  [new asked for input ('Please sign up <script>alert(1)</script> to continue.'): cancelled, no answer"

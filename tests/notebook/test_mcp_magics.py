@@ -157,7 +157,10 @@ def test_a_crashed_server_is_listed_as_stopped_and_reconnected_by_name(ip):
     assert tools(ip, "mcp list").startswith(
         f"demo (stdio: python {shlex.quote(SERVER)}): stopped (%tools mcp reconnect demo starts it again), 8 tools\n"
     )
-    assert tools(ip, "mcp reconnect demo") == "Reconnected to the MCP server 'demo'. The MCP server 'demo' has the same 8 tools.\n"
+    assert (
+        tools(ip, "mcp reconnect demo")
+        == "Reconnected to the MCP server 'demo'. The MCP server 'demo' has the same 8 tools.\n"
+    )
     assert tools(ip, "mcp list") == LISTING
     with pytest.raises(UsageError) as caught:
         ip.run_line_magic("tools", "mcp reconnect nope")
@@ -180,12 +183,18 @@ def test_the_listing_names_a_tool_that_runs_only_as_a_task_and_why_it_is_not_off
 
 def test_the_listing_marks_the_tools_that_run_as_tasks_where_the_server_runs_them(ip):
     server = str(Path(__file__).parents[1] / "mcp_servers" / "task_server.py")
-    added = tools(ip, f"mcp add tasks --include render,resize -- {shlex.quote(sys.executable)} {shlex.quote(server)} tasks")
-    assert added == f"""tasks (stdio: python {shlex.quote(server)} tasks): connected, 2 tools
+    added = tools(
+        ip,
+        f"mcp add tasks --include render,resize -- {shlex.quote(sys.executable)} {shlex.quote(server)} tasks",
+    )
+    assert (
+        added
+        == f"""tasks (stdio: python {shlex.quote(server)} tasks): connected, 2 tools
   tasks_render  asks first           (runs as an MCP task: Stop cancels it)
   tasks_resize  asks first
   left out (include/exclude): crop, rotate, render_fails, render_hangs, render_at_once, render_odd, cancelled
 """
+    )
 
 
 def test_unload_closes_the_sessions_and_stops_serving(ip):
@@ -209,7 +218,9 @@ def test_serve_the_notebook_tools_and_stop(ip):
     from meowgent_nb import prompt, resource
 
     note = resource("notes://today")(lambda: "Buy milk.")
-    ip.user_ns.update(t_echo=_echo, t_remove=t_remove, t_note=note, t_ask=prompt(name="ask")(lambda topic: topic))
+    ip.user_ns.update(
+        t_echo=_echo, t_remove=t_remove, t_note=note, t_ask=prompt(name="ask")(lambda topic: topic)
+    )
     out = tools(ip, "serve")
     server = magics(ip)._mcp_serving
     assert out.endswith(

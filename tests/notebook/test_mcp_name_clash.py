@@ -17,8 +17,8 @@ from meowgent_nb.mcp.client.toolbox import McpToolbox
 
 SERVER = str(Path(__file__).parents[1] / "mcp_servers" / "demo_server.py")
 COMMAND = f"{shlex.quote(sys.executable)} {shlex.quote(SERVER)}"
-FIX_PREFIX = "Add the server with a prefix (%tools mcp remove {0}, then %tools mcp add {0} --prefix P ..., or McpToolbox(..., prefix=\"p_\"))"
-RENAME = ", or rename the notebook tool (@tool(name=\"...\"))"
+FIX_PREFIX = 'Add the server with a prefix (%tools mcp remove {0}, then %tools mcp add {0} --prefix P ..., or McpToolbox(..., prefix="p_"))'
+RENAME = ', or rename the notebook tool (@tool(name="..."))'
 
 
 def clash(what: str, first: str, second: str, name: str, server: str, notebook: bool = True) -> str:
@@ -61,7 +61,9 @@ def test_adding_a_server_whose_tool_shadows_a_notebook_tool_is_refused(ip):
 def test_a_notebook_tool_defined_after_the_server_fails_the_cell_naming_both(ip):
     run(ip, f"mcp add demo --no-prefix -- {COMMAND}")
     ip.user_ns["wipe"] = wipe  # the cell that defines it runs later
-    ip.user_ns["model"] = ScriptedModel(['<tool_call>{"name": "wipe", "arguments": {"path": "/"}}</tool_call>', "ok"])
+    ip.user_ns["model"] = ScriptedModel(
+        ['<tool_call>{"name": "wipe", "arguments": {"path": "/"}}</tool_call>', "ok"]
+    )
     message = clash("%%agent", "the notebook tool", "the tool of the MCP server 'demo'", "wipe", "demo")
     with capture_output():
         result = ip.run_cell("%%agent --model-object model --approve all\nwipe /")
@@ -104,5 +106,8 @@ def test_load_reports_a_shadowing_server_as_not_loaded_and_loads_the_others(ip, 
     servers = {name: {"command": sys.executable, "args": [SERVER]} for name in ("demo", "other")}
     path.write_text(json.dumps({"mcpServers": servers}))
     out = run(ip, f"mcp load {path}")
-    assert f"Not loaded: demo: {clash('x', 'the notebook tool', 'the tool of the MCP server ' + repr('demo'), 'demo_wipe', 'demo').split(': ', 1)[1]}" in out.splitlines()
+    assert (
+        f"Not loaded: demo: {clash('x', 'the notebook tool', 'the tool of the MCP server ' + repr('demo'), 'demo_wipe', 'demo').split(': ', 1)[1]}"
+        in out.splitlines()
+    )
     assert [box.name for box in magics(ip).toolboxes] == ["other"]

@@ -6,7 +6,6 @@ lines, exactly; a headless run shows only the finished card."""
 from __future__ import annotations
 
 import re
-import sys
 from pathlib import Path
 
 import pytest
@@ -48,7 +47,9 @@ def changes(values: list[str]) -> list[str]:
 
 
 def progress_lines(run: Run) -> list[str]:
-    return changes([line for text in run.panel_texts for line in text.splitlines() if line.startswith("  [progress:")])
+    return changes(
+        [line for text in run.panel_texts for line in text.splitlines() if line.startswith("  [progress:")]
+    )
 
 
 def test_the_card_shows_each_progress_line_while_the_call_runs_in_a_console(kernel):
@@ -66,17 +67,23 @@ def test_the_card_shows_a_bar_and_escaped_text_in_jupyterlab(kernel):
     kernel.ok('model = calling("p_count", "Counted.", steps=3, pause=0.4)')
     run = kernel.ok("%%agent --model-object model --new\nCount")
     values = [shown(run, m) for m in run.messages]
-    texts = changes([t for v in values for t in re.findall(r'<span class="meowgent-progress-text">(.*?)</span>', v)])
+    texts = changes(
+        [t for v in values for t in re.findall(r'<span class="meowgent-progress-text">(.*?)</span>', v)]
+    )
     assert texts == [
         "1 of 3 (33 %) - step 1",
         "2 of 3 (66 %) - &lt;script&gt;alert(1)&lt;/script&gt; step 2",
         f"3 of 3 (100 %) - {LONG}",
     ]
-    widths = changes([w for v in values for w in re.findall(r'<span style="display: block; width: ([\d.]+)%', v)])
+    widths = changes(
+        [w for v in values for w in re.findall(r'<span style="display: block; width: ([\d.]+)%', v)]
+    )
     assert widths == ["33.3", "66.7", "100.0"]
     assert not any("<script>" in v for v in values)
     assert run.panel_texts[-1].splitlines() == FINAL
-    final_html = [m["content"]["data"]["text/html"] for m in run.messages if m["msg_type"] == "update_display_data"][-1]
+    final_html = [
+        m["content"]["data"]["text/html"] for m in run.messages if m["msg_type"] == "update_display_data"
+    ][-1]
     assert "meowgent-progress" not in final_html and "the count &lt;b&gt;ran&lt;/b&gt; long" in final_html
 
 
@@ -87,7 +94,11 @@ def test_progress_without_a_total_counts_so_far(kernel):
     expected = [f"  [progress: {n} so far - tick {n}]" for n in range(1, 6)]
     assert lines[0] == expected[0] and all(line in expected for line in lines)  # throttled: some skipped
     assert [expected.index(line) for line in lines] == sorted(expected.index(line) for line in lines)
-    assert run.panel_texts[-1].splitlines() == ["[tool] p_tick(steps=5) -> done", "  ticked 5 times", "Ticked."]
+    assert run.panel_texts[-1].splitlines() == [
+        "[tool] p_tick(steps=5) -> done",
+        "  ticked 5 times",
+        "Ticked.",
+    ]
 
 
 def test_a_headless_run_shows_the_finished_card_once(kernel):
@@ -97,8 +108,13 @@ def test_a_headless_run_shows_the_finished_card_once(kernel):
     assert kernel.ok("print(len(p.log), p.log[-1].level)").stdout == "9 error\n"
 
 
-STATUSES = ["working: queued", "working: frame 1 of 3", "working: frame 2 of 3", "working: frame 3 of 3",
-            "completed: all frames done"]
+STATUSES = [
+    "working: queued",
+    "working: frame 1 of 3",
+    "working: frame 2 of 3",
+    "working: frame 3 of 3",
+    "completed: all frames done",
+]
 
 
 def test_a_tasks_status_lines_show_in_its_card_while_it_runs_and_the_finished_card_has_its_result(kernel):
@@ -107,4 +123,8 @@ def test_a_tasks_status_lines_show_in_its_card_while_it_runs_and_the_finished_ca
     told = [line.removeprefix("  [progress: ").removesuffix("]") for line in progress_lines(run)]
     assert told[0] == "working: queued"
     assert all(line in STATUSES for line in told) and told == sorted(told, key=STATUSES.index)
-    assert run.panel_texts[-1].splitlines() == ["[tool] t_render(degrees=90) -> done", "  rendered by 90", "Rendered."]
+    assert run.panel_texts[-1].splitlines() == [
+        "[tool] t_render(degrees=90) -> done",
+        "  rendered by 90",
+        "Rendered.",
+    ]

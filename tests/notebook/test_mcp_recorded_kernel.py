@@ -52,7 +52,14 @@ def test_an_mcp_toolbox_recorded_in_one_kernel_replays_in_another_without_its_se
     cassette = Cassette(folder / "mcp.cassette.json")
     assert [entry.toolbox for entry in cassette.listings] == ["demo"]
     assert [t.name for t in cassette.listings[0].listing] == [
-        "demo_add", "demo_forecast", "demo_wipe", "demo_note", "demo_refuse", "demo_stats", "demo_slow", "demo_crash"
+        "demo_add",
+        "demo_forecast",
+        "demo_wipe",
+        "demo_note",
+        "demo_refuse",
+        "demo_stats",
+        "demo_slow",
+        "demo_crash",
     ]
     assert [(e.tool, e.arguments) for e in sorted(cassette.tool_entries, key=lambda e: e.tool)] == [
         ("demo_forecast", {"city": "Paris", "unit": "C"}),
@@ -79,7 +86,9 @@ def test_an_mcp_toolbox_recorded_in_one_kernel_replays_in_another_without_its_se
     assert state == "False True None\n"
     assert again.splitlines()[1:] == added.splitlines()[1:]
     assert again.splitlines()[0] == f"demo (stdio: {unrunnable}): recorded in mcp.cassette.json, 8 tools"
-    assert transcript(replayed) == transcript(recorded).replace("sk-Secret42", "***")  # masked in the answer too
+    assert transcript(replayed) == transcript(recorded).replace(
+        "sk-Secret42", "***"
+    )  # masked in the answer too
     assert transcript(replayed) == (
         "[tool] demo_forecast(city='Paris') -> done\n  Sunny in Paris, 21 C\n"
         '[tool] demo_stats(numbers=[3, 1.5, 9]) -> done\n  {\n    "min": 1.5,\n    "max": 9.0\n  }\n'
@@ -94,14 +103,19 @@ def test_an_mcp_toolbox_recorded_in_one_kernel_replays_in_another_without_its_se
     )
     assert cassette.listings[0].listing[1].parameters == {
         "type": "object",
-        "properties": {"city": {"type": "string"}, "unit": {"default": "C", "enum": ["C", "F"], "type": "string"}},
+        "properties": {
+            "city": {"type": "string"},
+            "unit": {"default": "C", "enum": ["C", "F"], "type": "string"},
+        },
         "required": ["city"],
         "additionalProperties": False,
     }
 
 
 def test_replay_without_a_recorded_listing_says_so_and_starts_nothing(folder):
-    (folder / "mcp.cassette.json").write_text('{"tool": "x", "arguments": {}, "result": {"kind": "ok", "output": "x"}}\n')
+    (folder / "mcp.cassette.json").write_text(
+        '{"tool": "x", "arguments": {}, "result": {"kind": "ok", "output": "x"}}\n'
+    )
     mark = folder / "server-started"
     kernel = Kernel(str(folder))
     try:

@@ -44,7 +44,10 @@ def test_refresh_by_hand_names_what_changed(ip):
     tools(ip, f"mcp add ch -- {COMMAND} legacy quiet")
     box = servers(ip)["ch"]
     assert box["ch_add_tool"](name="fresh") == "added fresh"
-    assert tools(ip, "mcp refresh ch") == "The MCP server 'ch' changed its tools: +ch_fresh; it offers 9 tools.\n"
+    assert (
+        tools(ip, "mcp refresh ch")
+        == "The MCP server 'ch' changed its tools: +ch_fresh; it offers 9 tools.\n"
+    )
     assert tools(ip, "mcp refresh ch") == "The MCP server 'ch' has the same 9 tools.\n"
     assert "ch_fresh" in [t.name for t in ip.magics_manager.registry["AgentMagics"].available_tools()]
 
@@ -106,7 +109,9 @@ def test_after_the_server_says_its_tools_changed_the_next_cell_offers_the_new_on
     ip.user_ns["second"] = second
     with capture_output() as out:
         ip.run_cell_magic("agent", "--model-object second --approve none -o result", "Use it.")
-    assert out.stdout.splitlines()[0] == "The MCP server 'ch' changed its tools: +ch_fresh; it offers 9 tools."
+    assert (
+        out.stdout.splitlines()[0] == "The MCP server 'ch' changed its tools: +ch_fresh; it offers 9 tools."
+    )
     assert out.stdout.count("changed its tools") == 1
     assert [(r.kind, r.output) for r in ip.user_ns["result"].tool_results] == [("ok", "fresh: hi")]
     assert "ch_fresh" in [t.name for t in second.requests[0].offered]

@@ -111,8 +111,10 @@ MAGIC = (b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff", b"GIF87a", b"GIF89a")
 
 
 @settings(max_examples=80, deadline=None)
-@given(st.binary(max_size=64).filter(lambda data: not data.startswith(MAGIC) and data[8:12] != b"WEBP"),
-       st.sampled_from(sorted(IMAGE_TYPES)))
+@given(
+    st.binary(max_size=64).filter(lambda data: not data.startswith(MAGIC) and data[8:12] != b"WEBP"),
+    st.sampled_from(sorted(IMAGE_TYPES)),
+)
 def test_bytes_that_are_no_raster_image_are_not_displayed_whatever_type_was_declared(data, mime):
     image = McpImage(data, mime)
     said = f"{mime} not shown: {NOT_RASTER_BYTES}"
@@ -202,8 +204,14 @@ def test_an_image_is_displayed_up_to_25_megapixels(width, height):
 
 
 SIZES = st.tuples(st.integers(1, 300), st.integers(1, 300))
-FORMATS = [("PNG", "RGB", {}), ("JPEG", "RGB", {}), ("GIF", "P", {}), ("WEBP", "RGB", {}),
-           ("WEBP", "RGBA", {"lossless": True}), ("WEBP", "RGBA", {"save_all": True, "duration": 50})]
+FORMATS = [
+    ("PNG", "RGB", {}),
+    ("JPEG", "RGB", {}),
+    ("GIF", "P", {}),
+    ("WEBP", "RGB", {}),
+    ("WEBP", "RGBA", {"lossless": True}),
+    ("WEBP", "RGBA", {"save_all": True, "duration": 50}),
+]
 
 
 @settings(max_examples=40, deadline=None)
@@ -214,8 +222,10 @@ def test_the_size_read_from_a_header_is_the_size_pillow_wrote(size, form):
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.sampled_from([*MAGIC, b"RIFF\0\0\0\0WEBPVP8 ", b"RIFF\0\0\0\0WEBPVP8L", b"RIFF\0\0\0\0WEBPVP8X"]),
-       st.binary(max_size=60))
+@given(
+    st.sampled_from([*MAGIC, b"RIFF\0\0\0\0WEBPVP8 ", b"RIFF\0\0\0\0WEBPVP8L", b"RIFF\0\0\0\0WEBPVP8X"]),
+    st.binary(max_size=60),
+)
 def test_any_bytes_after_a_magic_number_give_a_size_or_none_never_an_error(magic, rest):
     size = image_size(magic + rest)
     assert size is None or (isinstance(size, tuple) and min(size) >= 1)

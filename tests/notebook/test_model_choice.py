@@ -62,8 +62,17 @@ def serve_ollama(httpserver, *names: str) -> str:
         body, status = (show("completion"), 200) if name in names else (not_found(name), 404)
         return Response(json.dumps(body), status=status, content_type="application/json")
 
-    tags = [{"name": n, "model": n, "modified_at": "2025-05-01T10:00:00Z", "size": 1, "digest": "d", "details": {}}
-            for n in names]
+    tags = [
+        {
+            "name": n,
+            "model": n,
+            "modified_at": "2025-05-01T10:00:00Z",
+            "size": 1,
+            "digest": "d",
+            "details": {},
+        }
+        for n in names
+    ]
     httpserver.expect_request("/api/version", method="GET").respond_with_json({"version": "0.12.6"})
     httpserver.expect_request("/api/show", method="POST").respond_with_handler(show_model)
     httpserver.expect_request("/api/tags", method="GET").respond_with_json({"models": tags})
@@ -91,7 +100,10 @@ def test_a_wrong_name_without_ollama_is_one_error_and_nothing_is_lost(ip, no_oll
         " it, start it (`ollama serve`, then `ollama pull ollama-model-that-does-not-exist`); or use the"
         " embedded model embedded.gguf with `-m local`."
     )
-    assert magics(ip).messages == [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Hello."}]
+    assert magics(ip).messages == [
+        {"role": "user", "content": "Hi"},
+        {"role": "assistant", "content": "Hello."},
+    ]
 
 
 @needs_llama_cpp
@@ -116,7 +128,9 @@ def test_a_model_named_by_meowgent_model_is_not_replaced_either(ip, no_ollama, g
     ip.run_line_magic("load_ext", "meowgent_nb")  # the trait's default is read when the magics are made
     with pytest.raises(UsageError) as caught:
         cell_model(ip)
-    assert str(caught.value).startswith(f"%%agent: No model 'qwen2.5:0.5b': Ollama is not running at {no_ollama}.")
+    assert str(caught.value).startswith(
+        f"%%agent: No model 'qwen2.5:0.5b': Ollama is not running at {no_ollama}."
+    )
 
 
 # --- the person's choice: "auto", the default --------------------------------------------------------
@@ -134,7 +148,9 @@ def test_the_default_and_auto_say_in_words_that_the_embedded_model_answers(ip, n
 
 
 @needs_llama_cpp
-def test_once_ollama_serves_the_model_the_next_cell_uses_it(ip, no_ollama, gguf_file, httpserver, monkeypatch):
+def test_once_ollama_serves_the_model_the_next_cell_uses_it(
+    ip, no_ollama, gguf_file, httpserver, monkeypatch
+):
     embedded, printed = cell_model(ip)
     assert isinstance(embedded, LlamaCppModel) and printed
     monkeypatch.setenv("OLLAMA_HOST", serve_ollama(httpserver))  # started, but without the model
@@ -173,14 +189,17 @@ def test_agent_models_without_ollama_lists_the_embedded_model_and_says_where_oll
     assert out.stdout == (
         f"Ollama at {no_ollama}: not running (start it with `ollama serve`, then `ollama pull qwen2.5:0.5b`).\n"
         "Embedded (-m local):\n"
-        f"  embedded.gguf (llama.cpp): ready ({gguf_file}, from $MEOWGENT_GGUF)\n"
-        + BIGGER_ABSENT
+        f"  embedded.gguf (llama.cpp): ready ({gguf_file}, from $MEOWGENT_GGUF)\n" + BIGGER_ABSENT
     )
 
 
-def test_agent_models_says_what_the_embedded_model_lacks(ip, httpserver, monkeypatch, tmp_path, bigger_absent):
+def test_agent_models_says_what_the_embedded_model_lacks(
+    ip, httpserver, monkeypatch, tmp_path, bigger_absent
+):
     monkeypatch.setenv("OLLAMA_HOST", serve_ollama(httpserver, "qwen2.5:0.5b", "llama3.2:1b"))
-    monkeypatch.setattr(__import__("meowgent_nb").models, "ALLOW_MODEL_REQUESTS", True)  # the local test server
+    monkeypatch.setattr(
+        __import__("meowgent_nb").models, "ALLOW_MODEL_REQUESTS", True
+    )  # the local test server
     monkeypatch.setenv("MEOWGENT_GGUF", str(tmp_path / "gone.gguf"))
     with capture_output() as out:
         ip.run_line_magic("agent", "models")
@@ -190,13 +209,13 @@ def test_agent_models_says_what_the_embedded_model_lacks(ip, httpserver, monkeyp
         "  llama3.2:1b\n"
         "Embedded (-m local):\n"
         f"  gone.gguf (llama.cpp): MEOWGENT_GGUF is set to {tmp_path / 'gone.gguf'}, which is not a file: point"
-        " it at a GGUF file, or unset it to use the default local model.\n"
-        + BIGGER_ABSENT
+        " it at a GGUF file, or unset it to use the default local model.\n" + BIGGER_ABSENT
     )
 
 
 @pytest.mark.skipif(
-    importlib.util.find_spec("llama_cpp") is None or bool(__import__("meowgent_nb.models.gguf").models.gguf.missing_packages()),
+    importlib.util.find_spec("llama_cpp") is None
+    or bool(__import__("meowgent_nb.models.gguf").models.gguf.missing_packages()),
     reason="the default embedded model is not installed",
 )
 def test_the_readme_quotes_what_the_cell_says(ip, no_ollama, monkeypatch):

@@ -54,10 +54,22 @@ def test_approve_click_runs_the_call_and_the_panel_shows_the_decision(kernel):
     run = kernel.ok("result = await agent.arun('go')", hook=clicking(("Approve", 0)))
     assert kernel.ok("report(result)").stdout == "ok | wrote approved.txt | True\n"
     call = "write_file(path='approved.txt', text='<b>hi</b> & bye')"
-    assert run.panel_texts == [f"Approval needed: {call} -> waiting", f"Approval needed: {call} -> approved by you"]
+    assert run.panel_texts == [
+        f"Approval needed: {call} -> waiting",
+        f"Approval needed: {call} -> approved by you",
+    ]
     assert sorted(run.buttons) == [
-        "Add rule and approve", "Allow calls like this\u2026", "Allow this exact call", "Always allow", "Approve",
-        "Approve these arguments", "Check", "Deny", "Deny with a reason", "Deny with this reason", "Edit arguments",
+        "Add rule and approve",
+        "Allow calls like this\u2026",
+        "Allow this exact call",
+        "Always allow",
+        "Approve",
+        "Approve these arguments",
+        "Check",
+        "Deny",
+        "Deny with a reason",
+        "Deny with this reason",
+        "Edit arguments",
     ]
     html = [s["value"] for s in run.models.values() if s["_model_name"] == "HTMLModel" and s["value"]]
     assert html == [
@@ -70,7 +82,9 @@ def test_approve_click_runs_the_call_and_the_panel_shows_the_decision(kernel):
     ]
     for comm_id in (ids[0] for ids in run.buttons.values()):
         assert run.widget_updates[comm_id] == {"disabled": True}
-    (editor,) = [s for s in run.models.values() if s["_model_name"] == "TextareaModel"]  # the rule box opens empty
+    (editor,) = [
+        s for s in run.models.values() if s["_model_name"] == "TextareaModel"
+    ]  # the rule box opens empty
     assert editor["value"] == '{\n  "path": "approved.txt",\n  "text": "<b>hi</b> & bye"\n}'
     label = next(c for c, s in run.models.items() if s["_model_name"] == "LabelModel")
     assert run.widget_updates[label] == {"value": "approved by you"}

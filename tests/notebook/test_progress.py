@@ -32,8 +32,8 @@ from meowgent_nb import (
     Usage,
     tool,
 )
-from meowgent_nb.agent.result import AgentResult
 from meowgent_nb.agent.events import FinalAnswer
+from meowgent_nb.agent.result import AgentResult
 from meowgent_nb.models.base import describe_model
 from meowgent_nb.notebook.views.display import LiveDisplay
 from meowgent_nb.notebook.views.transcript import Transcript
@@ -74,7 +74,10 @@ def test_each_model_says_what_it_is_and_where(tmp_path):
     assert describe_model(OllamaModel("m", host="me:secret@box:11434")) == "m via Ollama at box:11434"
     path = tmp_path / "run.cassette.json"
     assert describe_model(RecordingModel(ScriptedModel(), path)) == f"ScriptedModel, recorded to {path}"
-    assert describe_model(RecordingModel(lambda: ScriptedModel(), path, name="local")) == f"local, recorded to {path}"
+    assert (
+        describe_model(RecordingModel(lambda: ScriptedModel(), path, name="local"))
+        == f"local, recorded to {path}"
+    )
     path.write_text("")
     assert describe_model(ReplayModel(path, name="local")) == f"cassette replay of local ({path})"
     assert describe_model(ReplayModel(path)) == f"cassette replay ({path})"
@@ -84,7 +87,9 @@ def test_each_model_says_what_it_is_and_where(tmp_path):
 
     with pytest.MonkeyPatch.context() as patch:  # under the working directory: named from there
         patch.chdir(tmp_path)
-        assert describe_model(ReplayModel(path, name="local")) == "cassette replay of local (run.cassette.json)"
+        assert (
+            describe_model(ReplayModel(path, name="local")) == "cassette replay of local (run.cassette.json)"
+        )
 
     class Plain:
         name = "plain"
@@ -121,7 +126,10 @@ def test_the_waiting_line_counts_seconds_and_shows_the_backends_status():
     transcript = Transcript(clock=clock)
     style = f"font-style: italic; {MUTED}"
     clock.now = 0.9
-    assert waiting_line(transcript) == f'<div class="meowgent-waiting" style="{style}">waiting for the model...</div>'
+    assert (
+        waiting_line(transcript)
+        == f'<div class="meowgent-waiting" style="{style}">waiting for the model...</div>'
+    )
     transcript.handle(RunStart("Qwen2.5-Coder-0.5B-Instruct (embedded, llama.cpp)"))
     transcript.handle(ModelStatus("loading the model (first time, ~491 MB)"))
     clock.now = 12.7

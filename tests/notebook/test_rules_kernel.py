@@ -4,8 +4,6 @@
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from tests.kernel_driver import running_kernel
@@ -54,10 +52,18 @@ def test_a_person_is_never_asked_about_a_call_a_rule_decides(kernel, frontend):
 
 @pytest.mark.parametrize(
     ("approve", "reason"),
-    [(None, "MEOWGENT_APPROVE=none"), ("rules", "MEOWGENT_APPROVE=rules: no rule allows it"), ("all", "MEOWGENT_APPROVE=all")],
+    [
+        (None, "MEOWGENT_APPROVE=none"),
+        ("rules", "MEOWGENT_APPROVE=rules: no rule allows it"),
+        ("all", "MEOWGENT_APPROVE=all"),
+    ],
 )
 def test_headless_the_rules_decide_first_and_the_policy_the_rest(kernel, approve, reason):
-    setting = f"os.environ['MEOWGENT_APPROVE'] = {approve!r}" if approve else "os.environ.pop('MEOWGENT_APPROVE', None)"
+    setting = (
+        f"os.environ['MEOWGENT_APPROVE'] = {approve!r}"
+        if approve
+        else "os.environ.pop('MEOWGENT_APPROVE', None)"
+    )
     kernel.ok(f"{setting}\nmodel = calls('scratch/a', 'keep/b', 'other')")
     try:
         run = kernel.ok(CELL, allow_stdin=False)

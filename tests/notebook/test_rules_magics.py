@@ -54,7 +54,10 @@ def cell(ip, *answers):
 
 
 def test_rules_from_the_file_and_the_notebook_decide_calls_and_are_listed(notebook):
-    assert line(notebook, "deny delete_file path=scratch/keep/**") == ("Rule 2: delete_file path=scratch/keep/** -> deny\n", "")
+    assert line(notebook, "deny delete_file path=scratch/keep/**") == (
+        "Rule 2: delete_file path=scratch/keep/** -> deny\n",
+        "",
+    )
     assert line(notebook, "rules") == (
         "Approval rules (of those that match a call, deny wins, then ask, then allow):\n"
         "  1. delete_file path=scratch/** -> allow   (approvals.toml)\n"
@@ -70,8 +73,13 @@ def test_rules_from_the_file_and_the_notebook_decide_calls_and_are_listed(notebo
         "[tool] delete_file(path='scratch/keep/b.txt') -> denied (by rule 2 (delete_file path=scratch/keep/**))\n"
         "  Denied: rule 2 (delete_file path=scratch/keep/**) denies this call."
     ) in shown
-    assert line(notebook, "rules --remove 2") == ("Removed rule 2: delete_file path=scratch/keep/** -> deny\n", "")
-    assert [r.text for r in notebook.magics_manager.registry["AgentMagics"].rules] == ["delete_file path=scratch/** -> allow"]
+    assert line(notebook, "rules --remove 2") == (
+        "Removed rule 2: delete_file path=scratch/keep/** -> deny\n",
+        "",
+    )
+    assert [r.text for r in notebook.magics_manager.registry["AgentMagics"].rules] == [
+        "delete_file path=scratch/** -> allow"
+    ]
 
 
 def test_an_allow_in_the_notebook_lets_a_call_run_that_would_ask(notebook):
@@ -94,23 +102,44 @@ def test_a_rule_for_a_tool_the_notebook_lacks_is_kept_with_a_warning_naming_the_
 @pytest.mark.parametrize(
     ("command", "message"),
     [
-        ("allow", "%agent allow: say which calls; %agent allow TOOL ARG=PATTERN ... | %agent deny TOOL ARG=PATTERN"
-         " ... | %agent rules [--remove N] (e.g. %agent allow delete_file path=scratch/**)"),
-        ("allow delete_file path=x -> deny", "%agent allow: Cannot read the rule 'delete_file path=x -> deny': it says"
-         " '-> deny' where only allow rules are added (%agent allow); drop the '-> deny' or use %agent deny."),
-        ("deny delete_file path=re:(a)\\1", "%agent deny: Cannot read the rule 'delete_file path=re:(a)\\1': the regex"
-         " path=re:(a)\\1 is not a pattern the rules can run: invalid escape sequence: \\1. Regexes run on RE2,"
-         " which matches in time linear in the value and so refuses backreferences (\\1) and lookaround ((?=...),"
-         " (?!...)), the features that can take catastrophic time; write the pattern without them."),
-        ("rules --remove 1", "%agent rules --remove: Rule 1 (delete_file path=scratch/** -> allow) comes from {file};"
-         " remove it there (the file is read again when it changes)."),
-        ("rules --remove 7", "%agent rules --remove: There is no rule 7: the rules are numbered 1 to 1. List them"
-         " with %agent rules."),
-        ("rules --drop 1", "%agent rules: unknown options '--drop 1'; use %agent rules, or %agent rules --remove N."),
-        ("allow d\u0435lete_file", "%agent allow: Cannot read the rule 'd\u0435lete_file': the tool name"
-         " 'd\u0435lete_file' has '\u0435' (U+0435 CYRILLIC SMALL LETTER IE); tool names are plain ASCII, so a"
-         " look-alike letter would make a rule that matches nothing. Type the name again in ASCII. Did you mean"
-         " delete_file?"),
+        (
+            "allow",
+            "%agent allow: say which calls; %agent allow TOOL ARG=PATTERN ... | %agent deny TOOL ARG=PATTERN"
+            " ... | %agent rules [--remove N] (e.g. %agent allow delete_file path=scratch/**)",
+        ),
+        (
+            "allow delete_file path=x -> deny",
+            "%agent allow: Cannot read the rule 'delete_file path=x -> deny': it says"
+            " '-> deny' where only allow rules are added (%agent allow); drop the '-> deny' or use %agent deny.",
+        ),
+        (
+            "deny delete_file path=re:(a)\\1",
+            "%agent deny: Cannot read the rule 'delete_file path=re:(a)\\1': the regex"
+            " path=re:(a)\\1 is not a pattern the rules can run: invalid escape sequence: \\1. Regexes run on RE2,"
+            " which matches in time linear in the value and so refuses backreferences (\\1) and lookaround ((?=...),"
+            " (?!...)), the features that can take catastrophic time; write the pattern without them.",
+        ),
+        (
+            "rules --remove 1",
+            "%agent rules --remove: Rule 1 (delete_file path=scratch/** -> allow) comes from {file};"
+            " remove it there (the file is read again when it changes).",
+        ),
+        (
+            "rules --remove 7",
+            "%agent rules --remove: There is no rule 7: the rules are numbered 1 to 1. List them"
+            " with %agent rules.",
+        ),
+        (
+            "rules --drop 1",
+            "%agent rules: unknown options '--drop 1'; use %agent rules, or %agent rules --remove N.",
+        ),
+        (
+            "allow d\u0435lete_file",
+            "%agent allow: Cannot read the rule 'd\u0435lete_file': the tool name"
+            " 'd\u0435lete_file' has '\u0435' (U+0435 CYRILLIC SMALL LETTER IE); tool names are plain ASCII, so a"
+            " look-alike letter would make a rule that matches nothing. Type the name again in ASCII. Did you mean"
+            " delete_file?",
+        ),
     ],
 )
 def test_mistakes_are_usage_errors_that_say_how_to_fix_them(notebook, tmp_path, command, message):
@@ -213,11 +242,13 @@ def test_agent_trust_asks_in_a_terminal_and_lists_and_removes(untrusted, tmp_pat
     )
     assert line(untrusted, "trust --remove") == (f"No longer trusted: {path}.\n", "")
     assert line(untrusted, f"trust --remove {path}") == (
-        f"{path} was not trusted by you; %agent trust --list shows what is.\n", ""
+        f"{path} was not trusted by you; %agent trust --list shows what is.\n",
+        "",
     )
     assert line(untrusted, "rules")[0].splitlines()[1].endswith("(not trusted: %agent trust)")
     assert line(untrusted, "trust --list") == (
-        f"You trusted no rules file (they would be kept in {trust_store()}).\n", ""
+        f"You trusted no rules file (they would be kept in {trust_store()}).\n",
+        "",
     )
 
 
@@ -226,23 +257,36 @@ def test_agent_trust_of_a_file_without_allow_rules_has_nothing_to_ask(untrusted,
     other.mkdir()
     (other / "approvals.toml").write_text('rules = ["delete_file path=x -> deny"]\n')
     assert line(untrusted, f"trust {other}") == (
-        f"{other / 'approvals.toml'} has no allow rules: its ask and deny rules apply without trust.\n", ""
+        f"{other / 'approvals.toml'} has no allow rules: its ask and deny rules apply without trust.\n",
+        "",
     )
 
 
 @pytest.mark.parametrize(
     ("command", "message"),
     [
-        ("trust --frob", "%agent trust: unknown options '--frob'; use %agent trust [PATH] | %agent trust"
-         " --list | %agent trust --remove [PATH]."),
-        ("trust a b", "%agent trust: unknown options 'a b'; use %agent trust [PATH] | %agent trust --list |"
-         " %agent trust --remove [PATH]."),
-        ("trust {tmp}/pyproject.toml", "%agent trust: {tmp}/pyproject.toml is not the rules file of its"
-         " folder (its rules file is {tmp}/approvals.toml); a rules file is approvals.toml, or pyproject.toml"
-         " with [tool.meowgent_nb.approvals] (approvals.toml wins)."),
-        ("trust {tmp}/nowhere", "%agent trust: {tmp}/nowhere is not the rules file of its folder (it has no"
-         " rules file); a rules file is approvals.toml, or pyproject.toml with [tool.meowgent_nb.approvals]"
-         " (approvals.toml wins)."),
+        (
+            "trust --frob",
+            "%agent trust: unknown options '--frob'; use %agent trust [PATH] | %agent trust"
+            " --list | %agent trust --remove [PATH].",
+        ),
+        (
+            "trust a b",
+            "%agent trust: unknown options 'a b'; use %agent trust [PATH] | %agent trust --list |"
+            " %agent trust --remove [PATH].",
+        ),
+        (
+            "trust {tmp}/pyproject.toml",
+            "%agent trust: {tmp}/pyproject.toml is not the rules file of its"
+            " folder (its rules file is {tmp}/approvals.toml); a rules file is approvals.toml, or pyproject.toml"
+            " with [tool.meowgent_nb.approvals] (approvals.toml wins).",
+        ),
+        (
+            "trust {tmp}/nowhere",
+            "%agent trust: {tmp}/nowhere is not the rules file of its folder (it has no"
+            " rules file); a rules file is approvals.toml, or pyproject.toml with [tool.meowgent_nb.approvals]"
+            " (approvals.toml wins).",
+        ),
     ],
 )
 def test_agent_trust_mistakes_are_usage_errors(untrusted, tmp_path, command, message):

@@ -48,8 +48,11 @@ def card(run) -> list[str]:
 
 
 def panel(run) -> str:
-    (text,) = [c["data"]["text/plain"] for c in run.of_type("display_data") if "ignored until you trust" in
-               c["data"].get("text/plain", "")]
+    (text,) = [
+        c["data"]["text/plain"]
+        for c in run.of_type("display_data")
+        if "ignored until you trust" in c["data"].get("text/plain", "")
+    ]
     return text
 
 
@@ -64,11 +67,13 @@ def test_allow_rules_wait_for_the_button_and_an_edit_or_a_copy_asks_again(kernel
         NOTE,
         "  Denied: no person to approve (headless run)",
     ]
-    assert [c["text"] for c in headless.of_type("stream") if c["name"] == "stderr"] == [(
-        f"meowgent_nb: ignoring the 1 allow rule of {path}: the file is not trusted, so the calls they would"
-        f" allow are asked. To use them, set MEOWGENT_TRUST_RULES={path} for this run, or trust the file with"
-        " %agent trust.\n"
-    )]
+    assert [c["text"] for c in headless.of_type("stream") if c["name"] == "stderr"] == [
+        (
+            f"meowgent_nb: ignoring the 1 allow rule of {path}: the file is not trusted, so the calls they would"
+            f" allow are asked. To use them, set MEOWGENT_TRUST_RULES={path} for this run, or trust the file with"
+            " %agent trust.\n"
+        )
+    ]
 
     kernel.ok(f"rules_here({folder!r}, {ALLOW_ALL!r}); model = calls('two')")  # a fresh session, as opened
     asked = kernel.ok(CELL, hook=clicking(("Deny", 0)))

@@ -79,7 +79,9 @@ def ticking(step: float = 0.5):
 
 
 def run(turns: list[str], tools: list, approver: Any = None, clock: Any = None) -> tuple[Transcript, Any]:
-    agent = Agent(ScriptedModel(turns), tools=tools, approver=approver, repeat_calls=True, max_repeated_failures=None)
+    agent = Agent(
+        ScriptedModel(turns), tools=tools, approver=approver, repeat_calls=True, max_repeated_failures=None
+    )
     transcript = Transcript(clock=clock or time.perf_counter)
 
     async def follow() -> None:
@@ -93,7 +95,9 @@ def run(turns: list[str], tools: list, approver: Any = None, clock: Any = None) 
 def folds(html: str) -> list[tuple[str, bool]]:
     """Each folded turn's line (tags dropped, call times as RAN, the turn's as TURN) and whether it is open."""
     out = []
-    for attributes, line in re.findall(r'<details class="meowgent-turn[^"]*"([^>]*)><summary[^>]*>(.*?)</summary>', html):
+    for attributes, line in re.findall(
+        r'<details class="meowgent-turn[^"]*"([^>]*)><summary[^>]*>(.*?)</summary>', html
+    ):
         line = re.sub(r'\(<span class="meowgent-duration">[^<]*</span>\)', "(RAN)", line)
         line = re.sub(r'<span class="meowgent-duration">[^<]*</span>', "TURN", line)
         out.append((line.replace("&#x27;", "'"), " open" in attributes))
@@ -112,7 +116,10 @@ def test_an_edited_call_shows_what_ran_in_the_fold_the_card_and_the_timeline():
     assert result.tool_results[0].output.endswith("Deleted keep_me.txt.")
     html = transcript.to_html()
     assert folds(html) == [
-        ("turn 1: delete_file(path='keep_me.txt') (edited) done (RAN), divide(a=6, b=3) done (RAN) · the turn took TURN", False)
+        (
+            "turn 1: delete_file(path='keep_me.txt') (edited) done (RAN), divide(a=6, b=3) done (RAN) · the turn took TURN",
+            False,
+        )
     ]
     assert transcript.to_text().split("\n")[:2] == [
         "[tool] delete_file(path='keep_me.txt') (edited) -> done (approved)",
@@ -170,7 +177,9 @@ def test_a_refused_edit_shows_the_persons_arguments_marked_and_nothing_ran():
 
 
 def test_the_fold_says_each_calls_own_time_and_the_turns_apart():
-    transcript, result = run([call("divide", a=1, b=0) + call("divide", a=4, b=2), "ok"], [divide], clock=ticking())
+    transcript, result = run(
+        [call("divide", a=1, b=0) + call("divide", a=4, b=2), "ok"], [divide], clock=ticking()
+    )
     took = [seconds(r.duration) for r in result.tool_results]
     (line,) = re.findall(r"<summary[^>]*>(turn 1: .*?)</summary>", transcript.to_html())
     assert line == (
@@ -179,13 +188,20 @@ def test_the_fold_says_each_calls_own_time_and_the_turns_apart():
         ' \u00b7 the turn took <span class="meowgent-duration">3.50 s</span>'
     ).join(["turn 1: ", ""]).replace("&#x27;", "'").replace("'", "&#x27;")
     # and the card says the same time as its fold
-    assert re.findall(r'>error</span> <span class="meowgent-duration"[^>]*>([^<]*)<', transcript.to_html()) == [took[0]]
+    assert re.findall(
+        r'>error</span> <span class="meowgent-duration"[^>]*>([^<]*)<', transcript.to_html()
+    ) == [took[0]]
 
 
 def test_a_timed_out_call_says_its_limit_in_the_fold_not_the_turns_time():
     transcript, _ = run([call("sleepy", seconds=2), "ok"], [sleepy], clock=ticking(10.0))
-    assert folds(transcript.to_html()) == [("turn 1: sleepy(seconds=2) timed out (RAN) · the turn took TURN", True)]
-    assert '(<span class="meowgent-duration">200 ms</span>) \u00b7 the turn took <span class="meowgent-duration">40.0 s</span>' in transcript.to_html()
+    assert folds(transcript.to_html()) == [
+        ("turn 1: sleepy(seconds=2) timed out (RAN) · the turn took TURN", True)
+    ]
+    assert (
+        '(<span class="meowgent-duration">200 ms</span>) \u00b7 the turn took <span class="meowgent-duration">40.0 s</span>'
+        in transcript.to_html()
+    )
 
 
 def test_a_running_card_counts_from_when_it_started_and_shows_its_limit():
@@ -201,7 +217,9 @@ def test_a_running_card_counts_from_when_it_started_and_shows_its_limit():
     transcript.handle(ToolRunning(unlimited, {}, None))
     assert transcript.clock_running  # a live display redraws it every tick
     clock[0] = 15.7
-    counters = re.findall(r'>running</span> <span class="meowgent-elapsed"[^>]*>([^<]*)<', transcript.to_html())
+    counters = re.findall(
+        r'>running</span> <span class="meowgent-elapsed"[^>]*>([^<]*)<', transcript.to_html()
+    )
     assert counters == ["12 s of 30 s", "12 s"]
     transcript.handle(ToolResultEvent(ToolResult(limited, "page", duration=12.7)))
     transcript.handle(ToolResultEvent(ToolResult(unlimited, "42", duration=12.7)))
@@ -238,7 +256,11 @@ def test_a_live_cell_counts_a_running_call_up_and_stops_when_it_ends(ip):
     htmls = [o.data["text/html"] for o in captured.outputs]
     counted = [re.findall(r'>running</span> <span class="meowgent-elapsed"[^>]*>([^<]*)<', h) for h in htmls]
     seen = [c[0] for c in counted if c]
-    assert list(dict.fromkeys(seen)) == ["0 s of 4 s", "1 s of 4 s", "2 s of 4 s"]  # redrawn while the tool ran
+    assert list(dict.fromkeys(seen)) == [
+        "0 s of 4 s",
+        "1 s of 4 s",
+        "2 s of 4 s",
+    ]  # redrawn while the tool ran
     after = [i for i, h in enumerate(htmls) if "meowgent-status-done" in h]
     assert after and not any(counted[i] for i in after)  # the counter stopped with the call
 
@@ -266,10 +288,18 @@ def test_a_turn_with_a_failed_call_stays_open_and_says_so(label):
 
 def test_one_failure_among_good_calls_and_repeats_across_turns_keep_their_turns_open():
     transcript, _ = run(
-        [call("divide", a=4, b=2) + call("divide", a=1, b=0), call("divide", a=1, b=0), call("divide", a=9, b=3), "ok"],
+        [
+            call("divide", a=4, b=2) + call("divide", a=1, b=0),
+            call("divide", a=1, b=0),
+            call("divide", a=9, b=3),
+            "ok",
+        ],
         [divide],
     )
     assert folds(transcript.to_html()) == [  # the repeated failure spans turns 1 and 2: one fold
-        ("turns 1\u20132: divide(a=4, b=2) done (RAN), divide(a=1, b=0) error \u00d72 (RAN) · the turn took TURN", True),
+        (
+            "turns 1\u20132: divide(a=4, b=2) done (RAN), divide(a=1, b=0) error \u00d72 (RAN) · the turn took TURN",
+            True,
+        ),
         ("turn 3: divide(a=9, b=3) done (RAN) · the turn took TURN", False),
     ]

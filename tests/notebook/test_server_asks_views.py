@@ -59,9 +59,15 @@ def test_a_drop_down_without_a_value_shows_its_empty_choice_and_says_one_is_need
     answers = []
     request = ElicitRequest("helper", form_from_schema("Which?", CHOICES), running)
     view = ElicitFormView(request, lambda f, *a: f(*a), answers.append)
-    shown = {field.name: (entry.label, [label for label, _ in entry.options]) for field, entry in zip(view.fields, view.entries)}
+    shown = {
+        field.name: (entry.label, [label for label, _ in entry.options])
+        for field, entry in zip(view.fields, view.entries)
+    }
     assert shown == {
-        "style": ("(choose one)", ["(choose one)", "neat", "loose"]),  # was a blank box: value None selected nothing
+        "style": (
+            "(choose one)",
+            ["(choose one)", "neat", "loose"],
+        ),  # was a blank box: value None selected nothing
         "size": ("(none)", ["(none)", "s", "m"]),
         "plan": ("pro", ["free", "pro"]),
     }
@@ -70,4 +76,7 @@ def test_a_drop_down_without_a_value_shows_its_empty_choice_and_says_one_is_need
     assert (view.entries[0].label, view.entries[0].value) == ("(choose one)", None)
     view._choose("accept")
     assert answers == []
-    assert view.notes[0].value == '<span class="meowgent-field-problem" style="color: #c62828">required: pick one</span>'
+    assert (
+        view.notes[0].value
+        == '<span class="meowgent-field-problem" style="color: #c62828">required: pick one</span>'
+    )

@@ -11,10 +11,9 @@ from typing import Any
 
 import httpx2
 import mcp_types as types
+import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
-
-import pytest
 
 from tests.kernel_driver import Kernel, Run, running_kernel, shown
 
@@ -113,7 +112,10 @@ def test_run_by_the_notebook_s_agent_the_context_is_the_card_the_cell_and_the_ce
         "Tidied.",
     ]
     check = kernel.ok("print(model.requests[1].messages, model.requests[1].options)")
-    assert check.stdout == "[{'role': 'user', 'content': 'Summarize tidying docs in a neat style'}] {'num_predict': 50}\n"
+    assert (
+        check.stdout
+        == "[{'role': 'user', 'content': 'Summarize tidying docs in a neat style'}] {'num_predict': 50}\n"
+    )
 
 
 def test_a_headless_run_declines_the_form_and_the_tool_says_why(kernel):
@@ -172,24 +174,38 @@ def test_served_the_same_tool_talks_to_the_mcp_client_over_its_request(served):
 
     async def on_sample(context: Any, params: Any) -> Any:
         asked.append(("model", params.messages[0].content.text, params.max_tokens))
-        return types.CreateMessageResult(role="assistant", content=types.TextContent(type="text", text="Loosely done."), model="m")
+        return types.CreateMessageResult(
+            role="assistant", content=types.TextContent(type="text", text="Loosely done."), model="m"
+        )
 
     async def main() -> Any:
-        async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=120) as http:  # a loaded machine is slow
+        async with httpx2.AsyncClient(
+            headers={"Authorization": f"Bearer {token}"}, timeout=120
+        ) as http:  # a loaded machine is slow
             transport = streamable_http_client(url, http_client=http)
             async with Client(
-                transport, cache=None, mode="legacy", logging_callback=on_log,
-                elicitation_callback=on_elicit, sampling_callback=on_sample,
+                transport,
+                cache=None,
+                mode="legacy",
+                logging_callback=on_log,
+                elicitation_callback=on_elicit,
+                sampling_callback=on_sample,
             ) as mcp:
                 listed = (await mcp.list_tools()).tools
                 return listed, await mcp.call_tool("tidy", {"folder": "src"}, progress_callback=on_progress)
 
     listed, result = asyncio.run(main())
     assert listed[0].input_schema["properties"] == {"folder": {"type": "string"}}  # no ctx argument
-    assert (result.is_error, [c.text for c in result.content]) == (False, ["tidied src (loose): Loosely done."])
+    assert (result.is_error, [c.text for c in result.content]) == (
+        False,
+        ["tidied src (loose): Loosely done."],
+    )
     assert logs == [("info", "tidy", "looking at src")]
     assert progress == [(1.0, 3.0, "file 1"), (2.0, 3.0, "file 2"), (3.0, 3.0, "file 3")]
-    assert asked == [("form", "Which style?", ["neat", "loose"]), ("model", "Summarize tidying src in a loose style", 50)]
+    assert asked == [
+        ("form", "Which style?", ["neat", "loose"]),
+        ("model", "Summarize tidying src in a loose style", 50),
+    ]
 
 
 def test_served_to_another_notebook_s_client_the_form_and_sampling_show_in_that_cell(kernel, served):
@@ -198,7 +214,7 @@ def test_served_to_another_notebook_s_client_the_form_and_sampling_show_in_that_
     url, token = served
     try:
         kernel.ok(
-            f'from meowgent_nb.mcp.client.toolbox import McpToolbox\n'
+            f"from meowgent_nb.mcp.client.toolbox import McpToolbox\n"
             f'remote = McpToolbox("remote", url={url!r}, headers={{"Authorization": "Bearer {token}"}}, approval=False)\n'
             'model = calling("remote_tidy", "All neat.", "Tidied remotely.", folder="lib")'
         )

@@ -49,20 +49,31 @@ def test_a_recorded_tools_image_replays_with_the_same_text_and_card(ip, tmp_path
     assert RAN == ["sales"]
     encoded = base64.b64encode(blue_png()).decode("ascii")
     lines = Path("c.cassette.json").read_text().splitlines()
-    entry = next(json.loads("\n".join(lines[i : i + 3])) for i, t in enumerate(lines) if t.startswith('{"tool"'))
+    entry = next(
+        json.loads("\n".join(lines[i : i + 3])) for i, t in enumerate(lines) if t.startswith('{"tool"')
+    )
     assert entry["result"] == {
         "kind": "ok",
         "output": "Chart: sales\n[image: image/png]",
-        "value": {"text": "Chart: sales\n[image: image/png]", "media": [{"image": encoded, "mime_type": "image/png"}]},
+        "value": {
+            "text": "Chart: sales\n[image: image/png]",
+            "media": [{"image": encoded, "mime_type": "image/png"}],
+        },
     }
     ip.user_ns["scripted"] = ScriptedModel([])  # replay asks no model
     replayed = cell(ip, "--model-object scripted --new --replay c.cassette.json")
     assert RAN == ["sales"]
-    assert replayed["text/plain"] == recorded["text/plain"] == (
-        "[tool] chart(title='sales') -> done\n  Chart: sales\n  [image: image/png]\nA blue chart."
+    assert (
+        replayed["text/plain"]
+        == recorded["text/plain"]
+        == ("[tool] chart(title='sales') -> done\n  Chart: sales\n  [image: image/png]\nA blue chart.")
     )
     shown = [re.findall(r"<img [^>]*>", output["text/html"]) for output in (recorded, replayed)]
-    assert shown[0] == shown[1] and len(shown[0]) == 1 and f'src="data:image/png;base64,{encoded}"' in shown[0][0]
+    assert (
+        shown[0] == shown[1]
+        and len(shown[0]) == 1
+        and f'src="data:image/png;base64,{encoded}"' in shown[0][0]
+    )
     result = ip.magics_manager.registry["AgentMagics"].last_result.tool_results[0]
     assert result.value == McpText("Chart: sales\n[image: image/png]")
     assert result.value.media == (McpImage(blue_png(), "image/png"),)

@@ -16,9 +16,9 @@ import pytest
 
 import meowgent_nb.models
 from meowgent_nb import Agent, FinalAnswer, ScriptedModel, TextDelta, ToolCall, ToolCallEvent, tool
-from meowgent_nb.protocols.json_answer import ANSWER_SHAPE, JsonAnswerParser, answer_schema, read_answer
 from meowgent_nb.models import ModelRequest
 from meowgent_nb.models.gguf import missing_packages
+from meowgent_nb.protocols.json_answer import ANSWER_SHAPE, JsonAnswerParser, answer_schema, read_answer
 from meowgent_nb.protocols.parsing import MalformedCall
 from meowgent_nb.protocols.prompt import JSON_TOOL_RULES, LAST_TURN_NOTICE
 from meowgent_nb.tools.render import render_tools_xml

@@ -85,7 +85,10 @@ PARIS = '{"name": "get_weather", "arguments": {"city": "Paris"}}'
 GCD = '{"name": "gcd", "arguments": {"a": 12, "b": 18}}'
 ANSWERS = {
     f"[{PARIS}, {GCD}]": [ToolCall("get_weather", {"city": "Paris"}), ToolCall("gcd", {"a": 12, "b": 18})],
-    f"[\n  {PARIS},\n  {GCD}\n]": [ToolCall("get_weather", {"city": "Paris"}), ToolCall("gcd", {"a": 12, "b": 18})],
+    f"[\n  {PARIS},\n  {GCD}\n]": [
+        ToolCall("get_weather", {"city": "Paris"}),
+        ToolCall("gcd", {"a": 12, "b": 18}),
+    ],
     f"{F}json\n[{PARIS}]\n{F}": [ToolCall("get_weather", {"city": "Paris"})],
     f"[{PARIS}": [ToolCall("get_weather", {"city": "Paris"})],  # the decoder drops a "]" held back
     f"Sure: [{GCD}]": [TextDelta("Sure: "), ToolCall("gcd", {"a": 12, "b": 18})],
@@ -133,7 +136,10 @@ def test_a_list_turn_runs_its_calls_in_parallel_and_sends_the_results_back_in_or
         "content": '<tool_response name="slow_weather">\nSunny in Paris\n</tool_response>\n'
         f'<tool_response name="slow_weather">\nSunny in Rome\n</tool_response>\n{RESULTS_NOTICE}',
     }
-    assert model.requests[0].messages[0] == {"role": "system", "content": PROTOCOL.system_prompt([slow_weather], None)}
+    assert model.requests[0].messages[0] == {
+        "role": "system",
+        "content": PROTOCOL.system_prompt([slow_weather], None),
+    }
     assert model.requests[1].messages[-2] == {"role": "assistant", "content": answer}
 
 

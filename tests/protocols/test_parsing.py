@@ -18,8 +18,7 @@ from meowgent_nb.tools.core import ToolCall
 
 SHAPE = '{"name": "TOOL", "arguments": {...}}'
 NOT_JSON = (
-    "the text inside <tool_call> is not JSON at line 1 column 1 (Expecting value);"
-    f" write the call as {SHAPE}"
+    f"the text inside <tool_call> is not JSON at line 1 column 1 (Expecting value); write the call as {SHAPE}"
 )
 FUZZ = settings(max_examples=150, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -202,7 +201,9 @@ def test_a_json_answer_quoting_a_call_is_text_and_runs_nothing():
 def cut_reason(limit=False):
     if limit:
         return "the answer hit the token limit before this call was complete, so it was not run; write the call again, with shorter arguments"
-    return f"the answer ended before this call was complete, so it was not run; write the whole call as {SHAPE}"
+    return (
+        f"the answer ended before this call was complete, so it was not run; write the whole call as {SHAPE}"
+    )
 
 
 @pytest.mark.parametrize(
@@ -226,7 +227,10 @@ def test_at_the_token_limit_an_unclosed_call_never_runs_and_closed_ones_do():
     done = '<tool_call>{"name": "a", "arguments": {}}</tool_call>'
     parser = ToolCallParser()
     events = parser.feed(done + '\n<tool_call>{"name": "b", "arguments": {"x": 1}}')
-    assert events + parser.close("length") == [call("a"), MalformedCall('{"name": "b", "arguments": {"x": 1}}', cut_reason(True))]
+    assert events + parser.close("length") == [
+        call("a"),
+        MalformedCall('{"name": "b", "arguments": {"x": 1}}', cut_reason(True)),
+    ]
     parser.feed('{"name": "b", "arguments": {"x": "lo')
     assert parser.close("length") == [MalformedCall('{"name": "b", "arguments": {"x": "lo', cut_reason(True))]
     assert parser.feed("Done.") + parser.close("length") == [TextDelta("Done.")]
@@ -236,7 +240,9 @@ def test_a_bare_call_the_answer_ended_inside_is_cut_off_not_text():
     assert parse_tool_calls('```json\n{"name": "note", "arguments": {"text": "rm -rf /old') == [
         MalformedCall('```json\n{"name": "note", "arguments": {"text": "rm -rf /old', cut_reason())
     ]
-    assert parse_tool_calls('{"name": "Alice", "bio": "unfinished') == [TextDelta('{"name": "Alice", "bio": "unfinished')]
+    assert parse_tool_calls('{"name": "Alice", "bio": "unfinished') == [
+        TextDelta('{"name": "Alice", "bio": "unfinished')
+    ]
 
 
 @pytest.mark.parametrize(
@@ -256,7 +262,9 @@ def test_repairs_that_would_change_a_value_are_refused(body, reason):
 def test_a_key_given_twice_is_refused_not_resolved():
     body = '{"name": "read", "arguments": {"path": "notes.txt", "path": "/etc/shadow"}}'
     assert parse_tool_calls(f"<tool_call>{body}</tool_call>") == [
-        MalformedCall(body, f'the JSON gives the key "path" twice in one object; give each key once, as {SHAPE}')
+        MalformedCall(
+            body, f'the JSON gives the key "path" twice in one object; give each key once, as {SHAPE}'
+        )
     ]
 
 
@@ -495,7 +503,7 @@ ANSWERS = {
         call("get_weather", city="Paris"),
         TextDelta("\nDone."),
     ],
-    '<think>\nPlan: call add.\n</think>\n\nOK.'
+    "<think>\nPlan: call add.\n</think>\n\nOK."
     '<tool_call>\n```json\n{"name": "add", "arguments": "{\\"a\\": 1}"}\n```\n</tool_call>': [
         ThinkingDelta("Plan: call add."),
         TextDelta("OK."),

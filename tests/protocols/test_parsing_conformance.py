@@ -39,7 +39,9 @@ from meowgent_nb.tools.core import ToolCall
 canitoolcall = pytest.importorskip("canitoolcall")
 
 FAMILY = Path(canitoolcall.__file__).parent / "_data" / "fixtures" / "qwen3-hermes"
-FIXTURES = [json.loads(line) for path in sorted(FAMILY.glob("*.jsonl")) for line in path.read_text().splitlines()]
+FIXTURES = [
+    json.loads(line) for path in sorted(FAMILY.glob("*.jsonl")) for line in path.read_text().splitlines()
+]
 MARKERS = json.loads((FAMILY / "family.json").read_text())["markers"]
 HEADER = "<|im_start|>assistant\n"
 
@@ -82,7 +84,9 @@ def typed(value):
 
 def soft(result):
     """The spec's soft-v1 normalization: content and reasoning stripped, blank ones null."""
-    return {key: (value.strip() or None) if isinstance(value, str) else value for key, value in result.items()}
+    return {
+        key: (value.strip() or None) if isinstance(value, str) else value for key, value in result.items()
+    }
 
 
 def expected_of(fixture):

@@ -26,7 +26,7 @@ ANSWERS = [
     '<tool_call>{"name": "x", "arguments": {"text": "use </tool_call> to end"}}</tool_call>',
     '<tool_call>{"name": "first"}<tool_call>{"name": "second"}</tool_call>',  # the first was never closed
     '<tool_call>{"name": "cut", "arguments": {"a": "b',  # the answer ends inside the call
-    '<tool_call>not json</tool_call> then text',
+    "<tool_call>not json</tool_call> then text",
     '<think>maybe <tool_call>{"name": "no"}</tool_call></think>Fine.',
     '{"name": "bare", "arguments": {"k": 1}}',
     '```json\n{"name": "fenced", "arguments": {}}\n```',
@@ -55,7 +55,12 @@ def merged(events_):
 
 
 def test_a_call_fills_in_as_it_streams():
-    chunks = ['Checking. <tool_call>{"na', 'me": "get_weather", "argu', 'ments": {"city": "Pa', 'ris"}}</tool_call>']
+    chunks = [
+        'Checking. <tool_call>{"na',
+        'me": "get_weather", "argu',
+        'ments": {"city": "Pa',
+        'ris"}}</tool_call>',
+    ]
     assert events(chunks) == [
         TextDelta("Checking. "),
         PartialCall(None, '{"na'),
@@ -145,7 +150,10 @@ def run(turns) -> list:
 
 def test_a_call_cut_off_while_it_was_written_never_runs():
     ran.clear()
-    cut = ['<tool_call>{"name": "add", "arguments": {"a": 1, "b": 2', ModelChunk(done=True, finish_reason="length")]
+    cut = [
+        '<tool_call>{"name": "add", "arguments": {"a": 1, "b": 2',
+        ModelChunk(done=True, finish_reason="length"),
+    ]
     seen = run([cut, "Sorry."])
     partial = [e for e in seen if isinstance(e, PartialCall)]
     assert partial[-1] == PartialCall("add", '{"name": "add", "arguments": {"a": 1, "b": 2')

@@ -49,14 +49,20 @@ def every_split(text, expected, finish_reason=None):
 
 CALLS = {
     # The issue's example: a bare call after prose, then a stray fence.
-    f"Here is the response:\n{PARIS}\n{F}": [TextDelta("Here is the response:\n"), call("get_weather", city="Paris")],
+    f"Here is the response:\n{PARIS}\n{F}": [
+        TextDelta("Here is the response:\n"),
+        call("get_weather", city="Paris"),
+    ],
     # The same class: other prose, other tools, stray or unbalanced fences and closers.
     f"Sure thing.\n\n{GCD1}\n{F}\n{F}": [TextDelta("Sure thing.\n\n"), call("gcd", a=45, b=60)],
     f"Sure thing.\n{GCD1}}}\n]": [TextDelta("Sure thing.\n"), call("gcd", a=45, b=60)],
     f"Here: {PARIS} ok": [TextDelta("Here: "), call("get_weather", city="Paris"), TextDelta(" ok")],
     f"Calling:\n{F}JSON\n{PARIS}": [TextDelta("Calling:\n"), call("get_weather", city="Paris")],  # left open
     f"Calling:\n{F}python\n{PARIS}\n{F}": [TextDelta("Calling:\n"), call("get_weather", city="Paris")],
-    f"To check, I call:\n{F}json\n{PARIS}\n{F}\n": [TextDelta("To check, I call:\n"), call("get_weather", city="Paris")],
+    f"To check, I call:\n{F}json\n{PARIS}\n{F}\n": [
+        TextDelta("To check, I call:\n"),
+        call("get_weather", city="Paris"),
+    ],
     f'Note:\n{F}json\n{{"name": "get_weather", "arguments": {{"city": "{F} }}"}}}}\n{F}': [
         TextDelta("Note:\n"),
         call("get_weather", city=f"{F} }}"),
@@ -72,7 +78,11 @@ CALLS = {
         call("gcd", a=45, b=60),
         call("gcd", a=81, b=63),
     ],
-    f"Two gcds: [{GCD1}, {GCD2}]": [TextDelta("Two gcds: "), call("gcd", a=45, b=60), call("gcd", a=81, b=63)],
+    f"Two gcds: [{GCD1}, {GCD2}]": [
+        TextDelta("Two gcds: "),
+        call("gcd", a=45, b=60),
+        call("gcd", a=81, b=63),
+    ],
     f"Two gcds:\n{F}json\n[\n  {GCD1},\n  {GCD2}\n]\n{F}\nDone.": [
         TextDelta("Two gcds:\n"),
         call("gcd", a=45, b=60),
@@ -92,12 +102,12 @@ CALLS = {
         TextDelta("\nto get the weather in Paris."),
     ],
     # Read with the rules of a call inside <tool_call>: "parameters", mended punctuation.
-    f'Try {{"name": "gcd", "parameters": {{"a": 1, "b": 2}}}}': [TextDelta("Try "), call("gcd", a=1, b=2)],
+    'Try {"name": "gcd", "parameters": {"a": 1, "b": 2}}': [TextDelta("Try "), call("gcd", a=1, b=2)],
     f'Try {F}json\n{{"name": "delete_file", "arguments": {{"path": "a",}}}}\n{F}': [
         TextDelta("Try "),
         call("delete_file", path="a"),
     ],
-    f'Try {{"name": "delete_file"}}': [TextDelta("Try "), call("delete_file")],
+    'Try {"name": "delete_file"}': [TextDelta("Try "), call("delete_file")],
     # The keys in another order, or in single quotes (mended as inside tags).
     'Ok: {"arguments": {"a": 2, "b": 4}, "name": "gcd"} done': [
         TextDelta("Ok: "),
@@ -241,7 +251,9 @@ def test_text_before_a_prose_call_streams_and_only_the_call_is_held():
     assert parser.feed('``json\n{"name"') == []
     assert parser.feed(': "get_weather", "arguments": {"city": "Paris"}}\n```') == []
     assert parser.close() == [call("get_weather", city="Paris")]
-    assert parser.feed("Use `x` here, {y} and [z]") + parser.close() == [TextDelta("Use `x` here, {y} and [z]")]
+    assert parser.feed("Use `x` here, {y} and [z]") + parser.close() == [
+        TextDelta("Use `x` here, {y} and [z]")
+    ]
 
 
 @tool

@@ -7,7 +7,6 @@ file covers what the extraction added: the registry, a protocol passed as an obj
 
 from __future__ import annotations
 
-
 import pytest
 
 from meowgent_nb import Agent, ScriptedModel, TextDelta, ToolCall, tool
@@ -16,7 +15,6 @@ from meowgent_nb.protocols.native import NativeCallParser
 from meowgent_nb.protocols.prompt import RESULTS_NOTICE, TOOL_RULES
 from meowgent_nb.protocols.xml import call_schema
 from meowgent_nb.protocols.xml_seed import XmlSeedProtocol, seed_xml
-
 
 
 @tool
@@ -71,7 +69,9 @@ def test_xml_seed_is_the_xml_protocol_with_the_seed_tools_block():
 
 def test_the_native_call_reader_turns_blocks_into_calls_and_shows_an_unreadable_one_as_written():
     parser = NativeCallParser()
-    events = parser.feed('Hi <tool_call>{nonsense</tool_call> <tool_call>{"name": "add", "arguments": {"a": 1}}')
+    events = parser.feed(
+        'Hi <tool_call>{nonsense</tool_call> <tool_call>{"name": "add", "arguments": {"a": 1}}'
+    )
     events += parser.close("stop")
     assert events == [
         TextDelta("Hi "),
@@ -89,7 +89,10 @@ def test_the_native_protocol_hands_the_backend_its_call_reader_only_with_tools()
     answer = 'You can use: ```json\n{"name": "add", "arguments": {"a": 1}}\n```'
     reader = with_tools.call_parser()
     assert isinstance(reader, NativeCallParser)
-    assert reader.feed(answer) + reader.close("stop") == [TextDelta("You can use: "), ToolCall("add", {"a": 1})]
+    assert reader.feed(answer) + reader.close("stop") == [
+        TextDelta("You can use: "),
+        ToolCall("add", {"a": 1}),
+    ]
     reader = native.request([add2], last=False).call_parser()
     events = reader.feed(answer) + reader.close("stop")
     assert all(isinstance(event, TextDelta) for event in events)

@@ -8,8 +8,6 @@ prompt, so recording is how a test can pin what the parser makes of what such a 
 
 from __future__ import annotations
 
-import pytest
-
 from meowgent_nb import Agent, ScriptedModel, Tool, ToolCall
 from meowgent_nb.protocols.parsing import TextDelta, ToolCallParser
 

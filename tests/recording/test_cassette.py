@@ -23,8 +23,14 @@ import meowgent_nb.models
 from meowgent_nb import Agent, FunctionModel, ScriptedModel, ToolCall, tool
 from meowgent_nb.agent.events import FinalAnswer, RunStart, ToolResultEvent
 from meowgent_nb.models import ModelChunk, ModelError, ModelRequest, Usage, gguf
-from meowgent_nb.recording.cassette import Cassette, CassetteError, RecordingModel, ReplayModel, cassette_model
 from meowgent_nb.models.ollama import OllamaModel
+from meowgent_nb.recording.cassette import (
+    Cassette,
+    CassetteError,
+    RecordingModel,
+    ReplayModel,
+    cassette_model,
+)
 from tests.ollama_wire import FINAL, FINAL_CHUNK, FINAL_USAGE, MODEL, ndjson, part
 
 
@@ -566,7 +572,10 @@ def test_cassette_model_modes_share_one_cassette_per_file(tmp_path):
         assert [chunks_of(replay, ask(t))[0].text for t in ("a", "b")] == ["one", "two"]
     with pytest.raises(CassetteError) as caught:
         cassette_model(path, "rewind", lambda: inner, **settings)
-    assert str(caught.value) == "Unknown cassette mode 'rewind'; use one of: once, new (auto), all (record), none (replay), off."
+    assert (
+        str(caught.value)
+        == "Unknown cassette mode 'rewind'; use one of: once, new (auto), all (record), none (replay), off."
+    )
 
 
 # --- %%agent in a real IPython shell ---------------------------------------------------------------
@@ -685,7 +694,10 @@ def test_cassette_traits_default_from_the_environment(notebook, monkeypatch):
     monkeypatch.delenv("MEOWGENT_CASSETTE")
     with capture_output() as out:
         notebook.run_line_magic("agent", "config")
-    assert "AgentMagics.cassette = ''\nAgentMagics.cassette_mask = []\nAgentMagics.cassette_mode = 'once'\n" in out.stdout
+    assert (
+        "AgentMagics.cassette = ''\nAgentMagics.cassette_mask = []\nAgentMagics.cassette_mode = 'once'\n"
+        in out.stdout
+    )
 
 
 # --- the real local model --------------------------------------------------------------------------
@@ -789,7 +801,7 @@ def test_a_cassette_model_counts_tokens_with_the_model_it_wraps_and_a_bare_repla
     path = tmp_path / "c.json"
     recording = RecordingModel(_Counting(["hi"]), path)
     assert recording.count_tokens("one two three") == 3
-    assert getattr(ReplayModel(path, _Counting(["hi"])), "count_tokens")("a b") == 2
+    assert ReplayModel(path, _Counting(["hi"])).count_tokens("a b") == 2
     # A replay without a model, or with a function that would make one, has no tokenizer to offer.
     asyncio.run(_drain(recording))
     assert getattr(ReplayModel(path), "count_tokens", None) is None

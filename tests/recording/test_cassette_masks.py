@@ -29,7 +29,7 @@ ODD_SERVER = str(Path(__file__).parents[1] / "mcp_servers" / "odd_server.py")
 
 
 def call(name: str, arguments: dict) -> str:
-    return f'<tool_call>{json.dumps({"name": name, "arguments": arguments})}</tool_call>'
+    return f"<tool_call>{json.dumps({'name': name, 'arguments': arguments})}</tool_call>"
 
 
 def run(path: Path, tools: list, turns: list, mask: list[str], prompt: str = "Go.") -> AgentResult:
@@ -89,7 +89,12 @@ def account(owner: str) -> dict:
 def test_a_number_that_is_a_secret_is_masked_in_results_and_replays_as_a_string(tmp_path):
     path = tmp_path / "account.cassette.json"
     live = run(path, [account], [call("account", {"owner": "Ada"}), "Found."], [str(CARD)])
-    assert results(live)[0].value == {"owner": "Ada", "number": CARD, "limit": float(CARD), "digits": [CARD, -CARD]}
+    assert results(live)[0].value == {
+        "owner": "Ada",
+        "number": CARD,
+        "limit": float(CARD),
+        "digits": [CARD, -CARD],
+    }
     assert str(CARD) not in path.read_text()
     entry = Cassette(path).tool_entries[0]
     # A masked number is a string: its text as written with the match as *** (the float: 4111111111111111.0).
@@ -114,7 +119,15 @@ def test_a_whole_float_written_with_an_exponent_is_masked_by_its_digits():
     from meowgent_nb.recording._mask import Mask
 
     mask = Mask(["10000000000000000", r"\b4242\b"])
-    assert mask([1e16, 1e15, 4242, 4242.0, 14242, True, None]) == ["***", 1e15, "***", "***.0", 14242, True, None]
+    assert mask([1e16, 1e15, 4242, 4242.0, 14242, True, None]) == [
+        "***",
+        1e15,
+        "***",
+        "***.0",
+        14242,
+        True,
+        None,
+    ]
     assert mask({"4242": 1}) == {"***": 1}
 
 
@@ -161,8 +174,14 @@ def test_keys_nested_values_and_error_messages_are_masked(tmp_path):
     text = path.read_text()
     assert "sk-Live" not in text and str(CARD) not in text
     ok, broken = Cassette(path).tool_entries
-    assert ok.result.value.json_value == {"***": {"nested": [[{"deep": "x***", "n": "***"}]]}, "quote": 'say "***"'}
-    assert (broken.result.output, broken.result.exception) == ("Error: PermissionError: vault refused key ***", "PermissionError")
+    assert ok.result.value.json_value == {
+        "***": {"nested": [[{"deep": "x***", "n": "***"}]]},
+        "quote": 'say "***"',
+    }
+    assert (broken.result.output, broken.result.exception) == (
+        "Error: PermissionError: vault refused key ***",
+        "PermissionError",
+    )
 
 
 def test_a_mask_matching_only_the_json_escaped_text_is_masked_too(tmp_path):
@@ -231,7 +250,11 @@ def holding_a_secret(draw):
     value = secret
     for kind in where:
         siblings = draw(st.lists(VALUES, max_size=2))
-        value = [*siblings, value] if kind == "list" else {"k" + str(i): s for i, s in enumerate(siblings)} | {"v": value}
+        value = (
+            [*siblings, value]
+            if kind == "list"
+            else {"k" + str(i): s for i, s in enumerate(siblings)} | {"v": value}
+        )
     return value
 
 
@@ -269,7 +292,19 @@ def test_no_form_of_a_secret_reaches_the_file(tmp_path_factory, value, as_bytes)
 
 def test_a_mask_that_matches_a_field_name_masks_values_never_the_files_own_names(tmp_path):
     # The format's words, not secrets ("name" and "arguments" would mask the model's own call too).
-    masks = ["model", "text", "kind", "json", "usage", "done", "stop", "tool_calls", "chunks", "result", "output"]
+    masks = [
+        "model",
+        "text",
+        "kind",
+        "json",
+        "usage",
+        "done",
+        "stop",
+        "tool_calls",
+        "chunks",
+        "result",
+        "output",
+    ]
     path = tmp_path / "words.cassette.json"
     live = run(path, [vault], [call("vault", {"entry": "ok"}), "Done: the model's text."], masks)
     loaded = Cassette(path)

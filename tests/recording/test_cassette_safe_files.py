@@ -20,7 +20,7 @@ from meowgent_nb.recording.cassette import Cassette, CassetteError, RecordingMod
 from meowgent_nb.tools.calls import ToolCall
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-from benchmarks._cassette_documents import DOCUMENTS, REAL, read  # noqa: E402
+from benchmarks._cassette_documents import DOCUMENTS, REAL, read
 
 NOT_WRITTEN = (
     " Nothing was written: the cassette is as it was. The value came from what was being recorded"
@@ -57,13 +57,31 @@ def load_error(path: Path) -> str:
 @pytest.mark.parametrize(
     ("odd", "problem"),
     [
-        (ModelChunk(usage=Usage(prompt_tokens="26")), 'chunks[1].usage.prompt_tokens must be a whole number, found "26"'),
-        (ModelChunk(usage=Usage(completion_tokens=-1)), "chunks[1].usage.completion_tokens must not be negative, found -1"),
-        (ModelChunk(usage=Usage(prompt_tokens=26.5)), "chunks[1].usage.prompt_tokens must be a whole number, found 26.5"),
-        (ModelChunk(usage=Usage(prompt_tokens=10**400)), "chunks[1].usage.prompt_tokens must be at most 9223372036854775807, found a number of 401 digits"),
-        (ModelChunk(usage=Usage(total_seconds=1e300)), "chunks[1].usage.total_seconds must be at most 1000000000, found 1e+300"),
+        (
+            ModelChunk(usage=Usage(prompt_tokens="26")),
+            'chunks[1].usage.prompt_tokens must be a whole number, found "26"',
+        ),
+        (
+            ModelChunk(usage=Usage(completion_tokens=-1)),
+            "chunks[1].usage.completion_tokens must not be negative, found -1",
+        ),
+        (
+            ModelChunk(usage=Usage(prompt_tokens=26.5)),
+            "chunks[1].usage.prompt_tokens must be a whole number, found 26.5",
+        ),
+        (
+            ModelChunk(usage=Usage(prompt_tokens=10**400)),
+            "chunks[1].usage.prompt_tokens must be at most 9223372036854775807, found a number of 401 digits",
+        ),
+        (
+            ModelChunk(usage=Usage(total_seconds=1e300)),
+            "chunks[1].usage.total_seconds must be at most 1000000000, found 1e+300",
+        ),
         (ModelChunk(finish_reason=3), "chunks[1].finish_reason must be a string, found 3"),
-        (ModelChunk(tool_calls=(ToolCall("add", {}, id=7),)), "chunks[1].tool_calls[0].id must be a string, found 7"),
+        (
+            ModelChunk(tool_calls=(ToolCall("add", {}, id=7),)),
+            "chunks[1].tool_calls[0].id must be a string, found 7",
+        ),
         (ModelChunk(tool_calls=(ToolCall(5, {}),)), "chunks[1].tool_calls[0].name must be a string, found 5"),
     ],
 )
@@ -82,7 +100,10 @@ def test_a_backend_sending_nan_or_a_number_json_cannot_hold_is_refused_naming_th
     path, before = recorded_once(tmp_path)
     for odd, problem in (
         (Usage(load_seconds=float("nan")), 'chunks[1].usage.load_seconds must be a number, found "nan"'),
-        (Usage(prompt_tokens=10**5000), 'chunks[1].usage.prompt_tokens must be a whole number, found "(a number of about 5,000 digits)"'),
+        (
+            Usage(prompt_tokens=10**5000),
+            'chunks[1].usage.prompt_tokens must be a whole number, found "(a number of about 5,000 digits)"',
+        ),
     ):
         model = ReplayModel(path, ScriptedModel([[ModelChunk(text="x"), ModelChunk(done=True, usage=odd)]]))
         with pytest.raises(CassetteError) as caught:
@@ -106,7 +127,9 @@ def test_a_request_json_cannot_hold_is_recorded_with_what_it_held_named(tmp_path
     asyncio.run(run(RecordingModel(ScriptedModel(["Hello."]), path)))
     message = Cassette(path).entries[0].request["messages"][0]
     assert (message["n"], message["x"]) == ("(a number of about 5,000 digits)", "nan")
-    assert json.dumps(message["deep"]).count("[") == 177 and "(nested deeper than 180 levels)" in json.dumps(message["deep"])
+    assert json.dumps(message["deep"]).count("[") == 177 and "(nested deeper than 180 levels)" in json.dumps(
+        message["deep"]
+    )
     assert asyncio.run(run(ReplayModel(path)))[0].text == "Hello."  # and it replays
 
 
@@ -201,8 +224,14 @@ def test_nesting_within_the_bound_loads(tmp_path):
 @pytest.mark.parametrize(
     ("number", "problem"),
     [
-        ("1" * 401, "chunks[2].usage.prompt_tokens must be at most 9223372036854775807, found a number of 401 digits"),
-        (str(2**63), "chunks[2].usage.prompt_tokens must be at most 9223372036854775807, found 9223372036854775808"),
+        (
+            "1" * 401,
+            "chunks[2].usage.prompt_tokens must be at most 9223372036854775807, found a number of 401 digits",
+        ),
+        (
+            str(2**63),
+            "chunks[2].usage.prompt_tokens must be at most 9223372036854775807, found 9223372036854775808",
+        ),
         ("1e400", "chunks[2].usage.prompt_tokens must be a whole number, found Infinity"),
     ],
 )
@@ -232,7 +261,9 @@ def test_a_number_too_large_for_a_float_is_named_where_no_type_is_checked(tmp_pa
 
 def test_a_listed_tool_that_cannot_be_made_is_named(tmp_path):
     path = tmp_path / "c.cassette.json"
-    path.write_text(REAL.replace('"parameters": {"type": "object"}', '"parameters": {"type": "object", "properties": 5}'))
+    path.write_text(
+        REAL.replace('"parameters": {"type": "object"}', '"parameters": {"type": "object", "properties": 5}')
+    )
     from meowgent_nb.recording.cassette import ToolTape
 
     with pytest.raises(CassetteError) as caught:

@@ -58,7 +58,6 @@ def post(text: str) -> str:
     return f"posted {text}"
 
 
-
 FETCH = '<tool_call>{"name": "fetch", "arguments": {"url": "https://example.org", "page": "2"}}</tool_call>'
 BROKEN = '<tool_call>{"name": "broken", "arguments": {"url": "https://down.example"}}</tool_call>'
 
@@ -91,7 +90,9 @@ def test_a_recorded_tool_is_not_called_in_replay_and_its_results_keep_their_kind
     assert CALLS == ["fetch https://example.org 2", "broken https://down.example"]
     first = ip.user_ns["result"]
     lines = Path("cell.cassette.json").read_text().splitlines()
-    calls = [json.loads("\n".join(lines[i : i + 3])) for i, text in enumerate(lines) if text.startswith('{"tool"')]
+    calls = [
+        json.loads("\n".join(lines[i : i + 3])) for i, text in enumerate(lines) if text.startswith('{"tool"')
+    ]
     assert calls == [
         {
             "tool": "fetch",
@@ -120,8 +121,14 @@ def test_a_recorded_tool_is_not_called_in_replay_and_its_results_keep_their_kind
     again = ip.user_ns["result"]
     assert repr(again) == repr(first)
     ok, error = again.tool_results
-    assert (ok.kind, ok.value) == ("ok", {"body": "Hello from the web.", "page": 2, "url": "https://example.org"})
-    assert (error.kind, error.output) == ("error", "Error: ConnectionError: cannot reach https://down.example")
+    assert (ok.kind, ok.value) == (
+        "ok",
+        {"body": "Hello from the web.", "page": 2, "url": "https://example.org"},
+    )
+    assert (error.kind, error.output) == (
+        "error",
+        "Error: ConnectionError: cannot reach https://down.example",
+    )
     assert isinstance(error.exception, RecordedToolError)
     assert error.exception.type_name == "ConnectionError"
     # Run again in the same session: the recordings replay again from the first.
@@ -151,11 +158,12 @@ def test_a_timeout_replays_as_a_timeout_and_an_approval_is_still_asked(notebook)
     with pytest.raises(CassetteError) as caught:
         agent_cell(ip, "--model-object scripted --new --approve none --replay c.cassette.json", "Go.")
     assert str(caught.value).startswith(
-        "The call post({\"text\": \"hi\"}) in the %%agent cell beginning 'Go.' was approved by policy:"
+        'The call post({"text": "hi"}) in the %%agent cell beginning \'Go.\' was approved by policy:'
         f" approve='all' when the cassette {os.getcwd()}/c.cassette.json was recorded (line "
     )
-    assert ", and denied by policy: approve='none' (the notebook's approval setting (approve='none') denies" in str(
-        caught.value
+    assert (
+        ", and denied by policy: approve='none' (the notebook's approval setting (approve='none') denies"
+        in str(caught.value)
     )
     assert CALLS == []
 
@@ -241,7 +249,9 @@ def test_a_hand_edited_recording_is_checked_and_its_text_escaped_for_the_model(n
     scripted(ip, "Done.")
     CALLS.clear()
     ip.run_line_magic("config", "AgentMagics.cassette_mode = 'new'")
-    agent_cell(ip, "--model-object scripted --new --approve all -o result --cassette c.cassette.json", "Read it.")
+    agent_cell(
+        ip, "--model-object scripted --new --approve all -o result --cassette c.cassette.json", "Read it."
+    )
     assert CALLS == []
     result = ip.user_ns["result"]
     assert [(r.call.name, r.output) for r in result.tool_results] == [("fetch", HOSTILE_RESULT)]
@@ -285,12 +295,20 @@ def lookup(token: str, query: str) -> dict:
 def test_secrets_are_masked_everywhere_and_masked_requests_still_replay(notebook):
     ip = notebook
     ip.user_ns["lookup"] = lookup
-    call = f'<tool_call>{{"name": "lookup", "arguments": {{"token": "{SECRET}", "query": "cats"}}}}</tool_call>'
+    call = (
+        f'<tool_call>{{"name": "lookup", "arguments": {{"token": "{SECRET}", "query": "cats"}}}}</tool_call>'
+    )
     # The answer streams the secret cut in two chunks, as a tokenizer would.
-    answer = [ModelChunk(text="Your key sk-Live0123"), ModelChunk(text="456789abcdef works."), ModelChunk(done=True)]
+    answer = [
+        ModelChunk(text="Your key sk-Live0123"),
+        ModelChunk(text="456789abcdef works."),
+        ModelChunk(done=True),
+    ]
     ip.user_ns["scripted"] = ScriptedModel([call, answer])
     ip.run_line_magic("config", f"AgentMagics.cassette_mask = [{MASK!r}]")
-    recorded = agent_cell(ip, "--model-object scripted --new --record c.cassette.json", f"Use {SECRET} for cats.")
+    recorded = agent_cell(
+        ip, "--model-object scripted --new --record c.cassette.json", f"Use {SECRET} for cats."
+    )
     text = Path("c.cassette.json").read_text()
     assert "Live0123" not in text and "456789abcdef" not in text
     assert '{"content": "Use *** for cats.", "role": "user"}' in text
@@ -299,11 +317,15 @@ def test_secrets_are_masked_everywhere_and_masked_requests_still_replay(notebook
     assert loaded.tool_entries[0].result.value.json_value == {"echo ***": "found cats with ***"}
     assert [c.text for c in loaded.entries[1].chunks] == ["Your key *** works.", "", ""]
     CALLS.clear()
-    replayed = agent_cell(ip, "--model-object scripted --new --replay c.cassette.json", f"Use {SECRET} for cats.")
+    replayed = agent_cell(
+        ip, "--model-object scripted --new --replay c.cassette.json", f"Use {SECRET} for cats."
+    )
     assert CALLS == []
     assert replayed == recorded.replace("sk-Live0123456789abcdef", "***").replace(SECRET, "***")
     # Another secret of the same shape matches the same (masked) recording.
-    assert agent_cell(ip, "--model-object scripted --new --replay c.cassette.json", "Use sk-Other999 for cats.").endswith("works.")
+    assert agent_cell(
+        ip, "--model-object scripted --new --replay c.cassette.json", "Use sk-Other999 for cats."
+    ).endswith("works.")
     # Without the mask, the live secret is in the request and nothing matches.
     # A request with no recording: the error, which quotes the cell, says *** too.
     with pytest.raises(CassetteError) as caught:
@@ -319,7 +341,10 @@ def test_secrets_are_masked_everywhere_and_masked_requests_still_replay(notebook
 
 def test_bad_masks_are_refused(tmp_path):
     for mask, message in (
-        ("(", "The cassette mask '(' is not a valid regular expression: missing ), unterminated subpattern at position 0."),
+        (
+            "(",
+            "The cassette mask '(' is not a valid regular expression: missing ), unterminated subpattern at position 0.",
+        ),
         ("a*", "The cassette mask 'a*' matches the empty string; write a pattern for the secret itself."),
         (3, "A cassette mask must be a regular expression (a string), got 3."),
     ):
@@ -330,7 +355,13 @@ def test_bad_masks_are_refused(tmp_path):
 
 def test_vcr_mode_names_are_accepted_wherever_a_mode_is(notebook, monkeypatch, tmp_path):
     assert MODES == ("once", "record", "replay", "auto", "off", "all", "none", "new")
-    assert [mode_of(m) for m in ("new", "ALL", " none ", "once", "off")] == ["auto", "record", "replay", "once", "off"]
+    assert [mode_of(m) for m in ("new", "ALL", " none ", "once", "off")] == [
+        "auto",
+        "record",
+        "replay",
+        "once",
+        "off",
+    ]
     inner = ScriptedModel(["one", "two"])
     recording = cassette_model(str(tmp_path / "a.json"), "all", lambda: inner, name="s")
     assert isinstance(recording, RecordingModel) and recording.tool_tape.mode == "record"

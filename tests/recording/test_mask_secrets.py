@@ -47,7 +47,12 @@ around = st.binary(max_size=5)
 
 
 @settings(max_examples=200, deadline=None)
-@given(secret=secrets, before=around, after=around, form=st.sampled_from(["plain", "percent", "plus", "b64", "urlsafe"]))
+@given(
+    secret=secrets,
+    before=around,
+    after=around,
+    form=st.sampled_from(["plain", "percent", "plus", "b64", "urlsafe"]),
+)
 def test_a_secret_is_unreadable_in_any_written_form_after_masking(secret, before, after, form):
     whole = before + secret.encode() + after
     text = {

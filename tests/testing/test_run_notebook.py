@@ -71,6 +71,8 @@ def test_several_agent_cells_a_denial_and_a_failing_cell(tmp_path):
         (4, "Greet Ada.", "Hello {name}."),
     ]
     assert [(r.name, r.kind) for r in run.results] == [("delete", "denied")]
-    assert run.cells[0].transcript.startswith("[tool] delete(path='a.txt') -> denied (by policy: approve='none')\n")
+    assert run.cells[0].transcript.startswith(
+        "[tool] delete(path='a.txt') -> denied (by policy: approve='none')\n"
+    )
     assert run.notebook.cells[5].outputs[0]["ename"] == "ZeroDivisionError"
     assert not json.loads((tmp_path / "two.ipynb").read_text())["cells"][2]["outputs"]  # nothing saved

@@ -43,11 +43,15 @@ def run(model, tools=(add, shout), prompt="What is 2 + 3?", **options):
 
 
 def test_tool_call_is_the_text_a_model_writes():
-    assert tool_call("add", a=2, b=3) == '<tool_call>{"name": "add", "arguments": {"a": 2, "b": 3}}</tool_call>'
+    assert (
+        tool_call("add", a=2, b=3) == '<tool_call>{"name": "add", "arguments": {"a": 2, "b": 3}}</tool_call>'
+    )
     assert tool_call("shout", text="çà </tool_call>") == (
         '<tool_call>{"name": "shout", "arguments": {"text": "çà </tool_call>"}}</tool_call>'
     )
-    assert tool_call("name", name="x") == '<tool_call>{"name": "name", "arguments": {"name": "x"}}</tool_call>'
+    assert (
+        tool_call("name", name="x") == '<tool_call>{"name": "name", "arguments": {"name": "x"}}</tool_call>'
+    )
 
 
 def test_a_scripted_model_answers_in_order(scripted_model):
@@ -55,7 +59,9 @@ def test_a_scripted_model_answers_in_order(scripted_model):
     assert isinstance(model, ScriptedModel) and model.name == "scripted"
     _, result = run(model)
     assert result.text == "2 + 3 = 5."
-    assert [(r.call.name, r.call.arguments, r.output) for r in result.tool_results] == [("add", {"a": 2, "b": 3}, "5")]
+    assert [(r.call.name, r.call.arguments, r.output) for r in result.tool_results] == [
+        ("add", {"a": 2, "b": 3}, "5")
+    ]
     assert model.remaining == 0
 
 
@@ -69,7 +75,10 @@ def test_scripted_answers_may_be_chunks_and_the_model_named():
     ("answers", "message"),
     [
         ((["a", "b"], 3), "scripted_model: answer 2 is int 3; give each answer as a string"),
-        (({"name": "add"},), "scripted_model: answer 1 is dict {'name': 'add'}; give each answer as a string"),
+        (
+            ({"name": "add"},),
+            "scripted_model: answer 1 is dict {'name': 'add'}; give each answer as a string",
+        ),
         ((None,), "scripted_model: answer 1 is NoneType None; give each answer as a string"),
         ((["a", 1],), "scripted_model: answer 1 is list ['a', 1]; give each answer as a string"),
     ],
@@ -88,7 +97,7 @@ def test_the_guard_refuses_servers_and_the_embedded_model_and_restores_both(monk
     stream = LlamaCppModel.stream
     with no_model_requests():
         assert meowgent_nb.models.ALLOW_MODEL_REQUESTS is False
-        with pytest.raises(ModelError, match="^Refusing to contact"):
+        with pytest.raises(ModelError, match=r"^Refusing to contact"):
             run(OllamaModel("qwen2.5:0.5b", host="127.0.0.1:9"), tools=())
         with pytest.raises(ModelError) as error:
             run(LlamaCppModel("/nowhere/model.gguf"), tools=())
@@ -109,7 +118,7 @@ def test_the_guard_restores_after_an_error(monkeypatch):
 
 def test_the_guard_fixture(no_model_requests):
     assert meowgent_nb.models.ALLOW_MODEL_REQUESTS is False
-    with pytest.raises(ModelError, match="^Refusing to run the embedded model"):
+    with pytest.raises(ModelError, match=r"^Refusing to run the embedded model"):
         asyncio.run(LlamaCppModel("/nowhere/model.gguf").stream(None).__anext__())
 
 
@@ -136,11 +145,16 @@ def test_a_different_system_prompt_shows_the_one_sent(sent):
     with pytest.raises(AssertionError) as error:
         assert_system_prompt(sent, "Be thorough.")
     text = str(error.value)
-    assert text.startswith("the system prompt of request 2 of 2 does not contain 'Be thorough.'; it was:\n    Be brief.")
+    assert text.startswith(
+        "the system prompt of request 2 of 2 does not contain 'Be thorough.'; it was:\n    Be brief."
+    )
     assert '    <tool name="add">Add two whole numbers.' in text.splitlines()
-    with pytest.raises(AssertionError, match=r"^the system prompt of request 1 of 2 is not the one expected; it was:\n    Be brief\."):
+    with pytest.raises(
+        AssertionError,
+        match=r"^the system prompt of request 1 of 2 is not the one expected; it was:\n    Be brief\.",
+    ):
         assert_system_prompt(sent, equals="Be brief.", request=0)
-    with pytest.raises(ValueError, match="^assert_system_prompt: say what to look for"):
+    with pytest.raises(ValueError, match=r"^assert_system_prompt: say what to look for"):
         assert_system_prompt(sent)
 
 
@@ -159,7 +173,9 @@ def test_the_last_turn_offers_no_tools():
     model = scripted_model(tool_call("add", a=1, b=1), "2.")
     run(model, max_turns=2)
     assert_tools_offered(model, [])
-    with pytest.raises(AssertionError, match=r"^request 2 of 2 offered the tools \[\], not \['add'\]; missing: \['add'\]$"):
+    with pytest.raises(
+        AssertionError, match=r"^request 2 of 2 offered the tools \[\], not \['add'\]; missing: \['add'\]$"
+    ):
         assert_tools_offered(model, ["add"])
 
 
@@ -173,18 +189,28 @@ def test_a_prompt_that_begins_like_a_tool_result_is_the_persons():
 def test_another_user_message_shows_the_one_sent(sent):
     with pytest.raises(AssertionError) as error:
         assert_last_user_message(sent, "What is 2 + 4?")
-    assert str(error.value) == "the last user message of request 2 of 2 is not 'What is 2 + 4?'; it was:\n    What is 2 + 3?"
+    assert (
+        str(error.value)
+        == "the last user message of request 2 of 2 is not 'What is 2 + 4?'; it was:\n    What is 2 + 3?"
+    )
 
 
 @pytest.mark.parametrize("index", [2, -3, "0", 1.0, True])
 def test_a_request_that_was_not_sent_is_named(sent, index):
     with pytest.raises(AssertionError) as error:
         assert_last_user_message(sent, "x", request=index)
-    assert str(error.value) == f"ScriptedModel('scripted', remaining=0) was sent 2 request(s); there is no request index {index!r}"
+    assert (
+        str(error.value)
+        == f"ScriptedModel('scripted', remaining=0) was sent 2 request(s); there is no request index {index!r}"
+    )
 
 
 def test_a_model_that_was_sent_nothing_or_keeps_nothing():
-    with pytest.raises(AssertionError, match=r"^ScriptedModel\('scripted', remaining=1\) was sent no request$"):
+    with pytest.raises(
+        AssertionError, match=r"^ScriptedModel\('scripted', remaining=1\) was sent no request$"
+    ):
         assert_system_prompt(scripted_model("x"), "x")
-    with pytest.raises(TypeError, match="keeps no list of the requests it was sent; use a ScriptedModel or a FunctionModel"):
+    with pytest.raises(
+        TypeError, match="keeps no list of the requests it was sent; use a ScriptedModel or a FunctionModel"
+    ):
         assert_system_prompt(OllamaModel("qwen2.5:0.5b"), "x")

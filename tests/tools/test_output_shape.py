@@ -63,8 +63,12 @@ def test_pydantic_and_dataclass_values_are_bounded_too():
         items: list[int]
 
     assert output_text(Page(rows=[1, 2]), None) == '{"rows":[1,2]}'  # unchanged: pydantic's own JSON
-    assert json.loads(output_text(Page(rows=list(range(10))), None, items=2)) == {"rows": [0, 1, "... 8 more items"]}
-    assert json.loads(output_text(Box(items=list(range(10))), None, items=2)) == {"items": [0, 1, "... 8 more items"]}
+    assert json.loads(output_text(Page(rows=list(range(10))), None, items=2)) == {
+        "rows": [0, 1, "... 8 more items"]
+    }
+    assert json.loads(output_text(Box(items=list(range(10))), None, items=2)) == {
+        "items": [0, 1, "... 8 more items"]
+    }
 
 
 def test_the_cut_keeps_the_start_and_the_end_and_says_how_much_went():
@@ -85,7 +89,9 @@ def test_the_agents_settings_shape_each_result_and_the_note_says_how():
     agent = Agent(ScriptedModel([call, "ok"]), tools=[rows], max_output_items=2, max_output_depth=3)
     (result,) = agent.run("x").tool_results
     assert json.loads(result.output) == [
-        {"id": 0, "tags": {"a": "{1 key}"}}, {"id": 1, "tags": {"a": "{1 key}"}}, "... 98 more items",
+        {"id": 0, "tags": {"a": "{1 key}"}},
+        {"id": 1, "tags": {"a": "{1 key}"}},
+        "... 98 more items",
     ]
     assert shape_note(Shape(4000, 2, 3)) == (
         "Its results reach the model as text cut to 4,000 characters, keeping the start and the end; lists and"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import enum
-from typing import Annotated, Literal, Optional
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
 from typing_extensions import TypedDict
@@ -56,7 +56,7 @@ def test_optional_union_enum_list():
     @tool
     def search(
         query: str,
-        limit: Optional[int] = None,
+        limit: int | None = None,
         key: int | str = 0,
         unit: Unit = Unit.CELSIUS,
         tags: list[str] = [],
@@ -133,7 +133,9 @@ def test_recursive_model_stays_in_defs():
         "required": ["tree"],
         "type": "object",
     }
-    assert walk.validate({"tree": {"label": "a", "children": [{"label": "b"}]}})["tree"].children[0].label == "b"
+    assert (
+        walk.validate({"tree": {"label": "a", "children": [{"label": "b"}]}})["tree"].children[0].label == "b"
+    )
 
 
 def test_description_precedence_annotated_string_then_field_then_docstring():
@@ -163,7 +165,9 @@ def test_description_precedence_annotated_string_then_field_then_docstring():
 
 def test_field_constraints_are_kept():
     @tool
-    def pick(n: Annotated[int, Field(ge=1, le=5)] = 3, code: Annotated[str, Field(pattern="^[A-Z]{3}$")] = "ABC"):
+    def pick(
+        n: Annotated[int, Field(ge=1, le=5)] = 3, code: Annotated[str, Field(pattern="^[A-Z]{3}$")] = "ABC"
+    ):
         """Pick."""
 
     assert pick.parameters["properties"] == {
@@ -201,7 +205,7 @@ def test_parameter_named_title_keeps_its_schema():
     assert rename.validate({"title": "T"}) == {"title": "T", "model_config": "x"}
 
 
-GOOGLE = '''Convert an amount between currencies.
+GOOGLE = """Convert an amount between currencies.
 
 Uses the daily rate.
 
@@ -212,9 +216,9 @@ Args:
 
 Returns:
     The converted amount.
-'''
+"""
 
-NUMPY = '''Convert an amount between currencies.
+NUMPY = """Convert an amount between currencies.
 
 Uses the daily rate.
 
@@ -229,16 +233,16 @@ Returns
 -------
 float
     The converted amount.
-'''
+"""
 
-SPHINX = '''Convert an amount between currencies.
+SPHINX = """Convert an amount between currencies.
 
 Uses the daily rate.
 
 :param amount: How much to convert.
 :param currency: ISO code of the target currency, e.g. EUR.
 :returns: The converted amount.
-'''
+"""
 
 
 def _convert_with(doc: str, annotate_return: bool) -> Tool:

@@ -54,7 +54,9 @@ def test_ranking_is_bm25_and_ties_keep_the_index_order():
     # idf = ln(1 + (3 - 2 + 0.5) / (2 + 0.5)); score = idf * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * len / 11)).
     assert [round(s, 4) for s in index.scores("unit")] == [0.4228, 0.0, 0.8339]
     assert index.search("unit") == [convert_units, get_weather]
-    twins = [Tool.from_schema(n, "Do a thing.", {"type": "object"}, print) for n in ("thing_two", "thing_one")]
+    twins = [
+        Tool.from_schema(n, "Do a thing.", {"type": "object"}, print) for n in ("thing_two", "thing_one")
+    ]
     assert [t.name for t in ToolIndex(twins).search("thing")] == ["thing_two", "thing_one"]
     assert ToolIndex(TOOLS).search("unit", limit=1) == [convert_units]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import subprocess
 import sys
-from typing import Annotated, Literal, Optional
+from typing import Annotated, Literal
 
 import pytest
 from pydantic import BaseModel
@@ -88,10 +88,7 @@ def test_unannotated_self_points_at_the_bound_method():
 
 
 def test_unresolvable_type_hint_names_the_parameter():
-    source = (
-        "from __future__ import annotations\n"
-        "def f(x: Missing, y: int) -> Gone: ...\n"
-    )
+    source = "from __future__ import annotations\ndef f(x: Missing, y: int) -> Gone: ...\n"
     namespace: dict = {}
     exec(source, namespace)
     with pytest.raises(ToolDefinitionError) as caught:
@@ -119,7 +116,11 @@ def test_bad_options_are_reported_together():
 
 
 def test_validate_coerces_and_fills_defaults():
-    assert get_weather.validate({"city": "Oslo", "days": "17"}) == {"city": "Oslo", "unit": "celsius", "days": 17}
+    assert get_weather.validate({"city": "Oslo", "days": "17"}) == {
+        "city": "Oslo",
+        "unit": "celsius",
+        "days": 17,
+    }
 
 
 def test_validation_error_lines_name_argument_problem_and_allowed():
@@ -134,25 +135,25 @@ def test_validation_error_lines_name_argument_problem_and_allowed():
     )
     assert _error(get_weather, ["Oslo"]) == (
         "Invalid arguments for tool 'get_weather':\n"
-        "- (arguments): must be a JSON object mapping argument names to values, got [\"Oslo\"]"
+        '- (arguments): must be a JSON object mapping argument names to values, got ["Oslo"]'
     )
 
 
 def test_validation_of_nested_union_and_long_input():
     @tool
-    def ship(to: Address, key: int | list[int], note: Optional[str] = None) -> None:
+    def ship(to: Address, key: int | list[int], note: str | None = None) -> None:
         """Ship."""
 
     assert _error(ship, {"to": {"zip_code": "x"}, "key": "k", "note": "n" * 100}) == (
         "Invalid arguments for tool 'ship':\n"
         "- to.street: missing; this field is required\n"
-        "- to.zip_code: input should be a valid integer, unable to parse string as an integer, got \"x\"\n"
-        "- key: input should be int | list[int], got \"k\""
+        '- to.zip_code: input should be a valid integer, unable to parse string as an integer, got "x"\n'
+        '- key: input should be int | list[int], got "k"'
     )
     message = _error(ship, {"to": {"street": "s"}, "key": [1, "b"], "note": 5})
     assert message == (
         "Invalid arguments for tool 'ship':\n"
-        "- key: input should be int | list[int], got [1, \"b\"]\n"
+        '- key: input should be int | list[int], got [1, "b"]\n'
         "- note: input should be a valid string, got 5"
     )
     long_value = "n" * 100
@@ -168,7 +169,10 @@ def test_tool_without_parameters_rejects_arguments():
         return "noon"
 
     assert now.parameters == {"additionalProperties": False, "properties": {}, "type": "object"}
-    assert _error(now, {"x": 1}) == "Invalid arguments for tool 'now':\n- x: unknown argument; this tool takes no arguments"
+    assert (
+        _error(now, {"x": 1})
+        == "Invalid arguments for tool 'now':\n- x: unknown argument; this tool takes no arguments"
+    )
     assert now.run({}) == "noon"
 
 
@@ -228,7 +232,7 @@ def test_config_tool_renders_validates_and_runs_like_a_function():
     def lookup_order(
         order_id: Annotated[int, "The order number"],
         region: Literal["eu", "us"] = "eu",
-        note: Optional[str] = None,
+        note: str | None = None,
     ):
         """Find an order."""
 
@@ -237,7 +241,7 @@ def test_config_tool_renders_validates_and_runs_like_a_function():
     assert lookup.run({"order_id": "7"}) == {"order_id": 7, "region": "eu", "note": None}
     assert _error(lookup, {"order_id": "x", "extra": 1}) == (
         "Invalid arguments for tool 'lookup_order':\n"
-        "- order_id: input should be a valid integer, unable to parse string as an integer, got \"x\"\n"
+        '- order_id: input should be a valid integer, unable to parse string as an integer, got "x"\n'
         "- extra: unknown argument; this tool takes: order_id, region, note"
     )
 
@@ -248,13 +252,16 @@ def test_config_without_arguments_and_bad_configs():
     assert ping.run({}) == "pong"
     with pytest.raises(ToolDefinitionError) as caught:
         Tool.from_config(
-            {"name": "x", "arguments": [{"name": "a", "type": "decimal"}, {"name": "a", "kind": "s"}]}, _lookup
+            {"name": "x", "arguments": [{"name": "a", "type": "decimal"}, {"name": "a", "kind": "s"}]},
+            _lookup,
         )
     assert str(caught.value) == (
         "Cannot make a tool from config 'x':\n- arguments.1.kind: extra inputs are not permitted"
     )
     with pytest.raises(ToolDefinitionError) as caught:
-        Tool.from_config({"name": "x", "arguments": [{"name": "a", "type": "decimal"}, {"name": "a"}]}, _lookup)
+        Tool.from_config(
+            {"name": "x", "arguments": [{"name": "a", "type": "decimal"}, {"name": "a"}]}, _lookup
+        )
     assert caught.value.problems == (
         "argument 'a': unknown type 'decimal'; use one of array, bool, boolean, dict, float, int,"
         " integer, list, number, object, str, string",
@@ -316,7 +323,9 @@ def test_schema_tool_names_each_missing_field_once():
     assert _error(edit, {"path": "a.txt", "edits": [{"newText": "x"}]}) == (
         "Invalid arguments for tool 'edit_file':\n- edits[0].oldText: missing; this field is required"
     )
-    assert _error(edit, {"path": "a.txt", "edits": [{}, {"oldText": "y", "newText": "z", "dryRun": True}]}) == (
+    assert _error(
+        edit, {"path": "a.txt", "edits": [{}, {"oldText": "y", "newText": "z", "dryRun": True}]}
+    ) == (
         "Invalid arguments for tool 'edit_file':\n"
         "- edits[0].oldText: missing; this field is required\n"
         "- edits[0].newText: missing; this field is required\n"
@@ -421,7 +430,7 @@ def test_schema_tool_rejects_an_invalid_schema():
     with pytest.raises(ToolDefinitionError) as caught:
         Tool.from_schema("s", "S.", {"type": "array", "minItems": -1}, _lookup)
     assert caught.value.problems == (
-        "the schema must have \"type\": \"object\", got 'array'",
+        'the schema must have "type": "object", got \'array\'',
         "the schema is not a valid JSON Schema: -1 is less than the minimum of 0",
     )
 
@@ -556,7 +565,7 @@ def test_config_and_schema_tools_take_examples_too():
     with pytest.raises(ToolDefinitionError) as caught:
         Tool.from_schema("search", "S.", {**SEARCH_SCHEMA, "examples": []}, _lookup, examples=[])
     assert caught.value.problems == (
-        "examples are given twice, as examples= and as the schema's \"examples\"; keep one",
+        'examples are given twice, as examples= and as the schema\'s "examples"; keep one',
     )
 
 

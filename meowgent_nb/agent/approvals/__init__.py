@@ -12,13 +12,21 @@ from __future__ import annotations
 import copy
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol, Union, runtime_checkable
+from typing import Any, Literal, Protocol, runtime_checkable
 
 from ...tools.core import Tool, ToolCall
 from ..rules import Rules
 
 __all__ = [
-    "ApprovalRequest", "Approved", "Approver", "AutoApprove", "Decision", "Denied", "DenyAll", "decide", "ruled"
+    "ApprovalRequest",
+    "Approved",
+    "Approver",
+    "AutoApprove",
+    "Decision",
+    "Denied",
+    "DenyAll",
+    "decide",
+    "ruled",
 ]
 
 
@@ -44,7 +52,7 @@ class Denied:
     """Who or what decided, for the record and the call's card ("by you", "MEOWGENT_APPROVE=none")."""
 
 
-Decision = Union[Approved, Denied]
+Decision = Approved | Denied
 
 
 @dataclass(frozen=True)
@@ -91,7 +99,9 @@ class DenyAll:
 
 
 async def decide(
-    approver: Approver, calls: Sequence[tuple[ToolCall, Tool, Mapping[str, Any]]], deny_if_approver_fails: bool = False
+    approver: Approver,
+    calls: Sequence[tuple[ToolCall, Tool, Mapping[str, Any]]],
+    deny_if_approver_fails: bool = False,
 ) -> list[Decision]:
     """``approver``'s decisions on ``calls`` (each with its validated arguments), one per call.
 
@@ -113,10 +123,16 @@ async def decide(
         reason = f"the approver {approver!r} failed ({type(error).__name__}: {error}), so none of them ran."
         return [Denied(reason, "the approver failed")] * len(requests)
     decisions = _listed(answer)
-    if decisions is None or len(decisions) != len(requests) or not all(
-        isinstance(d, (Approved, Denied)) for d in decisions
+    if (
+        decisions is None
+        or len(decisions) != len(requests)
+        or not all(isinstance(d, (Approved, Denied)) for d in decisions)
     ):
-        count = f"{len(decisions)} answered" if decisions is not None else f"answered with a {type(answer).__name__}"
+        count = (
+            f"{len(decisions)} answered"
+            if decisions is not None
+            else f"answered with a {type(answer).__name__}"
+        )
         reason = (
             f"the approver {approver!r} did not return one Approved or Denied per call"
             f" ({len(requests)} asked, {count}), so none of them ran."
@@ -143,7 +159,9 @@ def _listed(answer: Any) -> list[Any] | None:
         return None
 
 
-def ruled(rules: Rules | None, tool: Tool, values: Mapping[str, Any], asks: bool) -> Decision | Literal["ask"] | None:
+def ruled(
+    rules: Rules | None, tool: Tool, values: Mapping[str, Any], asks: bool
+) -> Decision | Literal["ask"] | None:
     """What the rules and the tool's ``approval=`` function say about a validated call.
 
     A deny from a rule, then from the tool's function, wins; then a rule's allow (`Approved`) or
@@ -185,7 +203,9 @@ def tool_verdict(tool: Tool, values: Mapping[str, Any]) -> Denied | Literal["ask
     try:
         answer = function(_copied(values))
     except Exception as error:  # noqa: BLE001 - a broken check denies, it never lets the call through
-        return Denied(f"{name} failed ({type(error).__name__}: {error}), so the call was not run.", f"{name} failed")
+        return Denied(
+            f"{name} failed ({type(error).__name__}: {error}), so the call was not run.", f"{name} failed"
+        )
     word = answer if isinstance(answer, str) else None  # no == on an unknown object: it may raise
     if answer is True or word == "ask":
         return "ask"

@@ -57,7 +57,9 @@ class DecisionRecord:
 
     def row(self) -> dict[str, Any]:
         """The record as a table row (the columns of `DecisionLog.table`)."""
-        arguments = self.arguments if self.ran_with is None else {"asked": self.arguments, "ran": self.ran_with}
+        arguments = (
+            self.arguments if self.ran_with is None else {"asked": self.arguments, "ran": self.ran_with}
+        )
         return {
             "time": self.time.strftime("%H:%M:%S"),
             "tool": self.tool,
@@ -180,7 +182,7 @@ async def logged(
         stopped = not isinstance(error, Exception)
         by = "a stop before a decision" if stopped else "the approver, which raised"
         reason = "" if stopped else f"{type(error).__name__}: {error}"
-        for call, tool, values in calls:
+        for _call, tool, values in calls:
             log.add(_record(tool, values, "denied", by, reason, None, f"denied: {by}"))
         raise
     records = [_record_of(tool, values, decision) for (_, tool, values), decision in zip(calls, decisions)]
@@ -198,7 +200,15 @@ def _record_of(tool: Tool, values: Mapping[str, Any], decision: Decision) -> Dec
         return _record(tool, values, "denied", decided_by(decision), visible(decision.message), None, words)
     ran = None if decision.arguments is None else _plain(decision.arguments)
     edited = ran is not None and _canonical(ran) != _canonical(_plain(values))
-    return _record(tool, values, "edited" if edited else "approved", decided_by(decision), "", ran if edited else None, words)
+    return _record(
+        tool,
+        values,
+        "edited" if edited else "approved",
+        decided_by(decision),
+        "",
+        ran if edited else None,
+        words,
+    )
 
 
 def _record(

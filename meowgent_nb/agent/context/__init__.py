@@ -61,7 +61,10 @@ PARTS = (
 
 def answer_tokens(model: Any) -> int | None:
     """The longest answer the model gives, where it says (``max_tokens``, or Ollama's ``num_predict``)."""
-    for value in (getattr(model, "max_tokens", None), (getattr(model, "options", None) or {}).get("num_predict")):
+    for value in (
+        getattr(model, "max_tokens", None),
+        (getattr(model, "options", None) or {}).get("num_predict"),
+    ):
         if isinstance(value, int) and not isinstance(value, bool) and value > 0:
             return value
     return None

@@ -38,10 +38,10 @@ from typing import Any, Literal
 
 from ...models.base import Model, ModelError
 from ...tools.calls import is_tool_result
-from ._summary import summary_budget, summary_message, summary_request, write_summary
 from . import CHARACTERS_PER_TOKEN
+from ._summary import summary_budget, summary_message, summary_request, write_summary
 
-__all__ = ["CONTEXT_POLICIES", "Compacted", "Compaction", "ContextFull", "ContextPolicy", "LOW_WATER"]
+__all__ = ["CONTEXT_POLICIES", "LOW_WATER", "Compacted", "Compaction", "ContextFull", "ContextPolicy"]
 
 ContextPolicy = Literal["compact", "summarize", "error", "off"]
 CONTEXT_POLICIES = ("compact", "summarize", "error", "off")
@@ -172,7 +172,9 @@ class Compaction:
         if policy == "summarize":  # sized as the room kept for it, whatever the summary before was
             fixed += summary_budget(window) + _PER_MESSAGE
         if policy == "error":
-            raise ContextFull(_too_big(before, window, margin, "AgentMagics.context = 'compact' (Agent(context='compact'))"))
+            raise ContextFull(
+                _too_big(before, window, margin, "AgentMagics.context = 'compact' (Agent(context='compact'))")
+            )
         target = int(budget * LOW_WATER)
         shortened = left_out = 0
         total = before
@@ -192,7 +194,9 @@ class Compaction:
         own = _results(messages, run_start, len(messages))
 
         def run_size() -> int:
-            return fixed + sum(size.message(m) for m in self.view(messages, summary=False)[run_start - self.dropped :])
+            return fixed + sum(
+                size.message(m) for m in self.view(messages, summary=False)[run_start - self.dropped :]
+            )
 
         for index in own:
             if total <= target or run_size() <= int(budget * LOW_WATER):

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...errors import MeowgentError
-from .language import Expectation, ExpectedCall, parse_expectation, value_matches, written
 from ..result import AgentResult
+from .language import Expectation, ExpectedCall, parse_expectation, value_matches, written
 
 __all__ = ["Act", "ExpectationNotMet", "Verdict", "acts_of", "check_expectation"]
 
@@ -103,7 +103,11 @@ class ExpectationNotMet(MeowgentError, AssertionError):
 
     def _render_traceback_(self) -> list[str]:
         line, *table = str(self).splitlines()
-        return [f"\x1b[31m{type(self).__name__}\x1b[0m: {line}", *table, "(the full traceback: %agent traceback)"]
+        return [
+            f"\x1b[31m{type(self).__name__}\x1b[0m: {line}",
+            *table,
+            "(the full traceback: %agent traceback)",
+        ]
 
 
 def check_expectation(expectation: Expectation | str, result: AgentResult) -> Verdict:
@@ -141,13 +145,16 @@ def check_expectation(expectation: Expectation | str, result: AgentResult) -> Ve
     extra = [a for a in range(len(acts)) if a not in pairs.values()]
     if extra and not expectation.others:
         shown = ", ".join(f"{acts[a].position} {acts[a]}" for a in extra)
-        problems.append(f"call{'s' * (len(extra) > 1)} {shown} {'were' if len(extra) > 1 else 'was'} not expected (end the calls with ', ...' to allow others)")
+        problems.append(
+            f"call{'s' * (len(extra) > 1)} {shown} {'were' if len(extra) > 1 else 'was'} not expected (end the calls with ', ...' to allow others)"
+        )
     if not end_ok:
         problems.append(f"the run ended {ended}, expected {expectation.end}")
     rows = [
         Row(
             flat[i][0],
-            flat[i][1].source + (f" -> {flat[i][1].outcome}" if flat[i][1].outcome and "->" not in flat[i][1].source else ""),
+            flat[i][1].source
+            + (f" -> {flat[i][1].outcome}" if flat[i][1].outcome and "->" not in flat[i][1].source else ""),
             f"{acts[pairs[i]].position} {acts[pairs[i]]}" if i in pairs else "-",
             "✗ " + marks[i] if i in marks else "✓" if i in pairs else "✗ missing",
             i in pairs and i not in marks,
@@ -177,8 +184,10 @@ def _end_fits(end: str | None, stopped: str) -> bool:
 
 
 def _fits(call: ExpectedCall, act: Act) -> bool:
-    return value_matches(call.tool, act.name) and _outcome_fits(call.outcome, act.outcome) and all(
-        _argument_fits(value, name, act) for name, value in call.arguments
+    return (
+        value_matches(call.tool, act.name)
+        and _outcome_fits(call.outcome, act.outcome)
+        and all(_argument_fits(value, name, act) for name, value in call.arguments)
     )
 
 
@@ -202,7 +211,7 @@ def _in_order(steps: Sequence[Sequence[ExpectedCall]], acts: list[Act]) -> dict[
     start = first = 0
     for step in steps:
         for last in range(start + len(step) - 1, len(acts)):
-            match = _matching(range(len(step)), range(start, last + 1), lambda i, a: _fits(step[i], acts[a]))
+            match = _matching(range(len(step)), range(start, last + 1), lambda i, a: _fits(step[i], acts[a]))  # noqa: B023 - called within this iteration
             if len(match) == len(step):
                 break
         else:
@@ -236,7 +245,10 @@ def _difference(call: ExpectedCall, act: Act) -> tuple[str, str]:
     for name, value in call.arguments:
         if not _argument_fits(value, name, act):
             if name not in act.arguments and name not in act.sent:
-                return f"no {name}", f"call {act.position} {act.name} had no {name} (expected {name}={written(value)})"
+                return (
+                    f"no {name}",
+                    f"call {act.position} {act.name} had no {name} (expected {name}={written(value)})",
+                )
             had = act.arguments.get(name, act.sent.get(name))
             return (
                 f"wrong {name}",
@@ -248,7 +260,9 @@ def _difference(call: ExpectedCall, act: Act) -> tuple[str, str]:
     )
 
 
-def _order_problem(flat: list[tuple[str, ExpectedCall]], pairs: dict[int, int], acts: list[Act], marks: dict[int, str]) -> str:
+def _order_problem(
+    flat: list[tuple[str, ExpectedCall]], pairs: dict[int, int], acts: list[Act], marks: dict[int, str]
+) -> str:
     first = None
     for i, a in pairs.items():
         for j, b in pairs.items():

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import ast
 import io
+import itertools
 import reprlib
 import tokenize
 import warnings
@@ -127,7 +128,9 @@ def parse_expectation(text: str) -> Expectation:
         raise ExpectationError(long[0], long[1], 0, len(long[1]))
     line = text.replace("\r", " ").replace("\n", " ")  # one line: offsets are columns
     if not line.strip():
-        raise ExpectationError("The expectation is empty: name the calls the run should make.", line, 0, len(line))
+        raise ExpectationError(
+            "The expectation is empty: name the calls the run should make.", line, 0, len(line)
+        )
     steps: list[list[tuple[int, int]]] = [[]]
     tokens = _tokens(line)
     depth, start = [], 0
@@ -135,7 +138,9 @@ def parse_expectation(text: str) -> Expectation:
     for token in tokens:
         at = token.start[1]
         if token.type == tokenize.COMMENT:
-            raise ExpectationError("'#' has no place in an expectation (quote a value that has one).", line, at, len(line))
+            raise ExpectationError(
+                "'#' has no place in an expectation (quote a value that has one).", line, at, len(line)
+            )
         if token.string and token.string in _OPEN:
             depth.append((token.string, at))
         elif token.string and token.string in _CLOSE:
@@ -151,7 +156,9 @@ def parse_expectation(text: str) -> Expectation:
     if depth:
         raise ExpectationError(f"{depth[-1][0]!r} is never closed.", line, depth[-1][1], len(line))
     if tokens and tokens[-1].type == tokenize.ERRORTOKEN:
-        raise ExpectationError("Cannot read the end of the expectation.", line, max(0, len(line) - 1), len(line))
+        raise ExpectationError(
+            "Cannot read the end of the expectation.", line, max(0, len(line) - 1), len(line)
+        )
     steps[-1].append((start, len(line)))
     for number, (begin, stop) in enumerate(item for step in steps for item in step):
         if not line[begin:stop].strip():
@@ -162,10 +169,14 @@ def parse_expectation(text: str) -> Expectation:
 def _empty_part(line: str, number: int, separators: list[tuple[int, int]]) -> ExpectationError:
     """The error for the ``number``th part, which is empty, marking the separator next to it."""
     if number == 0:
-        return ExpectationError("The expectation begins with a separator: name a call first.", line, *separators[0])
+        return ExpectationError(
+            "The expectation begins with a separator: name a call first.", line, *separators[0]
+        )
     if number == len(separators):
         return ExpectationError(
-            "The expectation ends with a separator: name a call after it, or remove it.", line, *separators[-1]
+            "The expectation ends with a separator: name a call after it, or remove it.",
+            line,
+            *separators[-1],
         )
     return ExpectationError("Nothing between two separators: name a call there.", line, *separators[number])
 
@@ -185,7 +196,9 @@ def _tokens(line: str) -> list[tokenize.TokenInfo]:
             if token.type == tokenize.ERRORTOKEN and token.string.strip():
                 at = token.start[1]
                 what = "a string that is never closed" if token.string in "'\"" else f"{token.string!r}"
-                raise ExpectationError(f"Cannot read {what} here.", line, at, len(line) if what[0] == "a" else at + 1)
+                raise ExpectationError(
+                    f"Cannot read {what} here.", line, at, len(line) if what[0] == "a" else at + 1
+                )
             if token.type == tokenize.OP and token.string in _OPEN:
                 level += 1
                 if level > MAX_NESTING:
@@ -206,10 +219,7 @@ def _assemble(line: str, steps: list[list[tuple[int, int]]], tokens: list[tokeni
     last = steps[-1]
     if len(last) == 1 and line[last[0][0] : last[0][1]].strip() in ENDS:
         end = line[last[0][0] : last[0][1]].strip()
-        if len(steps) == 1:
-            steps = []
-        else:
-            steps = steps[:-1]
+        steps = [] if len(steps) == 1 else steps[:-1]
     others = False
     read: list[tuple[ExpectedCall, ...]] = []
     for number, step in enumerate(steps):
@@ -218,11 +228,13 @@ def _assemble(line: str, steps: list[list[tuple[int, int]]], tokens: list[tokeni
             part = line[start:stop].strip()
             at = start + len(line[start:stop]) - len(line[start:stop].lstrip())
             if part == "...":
-                if number != len(steps) - 1 or position != len(step) - 1 or len(step) == 1 and number > 0:
+                if number != len(steps) - 1 or position != len(step) - 1 or (len(step) == 1 and number > 0):
                     raise ExpectationError(
                         "'...' allows calls not named anywhere in the run: write it once, last, as ', ...'"
                         " (A then B, ...).",
-                        line, at, at + 3,
+                        line,
+                        at,
+                        at + 3,
                     )
                 others = True
                 continue
@@ -230,7 +242,9 @@ def _assemble(line: str, steps: list[list[tuple[int, int]]], tokens: list[tokeni
                 raise ExpectationError(
                     f"{part!r} says how the run ended: put it last, alone (A then {part}); a tool named"
                     f" so is written {part}().",
-                    line, at, at + len(part),
+                    line,
+                    at,
+                    at + len(part),
                 )
             calls.append(_call(line, at, part, tokens))
         if calls:
@@ -254,13 +268,15 @@ def _call(line: str, at: int, part: str, tokens: list[tokenize.TokenInfo]) -> Ex
             raise ExpectationError(
                 f"Unknown outcome {outcome!r}: write -> ok, -> error or -> denied"
                 " (or timeout, invalid_arguments, unknown_tool, parse_error).",
-                line, where, max(where + 1, at + len(part)),
+                line,
+                where,
+                max(where + 1, at + len(part)),
             )
         part = line[at:arrow].rstrip()
     # `*` where a value goes (before `,` `)` `]` `}`) is no Python: read it as `_` (same width).
     stars = {
         t.start[1]
-        for t, nxt in zip(inside, inside[1:])
+        for t, nxt in itertools.pairwise(inside)
         if t.string == "*" and nxt.string in (",", ")", "]", "}") and nxt.start[1] < at + len(part)
     }
     source = "".join("_" if at + i in stars else c for i, c in enumerate(part))
@@ -271,7 +287,9 @@ def _call(line: str, at: int, part: str, tokens: list[tokenize.TokenInfo]) -> Ex
     except SyntaxError as error:
         offset = at + max(0, (error.offset or 1) - 1)
         hint = " (two calls are joined by ', ' or ' then ')" if _a_call(source[: offset - at]) else ""
-        raise ExpectationError(f"Cannot read {part!r} as a call: {error.msg}{hint}.", line, offset, offset + 1) from None
+        raise ExpectationError(
+            f"Cannot read {part!r} as a call: {error.msg}{hint}.", line, offset, offset + 1
+        ) from None
     except (MemoryError, RecursionError):  # Python's parser gave up: nested too deep for its stack
         raise ExpectationError(TOO_DEEP, line, at, at + len(part)) from None
     where = _Where(line, at, stars, source.encode())
@@ -284,14 +302,20 @@ def _call(line: str, at: int, part: str, tokens: list[tokenize.TokenInfo]) -> Ex
             first = node.args[0]
             raise ExpectationError(
                 "Name each argument: write tool(name=value); a value without its name is not read.",
-                line, where.col(first), where.end(first),
+                line,
+                where.col(first),
+                where.end(first),
             )
         arguments: dict[str, Any] = {}
         for keyword in node.keywords:
             if keyword.arg is None:
-                raise ExpectationError("Write each argument as name=value (no **).", line, where.col(keyword), where.end(keyword))
+                raise ExpectationError(
+                    "Write each argument as name=value (no **).", line, where.col(keyword), where.end(keyword)
+                )
             if keyword.arg in arguments:
-                raise ExpectationError(f"{keyword.arg!r} is given twice.", line, where.col(keyword), where.end(keyword))
+                raise ExpectationError(
+                    f"{keyword.arg!r} is given twice.", line, where.col(keyword), where.end(keyword)
+                )
             arguments[keyword.arg] = where.value(keyword.value)
         return ExpectedCall(tool, tuple(arguments.items()), outcome, line[at : at + len(part)].strip())
     return ExpectedCall(where.name(node), (), outcome, part.strip())
@@ -346,7 +370,9 @@ class _Where:
         raise ExpectationError(
             "A call begins with the tool's name: get_weather(city='Paris'), or 'read-file'(path='a') for"
             " a name that is no Python name.",
-            self.line, self.col(node), self.end(node),
+            self.line,
+            self.col(node),
+            self.end(node),
         )
 
     def value(self, node: ast.AST) -> Any:
@@ -360,16 +386,20 @@ class _Where:
             for key in node.keys:
                 if key is None or not isinstance(key, ast.Constant):
                     spot = key if key is not None else node
-                    raise ExpectationError("A dict's keys are literals.", self.line, self.col(spot), self.end(spot))
+                    raise ExpectationError(
+                        "A dict's keys are literals.", self.line, self.col(spot), self.end(spot)
+                    )
                 keys.append(key.value)
             return {k: self.value(v) for k, v in zip(keys, node.values)}
         try:
             value = ast.literal_eval(node)
         except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
             raise ExpectationError(
-                f"{self.line[self.col(node):self.end(node)]} is not a value: write a"
+                f"{self.line[self.col(node) : self.end(node)]} is not a value: write a"
                 " literal ('Paris', 3, True, None, [1, 2], {'a': 1}) or * for any value.",
-                self.line, self.col(node), self.end(node),
+                self.line,
+                self.col(node),
+                self.end(node),
             ) from None
         return self._text(value, node) if isinstance(value, str) else value
 
@@ -382,6 +412,8 @@ class _Where:
             except RegexError as error:
                 raise ExpectationError(
                     f"The regular expression {value[3:]!r} cannot be run: {error}.",
-                    self.line, self.col(node), self.end(node),
+                    self.line,
+                    self.col(node),
+                    self.end(node),
                 ) from None
         return value

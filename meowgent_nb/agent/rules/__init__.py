@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from ._file import MAX_FILE_BYTES, MAX_RULES
 from ._rule import Rule, RuleError, rule_text_for
-from ._rules import UNTRUSTED_MARK, RuleVerdict, Rules, warn_untrusted
+from ._rules import UNTRUSTED_MARK, Rules, RuleVerdict, warn_untrusted
 from .trust import (
     CONFIG_ENV,
     TRUST_ENV,
@@ -31,10 +31,26 @@ from .trust import (
 )
 
 __all__ = [
-    # rules
-    "MAX_FILE_BYTES", "MAX_RULES", "Rule", "RuleError", "RuleVerdict", "Rules", "rule_text_for",
     # trust in a rules file
-    "CONFIG_ENV", "TRUST_ENV", "UNTRUSTED_MARK", "TrustedRules", "UntrustedRules", "is_trusted",
-    "rules_file_key", "trust_rules", "trust_store", "trusted_rules", "untrust_rules", "untrusted_file",
+    "CONFIG_ENV",
+    # rules
+    "MAX_FILE_BYTES",
+    "MAX_RULES",
+    "TRUST_ENV",
+    "UNTRUSTED_MARK",
+    "Rule",
+    "RuleError",
+    "RuleVerdict",
+    "Rules",
+    "TrustedRules",
+    "UntrustedRules",
+    "is_trusted",
+    "rule_text_for",
+    "rules_file_key",
+    "trust_rules",
+    "trust_store",
+    "trusted_rules",
+    "untrust_rules",
+    "untrusted_file",
     "warn_untrusted",
 ]

@@ -124,9 +124,13 @@ def read_bytes(path: Path, limit: int = MAX_FILE_BYTES, what: str = "rules file"
 
 
 def _kind(mode: int) -> str:
-    kinds = [(stat_module.S_ISDIR, "a folder"), (stat_module.S_ISFIFO, "a FIFO (named pipe)"),
-             (stat_module.S_ISCHR, "a character device"), (stat_module.S_ISBLK, "a block device"),
-             (stat_module.S_ISSOCK, "a socket")]
+    kinds = [
+        (stat_module.S_ISDIR, "a folder"),
+        (stat_module.S_ISFIFO, "a FIFO (named pipe)"),
+        (stat_module.S_ISCHR, "a character device"),
+        (stat_module.S_ISBLK, "a block device"),
+        (stat_module.S_ISSOCK, "a socket"),
+    ]
     return next((name for test, name in kinds if test(mode)), "not a regular file")
 
 
@@ -147,7 +151,9 @@ def _toml(path: Path, data: bytes) -> dict[str, Any]:
     try:
         return tomllib.loads(data.decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
-        raise RuleError(f"The rules file {path} is not valid TOML: {error}. Write it as: {_EXAMPLE}") from None
+        raise RuleError(
+            f"The rules file {path} is not valid TOML: {error}. Write it as: {_EXAMPLE}"
+        ) from None
 
 
 def _has_table(path: Path, size: int) -> bool:
@@ -157,8 +163,11 @@ def _has_table(path: Path, size: int) -> bool:
         data = _toml(path, read_bytes(path, 4 * MAX_FILE_BYTES))
     except RuleError:
         return False  # a broken pyproject.toml is its tools' business, unless it has our table
-    return isinstance(data.get("tool"), dict) and "meowgent_nb" in data["tool"] and "approvals" in (
-        data["tool"]["meowgent_nb"] if isinstance(data["tool"]["meowgent_nb"], dict) else {}
+    return (
+        isinstance(data.get("tool"), dict)
+        and "meowgent_nb" in data["tool"]
+        and "approvals"
+        in (data["tool"]["meowgent_nb"] if isinstance(data["tool"]["meowgent_nb"], dict) else {})
     )
 
 

@@ -314,7 +314,9 @@ def _value_set(text: str, start: int, argument: str) -> tuple[Pattern, int]:
         if i < len(text) and text[i] == "}":
             end = i + 1
             break
-        raise RuleSyntaxError(f"the set {what} has no closing '}}' after {value!r}; write it as {argument}={{a,b}}")
+        raise RuleSyntaxError(
+            f"the set {what} has no closing '}}' after {value!r}; write it as {argument}={{a,b}}"
+        )
     source = text[start:end]
     _check_length(source, f"{argument}=")
     return _texts(frozenset(values), "set", source), end

@@ -84,7 +84,9 @@ class Rule:
 
 def _parse(text: str, implied: Action | None) -> Rule:
     if len(text) > MAX_RULE_CHARS:
-        raise RuleSyntaxError(f"it is {len(text):,} characters long; a rule may have at most {MAX_RULE_CHARS:,}")
+        raise RuleSyntaxError(
+            f"it is {len(text):,} characters long; a rule may have at most {MAX_RULE_CHARS:,}"
+        )
     i = _skip(text, 0)
     if i >= len(text):
         raise RuleSyntaxError(f"it is empty; {_HOW}")
@@ -116,7 +118,9 @@ def _parse(text: str, implied: Action | None) -> Rule:
             raise RuleSyntaxError(f"the argument {name!r} has two patterns; give each argument one")
         patterns[name], i = read_pattern(text, equals + 1, name)
         if i < len(text) and not text[i].isspace() and not text.startswith("->", i):
-            raise RuleSyntaxError(f"the pattern of {name}= is followed by {text[i:i + 20]!r}; put a space between patterns")
+            raise RuleSyntaxError(
+                f"the pattern of {name}= is followed by {text[i : i + 20]!r}; put a space between patterns"
+            )
         i = _skip(text, i)
     if action is not None and implied is not None and action != implied:
         raise RuleSyntaxError(
@@ -144,7 +148,10 @@ def _bare_end(text: str, i: int) -> int:
 def _check_name(name: str, what: str, shape: re.Pattern[str]) -> None:
     strange = [c for c in name if not c.isascii() or unicodedata.category(c).startswith("C")]
     if strange:
-        described = ", ".join(f"'{visible(c)}' (U+{ord(c):04X} {unicodedata.name(c, 'unnamed')})" for c in dict.fromkeys(strange))
+        described = ", ".join(
+            f"'{visible(c)}' (U+{ord(c):04X} {unicodedata.name(c, 'unnamed')})"
+            for c in dict.fromkeys(strange)
+        )
         raise RuleSyntaxError(
             f"the {what} name '{visible(name)}' has {described}; {what} names are plain ASCII, so a look-alike letter"
             f" would make a rule that matches nothing. Type the name again in ASCII"

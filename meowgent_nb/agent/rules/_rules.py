@@ -21,7 +21,7 @@ from ._file import MAX_RULES, RulesFile
 from ._rule import Action, Rule, RuleError
 from .trust import UntrustedRules, untrusted_file
 
-__all__ = ["RuleVerdict", "Rules", "STRICTNESS", "UNTRUSTED_MARK", "shown_source", "warn_untrusted"]
+__all__ = ["STRICTNESS", "UNTRUSTED_MARK", "RuleVerdict", "Rules", "shown_source", "warn_untrusted"]
 
 STRICTNESS = {"allow": 0, "ask": 1, "deny": 2}
 _VERBS = {"allow": "allowed", "ask": "asked", "deny": "denied"}
@@ -72,7 +72,11 @@ class Rules:
     """
 
     def __init__(
-        self, rules: Iterable[str | Rule] = (), *, folders: Sequence[str | Path] = (), source: str = "Rules(...)"
+        self,
+        rules: Iterable[str | Rule] = (),
+        *,
+        folders: Sequence[str | Path] = (),
+        source: str = "Rules(...)",
     ):
         self.file = RulesFile(folders)
         self.on_untrusted: Callable[[UntrustedRules], None] = warn_untrusted
@@ -133,7 +137,9 @@ class Rules:
         """
         parsed = rule if isinstance(rule, Rule) else Rule.parse(rule, action)
         if len(self._added) >= MAX_RULES:
-            raise RuleError(f"Cannot add the rule {parsed.text!r}: an agent may have at most {MAX_RULES:,} rules.")
+            raise RuleError(
+                f"Cannot add the rule {parsed.text!r}: an agent may have at most {MAX_RULES:,} rules."
+            )
         self._added.append((parsed, source))
         return parsed
 
@@ -222,14 +228,24 @@ class Rules:
         for rule in self if rules is None else rules:
             if rule.tool not in params:
                 near = difflib.get_close_matches(rule.tool, known, n=3, cutoff=0.6)
-                hint = f"; did you mean {' or '.join(near)}?" if near else f" (the tools are: {', '.join(known) or 'none'})"
-                warnings.append(f"the rule {rule.text!r} names no tool here: there is no tool {rule.tool!r}{hint}")
+                hint = (
+                    f"; did you mean {' or '.join(near)}?"
+                    if near
+                    else f" (the tools are: {', '.join(known) or 'none'})"
+                )
+                warnings.append(
+                    f"the rule {rule.text!r} names no tool here: there is no tool {rule.tool!r}{hint}"
+                )
                 continue
             taken = params[rule.tool]
             for name, _ in rule.patterns if taken is not None else ():
                 if name not in taken:
                     near = difflib.get_close_matches(name, taken, n=1, cutoff=0.6)
-                    hint = f"; did you mean {near[0]}?" if near else f" (it takes: {', '.join(taken) or 'nothing'})"
+                    hint = (
+                        f"; did you mean {near[0]}?"
+                        if near
+                        else f" (it takes: {', '.join(taken) or 'nothing'})"
+                    )
                     warnings.append(
                         f"the rule {rule.text!r} never matches: {rule.tool} takes no argument {name!r}{hint}"
                     )
@@ -249,7 +265,9 @@ class Rules:
 
 def _parameters(tool: Any) -> list[str] | None:
     """The argument names a tool takes, or None when only its name is known."""
-    properties = (getattr(tool, "parameters", None) or {}).get("properties") if not isinstance(tool, str) else None
+    properties = (
+        (getattr(tool, "parameters", None) or {}).get("properties") if not isinstance(tool, str) else None
+    )
     return list(properties) if isinstance(properties, dict) else None
 
 

@@ -25,7 +25,7 @@ _SEPARATORS = re.compile(r"[/\\]")
 # Cc (U+0000-U+001F, U+007F-U+009F) but tab, newline and carriage return, which text values hold.
 _CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 # '\' (a separator on Windows) and slashes that NFKC keeps but a reader takes for '/' or '\'.
-_AS_SLASH = str.maketrans({c: "/" for c in "\\\u2215\u2044\u29f8\u29f9\u2216"})
+_AS_SLASH = str.maketrans(dict.fromkeys("\\∕⁄⧸⧹∖", "/"))
 _DROPPED_AT_END = ". \t\n\r"
 _SURROGATE = re.compile("[\ud800-\udfff]")
 

@@ -159,8 +159,12 @@ def _read_store(store: Path) -> list[TrustedRules]:
             raise ValueError('it has no list "trusted"')  # noqa: TRY004 - a store of another shape is corrupt
         found = []
         for entry in entries:
-            if not (isinstance(entry, dict) and isinstance(entry.get("path"), str)
-                    and isinstance(entry.get("sha256"), str) and _HEX.fullmatch(entry["sha256"])):
+            if not (
+                isinstance(entry, dict)
+                and isinstance(entry.get("path"), str)
+                and isinstance(entry.get("sha256"), str)
+                and _HEX.fullmatch(entry["sha256"])
+            ):
                 raise ValueError(f"an entry is not a path and a sha256: {str(entry)[:80]}")
             found.append(TrustedRules(entry["path"], entry["sha256"], str(entry.get("trusted_at", ""))))
         return found

@@ -27,7 +27,15 @@ from typing import Any, Literal, Protocol
 from ...agent._running_call import RUNNING_CALL, RunningCall
 from ..content._elicit import ElicitForm, ElicitSchemaError, check_content, form_from_schema
 
-__all__ = ["Asked", "ElicitAnswer", "ElicitRequest", "SamplingReview", "ServerAsker", "ServerAsks", "SAMPLING_SETTINGS"]
+__all__ = [
+    "SAMPLING_SETTINGS",
+    "Asked",
+    "ElicitAnswer",
+    "ElicitRequest",
+    "SamplingReview",
+    "ServerAsker",
+    "ServerAsks",
+]
 
 SAMPLING_SETTINGS = ("ask", "allow", "deny")
 _USER_REJECTED = -1  # MCP's code for "the user rejected the sampling request"
@@ -129,7 +137,9 @@ class ServerAsks:
             raise ValueError(
                 f"McpToolbox {self.server!r}: sampling must be 'ask', 'allow' or 'deny', got {self.sampling!r}"
             )
-        roots = [self.roots] if isinstance(self.roots, (str, os.PathLike)) else self.roots  # one folder is one root
+        roots = (
+            [self.roots] if isinstance(self.roots, (str, os.PathLike)) else self.roots
+        )  # one folder is one root
         self.roots = list(dict.fromkeys(str(Path(root).expanduser().resolve()) for root in roots))
 
     # --- the calls in flight (on tool threads) ----------------------------------------------------
@@ -166,27 +176,41 @@ class ServerAsks:
 
         message = getattr(params, "message", "")
         if getattr(params, "mode", "form") != "form":
-            return self._decline("elicitation", message, "a URL elicitation cannot be followed from the notebook")
+            return self._decline(
+                "elicitation", message, "a URL elicitation cannot be followed from the notebook"
+            )
         flight, asker = self._asker()
         if isinstance(asker, str):
             return self._decline("elicitation", message, asker)
         try:
             form = form_from_schema(message, params.requested_schema)
         except ElicitSchemaError as error:
-            await self._on_cell(flight, _tell(asker, flight.running, f"{self.server} asked for input, but {error}"))
+            await self._on_cell(
+                flight, _tell(asker, flight.running, f"{self.server} asked for input, but {error}")
+            )
             self._note("elicitation", str(message), f"refused: {error}")
             return ErrorData(code=INVALID_PARAMS, message=str(error)[:2000])
         try:
-            answer = await self._on_cell(flight, asker.elicit(ElicitRequest(self.server, form, flight.running)))
+            answer = await self._on_cell(
+                flight, asker.elicit(ElicitRequest(self.server, form, flight.running))
+            )
         except Exception as error:  # a form that broke is a decline, never a hung call
-            return self._decline("elicitation", form.message, f"the form failed: {type(error).__name__}: {error}")
+            return self._decline(
+                "elicitation", form.message, f"the form failed: {type(error).__name__}: {error}"
+            )
         if answer.action == "accept":
             problems = check_content(form, answer.content)
             if problems:  # whatever asked the person, what goes back fits the server's schema
                 reason = "the answer does not fit the form: " + "; ".join(problems)
                 return self._decline("elicitation", form.message, reason)
-        self._note("elicitation", form.message, f"{answer.action}" + (f": {answer.reason}" if answer.reason else ""))
-        content = {k: v for k, v in (answer.content or {}).items() if v is not None} if answer.action == "accept" else None
+        self._note(
+            "elicitation", form.message, f"{answer.action}" + (f": {answer.reason}" if answer.reason else "")
+        )
+        content = (
+            {k: v for k, v in (answer.content or {}).items() if v is not None}
+            if answer.action == "accept"
+            else None
+        )
         return ElicitResult(action=answer.action, content=content)
 
     def _decline(self, kind: str, what: str, reason: str) -> Any:
@@ -233,12 +257,16 @@ class ServerAsks:
             return await self._refuse(what, f"sampling='deny' for {self.server!r}", flight, asker)
         model = self.sampling_model if self.sampling_model is not None else getattr(running, "model", None)
         if running is None or model is None:
-            return await self._refuse(what, asker if isinstance(asker, str) else "there is no model to answer", flight, asker)
+            return await self._refuse(
+                what, asker if isinstance(asker, str) else "there is no model to answer", flight, asker
+            )
         name = getattr(model, "name", type(model).__name__)
         review = SamplingReview(self.server, messages, params.system_prompt, params.max_tokens, running, name)
         if self.sampling == "ask":
             if isinstance(asker, str):
-                return await self._refuse(what, f"{asker} (sampling='allow' answers without asking)", flight, asker)
+                return await self._refuse(
+                    what, f"{asker} (sampling='allow' answers without asking)", flight, asker
+                )
             ok, reason = await self._on_cell(flight, asker.review_sampling(review))
             if not ok:
                 return await self._refuse(what, reason, None, None)  # the card says it already
@@ -255,14 +283,19 @@ class ServerAsks:
             told = f"{self.server} used the model {name} (sampling='allow'); it answered: {answer[:200]!r}"
             await self._on_cell(flight, _tell(asker, running, told))
         self._note("sampling", what, f"answered by {name}")
-        return CreateMessageResult(role="assistant", content=TextContent(type="text", text=answer), model=name, stop_reason=stop)
+        return CreateMessageResult(
+            role="assistant", content=TextContent(type="text", text=answer), model=name, stop_reason=stop
+        )
 
     async def _refuse(self, what: str, reason: str, flight: _Flight | None, asker: Any) -> Any:
         """Refuse a sampling request (MCP's "user rejected" error), saying why in the card if there is one."""
         from mcp_types import ErrorData
 
         if flight is not None and flight.running is not None and not isinstance(asker, (str, type(None))):
-            await self._on_cell(flight, _tell(asker, flight.running, f"{self.server} asked to use the model: refused, {reason}"))
+            await self._on_cell(
+                flight,
+                _tell(asker, flight.running, f"{self.server} asked to use the model: refused, {reason}"),
+            )
         self._note("sampling", what, f"refused: {reason}")
         return ErrorData(code=_USER_REJECTED, message=f"the sampling request was refused: {reason}")
 
@@ -293,7 +326,10 @@ async def _complete(model: Any, review: SamplingReview, temperature: float | Non
     from ...models.base import ModelRequest
 
     messages = [{"role": "system", "content": review.system_prompt}] if review.system_prompt else []
-    messages += [{"role": role if role in ("user", "assistant") else "user", "content": text} for role, text in review.messages]
+    messages += [
+        {"role": role if role in ("user", "assistant") else "user", "content": text}
+        for role, text in review.messages
+    ]
     options: dict[str, Any] = {"num_predict": review.max_tokens}
     if temperature is not None:
         options["temperature"] = temperature

@@ -63,7 +63,13 @@ class Progress:
     def fraction(self) -> float | None:
         """How much is done, from 0 to 1; None without a (positive, finite) total."""
         total = self.total
-        if self.progress is None or total is None or not math.isfinite(total) or total <= 0 or not math.isfinite(self.progress):
+        if (
+            self.progress is None
+            or total is None
+            or not math.isfinite(total)
+            or total <= 0
+            or not math.isfinite(self.progress)
+        ):
             return None
         return min(max(self.progress / total, 0.0), 1.0)
 

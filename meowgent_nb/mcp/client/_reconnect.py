@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from .oauth import refusal
+from ...tools.core import Tool
 from ._refresh import ToolChanges
 from ._session import CallTimedOut, McpServerError, _Connection
-from ...tools.core import Tool
+from .oauth import refusal
 
 __all__ = ["CONNECT_FIX", "MARGIN", "Reconnect"]
 
@@ -60,8 +60,11 @@ class Reconnect:
             self._loop.run(fresh.stop(), timeout=15)
             if not isinstance(exc, Exception):  # an interrupt stays an interrupt
                 raise
-            error = refusal(self.name, self.target, fresh.refused, getattr(self, "oauth", None), exc) or fresh.failure(
-                f"could not connect to the MCP server {self.name!r} again ({self.target})", exc,
+            error = refusal(
+                self.name, self.target, fresh.refused, getattr(self, "oauth", None), exc
+            ) or fresh.failure(
+                f"could not connect to the MCP server {self.name!r} again ({self.target})",
+                exc,
                 fix=CONNECT_FIX[self.transport],
             )
             raise McpServerError(self._redact(str(error))) from None

@@ -31,9 +31,9 @@ from typing import Any
 
 from ..._visible import visible
 from ...tools.core import Tool
-from ._session import McpServerError, McpToolError, _Connection, _field
 from .._thread import BackgroundLoop
 from ..config import redact
+from ._session import McpServerError, McpToolError, _Connection, _field
 
 __all__ = ["ToolChanges", "ToolRefresh", "listing_key"]
 
@@ -78,7 +78,9 @@ class ToolChanges:
             return f"The MCP server {self.server!r} has the same {_tools(self.count)}."
         parts = _shown("+", self.added) + _shown("-", self.removed)
         parts += _shown("~", [f"{name} ({what})" for name, what in self.changed])
-        text = f"The MCP server {self.server!r} changed its tools" + (f": {', '.join(parts)}" if parts else "")
+        text = f"The MCP server {self.server!r} changed its tools" + (
+            f": {', '.join(parts)}" if parts else ""
+        )
         if self.not_offered:  # the server's own names and reasons: on one line, bounded
             reasons = [f"{_line(name, 64)} ({_line(why, 200)})" for name, why in self.not_offered]
             text += f"; not offered: {', '.join(_shown('', reasons))}"
@@ -211,7 +213,9 @@ class ToolRefresh:
         for tool in before.values():
             remote = getattr(tool, "remote_name", None)
             if remote is not None and remote not in offered:
-                withdrawn[remote] = f"it lists it now with a problem: {skipped[remote]}" if remote in skipped else ""
+                withdrawn[remote] = (
+                    f"it lists it now with a problem: {skipped[remote]}" if remote in skipped else ""
+                )
         changes = ToolChanges(
             self.name,
             added=tuple(n for n in tools if n not in before),
@@ -226,7 +230,11 @@ class ToolRefresh:
             secrets=frozenset(self._secrets),
         )
         self._tools, self.skipped, self.left_out, self._keys, self._withdrawn = (
-            tools, skipped, left_out, keys, withdrawn
+            tools,
+            skipped,
+            left_out,
+            keys,
+            withdrawn,
         )
         return changes
 
@@ -286,7 +294,9 @@ class ToolRefresh:
             return False
         limit = min(self.call_timeout, _CHECK_LIMIT)
         try:
-            listed = self._loop.run(self._connection.listing("list_tools", "tools", limit), timeout=limit + 5.0)
+            listed = self._loop.run(
+                self._connection.listing("list_tools", "tools", limit), timeout=limit + 5.0
+            )
         except Exception:  # the check is a courtesy: the call's own error stands
             return False
         if any(_field(spec, "name", "name") == remote for spec in listed):

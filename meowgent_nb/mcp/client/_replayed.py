@@ -18,12 +18,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..content._recorded_values import MCP_VALUES
-from ._server_context import READ_TOOL
-from ._session import McpServerError
 from ...agent._running_call import RUNNING_CALL
 from ...errors import ApprovalMissing
 from ...tools.core import Tool
+from ..content._recorded_values import MCP_VALUES
+from ._server_context import READ_TOOL
+from ._session import McpServerError
 
 __all__ = ["replayed_tools", "tighter"]
 
@@ -61,7 +61,9 @@ def _live_handler(box: Any, remote: str, local: str, made: dict[str, Tool]) -> A
         # Only a call the cassette has no recording of gets here (mode auto): it needs the server.
         if not box._connection.alive:
             box._start()
-        live = {getattr(t, "remote_name", None) or t.name: t for t in box._tools.values()}  # read_resource: by name
+        live = {
+            getattr(t, "remote_name", None) or t.name: t for t in box._tools.values()
+        }  # read_resource: by name
         for tool in made.values():  # the live listing's approval holds from now on
             twin = live.get(getattr(tool, "remote_name", None) or tool.name)
             if twin is not None and twin.approval:

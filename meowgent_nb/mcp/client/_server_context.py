@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from ...tools.core import Tool
+from .._thread import BackgroundLoop
 from ._context import (
     ATTACH_MAX_CHARS,
     claims,
@@ -21,7 +22,6 @@ from ._context import (
     resource_value,
 )
 from ._session import McpServerError, McpToolError, _Connection
-from .._thread import BackgroundLoop
 
 __all__ = ["READ_TOOL", "ServerContext"]
 

@@ -10,11 +10,11 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
-from ..content._results import result_value, value_schema, wraps_result
-from ._session import _field
 from ...errors import ToolDefinitionError
 from ...tools._examples import split_examples
 from ...tools.core import Tool
+from ..content._results import result_value, value_schema, wraps_result
+from ._session import _field
 
 __all__ = ["BAD_NAME_CHARS", "mcp_tool", "needs_approval"]
 
@@ -99,7 +99,9 @@ def mcp_tool(
     made.title = title  # type: ignore[attr-defined]
     made.output_schema = output_schema  # type: ignore[attr-defined]
     made.runs_as_task = as_task  # type: ignore[attr-defined]
-    made.idempotent = _field(_field(spec, "annotations", "annotations"), "idempotent_hint", "idempotentHint") is True  # type: ignore[attr-defined]
+    made.idempotent = (
+        _field(_field(spec, "annotations", "annotations"), "idempotent_hint", "idempotentHint") is True
+    )  # type: ignore[attr-defined]
     if examples is not None:
         left_out = made._adopt_examples(examples)
         if left_out:

@@ -13,10 +13,10 @@ import os
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Protocol
 
-from ...errors import MeowgentError
 from ...agent._running_call import within_limit
-from ._asking import ServerAsks
+from ...errors import MeowgentError
 from ..content._results import result_text
+from ._asking import ServerAsks
 from ._given_up import _GivenUp, _until_given_up
 from ._progress import ProgressFn, ServerNotes, set_level
 
@@ -104,7 +104,9 @@ class _Connection:
 
             # Ours to close (the transport leaves a client it was given open): the stack does it.
             timeout = httpx2.Timeout(30.0, read=300.0)  # the SDK's own defaults
-            hooks = {"response": [self._heard]}  # the SDK turns a 401 into "Server returned an error response"
+            hooks = {
+                "response": [self._heard]
+            }  # the SDK turns a 401 into "Server returned an error response"
             http = await stack.enter_async_context(
                 httpx2.AsyncClient(headers=self.headers, timeout=timeout, auth=self.auth, event_hooks=hooks)
             )
@@ -219,7 +221,9 @@ class _Connection:
         except TaskEnded as exc:
             raise McpToolError(str(exc)) from None
         except _GivenUp as given_up:
-            raise McpServerError(f"the call to {remote} was given up ({given_up}); the server was told") from None
+            raise McpServerError(
+                f"the call to {remote} was given up ({given_up}); the server was told"
+            ) from None
         except asyncio.TimeoutError:
             raise CallTimedOut(
                 f"the MCP server {name!r} did not answer the call to {remote} within {limit:g} s"
@@ -266,9 +270,13 @@ class _Connection:
     async def listing(self, method: str, field: str, limit: float) -> list[Any]:
         """Every entry of a listing (``list_resources`` -> ``resources``), following its pages."""
         entries: list[Any] = []
-        cursor, send, what = None, getattr(self.client, method), f"the listing of its {field.replace('_', ' ')}"
+        cursor, send, what = (
+            None,
+            getattr(self.client, method),
+            f"the listing of its {field.replace('_', ' ')}",
+        )
         for _ in range(100):  # a server whose pages never end cannot hang the notebook
-            page = await self.request(what, lambda: send(cursor=cursor), limit)
+            page = await self.request(what, lambda: send(cursor=cursor), limit)  # noqa: B023 - awaited within this iteration
             entries.extend(getattr(page, field))
             cursor = page.next_cursor
             if cursor is None:
@@ -292,17 +300,23 @@ class _Connection:
         try:
             return await asyncio.wait_for(send(), limit)
         except asyncio.TimeoutError:
-            raise McpServerError(f"the MCP server {name!r} did not answer {what} within {limit:g} s") from None
+            raise McpServerError(
+                f"the MCP server {name!r} did not answer {what} within {limit:g} s"
+            ) from None
         except MCPError as exc:
             if exc.code == CONNECTION_CLOSED:
                 self.alive = False
-                raise self.failure(f"the MCP server {name!r} closed the connection during {what}", exc) from None
+                raise self.failure(
+                    f"the MCP server {name!r} closed the connection during {what}", exc
+                ) from None
             raise McpServerError(
                 f"the MCP server {name!r} refused {what}: {exc.message} (error {exc.code})"
             ) from None
         except (OSError, _GROUP) as exc:  # the HTTP connection broke
             self.alive = False
-            raise self.failure(f"the connection to the MCP server {name!r} broke during {what}", exc) from None
+            raise self.failure(
+                f"the connection to the MCP server {name!r} broke during {what}", exc
+            ) from None
 
     async def ping(self, limit: float) -> bool:
         """Whether the server still answers; a closed connection marks the session stopped."""

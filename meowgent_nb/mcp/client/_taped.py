@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._replayed import replayed_tools
 from ...tools.core import Tool
+from ._replayed import replayed_tools
 
 __all__ = ["Taped"]
 
@@ -77,5 +77,7 @@ class Taped:
         else:
             if not self._connection.alive:
                 self._start()
-            tape.record_listing(self.name, self._tools.values(), self.instructions, self.skipped, self.left_out)
+            tape.record_listing(
+                self.name, self._tools.values(), self.instructions, self.skipped, self.left_out
+            )
         self._tape_key, self.tape_path = key, str(tape.cassette.path)

@@ -22,7 +22,6 @@ import contextlib
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-
 __all__ = ["TASK_PROTOCOL", "NotATask", "TaskEnded", "call_as_task", "task_problem"]
 
 TASK_PROTOCOL = "2025-11-25"

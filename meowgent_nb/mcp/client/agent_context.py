@@ -26,9 +26,9 @@ from typing import Any
 
 from ...agent._running_call import RUNNING_CALL, RunningCall
 from ...tools.context import LEVELS, Answer, ToolContextError, log_to_python
+from .._thread import background_loop
 from ._asking import ServerAsks, _Flight
 from ._progress import CallWatch, LogEntry
-from .._thread import background_loop
 
 __all__ = ["AgentContext", "agent_context"]
 
@@ -53,7 +53,9 @@ class AgentContext:
         self._asks = ServerAsks(self.source, sampling="ask")
 
     def progress(self, done: float, total: float | None, message: str | None) -> None:
-        background_loop().submit(self._watch.progress(done, total, message))  # the card keeps up; the tool goes on
+        background_loop().submit(
+            self._watch.progress(done, total, message)
+        )  # the card keeps up; the tool goes on
 
     def log(self, level: str, message: str) -> None:
         log_to_python(self.tool, level, message)  # every line, bounded as log_to_python bounds it
@@ -65,13 +67,18 @@ class AgentContext:
 
         params = ElicitRequestFormParams(message=message, requested_schema=schema)
         result = self._answer(self._asks.elicit(None, params))
-        return Answer(result.action, dict(result.content) if result.content is not None else None, self._reason())
+        return Answer(
+            result.action, dict(result.content) if result.content is not None else None, self._reason()
+        )
 
     def sample(self, messages: Sequence[tuple[str, str]], system: str | None, max_tokens: int) -> str:
         from mcp_types import CreateMessageRequestParams, SamplingMessage, TextContent
 
         said = [
-            SamplingMessage(role=role if role in ("user", "assistant") else "user", content=TextContent(type="text", text=text))
+            SamplingMessage(
+                role=role if role in ("user", "assistant") else "user",
+                content=TextContent(type="text", text=text),
+            )
             for role, text in messages
         ]
         params = CreateMessageRequestParams(messages=said, max_tokens=max_tokens, system_prompt=system)

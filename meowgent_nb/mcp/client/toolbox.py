@@ -40,25 +40,25 @@ import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from ...errors import ToolDefinitionError
+from ...tools.core import Tool
+from ...tools.toolbox import Toolbox
+from .._thread import background_loop
+from ..config import env_credentials, header_secrets, masked
+from ..content._recorded_values import MCP_VALUES
+from ..content._results import StructuredResult
 from ._asking import Asked, ServerAsks
 from ._context import McpImage
-from .oauth import OAuth, oauth_options, provider, refusal
 from ._progress import LogEntry, ServerNotes
 from ._reconnect import CONNECT_FIX, MARGIN, Reconnect
-from ..content._recorded_values import MCP_VALUES
 from ._refresh import ToolChanges, ToolRefresh, listing_key
 from ._secrets import Secrets
-from ..content._results import StructuredResult
 from ._server_context import READ_TOOL, ServerContext
 from ._server_tool import BAD_NAME_CHARS, mcp_tool, needs_approval
 from ._session import McpServerError, McpToolError, _Connection
 from ._taped import Taped
 from ._tasks import task_problem
-from .._thread import background_loop
-from ..config import env_credentials, header_secrets, masked
-from ...errors import ToolDefinitionError
-from ...tools.toolbox import Toolbox
-from ...tools.core import Tool
+from .oauth import OAuth, oauth_options, provider, refusal
 
 __all__ = [
     "McpImage",
@@ -216,7 +216,9 @@ class McpToolbox(Secrets, ServerContext, Reconnect, ToolRefresh, Taped, Toolbox)
         self.oauth = oauth_options(name, oauth)
         """How the box authorizes (an `OAuth`), or None."""
         if self.oauth is not None and url is None:
-            raise ValueError(f"McpToolbox {name!r}: oauth= is for HTTP servers (url=); a stdio server is not asked")
+            raise ValueError(
+                f"McpToolbox {name!r}: oauth= is for HTTP servers (url=); a stdio server is not asked"
+            )
         self.transport = "stdio" if url is None else "http"
         self.target = self._redact(url if url is not None else shlex.join(argv))
         """The command line or the URL, for listings (secrets shown as ``***``)."""
@@ -263,7 +265,9 @@ class McpToolbox(Secrets, ServerContext, Reconnect, ToolRefresh, Taped, Toolbox)
             listed = self._loop.run(self._connection.start(), timeout=self.connect_timeout + MARGIN + waited)
         except BaseException as exc:
             self._loop.run(self._connection.stop(), timeout=15)
-            error = refusal(name, self.target, self._connection.refused, self.oauth, exc) or self._connection.failure(
+            error = refusal(
+                name, self.target, self._connection.refused, self.oauth, exc
+            ) or self._connection.failure(
                 f"could not connect to the MCP server {name!r} ({self.target})",
                 exc,
                 fix=CONNECT_FIX[self.transport],
@@ -320,7 +324,12 @@ class McpToolbox(Secrets, ServerContext, Reconnect, ToolRefresh, Taped, Toolbox)
                     made = old  # the same listing: the same Tool, with any setting made on it
                 else:
                     made = mcp_tool(
-                        spec, self._call, prefix=self.prefix, approval=wanted, timeout=timeout, server=self.name,
+                        spec,
+                        self._call,
+                        prefix=self.prefix,
+                        approval=wanted,
+                        timeout=timeout,
+                        server=self.name,
                         task_problem=tasks,
                     )
                 made.value_codec = MCP_VALUES  # type: ignore[attr-defined]
@@ -333,7 +342,11 @@ class McpToolbox(Secrets, ServerContext, Reconnect, ToolRefresh, Taped, Toolbox)
             local = BAD_NAME_CHARS.sub("_", self.prefix + READ_TOOL)[:64]
             wanted = overrides.pop(READ_TOOL, overrides.pop(local, None))
             old = kept.get(local, (None, None))[1]
-            reader = old if old is not None and old.remote_name is None else self._reader(local, bool(wanted), timeout)
+            reader = (
+                old
+                if old is not None and old.remote_name is None
+                else self._reader(local, bool(wanted), timeout)
+            )
             reader.record = self.record
             try:
                 box.add(reader)

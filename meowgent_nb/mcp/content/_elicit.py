@@ -28,7 +28,15 @@ from urllib.parse import urlsplit
 from ...errors import MeowgentError
 from ...models._wire_values import WireError, shown, unicode
 
-__all__ = ["ElicitForm", "ElicitSchemaError", "FormField", "check_content", "check_value", "form_from_schema", "parse_entry"]
+__all__ = [
+    "ElicitForm",
+    "ElicitSchemaError",
+    "FormField",
+    "check_content",
+    "check_value",
+    "form_from_schema",
+    "parse_entry",
+]
 
 MAX_FIELDS = 50
 MAX_OPTIONS = 500
@@ -83,8 +91,12 @@ class FormField:
                 return f"{what}, at most {self.maximum:g}"
             return what
         if self.kind == "string":
-            what = {"email": "an email address", "uri": "a URI", "date": "a date (YYYY-MM-DD)",
-                    "date-time": "a date and time (YYYY-MM-DDTHH:MM)"}.get(self.format or "", "text")
+            what = {
+                "email": "an email address",
+                "uri": "a URI",
+                "date": "a date (YYYY-MM-DD)",
+                "date-time": "a date and time (YYYY-MM-DDTHH:MM)",
+            }.get(self.format or "", "text")
             if self.min_length is not None and self.max_length is not None:
                 return f"{what}, {self.min_length} to {self.max_length} characters"
             if self.min_length is not None:
@@ -110,7 +122,9 @@ class ElicitForm:
         if len(self.message) <= MESSAGE_SHOWN:
             return self.message
         cut = len(self.message) - MESSAGE_SHOWN
-        return f"{self.message[:MESSAGE_SHOWN]}\n[... the server's message goes on for {cut:,} more characters]"
+        return (
+            f"{self.message[:MESSAGE_SHOWN]}\n[... the server's message goes on for {cut:,} more characters]"
+        )
 
     def defaults(self) -> dict[str, Any]:
         """The answer a person who changes nothing gives: each default that the schema has."""
@@ -153,7 +167,7 @@ def _options(name: str, spec: Mapping[str, Any], problems: list[str]) -> tuple[t
         if not isinstance(listed, list) or not all(
             isinstance(o, dict) and isinstance(o.get("const"), str) for o in listed
         ):
-            problems.append(f"field {name!r}: its choices must be {{\"const\": text, \"title\": text}} objects")
+            problems.append(f'field {name!r}: its choices must be {{"const": text, "title": text}} objects')
             return None
         pairs = [(o["const"], _text(o.get("title")) or o["const"]) for o in listed]
     else:
@@ -184,7 +198,9 @@ def _bound(name: str, spec: Mapping[str, Any], key: str, problems: list[str], wh
         problems.append(f"field {name!r}: {key} {_beyond(value)}")
         return None
     if not _number(value) or (whole and (value != int(value) or value < 0)):
-        problems.append(f"field {name!r}: {key} must be a {'count' if whole else 'number'}, not {shown(value)}")
+        problems.append(
+            f"field {name!r}: {key} must be a {'count' if whole else 'number'}, not {shown(value)}"
+        )
         return None
     return int(value) if whole else value
 
@@ -194,10 +210,16 @@ def _field(name: str, spec: Any, required: bool, problems: list[str]) -> FormFie
         problems.append(f"field {name!r}: its schema is not an object")
         return None
     kind = spec.get("type")
-    common = {"name": name, "title": _text(spec.get("title")) or name, "description": _text(spec.get("description")),
-              "required": required}
+    common = {
+        "name": name,
+        "title": _text(spec.get("title")) or name,
+        "description": _text(spec.get("description")),
+        "required": required,
+    }
     if kind in ("object", "null") or "properties" in spec or "$ref" in spec:
-        problems.append(f"field {name!r}: it is a nested object; a form's fields must be flat (text, numbers, yes/no, choices)")
+        problems.append(
+            f"field {name!r}: it is a nested object; a form's fields must be flat (text, numbers, yes/no, choices)"
+        )
         return None
     if kind == "array":
         items = spec.get("items")
@@ -205,7 +227,10 @@ def _field(name: str, spec: Any, required: bool, problems: list[str]) -> FormFie
             problems.append(f"field {name!r}: a list field must be a multiple choice of strings")
             return None
         options = _options(name, items, problems)
-        low, high = _bound(name, spec, "minItems", problems, True), _bound(name, spec, "maxItems", problems, True)
+        low, high = (
+            _bound(name, spec, "minItems", problems, True),
+            _bound(name, spec, "maxItems", problems, True),
+        )
         if options is None:
             return None
         made = FormField(kind="choices", options=options, min_length=low, max_length=high, **common)
@@ -219,7 +244,10 @@ def _field(name: str, spec: Any, required: bool, problems: list[str]) -> FormFie
         if form is not None and form not in _FORMATS:
             problems.append(f"field {name!r}: the format {shown(form)} is not one of {', '.join(_FORMATS)}")
             return None
-        low, high = _bound(name, spec, "minLength", problems, True), _bound(name, spec, "maxLength", problems, True)
+        low, high = (
+            _bound(name, spec, "minLength", problems, True),
+            _bound(name, spec, "maxLength", problems, True),
+        )
         made = FormField(kind="string", min_length=low, max_length=high, format=form, **common)
     elif kind in ("number", "integer"):
         low, high = _bound(name, spec, "minimum", problems), _bound(name, spec, "maximum", problems)
@@ -228,7 +256,9 @@ def _field(name: str, spec: Any, required: bool, problems: list[str]) -> FormFie
         made = FormField(kind="boolean", **common)
     else:
         what = "no type" if kind is None else f"the type {shown(kind)}"
-        problems.append(f"field {name!r}: it has {what}; a form field is a string, number, integer, boolean or choice")
+        problems.append(
+            f"field {name!r}: it has {what}; a form field is a string, number, integer, boolean or choice"
+        )
         return None
     if "default" in spec and spec["default"] is not None:
         problem = check_value(made, spec["default"])
@@ -273,7 +303,9 @@ def _read_form(message: Any, schema: Any) -> ElicitForm:
         raise ElicitSchemaError([*problems, f"it has {many:,} fields (at most {MAX_FIELDS})"])
     unknown = [r for r in required if r not in properties]
     if unknown:
-        problems.append(f"it requires fields it does not have: {', '.join(repr(r[:40]) for r in unknown[:5])}")
+        problems.append(
+            f"it requires fields it does not have: {', '.join(repr(r[:40]) for r in unknown[:5])}"
+        )
     fields = []
     for name, spec in properties.items():
         if len(name) > 100 or not name:
@@ -309,9 +341,17 @@ def parse_entry(field: FormField, entry: Any) -> Any:
             try:
                 value = int(text) if field.kind == "integer" else float(text)
             except ValueError:
-                raise ValueError(f"{text[:40]!r} is not {field.hint.split(',')[0].split(' from')[0]}") from None
+                raise ValueError(
+                    f"{text[:40]!r} is not {field.hint.split(',')[0].split(' from')[0]}"
+                ) from None
             finite = math.isfinite(value)
-            if field.kind == "number" and finite and value == int(value) and "." not in text and "e" not in text.lower():
+            if (
+                field.kind == "number"
+                and finite
+                and value == int(value)
+                and "." not in text
+                and "e" not in text.lower()
+            ):
                 value = int(value)
     elif field.kind == "choice" and entry in (None, ""):
         if field.required:
@@ -341,7 +381,9 @@ def check_value(field: FormField, value: Any) -> str | None:
         return _format_problem(field.format, value)
     if field.kind in ("number", "integer"):
         if not _number(value) or (field.kind == "integer" and value != int(value)):
-            return f"expected {'a whole number' if field.kind == 'integer' else 'a number'}, got {shown(value)}"
+            return (
+                f"expected {'a whole number' if field.kind == 'integer' else 'a number'}, got {shown(value)}"
+            )
         if field.minimum is not None and value < field.minimum:
             return f"{value:g} is below the least allowed, {field.minimum:g}"
         if field.maximum is not None and value > field.maximum:
@@ -351,12 +393,16 @@ def check_value(field: FormField, value: Any) -> str | None:
         return None if isinstance(value, bool) else f"expected yes or no (true / false), got {shown(value)}"
     allowed = {v for v, _ in field.options}
     if field.kind == "choice":
-        return None if isinstance(value, str) and value in allowed else f"{shown(value)} is not one of the choices"
+        return (
+            None
+            if isinstance(value, str) and value in allowed
+            else f"{shown(value)} is not one of the choices"
+        )
     if not isinstance(value, list) or not all(isinstance(v, str) and v in allowed for v in value):
         return "pick from the choices given"
     if len(set(value)) != len(value):
         return "a choice is picked twice"
-    if field.min_length is not None and len(value) < field.min_length or (
+    if (field.min_length is not None and len(value) < field.min_length) or (
         field.max_length is not None and len(value) > field.max_length
     ):
         return f"{_count_hint(field)} (picked {len(value)})"
@@ -370,7 +416,9 @@ def _format_problem(form: str | None, value: str) -> str | None:
         return None if _EMAIL.match(value) else "not an email address (name@example.org)"
     if form == "uri":
         parts = urlsplit(value)
-        return None if parts.scheme and (parts.netloc or parts.path) else "not a URI (https://example.org/page)"
+        return (
+            None if parts.scheme and (parts.netloc or parts.path) else "not a URI (https://example.org/page)"
+        )
     try:
         if form == "date":
             datetime.date.fromisoformat(value)

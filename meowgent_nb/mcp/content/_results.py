@@ -19,7 +19,14 @@ from typing import Any
 
 from ._media import McpAudio, McpImage, McpLink, McpText
 
-__all__ = ["StructuredList", "StructuredResult", "result_text", "result_value", "value_schema", "wraps_result"]
+__all__ = [
+    "StructuredList",
+    "StructuredResult",
+    "result_text",
+    "result_value",
+    "value_schema",
+    "wraps_result",
+]
 
 
 class StructuredResult(dict):  # type: ignore[type-arg]
@@ -119,7 +126,9 @@ def _attachments(result: Any) -> tuple[tuple[Any, ...], tuple[McpLink, ...]]:
                 data = base64.b64decode(block.data, validate=True)
             except (binascii.Error, ValueError, TypeError):
                 continue  # the text still says "[image: ...]"; there is nothing to show
-            media.append(McpImage(data, block.mime_type) if kind == "image" else McpAudio(data, block.mime_type))
+            media.append(
+                McpImage(data, block.mime_type) if kind == "image" else McpAudio(data, block.mime_type)
+            )
         elif kind == "resource_link":
             links.append(McpLink(str(getattr(block, "name", "") or ""), str(block.uri)))
     return tuple(media), tuple(links)
@@ -154,7 +163,9 @@ def value_schema(schema: Mapping[str, Any] | None) -> dict[str, Any] | None:
         return None
     if wraps_result(schema):
         inner = schema["properties"]["result"]
-        if not isinstance(inner, Mapping) or {k: v for k, v in inner.items() if k != "title"} == {"type": "string"}:
+        if not isinstance(inner, Mapping) or {k: v for k, v in inner.items() if k != "title"} == {
+            "type": "string"
+        }:
             return None
         return dict(inner)
     return dict(schema)

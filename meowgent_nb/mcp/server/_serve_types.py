@@ -52,7 +52,6 @@ def output_schema_of(tool: Tool) -> dict[str, Any] | None:
 def structured_content(value: Any, schema: dict[str, Any]) -> tuple[dict[str, Any] | None, str | None]:
     """``value`` as the JSON object ``schema`` describes, or None and what is wrong with it."""
     import jsonschema
-
     from pydantic import TypeAdapter
 
     try:

@@ -51,7 +51,6 @@ class ResourceContent:
         return types.TextResourceContents(uri=self.uri, mime_type=self.mime_type, text=str(self.content))
 
 
-
 def _media(value: Any) -> tuple[str, bytes] | ResourceContent | None:
     """(mime type, bytes) of an image or audio value (`tools.media.medium`), a `ResourceContent`, or None."""
     if isinstance(value, ResourceContent):
@@ -95,4 +94,3 @@ def block(item: Any) -> Any:
     from ...tools._output import output_text
 
     return types.TextContent(type="text", text=output_text(item, None))
-

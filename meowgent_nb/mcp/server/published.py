@@ -146,7 +146,9 @@ class Resource:
         for placeholder, value in values.items():
             problem = segment_problem(value)
             if problem is not None:
-                raise UnsafeSegment(f"{uri[:200]}: the value of {{{placeholder}}}, {value[:100]!r}, {problem}")
+                raise UnsafeSegment(
+                    f"{uri[:200]}: the value of {{{placeholder}}}, {value[:100]!r}, {problem}"
+                )
         return values
 
     def read(self, uri: str) -> tuple[str | bytes, str]:
@@ -226,12 +228,16 @@ class Prompt:
         if unknown or missing:
             parts = [f"unknown argument(s): {', '.join(unknown)}"] if unknown else []
             parts += [f"missing argument(s): {', '.join(missing)}"] if missing else []
-            raise ValueError(f"prompt {self.name!r}: {'; '.join(parts)}; it takes: {', '.join(known) or 'none'}")
+            raise ValueError(
+                f"prompt {self.name!r}: {'; '.join(parts)}; it takes: {', '.join(known) or 'none'}"
+            )
         value = self.function(**arguments)
         if isinstance(value, str):
             return [("user", value)]
         if isinstance(value, list) and all(
-            isinstance(m, dict) and m.get("role") in ("user", "assistant") and _message_content(m.get("content"))
+            isinstance(m, dict)
+            and m.get("role") in ("user", "assistant")
+            and _message_content(m.get("content"))
             for m in value
         ):
             return [(m["role"], m["content"]) for m in value]
@@ -264,7 +270,9 @@ def resource(
         ToolDefinitionError: The URI is not one, or the function's parameters are not exactly
             its placeholders.
     """
-    return lambda function: Resource(function, uri, name=name, description=description, mime_type=mime_type, complete=complete)
+    return lambda function: Resource(
+        function, uri, name=name, description=description, mime_type=mime_type, complete=complete
+    )
 
 
 def prompt(
@@ -297,7 +305,9 @@ def completions(choices: Mapping[str, Any], argument: str, typed: str) -> tuple[
     return values[:_COMPLETIONS], len(values)
 
 
-def _choices(function: Any, names: list[str], given: Completions | None, problems: list[str]) -> dict[str, Any]:
+def _choices(
+    function: Any, names: list[str], given: Completions | None, problems: list[str]
+) -> dict[str, Any]:
     """Each argument's completions: ``given``'s, else the values of its ``Literal`` / ``Enum`` type."""
     import enum
     import typing
@@ -315,9 +325,13 @@ def _choices(function: Any, names: list[str], given: Completions | None, problem
             choices[name] = [str(member.value) for member in hint]
     for name, source in dict(given or {}).items():
         if name not in names:
-            problems.append(f"complete= names {name!r}, which is not one of its arguments ({', '.join(names) or 'none'})")
+            problems.append(
+                f"complete= names {name!r}, which is not one of its arguments ({', '.join(names) or 'none'})"
+            )
         elif not callable(source) and (isinstance(source, (str, bytes)) or not isinstance(source, Iterable)):
-            problems.append(f"complete={{{name!r}: ...}} must be a list of values or a function of what is typed")
+            problems.append(
+                f"complete={{{name!r}: ...}} must be a list of values or a function of what is typed"
+            )
         else:
             choices[name] = source if callable(source) else list(source)
     return choices

@@ -50,7 +50,9 @@ class Published:
             handlers.update(on_completion=self._complete)
         return handlers
 
-    def update(self, resources: list[Resource] | None = None, prompts: list[Prompt] | None = None) -> tuple[bool, bool]:
+    def update(
+        self, resources: list[Resource] | None = None, prompts: list[Prompt] | None = None
+    ) -> tuple[bool, bool]:
         """Publish these resources and prompts from now on (None: keep those published).
 
         Returns:
@@ -63,7 +65,9 @@ class Published:
             self.resources = list(resources)
         if prompts is not None:
             self.prompts = list(prompts)
-        return before[0] != _dumped(self._resources() + self._templates()), before[1] != _dumped(self._prompts())
+        return before[0] != _dumped(self._resources() + self._templates()), before[1] != _dumped(
+            self._prompts()
+        )
 
     def publishes(self, uri: str) -> bool:
         """Whether a published resource (or template, with plain values) has ``uri``."""
@@ -100,7 +104,9 @@ class Published:
         import mcp_types as types
 
         return [
-            types.ResourceTemplate(uri_template=r.uri, name=r.name, description=r.description, mime_type=r.mime_type)
+            types.ResourceTemplate(
+                uri_template=r.uri, name=r.name, description=r.description, mime_type=r.mime_type
+            )
             for r in self.resources
             if r.template
         ]
@@ -151,7 +157,9 @@ class Published:
             types.Prompt(
                 name=p.name,
                 description=p.description,
-                arguments=[types.PromptArgument(name=name, required=required) for name, required in p.arguments],
+                arguments=[
+                    types.PromptArgument(name=name, required=required) for name, required in p.arguments
+                ],
             )
             for p in self.prompts
         ]
@@ -163,9 +171,14 @@ class Published:
         found = next((p for p in self.prompts if p.name == params.name), None)
         if found is None:
             names = ", ".join(p.name for p in self.prompts)
-            raise MCPError(code=types.INVALID_PARAMS, message=f"no prompt named {params.name!r}; the prompts are: {names}")
+            raise MCPError(
+                code=types.INVALID_PARAMS,
+                message=f"no prompt named {params.name!r}; the prompts are: {names}",
+            )
         arguments = dict(params.arguments or {})
-        messages = await self._in_thread(f"prompt {found.name!r}", found.messages, arguments, invalid=ValueError)
+        messages = await self._in_thread(
+            f"prompt {found.name!r}", found.messages, arguments, invalid=ValueError
+        )
         return types.GetPromptResult(
             description=found.description,
             messages=[types.PromptMessage(role=role, content=block(content)) for role, content in messages],
@@ -178,14 +191,22 @@ class Published:
         if getattr(ref, "type", None) == "ref/prompt":
             owner: Any = next((p for p in self.prompts if p.name == ref.name), None)
         else:
-            owner = next((r for r in self.resources if r.template and r.uri == getattr(ref, "uri", None)), None)
+            owner = next(
+                (r for r in self.resources if r.template and r.uri == getattr(ref, "uri", None)), None
+            )
         values, total = [], 0
         if owner is not None:  # a function of what is typed is the notebook's code: off the loop, in time
             what = f"completing {argument.name!r}"
-            values, total = await self._in_thread(what, completions, owner.complete, argument.name, argument.value)
-        return types.CompleteResult(completion=types.Completion(values=values, total=total, has_more=total > len(values)))
+            values, total = await self._in_thread(
+                what, completions, owner.complete, argument.name, argument.value
+            )
+        return types.CompleteResult(
+            completion=types.Completion(values=values, total=total, has_more=total > len(values))
+        )
 
-    async def _in_thread(self, what: str, function: Any, *args: Any, invalid: type[Exception] | None = None) -> Any:
+    async def _in_thread(
+        self, what: str, function: Any, *args: Any, invalid: type[Exception] | None = None
+    ) -> Any:
         """``function(*args)`` on a worker thread within the time limit; a timeout or a failure is an
         ``MCPError`` naming ``what`` (an ``invalid`` error: the request's, its message as it is)."""
         import mcp_types as types
@@ -194,11 +215,15 @@ class Published:
         try:
             return await asyncio.wait_for(asyncio.to_thread(function, *args), self.timeout)
         except asyncio.TimeoutError:
-            raise MCPError(code=types.INTERNAL_ERROR, message=f"{what} took over {self.timeout:g} s") from None
+            raise MCPError(
+                code=types.INTERNAL_ERROR, message=f"{what} took over {self.timeout:g} s"
+            ) from None
         except Exception as exc:  # the function's failure: the client reads it
             if invalid is not None and isinstance(exc, invalid):
                 raise MCPError(code=types.INVALID_PARAMS, message=str(exc)) from None
-            raise MCPError(code=types.INTERNAL_ERROR, message=f"{what} failed: {type(exc).__name__}: {exc}") from None
+            raise MCPError(
+                code=types.INTERNAL_ERROR, message=f"{what} failed: {type(exc).__name__}: {exc}"
+            ) from None
 
 
 def _dumped(listed: list[Any]) -> list[dict[str, Any]]:

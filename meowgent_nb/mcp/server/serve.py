@@ -31,21 +31,21 @@ import warnings
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from .._thread import background_loop
-from ._serve_types import annotations_of, output_schema_of, structured_content
-from .content import content_blocks
-from .published import Prompt, Resource
-from .published_handlers import Published
-from .served_events import ServedEvents
-from .served_context import ClientLevels, ServedContext
-from .served_rounds import ServedCall
-from ._token_gate import RequireToken
 from ...agent.approvals import ApprovalRequest, Approver, DenyAll
 from ...agent.calls import CallRunner
 from ...agent.rules import Rules
 from ...tools.context import context_backend
 from ...tools.core import Tool, ToolCall, ToolResult
 from ...tools.render import tool_json_schema
+from .._thread import background_loop
+from ._serve_types import annotations_of, output_schema_of, structured_content
+from ._token_gate import RequireToken
+from .content import content_blocks
+from .published import Prompt, Resource
+from .published_handlers import Published
+from .served_context import ClientLevels, ServedContext
+from .served_events import ServedEvents
+from .served_rounds import ServedCall
 
 __all__ = ["ToolServer"]
 
@@ -151,7 +151,9 @@ class ToolServer:
                 **self._events.handlers(resources=bool(self.resources)),
             )
         # 2025 clients are told of list changes too (`served_events`): the handshake says so.
-        told = NotificationOptions(prompts_changed=bool(self.prompts), resources_changed=bool(self.resources), tools_changed=True)
+        told = NotificationOptions(
+            prompts_changed=bool(self.prompts), resources_changed=bool(self.resources), tools_changed=True
+        )
         mcp.create_initialization_options = functools.partial(mcp.create_initialization_options, told)
         app = RequireToken(mcp.streamable_http_app(host=_HOST), self.token)
         config = uvicorn.Config(
@@ -229,8 +231,14 @@ class ToolServer:
         if twice:
             raise ValueError(f"ToolServer: two tools share a name: {', '.join(twice)}; serve one of each")
         served = [t for t in tools if self.include_approval_tools or not t.approval]
-        known = {id(t): self._output_schemas[t.name] for t in getattr(self, "tools", ()) if t.name in self._output_schemas}
-        self._output_schemas = {t.name: known[id(t)] if id(t) in known else output_schema_of(t) for t in served}
+        known = {
+            id(t): self._output_schemas[t.name]
+            for t in getattr(self, "tools", ())
+            if t.name in self._output_schemas
+        }
+        self._output_schemas = {
+            t.name: known[id(t)] if id(t) in known else output_schema_of(t) for t in served
+        }
         self.tools, self.left_out = served, [t for t in tools if t not in served]
 
     def stop(self) -> None:
@@ -353,7 +361,9 @@ def _outcome(task: asyncio.Task[Any]) -> Any:
         return _result([_text("Error: the call was cancelled (the server is stopping)")], True)
     error = task.exception()
     if error is not None:
-        return _result([_text(f"Error: the server failed to run the call: {type(error).__name__}: {error}")], True)
+        return _result(
+            [_text(f"Error: the server failed to run the call: {type(error).__name__}: {error}")], True
+        )
     return task.result()
 
 

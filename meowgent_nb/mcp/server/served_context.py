@@ -83,8 +83,12 @@ class ServedContext:
             return
         session = self.request.session
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # logging is deprecated in the 2026 protocol, not in the ones clients speak
-            sent = session.send_log_message(level, message, logger=self.tool, related_request_id=self.request.request_id)
+            warnings.simplefilter(
+                "ignore"
+            )  # logging is deprecated in the 2026 protocol, not in the ones clients speak
+            sent = session.send_log_message(
+                level, message, logger=self.tool, related_request_id=self.request.request_id
+            )
         self._run(sent)
 
     def ask(self, message: str, schema: dict[str, Any]) -> Answer:
@@ -96,10 +100,14 @@ class ServedContext:
         except ElicitSchemaError as error:
             raise ToolContextError(f"the tool {self.tool!r} asked for a form, but {error}") from None
         if self.call.back_channel:
-            sent = self.request.session.elicit_form(message, schema, related_request_id=self.request.request_id)
+            sent = self.request.session.elicit_form(
+                message, schema, related_request_id=self.request.request_id
+            )
             result = self._run(sent, held=True)
         else:  # 2026-07-28: the question goes inside the call's result
-            asked = types.ElicitRequest(params=types.ElicitRequestFormParams(message=message, requested_schema=schema))
+            asked = types.ElicitRequest(
+                params=types.ElicitRequestFormParams(message=message, requested_schema=schema)
+            )
             result = _as(types.ElicitResult, self._round(asked))
         content = dict(result.content) if result.action == "accept" and result.content is not None else None
         problems = check_content(form, content) if result.action == "accept" else []
@@ -114,18 +122,26 @@ class ServedContext:
 
         self._can("sampling", "use its model (sampling)")
         said = [
-            types.SamplingMessage(role=role if role in ("user", "assistant") else "user", content=types.TextContent(type="text", text=text))
+            types.SamplingMessage(
+                role=role if role in ("user", "assistant") else "user",
+                content=types.TextContent(type="text", text=text),
+            )
             for role, text in messages
         ]
         if self.call.back_channel:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # sampling is deprecated in the 2026 protocol only
                 sent = self.request.session.create_message(
-                    said, max_tokens=max_tokens, system_prompt=system, related_request_id=self.request.request_id
+                    said,
+                    max_tokens=max_tokens,
+                    system_prompt=system,
+                    related_request_id=self.request.request_id,
                 )
             result = self._run(sent, held=True)
         else:
-            params = types.CreateMessageRequestParams(messages=said, max_tokens=max_tokens, system_prompt=system)
+            params = types.CreateMessageRequestParams(
+                messages=said, max_tokens=max_tokens, system_prompt=system
+            )
             result = _as(types.CreateMessageResult, self._round(types.CreateMessageRequest(params=params)))
         blocks = result.content if isinstance(result.content, list) else [result.content]
         return "\n".join(getattr(b, "text", f"[{getattr(b, 'type', 'unknown')} content]") for b in blocks)
@@ -181,5 +197,3 @@ def _running_loop() -> asyncio.AbstractEventLoop | None:
         return asyncio.get_running_loop()
     except RuntimeError:  # a tool's thread: no loop runs there
         return None
-
-

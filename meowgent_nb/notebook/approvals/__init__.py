@@ -21,6 +21,7 @@ from __future__ import annotations
 import importlib.util
 
 from ...agent.approvals import Approver
+from .input_approvals import InputApprover
 from .policy_approvals import (
     HEADLESS_DENIAL,
     POLICIES,
@@ -29,7 +30,6 @@ from .policy_approvals import (
     is_headless,
     running_kernel,
 )
-from .input_approvals import InputApprover
 from .widget_approvals import WidgetApprover
 
 __all__ = [

@@ -31,7 +31,16 @@ from ..._visible import visible_html
 from ...agent.approvals import ApprovalRequest
 from ...errors import ToolArgumentsError
 from ._labels import (
-    ADD_RULE, ALLOW_EXACT, ALLOW_LIKE, ALWAYS_ALLOW, APPROVE, APPROVE_EDITED, CHECK, DENY, DENY_REASON, EDIT,
+    ADD_RULE,
+    ALLOW_EXACT,
+    ALLOW_LIKE,
+    ALWAYS_ALLOW,
+    APPROVE,
+    APPROVE_EDITED,
+    CHECK,
+    DENY,
+    DENY_REASON,
+    EDIT,
     SEND_DENIAL,
 )
 from .policy_approvals import tool_title
@@ -43,7 +52,12 @@ _BUTTONS = (  # description, choice, style, tooltip
     (EDIT, "edit", "", "Change the arguments, check them, then approve the call with them"),
     (DENY, "deny", "danger", "Do not run this call"),
     (ALWAYS_ALLOW, "always", "", "Run this call and every later call of this tool in this session"),
-    (ALLOW_EXACT, "exact", "", "Run this call, and this same call with these same arguments again in this session"),
+    (
+        ALLOW_EXACT,
+        "exact",
+        "",
+        "Run this call, and this same call with these same arguments again in this session",
+    ),
     (ALLOW_LIKE, "like", "", "Write a rule for calls like this one (prefilled from it), then approve"),
     (DENY_REASON, "reason", "", "Do not run this call, and tell the model why"),
 )
@@ -89,16 +103,25 @@ class ApprovalRow:
             self.view = widgets.VBox([self.label])
             return
         self.buttons = [self._button(*spec) for spec in _BUTTONS]
-        self.editor = self._editor(json.dumps(dict(request.arguments), indent=2, ensure_ascii=False, default=repr))
+        self.editor = self._editor(
+            json.dumps(dict(request.arguments), indent=2, ensure_ascii=False, default=repr)
+        )
         self.check = self._button(CHECK, "check", "", "Check the arguments against the tool's parameters")
         self.approve_edited = self._button(APPROVE_EDITED, "approve-edited", "success", "Run the call shown")
         self.approve_edited.layout.display = "none"
         self.problem = widgets.HTML("")
-        self.edit_box = widgets.VBox([self.editor, widgets.HBox([self.check, self.approve_edited]), self.problem])
+        self.edit_box = widgets.VBox(
+            [self.editor, widgets.HBox([self.check, self.approve_edited]), self.problem]
+        )
         self.edit_box.layout.display = "none"
         self.rule = _OneLine(self, ADD_RULE, "rule", "success", "Rule:", "TOOL ARG=PATTERN ... -> allow")
         self.reason = _OneLine(
-            self, SEND_DENIAL, "deny", "danger", "Reason:", "why not (the model reads it; empty: a plain denial)"
+            self,
+            SEND_DENIAL,
+            "deny",
+            "danger",
+            "Reason:",
+            "why not (the model reads it; empty: a plain denial)",
         )
         self._line = widgets.HBox([*self.buttons, self.label], layout=widgets.Layout(flex_flow="row wrap"))
         title = tool_title(request)
@@ -141,7 +164,9 @@ class ApprovalRow:
                 self.rule.open(self.rule_text())
             except Exception as error:  # noqa: BLE001 - no prefill: the person writes the rule
                 self.rule.open("")
-                self.rule.sent(f"No rule could be written from this call ({type(error).__name__}: {error}); write one.")
+                self.rule.sent(
+                    f"No rule could be written from this call ({type(error).__name__}: {error}); write one."
+                )
         elif choice == "reason":
             self.reason.open(None)
         elif choice in ("rule", "deny-reason"):
@@ -212,7 +237,11 @@ class _OneLine:
 
         self.row, self.name, self.placeholder = row, name, placeholder
         self.text = self._box("")
-        tooltip = "Add the rule, then run this call" if choice == "rule" else "Deny the call, telling the model this"
+        tooltip = (
+            "Add the rule, then run this call"
+            if choice == "rule"
+            else "Deny the call, telling the model this"
+        )
         self.button = row._button(label, "rule" if choice == "rule" else "deny-reason", style, tooltip)
         self.problem = widgets.HTML("")
         self.view = widgets.VBox([widgets.HBox([self.text, self.button]), self.problem])
@@ -223,7 +252,9 @@ class _OneLine:
 
         # continuous_update=False: the text travels once, when the box loses focus (on the click).
         # The description labels the box for screen readers too.
-        box = widgets.Text(value=value, description=self.name, placeholder=self.placeholder, continuous_update=False)
+        box = widgets.Text(
+            value=value, description=self.name, placeholder=self.placeholder, continuous_update=False
+        )
         box.layout.width = "60%"
         return box
 

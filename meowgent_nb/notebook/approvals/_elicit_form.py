@@ -54,7 +54,9 @@ class ElicitFormView:
         on_answer: Told the answer once, on the cell's loop.
     """
 
-    def __init__(self, request: ElicitRequest, call_soon: Callable[..., Any], on_answer: Callable[[ElicitAnswer], None]):
+    def __init__(
+        self, request: ElicitRequest, call_soon: Callable[..., Any], on_answer: Callable[[ElicitAnswer], None]
+    ):
         import ipywidgets as widgets
 
         self.request, self.call_soon, self.on_answer = request, call_soon, on_answer
@@ -62,11 +64,13 @@ class ElicitFormView:
         self.decided = False
         header = (
             f'<div class="meowgent-elicit-head"><b>{visible_html(request.server)}</b> asks for input'
-            f' (during <code>{visible_html(request.running.call.name)}</code>):</div>'
+            f" (during <code>{visible_html(request.running.call.name)}</code>):</div>"
             f'<pre class="meowgent-elicit-message" style="white-space: pre-wrap; margin: 0.2em 0">'
             f"{visible_html(request.form.shown_message)}</pre>"
         )
-        self.entries = [self._entry(field, self._start_value(field), index) for index, field in enumerate(self.fields)]
+        self.entries = [
+            self._entry(field, self._start_value(field), index) for index, field in enumerate(self.fields)
+        ]
         self.notes = [widgets.HTML(self._hint(field)) for field in self.fields]
         self.lines = []
         for field, entry, note in zip(self.fields, self.entries, self.notes):
@@ -77,12 +81,16 @@ class ElicitFormView:
             )
             label.layout.min_width = "10em"
             self.lines.append(widgets.HBox([label, entry, note]))
-        choices = ((ACCEPT, "success", "Send these values to the server", "accept"),
-                   (DECLINE, "danger", "Tell the server no", "decline"),
-                   (CANCEL, "", "Dismiss without answering", "cancel"))
+        choices = (
+            (ACCEPT, "success", "Send these values to the server", "accept"),
+            (DECLINE, "danger", "Tell the server no", "decline"),
+            (CANCEL, "", "Dismiss without answering", "cancel"),
+        )
         self.buttons = [_button(d, s, t, functools.partial(self._clicked, c)) for d, s, t, c in choices]
         self.status = widgets.HTML("")
-        self.view = widgets.VBox([widgets.HTML(header), *self.lines, widgets.HBox([*self.buttons, self.status])])
+        self.view = widgets.VBox(
+            [widgets.HTML(header), *self.lines, widgets.HBox([*self.buttons, self.status])]
+        )
         self.view.add_class("meowgent-elicit-form")
 
     @staticmethod
@@ -108,17 +116,27 @@ class ElicitFormView:
             entry = widgets.Checkbox(value=value, indent=False, _dom_classes=css)
         elif field.kind == "choice":
             # No value yet: the empty choice shows, and says what it is ("(choose one)" where one is needed).
-            empty = [] if field.required and value is not None else [("(choose one)" if field.required else "(none)", None)]
+            empty = (
+                []
+                if field.required and value is not None
+                else [("(choose one)" if field.required else "(none)", None)]
+            )
             options = empty + [(visible(t), v) for v, t in field.options]
             # ipywidgets reads value=None as "nothing selected" (a blank box), so None is picked by its index.
             chosen = {"index": 0} if value is None else {"value": value}
             entry = widgets.Dropdown(options=options, **chosen, _dom_classes=css)
         elif field.kind == "choices":
-            entry = widgets.SelectMultiple(options=[(visible(t), v) for v, t in field.options], value=value,
-                                           rows=min(6, len(field.options)), _dom_classes=css)
+            entry = widgets.SelectMultiple(
+                options=[(visible(t), v) for v, t in field.options],
+                value=value,
+                rows=min(6, len(field.options)),
+                _dom_classes=css,
+            )
         else:
             # continuous_update=False: the text travels once, when the box loses focus or on Enter.
-            entry = widgets.Text(value=value, placeholder=field.hint, continuous_update=False, _dom_classes=css)
+            entry = widgets.Text(
+                value=value, placeholder=field.hint, continuous_update=False, _dom_classes=css
+            )
         entry.observe(functools.partial(self._changed, index, entry), "value")
         return entry
 
@@ -157,7 +175,9 @@ class ElicitFormView:
                 content[field.name] = value
         if bad:
             fields = "1 field" if bad == 1 else f"{bad} fields"
-            self.status.value = _PROBLEM.format(f"nothing was sent: fix the {fields} marked, then Accept again")
+            self.status.value = _PROBLEM.format(
+                f"nothing was sent: fix the {fields} marked, then Accept again"
+            )
             return
         self.on_answer(ElicitAnswer("accept", content, "by you"))
 
@@ -179,14 +199,18 @@ class ReviewView:
         on_choice: Told True (approve) or False (decline) once, on the cell's loop.
     """
 
-    def __init__(self, html: str, approve: str, call_soon: Callable[..., Any], on_choice: Callable[[bool], None]):
+    def __init__(
+        self, html: str, approve: str, call_soon: Callable[..., Any], on_choice: Callable[[bool], None]
+    ):
         import ipywidgets as widgets
 
         self.decided = False
         self.on_choice = on_choice
         self.buttons = [
             _button(approve, "success", approve, lambda _b: call_soon(self._choose, True)),
-            _button(DECLINE, "danger", "Refuse the server's request", lambda _b: call_soon(self._choose, False)),
+            _button(
+                DECLINE, "danger", "Refuse the server's request", lambda _b: call_soon(self._choose, False)
+            ),
         ]
         self.status = widgets.HTML("")
         self.view = widgets.VBox([widgets.HTML(html), widgets.HBox([*self.buttons, self.status])])

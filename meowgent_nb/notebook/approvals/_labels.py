@@ -7,9 +7,25 @@ name they mention against `BUTTONS`, so a renamed button cannot leave a lesson p
 from __future__ import annotations
 
 __all__ = [
-    "ACCEPT", "ADD_RULE", "ALLOW_EXACT", "ALLOW_LIKE", "ALWAYS_ALLOW", "APPROVE", "APPROVE_EDITED", "BUTTONS",
-    "CANCEL", "CHECK", "DECLINE", "DENY", "DENY_REASON", "EDIT", "LET_MODEL_ANSWER", "SEND_ANSWER",
-    "SEND_DENIAL", "STOP", "TRUST_RULES",
+    "ACCEPT",
+    "ADD_RULE",
+    "ALLOW_EXACT",
+    "ALLOW_LIKE",
+    "ALWAYS_ALLOW",
+    "APPROVE",
+    "APPROVE_EDITED",
+    "BUTTONS",
+    "CANCEL",
+    "CHECK",
+    "DECLINE",
+    "DENY",
+    "DENY_REASON",
+    "EDIT",
+    "LET_MODEL_ANSWER",
+    "SEND_ANSWER",
+    "SEND_DENIAL",
+    "STOP",
+    "TRUST_RULES",
 ]
 
 # A call waiting for approval (`_approval_row`).
@@ -36,7 +52,26 @@ CANCEL = "Cancel"
 LET_MODEL_ANSWER = "Let the model answer"
 SEND_ANSWER = "Send the answer"
 
-BUTTONS = frozenset({APPROVE, EDIT, DENY, ALWAYS_ALLOW, ALLOW_EXACT, ALLOW_LIKE, DENY_REASON, ADD_RULE, SEND_DENIAL,
-                     CHECK, APPROVE_EDITED, STOP, ACCEPT, DECLINE, CANCEL,
-                     LET_MODEL_ANSWER, SEND_ANSWER, TRUST_RULES})
+BUTTONS = frozenset(
+    {
+        APPROVE,
+        EDIT,
+        DENY,
+        ALWAYS_ALLOW,
+        ALLOW_EXACT,
+        ALLOW_LIKE,
+        DENY_REASON,
+        ADD_RULE,
+        SEND_DENIAL,
+        CHECK,
+        APPROVE_EDITED,
+        STOP,
+        ACCEPT,
+        DECLINE,
+        CANCEL,
+        LET_MODEL_ANSWER,
+        SEND_ANSWER,
+        TRUST_RULES,
+    }
+)
 """Every button label there is."""

@@ -15,8 +15,8 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ...agent.approvals import ApprovalRequest, Approved, Decision, Denied
-from ...agent.rules import Rule, rule_text_for
 from ...agent.approvals.decisions import PERSON
+from ...agent.rules import Rule, rule_text_for
 from .policy_approvals import AsksForServers, call_text, headless_policy, is_headless
 
 __all__ = ["InputApprover", "SessionChoices", "ask_by_input"]
@@ -135,8 +135,18 @@ class InputApprover(SessionChoices, AsksForServers):
 
 
 _ANSWERS = {
-    "y": "approve", "yes": "approve", "n": "deny", "no": "deny", "a": "always", "always": "always",
-    "e": "exact", "exact": "exact", "r": "rule", "rule": "rule", "d": "reason", "deny": "reason",
+    "y": "approve",
+    "yes": "approve",
+    "n": "deny",
+    "no": "deny",
+    "a": "always",
+    "always": "always",
+    "e": "exact",
+    "exact": "exact",
+    "r": "rule",
+    "rule": "rule",
+    "d": "reason",
+    "deny": "reason",
 }
 _PROMPT = "[y]es / [n]o / [a]lways / [e]xact call / [r]ule / [d]eny with a reason"
 

@@ -47,7 +47,9 @@ def tell(running: RunningCall, text: str) -> None:
     elif ipython is not None and ipython.get_ipython() is not None:
         from IPython.display import display
 
-        display({"text/plain": f"[{visible(text)}]", "text/html": f"<div>{visible_html(text)}</div>"}, raw=True)
+        display(
+            {"text/plain": f"[{visible(text)}]", "text/html": f"<div>{visible_html(text)}</div>"}, raw=True
+        )
     else:
         print(f"[{visible(text)}]")
 
@@ -72,7 +74,10 @@ async def elicit(request: ElicitRequest, timeout: float, nobody: str | None) -> 
         return ElicitAnswer("decline", None, nobody)
     loop = asyncio.get_running_loop()
     answered: asyncio.Future[ElicitAnswer] = loop.create_future()
-    form = ElicitFormView(request, call_soon_in_cell(loop), lambda a: answered.done() or answered.set_result(a))
+    form = ElicitFormView(
+        request, call_soon_in_cell(loop), lambda a: answered.done() or answered.set_result(a)
+    )
+
     def give_up(why: str) -> None:
         form.finish(f"not answered: {why}")
         tell(request.running, f"{asked}: cancelled, {why}")
@@ -100,8 +105,13 @@ async def review_sampling(review: SamplingReview, timeout: float, nobody: str | 
     loop = asyncio.get_running_loop()
     chosen: asyncio.Future[bool] = loop.create_future()
     approve = SEND_ANSWER if review.answer is not None else LET_MODEL_ANSWER
-    view = ReviewView(_review_html(review), approve, call_soon_in_cell(loop),
-                      lambda ok: chosen.done() or chosen.set_result(ok))
+    view = ReviewView(
+        _review_html(review),
+        approve,
+        call_soon_in_cell(loop),
+        lambda ok: chosen.done() or chosen.set_result(ok),
+    )
+
     def give_up(why: str) -> None:
         view.finish(f"not answered: {why}")
         tell(review.running, f"{asked}: refused, {why}")
@@ -123,20 +133,32 @@ async def review_sampling(review: SamplingReview, timeout: float, nobody: str | 
 def _review_html(review: SamplingReview) -> str:
     """Who asks for which model, during which call, and what: the request, and then also the answer."""
     stage = "Its request and the model's answer" if review.answer is not None else "Its request"
-    lines = [f"<div><b>{visible_html(review.server)}</b> asks to use the model <code>{visible_html(review.model)}</code>"
-             f" (during <code>{visible_html(review.running.call.name)}</code>). {stage}:</div>"]
+    lines = [
+        f"<div><b>{visible_html(review.server)}</b> asks to use the model <code>{visible_html(review.model)}</code>"
+        f" (during <code>{visible_html(review.running.call.name)}</code>). {stage}:</div>"
+    ]
     if review.system_prompt:
-        lines.append(f"<div>system prompt:</div><pre style='white-space: pre-wrap'>{visible_html(review.system_prompt[:4000])}</pre>")
+        lines.append(
+            f"<div>system prompt:</div><pre style='white-space: pre-wrap'>{visible_html(review.system_prompt[:4000])}</pre>"
+        )
     for role, text in review.messages[-20:]:
-        lines.append(f"<div>{visible_html(role)}:</div><pre style='white-space: pre-wrap'>{visible_html(text[:4000])}</pre>")
+        lines.append(
+            f"<div>{visible_html(role)}:</div><pre style='white-space: pre-wrap'>{visible_html(text[:4000])}</pre>"
+        )
     lines.append(f"<div>at most {review.max_tokens:,} tokens</div>")
     if review.answer is not None:
-        lines.append(f"<div><b>the model answered:</b></div><pre style='white-space: pre-wrap'>{visible_html(review.answer)}</pre>")
+        lines.append(
+            f"<div><b>the model answered:</b></div><pre style='white-space: pre-wrap'>{visible_html(review.answer)}</pre>"
+        )
     return "".join(lines)
 
 
 async def _shown_until(
-    view: Any, decided: asyncio.Future[Any], running: RunningCall, timeout: float, give_up: Callable[[str], None]
+    view: Any,
+    decided: asyncio.Future[Any],
+    running: RunningCall,
+    timeout: float,
+    give_up: Callable[[str], None],
 ) -> str | None:
     """Show ``view`` until ``decided``: None then. Else ``give_up`` is told why it ended first (the
     call ended, the timeout, a stop), which is returned too.

@@ -104,13 +104,15 @@ class TrustPanel:
         line = _with_path(visible_html(untrusted.line), untrusted)
         rules = visible_html(_rules_text(untrusted, content=False))
         content = escape(_content_text(untrusted))
-        self.view = _panel_type()(children=[
-            widgets.HTML(f'<div class="meowgent-trust-line" style="{_TEXT}">{line}</div>'),
-            widgets.HTML(f'<pre class="meowgent-trust-rules" style="{_RULES}">{rules}</pre>'),
-            widgets.HTML(f'<div class="meowgent-trust-sha256" style="{_TEXT}; {MUTED}">{content}</div>'),
-            self.button,
-            self.label,
-        ])
+        self.view = _panel_type()(
+            children=[
+                widgets.HTML(f'<div class="meowgent-trust-line" style="{_TEXT}">{line}</div>'),
+                widgets.HTML(f'<pre class="meowgent-trust-rules" style="{_RULES}">{rules}</pre>'),
+                widgets.HTML(f'<div class="meowgent-trust-sha256" style="{_TEXT}; {MUTED}">{content}</div>'),
+                self.button,
+                self.label,
+            ]
+        )
         self.view.layout = widgets.Layout(
             border_left=f"3px solid {_WAITING}", padding="0.2em 0.6em", margin="0.3em 0"
         )

@@ -63,7 +63,9 @@ class WidgetApprover(SessionChoices, AsksForServers):
             could be shown or clicked.
     """
 
-    def __init__(self, timeout: float = 600.0, rule_text: RuleText | None = None, add_rule: AddRule | None = None):
+    def __init__(
+        self, timeout: float = 600.0, rule_text: RuleText | None = None, add_rule: AddRule | None = None
+    ):
         if running_kernel() is None:
             where = "a terminal IPython" if running_shell() is not None else "a plain Python process"
             raise RuntimeError(

@@ -21,7 +21,9 @@ def cell_model(magics: Any, args: Any) -> Any:
         return magics._resolve_model(args)
     from ...recording.cassette import CassetteError, cassette_model
 
-    name = args.model_object and getattr(magics.shell.user_ns.get(args.model_object), "name", args.model_object)
+    name = args.model_object and getattr(
+        magics.shell.user_ns.get(args.model_object), "name", args.model_object
+    )
     try:
         return cassette_model(
             path,
@@ -43,7 +45,9 @@ def session_tape(magics: Any) -> Any:
 
     if not magics.cassette or mode_of(magics.cassette_mode) == "off":
         return None
-    cassette, decided = open_cassette(magics.cassette, magics.cassette_mode, magics._cassettes, magics.cassette_mask)
+    cassette, decided = open_cassette(
+        magics.cassette, magics.cassette_mode, magics._cassettes, magics.cassette_mask
+    )
     return ToolTape(cassette, decided)
 
 

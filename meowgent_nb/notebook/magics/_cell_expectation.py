@@ -68,7 +68,9 @@ def cell_options(magics: Any, line: str, metadata: dict[str, Any] | None) -> tup
     """
     _LAST["cell"] = CellCheck(None)
     args = parse_options(magics.agent, line, "%%agent")
-    return args, cell_expectation(args.expect, request_metadata(magics.shell) if metadata is None else metadata)
+    return args, cell_expectation(
+        args.expect, request_metadata(magics.shell) if metadata is None else metadata
+    )
 
 
 def cell_expectation(option: str | None, metadata: dict[str, Any]) -> Expectation | None:
@@ -94,7 +96,7 @@ def cell_expectation(option: str | None, metadata: dict[str, Any]) -> Expectatio
             if not isinstance(ours["expect"], str):
                 raise UsageError(
                     f"%%agent: the cell's metadata '{key}.expect' must be text such as"
-                    f' "get_weather(city=\'Paris\')", got {_shown(json.dumps(ours["expect"]))}'
+                    f" \"get_weather(city='Paris')\", got {_shown(json.dumps(ours['expect']))}"
                 )
             given.append((f"(the cell's metadata '{key}.expect')", ours["expect"]))
     if len({text.strip() for _, text in given}) > 1:

@@ -50,10 +50,10 @@ def _clash(what: str, first: tuple[Tool, Toolbox | None], second: tuple[Tool, To
     servers = [box.name for tool, box in (first, second) if box is not None and _served(tool)]
     fix = (
         f"Add the server with a prefix (%tools mcp remove {servers[-1]}, then %tools mcp add {servers[-1]}"
-        " --prefix P ..., or McpToolbox(..., prefix=\"p_\"))"
+        ' --prefix P ..., or McpToolbox(..., prefix="p_"))'
     )
     if any(box is None for _, box in (first, second)):
-        fix += ", or rename the notebook tool (@tool(name=\"...\"))"
+        fix += ', or rename the notebook tool (@tool(name="..."))'
     return (
         f"{what}: {owners[0]} and {owners[1]} have the same name, {first[0].name!r}; the model could be"
         f" offered only one of them, and which one would not be the one listed. {fix}."

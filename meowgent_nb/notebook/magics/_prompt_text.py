@@ -27,5 +27,7 @@ def _expand(text: str, namespace: dict[str, Any]) -> str:
         if field.isidentifier() and field in namespace and not conversion and not spec:
             out.append(str(namespace[field]))
         else:
-            out.append("{" + field + (f"!{conversion}" if conversion else "") + (f":{spec}" if spec else "") + "}")
+            out.append(
+                "{" + field + (f"!{conversion}" if conversion else "") + (f":{spec}" if spec else "") + "}"
+            )
     return "".join(out)

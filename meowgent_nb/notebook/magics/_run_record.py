@@ -57,5 +57,7 @@ def collected() -> None:
 
     from IPython.display import display
 
-    runs = json.loads(json.dumps(_runs, default=repr))  # arguments a model sent are JSON; anything else, its repr
+    runs = json.loads(
+        json.dumps(_runs, default=repr)
+    )  # arguments a model sent are JSON; anything else, its repr
     display({"application/json": {"runs": runs}}, raw=True)

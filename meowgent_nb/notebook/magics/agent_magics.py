@@ -21,9 +21,9 @@ from traitlets import Bool, CaselessStrEnum, Float, Int, List, Unicode, default
 
 from ..._async import run_to_completion
 from ...agent.loop import Agent, AgentResult
-from ...recording.cassette import MODES as CASSETTE_MODES  # imported with the agent anyway
 from ...models.resolve import AUTO
 from ...protocols.registry import PROTOCOLS
+from ...recording.cassette import MODES as CASSETTE_MODES  # imported with the agent anyway
 from ...tools.core import Tool
 from . import _cassette_choice, agent_commands, tools_magics
 from ._collected_tools import collected_tools
@@ -60,13 +60,17 @@ class AgentMagics(Magics):
         help="The run ends when the model makes the same call that failed the same way this many"
         " turns in a row (it is told not to repeat it the turn before); None: never.",
     ).tag(config=True)
-    tool_timeout = Float(30.0, help="Seconds a tool call may take unless the tool sets its own.").tag(config=True)
-    max_output_chars = Int(
-        4000, allow_none=True, help="A tool result longer than this is cut, keeping its start and end; None: never."
-    ).tag(config=True)
-    max_output_items = Int(50, help="Entries of a list or object in a tool result written out at each level.").tag(
+    tool_timeout = Float(30.0, help="Seconds a tool call may take unless the tool sets its own.").tag(
         config=True
     )
+    max_output_chars = Int(
+        4000,
+        allow_none=True,
+        help="A tool result longer than this is cut, keeping its start and end; None: never.",
+    ).tag(config=True)
+    max_output_items = Int(
+        50, help="Entries of a list or object in a tool result written out at each level."
+    ).tag(config=True)
     max_output_depth = Int(6, help="Levels of nesting of a tool result written out.").tag(config=True)
     approve = CaselessStrEnum(
         ["ask", "every", "all", "none"],
@@ -74,7 +78,9 @@ class AgentMagics(Magics):
         " marked. Default: MEOWGENT_APPROVE, else ask.",
     ).tag(config=True)
     approval_timeout = Float(600.0, help="Seconds to wait for a click before denying.").tag(config=True)
-    think = Bool(None, allow_none=True, help="Ask a thinking model to think (None: its default).").tag(config=True)
+    think = Bool(None, allow_none=True, help="Ask a thinking model to think (None: its default).").tag(
+        config=True
+    )
     tool_search = Bool(
         False,
         allow_none=True,
@@ -83,7 +89,8 @@ class AgentMagics(Magics):
     ).tag(config=True)
     temperature = Float(0.1, help="Sampling temperature.").tag(config=True)
     attach_max_chars = Int(
-        20_000, help="Characters of each resource that --attach puts in a request; the rest is cut, with a note."
+        20_000,
+        help="Characters of each resource that --attach puts in a request; the rest is cut, with a note.",
     ).tag(config=True)
     num_ctx = Int(16384, help="Context window in tokens.").tag(config=True)
     context = CaselessStrEnum(
@@ -158,7 +165,9 @@ class AgentMagics(Magics):
         "--model",
         help="The model for this cell: ollama:NAME, openai:NAME, local, local:PATH, auto, or a name (see resolve_model).",
     )
-    @argument("--model-object", metavar="VAR", help="Use a model object from the notebook (e.g. a ScriptedModel).")
+    @argument(
+        "--model-object", metavar="VAR", help="Use a model object from the notebook (e.g. a ScriptedModel)."
+    )
     @argument("--protocol", choices=list(PROTOCOLS), help="How tools reach the model.")
     @argument("--tools", metavar="A,B", help="Offer only these tools (comma-separated names).")
     @argument("--no-tools", action="store_true", help="Offer no tools.")
@@ -183,9 +192,13 @@ class AgentMagics(Magics):
     @argument("--new", action="store_true", help="Start a fresh conversation.")
     @argument("-o", "--out", metavar="VAR", help="Store the AgentResult in this notebook variable.")
     @argument("--record", metavar="PATH", help="Record the model's answers to this cassette file.")
-    @argument("--replay", metavar="PATH", help="Replay the answers recorded in this cassette; no model is used.")
+    @argument(
+        "--replay", metavar="PATH", help="Replay the answers recorded in this cassette; no model is used."
+    )
     @argument("--cassette", metavar="PATH", help="Use this cassette in AgentMagics.cassette_mode.")
-    @argument("--expect", metavar='"CALLS"', help="The calls the run must make: \"f(a='x*') then g(b=1), ...\".")
+    @argument(
+        "--expect", metavar='"CALLS"', help="The calls the run must make: \"f(a='x*') then g(b=1), ...\"."
+    )
     @cell_magic
     def agent(self, line: str, cell: str) -> None:
         """Send the cell to the model; it may call the notebook's @tool functions.
@@ -200,17 +213,19 @@ class AgentMagics(Magics):
     async def run_cell(self, line: str, cell: str, metadata: dict[str, Any] | None = None) -> None:
         """The async body of ``%%agent`` (what the input transformer awaits); ``metadata``: the
         cell's, where the request does not carry it (see `_cell_expectation`)."""
+        from ..mcp.mcp_context_magics import cell_context
+        from ..views.display import show_run
         from ._busy import busy_while_running
         from ._cell_expectation import cell_options, check_cell
-        from ..views.display import show_run
-        from ..mcp.mcp_context_magics import cell_context
 
         args, expectation = cell_options(self, line, metadata)
         text = self.prompt(cell)
         if not text.strip() and not args.prompt:
             raise UsageError("%%agent: the cell is empty; write the prompt below the %%agent line.")
         # The first line names the cell: execution counts differ between frontends, nbval and IPython versions.
-        first = text.strip().splitlines()[0][:60] if text.strip() else f"--prompt {' '.join(args.prompt)}"[:60]
+        first = (
+            text.strip().splitlines()[0][:60] if text.strip() else f"--prompt {' '.join(args.prompt)}"[:60]
+        )
         args.context = f"the %%agent cell beginning {first!r}"
         agent = self.make_agent(args)
         context = cell_context(self, args, text)  # everything is read before the conversation changes
@@ -222,7 +237,9 @@ class AgentMagics(Magics):
         agent.compaction = self.compaction
         agent.messages.extend(context.before)
         with busy_while_running(self.shell):  # JupyterLab's status bar says Busy until the answer is complete
-            result = await show_run(agent, context.prompt, live=not _headless())  # the agent keeps interrupts prompt
+            result = await show_run(
+                agent, context.prompt, live=not _headless()
+            )  # the agent keeps interrupts prompt
         self.last_result = result
         if args.out:
             self.shell.user_ns[args.out] = result
@@ -248,7 +265,9 @@ class AgentMagics(Magics):
         else:
             if self._approver is None:  # one per session: "always allow" lasts across cells
                 self._approver = default_approver("ask", timeout=self.approval_timeout)
-                if hasattr(self._approver, "add_rule"):  # "Allow calls like this…" adds to the notebook's rules
+                if hasattr(
+                    self._approver, "add_rule"
+                ):  # "Allow calls like this…" adds to the notebook's rules
                     self._approver.add_rule = self.rules.add
             approver = self._approver
             if hasattr(approver, "timeout"):  # %config AgentMagics.approval_timeout after the first cell
@@ -315,7 +334,9 @@ class AgentMagics(Magics):
         missing = [name for name in wanted if name not in by_name]
         if missing:
             known = ", ".join(by_name) or "none (define one with @tool)"
-            raise UsageError(f"%%agent --tools: no tool named {', '.join(missing)}; the notebook has: {known}")
+            raise UsageError(
+                f"%%agent --tools: no tool named {', '.join(missing)}; the notebook has: {known}"
+            )
         return [by_name[name] for name in wanted]
 
     # --- %agent ----------------------------------------------------------------------------------
@@ -353,7 +374,9 @@ def rewrite_agent_cell(lines: list[str]) -> list[str]:
         return lines
     line = lines[0][len("%%agent") :].strip()
     cell = "".join(lines[1:])
-    return [f"await __import__('meowgent_nb.notebook.magics.agent_magics').notebook.magics.agent_magics.agent_cell({line!r}, {cell!r})\n"]
+    return [
+        f"await __import__('meowgent_nb.notebook.magics.agent_magics').notebook.magics.agent_magics.agent_cell({line!r}, {cell!r})\n"
+    ]
 
 
 async def agent_cell(line: str, cell: str, metadata: dict[str, Any] | None = None) -> None:

@@ -93,7 +93,9 @@ def rules_command(magics: Any, command: str) -> None:
             return
         parts = rest.split()
         if len(parts) != 2 or parts[0] != "--remove" or not parts[1].isdigit():
-            raise UsageError(f"%agent rules: unknown options {rest!r}; use %agent rules, or %agent rules --remove N.")
+            raise UsageError(
+                f"%agent rules: unknown options {rest!r}; use %agent rules, or %agent rules --remove N."
+            )
         try:
             removed = rules.remove(int(parts[1]))
         except RuleError as error:
@@ -118,7 +120,7 @@ def listing(rules: Rules, tools: list[Any]) -> str:
     if not numbered:
         return (
             "No approval rules. Add one with %agent allow TOOL ARG=PATTERN (or %agent deny), or in"
-            " approvals.toml beside the notebook: rules = [\"TOOL ARG=PATTERN -> allow\"]."
+            ' approvals.toml beside the notebook: rules = ["TOOL ARG=PATTERN -> allow"].'
         )
     untrusted = rules.untrusted()
     ignored = {number for number, _ in untrusted.allow} if untrusted is not None else set()
@@ -152,14 +154,20 @@ def trust_command(magics: Any, rest: str) -> None:
             raise UsageError(f"%agent trust --remove: the trust store cannot be written: {error}") from None
         by_run = is_trusted(file.path, file.sha256)  # the store no longer says so: the environment may
         still = f" ({TRUST_ENV} still trusts it for this run)" if by_run else ""
-        print(f"No longer trusted: {file.path}{still}." if removed else
-              f"{file.path} was not trusted by you{still}; %agent trust --list shows what is.")
+        print(
+            f"No longer trusted: {file.path}{still}."
+            if removed
+            else f"{file.path} was not trusted by you{still}; %agent trust --list shows what is."
+        )
         return
     untrusted = untrusted_file(file.path, file.sha256, file.rules)
     if untrusted is None:
         has_allow = any(rule.action == "allow" for rule in file.rules)
-        print(f"{file.path} is trusted: its allow rules apply." if has_allow else
-              f"{file.path} has no allow rules: its ask and deny rules apply without trust.")
+        print(
+            f"{file.path} is trusted: its allow rules apply."
+            if has_allow
+            else f"{file.path} has no allow rules: its ask and deny rules apply without trust."
+        )
         return
     from ..approvals.trust_panel import ask_to_trust
 
@@ -199,14 +207,22 @@ def _rules_file(magics: Any, given: str | None, what: str) -> RulesFile:
 def _trust_listing() -> str:
     """The rules files the person trusted (and whether each still holds), and what the run trusts."""
     entries = trusted_rules()
-    lines = [f"Rules files you trusted (kept in {trust_store()}):" if entries else
-             f"You trusted no rules file (they would be kept in {trust_store()})."]
+    lines = [
+        f"Rules files you trusted (kept in {trust_store()}):"
+        if entries
+        else f"You trusted no rules file (they would be kept in {trust_store()})."
+    ]
     for entry in entries:
         try:
             file = RulesFile([Path(entry.path).parent])
             file.refresh()
-            now = "in use, trusted" if (str(file.path) == entry.path and file.sha256 == entry.sha256) else (
-                "changed since: not trusted" if str(file.path) == entry.path else "not in use there now")
+            now = (
+                "in use, trusted"
+                if (str(file.path) == entry.path and file.sha256 == entry.sha256)
+                else (
+                    "changed since: not trusted" if str(file.path) == entry.path else "not in use there now"
+                )
+            )
         except RuleError:
             now = "cannot be read now"
         lines.append(f"  {entry.path}   sha256 {entry.sha256[:16]}...   {entry.trusted_at}   ({now})")
@@ -222,7 +238,8 @@ def _look_alike(written: str, names: list[str]) -> str | None:
     if written.isascii():
         return None
     alike = [
-        name for name in names
+        name
+        for name in names
         if len(name) == len(written) and all(w == n for w, n in zip(written, name) if w.isascii())
     ]
     return alike[0] if len(alike) == 1 else None

@@ -73,7 +73,11 @@ def tools(magics: Any, line: str) -> Any:
     metavar="FILE",
     help="Record the outcomes to FILE (JSON) if it does not exist, else fail naming the cases that got worse.",
 )
-@argument("--cassette", metavar="PATH", help="Replay (or record) the model's answers with this cassette, in AgentMagics.cassette_mode.")
+@argument(
+    "--cassette",
+    metavar="PATH",
+    help="Replay (or record) the model's answers with this cassette, in AgentMagics.cassette_mode.",
+)
 def tools_eval(magics: Any, line: str) -> Any:
     """%tools eval VAR [-m MODEL | --model-object VAR] [--tools A,B] [--protocol P] [--text-limit N] [--concurrency N] [--repeat N] [--baseline FILE] [--cassette PATH]
 
@@ -95,9 +99,13 @@ def tools_eval(magics: Any, line: str) -> Any:
             f"%tools eval --text-limit: give a number of characters, or 0 to read whole answers; got {limit}"
         )
     if args.concurrency < 1:
-        raise UsageError(f"%tools eval --concurrency: give a number of cases of at least 1; got {args.concurrency}")
+        raise UsageError(
+            f"%tools eval --concurrency: give a number of cases of at least 1; got {args.concurrency}"
+        )
     if args.repeat < 1:
-        raise UsageError(f"%tools eval --repeat: give a number of runs per case of at least 1; got {args.repeat}")
+        raise UsageError(
+            f"%tools eval --repeat: give a number of runs per case of at least 1; got {args.repeat}"
+        )
     from ..views.eval_display import run_eval, watched
 
     try:

@@ -16,15 +16,15 @@ from typing import Any
 from IPython.core.error import UsageError
 from IPython.core.magic_arguments import argument, magic_arguments
 
-from ...mcp.client._progress import LOG_LEVELS
 from ..._html import escape
+from ...mcp.client._progress import LOG_LEVELS
 from ...mcp.client.oauth import OAuthWaitError
 from ...mcp.client.toolbox import McpServerError, McpToolbox, OAuth
 from ...mcp.config import SERVER_NAME
 from ...recording.cassette import CassetteError
+from ..magics._collected_tools import collected_tools
 from ..magics._options import value_attached
 from .mcp_listing import server_listing as _listing
-from ..magics._collected_tools import collected_tools
 
 __all__ = ["add", "mcp_add", "show_link"]
 
@@ -39,7 +39,9 @@ __all__ = ["add", "mcp_add", "show_link"]
     help="Authorize with OAuth (a server that answers 401): the link is a button in the cell; the"
     " tokens are kept per server, outside the notebook.",
 )
-@argument("--client-id", metavar="ID", help="With --oauth: a client registered beforehand (default: register).")
+@argument(
+    "--client-id", metavar="ID", help="With --oauth: a client registered beforehand (default: register)."
+)
 @argument("--no-prefix", action="store_true", help="Keep the server's tool names as they are.")
 @argument("--prefix", metavar="P", help="Start the tool names with P instead of NAME_ (e.g. gh_).")
 @argument("--include", metavar="A,B", help="Offer only these of the server's tools (its names).")
@@ -139,7 +141,7 @@ def add(magics: Any, words: list[str]) -> None:
     old = servers.get(name)
     if old is not None and old.connected:
         raise UsageError(f"%tools mcp add: {name!r} is already added; first %tools mcp remove {name}.")
-    approval = {n: True for n in _names(args.approval)} | {n: False for n in _names(args.no_approval)}
+    approval = dict.fromkeys(_names(args.approval), True) | dict.fromkeys(_names(args.no_approval), False)
     try:
         box = McpToolbox(
             name,
@@ -220,7 +222,7 @@ def show_link(name: str, link: str) -> None:
     button = (
         f'<a href="{escape(link)}" target="_blank" rel="noopener" class="meowgent-oauth-link" style="display:inline-block;'
         'padding:4px 12px;border-radius:4px;background:#1976d2;color:#fff;text-decoration:none">'
-        f"Authorize {escape(name)}</a> <span style=\"opacity:0.7\">opens the server's sign-in page; this cell"
+        f'Authorize {escape(name)}</a> <span style="opacity:0.7">opens the server\'s sign-in page; this cell'
         " continues when you have allowed access</span>"
     )
     plain = f"Authorize {name}: open {link}"
@@ -239,7 +241,11 @@ def _keep(magics: Any, name: str, box: McpToolbox, what: str = "") -> None:
     if not (box.record and box.tape_path is None and not box.connected):  # else its tools are not known yet
         namespace = [v for k, v in magics.shell.user_ns.items() if not k.startswith("_") and v is not old]
         try:
-            collected_tools(namespace, [*(b for b in magics.toolboxes if b is not old), box], what or f"%tools mcp add {name}")
+            collected_tools(
+                namespace,
+                [*(b for b in magics.toolboxes if b is not old), box],
+                what or f"%tools mcp add {name}",
+            )
         except UsageError:
             box.close()
             raise

@@ -7,8 +7,8 @@ import re
 from typing import Any
 
 from ..._visible import visible
-from ...tools._output import counted
 from ...mcp.client.toolbox import McpToolbox
+from ...tools._output import counted
 
 __all__ = ["server_listing"]
 
@@ -39,13 +39,20 @@ def server_listing(servers: dict[str, McpToolbox]) -> str:
         if box.tape_path is not None:  # the same words whether it was recorded now or is replayed
             state = f"recorded in {os.path.basename(box.tape_path)}"
         else:
-            state = "connected" if box.connected and box.ping() else f"stopped (%tools mcp reconnect {name} starts it again)"
+            state = (
+                "connected"
+                if box.connected and box.ping()
+                else f"stopped (%tools mcp reconnect {name} starts it again)"
+            )
         lines = [f"{name} ({box.transport}: {target}): {state}, {counted(len(box), 'tool')}"]
         lines += [
             f"  {label}: {', '.join(f'{n}=***' for n in names)}" for label, names in _given(box) if names
         ]
         width = max((len(t.name) for t in box), default=0)
-        lines += [f"  {t.name:<{width}}  {_asks(t):<19}  {' '.join(filter(None, (_visible_title(t), _as_task(t))))}".rstrip() for t in box]
+        lines += [
+            f"  {t.name:<{width}}  {_asks(t):<19}  {' '.join(filter(None, (_visible_title(t), _as_task(t))))}".rstrip()
+            for t in box
+        ]
         lines += [f"  not offered: {remote} ({why})" for remote, why in box.skipped.items()]
         if box.left_out:
             lines.append(f"  left out (include/exclude): {', '.join(box.left_out)}")

@@ -187,7 +187,8 @@ def tools_serve(magics: Any, line: str) -> None:
             approver=_approver(magics),
             approval_loop=_running_loop(),
             ask_every=magics.approve == "every",
-            timeout=magics.tool_timeout, rules=magics.rules,  # the notebook's rules hold here too
+            timeout=magics.tool_timeout,
+            rules=magics.rules,  # the notebook's rules hold here too
         )
     except OSError as error:
         raise UsageError(
@@ -233,7 +234,9 @@ def _servable(magics: Any) -> tuple[list[Any], list[Any], list[Any]]:
     from ...mcp.server.published import Prompt, Resource
     from ..magics._collected_tools import collected_tools
 
-    published = [v for k, v in magics.shell.user_ns.items() if not k.startswith("_") and not isinstance(v, McpToolbox)]
+    published = [
+        v for k, v in magics.shell.user_ns.items() if not k.startswith("_") and not isinstance(v, McpToolbox)
+    ]
     boxes = [box for box in magics.toolboxes if not isinstance(box, McpToolbox)]
     # An MCP server's tool (it has a remote name) is the server's to serve, even one kept in a variable.
     tools = [t for t in collected_tools(published, boxes, "%tools serve") if not hasattr(t, "remote_name")]

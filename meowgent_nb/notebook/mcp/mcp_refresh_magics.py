@@ -37,7 +37,9 @@ def refresh_listing(magics: Any, name: str) -> str:
     lines, failed = [], []
     for box in boxes.values():
         if not box.connected:
-            lines.append(f"The MCP server {box.name!r} is stopped (%tools mcp reconnect {box.name} starts it again).")
+            lines.append(
+                f"The MCP server {box.name!r} is stopped (%tools mcp reconnect {box.name} starts it again)."
+            )
             continue
         try:
             lines.append(str(box.refresh()))

@@ -20,8 +20,8 @@ from pydantic_core import to_jsonable_python
 
 from ..._visible import visible
 from ...agent.approvals import Approved, Denied
-from ...agent.repeated import split_repeat_notice
 from ...agent.approvals.decisions import decision_words
+from ...agent.repeated import split_repeat_notice
 from ...tools.calls import ToolCall, ToolResult
 from ...tools.media import MediaBudget
 from ._html import card_html, progress_html
@@ -166,7 +166,9 @@ def card_title(card: Card, status: str, limit: int = _ARGUMENTS_LIMIT) -> str:
 def card_summary(card: Card, stopped: bool, times: int = 1) -> str:
     """The card in a few words, for a folded turn: ``get_weather(city='Paris') done``, ``... error x3``."""
     status = card.status(stopped)
-    return f"{card_title(card, status, 60)} {STATUS_LABELS[status]}" + (f" \u00d7{times}" if times > 1 else "")
+    return f"{card_title(card, status, 60)} {STATUS_LABELS[status]}" + (
+        f" \u00d7{times}" if times > 1 else ""
+    )
 
 
 def failed(card: Card, stopped: bool) -> bool:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from typing import Any
+
 from ..._html import MONO, MUTED, PRE_STYLE, escape, note_html, pre_html, seconds
 from ..._visible import visible, visible_html
 

@@ -29,7 +29,9 @@ __all__ = ["MEDIA_MAX_BYTES", "media_html"]
 
 MEDIA_MAX_BYTES = 2_000_000
 """The largest image or audio clip a card shows (a notebook keeps every output it shows)."""
-_AUDIO = frozenset({"audio/wav", "audio/x-wav", "audio/mpeg", "audio/ogg", "audio/webm", "audio/flac", "audio/mp4"})
+_AUDIO = frozenset(
+    {"audio/wav", "audio/x-wav", "audio/mpeg", "audio/ogg", "audio/webm", "audio/flac", "audio/mp4"}
+)
 _AUDIO_TYPES = "only WAV, MP3, Ogg, WebM, FLAC and MP4 audio is played"
 _IMG = (
     '<img class="meowgent-media" alt="an image from the tool"'

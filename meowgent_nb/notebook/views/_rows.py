@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Literal, Union
+from typing import Literal
 
 from ._cards import Card, card_summary, failed, same_card, was_told
 
@@ -76,7 +76,7 @@ class Repeats:
         return any(was_told(card) for card in self.cards)
 
 
-Row = Union[Block, Note, Repeats]
+Row = Block | Note | Repeats
 
 
 def first_turn(row: Row) -> int:

@@ -76,8 +76,13 @@ def timeline_svg(bars: Sequence[Bar]) -> str:
     for the rest of the answer, the hatched grey part the wait for a person's approval, and the
     solid part the tool's own run time.
     """
-    labels = [bar.label if len(bar.label) <= _LABEL_CHARS else bar.label[: _LABEL_CHARS - 1] + "\u2026" for bar in bars]
-    left = min(max(round(_CHAR * max(map(len, labels), default=0)) + 12, 70), round(_CHAR * _LABEL_CHARS) + 12)
+    labels = [
+        bar.label if len(bar.label) <= _LABEL_CHARS else bar.label[: _LABEL_CHARS - 1] + "\u2026"
+        for bar in bars
+    ]
+    left = min(
+        max(round(_CHAR * max(map(len, labels), default=0)) + 12, 70), round(_CHAR * _LABEL_CHARS) + 12
+    )
     span = max((bar.end for bar in bars), default=0.0) or 1e-9
     scale = (_WIDTH - left - _RIGHT) / span
     height = len(bars) * _ROW + 16
@@ -90,16 +95,19 @@ def timeline_svg(bars: Sequence[Bar]) -> str:
 
         def rect(css_class: str, start: float, end: float, paint: str) -> str:
             x, width = left + start * scale, max((end - start) * scale, 2.0)
+            # y and title are this bar's: rect is called within this iteration only
             return (
-                f'<rect class="{css_class}" x="{x:.1f}" y="{y}" width="{width:.1f}" height="12" rx="2"'
-                f" {paint}>{title}</rect>"
+                f'<rect class="{css_class}" x="{x:.1f}" y="{y}" width="{width:.1f}" height="12" rx="2"'  # noqa: B023
+                f" {paint}>{title}</rect>"  # noqa: B023
             )
 
         rows.append(
             f'<text x="{left - 6}" y="{y + 10}" text-anchor="end" font-size="11" fill="currentColor">'
             f"{escape(label)}<title>{escape(bar.label)}</title></text>"
         )
-        rows.append(rect("meowgent-bar", bar.start, bar.end, f'fill="{color}" fill-opacity="0.25" stroke="{color}"'))
+        rows.append(
+            rect("meowgent-bar", bar.start, bar.end, f'fill="{color}" fill-opacity="0.25" stroke="{color}"')
+        )
         if bar.asked is not None:
             waited = bar.decided if bar.decided is not None else bar.end
             rows.append(rect("meowgent-wait", bar.asked, waited, f'fill="url(#{hatch}) {_WAIT_COLOR}"'))

@@ -32,7 +32,9 @@ _MESSAGE_SHOWN = 2000  # characters of one message in the text form (the HTML ha
 class ContextView:
     """The context of a conversation's requests (`ContextUse`, oldest first) and the last request's messages."""
 
-    def __init__(self, uses: Sequence[ContextUse], messages: Sequence[Any], model: str, compaction: Any = None):
+    def __init__(
+        self, uses: Sequence[ContextUse], messages: Sequence[Any], model: str, compaction: Any = None
+    ):
         self.uses, self.messages, self.model = list(uses), list(messages), model
         self.compaction = compaction
         """The conversation's `Compaction`, when it has left anything out or shortened it."""
@@ -50,7 +52,6 @@ class ContextView:
         if shortened:
             done.append(f"{shortened:,} tool result{'s' * (shortened != 1)} shortened")
         return f"As sent, to fit the window: {'; '.join(done)}. The conversation keeps them all."
-
 
     def _total(self, use: ContextUse, part: str) -> str:
         mark = "~" if use.estimated and part != "message format" else ""
@@ -147,4 +148,6 @@ def context_view(log: Sequence[Any], model: Any, compaction: Any = None) -> Cont
 
     uses = [record.measure(model) for record in log]
     messages = list(log[-1].request.messages) if log else []
-    return ContextView(uses, messages, describe_model(model) if model is not None else "the model", compaction)
+    return ContextView(
+        uses, messages, describe_model(model) if model is not None else "the model", compaction
+    )

@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any
 from ...agent.events import AgentEvent, FinalAnswer, PartialCall, TextDelta, ThinkingDelta, ToolRunning
 from ...errors import RunInterrupted
 from ..approvals._run_context import SHOWN_RUN, call_soon_in_cell
-from .live_view import LiveView
 from ..approvals.policy_approvals import shows_widgets
+from .live_view import LiveView
 from .transcript import Transcript
 
 if TYPE_CHECKING:
@@ -121,7 +121,9 @@ class LiveDisplay:
             return
         if not self._started:
             self.start()
-        elif isinstance(event, (TextDelta, ThinkingDelta, PartialCall, ToolRunning)):  # calls start in a burst
+        elif isinstance(
+            event, (TextDelta, ThinkingDelta, PartialCall, ToolRunning)
+        ):  # calls start in a burst
             wait = self._last + self.interval - time.perf_counter()
             if wait > 0:
                 self._redraw_later(wait)

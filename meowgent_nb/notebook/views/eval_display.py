@@ -158,8 +158,14 @@ def run_eval(
 
     worker = _EvalThread(
         aevaluate(
-            checked, tools=tools, model=model, protocol=protocol, text_limit=text_limit, on_row=on_row,
-            concurrency=concurrency, repeat=repeat,
+            checked,
+            tools=tools,
+            model=model,
+            protocol=protocol,
+            text_limit=text_limit,
+            on_row=on_row,
+            concurrency=concurrency,
+            repeat=repeat,
         ),
         on_end=lambda: wake.put(True),
     )

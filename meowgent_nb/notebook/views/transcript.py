@@ -36,9 +36,9 @@ from ...tools.media import MediaBudget
 from ._cards import Card, card_html_of, card_lines
 from ._endings import error_text, stopped_note
 from ._html import markdown_html, thinking_html, turn_html
+from ._progress import draft_html, draft_line, model_html, thought_html, waiting_html
 from ._rows import Block, Note, Repeats, Row, failing, last_turn, rows, segments, summary, turns_of
 from ._timeline import turn_timeline_html
-from ._progress import draft_html, draft_line, model_html, thought_html, waiting_html
 
 if TYPE_CHECKING:
     from ...agent.loop import AgentResult
@@ -227,8 +227,10 @@ class Transcript:
             return False
         last = self._items[-1] if self._items else None
         running = any(isinstance(item, Card) and item.counting for item in self._items)
-        return running or (self._waiting and self._draft is None) or (
-            isinstance(last, Block) and last.kind == "thinking" and last.end is None
+        return (
+            running
+            or (self._waiting and self._draft is None)
+            or (isinstance(last, Block) and last.kind == "thinking" and last.end is None)
         )
 
     def _card(self, call: ToolCall) -> Card:

@@ -22,11 +22,26 @@ from ._sniff import image_size
 from ._values import McpAudio, McpImage, McpLink, McpText
 
 __all__ = [
-    # the values
-    "McpAudio", "McpImage", "McpLink", "McpText",
     # what finds them in a tool's value
-    "IMAGE_TYPES", "MAX_IMAGES", "MAX_IMAGE_BYTES", "media_of", "media_text", "media_type", "medium",
+    "IMAGE_TYPES",
+    "MAX_IMAGES",
+    "MAX_IMAGE_BYTES",
     # what may be displayed
-    "MAX_IMAGE_PIXELS", "OUTPUT_MAX_BYTES", "OUTPUT_MAX_PIXELS", "MediaBudget", "NotShown", "ShownImage",
-    "image_size", "shown_image",
+    "MAX_IMAGE_PIXELS",
+    "OUTPUT_MAX_BYTES",
+    "OUTPUT_MAX_PIXELS",
+    # the values
+    "McpAudio",
+    "McpImage",
+    "McpLink",
+    "McpText",
+    "MediaBudget",
+    "NotShown",
+    "ShownImage",
+    "image_size",
+    "media_of",
+    "media_text",
+    "media_type",
+    "medium",
+    "shown_image",
 ]

@@ -37,6 +37,7 @@ _drawn_lock = threading.Lock()
 """The last images drawn by `medium` (PIL, ``_repr_png_``), by the value's id (the value is kept, so
 its id is not reused while it is here)."""
 
+
 def medium(value: Any) -> McpImage | McpAudio | None:
     """``value`` as an image or audio clip (see the module docstring), or None for any other value."""
     if type(value) in _PLAIN:

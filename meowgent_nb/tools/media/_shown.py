@@ -21,7 +21,12 @@ from dataclasses import dataclass, field
 from ._sniff import IMAGE_TYPES, image_size, media_type
 
 __all__ = [
-    "MAX_IMAGE_PIXELS", "OUTPUT_MAX_BYTES", "OUTPUT_MAX_PIXELS", "MediaBudget", "NotShown", "ShownImage",
+    "MAX_IMAGE_PIXELS",
+    "OUTPUT_MAX_BYTES",
+    "OUTPUT_MAX_PIXELS",
+    "MediaBudget",
+    "NotShown",
+    "ShownImage",
     "shown_image",
 ]
 

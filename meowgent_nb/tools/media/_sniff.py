@@ -18,11 +18,16 @@ _MAX_STEPS = 10_000
 """Blocks read looking for a header's size (a real image has a few before it)."""
 _NOT_FILL = re.compile(rb"[^\xff]")
 _IMAGES = (
-    (b"\x89PNG\r\n\x1a\n", "image/png"), (b"\xff\xd8\xff", "image/jpeg"), (b"GIF87a", "image/gif"),
+    (b"\x89PNG\r\n\x1a\n", "image/png"),
+    (b"\xff\xd8\xff", "image/jpeg"),
+    (b"GIF87a", "image/gif"),
     (b"GIF89a", "image/gif"),
 )
 _AUDIO = (
-    (b"ID3", "audio/mpeg"), (b"\xff\xfb", "audio/mpeg"), (b"\xff\xf3", "audio/mpeg"), (b"OggS", "audio/ogg"),
+    (b"ID3", "audio/mpeg"),
+    (b"\xff\xfb", "audio/mpeg"),
+    (b"\xff\xf3", "audio/mpeg"),
+    (b"OggS", "audio/ogg"),
     (b"fLaC", "audio/flac"),
 )
 

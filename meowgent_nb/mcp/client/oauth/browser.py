@@ -124,4 +124,7 @@ def free_port() -> int:
 
 
 def _print_link(name: str, link: str) -> None:
-    print(f"To let meowgent_nb use the MCP server {name!r}, open this link and allow access:\n{link}", flush=True)
+    print(
+        f"To let meowgent_nb use the MCP server {name!r}, open this link and allow access:\n{link}",
+        flush=True,
+    )

@@ -61,7 +61,12 @@ def identity_provider(url: str, options: OAuth, storage: TokenFile, secret: Call
                 await flow.aclose()
 
     return Provider(
-        url, storage, options.client_id, options.client_secret, options.issuer, id_jag,
+        url,
+        storage,
+        options.client_id,
+        options.client_secret,
+        options.issuer,
+        id_jag,
         token_endpoint_auth_method="client_secret_basic",  # RFC 6749 §2.3.1: every server takes it
     )
 
@@ -74,8 +79,12 @@ async def _exchange(options: OAuth, audience: str, resource: str, secret: Callab
     token = await token if inspect.isawaitable(token) else token
     secret(str(token))
     form = {
-        "grant_type": TOKEN_EXCHANGE, "requested_token_type": ID_JAG, "subject_token": str(token),
-        "subject_token_type": ID_TOKEN, "audience": audience, "resource": resource,
+        "grant_type": TOKEN_EXCHANGE,
+        "requested_token_type": ID_JAG,
+        "subject_token": str(token),
+        "subject_token_type": ID_TOKEN,
+        "audience": audience,
+        "resource": resource,
         "client_id": str(options.idp_client_id),
     }
     if options.idp_client_secret:
@@ -93,7 +102,11 @@ async def _exchange(options: OAuth, audience: str, resource: str, secret: Callab
         body = answer.json()
     except ValueError:
         body = {}
-    if answer.status_code != 200 or not isinstance(body, dict) or not isinstance(body.get("access_token"), str):
+    if (
+        answer.status_code != 200
+        or not isinstance(body, dict)
+        or not isinstance(body.get("access_token"), str)
+    ):
         said = (
             f"{body.get('error')}: {body.get('error_description', '')}".rstrip(": ")
             if isinstance(body, dict) and body.get("error")

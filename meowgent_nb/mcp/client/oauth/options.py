@@ -71,7 +71,12 @@ GRANTS = {
     "authorization_code": (),
     "client_credentials": ("client_id", "client_secret"),
     "identity_assertion": (
-        "client_id", "client_secret", "issuer", "id_token", "idp_token_endpoint", "idp_client_id"
+        "client_id",
+        "client_secret",
+        "issuer",
+        "id_token",
+        "idp_token_endpoint",
+        "idp_client_id",
     ),
 }
 """The grants, and the fields each needs."""
@@ -99,8 +104,11 @@ def oauth_options(name: str, oauth: OAuth | bool | None) -> OAuth | None:
             f"McpToolbox {name!r}: OAuth(grant={oauth.grant!r}) needs {', '.join(needs)}{given};"
             f" missing: {', '.join(missing)}"
         )
-    idp = [f for f in ("id_token", "idp_token_endpoint", "idp_client_id", "idp_client_secret")
-           if getattr(oauth, f)]
+    idp = [
+        f
+        for f in ("id_token", "idp_token_endpoint", "idp_client_id", "idp_client_secret")
+        if getattr(oauth, f)
+    ]
     if idp and oauth.grant != "identity_assertion":
         raise ValueError(f"McpToolbox {name!r}: {', '.join(idp)} are for OAuth(grant='identity_assertion')")
     return oauth

@@ -28,7 +28,9 @@ def provider(name: str, url: str, options: OAuth, secret: Callable[[str], None])
         sdk_log.addHandler(logging.NullHandler())
     path = token_dir(options) / (hashlib.sha256(url.encode()).hexdigest()[:24] + ".json")
     kept = (TokenFile(path, url, secret)._read().get("client") or {}).get("redirect_uris") or [None]
-    redirect = options.redirect_uri or kept[0] or f"http://127.0.0.1:{free_port()}/callback"  # its port is registered
+    redirect = (
+        options.redirect_uri or kept[0] or f"http://127.0.0.1:{free_port()}/callback"
+    )  # its port is registered
     given = None
     if options.client_id is not None:
         secret(options.client_secret or "")
@@ -77,9 +79,16 @@ def _machine(url: str, options: OAuth, storage: TokenFile, secret: Callable[[str
 
     client_id = str(options.client_id)
     if options.private_key is None:
-        return ClientCredentialsOAuthProvider(url, storage, client_id, str(options.client_secret), issuer=options.issuer)
+        return ClientCredentialsOAuthProvider(
+            url, storage, client_id, str(options.client_secret), issuer=options.issuer
+        )
     secret(options.private_key)
     signed = SignedJWTParameters(
-        issuer=client_id, subject=client_id, signing_key=options.private_key, signing_algorithm=options.signing_algorithm
+        issuer=client_id,
+        subject=client_id,
+        signing_key=options.private_key,
+        signing_algorithm=options.signing_algorithm,
     )
-    return PrivateKeyJWTOAuthProvider(url, storage, client_id, signed.create_assertion_provider(), issuer=options.issuer)
+    return PrivateKeyJWTOAuthProvider(
+        url, storage, client_id, signed.create_assertion_provider(), issuer=options.issuer
+    )

@@ -15,7 +15,9 @@ if sys.version_info < (3, 11):  # pragma: no cover  (anyio depends on the backpo
 __all__ = ["refusal"]
 
 
-def refusal(name: str, url: str, refused: tuple[int, str] | None, options: OAuth | None, error: BaseException) -> str | None:
+def refusal(
+    name: str, url: str, refused: tuple[int, str] | None, options: OAuth | None, error: BaseException
+) -> str | None:
     """One line for a connection the server refused for want of authorization, with the fix; else None.
 
     Args:
@@ -27,7 +29,9 @@ def refusal(name: str, url: str, refused: tuple[int, str] | None, options: OAuth
         error = error.exceptions[0]
     from mcp.client.auth import OAuthFlowError, OAuthRegistrationError, OAuthTokenError
 
-    told = isinstance(error, (OAuthWaitError, IssuerRefused, CrossAppRefused))  # their message says how to go on
+    told = isinstance(
+        error, (OAuthWaitError, IssuerRefused, CrossAppRefused)
+    )  # their message says how to go on
     flow = told or isinstance(error, (OAuthFlowError, OAuthRegistrationError, OAuthTokenError))
     if options is not None and (flow or refused is not None):
         detail = str(error) if flow else f"it answered HTTP {refused[0]} after authorization"  # type: ignore[index]
