@@ -226,9 +226,7 @@ def test_postbuild_reads_the_notebooks_default_model():
 
 
 def test_default_model_is_small():
-    assert DEFAULT_MODEL == "qwen2.5:0.5b"
-    size = re.search(r":(\d+(?:\.\d+)?)b$", DEFAULT_MODEL)
-    assert size and float(size.group(1)) <= 0.6  # mybinder: 1-2 GB of RAM with the kernel
+    assert DEFAULT_MODEL == "qwen2.5:0.5b"  # 0.5B: mybinder gives 1-2 GB of RAM with the kernel
 
 
 def test_readme_launch_url_opens_the_getting_started_notebook():

@@ -138,7 +138,9 @@ def test_fixture_parses_as_expected_under_every_chunking(fixture):
         for name, result in results.items():
             outcome = "content_passthrough" if result["content"] == fixture["raw_output"] else "no_tool_calls"
             assert result["tool_calls"] == [], name
-            assert outcome in accept or "no_tool_calls" in accept, name
+            # Passing the text through is one way of making no tool calls, not the other way round.
+            accepted = set(accept) | ({"content_passthrough"} if "no_tool_calls" in accept else set())
+            assert outcome in accepted, (name, outcome, accept)
             if outcome == "no_tool_calls":
                 assert leaked(result, "") == [], name
 
