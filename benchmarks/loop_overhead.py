@@ -39,7 +39,8 @@ import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 
-from meowgent_nb import Agent, FunctionModel, ModelChunk, ModelRequest, __version__, tool
+from meowgent_nb import Agent, FunctionModel, __version__, tool
+from meowgent_nb.models import ModelChunk, ModelRequest
 
 try:
     from benchmarks._peers import PROMPT, TEXT, Peer, Sample, Sampler, ToolClock, find_peers

@@ -33,9 +33,10 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from meowgent_nb import Agent, EvalCase, FunctionModel, Tool, ToolCallEvent, ToolResultEvent, TurnEnd
+from meowgent_nb import Agent, EvalCase, FunctionModel, Tool
 from meowgent_nb.agent.events import TextDelta
 from meowgent_nb.errors import ToolArgumentsError
+from meowgent_nb.events import ToolCallEvent, ToolResultEvent, TurnEnd
 
 try:
     from benchmarks._accuracy_cases import CASES, TOOLS

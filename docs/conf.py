@@ -7,7 +7,7 @@ Build it (the `docs` extra installs what it needs; nothing is fetched but the pa
 Pages are MyST Markdown; the course notebooks are rendered by myst-nb from their stored outputs
 (``nb_execution_mode = "off"``): nbval re-executes them in the test suite from their cassettes and
 checks that they give exactly these outputs, so the pages show what a run gives without running a
-model here. The API reference is generated from the docstrings of ``meowgent_nb.__all__``.
+model here. The API reference is generated from the docstrings of the public modules' ``__all__``.
 """
 
 from __future__ import annotations

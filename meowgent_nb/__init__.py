@@ -4,6 +4,10 @@ Mark plain Python functions with `@tool`; the model sees them as compact XML (`r
 asks for them with ``<tool_call>`` blocks, and an `Agent` validates each call, asks for approval
 where a tool needs it, runs the calls in parallel with time limits and feeds the results back.
 Importing this package only defines names: no client, no network, no configuration is read.
+
+Here are the names a notebook uses. The rest have public modules of their own: `meowgent_nb.events`
+(what a run yields), `meowgent_nb.models` (every backend), `meowgent_nb.mcp` (MCP servers' tools,
+and the notebook's served), `meowgent_nb.testing` (helpers for pytest).
 """
 
 from __future__ import annotations
@@ -11,34 +15,15 @@ from __future__ import annotations
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
-from .agent.approvals import ApprovalRequest, Approved, Approver, AutoApprove, Denied, DenyAll
-from .agent.events import (
-    AgentEvent,
-    ApprovalEvent,
-    ApprovalRequested,
-    FinalAnswer,
-    ModelStatus,
-    PartialCall,
-    RunStart,
-    TextDelta,
-    ThinkingDelta,
-    ToolCallEvent,
-    ToolResultEvent,
-    ToolRunning,
-    TurnEnd,
-)
+from .agent.approvals import Approved, AutoApprove, Denied, DenyAll
 from .agent.loop import Agent, AgentResult
-from .agent.result import RepeatedFailure
-from .agent.rules import Rule, RuleError, Rules
-from .errors import MeowgentError, RunInterrupted, ToolArgumentsError, ToolDefinitionError
-from .evals.evaluation import EvalCase, EvalReport, aevaluate, evaluate
-from .models import Model, ModelChunk, ModelError, ModelRequest, Usage
+from .errors import MeowgentError, ToolArgumentsError, ToolDefinitionError
+from .evals.evaluation import EvalCase, EvalReport, evaluate
+from .models import ModelError
 from .models.scripted import FunctionModel, ScriptedModel
-from .protocols.parsing import MalformedCall, ToolCallParser, parse_tool_calls
-from .recording.cassette import RecordingModel, ReplayModel
-from .tools.context import ToolContext, ToolContextError
+from .tools.context import ToolContext
 from .tools.core import Tool, ToolCall, ToolResult, tool
-from .tools.render import parse_tools_xml, render_tools_text, render_tools_xml, tools_json_schema
+from .tools.render import render_tools_xml, tools_json_schema
 from .tools.toolbox import Toolbox
 
 try:
@@ -89,104 +74,101 @@ def unload_ipython_extension(ipython: Any) -> None:
     set_default_backend(None)
 
 
-def __getattr__(name: str) -> Any:
-    # OllamaModel imports the ollama client (and httpx), the MCP names the mcp SDK when used; only
-    # pay for that when they are used.
-    if name == "OllamaModel":
-        from .models.ollama import OllamaModel
-
-        return OllamaModel
-    if name == "OpenAIModel":  # the openai client itself is imported by its first request
-        from .models.openai import OpenAIModel
-
-        return OpenAIModel
-    if name in ("McpToolbox", "McpServerError", "McpToolError", "OAuth"):  # MCP is opt-in: load it on use
-        from .mcp.client import toolbox as mcp_client
-
-        return getattr(mcp_client, name)
-    if name == "load_mcp_config":
-        from .mcp.load import load_mcp_config
-
-        return load_mcp_config
-    if name == "ToolServer":
-        from .mcp.server.serve import ToolServer
-
-        return ToolServer
-    if name in ("resource", "prompt"):  # published by %tools serve; light, but MCP's concern
-        from .mcp.server import published
-
-        return getattr(published, name)
-    raise AttributeError(f"module 'meowgent_nb' has no attribute {name!r}")
-
-
-__all__ = [
+__all__ = [  # noqa: RUF022 - grouped by comment, sorted within each group
+    # Tools: mark a function, and what the model reads of it
+    "Tool",
+    "ToolCall",
+    "ToolContext",
+    "ToolResult",
+    "Toolbox",
+    "render_tools_xml",
+    "tool",
+    "tools_json_schema",
+    # The agent and the decisions on its calls
     "Agent",
-    "AgentEvent",
     "AgentResult",
-    "ApprovalEvent",
-    "ApprovalRequest",
-    "ApprovalRequested",
     "Approved",
-    "Approver",
     "AutoApprove",
     "Denied",
     "DenyAll",
+    # Offline models (every backend, and the interface, are in meowgent_nb.models)
+    "FunctionModel",
+    "ScriptedModel",
+    # Evals of tool descriptions
     "EvalCase",
     "EvalReport",
-    "FinalAnswer",
-    "FunctionModel",
-    "MalformedCall",
-    "McpServerError",
-    "McpToolError",
-    "McpToolbox",
-    "MeowgentError",
-    "Model",
-    "ModelChunk",
-    "ModelError",
-    "ModelRequest",
-    "ModelStatus",
-    "OAuth",
-    "OllamaModel",
-    "OpenAIModel",
-    "PartialCall",
-    "RecordingModel",
-    "RepeatedFailure",
-    "ReplayModel",
-    "Rule",
-    "RuleError",
-    "Rules",
-    "RunInterrupted",
-    "RunStart",
-    "ScriptedModel",
-    "TextDelta",
-    "ThinkingDelta",
-    "Tool",
-    "ToolArgumentsError",
-    "ToolCall",
-    "ToolCallEvent",
-    "ToolCallParser",
-    "ToolContext",
-    "ToolContextError",
-    "ToolDefinitionError",
-    "ToolResult",
-    "ToolResultEvent",
-    "ToolRunning",
-    "ToolServer",
-    "Toolbox",
-    "TurnEnd",
-    "Usage",
-    "__version__",
-    "aevaluate",
     "evaluate",
+    # Errors
+    "MeowgentError",
+    "ModelError",
+    "ToolArgumentsError",
+    "ToolDefinitionError",
+    # The IPython extension (%load_ext meowgent_nb), and the version
+    "__version__",
     "load_ipython_extension",
-    "load_mcp_config",
-    "parse_tool_calls",
-    "parse_tools_xml",
-    "prompt",
-    "render_tools_text",
-    "render_tools_xml",
-    "resource",
-    "tool",
-    "tools_json_schema",
     "unload_ipython_extension",
 ]
+
+# Names this package exported before it had public submodules, and where they live now. They
+# still import from here, with a DeprecationWarning, until the next release.
+_MOVED = {
+    **dict.fromkeys(
+        [
+            "AgentEvent",
+            "ApprovalEvent",
+            "ApprovalRequested",
+            "FinalAnswer",
+            "ModelStatus",
+            "PartialCall",
+            "RunStart",
+            "TextDelta",
+            "ThinkingDelta",
+            "ToolCallEvent",
+            "ToolResultEvent",
+            "ToolRunning",
+            "TurnEnd",
+        ],
+        "meowgent_nb.events",
+    ),
+    **dict.fromkeys(
+        ["Model", "ModelChunk", "ModelRequest", "OllamaModel", "OpenAIModel", "Usage"], "meowgent_nb.models"
+    ),
+    **dict.fromkeys(
+        [
+            "McpServerError",
+            "McpToolError",
+            "McpToolbox",
+            "OAuth",
+            "ToolServer",
+            "load_mcp_config",
+            "prompt",
+            "resource",
+        ],
+        "meowgent_nb.mcp",
+    ),
+    **dict.fromkeys(["ApprovalRequest", "Approver"], "meowgent_nb.agent.approvals"),
+    **dict.fromkeys(["Rule", "RuleError", "Rules"], "meowgent_nb.agent.rules"),
+    "RepeatedFailure": "meowgent_nb.agent.result",
+    "RunInterrupted": "meowgent_nb.errors",
+    "ToolContextError": "meowgent_nb.tools.context",
+    "aevaluate": "meowgent_nb.evals",
+    **dict.fromkeys(["RecordingModel", "ReplayModel"], "meowgent_nb.recording"),
+    **dict.fromkeys(["MalformedCall", "ToolCallParser", "parse_tool_calls"], "meowgent_nb.protocols.parsing"),
+    **dict.fromkeys(["parse_tools_xml", "render_tools_text"], "meowgent_nb.tools.render"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    place = _MOVED.get(name)
+    if place is None:
+        raise AttributeError(f"module 'meowgent_nb' has no attribute {name!r}")
+    import warnings
+    from importlib import import_module
+
+    warnings.warn(
+        f"meowgent_nb.{name} has moved: import it from {place} (`from {place} import {name}`);"
+        " the old name goes in the next release.",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    return getattr(import_module(place), name)

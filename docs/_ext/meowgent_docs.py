@@ -3,8 +3,10 @@
 - ``config-inited``: every ``notebooks/*.ipynb`` is copied to ``docs/course/`` (git ignores the
   copies), so each course notebook is a page without a second copy in the repository. A copy is
   rewritten only when its notebook changed, so an incremental build stays incremental.
-- ``{meowgent-api}``: one autodoc entry per name of ``meowgent_nb.__all__``, classes first, then
-  functions, so a new public name is documented the day it is exported.
+- ``{meowgent-api} MODULE``: one autodoc entry per name of a public module's ``__all__``
+  (``meowgent_nb`` when no module is given), classes first, then functions, so a new public name
+  is documented the day it is exported. A name the page documented under an earlier module (the
+  offline models are in ``meowgent_nb`` and ``meowgent_nb.models``) is documented once.
 """
 
 from __future__ import annotations
@@ -37,15 +39,22 @@ def copy_course(app: Any, config: Any) -> None:
             copy.write_bytes(text)
 
 
-def public_names() -> list[tuple[str, str]]:
-    """(autodoc directive, name) for each public name, classes first, each group in `__all__`'s order."""
-    import meowgent_nb
+def public_names(module: str = "meowgent_nb", seen: set[int] | None = None) -> list[tuple[str, str]]:
+    """(autodoc directive, name) for each public name of ``module``, classes first, each group in
+    `__all__`'s order; names whose object is in ``seen`` (ids, updated) are left out."""
+    import importlib
 
+    public = importlib.import_module(module)
+    seen = set() if seen is None else seen
     entries = []
-    for name in meowgent_nb.__all__:
+    for name in public.__all__:
         if name in NOT_REFERENCE:
             continue
-        value = getattr(meowgent_nb, name)
+        value = getattr(public, name)
+        if inspect.isclass(value) or callable(value):
+            if id(value) in seen:
+                continue
+            seen.add(id(value))
         if inspect.isclass(value):
             kind = "exception" if issubclass(value, BaseException) else "class"
         elif callable(value):
@@ -58,18 +67,23 @@ def public_names() -> list[tuple[str, str]]:
 
 
 class PublicApi(SphinxDirective):
-    """``{meowgent-api}``: the reference of every public name, generated from its docstring."""
+    """``{meowgent-api} MODULE``: the reference of every public name of a module, from its docstring."""
+
+    optional_arguments = 1
 
     def run(self) -> list[nodes.Node]:
+        module = self.arguments[0] if self.arguments else "meowgent_nb"
+        # One page's directives share what they documented, so an object appears once on it.
+        seen = self.env.temp_data.setdefault("meowgent_api_seen", set())
         # The page is Markdown, and so is what its directive parses; autodoc writes reStructuredText,
         # which MyST reads inside an eval-rst block.
         lines = ["```{eval-rst}"]
-        for kind, name in public_names():
-            lines += [f".. auto{kind}:: meowgent_nb.{name}", ""]
+        for kind, name in public_names(module, seen):
+            lines += [f".. auto{kind}:: {module}.{name}", ""]
         lines.append("```")
         node = nodes.section()
         node.document = self.state.document
-        self.state.nested_parse(StringList(lines, source="meowgent_nb.__all__"), self.content_offset, node)
+        self.state.nested_parse(StringList(lines, source=f"{module}.__all__"), self.content_offset, node)
         return node.children
 
 

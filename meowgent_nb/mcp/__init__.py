@@ -8,3 +8,48 @@ use. The client and the server never import each other.
 
 Nothing here is imported until a toolbox or server is made: the SDK loads then.
 """
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .client.toolbox import McpServerError, McpToolbox, McpToolError, OAuth
+    from .load import load_mcp_config
+    from .server.published import ResourceContent, prompt, resource
+    from .server.serve import ToolServer
+
+__all__ = [  # noqa: RUF022 - grouped by comment, sorted within each group
+    # A server's tools in the notebook
+    "McpServerError",
+    "McpToolError",
+    "McpToolbox",
+    "OAuth",
+    "load_mcp_config",
+    # The notebook's tools served (what ``%tools serve`` runs)
+    "ResourceContent",
+    "ToolServer",
+    "prompt",
+    "resource",
+]
+
+# Where each name lives: importing this package loads none of them (nor the SDK) until one is named.
+_HOMES = {
+    "McpServerError": ".client.toolbox",
+    "McpToolError": ".client.toolbox",
+    "McpToolbox": ".client.toolbox",
+    "OAuth": ".client.toolbox",
+    "load_mcp_config": ".load",
+    "ResourceContent": ".server.published",
+    "ToolServer": ".server.serve",
+    "prompt": ".server.published",
+    "resource": ".server.published",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _HOMES:
+        from importlib import import_module
+
+        return getattr(import_module(_HOMES[name], __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

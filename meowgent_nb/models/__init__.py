@@ -8,12 +8,46 @@ sets it to False, and backends that talk to a server refuse while it is False.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from .base import Model, ModelChunk, ModelError, ModelRequest, Usage
+from .scripted import FunctionModel, ScriptedModel
+
+if TYPE_CHECKING:  # imported on first use (`__getattr__`): their clients are heavy
+    from .llamacpp import LlamaCppModel
+    from .ollama import OllamaModel
+    from .openai import OpenAIModel
 
 ALLOW_MODEL_REQUESTS = True
 """Whether backends may contact a model server. Offline models ignore it."""
 
-__all__ = ["ALLOW_MODEL_REQUESTS", "Model", "ModelChunk", "ModelError", "ModelRequest", "Usage"]
+__all__ = [  # noqa: RUF022 - grouped by comment, sorted within each group
+    # The guard against reaching a real model by accident
+    "ALLOW_MODEL_REQUESTS",
+    # The interface a backend implements
+    "Model",
+    "ModelChunk",
+    "ModelError",
+    "ModelRequest",
+    "Usage",
+    # Backends
+    "FunctionModel",
+    "LlamaCppModel",
+    "OllamaModel",
+    "OpenAIModel",
+    "ScriptedModel",
+]
+
+# Backends whose modules import a client (ollama, httpx, llama_cpp's loader): loaded when first named.
+_LAZY = {"LlamaCppModel": "llamacpp", "OllamaModel": "ollama", "OpenAIModel": "openai"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        from importlib import import_module
+
+        return getattr(import_module(f".{_LAZY[name]}", __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def check_model_requests_allowed(what: str) -> None:

@@ -1,15 +1,23 @@
 """Recording and replaying: cassettes that record any model's answers and the ``record=True``
 tools' results once, and replay them without the model.
 
-`RecordingModel` and `ReplayModel` (in ``cassette``) wrap any `Model`; the file they read and
-write is `_file` (its entries `_entries`, checked against `_schema`), secrets are masked by
-`_mask`, a missing recording is described against the nearest one by `_diff`, and the recorded
-tools are on the `_tool_tape`.
+`RecordingModel` and `ReplayModel` (in ``cassette``) wrap any `Model`, and `cassette_model` picks
+one for a file and a mode; the file they read and write is `_file` (its entries `_entries`,
+checked against `_schema`), secrets are masked by `_mask`, a missing recording is described
+against the nearest one by `_diff`, and the recorded tools are on the `_tool_tape`.
 """
 
 from __future__ import annotations
 
 from ._mask import Mask
-from .cassette import Cassette, CassetteError, RecordingModel, ReplayModel, ToolTape
+from .cassette import Cassette, CassetteError, RecordingModel, ReplayModel, ToolTape, cassette_model
 
-__all__ = ["Cassette", "CassetteError", "Mask", "RecordingModel", "ReplayModel", "ToolTape"]
+__all__ = [
+    "Cassette",
+    "CassetteError",
+    "Mask",
+    "RecordingModel",
+    "ReplayModel",
+    "ToolTape",
+    "cassette_model",
+]

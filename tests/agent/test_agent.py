@@ -12,26 +12,27 @@ import pytest
 
 from meowgent_nb import (
     Agent,
-    ApprovalEvent,
     Approved,
     AutoApprove,
     Denied,
-    FinalAnswer,
     FunctionModel,
-    ModelChunk,
     ModelError,
+    ScriptedModel,
+    ToolCall,
+    tool,
+)
+from meowgent_nb.events import (
+    ApprovalEvent,
+    FinalAnswer,
     PartialCall,
     RunStart,
-    ScriptedModel,
     TextDelta,
-    ToolCall,
     ToolCallEvent,
     ToolResultEvent,
     ToolRunning,
     TurnEnd,
-    Usage,
-    tool,
 )
+from meowgent_nb.models import ModelChunk, Usage
 from meowgent_nb.protocols.prompt import LAST_TURN_NOTICE, REQUIRED_NOTICE, RESULTS_NOTICE, TOOL_RULES
 from meowgent_nb.testing import assert_tools_offered
 
@@ -465,7 +466,7 @@ def test_an_identical_successful_call_is_not_run_again_in_one_run():
 
 
 def test_calls_that_wait_for_approval_are_announced_before_the_approver_is_asked():
-    from meowgent_nb import ApprovalRequested
+    from meowgent_nb.events import ApprovalRequested
     from meowgent_nb.notebook.views.transcript import Transcript
 
     transcript = Transcript()

@@ -8,8 +8,9 @@ from typing import Annotated
 
 import pytest
 
-from meowgent_nb import Agent, Approved, ModelChunk, ScriptedModel, Tool, ToolCall, tool
+from meowgent_nb import Agent, Approved, ScriptedModel, Tool, ToolCall, tool
 from meowgent_nb.agent.tool_search import AUTO_THRESHOLD, ToolSearch, found_names
+from meowgent_nb.models import ModelChunk
 from meowgent_nb.protocols.json_answer import answer_schema
 from meowgent_nb.protocols.prompt import RESULTS_NOTICE, TOOL_RULES
 from meowgent_nb.protocols.xml import call_schema

@@ -610,11 +610,9 @@ def test_agent_and_the_agent_cell_reach_the_server_named_by_openai_base_url(
 ):
     from IPython.utils.capture import capture_output
 
-    import meowgent_nb
-
     monkeypatch.setenv("OPENAI_BASE_URL", base_url)
     agent = Agent(model="openai:served-model")
-    assert (type(agent.model), agent.model.base_url) == (meowgent_nb.OpenAIModel, base_url)
+    assert (type(agent.model), agent.model.base_url) == (OpenAIModel, base_url)
     serve(httpserver, sse(event({"content": "Hi from the server."}), event({}, "stop")))
     assert agent.run("Hello").text == "Hi from the server."
     httpserver.clear()

@@ -22,34 +22,35 @@ from nbclient import NotebookClient
 from meowgent_nb import (
     Agent,
     AgentResult,
-    ApprovalEvent,
-    ApprovalRequested,
     Approved,
     AutoApprove,
     Denied,
-    FinalAnswer,
-    ModelChunk,
     ModelError,
     ScriptedModel,
-    TextDelta,
-    ThinkingDelta,
     Toolbox,
     ToolCall,
-    ToolCallEvent,
     ToolResult,
-    ToolResultEvent,
-    TurnEnd,
-    Usage,
-    render_tools_text,
     render_tools_xml,
     tool,
     tools_json_schema,
 )
 from meowgent_nb._visible import is_hidden
 from meowgent_nb.errors import RunInterrupted
+from meowgent_nb.events import (
+    ApprovalEvent,
+    ApprovalRequested,
+    FinalAnswer,
+    TextDelta,
+    ThinkingDelta,
+    ToolCallEvent,
+    ToolResultEvent,
+    TurnEnd,
+)
+from meowgent_nb.models import ModelChunk, Usage
 from meowgent_nb.notebook.views._html import markdown_html
 from meowgent_nb.notebook.views.display import LiveDisplay, show_run
 from meowgent_nb.notebook.views.transcript import Transcript
+from meowgent_nb.tools.render import render_tools_text
 from meowgent_nb.tools.view import ToolsView, tool_mimebundle
 
 

@@ -215,7 +215,7 @@ def test_unload_closes_the_sessions_and_stops_serving(ip):
 
 
 def test_serve_the_notebook_tools_and_stop(ip):
-    from meowgent_nb import prompt, resource
+    from meowgent_nb.mcp import prompt, resource
 
     note = resource("notes://today")(lambda: "Buy milk.")
     ip.user_ns.update(

@@ -13,30 +13,23 @@ from IPython import get_ipython
 from IPython.testing.globalipapp import start_ipython
 from IPython.utils.capture import capture_output
 
-from meowgent_nb import (
-    Agent,
-    FunctionModel,
-    ModelChunk,
-    ModelStatus,
-    OllamaModel,
-    PartialCall,
-    RecordingModel,
-    ReplayModel,
-    RunStart,
-    ScriptedModel,
-    TextDelta,
-    ThinkingDelta,
-    ToolCall,
-    ToolCallEvent,
-    TurnEnd,
-    Usage,
-    tool,
-)
+from meowgent_nb import Agent, FunctionModel, ScriptedModel, ToolCall, tool
 from meowgent_nb.agent.events import FinalAnswer
 from meowgent_nb.agent.result import AgentResult
+from meowgent_nb.events import (
+    ModelStatus,
+    PartialCall,
+    RunStart,
+    TextDelta,
+    ThinkingDelta,
+    ToolCallEvent,
+    TurnEnd,
+)
+from meowgent_nb.models import ModelChunk, OllamaModel, Usage
 from meowgent_nb.models.base import describe_model
 from meowgent_nb.notebook.views.display import LiveDisplay
 from meowgent_nb.notebook.views.transcript import Transcript
+from meowgent_nb.recording import RecordingModel, ReplayModel
 
 MUTED = "opacity: 0.65; font-size: 0.85em"
 

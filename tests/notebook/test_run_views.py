@@ -207,7 +207,8 @@ def test_a_timed_out_call_says_its_limit_in_the_fold_not_the_turns_time():
 def test_a_running_card_counts_from_when_it_started_and_shows_its_limit():
     clock = [0.0]
     transcript = Transcript(clock=lambda: clock[0])
-    from meowgent_nb import ToolCall, ToolCallEvent, ToolResult, ToolResultEvent, ToolRunning
+    from meowgent_nb import ToolCall, ToolResult
+    from meowgent_nb.events import ToolCallEvent, ToolResultEvent, ToolRunning
 
     limited, unlimited = ToolCall("fetch", {"url": "u"}, id="1"), ToolCall("crunch", {}, id="2")
     transcript.handle(ToolCallEvent(limited, 1))

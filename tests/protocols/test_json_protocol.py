@@ -15,7 +15,8 @@ from typing import Annotated, Literal
 import pytest
 
 import meowgent_nb.models
-from meowgent_nb import Agent, FinalAnswer, ScriptedModel, TextDelta, ToolCall, ToolCallEvent, tool
+from meowgent_nb import Agent, ScriptedModel, ToolCall, tool
+from meowgent_nb.events import FinalAnswer, TextDelta, ToolCallEvent
 from meowgent_nb.models import ModelRequest
 from meowgent_nb.models.gguf import missing_packages
 from meowgent_nb.protocols.json_answer import ANSWER_SHAPE, JsonAnswerParser, answer_schema, read_answer

@@ -15,7 +15,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from meowgent_nb import Agent, ModelChunk, ScriptedModel, Tool, tool
+from meowgent_nb import Agent, ScriptedModel, Tool, tool
+from meowgent_nb.models import ModelChunk
 from meowgent_nb.protocols.prompt import RESULTS_NOTICE, inert, tool_responses
 from meowgent_nb.tools._inert import escape_tokens
 from meowgent_nb.tools.core import ToolCall, ToolResult

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from meowgent_nb import Agent, ScriptedModel, TextDelta, ToolCall, tool
+from meowgent_nb import Agent, ScriptedModel, ToolCall, tool
+from meowgent_nb.events import TextDelta
 from meowgent_nb.protocols import PROTOCOLS, ToolProtocol, get_protocol
 from meowgent_nb.protocols.native import NativeCallParser
 from meowgent_nb.protocols.prompt import RESULTS_NOTICE, TOOL_RULES

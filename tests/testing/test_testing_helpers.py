@@ -8,7 +8,8 @@ import asyncio
 import pytest
 
 import meowgent_nb.models
-from meowgent_nb import Agent, ModelChunk, ModelError, ScriptedModel, tool
+from meowgent_nb import Agent, ModelError, ScriptedModel, tool
+from meowgent_nb.models import ModelChunk
 from meowgent_nb.models.llamacpp import LlamaCppModel
 from meowgent_nb.models.ollama import OllamaModel
 from meowgent_nb.testing import (

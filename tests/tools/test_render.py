@@ -9,16 +9,8 @@ from typing import Annotated, Literal
 import pytest
 from pydantic import BaseModel
 
-from meowgent_nb import (
-    Tool,
-    Toolbox,
-    ToolDefinitionError,
-    parse_tools_xml,
-    render_tools_text,
-    render_tools_xml,
-    tool,
-    tools_json_schema,
-)
+from meowgent_nb import Tool, Toolbox, ToolDefinitionError, render_tools_xml, tool, tools_json_schema
+from meowgent_nb.tools.render import parse_tools_xml, render_tools_text
 
 
 class Priority(enum.Enum):
