@@ -8,7 +8,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-__all__ = ["ApprovalMissing", "MeowgentError", "RunInterrupted", "ToolArgumentsError", "ToolDefinitionError"]
+__all__ = [
+    "ApprovalMissing",
+    "MeowgentError",
+    "RunInterrupted",
+    "SettingsError",
+    "ToolArgumentsError",
+    "ToolDefinitionError",
+]
 
 
 class MeowgentError(Exception):
@@ -22,6 +29,14 @@ class MeowgentError(Exception):
     def _render_traceback_(self) -> list[str]:
         """The lines IPython shows for this error (IPython calls this when it exists)."""
         return [f"\x1b[31m{type(self).__name__}\x1b[0m: {self}", "(the full traceback: %agent traceback)"]
+
+
+class SettingsError(MeowgentError, ValueError):
+    """A setting a person gave is not one meowgent accepts: a constructor argument (``Agent``,
+    ``McpToolbox``, ``ToolServer``), an option of a function (``evaluate``), an environment variable
+    (``MEOWGENT_APPROVE``). Raised before anything runs; the message names the setting, what was
+    given and what is allowed. It is a `ValueError`, as these checks raised before it existed.
+    """
 
 
 class ToolDefinitionError(MeowgentError, TypeError):
