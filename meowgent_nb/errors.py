@@ -1,14 +1,35 @@
-"""The errors meowgent raises.
+"""The errors meowgent raises, and the rule every error of the package keeps.
 
-Every error says what failed, for what, the detail, and how to fix it. They all derive from
-`MeowgentError`, so ``except MeowgentError`` catches anything this package raises on purpose.
+Every error says what failed, for what, the detail, and how to fix it. Every exception class a
+module of the package exports (names in its ``__all__``) derives from `MeowgentError`, so
+``except MeowgentError`` catches anything this package raises on purpose (tests/test_errors.py
+checks it). An error that is also a kind of Python error keeps that base, so a caller's
+``except ValueError`` (or ``TypeError``, ``RuntimeError``, ``AssertionError``) still catches it.
+
+Here live the errors of more than one wing:
+
+- `SettingsError` (a `ValueError`): a setting a person gave is not accepted.
+- `ToolDefinitionError` (a `TypeError`) and `ToolArgumentsError` (a `ValueError`): a tool cannot
+  be described, or a call's arguments do not fit it.
+- `RunInterrupted` and `ApprovalMissing`: a run was interrupted; a call needed an approval not asked.
+
+Each wing defines its own next to the code that raises them (`ModelError` in ``models``,
+`McpServerError` in ``mcp``, `RuleError` in ``agent.rules``, ...). Failing checks of the
+package's own invariants (assert-like, a bug if seen) may raise Python's errors directly.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-__all__ = ["ApprovalMissing", "MeowgentError", "RunInterrupted", "ToolArgumentsError", "ToolDefinitionError"]
+__all__ = [
+    "ApprovalMissing",
+    "MeowgentError",
+    "RunInterrupted",
+    "SettingsError",
+    "ToolArgumentsError",
+    "ToolDefinitionError",
+]
 
 
 class MeowgentError(Exception):
@@ -22,6 +43,14 @@ class MeowgentError(Exception):
     def _render_traceback_(self) -> list[str]:
         """The lines IPython shows for this error (IPython calls this when it exists)."""
         return [f"\x1b[31m{type(self).__name__}\x1b[0m: {self}", "(the full traceback: %agent traceback)"]
+
+
+class SettingsError(MeowgentError, ValueError):
+    """A setting a person gave is not one meowgent accepts: a constructor argument (``Agent``,
+    ``McpToolbox``, ``ToolServer``), an option of a function (``evaluate``), an environment variable
+    (``MEOWGENT_APPROVE``). Raised before anything runs; the message names the setting, what was
+    given and what is allowed. It is a `ValueError`, as these checks raised before it existed.
+    """
 
 
 class ToolDefinitionError(MeowgentError, TypeError):

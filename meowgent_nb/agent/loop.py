@@ -16,6 +16,7 @@ from collections.abc import AsyncIterator, Iterable
 from typing import Any, Literal
 
 from .._async import keep_awake, run_to_completion
+from ..errors import SettingsError
 from ..models.base import Model, ModelRequest, describe_model
 from ..protocols.base import ToolProtocol
 from ..protocols.prompt import DEFAULT_SYSTEM, REQUIRED_NOTICE
@@ -169,7 +170,7 @@ class Agent:
         for warning in self.rules.unknown_tools(self.tools, given):
             warnings.warn(f"Agent: {warning}", stacklevel=2)
         if problems:
-            raise ValueError("Invalid Agent settings:\n" + "\n".join(f"- {p}" for p in problems))
+            raise SettingsError("Invalid Agent settings:\n" + "\n".join(f"- {p}" for p in problems))
         self.messages: list[dict[str, Any]] = []
         """The whole conversation, without the system prompt (which is rebuilt each turn)."""
         self._call_count = 0

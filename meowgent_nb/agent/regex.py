@@ -9,13 +9,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..errors import MeowgentError
+
 __all__ = ["MAX_REGEX_MEMORY", "RegexError", "compile_regex"]
 
 MAX_REGEX_MEMORY = 8 << 20
 """Bytes RE2 may use for one pattern's compiled program (a pattern that needs more is refused)."""
 
 
-class RegexError(ValueError):
+class RegexError(MeowgentError, ValueError):
     """A regex RE2 cannot run: RE2's reason, and how to write the pattern instead."""
 
     def __init__(self, detail: str):

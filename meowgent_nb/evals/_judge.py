@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import ToolArgumentsError
+from ..errors import SettingsError, ToolArgumentsError
 from ..tools.core import Tool, ToolCall
 
 __all__ = ["UNREADABLE", "EvalCase", "Verdict", "check_cases", "judge"]
@@ -92,7 +92,7 @@ def check_cases(cases: Iterable[EvalCase | Mapping[str, Any]], tools: Iterable[T
     """The cases as `EvalCase` values, checked against the tools offered.
 
     Raises:
-        ValueError: A case is malformed or names a tool that is not offered; every problem is listed.
+        SettingsError: A case is malformed or names a tool that is not offered; every problem is listed.
     """
     names = [t.name for t in tools]
     known = {f.name for f in dataclasses.fields(EvalCase)}
@@ -118,5 +118,5 @@ def check_cases(cases: Iterable[EvalCase | Mapping[str, Any]], tools: Iterable[T
             )
         checked.append(item)
     if problems:
-        raise ValueError("Invalid eval cases:\n" + "\n".join(f"- {p}" for p in problems))
+        raise SettingsError("Invalid eval cases:\n" + "\n".join(f"- {p}" for p in problems))
     return checked

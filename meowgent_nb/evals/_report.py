@@ -18,6 +18,7 @@ from typing import Any
 
 from .._html import MUTED, escape, seconds, table_html
 from ..agent.context import CHARACTERS_PER_TOKEN
+from ..errors import SettingsError
 from ._row import EvalRow, stopped_note
 from ._tool_block import ToolBlockSize
 
@@ -57,7 +58,7 @@ class EvalReport:
         tools: ``{name: digest}`` of the tools offered (`_digest.tool_digests`), when known.
 
     Raises:
-        ValueError: ``repeat`` is not a whole number of at least 1 that divides the rows.
+        SettingsError: ``repeat`` is not a whole number of at least 1 that divides the rows.
     """
 
     def __init__(
@@ -74,7 +75,7 @@ class EvalReport:
     ):
         every = list(rows)
         if isinstance(repeat, bool) or not isinstance(repeat, int) or repeat < 1 or len(every) % repeat:
-            raise ValueError(
+            raise SettingsError(
                 f"repeat must be a whole number of at least 1 dividing the {len(every)} rows; got {repeat!r}"
             )
         self.repeat = repeat

@@ -27,6 +27,7 @@ from typing import Any
 from .._async import run_to_completion
 from ..agent.events import TextDelta, ToolCallEvent, TurnEnd
 from ..agent.loop import Agent
+from ..errors import SettingsError
 from ..models.base import Model
 from ..protocols.base import ToolProtocol
 from ..protocols.registry import get_protocol
@@ -113,7 +114,7 @@ async def aevaluate(
         and the digests of the tools (what a baseline compares, `baseline.check_baseline`).
 
     Raises:
-        ValueError: A case is malformed or names a tool that is not offered (all problems
+        SettingsError: A case is malformed or names a tool that is not offered (all problems
             listed), ``protocol`` names no protocol, or ``text_limit``, ``concurrency`` or
             ``repeat`` is not a positive whole number (``text_limit`` may be None); before any
             case runs.
@@ -124,10 +125,10 @@ async def aevaluate(
     if text_limit is not None and (
         isinstance(text_limit, bool) or not isinstance(text_limit, int) or text_limit < 1
     ):
-        raise ValueError(f"text_limit must be a whole number of at least 1, or None; got {text_limit!r}")
+        raise SettingsError(f"text_limit must be a whole number of at least 1, or None; got {text_limit!r}")
     for name, value in (("concurrency", concurrency), ("repeat", repeat)):
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise ValueError(f"{name} must be a whole number of at least 1; got {value!r}")
+            raise SettingsError(f"{name} must be a whole number of at least 1; got {value!r}")
     chosen_protocol = get_protocol(protocol)
     if model is None or isinstance(model, str):
         from ..models.resolve import resolve_model

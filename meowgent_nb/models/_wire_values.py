@@ -12,6 +12,8 @@ import json
 import reprlib
 from typing import Any
 
+from ..errors import MeowgentError
+
 __all__ = [
     "MAX_COUNT",
     "MAX_DEPTH",
@@ -40,7 +42,7 @@ MAX_NAME = 1_000
 """Characters of a tool call's name or id (APIs allow 64 to 128 for a name)."""
 
 
-class WireError(ValueError):
+class WireError(MeowgentError, ValueError):
     """A value a server sent that its API does not allow; the message names the field and the value."""
 
 

@@ -6,6 +6,7 @@ name here.
 
 from __future__ import annotations
 
+from ..errors import SettingsError
 from .base import ToolProtocol
 from .json import JsonProtocol
 from .list import ListProtocol
@@ -31,7 +32,7 @@ def get_protocol(protocol: str | ToolProtocol) -> ToolProtocol:
     """The protocol of that name; a protocol object is returned as it is.
 
     Raises:
-        ValueError: No protocol has that name; the message lists the protocols to choose from.
+        SettingsError: No protocol has that name; the message lists the protocols to choose from.
     """
     if not isinstance(protocol, str):
         found = protocol if isinstance(protocol, ToolProtocol) else None
@@ -39,5 +40,5 @@ def get_protocol(protocol: str | ToolProtocol) -> ToolProtocol:
         found = PROTOCOLS.get(protocol) or BASELINES.get(protocol)
     if found is None:
         *rest, final = (repr(name) for name in PROTOCOLS)
-        raise ValueError(f"protocol must be {', '.join(rest)} or {final}, got {protocol!r}")
+        raise SettingsError(f"protocol must be {', '.join(rest)} or {final}, got {protocol!r}")
     return found

@@ -33,6 +33,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from ..errors import MeowgentError
 from ..tools.calls import ToolCall, ToolResult
 from ._diff import describe_value_difference
 from ._file import Cassette, CassetteError, recordable
@@ -47,7 +48,7 @@ RERECORD_TOOLS = (
 )
 
 
-class RecordedToolError(Exception):
+class RecordedToolError(MeowgentError):
     """The error a recorded tool raised, replayed: its message is the text the model read.
 
     Attributes:

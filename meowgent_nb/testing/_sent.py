@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from ..errors import SettingsError
 from ..models.base import ModelRequest
 from ..tools.calls import is_tool_result
 
@@ -59,10 +60,10 @@ def assert_system_prompt(
 
     Raises:
         AssertionError: It does not; the message shows the whole system prompt that was sent.
-        ValueError: Neither ``contains`` nor ``equals`` was given.
+        SettingsError: Neither ``contains`` nor ``equals`` was given.
     """
     if contains is None and equals is None:
-        raise ValueError("assert_system_prompt: say what to look for, contains=... or equals=...")
+        raise SettingsError("assert_system_prompt: say what to look for, contains=... or equals=...")
     sent, which = sent_request(model, request)
     first = sent.messages[0] if sent.messages else {}
     system = first.get("content", "") if first.get("role") == "system" else None

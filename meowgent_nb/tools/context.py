@@ -36,6 +36,8 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
+from ..errors import MeowgentError
+
 __all__ = [
     "LEVELS",
     "MAX_LOG_CHARS",
@@ -54,7 +56,7 @@ MAX_LOG_CHARS = 2000
 configured it, the cell's stderr); the rest is counted, not shown."""
 
 
-class ToolContextError(RuntimeError):
+class ToolContextError(MeowgentError, RuntimeError):
     """What the tool asked of its caller cannot be done (no model, the client cannot, it refused)."""
 
 

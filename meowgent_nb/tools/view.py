@@ -14,6 +14,7 @@ from typing import Any, Literal
 
 from .._html import highlight, note_html, pre_html, table_html
 from .._visible import visible
+from ..errors import SettingsError
 from .render import (
     ToolSpec,
     render_tools_text,
@@ -43,12 +44,12 @@ class ToolsView:
             Schema form the ``native`` protocol sends; ``"text"``: the one-line forms.
 
     Raises:
-        ValueError: ``mode`` is not one of those.
+        SettingsError: ``mode`` is not one of those.
     """
 
     def __init__(self, tools: ToolSpec | Iterable[ToolSpec], mode: ToolsMode = "all", shape: Any = None):
         if mode not in ("all", "xml", "json", "text"):
-            raise ValueError(f"mode must be 'all', 'xml', 'json' or 'text', got {mode!r}")
+            raise SettingsError(f"mode must be 'all', 'xml', 'json' or 'text', got {mode!r}")
         self.single = not isinstance(tools, Iterable)  # a Tool is not iterable; a Toolbox and a list are
         self.tools: list[ToolSpec] = list(tools) if isinstance(tools, Iterable) else [tools]
         self.mode = mode

@@ -291,7 +291,7 @@ def test_headless_with_an_unknown_policy_fails_the_cell(kernel):
     finally:
         kernel.ok("del os.environ['MEOWGENT_APPROVE']")
     assert (run.reply["ename"], run.reply["evalue"]) == (
-        "ValueError",
+        "SettingsError",
         (
             "MEOWGENT_APPROVE='maybe' is not a policy for headless runs; set MEOWGENT_APPROVE=all"
             " (run the calls), MEOWGENT_APPROVE=none (deny them; the default) or MEOWGENT_APPROVE=rules (only the"

@@ -42,6 +42,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..._visible import visible
+from ...errors import MeowgentError
 from ..regex import RegexError, compile_regex
 from ._spellings import Spelling, has_dot_dot_segment, local_spelling, spelling_of
 
@@ -62,7 +63,7 @@ _NO_MATCH = object()
 _WILDCARDS = {"**": "\ue000", "*": "\ue001", "?": "\ue002"}
 
 
-class RuleSyntaxError(ValueError):
+class RuleSyntaxError(MeowgentError, ValueError):
     """What is wrong in a pattern, said for the person who wrote it (the rule adds its own text)."""
 
 

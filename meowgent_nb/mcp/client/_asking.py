@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any, Literal, Protocol
 
 from ...agent._running_call import RUNNING_CALL, RunningCall
+from ...errors import SettingsError
 from ..content._elicit import ElicitForm, ElicitSchemaError, check_content, form_from_schema
 
 __all__ = [
@@ -134,7 +135,7 @@ class ServerAsks:
 
     def __post_init__(self) -> None:
         if self.sampling not in SAMPLING_SETTINGS:
-            raise ValueError(
+            raise SettingsError(
                 f"McpToolbox {self.server!r}: sampling must be 'ask', 'allow' or 'deny', got {self.sampling!r}"
             )
         roots = (

@@ -32,6 +32,7 @@ from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from ...errors import SettingsError
 from ._asking import _FLIGHT, _Flight
 
 __all__ = ["LOG_LEVELS", "CallWatch", "LogEntry", "Progress", "ProgressFn", "ServerNotes", "set_level"]
@@ -110,7 +111,7 @@ class ServerNotes:
 
     def __init__(self, server: str, level: str = "info"):
         if level not in LOG_LEVELS:
-            raise ValueError(
+            raise SettingsError(
                 f"McpToolbox {server!r}: log_level must be one of {', '.join(LOG_LEVELS)}, got {level!r}"
             )
         self.server, self.level = server, level

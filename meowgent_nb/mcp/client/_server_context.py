@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from ...errors import SettingsError
 from ...tools.core import Tool
 from .._thread import BackgroundLoop
 from ._context import (
@@ -173,7 +174,7 @@ class ServerContext:
         from mcp.types import PromptReference, ResourceTemplateReference
 
         if (prompt is None) == (template is None):
-            raise ValueError("complete: give prompt=NAME or template=URI_TEMPLATE (one of them)")
+            raise SettingsError("complete: give prompt=NAME or template=URI_TEMPLATE (one of them)")
         if not self._connection.offers("completions"):
             return []
         ref: Any = (

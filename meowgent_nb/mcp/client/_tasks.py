@@ -22,6 +22,8 @@ import contextlib
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from ...errors import MeowgentError
+
 __all__ = ["TASK_PROTOCOL", "NotATask", "TaskEnded", "call_as_task", "task_problem"]
 
 TASK_PROTOCOL = "2025-11-25"
@@ -131,7 +133,7 @@ async def call_as_task(
     raise TaskEnded(f"the task of {remote} {what} on the server: {message}")
 
 
-class TaskEnded(Exception):
+class TaskEnded(MeowgentError):
     """The server ended the task as failed or cancelled (`_session` makes it an `McpToolError`)."""
 
 
@@ -153,7 +155,7 @@ async def _send_task_call(
     return answer
 
 
-class NotATask(Exception):
+class NotATask(MeowgentError):
     """The server's answer to a task call is neither a task nor a result (`_session` makes it an
     `McpServerError`)."""
 

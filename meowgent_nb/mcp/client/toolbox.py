@@ -40,7 +40,7 @@ import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from ...errors import ToolDefinitionError
+from ...errors import SettingsError, ToolDefinitionError
 from ...tools.core import Tool
 from ...tools.toolbox import Toolbox
 from .._thread import background_loop
@@ -151,7 +151,7 @@ class McpToolbox(Secrets, ServerContext, Reconnect, ToolRefresh, Taped, Toolbox)
 
     Raises:
         McpServerError: The server did not start, could not be reached, or failed to list tools.
-        ValueError: An option is wrong (a bad prefix or timeout, include/exclude/approval names a
+        SettingsError: An option is wrong (a bad prefix or timeout, include/exclude/approval names a
             tool the server does not have).
     """
 
@@ -187,10 +187,12 @@ class McpToolbox(Secrets, ServerContext, Reconnect, ToolRefresh, Taped, Toolbox)
         self.notes = ServerNotes(name, log_level)
         """The server's log messages (see `log`) and its calls' progress."""
         if (command is None) == (url is None):
-            raise ValueError(f"McpToolbox {name!r}: give either a command (stdio) or url= (streamable HTTP)")
+            raise SettingsError(
+                f"McpToolbox {name!r}: give either a command (stdio) or url= (streamable HTTP)"
+            )
         argv = shlex.split(command) if isinstance(command, str) else list(command or [])
         if command is not None and not argv:
-            raise ValueError(f"McpToolbox {name!r}: the command is empty")
+            raise SettingsError(f"McpToolbox {name!r}: the command is empty")
         for option, value in (
             ("timeout", timeout),
             ("call_timeout", call_timeout),
@@ -199,13 +201,13 @@ class McpToolbox(Secrets, ServerContext, Reconnect, ToolRefresh, Taped, Toolbox)
             if value is not None and not (
                 isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0
             ):
-                raise ValueError(
+                raise SettingsError(
                     f"McpToolbox {name!r}: {option} must be a positive number of seconds, got {value!r}"
                 )
         self.prefix = _prefix(name, prefix)
         """What the box's tool names start with ("" for none)."""
         if include is not None and exclude is not None:
-            raise ValueError(f"McpToolbox {name!r}: give include= or exclude=, not both")
+            raise SettingsError(f"McpToolbox {name!r}: give include= or exclude=, not both")
         include, exclude = _listed(include), _listed(exclude)
         headers, env = dict(headers or {}), dict(env or {})
         self.env_names, self.header_names = tuple(env), tuple(headers)
@@ -216,7 +218,7 @@ class McpToolbox(Secrets, ServerContext, Reconnect, ToolRefresh, Taped, Toolbox)
         self.oauth = oauth_options(name, oauth)
         """How the box authorizes (an `OAuth`), or None."""
         if self.oauth is not None and url is None:
-            raise ValueError(
+            raise SettingsError(
                 f"McpToolbox {name!r}: oauth= is for HTTP servers (url=); a stdio server is not asked"
             )
         self.transport = "stdio" if url is None else "http"
@@ -242,7 +244,7 @@ class McpToolbox(Secrets, ServerContext, Reconnect, ToolRefresh, Taped, Toolbox)
         self._options = (dict(approval or {}), include, exclude, timeout)
         self._keys: dict[str, dict[str, str]] = {}
         if not isinstance(record, bool):
-            raise ValueError(f"McpToolbox {name!r}: record must be True or False, got {record!r}")
+            raise SettingsError(f"McpToolbox {name!r}: record must be True or False, got {record!r}")
         self.record = record
         """Whether the box's calls and listing are recorded in the cell's cassette (see `use_tape`)."""
         self.replayed_from: str | None = None
@@ -302,7 +304,7 @@ class McpToolbox(Secrets, ServerContext, Reconnect, ToolRefresh, Taped, Toolbox)
         for option, names in (("include", include), ("exclude", exclude)):
             unknown = [n for n in (names or ()) if n not in has]
             if unknown and strict:
-                raise ValueError(
+                raise SettingsError(
                     f"McpToolbox {self.name!r}: {option} names unknown tools: {', '.join(unknown)};"
                     f" the server has: {', '.join(has) or 'none'}"
                 )
@@ -355,7 +357,7 @@ class McpToolbox(Secrets, ServerContext, Reconnect, ToolRefresh, Taped, Toolbox)
                     raise
                 skipped[READ_TOOL] = "; ".join(error.problems)
         if overrides and strict:
-            raise ValueError(
+            raise SettingsError(
                 f"McpToolbox {self.name!r}: approval names unknown tools: {', '.join(overrides)};"
                 f" the server has: {', '.join(has) or 'none'}"
             )
@@ -488,7 +490,7 @@ def _prefix(name: str, prefix: bool | str) -> str:
     if prefix is False:
         return ""
     if not isinstance(prefix, str) or not _PREFIX.fullmatch(prefix):
-        raise ValueError(
+        raise SettingsError(
             f"McpToolbox {name!r}: prefix must be True, False or a string of letters, digits, '_', '.'"
             f" and '-' starting with a letter or '_' (at most 32), got {prefix!r}"
         )

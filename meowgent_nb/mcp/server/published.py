@@ -32,7 +32,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 from urllib.parse import unquote
 
-from ...errors import ToolDefinitionError
+from ...errors import MeowgentError, ToolDefinitionError
 from .content import ResourceContent, has_media
 
 __all__ = ["Prompt", "Resource", "ResourceContent", "UnsafeSegment", "prompt", "resource", "segment_problem"]
@@ -45,7 +45,7 @@ _URI = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://\S*")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]{0,63}")
 
 
-class UnsafeSegment(ValueError):
+class UnsafeSegment(MeowgentError, ValueError):
     """A resource template's placeholder was given a value that is not one plain path segment."""
 
 

@@ -34,6 +34,7 @@ from typing import Any
 from ...agent.approvals import ApprovalRequest, Approver, DenyAll
 from ...agent.calls import CallRunner
 from ...agent.rules import Rules
+from ...errors import SettingsError
 from ...tools.context import context_backend
 from ...tools.core import Tool, ToolCall, ToolResult
 from ...tools.render import tool_json_schema
@@ -67,7 +68,7 @@ class ToolServer:
 
     Raises:
         OSError: The port cannot be listened on (it is in use).
-        ValueError: Two tools share a name.
+        SettingsError: Two tools share a name.
 
     Args:
         tools: The tools to serve (names must be unique).
@@ -203,7 +204,7 @@ class ToolServer:
         server started without resources (or prompts) serves none until it is started again.
 
         Raises:
-            ValueError: Two tools share a name (nothing changes).
+            SettingsError: Two tools share a name (nothing changes).
         """
         from mcp.server.subscriptions import PromptsListChanged, ResourcesListChanged, ToolsListChanged
 
@@ -229,7 +230,7 @@ class ToolServer:
         names = [t.name for t in tools]
         twice = sorted({n for n in names if names.count(n) > 1})
         if twice:
-            raise ValueError(f"ToolServer: two tools share a name: {', '.join(twice)}; serve one of each")
+            raise SettingsError(f"ToolServer: two tools share a name: {', '.join(twice)}; serve one of each")
         served = [t for t in tools if self.include_approval_tools or not t.approval]
         known = {
             id(t): self._output_schemas[t.name]

@@ -21,6 +21,7 @@ from __future__ import annotations
 import importlib.util
 
 from ...agent.approvals import Approver
+from ...errors import SettingsError
 from .input_approvals import InputApprover
 from .policy_approvals import (
     HEADLESS_DENIAL,
@@ -58,10 +59,10 @@ def default_approver(mode: str = "ask", timeout: float = 600.0) -> Approver:
         timeout: Seconds a `WidgetApprover` waits for a click before denying.
 
     Raises:
-        ValueError: For another mode, or a headless run with an unknown ``MEOWGENT_APPROVE``.
+        SettingsError: For another mode, or a headless run with an unknown ``MEOWGENT_APPROVE``.
     """
     if mode not in _MODES:
-        raise ValueError(f"approval mode must be one of {', '.join(map(repr, _MODES))}, got {mode!r}")
+        raise SettingsError(f"approval mode must be one of {', '.join(map(repr, _MODES))}, got {mode!r}")
     if mode in POLICIES:
         denial = "the notebook's approval setting (approve='none') denies calls that need approval"
         return PolicyApprover(mode, f"approve={mode!r}", denial)  # type: ignore[arg-type]

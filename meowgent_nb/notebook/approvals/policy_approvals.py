@@ -22,6 +22,7 @@ from typing import Any, Literal
 from ..._visible import visible, visible_html
 from ...agent._running_call import RunningCall
 from ...agent.approvals import ApprovalRequest, Approved, Decision, Denied
+from ...errors import SettingsError
 from ...mcp.client._asking import ElicitAnswer, ElicitRequest, SamplingReview
 from ...mcp.client._progress import Progress
 from . import server_asks
@@ -118,7 +119,7 @@ class PolicyApprover(AsksForServers):
 
     def __init__(self, mode: Literal["all", "none"], reason: str, denial: str = HEADLESS_DENIAL):
         if mode not in POLICIES:
-            raise ValueError(f"PolicyApprover mode must be 'all' or 'none', got {mode!r}")
+            raise SettingsError(f"PolicyApprover mode must be 'all' or 'none', got {mode!r}")
         self.mode = mode
         self.reason = reason
         self.denial = denial
@@ -148,7 +149,7 @@ def headless_policy() -> PolicyApprover:
     if value == "rules":  # only the rules run calls that ask: the rest are denied, as when it is unset
         return PolicyApprover("none", f"{_ENV}=rules: no rule allows it")
     if value not in POLICIES:
-        raise ValueError(
+        raise SettingsError(
             f"{_ENV}={os.environ[_ENV]!r} is not a policy for headless runs; set {_ENV}=all"
             f" (run the calls), {_ENV}=none (deny them; the default) or {_ENV}=rules (only the"
             " approval rules run calls that ask; the same as none)."

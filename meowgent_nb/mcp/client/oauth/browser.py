@@ -15,6 +15,7 @@ import time
 from typing import Any
 from urllib.parse import parse_qs, urlparse
 
+from ....errors import MeowgentError
 from .options import OAuth
 
 __all__ = ["Flow", "OAuthWaitError", "free_port"]
@@ -65,7 +66,7 @@ class Flow:
         return AuthorizationCodeResult(code=query["code"], state=query.get("state"), iss=query.get("iss"))
 
 
-class OAuthWaitError(Exception):
+class OAuthWaitError(MeowgentError):
     """No one authorized (in time, or at all: a headless run), or the authorization server refused;
     the message says how to go on."""
 

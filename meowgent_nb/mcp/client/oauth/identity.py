@@ -16,6 +16,7 @@ import inspect
 from collections.abc import AsyncGenerator, Callable
 from typing import Any
 
+from ....errors import MeowgentError
 from .options import OAuth
 from .tokens import TokenFile
 
@@ -26,7 +27,7 @@ ID_TOKEN = "urn:ietf:params:oauth:token-type:id_token"
 ID_JAG = "urn:ietf:params:oauth:token-type:id-jag"
 
 
-class CrossAppRefused(Exception):
+class CrossAppRefused(MeowgentError):
     """The identity provider or the authorization server refused a leg of cross-app access; the
     message names the leg and the fix."""
 

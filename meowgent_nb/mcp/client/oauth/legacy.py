@@ -16,6 +16,8 @@ from collections.abc import AsyncGenerator
 from typing import Any
 from urllib.parse import urlsplit
 
+from ....errors import MeowgentError
+
 __all__ = ["IssuerRefused", "LegacyIssuer"]
 
 _DEFAULT_PORTS = {"http": 80, "https": 443}
@@ -26,7 +28,7 @@ def _origin(url: str) -> tuple[str, str, int | None]:
     return parsed.scheme, (parsed.hostname or "").lower(), parsed.port or _DEFAULT_PORTS.get(parsed.scheme)
 
 
-class IssuerRefused(Exception):
+class IssuerRefused(MeowgentError):
     """The authorization server's metadata names an issuer not on the MCP server's origin; the
     message names both and what the server's operator can do."""
 

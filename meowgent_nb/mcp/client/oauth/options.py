@@ -8,6 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ....errors import SettingsError
+
 __all__ = ["OAuth", "oauth_options", "token_dir"]
 
 
@@ -89,9 +91,9 @@ def oauth_options(name: str, oauth: OAuth | bool | None) -> OAuth | None:
     if oauth is True:
         return OAuth()
     if not isinstance(oauth, OAuth):
-        raise ValueError(f"McpToolbox {name!r}: oauth must be True, False or an OAuth(...), got {oauth!r}")
+        raise SettingsError(f"McpToolbox {name!r}: oauth must be True, False or an OAuth(...), got {oauth!r}")
     if oauth.grant not in GRANTS:
-        raise ValueError(
+        raise SettingsError(
             f"McpToolbox {name!r}: OAuth grant must be {', '.join(map(repr, GRANTS))}, got {oauth.grant!r}"
         )
     needs = GRANTS[oauth.grant]
@@ -100,7 +102,7 @@ def oauth_options(name: str, oauth: OAuth | bool | None) -> OAuth | None:
     missing = [field for field in needs if not getattr(oauth, field)]
     if missing:
         given = " (or private_key)" if oauth.grant == "client_credentials" else ""
-        raise ValueError(
+        raise SettingsError(
             f"McpToolbox {name!r}: OAuth(grant={oauth.grant!r}) needs {', '.join(needs)}{given};"
             f" missing: {', '.join(missing)}"
         )
@@ -110,7 +112,9 @@ def oauth_options(name: str, oauth: OAuth | bool | None) -> OAuth | None:
         if getattr(oauth, f)
     ]
     if idp and oauth.grant != "identity_assertion":
-        raise ValueError(f"McpToolbox {name!r}: {', '.join(idp)} are for OAuth(grant='identity_assertion')")
+        raise SettingsError(
+            f"McpToolbox {name!r}: {', '.join(idp)} are for OAuth(grant='identity_assertion')"
+        )
     return oauth
 
 
