@@ -17,7 +17,7 @@ from typing import Any
 
 from .agent.approvals import Approved, AutoApprove, Denied, DenyAll
 from .agent.loop import Agent, AgentResult
-from .errors import MeowgentError, ToolArgumentsError, ToolDefinitionError
+from .errors import MeowgentError, SettingsError, ToolArgumentsError, ToolDefinitionError
 from .evals.evaluation import EvalCase, EvalReport, evaluate
 from .models import ModelError
 from .models.scripted import FunctionModel, ScriptedModel
@@ -101,6 +101,7 @@ __all__ = [  # noqa: RUF022 - grouped by comment, sorted within each group
     # Errors
     "MeowgentError",
     "ModelError",
+    "SettingsError",
     "ToolArgumentsError",
     "ToolDefinitionError",
     # The IPython extension (%load_ext meowgent_nb), and the version
