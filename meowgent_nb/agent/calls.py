@@ -25,8 +25,8 @@ from typing import Any
 
 from ..errors import ApprovalMissing, ToolArgumentsError
 from ..protocols.parsing import MalformedCall
-from ..tools._output import MAX_DEPTH, MAX_ITEMS, Shape
 from ..tools.core import Tool, ToolCall, ToolResult
+from ..tools.output import MAX_DEPTH, MAX_ITEMS, Shape
 from ._running_call import RUNNING_CALL, Ending, RunningCall, within_limit
 from ._tool_threads import ToolThreads, call_tool
 from .approvals import Approved, Approver, Decision, Denied, DenyAll, decide, ruled
@@ -78,7 +78,7 @@ class CallRunner:
 
     @property
     def shape(self) -> Shape:
-        """How results are shaped into the model's text (see `tools._output`)."""
+        """How results are shaped into the model's text (see `tools.output`)."""
         return Shape(self.max_output_chars, self.max_output_items, self.max_output_depth)
 
     """The calls whose last outcome was a failure, by tool and arguments as the model sent them."""

@@ -18,11 +18,11 @@ from typing import Any, overload
 
 from .._async import run_to_completion
 from ..errors import ToolDefinitionError
-from ._examples import check_examples, split_examples, usable_examples
 from ._foreign_schema import object_schema
 from ._validation import validated
 from .calls import ResultKind, ToolCall, ToolResult
 from .context import call_with_context
+from .examples import check_examples, split_examples, usable_examples
 from .render import tool_json_schema, tool_string, tool_xml
 
 __all__ = ["ResultKind", "Tool", "ToolCall", "ToolResult", "tool"]

@@ -20,8 +20,8 @@ from ...mcp.client._context import context_block, context_text
 from ...mcp.client._server_context import argument_list
 from ...mcp.client.toolbox import McpServerError, McpToolbox
 from ...protocols.prompt import DEFAULT_SYSTEM
-from ...tools._output import counted
 from ...tools.core import Tool
+from ...tools.output import counted
 
 __all__ = [
     "CellContext",
