@@ -27,7 +27,6 @@ from ..errors import ApprovalMissing, ToolArgumentsError
 from ..protocols.parsing import MalformedCall
 from ..tools.core import Tool, ToolCall, ToolResult
 from ..tools.output import MAX_DEPTH, MAX_ITEMS, Shape
-from ._running_call import RUNNING_CALL, Ending, RunningCall, within_limit
 from ._tool_threads import ToolThreads, call_tool
 from .approvals import Approved, Approver, Decision, Denied, DenyAll, decide, ruled
 from .approvals.decisions import logged
@@ -35,6 +34,7 @@ from .events import AgentEvent, ApprovalEvent, ApprovalRequested, ToolResultEven
 from .repeated import Failure, repeat_notice
 from .result import RepeatedFailure
 from .rules import RuleError, Rules
+from .running_call import RUNNING_CALL, Ending, RunningCall, within_limit
 
 __all__ = ["CallRunner"]
 

@@ -9,7 +9,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from meowgent_nb.agent._running_call import RunningCall
+from meowgent_nb.agent.running_call import RunningCall
 from meowgent_nb.mcp.client._asking import ElicitAnswer, ServerAsks
 from meowgent_nb.mcp.content._elicit import (
     MESSAGE_SHOWN,
@@ -245,7 +245,7 @@ def params(schema=None, message="Who?", mode="form"):
 
 async def in_a_call(asks: ServerAsks, approver, job, model=None):
     """Run ``job`` (a coroutine function) as if the server asked during an agent's call."""
-    from meowgent_nb.agent._running_call import RUNNING_CALL
+    from meowgent_nb.agent.running_call import RUNNING_CALL
 
     loop = asyncio.get_running_loop()
     RUNNING_CALL.set(RunningCall(ToolCall("srv_tool", {}), loop, 30.0, approver, model))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 
-from meowgent_nb.agent._running_call import RunningCall
+from meowgent_nb.agent.running_call import RunningCall
 from meowgent_nb.mcp.client._asking import SamplingReview
 from meowgent_nb.notebook.approvals.server_asks import _review_html
 from meowgent_nb.tools import ToolCall

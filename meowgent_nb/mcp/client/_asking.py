@@ -24,7 +24,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
-from ...agent._running_call import RUNNING_CALL, RunningCall
+from ...agent.running_call import RUNNING_CALL, RunningCall
 from ..content._elicit import ElicitForm, ElicitSchemaError, check_content, form_from_schema
 
 __all__ = [

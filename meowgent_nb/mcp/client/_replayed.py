@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...agent._running_call import RUNNING_CALL
+from ...agent.running_call import RUNNING_CALL
 from ...errors import ApprovalMissing
 from ...tools.core import Tool
 from ..content._recorded_values import MCP_VALUES

@@ -13,7 +13,7 @@ import os
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Protocol
 
-from ...agent._running_call import within_limit
+from ...agent.running_call import within_limit
 from ...errors import MeowgentError
 from ..content._results import result_text
 from ._asking import ServerAsks

@@ -20,8 +20,8 @@ from collections.abc import Sequence
 from typing import Any, Literal
 
 from ..._visible import visible, visible_html
-from ...agent._running_call import RunningCall
 from ...agent.approvals import ApprovalRequest, Approved, Decision, Denied
+from ...agent.running_call import RunningCall
 from ...mcp.client._asking import ElicitAnswer, ElicitRequest, SamplingReview
 from ...mcp.client._progress import Progress
 from . import server_asks

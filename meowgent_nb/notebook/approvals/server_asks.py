@@ -24,7 +24,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..._visible import visible, visible_html
-from ...agent._running_call import RunningCall
+from ...agent.running_call import RunningCall
 from ...mcp.client._asking import ElicitAnswer, ElicitRequest, SamplingReview
 from ...mcp.client._progress import Progress
 from ._elicit_form import ElicitFormView, ReviewView, content_text
