@@ -342,7 +342,7 @@ class CallRunner:
     ) -> tuple[int, ToolResult]:
         """Run one validated call on a tool thread, within its time limit; a tool marked
         ``record=True`` is answered from the model's cassette (its `tool_tape`) where that has the
-        call, and its live result recorded there otherwise (see `recording._tool_tape`).
+        call, and its live result recorded there otherwise (see `recording.tool_tape`).
 
         Whatever the tool does (raise ``SystemExit`` or any other ``BaseException``, return a
         value whose ``repr`` raises, block forever), the outcome is a result for this call alone.

@@ -400,7 +400,7 @@ def tool(
         record: Record its calls in the ``%%agent`` cell's cassette, beside the model's answers,
             and replay them from it: in replay the function is not called (for a tool that
             reaches a server or the network). Keyed by the validated arguments; see
-            `meowgent_nb.recording._tool_tape`. Without a cassette it runs as any tool.
+            `meowgent_nb.recording.tool_tape`. Without a cassette it runs as any tool.
 
     Raises:
         ToolDefinitionError: The function cannot be described to a model; names every problem.

@@ -31,7 +31,7 @@ __all__ = ["replayed_tools", "tighter"]
 def replayed_tools(box: Any, listing: Any) -> dict[str, Tool]:
     """The tools of ``box`` (an `McpToolbox` made with ``record=True``) that ``listing`` (a
     cassette's `ListingEntry`) describes, by name; a call without a recording runs live."""
-    from ...recording._tool_tape import listed_tool
+    from ...recording.tool_tape import listed_tool
 
     overrides, timeout = box._options[0], box._options[3]
     made: dict[str, Tool] = {}
