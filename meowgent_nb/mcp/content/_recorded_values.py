@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...recording.recorded_media import media_fields, media_values
-from ._media import McpLink, McpText
+from ...tools.media import McpLink, McpText
 from ._results import StructuredList, StructuredResult
 
 __all__ = ["MCP_VALUES"]

@@ -22,8 +22,8 @@ from typing import Any, Literal
 from ..._visible import visible, visible_html
 from ...agent.approvals import ApprovalRequest, Approved, Decision, Denied
 from ...agent.running_call import RunningCall
-from ...mcp.client._asking import ElicitAnswer, ElicitRequest, SamplingReview
-from ...mcp.client._progress import Progress
+from ...mcp.client.asking import ElicitAnswer, ElicitRequest, SamplingReview
+from ...mcp.client.progress import Progress
 from . import server_asks
 from ._run_context import SHOWN_RUN
 

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, Literal, Protocol
 
 from ...agent.running_call import RUNNING_CALL, RunningCall
-from ..content._elicit import ElicitForm, ElicitSchemaError, check_content, form_from_schema
+from ..content.elicit import ElicitForm, ElicitSchemaError, check_content, form_from_schema
 
 __all__ = [
     "SAMPLING_SETTINGS",

@@ -32,7 +32,7 @@ from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from ._asking import _FLIGHT, _Flight
+from .asking import _FLIGHT, _Flight
 
 __all__ = ["LOG_LEVELS", "CallWatch", "LogEntry", "Progress", "ProgressFn", "ServerNotes", "set_level"]
 
