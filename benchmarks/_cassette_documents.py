@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from meowgent_nb.mcp.content._recorded_values import MCP_VALUES
 from meowgent_nb.models.base import Usage
 from meowgent_nb.recording._file import Cassette, CassetteError, key_of
-from meowgent_nb.recording._tool_tape import ToolTape, _replayed, listed_tool
+from meowgent_nb.recording.tool_tape import ToolTape, _replayed, listed_tool
 from meowgent_nb.tools.calls import ToolCall
 
 REAL = (

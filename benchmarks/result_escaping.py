@@ -33,7 +33,7 @@ SAMPLES = {
             for i in range(40)
         ]
     ),
-    "Python code": (Path(__file__).resolve().parents[1] / "meowgent_nb" / "tools" / "_output.py").read_text(),
+    "Python code": (Path(__file__).resolve().parents[1] / "meowgent_nb" / "tools" / "output.py").read_text(),
     "HTML page": "<!doctype html><html><head><title>Tom &amp; Jerry</title></head><body>"
     + "".join(f"<p class='row'>Row {i}: a &lt; b, <a href='/x?i={i}&j=2'>link</a></p>" for i in range(40))
     + "<script>if (a < b && c > d) { run(); }</script></body></html>",

@@ -1,4 +1,5 @@
-"""The package's architecture, read from its imports: wings depend one way, and nothing circles.
+"""The package's architecture, read from its imports: wings depend one way, nothing circles, and
+no wing imports another wing's private (``_name``) modules.
 
 Every ``import`` and ``from ... import`` in ``meowgent_nb`` counts, also those inside functions
 (lazy) and under ``TYPE_CHECKING``: a lazy import is still a dependency a reader must follow.
@@ -16,7 +17,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "meowgent_nb"
 
 # What each wing may import, besides itself. The bottom modules (errors, _async, the text deltas,
 # the HTML pieces and the hidden-character escapes)
-# may be imported from anywhere and import only each other.
+# may be imported from anywhere, underscore or not, and import only each other.
 BOTTOM = {"errors", "_async", "_deltas", "_html", "_visible"}
 ALLOWED = {
     "bottom": set(),
@@ -132,6 +133,20 @@ def test_each_module_imports_only_the_wings_below_it(name):
     own = wing(name)
     wrong = sorted(m for m in GRAPH[name] if wing(m) != own and wing(m) not in ALLOWED[own])
     assert wrong == [], f"{name} ({own}) imports {wrong}"
+
+
+def private(name: str) -> bool:
+    """Whether ``name`` is a private module: a part of it begins with one ``_`` (not ``__init__``)."""
+    return any(part.startswith("_") and not part.startswith("__") for part in name.split(".")[1:])
+
+
+# A wing's _name modules are its own: its rooms may share them, other wings import what its
+# __init__ or a public module gives.
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_no_module_imports_another_wings_private_module(name):
+    own = wing(name)
+    reached = sorted(m for m in GRAPH[name] if private(m) and wing(m) not in (own, "bottom"))
+    assert reached == [], f"{name} ({own}) imports another wing's private modules {reached}"
 
 
 @pytest.mark.parametrize("name", sorted(n for n in MODULES if wing(n) != "notebook"))

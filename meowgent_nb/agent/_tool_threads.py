@@ -21,7 +21,7 @@ from collections.abc import Callable
 from queue import SimpleQueue
 from typing import TYPE_CHECKING, Any
 
-from ..tools._output import output_text
+from ..tools.output import output_text
 
 if TYPE_CHECKING:
     from ..tools.core import Tool

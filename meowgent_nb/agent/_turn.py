@@ -4,12 +4,22 @@
 streams the model, feeds its text to the protocol's parser and yields the agent's events; what the
 turn produced so far is kept in a `TurnAnswer`, also when the turn is interrupted, so the history
 stays whole. Deciding what to do with the calls (validate, approve, run) is the loop's, not this.
+
+A tool name as the model wrote it becomes the offered tool it unambiguously means (`offered_name`,
+over the loop's `name_index` of the offered names). Small models copy a name as the person typed
+it (``number_theory.gcd`` for the offered ``number_theory_gcd``, ``Get-Weather`` for
+``get_weather``). A written name that is not offered but matches exactly one offered name once
+case is folded and each run of ``.``, ``_``, ``-``, ``/`` and spaces becomes one ``_`` means that
+tool; its call is then validated and approved like any other, under the offered name.
+A name two offered tools share in that form, or one no tool has, stays as written and gets the
+usual ``unknown_tool`` answer: a made-up tool never turns into a real one.
 """
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator, Callable
+import re
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,10 +28,9 @@ from ..protocols.base import AnswerParser, ToolProtocol
 from ..protocols.parsing import MalformedCall, PartialCall
 from ..protocols.prompt import LAST_TURN_NOTICE
 from ..tools.core import Tool, ToolCall
-from ._tool_names import offered_name
 from .events import AgentEvent, ModelStatus, TextDelta, ThinkingDelta, ToolCallEvent
 
-__all__ = ["TurnAnswer", "read_turn", "turn_request"]
+__all__ = ["TurnAnswer", "name_index", "offered_name", "read_turn", "turn_request"]
 
 
 @dataclass
@@ -125,3 +134,27 @@ def _parsed(event: Any, answer: TurnAnswer, turn: int, next_id: Callable[[], str
     call = ToolCall(offered_name(event.name, answer.names), dict(event.arguments), id=event.id or call_id)
     answer.calls.append((call, None))
     return [ToolCallEvent(call, turn)]
+
+
+_SEPARATORS = re.compile(r"[._\-/\s]+")
+
+
+def _folded(name: str) -> str:
+    return _SEPARATORS.sub("_", name.strip()).lower()
+
+
+def name_index(names: Iterable[str]) -> dict[str, str | None]:
+    """Offered names by their folded form; None for a form more than one name has."""
+    index: dict[str, str | None] = {}
+    for name in names:
+        folded = _folded(name)
+        index[folded] = None if folded in index and index[folded] != name else name
+    return index
+
+
+def offered_name(written: str, index: Mapping[str, str | None]) -> str:
+    """The offered name ``written`` means, or ``written`` itself if it is offered or ambiguous or
+    matches none."""
+    if written in index.values():
+        return written
+    return index.get(_folded(written)) or written

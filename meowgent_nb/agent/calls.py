@@ -25,9 +25,8 @@ from typing import Any
 
 from ..errors import ApprovalMissing, ToolArgumentsError
 from ..protocols.parsing import MalformedCall
-from ..tools._output import MAX_DEPTH, MAX_ITEMS, Shape
 from ..tools.core import Tool, ToolCall, ToolResult
-from ._running_call import RUNNING_CALL, Ending, RunningCall, within_limit
+from ..tools.output import MAX_DEPTH, MAX_ITEMS, Shape
 from ._tool_threads import ToolThreads, call_tool
 from .approvals import Approved, Approver, Decision, Denied, DenyAll, decide, ruled
 from .approvals.decisions import logged
@@ -35,6 +34,7 @@ from .events import AgentEvent, ApprovalEvent, ApprovalRequested, ToolResultEven
 from .repeated import Failure, repeat_notice
 from .result import RepeatedFailure
 from .rules import RuleError, Rules
+from .running_call import RUNNING_CALL, Ending, RunningCall, within_limit
 
 __all__ = ["CallRunner"]
 
@@ -78,7 +78,7 @@ class CallRunner:
 
     @property
     def shape(self) -> Shape:
-        """How results are shaped into the model's text (see `tools._output`)."""
+        """How results are shaped into the model's text (see `tools.output`)."""
         return Shape(self.max_output_chars, self.max_output_items, self.max_output_depth)
 
     """The calls whose last outcome was a failure, by tool and arguments as the model sent them."""
@@ -342,7 +342,7 @@ class CallRunner:
     ) -> tuple[int, ToolResult]:
         """Run one validated call on a tool thread, within its time limit; a tool marked
         ``record=True`` is answered from the model's cassette (its `tool_tape`) where that has the
-        call, and its live result recorded there otherwise (see `recording._tool_tape`).
+        call, and its live result recorded there otherwise (see `recording.tool_tape`).
 
         Whatever the tool does (raise ``SystemExit`` or any other ``BaseException``, return a
         value whose ``repr`` raises, block forever), the outcome is a result for this call alone.

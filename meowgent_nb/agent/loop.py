@@ -21,12 +21,11 @@ from ..models.base import Model, ModelRequest, describe_model
 from ..protocols.base import ToolProtocol
 from ..protocols.prompt import DEFAULT_SYSTEM, REQUIRED_NOTICE
 from ..protocols.registry import get_protocol
-from ..tools._output import MAX_DEPTH, MAX_ITEMS
 from ..tools.core import Tool, ToolResult
+from ..tools.output import MAX_DEPTH, MAX_ITEMS
 from ._images import accepts_images, attach_images, result_images
 from ._settings import settings_problems
-from ._tool_names import name_index
-from ._turn import TurnAnswer, read_turn, turn_request
+from ._turn import TurnAnswer, name_index, read_turn, turn_request
 from .approvals import Approver
 from .calls import CallRunner
 from .context import ContextRecord, ContextUse, ToolsBlock, answer_tokens, context_window, message_text

@@ -2,8 +2,8 @@
 
 `evaluate` and `aevaluate` (in ``evaluation``) run each `EvalCase` as a fresh `Agent`'s first
 turn (``repeat`` times, some at once: `_schedule`), judged by `_judge`; the `EvalReport` they
-return and its rendering are in `_report`, the size of the tools block the model was shown in
-`_tool_block`. `baseline.check_baseline` is the regression gate: a report compared with the
+return and its rendering are in `report`, the size of the tools block the model was shown and
+each tool's digest in `_tool_block`. `baseline.check_baseline` is the regression gate: a report compared with the
 outcomes recorded in a file.
 """
 

@@ -1,18 +1,22 @@
-"""The size of the tools block an eval's model was shown: what describing the tools costs, in tokens.
+"""The tools as an eval's model was shown them: the size of their block and a digest of each tool.
 
 Every token of the tools block is read on every request, so it is worth measuring beside the
 accuracy it buys. What counts as the block depends on where the protocol puts the tools, and is
 asked of the protocol itself, never of its name (`tool_block_text`). The tokens are counted with
 the model's own tokenizer where the model has one (a ``count_tokens(text)`` method, as
 `LlamaCppModel` has), else estimated as characters / 4, and the report says which.
+
+`tool_digests` is what a baseline notices has changed: a short digest of each tool as the model
+is told about it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,7 +24,7 @@ from ..agent.context import CHARACTERS_PER_TOKEN
 from ..protocols.base import ToolProtocol
 from ..tools.core import Tool
 
-__all__ = ["ToolBlockSize", "measure_tool_block", "tool_block_text"]
+__all__ = ["ToolBlockSize", "measure_tool_block", "tool_block_text", "tool_digests"]
 
 
 @dataclass(frozen=True)
@@ -71,3 +75,15 @@ async def measure_tool_block(text: str, model: Any) -> ToolBlockSize:
     if callable(count):
         return ToolBlockSize(await asyncio.to_thread(count, text), len(text), False)
     return ToolBlockSize(math.ceil(len(text) / CHARACTERS_PER_TOKEN), len(text), True)
+
+
+def tool_digests(tools: Iterable[Tool]) -> dict[str, str]:
+    """``{name: digest}``: the first 16 hex digits of the SHA-256 of the tool's JSON schema (its
+    name, description and parameters with theirs, keys sorted), the one source every protocol
+    renders the tool from. An edit of a docstring, an ``Annotated`` text or a type changes it."""
+    return {
+        tool.name: hashlib.sha256(
+            json.dumps(tool.to_json_schema(), sort_keys=True, ensure_ascii=False, default=repr).encode()
+        ).hexdigest()[:16]
+        for tool in tools
+    }

@@ -3,7 +3,7 @@
 `check_baseline` is the one mechanism; ``%tools eval CASES --baseline FILE`` and
 `meowgent_nb.testing.assert_eval_baseline` both call it. The first time (no FILE yet) it writes
 the report's per-case outcomes to FILE, with the model's name and a digest of each tool's
-description and schema (`_digest.tool_digests`). Every later time it compares the report with
+description and schema (`_tool_block.tool_digests`). Every later time it compares the report with
 FILE, case by case, and raises `EvalRegression` when any case got worse, naming each such case
 with its runs passed before and now and why it fails now, and the tools whose description or
 schema changed since. Cases that got better are reported, not raised. Run from a cassette, the
@@ -34,7 +34,7 @@ from typing import Any
 import pydantic
 
 from ..errors import MeowgentError
-from ._report import EvalReport, EvalRow, _one_line
+from .report import EvalReport, EvalRow, _one_line
 
 __all__ = ["FORMAT", "BaselineCheck", "BaselineError", "CaseChange", "EvalRegression", "check_baseline"]
 

@@ -4,7 +4,7 @@ For people writing tools: each `EvalCase` is a prompt and the call it should lea
 sends each prompt as the first turn of a fresh `Agent` (the same system prompt and request) and
 stops reading at the first tool call, so no tool ever runs. It also stops once the answer is
 clearly not a call (``text_limit``). ``%tools eval CASES`` shows the report, its rows appearing
-as the cases finish (``on_row``). The report's rows and rendering are in `_report`.
+as the cases finish (``on_row``). The report's rows and rendering are in `report`.
 With ``concurrency=N``, N cases run at once: serving engines (vLLM, SGLang, llama-server) batch
 concurrent requests, so an eval against one finishes sooner; a model that answers one request at
 a time (``max_concurrency = 1``: the embedded `LlamaCppModel`, `ScriptedModel`) runs them in turn.
@@ -32,11 +32,10 @@ from ..models.base import Model
 from ..protocols.base import ToolProtocol
 from ..protocols.registry import get_protocol
 from ..tools.core import Tool, ToolCall
-from ._digest import tool_digests
 from ._judge import EvalCase, check_cases, judge
-from ._report import EvalReport, EvalRow, stopped_note
 from ._schedule import run_jobs
-from ._tool_block import measure_tool_block, tool_block_text
+from ._tool_block import measure_tool_block, tool_block_text, tool_digests
+from .report import EvalReport, EvalRow, stopped_note
 
 __all__ = ["TEXT_LIMIT", "EvalCase", "EvalReport", "EvalRow", "aevaluate", "check_cases", "evaluate"]
 

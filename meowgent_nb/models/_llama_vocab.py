@@ -16,7 +16,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from ..tools._inert import inert
+from ..tools.inert import inert
 from . import gguf
 from .base import ModelError
 

@@ -27,8 +27,8 @@ from typing import Any
 from .._deltas import TextDelta
 from ..tools.core import ToolCall
 from ..tools.media import IMAGE_TYPES, MAX_IMAGES, media_type
-from ._wire_values import MAX_DEPTH, WireError, count, finish_reason, name, nests_deeper, shown, text, unicode
 from .base import Usage
+from .wire_values import MAX_DEPTH, WireError, count, finish_reason, name, nests_deeper, shown, text, unicode
 
 __all__ = [
     "AssembledCall",

@@ -31,8 +31,8 @@ from pathlib import Path
 from time import perf_counter
 from typing import Any
 
-from ..tools._inert import escape_tokens
 from ..tools.calls import is_tool_result
+from ..tools.inert import escape_tokens
 from . import gguf
 from ._llama_decode import decode_answer
 from ._llama_grammar import GrammarCache, bounded

@@ -21,8 +21,8 @@ import pydantic
 
 from ..tools.core import ToolCall
 from . import check_model_requests_allowed
-from ._hosts import shown_address
-from ._wire_values import (
+from .base import ModelChunk, ModelError, ModelRequest, Usage
+from .wire_values import (
     MAX_DEPTH,
     WireError,
     count,
@@ -31,10 +31,10 @@ from ._wire_values import (
     name,
     nests_deeper,
     shown,
+    shown_address,
     text,
     unicode,
 )
-from .base import ModelChunk, ModelError, ModelRequest, Usage
 
 __all__ = ["DEFAULT_HOST", "DEFAULT_OPTIONS", "OllamaModel"]
 

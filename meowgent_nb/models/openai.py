@@ -19,7 +19,6 @@ from typing import Any, Literal
 
 from .._deltas import TextDelta
 from . import check_model_requests_allowed
-from ._hosts import shown_address
 from ._llama_text import chunks
 from ._openai_wire import (
     CallDeltas,
@@ -31,8 +30,8 @@ from ._openai_wire import (
     read_models,
     server_events,
 )
-from ._wire_values import WireError, cut, shown, vision_said
 from .base import ModelChunk, ModelError, ModelRequest, StreamCut
+from .wire_values import WireError, cut, shown, shown_address, vision_said
 
 __all__ = ["DEFAULT_BASE_URL", "NO_KEY", "OpenAIModel"]
 

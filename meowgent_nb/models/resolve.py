@@ -33,8 +33,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from . import gguf
-from ._hosts import shown_address
 from .base import Model, ModelError
+from .wire_values import shown_address
 
 __all__ = [
     "AUTO",

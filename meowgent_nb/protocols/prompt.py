@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from xml.sax.saxutils import escape as xml_escape
 
-from ..tools._inert import inert
 from ..tools.core import Tool, ToolResult
+from ..tools.inert import inert
 from ..tools.render import render_tools_xml
 
 __all__ = [
@@ -98,7 +98,7 @@ def tool_responses(results: Sequence[ToolResult], notice: str | None = RESULTS_N
 
     Each result is one ``<tool_response name="...">`` block, closed once, whatever the tool
     returned and whatever name the model wrote: see `inert` (the one escaping of text pasted into
-    a prompt, kept in `tools._inert` so a backend can add its model's own tokens to it).
+    a prompt, kept in `tools.inert` so a backend can add its model's own tokens to it).
     """
     blocks = [
         f'<tool_response name="{inert_attribute(result.call.name)}">\n{inert(result.output)}\n</tool_response>'

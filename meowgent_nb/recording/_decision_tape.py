@@ -3,7 +3,7 @@
 When a run is recorded, each decision (see `agent.decisions.logged`) is written beside the model's
 answers: ``{"decision": "approved" | "edited" | "denied", "tool", "arguments", "by"}``, plus
 ``ran_with`` for an edit; arguments are the validated ones, canonical and masked as a tool call's
-are (`_tool_tape.call_arguments`). In replay, the n-th decision on a call (tool and arguments)
+are (`tool_tape.call_arguments`). In replay, the n-th decision on a call (tool and arguments)
 must be the n-th recorded one: a call decided otherwise (approved when it was recorded, denied now
 by ``MEOWGENT_APPROVE=none``) is a `CassetteError` naming the call and both decisions. Who decided
 is recorded and named, never compared: a person's approval replays as a policy's or a rule's. A
@@ -19,7 +19,7 @@ import json
 from typing import Any
 
 from ._file import Cassette, CassetteError
-from ._tool_tape import RERECORD_TOOLS, _dump, call_arguments
+from .tool_tape import RERECORD_TOOLS, _dump, call_arguments
 
 __all__ = ["DecisionTape"]
 

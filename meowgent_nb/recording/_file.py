@@ -2,7 +2,7 @@
 
 A cassette (``NAME.cassette.json``) is a sequence of JSON objects, one per model request: what
 the model was sent (the fields in `REQUEST_FIELDS`) and the chunks it streamed back. Tools marked
-``record=True`` add two more kinds of object (see `_tool_tape`): a call
+``record=True`` add two more kinds of object (see `tool_tape`): a call
 (``{"tool", "arguments", "result"}``) and a toolbox's listing (``{"toolbox", "instructions",
 "listing"}``); a decision on a call that needed approval is a fourth (``{"decision", "tool",
 "arguments", "by"}``, see `_decision_tape`). Each is

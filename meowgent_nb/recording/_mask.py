@@ -40,8 +40,8 @@ from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from typing import Any
 
-from ..models._wire_values import nests_deeper as depth_over  # one depth check for every value from outside
 from ..models.base import CassetteError
+from ..models.wire_values import nests_deeper as depth_over  # one depth check for every value from outside
 
 __all__ = [
     "MASKED",

@@ -23,7 +23,7 @@ tools (VCR.py, pytest-recording) give them:
 - ``off``: the cassette is not used: the model answers live and nothing is recorded.
 
 Tools marked ``record=True`` are recorded in the same file and replayed in the same mode (see
-`_tool_tape`); a model made here has them in its `tool_tape`, and the decisions on calls that
+`recording.tool_tape`); a model made here has them in its `tool_tape`, and the decisions on calls that
 needed approval in its `decision_tape` (a replay checks they are decided as recorded). ``mask=`` names secrets
 (regular expressions) that never reach the file, in requests, answers and tools alike.
 """
@@ -41,7 +41,7 @@ from ..models.base import Model, ModelChunk, ModelRequest, describe_model
 from ._decision_tape import DecisionTape
 from ._diff import describe_carried_over, describe_difference, nearest
 from ._file import Cassette, CassetteError, Mask, chunk_json, host_credentials, request_fields
-from ._tool_tape import RecordedToolError, ToolTape
+from .tool_tape import RecordedToolError, ToolTape
 
 __all__ = [
     "MODES",

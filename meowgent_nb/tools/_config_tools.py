@@ -51,7 +51,7 @@ class _Config(BaseModel):
     name: str
     description: str = ""
     arguments: list[_Argument] = []
-    examples: Any = None  # checked by the tool once it can validate (see `_examples`)
+    examples: Any = None  # checked by the tool once it can validate (see `tools.examples`)
 
 
 def config_params(config: Mapping[str, Any]) -> tuple[str | None, str, list[Param], list[str]]:

@@ -18,11 +18,11 @@ from typing import Any, overload
 
 from .._async import run_to_completion
 from ..errors import ToolDefinitionError
-from ._examples import check_examples, split_examples, usable_examples
 from ._foreign_schema import object_schema
 from ._validation import validated
 from .calls import ResultKind, ToolCall, ToolResult
 from .context import call_with_context
+from .examples import check_examples, split_examples, usable_examples
 from .render import tool_json_schema, tool_string, tool_xml
 
 __all__ = ["ResultKind", "Tool", "ToolCall", "ToolResult", "tool"]
@@ -400,7 +400,7 @@ def tool(
         record: Record its calls in the ``%%agent`` cell's cassette, beside the model's answers,
             and replay them from it: in replay the function is not called (for a tool that
             reaches a server or the network). Keyed by the validated arguments; see
-            `meowgent_nb.recording._tool_tape`. Without a cassette it runs as any tool.
+            `meowgent_nb.recording.tool_tape`. Without a cassette it runs as any tool.
 
     Raises:
         ToolDefinitionError: The function cannot be described to a model; names every problem.

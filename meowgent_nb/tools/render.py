@@ -28,8 +28,8 @@ import xml.etree.ElementTree as ET
 from collections.abc import Iterable
 from typing import Any, Protocol
 
-from ._inert import inert, inert_descriptions
 from ._xml_schema import decode, encode, example_json, text
+from .inert import inert, inert_descriptions
 
 __all__ = [
     "ToolSpec",

@@ -54,7 +54,7 @@ class ToolsView:
         self.tools: list[ToolSpec] = list(tools) if isinstance(tools, Iterable) else [tools]
         self.mode = mode
         self.shape = shape
-        """The limits results are shaped to (a `tools._output.Shape`), said for one tool; or None."""
+        """The limits results are shaped to (a `tools.output.Shape`), said for one tool; or None."""
 
     def _exact(self, mode: str) -> str:
         """The exact form the model is given in ``mode`` (``xml``, ``json`` or ``text``)."""
@@ -104,7 +104,7 @@ class ToolsView:
         """For one tool with a ``shape``: how its results reach the model."""
         if self.shape is None or len(self.tools) != 1:
             return ""
-        from ._output import shape_note
+        from .output import shape_note
 
         return shape_note(self.shape)
 

@@ -13,7 +13,7 @@ import pytest
 from IPython.core.error import UsageError
 
 from meowgent_nb import EvalCase, ScriptedModel, evaluate, tool
-from meowgent_nb.evals._digest import tool_digests
+from meowgent_nb.evals._tool_block import tool_digests
 from meowgent_nb.evals.baseline import BaselineError, EvalRegression, check_baseline
 from meowgent_nb.recording.cassette import cassette_model
 from meowgent_nb.testing import assert_eval_baseline

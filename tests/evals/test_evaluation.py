@@ -11,8 +11,8 @@ from IPython.core.error import UsageError
 
 from meowgent_nb import FunctionModel, ScriptedModel, tool
 from meowgent_nb.agent.loop import Agent
-from meowgent_nb.evals._report import cases_html, result_html
 from meowgent_nb.evals.evaluation import TEXT_LIMIT, EvalCase, EvalReport, EvalRow, aevaluate, evaluate
+from meowgent_nb.evals.report import cases_html, result_html
 from meowgent_nb.models.base import ModelChunk, ModelRequest
 from meowgent_nb.testing import assert_tools_offered
 from meowgent_nb.tools.core import ToolCall

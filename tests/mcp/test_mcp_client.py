@@ -18,7 +18,7 @@ import pytest
 from meowgent_nb import Agent, AutoApprove, DenyAll, ScriptedModel
 from meowgent_nb.errors import ToolArgumentsError, ToolDefinitionError
 from meowgent_nb.mcp.client.toolbox import McpServerError, McpToolbox, McpToolError, mcp_tool, needs_approval
-from meowgent_nb.tools._output import output_text
+from meowgent_nb.tools.output import output_text
 from tests.mcp_servers import serving
 
 SERVER = str(Path(__file__).parents[1] / "mcp_servers" / "demo_server.py")

@@ -14,8 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from meowgent_nb import Agent, DenyAll, ScriptedModel
-from meowgent_nb.mcp.client._context import (
-    McpImage,
+from meowgent_nb.mcp.client.context import (
     context_block,
     context_text,
     fill_template,
@@ -24,6 +23,7 @@ from meowgent_nb.mcp.client._context import (
 )
 from meowgent_nb.mcp.client.toolbox import McpServerError, McpToolbox
 from meowgent_nb.protocols.prompt import inert
+from meowgent_nb.tools.media import McpImage
 from tests.mcp.test_mcp_client import COMMAND as DEMO_COMMAND
 from tests.mcp_servers.context_server import HOSTILE, PIXEL
 from tests.mcp_servers.serving import http_server

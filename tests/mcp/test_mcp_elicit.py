@@ -9,9 +9,9 @@ from types import SimpleNamespace
 
 import pytest
 
-from meowgent_nb.agent._running_call import RunningCall
-from meowgent_nb.mcp.client._asking import ElicitAnswer, ServerAsks
-from meowgent_nb.mcp.content._elicit import (
+from meowgent_nb.agent.running_call import RunningCall
+from meowgent_nb.mcp.client.asking import ElicitAnswer, ServerAsks
+from meowgent_nb.mcp.content.elicit import (
     MESSAGE_SHOWN,
     ElicitSchemaError,
     check_content,
@@ -245,7 +245,7 @@ def params(schema=None, message="Who?", mode="form"):
 
 async def in_a_call(asks: ServerAsks, approver, job, model=None):
     """Run ``job`` (a coroutine function) as if the server asked during an agent's call."""
-    from meowgent_nb.agent._running_call import RUNNING_CALL
+    from meowgent_nb.agent.running_call import RUNNING_CALL
 
     loop = asyncio.get_running_loop()
     RUNNING_CALL.set(RunningCall(ToolCall("srv_tool", {}), loop, 30.0, approver, model))
@@ -340,7 +340,7 @@ def test_the_sampling_setting_must_be_one_of_three():
 
 
 def test_the_form_widget_shows_problems_next_to_fields_and_sends_only_a_valid_answer():
-    from meowgent_nb.mcp.client._asking import ElicitRequest
+    from meowgent_nb.mcp.client.asking import ElicitRequest
     from meowgent_nb.notebook.approvals._elicit_form import ElicitFormView
 
     form = form_from_schema("<script>alert(1)</script>", SCHEMA)

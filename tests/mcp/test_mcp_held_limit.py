@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from meowgent_nb import Agent, ScriptedModel
-from meowgent_nb.mcp.client._asking import ElicitAnswer
+from meowgent_nb.mcp.client.asking import ElicitAnswer
 from meowgent_nb.mcp.client.toolbox import McpToolbox
 from tests.mcp_servers import serving
 

@@ -19,9 +19,9 @@ import pytest
 from IPython.core.error import UsageError
 from IPython.utils.capture import capture_output
 
-from meowgent_nb.agent._running_call import RUNNING_CALL, RunningCall
 from meowgent_nb.agent.events import ToolCallEvent, ToolResultEvent
-from meowgent_nb.mcp.client._progress import LogEntry, Progress
+from meowgent_nb.agent.running_call import RUNNING_CALL, RunningCall
+from meowgent_nb.mcp.client.progress import LogEntry, Progress
 from meowgent_nb.mcp.client.toolbox import McpToolbox
 from meowgent_nb.notebook.views.transcript import Transcript
 from meowgent_nb.tools.calls import ToolCall, ToolResult

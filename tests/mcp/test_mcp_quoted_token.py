@@ -16,7 +16,7 @@ from urllib.parse import quote
 import pytest
 from IPython.utils.capture import capture_output
 
-from meowgent_nb.agent._running_call import RUNNING_CALL, RunningCall
+from meowgent_nb.agent.running_call import RUNNING_CALL, RunningCall
 from meowgent_nb.mcp.client.toolbox import McpServerError, McpToolbox, McpToolError
 from meowgent_nb.tools.calls import ToolCall
 from tests.mcp_servers.serving import http_server

@@ -11,10 +11,10 @@ from mcp_types import CallToolResult, TextContent
 
 from meowgent_nb import Agent, AutoApprove, ScriptedModel
 from meowgent_nb.mcp.client.toolbox import McpToolbox, McpToolError
-from meowgent_nb.mcp.content._media import McpAudio, McpImage, McpText
 from meowgent_nb.mcp.content._results import result_value, value_schema, wraps_result
 from meowgent_nb.notebook.views._media_html import MEDIA_MAX_BYTES, media_html
-from meowgent_nb.tools._output import output_text
+from meowgent_nb.tools.media import McpAudio, McpImage, McpText
+from meowgent_nb.tools.output import output_text
 from meowgent_nb.tools.view import ToolsView
 
 STRUCTURED = [sys.executable, str(Path(__file__).parents[1] / "mcp_servers" / "structured_server.py")]

@@ -17,7 +17,7 @@ import pytest
 
 from meowgent_nb import Agent, ScriptedModel
 from meowgent_nb.agent.approvals import Approved
-from meowgent_nb.mcp.client._asking import ElicitAnswer
+from meowgent_nb.mcp.client.asking import ElicitAnswer
 from meowgent_nb.mcp.client.toolbox import McpToolbox
 from tests.mcp_servers import npm_packages
 

@@ -32,7 +32,7 @@ class Defaults:
         return [Approved("conformance client") for _ in requests]
 
     async def elicit(self, request):
-        from meowgent_nb.mcp.client._asking import ElicitAnswer
+        from meowgent_nb.mcp.client.asking import ElicitAnswer
 
         return ElicitAnswer(
             "accept", {f.name: f.default for f in request.form.fields if f.default is not None}

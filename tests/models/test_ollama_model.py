@@ -494,7 +494,7 @@ PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 20
 @tool
 def snapshot() -> str:
     """Take a picture."""
-    from meowgent_nb.mcp.content._media import McpImage, McpText
+    from meowgent_nb.tools.media import McpImage, McpText
 
     return McpText("Here it is:\n[image: image/png]", media=(McpImage(PNG, "image/png"),))
 

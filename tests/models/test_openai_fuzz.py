@@ -10,7 +10,7 @@ from hypothesis import given, settings
 import meowgent_nb.models
 from meowgent_nb.models import ModelRequest
 from meowgent_nb.models._openai_wire import read_event
-from meowgent_nb.models._wire_values import WireError
+from meowgent_nb.models.wire_values import WireError
 from tests.models.test_openai_wire import get_weather
 from tests.openai_sse import CHUNK, JSON, InMemory, sse_streams, surprises
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import asyncio
 
-from meowgent_nb.agent._running_call import RunningCall
-from meowgent_nb.mcp.client._asking import SamplingReview
+from meowgent_nb.agent.running_call import RunningCall
+from meowgent_nb.mcp.client.asking import SamplingReview
 from meowgent_nb.notebook.approvals.server_asks import _review_html
 from meowgent_nb.tools import ToolCall
 
@@ -51,8 +51,8 @@ CHOICES = {
 def test_a_drop_down_without_a_value_shows_its_empty_choice_and_says_one_is_needed_where_it_is():
     from types import SimpleNamespace
 
-    from meowgent_nb.mcp.client._asking import ElicitRequest
-    from meowgent_nb.mcp.content._elicit import form_from_schema
+    from meowgent_nb.mcp.client.asking import ElicitRequest
+    from meowgent_nb.mcp.content.elicit import form_from_schema
     from meowgent_nb.notebook.approvals._elicit_form import ElicitFormView
 
     running = SimpleNamespace(call=ToolCall("helper_tidy", {}))

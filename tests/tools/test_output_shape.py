@@ -1,5 +1,5 @@
 """Results shaped by type before the model reads them: JSON bounded in items and depth, bytes
-described, long text keeping its start and end (`tools._output`)."""
+described, long text keeping its start and end (`tools.output`)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pydantic
 import pytest
 
 from meowgent_nb import Agent, ScriptedModel, tool
-from meowgent_nb.tools._output import Shape, output_text, shape_note
+from meowgent_nb.tools.output import Shape, output_text, shape_note
 
 
 def test_a_long_list_shows_its_first_items_and_how_many_more():

@@ -13,9 +13,9 @@ decide only once the person trusted that file's content (see `trust`).
 
 from __future__ import annotations
 
-from ._file import MAX_FILE_BYTES, MAX_RULES
+from ._file import MAX_FILE_BYTES, MAX_RULES, RulesFile
 from ._rule import Rule, RuleError, rule_text_for
-from ._rules import UNTRUSTED_MARK, Rules, RuleVerdict, warn_untrusted
+from ._rules import UNTRUSTED_MARK, Rules, RuleVerdict, shown_source, warn_untrusted
 from .trust import (
     CONFIG_ENV,
     TRUST_ENV,
@@ -42,11 +42,13 @@ __all__ = [
     "RuleError",
     "RuleVerdict",
     "Rules",
+    "RulesFile",
     "TrustedRules",
     "UntrustedRules",
     "is_trusted",
     "rule_text_for",
     "rules_file_key",
+    "shown_source",
     "trust_rules",
     "trust_store",
     "trusted_rules",

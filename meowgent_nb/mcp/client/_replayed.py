@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...agent._running_call import RUNNING_CALL
+from ...agent.running_call import RUNNING_CALL
 from ...errors import ApprovalMissing
 from ...tools.core import Tool
 from ..content._recorded_values import MCP_VALUES
@@ -31,7 +31,7 @@ __all__ = ["replayed_tools", "tighter"]
 def replayed_tools(box: Any, listing: Any) -> dict[str, Tool]:
     """The tools of ``box`` (an `McpToolbox` made with ``record=True``) that ``listing`` (a
     cassette's `ListingEntry`) describes, by name; a call without a recording runs live."""
-    from ...recording._tool_tape import listed_tool
+    from ...recording.tool_tape import listed_tool
 
     overrides, timeout = box._options[0], box._options[3]
     made: dict[str, Tool] = {}

@@ -2,7 +2,7 @@
 
 `ServerContext` is the part of `McpToolbox` that reads them; each method is one request (or one
 listing, all pages) on the box's session, with the box's call timeout. The values they return
-are described in `_context`.
+are described in `context`.
 """
 
 from __future__ import annotations
@@ -13,8 +13,10 @@ from typing import Any
 from ...errors import SettingsError
 from ...tools.core import Tool
 from .._thread import BackgroundLoop
-from ._context import (
+from ._session import McpServerError, McpToolError, _Connection
+from .context import (
     ATTACH_MAX_CHARS,
+    argument_list,
     claims,
     context_text,
     fill_template,
@@ -22,7 +24,6 @@ from ._context import (
     prompt_messages,
     resource_value,
 )
-from ._session import McpServerError, McpToolError, _Connection
 
 __all__ = ["READ_TOOL", "ServerContext"]
 
@@ -121,7 +122,7 @@ class ServerContext:
     def prompt(self, name: str, /, **arguments: Any) -> list[dict[str, str]]:
         """A prompt's messages, as chat messages (``{"role": "user", "content": "..."}``).
 
-        Their text is escaped like tool results (see `_context.prompt_messages`).
+        Their text is escaped like tool results (see `context.prompt_messages`).
 
         Raises:
             ValueError: No such prompt, or a required argument is missing or an unknown one given
@@ -217,11 +218,6 @@ class ServerContext:
             return self._loop.run(request, timeout=timeout)
         except McpServerError as error:  # a server may quote its token back, as in a tool call
             raise McpServerError(self._redact(str(error))) from None
-
-
-def argument_list(specs: list[Any]) -> str:
-    """A prompt's arguments in one line: ``name (required), style``."""
-    return ", ".join(f"{a.name} (required)" if a.required else a.name for a in specs) or "none"
 
 
 def _text(key: str, value: Any) -> str:

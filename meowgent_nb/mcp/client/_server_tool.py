@@ -11,8 +11,8 @@ from collections.abc import Callable
 from typing import Any
 
 from ...errors import ToolDefinitionError
-from ...tools._examples import split_examples
 from ...tools.core import Tool
+from ...tools.examples import split_examples
 from ..content._results import result_value, value_schema, wraps_result
 from ._session import _field
 

@@ -13,12 +13,12 @@ import os
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Protocol
 
-from ...agent._running_call import within_limit
+from ...agent.running_call import within_limit
 from ...errors import MeowgentError
 from ..content._results import result_text
-from ._asking import ServerAsks
 from ._given_up import _GivenUp, _until_given_up
-from ._progress import ProgressFn, ServerNotes, set_level
+from .asking import ServerAsks
+from .progress import ProgressFn, ServerNotes, set_level
 
 try:
     _GROUP: Any = BaseExceptionGroup  # Python 3.11+

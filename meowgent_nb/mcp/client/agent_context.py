@@ -24,11 +24,11 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from ...agent._running_call import RUNNING_CALL, RunningCall
+from ...agent.running_call import RUNNING_CALL, RunningCall
 from ...tools.context import LEVELS, Answer, ToolContextError, log_to_python
 from .._thread import background_loop
-from ._asking import ServerAsks, _Flight
-from ._progress import CallWatch, LogEntry
+from .asking import ServerAsks, _Flight
+from .progress import CallWatch, LogEntry
 
 __all__ = ["AgentContext", "agent_context"]
 

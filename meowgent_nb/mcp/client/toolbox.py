@@ -42,14 +42,12 @@ from typing import Any
 
 from ...errors import SettingsError, ToolDefinitionError
 from ...tools.core import Tool
+from ...tools.media import McpImage
 from ...tools.toolbox import Toolbox
 from .._thread import background_loop
 from ..config import env_credentials, header_secrets, masked
 from ..content._recorded_values import MCP_VALUES
 from ..content._results import StructuredResult
-from ._asking import Asked, ServerAsks
-from ._context import McpImage
-from ._progress import LogEntry, ServerNotes
 from ._reconnect import CONNECT_FIX, MARGIN, Reconnect
 from ._refresh import ToolChanges, ToolRefresh, listing_key
 from ._secrets import Secrets
@@ -58,7 +56,9 @@ from ._server_tool import BAD_NAME_CHARS, mcp_tool, needs_approval
 from ._session import McpServerError, McpToolError, _Connection
 from ._taped import Taped
 from ._tasks import task_problem
+from .asking import Asked, ServerAsks
 from .oauth import OAuth, oauth_options, provider, refusal
+from .progress import LogEntry, ServerNotes
 
 __all__ = [
     "McpImage",
@@ -143,7 +143,7 @@ class McpToolbox(Secrets, ServerContext, Reconnect, ToolRefresh, Taped, Toolbox)
     cell, under the call's card; headless runs decline it. See `history` for what the server
     asked and what became of it. A call's progress notifications are a live progress line in its
     card (in a ``%%agent`` cell; ignored elsewhere); the server's log messages are kept in `log`,
-    and those at warning and above during a call are lines in its card too (see `_progress`).
+    and those at warning and above during a call are lines in its card too (see `progress`).
 
     When the server says its tools changed, the box lists them again the next time its tools are
     looked at (a ``%%agent`` cell gathering them), printing what changed; `refresh` does it by hand.

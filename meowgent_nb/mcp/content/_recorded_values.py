@@ -1,18 +1,18 @@
 """MCP values in a cassette: a text with images, audio or links, and a structured result.
 
-A recorded MCP tool's calls store their value in the cassette (see `recording._tool_tape`);
+A recorded MCP tool's calls store their value in the cassette (see `recording.tool_tape`);
 `MCP_VALUES` is the ``value_codec`` of such a tool: it writes what only this wing knows
 (`McpText`, `StructuredResult`, `StructuredList` and their media) as the cassette's ``text``,
 ``structured``, ``media`` and ``links`` fields, and reads them back as the same types. The media
-are written as every tool's are (`recording._recorded_media`).
+are written as every tool's are (`recording.recorded_media`).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from ...recording._recorded_media import media_fields, media_values
-from ._media import McpLink, McpText
+from ...recording.recorded_media import media_fields, media_values
+from ...tools.media import McpLink, McpText
 from ._results import StructuredList, StructuredResult
 
 __all__ = ["MCP_VALUES"]

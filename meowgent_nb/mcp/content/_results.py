@@ -17,7 +17,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from ._media import McpAudio, McpImage, McpLink, McpText
+from ...tools.media import McpAudio, McpImage, McpLink, McpText
 
 __all__ = [
     "StructuredList",

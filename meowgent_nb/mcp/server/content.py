@@ -91,6 +91,6 @@ def block(item: Any) -> Any:
         return types.ImageContent(type="image", data=encoded, mime_type=kind)
     if isinstance(item, str):
         return types.TextContent(type="text", text=item)
-    from ...tools._output import output_text
+    from ...tools.output import output_text
 
     return types.TextContent(type="text", text=output_text(item, None))

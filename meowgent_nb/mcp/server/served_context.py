@@ -28,9 +28,9 @@ import warnings
 from collections.abc import Coroutine, Sequence
 from typing import Any
 
-from ...agent._running_call import RUNNING_CALL
+from ...agent.running_call import RUNNING_CALL
 from ...tools.context import LEVELS, Answer, ToolContextError
-from ..content._elicit import ElicitSchemaError, check_content, form_from_schema
+from ..content.elicit import ElicitSchemaError, check_content, form_from_schema
 from .served_rounds import ServedCall, session_of
 
 __all__ = ["ClientLevels", "ServedContext"]

@@ -1,6 +1,6 @@
 """The widgets for a server's requests in the running cell: an elicitation form, and a review row.
 
-`ElicitFormView` is a server's form (see `meowgent_nb.mcp.content._elicit`): the message, one entry per
+`ElicitFormView` is a server's form (see `meowgent_nb.mcp.content.elicit`): the message, one entry per
 field (text box, checkbox, drop-down, multiple choice), each with what it takes and, after a bad
 Accept, the problem next to it; Accept / Decline / Cancel. `ReviewView` shows what a server asks
 the model (or what the model answered) with two buttons. Both only report a choice; the wait,
@@ -21,8 +21,8 @@ from typing import Any
 
 from ..._html import escape
 from ..._visible import visible, visible_html
-from ...mcp.client._asking import ElicitAnswer, ElicitRequest
-from ...mcp.content._elicit import FormField, parse_entry
+from ...mcp.client.asking import ElicitAnswer, ElicitRequest
+from ...mcp.content.elicit import FormField, parse_entry
 from ._labels import ACCEPT, CANCEL, DECLINE
 
 __all__ = ["ElicitFormView", "ReviewView", "content_text"]

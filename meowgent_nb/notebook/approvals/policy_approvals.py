@@ -20,11 +20,11 @@ from collections.abc import Sequence
 from typing import Any, Literal
 
 from ..._visible import visible, visible_html
-from ...agent._running_call import RunningCall
 from ...agent.approvals import ApprovalRequest, Approved, Decision, Denied
+from ...agent.running_call import RunningCall
 from ...errors import SettingsError
-from ...mcp.client._asking import ElicitAnswer, ElicitRequest, SamplingReview
-from ...mcp.client._progress import Progress
+from ...mcp.client.asking import ElicitAnswer, ElicitRequest, SamplingReview
+from ...mcp.client.progress import Progress
 from . import server_asks
 from ._run_context import SHOWN_RUN
 

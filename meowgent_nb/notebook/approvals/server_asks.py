@@ -2,7 +2,7 @@
 
 The notebook's approvers (`WidgetApprover`, `InputApprover`, `PolicyApprover`) answer an MCP
 server's elicitation and sampling requests through these functions (see
-`meowgent_nb.mcp.client._asking.ServerAsker`); they run on the cell's loop, in the context of the call
+`meowgent_nb.mcp.client.asking.ServerAsker`); they run on the cell's loop, in the context of the call
 the server is serving. Where a person watches in a frontend that shows widgets, the form (or the
 review) goes after the transcript of a ``%%agent`` cell (attached to the call), or in a panel of its own after ``await
 agent.arun(...)``; it waits for a click, for the call's end (its time limit, Stop), or the
@@ -24,9 +24,9 @@ from collections.abc import Callable
 from typing import Any
 
 from ..._visible import visible, visible_html
-from ...agent._running_call import RunningCall
-from ...mcp.client._asking import ElicitAnswer, ElicitRequest, SamplingReview
-from ...mcp.client._progress import Progress
+from ...agent.running_call import RunningCall
+from ...mcp.client.asking import ElicitAnswer, ElicitRequest, SamplingReview
+from ...mcp.client.progress import Progress
 from ._elicit_form import ElicitFormView, ReviewView, content_text
 from ._labels import LET_MODEL_ANSWER, SEND_ANSWER
 from ._run_context import SHOWN_RUN, call_soon_in_cell

@@ -295,8 +295,8 @@ class AgentMagics(Magics):
         )
 
     def output_shape(self) -> Any:
-        """How the cells shape tool results for the model (`tools._output.Shape`)."""
-        from ...tools._output import Shape
+        """How the cells shape tool results for the model (`tools.output.Shape`)."""
+        from ...tools.output import Shape
 
         return Shape(self.max_output_chars, self.max_output_items, self.max_output_depth)
 

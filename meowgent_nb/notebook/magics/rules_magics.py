@@ -25,15 +25,15 @@ from ...agent.rules import (
     UNTRUSTED_MARK,
     RuleError,
     Rules,
+    RulesFile,
     is_trusted,
     rules_file_key,
+    shown_source,
     trust_store,
     trusted_rules,
     untrust_rules,
     untrusted_file,
 )
-from ...agent.rules._file import RulesFile
-from ...agent.rules._rules import shown_source
 
 __all__ = ["RULE_WORDS", "notebook_folder", "rules_command", "session_rules"]
 

@@ -17,8 +17,8 @@ from IPython.core.error import UsageError
 from IPython.core.magic_arguments import argument, magic_arguments
 
 from ..._html import escape
-from ...mcp.client._progress import LOG_LEVELS
 from ...mcp.client.oauth import OAuthWaitError
+from ...mcp.client.progress import LOG_LEVELS
 from ...mcp.client.toolbox import McpServerError, McpToolbox, OAuth
 from ...mcp.config import SERVER_NAME
 from ...recording.cassette import CassetteError

@@ -4,7 +4,7 @@
 Everything is read before the cell changes anything: a URI no connected server has, a read that
 fails, or a prompt argument that is missing is a `UsageError`, and the conversation stays as it
 was. What a server wrote reaches the model only inside delimited, escaped blocks (see
-`meowgent_nb.mcp.client._context`).
+`meowgent_nb.mcp.client.context`).
 """
 
 from __future__ import annotations
@@ -16,12 +16,11 @@ from typing import Any
 
 from IPython.core.error import UsageError
 
-from ...mcp.client._context import context_block, context_text
-from ...mcp.client._server_context import argument_list
+from ...mcp.client.context import argument_list, context_block, context_text
 from ...mcp.client.toolbox import McpServerError, McpToolbox
 from ...protocols.prompt import DEFAULT_SYSTEM
-from ...tools._output import counted
 from ...tools.core import Tool
+from ...tools.output import counted
 
 __all__ = [
     "CellContext",

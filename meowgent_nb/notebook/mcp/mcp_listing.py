@@ -8,7 +8,7 @@ from typing import Any
 
 from ..._visible import visible
 from ...mcp.client.toolbox import McpToolbox
-from ...tools._output import counted
+from ...tools.output import counted
 
 __all__ = ["server_listing"]
 

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from ..._html import MUTED, escape
 from ..._visible import visible, visible_html
-from ...mcp.client._progress import LogEntry
+from ...mcp.client.progress import LogEntry
 
 __all__ = ["LogView"]
 

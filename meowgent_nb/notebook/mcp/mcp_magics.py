@@ -26,7 +26,7 @@ from IPython.utils.process import arg_split
 
 from ...mcp.client.toolbox import McpToolbox
 from ...mcp.config import McpConfigError
-from ...tools._output import counted
+from ...tools.output import counted
 from . import mcp_context_magics, mcp_refresh_magics
 from .mcp_add_magic import _keep, _servers, add, mcp_add
 from .mcp_listing import server_listing as _listing

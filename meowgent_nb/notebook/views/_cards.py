@@ -28,7 +28,7 @@ from ._html import card_html, progress_html
 from ._media_html import media_html
 
 if TYPE_CHECKING:
-    from ...mcp.client._progress import Progress
+    from ...mcp.client.progress import Progress
 
 __all__ = [
     "STATUS_LABELS",

@@ -22,8 +22,8 @@ from collections.abc import Coroutine, Iterable, Mapping, Sequence
 from typing import Any
 
 from ..._html import MUTED, escape, seconds
-from ...evals._report import cases_html
 from ...evals.evaluation import TEXT_LIMIT, EvalCase, EvalReport, EvalRow, aevaluate, check_cases
+from ...evals.report import cases_html
 from ...models.base import Model
 from ...protocols.base import ToolProtocol
 from ...tools.core import Tool

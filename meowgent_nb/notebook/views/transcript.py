@@ -4,11 +4,13 @@ It has ``text/html`` for people and a stable ``text/plain`` for nbval: no timing
 ids, token counts or rates go into the text. (nbval compares the HTML too; the measured times
 there carry CSS classes that meowgent_nb/nbval_sanitize.cfg replaces, a file the package's pytest
 plugin gives nbval.) Showing it in a running cell is `meowgent_nb.notebook.views.display`'s part;
-nothing here imports IPython.
+nothing here imports IPython. A run that ended without an answer says why: stopped by a limit
+(`stopped_note`), by an interrupt or by an error (`error_text`).
 """
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
@@ -33,8 +35,7 @@ from ...agent.events import (
 from ...models.base import Usage
 from ...tools.calls import ToolCall
 from ...tools.media import MediaBudget
-from ._cards import Card, card_html_of, card_lines
-from ._endings import error_text, stopped_note
+from ._cards import Card, call_text, card_html_of, card_lines
 from ._html import markdown_html, thinking_html, turn_html
 from ._progress import draft_html, draft_line, model_html, thought_html, waiting_html
 from ._rows import Block, Note, Repeats, Row, failing, last_turn, rows, segments, summary, turns_of
@@ -383,3 +384,28 @@ class Transcript:
 
     def __str__(self) -> str:
         return self.to_text()
+
+
+def stopped_note(result: AgentResult) -> str | None:
+    """Why the run stopped before the model answered, or None if it answered."""
+    repeated = result.repeated_failure
+    if result.stopped == "repeated_failure" and repeated is not None:
+        call = repeated.result.call
+        what = "an unreadable call" if repeated.result.kind == "parse_error" else call_text(call)
+        return f"stopped: {what} failed the same way {repeated.times} times"
+    if result.stopped == "max_turns":
+        turns = result.turns
+        return f"stopped: the limit of {turns} turn{'s' * (turns != 1)} was reached"
+    return None
+
+
+def error_text(error: BaseException, progress: str, below: bool = False) -> str:
+    """The transcript's line about what stopped the run; "" for an interrupt the cell shows below
+    (`display.show_run` raises `RunInterrupted`, whose one line says it all)."""
+    if isinstance(error, (KeyboardInterrupt, asyncio.CancelledError, GeneratorExit)):
+        return "" if below else f"[stopped by an interrupt after {progress}]"
+    if below:
+        return f"[error] {type(error).__name__}, shown below"
+    message = str(error).strip()
+    text = f"[error] {type(error).__name__}" + (f": {message}" if message else "")
+    return text.replace("\n", "\n  ")

@@ -24,9 +24,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
-from ...agent._running_call import RUNNING_CALL, RunningCall
+from ...agent.running_call import RUNNING_CALL, RunningCall
 from ...errors import SettingsError
-from ..content._elicit import ElicitForm, ElicitSchemaError, check_content, form_from_schema
+from ..content.elicit import ElicitForm, ElicitSchemaError, check_content, form_from_schema
 
 __all__ = [
     "SAMPLING_SETTINGS",

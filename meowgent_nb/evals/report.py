@@ -55,7 +55,7 @@ class EvalReport:
         repeat: How many times each case ran.
         notes: Lines the report shows under its table of cases (e.g. that a server cut streams).
         model: The name of the model that answered, when known.
-        tools: ``{name: digest}`` of the tools offered (`_digest.tool_digests`), when known.
+        tools: ``{name: digest}`` of the tools offered (`_tool_block.tool_digests`), when known.
 
     Raises:
         SettingsError: ``repeat`` is not a whole number of at least 1 that divides the rows.

@@ -2,10 +2,11 @@
 
 A resource read becomes a Python value (`resource_value`: text, parsed JSON, bytes, or an image
 the notebook shows), and, for a model, text in a delimited block (`context_block`,
-`instructions_block`). Prompt messages become chat messages (`prompt_messages`). Everything a
-server wrote goes through `inert`, the escaping of tool results: a resource, a prompt or a
-server's instructions can never open or close a block of the prompt's structure (a
-``<tool_call>``, a ``<tool_response>``, a ``<context>``, a chat template's special token).
+`instructions_block`). Prompt messages become chat messages (`prompt_messages`), a prompt's
+arguments one line (`argument_list`). Everything a server wrote goes through `inert`, the
+escaping of tool results: a resource, a prompt or a server's instructions can never open or close
+a block of the prompt's structure (a ``<tool_call>``, a ``<tool_response>``, a ``<context>``, a
+chat template's special token).
 """
 
 from __future__ import annotations
@@ -17,11 +18,11 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ...protocols.prompt import inert, inert_attribute
-from ..content._media import McpImage
+from ...tools.media import McpImage
 from ._session import _field
 
 __all__ = [
-    "McpImage",
+    "argument_list",
     "claims",
     "context_block",
     "context_text",
@@ -105,6 +106,11 @@ def prompt_messages(result: Any, max_chars: int = ATTACH_MAX_CHARS) -> list[dict
             text = f"[{inert(str(kind))} content]"
         messages.append({"role": str(message.role), "content": text})
     return messages
+
+
+def argument_list(specs: list[Any]) -> str:
+    """A prompt's arguments in one line: ``name (required), style``."""
+    return ", ".join(f"{a.name} (required)" if a.required else a.name for a in specs) or "none"
 
 
 def claims(uri: str, resources: Iterable[Any], templates: Iterable[Any]) -> bool:

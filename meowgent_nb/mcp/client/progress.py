@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...errors import SettingsError
-from ._asking import _FLIGHT, _Flight
+from .asking import _FLIGHT, _Flight
 
 __all__ = ["LOG_LEVELS", "CallWatch", "LogEntry", "Progress", "ProgressFn", "ServerNotes", "set_level"]
 

@@ -26,7 +26,7 @@ from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from ...errors import MeowgentError
-from ...models._wire_values import WireError, shown, unicode
+from ...models.wire_values import WireError, shown, unicode
 
 __all__ = [
     "ElicitForm",

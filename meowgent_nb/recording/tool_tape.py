@@ -38,7 +38,7 @@ from ..tools.calls import ToolCall, ToolResult
 from ._diff import describe_value_difference
 from ._file import Cassette, CassetteError, recordable
 from ._mask import VALUE_DEPTH, Mask, depth_over
-from ._recorded_media import media_value, replayed_media
+from .recorded_media import media_value, replayed_media
 
 __all__ = ["RecordedToolError", "ToolTape", "call_arguments", "listed_tool"]
 
@@ -315,7 +315,7 @@ def _encode(value: Any, codec: Any, text: str) -> dict[str, Any] | None:
     with images, a structured result) as ``text`` / ``structured`` / ``media`` / ``links``. Bytes
     (a ``bytes`` value, a medium's ``image`` or ``audio``) stay bytes here: the cassette's `Mask`
     masks them and writes them as base64. A notebook tool's value that holds images or audio is
-    ``text`` (the model's, ``text``) and ``media`` (`_recorded_media`). A value nested deeper than
+    ``text`` (the model's, ``text``) and ``media`` (`recorded_media`). A value nested deeper than
     a cassette holds has no JSON form here: its text (already shaped for the model) replays.
     """
     if codec is not None:
