@@ -33,9 +33,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-from collections.abc import AsyncIterator, Callable, Iterable, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from ..models.base import Model, ModelChunk, ModelRequest, describe_model
 from ._decision_tape import DecisionTape
@@ -163,7 +163,8 @@ class _CassetteModel:
         fields = mask.fields(request_fields(self._key_name, request, self.options, secrets))
         streamed: list[ModelChunk] = []
         stream = model.stream(request)
-        async with contextlib.aclosing(stream) if hasattr(stream, "aclose") else contextlib.nullcontext():
+        closing = cast("AsyncGenerator[Any, None]", stream)  # where it has aclose, as checked
+        async with contextlib.aclosing(closing) if hasattr(stream, "aclose") else contextlib.nullcontext():
             async for chunk in stream:
                 if chunk.status is None or chunk.text or chunk.thinking or chunk.tool_calls or chunk.done:
                     streamed.append(chunk)  # a status ("loading the model") is news of that moment only

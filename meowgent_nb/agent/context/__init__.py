@@ -199,7 +199,8 @@ class ToolsBlock:
     """The tools block of a run's system prompt, rendered only when a request is measured."""
 
     def __init__(self, protocol: Any, tools: Sequence[Any]):
-        self._protocol, self._tools, self._text = protocol, tools, None
+        self._protocol, self._tools = protocol, tools
+        self._text: str | None = None
 
     def __call__(self) -> str:
         if self._text is None:
