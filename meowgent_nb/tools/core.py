@@ -161,6 +161,7 @@ class Tool:
         self._setup(f"config {name!r}", problems, name, description, approval, timeout, handler)
         self.function = handler
         self.returns = self.output_type = None
+        arguments = cast("ArgumentsModel", arguments)  # _setup raised where it was not built
         self._arguments, self._positional, self._schema_validator = arguments, (), None
         self.parameters = arguments.schema
         self._check_examples(f"config {name!r}", config.get("examples"))
