@@ -107,7 +107,7 @@ class _CassetteModel:
         self._inner = inner
         self._record_all = record_all
         if name is None and inner is not None and hasattr(inner, "stream"):
-            name = inner.name
+            name = cast(Model, inner).name  # a model, not a function that makes one
         self._key_name = name
         self.name = name or f"cassette:{cassette.path.name}"
         self.options = dict(options or {})
@@ -127,8 +127,9 @@ class _CassetteModel:
         # tokens). Only a model already made: a replay never makes one just to count.
         if name == "count_tokens":
             inner = self.__dict__.get("_inner")
-            if hasattr(inner, "stream") and callable(getattr(inner, "count_tokens", None)):
-                return inner.count_tokens
+            count = getattr(inner, "count_tokens", None)
+            if hasattr(inner, "stream") and callable(count):
+                return count
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelChunk]:
