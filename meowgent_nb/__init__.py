@@ -9,7 +9,7 @@ Importing this package only defines names: no client, no network, no configurati
 from __future__ import annotations
 
 from importlib.metadata import PackageNotFoundError, version
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .agent.approvals import ApprovalRequest, Approved, Approver, AutoApprove, Denied, DenyAll
 from .agent.events import (
@@ -40,6 +40,14 @@ from .tools.context import ToolContext, ToolContextError
 from .tools.core import Tool, ToolCall, ToolResult, tool
 from .tools.render import parse_tools_xml, render_tools_text, render_tools_xml, tools_json_schema
 from .tools.toolbox import Toolbox
+
+if TYPE_CHECKING:  # imported on first use by __getattr__ below; named here for type checkers
+    from .mcp.client.toolbox import McpServerError, McpToolbox, McpToolError, OAuth
+    from .mcp.load import load_mcp_config
+    from .mcp.server.published import prompt, resource
+    from .mcp.server.serve import ToolServer
+    from .models.ollama import OllamaModel
+    from .models.openai import OpenAIModel
 
 try:
     __version__ = version("meowgent-nb")
