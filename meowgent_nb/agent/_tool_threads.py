@@ -70,6 +70,7 @@ class ToolThreads:
             except RuntimeError:  # the loop is closed: nobody waits for this call any more
                 pass
 
+        number = 0  # the new thread's, when one is spawned
         with self._lock:
             spawn = self._idle == 0
             if not spawn:

@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import contextlib
 import re
-from collections.abc import AsyncIterator, Callable, Iterable, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from ..models.base import Model, ModelRequest, Usage
 from ..protocols.base import AnswerParser, ToolProtocol
@@ -62,7 +62,7 @@ class TurnAnswer:
 
 
 def turn_request(
-    protocol: ToolProtocol, messages: list[dict[str, Any]], offered: list[Tool], last: bool, think: Any
+    protocol: ToolProtocol, messages: Sequence[Mapping[str, Any]], offered: list[Tool], last: bool, think: Any
 ) -> ModelRequest:
     """The request of one turn: ``messages`` (system first) and the protocol's parts for ``offered``.
 
@@ -95,7 +95,8 @@ async def read_turn(
     A call gets the id the backend gave it, else ``next_id()``."""
     stream = model.stream(request)
     # Close the model's stream (and its connection) at once when the turn stops early.
-    async with contextlib.aclosing(stream) if hasattr(stream, "aclose") else contextlib.nullcontext():
+    closing = cast("AsyncGenerator[Any, None]", stream)  # where it has aclose, as checked
+    async with contextlib.aclosing(closing) if hasattr(stream, "aclose") else contextlib.nullcontext():
         async for chunk in stream:
             if chunk.status is not None:
                 yield ModelStatus(chunk.status)

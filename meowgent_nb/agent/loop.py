@@ -12,7 +12,7 @@ import asyncio
 import json
 import warnings
 from collections import deque
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncGenerator, AsyncIterator, Iterable
 from typing import Any, Literal
 
 from .._async import keep_awake, run_to_completion
@@ -154,7 +154,7 @@ class Agent:
         self.max_repeated_failures = max_repeated_failures
         self.tool_search = tool_search
         self.always_show = [t.name if isinstance(t, Tool) else t for t in always_show]
-        self.context = context
+        self.context: ContextPolicy = context
         problems = []
         if context not in CONTEXT_POLICIES:
             problems.append(
@@ -258,7 +258,7 @@ class Agent:
                 return event.result
         raise AssertionError("the event stream ended without a final answer")  # pragma: no cover
 
-    async def stream(self, prompt: str) -> AsyncIterator[AgentEvent]:
+    async def stream(self, prompt: str) -> AsyncGenerator[AgentEvent, None]:
         """Send ``prompt`` and yield events until the model answers without calling a tool.
 
         The conversation is kept: the next call continues it. A model error propagates (after

@@ -18,7 +18,7 @@ import json
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from ..agent.context import CHARACTERS_PER_TOKEN
 from ..protocols.base import ToolProtocol
@@ -73,7 +73,8 @@ async def measure_tool_block(text: str, model: Any) -> ToolBlockSize:
     """
     count = getattr(model, "count_tokens", None)
     if callable(count):
-        return ToolBlockSize(await asyncio.to_thread(count, text), len(text), False)
+        tokens = cast(int, await asyncio.to_thread(count, text))  # a model's count_tokens gives an int
+        return ToolBlockSize(tokens, len(text), False)
     return ToolBlockSize(math.ceil(len(text) / CHARACTERS_PER_TOKEN), len(text), True)
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 from .._html import MUTED, escape, seconds, table_html
 from ..agent.context import CHARACTERS_PER_TOKEN
@@ -253,10 +253,10 @@ class EvalReport:
         if self.tool_block is not None:
             items.append(f"tools block {_bold(escape(_block_size(self.tool_block)))}")
         rate = self.cases_per_second
-        if rate is not None:  # a measured time: only in the HTML, like the rows' times
+        if rate is not None:  # a measured time (so seconds is set): only in the HTML, like the rows' times
             at_once = f", {self.concurrency} at a time" if self.concurrency > 1 else ""
             items.append(
-                f"{_bold(f'{rate:.2f} cases/s')} ({len(self.rows) * self.repeat} in {seconds(self.seconds)}{at_once})"
+                f"{_bold(f'{rate:.2f} cases/s')} ({len(self.rows) * self.repeat} in {seconds(cast(float, self.seconds))}{at_once})"
             )
         return f'<div class="meowgent-eval-metrics" style="margin-top: 0.3em">{" · ".join(items)}</div>'
 

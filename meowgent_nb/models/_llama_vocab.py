@@ -14,7 +14,7 @@ import contextlib
 import io
 import threading
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from ..tools.inert import inert
 from . import gguf
@@ -45,7 +45,8 @@ def control_tokens(llama: Any) -> frozenset[str]:
     """
     import llama_cpp
 
-    vocab = llama_cpp.llama_model_get_vocab(llama.model)
+    # A loaded model has its vocabulary: the pointer is not NULL.
+    vocab = cast("llama_cpp.llama_vocab_p", llama_cpp.llama_model_get_vocab(llama.model))
     attr, control = llama_cpp.llama_vocab_get_attr, llama_cpp.LLAMA_TOKEN_ATTR_CONTROL
     texts = (
         llama_cpp.llama_vocab_get_text(vocab, token).decode("utf-8", "replace")

@@ -29,7 +29,7 @@ from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
 from time import perf_counter
-from typing import Any
+from typing import Any, cast
 
 from ..tools.calls import is_tool_result
 from ..tools.inert import escape_tokens
@@ -359,7 +359,8 @@ class LlamaCppModel:
         # its grammar; otherwise one call's shape, whose arguments are constrained once named.
         shape = None if call_schema is None else json.loads(call_schema)
         listed = shape is not None and shape.get("type") == "array"
-        arguments = {} if shape is None or listed else self._grammars.for_arguments(call_schema, self.name)
+        one_call = cast(str, call_schema)  # read only when there is a shape, which is made from it
+        arguments = {} if shape is None or listed else self._grammars.for_arguments(one_call, self.name)
         calls_list = self._grammars.of(json.dumps(bounded(shape)), self.name) if listed else None
         started = perf_counter()
         decoded = decode_answer(

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 from contextlib import aclosing
 from types import MappingProxyType
-from typing import Any
+from typing import Any, cast
 
 import httpx
 import ollama
@@ -149,6 +149,8 @@ class OllamaModel:
                 format=dict(request.format) if request.format is not None else None,
                 options={key: value for key, value in options.items() if value is not None},
             )
+            # The client's stream is an async generator; its annotation says only AsyncIterator.
+            parts = cast("AsyncGenerator[ollama.ChatResponse, None]", parts)
             # aclosing: when the caller stops early, the HTTP response is closed now, not at
             # garbage collection (possibly after its event loop is gone).
             async with aclosing(parts) as parts:

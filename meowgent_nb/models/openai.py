@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import AsyncIterator, Mapping
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 from .._deltas import TextDelta
 from . import check_model_requests_allowed
@@ -32,6 +32,9 @@ from ._openai_wire import (
 )
 from .base import ModelChunk, ModelError, ModelRequest, StreamCut
 from .wire_values import WireError, cut, shown, shown_address, vision_said
+
+if TYPE_CHECKING:
+    from openai import APIStatusError  # the client is imported when the first request is made
 
 __all__ = ["DEFAULT_BASE_URL", "NO_KEY", "OpenAIModel"]
 
@@ -342,14 +345,15 @@ class OpenAIModel:
             return ModelError(
                 self._redact(f"{where[0].upper()}{where[1:]} reported an error: {cut(str(exc))}")
             )
+        status = cast("APIStatusError", exc).status_code  # as checked (`openai` is the module, typed Any)
         detail = self._redact(error_words(exc))
         lowered = detail.lower()
-        if exc.status_code == 404 and "model" in lowered:
+        if status == 404 and "model" in lowered:
             return ModelError(
                 f"Model '{self.name}' is not served by {where} ({detail}): use one of the names"
                 " its /models lists (OpenAIModel.list_models())."
             )
-        if exc.status_code == 404:
+        if status == 404:
             return ModelError(
                 f"{where[0].upper()}{where[1:]} has no Chat Completions endpoint (HTTP 404:"
                 f" {detail}): check base_url / OPENAI_BASE_URL, which usually ends in /v1."
@@ -359,7 +363,7 @@ class OpenAIModel:
                 f"The conversation does not fit the context of '{self.name}' on {where} ({detail}):"
                 " start a new conversation, lower num_predict, or serve the model with a larger context."
             )
-        message = f"{where[0].upper()}{where[1:]} answered HTTP {exc.status_code}: {detail}"
+        message = f"{where[0].upper()}{where[1:]} answered HTTP {status}: {detail}"
         if "json_schema" in lowered and "json_object" in lowered:
             message += f' (this server takes OpenAIModel({self.name!r}, schema_format="json_object"))'
         return ModelError(message)

@@ -33,7 +33,7 @@ from ._call_json import (
     cut_off,
 )
 from ._call_prose import offered_object
-from ._call_scan import object_end
+from ._call_scan import match_end, object_end
 
 __all__ = ["bare_calls", "bare_start"]
 
@@ -86,7 +86,7 @@ def bare_calls(
     calls: list[ToolCall | MalformedCall] = []
     at, fence_open = 0, False
     while True:
-        start = _GAP.match(text, at).end()
+        start = match_end(_GAP, text, at)
         if start == len(text):
             return calls, ""
         fence_open ^= text.count(_FENCE, at, start) % 2 == 1
@@ -101,7 +101,7 @@ def bare_calls(
         if read is None:
             return (calls, text[at:]) if calls else _not_calls(text)
         calls.append(read)
-        at = _STRAY.match(text, end).end()
+        at = match_end(_STRAY, text, end)
         if fence_open:
             closing = _CLOSING_FENCE.match(text, at)
             if closing is not None:

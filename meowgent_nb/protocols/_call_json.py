@@ -25,6 +25,7 @@ from typing import Any
 import json_repair
 
 from ..tools.core import ToolCall
+from ._call_scan import match_end
 
 __all__ = ["MalformedCall", "cut_off", "read_calls"]
 
@@ -86,7 +87,7 @@ def _decode_values(text: str) -> list[Any]:
     """
     values, i = [], 0
     while True:
-        i = _GAP.match(text, i).end()
+        i = match_end(_GAP, text, i)
         if i == len(text):
             return values
         value, i = _DECODER.raw_decode(text, i)
@@ -250,7 +251,7 @@ def _atom(value: Any) -> tuple[str, Any]:
 def _unfence(text: str) -> str:
     text = text.strip()
     if text.startswith(_FENCE):
-        text = text[_INFO.match(text, 3).end() :]
+        text = text[match_end(_INFO, text, 3) :]
     if text.endswith(_FENCE):
         text = text[:-3]
     return text.strip()

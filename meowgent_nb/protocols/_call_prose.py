@@ -20,7 +20,7 @@ import json_repair
 
 from ..tools.core import ToolCall
 from ._call_json import _BARE_KEYS, _DECODER, _SHAPE, MalformedCall, _DuplicateKey, _repair, _to_call, cut_off
-from ._call_scan import object_end
+from ._call_scan import match_end, object_end
 
 __all__ = ["offered_object", "prose_calls", "prose_start"]
 
@@ -76,7 +76,7 @@ def prose_calls(
     calls: list[ToolCall | MalformedCall] = []
     at = 0
     while True:
-        start = _BETWEEN.match(text, at).end()
+        start = match_end(_BETWEEN, text, at)
         read = None
         if text[start : start + 1] == "{":
             read = offered_object(text, start, offered, token_limit=token_limit)
@@ -86,7 +86,7 @@ def prose_calls(
         calls.append(call)
     if not calls:
         return None
-    at = _STRAY.match(text, at).end()
+    at = match_end(_STRAY, text, at)
     closing = _CLOSING_FENCE.match(text, at)
     if closing is not None:
         at = closing.end()

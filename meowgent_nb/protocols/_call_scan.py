@@ -16,8 +16,9 @@ that was complete.
 from __future__ import annotations
 
 import re
+from typing import cast
 
-__all__ = ["CallScanner", "object_end"]
+__all__ = ["CallScanner", "match_end", "object_end"]
 
 # Outside strings only these characters matter; everything else is skipped in one regex step.
 _SIGNIFICANT = re.compile(r"[\"'{}\[\]<]")
@@ -25,6 +26,11 @@ _SIGNIFICANT = re.compile(r"[\"'{}\[\]<]")
 _BODY = {'"': re.compile(r'(?:[^"\\]+|\\.)*', re.S), "'": re.compile(r"(?:[^'\\]+|\\.)*", re.S)}
 _VALUE_START = frozenset("{[,:")
 _STRUCTURE = re.compile(r"[\"'{}\[\],:]")  # what `object_end` looks at: strings, brackets, separators
+
+
+def match_end(pattern: re.Pattern[str], text: str, at: int) -> int:
+    """Where ``pattern``, one that matches the empty string too, ends its match at ``at``."""
+    return cast("re.Match[str]", pattern.match(text, at)).end()
 
 
 class CallScanner:
@@ -62,7 +68,7 @@ class CallScanner:
         at, size = 0, len(text)
         while at < size:
             if self._quote is not None:
-                stop = _BODY[self._quote].match(text, at).end()
+                stop = match_end(_BODY[self._quote], text, at)
                 if stop == size:
                     return size, None
                 if text[stop] == "\\":  # a backslash whose escaped character is in the next chunk
@@ -120,7 +126,7 @@ def object_end(text: str, start: int) -> int | None:
     depth, quote, last, at, size = 0, None, "", start, len(text)
     while at < size:
         if quote is not None:
-            stop = _BODY[quote].match(text, at).end()
+            stop = match_end(_BODY[quote], text, at)
             if stop >= size or text[stop] == "\\":  # the string never ends
                 return None
             quote, last, at = None, quote, stop + 1

@@ -22,11 +22,11 @@ __all__ = ["AnswerParser", "RequestParts", "ToolProtocol", "assistant_message"]
 class AnswerParser(Protocol):
     """Reads one streamed answer: `feed` each chunk of text, then `close` once at the end."""
 
-    def feed(self, chunk: str) -> list[ParsedEvent]:
+    def feed(self, chunk: str) -> Sequence[ParsedEvent]:
         """The events ``chunk`` completes."""
         ...
 
-    def close(self, finish_reason: str | None = None) -> list[ParsedEvent]:
+    def close(self, finish_reason: str | None = None) -> Sequence[ParsedEvent]:
         """The events left at the end of the answer; ``finish_reason`` is the backend's."""
         ...
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 from functools import partial
-from typing import Any
+from typing import Any, cast
 
 from .._deltas import TextDelta, ThinkingDelta
 from ..tools.core import Tool, ToolCall, ToolResult
@@ -81,4 +81,4 @@ class NativeCallParser:
 def _shown(event: ParsedEvent) -> TextDelta | ThinkingDelta | ToolCall:
     if isinstance(event, MalformedCall):
         return TextDelta(f"{CALL_OPEN}{event.raw}{CALL_CLOSE}")
-    return event
+    return cast("TextDelta | ThinkingDelta | ToolCall", event)  # no PartialCall: none was asked for

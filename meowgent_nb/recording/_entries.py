@@ -183,6 +183,8 @@ def _not_json(constant: str) -> Any:
 class HugeNumber(float):
     """A number too large for a float (``1e400``), read as infinity; ``text`` is how it was written."""
 
+    text: str
+
     def __new__(cls, text: str) -> HugeNumber:
         made = super().__new__(cls, text)
         made.text = text

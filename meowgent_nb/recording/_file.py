@@ -201,7 +201,7 @@ class Cassette:
         CassetteError: The file is not a readable cassette; the message names the line.
     """
 
-    def __init__(self, path: str | os.PathLike[str], *, fresh: bool = False, mask: Iterable[str] = ()):
+    def __init__(self, path: str | os.PathLike[str], *, fresh: bool = False, mask: Mask | Iterable[str] = ()):
         self.path = Path(path).expanduser().absolute()
         self.mask = mask if isinstance(mask, Mask) else Mask(mask)
         """What is masked in everything stored (see `Mask`)."""

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Annotated, Any, Literal, get_args
+from typing import Annotated, Any, Literal, cast, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -208,7 +208,7 @@ def problems(
         else:
             what = _WHAT.get(item["type"], item["msg"][:1].lower() + item["msg"][1:])
             if item["type"] == "less_than_equal":
-                bound = item["ctx"]["le"]
+                bound = cast("dict[str, Any]", item.get("ctx"))["le"]  # pydantic gives a bound's error one
                 what = f"must be at most {int(bound) if float(bound).is_integer() else bound}"
             text = f"{path} {what}, found {_shown(item['input'])}"
         where = next((lines[loc[:n]] for n in range(len(loc), 0, -1) if loc[:n] in lines), line)

@@ -33,9 +33,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-from collections.abc import AsyncIterator, Callable, Iterable, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from ..models.base import Model, ModelChunk, ModelRequest, describe_model
 from ._decision_tape import DecisionTape
@@ -107,7 +107,7 @@ class _CassetteModel:
         self._inner = inner
         self._record_all = record_all
         if name is None and inner is not None and hasattr(inner, "stream"):
-            name = inner.name
+            name = cast(Model, inner).name  # a model, not a function that makes one
         self._key_name = name
         self.name = name or f"cassette:{cassette.path.name}"
         self.options = dict(options or {})
@@ -127,8 +127,9 @@ class _CassetteModel:
         # tokens). Only a model already made: a replay never makes one just to count.
         if name == "count_tokens":
             inner = self.__dict__.get("_inner")
-            if hasattr(inner, "stream") and callable(getattr(inner, "count_tokens", None)):
-                return inner.count_tokens
+            count = getattr(inner, "count_tokens", None)
+            if hasattr(inner, "stream") and callable(count):
+                return count
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelChunk]:
@@ -163,7 +164,8 @@ class _CassetteModel:
         fields = mask.fields(request_fields(self._key_name, request, self.options, secrets))
         streamed: list[ModelChunk] = []
         stream = model.stream(request)
-        async with contextlib.aclosing(stream) if hasattr(stream, "aclose") else contextlib.nullcontext():
+        closing = cast("AsyncGenerator[Any, None]", stream)  # where it has aclose, as checked
+        async with contextlib.aclosing(closing) if hasattr(stream, "aclose") else contextlib.nullcontext():
             async for chunk in stream:
                 if chunk.status is None or chunk.text or chunk.thinking or chunk.tool_calls or chunk.done:
                     streamed.append(chunk)  # a status ("loading the model") is news of that moment only

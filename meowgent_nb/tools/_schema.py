@@ -109,7 +109,7 @@ class ArgumentsModel:
             ValueError: One line per parameter whose type pydantic cannot express, as ``args``.
         """
         params = tuple(params)
-        fields = {f"p{i}": _field(param) for i, param in enumerate(params)}
+        fields: dict[str, Any] = {f"p{i}": _field(param) for i, param in enumerate(params)}
         try:
             model = create_model(
                 "Arguments", __config__=ConfigDict(extra="forbid", validate_by_name=False), **fields

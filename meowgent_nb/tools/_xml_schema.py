@@ -26,7 +26,7 @@ from __future__ import annotations
 import json
 import re
 import xml.etree.ElementTree as ET
-from typing import Any
+from typing import Any, cast
 
 __all__ = ["decode", "encode", "example_json", "text"]
 
@@ -168,7 +168,7 @@ def _take_type(rest: dict[str, Any]) -> str | None:
         types = [_simple_type(o) if isinstance(o, dict) else None for o in options]
         if all(t is not None and "|" not in t for t in types):
             del rest["anyOf"]
-            return "|".join(types)
+            return "|".join(cast("list[str]", types))  # none is None, as checked
     return None
 
 
@@ -192,8 +192,8 @@ def _set_type(element: ET.Element, kind: str | None, nullable: bool, combined: b
     implied = _implied_type("ref" in element.attrib, combined, params)
     if kind is None and implied is not None:
         kind = "any"
-    if kind != implied:
-        element.set("type", kind)
+    if kind != implied:  # so not None: a None kind is "any" where something is implied
+        element.set("type", cast(str, kind))
     else:
         del element.attrib["type"]
 

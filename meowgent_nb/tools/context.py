@@ -109,7 +109,7 @@ class _Nowhere:
         )
 
 
-_PY_LEVELS = dict(zip(LEVELS, (10, 20, 25, 30, 40, 50, 50, 50)))
+_PY_LEVELS: dict[str, int] = dict(zip(LEVELS, (10, 20, 25, 30, 40, 50, 50, 50)))
 
 
 def log_to_python(tool: str, level: str, message: Any) -> None:

@@ -14,7 +14,7 @@ import inspect
 import json
 import re
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, overload
+from typing import TYPE_CHECKING, Any, cast, overload
 
 from .._async import run_to_completion
 from ..errors import ToolDefinitionError
@@ -24,6 +24,9 @@ from .calls import ResultKind, ToolCall, ToolResult
 from .context import call_with_context
 from .examples import check_examples, split_examples, usable_examples
 from .render import tool_json_schema, tool_string, tool_xml
+
+if TYPE_CHECKING:
+    from ._schema import ArgumentsModel
 
 __all__ = ["ResultKind", "Tool", "ToolCall", "ToolResult", "tool"]
 
@@ -54,6 +57,14 @@ class Tool:
             (``@tool(record=True)``); without a cassette the tool runs as any other.
     """
 
+    name: str
+    description: str
+    parameters: dict[str, Any]
+    approval: bool | Callable[[dict[str, Any]], Any]
+    timeout: float | None
+    returns: str | None
+    output_type: str | None
+    function: Callable[..., Any]
     read_only: bool | None = None
     record: bool = False
     _context: str | None = None  # the parameter that takes a ToolContext (see `context`)
@@ -104,10 +115,12 @@ class Tool:
         self.record = record
         self.returns = described.returns
         self.output_type = described.output_type
-        self._arguments, self._context = described.arguments, described.context
-        self._positional = tuple(p.name for p in described.arguments.params if p.positional_only)
+        # _setup raised if there were problems; without them the arguments model was built.
+        arguments = cast("ArgumentsModel", described.arguments)
+        self._arguments, self._context = arguments, described.context
+        self._positional = tuple(p.name for p in arguments.params if p.positional_only)
         self._schema_validator = None
-        self.parameters = described.arguments.schema
+        self.parameters = arguments.schema
         functools.update_wrapper(self, function, updated=())
         self._check_examples(target, examples)
 
@@ -148,6 +161,7 @@ class Tool:
         self._setup(f"config {name!r}", problems, name, description, approval, timeout, handler)
         self.function = handler
         self.returns = self.output_type = None
+        arguments = cast("ArgumentsModel", arguments)  # _setup raised where it was not built
         self._arguments, self._positional, self._schema_validator = arguments, (), None
         self.parameters = arguments.schema
         self._check_examples(f"config {name!r}", config.get("examples"))
@@ -225,7 +239,7 @@ class Tool:
             problems.append(f"the handler {handler!r} is not callable")
         if problems:
             raise ToolDefinitionError(target, problems)
-        self.name = name
+        self.name = cast(str, name)  # a missing name is one of the problems raised above
         self.description = description.replace("\r\n", "\n").strip()
         self.approval = approval
         self.timeout = None if timeout is None else float(timeout)

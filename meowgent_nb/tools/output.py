@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 from .media import media_text
 
@@ -91,7 +91,7 @@ def _text(value: Any, items: int, depth: int) -> str:
     if hasattr(value, "model_dump_json") and callable(value.model_dump_json):  # pydantic
         plain = value.model_dump(mode="json")
         bounded, changed = _bounded(plain, items, depth)
-        return json.dumps(bounded, ensure_ascii=False) if changed else value.model_dump_json()
+        return json.dumps(bounded, ensure_ascii=False) if changed else cast(str, value.model_dump_json())
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         value = dataclasses.asdict(value)
     if value is None or isinstance(value, (dict, list, tuple, int, float, bool)):

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import json
 import xml.etree.ElementTree as ET
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any, Protocol
 
 from ._xml_schema import decode, encode, example_json, text
@@ -53,10 +53,13 @@ class ToolSpec(Protocol):
     """The JSON Schema of the arguments."""
     returns: str | None
     output_type: str | None
-    approval: bool
+    approval: bool | Callable[[dict[str, Any]], Any]
     timeout: float | None
-    examples: tuple[dict[str, Any], ...]
-    """Example arguments (a renderer reads a missing attribute as none)."""
+
+    @property
+    def examples(self) -> tuple[dict[str, Any], ...]:
+        """Example arguments (a renderer reads a missing attribute as none)."""
+        ...
 
 
 def render_tools_xml(tools: Iterable[ToolSpec]) -> str:
@@ -187,7 +190,8 @@ def _tool_element(tool: ToolSpec) -> ET.Element:
         child.text = example_json(example)  # XML-safe already; ElementTree escapes & < >
         child.tail = "\n"
     element.tail = "\n"
-    tool._xml_element = element
+    # A cache kept on the tool object itself, which a ToolSpec need not declare.
+    tool._xml_element = element  # pyright: ignore[reportAttributeAccessIssue]
     return element
 
 

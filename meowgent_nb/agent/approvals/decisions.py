@@ -189,8 +189,9 @@ async def logged(
     for record in records:
         log.add(record)
     tape = getattr(model, "decision_tape", None)
-    for record in records if tape is not None else ():
-        tape.check(record)
+    if tape is not None:
+        for record in records:
+            tape.check(record)
     return decisions
 
 

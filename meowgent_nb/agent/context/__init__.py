@@ -25,7 +25,7 @@ import json
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from ...models.base import ModelRequest, Usage
 from ...tools.calls import is_tool_result
@@ -166,7 +166,7 @@ class ContextRecord:
         system = (
             str(messages[0].get("content", "")) if messages and messages[0].get("role") == "system" else ""
         )
-        texts = dict.fromkeys(PARTS, "")
+        texts: dict[str, str] = dict.fromkeys(PARTS, "")
         block = self.tools_block() if callable(self.tools_block) else self.tools_block
         block = block if block and block in system else ""
         instructions = self.instructions if system.startswith(self.instructions) else ""
@@ -199,12 +199,14 @@ class ToolsBlock:
     """The tools block of a run's system prompt, rendered only when a request is measured."""
 
     def __init__(self, protocol: Any, tools: Sequence[Any]):
-        self._protocol, self._tools, self._text = protocol, tools, None
+        self._protocol, self._tools = protocol, tools
+        self._text: str | None = None
 
     def __call__(self) -> str:
         if self._text is None:
             render = getattr(self._protocol, "tools_block", None)
-            self._text = render(self._tools) if callable(render) and self._tools else ""
+            # A protocol's tools_block renders the tools as text (see `protocols.base`).
+            self._text = cast(str, render(self._tools)) if callable(render) and self._tools else ""
         return self._text
 
 

@@ -34,7 +34,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from ...models.base import Model, ModelError
 from ...tools.calls import is_tool_result
@@ -124,7 +124,8 @@ class Compaction:
         for index in range(self.dropped, len(messages)):
             message = messages[index]
             if index in self.shortened:  # of the message's own type: still known as a tool result
-                message = type(message)({**message, "content": self.shortened[index]})
+                kind = cast("type[dict[str, Any]]", type(message))  # a dict, or a dict subclass
+                message = kind({**message, "content": self.shortened[index]})
             sent.append(message)
         return sent
 

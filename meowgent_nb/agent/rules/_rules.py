@@ -238,7 +238,9 @@ class Rules:
                 )
                 continue
             taken = params[rule.tool]
-            for name, _ in rule.patterns if taken is not None else ():
+            if taken is None:  # a tool given by name: its parameters are not known
+                continue
+            for name, _ in rule.patterns:
                 if name not in taken:
                     near = difflib.get_close_matches(name, taken, n=1, cutoff=0.6)
                     hint = (

@@ -10,12 +10,17 @@ have run. A call its agent gave up (Stop, the agent's own limit) is never retrie
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, cast
 
 from ...tools.core import Tool
 from ._refresh import ToolChanges
 from ._session import CallTimedOut, McpServerError, _Connection
 from .oauth import refusal
+
+if TYPE_CHECKING:
+    from ._server_tool import ServerTool
+    from ._session import _Server  # which the McpToolbox this is part of is
 
 __all__ = ["CONNECT_FIX", "MARGIN", "Reconnect"]
 
@@ -34,8 +39,12 @@ class Reconnect:
     target: str
     transport: str
     connect_timeout: float
+    instructions: str | None
     _connection: _Connection
     _loop: Any
+    _redact: Callable[[str], str]  # McpToolbox's (`Secrets`)
+    _aclose: Callable[[], Awaitable[None]]  # McpToolbox's
+    refresh: Callable[[], ToolChanges]  # McpToolbox's (`ToolRefresh`)
 
     def reconnect(self) -> ToolChanges:
         """A new session with the server (a stdio server is started again), and its tools listed again.
@@ -51,7 +60,7 @@ class Reconnect:
         """
         old = self._connection
         self._loop.run(old.stop(), timeout=15)
-        fresh = _Connection(self, old.argv, old.url, old.headers, old.env, old.cwd)
+        fresh = _Connection(cast("_Server", self), old.argv, old.url, old.headers, old.env, old.cwd)
         fresh.auth = old.auth  # OAuth: the same provider, with the tokens it holds
         waited = getattr(getattr(self, "oauth", None), "wait", 0.0)  # a person may have to authorize again
         try:
@@ -81,8 +90,9 @@ class Reconnect:
         if not (lost or isinstance(error, CallTimedOut)) or getattr(running, "ended", None) is not None:
             return False
         if not getattr(tool, "idempotent", False):
+            remote = cast("ServerTool", tool).remote_name if tool else "it"  # a tool of the server's
             raise type(error)(
-                f"{error}\nIt was not tried again: the server does not mark {tool.remote_name if tool else 'it'}"
+                f"{error}\nIt was not tried again: the server does not mark {remote}"
                 " idempotent (idempotentHint), so it may have run."
             ) from None
         return True

@@ -27,7 +27,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..._visible import visible
 from ...tools.core import Tool
@@ -125,15 +125,21 @@ class ToolRefresh:
     call_timeout: float
     skipped: dict[str, str]
     left_out: list[str]
-    _tools: dict[str, Tool]
     _keys: dict[str, dict[str, str]]
     _connection: _Connection
     _loop: BackgroundLoop
     _redact: Callable[[str], str]
-    _secrets: frozenset[str] | set[str]
+    _secrets: set[str]
     _built: Callable[..., Any]
     _stale = False
     _withdrawn: dict[str, str] = {}  # noqa: RUF012  (replaced, never changed in place)
+
+    if TYPE_CHECKING:  # McpToolbox's tools: a property of `Taped`, which starts a waiting server
+
+        @property
+        def _tools(self) -> dict[str, Tool]: ...
+        @_tools.setter
+        def _tools(self, tools: dict[str, Tool]) -> None: ...
 
     @property
     def stale(self) -> bool:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 import warnings
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ...errors import ToolDefinitionError
 from ...tools.core import Tool
@@ -21,6 +21,18 @@ __all__ = ["BAD_NAME_CHARS", "mcp_tool", "needs_approval"]
 BAD_NAME_CHARS = re.compile(r"[^A-Za-z0-9_.-]")
 _TITLE_LIMIT = 100  # characters of a server's title kept (it is outside text, shown on one line)
 _NEEDS_TASKS = "it runs only as an MCP task, and no session was given that can run one"
+
+if TYPE_CHECKING:
+
+    class ServerTool(Tool):
+        """For type checkers: a `Tool` of a server's, with the attributes `mcp_tool` sets on it."""
+
+        remote_name: str | None
+        """The server's name of the tool; None for a box's resource reader."""
+        title: str | None
+        output_schema: dict[str, Any] | None
+        runs_as_task: bool
+        idempotent: bool
 
 
 def needs_approval(annotations: Any) -> bool:
@@ -95,13 +107,14 @@ def mcp_tool(
 
     schema, examples = split_examples(schema)  # a bad example should not cost the tool itself
     made = Tool.from_schema(name, description, schema, handler, approval=approval, timeout=timeout)
-    made.remote_name = remote  # type: ignore[attr-defined]
-    made.title = title  # type: ignore[attr-defined]
-    made.output_schema = output_schema  # type: ignore[attr-defined]
-    made.runs_as_task = as_task  # type: ignore[attr-defined]
+    made = cast("ServerTool", made)  # given its attributes here
+    made.remote_name = remote
+    made.title = title
+    made.output_schema = output_schema
+    made.runs_as_task = as_task
     made.idempotent = (
         _field(_field(spec, "annotations", "annotations"), "idempotent_hint", "idempotentHint") is True
-    )  # type: ignore[attr-defined]
+    )
     if examples is not None:
         left_out = made._adopt_examples(examples)
         if left_out:

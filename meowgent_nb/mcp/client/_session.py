@@ -10,8 +10,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import sys
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from ...agent.running_call import within_limit
 from ...errors import MeowgentError
@@ -20,10 +21,9 @@ from ._given_up import _GivenUp, _until_given_up
 from .asking import ServerAsks
 from .progress import ProgressFn, ServerNotes, set_level
 
-try:
-    _GROUP: Any = BaseExceptionGroup  # Python 3.11+
-except NameError:  # pragma: no cover  (3.10: anyio depends on the backport)
-    from exceptiongroup import BaseExceptionGroup as _GROUP
+if sys.version_info < (3, 11):  # pragma: no cover  (3.10: anyio depends on the backport)
+    from exceptiongroup import BaseExceptionGroup
+_GROUP = BaseExceptionGroup
 
 __all__ = ["CallTimedOut", "McpServerError", "McpToolError"]
 
@@ -162,7 +162,7 @@ class _Connection:
                 self.client = await stack.enter_async_context(Client(transport, cache=None, **callbacks))
                 self.alive = True
                 ready.set_result(None)
-                await self._closing.wait()
+                await cast(asyncio.Event, self._closing).wait()  # start() made it before this task
         except BaseException as exc:  # the server went away, or never came; start() reports it
             if not ready.done():
                 ready.set_exception(exc)
@@ -344,7 +344,7 @@ class _Connection:
             await asyncio.wait([self._watcher], timeout=5)
         if self._task is None:
             return
-        self._closing.set()
+        cast(asyncio.Event, self._closing).set()  # made by start() with the task
         if not self.alive:  # still connecting (a timeout, an interrupt): nothing to close politely
             self._task.cancel()
         try:

@@ -22,7 +22,7 @@ import threading
 from collections.abc import Awaitable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, Protocol, cast
 
 from ...agent.running_call import RUNNING_CALL, RunningCall
 from ...errors import SettingsError
@@ -191,10 +191,9 @@ class ServerAsks:
             )
             self._note("elicitation", str(message), f"refused: {error}")
             return ErrorData(code=INVALID_PARAMS, message=str(error)[:2000])
+        running = cast(RunningCall, flight.running)  # asker is an approver: _asker found the call
         try:
-            answer = await self._on_cell(
-                flight, asker.elicit(ElicitRequest(self.server, form, flight.running))
-            )
+            answer = await self._on_cell(flight, asker.elicit(ElicitRequest(self.server, form, running)))
         except Exception as error:  # a form that broke is a decline, never a hung call
             return self._decline(
                 "elicitation", form.message, f"the form failed: {type(error).__name__}: {error}"
@@ -303,8 +302,12 @@ class ServerAsks:
     async def list_roots(self, context: Any) -> Any:
         from mcp_types import ListRootsResult, Root
 
-        self._note("roots", ", ".join(self.roots), "listed")
-        return ListRootsResult(roots=[Root(uri=Path(f).as_uri(), name=Path(f).name or f) for f in self.roots])
+        roots = cast("list[str]", self.roots)  # resolved to path strings by __post_init__
+        self._note("roots", ", ".join(roots), "listed")
+        # pydantic validates the URI string into the FileUrl the model's stub asks for.
+        return ListRootsResult(
+            roots=[Root(uri=Path(f).as_uri(), name=Path(f).name or f) for f in roots]  # pyright: ignore[reportArgumentType]
+        )
 
 
 async def _tell(asker: Any, running: RunningCall | None, text: str) -> None:

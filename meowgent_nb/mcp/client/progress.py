@@ -181,7 +181,7 @@ class CallWatch:
         self._timer: asyncio.TimerHandle | None = None
         self._told = 0
 
-    async def progress(self, progress: float, total: float | None, message: str | None) -> None:
+    async def progress(self, progress: float | None, total: float | None, message: str | None) -> None:
         """The call's ``progress_callback`` (on the MCP loop)."""
         message = _cut(" ".join(message.split()), _MESSAGE) if message else None
         self.latest = Progress(progress, total, message)

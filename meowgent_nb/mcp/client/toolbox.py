@@ -38,7 +38,7 @@ import re
 import shlex
 import tempfile
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...errors import SettingsError, ToolDefinitionError
 from ...tools.core import Tool
@@ -59,6 +59,9 @@ from ._tasks import task_problem
 from .asking import Asked, ServerAsks
 from .oauth import OAuth, oauth_options, provider, refusal
 from .progress import LogEntry, ServerNotes
+
+if TYPE_CHECKING:
+    from ._server_tool import ServerTool
 
 __all__ = [
     "McpImage",
@@ -288,7 +291,7 @@ class McpToolbox(Secrets, ServerContext, Reconnect, ToolRefresh, Taped, Toolbox)
             raise
 
     def _built(
-        self, listed: list[Any], *, strict: bool, kept: dict[str, tuple[dict[str, str] | None, Tool]]
+        self, listed: list[Any], *, strict: bool, kept: dict[str, tuple[dict[str, str] | None, ServerTool]]
     ) -> tuple[dict[str, Tool], dict[str, str], list[str], dict[str, dict[str, str]]]:
         """The box's tools from a listing and its options: tools, skipped, left out, listing keys.
 

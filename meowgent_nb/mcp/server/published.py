@@ -29,7 +29,7 @@ import json
 import re
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from typing import Any, cast
 from urllib.parse import unquote
 
 from ...errors import MeowgentError, ToolDefinitionError
@@ -206,7 +206,8 @@ class Prompt:
         """Each argument's completions: a list of values, or a function of what is typed."""
         if problems:
             raise ToolDefinitionError(target, problems)
-        self.function, self.name = function, name
+        self.function = function
+        self.name: str = cast(str, name)  # a name that is not a str is one of the problems above
         self.description = description if description is not None else _first_line(function.__doc__)
         self.arguments = tuple(
             (p.name, p.default is inspect.Parameter.empty) for p in signature.parameters.values()
@@ -299,7 +300,8 @@ def completions(choices: Mapping[str, Any], argument: str, typed: str) -> tuple[
     source = choices.get(argument)
     if source is None:
         return [], 0
-    values = [str(v) for v in (source(typed) if callable(source) else source)]
+    given = cast("Iterable[Any]", source(typed) if callable(source) else source)  # a function's: values
+    values = [str(v) for v in given]
     if not callable(source):
         values = [v for v in values if v.lower().startswith(typed.lower())]
     return values[:_COMPLETIONS], len(values)

@@ -155,7 +155,10 @@ class ToolServer:
         told = NotificationOptions(
             prompts_changed=bool(self.prompts), resources_changed=bool(self.resources), tools_changed=True
         )
-        mcp.create_initialization_options = functools.partial(mcp.create_initialization_options, told)
+        # This server's handshake options, for the SDK's app that asks for them with no arguments.
+        mcp.create_initialization_options = functools.partial(  # pyright: ignore[reportAttributeAccessIssue]
+            mcp.create_initialization_options, told
+        )
         app = RequireToken(mcp.streamable_http_app(host=_HOST), self.token)
         config = uvicorn.Config(
             app,

@@ -55,7 +55,10 @@ class ElicitFormView:
     """
 
     def __init__(
-        self, request: ElicitRequest, call_soon: Callable[..., Any], on_answer: Callable[[ElicitAnswer], None]
+        self,
+        request: ElicitRequest,
+        call_soon: Callable[..., Any],
+        on_answer: Callable[[ElicitAnswer], object],
     ):
         import ipywidgets as widgets
 
@@ -200,7 +203,7 @@ class ReviewView:
     """
 
     def __init__(
-        self, html: str, approve: str, call_soon: Callable[..., Any], on_choice: Callable[[bool], None]
+        self, html: str, approve: str, call_soon: Callable[..., Any], on_choice: Callable[[bool], object]
     ):
         import ipywidgets as widgets
 

@@ -14,7 +14,7 @@ that the rules decide sees it.
 from __future__ import annotations
 
 import functools
-from typing import Any
+from typing import Any, cast
 
 from ..._html import MONO, MUTED, escape
 from ..._visible import visible, visible_html
@@ -181,7 +181,7 @@ def _panel_type() -> type:
         plain_text: Any = None
 
         def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
-            data = super()._repr_mimebundle_(**kwargs)
+            data = cast("dict[str, Any]", super()._repr_mimebundle_(**kwargs))  # a VBox has a view
             if self.plain_text is not None:
                 data["text/plain"] = self.plain_text()
             return data

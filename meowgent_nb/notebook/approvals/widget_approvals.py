@@ -14,7 +14,7 @@ import asyncio
 import functools
 import threading
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 from ...agent.approvals import ApprovalRequest, Decision, Denied
 from ...agent.approvals.decisions import decision_words
@@ -93,8 +93,9 @@ class WidgetApprover(SessionChoices, AsksForServers):
         batch = _Batch(self, requests, asyncio.get_running_loop())
         run = SHOWN_RUN.get()
         if run is None or not all(run.attach(r.call, row.view) for r, row in zip(requests, batch.rows)):
-            for request in requests if run is not None else ():  # a display without widgets
-                run.detach(request.call)
+            if run is not None:  # a display without widgets
+                for request in requests:
+                    run.detach(request.call)
             return await _Panel(batch).wait(self.timeout)
         try:
             return await batch.wait(self.timeout)
@@ -186,7 +187,7 @@ class _Panel:
 
     def __init__(self, batch: _Batch):
         import ipywidgets as widgets
-        from IPython.display import display
+        from IPython.display import DisplayHandle, display
 
         self.batch = batch
         note = f" Calls left undecided are denied after {_duration(batch.approver.timeout)}."
@@ -195,7 +196,7 @@ class _Panel:
             children += [widgets.HTML(row_html(request, "")), row.view]
         self.view = _panel_type()(children=children)
         self.view.plain_text = lambda: requests_text(batch.requests, batch.outcomes)
-        self.handle = display(self.view, display_id=True)
+        self.handle = cast("DisplayHandle", display(self.view, display_id=True))  # with an id: a handle
 
     async def wait(self, timeout: float) -> list[Decision]:
         try:
@@ -214,7 +215,7 @@ def _panel_type() -> type:
 
         def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
             # The default text is the widget's repr, with child ids; nbval compares this text.
-            data = super()._repr_mimebundle_(**kwargs)
+            data = cast("dict[str, Any]", super()._repr_mimebundle_(**kwargs))  # a VBox has a view
             if self.plain_text is not None:
                 data["text/plain"] = self.plain_text()
             return data

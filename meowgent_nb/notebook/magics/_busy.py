@@ -27,9 +27,9 @@ _running: list[dict[str, Any]] = []
 @contextmanager
 def busy_while_running(shell: Any) -> Iterator[None]:
     """Within it, the kernel of ``shell`` reports busy for the cell that runs now (no-op outside ipykernel)."""
-    kernel = getattr(shell, "kernel", None)
+    kernel: Any = getattr(shell, "kernel", None)  # ipykernel's, or None
     publish = getattr(kernel, "_publish_status", None)
-    cell = kernel.get_parent("shell") if callable(getattr(kernel, "get_parent", None)) else None
+    cell: Any = kernel.get_parent("shell") if callable(getattr(kernel, "get_parent", None)) else None
     if not callable(publish) or not _msg_id(cell):
         yield
         return
@@ -44,7 +44,7 @@ def busy_while_running(shell: Any) -> Iterator[None]:
             vars(kernel).pop("_publish_status", None)  # the class's method again
 
 
-def _reasserting(kernel: Any, publish: Callable[..., None]) -> Callable[..., None]:
+def _reasserting(kernel: Any, publish: Callable[..., object]) -> Callable[..., None]:
     def publish_status(status: str, channel: str, parent: Any = None) -> None:
         publish(status, channel, parent)
         running = list(_running)  # a control or subshell thread may publish while a cell ends

@@ -32,7 +32,7 @@ def parse_options(magic: Callable[..., Any], line: str, name: str) -> Any:
         message = str(error)
         if not message.startswith(_UNRECOGNIZED):
             raise
-        known = list(magic.parser._option_string_actions)
+        known = list(magic.parser._option_string_actions)  # pyright: ignore[reportFunctionMemberAccess]  (IPython's @magic_arguments sets it, undeclared)
         unknown = [word for word in message[len(_UNRECOGNIZED) :].split() if word.startswith("-")]
         hints = []
         for word in unknown:

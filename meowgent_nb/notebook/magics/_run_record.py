@@ -32,9 +32,10 @@ def result_data(result: Any) -> dict[str, Any]:
 
 
 def _note(info: Any) -> None:
-    from IPython import get_ipython
+    from IPython.core.getipython import get_ipython
 
-    magics = get_ipython().magics_manager.registry.get("AgentMagics")
+    shell: Any = get_ipython()  # in IPython (its post_run_cell event); its traits type as Optional
+    magics = shell.magics_manager.registry.get("AgentMagics")
     result = getattr(magics, "last_result", None)
     if result is None or result is _last[0]:
         return  # not an agent cell (or one that failed before its result)
@@ -44,9 +45,10 @@ def _note(info: Any) -> None:
 
 def start() -> None:
     """Note the result of every ``%%agent`` cell that runs from now on."""
-    from IPython import get_ipython
+    from IPython.core.getipython import get_ipython
 
-    events = get_ipython().events
+    shell: Any = get_ipython()  # in IPython; its traits type as Optional
+    events = shell.events
     if _note not in events.callbacks["post_run_cell"]:
         events.register("post_run_cell", _note)
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import re
 from collections import deque
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
@@ -31,6 +31,9 @@ from ._options import readable_help
 from ._prompt_text import prompt_text
 from .rules_magics import session_rules
 
+if TYPE_CHECKING:
+    from IPython.core.interactiveshell import InteractiveShell
+
 __all__ = ["AgentMagics", "agent_cell", "rewrite_agent_cell"]
 
 _CELL_START = re.compile(r"^%%agent(\s|$)")
@@ -44,6 +47,7 @@ class AgentMagics(Magics):
     ipython_config.py). `%agent config` shows the effective values.
     """
 
+    shell: InteractiveShell  # always made with one (load_ipython_extension)
     model = Unicode(
         help="ollama:NAME, openai:NAME, local, local:PATH, a name (Ollama's; never replaced), or auto (qwen2.5:0.5b on"
         " Ollama, else the embedded model, saying so); MEOWGENT_MODEL, else auto."
@@ -381,9 +385,9 @@ def rewrite_agent_cell(lines: list[str]) -> list[str]:
 
 async def agent_cell(line: str, cell: str, metadata: dict[str, Any] | None = None) -> None:
     """What a rewritten ``%%agent`` cell awaits (``metadata``: the cell's, from the pytest plugin)."""
-    from IPython import get_ipython
+    from IPython.core.getipython import get_ipython
 
-    shell = get_ipython()
+    shell: Any = get_ipython()  # a rewritten cell runs in IPython; its traits type as Optional
     magics = shell.magics_manager.registry.get("AgentMagics")
     if magics is None:
         raise UsageError("%%agent: the extension is not loaded; run %load_ext meowgent_nb first.")

@@ -15,7 +15,7 @@ import os
 import shlex
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from IPython.core.error import UsageError
 
@@ -148,11 +148,13 @@ def trust_command(magics: Any, rest: str) -> None:
         return
     file = _rules_file(magics, paths[0] if paths else None, f"%agent trust{' --remove' if option else ''}")
     if option == "--remove":
+        # _rules_file found a file, so it was read: it has a path and a sha256.
+        path, sha256 = cast(Path, file.path), cast(str, file.sha256)
         try:
-            removed = untrust_rules(file.path)
+            removed = untrust_rules(path)
         except OSError as error:
             raise UsageError(f"%agent trust --remove: the trust store cannot be written: {error}") from None
-        by_run = is_trusted(file.path, file.sha256)  # the store no longer says so: the environment may
+        by_run = is_trusted(path, sha256)  # the store no longer says so: the environment may
         still = f" ({TRUST_ENV} still trusts it for this run)" if by_run else ""
         print(
             f"No longer trusted: {file.path}{still}."

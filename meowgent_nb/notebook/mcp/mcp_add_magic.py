@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Any
+from typing import Any, cast
 
 from IPython.core.error import UsageError
 from IPython.core.magic_arguments import argument, magic_arguments
@@ -115,7 +115,7 @@ def add(magics: Any, words: list[str]) -> None:
     """``%tools mcp add`` with ``words`` (those after ``add``)."""
     cut = words.index("--") if "--" in words else len(words)
     options, command = words[:cut], (words[cut + 1 :] if cut < len(words) else None)
-    args = mcp_add.parser.parse_args(value_attached(options, "--token"))
+    args = mcp_add.parser.parse_args(value_attached(options, "--token"))  # pyright: ignore[reportFunctionMemberAccess]  (IPython's @magic_arguments sets it, undeclared)
     name = args.name
     if not SERVER_NAME.fullmatch(name):
         raise UsageError(
@@ -169,13 +169,14 @@ def add(magics: Any, words: list[str]) -> None:
             box.use_tape(magics.session_tape())
     except (McpServerError, ValueError) as error:
         raise UsageError(f"%tools mcp add {name}: {error}") from None
-    except CassetteError as error:
-        box.close()
+    except CassetteError as error:  # only use_tape raises it, so box is made
+        box.close()  # pyright: ignore[reportPossiblyUnboundVariable]
         raise UsageError(f"%tools mcp add {name}: {error}") from None
     _keep(magics, name, box)
     print(_listing({name: box}))
     if box.asks.roots:  # the server may now work in these instead of the folders its command names
-        print(f"Roots offered to {name}: {', '.join(box.asks.roots)}")
+        roots = cast("list[str]", box.asks.roots)  # resolved to path strings by ServerAsks
+        print(f"Roots offered to {name}: {', '.join(roots)}")
 
 
 def _roots(name: str, folders: list[str]) -> list[str]:

@@ -221,7 +221,7 @@ def complete_listing(magics: Any, rest: list[str]) -> str:
         )
     server, _, reference = rest[0].partition("/")
     box = _box(magics, server, f"%tools mcp complete {rest[0]}")
-    where = {"template": reference} if "{" in reference else {"prompt": reference}
+    where: dict[str, Any] = {"template": reference} if "{" in reference else {"prompt": reference}
     try:
         values = box.complete(rest[1], rest[2] if len(rest) == 3 else "", **where)
     except McpServerError as error:

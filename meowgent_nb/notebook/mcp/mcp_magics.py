@@ -22,7 +22,9 @@ from typing import Any
 
 from IPython.core.error import UsageError
 from IPython.core.magic_arguments import argument, magic_arguments
-from IPython.utils.process import arg_split
+
+# Its documented place, which re-exports it without an __all__.
+from IPython.utils.process import arg_split  # pyright: ignore[reportPrivateImportUsage]
 
 from ...mcp.client.toolbox import McpToolbox
 from ...mcp.config import McpConfigError
@@ -116,14 +118,13 @@ def _log(magics: Any, name: str) -> None:
 
 
 def _help() -> str:
-    formatter = mcp_add.parser.formatter_class
-    mcp_add.parser.formatter_class = lambda prog: argparse.HelpFormatter(
-        prog, width=100
-    )  # not the terminal's
+    parser: argparse.ArgumentParser = mcp_add.parser  # pyright: ignore[reportFunctionMemberAccess]  (IPython's @magic_arguments sets it, undeclared)
+    formatter = parser.formatter_class
+    parser.formatter_class = lambda prog: argparse.HelpFormatter(prog, width=100)  # not the terminal's
     try:
-        usage = mcp_add.parser.format_help()
+        usage = parser.format_help()
     finally:
-        mcp_add.parser.formatter_class = formatter
+        parser.formatter_class = formatter
     usage = usage.split("\n\n", 1)[-1]  # the option list, without argparse's usage line
     return (
         "%tools mcp add NAME [options] -- COMMAND ARGS...   a stdio server (started as a child process)\n"
@@ -155,7 +156,7 @@ def tools_serve(magics: Any, line: str) -> None:
 
     Serves the notebook's tools over MCP streamable HTTP on 127.0.0.1, with a random bearer token.
     """
-    args = tools_serve.parser.parse_args(arg_split(line))
+    args = tools_serve.parser.parse_args(arg_split(line))  # pyright: ignore[reportFunctionMemberAccess]  (IPython's @magic_arguments sets it, undeclared)
     running = getattr(magics, "_mcp_serving", None)
     if args.stop:
         if running is None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 from ..._html import MONO, MUTED, PRE_STYLE, escape, note_html, pre_html, seconds
 from ..._visible import visible, visible_html
@@ -229,7 +229,8 @@ def _list_html(lines: list[str]) -> str:
             items.append(bullet.group(2))
         else:  # a continuation line belongs to the item above
             items[-1] += " " + line.strip()
-    tag = "ol" if _BULLET.match(lines[0]).group(1)[0].isdigit() else "ul"
+    first = cast("re.Match[str]", _BULLET.match(lines[0]))  # a list begins with a bullet
+    tag = "ol" if first.group(1)[0].isdigit() else "ul"
     return f"<{tag}>" + "".join(f"<li>{_inline(item)}</li>" for item in items) + f"</{tag}>"
 
 

@@ -231,8 +231,10 @@ async def show_run(agent: Agent, prompt: str, *, live: bool) -> AgentResult:
         try:
             result = await run
         except asyncio.CancelledError as error:
-            outer = asyncio.current_task()
-            if not stop_requested or (outer is not None and outer.cancelling()):
+            # Whether the cell itself is being cancelled too (an interrupt). Task.cancelling is
+            # Python 3.11+; on 3.10 a Stop is taken for what it says.
+            cancelling = getattr(asyncio.current_task(), "cancelling", None)
+            if not stop_requested or (cancelling is not None and cancelling()):
                 raise _interrupted(view.transcript, error) from error  # an interrupt of the cell itself
             view.transcript.stop("you")
             result = agent.last_result

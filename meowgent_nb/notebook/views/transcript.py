@@ -329,8 +329,8 @@ class Transcript:
             parts.append(draft_html(self._draft.name, self._draft.text))
         elif self.result is None and self._waiting:
             parts.append(waiting_html(self._status, now - self._waiting_since))
-        elif self.result is not None and stopped_note(self.result) is not None:
-            parts.append(note_html("meowgent-stopped", stopped_note(self.result)))
+        elif self.result is not None and (note := stopped_note(self.result)) is not None:
+            parts.append(note_html("meowgent-stopped", note))
         if self.finished:
             parts.append(self._footer_html())
         return parts, waiting

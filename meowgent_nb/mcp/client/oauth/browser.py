@@ -92,7 +92,7 @@ class _Callback(threading.Thread):
                 self.wfile.write(b"<p>meowgent_nb has the answer; you can close this tab.</p>")
                 answered.set()
 
-            def log_message(self, *args: Any) -> None:  # not on the kernel's stderr
+            def log_message(self, format: str, *args: Any) -> None:  # not on the kernel's stderr
                 pass
 
         address = (parsed.hostname or "127.0.0.1", parsed.port or 80)
