@@ -52,7 +52,7 @@ def test_the_readme_runs_the_demo_and_the_tests_in_two_commands():
     main, _, tests = run_it_blocks()
     assert main.code == 'pip install -e ".[test,local]" && python -m meowgent_nb demo'
     assert tests.code == 'pip install -e ".[test,local]" && pytest'
-    # CI runs the README's test command exactly as a user types it, and no other.
+    # CI runs the README's test command exactly as a user types it, last (the type checker before it).
     assert (ROOT / ".ci" / "run").read_text().splitlines()[-1] == tests.code
     assert "--quiet" not in main.code and " -q" not in main.code  # pip shows its progress
 
