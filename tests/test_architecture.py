@@ -9,6 +9,7 @@ Modules and rooms are cut by concern, so no count of lines or modules is checked
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -173,3 +174,50 @@ def test_no_module_imports_itself_back_through_others():
         if node not in state:
             visit(node, [node])
     assert circles == []
+
+
+MAP_PAGE = PACKAGE.parent / "docs" / "architecture.md"
+
+
+def the_map() -> tuple[set[str], set[str]]:
+    """The rooms (``agent/rules``) and top-level modules (``errors.py``) the page's map names.
+
+    The map is the code block that begins ``meowgent_nb/``: a line per folder, indented two
+    spaces per level, the folder's name ending in ``/``, then its concern; a line of modules
+    names them separated by commas, then what they are.
+    """
+    text = MAP_PAGE.read_text()
+    block = text[text.index("```\nmeowgent_nb/\n") + 4 :]
+    lines = block[: block.index("```")].splitlines()[1:]
+    rooms, modules, trail = set(), set(), []
+    for line in lines:
+        depth = (len(line) - len(line.lstrip(" "))) // 2 - 1
+        names, _, concern = line.strip().partition("  ")
+        assert concern.strip(), f"the map's line {line.strip()!r} says nothing of its concern"
+        if names.endswith("/"):
+            trail = [*trail[:depth], names.rstrip("/")]
+            rooms.add("/".join(trail))
+        else:
+            assert depth == 0, f"the map's modules line {line.strip()!r} is not at the top"
+            modules.update(name.strip() for name in names.split(","))
+    return rooms, modules
+
+
+def test_the_map_names_every_wing_and_room_and_nothing_else():
+    rooms, modules = the_map()
+    folders = {
+        p.relative_to(PACKAGE).as_posix()
+        for p in PACKAGE.rglob("*")
+        if p.is_dir() and p.name != "__pycache__"
+    }
+    files = {p.name for p in PACKAGE.glob("*.py")}
+    assert (sorted(folders - rooms), sorted(rooms - folders)) == ([], []), "(not named, not there)"
+    assert (sorted(files - modules), sorted(modules - files)) == ([], []), "(not named, not there)"
+
+
+def test_the_modules_the_architecture_page_cites_exist():
+    cited = set(re.findall(r"`([\w/]+\.py)", MAP_PAGE.read_text()))
+    missing = sorted(
+        path for path in cited if not (PACKAGE / path).exists() and not (PACKAGE.parent / path).exists()
+    )
+    assert missing == []

@@ -4,7 +4,8 @@ tools' results once, and replay them without the model.
 `RecordingModel` and `ReplayModel` (in ``cassette``) wrap any `Model`, and `cassette_model` picks
 one for a file and a mode; the file they read and write is `_file` (its entries `_entries`,
 checked against `_schema`), secrets are masked by `_mask`, a missing recording is described
-against the nearest one by `_diff`, and the recorded tools are on the `tool_tape`.
+against the nearest one by `_diff`; the recorded tools are on the `tool_tape` (the media their
+values carried in `recorded_media`), the decisions on calls on the `_decision_tape`.
 """
 
 from __future__ import annotations

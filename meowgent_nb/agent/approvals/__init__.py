@@ -1,4 +1,4 @@
-"""Approving tool calls: decisions, the approver protocol, the simple policies, and the rules.
+"""Approving tool calls: decisions, the approver protocol, the simple policies, and asking the rules.
 
 Before any approver, `ruled` asks the agent's `Rules` and the tool's own ``approval=`` function
 about each validated call: a deny from either wins, then a rule's allow or ask; a call neither

@@ -1,1 +1,6 @@
-"""The MCP client: a server's tools, resources and prompts in the notebook (`toolbox.McpToolbox`), and what a server asks of the notebook while a call runs."""
+"""The MCP client: a server's tools, resources and prompts in the notebook (`toolbox.McpToolbox`).
+
+Also what a server asks of the notebook while a call runs (`asking`), what it says meanwhile
+(`progress`), and a tool's `ToolContext` under the agent (`agent_context`). One room: `oauth`
+(authorizing a box on streamable HTTP, and where its tokens are kept).
+"""

@@ -2,7 +2,7 @@
 
 Each server tool is described to the model with its real arguments (its input schema, validated
 with `jsonschema` before any approval), and runs through the server's session. The sessions live
-on one background event loop (see `_mcp_thread`), because the kernel's loop is busy while a cell
+on one background event loop (see `mcp._thread`), because the kernel's loop is busy while a cell
 runs. Works with the official ``mcp`` package, 2.x; it is imported when a toolbox is made.
 
 Approval defaults come from the tool's annotations (see `needs_approval`): ``destructiveHint``

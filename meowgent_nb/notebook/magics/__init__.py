@@ -1,1 +1,5 @@
-"""The magics: ``%%agent`` / ``%agent`` (`agent_magics`), ``%tools`` (`tools_magics`) and ``%tools mcp`` / ``%tools serve`` (`mcp_magics`), with their option parsing."""
+"""The magics: ``%%agent`` / ``%agent`` (`agent_magics`, `agent_commands`), ``%tools`` (`tools_magics`).
+
+``%agent allow|deny|rules|trust`` are `rules_magics`, ``%agent decisions`` `decisions_magic`;
+``%tools mcp`` and ``%tools serve`` are the `notebook.mcp` room's. Options are read by `_options`.
+"""

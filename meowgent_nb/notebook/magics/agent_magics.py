@@ -1,7 +1,7 @@
 """`AgentMagics`: ``%%agent`` and ``%agent``, the notebook surface, configured with traitlets.
 
 `AgentMagics` also registers ``%tools``, whose words are handled in `tools_magics` (and, for
-``%tools mcp`` and ``%tools serve``, in `mcp_magics`): the three families share its settings and
+``%tools mcp`` and ``%tools serve``, in `notebook.mcp.mcp_magics`): the three families share its settings and
 its tools. ``%load_ext meowgent_nb`` registers the magics and an input transformer that turns a ``%%agent``
 cell into an ``await`` of the agent: an async cell lets ipykernel (>= 7.4) deliver the approval
 buttons' clicks while the agent waits, and the cell still blocks until the agent is done.

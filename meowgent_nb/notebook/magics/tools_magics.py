@@ -2,7 +2,7 @@
 
 `AgentMagics.tools` (the registered line magic, which shares the agent magics' settings and
 tools) hands its line to `tools`; ``%tools mcp ...`` and ``%tools serve ...`` go on to
-`mcp_magics`, loaded only then (it imports the MCP client).
+`notebook.mcp.mcp_magics`, loaded only then (it imports the MCP client).
 """
 
 from __future__ import annotations

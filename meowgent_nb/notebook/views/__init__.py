@@ -1,1 +1,1 @@
-"""Showing runs in the running cell: the transcript and its cards, the live view, the context window, eval tables and MCP listings."""
+"""Showing runs in the running cell: the transcript and its cards, the live view, the context window and eval tables."""
