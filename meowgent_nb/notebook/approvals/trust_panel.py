@@ -14,13 +14,14 @@ that the rules decide sees it.
 from __future__ import annotations
 
 import functools
-from typing import Any, cast
+from typing import Any
 
 from ..._html import MONO, MUTED, escape
 from ..._visible import visible, visible_html
 from ...agent.rules import TrustedRules, UntrustedRules, trust_rules, warn_untrusted
 from ._labels import TRUST_RULES
 from .policy_approvals import is_headless, shows_widgets
+from .widget_approvals import text_panel_type
 
 __all__ = ["TrustPanel", "ask_to_trust", "tell_ignored", "tell_untrusted"]
 
@@ -104,7 +105,7 @@ class TrustPanel:
         line = _with_path(visible_html(untrusted.line), untrusted)
         rules = visible_html(_rules_text(untrusted, content=False))
         content = escape(_content_text(untrusted))
-        self.view = _panel_type()(
+        self.view = text_panel_type()(
             children=[
                 widgets.HTML(f'<div class="meowgent-trust-line" style="{_TEXT}">{line}</div>'),
                 widgets.HTML(f'<pre class="meowgent-trust-rules" style="{_RULES}">{rules}</pre>'),
@@ -170,20 +171,3 @@ def _trusted_text(untrusted: UntrustedRules) -> str:
         f"Trusted: the allow rules of {untrusted.path} apply from the next call on, until the file changes"
         " (%agent trust --remove to undo)."
     )
-
-
-@functools.cache
-def _panel_type() -> type:
-    """A VBox whose text form is the panel's text (nbval and saved notebooks read it)."""
-    import ipywidgets as widgets
-
-    class RulesTrustPanel(widgets.VBox):
-        plain_text: Any = None
-
-        def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
-            data = cast("dict[str, Any]", super()._repr_mimebundle_(**kwargs))  # a VBox has a view
-            if self.plain_text is not None:
-                data["text/plain"] = self.plain_text()
-            return data
-
-    return RulesTrustPanel

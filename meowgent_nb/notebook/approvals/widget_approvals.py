@@ -33,7 +33,7 @@ from .policy_approvals import (
     shows_widgets,
 )
 
-__all__ = ["WidgetApprover"]
+__all__ = ["WidgetApprover", "text_panel_type"]
 
 _WAKE_EVERY = 0.2  # seconds; see _Batch.wait
 
@@ -194,7 +194,7 @@ class _Panel:
         children = [widgets.HTML(header_html(len(batch.requests), note))]
         for request, row in zip(batch.requests, batch.rows):
             children += [widgets.HTML(row_html(request, "")), row.view]
-        self.view = _panel_type()(children=children)
+        self.view = text_panel_type()(children=children)
         self.view.plain_text = lambda: requests_text(batch.requests, batch.outcomes)
         self.handle = cast("DisplayHandle", display(self.view, display_id=True))  # with an id: a handle
 
@@ -206,21 +206,24 @@ class _Panel:
 
 
 @functools.cache
-def _panel_type() -> type:
-    """A VBox whose text form is the panel's summary (made on first use: ipywidgets loads late)."""
+def text_panel_type() -> type:
+    """A VBox whose text form is its ``plain_text()`` (made on first use: ipywidgets loads late).
+
+    The default text is the widget's repr, with child ids; nbval compares this text, and a saved
+    notebook shows it where widgets are not drawn.
+    """
     import ipywidgets as widgets
 
-    class ApprovalPanel(widgets.VBox):
+    class TextPanel(widgets.VBox):
         plain_text: Any = None
 
         def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
-            # The default text is the widget's repr, with child ids; nbval compares this text.
             data = cast("dict[str, Any]", super()._repr_mimebundle_(**kwargs))  # a VBox has a view
             if self.plain_text is not None:
                 data["text/plain"] = self.plain_text()
             return data
 
-    return ApprovalPanel
+    return TextPanel
 
 
 def _duration(seconds: float) -> str:
