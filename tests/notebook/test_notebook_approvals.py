@@ -163,7 +163,10 @@ def test_a_click_handled_on_another_thread_is_handed_to_the_cells_loop(kernel):
         if msg["parent_header"].get("msg_id") == clicking_cell:
             messages.append(msg)
     printed = "".join(m["content"]["text"] for m in messages if m["msg_type"] == "stream")
-    assert printed == "True\n"  # the click did run off the main thread
+    # Two cells at once (the main shell's and the subshell's) may write the same history line;
+    # IPython then says so on this cell's stdout and moves on. That line is IPython's, not ours.
+    lines = [line for line in printed.splitlines() if not line.startswith("ERROR! Session/line number")]
+    assert lines == ["True"]  # the click did run off the main thread
     assert kernel.ok("report(result)").stdout == "ok | wrote thread.txt | True\n"
 
 
