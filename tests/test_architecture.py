@@ -17,9 +17,9 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[1] / "meowgent_nb"
 
 # What each wing may import, besides itself. The bottom modules (errors, _async, the text deltas,
-# the HTML pieces and the hidden-character escapes)
+# the HTML pieces, the hidden-character escapes and the hiding of secrets)
 # may be imported from anywhere, underscore or not, and import only each other.
-BOTTOM = {"errors", "_async", "_deltas", "_html", "_visible"}
+BOTTOM = {"errors", "_async", "_deltas", "_html", "_visible", "_redact"}
 ALLOWED = {
     "bottom": set(),
     "tools": {"bottom"},

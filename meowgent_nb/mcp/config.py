@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
+from .._redact import redact as hidden  # this module's `redact` keeps only secrets long enough
 from ..errors import MeowgentError
 from ..recording import Mask
 
@@ -418,8 +419,8 @@ def header_secrets(headers: Mapping[str, str]) -> set[str]:
 
 def redact(text: str, secrets: frozenset[str] | set[str]) -> str:
     """``text`` with each of ``secrets`` (of at least `SECRET_MIN` characters) replaced by ``***``,
-    in every form the cassettes' `Mask` knows (percent-, JSON-, HTML- or base64-encoded)."""
-    return secret_mask(secrets).text(text)
+    in every form `meowgent_nb._redact` finds (percent-, JSON-, HTML- or base64-encoded)."""
+    return hidden(text, (secret for secret in secrets if len(secret) >= SECRET_MIN))
 
 
 def secret_mask(secrets: Iterable[str]) -> Mask:

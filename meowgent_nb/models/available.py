@@ -8,10 +8,10 @@ loaded; the only contact is Ollama's ``/api/version`` and ``/api/tags``.
 
 from __future__ import annotations
 
+from .._redact import shown_address
 from . import gguf
 from .base import ModelError
 from .resolve import DEFAULT_MODEL, _base_url, local_model_problem, ollama_answers, ollama_host
-from .wire_values import shown_address
 
 __all__ = ["available_models"]
 

@@ -19,6 +19,7 @@ import httpx
 import ollama
 import pydantic
 
+from .._redact import shown_address
 from ..tools.core import ToolCall
 from . import check_model_requests_allowed
 from .base import ModelChunk, ModelError, ModelRequest, Usage
@@ -31,7 +32,6 @@ from .wire_values import (
     name,
     nests_deeper,
     shown,
-    shown_address,
     text,
     unicode,
 )

@@ -18,6 +18,7 @@ from collections.abc import AsyncIterator, Mapping
 from typing import TYPE_CHECKING, Any, Literal, cast
 
 from .._deltas import TextDelta
+from .._redact import redact, reveals, shown_address
 from . import check_model_requests_allowed
 from ._llama_text import chunks
 from ._openai_wire import (
@@ -31,7 +32,7 @@ from ._openai_wire import (
     server_events,
 )
 from .base import ModelChunk, ModelError, ModelRequest, StreamCut
-from .wire_values import WireError, cut, shown, shown_address, vision_said
+from .wire_values import WireError, cut, shown, vision_said
 
 if TYPE_CHECKING:
     from openai import APIStatusError  # the client is imported when the first request is made
@@ -316,10 +317,10 @@ class OpenAIModel:
 
     def _leaks(self, exc: BaseException) -> bool:
         """Whether the key is in ``exc``'s text (then it is not kept as the error's cause)."""
-        return self._api_key != NO_KEY and self._api_key in str(exc)
+        return self._api_key != NO_KEY and reveals(str(exc), [self._api_key])
 
     def _redact(self, text: str) -> str:
-        return text.replace(self._api_key, "[api key]") if self._api_key != NO_KEY else text
+        return redact(text, [self._api_key], "[api key]") if self._api_key != NO_KEY else text
 
     def _error(self, exc: Exception, openai: Any) -> ModelError:
         """Translate what the client raised into an error that says what to do."""

@@ -32,9 +32,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from .._redact import shown_address
 from . import gguf
 from .base import Model, ModelError
-from .wire_values import shown_address
 
 __all__ = [
     "AUTO",

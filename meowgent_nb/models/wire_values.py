@@ -3,7 +3,8 @@
 A server is outside input: whatever it sends, a backend either reads a value of the type and size
 the API allows, or raises `WireError` naming the field and what came (`shown`: a short repr,
 whatever the value's size or depth). The backend turns that into a `ModelError` with its server's
-address, shown without any ``user:password@`` (`shown_address`). Pure functions, no client.
+address, shown without any ``user:password@`` (`meowgent_nb._redact.shown_address`). Pure
+functions, no client.
 """
 
 from __future__ import annotations
@@ -26,7 +27,6 @@ __all__ = [
     "name",
     "nests_deeper",
     "shown",
-    "shown_address",
     "text",
     "unicode",
     "vision_said",
@@ -73,13 +73,6 @@ def shown(value: Any) -> str:
 def cut(said: str, limit: int = 500) -> str:
     """A server's own words (an error message) whole up to ``limit`` characters, then saying how many more."""
     return said if len(said) <= limit else f"{said[:limit]} [... {len(said) - limit:,} more characters]"
-
-
-def shown_address(url: str) -> str:
-    """``http://user:secret@gpu:8000/v1`` -> ``http://gpu:8000/v1`` (for descriptions and errors)."""
-    scheme, sep, rest = url.rpartition("://")
-    authority, slash, path = rest.partition("/")
-    return f"{scheme}{sep}{authority.rpartition('@')[2]}{slash}{path}"
 
 
 def text(value: Any, field: str) -> str:

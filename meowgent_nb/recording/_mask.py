@@ -18,13 +18,8 @@ write it, not only as it is:
   patterns (the field they are stored in says they are bytes), and replay as the masked bytes.
 
 Exact secrets (``Mask(secrets=...)``: an MCP server's tokens, a header's value) are masked in
-every form a careless echo writes them in, one layer deep (`secret_regex`): as they are, and with
-any of their characters percent-encoded (upper, lower or mixed hex; ``+`` for a space),
-JSON-escaped (``\\u002f``, ``\\/``) or HTML-escaped (``&#47;``, ``&#x2F;``, ``&sol;``), mixed
-freely; and base64-encoded (standard and URL-safe, at any of the three alignments inside longer
-base64 text, for secrets of at least `BASE64_MIN` characters, as shorter ones would match chance
-base64), those base64 characters again in any of the escapes above. A text encoded twice (``%252F``)
-is not read through.
+every form a careless echo writes them in (percent-, JSON-, HTML- or base64-encoded), the forms
+`meowgent_nb._redact` finds for every place that hides a secret.
 
 `depth_over` bounds nesting without recursion, for the writer and the reader alike.
 """
@@ -32,14 +27,13 @@ is not read through.
 from __future__ import annotations
 
 import base64
-import html.entities
 import json
 import os
 import re
 from collections.abc import Iterable, Mapping
-from functools import lru_cache
 from typing import Any
 
+from .._redact import MASKED, address_credentials, redact, secret_patterns, without_credentials
 from ..models.base import CassetteError
 from ..models.wire_values import nests_deeper as depth_over  # one depth check for every value from outside
 
@@ -50,23 +44,13 @@ __all__ = [
     "depth_over",
     "host_credentials",
     "scrub",
-    "secret_forms",
-    "secret_regex",
 ]
-
-MASKED = "***"
-"""What a masked secret is replaced by in a cassette."""
 
 MAX_DEPTH = 200
 """Levels of nesting a cassette entry may have (a tool's value or arguments: `VALUE_DEPTH`)."""
 VALUE_DEPTH = MAX_DEPTH - 20
 """Levels of nesting a recorded value may have, leaving room for the entry around it."""
 
-# user:password@ in a URL (http://user:pw@host). The credentials of OLLAMA_HOST, which may have no
-# scheme, are removed as exact strings too (see `scrub`).
-_URL_CREDENTIALS = re.compile(r"([A-Za-z][\w+.-]*://)[^\s/@]+@")
-BASE64_MIN = 12
-"""Exact secrets at least this long are masked in their base64 forms too."""
 _ROUNDS = 8  # of masking a string's JSON text or bytes' base64, before the value is dropped whole
 
 
@@ -85,9 +69,7 @@ class Mask:
     def __init__(self, patterns: Iterable[str] = (), secrets: Iterable[str] = ()):
         if isinstance(patterns, str):
             patterns = [patterns]
-        forms = {form for secret in secrets if secret for form in secret_forms(secret)}
-        # The longest first: one may hold another.
-        compiled = [secret_regex(form) for form in sorted(forms, key=lambda form: (-len(form), form))]
+        compiled = list(secret_patterns(secrets))
         for pattern in patterns:
             if not isinstance(pattern, str):
                 raise CassetteError(
@@ -225,90 +207,6 @@ class Mask:
         return masked
 
 
-def secret_forms(secret: str) -> list[str]:
-    """The texts ``secret`` is written as before any escaping (`secret_regex` adds those): itself
-    and (from `BASE64_MIN` characters) the base64 characters that encode only its bytes, at each of
-    the three byte alignments and in both alphabets."""
-    forms = {secret}
-    data = secret.encode("utf-8", "surrogateescape")
-    if len(secret) >= BASE64_MIN:
-        for pad in range(3):
-            encoded = base64.b64encode(b"\0" * pad + data).decode("ascii")
-            first, end = -(-pad * 8 // 6), (pad + len(data)) * 8 // 6  # the characters of its bits alone
-            core = encoded[first:end]
-            forms.update((core, core.replace("+", "-").replace("/", "_")))
-    return sorted(forms)
-
-
-def secret_regex(form: str) -> re.Pattern[str]:
-    """The regular expression of ``form`` with each character as it is or escaped (see the module's
-    docstring): percent-encoded, JSON-escaped or HTML-escaped, in any mixture."""
-    return re.compile("".join(_char_regex(char) for char in form))
-
-
-@lru_cache(maxsize=4096)
-def _char_regex(char: str) -> str:
-    """The ways one character may be written: itself, ``%XX`` per UTF-8 byte (hex in either case; a
-    space also ``+``), a JSON escape, an HTML character reference."""
-    ways = [re.escape(char)]
-    try:
-        data = char.encode("utf-8", "surrogateescape")  # a byte a text was decoded around
-    except UnicodeEncodeError:  # a lone surrogate of another kind
-        data = char.encode("utf-8", "surrogatepass")
-    ways.append("".join("%" + "".join(_hex_digit(digit) for digit in f"{byte:02X}") for byte in data))
-    if char == " ":
-        ways.append(r"\+")
-    ways.append("".join(r"\\u" + _hex(f"{unit:04X}") for unit in _utf16_units(char)))
-    if char in _JSON_SHORT:
-        ways.append(re.escape("\\" + _JSON_SHORT[char]))
-    for point in (ord(char), *_WINDOWS_1252.get(char, ())):
-        ways.append(f"&#0*{point};?")
-        ways.append(f"&#[xX]0*{_hex(f'{point:X}')};?")
-    ways.extend(re.escape("&" + name) for name in _ENTITY_NAMES.get(char, ()))
-    return "(?:" + "|".join(ways) + ")"
-
-
-_JSON_SHORT = {'"': '"', "\\": "\\", "/": "/", "\b": "b", "\f": "f", "\n": "n", "\r": "r", "\t": "t"}
-
-
-def _entity_names() -> dict[str, list[str]]:
-    """Each character's HTML named references: "amp;" and "amp" (html.unescape reads both), the
-    longest first, so that the whole reference is masked."""
-    names: dict[str, list[str]] = {}
-    for name, text in html.entities.html5.items():
-        if len(text) == 1:
-            names.setdefault(text, []).append(name)
-    return {char: sorted(found, key=lambda name: (-len(name), name)) for char, found in names.items()}
-
-
-def _windows_1252() -> dict[str, list[int]]:
-    """The characters HTML reads &#128; to &#159; as: windows-1252's (&#128; is "€"), as browsers do."""
-    points: dict[str, list[int]] = {}
-    for point in range(0x80, 0xA0):
-        points.setdefault(bytes([point]).decode("cp1252", "ignore") or chr(point), []).append(point)
-    return points
-
-
-_ENTITY_NAMES = _entity_names()
-_WINDOWS_1252 = _windows_1252()
-
-
-def _hex(digits: str) -> str:
-    return "".join(_hex_digit(digit) for digit in digits)
-
-
-def _hex_digit(digit: str) -> str:
-    return f"[{digit}{digit.lower()}]" if digit.isalpha() else digit
-
-
-def _utf16_units(char: str) -> list[int]:
-    point = ord(char)
-    if point < 0x10000:
-        return [point]
-    point -= 0x10000
-    return [0xD800 + (point >> 10), 0xDC00 + (point & 0x3FF)]
-
-
 def json_text(text: str) -> str:
     """``text`` as the cassette writer writes it inside a JSON string (non-ASCII kept, a lone
     surrogate escaped)."""
@@ -321,17 +219,18 @@ def _has_surrogate(text: str) -> bool:
 
 
 def scrub(value: Any, secrets: Iterable[str] = ()) -> Any:
-    """``value`` with URL credentials and the exact ``secrets`` removed from every string."""
-    secrets = [s for s in secrets if s]
+    """``value`` with URL credentials and the exact ``secrets`` (in any form, see `_redact`)
+    removed from every string."""
+    return _scrubbed(value, frozenset(secrets))
+
+
+def _scrubbed(value: Any, secrets: frozenset[str]) -> Any:
     if isinstance(value, str):
-        value = _URL_CREDENTIALS.sub(r"\1", value)
-        for secret in secrets:
-            value = value.replace(secret, "")
-        return value
+        return redact(without_credentials(value), secrets, "")
     if isinstance(value, list):
-        return [scrub(item, secrets) for item in value]
+        return [_scrubbed(item, secrets) for item in value]
     if isinstance(value, dict):
-        return {key: scrub(item, secrets) for key, item in value.items()}
+        return {key: _scrubbed(item, secrets) for key, item in value.items()}
     return value
 
 
@@ -350,9 +249,7 @@ def host_credentials(model: Any) -> Iterable[str]:
         getattr(model, "host", None),
         getattr(model, "base_url", None),
     ):
-        if isinstance(host, str) and "@" in host:
-            credentials = (
-                host.partition("://")[2].rpartition("@")[0] if "://" in host else host.rpartition("@")[0]
-            )
+        credentials = address_credentials(host) if isinstance(host, str) else None
+        if credentials:
             yield credentials + "@"
             yield credentials

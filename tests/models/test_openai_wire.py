@@ -9,10 +9,12 @@ The translation of the conversation into the API's messages is tested on its own
 from __future__ import annotations
 
 import asyncio
+import html
 import json
 import socket
 import sys
 from typing import Annotated, Literal
+from urllib.parse import quote
 
 import pytest
 
@@ -425,6 +427,21 @@ def test_base_url_and_key_come_from_the_environment_and_the_key_is_never_shown(
         str(error)
         == f"The OpenAI-compatible server at {base_url} answered HTTP 400: bad request for key [api key]"
     )
+
+
+def test_the_key_is_hidden_in_an_error_however_the_server_escaped_it(httpserver, base_url, allow_requests):
+    # The one redaction helper (meowgent_nb._redact) finds the key percent-, JSON- or HTML-escaped too.
+    model = OpenAIModel(MODEL, base_url=base_url, api_key=HOSTILE_KEY)
+    echoed = f"{quote(HOSTILE_KEY)} or {html.escape(HOSTILE_KEY)} or {json.dumps(HOSTILE_KEY)[1:-1]}"
+    httpserver.expect_request("/v1/chat/completions").respond_with_json(
+        {"error": {"message": f"bad request for key {echoed}"}}, status=400
+    )
+    _, error = collect(model)
+    assert str(error) == (
+        f"The OpenAI-compatible server at {base_url} answered HTTP 400:"
+        " bad request for key [api key] or [api key] or [api key]"
+    )
+    assert error.__cause__ is None
 
 
 @pytest.mark.parametrize("via", ["OPENAI_API_KEY", "api_key="])
