@@ -47,7 +47,7 @@ class AgentMagics(Magics):
     ipython_config.py). `%agent config` shows the effective values.
     """
 
-    shell: InteractiveShell  # always made with one (load_ipython_extension)
+    shell: InteractiveShell  # pyright: ignore[reportIncompatibleVariableOverride] - always made with one (load_ipython_extension); IPython 9 types it Optional
     model = Unicode(
         help="ollama:NAME, openai:NAME, local, local:PATH, a name (Ollama's; never replaced), or auto (qwen2.5:0.5b on"
         " Ollama, else the embedded model, saying so); MEOWGENT_MODEL, else auto."
