@@ -84,22 +84,23 @@ class UntrustedRules:
     """All its rules, in order."""
 
     @property
+    def counted(self) -> str:
+        """How many allow rules it has: "1 allow rule", "3 allow rules"."""
+        return f"{len(self.allow)} allow rule" + "s" * (len(self.allow) != 1)
+
+    @property
     def line(self) -> str:
         """The one line a person reads about it."""
-        count = len(self.allow)
-        rules = "allow rule" + "s" * (count != 1)
         return (
-            f"The rules file {self.path} has {count} {rules}, ignored until you trust it (its ask and deny"
+            f"The rules file {self.path} has {self.counted}, ignored until you trust it (its ask and deny"
             " rules apply)."
         )
 
     @property
     def headless_line(self) -> str:
         """The one line on stderr where no one can trust it (nbval, papermill, a script)."""
-        count = len(self.allow)
-        rules = "allow rule" + "s" * (count != 1)
         return (
-            f"meowgent_nb: ignoring the {count} {rules} of {self.path}: the file is not trusted, so the calls"
+            f"meowgent_nb: ignoring the {self.counted} of {self.path}: the file is not trusted, so the calls"
             f" they would allow are asked. To use them, set {TRUST_ENV}={self.path} for this run, or trust"
             " the file with %agent trust."
         )
