@@ -75,16 +75,15 @@ class CallRunner:
     answered: dict[str, ToolResult] = field(default_factory=dict)
     """This run's successful calls, by tool and validated arguments."""
     failures: dict[str, Failure] = field(default_factory=dict)
+    """The calls whose last outcome was a failure, by tool and arguments as the model sent them."""
+    repeated: RepeatedFailure | None = field(default=None, init=False)
+    """Set when a call failed the same way ``max_repeated_failures`` times: the run should end."""
+    _turn: int = field(default=0, init=False)
 
     @property
     def shape(self) -> Shape:
         """How results are shaped into the model's text (see `tools.output`)."""
         return Shape(self.max_output_chars, self.max_output_items, self.max_output_depth)
-
-    """The calls whose last outcome was a failure, by tool and arguments as the model sent them."""
-    repeated: RepeatedFailure | None = field(default=None, init=False)
-    """Set when a call failed the same way ``max_repeated_failures`` times: the run should end."""
-    _turn: int = field(default=0, init=False)
 
     async def run(
         self,
