@@ -105,7 +105,7 @@ class OllamaModel:
         self._client: ollama.AsyncClient | None = None
 
     def __repr__(self) -> str:
-        return f"OllamaModel({self.name!r}, host={self.host!r})"
+        return f"OllamaModel({self.name!r}, host={shown_address(self.host)!r})"
 
     @property
     def n_ctx(self) -> int | None:

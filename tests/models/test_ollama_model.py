@@ -251,6 +251,13 @@ def test_without_host_or_ollama_host_the_default_address_is_used(monkeypatch, en
     assert OllamaModel("qwen2.5:0.5b").host == DEFAULT_HOST
 
 
+def test_a_repr_leaves_the_hosts_credentials_out():
+    # A notebook shows the repr of `model` alone in a cell, and tracebacks show it too.
+    model = OllamaModel("qwen2.5:0.5b", host="http://ann:s3cret@gpu:11434")
+    assert repr(model) == "OllamaModel('qwen2.5:0.5b', host='http://gpu:11434')"
+    assert model.host == "http://ann:s3cret@gpu:11434"
+
+
 def test_list_models_names_the_models_the_server_has(httpserver, host, allow_requests):
     details = {
         "parent_model": "",
