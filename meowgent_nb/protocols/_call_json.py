@@ -1,18 +1,10 @@
 """The JSON inside a tool call -> `ToolCall`s, or `MalformedCall`s that say what was wrong.
 
-Strict JSON is tried first; double-encoded arguments, ``parameters`` for ``arguments``, fences,
-and several objects in one tag are accepted (see `meowgent_nb.protocols.parsing`). Calls written
-without tags are found by `_call_bare`, which reads each object with the same rules.
-
-Broken JSON is mended by `json_repair` only where the mending changes punctuation, never a value
-the model wrote. Allowed: single quotes for double ones, unquoted keys, Python's
-``True``/``False``/``None``, missing or trailing commas, and missing closing ``}`` / ``]`` after
-complete values. The mended JSON must hold exactly the keys, strings, numbers and literals of the
-text, in the same order: a value cut short (an unterminated string), a value json-repair would
-invent (``"b": }`` -> ``""``), a comment it would drop, a duplicate key it would collapse, or any
-character that is not JSON punctuation makes the call a `MalformedCall`. (A call whose JSON was
-still open when the answer ended never reaches this module as a call: the parser reports it as
-cut off.)
+Strict JSON first; then the shapes models write (double-encoded arguments, ``parameters`` for
+``arguments``, fences, several objects in one tag). Broken JSON is mended by `json_repair` only
+where the mending changes punctuation: the mended JSON must hold exactly the keys, strings,
+numbers and literals of the text, in order, or the call is a `MalformedCall`. `_call_bare` and
+`_call_prose` read each object they find with these rules.
 """
 
 from __future__ import annotations

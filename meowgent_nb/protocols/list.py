@@ -1,21 +1,13 @@
 """The ``list`` protocol: the model answers in text, or with a JSON list of calls.
 
-Small models write one ``<tool_call>`` block and stop (after it, Qwen2.5-Coder-0.5B's next token
-is end-of-text with p=0.999), but asked for a *list* they write every call a request needs, and
-at each ``,`` / ``]`` they decide whether another follows (Hammer's and xLAM's format; bfcl-eval's
-handlers). So the call turn is one list::
-
-    [{"name": "get_weather", "arguments": {"city": "Paris"}}, {"name": "delete_file", ...}]
-
-and any other answer is text. The rules and the compact XML tools block go in the system prompt.
-The answer is read by `ToolCallParser` with the offered names (a list, fenced or not, is read by
-`_call_prose`: every element naming an offered tool is a call or a `parse_error`). The request's
-`call_format` is the list's schema (`list_schema`): a backend that can constrains a list the
-model opens to offered names and each tool's arguments, and leaves text free (`LlamaCppModel`);
-others send nothing extra and the parser reads leniently (a structured-output option such as
-Ollama's ``format`` would constrain the whole answer, and text is an outcome here). The calls
-run as every turn's calls do (in parallel), and their results come back in call order as the
-``xml`` protocol sends them.
+The call turn is one list, ``[{"name": "get_weather", "arguments": {"city": "Paris"}}, ...]``
+(Hammer's and xLAM's format), so a small model that would stop after one ``<tool_call>`` block
+writes every call a request needs; any other answer is text. The rules and the compact XML
+tools block go in the system prompt; `ToolCallParser` reads the answer with the offered names.
+The request's `call_format` is the list's schema (`list_schema`): a backend that can (the
+embedded `LlamaCppModel`) constrains a list the model opens to offered names and their
+arguments and leaves text free; others send nothing extra. Results come back in call order, as
+the ``xml`` protocol sends them.
 """
 
 from __future__ import annotations

@@ -1,44 +1,16 @@
 """Streamed model text -> text, thinking and tool-call events, for the ``xml`` protocol.
 
-Models ask for tools the Hermes / Qwen way, inside the answer:
-``<tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</tool_call>``.
-`ToolCallParser` looks at each chunk once and returns the events it has become sure of. Only a tail
-that may start a tag is held back (``"<tool_c"`` waits for the next chunk), so text streams.
+`ToolCallParser.feed` takes each chunk once and returns the events it is sure of (`TextDelta`,
+`ThinkingDelta`, `ToolCall`, `MalformedCall`, and with ``partial_calls=True`` a `PartialCall`
+for display while a call is written); `ToolCallParser.close` ends the stream and returns the rest.
+Only a tail that may start a tag is held back, so text streams.
 
-- Whitespace-only text (before, between or after calls and think blocks) is dropped; other text
-  is kept exactly. Inline ``<think>`` blocks are thinking, stripped at both ends; the text right
-  after one loses its leading whitespace (models write ``"</think>\\n\\n"``). A block left open
-  at the end of the stream is thinking, and tags inside thinking are thinking.
-- Inside ``<tool_call>``: whitespace, a ```` ```json ```` fence, ``parameters`` for
-  ``arguments``, arguments as a JSON string, absent or null arguments, several objects or an array
-  of them, and JSON that `json_repair` can mend are accepted. A missing ``</tool_call>`` is closed
-  by the end of the stream or by the next ``<tool_call>``. What cannot be read is a `MalformedCall`.
-- Bare calls: runtimes that decode Qwen's ``<tool_call>`` special token as nothing send just
-  ``{"name": ..., "arguments": {...}}`` objects, maybe fenced. An answer that starts (after any
-  thinking) with ``{"``, or a fence line then ``{"``, is held to the end of the stream and read
-  object by object (`_call_bare.bare_calls`): objects whose only keys are ``name`` (a string),
-  ``arguments`` and ``parameters`` are calls, mended by punctuation only as inside tags; closing
-  brackets added after a complete call and the fence around it belong to the call; whatever
-  follows the calls (a ``# comment``, a sentence) is text, read for tags like any text. A later
-  object that starts like a call but cannot be read is a `MalformedCall`; an answer that starts
-  with anything else (a JSON document with other keys) is ordinary text. No other answer start
-  waits.
-- A call inside prose, read only when the parser knows the offered tools (``offered``): a
-  fence, ``[`` or ``{`` later in the answer that opens like a call (``{"name":``) is held to the
-  end of the stream and read by `_call_prose.prose_calls`. Every object there that names an
-  offered tool is a call, read with the rules of a call inside tags, or a `MalformedCall` that
-  says why it cannot run (broken JSON, a key twice, keys besides ``name`` and ``arguments``, cut
-  off): never silent text (issue 31: ``Here is the response:\n{"name": ...}\n```"`` ran
-  nothing). Fences, brackets and commas around and between such objects, and stray closing
-  fences after them, belong to the calls; the text after them is text, read for more calls. An
-  object naming no offered tool is text. The parser cannot tell a call the model explains, or a
-  tool result it quotes, from one it means: such a call runs as any call does, validated, and
-  approved by a person where the tool asks for approval.
-- With ``partial_calls=True`` a call being written is reported as it grows, as a `PartialCall`
-  at the end of the events of each chunk that added to it (its name once that is complete, and
-  its text so far), for a display to fill in a card. It is display only: what runs is the
-  `ToolCall` read when the call is complete, and a partial call that ends malformed, or a bare
-  answer that turns out to be text, runs nothing.
+Read as calls: ``<tool_call>`` blocks (JSON mended by punctuation only, `_call_json`), bare call
+objects that start an answer (`_call_bare`), and, when the parser knows the offered tools,
+call objects naming one of them later in the answer (`_call_prose`). Inline ``<think>`` blocks are
+thinking. What looks like a call but cannot be read is a `MalformedCall` saying why, never silent
+text. The rules a person reads are in docs/guides/agent-cells.md ("What happens in a turn"); each
+case is a test in tests/protocols/.
 """
 
 from __future__ import annotations
