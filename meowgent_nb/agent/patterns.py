@@ -28,8 +28,8 @@ HELD = {"**": "\ue000", "*": "\ue001", "?": "\ue002"}
 """A glob's wildcards as `hold` writes them: private-use characters, which NFKC, percent-decoding
 and reading a path keep as they are (so a ``%2a`` decoded to ``*`` stays a literal star)."""
 _UNHELD = {char: wildcard for wildcard, char in HELD.items()}
-_WILDCARD = re.compile(r"\*\*+|\*|\?")
-_TOKEN = re.compile(r"\*\*+|\*|\?|[^*?]+")
+_WILDCARD = r"\*\*+|\*|\?"  # compiled on first use (re caches it), not at import
+_TOKEN = r"\*\*+|\*|\?|[^*?]+"
 
 
 def is_glob(text: str) -> bool:
@@ -41,13 +41,13 @@ def glob_regex(glob: str, *, segment: str = SEGMENT) -> str:
     """The regex (for a full match) of ``glob``, ``*`` and ``?`` matching characters of ``segment``."""
     return "".join(
         _wildcard_regex(token[:2], segment) if token[0] in "*?" else re.escape(token)
-        for token in _TOKEN.findall(glob)
+        for token in re.findall(_TOKEN, glob)
     )
 
 
 def hold(glob: str) -> str:
     """``glob`` with its wildcards written as `HELD` characters (``***`` as ``**``)."""
-    return _WILDCARD.sub(lambda match: HELD[match.group()[:2]], glob)
+    return re.sub(_WILDCARD, lambda match: HELD[match.group()[:2]], glob)
 
 
 def held_regex(held: str, *, segment: str = SEGMENT) -> str:
