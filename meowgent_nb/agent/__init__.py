@@ -5,7 +5,8 @@ feed back; one model turn is `_turn`, a turn's calls `calls`, what a run yields 
 Four rooms: `approvals` (deciding on calls and the log of what was decided), `rules` (a person's
 ``TOOL ARG=PATTERN -> allow|ask|deny`` rules and trust in a rules file), `context` (what each
 request put in the model's window, and compaction when it would not fit) and `expectations`
-(what a run should have done, and the check of a run).
+(what a run should have done, and the check of a run). Rules and expectations share one glob
+dialect (`patterns`) and RE2 for regexes (`regex`).
 """
 
 from __future__ import annotations

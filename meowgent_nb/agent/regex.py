@@ -11,7 +11,7 @@ from typing import Any
 
 from ..errors import MeowgentError
 
-__all__ = ["MAX_REGEX_MEMORY", "RegexError", "compile_regex"]
+__all__ = ["MAX_REGEX_MEMORY", "RegexError", "compile_regex", "fullmatches"]
 
 MAX_REGEX_MEMORY = 8 << 20
 """Bytes RE2 may use for one pattern's compiled program (a pattern that needs more is refused)."""
@@ -45,3 +45,13 @@ def compile_regex(pattern: str) -> Any:
     except re2.error as error:
         detail = error.args[0].decode() if error.args and isinstance(error.args[0], bytes) else str(error)
         raise RegexError(detail) from None
+
+
+def fullmatches(compiled: Any, text: str) -> bool:
+    """Whether the whole of ``text`` matches ``compiled`` (from `compile_regex`); a lone surrogate,
+    which RE2 cannot read, is read as U+FFFD."""
+    try:
+        return compiled.fullmatch(text) is not None
+    except UnicodeEncodeError:
+        readable = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+        return compiled.fullmatch(readable) is not None

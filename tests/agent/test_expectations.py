@@ -27,6 +27,7 @@ from meowgent_nb.agent.expectations import (
     parse_expectation,
     value_matches,
 )
+from meowgent_nb.agent.rules import Rules
 
 
 @tool
@@ -201,6 +202,15 @@ def test_an_expectation_that_is_no_text_is_an_error():
         ("Par*", "Paris", True),
         ("Par*", "Berlin", False),
         ("data[1].csv", "data[1].csv", True),  # a literal with glob characters still matches itself
+        # The approval rules' glob dialect (agent.patterns): * stays within a path segment, ** crosses,
+        # [ is itself (no character classes).
+        ("*.txt", "notes/a.txt", False),
+        ("*.txt", "notes\\a.txt", False),
+        ("**.txt", "notes/a.txt", True),
+        ("notes/*", "notes/a.txt", True),
+        ("notes/?.txt", "notes/a.txt", True),
+        ("data[12].csv", "data1.csv", False),
+        ("data[*].csv", "data[1].csv", True),
         ("P?ris", 1, False),
         (Regex(r"\d+"), "123", True),
         (Regex(r"\d+"), "123a", False),  # the whole value
@@ -390,3 +400,10 @@ def test_any_text_is_read_or_refused_with_a_marked_part(text):
     except ExpectationError as error:
         assert 0 <= error.start <= max(error.start, len(text))
         assert str(error).endswith(SYNTAX)
+
+
+def test_expectations_and_rules_read_a_glob_as_one_dialect():
+    rules = Rules(["f path=notes/*.txt -> allow"])
+    for value in ("notes/a.txt", "notes/b/a.txt", "notes/[1].txt", "other/a.txt", "notes/.txt"):
+        allowed = rules.decide("f", {"path": value}) is not None
+        assert value_matches("notes/*.txt", value) is allowed, value

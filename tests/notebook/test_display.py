@@ -681,7 +681,7 @@ MONO = (
 PRE = f'<pre style="background: rgba(127,127,127,0.12); padding: 0.5em; border-radius: 4px; overflow-x: auto; {MONO}">'
 
 
-def test_markdown_subset():
+def test_markdown_as_commonmark_reads_it():
     text = (
         "# Result\n\nIt is **21** degrees, *warm*, see `get_weather()` and "
         "[the map](https://example.org/?a=1&b=2).\n"
@@ -695,13 +695,70 @@ def test_markdown_subset():
         ' and <a href="https://example.org/?a=1&amp;b=2" target="_blank" rel="noopener noreferrer">'
         "the map</a>."
         "<br>Second line.</p>"
-        "<ul><li>one</li><li>two continued</li></ul>"
+        "<ul><li>one</li><li>two<br>continued</li></ul>"  # a line break in an item shows, as in a paragraph
         "<ol><li>first</li><li>second</li></ol>"
         f'{PRE}<code class="language-python">print(&#x27;&lt;hi&gt;&#x27;)</code></pre>'
         f"<p>After a fence {CODE}not code</code>.</p>"
         f"{PRE}<code>unclosed &lt;fence&gt;</code></pre>"
     )
     assert markdown_html("2 * 3 * 4 and **unclosed") == "<p>2 * 3 * 4 and **unclosed</p>"
+
+
+def test_raw_html_in_markdown_comes_out_inert():
+    text = '<script>alert(1)</script>\n\nA <img src=x onerror="alert(1)"> and <b>bold</b> & co.'
+    assert markdown_html(text) == (
+        "<p>&lt;script&gt;alert(1)&lt;/script&gt;</p>"
+        "<p>A &lt;img src=x onerror=&quot;alert(1)&quot;&gt; and &lt;b&gt;bold&lt;/b&gt; &amp; co.</p>"
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "html"),
+    [
+        (
+            "[a](https://x.org/a)",
+            '<p><a href="https://x.org/a" target="_blank" rel="noopener noreferrer">a</a></p>',
+        ),
+        (
+            "[a](http://x.org)",
+            '<p><a href="http://x.org" target="_blank" rel="noopener noreferrer">a</a></p>',
+        ),
+        ("[a](javascript:alert(1))", "<p>[a](javascript:alert(1))</p>"),
+        ("[a](JavaScript:alert(1))", "<p>[a](JavaScript:alert(1))</p>"),
+        ("[a](data:text/html,<b>x</b>)", "<p>[a](data:text/html,&lt;b&gt;x&lt;/b&gt;)</p>"),
+        ("[a](vbscript:x)", "<p>[a](vbscript:x)</p>"),
+        ("[a](file:///etc/passwd)", "<p>[a](file:///etc/passwd)</p>"),
+        ("[a](/relative)", "<p>[a](/relative)</p>"),
+        (
+            '[a](https://x.org/"onmouseover=alert(1))',
+            '<p><a href="https://x.org/%22onmouseover=alert(1)"'
+            ' target="_blank" rel="noopener noreferrer">a</a></p>',
+        ),
+        # an image is not fetched (a model's answer could call home): its text and link show
+        (
+            "![cat](https://x.org/c.png)",
+            '<p>!<a href="https://x.org/c.png" target="_blank" rel="noopener noreferrer">cat</a></p>',
+        ),
+    ],
+)
+def test_links_keep_only_http_and_https(text, html):
+    assert markdown_html(text) == html
+
+
+@pytest.mark.parametrize(
+    ("text", "html"),
+    [  # where CommonMark reads what the old hand-written subset showed literally
+        ("1 \\* 2 &amp; 3", "<p>1 * 2 &amp; 3</p>"),
+        ("Title\n=====", "<h3>Title</h3>"),
+        ("a\n\n---\n\nb", "<p>a</p><hr><p>b</p>"),
+        ("> quoted", "<blockquote><p>quoted</p></blockquote>"),
+        ("- a\n  - b", "<ul><li>a<ul><li>b</li></ul></li></ul>"),
+        ("3. third", '<ol start="3"><li>third</li></ol>'),
+        ("_em_ __strong__", "<p><em>em</em> <strong>strong</strong></p>"),
+    ],
+)
+def test_markdown_that_the_old_subset_left_as_text(text, html):
+    assert markdown_html(text) == html
 
 
 # --- the tools view ---------------------------------------------------------------------------

@@ -3,7 +3,8 @@
     get_weather(city='Par*') then delete_file(path='old.txt') -> ok, ... then answered
 
 - A call names a tool and a subset of its arguments, by keyword. A value is a Python literal; a
-  string may be a glob (``'Par*'``, matched against string values) or ``'re:REGEX'`` (the whole
+  string may be a glob (``'Par*'``, matched against string values; the approval rules' dialect,
+  `agent.patterns`: ``*`` within one path segment, ``**`` across) or ``'re:REGEX'`` (the whole
   value must match); ``*`` (or ``'*'``) alone is any value. ``get_weather`` alone, or
   ``get_weather()``, is a call with any arguments. A tool whose name is no Python name is
   written quoted: ``'read-file'(path='a')`` (a quoted name may be a glob or ``re:`` too).
@@ -16,8 +17,8 @@
   not end with an answer; ``max_turns``, ``repeated_failure`` and ``interrupted`` name one way).
 
 An expectation may come from a notebook's metadata, so it is read as untrusted text: bounded in
-length and nesting (`_bounds`), its regexes run on RE2 (`agent.regex`: linear time, so no
-backreferences and no lookaround).
+length and nesting (`_bounds`), its globs and regexes run on RE2 (`agent.regex`: linear time, so
+no backreferences and no lookaround).
 
 `parse_expectation` reads the text (an `ExpectationError` points at the part it cannot read);
 `check_expectation` (in `check`) compares it with an `AgentResult`.
@@ -35,6 +36,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...errors import MeowgentError
+from ..patterns import compile_glob, is_glob
 from ..regex import RegexError
 from ._bounds import MAX_CHARS, MAX_NESTING, TOO_DEEP, deeper_than, too_long
 from .values import ANY, Regex, value_matches, written
@@ -415,5 +417,12 @@ class _Where:
                     self.line,
                     self.col(node),
                     self.end(node),
+                ) from None
+        if is_glob(value):
+            try:
+                compile_glob(value)  # compiled once here (cached), so checking a run cannot fail on it
+            except RegexError as error:
+                raise ExpectationError(
+                    f"The glob {value!r} cannot be run: {error}.", self.line, self.col(node), self.end(node)
                 ) from None
         return value

@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..regex import compile_regex
+from ..patterns import compile_glob, is_glob
+from ..regex import compile_regex, fullmatches
 
 __all__ = ["ANY", "Regex", "value_matches", "written"]
 
@@ -38,11 +39,7 @@ class Regex:
 
     def fullmatch(self, text: str) -> bool:
         """Whether the whole of ``text`` matches (a lone surrogate, which RE2 cannot read, as U+FFFD)."""
-        try:
-            return self.compiled.fullmatch(text) is not None
-        except UnicodeEncodeError:
-            readable = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
-            return self.compiled.fullmatch(readable) is not None
+        return fullmatches(self.compiled, text)
 
     def __repr__(self) -> str:
         return repr("re:" + self.source)
@@ -51,8 +48,9 @@ class Regex:
 def value_matches(expected: Any, actual: Any) -> bool:
     """Whether ``actual`` (an argument's value) is what ``expected`` asks for.
 
-    A string matches itself, or as a glob (case-sensitive) where it has one of ``*?[``; lists,
-    tuples and dicts match element by element (a dict has the same keys); True is no 1.
+    A string matches itself, or as a glob (case-sensitive) where it has ``*`` or ``?``: the
+    dialect of the approval rules (`agent.patterns`: ``*`` within one path segment, ``**`` across);
+    lists, tuples and dicts match element by element (a dict has the same keys); True is no 1.
     """
     if expected is ANY:
         return True
@@ -61,11 +59,7 @@ def value_matches(expected: Any, actual: Any) -> bool:
     if isinstance(expected, str):
         if not isinstance(actual, str):
             return False
-        if actual == expected:
-            return True
-        from fnmatch import fnmatchcase
-
-        return any(c in expected for c in "*?[") and fnmatchcase(actual, expected)
+        return actual == expected or (is_glob(expected) and fullmatches(compile_glob(expected), actual))
     if isinstance(expected, bool) or isinstance(actual, bool):
         return type(expected) is type(actual) and expected == actual
     if isinstance(expected, (list, tuple)):

@@ -26,23 +26,24 @@ spellings that mean what it says whichever way they are read:
   working directory (as globs), and a value with no normal form.
 - ``json:`` matches its exact JSON value, for every action.
 
-Globs and regexes run on RE2 (the `google-re2` package), whose matching takes time linear in the
-value: no rule can take catastrophic time, whatever the pattern and the value. RE2 refuses the
-features that could (backreferences, lookaround) when the rule is written, so such a regex is an
-error then, not a slow match later.
+Globs are the dialect of `agent.patterns` (``*`` within a segment, ``**`` across), which
+expectations share. Globs and regexes run on RE2 (the `google-re2` package), whose matching takes
+time linear in the value: no rule can take catastrophic time, whatever the pattern and the value.
+RE2 refuses the features that could (backreferences, lookaround) when the rule is written, so such
+a regex is an error then, not a slow match later.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..._visible import visible
 from ...errors import MeowgentError
+from ..patterns import HELD, held_regex, hold
 from ..regex import RegexError, compile_regex
 from ._spellings import Spelling, has_dot_dot_segment, local_spelling, spelling_of
 
@@ -58,9 +59,6 @@ __all__ = [
 
 MAX_PATTERN_CHARS = 1000
 _NO_MATCH = object()
-# A glob's wildcards while its text is put in normal form (private-use characters, which NFKC,
-# percent-decoding and the path reading keep as they are).
-_WILDCARDS = {"**": "\ue000", "*": "\ue001", "?": "\ue002"}
 
 
 class RuleSyntaxError(MeowgentError, ValueError):
@@ -121,18 +119,6 @@ def _re2(pattern: str, what: str) -> Any:
         raise RuleSyntaxError(f"{what} is not a pattern the rules can run: {error}") from None
 
 
-def _held(glob: str) -> str:
-    """``glob`` with its wildcards held as `_WILDCARDS` (``***`` is ``**``)."""
-    return re.sub(r"\*\*+|\*|\?", lambda m: _WILDCARDS[m.group()[:2]], glob)
-
-
-def _glob_regex(held: str, one: str) -> str:
-    """``**`` matches anything (``/`` too), ``*`` any run of ``one`` (a character of one segment),
-    ``?`` one such character; everything else is itself."""
-    regexes = {_WILDCARDS["**"]: r"(?s:.*)", _WILDCARDS["*"]: one + "*", _WILDCARDS["?"]: one}
-    return "".join(regexes.get(char) or re.escape(char) for char in held)
-
-
 def _glob(source: str, argument: str) -> Pattern:
     what = f"the glob {argument}={source}"
     if has_dot_dot_segment(source):
@@ -140,22 +126,23 @@ def _glob(source: str, argument: str) -> Pattern:
             f"{what} has a '..' segment, which a glob cannot have (a value's '..' is resolved before it"
             f" is matched); to match exactly that value, quote it: {argument}={json.dumps(source)}"
         )
-    if any(char in source for char in _WILDCARDS.values()):
+    if any(char in source for char in HELD.values()):
         raise RuleSyntaxError(
             f"the glob {argument}={visible(source)} has a private-use character (U+E000 to U+E002) that"
             " the rules use for its wildcards; to match a value that has one, quote it:"
             f" {argument}={json.dumps(source)}"
         )
-    held = spelling_of(_held(source))
+    held = spelling_of(hold(source))
     if held.normal is None or held.written is None:
         quoted = json.dumps(source)
         raise RuleSyntaxError(
             f"{what} cannot be read as one place: {held.why}; write the place plainly (e.g."
             f" {argument}=scratch/**), or quote the value to match exactly that: {argument}={quoted}"
         )
-    written = _re2(_glob_regex(held.written, r"[^/\\]"), what)
-    normal = _re2(_glob_regex(held.normal, "[^/]"), what)
-    any_case = _re2("(?i)" + _glob_regex(held.normal, "[^/]"), what)
+    # The normal form has only '/' for a separator; as written, a backslash separates too.
+    written = _re2(held_regex(held.written), what)
+    normal = _re2(held_regex(held.normal, segment="[^/]"), what)
+    any_case = _re2("(?i)" + held_regex(held.normal, segment="[^/]"), what)
 
     def test(value: Any, allow: bool) -> bool:
         spelling = _spelling(value)

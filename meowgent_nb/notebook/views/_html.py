@@ -1,4 +1,4 @@
-"""HTML pieces of the transcript (`notebook.views.transcript`): cards, thinking, a folded turn, a small Markdown subset.
+"""HTML pieces of the transcript (`notebook.views.transcript`): cards, thinking, a folded turn, Markdown.
 
 Everything here takes values and returns HTML text, built from the blocks in `meowgent_nb._html`
 (inline styles, for viewers that drop ``<style>``); the ``meowgent-*`` classes are for tests and
@@ -7,12 +7,16 @@ for people who style them.
 
 from __future__ import annotations
 
-import re
+import functools
 from collections.abc import Sequence
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any
 
 from ..._html import MONO, MUTED, PRE_STYLE, escape, note_html, pre_html, seconds
 from ..._visible import visible, visible_html
+
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+    from markdown_it.token import Token
 
 __all__ = ["STATUS_COLORS", "card_html", "markdown_html", "progress_html", "thinking_html", "turn_html"]
 
@@ -176,77 +180,63 @@ def thinking_html(text: str, *, expanded: bool = False, title: str = "thinking")
 
 
 # --- Markdown ---------------------------------------------------------------------------------
-# A deliberately small subset (fences, paragraphs, lists, headings, code spans, bold, italics,
-# http links): enough for model answers, and safe because every piece of text is escaped before
-# any tag is added. Unclosed constructs (common while an answer is streaming) stay literal text.
 
-_FENCE = re.compile(r"^```[ \t]*([\w+-]*)[ \t]*\n(.*?)(?:^```[ \t]*$|\Z)", re.MULTILINE | re.DOTALL)
-_CODE_SPAN = re.compile(r"(`+)(.+?)\1", re.DOTALL)
-_BOLD = re.compile(r"\*\*(?=\S)(.+?)(?<=\S)\*\*")
-_ITALIC = re.compile(r"(?<![\w*])\*(?=[^\s*])(.+?)(?<=[^\s*])\*(?![\w*])")
-_LINK = re.compile(r"\[([^\]\n]+)\]\((https?://[^\s)]+)\)")
-_BULLET = re.compile(r"^\s{0,3}([-*+]|\d{1,3}[.)])\s+(.*)$")
-_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _CODE_STYLE = "background: rgba(127,127,127,0.15); padding: 0 0.2em; border-radius: 3px"
+_SAFE_SCHEMES = ("http://", "https://")
 
 
+@functools.lru_cache(maxsize=64)  # each redraw of a live transcript renders its finished blocks again
 def markdown_html(text: str) -> str:
-    """Model text (Markdown) as HTML; every character of ``text`` is escaped first."""
-    parts = []
-    position = 0
-    for fence in _FENCE.finditer(text):
-        parts.append(_blocks_html(text[position : fence.start()]))
-        language = f' class="language-{escape(fence.group(1))}"' if fence.group(1) else ""
-        code = escape(fence.group(2).rstrip("\n"))
-        parts.append(f'<pre style="{PRE_STYLE}"><code{language}>{code}</code></pre>')
-        position = fence.end()
-    parts.append(_blocks_html(text[position:]))
-    return "".join(parts)
+    """Model text (Markdown) as HTML, as CommonMark reads it (markdown-it-py), made safe.
+
+    Raw HTML in ``text`` is shown as text, never run (``<script>`` is ``&lt;script&gt;``); a link
+    is kept only to an ``http`` or ``https`` address, and an image is not fetched (it shows as
+    its text and link). A line break inside a paragraph is kept (``<br>``), headings are two
+    levels down (a model's ``#`` is ``<h3>``), and the blocks are not separated by newlines. A
+    construct not closed yet (an answer still streaming) is read as CommonMark does: an open
+    fence runs to the end, a lone ``**`` is text.
+    """
+    markdown = _markdown()
+    tokens = markdown.parse(text)
+    for token in tokens:
+        token.block = False  # no newline after each block's tags: the HTML is one line, as before
+    return markdown.renderer.render(tokens, markdown.options, {})
 
 
-def _blocks_html(text: str) -> str:
-    out = []
-    for block in re.split(r"\n[ \t]*\n", text.strip("\n")):
-        lines = [line for line in block.split("\n") if line.strip()]
-        if not lines:
-            continue
-        heading = _HEADING.match(lines[0])
-        if heading and len(lines) == 1:
-            level = min(len(heading.group(1)) + 2, 6)  # a model's "#" should not outshout the notebook
-            out.append(f"<h{level}>{_inline(heading.group(2))}</h{level}>")
-        elif _BULLET.match(lines[0]):
-            out.append(_list_html(lines))
-        else:
-            out.append("<p>" + "<br>".join(_inline(line) for line in lines) + "</p>")
-    return "".join(out)
+@functools.cache
+def _markdown() -> MarkdownIt:
+    from markdown_it import MarkdownIt
+
+    markdown = MarkdownIt("commonmark", {"html": False, "xhtmlOut": False}).disable("image")
+    markdown.validateLink = lambda url: url.lower().startswith(_SAFE_SCHEMES)
+    rules = {
+        "text": lambda tokens, i: escape(tokens[i].content),
+        "softbreak": lambda tokens, i: "<br>",
+        "hardbreak": lambda tokens, i: "<br>",
+        "code_inline": lambda tokens, i: f'<code style="{_CODE_STYLE}">{escape(tokens[i].content)}</code>',
+        "fence": _code_block,
+        "code_block": _code_block,
+        "heading_open": lambda tokens, i: f"<h{_level(tokens[i])}>",
+        "heading_close": lambda tokens, i: f"</h{_level(tokens[i])}>",
+        "link_open": _link_open,
+    }
+    for name, rule in rules.items():
+        # add_render_rule binds the rule as a method: (renderer, tokens, index, options, env)
+        markdown.add_render_rule(name, lambda _, tokens, i, *__, rule=rule: rule(tokens, i))
+    return markdown
 
 
-def _list_html(lines: list[str]) -> str:
-    items: list[str] = []
-    for line in lines:
-        bullet = _BULLET.match(line)
-        if bullet:
-            items.append(bullet.group(2))
-        else:  # a continuation line belongs to the item above
-            items[-1] += " " + line.strip()
-    first = cast("re.Match[str]", _BULLET.match(lines[0]))  # a list begins with a bullet
-    tag = "ol" if first.group(1)[0].isdigit() else "ul"
-    return f"<{tag}>" + "".join(f"<li>{_inline(item)}</li>" for item in items) + f"</{tag}>"
+def _code_block(tokens: Sequence[Token], i: int) -> str:
+    token = tokens[i]
+    language = token.info.strip().split(maxsplit=1)[0] if token.info.strip() else ""
+    css = f' class="language-{escape(language)}"' if language else ""
+    return f'<pre style="{PRE_STYLE}"><code{css}>{escape(token.content.rstrip(chr(10)))}</code></pre>'
 
 
-def _inline(text: str) -> str:
-    out = []
-    position = 0
-    for span in _CODE_SPAN.finditer(text):
-        out.append(_emphasis(text[position : span.start()]))
-        out.append(f'<code style="{_CODE_STYLE}">{escape(span.group(2))}</code>')
-        position = span.end()
-    out.append(_emphasis(text[position:]))
-    return "".join(out)
+def _level(token: Token) -> int:
+    return min(int(token.tag[1]) + 2, 6)  # a model's "#" should not outshout the notebook
 
 
-def _emphasis(text: str) -> str:
-    text = escape(text)  # the patterns below only add tags around text that is already escaped
-    text = _LINK.sub(r'<a href="\2" target="_blank" rel="noopener noreferrer">\1</a>', text)
-    text = _BOLD.sub(r"<strong>\1</strong>", text)
-    return _ITALIC.sub(r"<em>\1</em>", text)
+def _link_open(tokens: Sequence[Token], i: int) -> str:
+    href = escape(str(tokens[i].attrGet("href") or ""))
+    return f'<a href="{href}" target="_blank" rel="noopener noreferrer">'
