@@ -151,7 +151,7 @@ class AgentMagics(Magics):
         self.context_log: deque[Any] = deque(maxlen=200)
         """What each request of the conversation sent (`Agent.context_log`), for %agent context."""
         self._context_model: Any = None  # the model of the last cell: it measures the context
-        from ...agent.context.compaction import Compaction
+        from ...agent.window.compaction import Compaction
 
         self.compaction = Compaction()
         """What of the conversation is sent shortened or not at all (`Agent.compaction`), across cells."""
