@@ -210,14 +210,14 @@ class AgentMagics(Magics):
         The cell is the prompt: ``{name}`` is replaced by the notebook variable ``name`` (unknown
         names stay as typed) and ``# NBVAL_...`` lines are removed. The conversation continues
         across cells until ``--new`` or ``%agent reset``. ``--attach`` and ``--prompt`` add an
-        MCP server's resources and prompts (see `mcp_context_magics`).
+        MCP server's resources and prompts (see `mcp_resource_magics`).
         """
         run_to_completion(self.run_cell(line, cell))
 
     async def run_cell(self, line: str, cell: str, metadata: dict[str, Any] | None = None) -> None:
         """The async body of ``%%agent`` (what the input transformer awaits); ``metadata``: the
         cell's, where the request does not carry it (see `_cell_expectation`)."""
-        from ..mcp.mcp_context_magics import cell_context
+        from ..mcp.mcp_resource_magics import cell_context
         from ..views.display import show_run
         from ._busy import busy_while_running
         from ._cell_expectation import cell_options, check_cell
@@ -261,7 +261,7 @@ class AgentMagics(Magics):
     def make_agent(self, args: Any) -> Agent:
         """An `Agent` for one cell, from the traits and the cell's options."""
         from ..approvals import default_approver
-        from ..mcp.mcp_context_magics import system_prompt
+        from ..mcp.mcp_resource_magics import system_prompt
 
         mode = args.approve or self.approve
         if mode in ("all", "none"):

@@ -1,10 +1,10 @@
-"""MCP servers' context in the notebook: ``%tools mcp resources|prompts|complete`` and what
+"""MCP servers' resources and prompts in the notebook: ``%tools mcp resources|prompts|complete`` and what
 ``%%agent --attach`` / ``--prompt`` and servers' instructions add to a cell's request.
 
 Everything is read before the cell changes anything: a URI no connected server has, a read that
 fails, or a prompt argument that is missing is a `UsageError`, and the conversation stays as it
 was. What a server wrote reaches the model only inside delimited, escaped blocks (see
-`meowgent_nb.mcp.client.context`).
+`meowgent_nb.mcp.client.resources`).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import Any
 
 from IPython.core.error import UsageError
 
-from ...mcp.client.context import argument_list, context_block, context_text
+from ...mcp.client.resources import argument_list, context_block, context_text
 from ...mcp.client.toolbox import McpServerError, McpToolbox
 from ...protocols.prompt import DEFAULT_SYSTEM
 from ...tools.core import Tool
