@@ -26,7 +26,7 @@ from ...errors import SettingsError
 from ...mcp.client.asking import ElicitAnswer, ElicitRequest, SamplingReview
 from ...mcp.client.progress import Progress
 from . import server_asks
-from ._run_context import SHOWN_RUN
+from ._shown_run import SHOWN_RUN
 
 __all__ = ["HEADLESS_DENIAL", "PolicyApprover", "headless_policy", "is_headless", "shows_widgets"]
 

@@ -29,7 +29,7 @@ from ...mcp.client.asking import ElicitAnswer, ElicitRequest, SamplingReview
 from ...mcp.client.progress import Progress
 from ._elicit_form import ElicitFormView, ReviewView, content_text
 from ._labels import LET_MODEL_ANSWER, SEND_ANSWER
-from ._run_context import SHOWN_RUN, call_soon_in_cell
+from ._shown_run import SHOWN_RUN, call_soon_in_cell
 
 __all__ = ["elicit", "progress", "review_sampling", "tell"]
 
