@@ -27,7 +27,7 @@ from ._images import accepts_images, attach_images, result_images
 from ._settings import settings_problems
 from ._turn import TurnAnswer, name_index, read_turn, turn_request
 from .approvals import Approver
-from .calls import CallRunner
+from .call_runner import CallRunner
 from .events import (
     AgentEvent,
     ContextCompacted,

@@ -1,7 +1,7 @@
 """Serving notebook tools over MCP: `ToolServer`, streamable HTTP on 127.0.0.1 behind a bearer token.
 
 Another MCP client (an IDE, another notebook, an agent) can then list and call the tools. Each
-call goes through the agent's own validate -> approve -> run (`agent.calls.CallRunner`, as a
+call goes through the agent's own validate -> approve -> run (`agent.call_runner.CallRunner`, as a
 batch of one): it is validated as a model's call is, a call that needs approval runs only on an
 explicit `Approved` and with exactly the arguments approved (a person's edits, validated again;
 the result says so), and it runs on a tool thread within its time limit. It comes back as
@@ -32,7 +32,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from ...agent.approvals import ApprovalRequest, Approver, DenyAll
-from ...agent.calls import CallRunner
+from ...agent.call_runner import CallRunner
 from ...agent.rules import Rules
 from ...errors import SettingsError
 from ...tools.context import context_backend
