@@ -47,7 +47,7 @@ class WidgetApprover(SessionChoices, AsksForServers):
     the Stop button) denies them and propagates. In a headless run it follows
     ``MEOWGENT_APPROVE`` instead (see `is_headless`); where the frontend shows no widgets it
     asks with ``input()``. An MCP server's form (elicitation) or request to use the model
-    (sampling) during a call is shown the same way, under the call's card (see `server_asks`).
+    (sampling) during a call is shown the same way, under the call's card (see `notebook.mcp.server_asks`).
 
     Args:
         timeout: Seconds to wait for every call of a batch to be decided.
