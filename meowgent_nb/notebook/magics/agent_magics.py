@@ -217,7 +217,7 @@ class AgentMagics(Magics):
     async def run_cell(self, line: str, cell: str, metadata: dict[str, Any] | None = None) -> None:
         """The async body of ``%%agent`` (what the input transformer awaits); ``metadata``: the
         cell's, where the request does not carry it (see `_cell_expectation`)."""
-        from ..mcp.mcp_resource_magics import cell_context
+        from ..mcp.mcp_resource_magics import cell_turn
         from ..views.display import show_run
         from ._busy import busy_while_running
         from ._cell_expectation import cell_options, check_cell
@@ -232,17 +232,17 @@ class AgentMagics(Magics):
         )
         args.context = f"the %%agent cell beginning {first!r}"
         agent = self.make_agent(args)
-        context = cell_context(self, args, text)  # everything is read before the conversation changes
+        turn = cell_turn(self, args, text)  # everything is read before the conversation changes
         if args.new:
             self.messages.clear()
             self.context_log.clear()
             self.compaction.reset()
         agent.messages, agent.context_log, self._context_model = self.messages, self.context_log, agent.model
         agent.compaction = self.compaction
-        agent.messages.extend(context.before)
+        agent.messages.extend(turn.before)
         with busy_while_running(self.shell):  # JupyterLab's status bar says Busy until the answer is complete
             result = await show_run(
-                agent, context.prompt, live=not _headless()
+                agent, turn.prompt, live=not _headless()
             )  # the agent keeps interrupts prompt
         self.last_result = result
         if args.out:

@@ -23,8 +23,8 @@ from ...tools.core import Tool
 from ...tools.output import counted
 
 __all__ = [
-    "CellContext",
-    "cell_context",
+    "CellTurn",
+    "cell_turn",
     "complete_listing",
     "prompts_listing",
     "resources_listing",
@@ -35,7 +35,7 @@ _SHOWN_DESCRIPTION = 80
 
 
 @dataclass(frozen=True)
-class CellContext:
+class CellTurn:
     """What a ``%%agent`` cell sends besides the conversation so far."""
 
     prompt: str
@@ -59,7 +59,7 @@ def connected_boxes(magics: Any) -> list[McpToolbox]:
     return list(found.values())
 
 
-def cell_context(magics: Any, args: Any, text: str) -> CellContext:
+def cell_turn(magics: Any, args: Any, text: str) -> CellTurn:
     """The cell's turn with ``--attach`` and ``--prompt`` resolved; reads every resource first.
 
     Raises:
@@ -73,7 +73,7 @@ def cell_context(magics: Any, args: Any, text: str) -> CellContext:
     blocks = [block for uri in _uris(args.attach) for block in _attached(magics, uri)]
     if not turn.strip():
         raise UsageError("%%agent: the cell is empty; write the prompt below the %%agent line.")
-    return CellContext("\n\n".join([*blocks, turn]), before)
+    return CellTurn("\n\n".join([*blocks, turn]), before)
 
 
 def system_prompt(magics: Any, tools: Iterable[Tool]) -> str | None:
