@@ -230,7 +230,7 @@ class AgentMagics(Magics):
         first = (
             text.strip().splitlines()[0][:60] if text.strip() else f"--prompt {' '.join(args.prompt)}"[:60]
         )
-        args.context = f"the %%agent cell beginning {first!r}"
+        args.origin = f"the %%agent cell beginning {first!r}"
         agent = self.make_agent(args)
         turn = cell_turn(self, args, text)  # everything is read before the conversation changes
         if args.new:
