@@ -101,7 +101,7 @@ def test_the_wings_are_the_ones_the_folder_listing_shows():
 
 
 ROOMS = {
-    "agent": ["approvals", "context", "expectations", "rules"],
+    "agent": ["approvals", "expectations", "rules", "window"],
     "mcp": ["client", "content", "server"],
     "notebook": ["approvals", "magics", "mcp", "views"],
 }

@@ -21,8 +21,8 @@ from ..models.base import Usage
 from ..protocols.parsing import PartialCall
 from ..tools.core import ToolCall, ToolResult
 from .approvals import Approved, Denied
-from .context.compaction import Compacted
 from .result import AgentResult
+from .window.compaction import Compacted
 
 __all__ = [
     "AgentEvent",

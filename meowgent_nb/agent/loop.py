@@ -27,9 +27,7 @@ from ._images import accepts_images, attach_images, result_images
 from ._settings import settings_problems
 from ._turn import TurnAnswer, name_index, read_turn, turn_request
 from .approvals import Approver
-from .calls import CallRunner
-from .context import ContextRecord, ContextUse, ToolsBlock, answer_tokens, context_window, message_text
-from .context.compaction import CONTEXT_POLICIES, Compacted, Compaction, ContextPolicy
+from .call_runner import CallRunner
 from .events import (
     AgentEvent,
     ContextCompacted,
@@ -41,6 +39,8 @@ from .events import (
 from .result import AgentResult
 from .rules import Rule, Rules
 from .tool_search import ToolSearch, search_wanted
+from .window import ContextRecord, ContextUse, ToolsBlock, answer_tokens, context_window, message_text
+from .window.compaction import CONTEXT_POLICIES, Compacted, Compaction, ContextPolicy
 
 _CONTEXT_KEPT = 200  # requests whose record an agent keeps (see context_log)
 
@@ -200,7 +200,7 @@ class Agent:
 
     def context_use(self, turn: int = -1) -> ContextUse | None:
         """What a request put in the model's context window (the last one by default), counted with
-        the model's tokenizer where it has one; None before the first request. See `agent.context`."""
+        the model's tokenizer where it has one; None before the first request. See `agent.window`."""
         if not self.context_log:
             return None
         return self.context_log[turn].measure(self.model)

@@ -20,7 +20,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
-from ..agent.context import CHARACTERS_PER_TOKEN
+from ..agent.window import CHARACTERS_PER_TOKEN
 from ..protocols.base import ToolProtocol
 from ..tools.core import Tool
 

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, cast
 
 from .._html import MUTED, escape, seconds, table_html
-from ..agent.context import CHARACTERS_PER_TOKEN
+from ..agent.window import CHARACTERS_PER_TOKEN
 from ..errors import SettingsError
 from ._row import EvalRow, stopped_note
 from ._tool_block import ToolBlockSize

@@ -2,7 +2,7 @@
 
 Three rooms: `client` (`client.toolbox.McpToolbox`: a server's tools, resources and prompts, and
 what it asks while a call runs), `server` (`server.serve.ToolServer`, what ``%tools serve`` runs),
-and `content` (MCP content as notebook values, shared by both ends). `config` and `load` read
+and `content` (MCP content blocks: read as notebook values, and served values written as them). `config` and `load` read
 Claude Desktop / Cursor / VS Code configuration files; `_thread` is the background loop both ends
 use. The client and the server never import each other.
 

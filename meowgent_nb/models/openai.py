@@ -85,7 +85,7 @@ class OpenAIModel:
             leaves it to the server.
         n_ctx: The server's context window in tokens, where you know it (llama-server's ``-c``,
             vLLM's ``--max-model-len``): a long conversation is then compacted to fit it (see
-            `agent.context.compaction`) and the footer says how full it is. None: not known here.
+            `agent.window.compaction`) and the footer says how full it is. None: not known here.
         schema_format: How the ``json`` protocol's schema is sent: ``"json_schema"`` (the API's
             ``response_format``, which vLLM, SGLang, llama-server and LM Studio take), or
             ``"json_object"`` with the schema beside it, which llama-cpp-python's server takes.

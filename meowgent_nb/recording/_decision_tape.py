@@ -28,8 +28,8 @@ class DecisionTape:
     """The recorded decisions of one cassette, in one mode: ``record``, ``replay`` or ``auto``
     (record what has no recording, check what has)."""
 
-    def __init__(self, cassette: Cassette, mode: str, context: str | None = None):
-        self.cassette, self.mode, self.context = cassette, mode, context
+    def __init__(self, cassette: Cassette, mode: str, origin: str | None = None):
+        self.cassette, self.mode, self.origin = cassette, mode, origin
 
     def check(self, record: Any) -> None:
         """Record ``record`` (an `agent.decisions.DecisionRecord`), or check it against its recording.
@@ -63,7 +63,7 @@ class DecisionTape:
         shown = json.dumps(arguments, ensure_ascii=False, sort_keys=True)
         shown = shown if len(shown) <= 200 else shown[:200] + "..."
         call = f"{record.tool}({shown})"
-        where = f" in {self.context}" if self.context else ""
+        where = f" in {self.origin}" if self.origin else ""
         now = _said(record.decision, record.by, record.ran_with, record.reason)
         then = _said(found.decision, found.by, found.ran_with)
         first = (

@@ -33,6 +33,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import warnings
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, cast
@@ -101,7 +102,7 @@ class _CassetteModel:
         record_all: bool,
         name: str | None,
         options: Mapping[str, Any] | None,
-        context: str | None,
+        origin: str | None,
     ):
         self.cassette = cassette
         self._inner = inner
@@ -112,14 +113,14 @@ class _CassetteModel:
         self.name = name or f"cassette:{cassette.path.name}"
         self.options = dict(options or {})
         """Settings of the model that change its answers; part of every request's key."""
-        self.context = context
+        self.origin = origin
         """Where the requests come from, named in errors ("the %%agent cell beginning 'Hi'")."""
         self.requests = 0
         """How many requests this model was asked."""
         mode = "record" if record_all else "replay" if inner is None else "auto"
-        self.tool_tape = ToolTape(cassette, mode, context)
+        self.tool_tape = ToolTape(cassette, mode, origin)
         """Where the calls of tools marked ``record=True`` are recorded or replayed (same file, same mode)."""
-        self.decision_tape = DecisionTape(cassette, mode, context)
+        self.decision_tape = DecisionTape(cassette, mode, origin)
         """Where the decisions on calls that needed approval are recorded, or checked in replay."""
 
     def __getattr__(self, name: str) -> Any:
@@ -198,7 +199,7 @@ class _CassetteModel:
 
     def missing(self, fields: Mapping[str, Any]) -> CassetteError:
         """The error for a request the cassette has no recording of."""
-        where = f"request {self.requests}" + (f" of {self.context}" if self.context else "")
+        where = f"request {self.requests}" + (f" of {self.origin}" if self.origin else "")
         lines = [
             f"The cassette {self.cassette.path} has no recording of {where}; nothing was sent to a model."
         ]
@@ -259,7 +260,8 @@ class RecordingModel(_CassetteModel):
         name: The model's name as recorded; None: ``inner.name``.
         options: Settings ``inner`` was made with that change its answers and are not in its
             requests (``{"temperature": 0.1, "num_ctx": 16384}``), recorded as part of the key.
-        context: Where the requests come from, for error messages.
+        origin: Where the requests come from, for error messages (``context``: its old name,
+            deprecated).
         mask: Regular expressions of secrets never written to the file (each match becomes
             ``***``); for a `Cassette` given as ``path``, set its ``mask`` instead.
     """
@@ -271,11 +273,13 @@ class RecordingModel(_CassetteModel):
         *,
         name: str | None = None,
         options: Mapping[str, Any] | None = None,
-        context: str | None = None,
+        origin: str | None = None,
         mask: Iterable[str] = (),
+        context: str | None = None,
     ):
         cassette = path if isinstance(path, Cassette) else Cassette(path, fresh=True, mask=mask)
-        super().__init__(cassette, inner, record_all=True, name=name, options=options, context=context)
+        origin = _origin(origin, context)
+        super().__init__(cassette, inner, record_all=True, name=name, options=options, origin=origin)
 
 
 class ReplayModel(_CassetteModel):
@@ -293,7 +297,8 @@ class ReplayModel(_CassetteModel):
         name: The model's name as recorded. None: ``inner.name`` if ``inner`` is a model, else a
             recording of any model matches.
         options: As for `RecordingModel`: must equal what was recorded.
-        context: Where the requests come from, named in errors ("the %%agent cell beginning 'Hi'").
+        origin: Where the requests come from, named in errors ("the %%agent cell beginning 'Hi'");
+            ``context``: its old name, deprecated.
         mask: As for `RecordingModel`: the same patterns the cassette was recorded with.
 
     Raises:
@@ -307,14 +312,17 @@ class ReplayModel(_CassetteModel):
         *,
         name: str | None = None,
         options: Mapping[str, Any] | None = None,
-        context: str | None = None,
+        origin: str | None = None,
         mask: Iterable[str] = (),
+        context: str | None = None,
     ):
         if not isinstance(path, Cassette):
             if inner is None and not Path(path).expanduser().exists():
                 raise CassetteError(_no_file(path))
             path = Cassette(path, mask=mask)
-        super().__init__(path, inner, record_all=False, name=name, options=options, context=context)
+        super().__init__(
+            path, inner, record_all=False, name=name, options=options, origin=_origin(origin, context)
+        )
 
 
 def cassette_model(
@@ -324,9 +332,10 @@ def cassette_model(
     *,
     name: str,
     options: Mapping[str, Any] | None = None,
-    context: str | None = None,
+    origin: str | None = None,
     shelf: dict[tuple[Path, str], tuple[Cassette, str]] | None = None,
     mask: Iterable[str] = (),
+    context: str | None = None,
 ) -> Model:
     """A model that records to, or replays from, the cassette ``path`` in ``mode`` (what ``%%agent`` uses).
 
@@ -339,7 +348,7 @@ def cassette_model(
         make_model: Makes the real model; called only when a request must be recorded.
         name: The model as the person chose it (``"local"``, ``"qwen2.5:0.5b"``): part of the key.
         options: Settings that change the answers (temperature, context size).
-        context: The cell, for error messages.
+        origin: The cell, for error messages (``context``: its old name, deprecated).
         shelf: The cassettes opened so far in this session, by file and mode: one `Cassette` per
             file and mode, so cells record into one file and replay continues where it was. The
             ``once`` mode is decided when its file is first opened. None: a new one.
@@ -353,10 +362,23 @@ def cassette_model(
     if mode == "off":
         return make_model()
     cassette, decided = open_cassette(path, mode, shelf, mask)
-    settings = {"name": name, "options": options, "context": context}
+    settings = {"name": name, "options": options, "origin": _origin(origin, context)}
     if decided == "record":
         return RecordingModel(make_model, cassette, **settings)
     return ReplayModel(cassette, make_model if decided == "auto" else None, **settings)
+
+
+def _origin(origin: str | None, context: str | None) -> str | None:
+    """``origin``, or what the old keyword ``context`` gave, with a DeprecationWarning naming ``origin``."""
+    if context is None:
+        return origin
+    warnings.warn(
+        "the cassette models' context= is now origin= (where the requests come from);"
+        " the old name goes in the next release.",
+        DeprecationWarning,
+        stacklevel=3,
+    )
+    return origin if origin is not None else context
 
 
 def open_cassette(

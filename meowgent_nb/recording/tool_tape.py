@@ -68,11 +68,11 @@ class ToolTape:
         mode: ``record`` (every call runs and is recorded), ``replay`` (no call runs; a call
             without a recording is a `CassetteError`), or ``auto`` (replay what is recorded, run
             and record what is not).
-        context: The cell, for error messages.
+        origin: The cell, for error messages.
     """
 
-    def __init__(self, cassette: Cassette, mode: str, context: str | None = None):
-        self.cassette, self.mode, self.context = cassette, mode, context
+    def __init__(self, cassette: Cassette, mode: str, origin: str | None = None):
+        self.cassette, self.mode, self.origin = cassette, mode, origin
 
     @property
     def records(self) -> bool:
@@ -133,7 +133,7 @@ class ToolTape:
         if found is not None:
             _check_listing(found, self.cassette.path)
         if found is None and self.mode == "replay":
-            where = f" (for {self.context})" if self.context else ""
+            where = f" (for {self.origin})" if self.origin else ""
             recorded = sorted({entry.toolbox for entry in self.cassette.listings})
             has = f"it has those of: {', '.join(recorded)}" if recorded else "it has none"
             raise CassetteError(
@@ -171,7 +171,7 @@ class ToolTape:
 
     def missing(self, tool: str, arguments: Mapping[str, Any]) -> CassetteError:
         """The error for a call the cassette has no recording of."""
-        where = f" in {self.context}" if self.context else ""
+        where = f" in {self.origin}" if self.origin else ""
         shown = json.dumps(arguments, ensure_ascii=False, sort_keys=True)
         shown = shown if len(shown) <= 200 else shown[:200] + "..."
         lines = [

@@ -1,4 +1,4 @@
-"""Long conversations that keep fitting the model's window (`agent.context.compaction`): what is shortened,
+"""Long conversations that keep fitting the model's window (`agent.window.compaction`): what is shortened,
 what is left out, that exchanges stay whole, and what each policy does."""
 
 from __future__ import annotations
@@ -8,10 +8,10 @@ import asyncio
 import pytest
 
 from meowgent_nb import Agent, ScriptedModel, tool
-from meowgent_nb.agent.context._summary import SUMMARY_HEADER
-from meowgent_nb.agent.context._summary import SYSTEM as SUMMARY_SYSTEM
-from meowgent_nb.agent.context.compaction import Compacted, ContextFull
 from meowgent_nb.agent.events import ContextCompacted
+from meowgent_nb.agent.window._summary import SUMMARY_HEADER
+from meowgent_nb.agent.window._summary import SYSTEM as SUMMARY_SYSTEM
+from meowgent_nb.agent.window.compaction import Compacted, ContextFull
 from meowgent_nb.models import ModelChunk, ModelError, Usage
 from meowgent_nb.models.scripted import FunctionModel
 from meowgent_nb.notebook.views.transcript import Transcript

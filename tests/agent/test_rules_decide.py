@@ -392,7 +392,7 @@ def test_a_served_mcp_client_meets_the_same_rules():
 def test_for_a_server_a_rules_file_gone_bad_denies_the_call_saying_why(tmp_path):
     import asyncio
 
-    from meowgent_nb.agent.calls import CallRunner
+    from meowgent_nb.agent.call_runner import CallRunner
     from meowgent_nb.tools.core import ToolCall
 
     write(tmp_path / "approvals.toml", 'rules = ["list_files -> allow"]')

@@ -341,7 +341,7 @@ def test_the_sampling_setting_must_be_one_of_three():
 
 def test_the_form_widget_shows_problems_next_to_fields_and_sends_only_a_valid_answer():
     from meowgent_nb.mcp.client.asking import ElicitRequest
-    from meowgent_nb.notebook.approvals._elicit_form import ElicitFormView
+    from meowgent_nb.notebook.mcp._elicit_form import ElicitFormView
 
     form = form_from_schema("<script>alert(1)</script>", SCHEMA)
     running = SimpleNamespace(call=ToolCall("srv_<i>tool</i>", {}))

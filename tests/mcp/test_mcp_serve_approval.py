@@ -1,4 +1,4 @@
-"""A served call goes through the agent's own validate -> approve -> run (`agent.calls.CallRunner`):
+"""A served call goes through the agent's own validate -> approve -> run (`agent.call_runner.CallRunner`):
 a real `ToolServer` called by the real `mcp` client, beside an `Agent` running the same calls."""
 
 from __future__ import annotations

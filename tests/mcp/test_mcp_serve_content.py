@@ -21,7 +21,7 @@ from mcp.client.streamable_http import streamable_http_client
 from PIL import Image
 
 from meowgent_nb import tool
-from meowgent_nb.mcp.server.content import media_type
+from meowgent_nb.mcp.content.served import media_type
 from meowgent_nb.mcp.server.published import ResourceContent, prompt, resource
 from meowgent_nb.mcp.server.serve import ToolServer
 

@@ -676,7 +676,7 @@ def test_making_a_model_imports_no_client():
 
 
 def test_a_known_window_lets_a_served_model_be_compacted_and_a_bad_one_is_refused():
-    from meowgent_nb.agent.context import context_window
+    from meowgent_nb.agent.window import context_window
 
     assert context_window(OpenAIModel(MODEL, base_url="http://127.0.0.1:9/v1")) is None
     assert context_window(OpenAIModel(MODEL, base_url="http://127.0.0.1:9/v1", n_ctx=32768)) == 32768

@@ -20,7 +20,7 @@ from tests.browser_notebook import write_notebook
 SETUP = '''\
 %load_ext meowgent_nb
 from meowgent_nb import FunctionModel, tool
-from meowgent_nb.agent.context._summary import SYSTEM
+from meowgent_nb.agent.window._summary import SYSTEM
 
 @tool
 def fetch(page: int) -> str:

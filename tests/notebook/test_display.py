@@ -47,7 +47,7 @@ from meowgent_nb.events import (
     TurnEnd,
 )
 from meowgent_nb.models import ModelChunk, Usage
-from meowgent_nb.notebook.views._html import markdown_html
+from meowgent_nb.notebook.views._transcript_html import markdown_html
 from meowgent_nb.notebook.views.display import LiveDisplay, show_run
 from meowgent_nb.notebook.views.transcript import Transcript
 from meowgent_nb.tools.render import render_tools_text
@@ -1044,7 +1044,7 @@ def contrast(a: str, b: str) -> float:
 
 
 def test_status_colours_read_on_light_and_dark_themes():
-    from meowgent_nb.notebook.views._html import STATUS_COLORS
+    from meowgent_nb.notebook.views._transcript_html import STATUS_COLORS
 
     for status, color in STATUS_COLORS.items():
         assert contrast(color, "#ffffff") >= 4.5, f"white text on the {status} pill"

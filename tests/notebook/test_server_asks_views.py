@@ -7,7 +7,7 @@ import asyncio
 
 from meowgent_nb.agent.running_call import RunningCall
 from meowgent_nb.mcp.client.asking import SamplingReview
-from meowgent_nb.notebook.approvals.server_asks import _review_html
+from meowgent_nb.notebook.mcp.server_asks import _review_html
 from meowgent_nb.tools import ToolCall
 
 
@@ -53,7 +53,7 @@ def test_a_drop_down_without_a_value_shows_its_empty_choice_and_says_one_is_need
 
     from meowgent_nb.mcp.client.asking import ElicitRequest
     from meowgent_nb.mcp.content.elicit import form_from_schema
-    from meowgent_nb.notebook.approvals._elicit_form import ElicitFormView
+    from meowgent_nb.notebook.mcp._elicit_form import ElicitFormView
 
     running = SimpleNamespace(call=ToolCall("helper_tidy", {}))
     answers = []

@@ -272,7 +272,7 @@ def test_the_file_is_readable_one_line_per_field_message_and_chunk(tmp_path):
 def test_a_changed_prompt_is_an_error_showing_the_difference(tmp_path):
     path = tmp_path / "c.json"
     chunks_of(RecordingModel(ScriptedModel(["Five."]), path), ask("What is 2+3?\nBe exact."))
-    replay = ReplayModel(path, context="the %%agent cell beginning 'What is 2+4?'")
+    replay = ReplayModel(path, origin="the %%agent cell beginning 'What is 2+4?'")
     assert error_of(replay, ask("What is 2+4?\nBe exact.")) == (
         f"The cassette {path} has no recording of request 1 of the %%agent cell beginning"
         " 'What is 2+4?';"
@@ -287,6 +287,15 @@ def test_a_changed_prompt_is_an_error_showing_the_difference(tmp_path):
         "To record it, run in mode record (`%%agent --record PATH`, or MEOWGENT_CASSETTE_MODE=record;"
         " restart the kernel first), or in mode auto to add only what is missing, and commit the cassette."
     )
+
+
+def test_the_old_context_keyword_still_names_the_origin_and_warns(tmp_path):
+    path = tmp_path / "c.json"
+    chunks_of(RecordingModel(ScriptedModel(["Five."]), path), ask("What is 2+3?"))
+    with pytest.warns(DeprecationWarning, match=r"context= is now origin="):
+        replay = ReplayModel(path, context="the %%agent cell beginning 'Hi'")
+    assert replay.origin == "the %%agent cell beginning 'Hi'"
+    assert replay.tool_tape.origin == replay.decision_tape.origin == "the %%agent cell beginning 'Hi'"
 
 
 def test_other_differences_name_the_field_and_the_nearest_recording(tmp_path):
@@ -328,7 +337,7 @@ def continued(text: str) -> ModelRequest:
 def test_a_conversation_carried_over_from_earlier_cells_is_named_with_its_fix(tmp_path):
     path = tmp_path / "c.json"
     chunks_of(RecordingModel(ScriptedModel(["Sunny."]), path), ask("Weather?"))
-    replay = ReplayModel(path, context="the %%agent cell beginning 'Weather?'")
+    replay = ReplayModel(path, origin="the %%agent cell beginning 'Weather?'")
     assert error_of(replay, continued("Weather?")).splitlines() == [
         (
             f"The cassette {path} has no recording of request 1 of the %%agent cell beginning 'Weather?';"

@@ -22,7 +22,7 @@ from ...agent.running_call import RUNNING_CALL
 from ...errors import ApprovalMissing
 from ...tools.core import Tool
 from ..content._recorded_values import MCP_VALUES
-from ._server_context import READ_TOOL
+from ._server_resources import READ_TOOL
 from ._session import McpServerError
 
 __all__ = ["replayed_tools", "tighter"]

@@ -51,7 +51,7 @@ from ..content._results import StructuredResult
 from ._reconnect import CONNECT_FIX, MARGIN, Reconnect
 from ._refresh import ToolChanges, ToolRefresh, listing_key
 from ._secrets import Secrets
-from ._server_context import READ_TOOL, ServerContext
+from ._server_resources import READ_TOOL, ServerContext
 from ._server_tool import BAD_NAME_CHARS, mcp_tool, needs_approval
 from ._session import McpServerError, McpToolError, _Connection
 from ._taped import Taped

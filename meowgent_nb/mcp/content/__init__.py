@@ -1,1 +1,2 @@
-"""MCP content as notebook values: a tool result's text, images, audio and links, and how a cassette keeps them."""
+"""MCP content blocks both ways: a tool result's text, images, audio and links as notebook values, how a cassette
+keeps them, and a served value written as blocks (`served`)."""

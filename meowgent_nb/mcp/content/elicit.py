@@ -9,7 +9,7 @@ reads that into `FormField` values, or says every way the schema leaves the rest
 (a nested object, an unknown type, a default that does not fit); `parse_entry` turns what a person
 typed into a value, and `check_content` checks a whole answer before it goes back to the server.
 
-Everything here is pure: the widget form (notebook/_elicit_form) and the terminal prompts use it.
+Everything here is pure: the widget form (notebook/mcp/_elicit_form) and the terminal prompts use it.
 A server is outside input: sizes are bounded, numbers must be finite within a float's range, values
 are shown short, and anything else odd in a schema is a refusal (`ElicitSchemaError`) the server
 receives and the person reads in one line, never a crash. Nothing here renders text.

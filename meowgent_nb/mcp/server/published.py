@@ -33,7 +33,7 @@ from typing import Any, cast
 from urllib.parse import unquote
 
 from ...errors import MeowgentError, ToolDefinitionError
-from .content import ResourceContent, has_media
+from ..content.served import ResourceContent, has_media
 
 __all__ = ["Prompt", "Resource", "ResourceContent", "UnsafeSegment", "prompt", "resource", "segment_problem"]
 
@@ -217,7 +217,7 @@ class Prompt:
 
     def messages(self, arguments: dict[str, str]) -> list[tuple[str, Any]]:
         """The prompt's (role, content) messages for ``arguments``: text, or an image, audio or a
-        `ResourceContent` (see `meowgent_nb.mcp.server.content`).
+        `ResourceContent` (see `meowgent_nb.mcp.content.served`).
 
         Raises:
             ValueError: A required argument is missing or an unknown one is given, or the

@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from .content import block
+from ..content.served import block
 from .published import Prompt, Resource, UnsafeSegment, completions
 
 __all__ = ["Published"]
@@ -116,7 +116,7 @@ class Published:
 
         uri = str(params.uri)
         content, mime = await self.read(uri)
-        from .content import ResourceContent
+        from ..content.served import ResourceContent
 
         return types.ReadResourceResult(contents=[ResourceContent(uri, content, mime).contents()])
 

@@ -1,11 +1,11 @@
 """Serving notebook tools over MCP: `ToolServer`, streamable HTTP on 127.0.0.1 behind a bearer token.
 
 Another MCP client (an IDE, another notebook, an agent) can then list and call the tools. Each
-call goes through the agent's own validate -> approve -> run (`agent.calls.CallRunner`, as a
+call goes through the agent's own validate -> approve -> run (`agent.call_runner.CallRunner`, as a
 batch of one): it is validated as a model's call is, a call that needs approval runs only on an
 explicit `Approved` and with exactly the arguments approved (a person's edits, validated again;
 the result says so), and it runs on a tool thread within its time limit. It comes back as
-content: text, or images, audio and embedded resources where the tool returned them (`content`),
+content: text, or images, audio and embedded resources where the tool returned them (`content.served`),
 and, for a tool whose return type is an object, structured content too (see `_serve_types` for
 that and the annotations published); a failure, a denial or a timeout is an ``isError`` result.
 A tool that takes a `ToolContext` reports progress, logs and asks the client over the call's
@@ -32,16 +32,16 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from ...agent.approvals import ApprovalRequest, Approver, DenyAll
-from ...agent.calls import CallRunner
+from ...agent.call_runner import CallRunner
 from ...agent.rules import Rules
 from ...errors import SettingsError
 from ...tools.context import context_backend
 from ...tools.core import Tool, ToolCall, ToolResult
 from ...tools.render import tool_json_schema
 from .._thread import background_loop
+from ..content.served import content_blocks
 from ._serve_types import annotations_of, output_schema_of, structured_content
 from ._token_gate import RequireToken
-from .content import content_blocks
 from .published import Prompt, Resource
 from .published_handlers import Published
 from .served_context import ClientLevels, ServedContext

@@ -44,11 +44,11 @@ APPROVE_EDITED = "Approve these arguments"
 TRUST_RULES = "Trust these rules"
 # The running cell (`live_view`).
 STOP = "Stop"
-# A form a server asks a person to fill in (`_elicit_form`).
+# A form a server asks a person to fill in (`notebook.mcp._elicit_form`).
 ACCEPT = "Accept"
 DECLINE = "Decline"
 CANCEL = "Cancel"
-# A server asking to use the model, and the model's answer before it goes back (`server_asks`).
+# A server asking to use the model, and the model's answer before it goes back (`notebook.mcp.server_asks`).
 LET_MODEL_ANSWER = "Let the model answer"
 SEND_ANSWER = "Send the answer"
 

@@ -25,8 +25,8 @@ from ...agent.running_call import RunningCall
 from ...errors import SettingsError
 from ...mcp.client.asking import ElicitAnswer, ElicitRequest, SamplingReview
 from ...mcp.client.progress import Progress
-from . import server_asks
-from ._run_context import SHOWN_RUN
+from ..mcp import server_asks
+from ._shown_run import SHOWN_RUN
 
 __all__ = ["HEADLESS_DENIAL", "PolicyApprover", "headless_policy", "is_headless", "shows_widgets"]
 
@@ -66,7 +66,7 @@ def nobody_to_ask() -> str | None:
 
 
 class AsksForServers:
-    """What a notebook approver does when an MCP server asks during a call (see `server_asks`):
+    """What a notebook approver does when an MCP server asks during a call (see `notebook.mcp.server_asks`):
     shows its form, or its request to use the model, where a person can click; declines where
     no one can (`nobody_to_ask`). A call's progress goes to its card in a ``%%agent`` cell."""
 

@@ -1,7 +1,7 @@
 """`WidgetApprover`: the approval buttons in the running cell (Approve, Edit arguments, Deny, Always
 allow, Allow this exact call, Allow calls like this…, Deny with a reason).
 
-In a ``%%agent`` cell the buttons go under each waiting call's card (see `_run_context`); after
+In a ``%%agent`` cell the buttons go under each waiting call's card (see `_shown_run`); after
 ``await agent.arun(...)`` they are a panel of their own, one per batch. A frontend that shows no
 widgets (``jupyter console``) is asked with ``input()`` instead (see `shows_widgets`). The wait
 works because ipykernel (>= 7.4) handles comm messages, such as button clicks, while an async
@@ -19,7 +19,7 @@ from typing import Any, cast
 from ...agent.approvals import ApprovalRequest, Decision, Denied
 from ...agent.approvals.decisions import decision_words
 from ._approval_row import ApprovalRow
-from ._run_context import SHOWN_RUN, call_soon_in_cell
+from ._shown_run import SHOWN_RUN, call_soon_in_cell
 from .input_approvals import AddRule, RuleText, SessionChoices, ask_by_input
 from .policy_approvals import (
     AsksForServers,
@@ -47,7 +47,7 @@ class WidgetApprover(SessionChoices, AsksForServers):
     the Stop button) denies them and propagates. In a headless run it follows
     ``MEOWGENT_APPROVE`` instead (see `is_headless`); where the frontend shows no widgets it
     asks with ``input()``. An MCP server's form (elicitation) or request to use the model
-    (sampling) during a call is shown the same way, under the call's card (see `server_asks`).
+    (sampling) during a call is shown the same way, under the call's card (see `notebook.mcp.server_asks`).
 
     Args:
         timeout: Seconds to wait for every call of a batch to be decided.

@@ -31,7 +31,7 @@ def cell_model(magics: Any, args: Any) -> Any:
             lambda: magics._resolve_model(args),
             name=name or requested_name(args.model or magics.model),
             options=magics._options(),
-            context=getattr(args, "context", None),
+            origin=getattr(args, "origin", None),
             shelf=magics._cassettes,
             mask=magics.cassette_mask,
         )

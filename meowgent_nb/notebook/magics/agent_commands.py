@@ -28,7 +28,7 @@ def agent_command(magics: Any, line: str) -> Any:
         magics.compaction.reset()
         print("The conversation was reset.")
     elif command == "context":
-        from ..views.context_view import context_view
+        from ..views.window_view import context_view
 
         return context_view(magics.context_log, magics._context_model, magics.compaction)
     elif command == "history":

@@ -151,7 +151,7 @@ class AgentMagics(Magics):
         self.context_log: deque[Any] = deque(maxlen=200)
         """What each request of the conversation sent (`Agent.context_log`), for %agent context."""
         self._context_model: Any = None  # the model of the last cell: it measures the context
-        from ...agent.context.compaction import Compaction
+        from ...agent.window.compaction import Compaction
 
         self.compaction = Compaction()
         """What of the conversation is sent shortened or not at all (`Agent.compaction`), across cells."""
@@ -210,14 +210,14 @@ class AgentMagics(Magics):
         The cell is the prompt: ``{name}`` is replaced by the notebook variable ``name`` (unknown
         names stay as typed) and ``# NBVAL_...`` lines are removed. The conversation continues
         across cells until ``--new`` or ``%agent reset``. ``--attach`` and ``--prompt`` add an
-        MCP server's resources and prompts (see `mcp_context_magics`).
+        MCP server's resources and prompts (see `mcp_resource_magics`).
         """
         run_to_completion(self.run_cell(line, cell))
 
     async def run_cell(self, line: str, cell: str, metadata: dict[str, Any] | None = None) -> None:
         """The async body of ``%%agent`` (what the input transformer awaits); ``metadata``: the
         cell's, where the request does not carry it (see `_cell_expectation`)."""
-        from ..mcp.mcp_context_magics import cell_context
+        from ..mcp.mcp_resource_magics import cell_turn
         from ..views.display import show_run
         from ._busy import busy_while_running
         from ._cell_expectation import cell_options, check_cell
@@ -230,19 +230,19 @@ class AgentMagics(Magics):
         first = (
             text.strip().splitlines()[0][:60] if text.strip() else f"--prompt {' '.join(args.prompt)}"[:60]
         )
-        args.context = f"the %%agent cell beginning {first!r}"
+        args.origin = f"the %%agent cell beginning {first!r}"
         agent = self.make_agent(args)
-        context = cell_context(self, args, text)  # everything is read before the conversation changes
+        turn = cell_turn(self, args, text)  # everything is read before the conversation changes
         if args.new:
             self.messages.clear()
             self.context_log.clear()
             self.compaction.reset()
         agent.messages, agent.context_log, self._context_model = self.messages, self.context_log, agent.model
         agent.compaction = self.compaction
-        agent.messages.extend(context.before)
+        agent.messages.extend(turn.before)
         with busy_while_running(self.shell):  # JupyterLab's status bar says Busy until the answer is complete
             result = await show_run(
-                agent, context.prompt, live=not _headless()
+                agent, turn.prompt, live=not _headless()
             )  # the agent keeps interrupts prompt
         self.last_result = result
         if args.out:
@@ -261,7 +261,7 @@ class AgentMagics(Magics):
     def make_agent(self, args: Any) -> Agent:
         """An `Agent` for one cell, from the traits and the cell's options."""
         from ..approvals import default_approver
-        from ..mcp.mcp_context_magics import system_prompt
+        from ..mcp.mcp_resource_magics import system_prompt
 
         mode = args.approve or self.approve
         if mode in ("all", "none"):

@@ -5,7 +5,7 @@ A server added with ``%tools mcp add`` (or each server of a configuration file, 
 load PATH``) becomes an `McpToolbox` appended to ``AgentMagics.toolboxes``, so every ``%%agent``
 cell offers its tools. Sessions close with ``%tools mcp remove``, on ``%unload_ext meowgent_nb``
 (`close_mcp`) and at interpreter exit. ``%tools mcp help`` lists the options.
-``%tools mcp resources|prompts|complete`` read the servers' other context (`mcp_context_magics`);
+``%tools mcp resources|prompts|complete`` read the servers' resources and prompts (`mcp_resource_magics`);
 ``%tools mcp refresh NAME|--all`` lists a server's tools again (`mcp_refresh_magics`);
 ``%tools mcp log NAME`` shows a server's last log messages (`mcp_log`); ``%tools mcp add`` is
 `mcp_add_magic`'s. While serving, what is served follows the notebook: after each cell its tools,
@@ -29,7 +29,7 @@ from IPython.utils.process import arg_split  # pyright: ignore[reportPrivateImpo
 from ...mcp.client.toolbox import McpToolbox
 from ...mcp.config import McpConfigError
 from ...tools.output import counted
-from . import mcp_context_magics, mcp_refresh_magics
+from . import mcp_refresh_magics, mcp_resource_magics
 from .mcp_add_magic import _keep, _servers, add, mcp_add
 from .mcp_listing import server_listing as _listing
 
@@ -71,11 +71,11 @@ def tools_mcp(magics: Any, line: str) -> None:
     elif command == "reconnect" and len(rest) == 1:
         print(mcp_refresh_magics.reconnect_listing(magics, rest[0]))
     elif command == "resources":
-        print(mcp_context_magics.resources_listing(magics, rest))
+        print(mcp_resource_magics.resources_listing(magics, rest))
     elif command == "prompts":
-        print(mcp_context_magics.prompts_listing(magics, rest))
+        print(mcp_resource_magics.prompts_listing(magics, rest))
     elif command == "complete":
-        print(mcp_context_magics.complete_listing(magics, rest))
+        print(mcp_resource_magics.complete_listing(magics, rest))
     elif command == "log" and len(rest) == 1:
         _log(magics, rest[0])
     else:

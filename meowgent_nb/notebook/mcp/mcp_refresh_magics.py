@@ -12,7 +12,7 @@ from typing import Any
 from IPython.core.error import UsageError
 
 from ...mcp.client.toolbox import McpServerError, McpToolbox
-from .mcp_context_magics import connected_boxes
+from .mcp_resource_magics import connected_boxes
 
 __all__ = ["reconnect_listing", "refresh_listing"]
 

@@ -24,8 +24,8 @@ from ...agent.approvals.decisions import decision_words
 from ...agent.repeated import split_repeat_notice
 from ...tools.calls import ToolCall, ToolResult
 from ...tools.media import MediaBudget
-from ._html import card_html, progress_html
 from ._media_html import media_html
+from ._transcript_html import card_html, progress_html
 
 if TYPE_CHECKING:
     from ...mcp.client.progress import Progress

@@ -14,7 +14,7 @@ from typing import NamedTuple
 from ..._html import escape, seconds
 from ..._visible import visible
 from ._cards import Card, card_title, shown_arguments
-from ._html import STATUS_COLORS
+from ._transcript_html import STATUS_COLORS
 
 __all__ = ["Bar", "timeline_svg", "turn_timeline_html"]
 

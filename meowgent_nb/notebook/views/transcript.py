@@ -36,10 +36,10 @@ from ...models.base import Usage
 from ...tools.calls import ToolCall
 from ...tools.media import MediaBudget
 from ._cards import Card, call_text, card_html_of, card_lines
-from ._html import markdown_html, thinking_html, turn_html
 from ._progress import draft_html, draft_line, model_html, thought_html, waiting_html
 from ._rows import Block, Note, Repeats, Row, failing, last_turn, rows, segments, summary, turns_of
 from ._timeline import turn_timeline_html
+from ._transcript_html import markdown_html, thinking_html, turn_html
 
 if TYPE_CHECKING:
     from ...agent.loop import AgentResult

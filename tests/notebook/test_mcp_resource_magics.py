@@ -1,4 +1,4 @@
-"""MCP servers' context in a real IPython shell: ``%tools mcp resources|prompts|complete``, and
+"""MCP servers' resources and prompts in a real IPython shell: ``%tools mcp resources|prompts|complete``, and
 ``%%agent --attach`` / ``--prompt`` / server instructions, asserted on the exact request a scripted
 model was sent (tests/mcp_servers/context_server.py is a real SDK server)."""
 

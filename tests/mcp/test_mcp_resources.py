@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from meowgent_nb import Agent, DenyAll, ScriptedModel
-from meowgent_nb.mcp.client.context import (
+from meowgent_nb.mcp.client.resources import (
     context_block,
     context_text,
     fill_template,

@@ -14,7 +14,7 @@ from ...errors import SettingsError
 from ...tools.core import Tool
 from .._thread import BackgroundLoop
 from ._session import McpServerError, McpToolError, _Connection
-from .context import (
+from .resources import (
     ATTACH_MAX_CHARS,
     argument_list,
     claims,

@@ -1,10 +1,10 @@
-"""MCP servers' context in the notebook: ``%tools mcp resources|prompts|complete`` and what
+"""MCP servers' resources and prompts in the notebook: ``%tools mcp resources|prompts|complete`` and what
 ``%%agent --attach`` / ``--prompt`` and servers' instructions add to a cell's request.
 
 Everything is read before the cell changes anything: a URI no connected server has, a read that
 fails, or a prompt argument that is missing is a `UsageError`, and the conversation stays as it
 was. What a server wrote reaches the model only inside delimited, escaped blocks (see
-`meowgent_nb.mcp.client.context`).
+`meowgent_nb.mcp.client.resources`).
 """
 
 from __future__ import annotations
@@ -16,15 +16,15 @@ from typing import Any
 
 from IPython.core.error import UsageError
 
-from ...mcp.client.context import argument_list, context_block, context_text
+from ...mcp.client.resources import argument_list, context_block, context_text
 from ...mcp.client.toolbox import McpServerError, McpToolbox
 from ...protocols.prompt import DEFAULT_SYSTEM
 from ...tools.core import Tool
 from ...tools.output import counted
 
 __all__ = [
-    "CellContext",
-    "cell_context",
+    "CellTurn",
+    "cell_turn",
     "complete_listing",
     "prompts_listing",
     "resources_listing",
@@ -35,7 +35,7 @@ _SHOWN_DESCRIPTION = 80
 
 
 @dataclass(frozen=True)
-class CellContext:
+class CellTurn:
     """What a ``%%agent`` cell sends besides the conversation so far."""
 
     prompt: str
@@ -59,7 +59,7 @@ def connected_boxes(magics: Any) -> list[McpToolbox]:
     return list(found.values())
 
 
-def cell_context(magics: Any, args: Any, text: str) -> CellContext:
+def cell_turn(magics: Any, args: Any, text: str) -> CellTurn:
     """The cell's turn with ``--attach`` and ``--prompt`` resolved; reads every resource first.
 
     Raises:
@@ -73,7 +73,7 @@ def cell_context(magics: Any, args: Any, text: str) -> CellContext:
     blocks = [block for uri in _uris(args.attach) for block in _attached(magics, uri)]
     if not turn.strip():
         raise UsageError("%%agent: the cell is empty; write the prompt below the %%agent line.")
-    return CellContext("\n\n".join([*blocks, turn]), before)
+    return CellTurn("\n\n".join([*blocks, turn]), before)
 
 
 def system_prompt(magics: Any, tools: Iterable[Tool]) -> str | None:

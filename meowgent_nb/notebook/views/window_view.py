@@ -12,7 +12,7 @@ from typing import Any
 
 from ..._html import MUTED, escape, pre_html
 from ..._visible import visible
-from ...agent.context import PARTS, ContextUse
+from ...agent.window import PARTS, ContextUse
 
 __all__ = ["ContextView", "context_view"]
 
