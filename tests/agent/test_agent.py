@@ -243,7 +243,7 @@ def test_ask_every_tool_and_auto_approve():
             return await super().approve(requests)
 
     model = ScriptedModel([call("add", a=1, b=2), "3"])
-    Agent(model, tools=[add], approver=Recorder(), ask="every").run("add")
+    Agent(model, tools=[add], approver=Recorder(), approve="every").run("add")
     assert seen == ["add"]
 
 
