@@ -103,13 +103,20 @@ class SessionChoices:
             reason = " ".join(_printable(str(value or "")).split())  # one line
             if len(reason) > REASON_LIMIT:
                 reason = reason[: REASON_LIMIT - 3] + "..."
-            return Denied(reason, PERSON, PERSON_DECIDED) if reason else Denied(reason=PERSON, by=PERSON_DECIDED)
+            return (
+                Denied(reason, PERSON, PERSON_DECIDED) if reason else Denied(reason=PERSON, by=PERSON_DECIDED)
+            )
         if choice == "always":
             self.always_allowed.add(request.tool.name)
-            return Approved("approved by you (always allow, for this session)", by=_you("always allow, for this session"))
+            return Approved(
+                "approved by you (always allow, for this session)", by=_you("always allow, for this session")
+            )
         if choice == "exact":
             self.exact_allowed.add(exact_key(request))
-            return Approved("approved by you (this exact call, for this session)", by=_you("this exact call, for this session"))
+            return Approved(
+                "approved by you (this exact call, for this session)",
+                by=_you("this exact call, for this session"),
+            )
         if choice == "rule":
             text = " ".join(str(value or "").split())
             if not text:

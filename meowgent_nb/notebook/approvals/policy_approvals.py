@@ -134,7 +134,10 @@ class PolicyApprover(AsksForServers):
             decision: Decision = Approved(f"approved by policy: {self.reason}", by=self._by)
             outcome = f"approved ({self.reason})"
         else:
-            decision, outcome = Denied(self.denial, f"by policy: {self.reason}", self._by), f"denied ({self.reason})"
+            decision, outcome = (
+                Denied(self.denial, f"by policy: {self.reason}", self._by),
+                f"denied ({self.reason})",
+            )
         if SHOWN_RUN.get() is not None:  # a %%agent cell: each call's card says what was decided
             return [decision] * len(requests)
         rows = "".join(row_html(r, html.escape(outcome)) for r in requests)
