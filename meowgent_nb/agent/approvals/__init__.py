@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from ...tools.core import Tool, ToolCall
@@ -67,8 +67,9 @@ class Approved:
     """Arguments the person gave instead of the model's (None: run the model's). They are
     validated with the tool's parameters before the call runs, and the model is told the call ran
     with changed arguments."""
-    by: DecidedBy | None = None
-    """Who decided; None: an approver that does not say (the log then reads ``reason``)."""
+    by: DecidedBy | None = field(default=None, compare=False)
+    """Who decided; None: an approver that does not say (the log then reads ``reason``). Not
+    compared: a decision is the same whoever made it (as a cassette's replay holds)."""
 
 
 @dataclass(frozen=True)
@@ -79,8 +80,9 @@ class Denied:
     """The reason; the model reads ``Denied: {message}``."""
     reason: str = ""
     """Who or what decided, for the call's card ("by you", "by policy: MEOWGENT_APPROVE=none")."""
-    by: DecidedBy | None = None
-    """Who decided; None: an approver that does not say (the log then reads ``reason``)."""
+    by: DecidedBy | None = field(default=None, compare=False)
+    """Who decided; None: an approver that does not say (the log then reads ``reason``). Not
+    compared: a decision is the same whoever made it (as a cassette's replay holds)."""
 
 
 Decision = Approved | Denied
