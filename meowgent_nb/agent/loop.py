@@ -139,7 +139,11 @@ class _Setting:
 
 
 class Agent:
-    """A conversation with a model that can call tools.
+    """A conversation with a model that can call tools: ``Agent(model, tools=[...], ...)``.
+
+    Every setting after ``model`` is keyword-only. The settings each run's loop and `CallRunner`
+    share are one `RunSettings` (``agent.settings``); ``agent.max_turns`` and the like read and
+    set it.
 
     Args:
         model: Any `Model` (`OllamaModel`, `ScriptedModel`, `FunctionModel`, ...), or a name:
