@@ -8,10 +8,12 @@ person fixes every setting at once.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 from ..errors import SettingsError
+from ..tools.core import Tool
 from ..tools.output import MAX_DEPTH, MAX_ITEMS
 from .tool_search import SEARCH_TOOL, search_wanted
 
@@ -62,27 +64,30 @@ def settings_problems(settings: RunSettings) -> list[str]:
     return problems
 
 
-def agent_problems(agent: Any) -> list[str]:
-    """What is wrong with an `Agent`'s tools and how they are offered, one line each."""
+def agent_problems(
+    tools: Sequence[Tool], tool_choice: str, tool_search: bool | str | None, always_show: Sequence[str]
+) -> list[str]:
+    """What is wrong with an `Agent`'s tools and how they are offered (its settings of those
+    names), one line each."""
     problems: list[str] = []
-    names = [t.name for t in agent.tools]
+    names = [t.name for t in tools]
     duplicates = sorted({n for n in names if names.count(n) > 1})
     if duplicates:
         problems.append(f"two tools share a name: {', '.join(duplicates)}; rename one with @tool(name=...)")
-    if agent.tool_choice not in ("auto", "none", "required") and agent.tool_choice not in names:
+    if tool_choice not in ("auto", "none", "required") and tool_choice not in names:
         problems.append(
             f"tool_choice must be 'auto', 'none', 'required' or a tool name ({', '.join(names) or 'none'}),"
-            f" got {agent.tool_choice!r}"
+            f" got {tool_choice!r}"
         )
-    if agent.tool_search not in (None, "auto", True, False):
-        problems.append(f"tool_search must be 'auto', True, False or None, got {agent.tool_search!r}")
-    unknown = [n for n in agent.always_show if n not in names]
+    if tool_search not in (None, "auto", True, False):
+        problems.append(f"tool_search must be 'auto', True, False or None, got {tool_search!r}")
+    unknown = [n for n in always_show if n not in names]
     if unknown:
         problems.append(
             f"always_show names tools that are not offered: {', '.join(map(repr, unknown))}"
             f" (the tools are: {', '.join(names) or 'none'})"
         )
-    if SEARCH_TOOL in names and search_wanted(agent.tool_search, len(names)):
+    if SEARCH_TOOL in names and search_wanted(tool_search, len(names)):
         problems.append(
             f"a tool is named {SEARCH_TOOL!r}, the name of the tool that tool_search adds;"
             " rename it with @tool(name=...) or pass tool_search=False"

@@ -272,7 +272,8 @@ class Agent:
             self.protocol = protocol
         except ValueError as error:
             problems.append(str(error))
-        problems += settings_problems(self.settings) + agent_problems(self)
+        problems += settings_problems(self.settings)
+        problems += agent_problems(self.tools, tool_choice, tool_search, self.always_show)
         given = [rule for _, rule, source in self.rules.numbered() if source == "Agent(rules=...)"]
         for warning in self.rules.unknown_tools(self.tools, given):
             warnings.warn(f"Agent: {warning}", stacklevel=3)  # past _old_spellings, to the caller
