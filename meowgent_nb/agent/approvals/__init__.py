@@ -19,6 +19,7 @@ from ...tools.core import Tool, ToolCall
 from ..rules import Rules
 
 __all__ = [
+    "PERSON_DECIDED",
     "ApprovalRequest",
     "Approved",
     "Approver",
