@@ -122,6 +122,8 @@ class CallRunner:
                 results[index] = early if last else self._outcome(early)
             else:
                 checked.append((index, call, *early))
+        # The rules are asked once every call is checked: a rules file gone bad then ends the run
+        # with every early result already in place.
         pending = [
             PendingCall(index, call, tool, values, self._ruled(tool, values, tool is not self.search_tool))
             for index, call, tool, values in checked
