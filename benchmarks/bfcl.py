@@ -148,7 +148,7 @@ def to_tool(function: dict) -> Tool:
 async def first_turn(agent: Agent, prompt: str) -> tuple[list[tuple[str, dict]], bool, str | None]:
     """The readable calls of the first turn, whether one was unreadable, and the finish reason.
 
-    The agent asks approval for every call (``ask="every"``, which the model never sees), so the
+    The agent asks approval for every call (``approve="every"``, which the model never sees), so the
     turn's calls end in `ApprovalRequested` before any runs; reading stops there, or at the first
     result (calls refused before running: unknown tool, invalid arguments), or at the turn's end.
     """
@@ -182,7 +182,7 @@ def case_agent(case: dict, model: Any, protocol: str) -> tuple[Agent, str]:
     system = "\n\n".join(m["content"] for m in messages if m["role"] == "system") or None
     talk = [m for m in messages if m["role"] != "system"]
     tools = [to_tool(f) for f in case["function"]]
-    agent = Agent(model, tools=tools, protocol=protocol, system=system, max_turns=2, ask="every")
+    agent = Agent(model, tools=tools, protocol=protocol, system=system, max_turns=2, approve="every")
     agent.messages.extend({"role": m["role"], "content": m["content"]} for m in talk[:-1])
     return agent, talk[-1]["content"]
 

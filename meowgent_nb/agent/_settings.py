@@ -1,48 +1,105 @@
-"""What an `Agent`'s settings may be: each wrong setting as one line that says what it must be.
+"""What an `Agent`'s settings may be: the settings a run's loop and `CallRunner` share, and their checks.
 
-`settings_problems` is run when an agent is made; the agent raises one `ValueError` listing them all,
-so a person fixes every setting at once.
+`RunSettings` is built once by `Agent` (or by `%tools serve` for its calls) and handed to each
+run's `CallRunner`. `settings_problems` and `agent_problems` say each wrong setting in one line
+that says what it must be; `check_settings` raises one `SettingsError` listing them all, so a
+person fixes every setting at once.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
 
+from ..errors import SettingsError
+from ..tools.core import Tool
+from ..tools.output import MAX_DEPTH, MAX_ITEMS
 from .tool_search import SEARCH_TOOL, search_wanted
 
-__all__ = ["settings_problems"]
+__all__ = ["Approve", "RunSettings", "agent_problems", "check_settings", "settings_problems"]
+
+Approve = Literal["ask", "every"]
+"""Which calls a person is asked about: those of tools marked ``approval=True`` and those the rules
+ask about (``ask``), or every call (``every``)."""
 
 
-def settings_problems(agent: Any) -> list[str]:
-    """What is wrong with an `Agent`'s settings (besides its protocol and context), one line each."""
+@dataclass(kw_only=True, frozen=True)
+class RunSettings:
+    """The settings a run's loop and its `CallRunner` share (see `Agent` for what each means)."""
+
+    approve: Approve = "ask"
+    """Which calls are put to the approver: ``ask`` (marked tools, rules that ask) or ``every``."""
+    max_turns: int = 8
+    """Model requests per run; a call made on the last turn is not run."""
+    max_workers: int = 8
+    """Tool calls of one turn that run at the same time."""
+    tool_timeout: float | None = 30.0
+    """Seconds a call may take when its tool sets no timeout; None: no limit."""
+    max_output_chars: int | None = 4000
+    """Tool output longer than this is cut, keeping its start and end; None: no limit."""
+    max_output_items: int = MAX_ITEMS
+    """Entries of a list or object in a result written out at each level."""
+    max_output_depth: int = MAX_DEPTH
+    """Levels of nesting of a result written out."""
+    repeat_calls: bool = False
+    """Whether a call identical to one that already succeeded in the run runs again."""
+    max_repeated_failures: int | None = 3
+    """The run ends when the same call fails the same way this many turns in a row; None: never."""
+    deny_if_approver_fails: bool = False
+    """What an approver that raises means: False (the loop) lets the error end the run, so the
+    person sees the broken approver; True (a server) denies the calls, telling the client why."""
+
+
+def settings_problems(settings: RunSettings) -> list[str]:
+    """What is wrong with ``settings``, one line each."""
     problems: list[str] = []
-    if not isinstance(agent.max_turns, int) or agent.max_turns < 1:
-        problems.append(f"max_turns must be a whole number of at least 1, got {agent.max_turns!r}")
-    limit = agent.max_repeated_failures
+    if not isinstance(settings.max_turns, int) or settings.max_turns < 1:
+        problems.append(f"max_turns must be a whole number of at least 1, got {settings.max_turns!r}")
+    limit = settings.max_repeated_failures
     if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 2):
         problems.append(f"max_repeated_failures must be a whole number of at least 2, or None; got {limit!r}")
-    if agent.ask not in ("marked", "every"):
-        problems.append(f"ask must be 'marked' or 'every', got {agent.ask!r}")
-    names = [t.name for t in agent.tools]
+    if settings.approve not in ("ask", "every"):
+        problems.append(f"approve must be 'ask' or 'every', got {settings.approve!r}")
+    return problems
+
+
+def agent_problems(
+    tools: Sequence[Tool], tool_choice: str, tool_search: bool | str | None, always_show: Sequence[str]
+) -> list[str]:
+    """What is wrong with an `Agent`'s tools and how they are offered (its settings of those
+    names), one line each."""
+    problems: list[str] = []
+    names = [t.name for t in tools]
     duplicates = sorted({n for n in names if names.count(n) > 1})
     if duplicates:
         problems.append(f"two tools share a name: {', '.join(duplicates)}; rename one with @tool(name=...)")
-    if agent.tool_choice not in ("auto", "none", "required") and agent.tool_choice not in names:
+    if tool_choice not in ("auto", "none", "required") and tool_choice not in names:
         problems.append(
             f"tool_choice must be 'auto', 'none', 'required' or a tool name ({', '.join(names) or 'none'}),"
-            f" got {agent.tool_choice!r}"
+            f" got {tool_choice!r}"
         )
-    if agent.tool_search not in (None, "auto", True, False):
-        problems.append(f"tool_search must be 'auto', True, False or None, got {agent.tool_search!r}")
-    unknown = [n for n in agent.always_show if n not in names]
+    if tool_search not in (None, "auto", True, False):
+        problems.append(f"tool_search must be 'auto', True, False or None, got {tool_search!r}")
+    unknown = [n for n in always_show if n not in names]
     if unknown:
         problems.append(
             f"always_show names tools that are not offered: {', '.join(map(repr, unknown))}"
             f" (the tools are: {', '.join(names) or 'none'})"
         )
-    if SEARCH_TOOL in names and search_wanted(agent.tool_search, len(names)):
+    if SEARCH_TOOL in names and search_wanted(tool_search, len(names)):
         problems.append(
             f"a tool is named {SEARCH_TOOL!r}, the name of the tool that tool_search adds;"
             " rename it with @tool(name=...) or pass tool_search=False"
         )
     return problems
+
+
+def check_settings(problems: list[str], what: str = "Agent") -> None:
+    """Raise one error listing ``problems``, if there are any.
+
+    Raises:
+        SettingsError: ``Invalid Agent settings:`` and one line per problem.
+    """
+    if problems:
+        raise SettingsError(f"Invalid {what} settings:\n" + "\n".join(f"- {p}" for p in problems))

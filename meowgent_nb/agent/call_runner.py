@@ -1,14 +1,15 @@
 """Running one turn's tool calls: validate, ask for approval, execute in parallel, in time limits.
 
-`CallRunner` holds an agent's settings for one run, the results of the calls that succeeded in it
-(an identical call is answered with the earlier result instead of running again), and how often
-each call failed the same way (a call that keeps failing gets a notice, then ends the run).
+`CallRunner` holds the run's settings (`RunSettings`, shared with the loop), the results of the
+calls that succeeded in it (an identical call is answered with the earlier result instead of
+running again), and how often each call failed the same way (a call that keeps failing gets a
+notice, then ends the run). Each validated call travels as a `PendingCall`.
 
 It is the one path from a request to a running tool, whoever asks: the agent loop, and a client
 of `%tools serve` (`mcp.serve.ToolServer` runs each served call as a batch of one). The agent's
 rules and a tool's approval function decide each validated call first (`approvals.ruled`); the
-approver gets only the calls they leave asking. What runs is exactly what was approved (arguments a person edited are validated again), and only an explicit
-`Approved` runs a call: any other answer (None, False, a wrong count, a look-alike object) is a
+approver gets only the calls they leave asking (`Ask`). What runs is exactly what was approved
+(arguments a person edited are validated again), and only an explicit `Approved` runs a call: any other answer (None, False, a wrong count, a look-alike object) is a
 denial.
 """
 
@@ -20,15 +21,16 @@ import difflib
 import json
 import time
 from collections.abc import AsyncIterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from typing import Any
 
 from ..errors import ApprovalMissing, ToolArgumentsError
 from ..protocols.parsing import MalformedCall
 from ..tools.core import Tool, ToolCall, ToolResult
-from ..tools.output import MAX_DEPTH, MAX_ITEMS, Shape
+from ..tools.output import Shape
+from ._settings import RunSettings
 from ._tool_threads import ToolThreads, call_tool
-from .approvals import Approved, Approver, Decision, Denied, DenyAll, decide, ruled
+from .approvals import Approved, Approver, Ask, DecidedBy, Decision, Denied, DenyAll, decide, ruled
 from .approvals.decisions import logged
 from .events import AgentEvent, ApprovalEvent, ApprovalRequested, ToolResultEvent, ToolRunning
 from .repeated import Failure, repeat_notice
@@ -36,10 +38,12 @@ from .result import RepeatedFailure
 from .rules import RuleError, Rules
 from .running_call import RUNNING_CALL, Ending, RunningCall, within_limit
 
-__all__ = ["CallRunner"]
+__all__ = ["CallRunner", "PendingCall", "RunSettings"]
 
 # One set of daemon threads for every agent: %%agent makes an agent per cell.
 _THREADS = ToolThreads()
+
+_UNREADABLE = DecidedBy("rule", "the rules could not be read")
 
 _NO_APPROVER = DenyAll(
     "this tool needs a person's approval and no approver was given"
@@ -47,31 +51,46 @@ _NO_APPROVER = DenyAll(
 )
 
 
+@dataclass(frozen=True)
+class PendingCall:
+    """A validated call of one turn, on its way to a decision and a run."""
+
+    index: int
+    """Its place among the turn's calls (its key in ``results``)."""
+    call: ToolCall
+    tool: Tool
+    values: dict[str, Any]
+    """The validated arguments: what is asked about, and what runs unless a person edits them."""
+    ruled: Decision | Ask | None
+    """What the rules and the tool's approval function said (see `approvals.ruled`); None: run."""
+
+    @property
+    def request(self) -> tuple[ToolCall, Tool, dict[str, Any]]:
+        """The call as `approvals.decide` and `decisions.logged` take it."""
+        return self.call, self.tool, self.values
+
+
 @dataclass
 class CallRunner:
-    """Validates, approves and runs the calls of one run's turns (the fields are `Agent`'s)."""
+    """Validates, approves and runs the calls of one run's turns.
 
-    approver: Approver | None
-    ask: str
-    max_turns: int
-    max_workers: int
-    tool_timeout: float | None
-    max_output_chars: int | None
-    repeat_calls: bool
-    max_repeated_failures: int | None = 3
-    search_tool: Tool | None = None
-    """The agent's ``search_tools``, when the tools are found with it: an unknown name is then
-    answered with a hint to search, not with the list of every tool, and a search is never put to
-    a person (also with ``ask="every"``): it only reads the tools' descriptions."""
+    Args:
+        settings: The run's settings, shared with the loop that made this runner.
+        approver: Decides on the calls that ask; None: they are denied.
+        model: The agent's model, for a tool that asks it something (an MCP server's sampling
+            request) and for its cassette's tool and decision tapes.
+        rules: The agent's rules, asked about every call before the approver (see `approvals.ruled`).
+        search_tool: The agent's ``search_tools``, when the tools are found with it: an unknown
+            name is then answered with a hint to search, not with the list of every tool, and a
+            search is never put to a person (also with ``approve="every"``).
+    """
+
+    settings: RunSettings
+    _: KW_ONLY
+    approver: Approver | None = None
     model: Any = None
-    """The agent's model, for a tool that asks it something (an MCP server's sampling request)."""
-    max_output_items: int = MAX_ITEMS
-    max_output_depth: int = MAX_DEPTH
     rules: Rules | None = None
-    """The agent's rules, asked about every call before the approver (see `approvals.ruled`)."""
-    deny_if_approver_fails: bool = False
-    """What an approver that raises means: False (the loop) lets the error end the run, so the
-    person sees the broken approver; True (a server) denies the calls, telling the client why."""
+    search_tool: Tool | None = None
     answered: dict[str, ToolResult] = field(default_factory=dict)
     """This run's successful calls, by tool and validated arguments."""
     failures: dict[str, Failure] = field(default_factory=dict)
@@ -83,7 +102,8 @@ class CallRunner:
     @property
     def shape(self) -> Shape:
         """How results are shaped into the model's text (see `tools.output`)."""
-        return Shape(self.max_output_chars, self.max_output_items, self.max_output_depth)
+        settings = self.settings
+        return Shape(settings.max_output_chars, settings.max_output_items, settings.max_output_depth)
 
     async def run(
         self,
@@ -95,77 +115,82 @@ class CallRunner:
         """Validate, approve and run one turn's calls, filling ``results`` by call index."""
         self._turn += 1
         by_name = {t.name: t for t in offered}
-        runnable: list[tuple[int, ToolCall, Tool, dict[str, Any]]] = []
+        checked: list[tuple[int, ToolCall, Tool, dict[str, Any]]] = []
         for index, (call, malformed) in enumerate(calls):
             early = self._precheck(call, malformed, by_name, last)
             if isinstance(early, ToolResult):
                 results[index] = early if last else self._outcome(early)
             else:
-                runnable.append((index, call, *early))
-        ruled_by = {
-            item[0]: self._ruled(item[2], item[3], item[2] is not self.search_tool) for item in runnable
-        }
-        asking = [item for item in runnable if ruled_by[item[0]] == "ask"]
-        await self._log_ruled(runnable, ruled_by)
+                checked.append((index, call, *early))
+        # The rules are asked once every call is checked: a rules file gone bad then ends the run
+        # with every early result already in place.
+        pending = [
+            PendingCall(index, call, tool, values, self._ruled(tool, values, tool is not self.search_tool))
+            for index, call, tool, values in checked
+        ]
+        asking = [each for each in pending if isinstance(each.ruled, Ask)]
+        await self._log_ruled(pending)
         if asking:
-            notes = tuple(self._untrusted_note(tool, values) for _, _, tool, values in asking)
-            yield ApprovalRequested(tuple(call for _, call, _, _ in asking), notes if any(notes) else ())
+            notes = tuple(self._untrusted_note(each.tool, each.values) for each in asking)
+            yield ApprovalRequested(tuple(each.call for each in asking), notes if any(notes) else ())
         try:
             decisions = await self._decide(asking)
         except (asyncio.CancelledError, KeyboardInterrupt):  # stopped while waiting: none of them ran
-            for index, call, _, _ in asking:
-                results[index] = ToolResult(
-                    call, "Not run: the run was stopped before a decision.", kind="denied"
+            for each in asking:
+                results[each.index] = ToolResult(
+                    each.call, "Not run: the run was stopped before a decision.", kind="denied"
                 )
             raise
         edited: dict[int, dict[str, Any]] = {}
-        decided = {
-            **{i: d for i, d in ruled_by.items() if d not in ("ask", None)},
-            **{index: decision for (index, *_), decision in zip(asking, decisions)},
+        decided: dict[int, Decision] = {
+            **{each.index: each.ruled for each in pending if isinstance(each.ruled, (Approved, Denied))},
+            **{each.index: decision for each, decision in zip(asking, decisions)},
         }
-        for index, call, tool, values in runnable:  # in call order: the rules' decisions and the approver's
-            if index in decided:
-                decision = self._settle(index, call, tool, decided[index], results, edited)
-                yield ApprovalEvent(call, decision)
-                if isinstance(decision, Denied) and index in results:  # what was denied, for expectations
-                    results[index] = dataclasses.replace(results[index], arguments=values)
+        for each in pending:  # in call order: the rules' decisions and the approver's
+            if each.index in decided:
+                decision = self._settle(each, decided[each.index], results, edited)
+                yield ApprovalEvent(each.call, decision)
+                if (
+                    isinstance(decision, Denied) and each.index in results
+                ):  # what was denied, for expectations
+                    results[each.index] = dataclasses.replace(results[each.index], arguments=each.values)
         for index in sorted(results):
             yield ToolResultEvent(results[index])
-        values_of = {index: edited.get(index, values) for index, _, _, values in runnable}
-        slots = asyncio.Semaphore(self.max_workers)
+        values_of = {each.index: edited.get(each.index, each.values) for each in pending}
+        slots = asyncio.Semaphore(self.settings.max_workers)
         loop = asyncio.get_running_loop()
         approved = {index for index, decision in decided.items() if isinstance(decision, Approved)}
+        to_run = [each for each in pending if each.index not in results]
         running = {
-            index: RunningCall(call, loop, self._timeout(tool), self.approver, self.model, index in approved)
-            for index, call, tool, _ in runnable
-            if index not in results
+            each.index: RunningCall(
+                each.call, loop, self._timeout(each.tool), self.approver, self.model, each.index in approved
+            )
+            for each in to_run
         }
-        for index, call, _, _ in runnable:
-            if index not in results:
-                yield ToolRunning(call, values_of[index], running[index].timeout)
+        for each in to_run:
+            yield ToolRunning(each.call, values_of[each.index], running[each.index].timeout)
         tasks = [
-            asyncio.ensure_future(self._execute(index, call, tool, values_of[index], slots, running[index]))
-            for index, call, tool, _ in runnable
-            if index not in results
+            asyncio.ensure_future(self._execute(each, values_of[each.index], slots, running[each.index]))
+            for each in to_run
         ]
-        tools_of = {index: tool for index, _, tool, _ in runnable}
+        pending_at = {each.index: each for each in pending}
         try:
             for next_done in asyncio.as_completed(tasks):
                 index, result = await next_done
                 if isinstance(result.exception, ApprovalMissing):  # it needs approval after all: ask now
-                    call, tool = result.call, tools_of[index]
-                    yield ApprovalRequested((call,))
-                    (decision,) = await self._decide([(index, call, tool, values_of[index])])
-                    yield ApprovalEvent(call, self._settle(index, call, tool, decision, results, edited))
+                    each = dataclasses.replace(pending_at[index], values=values_of[index])
+                    yield ApprovalRequested((each.call,))
+                    (decision,) = await self._decide([each])
+                    yield ApprovalEvent(each.call, self._settle(each, decision, results, edited))
                     if index in results:
                         yield ToolResultEvent(results[index])
                         continue
                     values_of[index] = edited.get(index, values_of[index])
                     running[index] = again = RunningCall(
-                        call, loop, self._timeout(tool), self.approver, self.model, True
+                        each.call, loop, self._timeout(each.tool), self.approver, self.model, True
                     )
-                    yield ToolRunning(call, values_of[index], again.timeout)
-                    index, result = await self._execute(index, call, tool, values_of[index], slots, again)
+                    yield ToolRunning(each.call, values_of[index], again.timeout)
+                    index, result = await self._execute(each, values_of[index], slots, again)
                 if index in edited:
                     result = _ran_with(result, edited[index])
                 result = dataclasses.replace(result, arguments=values_of[index])
@@ -181,9 +206,7 @@ class CallRunner:
 
     def _settle(
         self,
-        index: int,
-        call: ToolCall,
-        tool: Tool,
+        pending: PendingCall,
         decision: Decision,
         results: dict[int, ToolResult],
         edited: dict[int, dict[str, Any]],
@@ -191,6 +214,7 @@ class CallRunner:
         """Put what ``decision`` means for a call in ``results`` (a denial, an invalid edit) or
         ``edited`` (arguments a person changed, validated: what runs); returns the decision that
         stands (edited arguments a rule denies are denied: the rules see what would run)."""
+        index, call, tool = pending.index, pending.call, pending.tool
         if isinstance(decision, Approved) and decision.arguments is not None:
             try:  # what runs is always validated, also when a person typed it
                 if not isinstance(decision.arguments, Mapping):
@@ -208,7 +232,9 @@ class CallRunner:
             again = self._ruled(tool, edited[index], False) if index in edited else None
             if isinstance(again, Denied):  # the edit made it a call a rule (or the tool) denies
                 decision = Denied(
-                    f"{again.message} (The arguments as edited.)", f"{again.reason} (as edited)"
+                    f"{again.message} (The arguments as edited.)",
+                    f"{again.reason} (as edited)",
+                    None if again.by is None else again.by.edited(),
                 )
         if isinstance(decision, Denied):
             results[index] = self._outcome(ToolResult(call, f"Denied: {decision.message}", kind="denied"))
@@ -228,7 +254,7 @@ class CallRunner:
         if last:
             return ToolResult(
                 call,
-                f"Not run: the limit of {self.max_turns} turns was reached; answer without tools.",
+                f"Not run: the limit of {self.settings.max_turns} turns was reached; answer without tools.",
                 kind="denied",
             )
         tool = by_name.get(call.name)
@@ -251,7 +277,7 @@ class CallRunner:
                 f"Error: {error}\nCall {tool.name} again with corrected arguments.",
                 kind="invalid_arguments",
             )
-        earlier = None if self.repeat_calls else self.answered.get(_call_key(tool.name, values))
+        earlier = None if self.settings.repeat_calls else self.answered.get(_call_key(tool.name, values))
         if earlier is not None:  # small models loop on a call whose result they already have
             return ToolResult(
                 call,
@@ -270,7 +296,8 @@ class CallRunner:
         at ``max_repeated_failures`` the run is marked to end (`repeated`).
         """
         key = _call_key(result.call.name, result.call.arguments)
-        if result.ok or self.max_repeated_failures is None:
+        limit = self.settings.max_repeated_failures
+        if result.ok or limit is None:
             self.failures.pop(key, None)
             return result
         seen = self.failures.get(key)
@@ -280,21 +307,24 @@ class CallRunner:
             seen.times, seen.turn = seen.times + 1, self._turn
         if seen.times < 2:
             return result
-        stop = seen.times >= self.max_repeated_failures
+        stop = seen.times >= limit
         result = dataclasses.replace(result, output=result.output + "\n\n" + repeat_notice(seen.times, stop))
         if stop and self.repeated is None:
             self.repeated = RepeatedFailure(result, seen.times)
         return result
 
-    def _ruled(self, tool: Tool, values: dict[str, Any], may_ask: bool) -> Decision | str | None:
+    def _ruled(self, tool: Tool, values: dict[str, Any], may_ask: bool) -> Decision | Ask | None:
         """What the rules and the tool's approval function decide (see `approvals.ruled`); a rules
         file that cannot be read ends the run, or for a server denies the call, as a failing approver does."""
+        every = self.settings.approve == "every" and may_ask
         try:
-            return ruled(self.rules, tool, values, tool.approval is True or (self.ask == "every" and may_ask))
+            return ruled(self.rules, tool, values, tool.approval is True or every)
         except RuleError as error:
-            if not self.deny_if_approver_fails:
+            if not self.settings.deny_if_approver_fails:
                 raise
-            return Denied(f"the approval rules could not be read: {error}", "the rules could not be read")
+            return Denied(
+                f"the approval rules could not be read: {error}", "the rules could not be read", _UNREADABLE
+            )
 
     def _untrusted_note(self, tool: Tool, values: dict[str, Any]) -> str | None:
         """For the card of a call that asks: that an untrusted rules file's allow rule would allow it."""
@@ -306,38 +336,25 @@ class CallRunner:
             return None
         return f"a rule in {self.rules.path.name} would allow this; the file is not trusted (%agent trust)"
 
-    async def _log_ruled(
-        self, runnable: list[tuple[int, ToolCall, Tool, dict[str, Any]]], ruled_by: dict
-    ) -> None:
+    async def _log_ruled(self, pending: list[PendingCall]) -> None:
         """The rules' and approval functions' decisions go to the one decision log as a person's do."""
-        ruled = [
-            (item, ruled_by[item[0]])
-            for item in runnable
-            if isinstance(ruled_by[item[0]], (Approved, Denied))
-        ]
-        if ruled:
-            await logged(
-                _given([decision for _, decision in ruled]), [item[1:] for item, _ in ruled], self.model
-            )
+        decided = [each for each in pending if isinstance(each.ruled, (Approved, Denied))]
+        if decided:
+            decisions = [each.ruled for each in decided if isinstance(each.ruled, (Approved, Denied))]
+            await logged(_given(decisions), [each.request for each in decided], self.model)
 
-    async def _decide(self, asking: list[tuple[int, ToolCall, Tool, dict[str, Any]]]) -> list[Decision]:
+    async def _decide(self, asking: list[PendingCall]) -> list[Decision]:
         if not asking:
             return []
-        requests = [(call, tool, values) for _, call, tool, values in asking]
-        deciding = decide(self.approver or _NO_APPROVER, requests, self.deny_if_approver_fails)
+        requests = [each.request for each in asking]
+        deciding = decide(self.approver or _NO_APPROVER, requests, self.settings.deny_if_approver_fails)
         return await logged(deciding, requests, self.model)  # the one place every decision is logged
 
     def _timeout(self, tool: Tool) -> float | None:
-        return tool.timeout if tool.timeout is not None else self.tool_timeout
+        return tool.timeout if tool.timeout is not None else self.settings.tool_timeout
 
     async def _execute(
-        self,
-        index: int,
-        call: ToolCall,
-        tool: Tool,
-        values: dict[str, Any],
-        slots: asyncio.Semaphore,
-        running: RunningCall,
+        self, pending: PendingCall, values: dict[str, Any], slots: asyncio.Semaphore, running: RunningCall
     ) -> tuple[int, ToolResult]:
         """Run one validated call on a tool thread, within its time limit; a tool marked
         ``record=True`` is answered from the model's cassette (its `tool_tape`) where that has the
@@ -345,7 +362,9 @@ class CallRunner:
 
         Whatever the tool does (raise ``SystemExit`` or any other ``BaseException``, return a
         value whose ``repr`` raises, block forever), the outcome is a result for this call alone.
+        ``values`` are the arguments that run (a person's edit, where they made one).
         """
+        index, call, tool = pending.index, pending.call, pending.tool
         tape = getattr(self.model, "tool_tape", None) if getattr(tool, "record", False) else None
         codec = getattr(tool, "value_codec", None)
         if tape is not None:

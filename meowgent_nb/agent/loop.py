@@ -1,6 +1,7 @@
 """The agent loop: stream the model, parse calls, validate, approve, run in parallel, feed back.
 
-One turn's request and the reading of its answer are `_turn`'s; running the calls is `calls`'.
+One turn's request and the reading of its answer are `_turn`'s; running the calls is `call_runner`'s.
+The settings the loop and its `CallRunner` share are one `RunSettings`, built when the agent is.
 `Agent.stream` is the one implementation; `Agent.arun` and `Agent.run` collect its events. The
 agent keeps the conversation (`Agent.messages`) across runs, also after an error or an
 interrupt, so the next run continues coherently.
@@ -9,14 +10,15 @@ interrupt, so the next run continues coherently.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+import functools
 import json
 import warnings
 from collections import deque
-from collections.abc import AsyncGenerator, AsyncIterator, Iterable
-from typing import Any, Literal
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable
+from typing import Any, Literal, ParamSpec, TypeVar
 
 from .._async import keep_awake, run_to_completion
-from ..errors import SettingsError
 from ..models.base import Model, ModelRequest, describe_model
 from ..protocols.base import ToolProtocol
 from ..protocols.prompt import DEFAULT_SYSTEM, REQUIRED_NOTICE
@@ -24,7 +26,7 @@ from ..protocols.registry import get_protocol
 from ..tools.core import Tool, ToolResult
 from ..tools.output import MAX_DEPTH, MAX_ITEMS
 from ._images import accepts_images, attach_images, result_images
-from ._settings import settings_problems
+from ._settings import Approve, RunSettings, agent_problems, check_settings, settings_problems
 from ._turn import TurnAnswer, name_index, read_turn, turn_request
 from .approvals import Approver
 from .call_runner import CallRunner
@@ -43,15 +45,105 @@ from .window import ContextRecord, ContextUse, ToolsBlock, answer_tokens, contex
 from .window.compaction import CONTEXT_POLICIES, Compacted, Compaction, ContextPolicy
 
 _CONTEXT_KEPT = 200  # requests whose record an agent keeps (see context_log)
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
 
 
 __all__ = ["Agent", "AgentResult"]
 
 ToolChoice = str  # "auto", "none", "required", or a tool name
 
+# The order Agent took its settings in when they could be passed by position (until 0.x).
+_POSITIONAL = (
+    "tools",
+    "approver",
+    "protocol",
+    "max_turns",
+    "max_workers",
+    "tool_timeout",
+    "system",
+    "tool_choice",
+    "ask",
+    "think",
+    "max_output_chars",
+    "max_output_items",
+    "max_output_depth",
+    "repeat_calls",
+    "max_repeated_failures",
+    "tool_search",
+    "always_show",
+    "context",
+    "rules",
+)
+_OLD_APPROVE = {"marked": "ask"}
+
+
+def _old_spellings(init: Callable[_P, _R]) -> Callable[_P, _R]:
+    """``Agent.__init__``, also taking for one more release, with a DeprecationWarning naming the
+    new form: settings passed by position after the model, ``ask=``, and ``"marked"``."""
+
+    @functools.wraps(init)
+    def accepting(*args: Any, **kwargs: Any) -> Any:
+        self, given = args[0], list(args[1:])
+        if "model" not in kwargs and given:
+            kwargs["model"] = given.pop(0)
+        if len(given) > len(_POSITIONAL):
+            raise TypeError(f"Agent() takes the model and at most {len(_POSITIONAL)} settings")
+        if given:
+            names = _POSITIONAL[: len(given)]
+            twice = [name for name in names if name in kwargs]
+            if twice:
+                raise TypeError(f"Agent() got multiple values for argument {twice[0]!r}")
+            keywords = ", ".join(f"{'approve' if name == 'ask' else name}=..." for name in names)
+            warnings.warn(
+                f"Agent's settings after the model are keyword-only: write Agent(model, {keywords});"
+                " passing them by position is deprecated.",
+                DeprecationWarning,
+                stacklevel=2,
+            )
+            kwargs.update(zip(names, given))
+        if "ask" in kwargs:
+            if "approve" in kwargs:
+                raise TypeError("Agent() got both ask= and approve=; pass approve= only")
+            ask = kwargs.pop("ask")
+            kwargs["approve"] = new = _OLD_APPROVE.get(ask, ask) if isinstance(ask, str) else ask
+            warnings.warn(
+                f"Agent(ask={ask!r}) is deprecated: write Agent(approve={new!r}).",
+                DeprecationWarning,
+                stacklevel=2,
+            )
+        elif isinstance(kwargs.get("approve"), str) and kwargs["approve"] in _OLD_APPROVE:
+            new = _OLD_APPROVE[kwargs["approve"]]
+            warnings.warn(
+                f"Agent(approve={kwargs['approve']!r}) is deprecated: write Agent(approve={new!r}).",
+                DeprecationWarning,
+                stacklevel=2,
+            )
+            kwargs["approve"] = new
+        return init(self, **kwargs)  # type: ignore[call-arg]
+
+    return accepting  # type: ignore[return-value]
+
+
+class _Setting:
+    """An `Agent` attribute that reads, and sets, its `RunSettings` field of the same name."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, agent: Any, owner: type | None = None) -> Any:
+        return self if agent is None else getattr(agent.settings, self.name)
+
+    def __set__(self, agent: Any, value: Any) -> None:
+        agent.settings = dataclasses.replace(agent.settings, **{self.name: value})
+
 
 class Agent:
-    """A conversation with a model that can call tools.
+    """A conversation with a model that can call tools: ``Agent(model, tools=[...], ...)``.
+
+    Every setting after ``model`` is keyword-only. The settings each run's loop and `CallRunner`
+    share are one `RunSettings` (``agent.settings``); ``agent.max_turns`` and the like read and
+    set it.
 
     Args:
         model: Any `Model` (`OllamaModel`, `ScriptedModel`, `FunctionModel`, ...), or a name:
@@ -74,7 +166,8 @@ class Agent:
         system: Your instructions, placed before the tool rules in the system prompt.
         tool_choice: ``"auto"``; ``"none"`` (offer no tools); ``"required"`` (remind the model
             once if it answers without a call); or a tool name (offer only that tool).
-        ask: ``"marked"`` asks approval for tools marked ``approval=True``; ``"every"`` for all.
+        approve: ``"ask"`` asks a person (the approver) about calls of tools marked
+            ``approval=True`` and those the rules ask about; ``"every"`` about every call.
         think: Ask a thinking model to think (True) or not (False); None leaves it to the model.
         max_output_chars: Tool output longer than this is cut, keeping its start and end, with a
             note; None: no limit.
@@ -106,9 +199,21 @@ class Agent:
             See `compaction`.
     """
 
+    approve = _Setting()
+    max_turns = _Setting()
+    max_workers = _Setting()
+    tool_timeout = _Setting()
+    max_output_chars = _Setting()
+    max_output_items = _Setting()
+    max_output_depth = _Setting()
+    repeat_calls = _Setting()
+    max_repeated_failures = _Setting()
+
+    @_old_spellings
     def __init__(
         self,
         model: Model | str | None,
+        *,
         tools: Iterable[Tool] = (),
         approver: Approver | None = None,
         protocol: str | ToolProtocol = "xml",
@@ -117,7 +222,7 @@ class Agent:
         tool_timeout: float | None = 30.0,
         system: str | None = None,
         tool_choice: ToolChoice = "auto",
-        ask: Literal["marked", "every"] = "marked",
+        approve: Approve = "ask",
         think: bool | None = None,
         max_output_chars: int | None = 4000,
         max_output_items: int = MAX_ITEMS,
@@ -140,18 +245,21 @@ class Agent:
             rules if isinstance(rules, Rules) else Rules(rules, folders=["."], source="Agent(rules=...)")
         )
         """What rules decide calls before the approver; ``agent.rules.add("TOOL ARG=... -> allow")``."""
-        self.max_turns = max_turns
-        self.max_workers = max_workers
-        self.tool_timeout = tool_timeout
+        self.settings = RunSettings(
+            approve=approve,
+            max_turns=max_turns,
+            max_workers=max_workers,
+            tool_timeout=tool_timeout,
+            max_output_chars=max_output_chars,
+            max_output_items=max_output_items,
+            max_output_depth=max_output_depth,
+            repeat_calls=repeat_calls,
+            max_repeated_failures=max_repeated_failures,
+        )
+        """What each run's loop and `CallRunner` share; ``agent.max_turns`` and the like read and set it."""
         self.system = system
         self.tool_choice = tool_choice
-        self.ask = ask
         self.think = think
-        self.max_output_chars = max_output_chars
-        self.max_output_items = max_output_items
-        self.max_output_depth = max_output_depth
-        self.repeat_calls = repeat_calls
-        self.max_repeated_failures = max_repeated_failures
         self.tool_search = tool_search
         self.always_show = [t.name if isinstance(t, Tool) else t for t in always_show]
         self.context: ContextPolicy = context
@@ -164,12 +272,12 @@ class Agent:
             self.protocol = protocol
         except ValueError as error:
             problems.append(str(error))
-        problems += settings_problems(self)
+        problems += settings_problems(self.settings)
+        problems += agent_problems(self.tools, tool_choice, tool_search, self.always_show)
         given = [rule for _, rule, source in self.rules.numbered() if source == "Agent(rules=...)"]
         for warning in self.rules.unknown_tools(self.tools, given):
-            warnings.warn(f"Agent: {warning}", stacklevel=2)
-        if problems:
-            raise SettingsError("Invalid Agent settings:\n" + "\n".join(f"- {p}" for p in problems))
+            warnings.warn(f"Agent: {warning}", stacklevel=3)  # past _old_spellings, to the caller
+        check_settings(problems)
         self.messages: list[dict[str, Any]] = []
         """The whole conversation, without the system prompt (which is rebuilt each turn)."""
         self._call_count = 0
@@ -221,21 +329,15 @@ class Agent:
             return None
         return ToolSearch(offered, self.always_show, max_chars=self.max_output_chars)
 
+    @property
+    def ask(self) -> str:
+        """Deprecated: `approve` (``"marked"`` is now ``"ask"``)."""
+        warnings.warn("Agent.ask is deprecated: read Agent.approve.", DeprecationWarning, stacklevel=2)
+        return "marked" if self.approve == "ask" else self.approve
+
     def _call_runner(self, search: Tool | None = None) -> CallRunner:
         return CallRunner(
-            self.approver,
-            self.ask,
-            self.max_turns,
-            self.max_workers,
-            self.tool_timeout,
-            self.max_output_chars,
-            self.repeat_calls,
-            self.max_repeated_failures,
-            search_tool=search,
-            model=self.model,
-            max_output_items=self.max_output_items,
-            max_output_depth=self.max_output_depth,
-            rules=self.rules,
+            self.settings, approver=self.approver, model=self.model, rules=self.rules, search_tool=search
         )
 
     def _offered(self) -> list[Tool]:
@@ -295,10 +397,10 @@ class Agent:
             runnable = [search.tool, *runnable]
         names = name_index(tool.name for tool in runnable)  # what a written name may mean
         block = ToolsBlock(self._protocol, search.shown() if search is not None else runnable)
-        for turn in range(1, self.max_turns + 1):
+        for turn in range(1, self.settings.max_turns + 1):
             # With tool search, a turn offers the shown tools and those found so far.
             offered = runnable if search is None else search.offered(self.messages)
-            last = turn == self.max_turns and bool(offered)
+            last = turn == self.settings.max_turns and bool(offered)
             compacted = self._fit(system, offered, start)
             if compacted is not None:
                 if self.compaction.summarizing:

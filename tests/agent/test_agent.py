@@ -21,6 +21,8 @@ from meowgent_nb import (
     ToolCall,
     tool,
 )
+from meowgent_nb.agent.call_runner import RunSettings
+from meowgent_nb.errors import SettingsError
 from meowgent_nb.events import (
     ApprovalEvent,
     FinalAnswer,
@@ -243,7 +245,7 @@ def test_ask_every_tool_and_auto_approve():
             return await super().approve(requests)
 
     model = ScriptedModel([call("add", a=1, b=2), "3"])
-    Agent(model, tools=[add], approver=Recorder(), ask="every").run("add")
+    Agent(model, tools=[add], approver=Recorder(), approve="every").run("add")
     assert seen == ["add"]
 
 
@@ -534,3 +536,36 @@ def test_a_name_written_as_the_person_typed_it_calls_the_one_offered_tool_it_mea
     model = ScriptedModel([call("GET_WEATHER", city="Paris"), "Done."])
     result = Agent(model, tools=[get_weather, get__weather]).run("weather")
     assert [(r.call.name, r.kind) for r in result.tool_results] == [("GET_WEATHER", "unknown_tool")]
+
+
+def test_settings_after_the_model_are_keyword_only_and_the_old_spellings_warn_naming_the_new():
+    model = ScriptedModel([])
+    with pytest.warns(DeprecationWarning) as caught:
+        agent = Agent(model, [add], None, "xml", 3)
+    assert str(caught[0].message) == (
+        "Agent's settings after the model are keyword-only: write Agent(model, tools=..., approver=...,"
+        " protocol=..., max_turns=...); passing them by position is deprecated."
+    )
+    assert caught[0].filename == __file__  # the warning points at the caller
+    assert ([t.name for t in agent.tools], agent.max_turns, agent.settings.max_turns) == (["add"], 3, 3)
+
+    with pytest.warns(DeprecationWarning) as caught:
+        agent = Agent(model, tools=[add], ask="marked")
+    assert str(caught[0].message) == "Agent(ask='marked') is deprecated: write Agent(approve='ask')."
+    assert agent.approve == agent.settings.approve == "ask"
+    with pytest.warns(DeprecationWarning, match=r"write Agent\(approve='every'\)"):
+        assert Agent(model, tools=[add], ask="every").approve == "every"
+    with pytest.warns(DeprecationWarning, match=r"Agent\(approve='marked'\) is deprecated"):
+        assert Agent(model, tools=[add], approve="marked").approve == "ask"
+
+    with pytest.raises(TypeError, match="multiple values for argument 'tools'"):
+        Agent(model, [add], tools=[add])
+    with pytest.raises(SettingsError) as error:
+        Agent(model, tools=[add], approve="allow")
+    assert str(error.value) == "Invalid Agent settings:\n- approve must be 'ask' or 'every', got 'allow'"
+
+
+def test_the_settings_are_one_value_the_loop_and_its_call_runner_share():
+    agent = Agent(ScriptedModel([]), tools=[add], max_turns=2, tool_timeout=None)
+    agent.max_workers = 3  # an attribute reads and sets the agent's RunSettings
+    assert agent.settings == RunSettings(max_turns=2, tool_timeout=None, max_workers=3)

@@ -9,8 +9,9 @@ import json
 import pytest
 
 from meowgent_nb import Agent, ScriptedModel, tool
-from meowgent_nb.agent.approvals import Approved, AutoApprove, Denied, DenyAll
+from meowgent_nb.agent.approvals import Approved, Ask, AutoApprove, DecidedBy, Denied, DenyAll, ruled
 from meowgent_nb.agent.approvals.decisions import DecisionLog, decided_by, decision_words, session_decisions
+from meowgent_nb.agent.rules import Rules
 from meowgent_nb.recording.cassette import CassetteError, RecordingModel, ReplayModel
 
 
@@ -222,3 +223,33 @@ def test_a_hand_edited_decision_that_is_no_decision_is_an_error_naming_its_line(
         f"Cassette {path}, line 20: decision input should be 'approved', 'edited' or 'denied', found \"maybe\"."
         " Fix that line, or delete the file and record again."
     )
+
+
+def test_who_decided_is_the_decisions_by_set_by_whoever_decided_not_read_from_its_reason(fresh_log):
+    said_otherwise = Approved("approved by the moon", by=DecidedBy("person", "Ada"))
+    assert (decision_words(said_otherwise), decided_by(said_otherwise)) == ("approved by the moon", "Ada")
+    assert said_otherwise == Approved("approved by the moon")  # the same decision, whoever made it
+
+    rules = Rules(
+        [
+            "delete_file path=scratch/** -> allow",
+            "delete_file path=keep/** -> deny",
+            "delete_file path=ask/** -> ask",
+        ]
+    )
+    allowed, denied, asked, marked = (
+        ruled(rules, delete_file, {"path": path}, True) for path in ("scratch/a", "keep/a", "ask/a", "a")
+    )
+    assert allowed.by == DecidedBy("rule", "rule 1 (delete_file path=scratch/**)")
+    assert denied.by == DecidedBy("rule", "rule 2 (delete_file path=keep/**)")
+    assert (asked, marked) == (Ask("asked by rule 3 (delete_file path=ask/**)"), Ask("approval=True"))
+    assert ruled(rules, delete_file, {"path": "a"}, False) is None
+
+    model = ScriptedModel([_calls({"path": "scratch/a"}, {"path": "keep/a"}, {"path": "a"}), "done"])
+    decided = Denied("not today", "by you", by=DecidedBy("person", "Ada"))
+    Agent(model, tools=[delete_file], approver=Deciding(decided), rules=rules).run("go")
+    assert [(r.decision, r.by) for r in fresh_log] == [
+        ("approved", "rule 1 (delete_file path=scratch/**)"),
+        ("denied", "rule 2 (delete_file path=keep/**)"),
+        ("denied", "Ada"),
+    ]

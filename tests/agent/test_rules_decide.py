@@ -72,7 +72,7 @@ def test_a_rule_allows_a_marked_call_without_asking_and_denies_another():
     approver = Recording(Denied(reason="by you"))
     agent = Agent(
         ScriptedModel([]),
-        [delete_file, list_files],
+        tools=[delete_file, list_files],
         approver=approver,
         rules=["delete_file path=scratch/** -> allow", "list_files folder=/** -> deny"],
     )
@@ -97,7 +97,10 @@ def test_a_rule_allows_a_marked_call_without_asking_and_denies_another():
 def test_a_call_no_rule_decides_is_asked_and_a_dot_dot_path_is_never_allowed_by_a_glob():
     approver = Recording(Denied(reason="by you"))
     agent = Agent(
-        ScriptedModel([]), [delete_file], approver=approver, rules=["delete_file path=scratch/** -> allow"]
+        ScriptedModel([]),
+        tools=[delete_file],
+        approver=approver,
+        rules=["delete_file path=scratch/** -> allow"],
     )
     decided, results = run(agent, call("delete_file", path="scratch/../secrets.txt"))
     assert decided == [("delete_file", "Denied", "by you")]
@@ -108,7 +111,7 @@ def test_a_call_no_rule_decides_is_asked_and_a_dot_dot_path_is_never_allowed_by_
 def test_deny_wins_over_an_approver_that_approves_everything():
     agent = Agent(
         ScriptedModel([]),
-        [delete_file],
+        tools=[delete_file],
         approver=AutoApprove(),
         rules=["delete_file -> allow", "delete_file force=true -> deny"],
     )
@@ -123,7 +126,7 @@ def test_deny_wins_over_an_approver_that_approves_everything():
 def test_an_ask_rule_makes_an_unmarked_tool_ask():
     approver = Recording()
     agent = Agent(
-        ScriptedModel([]), [list_files], approver=approver, rules=["list_files folder={/,/etc} -> ask"]
+        ScriptedModel([]), tools=[list_files], approver=approver, rules=["list_files folder={/,/etc} -> ask"]
     )
     run(agent, call("list_files", folder="/etc"), call("list_files", folder="here"))
     assert approver.asked == [("list_files", {"folder": "/etc"})]
@@ -132,7 +135,7 @@ def test_an_ask_rule_makes_an_unmarked_tool_ask():
 def test_rules_match_the_validated_arguments_with_defaults_filled_in():
     agent = Agent(
         ScriptedModel([]),
-        [delete_file],
+        tools=[delete_file],
         approver=Recording(Denied()),
         rules=["delete_file force=false -> allow"],
     )
@@ -140,7 +143,7 @@ def test_rules_match_the_validated_arguments_with_defaults_filled_in():
     assert decided == [("delete_file", "Approved", "allowed by rule 1 (delete_file force=false)")]
     agent = Agent(
         ScriptedModel([]),
-        [delete_file],
+        tools=[delete_file],
         approver=Recording(Denied()),
         rules=["delete_file force=true -> deny"],
     )
@@ -153,7 +156,10 @@ def test_rules_match_the_validated_arguments_with_defaults_filled_in():
 def test_edited_arguments_are_matched_again_and_a_deny_rule_holds():
     approver = Recording(Approved("approved by you", {"path": "secrets/key"}))
     agent = Agent(
-        ScriptedModel([]), [delete_file], approver=approver, rules=["delete_file path=secrets/** -> deny"]
+        ScriptedModel([]),
+        tools=[delete_file],
+        approver=approver,
+        rules=["delete_file path=secrets/** -> deny"],
     )
     decided, results = run(agent, call("delete_file", path="notes.txt"))
     assert decided == [
@@ -208,7 +214,7 @@ def test_an_approval_function_gets_the_validated_arguments_and_decides(answer, d
         """Send."""
         return f"sent to {to}"
 
-    agent = Agent(ScriptedModel([]), [send], approver=Recording(Denied(reason="by you")))
+    agent = Agent(ScriptedModel([]), tools=[send], approver=Recording(Denied(reason="by you")))
     got, results = run(agent, call("send", to="ada", copies="1"))
     assert seen == [{"to": "ada", "copies": 1}]
     assert (got, results) == (decided, [result])
@@ -221,7 +227,7 @@ def test_a_rule_overrides_an_approval_function_that_asks_but_not_one_that_denies
         return f"sent to {to}"
 
     agent = Agent(
-        ScriptedModel([]), [send], approver=Recording(Denied(reason="by you")), rules=["send -> allow"]
+        ScriptedModel([]), tools=[send], approver=Recording(Denied(reason="by you")), rules=["send -> allow"]
     )
     decided, results = run(agent, call("send", to="ada"), call("send", to="all"))
     assert decided == [
@@ -245,7 +251,7 @@ def test_an_approval_that_is_no_bool_and_no_function_is_a_definition_error():
 def test_agent_rules_naming_no_tool_are_warned_about():
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        Agent(ScriptedModel([]), [delete_file], rules=["delete_flie -> allow"])
+        Agent(ScriptedModel([]), tools=[delete_file], rules=["delete_flie -> allow"])
     assert [str(w.message) for w in caught] == [
         "Agent: the rule 'delete_flie -> allow' names no tool here: there is no tool 'delete_flie'; did you mean"
         " delete_file?"
@@ -266,7 +272,7 @@ def test_a_rules_file_in_the_working_directory_is_read_and_read_again_when_it_ch
     approver = Recording(Denied(reason="by you"))
     agent = Agent(
         ScriptedModel([]),
-        [delete_file],
+        tools=[delete_file],
         approver=approver,
         rules=["delete_file path=scratch/keep/** -> deny"],
     )
@@ -349,7 +355,7 @@ EXAMPLE = 'e.g. rules = ["delete_file path=scratch/** -> allow"]'
 def test_a_bad_rules_file_is_an_error_naming_the_file(tmp_path, text, message):
     write(tmp_path / "approvals.toml", text)
     with pytest.raises(RuleError) as caught:
-        Agent(ScriptedModel([]), [delete_file])
+        Agent(ScriptedModel([]), tools=[delete_file])
     assert str(caught.value) == message.format(path=tmp_path / "approvals.toml")
 
 
@@ -392,13 +398,22 @@ def test_a_served_mcp_client_meets_the_same_rules():
 def test_for_a_server_a_rules_file_gone_bad_denies_the_call_saying_why(tmp_path):
     import asyncio
 
-    from meowgent_nb.agent.call_runner import CallRunner
+    from meowgent_nb.agent.call_runner import CallRunner, RunSettings
     from meowgent_nb.tools.core import ToolCall
 
     write(tmp_path / "approvals.toml", 'rules = ["list_files -> allow"]')
     rules = Rules(folders=[tmp_path])
     write(tmp_path / "approvals.toml", 'rules = ["list_files ->"]')
-    runner = CallRunner(None, "marked", 1, 1, 5.0, None, True, None, deny_if_approver_fails=True, rules=rules)
+    settings = RunSettings(
+        max_turns=1,
+        max_workers=1,
+        tool_timeout=5.0,
+        max_output_chars=None,
+        repeat_calls=True,
+        max_repeated_failures=None,
+        deny_if_approver_fails=True,
+    )
+    runner = CallRunner(settings, rules=rules)
     results = {}
 
     async def go():

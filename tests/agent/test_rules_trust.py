@@ -188,7 +188,7 @@ def test_the_card_of_a_call_an_untrusted_rule_would_allow_says_so(project, monke
     monkeypatch.chdir(project)  # Agent reads approvals.toml in the working directory
     said = json.dumps({"name": "delete_file", "arguments": {"path": "a.txt"}})
     call = f"<tool_call>{said}</tool_call>"
-    agent = Agent(ScriptedModel([call, "Done."]), [delete_file], approver=DenyAll("no one here."))
+    agent = Agent(ScriptedModel([call, "Done."]), tools=[delete_file], approver=DenyAll("no one here."))
     events = []
 
     async def collect():
@@ -207,7 +207,7 @@ def test_the_card_of_a_call_an_untrusted_rule_would_allow_says_so(project, monke
 
 def test_the_persons_own_rules_need_no_trust(project, monkeypatch):
     monkeypatch.chdir(project.parent)
-    agent = Agent(ScriptedModel([]), [delete_file], rules=["delete_file path=** -> allow"])
+    agent = Agent(ScriptedModel([]), tools=[delete_file], rules=["delete_file path=** -> allow"])
     agent.rules.add("delete_file path=x -> deny", source="%agent deny")
     assert reason(agent.rules.decide("delete_file", {"path": "a"})) == ALLOWED
     assert agent.rules.untrusted() is None

@@ -312,7 +312,7 @@ def test_a_search_is_never_put_to_a_person_but_the_tools_it_finds_are():
             return [Approved() for _ in requests]
 
     model = ScriptedModel([call("search_tools", query="weather"), call("get_weather", city="Oslo"), "ok"])
-    agent = Agent(model, tools=TOOLS, tool_search=True, ask="every", approver=Recording())
+    agent = Agent(model, tools=TOOLS, tool_search=True, approve="every", approver=Recording())
     assert [r.kind for r in agent.run("Oslo?").tool_results] == ["ok", "ok"]
     assert asked == ["get_weather"]
 

@@ -440,7 +440,7 @@ def test_an_agent_calls_a_tool_and_answers_with_its_result(model):
 
     agent = Agent(
         model,
-        [get_temperature],
+        tools=[get_temperature],
         system="You are a weather assistant. Answer in one short sentence.",
         max_turns=4,
     )

@@ -2,26 +2,30 @@
 
 Before any approver, `ruled` asks the agent's `Rules` and the tool's own ``approval=`` function
 about each validated call: a deny from either wins, then a rule's allow or ask; a call neither
-decides asks when its tool is marked ``approval=True`` (or its function says "ask", or the agent
-asks for every tool). The agent sends all calls that ask in one turn to its approver as one
-batch, after validation, so what a person approves is exactly the argument set that will run.
+decides asks (`Ask`) when its tool is marked ``approval=True`` (or its function says "ask", or
+the agent asks for every tool). The agent sends all calls that ask in one turn to its approver as
+one batch, after validation, so what a person approves is exactly the argument set that will run.
+Whoever decides says so in the decision's ``by`` (`DecidedBy`), which the decision log reads.
 """
 
 from __future__ import annotations
 
 import copy
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from ...tools.core import Tool, ToolCall
 from ..rules import Rules
 
 __all__ = [
+    "PERSON_DECIDED",
     "ApprovalRequest",
     "Approved",
     "Approver",
+    "Ask",
     "AutoApprove",
+    "DecidedBy",
     "Decision",
     "Denied",
     "DenyAll",
@@ -30,16 +34,43 @@ __all__ = [
 ]
 
 
+Decider = Literal["person", "session", "rule", "policy", "tool", "approver"]
+
+
+@dataclass(frozen=True)
+class DecidedBy:
+    """Who or what decided a call, set by whoever decides; the decision log's "by" column."""
+
+    kind: Decider
+    """``person`` (a click or a typed answer), ``session`` (what a person allowed earlier in the
+    session), ``rule`` (a numbered approval rule, or the rules file failing), ``policy``
+    (``MEOWGENT_APPROVE``), ``tool`` (the tool's ``approval=`` function), ``approver`` (an approver
+    that failed or gave no decision)."""
+    name: str
+    """How the log names it: ``you``, ``rule 2 (delete_file path=scratch/**)``, ``policy: ...``."""
+
+    def edited(self) -> DecidedBy:
+        """The same decider, deciding on arguments a person edited."""
+        return DecidedBy(self.kind, f"{self.name} (as edited)")
+
+
+PERSON_DECIDED = DecidedBy("person", "you")
+"""A person's decision, without more to say about it."""
+
+
 @dataclass(frozen=True)
 class Approved:
     """Run the call."""
 
     reason: str = ""
-    """Why, for the record (e.g. "approved by policy: MEOWGENT_APPROVE=all")."""
+    """Why, as the call's card says it (e.g. "approved by policy: MEOWGENT_APPROVE=all")."""
     arguments: Mapping[str, Any] | None = None
     """Arguments the person gave instead of the model's (None: run the model's). They are
     validated with the tool's parameters before the call runs, and the model is told the call ran
     with changed arguments."""
+    by: DecidedBy | None = field(default=None, compare=False)
+    """Who decided; None: an approver that does not say (the log then reads ``reason``). Not
+    compared: a decision is the same whoever made it (as a cassette's replay holds)."""
 
 
 @dataclass(frozen=True)
@@ -49,10 +80,22 @@ class Denied:
     message: str = "the person did not approve this call."
     """The reason; the model reads ``Denied: {message}``."""
     reason: str = ""
-    """Who or what decided, for the record and the call's card ("by you", "MEOWGENT_APPROVE=none")."""
+    """Who or what decided, for the call's card ("by you", "by policy: MEOWGENT_APPROVE=none")."""
+    by: DecidedBy | None = field(default=None, compare=False)
+    """Who decided; None: an approver that does not say (the log then reads ``reason``). Not
+    compared: a decision is the same whoever made it (as a cassette's replay holds)."""
 
 
 Decision = Approved | Denied
+
+
+@dataclass(frozen=True)
+class Ask:
+    """Put the call to the approver: what `ruled` returns when a call needs a decision."""
+
+    why: str = ""
+    """What asked: ``asked by rule 3 (...)``, ``delete_file's approval function``, ``approval=True``,
+    ``approve="every"``."""
 
 
 @dataclass(frozen=True)
@@ -121,7 +164,7 @@ async def decide(
         if not deny_if_approver_fails:
             raise
         reason = f"the approver {approver!r} failed ({type(error).__name__}: {error}), so none of them ran."
-        return [Denied(reason, "the approver failed")] * len(requests)
+        return [Denied(reason, "the approver failed", _APPROVER_FAILED)] * len(requests)
     decisions = _listed(answer)
     if (
         decisions is None
@@ -137,8 +180,12 @@ async def decide(
             f"the approver {approver!r} did not return one Approved or Denied per call"
             f" ({len(requests)} asked, {count}), so none of them ran."
         )
-        return [Denied(reason, "the approver's answer was not a decision")] * len(requests)
+        return [Denied(reason, "the approver's answer was not a decision", _NO_DECISION)] * len(requests)
     return decisions
+
+
+_APPROVER_FAILED = DecidedBy("approver", "the approver failed")
+_NO_DECISION = DecidedBy("approver", "the approver's answer was not a decision")
 
 
 def _copied(values: Mapping[str, Any]) -> dict[str, Any]:
@@ -159,9 +206,7 @@ def _listed(answer: Any) -> list[Any] | None:
         return None
 
 
-def ruled(
-    rules: Rules | None, tool: Tool, values: Mapping[str, Any], asks: bool
-) -> Decision | Literal["ask"] | None:
+def ruled(rules: Rules | None, tool: Tool, values: Mapping[str, Any], asks: bool) -> Decision | Ask | None:
     """What the rules and the tool's ``approval=`` function say about a validated call.
 
     A deny from a rule, then from the tool's function, wins; then a rule's allow (`Approved`) or
@@ -170,31 +215,44 @@ def ruled(
     ``approval=True``, or the agent asks about every call).
 
     Returns:
-        A `Denied` or `Approved` saying which rule or function decided, ``"ask"`` (put it to the
-        approver), or None (run it without asking).
+        A `Denied` or `Approved` saying which rule or function decided (in its ``by``), an `Ask`
+        saying what asked (put it to the approver), or None (run it without asking).
 
     Raises:
         RuleError: The rules file changed and cannot be used now.
     """
     verdict = rules.decide(tool.name, values) if rules is not None else None
     if verdict is not None and verdict.action == "deny":
-        return Denied(f"rule {verdict.number} ({verdict.rule.condition}) denies this call.", verdict.reason)
+        return Denied(
+            f"rule {verdict.number} ({verdict.rule.condition}) denies this call.",
+            verdict.reason,
+            _by_rule(verdict.number, verdict.rule.condition),
+        )
     own = tool_verdict(tool, values)
     if isinstance(own, Denied):
         return own
     if verdict is not None:
-        return Approved(verdict.reason) if verdict.action == "allow" else "ask"
+        if verdict.action == "allow":
+            return Approved(verdict.reason, by=_by_rule(verdict.number, verdict.rule.condition))
+        return Ask(verdict.reason)
     if own is not None:
-        return "ask" if own == "ask" else None
-    return "ask" if asks else None
+        return own if isinstance(own, Ask) else None
+    return Ask("approval=True" if tool.approval is True else 'approve="every"') if asks else None
 
 
-def tool_verdict(tool: Tool, values: Mapping[str, Any]) -> Denied | Literal["ask", "allow"] | None:
+def _by_rule(number: int, condition: str) -> DecidedBy:
+    return DecidedBy("rule", f"rule {number} ({condition})")
+
+
+def tool_verdict(tool: Tool, values: Mapping[str, Any]) -> Denied | Ask | Approved | None:
     """What ``@tool(approval=function)`` says about a call, or None for ``approval=True/False``.
 
     The function gets a copy of the validated arguments as a dict and returns "allow", "ask" or
     "deny", or a bool (True: ask, as ``approval=True`` does; False: allow). An error in it, or any
     other answer, denies the call, saying why.
+
+    Returns:
+        `Denied`, `Ask`, or `Approved` for "allow" (the call runs without being asked or logged).
     """
     function = tool.approval
     if isinstance(function, bool) or not callable(function):
@@ -204,16 +262,19 @@ def tool_verdict(tool: Tool, values: Mapping[str, Any]) -> Denied | Literal["ask
         answer = function(_copied(values))
     except Exception as error:  # noqa: BLE001 - a broken check denies, it never lets the call through
         return Denied(
-            f"{name} failed ({type(error).__name__}: {error}), so the call was not run.", f"{name} failed"
+            f"{name} failed ({type(error).__name__}: {error}), so the call was not run.",
+            f"{name} failed",
+            DecidedBy("tool", f"{name} failed"),
         )
     word = answer if isinstance(answer, str) else None  # no == on an unknown object: it may raise
     if answer is True or word == "ask":
-        return "ask"
+        return Ask(name)
     if answer is False or word == "allow":
-        return "allow"
+        return Approved(f"allowed by {name}", by=DecidedBy("tool", name))
     if word == "deny":
-        return Denied(f"{name} denies this call.", f"denied by {name}")
+        return Denied(f"{name} denies this call.", f"denied by {name}", DecidedBy("tool", name))
     return Denied(
         f"{name} answered {answer!r}, not 'allow', 'ask', 'deny', True or False, so the call was not run.",
         f"{name} gave no decision",
+        DecidedBy("tool", f"{name} gave no decision"),
     )

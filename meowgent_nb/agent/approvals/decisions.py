@@ -1,16 +1,17 @@
 """What was decided about each call that needed approval, in words and in one session-wide log.
 
-Every decision goes through one point, `CallRunner` (see `agent.calls`), which hands it to
+Every decision goes through one point, `CallRunner` (see `agent.call_runner`), which hands it to
 `logged`: a person's click, a policy, a rule, "Always allow", "Allow this exact call", an
 approver that raised. `logged` writes it to the session's `DecisionLog` (`session_decisions`)
 and to the cassette's `decision_tape` when the model is one (a replay checks the same calls are
 decided the same way). Frontends never log; they only decide.
 
-A decision says who decided in its reason, in the words its call's card shows (`decision_words`):
-``approved by you``, ``approved by you (edited)``, ``allowed by rule 2 (delete_file
-path=scratch/**)``, ``approved by policy: MEOWGENT_APPROVE=all``, ``denied by you: "use the
-archive instead"``. An `Approved` reason begins with its verb ("approved", "allowed", "always
-allowed"); a `Denied` reason begins with "by" (or with "denied").
+A decision says who decided in its ``by`` (`DecidedBy`), which the log's "by" column shows, and
+how in its reason, in the words its call's card shows (`decision_words`): ``approved by you``,
+``approved by you (edited)``, ``allowed by rule 2 (delete_file path=scratch/**)``, ``approved by
+policy: MEOWGENT_APPROVE=all``, ``denied by you: "use the archive instead"``. An `Approved` reason
+begins with its verb ("approved", "allowed", "always allowed"); a `Denied` reason begins with "by"
+(or with "denied"). Only an approver of one's own that leaves ``by`` unset is named from its reason.
 """
 
 from __future__ import annotations
@@ -24,12 +25,13 @@ from typing import Any, Literal
 
 from ..._visible import visible
 from ...tools.core import Tool, ToolCall
-from . import Approved, Decision, Denied
+from . import PERSON_DECIDED, Approved, Decision, Denied
 
 __all__ = ["DecisionLog", "DecisionRecord", "decided_by", "decision_words", "logged", "session_decisions"]
 
 PERSON = "by you"
-"""The `Denied.reason` of a person's denial; its ``message`` is their reason when they gave one."""
+"""The `Denied.reason` of a person's denial (``by``: `PERSON_DECIDED`); its ``message`` is their
+reason when they gave one."""
 _UNSAID = Denied().message  # what the model reads when a person denies without a reason
 _VERB = re.compile(r"^(?:always allowed|approved|allowed|denied)\b:?\s*", re.IGNORECASE)
 _COLUMNS = ("time", "tool", "arguments", "decision", "by", "reason")
@@ -141,7 +143,7 @@ def decision_words(decision: Decision) -> str | None:
     reason = visible(decision.reason.strip())
     if not reason:
         return None
-    if reason == PERSON and decision.message != _UNSAID:
+    if _by_person(decision) and decision.message != _UNSAID:
         return f'denied by you: "{visible(decision.message)}"'
     if reason.lower().startswith("denied"):
         return reason
@@ -149,15 +151,25 @@ def decision_words(decision: Decision) -> str | None:
 
 
 def decided_by(decision: Decision) -> str:
-    """Who or what decided, from the decision's reason: ``you``, ``rule 2 (...)``, ``no one``."""
+    """Who or what decided (the decision's ``by``): ``you``, ``rule 2 (...)``; for an approver of
+    one's own that does not say, read from its reason, else ``no one``."""
+    if decision.by is not None:
+        return visible(decision.by.name.strip())
     words = decision_words(decision)
     if words is None:
         return "no one"
     rest = _VERB.sub("", words, count=1)
     by = rest[3:] if rest.startswith("by ") else rest
-    if isinstance(decision, Denied) and decision.reason.strip() == PERSON:
+    if isinstance(decision, Denied) and _by_person(decision):
         return "you"
     return by or "no one"
+
+
+def _by_person(decision: Denied) -> bool:
+    """Whether a person denied it (an approver of one's own may say so only in its reason)."""
+    if decision.by is not None:
+        return decision.by == PERSON_DECIDED
+    return decision.reason.strip() == PERSON
 
 
 async def logged(

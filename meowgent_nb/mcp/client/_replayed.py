@@ -11,7 +11,7 @@ edit, and a hand-edited ``"approval": false`` must not let a destructive tool ru
   tool asks when the live listing (with the person's ``approval=``) says so or the recording
   does. The call that started it, let through unasked because the recording said it needs no
   approval while the live server says it does, does nothing: it raises `ApprovalMissing`, and
-  the agent (`agent.calls`) puts it to the approver then, running it only if approved.
+  the agent (`agent.call_runner`) puts it to the approver then, running it only if approved.
 """
 
 from __future__ import annotations

@@ -32,7 +32,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from ...agent.approvals import ApprovalRequest, Approver, DenyAll
-from ...agent.call_runner import CallRunner
+from ...agent.call_runner import CallRunner, RunSettings
 from ...agent.rules import Rules
 from ...errors import SettingsError
 from ...tools.context import context_backend
@@ -299,9 +299,8 @@ class ToolServer:
     async def _answer(self, served: ServedCall, params: Any) -> Any:
         # The loop's own validate -> approve -> run (a batch of one): what runs is what was approved.
         call = ToolCall(params.name, dict(params.arguments or {}), id=f"mcp_{next(self._ids)}")
-        runner = CallRunner(
-            _OnLoop(self.approver, self.approval_loop),
-            "every" if self.ask_every else "marked",
+        settings = RunSettings(
+            approve="every" if self.ask_every else "ask",
             max_turns=1,
             max_workers=1,
             tool_timeout=self.timeout,
@@ -309,8 +308,8 @@ class ToolServer:
             repeat_calls=True,
             max_repeated_failures=None,
             deny_if_approver_fails=True,
-            rules=self.rules,
         )
+        runner = CallRunner(settings, approver=_OnLoop(self.approver, self.approval_loop), rules=self.rules)
         results: dict[int, ToolResult] = {}
         level = self._levels.level(served.request)
         with context_backend(lambda tool: ServedContext(served, level, tool)):  # the tool's ToolContext

@@ -14,7 +14,7 @@ import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ...agent.approvals import ApprovalRequest, Approved, Decision, Denied
+from ...agent.approvals import PERSON_DECIDED, ApprovalRequest, Approved, DecidedBy, Decision, Denied
 from ...agent.approvals.decisions import PERSON
 from ...agent.rules import Rule, rule_text_for
 from .policy_approvals import AsksForServers, call_text, headless_policy, is_headless
@@ -36,6 +36,15 @@ def exact_key(request: ApprovalRequest) -> str:
 
     values = to_jsonable_python(dict(request.arguments), fallback=lambda v: f"{type(v).__qualname__}:{v!r}")
     return json.dumps([request.tool.name, values], sort_keys=True, ensure_ascii=False)
+
+
+_ALWAYS = DecidedBy("session", "always allow (for this session)")
+_EXACT = DecidedBy("session", "this exact call (approved earlier in this session)")
+
+
+def _you(how: str) -> DecidedBy:
+    """A person's decision, and how they made it (``edited``, ``rule added: ...``)."""
+    return DecidedBy("person", f"you ({how})")
 
 
 class SessionChoices:
@@ -67,9 +76,9 @@ class SessionChoices:
     def remembered(self, request: ApprovalRequest) -> Approved | None:
         """The decision an earlier choice already made for ``request``, or None: ask."""
         if request.tool.name in self.always_allowed:
-            return Approved("allowed by always allow (for this session)")
+            return Approved("allowed by always allow (for this session)", by=_ALWAYS)
         if exact_key(request) in self.exact_allowed:
-            return Approved("allowed by this exact call (approved earlier in this session)")
+            return Approved("allowed by this exact call (approved earlier in this session)", by=_EXACT)
         return None
 
     def prefill(self, request: ApprovalRequest) -> str:
@@ -87,26 +96,33 @@ class SessionChoices:
             Exception: What ``add_rule`` raised for a rule it refused (nothing is decided then).
         """
         if choice == "approve" and value is not None:
-            return Approved("approved by you (edited)", value)
+            return Approved("approved by you (edited)", value, _you("edited"))
         if choice == "approve":
-            return Approved("approved by you")
+            return Approved("approved by you", by=PERSON_DECIDED)
         if choice == "deny":
             reason = " ".join(_printable(str(value or "")).split())  # one line
             if len(reason) > REASON_LIMIT:
                 reason = reason[: REASON_LIMIT - 3] + "..."
-            return Denied(reason, PERSON) if reason else Denied(reason=PERSON)
+            return (
+                Denied(reason, PERSON, PERSON_DECIDED) if reason else Denied(reason=PERSON, by=PERSON_DECIDED)
+            )
         if choice == "always":
             self.always_allowed.add(request.tool.name)
-            return Approved("approved by you (always allow, for this session)")
+            return Approved(
+                "approved by you (always allow, for this session)", by=_you("always allow, for this session")
+            )
         if choice == "exact":
             self.exact_allowed.add(exact_key(request))
-            return Approved("approved by you (this exact call, for this session)")
+            return Approved(
+                "approved by you (this exact call, for this session)",
+                by=_you("this exact call, for this session"),
+            )
         if choice == "rule":
             text = " ".join(str(value or "").split())
             if not text:
                 raise ValueError("the rule is empty; write one like `TOOL ARG=PATTERN -> allow`")
             self.add_rule(text)
-            return Approved(f"approved by you (rule added: {text})")
+            return Approved(f"approved by you (rule added: {text})", by=_you(f"rule added: {text}"))
         raise ValueError(f"unknown choice {choice!r}")
 
 

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from typing import Any, Literal
 
 from ..._visible import visible, visible_html
-from ...agent.approvals import ApprovalRequest, Approved, Decision, Denied
+from ...agent.approvals import ApprovalRequest, Approved, DecidedBy, Decision, Denied
 from ...agent.running_call import RunningCall
 from ...errors import SettingsError
 from ...mcp.client.asking import ElicitAnswer, ElicitRequest, SamplingReview
@@ -125,12 +125,19 @@ class PolicyApprover(AsksForServers):
         self.denial = denial
         """What the model is told when a call is denied ("Denied: {denial}")."""
 
+    @property
+    def _by(self) -> DecidedBy:
+        return DecidedBy("policy", f"policy: {self.reason}")
+
     async def approve(self, requests: Sequence[ApprovalRequest]) -> list[Decision]:
         if self.mode == "all":
-            decision: Decision = Approved(f"approved by policy: {self.reason}")
+            decision: Decision = Approved(f"approved by policy: {self.reason}", by=self._by)
             outcome = f"approved ({self.reason})"
         else:
-            decision, outcome = Denied(self.denial, f"by policy: {self.reason}"), f"denied ({self.reason})"
+            decision, outcome = (
+                Denied(self.denial, f"by policy: {self.reason}", self._by),
+                f"denied ({self.reason})",
+            )
         if SHOWN_RUN.get() is not None:  # a %%agent cell: each call's card says what was decided
             return [decision] * len(requests)
         rows = "".join(row_html(r, html.escape(outcome)) for r in requests)

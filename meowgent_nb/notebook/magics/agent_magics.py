@@ -287,7 +287,7 @@ class AgentMagics(Magics):
             protocol=args.protocol or self.protocol,
             max_turns=args.max_turns if args.max_turns is not None else self.max_turns,
             tool_timeout=self.tool_timeout,
-            ask="every" if mode == "every" else "marked",
+            approve="every" if mode == "every" else "ask",
             think=self.think if args.think is None else args.think,
             max_repeated_failures=self.max_repeated_failures,
             max_output_chars=self.max_output_chars,
