@@ -13,13 +13,12 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, cast
 
-from ...tools.core import Tool
 from ._refresh import ToolChanges
 from ._session import CallTimedOut, McpServerError, _Connection
 from .oauth import refusal
+from .tool import McpTool
 
 if TYPE_CHECKING:
-    from ._server_tool import ServerTool
     from ._session import _Server  # which the McpToolbox this is part of is
 
 __all__ = ["CONNECT_FIX", "MARGIN", "Reconnect"]
@@ -82,15 +81,15 @@ class Reconnect:
         self._loop.on_exit(self, self._aclose)
         return self.refresh()
 
-    def _retries(self, tool: Tool | None, error: McpServerError, running: Any, was_open: bool) -> bool:
+    def _retries(self, tool: McpTool | None, error: McpServerError, running: Any, was_open: bool) -> bool:
         """Whether a failed call is made once more, on a new session: only a call of a tool the
         server marks ``idempotentHint`` (running it twice does no harm) that timed out here or
         whose connection broke, and that its agent has not given up (Stop, its own limit)."""
         lost = was_open and not self._connection.alive and not self._connection.stopped
         if not (lost or isinstance(error, CallTimedOut)) or getattr(running, "ended", None) is not None:
             return False
-        if not getattr(tool, "idempotent", False):
-            remote = cast("ServerTool", tool).remote_name if tool else "it"  # a tool of the server's
+        if tool is None or not tool.idempotent:
+            remote = tool.remote_name if tool else "it"
             raise type(error)(
                 f"{error}\nIt was not tried again: the server does not mark {remote}"
                 " idempotent (idempotentHint), so it may have run."

@@ -34,6 +34,7 @@ from ...tools.core import Tool
 from .._thread import BackgroundLoop
 from ..config import redact
 from ._session import McpServerError, McpToolError, _Connection, _field
+from .tool import McpTool
 
 __all__ = ["ToolChanges", "ToolRefresh", "listing_key"]
 
@@ -214,10 +215,10 @@ class ToolRefresh:
         before, keys_before, skipped_before = dict(self._tools), self._keys, dict(self.skipped)
         kept = {local: (keys_before.get(local), tool) for local, tool in before.items()}
         tools, skipped, left_out, keys = self._built(listed, strict=False, kept=kept)
-        offered = {getattr(t, "remote_name", None) for t in tools.values()}
+        offered = {t.remote_name for t in tools.values() if isinstance(t, McpTool)}
         withdrawn = {remote: why for remote, why in self._withdrawn.items() if remote not in offered}
         for tool in before.values():
-            remote = getattr(tool, "remote_name", None)
+            remote = tool.remote_name if isinstance(tool, McpTool) else None
             if remote is not None and remote not in offered:
                 withdrawn[remote] = (
                     f"it lists it now with a problem: {skipped[remote]}" if remote in skipped else ""

@@ -11,7 +11,6 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from ...errors import SettingsError
-from ...tools.core import Tool
 from .._thread import BackgroundLoop
 from ._session import McpServerError, McpToolError, _Connection
 from .context import (
@@ -24,6 +23,7 @@ from .context import (
     prompt_messages,
     resource_value,
 )
+from .tool import McpTool
 
 __all__ = ["READ_TOOL", "ServerContext"]
 
@@ -96,7 +96,7 @@ class ServerContext:
             )
         return "\n".join(context_text(content, ATTACH_MAX_CHARS) for content in self.contents(uri))
 
-    def _reader(self, name: str, approval: bool, timeout: float | None) -> Tool:
+    def _reader(self, name: str, approval: bool, timeout: float | None) -> McpTool:
         description = (
             f"Read a resource of the MCP server {self.name!r} by its URI, for example a resource link"
             " in a result of one of its tools."
@@ -106,10 +106,10 @@ class ServerContext:
             "properties": {"uri": {"type": "string", "description": "The resource's URI."}},
             "required": ["uri"],
         }
-        made = Tool.from_schema(
+        made = McpTool.from_schema(
             name, description, schema, self._read_for_model, approval=approval, timeout=timeout
         )
-        made.remote_name = None  # type: ignore[attr-defined]  (not a server tool: no tools/call)
+        made.remote_name = None  # not a server tool: no tools/call
         return made
 
     # --- prompts --------------------------------------------------------------------------------

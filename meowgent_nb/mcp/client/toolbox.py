@@ -38,7 +38,7 @@ import re
 import shlex
 import tempfile
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ...errors import SettingsError, ToolDefinitionError
 from ...tools.core import Tool
@@ -59,13 +59,12 @@ from ._tasks import task_problem
 from .asking import Asked, ServerAsks
 from .oauth import OAuth, oauth_options, provider, refusal
 from .progress import LogEntry, ServerNotes
-
-if TYPE_CHECKING:
-    from ._server_tool import ServerTool
+from .tool import McpTool
 
 __all__ = [
     "McpImage",
     "McpServerError",
+    "McpTool",
     "McpToolError",
     "McpToolbox",
     "OAuth",
@@ -291,7 +290,7 @@ class McpToolbox(Secrets, ServerContext, Reconnect, ToolRefresh, Taped, Toolbox)
             raise
 
     def _built(
-        self, listed: list[Any], *, strict: bool, kept: dict[str, tuple[dict[str, str] | None, ServerTool]]
+        self, listed: list[Any], *, strict: bool, kept: dict[str, tuple[dict[str, str] | None, Tool]]
     ) -> tuple[dict[str, Tool], dict[str, str], list[str], dict[str, dict[str, str]]]:
         """The box's tools from a listing and its options: tools, skipped, left out, listing keys.
 
@@ -325,7 +324,7 @@ class McpToolbox(Secrets, ServerContext, Reconnect, ToolRefresh, Taped, Toolbox)
                 continue
             key, (old_key, old) = listing_key(spec), kept.get(local, (None, None))
             try:
-                if old is not None and old_key == key and old.remote_name == spec.name:
+                if isinstance(old, McpTool) and old_key == key and old.remote_name == spec.name:
                     made = old  # the same listing: the same Tool, with any setting made on it
                 else:
                     made = mcp_tool(
@@ -337,7 +336,7 @@ class McpToolbox(Secrets, ServerContext, Reconnect, ToolRefresh, Taped, Toolbox)
                         server=self.name,
                         task_problem=tasks,
                     )
-                made.value_codec = MCP_VALUES  # type: ignore[attr-defined]
+                made.value_codec = MCP_VALUES
                 made.record = self.record
                 box.add(made)
                 keys[made.name] = key
@@ -349,7 +348,7 @@ class McpToolbox(Secrets, ServerContext, Reconnect, ToolRefresh, Taped, Toolbox)
             old = kept.get(local, (None, None))[1]
             reader = (
                 old
-                if old is not None and old.remote_name is None
+                if isinstance(old, McpTool) and old.remote_name is None
                 else self._reader(local, bool(wanted), timeout)
             )
             reader.record = self.record
@@ -374,7 +373,7 @@ class McpToolbox(Secrets, ServerContext, Reconnect, ToolRefresh, Taped, Toolbox)
             KeyError: No tool has that name; the message lists the names there are.
         """
         removed = super().remove(name)
-        remote = getattr(removed, "remote_name", None)
+        remote = removed.remote_name if isinstance(removed, McpTool) else None
         if remote is not None:
             self._removed = {*self.__dict__.get("_removed", ()), remote}
         return removed
@@ -382,7 +381,7 @@ class McpToolbox(Secrets, ServerContext, Reconnect, ToolRefresh, Taped, Toolbox)
     def add(self, item: Any) -> Tool:
         """Add a tool (see `Toolbox.add`); a server tool removed before is offered by refreshes again."""
         added = super().add(item)
-        remote = getattr(added, "remote_name", None)
+        remote = added.remote_name if isinstance(added, McpTool) else None
         if remote is not None:
             self._removed = set(self.__dict__.get("_removed", ())) - {remote}
         return added
@@ -404,14 +403,16 @@ class McpToolbox(Secrets, ServerContext, Reconnect, ToolRefresh, Taped, Toolbox)
         gone = self._gone(remote)  # an agent may hold a tool the server has dropped since
         if gone:
             raise McpServerError(gone)
-        tool = next((t for t in self._tools.values() if getattr(t, "remote_name", None) == remote), None)
+        tool = next(
+            (t for t in self._tools.values() if isinstance(t, McpTool) and t.remote_name == remote), None
+        )
         limit = (
             tool.timeout if tool is not None and tool.timeout is not None else self.call_timeout
         ) + MARGIN
         try:
             # A server that asks, reports progress or logs during the call reaches the agent's call.
             with self.asks.flight() as flight, self.notes.watch(flight) as watch:
-                as_task = bool(getattr(tool, "runs_as_task", False))
+                as_task = tool is not None and tool.runs_as_task
 
                 def attempt() -> Any:
                     called = self._connection.call(
