@@ -19,7 +19,6 @@ from collections.abc import Coroutine
 from typing import Any
 
 from .._thread import background_loop
-from ._refresh import listen_for_tool_changes
 from ._secrets import Secrets
 from ._session import CallTimedOut, McpServerError, Session
 from .asking import ServerAsks
@@ -95,10 +94,6 @@ class Connection:
     def tools_changed(self) -> None:
         """Take note that the server's tools changed (the session calls it, on the background loop)."""
         self.stale = True
-
-    async def listen_for_tool_changes(self, session: Session) -> None:
-        """Keep ``session``'s stream of tool changes open while it lives (see `_refresh`)."""
-        await listen_for_tool_changes(session, self.tools_changed)
 
     # --- the session of the moment ---------------------------------------------------------------
 

@@ -2,13 +2,12 @@
 
 A server that changes its tools sends ``notifications/tools/list_changed`` (one that declared
 ``tools.listChanged``; over the 2026-07-28 protocol only on a ``subscriptions/listen`` stream,
-which the box keeps open while its session lives: `listen_for_tool_changes`). The notification
-arrives on the background loop, maybe in the middle of a call,
-so it only marks the box's connection `stale`; the box lists the tools again the next time someone looks at
-its tools (iterating it, as a ``%%agent`` cell does when it gathers its tools, ``len``,
-``names``, ``in``, ``box[name]``), on the caller's thread, and prints one line saying what
-changed. A server that does not announce changes is refreshed by hand (`refresh`,
-``%tools mcp refresh NAME``).
+which the session keeps open while it lives: `_session.listen_for_tool_changes`). The
+notification arrives on the background loop, maybe in the middle of a call, so it only marks the
+box's connection `stale`; the box lists the tools again the next time someone looks at its tools
+(iterating it, as a ``%%agent`` cell does when it gathers its tools, ``len``, ``names``, ``in``,
+``box[name]``), on the caller's thread, and prints one line saying what changed. A server that
+does not announce changes is refreshed by hand (`refresh`, ``%tools mcp refresh NAME``).
 
 A refresh keeps the box's options (prefix, include / exclude, approval overrides, timeouts,
 secrets); a tool whose listing did not change stays the same `Tool` object (with any setting made
@@ -24,7 +23,6 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -32,18 +30,16 @@ from typing import TYPE_CHECKING, Any
 from ..._visible import visible
 from ...tools.core import Tool
 from ..config import redact
-from ._session import McpServerError, McpToolError, Session, _field
+from ._session import McpServerError, McpToolError, _field
 from .tool import McpTool
 
 if TYPE_CHECKING:
     from ._connection import Connection
 
-__all__ = ["Listing", "ToolChanges", "ToolRefresh", "listen_for_tool_changes", "listing_key"]
+__all__ = ["Listing", "ToolChanges", "ToolRefresh", "listing_key"]
 
 _SHOWN_NAMES = 10  # names of each kind in the one-line summary; the rest are counted
 _CHECK_LIMIT = 10.0  # seconds for the listing that checks whether a failed call's tool is gone
-_RELISTEN = 1.0  # seconds at least between two listen streams a server ended (one that ends each at once)
-_SHORT_STREAMS = 5  # streams in a row that each lasted under _RELISTEN: the server will not keep one open
 _ASPECTS = {  # what of a listed tool changes the Tool made from it, by its name in the summary
     "name": ("name", "name"),  # a server name that becomes the same local name ("a/b", "a_b")
     "description": ("description", "description"),
@@ -123,40 +119,6 @@ def _tools(count: int) -> str:
 
 Listing = tuple[dict[str, Tool], dict[str, str], list[str], dict[str, dict[str, str]]]
 """A box's tools as built from a server's listing: tools, skipped, left out, and listing keys."""
-
-
-async def listen_for_tool_changes(session: Session, changed: Callable[[], None]) -> None:
-    """Keep a 2026-07-28 server's ``subscriptions/listen`` stream of tool changes open while
-    ``session`` lives (its task, on the background loop; the session ends it when it stops).
-
-    Each change the stream brings also reaches the session's message handler, which marks the
-    box stale, as an older protocol's unasked notification does. A stream the server ends,
-    gracefully or not, is opened again (at most once a second), and ``changed`` is called: the
-    protocol replays nothing, so a change may have come while none was open. A server that
-    refuses the stream (or an older protocol), or ends five in a row within a second each, leaves
-    refreshing by hand.
-    """
-    from mcp import MCPError
-    from mcp.client.subscriptions import ListenNotSupportedError
-
-    if not session.announces_tool_changes:
-        return
-    again, short = False, 0
-    while session.alive and not session.stopped and short < _SHORT_STREAMS:
-        opened = time.monotonic()
-        try:
-            async with session.client.listen(tools_list_changed=True) as events:
-                if again:
-                    changed()
-                async for _ in events:  # the change itself comes through the message handler
-                    pass
-        except (ListenNotSupportedError, MCPError):  # an older protocol, or refused: by hand
-            return
-        except Exception:  # noqa: BLE001 - the stream dropped: listen again while the session lives
-            pass
-        again, lasted = True, time.monotonic() - opened
-        short = short + 1 if lasted < _RELISTEN else 0
-        await asyncio.sleep(max(0.0, _RELISTEN - lasted))
 
 
 class ToolRefresh:

@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import os
 import sys
+import time
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Protocol, cast
 
@@ -25,9 +26,11 @@ if sys.version_info < (3, 11):  # pragma: no cover  (3.10: anyio depends on the 
     from exceptiongroup import BaseExceptionGroup
 _GROUP = BaseExceptionGroup
 
-__all__ = ["CallTimedOut", "McpServerError", "McpToolError", "Session"]
+__all__ = ["CallTimedOut", "McpServerError", "McpToolError", "Session", "listen_for_tool_changes"]
 
 _STDERR_TAIL = 10  # lines of a stdio server's stderr quoted when it fails
+_RELISTEN = 1.0  # seconds at least between two listen streams a server ended (one that ends each at once)
+_SHORT_STREAMS = 5  # streams in a row that each lasted under _RELISTEN: the server will not keep one open
 
 
 class McpServerError(MeowgentError):
@@ -58,9 +61,6 @@ class _Owner(Protocol):
 
     def tools_changed(self) -> None:
         """The server said its tools changed (called on the background loop; it only takes note)."""
-
-    async def listen_for_tool_changes(self, session: Session) -> None:
-        """Keep the 2026-07-28 stream of tool changes open while ``session`` lives (`_refresh`)."""
 
     def masking(self, transport: Any) -> Any:
         """``transport`` with each message from the server masked (`_secrets`): the one way in."""
@@ -140,7 +140,7 @@ class Session:
         await asyncio.shield(ready)
         # Kept now: the SDK client forgets them when its session ends (a crash, a close).
         self.capabilities, self.instructions = self.client.server_capabilities, self.client.instructions
-        self._watcher = asyncio.create_task(self.owner.listen_for_tool_changes(self))
+        self._watcher = asyncio.create_task(listen_for_tool_changes(self, self.owner.tools_changed))
         await set_level(self.client, self.capabilities, self.owner.notes.level)
         tools, cursor = [], None
         for _ in range(100):  # a server whose pages never end cannot hang the notebook
@@ -374,6 +374,40 @@ class Session:
         again = f"%tools mcp reconnect {self.owner.name}, or box.reconnect()"
         fix = fix or f"Check the server ({self.owner.target}), then start it again ({again})."
         return McpServerError(f"{text}\n{fix}")
+
+
+async def listen_for_tool_changes(session: Session, changed: Callable[[], None]) -> None:
+    """Keep a 2026-07-28 server's ``subscriptions/listen`` stream of tool changes open while
+    ``session`` lives (its task, on the background loop; the session ends it when it stops).
+
+    Each change the stream brings also reaches the session's message handler, which marks the
+    box stale, as an older protocol's unasked notification does. A stream the server ends,
+    gracefully or not, is opened again (at most once a second), and ``changed`` is called: the
+    protocol replays nothing, so a change may have come while none was open. A server that
+    refuses the stream (or an older protocol), or ends five in a row within a second each, leaves
+    refreshing by hand.
+    """
+    from mcp import MCPError
+    from mcp.client.subscriptions import ListenNotSupportedError
+
+    if not session.announces_tool_changes:
+        return
+    again, short = False, 0
+    while session.alive and not session.stopped and short < _SHORT_STREAMS:
+        opened = time.monotonic()
+        try:
+            async with session.client.listen(tools_list_changed=True) as events:
+                if again:
+                    changed()
+                async for _ in events:  # the change itself comes through the message handler
+                    pass
+        except (ListenNotSupportedError, MCPError):  # an older protocol, or refused: by hand
+            return
+        except Exception:  # noqa: BLE001 - the stream dropped: listen again while the session lives
+            pass
+        again, lasted = True, time.monotonic() - opened
+        short = short + 1 if lasted < _RELISTEN else 0
+        await asyncio.sleep(max(0.0, _RELISTEN - lasted))
 
 
 def _field(obj: Any, name: str, wire_name: str) -> Any:
