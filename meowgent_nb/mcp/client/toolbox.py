@@ -17,10 +17,7 @@ are left out with a warning naming the server and the tool: a server's listing i
 and a bad example never keeps a server or a tool from being added.
 
 Besides tools, a box reads the server's resources and resource templates (`McpToolbox.read`),
-prompts (`McpToolbox.prompt`), completions and instructions; see `_server_context`. The box is
-made of parts that share its `_connection.Connection` (the session of the moment, the secrets, the
-time limits): `_server_context.ServerContext` (resources, prompts, completions) and
-`_refresh.ToolRefresh` (listing the tools again). With
+prompts (`McpToolbox.prompt`), completions and instructions; see `_server_context`. With
 ``read_resources=True`` the model gets a ``read_resource`` tool for the server's resources (to
 follow a resource link in a tool's result).
 
@@ -32,6 +29,11 @@ A tool that can only run as an MCP task (``execution.taskSupport: "required"``, 
 call up (Stop, the time limit) cancels the task on the server. Where the session cannot run
 tasks, the tool is not offered, and `McpToolbox.skipped` says why. A tool for which tasks are
 ``"optional"`` gets plain calls. Stop ends a plain call on the server too (it is cancelled).
+
+The box owns one `_connection.Connection` (the session of the moment, the secrets, the time
+limits, reconnecting); its parts take that connection: `_server_context.ServerContext`
+(resources, prompts, completions) and `_refresh.ToolRefresh` (listing the tools again). A
+recorded box's tools come from its cassette (`use_tape`, `_replayed`).
 """
 
 from __future__ import annotations
@@ -220,7 +222,7 @@ class McpToolbox(Toolbox):
         """The names of the env variables and headers given (their values are never shown)."""
         given = [secrets] if isinstance(secrets, str) else list(secrets)  # one string is one secret
         credentials = header_secrets(headers) | set(env_credentials(env))  # masked in what the server says
-        self._secrets = Secrets(set(given) | set(env.values()) | header_secrets(headers), credentials)
+        masked_here = Secrets(set(given) | set(env.values()) | header_secrets(headers), credentials)
         self.oauth = oauth_options(name, oauth)
         """How the box authorizes (an `OAuth`), or None."""
         if self.oauth is not None and url is None:
@@ -234,7 +236,7 @@ class McpToolbox(Toolbox):
             headers,
             env,
             cwd,
-            secrets=self._secrets,
+            secrets=masked_here,
             asks=self.asks,
             notes=self.notes,
             oauth=self.oauth,
