@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from .client.tool import McpTool
     from .client.toolbox import McpServerError, McpToolbox, McpToolError, OAuth
     from .load import load_mcp_config
     from .server.published import ResourceContent, prompt, resource
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
 __all__ = [  # noqa: RUF022 - grouped by comment, sorted within each group
     # A server's tools in the notebook
     "McpServerError",
+    "McpTool",
     "McpToolError",
     "McpToolbox",
     "OAuth",
@@ -36,6 +38,7 @@ __all__ = [  # noqa: RUF022 - grouped by comment, sorted within each group
 # Where each name lives: importing this package loads none of them (nor the SDK) until one is named.
 _HOMES = {
     "McpServerError": ".client.toolbox",
+    "McpTool": ".client.tool",
     "McpToolError": ".client.toolbox",
     "McpToolbox": ".client.toolbox",
     "OAuth": ".client.toolbox",

@@ -31,16 +31,19 @@ import enum
 import json
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from ..errors import MeowgentError
 from ..tools.calls import ToolCall, ToolResult
+from ..tools.core import Tool
 from ._diff import describe_value_difference
 from ._file import Cassette, CassetteError, recordable
 from ._mask import VALUE_DEPTH, Mask, depth_over
 from .recorded_media import media_value, replayed_media
 
 __all__ = ["RecordedToolError", "ToolTape", "call_arguments", "listed_tool"]
+
+_T = TypeVar("_T", bound=Tool)
 
 RERECORD_TOOLS = (
     "To record it, run in mode all (or record: `%%agent --record PATH`, MEOWGENT_CASSETTE_MODE=all;"
@@ -217,11 +220,15 @@ def call_arguments(
         raise CassetteError(f"Cassette {path}: a call's arguments cannot be recorded ({error}).") from None
 
 
-def listed_tool(fields: Any, handler: Any) -> Any:
-    """The `Tool` a recorded listing entry (`ListedToolFields`) describes; ``handler`` runs it live."""
-    from ..tools.core import Tool
+def listed_tool(fields: Any, handler: Any, kind: type[_T] = Tool) -> _T:
+    """The tool a recorded listing entry (`ListedToolFields`) describes; ``handler`` runs it live.
 
-    made = Tool.from_schema(
+    Args:
+        fields: The entry.
+        handler: Runs a call live (None where the tool is only checked).
+        kind: The `Tool` class to make (the MCP client's `McpTool`, which sets what MCP adds).
+    """
+    made = kind.from_schema(
         fields.name,
         fields.description,
         fields.parameters,
@@ -230,11 +237,6 @@ def listed_tool(fields: Any, handler: Any) -> Any:
         timeout=fields.timeout,
         examples=fields.examples or None,
     )
-    made.remote_name = fields.remote_name  # type: ignore[attr-defined]
-    made.title = fields.title  # type: ignore[attr-defined]
-    made.output_schema = fields.output_schema  # type: ignore[attr-defined]
-    made.runs_as_task = False  # type: ignore[attr-defined]
-    made.idempotent = False  # type: ignore[attr-defined]
     made.record = True
     return made
 

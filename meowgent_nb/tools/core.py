@@ -14,7 +14,7 @@ import inspect
 import json
 import re
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, cast, overload
+from typing import TYPE_CHECKING, Any, TypeVar, cast, overload
 
 from .._async import run_to_completion
 from ..errors import ToolDefinitionError
@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 
 __all__ = ["ResultKind", "Tool", "ToolCall", "ToolResult", "tool"]
 
+_T = TypeVar("_T", bound="Tool")  # a subclass's `from_schema` makes one of its own (an `McpTool`)
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]{0,63}")
 _NAME_RULE = "use letters, digits, '_', '-' and '.', starting with a letter or '_', at most 64 characters"
 
@@ -169,7 +170,7 @@ class Tool:
 
     @classmethod
     def from_schema(
-        cls,
+        cls: type[_T],
         name: str,
         description: str,
         schema: Mapping[str, Any],
@@ -178,7 +179,7 @@ class Tool:
         approval: bool | Callable[[dict[str, Any]], Any] = False,
         timeout: float | None = None,
         examples: Sequence[Mapping[str, Any]] | None = None,
-    ) -> Tool:
+    ) -> _T:
         """A tool whose arguments are given as a JSON Schema (the shape MCP servers publish).
 
         Arguments are validated with `jsonschema` (draft 2020-12). Unknown arguments are errors

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from meowgent_nb import Tool
+from meowgent_nb.mcp import McpTool
 from meowgent_nb.mcp.client.toolbox import McpServerError, McpToolbox, McpToolError, mcp_tool, needs_approval
 
 SERVER = str(Path(__file__).parents[1] / "mcp_servers" / "annotated_server.py")
@@ -37,6 +39,25 @@ def test_a_title_is_one_bounded_line_and_describes_a_tool_without_a_description(
     assert made.title == "Two lines " + "x" * 87 + "..."
     assert made.description == made.title
     assert mcp_tool({"name": "t", "title": 5, "annotations": {"title": " "}}, lambda n, a: "").title is None
+
+
+def test_a_server_tool_is_an_mcp_tool_with_what_mcp_adds_declared():
+    spec = {
+        "name": "a/b",
+        "inputSchema": {"type": "object"},
+        "annotations": {"idempotentHint": True},
+        "outputSchema": {"type": "object", "properties": {"n": {"type": "integer"}}},
+    }
+    made = mcp_tool(spec, lambda name, arguments: "", prefix="p_")
+    assert isinstance(made, McpTool) and isinstance(made, Tool)
+    assert (made.name, made.remote_name, made.title, made.runs_as_task, made.idempotent) == (
+        "p_a_b",
+        "a/b",
+        None,
+        False,
+        True,
+    )
+    assert made.output_schema == {"type": "object", "properties": {"n": {"type": "integer"}}}
 
 
 @pytest.mark.parametrize(

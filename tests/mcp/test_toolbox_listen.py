@@ -126,10 +126,10 @@ def test_closing_the_box_ends_its_listen_stream_and_leaves_no_task_or_thread(ser
 
 
 def test_a_server_that_ends_every_stream_at_once_is_left_after_five(monkeypatch):
-    from meowgent_nb.mcp.client import _refresh
+    from meowgent_nb.mcp.client import _session
 
     # A stream under 0.3 s counts as short: one that ends after 10 ms still does on a loaded machine.
-    monkeypatch.setattr(_refresh, "_RELISTEN", 0.3)
+    monkeypatch.setattr(_session, "_RELISTEN", 0.3)
     server = ToolServer([ping])
     real, opened = server._events._listen, []
 

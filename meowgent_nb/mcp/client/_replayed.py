@@ -24,6 +24,7 @@ from ...tools.core import Tool
 from ..content._recorded_values import MCP_VALUES
 from ._server_resources import READ_TOOL
 from ._session import McpServerError
+from .tool import McpTool
 
 __all__ = ["replayed_tools", "tighter"]
 
@@ -40,10 +41,15 @@ def replayed_tools(box: Any, listing: Any) -> dict[str, Tool]:
         said = next((overrides[k] for k in (remote, fields.name) if k in overrides), None)
         if fields.remote_name is None and said is None:  # the box's read_resource tool
             said = overrides.get(READ_TOOL)
-        tool = listed_tool(fields, _live_handler(box, remote, fields.name, made))
+        tool = listed_tool(fields, _live_handler(box, remote, fields.name, made), McpTool)
+        tool.remote_name, tool.title, tool.output_schema = (
+            fields.remote_name,
+            fields.title,
+            fields.output_schema,
+        )
         tool.approval = bool(fields.approval) or said is True
         tool.timeout = tighter(timeout, fields.timeout)
-        tool.value_codec = MCP_VALUES  # type: ignore[attr-defined]
+        tool.value_codec = MCP_VALUES
         made[tool.name] = tool
     return made
 
@@ -61,11 +67,9 @@ def _live_handler(box: Any, remote: str, local: str, made: dict[str, Tool]) -> A
         # Only a call the cassette has no recording of gets here (mode auto): it needs the server.
         if not box._connection.alive:
             box._start()
-        live = {
-            getattr(t, "remote_name", None) or t.name: t for t in box._tools.values()
-        }  # read_resource: by name
+        live = {_remote(t): t for t in box._tools.values()}
         for tool in made.values():  # the live listing's approval holds from now on
-            twin = live.get(getattr(tool, "remote_name", None) or tool.name)
+            twin = live.get(_remote(tool))
             if twin is not None and twin.approval:
                 tool.approval = True
         own = live.get(remote)
@@ -81,3 +85,8 @@ def _live_handler(box: Any, remote: str, local: str, made: dict[str, Tool]) -> A
         return own.function(**arguments)
 
     return handler
+
+
+def _remote(tool: Tool) -> str:
+    """The server's name of a tool; a box's ``read_resource`` tool (no server name) by its own."""
+    return (tool.remote_name if isinstance(tool, McpTool) else None) or tool.name

@@ -20,7 +20,7 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from ...recording import CassetteError, Mask
-from ..config import header_secrets, redact, secret_mask
+from ..config import redact, secret_mask
 
 __all__ = ["Secrets", "masked_message"]
 
@@ -28,29 +28,31 @@ UNMASKABLE = -32603  # JSON-RPC's internal error: the answer is refused here, no
 
 
 class Secrets:
-    """Mixin of `McpToolbox`: `_redact` for its messages, `masking` for what its server sends."""
+    """An `McpToolbox`'s secrets: `redact` for its messages, `masking` for what its server sends.
 
-    _secrets: set[str]
-    """The given secrets, env values, header secrets, and the OAuth tokens and client secrets seen so far."""
-    _connection: Any
+    Args:
+        given: The box's ``secrets=``, the values of its ``env`` and its headers' secrets.
+        credentials: What is masked in everything the server sends: its headers' secrets (see
+            `header_secrets`) and the env values named as credentials (see `env_credentials`).
+    """
 
-    def _redact(self, text: str) -> str:
-        return redact(text, self._secrets)
+    def __init__(self, given: set[str], credentials: set[str]):
+        self.all = set(given)
+        """Every secret: the given ones, and the OAuth tokens and client secrets seen so far."""
+        self._credentials = set(credentials)  # OAuth adds its tokens
 
-    def _secret(self, value: str) -> None:
+    def redact(self, text: str) -> str:
+        """``text`` with every secret shown as ``***``."""
+        return redact(text, self.all)
+
+    def add(self, value: str) -> None:
         """An OAuth token or client secret the box's provider read or wrote (`oauth.tokens`)."""
-        self._secrets.add(value)
-        self.__dict__.setdefault("_oauth_secrets", set()).add(value)
-
-    def _credentials(self) -> Mask:
-        """The `Mask` of the box's credentials as they are now (an OAuth refresh adds tokens)."""
-        oauth = self.__dict__.get("_oauth_secrets", ())
-        env = self.__dict__.get("_env_credentials", ())
-        return secret_mask({*header_secrets(self._connection.headers), *env, *oauth})
+        self.all.add(value)
+        self._credentials.add(value)
 
     def masking(self, transport: Any) -> Any:
         """``transport`` (an MCP client transport) whose every message from the server is masked."""
-        return _masked_transport(transport, self._credentials)
+        return _masked_transport(transport, lambda: secret_mask(self._credentials))
 
 
 @contextlib.asynccontextmanager

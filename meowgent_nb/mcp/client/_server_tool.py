@@ -1,4 +1,4 @@
-"""A `Tool` from one entry of an MCP server's tool listing (`mcp_tool`), and approval defaults.
+"""An `McpTool` from one entry of an MCP server's tool listing (`mcp_tool`), and approval defaults.
 
 See `client` for what the toolbox does with them.
 """
@@ -8,31 +8,19 @@ from __future__ import annotations
 import re
 import warnings
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any
 
 from ...errors import ToolDefinitionError
-from ...tools.core import Tool
 from ...tools.examples import split_examples
 from ..content._results import result_value, value_schema, wraps_result
 from ._session import _field
+from .tool import McpTool
 
 __all__ = ["BAD_NAME_CHARS", "mcp_tool", "needs_approval"]
 
 BAD_NAME_CHARS = re.compile(r"[^A-Za-z0-9_.-]")
 _TITLE_LIMIT = 100  # characters of a server's title kept (it is outside text, shown on one line)
 _NEEDS_TASKS = "it runs only as an MCP task, and no session was given that can run one"
-
-if TYPE_CHECKING:
-
-    class ServerTool(Tool):
-        """For type checkers: a `Tool` of a server's, with the attributes `mcp_tool` sets on it."""
-
-        remote_name: str | None
-        """The server's name of the tool; None for a box's resource reader."""
-        title: str | None
-        output_schema: dict[str, Any] | None
-        runs_as_task: bool
-        idempotent: bool
 
 
 def needs_approval(annotations: Any) -> bool:
@@ -59,14 +47,14 @@ def mcp_tool(
     timeout: float | None = None,
     server: str | None = None,
     task_problem: str | None = _NEEDS_TASKS,
-) -> Tool:
-    """A `Tool` from one entry of an MCP server's tool listing.
+) -> McpTool:
+    """An `McpTool` from one entry of an MCP server's tool listing.
 
     Characters a tool name may not have here (``/``, spaces, ...) become ``_``; the tool's
-    ``remote_name`` attribute keeps the server's name, which calls use, its ``title``
-    attribute the server's title for people (the tool's, else its annotations'; None if neither),
-    and its ``output_schema`` attribute the schema of the values its calls return (see
-    `value_schema`; None where a call's value is its text).
+    ``remote_name`` keeps the server's name, which calls use, its ``title`` the server's title
+    for people (the tool's, else its annotations'; None if neither), and its ``output_schema``
+    the schema of the values its calls return (see `value_schema`; None where a call's value is
+    its text).
 
     Args:
         spec: The listed tool: the SDK's ``Tool`` (``input_schema``, mcp 2.x) or a dict / object
@@ -106,8 +94,7 @@ def mcp_tool(
         return answer if isinstance(answer, str) else result_value(answer, wrapped)
 
     schema, examples = split_examples(schema)  # a bad example should not cost the tool itself
-    made = Tool.from_schema(name, description, schema, handler, approval=approval, timeout=timeout)
-    made = cast("ServerTool", made)  # given its attributes here
+    made = McpTool.from_schema(name, description, schema, handler, approval=approval, timeout=timeout)
     made.remote_name = remote
     made.title = title
     made.output_schema = output_schema

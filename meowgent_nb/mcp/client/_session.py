@@ -1,4 +1,4 @@
-"""One MCP session on the background loop: connect, list, call, read, stop (used by `McpToolbox`).
+"""One MCP session on the background loop: connect, list, call, read, stop (`Session`).
 
 The session is entered and left by one task, as anyio requires; calls come from other tasks of
 the same loop. Errors are translated here, once, into `McpServerError` (the server could not be
@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import os
 import sys
+import time
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Protocol, cast
 
@@ -25,9 +26,11 @@ if sys.version_info < (3, 11):  # pragma: no cover  (3.10: anyio depends on the 
     from exceptiongroup import BaseExceptionGroup
 _GROUP = BaseExceptionGroup
 
-__all__ = ["CallTimedOut", "McpServerError", "McpToolError"]
+__all__ = ["CallTimedOut", "McpServerError", "McpToolError", "Session", "listen_for_tool_changes"]
 
 _STDERR_TAIL = 10  # lines of a stdio server's stderr quoted when it fails
+_RELISTEN = 1.0  # seconds at least between two listen streams a server ended (one that ends each at once)
+_SHORT_STREAMS = 5  # streams in a row that each lasted under _RELISTEN: the server will not keep one open
 
 
 class McpServerError(MeowgentError):
@@ -42,8 +45,8 @@ class CallTimedOut(McpServerError):
     """The server did not answer a call within its limit (the session may still be open)."""
 
 
-class _Server(Protocol):
-    """What a session reads of the toolbox it serves (an `McpToolbox`; client imports this module)."""
+class _Owner(Protocol):
+    """What a session reads of the connection that owns it (a box's `_connection.Connection`)."""
 
     name: str
     """What the notebook calls the server (in error messages' fixes)."""
@@ -59,26 +62,30 @@ class _Server(Protocol):
     def tools_changed(self) -> None:
         """The server said its tools changed (called on the background loop; it only takes note)."""
 
-    async def listen_for_tool_changes(self, connection: _Connection) -> None:
-        """Keep the 2026-07-28 stream of tool changes open while ``connection`` lives (`_refresh`)."""
-
     def masking(self, transport: Any) -> Any:
         """``transport`` with each message from the server masked (`_secrets`): the one way in."""
 
 
-class _Connection:
+class Session:
     """One session, entered and left by one task on the background loop (anyio needs that)."""
 
     def __init__(
         self,
-        box: _Server,
+        owner: _Owner,
         argv: list[str],
         url: str | None,
         headers: dict[str, str],
         env: dict[str, str],
         cwd: str | None,
     ):
-        self.box, self.argv, self.url, self.headers, self.env, self.cwd = box, argv, url, headers, env, cwd
+        self.owner, self.argv, self.url, self.headers, self.env, self.cwd = (
+            owner,
+            argv,
+            url,
+            headers,
+            env,
+            cwd,
+        )
         self.client: Any = None
         self.auth: Any = None
         """The ``httpx2`` auth of an HTTP session (the SDK's OAuth provider, see `oauth`), or None."""
@@ -133,8 +140,8 @@ class _Connection:
         await asyncio.shield(ready)
         # Kept now: the SDK client forgets them when its session ends (a crash, a close).
         self.capabilities, self.instructions = self.client.server_capabilities, self.client.instructions
-        self._watcher = asyncio.create_task(self.box.listen_for_tool_changes(self))
-        await set_level(self.client, self.capabilities, self.box.notes.level)
+        self._watcher = asyncio.create_task(listen_for_tool_changes(self, self.owner.tools_changed))
+        await set_level(self.client, self.capabilities, self.owner.notes.level)
         tools, cursor = [], None
         for _ in range(100):  # a server whose pages never end cannot hang the notebook
             page = await self.client.list_tools(cursor=cursor)
@@ -147,15 +154,15 @@ class _Connection:
     async def _session(self, ready: asyncio.Future[None]) -> None:
         from mcp import Client
 
-        errlog = open(self.box.log_path, "a") if self.box.log_path else None  # noqa: SIM115 (closed below)
+        errlog = open(self.owner.log_path, "a") if self.owner.log_path else None  # noqa: SIM115 (closed below)
         try:
             async with contextlib.AsyncExitStack() as stack:
-                transport = self.box.masking(await self._transport(stack, errlog))
-                asks = self.box.asks
+                transport = self.owner.masking(await self._transport(stack, errlog))
+                asks = self.owner.asks
                 callbacks: dict[str, Any] = {"elicitation_callback": asks.elicit}
                 if asks.roots:  # none chosen: not declared, so a server keeps the folders it was given
                     callbacks["list_roots_callback"] = asks.list_roots
-                callbacks.update(logging_callback=self.box.notes.on_log, log_level=self.box.notes.level)
+                callbacks.update(logging_callback=self.owner.notes.on_log, log_level=self.owner.notes.level)
                 if asks.sampling != "deny":  # not offered at all: the server knows not to ask
                     callbacks["sampling_callback"] = asks.sample
                 callbacks["message_handler"] = self._on_message  # tools/list_changed, see `_refresh`
@@ -181,7 +188,7 @@ class _Connection:
     async def _on_message(self, message: Any) -> None:
         """The SDK's ``message_handler``: a server's notifications (and transport errors)."""
         if getattr(message, "method", None) == "notifications/tools/list_changed":
-            self.box.tools_changed()
+            self.owner.tools_changed()
 
     async def call(
         self,
@@ -204,10 +211,10 @@ class _Connection:
 
         from ._tasks import NotATask, TaskEnded, call_as_task
 
-        name = self.box.name
+        name = self.owner.name
         if not self.alive:
             raise self.not_connected()
-        running = self.box.asks.running_call()
+        running = self.owner.asks.running_call()
         if task:
             send = call_as_task(self.client, remote, arguments, limit, progress, status)
         else:
@@ -257,7 +264,7 @@ class _Connection:
         return result
 
     def not_connected(self) -> McpServerError:
-        name = self.box.name
+        name = self.owner.name
         return McpServerError(
             f"the MCP server {name!r} is not connected (it was closed or stopped); start it again"
             f" with %tools mcp reconnect {name} (or box.reconnect())"
@@ -294,7 +301,7 @@ class _Connection:
         from mcp import MCPError
         from mcp_types import CONNECTION_CLOSED
 
-        name = self.box.name
+        name = self.owner.name
         if not self.alive:
             raise self.not_connected()
         try:
@@ -361,12 +368,46 @@ class _Connection:
         if isinstance(exc, (TimeoutError, asyncio.TimeoutError)):
             detail = "it did not answer in time"
         text = f"{what}: {detail}."
-        tail = _tail(self.box.log_path)
+        tail = _tail(self.owner.log_path)
         if tail:
             text += f"\nIts stderr ended with:\n{tail}"
-        again = f"%tools mcp reconnect {self.box.name}, or box.reconnect()"
-        fix = fix or f"Check the server ({self.box.target}), then start it again ({again})."
+        again = f"%tools mcp reconnect {self.owner.name}, or box.reconnect()"
+        fix = fix or f"Check the server ({self.owner.target}), then start it again ({again})."
         return McpServerError(f"{text}\n{fix}")
+
+
+async def listen_for_tool_changes(session: Session, changed: Callable[[], None]) -> None:
+    """Keep a 2026-07-28 server's ``subscriptions/listen`` stream of tool changes open while
+    ``session`` lives (its task, on the background loop; the session ends it when it stops).
+
+    Each change the stream brings also reaches the session's message handler, which marks the
+    box stale, as an older protocol's unasked notification does. A stream the server ends,
+    gracefully or not, is opened again (at most once a second), and ``changed`` is called: the
+    protocol replays nothing, so a change may have come while none was open. A server that
+    refuses the stream (or an older protocol), or ends five in a row within a second each, leaves
+    refreshing by hand.
+    """
+    from mcp import MCPError
+    from mcp.client.subscriptions import ListenNotSupportedError
+
+    if not session.announces_tool_changes:
+        return
+    again, short = False, 0
+    while session.alive and not session.stopped and short < _SHORT_STREAMS:
+        opened = time.monotonic()
+        try:
+            async with session.client.listen(tools_list_changed=True) as events:
+                if again:
+                    changed()
+                async for _ in events:  # the change itself comes through the message handler
+                    pass
+        except (ListenNotSupportedError, MCPError):  # an older protocol, or refused: by hand
+            return
+        except Exception:  # noqa: BLE001 - the stream dropped: listen again while the session lives
+            pass
+        again, lasted = True, time.monotonic() - opened
+        short = short + 1 if lasted < _RELISTEN else 0
+        await asyncio.sleep(max(0.0, _RELISTEN - lasted))
 
 
 def _field(obj: Any, name: str, wire_name: str) -> Any:

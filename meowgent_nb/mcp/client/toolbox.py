@@ -17,7 +17,7 @@ are left out with a warning naming the server and the tool: a server's listing i
 and a bad example never keeps a server or a tool from being added.
 
 Besides tools, a box reads the server's resources and resource templates (`McpToolbox.read`),
-prompts (`McpToolbox.prompt`), completions and instructions; see `_server_context`. With
+prompts (`McpToolbox.prompt`), completions and instructions; see `_server_resources`. With
 ``read_resources=True`` the model gets a ``read_resource`` tool for the server's resources (to
 follow a resource link in a tool's result).
 
@@ -29,6 +29,11 @@ A tool that can only run as an MCP task (``execution.taskSupport: "required"``, 
 call up (Stop, the time limit) cancels the task on the server. Where the session cannot run
 tasks, the tool is not offered, and `McpToolbox.skipped` says why. A tool for which tasks are
 ``"optional"`` gets plain calls. Stop ends a plain call on the server too (it is cancelled).
+
+The box owns one `_connection.Connection` (the session of the moment, the secrets, the time
+limits, reconnecting); its parts take that connection: `_server_resources.ServerResources`
+(resources, prompts, completions) and `_refresh.ToolRefresh` (listing the tools again). A
+recorded box's tools come from its cassette (`use_tape`, `_replayed`).
 """
 
 from __future__ import annotations
@@ -36,36 +41,34 @@ from __future__ import annotations
 import os
 import re
 import shlex
-import tempfile
-from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any
 
 from ...errors import SettingsError, ToolDefinitionError
 from ...tools.core import Tool
 from ...tools.media import McpImage
 from ...tools.toolbox import Toolbox
-from .._thread import background_loop
 from ..config import env_credentials, header_secrets, masked
 from ..content._recorded_values import MCP_VALUES
 from ..content._results import StructuredResult
-from ._reconnect import CONNECT_FIX, MARGIN, Reconnect
-from ._refresh import ToolChanges, ToolRefresh, listing_key
+from ._connection import MARGIN, Connection
+from ._refresh import Listing, ToolChanges, ToolRefresh, listing_key
+from ._replayed import replayed_tools
 from ._secrets import Secrets
-from ._server_resources import READ_TOOL, ServerContext
+from ._server_resources import READ_TOOL, ServerResources
 from ._server_tool import BAD_NAME_CHARS, mcp_tool, needs_approval
-from ._session import McpServerError, McpToolError, _Connection
-from ._taped import Taped
+from ._session import McpServerError, McpToolError
 from ._tasks import task_problem
 from .asking import Asked, ServerAsks
-from .oauth import OAuth, oauth_options, provider, refusal
+from .oauth import OAuth, oauth_options
 from .progress import LogEntry, ServerNotes
-
-if TYPE_CHECKING:
-    from ._server_tool import ServerTool
+from .resources import instructions_block
+from .tool import McpTool
 
 __all__ = [
     "McpImage",
     "McpServerError",
+    "McpTool",
     "McpToolError",
     "McpToolbox",
     "OAuth",
@@ -78,7 +81,7 @@ __all__ = [
 _PREFIX = re.compile(r"([A-Za-z_][A-Za-z0-9_.-]{0,31})?")
 
 
-class McpToolbox(Secrets, ServerContext, Reconnect, ToolRefresh, Taped, Toolbox):
+class McpToolbox(Toolbox):
     """The tools of one MCP server, connected over stdio or streamable HTTP.
 
     Making it starts the server (stdio) or connects to it (HTTP) and lists its tools. Close it with
@@ -184,6 +187,8 @@ class McpToolbox(Secrets, ServerContext, Reconnect, ToolRefresh, Taped, Toolbox)
         log_level: str = "info",
         record: bool = False,
     ):
+        self._waiting = False  # a recorded box starts its server only when it must: see _wake
+        self._removed: set[str] = set()  # server tools removed by hand: refreshes keep them out
         Toolbox.__init__(self, name)
         self.asks = ServerAsks(name, sampling, sampling_model, roots)
         """The answers to the server's elicitation, sampling and roots requests (see `history`)."""
@@ -216,25 +221,34 @@ class McpToolbox(Secrets, ServerContext, Reconnect, ToolRefresh, Taped, Toolbox)
         self.env_names, self.header_names = tuple(env), tuple(headers)
         """The names of the env variables and headers given (their values are never shown)."""
         given = [secrets] if isinstance(secrets, str) else list(secrets)  # one string is one secret
-        self._secrets = set(given) | set(env.values()) | header_secrets(headers)  # OAuth adds its tokens
-        self._env_credentials = env_credentials(env)  # masked in what the server says, too
+        credentials = header_secrets(headers) | set(env_credentials(env))  # masked in what the server says
+        masked_here = Secrets(set(given) | set(env.values()) | header_secrets(headers), credentials)
         self.oauth = oauth_options(name, oauth)
         """How the box authorizes (an `OAuth`), or None."""
         if self.oauth is not None and url is None:
             raise SettingsError(
                 f"McpToolbox {name!r}: oauth= is for HTTP servers (url=); a stdio server is not asked"
             )
-        self.transport = "stdio" if url is None else "http"
-        self.target = self._redact(url if url is not None else shlex.join(argv))
-        """The command line or the URL, for listings (secrets shown as ``***``)."""
-        self.call_timeout = call_timeout
-        self.connect_timeout = connect_timeout
-        self.log_path: str | None = None
-        """Where a stdio server's stderr goes (ipykernel's stderr has no file descriptor)."""
-        self._connection = _Connection(self, argv, url, headers, env, cwd)
-        if self.oauth is not None:
-            self._connection.auth = provider(name, str(url), self.oauth, self._secret)
-        self._loop = background_loop()
+        self._connection = Connection(
+            name,
+            argv,
+            url,
+            headers,
+            env,
+            cwd,
+            secrets=masked_here,
+            asks=self.asks,
+            notes=self.notes,
+            oauth=self.oauth,
+            call_timeout=call_timeout,
+            connect_timeout=connect_timeout,
+        )
+        self.transport, self.target = self._connection.transport, self._connection.target
+        """The transport ("stdio" or "http"), and the command line or the URL for listings (secrets
+        shown as ``***``)."""
+        self.call_timeout, self.connect_timeout = call_timeout, connect_timeout
+        self._resources = ServerResources(self._connection)
+        self._refresh = ToolRefresh(self._connection)
         self.instructions: str | None = None
         """What the server said about using it (``instructions`` at the start), or None."""
         self.use_instructions = use_instructions
@@ -255,34 +269,30 @@ class McpToolbox(Secrets, ServerContext, Reconnect, ToolRefresh, Taped, Toolbox)
         self.tape_path: str | None = None
         """The cassette the box's tools were recorded in or replayed from (see `use_tape`), or None."""
         self._tape_key: tuple[Any, str] | None = None
-        self._waiting = record  # a recorded box starts its server only when it must: see _tools
+        self._waiting = record
         if not record:
             self._start()
 
+    @property
+    def log_path(self) -> str | None:
+        """Where a stdio server's stderr goes (ipykernel's stderr has no file descriptor)."""
+        return self._connection.log_path
+
+    def _wake(self) -> None:
+        """Start a recorded box's server (record=True) the first time its tools are looked at
+        before any cassette said what to do (see `use_tape`): it runs live."""
+        if self._waiting:
+            try:
+                self._start()
+            except BaseException:
+                self._waiting = True
+                raise
+
     def _start(self) -> None:
         """Start the server (stdio) or connect to it (HTTP), and list its tools."""
-        name, self._waiting = self.name, False
-        if self.transport == "stdio":
-            handle, self.log_path = tempfile.mkstemp(prefix=f"meowgent-mcp-{name}-", suffix=".log")
-            os.close(handle)
-        try:
-            waited = self.oauth.wait if self.oauth is not None else 0.0  # a person authorizing
-            listed = self._loop.run(self._connection.start(), timeout=self.connect_timeout + MARGIN + waited)
-        except BaseException as exc:
-            self._loop.run(self._connection.stop(), timeout=15)
-            error = refusal(
-                name, self.target, self._connection.refused, self.oauth, exc
-            ) or self._connection.failure(
-                f"could not connect to the MCP server {name!r} ({self.target})",
-                exc,
-                fix=CONNECT_FIX[self.transport],
-            )
-            self._remove_log()
-            if not isinstance(exc, Exception):  # an interrupt stays an interrupt
-                raise
-            raise McpServerError(self._redact(str(error))) from None
-        self._loop.on_exit(self, self._aclose)
-        self.instructions = self._connection.instructions
+        self._waiting = False
+        listed = self._connection.start()
+        self.instructions = self._connection.session.instructions
         self.replayed_from = None
         try:
             self._tools, self.skipped, self.left_out, self._keys = self._built(listed, strict=True, kept={})
@@ -291,8 +301,8 @@ class McpToolbox(Secrets, ServerContext, Reconnect, ToolRefresh, Taped, Toolbox)
             raise
 
     def _built(
-        self, listed: list[Any], *, strict: bool, kept: dict[str, tuple[dict[str, str] | None, ServerTool]]
-    ) -> tuple[dict[str, Tool], dict[str, str], list[str], dict[str, dict[str, str]]]:
+        self, listed: list[Any], *, strict: bool, kept: dict[str, tuple[dict[str, str] | None, Tool]]
+    ) -> Listing:
         """The box's tools from a listing and its options: tools, skipped, left out, listing keys.
 
         Args:
@@ -312,7 +322,7 @@ class McpToolbox(Secrets, ServerContext, Reconnect, ToolRefresh, Taped, Toolbox)
                     f" the server has: {', '.join(has) or 'none'}"
                 )
         box, skipped, left_out, keys = Toolbox(self.name), {}, [], {}  # box: the clash rules
-        tasks = task_problem(self._connection.client, self._connection.capabilities)
+        tasks = task_problem(self._connection.client, self._connection.session.capabilities)
         for spec in listed:
             local = BAD_NAME_CHARS.sub("_", self.prefix + spec.name)[:64]
             wanted = overrides.pop(spec.name, overrides.pop(local, None))
@@ -321,11 +331,11 @@ class McpToolbox(Secrets, ServerContext, Reconnect, ToolRefresh, Taped, Toolbox)
             ):
                 left_out.append(spec.name)
                 continue
-            if spec.name in self.__dict__.get("_removed", ()):  # box.remove(...): a refresh keeps it out
+            if spec.name in self._removed:  # box.remove(...): a refresh keeps it out
                 continue
             key, (old_key, old) = listing_key(spec), kept.get(local, (None, None))
             try:
-                if old is not None and old_key == key and old.remote_name == spec.name:
+                if isinstance(old, McpTool) and old_key == key and old.remote_name == spec.name:
                     made = old  # the same listing: the same Tool, with any setting made on it
                 else:
                     made = mcp_tool(
@@ -337,7 +347,7 @@ class McpToolbox(Secrets, ServerContext, Reconnect, ToolRefresh, Taped, Toolbox)
                         server=self.name,
                         task_problem=tasks,
                     )
-                made.value_codec = MCP_VALUES  # type: ignore[attr-defined]
+                made.value_codec = MCP_VALUES
                 made.record = self.record
                 box.add(made)
                 keys[made.name] = key
@@ -349,8 +359,8 @@ class McpToolbox(Secrets, ServerContext, Reconnect, ToolRefresh, Taped, Toolbox)
             old = kept.get(local, (None, None))[1]
             reader = (
                 old
-                if old is not None and old.remote_name is None
-                else self._reader(local, bool(wanted), timeout)
+                if isinstance(old, McpTool) and old.remote_name is None
+                else self._resources.reader(local, bool(wanted), timeout)
             )
             reader.record = self.record
             try:
@@ -373,18 +383,20 @@ class McpToolbox(Secrets, ServerContext, Reconnect, ToolRefresh, Taped, Toolbox)
         Raises:
             KeyError: No tool has that name; the message lists the names there are.
         """
+        self._wake()
         removed = super().remove(name)
-        remote = getattr(removed, "remote_name", None)
+        remote = removed.remote_name if isinstance(removed, McpTool) else None
         if remote is not None:
-            self._removed = {*self.__dict__.get("_removed", ()), remote}
+            self._removed = {*self._removed, remote}
         return removed
 
     def add(self, item: Any) -> Tool:
         """Add a tool (see `Toolbox.add`); a server tool removed before is offered by refreshes again."""
+        self._wake()
         added = super().add(item)
-        remote = getattr(added, "remote_name", None)
+        remote = added.remote_name if isinstance(added, McpTool) else None
         if remote is not None:
-            self._removed = set(self.__dict__.get("_removed", ())) - {remote}
+            self._removed = self._removed - {remote}
         return added
 
     @property
@@ -398,39 +410,264 @@ class McpToolbox(Secrets, ServerContext, Reconnect, ToolRefresh, Taped, Toolbox)
         A server that died while idle is noticed here (or at the next call). A server that is
         merely slow to answer within ``timeout`` counts as connected.
         """
-        return self._loop.run(self._connection.ping(timeout), timeout=timeout + 5.0)
+        return self._connection.loop.run(self._connection.session.ping(timeout), timeout=timeout + 5.0)
 
     def _call(self, remote: str, arguments: dict[str, Any]) -> Any:
-        gone = self._gone(remote)  # an agent may hold a tool the server has dropped since
+        gone = self._refresh.gone(remote)  # an agent may hold a tool the server has dropped since
         if gone:
             raise McpServerError(gone)
-        tool = next((t for t in self._tools.values() if getattr(t, "remote_name", None) == remote), None)
+        tool = next(
+            (t for t in self._tools.values() if isinstance(t, McpTool) and t.remote_name == remote), None
+        )
         limit = (
             tool.timeout if tool is not None and tool.timeout is not None else self.call_timeout
         ) + MARGIN
         try:
             # A server that asks, reports progress or logs during the call reaches the agent's call.
             with self.asks.flight() as flight, self.notes.watch(flight) as watch:
-                as_task = bool(getattr(tool, "runs_as_task", False))
+                as_task = tool is not None and tool.runs_as_task
 
                 def attempt() -> Any:
-                    called = self._connection.call(
+                    called = self._connection.session.call(
                         remote, arguments, limit, watch.progress, task=as_task, status=watch.status
                     )
-                    return self._loop.run(called, timeout=limit + 5.0, held=flight.running)
+                    return self._connection.loop.run(called, timeout=limit + 5.0, held=flight.running)
 
                 was_open = self._connection.alive
                 try:
                     return attempt()
                 except McpServerError as error:
-                    if not self._retries(tool, error, flight.running, was_open):
+                    if not self._connection.retries(tool, error, flight.running, was_open):
                         raise
                     self._again(remote, error)
                     return attempt()
         except (McpServerError, McpToolError) as error:  # a server may quote its token back
-            if self._vanished(remote, error):  # the server dropped the tool since it was listed
-                raise McpServerError(self._gone(remote) or "") from None
-            raise type(error)(self._redact(str(error))) from None
+            if self._refresh.vanished(remote, error):  # the server dropped the tool since it was listed
+                raise McpServerError(self._refresh.gone(remote) or "") from None
+            raise type(error)(self._connection.redact(str(error))) from None
+
+    def _again(self, remote: str, error: McpServerError) -> None:
+        """Reconnect before the one retry of an idempotent call; if that fails, both errors are told."""
+        try:
+            self.reconnect()
+        except McpServerError as failed:
+            raise McpServerError(
+                f"{error}\nTrying {remote} again on a new session failed: {str(failed).splitlines()[0]}"
+            ) from None
+
+    # --- the server's resources, prompts and completions (`ServerResources`) ----------------------
+
+    def resources(self) -> list[Any]:
+        """The server's resources: the SDK's ``Resource`` (``uri``, ``name``, ``title``,
+        ``mime_type``, ``description``); [] when the server has none."""
+        return self._resources.resources()
+
+    def resource_templates(self) -> list[Any]:
+        """The server's resource templates: the SDK's ``ResourceTemplate`` (``uri_template``,
+        ``name``, ...); fill one with ``read(template, name=value)``."""
+        return self._resources.resource_templates()
+
+    def read(self, uri: str, /, **values: str) -> Any:
+        """A resource's content, as a Python value.
+
+        Text is a ``str``, a JSON type a parsed object, a blob ``bytes``, an image an `McpImage`
+        (the notebook shows it). A read with several contents gives a list of them.
+
+        Args:
+            uri: The resource's URI, or a resource template (``notes://{name}``) to fill.
+            values: The template's values, e.g. ``name="groceries"``.
+
+        Raises:
+            ValueError: The values do not fit the template.
+            McpServerError: The server refused the read (an unknown URI) or could not be reached.
+        """
+        return self._resources.read(uri, **values)
+
+    def owns(self, uri: str) -> bool:
+        """Whether ``uri`` is this server's: listed, filling one of its templates, or linked to by
+        one of its tools' results."""
+        return self._resources.owns(uri)
+
+    def contents(self, uri: str, /, **values: str) -> list[Any]:
+        """A read's contents as the SDK gives them (``TextResourceContents`` with ``text``,
+        ``BlobResourceContents`` with base64 ``blob``; each with ``uri`` and ``mime_type``);
+        arguments and errors as for `read`."""
+        return self._resources.contents(uri, **values)
+
+    def prompts(self) -> list[Any]:
+        """The server's prompts: the SDK's ``Prompt`` (``name``, ``title``, ``description``,
+        ``arguments``: each with ``name``, ``description``, ``required``)."""
+        return self._resources.prompts()
+
+    def prompt(self, name: str, /, **arguments: Any) -> list[dict[str, str]]:
+        """A prompt's messages, as chat messages (``{"role": "user", "content": "..."}``).
+
+        Their text is escaped like tool results (see `context.prompt_messages`).
+
+        Raises:
+            ValueError: No such prompt, or a required argument is missing or an unknown one given
+                (the message lists the prompt's arguments).
+            McpServerError: The server refused or could not be reached.
+        """
+        return self._resources.prompt(name, **arguments)
+
+    def complete(
+        self,
+        argument: str,
+        value: str = "",
+        *,
+        prompt: str | None = None,
+        template: str | None = None,
+        context: Mapping[str, str] | None = None,
+    ) -> list[str]:
+        """The server's completions of an argument of a prompt or a resource template.
+
+        Example: ``box.complete("name", "gr", prompt="summarize")`` -> ``["groceries"]``.
+
+        Args:
+            argument: The argument's name.
+            value: What is typed so far.
+            prompt: The prompt's name; give this or ``template``.
+            template: The resource template (``notes://note/{name}``).
+            context: Arguments already chosen, for servers that complete one from the others.
+
+        Returns:
+            The suggested values; [] when the server offers no completions.
+        """
+        return self._resources.complete(argument, value, prompt=prompt, template=template, context=context)
+
+    def instructions_block(self) -> str:
+        """The server's instructions as a delimited, escaped block for a system prompt ("" if none).
+
+        ``%%agent`` adds it when the box was made with ``use_instructions=True``; in Python, put
+        it in `Agent`'s ``system=`` yourself.
+        """
+        return instructions_block(self.name, self.instructions) if self.instructions else ""
+
+    # --- the tools listed again (`ToolRefresh`) and a new session -------------------------------
+
+    @property
+    def stale(self) -> bool:
+        """Whether the server said its tools changed since they were last listed."""
+        return self._connection.stale
+
+    @property
+    def announces_changes(self) -> bool:
+        """Whether the server said it tells when its tools change (``tools.listChanged``); if not,
+        refresh by hand."""
+        return self._connection.session.announces_tool_changes
+
+    def tools_changed(self) -> None:
+        """Take note that the server's tools changed (the session calls it, on the background loop)."""
+        self._connection.tools_changed()
+
+    def refresh(self) -> ToolChanges:
+        """List the server's tools again (every page) and offer what it has now.
+
+        The box's options stay as they were given; names that include / exclude / approval give
+        and the server no longer has are kept for when it has them again. Names that clash follow
+        the rules of a new box: the first keeps the name, the next is not offered (see `skipped`).
+
+        Returns:
+            What changed (printed, it is one line; empty when nothing did).
+
+        Raises:
+            McpServerError: The box is closed, the server went away, or it did not list its tools
+                within the box's call timeout.
+        """
+        listing, changes = self._refresh.relist(
+            dict(self._tools), dict(self.skipped), self._keys, self._built
+        )
+        self._tools, self.skipped, self.left_out, self._keys = listing
+        return changes
+
+    def reconnect(self) -> ToolChanges:
+        """A new session with the server (a stdio server is started again), and its tools listed again.
+
+        For a server that stopped (it crashed, or the connection broke) or hangs. The tools keep
+        their names and settings where the server lists them as before.
+
+        Returns:
+            What changed in the tools (printable; false when nothing did).
+
+        Raises:
+            McpServerError: The server could not be reached again; the box keeps its tools, stopped.
+        """
+        self._connection.reconnect()
+        self.instructions = self._connection.session.instructions
+        return self.refresh()
+
+    # --- where the box's tools are looked at: a stale box is refreshed first ---------------------
+
+    def __iter__(self) -> Iterator[Tool]:
+        self._refresh.refresh_if_stale(self.refresh)
+        self._wake()
+        return super().__iter__()
+
+    def __len__(self) -> int:
+        self._refresh.refresh_if_stale(self.refresh)
+        self._wake()
+        return super().__len__()
+
+    def __contains__(self, name: object) -> bool:
+        self._refresh.refresh_if_stale(self.refresh)
+        self._wake()
+        return super().__contains__(name)
+
+    def __getitem__(self, name: str) -> Tool:
+        self._refresh.refresh_if_stale(self.refresh)
+        self._wake()
+        return super().__getitem__(name)
+
+    def get(self, name: str, default: Tool | None = None) -> Tool | None:
+        """The tool called ``name``, or ``default`` (a stale box is refreshed first)."""
+        self._refresh.refresh_if_stale(self.refresh)
+        self._wake()
+        return super().get(name, default)
+
+    @property
+    def names(self) -> list[str]:
+        """The tool names, in order (a stale box is refreshed first)."""
+        self._refresh.refresh_if_stale(self.refresh)
+        self._wake()
+        return list(self._tools)
+
+    # --- a recorded box: its tools from the cell's cassette -------------------------------------
+
+    def use_tape(self, tape: Any) -> None:
+        """Take the box's tools from a cassette, or record them in it (a box made with ``record=True``).
+
+        ``tape`` is the `ToolTape` of the cell's cassette model (``model.tool_tape``; ``%%agent``
+        passes it). Where the cassette replays and has the box's listing, the tools are made from
+        it and the server is not started (a call without a recording, in mode auto, starts it);
+        where it records, the server is started (if it was not) and what it offers is recorded.
+        A box made without ``record=True``, or ``tape`` None, is left as it is.
+
+        Raises:
+            CassetteError: In replay only, the cassette has no listing of this box.
+            McpServerError: The server had to be started and could not be.
+        """
+        if not self.record or tape is None:
+            return
+        key = (tape.cassette, tape.mode)
+        if self._tape_key is not None and self._tape_key[0] is key[0] and self._tape_key[1] == key[1]:
+            return
+        listing = tape.listing(self.name)
+        if listing is not None:
+            if self._connection.alive:  # replayed now: the server is not needed
+                self.close()
+            self._waiting = False
+            self.tape_path = str(tape.cassette.path)
+            self._tools, self.instructions = replayed_tools(self, listing), listing.instructions
+            self.skipped, self.left_out = dict(listing.skipped), list(listing.left_out)
+            self.replayed_from = str(tape.cassette.path)
+        else:
+            if not self._connection.alive:
+                self._start()
+            tape.record_listing(
+                self.name, self._tools.values(), self.instructions, self.skipped, self.left_out
+            )
+        self._tape_key, self.tape_path = key, str(tape.cassette.path)
 
     @property
     def history(self) -> list[Asked]:
@@ -444,17 +681,7 @@ class McpToolbox(Secrets, ServerContext, Reconnect, ToolRefresh, Taped, Toolbox)
 
     def close(self) -> None:
         """End the session (a stdio server is stopped) and delete its stderr log."""
-        self._loop.on_exit(self, None)
-        self._loop.run(self._connection.stop(), timeout=15)
-        self._remove_log()
-
-    async def _aclose(self) -> None:  # at interpreter exit, on the background loop
-        await self._connection.stop()
-        self._remove_log()
-
-    def _remove_log(self) -> None:
-        if self.log_path and os.path.exists(self.log_path):
-            os.remove(self.log_path)
+        self._connection.close()
 
     def __enter__(self) -> McpToolbox:
         return self
@@ -463,7 +690,7 @@ class McpToolbox(Secrets, ServerContext, Reconnect, ToolRefresh, Taped, Toolbox)
         self.close()
 
     def __repr__(self) -> str:
-        if self.__dict__.get("_waiting"):  # shown, a recorded box does not start its server
+        if self._waiting:  # shown, a recorded box does not start its server
             return f"McpToolbox({self.name!r}, {self.transport}: {self.target!r}, recorded, not started)"
         state = "connected" if self.connected else "closed"
         given = [

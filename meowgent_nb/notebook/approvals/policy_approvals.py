@@ -25,6 +25,7 @@ from ...agent.running_call import RunningCall
 from ...errors import SettingsError
 from ...mcp.client.asking import ElicitAnswer, ElicitRequest, SamplingReview
 from ...mcp.client.progress import Progress
+from ...mcp.client.tool import McpTool
 from ..mcp import server_asks
 from ._shown_run import SHOWN_RUN
 
@@ -197,7 +198,7 @@ def call_text(request: ApprovalRequest, limit: int | None = _VALUE_LIMIT) -> str
 
 def tool_title(request: ApprovalRequest) -> str | None:
     """The tool's title for people (an MCP server's ``title``), shown beside its name; or None."""
-    title = getattr(request.tool, "title", None)
+    title = request.tool.title if isinstance(request.tool, McpTool) else None
     return title if isinstance(title, str) and title else None
 
 

@@ -16,6 +16,7 @@ from typing import Any
 
 from IPython.core.error import UsageError
 
+from ...mcp.client.tool import McpTool
 from ...tools.core import Tool
 from ...tools.toolbox import Toolbox
 
@@ -42,7 +43,7 @@ def collected_tools(namespace: Iterable[Any], boxes: Iterable[Toolbox], what: st
 
 
 def _served(tool: Tool) -> bool:
-    return hasattr(tool, "remote_name")  # an MCP server's tool (see mcp.client._server_tool)
+    return isinstance(tool, McpTool)
 
 
 def _clash(what: str, first: tuple[Tool, Toolbox | None], second: tuple[Tool, Toolbox | None]) -> str:

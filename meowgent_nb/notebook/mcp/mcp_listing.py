@@ -7,7 +7,7 @@ import re
 from typing import Any
 
 from ..._visible import visible
-from ...mcp.client.toolbox import McpToolbox
+from ...mcp.client.toolbox import McpTool, McpToolbox
 from ...tools.output import counted
 
 __all__ = ["server_listing"]
@@ -75,9 +75,9 @@ def _asks(tool: Any) -> str:
 
 
 def _as_task(tool: Any) -> str:
-    return "(runs as an MCP task: Stop cancels it)" if getattr(tool, "runs_as_task", False) else ""
+    return "(runs as an MCP task: Stop cancels it)" if isinstance(tool, McpTool) and tool.runs_as_task else ""
 
 
 def _visible_title(tool: Any) -> str:
-    title = getattr(tool, "title", None)
+    title = tool.title if isinstance(tool, McpTool) else None
     return visible(title) if title else ""

@@ -26,7 +26,7 @@ from IPython.core.magic_arguments import argument, magic_arguments
 # Its documented place, which re-exports it without an __all__.
 from IPython.utils.process import arg_split  # pyright: ignore[reportPrivateImportUsage]
 
-from ...mcp.client.toolbox import McpToolbox
+from ...mcp.client.toolbox import McpTool, McpToolbox
 from ...mcp.config import McpConfigError
 from ...tools.output import counted
 from . import mcp_refresh_magics, mcp_resource_magics
@@ -240,7 +240,7 @@ def _servable(magics: Any) -> tuple[list[Any], list[Any], list[Any]]:
     ]
     boxes = [box for box in magics.toolboxes if not isinstance(box, McpToolbox)]
     # An MCP server's tool (it has a remote name) is the server's to serve, even one kept in a variable.
-    tools = [t for t in collected_tools(published, boxes, "%tools serve") if not hasattr(t, "remote_name")]
+    tools = [t for t in collected_tools(published, boxes, "%tools serve") if not isinstance(t, McpTool)]
     resources = [v for v in published if isinstance(v, Resource)]
     prompts = [v for v in published if isinstance(v, Prompt)]
     return tools, resources, prompts
