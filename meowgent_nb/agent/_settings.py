@@ -8,8 +8,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from .tool_search import SEARCH_TOOL, search_wanted
-
 __all__ = ["settings_problems"]
 
 
@@ -31,18 +29,5 @@ def settings_problems(agent: Any) -> list[str]:
         problems.append(
             f"tool_choice must be 'auto', 'none', 'required' or a tool name ({', '.join(names) or 'none'}),"
             f" got {agent.tool_choice!r}"
-        )
-    if agent.tool_search not in (None, "auto", True, False):
-        problems.append(f"tool_search must be 'auto', True, False or None, got {agent.tool_search!r}")
-    unknown = [n for n in agent.always_show if n not in names]
-    if unknown:
-        problems.append(
-            f"always_show names tools that are not offered: {', '.join(map(repr, unknown))}"
-            f" (the tools are: {', '.join(names) or 'none'})"
-        )
-    if SEARCH_TOOL in names and search_wanted(agent.tool_search, len(names)):
-        problems.append(
-            f"a tool is named {SEARCH_TOOL!r}, the name of the tool that tool_search adds;"
-            " rename it with @tool(name=...) or pass tool_search=False"
         )
     return problems

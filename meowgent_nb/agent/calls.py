@@ -59,10 +59,6 @@ class CallRunner:
     max_output_chars: int | None
     repeat_calls: bool
     max_repeated_failures: int | None = 3
-    search_tool: Tool | None = None
-    """The agent's ``search_tools``, when the tools are found with it: an unknown name is then
-    answered with a hint to search, not with the list of every tool, and a search is never put to
-    a person (also with ``ask="every"``): it only reads the tools' descriptions."""
     model: Any = None
     """The agent's model, for a tool that asks it something (an MCP server's sampling request)."""
     max_output_items: int = MAX_ITEMS
@@ -102,9 +98,7 @@ class CallRunner:
                 results[index] = early if last else self._outcome(early)
             else:
                 runnable.append((index, call, *early))
-        ruled_by = {
-            item[0]: self._ruled(item[2], item[3], item[2] is not self.search_tool) for item in runnable
-        }
+        ruled_by = {item[0]: self._ruled(item[2], item[3], True) for item in runnable}
         asking = [item for item in runnable if ruled_by[item[0]] == "ask"]
         await self._log_ruled(runnable, ruled_by)
         if asking:
@@ -236,10 +230,7 @@ class CallRunner:
             names = list(by_name)
             close = difflib.get_close_matches(call.name, names, n=1)
             guess = f" Did you mean {close[0]!r}?" if close else ""
-            if self.search_tool is not None:
-                where = " Call search_tools with a few words about what the tool should do to find it."
-            else:
-                where = f" The tools are: {', '.join(names) if names else 'none'}."
+            where = f" The tools are: {', '.join(names) if names else 'none'}."
             return ToolResult(
                 call, f"Error: there is no tool named {call.name!r}.{guess}{where}", kind="unknown_tool"
             )

@@ -534,3 +534,13 @@ def test_a_name_written_as_the_person_typed_it_calls_the_one_offered_tool_it_mea
     model = ScriptedModel([call("GET_WEATHER", city="Paris"), "Done."])
     result = Agent(model, tools=[get_weather, get__weather]).run("weather")
     assert [(r.call.name, r.kind) for r in result.tool_results] == [("GET_WEATHER", "unknown_tool")]
+
+
+def test_the_removed_tool_search_warns_and_every_tool_is_described():
+    described = Agent(ScriptedModel([]), tools=[add]).system_prompt()
+    for given in ({"tool_search": True}, {"tool_search": False}, {"always_show": [add]}):
+        with pytest.warns(
+            UserWarning, match=r"^Agent: tool_search and always_show were removed and are ignored"
+        ):
+            agent = Agent(ScriptedModel([]), tools=[add], **given)
+        assert agent.system_prompt() == described
