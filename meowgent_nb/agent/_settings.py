@@ -15,7 +15,6 @@ from typing import Literal
 from ..errors import SettingsError
 from ..tools.core import Tool
 from ..tools.output import MAX_DEPTH, MAX_ITEMS
-from .tool_search import SEARCH_TOOL, search_wanted
 
 __all__ = ["Approve", "RunSettings", "agent_problems", "check_settings", "settings_problems"]
 
@@ -64,9 +63,7 @@ def settings_problems(settings: RunSettings) -> list[str]:
     return problems
 
 
-def agent_problems(
-    tools: Sequence[Tool], tool_choice: str, tool_search: bool | str | None, always_show: Sequence[str]
-) -> list[str]:
+def agent_problems(tools: Sequence[Tool], tool_choice: str) -> list[str]:
     """What is wrong with an `Agent`'s tools and how they are offered (its settings of those
     names), one line each."""
     problems: list[str] = []
@@ -78,19 +75,6 @@ def agent_problems(
         problems.append(
             f"tool_choice must be 'auto', 'none', 'required' or a tool name ({', '.join(names) or 'none'}),"
             f" got {tool_choice!r}"
-        )
-    if tool_search not in (None, "auto", True, False):
-        problems.append(f"tool_search must be 'auto', True, False or None, got {tool_search!r}")
-    unknown = [n for n in always_show if n not in names]
-    if unknown:
-        problems.append(
-            f"always_show names tools that are not offered: {', '.join(map(repr, unknown))}"
-            f" (the tools are: {', '.join(names) or 'none'})"
-        )
-    if SEARCH_TOOL in names and search_wanted(tool_search, len(names)):
-        problems.append(
-            f"a tool is named {SEARCH_TOOL!r}, the name of the tool that tool_search adds;"
-            " rename it with @tool(name=...) or pass tool_search=False"
         )
     return problems
 

@@ -80,9 +80,6 @@ class CallRunner:
         model: The agent's model, for a tool that asks it something (an MCP server's sampling
             request) and for its cassette's tool and decision tapes.
         rules: The agent's rules, asked about every call before the approver (see `approvals.ruled`).
-        search_tool: The agent's ``search_tools``, when the tools are found with it: an unknown
-            name is then answered with a hint to search, not with the list of every tool, and a
-            search is never put to a person (also with ``approve="every"``).
     """
 
     settings: RunSettings
@@ -90,7 +87,6 @@ class CallRunner:
     approver: Approver | None = None
     model: Any = None
     rules: Rules | None = None
-    search_tool: Tool | None = None
     answered: dict[str, ToolResult] = field(default_factory=dict)
     """This run's successful calls, by tool and validated arguments."""
     failures: dict[str, Failure] = field(default_factory=dict)
@@ -125,7 +121,7 @@ class CallRunner:
         # The rules are asked once every call is checked: a rules file gone bad then ends the run
         # with every early result already in place.
         pending = [
-            PendingCall(index, call, tool, values, self._ruled(tool, values, tool is not self.search_tool))
+            PendingCall(index, call, tool, values, self._ruled(tool, values, True))
             for index, call, tool, values in checked
         ]
         asking = [each for each in pending if isinstance(each.ruled, Ask)]
@@ -262,10 +258,7 @@ class CallRunner:
             names = list(by_name)
             close = difflib.get_close_matches(call.name, names, n=1)
             guess = f" Did you mean {close[0]!r}?" if close else ""
-            if self.search_tool is not None:
-                where = " Call search_tools with a few words about what the tool should do to find it."
-            else:
-                where = f" The tools are: {', '.join(names) if names else 'none'}."
+            where = f" The tools are: {', '.join(names) if names else 'none'}."
             return ToolResult(
                 call, f"Error: there is no tool named {call.name!r}.{guess}{where}", kind="unknown_tool"
             )

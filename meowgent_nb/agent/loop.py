@@ -16,7 +16,7 @@ import json
 import warnings
 from collections import deque
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable
-from typing import Any, Literal, ParamSpec, TypeVar
+from typing import Any, ParamSpec, TypeVar
 
 from .._async import keep_awake, run_to_completion
 from ..models.base import Model, ModelRequest, describe_model
@@ -40,7 +40,6 @@ from .events import (
 )
 from .result import AgentResult
 from .rules import Rule, Rules
-from .tool_search import ToolSearch, search_wanted
 from .window import ContextRecord, ContextUse, ToolsBlock, answer_tokens, context_window, message_text
 from .window.compaction import CONTEXT_POLICIES, Compacted, Compaction, ContextPolicy
 
@@ -76,6 +75,11 @@ _POSITIONAL = (
     "rules",
 )
 _OLD_APPROVE = {"marked": "ask"}
+
+REMOVED_SEARCH = (
+    "Agent: tool_search and always_show were removed and are ignored (searching for tools did not"
+    " help the embedded model at 50 to 100 tools): every offered tool is described. Leave them out."
+)
 
 
 def _old_spellings(init: Callable[_P, _R]) -> Callable[_P, _R]:
@@ -183,14 +187,8 @@ class Agent:
             ``"repeated_failure"``. From the second such failure on, the result the model reads
             ends with a notice not to repeat the call. None: never end a run for this (the turn
             limit still does).
-        tool_search: Whether the model is shown a ``search_tools`` tool instead of every tool's
-            description, and finds the others by a few words (see `agent.tool_search`). False (the
-            default): never; True: always; None or ``"auto"``: when more than 20 tools are offered
-            (`tool_search.AUTO_THRESHOLD`). Off by default: on the embedded 0.5B model it did not
-            help (`benchmarks/many_tools.py`). The system prompt stays the same bytes; found tools are
-            described in the search's result. Every offered tool can be called either way.
-        always_show: Tools (or their names) described in the system prompt even when
-            ``tool_search`` is on, e.g. the one or two the model needs in most requests.
+        tool_search, always_show: Removed (tool search did not help the embedded model at 50 to
+            100 tools); given, they warn and are ignored: every offered tool is described.
         context: What happens when a request would not fit the model's window (where it is
             known: the embedded model's ``n_ctx``, Ollama's ``num_ctx``): ``"compact"`` shortens
             old tool results and leaves out the oldest exchanges as sent (the conversation keeps
@@ -229,8 +227,8 @@ class Agent:
         max_output_depth: int = MAX_DEPTH,
         repeat_calls: bool = False,
         max_repeated_failures: int | None = 3,
-        tool_search: bool | Literal["auto"] | None = False,
-        always_show: Iterable[Tool | str] = (),
+        tool_search: object = None,
+        always_show: object = None,
         context: ContextPolicy = "compact",
         rules: Rules | Iterable[str | Rule] = (),
     ):
@@ -260,8 +258,8 @@ class Agent:
         self.system = system
         self.tool_choice = tool_choice
         self.think = think
-        self.tool_search = tool_search
-        self.always_show = [t.name if isinstance(t, Tool) else t for t in always_show]
+        if tool_search is not None or always_show is not None:
+            warnings.warn(REMOVED_SEARCH, stacklevel=3)  # past _old_spellings, to the caller
         self.context: ContextPolicy = context
         problems = []
         if context not in CONTEXT_POLICIES:
@@ -273,7 +271,7 @@ class Agent:
         except ValueError as error:
             problems.append(str(error))
         problems += settings_problems(self.settings)
-        problems += agent_problems(self.tools, tool_choice, tool_search, self.always_show)
+        problems += agent_problems(self.tools, tool_choice)
         given = [rule for _, rule, source in self.rules.numbered() if source == "Agent(rules=...)"]
         for warning in self.rules.unknown_tools(self.tools, given):
             warnings.warn(f"Agent: {warning}", stacklevel=3)  # past _old_spellings, to the caller
@@ -316,18 +314,7 @@ class Agent:
     def system_prompt(self) -> str:
         """The system prompt the model is sent (the same bytes on every turn)."""
         offered = self._offered()
-        return self._system_prompt(offered, self._search(offered))
-
-    def _system_prompt(self, offered: list[Tool], search: ToolSearch | None) -> str:
-        if search is None:
-            return self._protocol.system_prompt(offered, self.system)
-        return f"{self._protocol.system_prompt(search.shown(), self.system)}\n\n{search.notice()}"
-
-    def _search(self, offered: list[Tool]) -> ToolSearch | None:
-        """The tool search over ``offered`` when `tool_search` turns it on for them, else None."""
-        if not offered or not search_wanted(self.tool_search, len(offered)):
-            return None
-        return ToolSearch(offered, self.always_show, max_chars=self.max_output_chars)
+        return self._protocol.system_prompt(offered, self.system)
 
     @property
     def ask(self) -> str:
@@ -335,10 +322,8 @@ class Agent:
         warnings.warn("Agent.ask is deprecated: read Agent.approve.", DeprecationWarning, stacklevel=2)
         return "marked" if self.approve == "ask" else self.approve
 
-    def _call_runner(self, search: Tool | None = None) -> CallRunner:
-        return CallRunner(
-            self.settings, approver=self.approver, model=self.model, rules=self.rules, search_tool=search
-        )
+    def _call_runner(self) -> CallRunner:
+        return CallRunner(self.settings, approver=self.approver, model=self.model, rules=self.rules)
 
     def _offered(self) -> list[Tool]:
         if self.tool_choice == "none":
@@ -389,17 +374,13 @@ class Agent:
         result = self.last_result = AgentResult(text="")
         reminded = False
         runnable = self._offered()
-        search = self._search(runnable)
         # Identical successful calls count within one run only.
-        calls = self._call_runner(search.tool if search else None)
-        system = {"role": "system", "content": self._system_prompt(runnable, search)}
-        if search is not None:
-            runnable = [search.tool, *runnable]
+        calls = self._call_runner()
+        system = {"role": "system", "content": self._protocol.system_prompt(runnable, self.system)}
         names = name_index(tool.name for tool in runnable)  # what a written name may mean
-        block = ToolsBlock(self._protocol, search.shown() if search is not None else runnable)
+        block = ToolsBlock(self._protocol, runnable)
         for turn in range(1, self.settings.max_turns + 1):
-            # With tool search, a turn offers the shown tools and those found so far.
-            offered = runnable if search is None else search.offered(self.messages)
+            offered = runnable
             last = turn == self.settings.max_turns and bool(offered)
             compacted = self._fit(system, offered, start)
             if compacted is not None:

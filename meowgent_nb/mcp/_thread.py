@@ -7,6 +7,9 @@ one loop instead; synchronous code hands it coroutines with `run` and waits for 
 The thread is a daemon (it never keeps the process alive), and at interpreter exit the things
 registered with `on_exit` are closed first, each within a few seconds, so stdio servers are told
 to stop rather than left running.
+
+Not anyio's blocking portal: it cancels a given-up task at every await, so the task could not send
+``tasks/cancel`` as it ends, and Stop reached the call later (``benchmarks/background_loop.py``).
 """
 
 from __future__ import annotations

@@ -14,7 +14,6 @@ from typing import Any
 from ..tools.calls import ToolResultsMessage
 from ..tools.core import Tool, ToolCall, ToolResult
 from ..tools.render import render_tools_xml
-from ..tools.search import SEARCH_TOOL
 from .base import RequestParts, assistant_message
 from .parsing import CALL_OPEN, ToolCallParser
 from .prompt import RESULTS_NOTICE, TOOL_RULES, system_prompt, tool_responses
@@ -43,11 +42,7 @@ class XmlProtocol:
         return ToolCallParser(partial_calls=True, offered=[tool.name for tool in offered])
 
     def result_messages(self, results: Sequence[ToolResult]) -> list[dict[str, Any]]:
-        # After a tool search alone the model should call what it found, not answer: the
-        # search's result says so itself, and RESULTS_NOTICE would contradict it.
-        # A made-up "search_tools" (search off) is answered unknown_tool, and keeps the notice.
-        searched = all(r.call.name == SEARCH_TOOL and r.kind == "ok" for r in results)
-        content = tool_responses(results, None if searched else RESULTS_NOTICE)
+        content = tool_responses(results, RESULTS_NOTICE)
         return [ToolResultsMessage({"role": "user", "content": content})]
 
     def assistant_message(

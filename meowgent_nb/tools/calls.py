@@ -60,8 +60,8 @@ class ToolResultsMessage(dict):  # type: ignore[type-arg]
 
     A plain dict to everything that sends, records or compares it (the same JSON, equal to the
     same dict); its type says where it came from. So what the person typed is never taken for a
-    tool result because of how it begins (``<tool_response>...``): compaction shortens, and tool
-    search reads, only messages made as results.
+    tool result because of how it begins (``<tool_response>...``): compaction shortens only
+    messages made as results.
     """
 
 

@@ -569,3 +569,14 @@ def test_the_settings_are_one_value_the_loop_and_its_call_runner_share():
     agent = Agent(ScriptedModel([]), tools=[add], max_turns=2, tool_timeout=None)
     agent.max_workers = 3  # an attribute reads and sets the agent's RunSettings
     assert agent.settings == RunSettings(max_turns=2, tool_timeout=None, max_workers=3)
+
+
+def test_the_removed_tool_search_warns_and_every_tool_is_described():
+    described = Agent(ScriptedModel([]), tools=[add]).system_prompt()
+    for given in ({"tool_search": True}, {"tool_search": False}, {"always_show": [add]}):
+        with pytest.warns(
+            UserWarning, match=r"^Agent: tool_search and always_show were removed and are ignored"
+        ) as caught:
+            agent = Agent(ScriptedModel([]), tools=[add], **given)
+        assert caught[0].filename == __file__  # the warning points at the caller
+        assert agent.system_prompt() == described

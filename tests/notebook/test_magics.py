@@ -164,21 +164,6 @@ def test_the_repeated_failure_limit_is_a_setting_of_the_cells(ip):
         ip.run_line_magic("config", "AgentMagics.max_repeated_failures = 3")
 
 
-def test_tool_search_is_a_setting_and_a_cell_option(ip):
-    ip.user_ns["model"] = ScriptedModel([])
-    parse = magics(ip).agent.parser.parse_args
-    assert magics(ip).make_agent(parse(["--model-object", "model"])).tool_search is False
-    assert magics(ip).make_agent(parse(["--model-object", "model", "--tool-search"])).tool_search is True
-    ip.run_line_magic("config", "AgentMagics.tool_search = True")
-    try:
-        assert magics(ip).make_agent(parse(["--model-object", "model"])).tool_search is True
-        assert (
-            magics(ip).make_agent(parse(["--model-object", "model", "--no-tool-search"])).tool_search is False
-        )
-    finally:
-        ip.run_line_magic("config", "AgentMagics.tool_search = False")
-
-
 def test_scripted_model_cell_runs_and_keeps_the_conversation(ip):
     ip.user_ns["model"] = ScriptedModel(["First answer.", "Second answer."])
     with capture_output():

@@ -85,12 +85,6 @@ class AgentMagics(Magics):
     think = Bool(None, allow_none=True, help="Ask a thinking model to think (None: its default).").tag(
         config=True
     )
-    tool_search = Bool(
-        False,
-        allow_none=True,
-        help="Show the model a search_tools tool instead of every tool's description: True, False"
-        " (the default), or None (when more than 20 tools are offered).",
-    ).tag(config=True)
     temperature = Float(0.1, help="Sampling temperature.").tag(config=True)
     attach_max_chars = Int(
         20_000,
@@ -179,8 +173,6 @@ class AgentMagics(Magics):
     @argument("--max-turns", type=int, metavar="N", help="Model requests for this cell.")
     @argument("--think", action="store_true", default=None, help="Ask the model to think.")
     @argument("--no-think", dest="think", action="store_false", help="Ask the model not to think.")
-    @argument("--tool-search", action="store_true", default=None, help="Let the model search the tools.")
-    @argument("--no-tool-search", dest="tool_search", action="store_false", help="Describe every tool.")
     @argument(
         "--attach",
         action="append",
@@ -294,7 +286,6 @@ class AgentMagics(Magics):
             max_output_items=self.max_output_items,
             max_output_depth=self.max_output_depth,
             context=self.context,
-            tool_search=self.tool_search if args.tool_search is None else args.tool_search,
             rules=session_rules(self),
         )
 
