@@ -199,7 +199,7 @@ def test_a_replay_that_decides_a_call_otherwise_names_the_call_and_both_decision
         'The call delete_file({"force": false, "path": "a.txt"}) was approved by you when the cassette'
         f" {path} was recorded (line 20), and denied (no one is here) in this run. A replay must decide the same"
         " calls the same way (a person, a rule or MEOWGENT_APPROVE); decide it as recorded.\nTo record it, run in"
-        " mode all"
+        " mode record"
     )
 
 

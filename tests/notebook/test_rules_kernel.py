@@ -53,9 +53,9 @@ def test_a_person_is_never_asked_about_a_call_a_rule_decides(kernel, frontend):
 @pytest.mark.parametrize(
     ("approve", "reason"),
     [
-        (None, "MEOWGENT_APPROVE=none"),
+        (None, "MEOWGENT_APPROVE=deny"),
         ("rules", "MEOWGENT_APPROVE=rules: no rule allows it"),
-        ("all", "MEOWGENT_APPROVE=all"),
+        ("allow", "MEOWGENT_APPROVE=allow"),
     ],
 )
 def test_headless_the_rules_decide_first_and_the_policy_the_rest(kernel, approve, reason):
@@ -71,7 +71,7 @@ def test_headless_the_rules_decide_first_and_the_policy_the_rest(kernel, approve
         kernel.ok("os.environ.pop('MEOWGENT_APPROVE', None)")
     other = (
         f"[tool] delete_file(path='other') -> done (approved by policy: {reason})\n  deleted other"
-        if approve == "all"
+        if approve == "allow"
         else f"[tool] delete_file(path='other') -> denied (by policy: {reason})\n  Denied: no person to approve (headless run)"
     )
     assert final_text(run).split("\nDone.")[0] == (
