@@ -5,8 +5,9 @@ rules say to ask; the default), ``every`` (about every call), ``allow`` (no one 
 would ask runs), ``deny`` (no one is asked: what would ask is denied). Cassette modes are
 `recording.cassette.MODES`. An old spelling still works where a person writes one in a notebook
 (an environment variable, a magic's option, a ``%config`` trait): it means its new word and says
-so once per kernel, in one line on stderr (the cell's output shows it; a DeprecationWarning would
-not reach a person there). Python calls warn with a DeprecationWarning instead.
+so once per kernel, in one line on stderr: in the cell's output where a person runs the cell, on
+the kernel process's own stderr in a headless run (nbval, papermill), whose saved outputs stay as
+they were. Python calls warn with a DeprecationWarning instead.
 """
 
 from __future__ import annotations
@@ -27,18 +28,20 @@ _SAID: set[str] = set()
 
 
 def say_old_word(old: str, new: str) -> None:
-    """Say on stderr, once per process for each ``old``, that ``new`` replaces it.
+    """Say on stderr, once per process for each ``old``, that ``new`` replaces it (in a headless
+    run, on the process's own stderr, not in the cell's output).
 
     Args:
         old: The setting as the person wrote it (``MEOWGENT_APPROVE=all``, ``--approve all``).
         new: The same setting in the new word (``MEOWGENT_APPROVE=allow``).
     """
-    if old not in _SAID:
-        _SAID.add(old)
-        print(
-            f"meowgent_nb: {old} is an old spelling of {new}; it still works, but write {new}.",
-            file=sys.stderr,
-        )
+    if old in _SAID:
+        return
+    _SAID.add(old)
+    from .approvals.policy_approvals import is_headless
+
+    stream = sys.__stderr__ if is_headless() and sys.__stderr__ is not None else sys.stderr
+    print(f"meowgent_nb: {old} is an old spelling of {new}; it still works, but write {new}.", file=stream)
 
 
 def approval_word(word: str, written: str) -> str:
