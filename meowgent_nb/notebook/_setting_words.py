@@ -15,6 +15,7 @@ from __future__ import annotations
 import sys
 
 from ..recording.cassette import MODE_NAMES
+from ._kernel import is_headless
 
 __all__ = ["APPROVALS", "OLD_APPROVALS", "approval_word", "cassette_mode_word", "say_old_word"]
 
@@ -38,8 +39,6 @@ def say_old_word(old: str, new: str) -> None:
     if old in _SAID:
         return
     _SAID.add(old)
-    from .approvals.policy_approvals import is_headless
-
     stream = sys.__stderr__ if is_headless() and sys.__stderr__ is not None else sys.stderr
     print(f"meowgent_nb: {old} is an old spelling of {new}; it still works, but write {new}.", file=stream)
 

@@ -8,8 +8,8 @@ awaits.
 `InputApprover` (in `input_approvals`) asks in a terminal, and where the frontend shows no
 widgets (``jupyter console``). `PolicyApprover` never waits: it applies ``allow`` or ``deny``
 and shows what it decided. `default_approver` picks one of them for where the code runs. All four
-are importable from here; `WidgetApprover` lives in `widget_approvals`, `PolicyApprover` and
-`is_headless` in `policy_approvals`.
+are importable from here; `WidgetApprover` lives in `widget_approvals`, `PolicyApprover` in
+`policy_approvals`, and `is_headless` in the notebook wing's `_kernel`.
 
 Headless runs (nbval, nbclient, papermill) send their execute requests with ``allow_stdin``
 false; the two interactive approvers check this at every batch and follow ``MEOWGENT_APPROVE``

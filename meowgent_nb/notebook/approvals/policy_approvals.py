@@ -2,7 +2,8 @@
 
 `PolicyApprover` applies ``allow`` or ``deny`` and shows each call with the decision; it (like every
 approver) sees only the calls the approval rules left undecided (see `agent.approvals.ruled`). `is_headless`
-tells a headless run (nbval, nbclient, papermill send their cells with ``allow_stdin`` false);
+(from `notebook._kernel`) tells a headless run (nbval, nbclient, papermill send their cells with
+``allow_stdin`` false);
 the interactive approvers (`InputApprover`, `WidgetApprover`) check it at every batch and follow
 ``MEOWGENT_APPROVE`` instead (`headless_policy`). The text and HTML of a request, what a person
 reads before deciding, are here too, shared by all three, and so is `AsksForServers`: what all
@@ -15,10 +16,9 @@ import html
 import importlib.util
 import json
 import os
-import sys
 import warnings
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import Literal
 
 from ..._visible import visible, visible_html
 from ...agent.approvals import ApprovalRequest, Approved, Decision, Denied
@@ -26,6 +26,7 @@ from ...agent.running_call import RunningCall
 from ...errors import SettingsError
 from ...mcp.client.asking import ElicitAnswer, ElicitRequest, SamplingReview
 from ...mcp.client.progress import Progress
+from .._kernel import is_headless, running_kernel, running_shell
 from .._setting_words import OLD_APPROVALS, approval_word
 from . import server_asks
 from ._run_context import SHOWN_RUN
@@ -86,23 +87,6 @@ class AsksForServers:
 
     def progress(self, running: RunningCall, progress: Progress) -> None:
         server_asks.progress(running, progress)
-
-
-def is_headless() -> bool:
-    """Whether the code runs in a kernel whose current cell was sent with ``allow_stdin`` false.
-
-    nbval, nbclient and papermill send cells that way; a person's frontend does not. Outside a
-    kernel (a terminal IPython, a script) this is False.
-    """
-    kernel = running_kernel()
-    if kernel is None:
-        return False
-    # The parent is a ContextVar, so it is the request of the cell running in this task, even
-    # when another request (on a subshell) arrived since; `_allow_stdin` is only the latest one's.
-    parent = kernel.get_parent("shell") or {}
-    if parent.get("header", {}).get("msg_type") == "execute_request":
-        return not parent.get("content", {}).get("allow_stdin", False)
-    return not getattr(kernel, "_allow_stdin", False)
 
 
 class PolicyApprover(AsksForServers):
@@ -172,16 +156,6 @@ def headless_policy() -> PolicyApprover:
             " approval rules run calls that ask; the same as deny)."
         )
     return PolicyApprover(value, f"{_ENV}={value}")  # type: ignore[arg-type]
-
-
-def running_shell() -> Any:
-    """The running IPython shell, or None (IPython is not imported just to find out)."""
-    ipython = sys.modules.get("IPython")
-    return ipython.get_ipython() if ipython is not None else None
-
-
-def running_kernel() -> Any:
-    return getattr(running_shell(), "kernel", None)
 
 
 def show(bundle: dict[str, str]) -> None:
