@@ -53,7 +53,10 @@ def test_every_public_error_is_a_meowgent_error():
             lambda: McpToolbox("notes"),
             "McpToolbox 'notes': give either a command (stdio) or url= (streamable HTTP)",
         ),
-        (lambda: PolicyApprover("maybe", "why"), "PolicyApprover mode must be 'all' or 'none', got 'maybe'"),
+        (
+            lambda: PolicyApprover("maybe", "why"),
+            "PolicyApprover mode must be 'allow' or 'deny', got 'maybe'",
+        ),
     ],
     ids=["Agent", "evaluate", "McpToolbox", "PolicyApprover"],
 )

@@ -135,7 +135,7 @@ def test_the_tour_approved_calls_both_tools_and_deletes_the_file(readme, tmp_pat
         monkeypatch,
         MEOWGENT_CASSETTE=str(CASSETTE),
         MEOWGENT_CASSETTE_MODE="replay",
-        MEOWGENT_APPROVE="all",
+        MEOWGENT_APPROVE="allow",
     )
     try:
         setup, tools, weather, delete = run_cells(kernel, readme.cells)
@@ -144,7 +144,7 @@ def test_the_tour_approved_calls_both_tools_and_deletes_the_file(readme, tmp_pat
         assert tools.of_type("execute_result")[0]["data"]["text/plain"].endswith("\n" + readme.tools_xml)
         assert transcript(weather).startswith(WEATHER)
         assert transcript(delete).startswith(
-            "[tool] delete_file(path='old.txt') -> done (approved by policy: approve='all')\n  Deleted old.txt.\n"
+            "[tool] delete_file(path='old.txt') -> done (approved by policy: approve='allow')\n  Deleted old.txt.\n"
         )
         assert not (tmp_path / "old.txt").exists()
         asked = kernel.ok(
@@ -162,13 +162,13 @@ def test_the_tour_denied_keeps_the_file(readme, tmp_path, monkeypatch):
         monkeypatch,
         MEOWGENT_CASSETTE=str(CASSETTE),
         MEOWGENT_CASSETTE_MODE="replay",
-        MEOWGENT_APPROVE="none",
+        MEOWGENT_APPROVE="deny",
     )
     try:
         *_, delete = run_cells(kernel, readme.cells)
         assert transcript(delete).startswith(
-            "[tool] delete_file(path='old.txt') -> denied (by policy: approve='none')\n"
-            "  Denied: the notebook's approval setting (approve='none') denies calls that need approval\n"
+            "[tool] delete_file(path='old.txt') -> denied (by policy: approve='deny')\n"
+            "  Denied: the notebook's approval setting (approve='deny') denies calls that need approval\n"
         )
         assert (tmp_path / "old.txt").read_text() == "an old draft\n"
     finally:
@@ -214,12 +214,12 @@ def test_the_tour_live_on_the_embedded_model(readme, tmp_path, monkeypatch):
     # machine without Ollama, even where one runs.
     # Loading the model sends no message for a while; on a busy machine, longer than a minute.
     monkeypatch.setattr(kernel_driver, "TIMEOUT", 300)
-    kernel = start_kernel(tmp_path, monkeypatch, MEOWGENT_APPROVE="all", OLLAMA_HOST="127.0.0.1:9")
+    kernel = start_kernel(tmp_path, monkeypatch, MEOWGENT_APPROVE="allow", OLLAMA_HOST="127.0.0.1:9")
     try:
         _, _, weather, delete = run_cells(kernel, readme.cells)
         assert transcript(weather).startswith(WEATHER), transcript(weather)
         assert transcript(delete).startswith(
-            "[tool] delete_file(path='old.txt') -> done (approved by policy: approve='all')\n  Deleted old.txt.\n"
+            "[tool] delete_file(path='old.txt') -> done (approved by policy: approve='allow')\n  Deleted old.txt.\n"
         ), transcript(delete)
         assert not (tmp_path / "old.txt").exists()
         out = kernel.ok(readme.loop).stdout

@@ -5,7 +5,7 @@ answers: ``{"decision": "approved" | "edited" | "denied", "tool", "arguments", "
 ``ran_with`` for an edit; arguments are the validated ones, canonical and masked as a tool call's
 are (`tool_tape.call_arguments`). In replay, the n-th decision on a call (tool and arguments)
 must be the n-th recorded one: a call decided otherwise (approved when it was recorded, denied now
-by ``MEOWGENT_APPROVE=none``) is a `CassetteError` naming the call and both decisions. Who decided
+by ``MEOWGENT_APPROVE=deny``) is a `CassetteError` naming the call and both decisions. Who decided
 is recorded and named, never compared: a person's approval replays as a policy's or a rule's. A
 call asked now that was not asked then (its approval raised since, as a file or a person may) has
 nothing to compare with, and is decided as it is.

@@ -13,14 +13,16 @@ Timings are recorded (in the `Usage`) but never compared. Nothing else is stored
 host, and credentials (``http://user:password@...``, those in ``OLLAMA_HOST``) are removed from
 every stored string. See `_file` for the file format.
 
-The modes, as ``%%agent`` and ``MEOWGENT_CASSETTE_MODE`` name them, with the names VCR-style
-tools (VCR.py, pytest-recording) give them:
+The modes, as ``%%agent`` and ``MEOWGENT_CASSETTE_MODE`` name them:
 
-- ``record`` (or ``all``): record afresh; the file is replaced at the first request.
-- ``replay`` (or ``none``): replay only; the file must exist, and a missing recording is an error.
-- ``auto`` (or ``new``): replay what is recorded, record what is missing (appended to the file).
 - ``once`` (the default): ``replay`` if the file exists, else ``record``.
+- ``record``: record afresh; the file is replaced at the first request.
+- ``replay``: replay only; the file must exist, and a missing recording is an error.
+- ``auto``: replay what is recorded, record what is missing (appended to the file).
 - ``off``: the cassette is not used: the model answers live and nothing is recorded.
+
+The names VCR-style tools (VCR.py, pytest-recording) give them, ``all`` (record), ``none``
+(replay) and ``new`` (auto), still work with a DeprecationWarning naming the new word.
 
 Tools marked ``record=True`` are recorded in the same file and replayed in the same mode (see
 `recording.tool_tape`); a model made here has them in its `tool_tape`, and the decisions on calls that
@@ -58,25 +60,31 @@ __all__ = [
     "open_cassette",
 ]
 
-MODE_NAMES = {"all": "record", "none": "replay", "new": "auto"}
-"""The VCR-style names of the modes, and the mode each means."""
+MODES = ("once", "record", "replay", "auto", "off")
+"""The cassette modes, the default first; see the module's docstring."""
 
-MODES = ("once", "record", "replay", "auto", "off", *MODE_NAMES)
-"""The cassette modes; see the module's docstring."""
+MODE_NAMES = {"all": "record", "none": "replay", "new": "auto"}
+"""The old (VCR-style) names of the modes, and the mode each is now; deprecated."""
 
 
 def mode_of(mode: str) -> str:
-    """The mode ``mode`` names (``"new"`` -> ``"auto"``), case and spaces aside.
+    """The mode ``mode`` names, case and spaces aside; an old name (`MODE_NAMES`) gives its mode
+    with a DeprecationWarning naming it.
 
     Raises:
         CassetteError: It names no mode.
     """
     name = mode.strip().lower() if isinstance(mode, str) else mode
-    if name not in MODES:
-        raise CassetteError(
-            f"Unknown cassette mode {mode!r}; use one of: once, new (auto), all (record), none (replay), off."
+    if name in MODE_NAMES:
+        warnings.warn(
+            f"cassette mode {name!r} is deprecated; write {MODE_NAMES[name]!r}",
+            DeprecationWarning,
+            stacklevel=3,
         )
-    return MODE_NAMES.get(name, name)
+        return MODE_NAMES[name]
+    if name not in MODES:
+        raise CassetteError(f"Unknown cassette mode {mode!r}; use one of: {', '.join(MODES)}.")
+    return name
 
 
 CUT = "cut"
@@ -344,7 +352,7 @@ def cassette_model(
 
     Args:
         path: The cassette file; relative to the current directory.
-        mode: One of `MODES` (``new``, ``all``, ``none`` are ``auto``, ``record``, ``replay``).
+        mode: One of `MODES` (an old name in `MODE_NAMES` still works, with a DeprecationWarning).
         make_model: Makes the real model; called only when a request must be recorded.
         name: The model as the person chose it (``"local"``, ``"qwen2.5:0.5b"``): part of the key.
         options: Settings that change the answers (temperature, context size).

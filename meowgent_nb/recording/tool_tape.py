@@ -46,8 +46,8 @@ __all__ = ["RecordedToolError", "ToolTape", "call_arguments", "listed_tool"]
 _T = TypeVar("_T", bound=Tool)
 
 RERECORD_TOOLS = (
-    "To record it, run in mode all (or record: `%%agent --record PATH`, MEOWGENT_CASSETTE_MODE=all;"
-    " restart the kernel first), or in mode new (auto) to add only what is missing, and commit the cassette."
+    "To record it, run in mode record (`%%agent --record PATH`, or MEOWGENT_CASSETTE_MODE=record;"
+    " restart the kernel first), or in mode auto to add only what is missing, and commit the cassette."
 )
 
 

@@ -102,8 +102,8 @@ def run_notebook(
 
     Args:
         path: The ``.ipynb`` file.
-        env: Environment variables for the kernel, over this process's (``MEOWGENT_APPROVE``,
-            ``MEOWGENT_CASSETTE_MODE``...).
+        env: Environment variables for the kernel, over this process's (e.g.
+            ``{"MEOWGENT_APPROVE": "allow", "MEOWGENT_CASSETTE_MODE": "replay"}``).
         timeout: Seconds a cell may run.
         kernel_name: The kernel to use; by default the notebook's own.
         allow_errors: Go on after a cell fails (its error is in ``notebook``'s outputs), instead

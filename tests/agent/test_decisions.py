@@ -67,9 +67,9 @@ def fresh_log():
             "rule 2 (delete_file path=scratch/** -> allow)",
         ),
         (
-            Approved("approved by policy: MEOWGENT_APPROVE=all"),
-            "approved by policy: MEOWGENT_APPROVE=all",
-            "policy: MEOWGENT_APPROVE=all",
+            Approved("approved by policy: MEOWGENT_APPROVE=allow"),
+            "approved by policy: MEOWGENT_APPROVE=allow",
+            "policy: MEOWGENT_APPROVE=allow",
         ),
         (
             Approved("allowed by always allow (for this session)"),
@@ -82,9 +82,9 @@ def fresh_log():
         (Denied("use the archive instead", "by you"), 'denied by you: "use the archive instead"', "you"),
         (Denied(reason="by you"), "denied by you", "you"),
         (
-            Denied("no person to approve (headless run)", "by policy: MEOWGENT_APPROVE=none"),
-            "denied by policy: MEOWGENT_APPROVE=none",
-            "policy: MEOWGENT_APPROVE=none",
+            Denied("no person to approve (headless run)", "by policy: MEOWGENT_APPROVE=deny"),
+            "denied by policy: MEOWGENT_APPROVE=deny",
+            "policy: MEOWGENT_APPROVE=deny",
         ),
         (
             Denied("no.", "denied by rule 1 (delete_file path=** -> deny)"),
@@ -200,7 +200,7 @@ def test_a_replay_that_decides_a_call_otherwise_names_the_call_and_both_decision
         'The call delete_file({"force": false, "path": "a.txt"}) was approved by you when the cassette'
         f" {path} was recorded (line 20), and denied (no one is here) in this run. A replay must decide the same"
         " calls the same way (a person, a rule or MEOWGENT_APPROVE); decide it as recorded.\nTo record it, run in"
-        " mode all"
+        " mode record"
     )
 
 

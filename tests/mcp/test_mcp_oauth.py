@@ -103,7 +103,7 @@ def test_a_token_a_tool_echoes_in_a_result_reaches_neither_the_cassette_nor_the_
             cassette = tmp_path / "cell" / "echo.cassette.json"
             with capture_output() as shown:
                 ip.run_cell_magic(
-                    "agent", f"--model-object model --approve all --record {cassette} -o result", "Echo"
+                    "agent", f"--model-object model --approve allow --record {cassette} -o result", "Echo"
                 )
         finally:
             agent.toolboxes.remove(box)

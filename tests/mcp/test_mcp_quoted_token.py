@@ -115,7 +115,7 @@ def test_with_token_t_neither_the_card_the_cassette_the_log_view_nor_the_result_
     ip.user_ns["model"] = ScriptedModel([call, chat, "Done."])
     cassette = tmp_path / "echo.cassette.json"
     with capture_output() as shown:
-        options = f"--model-object model --approve all --record {cassette} -o result"
+        options = f"--model-object model --approve allow --record {cassette} -o result"
         ip.run_cell_magic("agent", options, "Echo")
         ip.run_line_magic("tools", "mcp log q")
     [echoed, chatted] = ip.user_ns["result"].tool_results

@@ -266,6 +266,30 @@ def test_approval_tools_are_served_on_request_and_each_call_asks():
     assert server.running is False
 
 
+def test_approve_every_asks_about_every_call_and_ask_every_is_its_old_spelling():
+    approver = Recording(Approved("ok"))
+    server = ToolServer([shout], approver=approver, approve="every")
+    try:
+        with McpToolbox("nb", url=server.url, headers={"Authorization": f"Bearer {server.token}"}) as box:
+            assert box["nb_shout"].run({"text": "x"}) == "X"
+    finally:
+        server.stop()
+    assert approver.asked == [("shout", {"text": "x", "times": 1})]
+    with pytest.warns(
+        DeprecationWarning,
+        match=r"^ToolServer\(ask_every=True\) is deprecated; write ToolServer\(approve='every'\)$",
+    ):
+        old = ToolServer([shout], ask_every=True)
+    old.stop()
+    assert (old.approve, old.ask_every) == ("every", True)
+    with pytest.raises(ValueError) as caught:
+        ToolServer([shout], approve="allow")  # type: ignore[arg-type]
+    assert str(caught.value) == (
+        "ToolServer(approve='allow'): approve must be 'ask' or 'every'; to run or deny calls without asking"
+        " anyone, give an approver that does (AutoApprove, DenyAll)."
+    )
+
+
 def test_a_busy_port_and_a_repeated_name_are_refused(served):
     with pytest.raises(OSError) as caught:
         ToolServer([shout], port=served.port)

@@ -89,7 +89,7 @@ def test_a_headless_cell_does_not_block(kernel):
     run = kernel.ok("%%agent --model-object model --new\nWrite", allow_stdin=False)
     assert kernel.ok("last()").stdout == ("denied | Denied: no person to approve (headless run)\nAll done.\n")
     assert final_text(run).startswith(
-        "[tool] write_file(path='headless.txt', text='x') -> denied (by policy: MEOWGENT_APPROVE=none)\n"
+        "[tool] write_file(path='headless.txt', text='x') -> denied (by policy: MEOWGENT_APPROVE=deny)\n"
     )
 
 

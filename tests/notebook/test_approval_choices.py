@@ -202,10 +202,10 @@ def test_the_card_says_who_decided_in_words():
         == "[tool] delete_file(path='old.txt') -> denied (by you: \"use the archive instead\")"
     )
     assert ">denied by you: &quot;use the archive instead&quot;</div>" in card_html_of(card, False)
-    policy = _card(Approved("approved by policy: MEOWGENT_APPROVE=all"), "ok", "deleted")
+    policy = _card(Approved("approved by policy: MEOWGENT_APPROVE=allow"), "ok", "deleted")
     assert (
         card_lines(policy, False)[0]
-        == "[tool] delete_file(path='old.txt') -> done (approved by policy: MEOWGENT_APPROVE=all)"
+        == "[tool] delete_file(path='old.txt') -> done (approved by policy: MEOWGENT_APPROVE=allow)"
     )
     rule = _card(Approved("allowed by rule 2 (delete_file path=scratch/** -> allow)"), "ok", "deleted")
     assert card_lines(rule, False)[0].endswith(
@@ -226,31 +226,31 @@ def test_agent_decisions_lists_the_sessions_decisions_as_a_table_and_a_dataframe
     session_decisions().clear()
     ip.user_ns.update(write_file=write_file, model=ScriptedModel([CALL, "done", CALL, "done"]))
     with capture_output():
-        ip.run_cell_magic("agent", "--model-object model --approve all --new", "Write")
-        ip.run_cell_magic("agent", "--model-object model --approve none --new", "Write")
+        ip.run_cell_magic("agent", "--model-object model --approve allow --new", "Write")
+        ip.run_cell_magic("agent", "--model-object model --approve deny --new", "Write")
     with capture_output() as out:
         ip.run_line_magic("agent", "decisions")
     lines = out.stdout.splitlines()
     assert lines[0].split() == ["#", "time", "tool", "arguments", "decision", "by", "reason"]
     call = ["write_file", '{"mode":', "0,", '"path":', '"x.txt",', '"text":', '"hi"}']
-    assert lines[2].split()[2:] == [*call, "approved", "policy:", "approve='all'"]
+    assert lines[2].split()[2:] == [*call, "approved", "policy:", "approve='allow'"]
     assert lines[3].split()[2:] == [
         *call,
         "denied",
         "policy:",
-        "approve='none'",
+        "approve='deny'",
         "the",
         "notebook's",
         "approval",
         "setting",
-        "(approve='none')",
+        "(approve='deny')",
         "denies",
         "c...",
     ]
     frame = ip.run_line_magic("agent", "decisions --df")
     assert frame[["decision", "by"]].values.tolist() == [
-        ["approved", "policy: approve='all'"],
-        ["denied", "policy: approve='none'"],
+        ["approved", "policy: approve='allow'"],
+        ["denied", "policy: approve='deny'"],
     ]
     with pytest.raises(UsageError) as caught:
         ip.run_line_magic("agent", "decisions --csv")

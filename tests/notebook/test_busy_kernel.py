@@ -79,7 +79,7 @@ def test_the_kernel_stays_busy_through_a_subshell_and_a_click_and_the_approval_w
 
 def test_after_the_cell_other_requests_go_idle_as_usual(kernel):
     kernel.ok("model = answers('after.txt')")
-    kernel.ok("%%agent --model-object model --new --approve all\nWrite it")
+    kernel.ok("%%agent --model-object model --new --approve allow\nWrite it")
     assert (
         kernel.create_subshell()
     )  # a control request with no cell running: nothing is added to its statuses

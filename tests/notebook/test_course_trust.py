@@ -14,7 +14,7 @@ def test_without_the_trust_setting_the_course_rules_file_allows_nothing():
     run = run_notebook(NOTEBOOKS / "03_approvals.ipynb", env={"MEOWGENT_TRUST_RULES": ""})
     (cell,) = [cell for cell in run.cells if cell.prompt == "Delete old.log."]
     assert cell.transcript.split("\nThe tool said")[0] == (
-        "[tool] delete_file(name='old.log') -> denied (by policy: MEOWGENT_APPROVE=none)\n"
+        "[tool] delete_file(name='old.log') -> denied (by policy: MEOWGENT_APPROVE=deny)\n"
         "  [a rule in approvals.toml would allow this; the file is not trusted (%agent trust)]\n"
         "  Denied: no person to approve (headless run)"
     )

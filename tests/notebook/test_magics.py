@@ -146,11 +146,34 @@ def test_config_traits_set_the_defaults(ip, monkeypatch):
     assert magics(ip).max_turns == 3
     ip.run_line_magic("config", "AgentMagics.max_turns = 8")
     monkeypatch.setenv("MEOWGENT_MODEL", "llama3.2:1b")
-    monkeypatch.setenv("MEOWGENT_APPROVE", "all")
+    monkeypatch.setenv("MEOWGENT_APPROVE", "allow")
     fresh = AgentMagics(shell=ip)
-    assert (fresh.model, fresh.approve) == ("llama3.2:1b", "all")
+    assert (fresh.model, fresh.approve) == ("llama3.2:1b", "allow")
     monkeypatch.setenv("MEOWGENT_APPROVE", "bogus")
     assert AgentMagics(shell=ip).approve == "ask"
+
+
+def test_the_old_approval_words_still_work_and_say_the_new_ones_once(ip, monkeypatch, capsys):
+    from meowgent_nb.notebook import _setting_words
+
+    monkeypatch.setattr(_setting_words, "_SAID", set())
+    monkeypatch.setenv("MEOWGENT_APPROVE", "all")
+    assert [AgentMagics(shell=ip).approve for _ in range(2)] == ["allow", "allow"]
+    fresh = AgentMagics(shell=ip)
+    fresh.approve = "NONE"
+    assert fresh.approve == "deny"
+    args = fresh.agent.parser.parse_args(["--approve", "all"])
+    assert args.approve == "allow"
+    assert capsys.readouterr().err == (
+        "meowgent_nb: MEOWGENT_APPROVE=all is an old spelling of MEOWGENT_APPROVE=allow; it still works,"
+        " but write MEOWGENT_APPROVE=allow.\n"
+        "meowgent_nb: %config AgentMagics.approve = 'none' is an old spelling of %config AgentMagics.approve ="
+        " 'deny'; it still works, but write %config AgentMagics.approve = 'deny'.\n"
+        "meowgent_nb: --approve all is an old spelling of --approve allow; it still works, but write --approve allow.\n"
+    )
+    with pytest.raises(UsageError) as caught:
+        fresh.agent.parser.parse_args(["--approve", "sometimes"])
+    assert "argument --approve: invalid choice: 'sometimes' (choose from " in str(caught.value)
 
 
 def test_the_repeated_failure_limit_is_a_setting_of_the_cells(ip):
@@ -167,10 +190,10 @@ def test_the_repeated_failure_limit_is_a_setting_of_the_cells(ip):
 def test_scripted_model_cell_runs_and_keeps_the_conversation(ip):
     ip.user_ns["model"] = ScriptedModel(["First answer.", "Second answer."])
     with capture_output():
-        ip.run_cell_magic("agent", "--model-object model --approve none -o result", "Hello")
+        ip.run_cell_magic("agent", "--model-object model --approve deny -o result", "Hello")
     assert ip.user_ns["result"].text == "First answer."
     with capture_output():
-        ip.run_cell_magic("agent", "--model-object model --approve none", "Again")
+        ip.run_cell_magic("agent", "--model-object model --approve deny", "Again")
     assert [m["content"] for m in magics(ip).messages] == [
         "Hello",
         "First answer.",
@@ -179,7 +202,7 @@ def test_scripted_model_cell_runs_and_keeps_the_conversation(ip):
     ]
     ip.user_ns["model"].enqueue("Fresh.")
     with capture_output():
-        ip.run_cell_magic("agent", "--model-object model --approve none --new", "Over")
+        ip.run_cell_magic("agent", "--model-object model --approve deny --new", "Over")
     assert [m["content"] for m in magics(ip).messages] == ["Over", "Fresh."]
 
 

@@ -77,7 +77,7 @@ def test_add_list_use_in_a_cell_and_remove(ip):
         ]
     )
     with capture_output():
-        ip.run_cell_magic("agent", "--model-object model --approve none -o result", "Weather in Rome?")
+        ip.run_cell_magic("agent", "--model-object model --approve deny -o result", "Weather in Rome?")
     assert [(r.kind, r.output) for r in ip.user_ns["result"].tool_results] == [("ok", "Sunny in Rome, 21 C")]
     with pytest.raises(UsageError) as caught:
         ip.run_line_magic("tools", ADD)

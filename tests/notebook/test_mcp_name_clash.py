@@ -66,7 +66,7 @@ def test_a_notebook_tool_defined_after_the_server_fails_the_cell_naming_both(ip)
     )
     message = clash("%%agent", "the notebook tool", "the tool of the MCP server 'demo'", "wipe", "demo")
     with capture_output():
-        result = ip.run_cell("%%agent --model-object model --approve all\nwipe /")
+        result = ip.run_cell("%%agent --model-object model --approve allow\nwipe /")
     assert (type(result.error_in_exec), str(result.error_in_exec)) == (UsageError, message)
     with pytest.raises(UsageError) as caught:
         run(ip, "")

@@ -26,7 +26,7 @@ scripted = ScriptedModel({turns!r})
 %config AgentMagics.cassette_mode = {mode!r}
 %config AgentMagics.cassette_mask = [r"sk-[A-Za-z0-9]+"]
 """
-CELL = "%%agent --model-object scripted --approve all -o result\nThe weather in Paris, and some numbers?"
+CELL = "%%agent --model-object scripted --approve allow -o result\nThe weather in Paris, and some numbers?"
 RESULTS = "print([(r.call.name, r.kind, type(r.value).__name__, r.value) for r in result.tool_results])"
 
 
@@ -128,7 +128,7 @@ def test_replay_without_a_recorded_listing_says_so_and_starts_nothing(folder):
     assert run.reply["evalue"] == (
         f"%tools mcp add demo: The cassette {folder / 'mcp.cassette.json'} has no recording of the tools of the"
         " toolbox 'demo', so they cannot be offered without starting its server; it has none.\n"
-        "To record it, run in mode all (or record: `%%agent --record PATH`, MEOWGENT_CASSETTE_MODE=all;"
-        " restart the kernel first), or in mode new (auto) to add only what is missing, and commit the cassette."
+        "To record it, run in mode record (`%%agent --record PATH`, or MEOWGENT_CASSETTE_MODE=record;"
+        " restart the kernel first), or in mode auto to add only what is missing, and commit the cassette."
     )
     assert not mark.exists()

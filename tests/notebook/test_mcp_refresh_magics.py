@@ -96,7 +96,7 @@ def test_after_the_server_says_its_tools_changed_the_next_cell_offers_the_new_on
     first = ScriptedModel([call("ch_add_tool", name="fresh"), "Added."])
     ip.user_ns["first"] = first
     with capture_output() as out:
-        ip.run_cell_magic("agent", "--model-object first --approve none -o result", "Add a tool.")
+        ip.run_cell_magic("agent", "--model-object first --approve deny -o result", "Add a tool.")
     assert [(r.kind, r.output) for r in ip.user_ns["result"].tool_results] == [("ok", "added fresh")]
     assert "ch_fresh" not in [t.name for t in first.requests[-1].offered]  # not in the middle of the run
     for _ in range(200):
@@ -108,7 +108,7 @@ def test_after_the_server_says_its_tools_changed_the_next_cell_offers_the_new_on
     second = ScriptedModel([call("ch_fresh", text="hi"), "Said hi."])
     ip.user_ns["second"] = second
     with capture_output() as out:
-        ip.run_cell_magic("agent", "--model-object second --approve none -o result", "Use it.")
+        ip.run_cell_magic("agent", "--model-object second --approve deny -o result", "Use it.")
     assert (
         out.stdout.splitlines()[0] == "The MCP server 'ch' changed its tools: +ch_fresh; it offers 9 tools."
     )

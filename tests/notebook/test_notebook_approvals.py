@@ -271,8 +271,8 @@ def test_the_input_prompt_shows_hidden_characters(kernel):
     )
 
 
-def test_headless_policy_all_runs_and_shows_why(kernel):
-    kernel.ok("os.environ['MEOWGENT_APPROVE'] = 'all'\nagent = make_agent(WidgetApprover(), 'policy.txt')")
+def test_headless_policy_allow_runs_and_shows_why(kernel):
+    kernel.ok("os.environ['MEOWGENT_APPROVE'] = 'allow'\nagent = make_agent(WidgetApprover(), 'policy.txt')")
     try:
         run = kernel.ok("result = await agent.arun('go')", allow_stdin=False)
     finally:
@@ -280,10 +280,10 @@ def test_headless_policy_all_runs_and_shows_why(kernel):
     assert kernel.ok("report(result)").stdout == "ok | wrote policy.txt | True\n"
     [shown] = run.of_type("display_data")
     assert shown["data"] == {
-        "text/plain": "Approval needed: write_file(path='policy.txt', text='hi') -> approved (MEOWGENT_APPROVE=all)",
+        "text/plain": "Approval needed: write_file(path='policy.txt', text='hi') -> approved (MEOWGENT_APPROVE=allow)",
         "text/html": "<div><b>Approval needed</b> for 1 call.<div style='margin-top:0.5em'><code>write_file</code>"
         "<pre style='margin:0.2em 0'>{\n  &quot;path&quot;: &quot;policy.txt&quot;,\n  &quot;text&quot;: &quot;hi&quot;\n}"
-        "</pre><div>&rarr; <b>approved (MEOWGENT_APPROVE=all)</b></div></div></div>",
+        "</pre><div>&rarr; <b>approved (MEOWGENT_APPROVE=allow)</b></div></div></div>",
     }
 
 
@@ -296,9 +296,9 @@ def test_headless_with_an_unknown_policy_fails_the_cell(kernel):
     assert (run.reply["ename"], run.reply["evalue"]) == (
         "SettingsError",
         (
-            "MEOWGENT_APPROVE='maybe' is not a policy for headless runs; set MEOWGENT_APPROVE=all"
-            " (run the calls), MEOWGENT_APPROVE=none (deny them; the default) or MEOWGENT_APPROVE=rules (only the"
-            " approval rules run calls that ask; the same as none)."
+            "MEOWGENT_APPROVE='maybe' is not a policy for headless runs; set MEOWGENT_APPROVE=allow"
+            " (run the calls), MEOWGENT_APPROVE=deny (deny them; the default) or MEOWGENT_APPROVE=rules (only the"
+            " approval rules run calls that ask; the same as deny)."
         ),
     )
 
@@ -319,7 +319,7 @@ def test_a_notebook_run_by_nbclient_denies_without_blocking(tmp_path, monkeypatc
     assert outputs[1][0]["text"] == "PolicyApprover\n"
     [panel] = outputs[2]
     assert panel["data"]["text/plain"] == (
-        "Approval needed: write_file(path='headless.txt', text='hi') -> denied (MEOWGENT_APPROVE=none)"
+        "Approval needed: write_file(path='headless.txt', text='hi') -> denied (MEOWGENT_APPROVE=deny)"
     )
     assert outputs[3][0]["text"] == "denied | Denied: no person to approve (headless run) | False\n"
 
@@ -333,7 +333,7 @@ print(sorted(m for m in ("IPython", "ipykernel", "ipywidgets") if m in sys.modul
     + SETUP
     + """
 approver = default_approver()
-print(approvals.is_headless(), approver, default_approver("all"))
+print(approvals.is_headless(), approver, default_approver("allow"))
 report(make_agent(approver, "no.txt", "eof.txt").run("go"))
 """
 )
@@ -352,7 +352,7 @@ def test_outside_a_kernel_input_is_asked_and_closed_input_denies(tmp_path):
     prompt = "Run write_file(path='{}', text='hi')? " + PROMPT
     assert done.stdout == (
         "[]\n"
-        "False InputApprover() PolicyApprover('all', \"approve='all'\")\n"
+        "False InputApprover() PolicyApprover('allow', \"approve='allow'\")\n"
         + prompt.format("no.txt")
         + prompt.format("eof.txt")
         + "denied | Denied: the person did not approve this call. | False\n"
@@ -393,7 +393,40 @@ def test_wrong_modes_name_the_allowed_values():
 
     with pytest.raises(ValueError) as caught:
         default_approver("sometimes")
-    assert str(caught.value) == "approval mode must be one of 'ask', 'every', 'all', 'none', got 'sometimes'"
+    assert (
+        str(caught.value) == "approval mode must be one of 'ask', 'every', 'allow', 'deny', got 'sometimes'"
+    )
     with pytest.raises(ValueError) as caught:
         PolicyApprover("ask", "why")  # type: ignore[arg-type]
-    assert str(caught.value) == "PolicyApprover mode must be 'all' or 'none', got 'ask'"
+    assert str(caught.value) == "PolicyApprover mode must be 'allow' or 'deny', got 'ask'"
+
+
+def test_the_old_approval_words_still_work_and_name_the_new_ones(monkeypatch, capsys):
+    from meowgent_nb.notebook import _setting_words
+    from meowgent_nb.notebook.approvals import PolicyApprover, default_approver
+    from meowgent_nb.notebook.approvals.policy_approvals import headless_policy
+
+    with pytest.warns(
+        DeprecationWarning,
+        match=r"^default_approver\('all'\) is deprecated; write default_approver\('allow'\)$",
+    ):
+        assert repr(default_approver("all")) == "PolicyApprover('allow', \"approve='allow'\")"
+    with pytest.warns(
+        DeprecationWarning,
+        match=r"^default_approver\('none'\) is deprecated; write default_approver\('deny'\)$",
+    ):
+        assert repr(default_approver("none")) == "PolicyApprover('deny', \"approve='deny'\")"
+    with pytest.warns(
+        DeprecationWarning, match=r"^PolicyApprover\('none'\) is deprecated; write PolicyApprover\('deny'\)$"
+    ):
+        assert PolicyApprover("none", "why").mode == "deny"  # type: ignore[arg-type]
+    # An environment variable says so on stderr, once per process.
+    monkeypatch.setattr(_setting_words, "_SAID", set())
+    monkeypatch.setenv("MEOWGENT_APPROVE", "all")
+    assert [repr(headless_policy()) for _ in range(2)] == [
+        "PolicyApprover('allow', 'MEOWGENT_APPROVE=allow')"
+    ] * 2
+    assert capsys.readouterr().err == (
+        "meowgent_nb: MEOWGENT_APPROVE=all is an old spelling of MEOWGENT_APPROVE=allow; it still works,"
+        " but write MEOWGENT_APPROVE=allow.\n"
+    )

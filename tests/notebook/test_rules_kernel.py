@@ -53,9 +53,10 @@ def test_a_person_is_never_asked_about_a_call_a_rule_decides(kernel, frontend):
 @pytest.mark.parametrize(
     ("approve", "reason"),
     [
-        (None, "MEOWGENT_APPROVE=none"),
+        (None, "MEOWGENT_APPROVE=deny"),
         ("rules", "MEOWGENT_APPROVE=rules: no rule allows it"),
-        ("all", "MEOWGENT_APPROVE=all"),
+        ("allow", "MEOWGENT_APPROVE=allow"),
+        ("all", "MEOWGENT_APPROVE=allow"),  # the old word: its notice goes to the kernel's own stderr
     ],
 )
 def test_headless_the_rules_decide_first_and_the_policy_the_rest(kernel, approve, reason):
@@ -71,7 +72,7 @@ def test_headless_the_rules_decide_first_and_the_policy_the_rest(kernel, approve
         kernel.ok("os.environ.pop('MEOWGENT_APPROVE', None)")
     other = (
         f"[tool] delete_file(path='other') -> done (approved by policy: {reason})\n  deleted other"
-        if approve == "all"
+        if approve in ("allow", "all")
         else f"[tool] delete_file(path='other') -> denied (by policy: {reason})\n  Denied: no person to approve (headless run)"
     )
     assert final_text(run).split("\nDone.")[0] == (
@@ -80,3 +81,4 @@ def test_headless_the_rules_decide_first_and_the_policy_the_rest(kernel, approve
         "[tool] delete_file(path='keep/b') -> denied (by rule 2 (delete_file path=keep/**))\n"
         "  Denied: rule 2 (delete_file path=keep/**) denies this call.\n" + other
     )
+    assert [c["text"] for c in run.of_type("stream") if c["name"] == "stderr"] == []  # outputs as saved

@@ -198,12 +198,12 @@ def test_an_untrusted_files_allow_rules_are_marked_and_the_card_says_why_it_asks
     )
     untrusted.user_ns["model"] = ScriptedModel([call("scratch/a.txt"), "Done."])
     with capture_output() as out:
-        untrusted.run_cell_magic("agent", "--model-object model --approve none", "go")
+        untrusted.run_cell_magic("agent", "--model-object model --approve deny", "go")
     assert out.stdout == ""  # said once per content
     assert out.outputs[-1].data["text/plain"].splitlines()[:3] == [
-        "[tool] delete_file(path='scratch/a.txt') -> denied (by policy: approve='none')",
+        "[tool] delete_file(path='scratch/a.txt') -> denied (by policy: approve='deny')",
         "  [a rule in approvals.toml would allow this; the file is not trusted (%agent trust)]",
-        "  Denied: the notebook's approval setting (approve='none') denies calls that need approval",
+        "  Denied: the notebook's approval setting (approve='deny') denies calls that need approval",
     ]
 
 

@@ -63,7 +63,7 @@ def test_allow_rules_wait_for_the_button_and_an_edit_or_a_copy_asks_again(kernel
 
     headless = kernel.execute(CELL, allow_stdin=False)
     assert card(headless) == [
-        "[tool] delete_file(path='one') -> denied (by policy: MEOWGENT_APPROVE=none)",
+        "[tool] delete_file(path='one') -> denied (by policy: MEOWGENT_APPROVE=deny)",
         NOTE,
         "  Denied: no person to approve (headless run)",
     ]

@@ -581,10 +581,7 @@ def test_cassette_model_modes_share_one_cassette_per_file(tmp_path):
         assert [chunks_of(replay, ask(t))[0].text for t in ("a", "b")] == ["one", "two"]
     with pytest.raises(CassetteError) as caught:
         cassette_model(path, "rewind", lambda: inner, **settings)
-    assert (
-        str(caught.value)
-        == "Unknown cassette mode 'rewind'; use one of: once, new (auto), all (record), none (replay), off."
-    )
+    assert str(caught.value) == "Unknown cassette mode 'rewind'; use one of: once, record, replay, auto, off."
 
 
 # --- %%agent in a real IPython shell ---------------------------------------------------------------
@@ -614,7 +611,7 @@ def notebook(ip, tmp_path, monkeypatch):
 def test_agent_record_then_replay_with_no_server_and_no_requests_allowed(notebook, server, monkeypatch):
     ip = notebook
     monkeypatch.setenv("OLLAMA_HOST", serve(server, CALL_TURN, ANSWER_TURN))
-    line = f"-m ollama:{MODEL} --approve none -o result --new"
+    line = f"-m ollama:{MODEL} --approve deny -o result --new"
     recorded = agent_cell(ip, f"{line} --record cell.cassette.json", "What is 2+3?")
     server.stop()
     monkeypatch.setattr(meowgent_nb.models, "ALLOW_MODEL_REQUESTS", False)

@@ -15,6 +15,7 @@ from IPython.core.error import UsageError
 from meowgent_nb import Agent, ScriptedModel, tool
 from meowgent_nb.models import ModelChunk
 from meowgent_nb.recording.cassette import (
+    MODE_NAMES,
     MODES,
     Cassette,
     CassetteError,
@@ -141,14 +142,14 @@ def test_a_timeout_replays_as_a_timeout_and_an_approval_is_still_asked(notebook)
     stall = '<tool_call>{"name": "stalled", "arguments": {"seconds": 1.5}}</tool_call>'
     posting = '<tool_call>{"name": "post", "arguments": {"text": "hi"}}</tool_call>'
     scripted(ip, stall + posting, "Slow, and posted.")
-    agent_cell(ip, "--model-object scripted --new --approve all -o result --record c.cassette.json", "Go.")
+    agent_cell(ip, "--model-object scripted --new --approve allow -o result --record c.cassette.json", "Go.")
     assert CALLS == ["stalled 1.5", "post hi"]
     assert [(r.kind, r.output) for r in ip.user_ns["result"].tool_results] == [
         ("timeout", "Timed out after 0.2 s"),
         ("ok", "posted hi"),
     ]
     CALLS.clear()
-    agent_cell(ip, "--model-object scripted --new --approve all -o result --replay c.cassette.json", "Go.")
+    agent_cell(ip, "--model-object scripted --new --approve allow -o result --replay c.cassette.json", "Go.")
     assert [(r.kind, r.output) for r in ip.user_ns["result"].tool_results] == [
         ("timeout", "Timed out after 0.2 s"),
         ("ok", "posted hi"),
@@ -156,13 +157,13 @@ def test_a_timeout_replays_as_a_timeout_and_an_approval_is_still_asked(notebook)
     assert CALLS == []
     # The decision is recorded: denied now, the replay stops at the decision, naming both.
     with pytest.raises(CassetteError) as caught:
-        agent_cell(ip, "--model-object scripted --new --approve none --replay c.cassette.json", "Go.")
+        agent_cell(ip, "--model-object scripted --new --approve deny --replay c.cassette.json", "Go.")
     assert str(caught.value).startswith(
         'The call post({"text": "hi"}) in the %%agent cell beginning \'Go.\' was approved by policy:'
-        f" approve='all' when the cassette {os.getcwd()}/c.cassette.json was recorded (line "
+        f" approve='allow' when the cassette {os.getcwd()}/c.cassette.json was recorded (line "
     )
     assert (
-        ", and denied by policy: approve='none' (the notebook's approval setting (approve='none') denies"
+        ", and denied by policy: approve='deny' (the notebook's approval setting (approve='deny') denies"
         in str(caught.value)
     )
     assert CALLS == []
@@ -188,13 +189,13 @@ def test_a_call_without_a_recording_is_a_clear_error_and_runs_nothing(notebook):
         f"Against the nearest recording of fetch (line {line}), arguments.page differs:\n"
         "  recorded: 3\n"
         "  sent:     2\n"
-        "To record it, run in mode all (or record: `%%agent --record PATH`, MEOWGENT_CASSETTE_MODE=all;"
-        " restart the kernel first), or in mode new (auto) to add only what is missing, and commit the cassette."
+        "To record it, run in mode record (`%%agent --record PATH`, or MEOWGENT_CASSETTE_MODE=record;"
+        " restart the kernel first), or in mode auto to add only what is missing, and commit the cassette."
     )
     assert CALLS == []
-    # Mode new (auto) records what is missing: the tool runs once, for page 3 only.
+    # Mode auto records what is missing: the tool runs once, for page 3 only.
     scripted(ip, "unused")
-    ip.run_line_magic("config", "AgentMagics.cassette_mode = 'new'")
+    ip.run_line_magic("config", "AgentMagics.cassette_mode = 'auto'")
     agent_cell(ip, "--model-object scripted --new --cassette c.cassette.json", "Read it.")
     assert CALLS == ["fetch https://example.org 2"]
     assert len(Cassette(path).tool_entries) == 2
@@ -242,15 +243,15 @@ def test_a_hand_edited_recording_is_checked_and_its_text_escaped_for_the_model(n
         replayed_edited()
     )
     # An injected end of the result block reaches the model escaped, as any result does, and is
-    # never read as a call: the model's next request is recorded in mode new to see what it got.
+    # never read as a call: the model's next request is recorded in mode auto to see what it got.
     del entry["result"]["extra"]
     entry["result"] = {"kind": "ok", "output": HOSTILE_RESULT}
     path.write_text(text[:start] + json.dumps(entry) + text[end:])
     scripted(ip, "Done.")
     CALLS.clear()
-    ip.run_line_magic("config", "AgentMagics.cassette_mode = 'new'")
+    ip.run_line_magic("config", "AgentMagics.cassette_mode = 'auto'")
     agent_cell(
-        ip, "--model-object scripted --new --approve all -o result --cassette c.cassette.json", "Read it."
+        ip, "--model-object scripted --new --approve allow -o result --cassette c.cassette.json", "Read it."
     )
     assert CALLS == []
     result = ip.user_ns["result"]
@@ -353,34 +354,63 @@ def test_bad_masks_are_refused(tmp_path):
         assert str(caught.value) == message
 
 
-def test_vcr_mode_names_are_accepted_wherever_a_mode_is(notebook, monkeypatch, tmp_path):
-    assert MODES == ("once", "record", "replay", "auto", "off", "all", "none", "new")
-    assert [mode_of(m) for m in ("new", "ALL", " none ", "once", "off")] == [
+def test_the_vcr_mode_names_still_work_wherever_a_mode_is_and_name_the_new_ones(
+    notebook, monkeypatch, tmp_path, capsys
+):
+    from meowgent_nb.notebook import _setting_words
+
+    assert MODES == ("once", "record", "replay", "auto", "off")
+    assert MODE_NAMES == {"all": "record", "none": "replay", "new": "auto"}
+    assert [mode_of(m) for m in ("Auto", " record ", "replay", "once", "off")] == [
         "auto",
         "record",
         "replay",
         "once",
         "off",
     ]
+    with pytest.warns(DeprecationWarning) as warned:
+        assert [mode_of(m) for m in ("new", "ALL", " none ")] == ["auto", "record", "replay"]
+    assert [str(w.message) for w in warned] == [
+        "cassette mode 'new' is deprecated; write 'auto'",
+        "cassette mode 'all' is deprecated; write 'record'",
+        "cassette mode 'none' is deprecated; write 'replay'",
+    ]
     inner = ScriptedModel(["one", "two"])
-    recording = cassette_model(str(tmp_path / "a.json"), "all", lambda: inner, name="s")
+    with pytest.warns(DeprecationWarning, match="^cassette mode 'all' is deprecated; write 'record'$"):
+        recording = cassette_model(str(tmp_path / "a.json"), "all", lambda: inner, name="s")
     assert isinstance(recording, RecordingModel) and recording.tool_tape.mode == "record"
     assert Agent(recording).run("a").text == "one"
     assert len(Cassette(tmp_path / "a.json").entries) == 1
-    replay = cassette_model(str(tmp_path / "a.json"), "none", lambda: inner, name="s")
+    with pytest.warns(DeprecationWarning, match="^cassette mode 'none' is deprecated; write 'replay'$"):
+        replay = cassette_model(str(tmp_path / "a.json"), "none", lambda: inner, name="s")
     assert type(replay) is ReplayModel and replay.tool_tape.mode == "replay"
-    auto = cassette_model(str(tmp_path / "a.json"), "new", lambda: inner, name="s")
+    with pytest.warns(DeprecationWarning, match="^cassette mode 'new' is deprecated; write 'auto'$"):
+        auto = cassette_model(str(tmp_path / "a.json"), "new", lambda: inner, name="s")
     assert type(auto) is ReplayModel and auto.tool_tape.mode == "auto"
     from meowgent_nb.notebook.magics.agent_magics import AgentMagics
 
-    for value, expected in (("New", "new"), ("all", "all"), ("NONE", "none")):
+    # Where a person writes a mode in a notebook, an old name says its new one on stderr, once.
+    monkeypatch.setattr(_setting_words, "_SAID", set())
+    capsys.readouterr()
+    for value, expected in (("New", "auto"), ("all", "record"), ("NONE", "replay"), ("new", "auto")):
         monkeypatch.setenv("MEOWGENT_CASSETTE_MODE", value)
         assert AgentMagics(shell=notebook).cassette_mode == expected
+    assert capsys.readouterr().err.splitlines() == [
+        f"meowgent_nb: MEOWGENT_CASSETTE_MODE={old} is an old spelling of MEOWGENT_CASSETTE_MODE={new};"
+        f" it still works, but write MEOWGENT_CASSETTE_MODE={new}."
+        for old, new in (("new", "auto"), ("all", "record"), ("none", "replay"))
+    ]
+    monkeypatch.delenv("MEOWGENT_CASSETTE_MODE")
     ip = notebook
     scripted(ip, "Recorded.")
     ip.run_line_magic("config", "AgentMagics.cassette_mode = 'all'")
     assert agent_cell(ip, "--model-object scripted --new --cassette m.json", "Hi") == "Recorded."
     ip.run_line_magic("config", "AgentMagics.cassette_mode = 'none'")
+    assert ip.magics_manager.registry["AgentMagics"].cassette_mode == "replay"
+    assert (
+        "%config AgentMagics.cassette_mode = 'none' is an old spelling of %config AgentMagics.cassette_mode"
+        in (capsys.readouterr().err)
+    )
     scripted(ip)
     assert agent_cell(ip, "--model-object scripted --new --cassette m.json", "Hi") == "Recorded."
     with pytest.raises(CassetteError) as caught:

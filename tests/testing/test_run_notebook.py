@@ -65,14 +65,14 @@ def test_several_agent_cells_a_denial_and_a_failing_cell(tmp_path):
     with pytest.raises(CellExecutionError) as error:
         run_notebook(tmp_path / "two.ipynb")
     assert "ZeroDivisionError" in str(error.value)
-    run = run_notebook(tmp_path / "two.ipynb", allow_errors=True, env={"MEOWGENT_APPROVE": "none"})
+    run = run_notebook(tmp_path / "two.ipynb", allow_errors=True, env={"MEOWGENT_APPROVE": "deny"})
     assert [(c.index, c.prompt, c.answer) for c in run.cells] == [
         (2, "Delete a.txt.", "It was not deleted."),
         (4, "Greet Ada.", "Hello {name}."),
     ]
     assert [(r.name, r.kind) for r in run.results] == [("delete", "denied")]
     assert run.cells[0].transcript.startswith(
-        "[tool] delete(path='a.txt') -> denied (by policy: approve='none')\n"
+        "[tool] delete(path='a.txt') -> denied (by policy: approve='deny')\n"
     )
     assert run.notebook.cells[5].outputs[0]["ename"] == "ZeroDivisionError"
     assert not json.loads((tmp_path / "two.ipynb").read_text())["cells"][2]["outputs"]  # nothing saved

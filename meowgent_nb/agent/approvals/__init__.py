@@ -63,7 +63,7 @@ class Approved:
     """Run the call."""
 
     reason: str = ""
-    """Why, as the call's card says it (e.g. "approved by policy: MEOWGENT_APPROVE=all")."""
+    """Why, as the call's card says it (e.g. "approved by policy: MEOWGENT_APPROVE=allow")."""
     arguments: Mapping[str, Any] | None = None
     """Arguments the person gave instead of the model's (None: run the model's). They are
     validated with the tool's parameters before the call runs, and the model is told the call ran
@@ -80,7 +80,7 @@ class Denied:
     message: str = "the person did not approve this call."
     """The reason; the model reads ``Denied: {message}``."""
     reason: str = ""
-    """Who or what decided, for the call's card ("by you", "by policy: MEOWGENT_APPROVE=none")."""
+    """Who or what decided, for the call's card ("by you", "by policy: MEOWGENT_APPROVE=deny")."""
     by: DecidedBy | None = field(default=None, compare=False)
     """Who decided; None: an approver that does not say (the log then reads ``reason``). Not
     compared: a decision is the same whoever made it (as a cassette's replay holds)."""

@@ -9,7 +9,7 @@ decided the same way). Frontends never log; they only decide.
 A decision says who decided in its ``by`` (`DecidedBy`), which the log's "by" column shows, and
 how in its reason, in the words its call's card shows (`decision_words`): ``approved by you``,
 ``approved by you (edited)``, ``allowed by rule 2 (delete_file path=scratch/**)``, ``approved by
-policy: MEOWGENT_APPROVE=all``, ``denied by you: "use the archive instead"``. An `Approved` reason
+policy: MEOWGENT_APPROVE=allow``, ``denied by you: "use the archive instead"``. An `Approved` reason
 begins with its verb ("approved", "allowed", "always allowed"); a `Denied` reason begins with "by"
 (or with "denied"). Only an approver of one's own that leaves ``by`` unset is named from its reason.
 """
@@ -49,7 +49,7 @@ class DecisionRecord:
     decision: Literal["approved", "edited", "denied"]
     """``edited``: approved with arguments a person changed (see ``ran_with``)."""
     by: str
-    """Who or what decided: ``you``, ``rule 2 (...)``, ``policy: MEOWGENT_APPROVE=all``."""
+    """Who or what decided: ``you``, ``rule 2 (...)``, ``policy: MEOWGENT_APPROVE=allow``."""
     reason: str = ""
     """A denial's reason (what the model reads after ``Denied:``); empty for an approval."""
     ran_with: dict[str, Any] | None = None

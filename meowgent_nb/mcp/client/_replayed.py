@@ -80,7 +80,7 @@ def _live_handler(box: Any, remote: str, local: str, made: dict[str, Tool]) -> A
             raise ApprovalMissing(
                 f"the cassette {box.tape_path or ''} says {local!r} needs no approval, but the live server"
                 f" {box.name!r} says it does, and this call has no recording, so it was not run without a"
-                " person's approval. Record the listing again (mode all) to correct the cassette."
+                " person's approval. Record the listing again (mode record) to correct the cassette."
             )
         return own.function(**arguments)
 

@@ -29,7 +29,7 @@ import socket
 import time
 import warnings
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, Literal
 
 from ...agent.approvals import ApprovalRequest, Approver, DenyAll
 from ...agent.call_runner import CallRunner, RunSettings
@@ -68,7 +68,7 @@ class ToolServer:
 
     Raises:
         OSError: The port cannot be listened on (it is in use).
-        SettingsError: Two tools share a name.
+        SettingsError: Two tools share a name, or ``approve`` is neither ``"ask"`` nor ``"every"``.
 
     Args:
         tools: The tools to serve (names must be unique).
@@ -78,7 +78,9 @@ class ToolServer:
         approver: Decides on calls of tools that need approval (default: deny them).
         approval_loop: The event loop ``approver`` must run on (the kernel's, for buttons in
             the notebook); None runs it on the server's loop.
-        ask_every: Ask the approver about every call, not only those of tools that need approval.
+        approve: Which calls ask ``approver``: ``"ask"`` those of tools that need approval (and
+            those the rules say to ask), ``"every"`` every call. ``ask_every=True``, its old
+            spelling, still works with a DeprecationWarning.
         rules: The notebook's `Rules`, asked about every call before the approver, as in the
             notebook's own cells (see `agent.approvals.ruled`); None: none.
         timeout: Seconds a call may take when its tool sets no timeout (and a resource read or
@@ -104,7 +106,8 @@ class ToolServer:
         include_approval_tools: bool = False,
         approver: Approver | None = None,
         approval_loop: asyncio.AbstractEventLoop | None = None,
-        ask_every: bool = False,
+        approve: Literal["ask", "every"] = "ask",
+        ask_every: bool | None = None,
         timeout: float = 30.0,
         name: str = "meowgent-notebook",
         resources: Iterable[Resource] = (),
@@ -121,7 +124,19 @@ class ToolServer:
         self._serve(tools)
         self.approver = approver or DenyAll("no one approves calls from outside the notebook")
         self.approval_loop = approval_loop
-        self.ask_every = ask_every
+        if ask_every is not None:
+            new = "every" if ask_every else "ask"
+            message = f"ToolServer(ask_every={ask_every}) is deprecated; write ToolServer(approve={new!r})"
+            warnings.warn(message, DeprecationWarning, stacklevel=2)
+            approve = new
+        if approve not in ("ask", "every"):
+            raise SettingsError(
+                f"ToolServer(approve={approve!r}): approve must be 'ask' or 'every'; to run or deny calls"
+                " without asking anyone, give an approver that does (AutoApprove, DenyAll)."
+            )
+        self.approve = approve
+        """Which calls ask the approver: ``"ask"`` (those of tools that need approval) or ``"every"``."""
+        self.ask_every = approve == "every"
         self.rules = rules
         self.timeout = timeout
         self.token = secrets.token_urlsafe(32)

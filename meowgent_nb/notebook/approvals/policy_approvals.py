@@ -1,8 +1,9 @@
 """Deciding without asking, and knowing when no one is there to ask.
 
-`PolicyApprover` applies ``all`` or ``none`` and shows each call with the decision; it (like every
+`PolicyApprover` applies ``allow`` or ``deny`` and shows each call with the decision; it (like every
 approver) sees only the calls the approval rules left undecided (see `agent.approvals.ruled`). `is_headless`
-tells a headless run (nbval, nbclient, papermill send their cells with ``allow_stdin`` false);
+(from `notebook._kernel`) tells a headless run (nbval, nbclient, papermill send their cells with
+``allow_stdin`` false);
 the interactive approvers (`InputApprover`, `WidgetApprover`) check it at every batch and follow
 ``MEOWGENT_APPROVE`` instead (`headless_policy`). The text and HTML of a request, what a person
 reads before deciding, are here too, shared by all three, and so is `AsksForServers`: what all
@@ -15,9 +16,9 @@ import html
 import importlib.util
 import json
 import os
-import sys
+import warnings
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import Literal
 
 from ..._visible import visible, visible_html
 from ...agent.approvals import ApprovalRequest, Approved, DecidedBy, Decision, Denied
@@ -26,6 +27,8 @@ from ...errors import SettingsError
 from ...mcp.client.asking import ElicitAnswer, ElicitRequest, SamplingReview
 from ...mcp.client.progress import Progress
 from ...mcp.client.tool import McpTool
+from .._kernel import is_headless, running_kernel, running_shell
+from .._setting_words import OLD_APPROVALS, approval_word
 from ..mcp import server_asks
 from ._shown_run import SHOWN_RUN
 
@@ -34,7 +37,8 @@ __all__ = ["HEADLESS_DENIAL", "PolicyApprover", "headless_policy", "is_headless"
 HEADLESS_DENIAL = "no person to approve (headless run)"
 """What the model is told (after "Denied: ") when a headless run denies a call."""
 
-POLICIES = ("all", "none")
+POLICIES = ("allow", "deny")
+"""The approval settings under which no one is asked: what would ask runs, or is denied."""
 _ENV = "MEOWGENT_APPROVE"
 _VALUE_LIMIT = 60  # characters of one argument's repr in the one-line form of a call
 
@@ -86,23 +90,6 @@ class AsksForServers:
         server_asks.progress(running, progress)
 
 
-def is_headless() -> bool:
-    """Whether the code runs in a kernel whose current cell was sent with ``allow_stdin`` false.
-
-    nbval, nbclient and papermill send cells that way; a person's frontend does not. Outside a
-    kernel (a terminal IPython, a script) this is False.
-    """
-    kernel = running_kernel()
-    if kernel is None:
-        return False
-    # The parent is a ContextVar, so it is the request of the cell running in this task, even
-    # when another request (on a subshell) arrived since; `_allow_stdin` is only the latest one's.
-    parent = kernel.get_parent("shell") or {}
-    if parent.get("header", {}).get("msg_type") == "execute_request":
-        return not parent.get("content", {}).get("allow_stdin", False)
-    return not getattr(kernel, "_allow_stdin", False)
-
-
 class PolicyApprover(AsksForServers):
     """Decides without asking, and shows each call with the decision and why.
 
@@ -113,15 +100,24 @@ class PolicyApprover(AsksForServers):
     can click (the policy is about tool calls); in a headless run it is declined.
 
     Args:
-        mode: ``"all"`` approves every call; ``"none"`` denies it (the model is told
-            "Denied: no person to approve (headless run)").
-        reason: Why this policy applies, shown with the decision (e.g. "MEOWGENT_APPROVE=none").
+        mode: ``"allow"`` approves every call; ``"deny"`` denies it (the model is told
+            "Denied: no person to approve (headless run)"). The old ``"all"`` and ``"none"``
+            still work, with a DeprecationWarning.
+        reason: Why this policy applies, shown with the decision (e.g. "MEOWGENT_APPROVE=deny").
+
+    Raises:
+        SettingsError: Another mode.
     """
 
-    def __init__(self, mode: Literal["all", "none"], reason: str, denial: str = HEADLESS_DENIAL):
-        if mode not in POLICIES:
-            raise SettingsError(f"PolicyApprover mode must be 'all' or 'none', got {mode!r}")
-        self.mode = mode
+    def __init__(self, mode: Literal["allow", "deny"], reason: str, denial: str = HEADLESS_DENIAL):
+        chosen: str = OLD_APPROVALS.get(mode, mode)
+        if chosen != mode:
+            message = f"PolicyApprover({mode!r}) is deprecated; write PolicyApprover({chosen!r})"
+            warnings.warn(message, DeprecationWarning, stacklevel=2)
+        if chosen not in POLICIES:
+            raise SettingsError(f"PolicyApprover mode must be 'allow' or 'deny', got {mode!r}")
+        self.mode = chosen
+        """``"allow"`` or ``"deny"``."""
         self.reason = reason
         self.denial = denial
         """What the model is told when a call is denied ("Denied: {denial}")."""
@@ -131,7 +127,7 @@ class PolicyApprover(AsksForServers):
         return DecidedBy("policy", f"policy: {self.reason}")
 
     async def approve(self, requests: Sequence[ApprovalRequest]) -> list[Decision]:
-        if self.mode == "all":
+        if self.mode == "allow":
             decision: Decision = Approved(f"approved by policy: {self.reason}", by=self._by)
             outcome = f"approved ({self.reason})"
         else:
@@ -152,27 +148,22 @@ class PolicyApprover(AsksForServers):
 
 def headless_policy() -> PolicyApprover:
     """What decides, in a headless run, the calls no rule decided (the rules come first, in the
-    agent's `CallRunner`): ``MEOWGENT_APPROVE=all`` runs them; ``none``, ``rules`` or unset deny them."""
-    value = (os.environ.get(_ENV) or "none").strip().lower()
+    agent's `CallRunner`): ``MEOWGENT_APPROVE=allow`` runs them; ``deny``, ``rules`` or unset deny
+    them (the old ``all`` and ``none`` still work, saying so on stderr once).
+
+    Raises:
+        SettingsError: ``MEOWGENT_APPROVE`` is another word.
+    """
+    value = approval_word((os.environ.get(_ENV) or "deny").strip().lower(), f"{_ENV}={{}}")
     if value == "rules":  # only the rules run calls that ask: the rest are denied, as when it is unset
-        return PolicyApprover("none", f"{_ENV}=rules: no rule allows it")
+        return PolicyApprover("deny", f"{_ENV}=rules: no rule allows it")
     if value not in POLICIES:
         raise SettingsError(
-            f"{_ENV}={os.environ[_ENV]!r} is not a policy for headless runs; set {_ENV}=all"
-            f" (run the calls), {_ENV}=none (deny them; the default) or {_ENV}=rules (only the"
-            " approval rules run calls that ask; the same as none)."
+            f"{_ENV}={os.environ[_ENV]!r} is not a policy for headless runs; set {_ENV}=allow"
+            f" (run the calls), {_ENV}=deny (deny them; the default) or {_ENV}=rules (only the"
+            " approval rules run calls that ask; the same as deny)."
         )
     return PolicyApprover(value, f"{_ENV}={value}")  # type: ignore[arg-type]
-
-
-def running_shell() -> Any:
-    """The running IPython shell, or None (IPython is not imported just to find out)."""
-    ipython = sys.modules.get("IPython")
-    return ipython.get_ipython() if ipython is not None else None
-
-
-def running_kernel() -> Any:
-    return getattr(running_shell(), "kernel", None)
 
 
 def show(bundle: dict[str, str]) -> None:

@@ -17,14 +17,16 @@ from typing import TYPE_CHECKING, Any
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments
-from traitlets import Bool, CaselessStrEnum, Float, Int, List, Unicode, default
+from traitlets import Bool, CaselessStrEnum, Float, Int, List, Unicode, default, validate
 
 from ..._async import run_to_completion
 from ...agent.loop import Agent, AgentResult
 from ...models.resolve import AUTO
 from ...protocols.registry import PROTOCOLS
+from ...recording.cassette import MODE_NAMES as OLD_CASSETTE_MODES
 from ...recording.cassette import MODES as CASSETTE_MODES  # imported with the agent anyway
 from ...tools.core import Tool
+from .._setting_words import APPROVALS, OLD_APPROVALS, approval_word, cassette_mode_word
 from . import _cassette_choice, agent_commands, tools_magics
 from ._collected_tools import collected_tools
 from ._options import readable_help
@@ -77,9 +79,9 @@ class AgentMagics(Magics):
     ).tag(config=True)
     max_output_depth = Int(6, help="Levels of nesting of a tool result written out.").tag(config=True)
     approve = CaselessStrEnum(
-        ["ask", "every", "all", "none"],
-        help="ask: approve tools marked approval=True; every: every call; all: run all; none: deny"
-        " marked. Default: MEOWGENT_APPROVE, else ask.",
+        [*APPROVALS, *OLD_APPROVALS],
+        help="ask: a person approves calls of tools marked approval=True; every: every call; allow: no"
+        " one is asked, they run; deny: no one is asked, they are denied. Default: MEOWGENT_APPROVE, else ask.",
     ).tag(config=True)
     approval_timeout = Float(600.0, help="Seconds to wait for a click before denying.").tag(config=True)
     think = Bool(None, allow_none=True, help="Ask a thinking model to think (None: its default).").tag(
@@ -108,10 +110,10 @@ class AgentMagics(Magics):
         " relative to the notebook's folder. MEOWGENT_CASSETTE, else none."
     ).tag(config=True)
     cassette_mode = CaselessStrEnum(
-        list(CASSETTE_MODES),
-        help="once: replay if the cassette exists, else record; record (or all): record everything"
-        " again; replay (or none): replay only; auto (or new): replay what is recorded, record what is"
-        " missing; off: live model. Tools marked record=True follow it too. MEOWGENT_CASSETTE_MODE, else once.",
+        [*CASSETTE_MODES, *OLD_CASSETTE_MODES],
+        help="once: replay if the cassette exists, else record; record: record everything again; replay:"
+        " replay only; auto: replay what is recorded, record what is missing; off: live model. Tools"
+        " marked record=True follow it too. MEOWGENT_CASSETTE_MODE, else once.",
     ).tag(config=True)
     cassette_mask = List(
         Unicode(),
@@ -125,9 +127,13 @@ class AgentMagics(Magics):
 
     @default("approve")
     def _default_approve(self) -> str:
-        # MEOWGENT_APPROVE=all|none is a policy for the whole session; headless runs read it too.
-        value = os.environ.get("MEOWGENT_APPROVE", "").strip().lower()
-        return value if value in ("ask", "every", "all", "none") else "ask"
+        # MEOWGENT_APPROVE=allow|deny is a policy for the whole session; headless runs read it too.
+        value = approval_word(os.environ.get("MEOWGENT_APPROVE", "").strip().lower(), "MEOWGENT_APPROVE={}")
+        return value if value in APPROVALS else "ask"
+
+    @validate("approve")
+    def _new_approve_word(self, proposal: Any) -> str:
+        return approval_word(proposal["value"], "%config AgentMagics.approve = {!r}")
 
     @default("cassette")
     def _default_cassette(self) -> str:
@@ -136,7 +142,12 @@ class AgentMagics(Magics):
     @default("cassette_mode")
     def _default_cassette_mode(self) -> str:
         value = os.environ.get("MEOWGENT_CASSETTE_MODE", "").strip().lower()
+        value = cassette_mode_word(value, "MEOWGENT_CASSETTE_MODE={}")
         return value if value in CASSETTE_MODES else "once"
+
+    @validate("cassette_mode")
+    def _new_cassette_mode_word(self, proposal: Any) -> str:
+        return cassette_mode_word(proposal["value"], "%config AgentMagics.cassette_mode = {!r}")
 
     def __init__(self, shell: Any = None, **kwargs: Any):
         super().__init__(shell=shell, **kwargs)
@@ -169,7 +180,12 @@ class AgentMagics(Magics):
     @argument("--protocol", choices=list(PROTOCOLS), help="How tools reach the model.")
     @argument("--tools", metavar="A,B", help="Offer only these tools (comma-separated names).")
     @argument("--no-tools", action="store_true", help="Offer no tools.")
-    @argument("--approve", choices=["ask", "every", "all", "none"], help="Approval mode for this cell.")
+    @argument(
+        "--approve",
+        choices=APPROVALS,
+        type=lambda word: approval_word(word, "--approve {}"),
+        help="Approval setting for this cell: ask, every, allow or deny (see AgentMagics.approve).",
+    )
     @argument("--max-turns", type=int, metavar="N", help="Model requests for this cell.")
     @argument("--think", action="store_true", default=None, help="Ask the model to think.")
     @argument("--no-think", dest="think", action="store_false", help="Ask the model not to think.")
@@ -256,7 +272,7 @@ class AgentMagics(Magics):
         from ..mcp.mcp_resource_magics import system_prompt
 
         mode = args.approve or self.approve
-        if mode in ("all", "none"):
+        if mode in ("allow", "deny"):
             approver = default_approver(mode)
         else:
             if self._approver is None:  # one per session: "always allow" lasts across cells

@@ -187,7 +187,7 @@ def tools_serve(magics: Any, line: str) -> None:
             include_approval_tools=args.include_approval_tools,
             approver=_approver(magics),
             approval_loop=_running_loop(),
-            ask_every=magics.approve == "every",
+            approve="every" if magics.approve == "every" else "ask",
             timeout=magics.tool_timeout,
             rules=magics.rules,  # the notebook's rules hold here too
         )
@@ -271,7 +271,7 @@ def _approver(magics: Any) -> Any:
     """The session's approver, as `AgentMagics.make_agent` picks it (one per session)."""
     from ..approvals import default_approver
 
-    if magics.approve in ("all", "none"):
+    if magics.approve in ("allow", "deny"):
         return default_approver(magics.approve)
     if magics._approver is None:
         magics._approver = default_approver("ask", timeout=magics.approval_timeout)
