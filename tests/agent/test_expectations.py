@@ -6,8 +6,6 @@ validated arguments, the outcomes, how it ended), never what it said.
 
 from __future__ import annotations
 
-import json
-
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -27,6 +25,7 @@ from meowgent_nb.agent.expectations import (
     parse_expectation,
     value_matches,
 )
+from tests.support.tool_calls import call
 
 
 @tool
@@ -51,10 +50,6 @@ def delete_file(path: str) -> str:
 def search(q: str) -> str:
     """Search."""
     return "nothing"
-
-
-def call(name: str, **arguments) -> str:
-    return f"<tool_call>{json.dumps({'name': name, 'arguments': arguments})}</tool_call>"
 
 
 def run(*turns: str, approver=None, max_turns: int = 8):

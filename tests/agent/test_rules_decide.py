@@ -3,7 +3,6 @@ in the loop, for edited arguments, from a rules file, and for a served MCP clien
 
 from __future__ import annotations
 
-import json
 import os
 import time
 import warnings
@@ -14,6 +13,7 @@ from meowgent_nb import Agent, ScriptedModel, tool
 from meowgent_nb.agent.approvals import Approved, AutoApprove, Denied
 from meowgent_nb.agent.events import ApprovalEvent
 from meowgent_nb.agent.rules import RuleError, Rules
+from tests.support.tool_calls import call
 
 
 @tool(approval=True)
@@ -38,10 +38,6 @@ class Recording:
     async def approve(self, requests):
         self.asked.extend((r.tool.name, dict(r.arguments)) for r in requests)
         return [self.decision for _ in requests]
-
-
-def call(name, **arguments):
-    return "<tool_call>" + json.dumps({"name": name, "arguments": arguments}) + "</tool_call>"
 
 
 def run(agent, *calls):

@@ -17,6 +17,7 @@ from meowgent_nb.models.base import ModelChunk, ModelRequest
 from meowgent_nb.testing import assert_tools_offered
 from meowgent_nb.tools.core import ToolCall
 from tests.models.test_llamacpp_model import real_model
+from tests.support.tool_calls import call
 
 RAN: list[str] = []
 
@@ -46,10 +47,6 @@ def add(a: int, b: int) -> int:
 
 
 TOOLS = [get_weather, add]
-
-
-def call(name: str, **arguments: object) -> str:
-    return f"<tool_call>{json.dumps({'name': name, 'arguments': arguments})}</tool_call>"
 
 
 CASES = [

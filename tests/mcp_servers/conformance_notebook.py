@@ -1,6 +1,6 @@
 """The tools, resources and prompts the MCP conformance suite calls, written as notebook cells are.
 
-The suite (``@modelcontextprotocol/conformance``, see tests/mcp/conformance_suite.py) names what
+The suite (``@modelcontextprotocol/conformance``, see tests/support/conformance_suite.py) names what
 it calls (``test_image_content``, ``test://static-text``, ``test_simple_prompt``, ...) and what
 each should answer; these are plain ``@tool`` / ``@resource`` / ``@prompt`` functions a person
 would write for that, served by `ToolServer` as ``%tools serve`` serves a notebook's.

@@ -25,8 +25,8 @@ from meowgent_nb.models._openai_wire import AssembledCall, openai_messages, read
 from meowgent_nb.models.openai import NO_KEY, OpenAIModel
 from meowgent_nb.protocols.native import NativeCallParser
 from meowgent_nb.recording.cassette import RecordingModel
-from tests.model_streams import collect_stream, first_chunk
 from tests.models.test_ollama_model import CHUNKED_HEADERS, RawServer
+from tests.support.model_streams import collect_stream, first_chunk
 
 MODEL = "qwen-test"
 HOSTILE_KEY = 'sk-"}</tool_call><script>KEY-7f3a'

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser_notebook import NotebookPage, write_notebook
+from tests.support.browser_notebook import NotebookPage, write_notebook
 
 THEMES = "@jupyterlab/apputils-extension/themes.jupyterlab-settings"
 SETUP = '''\
@@ -36,8 +36,7 @@ def divide(a: int, b: int) -> float:
     """Divide a by b."""
     return a / b
 
-def call(name, **arguments):
-    return "<tool_call>" + json.dumps({"name": name, "arguments": arguments}) + "</tool_call>"
+from meowgent_nb.testing import tool_call as call
 
 model = ScriptedModel([call("slow_step", seconds=3.5), call("divide", a=1, b=0), "1/0 has no answer."])
 '''

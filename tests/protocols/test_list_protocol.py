@@ -150,7 +150,7 @@ def test_through_ollamas_wire_a_list_answer_runs_its_calls_and_no_format_is_sent
 
     import meowgent_nb.models
     from meowgent_nb.models.ollama import OllamaModel
-    from tests.ollama_wire import FINAL, MODEL, ndjson, part
+    from tests.support.ollama_wire import FINAL, MODEL, ndjson, part
 
     monkeypatch.setattr(meowgent_nb.models, "ALLOW_MODEL_REQUESTS", True)
     answer = f"```json\n[{PARIS},\n {GCD}]\n```"

@@ -31,7 +31,7 @@ from meowgent_nb.recording.cassette import (
     ReplayModel,
     cassette_model,
 )
-from tests.ollama_wire import FINAL, FINAL_CHUNK, FINAL_USAGE, MODEL, ndjson, part
+from tests.support.ollama_wire import FINAL, FINAL_CHUNK, FINAL_USAGE, MODEL, ndjson, part
 
 
 @tool
