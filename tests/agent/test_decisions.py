@@ -8,8 +8,7 @@ import json
 
 import pytest
 
-from meowgent_nb import Agent, ScriptedModel, tool
-from meowgent_nb.agent.approvals import Approved, AutoApprove, Denied, DenyAll
+from meowgent_nb import Agent, Approved, AutoApprove, Denied, DenyAll, ScriptedModel, tool
 from meowgent_nb.agent.approvals.decisions import DecisionLog, decided_by, decision_words, session_decisions
 from meowgent_nb.recording.cassette import CassetteError, RecordingModel, ReplayModel
 

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from meowgent_nb import Agent, ScriptedModel, tool
-from meowgent_nb.agent.approvals import Approved
+from meowgent_nb import Agent, Approved, ScriptedModel, tool
 from tests.support.tool_calls import call
 
 
@@ -51,7 +50,7 @@ def test_invalid_edited_arguments_do_not_run():
 def test_a_stopped_run_keeps_its_partial_result():
     import asyncio
 
-    from meowgent_nb.models.base import ModelChunk
+    from meowgent_nb.models import ModelChunk
 
     class Endless:
         name = "endless"

@@ -10,8 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from meowgent_nb import Agent, ScriptedModel, tool
-from meowgent_nb.agent.approvals import AutoApprove, DenyAll
+from meowgent_nb import Agent, AutoApprove, DenyAll, ScriptedModel, tool
 from meowgent_nb.agent.expectations import (
     ANY,
     SYNTAX,

@@ -9,10 +9,9 @@ import warnings
 
 import pytest
 
-from meowgent_nb import Agent, ScriptedModel, tool
-from meowgent_nb.agent.approvals import Approved, AutoApprove, Denied
-from meowgent_nb.agent.events import ApprovalEvent
+from meowgent_nb import Agent, Approved, AutoApprove, Denied, ScriptedModel, tool
 from meowgent_nb.agent.rules import RuleError, Rules
+from meowgent_nb.events import ApprovalEvent
 from tests.support.tool_calls import call
 
 
@@ -228,7 +227,7 @@ def test_a_rule_overrides_an_approval_function_that_asks_but_not_one_that_denies
 
 
 def test_an_approval_that_is_no_bool_and_no_function_is_a_definition_error():
-    from meowgent_nb.errors import ToolDefinitionError
+    from meowgent_nb import ToolDefinitionError
 
     with pytest.raises(ToolDefinitionError) as caught:
         tool(approval="sometimes")(lambda: None)
@@ -363,8 +362,7 @@ def test_a_huge_rules_file_is_refused_before_it_is_read(tmp_path):
 
 
 def test_a_served_mcp_client_meets_the_same_rules():
-    from meowgent_nb.mcp.client.toolbox import McpToolbox, McpToolError
-    from meowgent_nb.mcp.server.serve import ToolServer
+    from meowgent_nb.mcp import McpToolbox, McpToolError, ToolServer
 
     approver = Recording(Denied("not that one", "by you"))
     rules = Rules(["delete_file path=scratch/** -> allow", "list_files folder=/** -> deny"])
@@ -388,8 +386,8 @@ def test_a_served_mcp_client_meets_the_same_rules():
 def test_for_a_server_a_rules_file_gone_bad_denies_the_call_saying_why(tmp_path):
     import asyncio
 
+    from meowgent_nb import ToolCall
     from meowgent_nb.agent.calls import CallRunner
-    from meowgent_nb.tools.core import ToolCall
 
     write(tmp_path / "approvals.toml", 'rules = ["list_files -> allow"]')
     rules = Rules(folders=[tmp_path])

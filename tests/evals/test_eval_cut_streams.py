@@ -17,9 +17,9 @@ import json
 import pytest
 
 import meowgent_nb.models
-from meowgent_nb import EvalCase, FunctionModel, evaluate, tool
-from meowgent_nb.models.base import ModelError, StreamCut
-from meowgent_nb.models.openai import OpenAIModel
+from meowgent_nb import EvalCase, FunctionModel, ModelError, evaluate, tool
+from meowgent_nb.models import OpenAIModel
+from meowgent_nb.models.base import StreamCut
 from tests.models.test_openai_server import KEY, NAME
 from tests.support.model_streams import collect_stream
 

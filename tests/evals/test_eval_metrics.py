@@ -8,14 +8,21 @@ import math
 
 import pytest
 
-from meowgent_nb import FunctionModel, ScriptedModel, Tool, render_tools_xml, tool
+from meowgent_nb import (
+    EvalCase,
+    EvalReport,
+    FunctionModel,
+    ScriptedModel,
+    Tool,
+    ToolCall,
+    evaluate,
+    render_tools_xml,
+    tool,
+)
 from meowgent_nb.evals._tool_block import ToolBlockSize, tool_block_text
-from meowgent_nb.evals.evaluation import EvalCase, evaluate
-from meowgent_nb.evals.report import EvalReport
-from meowgent_nb.models.base import ModelChunk
+from meowgent_nb.models import ModelChunk
 from meowgent_nb.protocols.prompt import JSON_TOOL_RULES, TOOL_RULES
 from meowgent_nb.protocols.registry import get_protocol
-from meowgent_nb.tools.core import ToolCall
 from tests.support.tool_calls import call
 
 RAN: list[str] = []

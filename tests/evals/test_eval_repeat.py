@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from IPython.core.error import UsageError
 
-from meowgent_nb import EvalCase, FunctionModel, ScriptedModel, evaluate, tool
-from meowgent_nb.evals.evaluation import EvalReport, EvalRow
+from meowgent_nb import EvalCase, EvalReport, FunctionModel, ScriptedModel, evaluate, tool
+from meowgent_nb.evals.evaluation import EvalRow
 from meowgent_nb.recording.cassette import cassette_model
 from tests.support.tool_calls import call
 

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from meowgent_nb import Agent, AutoApprove, DenyAll, ScriptedModel
-from meowgent_nb.errors import ToolArgumentsError, ToolDefinitionError
-from meowgent_nb.mcp.client.toolbox import McpServerError, McpToolbox, McpToolError, mcp_tool, needs_approval
+from meowgent_nb import Agent, AutoApprove, DenyAll, ScriptedModel, ToolArgumentsError, ToolDefinitionError
+from meowgent_nb.mcp import McpServerError, McpToolbox, McpToolError
+from meowgent_nb.mcp.client.toolbox import mcp_tool, needs_approval
 from meowgent_nb.tools.output import output_text
 from tests.mcp_servers import serving
 from tests.support.tool_calls import call

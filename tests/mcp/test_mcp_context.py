@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from meowgent_nb import Agent, DenyAll, ScriptedModel
+from meowgent_nb.mcp import McpServerError, McpToolbox
 from meowgent_nb.mcp.client.context import (
     context_block,
     context_text,
@@ -20,7 +21,6 @@ from meowgent_nb.mcp.client.context import (
     instructions_block,
     resource_value,
 )
-from meowgent_nb.mcp.client.toolbox import McpServerError, McpToolbox
 from meowgent_nb.protocols.prompt import inert
 from meowgent_nb.tools.media import McpImage
 from tests.mcp.test_mcp_client import COMMAND as DEMO_COMMAND

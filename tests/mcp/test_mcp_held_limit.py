@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from meowgent_nb import Agent, ScriptedModel
+from meowgent_nb.mcp import McpToolbox
 from meowgent_nb.mcp.client.asking import ElicitAnswer
-from meowgent_nb.mcp.client.toolbox import McpToolbox
 from tests.mcp_servers import serving
 from tests.support.tool_calls import call
 

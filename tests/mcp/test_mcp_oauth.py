@@ -20,7 +20,7 @@ from urllib.parse import quote, urlparse
 import httpx
 import pytest
 
-from meowgent_nb.mcp.client.toolbox import McpServerError, McpToolbox, McpToolError, OAuth
+from meowgent_nb.mcp import McpServerError, McpToolbox, McpToolError, OAuth
 from tests.mcp_servers import serving
 
 GUARDED = str(Path(__file__).parents[1] / "mcp_servers" / "oauth_server.py")

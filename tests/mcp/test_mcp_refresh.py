@@ -12,7 +12,8 @@ import pytest
 from IPython.utils.capture import capture_output
 
 from meowgent_nb import Agent, ScriptedModel
-from meowgent_nb.mcp.client.toolbox import McpServerError, McpToolbox, ToolChanges
+from meowgent_nb.mcp import McpServerError, McpToolbox
+from meowgent_nb.mcp.client.toolbox import ToolChanges
 from tests.mcp_servers import serving
 from tests.support.tool_calls import call
 

@@ -11,7 +11,7 @@ from typing import Annotated, Any
 import pytest
 
 from meowgent_nb import Agent, Approved, Denied, ScriptedModel, tool
-from meowgent_nb.mcp.server.serve import ToolServer
+from meowgent_nb.mcp import ToolServer
 from tests.mcp.test_mcp_serve import client
 
 RAN: list[dict[str, Any]] = []

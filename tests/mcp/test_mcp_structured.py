@@ -10,7 +10,7 @@ import pytest
 from mcp_types import CallToolResult, TextContent
 
 from meowgent_nb import Agent, AutoApprove, ScriptedModel
-from meowgent_nb.mcp.client.toolbox import McpToolbox, McpToolError
+from meowgent_nb.mcp import McpToolbox, McpToolError
 from meowgent_nb.mcp.content._results import result_value, value_schema, wraps_result
 from meowgent_nb.notebook.views._media_html import MEDIA_MAX_BYTES, media_html
 from meowgent_nb.tools.media import McpAudio, McpImage, McpText

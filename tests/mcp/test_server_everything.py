@@ -15,10 +15,9 @@ import shutil
 
 import pytest
 
-from meowgent_nb import Agent, ScriptedModel
-from meowgent_nb.agent.approvals import Approved
+from meowgent_nb import Agent, Approved, ScriptedModel
+from meowgent_nb.mcp import McpToolbox
 from meowgent_nb.mcp.client.asking import ElicitAnswer
-from meowgent_nb.mcp.client.toolbox import McpToolbox
 from tests.mcp_servers import npm_packages
 from tests.support.tool_calls import call
 

@@ -18,7 +18,7 @@ from PIL import Image
 from pydantic import BaseModel, Field
 
 from meowgent_nb import Tool, ToolContext, tool
-from meowgent_nb.mcp.server.published import ResourceContent, prompt, resource
+from meowgent_nb.mcp import ResourceContent, prompt, resource
 
 RED_PIXEL = base64.b64decode(
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg=="

@@ -18,9 +18,8 @@ from pathlib import Path
 import pytest
 import tomllib
 
-from meowgent_nb.models import ModelError, gguf
+from meowgent_nb.models import LlamaCppModel, ModelError, gguf
 from meowgent_nb.models.available import available_models
-from meowgent_nb.models.llamacpp import LlamaCppModel
 from meowgent_nb.models.resolve import local_model_problem, resolve_model
 from tests.support.embedded_parts import install_parts
 

@@ -34,9 +34,8 @@ import pytest
 
 import meowgent_nb.models
 from meowgent_nb import Agent, EvalCase, ToolCall, evaluate, tool
-from meowgent_nb.models import ModelChunk, ModelRequest
+from meowgent_nb.models import ModelChunk, ModelRequest, OpenAIModel
 from meowgent_nb.models.gguf import gguf_path, missing_packages
-from meowgent_nb.models.openai import OpenAIModel
 from tests.support.model_streams import collect_stream
 
 HAVE_SERVER = all(

@@ -20,9 +20,9 @@ import pytest
 
 import meowgent_nb.models
 from meowgent_nb import Agent, ToolCall, tool
-from meowgent_nb.models import ModelChunk, ModelError, ModelRequest, Usage
+from meowgent_nb.models import ModelChunk, ModelError, ModelRequest, OpenAIModel, Usage
 from meowgent_nb.models._openai_wire import AssembledCall, openai_messages, read_call
-from meowgent_nb.models.openai import NO_KEY, OpenAIModel
+from meowgent_nb.models.openai import NO_KEY
 from meowgent_nb.protocols.native import NativeCallParser
 from meowgent_nb.recording.cassette import RecordingModel
 from tests.models.test_ollama_model import CHUNKED_HEADERS, RawServer

@@ -15,8 +15,7 @@ import pytest
 from werkzeug import Response
 
 from meowgent_nb import Agent, ToolCall
-from meowgent_nb.models import ModelChunk, ModelError, ModelRequest, Usage
-from meowgent_nb.models.openai import OpenAIModel
+from meowgent_nb.models import ModelChunk, ModelError, ModelRequest, OpenAIModel, Usage
 from tests.models.test_openai_wire import MODEL, REQUEST, allow_requests, base_url, event, get_weather, sse  # noqa: F401
 from tests.support.model_streams import collect_stream
 

@@ -15,9 +15,7 @@ import threading
 import pytest
 from IPython.utils.capture import capture_output
 
-from meowgent_nb import FunctionModel, ScriptedModel, tool
-from meowgent_nb.errors import MeowgentError
-from meowgent_nb.evals.evaluation import EvalCase
+from meowgent_nb import EvalCase, FunctionModel, MeowgentError, ScriptedModel, tool
 from meowgent_nb.notebook.views.eval_display import EvalProgress, run_eval
 from tests.support.tool_calls import call
 

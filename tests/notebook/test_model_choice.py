@@ -16,8 +16,7 @@ import pytest
 from IPython.core.error import UsageError
 from IPython.utils.capture import capture_output
 
-from meowgent_nb.models.llamacpp import LlamaCppModel
-from meowgent_nb.models.ollama import OllamaModel
+from meowgent_nb.models import LlamaCppModel, OllamaModel
 from tests.support.embedded_parts import install_parts
 from tests.support.ollama_wire import not_found, show
 

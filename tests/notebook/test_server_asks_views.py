@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import asyncio
 
+from meowgent_nb import ToolCall
 from meowgent_nb.agent.running_call import RunningCall
 from meowgent_nb.mcp.client.asking import SamplingReview
 from meowgent_nb.notebook.approvals.server_asks import _review_html
-from meowgent_nb.tools import ToolCall
 
 
 def review(answer: str | None) -> SamplingReview:

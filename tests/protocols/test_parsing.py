@@ -12,9 +12,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from meowgent_nb.agent.events import TextDelta, ThinkingDelta
+from meowgent_nb import ToolCall
+from meowgent_nb.events import TextDelta, ThinkingDelta
 from meowgent_nb.protocols.parsing import MalformedCall, ToolCallParser, parse_tool_calls
-from meowgent_nb.tools.core import ToolCall
 from tests.support.tool_calls import parsed_call
 
 SHAPE = '{"name": "TOOL", "arguments": {...}}'

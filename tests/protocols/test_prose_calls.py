@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from meowgent_nb import Agent, ScriptedModel, tool
-from meowgent_nb.agent.events import TextDelta, ThinkingDelta
+from meowgent_nb.events import TextDelta, ThinkingDelta
 from meowgent_nb.protocols.parsing import MalformedCall, ToolCallParser, parse_tool_calls
 from tests.support.tool_calls import parsed_call
 

@@ -14,9 +14,8 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from meowgent_nb import Agent, AutoApprove, ScriptedModel, tool
-from meowgent_nb.agent.result import AgentResult
-from meowgent_nb.mcp.client.toolbox import McpToolbox
+from meowgent_nb import Agent, AgentResult, AutoApprove, ScriptedModel, tool
+from meowgent_nb.mcp import McpToolbox
 from meowgent_nb.models import ModelChunk, ModelRequest
 from meowgent_nb.recording._file import chunk_json, request_fields
 from meowgent_nb.recording.cassette import Cassette, RecordingModel, ReplayModel, ToolTape
@@ -113,7 +112,7 @@ def test_a_number_in_a_calls_arguments_is_masked_and_the_masked_call_still_repla
 
 
 def test_a_whole_float_written_with_an_exponent_is_masked_by_its_digits():
-    from meowgent_nb.recording._mask import Mask
+    from meowgent_nb.recording import Mask
 
     mask = Mask(["10000000000000000", r"\b4242\b"])
     assert mask([1e16, 1e15, 4242, 4242.0, 14242, True, None]) == [
@@ -147,7 +146,7 @@ def test_bytes_holding_a_secret_are_masked_before_they_are_base64_encoded(tmp_pa
 
 def test_a_match_only_in_the_base64_text_stars_the_bytes_it_encodes(tmp_path):
     # b"\xff\xff\xff" is "////" in base64: the mask never sees it in the bytes, only in what is written.
-    from meowgent_nb.recording._mask import Mask
+    from meowgent_nb.recording import Mask
 
     mask = Mask(["////"])
     written = mask(b"ab\xff\xff\xff\xff\xffcd")
@@ -183,7 +182,7 @@ def test_keys_nested_values_and_error_messages_are_masked(tmp_path):
 
 def test_a_mask_matching_only_the_json_escaped_text_is_masked_too(tmp_path):
     # The value holds a newline; written, it is backslash-n: a mask for "a\nb" as typed must hold.
-    from meowgent_nb.recording._mask import Mask
+    from meowgent_nb.recording import Mask
 
     mask = Mask([re.escape("key\\nvalue"), re.escape('\\"q\\"')])
     assert mask("key\nvalue and key\\nvalue") == "*** and ***"

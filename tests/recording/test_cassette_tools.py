@@ -389,7 +389,7 @@ def test_vcr_mode_names_are_accepted_wherever_a_mode_is(notebook, monkeypatch, t
 
 
 def test_record_must_be_a_bool():
-    from meowgent_nb.errors import ToolDefinitionError
+    from meowgent_nb import ToolDefinitionError
 
     with pytest.raises(ToolDefinitionError) as caught:
         tool(record="yes")(lambda: None)
