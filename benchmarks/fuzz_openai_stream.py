@@ -3,11 +3,11 @@
     python benchmarks/fuzz_openai_stream.py               # 10,000 examples
     python benchmarks/fuzz_openai_stream.py --examples 500
 
-Each example is the bytes of one streamed answer from `tests/openai_sse.sse_streams` (events shaped
+Each example is the bytes of one streamed answer from `tests/support/openai_sse.sse_streams` (events shaped
 like Chat Completions chunks with any field absent, null or any other JSON value; odd lines; and
 byte-level mutations of the whole). It goes through the real path: `OpenAIModel.stream` with the
 real ``openai`` client, whose HTTP transport is an in-memory one (``httpx2.MockTransport``) that
-answers with those bytes (`tests/openai_sse.InMemory`), so the client's own SSE decoder and JSON
+answers with those bytes (`tests/support/openai_sse.InMemory`), so the client's own SSE decoder and JSON
 reading stand in front of ours, with no socket per example (what makes 10,000 feasible in minutes). The request offers a tool,
 so tool-call deltas are read and assembled too.
 
@@ -31,7 +31,7 @@ from hypothesis import HealthCheck, given, settings
 import meowgent_nb.models
 from meowgent_nb import tool
 from meowgent_nb.models import ModelRequest
-from tests.openai_sse import InMemory, sse_streams, surprises
+from tests.support.openai_sse import InMemory, sse_streams, surprises
 
 
 @tool

@@ -21,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.browser_notebook import JupyterLab, NotebookPage, launch_chromium, write_notebook
+from tests.support.browser_notebook import JupyterLab, NotebookPage, launch_chromium, write_notebook
 
 SETUP = """\
 %load_ext meowgent_nb

@@ -22,7 +22,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.kernel_driver import Kernel, Run, shown
+from tests.support.kernel_driver import Kernel, Run, shown
 
 SETUP = '''
 %load_ext meowgent_nb

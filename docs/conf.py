@@ -31,7 +31,7 @@ extensions = [
     "meowgent_docs",  # the course notebooks copied in, and the public-API directive
 ]
 
-# _build is the output; the getting-started notebook is made from its page (tests/doc_blocks.py).
+# _build is the output; the getting-started notebook is made from its page (tests/support/doc_blocks.py).
 # getting-started.ipynb is getting-started.md as a notebook, for Binder: the page is the .md.
 exclude_patterns = ["_build", "**/.ipynb_checkpoints", "getting-started.ipynb"]
 source_suffix = {".md": "myst-nb", ".ipynb": "myst-nb"}

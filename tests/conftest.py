@@ -65,7 +65,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     """On a pytest-xdist worker, list the files that hold real-model tests for the scheduler."""
     run = os.environ.get("PYTEST_XDIST_TESTRUNUID")
     if run is not None and hasattr(config, "workerinput"):
-        from tests.real_model_schedule import write_real_model_files
+        from tests.support.real_model_schedule import write_real_model_files
 
         write_real_model_files(
             run, (item.nodeid.split("::")[0] for item in items if item.get_closest_marker("real_model"))
@@ -74,10 +74,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 @pytest.hookimpl(optionalhook=True, tryfirst=True)
 def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
-    """``--dist loadfile`` with the real-model files on one worker, first (tests/real_model_schedule.py)."""
+    """``--dist loadfile`` with the real-model files on one worker, first (tests/support/real_model_schedule.py)."""
     if config.getvalue("dist") != "loadfile":
         return None
-    from tests.real_model_schedule import RealModelFirst
+    from tests.support.real_model_schedule import RealModelFirst
 
     return RealModelFirst(config, log)
 

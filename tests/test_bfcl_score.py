@@ -194,7 +194,7 @@ def test_to_tool_translates_bfcl_types_and_names_as_its_openai_handler():
 
 def test_run_case_reads_every_call_of_the_first_turn_and_runs_none(monkeypatch):
     import benchmarks.bfcl as bfcl
-    from meowgent_nb.models.scripted import ScriptedModel
+    from meowgent_nb import ScriptedModel
 
     ran = []
     monkeypatch.setattr(bfcl, "_never_run", lambda **kw: ran.append(kw))
@@ -208,7 +208,7 @@ def test_run_case_reads_every_call_of_the_first_turn_and_runs_none(monkeypatch):
 
 def test_run_case_scores_a_call_in_an_irrelevance_case_and_an_answer_without_one():
     import benchmarks.bfcl as bfcl
-    from meowgent_nb.models.scripted import ScriptedModel
+    from meowgent_nb import ScriptedModel
 
     model = ScriptedModel([TWO_CALLS, "I can't help with that."])
     assert asyncio.run(bfcl.run_case(PARALLEL_CASE, None, "live_irrelevance", model, "xml")) == "extra calls"
@@ -221,7 +221,7 @@ def test_dump_writes_each_cases_result_calls_and_the_raw_answer():
     import json
 
     import benchmarks.bfcl as bfcl
-    from meowgent_nb.models.scripted import ScriptedModel
+    from meowgent_nb import ScriptedModel
 
     model = bfcl.Recording(ScriptedModel([TWO_CALLS, "done"]))
     dump = io.StringIO()

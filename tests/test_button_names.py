@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from meowgent_nb.notebook.approvals._labels import BUTTONS
-from tests.doc_blocks import site_pages
+from tests.support.doc_blocks import site_pages
 
 ROOT = Path(__file__).resolve().parents[1]
 BOLD = re.compile(r"\*\*([A-Z][^*]*?)\*\*")

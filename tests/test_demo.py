@@ -14,7 +14,7 @@ import nbformat
 import pytest
 
 from meowgent_nb.__main__ import agent_cell_text
-from tests.doc_blocks import Block, section_blocks
+from tests.support.doc_blocks import Block, section_blocks
 from tests.test_readme import README
 
 ROOT = Path(__file__).resolve().parents[1]

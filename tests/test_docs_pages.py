@@ -1,6 +1,6 @@
 """Every page of the docs site, run as a reader runs it: its Python blocks in order, in one fresh
 kernel per page (headless, as nbval runs a notebook), unless the paragraph before a block says
-where a reader sees it that the block is illustrative (`tests.doc_blocks.ILLUSTRATIVE`).
+where a reader sees it that the block is illustrative (`tests.support.doc_blocks.ILLUSTRATIVE`).
 
 A page with Python in a form these tests do not run (a ``{code-block} python`` directive, an
 unclosed fence) fails, naming the line, so no example is left unrun by the way it is written. The
@@ -15,7 +15,7 @@ import sys
 
 import pytest
 
-from tests.doc_blocks import (
+from tests.support.doc_blocks import (
     DOCS,
     GETTING_STARTED,
     NOTEBOOK,
@@ -124,7 +124,7 @@ def test_python_in_a_form_that_is_not_run_is_named():
 def test_the_getting_started_notebook_is_the_page():
     # Binder opens it (binder/README.md); it is made from the page, so the two cannot differ.
     assert NOTEBOOK.read_text() == notebook_text(GETTING_STARTED.read_text()), (
-        "docs/getting-started.ipynb is not what docs/getting-started.md makes: python -m tests.doc_blocks"
+        "docs/getting-started.ipynb is not what docs/getting-started.md makes: python -m tests.support.doc_blocks"
     )
 
 

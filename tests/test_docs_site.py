@@ -21,8 +21,8 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 
-from tests.browser_pages import chromium_browser
-from tests.doc_blocks import DOCS, ROOT
+from tests.support.browser_pages import chromium_browser
+from tests.support.doc_blocks import DOCS, ROOT
 
 BUILD = [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-b", "html"]
 NOTEBOOK_PAGE = "course/03_approvals.html"

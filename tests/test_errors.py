@@ -13,10 +13,8 @@ import pkgutil
 import pytest
 
 import meowgent_nb
-from meowgent_nb import Agent, ScriptedModel
-from meowgent_nb.errors import MeowgentError, SettingsError
-from meowgent_nb.evals.evaluation import EvalCase, evaluate
-from meowgent_nb.mcp.client.toolbox import McpToolbox
+from meowgent_nb import Agent, EvalCase, MeowgentError, ScriptedModel, SettingsError, evaluate
+from meowgent_nb.mcp import McpToolbox
 from meowgent_nb.notebook.approvals import PolicyApprover
 
 

@@ -426,8 +426,7 @@ def delete_file(path: str) -> str:
     """Delete a file."""
     return f"deleted {path}"
 
-def call(name, **arguments):
-    return "<tool_call>" + json.dumps({"name": name, "arguments": arguments}) + "</tool_call>"
+from meowgent_nb.testing import tool_call as call
 
 def model(*calls):
     return ScriptedModel([*calls, "Words that change with every model."])

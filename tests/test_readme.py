@@ -1,5 +1,5 @@
 """README.md's "A 60-second tour", run as a newcomer runs it: its code blocks, in order, in a real kernel.
-(The docs site's pages are run by tests/test_docs_pages.py, with the same mechanism: tests/doc_blocks.py.)
+(The docs site's pages are run by tests/test_docs_pages.py, with the same mechanism: tests/support/doc_blocks.py.)
 
 The blocks are read from the README itself, so the tour cannot drift from what is tested. The
 deterministic tests replay ``tests/readme_tour.cassette.json``, recorded from the embedded model
@@ -27,10 +27,10 @@ from pathlib import Path
 
 import pytest
 
-from tests import kernel_driver
-from tests.doc_blocks import run_cells, section_blocks, start_kernel
-from tests.kernel_driver import Kernel, Run
-from tests.ollama_wire import FINAL, ndjson, part
+from tests.support import kernel_driver
+from tests.support.doc_blocks import run_cells, section_blocks, start_kernel
+from tests.support.kernel_driver import Kernel, Run
+from tests.support.ollama_wire import FINAL, ndjson, part
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"

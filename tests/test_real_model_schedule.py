@@ -1,4 +1,4 @@
-"""The suite's scheduler (tests/real_model_schedule.py): under ``--dist loadfile`` every file with a
+"""The suite's scheduler (tests/support/real_model_schedule.py): under ``--dist loadfile`` every file with a
 real-model test goes to one worker as one unit, handed out first; the other files stay one unit
 each, in pytest-xdist's own order."""
 
@@ -6,7 +6,12 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from tests.real_model_schedule import REAL_MODEL_UNIT, RealModelFirst, files_path, write_real_model_files
+from tests.support.real_model_schedule import (
+    REAL_MODEL_UNIT,
+    RealModelFirst,
+    files_path,
+    write_real_model_files,
+)
 
 COLLECTION = [
     "tests/a.py::test_one",

@@ -37,6 +37,7 @@ from meowgent_nb.events import (
 from meowgent_nb.models import ModelChunk, Usage
 from meowgent_nb.protocols.prompt import LAST_TURN_NOTICE, REQUIRED_NOTICE, RESULTS_NOTICE, TOOL_RULES
 from meowgent_nb.testing import assert_tools_offered
+from tests.support.tool_calls import call
 
 
 @tool
@@ -49,12 +50,6 @@ def add(a: int, b: int) -> int:
 def delete_file(path: Annotated[str, "The file to delete"]) -> str:
     """Delete a file."""
     return f"deleted {path}"
-
-
-def call(name: str, **arguments) -> str:
-    import json
-
-    return f"<tool_call>\n{json.dumps({'name': name, 'arguments': arguments})}\n</tool_call>"
 
 
 async def collect(agent: Agent, prompt: str) -> list:
@@ -95,7 +90,7 @@ def test_answer_without_tools_and_the_exact_request():
 
 
 def test_a_call_its_result_and_the_answer():
-    model = ScriptedModel([f"Let me add.\n{call('add', a=2, b='3')}", "2 + 3 = 5."])
+    model = ScriptedModel([f"Let me add.\n{call('add', a=2, b='3', newlines=True)}", "2 + 3 = 5."])
     agent = Agent(model, tools=[add])
     result = agent.run("What is 2 + 3?")
     assert result.text == "2 + 3 = 5."
@@ -109,7 +104,7 @@ def test_a_call_its_result_and_the_answer():
     )
     assert agent.messages == [
         {"role": "user", "content": "What is 2 + 3?"},
-        {"role": "assistant", "content": f"Let me add.\n{call('add', a=2, b='3')}"},
+        {"role": "assistant", "content": f"Let me add.\n{call('add', a=2, b='3', newlines=True)}"},
         {"role": "user", "content": f'<tool_response name="add">\n5\n</tool_response>\n{RESULTS_NOTICE}'},
         {"role": "assistant", "content": "2 + 3 = 5."},
     ]
@@ -135,7 +130,11 @@ def test_calls_run_in_parallel_and_results_return_in_call_order():
         return label
 
     model = ScriptedModel(
-        [call("slow", label="A", seconds=0.4) + call("slow", label="B", seconds=0.05), "done"]
+        [
+            call("slow", label="A", seconds=0.4, newlines=True)
+            + call("slow", label="B", seconds=0.05, newlines=True),
+            "done",
+        ]
     )
     agent = Agent(model, tools=[slow])
     events = asyncio.run(collect(agent, "go"))
@@ -161,12 +160,12 @@ def test_every_failure_becomes_a_result_and_siblings_still_run():
         return "late"
 
     answer = (
-        call("addd", a=1, b=2)
-        + call("add", a="x", b=2)
-        + call("broken", x=1)
-        + call("hangs")
+        call("addd", a=1, b=2, newlines=True)
+        + call("add", a="x", b=2, newlines=True)
+        + call("broken", x=1, newlines=True)
+        + call("hangs", newlines=True)
         + "<tool_call>{not json at all</tool_call>"
-        + call("add", a=1, b=1)
+        + call("add", a=1, b=1, newlines=True)
     )
     model = ScriptedModel([answer, "I tried."])
     result = Agent(model, tools=[add, broken, hangs]).run("try everything")
@@ -199,7 +198,7 @@ def test_every_failure_becomes_a_result_and_siblings_still_run():
 
 
 def test_approval_needed_without_an_approver_is_denied():
-    model = ScriptedModel([call("delete_file", path="a.txt"), "Not deleted."])
+    model = ScriptedModel([call("delete_file", path="a.txt", newlines=True), "Not deleted."])
     events = asyncio.run(collect(Agent(model, tools=[delete_file]), "delete a.txt"))
     approvals = [e for e in events if isinstance(e, ApprovalEvent)]
     assert approvals == [
@@ -225,7 +224,12 @@ def test_the_approver_gets_one_batch_of_validated_calls():
             return [Approved("fine"), Denied("not that one")]
 
     model = ScriptedModel(
-        [call("delete_file", path="a") + call("add", a=1, b=1) + call("delete_file", path="b"), "ok"]
+        [
+            call("delete_file", path="a", newlines=True)
+            + call("add", a=1, b=1, newlines=True)
+            + call("delete_file", path="b", newlines=True),
+            "ok",
+        ]
     )
     result = Agent(model, tools=[add, delete_file], approver=Recorder()).run("clean up")
     assert seen == [[("delete_file", {"path": "a"}), ("delete_file", {"path": "b"})]]
@@ -244,13 +248,13 @@ def test_ask_every_tool_and_auto_approve():
             seen.extend(r.call.name for r in requests)
             return await super().approve(requests)
 
-    model = ScriptedModel([call("add", a=1, b=2), "3"])
+    model = ScriptedModel([call("add", a=1, b=2, newlines=True), "3"])
     Agent(model, tools=[add], approver=Recorder(), approve="every").run("add")
     assert seen == ["add"]
 
 
 def test_the_last_turn_offers_no_tools_and_calls_made_anyway_do_not_run():
-    model = ScriptedModel([call("add", a=1, b=1), call("add", a=2, b=2)])
+    model = ScriptedModel([call("add", a=1, b=1, newlines=True), call("add", a=2, b=2, newlines=True)])
     result = Agent(model, tools=[add], max_turns=2).run("loop")
     assert result.stopped == "max_turns"
     assert [(r.kind, r.output) for r in result.tool_results] == [
@@ -272,7 +276,7 @@ def test_tool_choice_none_named_and_required():
     Agent(named, tools=[add, delete_file], tool_choice="delete_file").run("x")
     assert_tools_offered(named, ["delete_file"], request=0)
 
-    required = ScriptedModel(["I will not.", call("add", a=1, b=2), "3"])
+    required = ScriptedModel(["I will not.", call("add", a=1, b=2, newlines=True), "3"])
     result = Agent(required, tools=[add], tool_choice="required").run("x")
     assert required.requests[1].messages[-1] == {"role": "user", "content": REQUIRED_NOTICE}
     assert (result.text, result.turns) == ("3", 3)
@@ -323,7 +327,7 @@ def test_async_tools_run_on_their_own_loop_and_context_is_copied():
 
     async def main():
         request_id.set("r-42")
-        return await Agent(ScriptedModel([call("whoami"), "ok"]), tools=[whoami]).arun("who")
+        return await Agent(ScriptedModel([call("whoami", newlines=True), "ok"]), tools=[whoami]).arun("who")
 
     result = asyncio.run(main())
     assert result.tool_results[0].output == "r-42 on meowgent-tool"
@@ -377,10 +381,10 @@ def test_output_becomes_text_and_is_cut():
 
     model = ScriptedModel(
         [
-            call("data", kind="dict")
-            + call("data", kind="long")
-            + call("data", kind="llm")
-            + call("data", kind="none"),
+            call("data", kind="dict", newlines=True)
+            + call("data", kind="long", newlines=True)
+            + call("data", kind="llm", newlines=True)
+            + call("data", kind="none", newlines=True),
             "ok",
         ]
     )
@@ -394,7 +398,7 @@ def test_output_becomes_text_and_is_cut():
 
 
 def test_tool_call_events_come_before_results():
-    model = ScriptedModel([call("add", a=1, b=2), "3"])
+    model = ScriptedModel([call("add", a=1, b=2, newlines=True), "3"])
     events = asyncio.run(collect(Agent(model, tools=[add]), "x"))
     # PartialCall events show the call while it is written (tests/protocols/test_partial_calls.py).
     events = [e for e in events if not isinstance(e, (TextDelta, PartialCall))]
@@ -424,7 +428,7 @@ def test_dataframe_output_gives_shape_columns_and_first_rows():
         """All cities."""
         return frame
 
-    result = Agent(ScriptedModel([call("cities"), "ok"]), tools=[cities]).run("x")
+    result = Agent(ScriptedModel([call("cities", newlines=True), "ok"]), tools=[cities]).run("x")
     assert result.tool_results[0].output == (
         "DataFrame with 6 rows and 2 columns\n"
         "columns: city, temp\n"
@@ -448,7 +452,11 @@ def test_an_identical_successful_call_is_not_run_again_in_one_run():
         return f"{city}: 17.5"
 
     model = ScriptedModel(
-        [call("lookup", city="Paris"), call("lookup", city="Paris") + call("lookup", city="Oslo"), "ok"]
+        [
+            call("lookup", city="Paris", newlines=True),
+            call("lookup", city="Paris", newlines=True) + call("lookup", city="Oslo", newlines=True),
+            "ok",
+        ]
     )
     result = Agent(model, tools=[lookup]).run("x")
     assert runs == ["Paris", "Oslo"]
@@ -462,7 +470,9 @@ def test_an_identical_successful_call_is_not_run_again_in_one_run():
         ("ok", "Oslo: 17.5"),
     ]
     runs.clear()
-    model = ScriptedModel([call("lookup", city="Paris"), call("lookup", city="Paris"), "ok"])
+    model = ScriptedModel(
+        [call("lookup", city="Paris", newlines=True), call("lookup", city="Paris", newlines=True), "ok"]
+    )
     Agent(model, tools=[lookup], repeat_calls=True).run("x")
     assert runs == ["Paris", "Paris"]
 
@@ -479,7 +489,9 @@ def test_calls_that_wait_for_approval_are_announced_before_the_approver_is_asked
             seen_while_asked.append(transcript.to_text())
             return [Approved()]
 
-    model = ScriptedModel([call("delete_file", path="a") + call("add", a=1, b=1), "ok"])
+    model = ScriptedModel(
+        [call("delete_file", path="a", newlines=True) + call("add", a=1, b=1, newlines=True), "ok"]
+    )
     events = []
 
     async def main():
@@ -514,10 +526,10 @@ def test_a_name_written_as_the_person_typed_it_calls_the_one_offered_tool_it_mea
         return "rainy"
 
     answer = (
-        call("number_theory.gcd", a=45, b=60)  # one offered tool folds to it: that tool runs
-        + call("Number-Theory GCD", a=45, b=60)  # the same tool again
-        + call("get.weather", city="Paris")  # offered tools differ only by case and separators
-        + call("gcd", a=1, b=2)  # no offered tool folds to it
+        call("number_theory.gcd", a=45, b=60, newlines=True)  # one offered tool folds to it: that tool runs
+        + call("Number-Theory GCD", a=45, b=60, newlines=True)  # the same tool again
+        + call("get.weather", city="Paris", newlines=True)  # offered tools differ only by case and separators
+        + call("gcd", a=1, b=2, newlines=True)  # no offered tool folds to it
     )
     model = ScriptedModel([answer, "Done."])
     agent = Agent(model, tools=[number_theory_gcd, get_weather], repeat_calls=True)
@@ -533,7 +545,7 @@ def test_a_name_written_as_the_person_typed_it_calls_the_one_offered_tool_it_mea
         ),
     ]
     # Two offered tools share the folded form: the written name stays, and it is unknown.
-    model = ScriptedModel([call("GET_WEATHER", city="Paris"), "Done."])
+    model = ScriptedModel([call("GET_WEATHER", city="Paris", newlines=True), "Done."])
     result = Agent(model, tools=[get_weather, get__weather]).run("weather")
     assert [(r.call.name, r.kind) for r in result.tool_results] == [("GET_WEATHER", "unknown_tool")]
 

@@ -7,13 +7,12 @@ import asyncio
 
 import pytest
 
-from meowgent_nb import Agent, ScriptedModel, tool
-from meowgent_nb.agent.events import ContextCompacted
+from meowgent_nb import Agent, FunctionModel, ScriptedModel, tool
 from meowgent_nb.agent.window._summary import SUMMARY_HEADER
 from meowgent_nb.agent.window._summary import SYSTEM as SUMMARY_SYSTEM
 from meowgent_nb.agent.window.compaction import Compacted, ContextFull
+from meowgent_nb.events import ContextCompacted
 from meowgent_nb.models import ModelChunk, ModelError, Usage
-from meowgent_nb.models.scripted import FunctionModel
 from meowgent_nb.notebook.views.transcript import Transcript
 
 PAGE = "lorem ipsum dolor sit amet " * 60  # 1,620 characters: about 400 tokens

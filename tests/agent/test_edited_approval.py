@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import json
-
-from meowgent_nb import Agent, ScriptedModel, tool
-from meowgent_nb.agent.approvals import Approved
+from meowgent_nb import Agent, Approved, ScriptedModel, tool
+from tests.support.tool_calls import call
 
 
 @tool(approval=True)
@@ -24,12 +22,8 @@ class Editing:
         return [Approved("approved by you, with changed arguments", self.arguments) for _ in requests]
 
 
-def call(**arguments) -> str:
-    return "<tool_call>" + json.dumps({"name": "transfer", "arguments": arguments}) + "</tool_call>"
-
-
 def test_edited_arguments_run_validated_and_the_model_reads_what_ran():
-    model = ScriptedModel([call(account="mallory", amount=1000), "Done."])
+    model = ScriptedModel([call("transfer", account="mallory", amount=1000), "Done."])
     agent = Agent(model, tools=[transfer], approver=Editing({"account": "alice", "amount": "10"}))
     result = agent.run("pay")
     (only,) = result.tool_results
@@ -43,7 +37,7 @@ def test_edited_arguments_run_validated_and_the_model_reads_what_ran():
 
 
 def test_invalid_edited_arguments_do_not_run():
-    model = ScriptedModel([call(account="bob", amount=5), "Done."])
+    model = ScriptedModel([call("transfer", account="bob", amount=5), "Done."])
     agent = Agent(model, tools=[transfer], approver=Editing({"account": "bob", "amount": "lots"}))
     (only,) = agent.run("pay").tool_results
     assert only.kind == "invalid_arguments"
@@ -56,7 +50,7 @@ def test_invalid_edited_arguments_do_not_run():
 def test_a_stopped_run_keeps_its_partial_result():
     import asyncio
 
-    from meowgent_nb.models.base import ModelChunk
+    from meowgent_nb.models import ModelChunk
 
     class Endless:
         name = "endless"

@@ -6,14 +6,11 @@ validated arguments, the outcomes, how it ended), never what it said.
 
 from __future__ import annotations
 
-import json
-
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from meowgent_nb import Agent, ScriptedModel, tool
-from meowgent_nb.agent.approvals import AutoApprove, DenyAll
+from meowgent_nb import Agent, AutoApprove, DenyAll, ScriptedModel, tool
 from meowgent_nb.agent.expectations import (
     ANY,
     SYNTAX,
@@ -28,6 +25,7 @@ from meowgent_nb.agent.expectations import (
     value_matches,
 )
 from meowgent_nb.agent.rules import Rules
+from tests.support.tool_calls import call
 
 
 @tool
@@ -52,10 +50,6 @@ def delete_file(path: str) -> str:
 def search(q: str) -> str:
     """Search."""
     return "nothing"
-
-
-def call(name: str, **arguments) -> str:
-    return f"<tool_call>{json.dumps({'name': name, 'arguments': arguments})}</tool_call>"
 
 
 def run(*turns: str, approver=None, max_turns: int = 8):

@@ -15,8 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from meowgent_nb import Agent, ScriptedModel, tool
-from meowgent_nb.agent.approvals import AutoApprove
+from meowgent_nb import Agent, AutoApprove, ScriptedModel, tool
 from meowgent_nb.agent.expectations import (
     SYNTAX,
     ExpectationError,

@@ -6,10 +6,9 @@ import base64
 
 import pytest
 
-from meowgent_nb import Agent, FunctionModel, tool
-from meowgent_nb.agent._images import MAX_IMAGE_BYTES, accepts_images, attach_images, result_images
-from meowgent_nb.tools.core import ToolCall, ToolResult
-from meowgent_nb.tools.media import McpAudio, McpImage, McpText
+from meowgent_nb import Agent, FunctionModel, ToolCall, ToolResult, tool
+from meowgent_nb.agent._images import accepts_images, attach_images, result_images
+from meowgent_nb.tools.media import MAX_IMAGE_BYTES, McpAudio, McpImage, McpText
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 20
 JPEG = b"\xff\xd8\xff" + b"\x01" * 10

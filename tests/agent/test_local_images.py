@@ -17,11 +17,11 @@ from IPython.display import Image as IPythonImage
 from PIL import Image
 
 from meowgent_nb import Agent, FunctionModel, tool
-from meowgent_nb.agent._images import MAX_IMAGE_BYTES, result_images
+from meowgent_nb.agent._images import result_images
 from meowgent_nb.mcp.content._results import result_text
 from meowgent_nb.mcp.content.served import content_blocks
 from meowgent_nb.tools.calls import ToolCall, ToolResult
-from meowgent_nb.tools.media import McpAudio, McpImage, media_of, medium
+from meowgent_nb.tools.media import MAX_IMAGE_BYTES, McpAudio, McpImage, media_of, medium
 from meowgent_nb.tools.output import output_text
 
 

@@ -5,14 +5,13 @@ Exact values throughout: what the model read on each request, ``result.stopped``
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from meowgent_nb import Agent, ScriptedModel, ToolCall, tool
 from meowgent_nb.agent.repeated import repeat_notice, split_repeat_notice
 from meowgent_nb.agent.result import RepeatedFailure
 from meowgent_nb.protocols.prompt import RESULTS_NOTICE
+from tests.support.tool_calls import call
 
 TOLD = "This call failed the same way twice in a row; do not repeat it. Answer the person, or try something different."
 STOPPED = "This call failed the same way 3 times in a row, so the run was stopped."
@@ -28,10 +27,6 @@ def get_stock(item: str) -> str:
 def delete_file(path: str) -> str:
     """Delete a file."""
     return f"deleted {path}"
-
-
-def call(name: str, **arguments) -> str:
-    return f"<tool_call>{json.dumps({'name': name, 'arguments': arguments})}</tool_call>"
 
 
 def response(name: str, output: str) -> str:

@@ -3,17 +3,16 @@ in the loop, for edited arguments, from a rules file, and for a served MCP clien
 
 from __future__ import annotations
 
-import json
 import os
 import time
 import warnings
 
 import pytest
 
-from meowgent_nb import Agent, ScriptedModel, tool
-from meowgent_nb.agent.approvals import Approved, AutoApprove, Denied
-from meowgent_nb.agent.events import ApprovalEvent
+from meowgent_nb import Agent, Approved, AutoApprove, Denied, ScriptedModel, tool
 from meowgent_nb.agent.rules import RuleError, Rules
+from meowgent_nb.events import ApprovalEvent
+from tests.support.tool_calls import call
 
 
 @tool(approval=True)
@@ -38,10 +37,6 @@ class Recording:
     async def approve(self, requests):
         self.asked.extend((r.tool.name, dict(r.arguments)) for r in requests)
         return [self.decision for _ in requests]
-
-
-def call(name, **arguments):
-    return "<tool_call>" + json.dumps({"name": name, "arguments": arguments}) + "</tool_call>"
 
 
 def run(agent, *calls):
@@ -238,7 +233,7 @@ def test_a_rule_overrides_an_approval_function_that_asks_but_not_one_that_denies
 
 
 def test_an_approval_that_is_no_bool_and_no_function_is_a_definition_error():
-    from meowgent_nb.errors import ToolDefinitionError
+    from meowgent_nb import ToolDefinitionError
 
     with pytest.raises(ToolDefinitionError) as caught:
         tool(approval="sometimes")(lambda: None)
@@ -373,8 +368,7 @@ def test_a_huge_rules_file_is_refused_before_it_is_read(tmp_path):
 
 
 def test_a_served_mcp_client_meets_the_same_rules():
-    from meowgent_nb.mcp.client.toolbox import McpToolbox, McpToolError
-    from meowgent_nb.mcp.server.serve import ToolServer
+    from meowgent_nb.mcp import McpToolbox, McpToolError, ToolServer
 
     approver = Recording(Denied("not that one", "by you"))
     rules = Rules(["delete_file path=scratch/** -> allow", "list_files folder=/** -> deny"])
@@ -398,8 +392,8 @@ def test_a_served_mcp_client_meets_the_same_rules():
 def test_for_a_server_a_rules_file_gone_bad_denies_the_call_saying_why(tmp_path):
     import asyncio
 
+    from meowgent_nb import ToolCall
     from meowgent_nb.agent.call_runner import CallRunner, RunSettings
-    from meowgent_nb.tools.core import ToolCall
 
     write(tmp_path / "approvals.toml", 'rules = ["list_files -> allow"]')
     rules = Rules(folders=[tmp_path])

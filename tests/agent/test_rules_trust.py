@@ -14,9 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from meowgent_nb import Agent, ScriptedModel, tool
-from meowgent_nb.agent.approvals import DenyAll
-from meowgent_nb.agent.events import ApprovalRequested
+from meowgent_nb import Agent, DenyAll, ScriptedModel, tool
 from meowgent_nb.agent.rules import (
     RuleError,
     Rules,
@@ -28,6 +26,7 @@ from meowgent_nb.agent.rules import (
     trusted_rules,
     untrust_rules,
 )
+from meowgent_nb.events import ApprovalRequested
 from meowgent_nb.notebook.views.transcript import Transcript
 
 ALLOWED, DENIED = "allowed by rule 1 (delete_file path=**)", "denied by rule 2 (delete_file path=keep/**)"

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from meowgent_nb import Agent, ScriptedModel, tool
 from meowgent_nb.agent.window import PARTS, context_window
-from meowgent_nb.models import ModelChunk, Usage
-from meowgent_nb.models.ollama import OllamaModel
+from meowgent_nb.models import ModelChunk, OllamaModel, Usage
 from meowgent_nb.protocols.prompt import DEFAULT_SYSTEM
 
 

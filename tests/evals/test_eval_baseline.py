@@ -18,6 +18,7 @@ from meowgent_nb.evals.baseline import BaselineError, EvalRegression, check_base
 from meowgent_nb.recording.cassette import cassette_model
 from meowgent_nb.testing import assert_eval_baseline
 from tests.evals import gate_tools
+from tests.support.tool_calls import call
 
 
 @tool
@@ -35,10 +36,6 @@ def add(a: int, b: int) -> int:
 def add_vaguer(a: int, b: int) -> int:
     """Add."""
     return a + b
-
-
-def call(name: str, **arguments: object) -> str:
-    return f"<tool_call>{json.dumps({'name': name, 'arguments': arguments})}</tool_call>"
 
 
 CASES = [

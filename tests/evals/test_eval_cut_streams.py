@@ -17,11 +17,11 @@ import json
 import pytest
 
 import meowgent_nb.models
-from meowgent_nb import EvalCase, FunctionModel, evaluate, tool
-from meowgent_nb.models.base import ModelError, StreamCut
-from meowgent_nb.models.openai import OpenAIModel
-from tests.model_streams import collect_stream
+from meowgent_nb import EvalCase, FunctionModel, ModelError, evaluate, tool
+from meowgent_nb.models import OpenAIModel
+from meowgent_nb.models.base import StreamCut
 from tests.models.test_openai_server import KEY, NAME
+from tests.support.model_streams import collect_stream
 
 ROLE_CHUNK = {
     "id": "chatcmpl-1", "model": NAME, "created": 1, "object": "chat.completion.chunk",

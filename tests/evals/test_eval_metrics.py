@@ -8,14 +8,22 @@ import math
 
 import pytest
 
-from meowgent_nb import FunctionModel, ScriptedModel, Tool, render_tools_xml, tool
+from meowgent_nb import (
+    EvalCase,
+    EvalReport,
+    FunctionModel,
+    ScriptedModel,
+    Tool,
+    ToolCall,
+    evaluate,
+    render_tools_xml,
+    tool,
+)
 from meowgent_nb.evals._tool_block import ToolBlockSize, tool_block_text
-from meowgent_nb.evals.evaluation import EvalCase, evaluate
-from meowgent_nb.evals.report import EvalReport
-from meowgent_nb.models.base import ModelChunk
+from meowgent_nb.models import ModelChunk
 from meowgent_nb.protocols.prompt import JSON_TOOL_RULES, TOOL_RULES
 from meowgent_nb.protocols.registry import get_protocol
-from meowgent_nb.tools.core import ToolCall
+from tests.support.tool_calls import call
 
 RAN: list[str] = []
 
@@ -52,10 +60,6 @@ lookup = Tool.from_schema(
     lambda **kw: RAN.append("lookup"),
 )
 TOOLS = [add, get_weather, lookup]
-
-
-def call(name: str, **arguments: object) -> str:
-    return f"<tool_call>{json.dumps({'name': name, 'arguments': arguments})}</tool_call>"
 
 
 # (case, answer, (chosen, passed, executes, arguments_match, made_up, called_without_need))

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import json
-
 import pytest
 from IPython.core.error import UsageError
 
-from meowgent_nb import EvalCase, FunctionModel, ScriptedModel, evaluate, tool
-from meowgent_nb.evals.evaluation import EvalReport, EvalRow
+from meowgent_nb import EvalCase, EvalReport, FunctionModel, ScriptedModel, evaluate, tool
+from meowgent_nb.evals.evaluation import EvalRow
 from meowgent_nb.recording.cassette import cassette_model
+from tests.support.tool_calls import call
 
 
 @tool
@@ -21,10 +20,6 @@ def add(a: int, b: int) -> int:
         b: The second number.
     """
     return a + b
-
-
-def call(name: str, **arguments: object) -> str:
-    return f"<tool_call>{json.dumps({'name': name, 'arguments': arguments})}</tool_call>"
 
 
 CASES = [

@@ -9,14 +9,13 @@ from typing import Any, Literal
 import pytest
 from IPython.core.error import UsageError
 
-from meowgent_nb import FunctionModel, ScriptedModel, tool
-from meowgent_nb.agent.loop import Agent
-from meowgent_nb.evals.evaluation import TEXT_LIMIT, EvalCase, EvalReport, EvalRow, aevaluate, evaluate
+from meowgent_nb import Agent, EvalCase, EvalReport, FunctionModel, ScriptedModel, ToolCall, evaluate, tool
+from meowgent_nb.evals.evaluation import TEXT_LIMIT, EvalRow, aevaluate
 from meowgent_nb.evals.report import cases_html, result_html
-from meowgent_nb.models.base import ModelChunk, ModelRequest
+from meowgent_nb.models import ModelChunk, ModelRequest
 from meowgent_nb.testing import assert_tools_offered
-from meowgent_nb.tools.core import ToolCall
 from tests.models.test_llamacpp_model import real_model
+from tests.support.tool_calls import call
 
 RAN: list[str] = []
 
@@ -46,10 +45,6 @@ def add(a: int, b: int) -> int:
 
 
 TOOLS = [get_weather, add]
-
-
-def call(name: str, **arguments: object) -> str:
-    return f"<tool_call>{json.dumps({'name': name, 'arguments': arguments})}</tool_call>"
 
 
 CASES = [
@@ -635,7 +630,7 @@ def test_tools_eval_magic_runs_cases_concurrently_with_its_option(ip):
 
 @real_model
 def test_a_live_eval_on_the_embedded_model_replays_from_its_cassette_row_for_row(tmp_path, monkeypatch):
-    from meowgent_nb.models.llamacpp import LlamaCppModel
+    from meowgent_nb.models import LlamaCppModel
     from meowgent_nb.recording.cassette import cassette_model
 
     monkeypatch.delenv("MEOWGENT_GGUF", raising=False)

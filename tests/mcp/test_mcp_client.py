@@ -4,7 +4,6 @@ SDK) over stdio and streamable HTTP on 127.0.0.1, driven through `McpToolbox` an
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import signal
 import subprocess
@@ -15,18 +14,15 @@ from pathlib import Path
 
 import pytest
 
-from meowgent_nb import Agent, AutoApprove, DenyAll, ScriptedModel
-from meowgent_nb.errors import ToolArgumentsError, ToolDefinitionError
-from meowgent_nb.mcp.client.toolbox import McpServerError, McpToolbox, McpToolError, mcp_tool, needs_approval
+from meowgent_nb import Agent, AutoApprove, DenyAll, ScriptedModel, ToolArgumentsError, ToolDefinitionError
+from meowgent_nb.mcp import McpServerError, McpToolbox, McpToolError
+from meowgent_nb.mcp.client.toolbox import mcp_tool, needs_approval
 from meowgent_nb.tools.output import output_text
 from tests.mcp_servers import serving
+from tests.support.tool_calls import call
 
 SERVER = str(Path(__file__).parents[1] / "mcp_servers" / "demo_server.py")
 COMMAND = [sys.executable, SERVER]
-
-
-def call(name: str, **arguments) -> str:
-    return f"<tool_call>\n{json.dumps({'name': name, 'arguments': arguments})}\n</tool_call>"
 
 
 @pytest.fixture(scope="module")
@@ -131,10 +127,10 @@ def test_an_error_result_is_raised_with_the_tools_text(demo):
 def test_the_agent_validates_approves_and_runs_server_tools(demo):
     model = ScriptedModel(
         [
-            call("demo_add", a="forty")
-            + call("demo_wipe", path="/")
-            + call("demo_add", a=1, b=2)
-            + call("demo_refuse", reason="no"),
+            call("demo_add", a="forty", newlines=True)
+            + call("demo_wipe", path="/", newlines=True)
+            + call("demo_add", a=1, b=2, newlines=True)
+            + call("demo_refuse", reason="no", newlines=True),
             "Done.",
         ]
     )
@@ -160,7 +156,7 @@ def test_the_agent_validates_approves_and_runs_server_tools(demo):
 
 
 def test_a_slow_server_tool_times_out_like_a_local_one(demo):
-    model = ScriptedModel([call("demo_slow", seconds=5), "Gave up."])
+    model = ScriptedModel([call("demo_slow", seconds=5, newlines=True), "Gave up."])
     started = time.monotonic()
     result = Agent(model, tools=list(demo), approver=AutoApprove(), tool_timeout=0.5).run("Wait")
     assert [(r.kind, r.output) for r in result.tool_results] == [("timeout", "Timed out after 0.5 s")]
@@ -185,7 +181,9 @@ def test_a_call_the_server_does_not_answer_in_its_own_limit_is_an_error(demo):
 def test_a_server_that_crashes_mid_call_gives_a_clear_error_and_can_be_added_again():
     box = McpToolbox("crashy", COMMAND)
     log_path = box.log_path
-    model = ScriptedModel([call("crashy_crash"), call("crashy_add", a=1), "It crashed."])
+    model = ScriptedModel(
+        [call("crashy_crash", newlines=True), call("crashy_add", a=1, newlines=True), "It crashed."]
+    )
     result = Agent(model, tools=list(box), approver=AutoApprove()).run("Crash")
     first, second = result.tool_results
     assert first.kind == "error"
@@ -293,7 +291,7 @@ def test_importing_the_package_does_not_import_mcp():
 
 def test_async_agent_in_a_running_loop_calls_server_tools(demo):
     async def main():
-        model = ScriptedModel([call("demo_add", a=2, b=2), "Four."])
+        model = ScriptedModel([call("demo_add", a=2, b=2, newlines=True), "Four."])
         return await Agent(model, tools=list(demo)).arun("2+2")
 
     result = asyncio.run(main())
@@ -369,7 +367,9 @@ def test_odd_listings_and_protocol_errors_from_a_low_level_server():
         )
         model = ScriptedModel(
             [
-                call("odd_lookup_by-id", id=0) + call("odd_lookup_by-id", id=7) + call("odd_guarded"),
+                call("odd_lookup_by-id", id=0, newlines=True)
+                + call("odd_lookup_by-id", id=7, newlines=True)
+                + call("odd_guarded", newlines=True),
                 "Done.",
             ]
         )

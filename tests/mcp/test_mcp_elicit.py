@@ -301,7 +301,7 @@ def test_a_url_elicitation_and_an_approver_that_cannot_ask_are_declined_saying_w
     result = asyncio.run(in_a_call(asks, Asker(), lambda: asks.elicit(None, params(mode="url"))))
     assert result.action == "decline"
     assert asks.history[-1].outcome == "decline: a URL elicitation cannot be followed from the notebook"
-    from meowgent_nb.agent.approvals import AutoApprove
+    from meowgent_nb import AutoApprove
 
     result = asyncio.run(in_a_call(asks, AutoApprove(), lambda: asks.elicit(None, params())))
     assert result.action == "decline"
@@ -492,7 +492,7 @@ def test_a_real_server_s_odd_form_is_refused_back_to_it_and_told_to_the_person_i
     from pathlib import Path
 
     from meowgent_nb import Agent, ScriptedModel
-    from meowgent_nb.mcp.client.toolbox import McpToolbox
+    from meowgent_nb.mcp import McpToolbox
 
     asking = str(Path(__file__).parents[1] / "mcp_servers" / "asking_server.py")
     problems = {

@@ -12,9 +12,10 @@ from pathlib import Path
 import pytest
 
 from meowgent_nb import Agent, ScriptedModel
+from meowgent_nb.mcp import McpToolbox
 from meowgent_nb.mcp.client.asking import ElicitAnswer
-from meowgent_nb.mcp.client.toolbox import McpToolbox
 from tests.mcp_servers import serving
+from tests.support.tool_calls import call
 
 ASKING = str(Path(__file__).parents[1] / "mcp_servers" / "asking_server.py")
 DEMO = str(Path(__file__).parents[1] / "mcp_servers" / "demo_server.py")
@@ -36,10 +37,6 @@ class SlowPerson:
 
     def tell(self, running, text):
         self.told.append(text)
-
-
-def call(name: str, **arguments) -> str:
-    return "<tool_call>" + json.dumps({"name": name, "arguments": arguments}) + "</tool_call>"
 
 
 @pytest.mark.parametrize("mode", ["new", "legacy"])

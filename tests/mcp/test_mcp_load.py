@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from meowgent_nb.mcp import load_mcp_config
 from meowgent_nb.mcp.config import McpConfigError
-from meowgent_nb.mcp.load import LoadedServers, load_mcp_config
+from meowgent_nb.mcp.load import LoadedServers
 from tests.mcp_servers.serving import http_server
 
 SERVER = str(Path(__file__).parents[1] / "mcp_servers" / "annotated_server.py")

@@ -20,7 +20,7 @@ from urllib.parse import quote, urlparse
 import httpx
 import pytest
 
-from meowgent_nb.mcp.client.toolbox import McpServerError, McpToolbox, McpToolError, OAuth
+from meowgent_nb.mcp import McpServerError, McpToolbox, McpToolError, OAuth
 from tests.mcp_servers import serving
 
 GUARDED = str(Path(__file__).parents[1] / "mcp_servers" / "oauth_server.py")
@@ -208,7 +208,7 @@ def test_in_a_kernel_the_button_is_in_the_running_cell_and_a_headless_run_says_n
 
 
 def _kernel_cells(url, tmp_path_factory):
-    from tests.kernel_driver import running_kernel
+    from tests.support.kernel_driver import running_kernel
 
     home = tmp_path_factory.mktemp("config")
     opened: list[str] = []

@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from meowgent_nb.mcp.client.toolbox import McpServerError, McpToolbox, OAuth
+from meowgent_nb.mcp import McpServerError, McpToolbox, OAuth
 from tests.mcp_servers import serving
 
 GUARDED = str(Path(__file__).parents[1] / "mcp_servers" / "oauth_server.py")

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from meowgent_nb import Tool
-from meowgent_nb.mcp import McpTool
-from meowgent_nb.mcp.client.toolbox import McpServerError, McpToolbox, McpToolError, mcp_tool, needs_approval
+from meowgent_nb.mcp import McpServerError, McpTool, McpToolbox, McpToolError
+from meowgent_nb.mcp.client.toolbox import mcp_tool, needs_approval
 
 SERVER = str(Path(__file__).parents[1] / "mcp_servers" / "annotated_server.py")
 COMMAND = [sys.executable, SERVER]

@@ -19,10 +19,10 @@ import pytest
 from IPython.core.error import UsageError
 from IPython.utils.capture import capture_output
 
-from meowgent_nb.agent.events import ToolCallEvent, ToolResultEvent
 from meowgent_nb.agent.running_call import RUNNING_CALL, RunningCall
+from meowgent_nb.events import ToolCallEvent, ToolResultEvent
+from meowgent_nb.mcp import McpToolbox
 from meowgent_nb.mcp.client.progress import LogEntry, Progress
-from meowgent_nb.mcp.client.toolbox import McpToolbox
 from meowgent_nb.notebook.views.transcript import Transcript
 from meowgent_nb.tools.calls import ToolCall, ToolResult
 from tests.mcp_servers.serving import http_server

@@ -5,11 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from meowgent_nb import tool
-from meowgent_nb.errors import ToolDefinitionError
-from meowgent_nb.mcp.client.toolbox import McpServerError, McpToolbox
-from meowgent_nb.mcp.server.published import prompt, resource
-from meowgent_nb.mcp.server.serve import ToolServer
+from meowgent_nb import ToolDefinitionError, tool
+from meowgent_nb.mcp import McpServerError, McpToolbox, ToolServer, prompt, resource
 
 NOTES = {"groceries": "Milk, eggs.", "a b": "A note with a space."}
 

@@ -17,7 +17,7 @@ import pytest
 from IPython.utils.capture import capture_output
 
 from meowgent_nb.agent.running_call import RUNNING_CALL, RunningCall
-from meowgent_nb.mcp.client.toolbox import McpServerError, McpToolbox, McpToolError
+from meowgent_nb.mcp import McpServerError, McpToolbox, McpToolError
 from meowgent_nb.tools.calls import ToolCall
 from tests.mcp_servers.serving import http_server
 

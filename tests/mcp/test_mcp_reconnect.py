@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from meowgent_nb.mcp.client.toolbox import McpServerError, McpToolbox
+from meowgent_nb.mcp import McpServerError, McpToolbox
 
 SERVER = str(Path(__file__).parents[1] / "mcp_servers" / "flaky_server.py")
 

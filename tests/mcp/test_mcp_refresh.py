@@ -4,7 +4,6 @@ with the `mcp` SDK) changes its own tool list from its tools."""
 
 from __future__ import annotations
 
-import json
 import sys
 import time
 from pathlib import Path
@@ -13,8 +12,10 @@ import pytest
 from IPython.utils.capture import capture_output
 
 from meowgent_nb import Agent, ScriptedModel
-from meowgent_nb.mcp.client.toolbox import McpServerError, McpToolbox, ToolChanges
+from meowgent_nb.mcp import McpServerError, McpToolbox
+from meowgent_nb.mcp.client.toolbox import ToolChanges
 from tests.mcp_servers import serving
+from tests.support.tool_calls import call
 
 SERVER = str(Path(__file__).parents[1] / "mcp_servers" / "changing_server.py")
 FIRST = [
@@ -36,10 +37,6 @@ GONE = (
 
 def changing(*mode: str, **options) -> McpToolbox:
     return McpToolbox("ch", [sys.executable, SERVER, *mode], **{"call_timeout": 20.0, **options})
-
-
-def call(tool: str, /, **arguments) -> str:
-    return f"<tool_call>\n{json.dumps({'name': tool, 'arguments': arguments})}\n</tool_call>"
 
 
 def until_stale(box: McpToolbox) -> None:
@@ -124,7 +121,13 @@ def test_over_http_the_listen_stream_brings_the_change(tmp_path):
 
 def test_an_agent_keeps_the_tools_it_was_given_and_a_dropped_one_says_how_to_refresh():
     with changing(approval={"remove_tool": False}) as box:
-        model = ScriptedModel([call("ch_remove_tool", name="echo"), call("ch_echo", text="hi"), "Done."])
+        model = ScriptedModel(
+            [
+                call("ch_remove_tool", name="echo", newlines=True),
+                call("ch_echo", text="hi", newlines=True),
+                "Done.",
+            ]
+        )
         agent = Agent(model, tools=box)
         result = agent.run("Drop echo, then use it.")
         assert [(r.call.name, r.kind, r.output) for r in result.tool_results] == [

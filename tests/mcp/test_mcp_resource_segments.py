@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 from mcp import MCPError
 
 from meowgent_nb import tool
-from meowgent_nb.mcp.server.published import resource, segment_problem
-from meowgent_nb.mcp.server.serve import ToolServer
+from meowgent_nb.mcp import ToolServer, resource
+from meowgent_nb.mcp.server.published import segment_problem
 from tests.mcp.test_mcp_serve import client
 
 GIVEN: list[str] = []

@@ -15,7 +15,7 @@ import time
 import pytest
 from IPython.utils.capture import capture_output
 
-from meowgent_nb.mcp.client.toolbox import McpToolbox, McpToolError
+from meowgent_nb.mcp import McpToolbox, McpToolError
 from tests.mcp_servers import npm_packages
 
 PACKAGE = "@modelcontextprotocol/server-filesystem@2026.8.31"

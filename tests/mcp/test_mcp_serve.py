@@ -16,8 +16,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.auth import OAuthClientMetadata
 
 from meowgent_nb import Approved, Denied, tool
-from meowgent_nb.mcp.client.toolbox import McpServerError, McpToolbox, McpToolError
-from meowgent_nb.mcp.server.serve import ToolServer
+from meowgent_nb.mcp import McpServerError, McpToolbox, McpToolError, ToolServer
 
 
 @tool(examples=[{"text": "hello", "times": 3}])

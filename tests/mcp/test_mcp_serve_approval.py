@@ -11,7 +11,7 @@ from typing import Annotated, Any
 import pytest
 
 from meowgent_nb import Agent, Approved, Denied, ScriptedModel, tool
-from meowgent_nb.mcp.server.serve import ToolServer
+from meowgent_nb.mcp import ToolServer
 from tests.mcp.test_mcp_serve import client
 
 RAN: list[dict[str, Any]] = []
@@ -68,7 +68,7 @@ def served(approver):
     server.stop()
 
 
-def call(server: ToolServer, name: str, arguments: dict[str, Any]) -> tuple[bool, str, Any]:
+def served_call(server: ToolServer, name: str, arguments: dict[str, Any]) -> tuple[bool, str, Any]:
     async def main():
         async with client(server) as mcp:
             return await mcp.call_tool(name, arguments)
@@ -87,7 +87,7 @@ def fresh(approver):
 
 def test_the_edited_arguments_run_and_the_client_is_told(served, approver):
     approver.answer = [Approved("by you", arguments={"path": "old/a.txt"})]
-    assert call(served, "delete_file", {"path": "/", "force": True}) == (
+    assert served_call(served, "delete_file", {"path": "/", "force": True}) == (
         False,
         '(The person changed the arguments before approving; the call ran with {"path": "old/a.txt", "force": false}.)\n'
         "deleted old/a.txt",
@@ -109,7 +109,7 @@ def test_the_edited_arguments_run_and_the_client_is_told(served, approver):
 )
 def test_edited_arguments_that_do_not_fit_do_not_run(served, approver, edited, problem):
     approver.answer = [Approved("by you", arguments=edited)]
-    assert call(served, "delete_file", {"path": "x.txt"}) == (
+    assert served_call(served, "delete_file", {"path": "x.txt"}) == (
         True,
         f"Not run: the arguments given at approval were invalid.\nInvalid arguments for tool 'delete_file':\n{problem}",
         None,
@@ -153,16 +153,16 @@ NOT_ONE = "Denied: the approver Answering() did not return one Approved or Denie
 )
 def test_anything_but_an_explicit_approval_is_a_denial(served, approver, answer, told):
     approver.answer = answer
-    assert call(served, "delete_file", {"path": "x.txt"}) == (True, told, None)
+    assert served_call(served, "delete_file", {"path": "x.txt"}) == (True, told, None)
     assert RAN == []
     assert approver.asked == [("delete_file", {"path": "x.txt", "force": False})]
 
 
 def test_an_explicit_approval_and_a_denial(served, approver):
     approver.answer = (Approved("fine"),)  # any sequence of one decision
-    assert call(served, "delete_file", {"path": "x.txt"}) == (False, "deleted x.txt", None)
+    assert served_call(served, "delete_file", {"path": "x.txt"}) == (False, "deleted x.txt", None)
     approver.answer = [Denied("not that one")]
-    assert call(served, "delete_file", {"path": "y.txt"}) == (True, "Denied: not that one", None)
+    assert served_call(served, "delete_file", {"path": "y.txt"}) == (True, "Denied: not that one", None)
     assert RAN == [{"path": "x.txt", "force": False}]
 
 
@@ -183,7 +183,7 @@ def test_a_served_call_is_validated_exactly_as_the_agent_validates_it(served, ar
     looped = Agent(ScriptedModel([answer, "done"]), tools=[shout]).run("go").tool_results[0]
     ran_in_loop = list(RAN)
     RAN.clear()
-    assert call(served, "shout", arguments) == (not looped.ok, looped.output, None)
+    assert served_call(served, "shout", arguments) == (not looped.ok, looped.output, None)
     assert ran_in_loop == RAN
 
 
@@ -200,7 +200,7 @@ class Meddling:
 def test_arguments_changed_in_place_by_the_approver_do_not_run():
     server = ToolServer([delete_file], include_approval_tools=True, approver=Meddling())
     try:
-        assert call(server, "delete_file", {"path": "a.txt"}) == (False, "deleted a.txt", None)
+        assert served_call(server, "delete_file", {"path": "a.txt"}) == (False, "deleted a.txt", None)
     finally:
         server.stop()
     assert RAN == [{"path": "a.txt", "force": False}]

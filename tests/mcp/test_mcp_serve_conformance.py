@@ -18,9 +18,9 @@ sys.path.insert(0, str(Path(__file__).parent))
 sys.path.insert(0, str(Path(__file__).parent.parent / "mcp_servers"))
 
 import conformance_notebook as notebook
-from conformance_suite import passing, run_server_scenarios
 
-from meowgent_nb.mcp.server.serve import ToolServer
+from meowgent_nb.mcp import ToolServer
+from tests.support.conformance_suite import passing, run_server_scenarios
 
 PASSING = [
     "completion-complete",

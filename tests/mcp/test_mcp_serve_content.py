@@ -21,9 +21,8 @@ from mcp.client.streamable_http import streamable_http_client
 from PIL import Image
 
 from meowgent_nb import tool
+from meowgent_nb.mcp import ResourceContent, ToolServer, prompt, resource
 from meowgent_nb.mcp.content.served import media_type
-from meowgent_nb.mcp.server.published import ResourceContent, prompt, resource
-from meowgent_nb.mcp.server.serve import ToolServer
 
 PNG = base64.b64decode(
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg=="

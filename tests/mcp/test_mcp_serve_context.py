@@ -14,9 +14,8 @@ import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from meowgent_nb import ToolContext, tool
-from meowgent_nb.errors import ToolDefinitionError
-from meowgent_nb.mcp.server.serve import ToolServer
+from meowgent_nb import ToolContext, ToolDefinitionError, tool
+from meowgent_nb.mcp import ToolServer
 
 STYLE = {
     "type": "object",

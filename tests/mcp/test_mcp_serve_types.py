@@ -8,11 +8,9 @@ import dataclasses
 import pytest
 from pydantic import BaseModel
 
-from meowgent_nb import Approved, tool
-from meowgent_nb.errors import ToolDefinitionError
-from meowgent_nb.mcp.client.toolbox import McpToolbox, McpToolError
+from meowgent_nb import Approved, ToolDefinitionError, tool
+from meowgent_nb.mcp import McpToolbox, McpToolError, ToolServer
 from meowgent_nb.mcp.server._serve_types import annotations_of, output_schema_of
-from meowgent_nb.mcp.server.serve import ToolServer
 
 
 class Weather(BaseModel):

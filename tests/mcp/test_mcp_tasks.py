@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from meowgent_nb import Agent, ScriptedModel
-from meowgent_nb.agent.approvals import Approved
+from meowgent_nb import Agent, Approved, ScriptedModel
+from meowgent_nb.mcp import McpServerError, McpToolbox, McpToolError
 from meowgent_nb.mcp.client._tasks import _interval
-from meowgent_nb.mcp.client.toolbox import McpServerError, McpToolbox, McpToolError
+from tests.support.tool_calls import call
 
 SERVER = str(Path(__file__).parents[1] / "mcp_servers" / "task_server.py")
 STEPS = [
@@ -47,10 +47,6 @@ class Watcher:
 
     def progress(self, running, progress):
         self.lines.append(progress.text())
-
-
-def call(name: str, **arguments) -> str:
-    return "<tool_call>" + json.dumps({"name": name, "arguments": arguments}) + "</tool_call>"
 
 
 def cancelled(box) -> list[str]:

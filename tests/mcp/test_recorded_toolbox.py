@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from meowgent_nb import Agent, ScriptedModel
-from meowgent_nb.mcp.client.toolbox import McpToolbox
+from meowgent_nb.mcp import McpToolbox
 from meowgent_nb.recording.cassette import Cassette, CassetteError, RecordingModel, ReplayModel
 
 SERVER = str(Path(__file__).parents[1] / "mcp_servers" / "demo_server.py")

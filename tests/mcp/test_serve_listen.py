@@ -18,8 +18,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.subscriptions import LISTEN_STREAM_METHODS
 
 from meowgent_nb import tool
-from meowgent_nb.mcp.server.published import prompt, resource
-from meowgent_nb.mcp.server.serve import ToolServer
+from meowgent_nb.mcp import ToolServer, prompt, resource
 
 NOTES = {"a": "one", "b": "two", "x": "ex"}
 

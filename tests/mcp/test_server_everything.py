@@ -15,11 +15,11 @@ import shutil
 
 import pytest
 
-from meowgent_nb import Agent, ScriptedModel
-from meowgent_nb.agent.approvals import Approved
+from meowgent_nb import Agent, Approved, ScriptedModel
+from meowgent_nb.mcp import McpToolbox
 from meowgent_nb.mcp.client.asking import ElicitAnswer
-from meowgent_nb.mcp.client.toolbox import McpToolbox
 from tests.mcp_servers import npm_packages
+from tests.support.tool_calls import call
 
 PACKAGE = "@modelcontextprotocol/server-everything@2026.8.31"
 ANSWER = {
@@ -66,10 +66,6 @@ class Person:
 
     def tell(self, running, text):
         self.told.append(text)
-
-
-def call(name: str, **arguments) -> str:
-    return "<tool_call>" + json.dumps({"name": name, "arguments": arguments}) + "</tool_call>"
 
 
 def test_the_listing_offers_every_tool_the_task_one_too(everything):

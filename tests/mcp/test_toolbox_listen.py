@@ -13,9 +13,8 @@ import pytest
 from IPython.utils.capture import capture_output
 
 from meowgent_nb import tool
+from meowgent_nb.mcp import McpToolbox, ToolServer
 from meowgent_nb.mcp._thread import background_loop
-from meowgent_nb.mcp.client.toolbox import McpToolbox
-from meowgent_nb.mcp.server.serve import ToolServer
 
 
 @tool

@@ -27,7 +27,7 @@ class Defaults:
     """Approves every call and accepts every form with the defaults the server gave (SEP-1034)."""
 
     async def approve(self, requests):
-        from meowgent_nb.agent.approvals import Approved
+        from meowgent_nb import Approved
 
         return [Approved("conformance client") for _ in requests]
 
@@ -86,7 +86,7 @@ def run(url: str, scenario: str, context: dict) -> str:
     import tempfile
 
     from meowgent_nb import Agent, ScriptedModel
-    from meowgent_nb.mcp.client.toolbox import McpToolbox, OAuth
+    from meowgent_nb.mcp import McpToolbox, OAuth
 
     machine = scenario.startswith("auth/client-credentials")  # a program's own credentials, no person
     grant = "client_credentials" if machine else "authorization_code"

@@ -1,6 +1,6 @@
 """The tools, resources and prompts the MCP conformance suite calls, written as notebook cells are.
 
-The suite (``@modelcontextprotocol/conformance``, see tests/mcp/conformance_suite.py) names what
+The suite (``@modelcontextprotocol/conformance``, see tests/support/conformance_suite.py) names what
 it calls (``test_image_content``, ``test://static-text``, ``test_simple_prompt``, ...) and what
 each should answer; these are plain ``@tool`` / ``@resource`` / ``@prompt`` functions a person
 would write for that, served by `ToolServer` as ``%tools serve`` serves a notebook's.
@@ -18,7 +18,7 @@ from PIL import Image
 from pydantic import BaseModel, Field
 
 from meowgent_nb import Tool, ToolContext, tool
-from meowgent_nb.mcp.server.published import ResourceContent, prompt, resource
+from meowgent_nb.mcp import ResourceContent, prompt, resource
 
 RED_PIXEL = base64.b64decode(
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg=="

@@ -1,7 +1,7 @@
 """The embedded models by name: ``local:1.5b`` (the optional bigger model) beside the default.
 
 The mechanism is the default model's (`gguf.model_path`): the tests run it on real part packages
-of a few bytes (tests/models/embedded_parts.py). The real 1.5B file is checked only where its 22
+of a few bytes (tests/support/embedded_parts.py). The real 1.5B file is checked only where its 22
 packages are installed (``real_model``).
 """
 
@@ -18,11 +18,10 @@ from pathlib import Path
 import pytest
 import tomllib
 
-from meowgent_nb.models import ModelError, gguf
+from meowgent_nb.models import LlamaCppModel, ModelError, gguf
 from meowgent_nb.models.available import available_models
-from meowgent_nb.models.llamacpp import LlamaCppModel
 from meowgent_nb.models.resolve import local_model_problem, resolve_model
-from tests.models.embedded_parts import install_parts
+from tests.support.embedded_parts import install_parts
 
 ROOT = Path(__file__).parents[2]
 HAVE_LLAMA_CPP = importlib.util.find_spec("llama_cpp") is not None

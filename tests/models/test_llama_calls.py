@@ -11,8 +11,7 @@ import asyncio
 import pytest
 
 from meowgent_nb import Tool, ToolCall
-from meowgent_nb.models import ModelChunk, ModelRequest
-from meowgent_nb.models.llamacpp import LlamaCppModel
+from meowgent_nb.models import LlamaCppModel, ModelChunk, ModelRequest
 from meowgent_nb.protocols.parsing import ToolCallParser
 from meowgent_nb.protocols.xml import XmlProtocol
 from tests.models.test_llamacpp_model import real_model

@@ -14,12 +14,12 @@ import warnings
 
 import pytest
 
+from meowgent_nb import Tool
 from meowgent_nb.models._llama_grammar import ARRAY_MAX_ITEMS, STRING_MAX_LENGTH, GrammarCache, bounded
 from meowgent_nb.models._llama_text import call_closing
 from meowgent_nb.models.gguf import missing_packages
 from meowgent_nb.protocols.xml import call_schema
-from meowgent_nb.tools.core import Tool
-from tests.models.grammar_check import accepts
+from tests.support.grammar_check import accepts
 
 HAVE_LLAMA_CPP = importlib.util.find_spec("llama_cpp") is not None
 needs_llama_cpp = pytest.mark.skipif(not HAVE_LLAMA_CPP, reason="llama-cpp-python is not installed")

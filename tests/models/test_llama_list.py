@@ -13,8 +13,7 @@ import asyncio
 import pytest
 
 from meowgent_nb import ToolCall, tool
-from meowgent_nb.models import ModelChunk, ModelRequest
-from meowgent_nb.models.llamacpp import LlamaCppModel
+from meowgent_nb.models import LlamaCppModel, ModelChunk, ModelRequest
 from meowgent_nb.protocols import get_protocol
 from tests.models.test_llamacpp_model import real_model
 

@@ -11,8 +11,7 @@ import pytest
 
 from meowgent_nb import tool
 from meowgent_nb.evals._tool_block import ToolBlockSize, measure_tool_block, tool_block_text
-from meowgent_nb.models import ModelError
-from meowgent_nb.models.llamacpp import LlamaCppModel
+from meowgent_nb.models import LlamaCppModel, ModelError
 from meowgent_nb.protocols.registry import get_protocol
 from tests.models.test_llamacpp_model import ask, collect, real_model
 

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from meowgent_nb import Agent, ToolCall, tool
-from meowgent_nb.models import ModelChunk, ModelError, ModelRequest
+from meowgent_nb.models import LlamaCppModel, ModelChunk, ModelError, ModelRequest
 from meowgent_nb.models._llama_text import arguments_opening
 from meowgent_nb.models.gguf import (
     GGUF_NAME,
@@ -33,7 +33,6 @@ from meowgent_nb.models.gguf import (
     gguf_path,
     missing_packages,
 )
-from meowgent_nb.models.llamacpp import LlamaCppModel
 from meowgent_nb.protocols.native import NativeCallParser
 
 HAVE_LLAMA_CPP = importlib.util.find_spec("llama_cpp") is not None

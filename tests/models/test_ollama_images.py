@@ -12,10 +12,10 @@ import pytest
 from PIL import Image
 
 from meowgent_nb import Agent, tool
-from meowgent_nb.models.ollama import OllamaModel
+from meowgent_nb.models import OllamaModel
 from meowgent_nb.tools.media import McpImage
 from tests.models.test_ollama_model import allow_requests, host  # noqa: F401
-from tests.ollama_wire import FINAL, MODEL, ndjson, part, show
+from tests.support.ollama_wire import FINAL, MODEL, ndjson, part, show
 
 
 def png(shade: int) -> bytes:

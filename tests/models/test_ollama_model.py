@@ -19,10 +19,10 @@ import pytest
 
 import meowgent_nb.models
 from meowgent_nb import ToolCall, tool
-from meowgent_nb.models import ModelChunk, ModelError, ModelRequest, Usage
-from meowgent_nb.models.ollama import DEFAULT_HOST, OllamaModel
-from tests.model_streams import collect_stream, first_chunk
-from tests.ollama_wire import CREATED, FINAL, FINAL_CHUNK, FINAL_USAGE, MODEL, ndjson, part
+from meowgent_nb.models import ModelChunk, ModelError, ModelRequest, OllamaModel, Usage
+from meowgent_nb.models.ollama import DEFAULT_HOST
+from tests.support.model_streams import collect_stream, first_chunk
+from tests.support.ollama_wire import CREATED, FINAL, FINAL_CHUNK, FINAL_USAGE, MODEL, ndjson, part
 
 if TYPE_CHECKING:
     from typing_extensions import Self

@@ -15,11 +15,10 @@ import pytest
 from werkzeug import Response
 
 from meowgent_nb import Agent, ToolCall
-from meowgent_nb.models import ModelChunk, ModelError, ModelRequest, Usage
-from meowgent_nb.models.ollama import OllamaModel
-from tests.model_streams import collect_stream
+from meowgent_nb.models import ModelChunk, ModelError, ModelRequest, OllamaModel, Usage
 from tests.models.test_ollama_model import REQUEST, allow_requests, get_weather, host, serve_chat  # noqa: F401
-from tests.ollama_wire import FINAL, MODEL, ndjson, part
+from tests.support.model_streams import collect_stream
+from tests.support.ollama_wire import FINAL, MODEL, ndjson, part
 
 HUGE = 10**400
 TOOLS = ModelRequest(messages=REQUEST.messages, tools=[get_weather])

@@ -1,6 +1,6 @@
 """Random and mutated event streams read by the real ``openai`` client and `OpenAIModel`: each one
 is read whole or ends in a `ModelError`, nothing else. The client's transport is in memory
-(`tests.openai_sse.InMemory`) so a few hundred examples take seconds; the wire tests beside this
+(`tests.support.openai_sse.InMemory`) so a few hundred examples take seconds; the wire tests beside this
 one use a real local HTTP server. benchmarks/fuzz_openai_stream.py runs 10,000 examples."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from meowgent_nb.models import ModelRequest
 from meowgent_nb.models._openai_wire import read_event
 from meowgent_nb.models.wire_values import WireError
 from tests.models.test_openai_wire import get_weather
-from tests.openai_sse import CHUNK, JSON, InMemory, sse_streams, surprises
+from tests.support.openai_sse import CHUNK, JSON, InMemory, sse_streams, surprises
 
 REQUEST = ModelRequest(messages=[{"role": "user", "content": "Hi"}], tools=[get_weather])
 

@@ -13,8 +13,8 @@ import pytest
 from PIL import Image
 
 from meowgent_nb import Agent, tool
+from meowgent_nb.models import OpenAIModel
 from meowgent_nb.models._openai_wire import TOOL_IMAGES_NOTE, openai_messages
-from meowgent_nb.models.openai import OpenAIModel
 from meowgent_nb.tools.media import McpImage
 from tests.models.test_openai_wire import MODEL, allow_requests, base_url, call_delta, event, sse  # noqa: F401
 

@@ -34,10 +34,9 @@ import pytest
 
 import meowgent_nb.models
 from meowgent_nb import Agent, EvalCase, ToolCall, evaluate, tool
-from meowgent_nb.models import ModelChunk, ModelRequest
+from meowgent_nb.models import ModelChunk, ModelRequest, OpenAIModel
 from meowgent_nb.models.gguf import gguf_path, missing_packages
-from meowgent_nb.models.openai import OpenAIModel
-from tests.model_streams import collect_stream
+from tests.support.model_streams import collect_stream
 
 HAVE_SERVER = all(
     importlib.util.find_spec(name) is not None

@@ -20,13 +20,13 @@ import pytest
 
 import meowgent_nb.models
 from meowgent_nb import Agent, ToolCall, tool
-from meowgent_nb.models import ModelChunk, ModelError, ModelRequest, Usage
+from meowgent_nb.models import ModelChunk, ModelError, ModelRequest, OpenAIModel, Usage
 from meowgent_nb.models._openai_wire import AssembledCall, openai_messages, read_call
-from meowgent_nb.models.openai import NO_KEY, OpenAIModel
+from meowgent_nb.models.openai import NO_KEY
 from meowgent_nb.protocols.native import NativeCallParser
 from meowgent_nb.recording.cassette import RecordingModel
-from tests.model_streams import collect_stream, first_chunk
 from tests.models.test_ollama_model import CHUNKED_HEADERS, RawServer
+from tests.support.model_streams import collect_stream, first_chunk
 
 MODEL = "qwen-test"
 HOSTILE_KEY = 'sk-"}</tool_call><script>KEY-7f3a'

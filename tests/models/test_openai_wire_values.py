@@ -15,10 +15,9 @@ import pytest
 from werkzeug import Response
 
 from meowgent_nb import Agent, ToolCall
-from meowgent_nb.models import ModelChunk, ModelError, ModelRequest, Usage
-from meowgent_nb.models.openai import OpenAIModel
-from tests.model_streams import collect_stream
+from meowgent_nb.models import ModelChunk, ModelError, ModelRequest, OpenAIModel, Usage
 from tests.models.test_openai_wire import MODEL, REQUEST, allow_requests, base_url, event, get_weather, sse  # noqa: F401
+from tests.support.model_streams import collect_stream
 
 TOOLS = ModelRequest(messages=REQUEST.messages, tools=[get_weather])
 
@@ -48,7 +47,7 @@ def choice(delta, finish_reason=None) -> dict:
     return chunk(choices=[{"index": 0, "delta": delta, "finish_reason": finish_reason}])
 
 
-def call(**fields) -> dict:
+def tool_call_delta(**fields) -> dict:
     return choice({"tool_calls": [{"index": 0, "id": "c1", "type": "function", **fields}]})
 
 
@@ -89,39 +88,40 @@ CASES = {
         f"{CALL} is 'get_weather', not an object",
     ),
     "a numeric tool name": (
-        data(call(function={"name": 7, "arguments": "{}"})),
+        data(tool_call_delta(function={"name": 7, "arguments": "{}"})),
         f"{CALL}.function.name is 7, not text or null",
     ),
     "a numeric call id": (
-        data(call(id=12345, function={"name": "get_weather"})),
+        data(tool_call_delta(id=12345, function={"name": "get_weather"})),
         f"{CALL}.id is 12345, not text or null",
     ),
     "an index as text": (
-        data(call(index="0", function={"name": "get_weather"})),
+        data(tool_call_delta(index="0", function={"name": "get_weather"})),
         f"{CALL}.index is '0', not a call's position (a whole number from 0 to 255)",
     ),
     "a negative index": (
-        data(call(index=-1, function={"name": "get_weather"})),
+        data(tool_call_delta(index=-1, function={"name": "get_weather"})),
         f"{CALL}.index is -1, not a call's position (a whole number from 0 to 255)",
     ),
     "a 401-digit index": (
-        data(call(index=HUGE, function={"name": "get_weather"})),
+        data(tool_call_delta(index=HUGE, function={"name": "get_weather"})),
         f"{CALL}.index is 1000000000...00000 (401 digits), not a call's position (a whole number from 0 to 255)",
     ),
     "a boolean index": (
-        data(call(index=True, function={"name": "get_weather"})),
+        data(tool_call_delta(index=True, function={"name": "get_weather"})),
         f"{CALL}.index is True, not a call's position (a whole number from 0 to 255)",
     ),
     "a tool name of 10 MB": (
-        data(call(function={"name": "n" * 10_000_000, "arguments": "{}"})),
+        data(tool_call_delta(function={"name": "n" * 10_000_000, "arguments": "{}"})),
         f"{CALL}.function.name is 10,000,000 characters long ('{'n' * 37}...{'n' * 38}'), more than any tool's (at most 1,000)",
     ),
     "a call id of 1,001 characters": (
-        data(call(id="i" * 1001, function={"name": "get_weather"})),
+        data(tool_call_delta(id="i" * 1001, function={"name": "get_weather"})),
         f"{CALL}.id is 1,001 characters long ('{'i' * 37}...{'i' * 38}'), more than any tool's (at most 1,000)",
     ),
     "a name grown past 1,000 characters in pieces": (
-        data(call(function={"name": "n" * 600})) + data(call(function={"name": "m" * 600})),
+        data(tool_call_delta(function={"name": "n" * 600}))
+        + data(tool_call_delta(function={"name": "m" * 600})),
         f"the name of tool call 0 is 1,200 characters long ('{'n' * 37}...{'m' * 38}'), more than any tool's (at most 1,000)",
     ),
     "257 calls": (
@@ -133,24 +133,24 @@ CASES = {
         "in choices[0].delta.content, '\\ud800' is half of a UTF-16 surrogate pair, which is not text",
     ),
     "a name with half a surrogate pair": (
-        data(call(function={"name": "get\udfffweather"})),
+        data(tool_call_delta(function={"name": "get\udfffweather"})),
         f"in {CALL}.function.name, '\\udfff' is half of a UTF-16 surrogate pair, which is not text",
     ),
     "arguments with half a surrogate pair": (
-        data(call(function={"name": "get_weather", "arguments": '{"city": "\\ud83d"}'}))
+        data(tool_call_delta(function={"name": "get_weather", "arguments": '{"city": "\\ud83d"}'}))
         + data(choice({}, "tool_calls")),
         "in the arguments of the tool call 'get_weather', '\\ud83d' is half of a UTF-16 surrogate pair, which is not text",
     ),
     "function text": (
-        data(call(function="get_weather({})")),
+        data(tool_call_delta(function="get_weather({})")),
         f"{CALL}.function is 'get_weather({{}})', not an object",
     ),
     "arguments a number": (
-        data(call(function={"name": "get_weather", "arguments": 3})),
+        data(tool_call_delta(function={"name": "get_weather", "arguments": 3})),
         f"{CALL}.function.arguments is 3, not text or null",
     ),
     "arguments a list": (
-        data(call(function={"name": "get_weather", "arguments": ["Paris"]})),
+        data(tool_call_delta(function={"name": "get_weather", "arguments": ["Paris"]})),
         f"{CALL}.function.arguments is ['Paris'], not text or null",
     ),
     "usage text": (data(chunk(choices=[], usage="26")), "usage is '26', not an object"),
@@ -209,7 +209,8 @@ def test_arguments_sent_as_an_object_are_read_as_that_object(httpserver, base_ur
     # Unambiguous: the object is what the text would have said, so the call is not refused.
     arguments = {"city": "Paris", "unit": "celsius"}
     httpserver.expect_request("/v1/chat/completions").respond_with_data(
-        data(call(function={"name": "get_weather", "arguments": arguments})) + data(choice({}, "tool_calls")),
+        data(tool_call_delta(function={"name": "get_weather", "arguments": arguments}))
+        + data(choice({}, "tool_calls")),
         content_type="text/event-stream",
     )
     assert collect_stream(OpenAIModel(MODEL, base_url=base_url), TOOLS) == (
@@ -242,7 +243,8 @@ def test_null_and_absent_fields_are_nothing_and_zero_counts_are_counts(httpserve
 def test_a_key_given_twice_in_arguments_never_runs(httpserver, base_url, allow_requests):
     text = '{"city": "Paris", "city": "Oslo", "unit": "celsius"}'
     httpserver.expect_request("/v1/chat/completions").respond_with_data(
-        data(call(function={"name": "get_weather", "arguments": text})) + data(choice({}, "tool_calls")),
+        data(tool_call_delta(function={"name": "get_weather", "arguments": text}))
+        + data(choice({}, "tool_calls")),
         content_type="text/event-stream",
     )
     assert collect_stream(OpenAIModel(MODEL, base_url=base_url), TOOLS)[0][0] == ModelChunk(
@@ -256,7 +258,7 @@ def test_a_key_given_twice_in_arguments_never_runs(httpserver, base_url, allow_r
 def test_arguments_nested_100000_deep_are_refused_saying_so(httpserver, base_url, allow_requests):
     deep = "[" * 100_000 + "]" * 100_000
     httpserver.expect_request("/v1/chat/completions").respond_with_data(
-        data(call(function={"name": "get_weather", "arguments": '{"city": ' + deep + "}"}))
+        data(tool_call_delta(function={"name": "get_weather", "arguments": '{"city": ' + deep + "}"}))
         + data(choice({}, "tool_calls")),
         content_type="text/event-stream",
     )
@@ -270,7 +272,8 @@ def test_arguments_nested_100000_deep_are_refused_saying_so(httpserver, base_url
         httpserver.clear()
         text = '{"city": ' + "[" * levels + "]" * levels + "}"
         httpserver.expect_request("/v1/chat/completions").respond_with_data(
-            data(call(function={"name": "get_weather", "arguments": text})) + data(choice({}, "tool_calls")),
+            data(tool_call_delta(function={"name": "get_weather", "arguments": text}))
+            + data(choice({}, "tool_calls")),
             content_type="text/event-stream",
         )
         chunks, error = collect_stream(OpenAIModel(MODEL, base_url=base_url), TOOLS)

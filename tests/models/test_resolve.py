@@ -16,13 +16,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from meowgent_nb import ScriptedModel
-from meowgent_nb.models import ModelError
+from meowgent_nb.models import LlamaCppModel, ModelError, OllamaModel, OpenAIModel
 from meowgent_nb.models.gguf import GGUF_NAME, missing_packages
-from meowgent_nb.models.llamacpp import LlamaCppModel
-from meowgent_nb.models.ollama import OllamaModel
-from meowgent_nb.models.openai import OpenAIModel
 from meowgent_nb.models.resolve import DEFAULT_MODEL, choose_model, local_model_problem, resolve_model
-from tests.ollama_wire import not_found, show
+from tests.support.ollama_wire import not_found, show
 
 HAVE_LLAMA_CPP = importlib.util.find_spec("llama_cpp") is not None
 HAVE_PARTS = not missing_packages()

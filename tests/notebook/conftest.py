@@ -3,14 +3,14 @@
 A server per app for the whole run of a worker (it only serves files and kernels); the browser
 and its pages per test module (playwright's sync API holds an event loop on the thread, which
 other modules' tests must not meet). `open_page` opens a test's notebook in the page of its app
-and theme, and closes it after the test (tests/browser_pages.py).
+and theme, and closes it after the test (tests/support/browser_pages.py).
 """
 
 from __future__ import annotations
 
 import pytest
 
-from tests.browser_pages import Pages, chromium_browser, serve
+from tests.support.browser_pages import Pages, chromium_browser, serve
 
 
 @pytest.fixture(scope="session")

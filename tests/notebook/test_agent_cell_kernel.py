@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tests.kernel_driver import Kernel, Run, clicking, running_kernel, shown
+from tests.support.kernel_driver import Kernel, Run, clicking, running_kernel, shown
 
 SETUP = '''
 %load_ext meowgent_nb

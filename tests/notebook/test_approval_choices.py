@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 from IPython.core.error import UsageError
 from IPython.utils.capture import capture_output
 
-from meowgent_nb import tool
-from meowgent_nb.agent.approvals import ApprovalRequest, Approved, Denied
+from meowgent_nb import Approved, Denied, tool
+from meowgent_nb.agent.approvals import ApprovalRequest
 from meowgent_nb.agent.approvals.decisions import session_decisions
 from meowgent_nb.agent.rules import Rule, rule_text_for
 from meowgent_nb.notebook.approvals.input_approvals import SessionChoices

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from tests.kernel_driver import TIMEOUT, Kernel, Run, clicking, running_kernel
 from tests.notebook.test_notebook_approvals import PROMPT, SETUP
+from tests.support.kernel_driver import TIMEOUT, Kernel, Run, clicking, running_kernel
 
 RULES = """
 from meowgent_nb.agent.approvals.decisions import session_decisions

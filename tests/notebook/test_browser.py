@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser_notebook import JupyterLab, NotebookPage, write_notebook
+from tests.support.browser_notebook import JupyterLab, NotebookPage, write_notebook
 
 SCREENSHOTS_ENV = "MEOWGENT_SCREENSHOTS"
 
@@ -366,7 +366,7 @@ def test_exact_call_rule_and_reason_buttons(open_page, lab, tmp_path):
 
 
 def test_the_next_notebook_opens_in_the_loaded_page_and_the_last_one_is_closed(open_page, pages, lab):
-    # The suite's own promise (tests/browser_pages.py): JupyterLab loads once per app and theme.
+    # The suite's own promise (tests/support/browser_pages.py): JupyterLab loads once per app and theme.
     for name in ("reuse_a", "reuse_b"):
         write_notebook(lab.root / f"{name}.ipynb", ["print('in ' + __import__('os').getcwd())"])
     first = open_page(lab, "reuse_a.ipynb")

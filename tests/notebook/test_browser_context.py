@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser_notebook import write_notebook
+from tests.support.browser_notebook import write_notebook
 
 SETUP = '''\
 %load_ext meowgent_nb

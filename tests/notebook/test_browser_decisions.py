@@ -13,8 +13,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from tests.browser_notebook import write_notebook
 from tests.notebook.test_browser import SETUP, card
+from tests.support.browser_notebook import write_notebook
 
 RULES = """
 added = []

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser_notebook import JupyterLab, NotebookPage, write_notebook
+from tests.support.browser_notebook import JupyterLab, NotebookPage, write_notebook
 
 SCREENSHOTS_ENV = "MEOWGENT_SCREENSHOTS"
 SERVER = str(Path(__file__).parents[1] / "mcp_servers" / "asking_server.py")

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser_notebook import JupyterLab, NotebookPage, write_notebook
+from tests.support.browser_notebook import JupyterLab, NotebookPage, write_notebook
 
 SCREENSHOTS_ENV = "MEOWGENT_SCREENSHOTS"
 
@@ -37,8 +37,7 @@ def add(a: int, b: int) -> int:
     """Add two whole numbers."""
     return a + b
 
-def call(name, **arguments):
-    return f"<tool_call>{json.dumps({'name': name, 'arguments': arguments})}</tool_call>"
+from meowgent_nb.testing import tool_call as call
 
 async def released(name):
     while not pathlib.Path(name).exists():  # the test creates it

@@ -29,8 +29,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser_notebook import write_notebook
-from tests.browser_pages import LIGHT
+from tests.support.browser_notebook import write_notebook
+from tests.support.browser_pages import LIGHT
 
 SCREENSHOTS_ENV = "MEOWGENT_SCREENSHOTS"
 TOOL = '''\

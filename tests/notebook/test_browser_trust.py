@@ -26,9 +26,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser_notebook import write_notebook
-from tests.browser_pages import VIEWPORT
 from tests.notebook.test_browser import card
+from tests.support.browser_notebook import write_notebook
+from tests.support.browser_pages import VIEWPORT
 
 SCREENSHOTS_ENV = "MEOWGENT_SCREENSHOTS"
 RULES = 'rules = ["delete_file path=** -> allow"]\n'

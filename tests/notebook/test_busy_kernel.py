@@ -3,14 +3,14 @@
 JupyterLab (>= 4.4) asks for a subshell when the cell's first widget shows and sends the button
 clicks to it; the kernel answers each with busy, then idle. The status bar shows the last status
 whatever its parent, so without more it said "Idle" while the cell ran. Here a real kernel is
-driven the same way (tests/kernel_driver.py), and the status bar is read off IOPub in order.
+driven the same way (tests/support/kernel_driver.py), and the status bar is read off IOPub in order.
 """
 
 from __future__ import annotations
 
 import pytest
 
-from tests.kernel_driver import Run, clicking, running_kernel
+from tests.support.kernel_driver import Run, clicking, running_kernel
 
 SETUP = '''
 %load_ext meowgent_nb

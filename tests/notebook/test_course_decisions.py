@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.kernel_driver import Kernel, Run, clicking
+from tests.support.kernel_driver import Kernel, Run, clicking
 
 NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 

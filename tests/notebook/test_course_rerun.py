@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from meowgent_nb.testing import run_notebook
-from tests.kernel_driver import Kernel
+from tests.support.kernel_driver import Kernel
 
 NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 

@@ -52,6 +52,7 @@ from meowgent_nb.notebook.views.display import LiveDisplay, show_run
 from meowgent_nb.notebook.views.transcript import Transcript
 from meowgent_nb.tools.render import render_tools_text
 from meowgent_nb.tools.view import ToolsView, tool_mimebundle
+from tests.support.tool_calls import call
 
 
 @tool
@@ -110,10 +111,6 @@ class ApproveTmp:
             else Denied("only files under /tmp.")
             for r in requests
         ]
-
-
-def call(name: str, **arguments) -> str:
-    return f"<tool_call>{json.dumps({'name': name, 'arguments': arguments})}</tool_call>"
 
 
 def events_of(agent: Agent, prompt: str = "Go.") -> list:

@@ -9,17 +9,15 @@ from __future__ import annotations
 
 import _thread
 import asyncio
-import json
 import signal
 import threading
 
 import pytest
 from IPython.utils.capture import capture_output
 
-from meowgent_nb import FunctionModel, ScriptedModel, tool
-from meowgent_nb.errors import MeowgentError
-from meowgent_nb.evals.evaluation import EvalCase
+from meowgent_nb import EvalCase, FunctionModel, MeowgentError, ScriptedModel, tool
 from meowgent_nb.notebook.views.eval_display import EvalProgress, run_eval
+from tests.support.tool_calls import call
 
 
 @tool
@@ -31,10 +29,6 @@ def add(a: int, b: int) -> int:
         b: The second number.
     """
     return a + b
-
-
-def call(**arguments: object) -> str:
-    return f"<tool_call>{json.dumps({'name': 'add', 'arguments': arguments})}</tool_call>"
 
 
 CASES = [EvalCase("1+2", "add", {"a": 1}), EvalCase("Hi", None, category="refusal"), EvalCase("2+2", "add")]
@@ -49,7 +43,7 @@ def texts(out) -> list[tuple[bool, str]]:
 
 
 def test_live_the_view_is_shown_then_updated_once_per_row_then_shrinks_to_one_line(ip):
-    model = ScriptedModel([call(a=1, b=2), "Hello.", call(a=2, b=3)])
+    model = ScriptedModel([call("add", a=1, b=2), "Hello.", call("add", a=2, b=3)])
     with capture_output() as out:
         report = run_eval(CASES, tools=[add], model=model, live=True, tick=None)
     assert texts(out) == [
@@ -73,7 +67,7 @@ def test_live_the_view_is_shown_then_updated_once_per_row_then_shrinks_to_one_li
 
 
 def test_with_repeat_the_view_counts_runs_and_shows_each_runs_row(ip):
-    model = ScriptedModel([call(a=1, b=2), "No.", "Hello.", "Hello."])
+    model = ScriptedModel([call("add", a=1, b=2), "No.", "Hello.", "Hello."])
     with capture_output() as out:
         report = run_eval(CASES[:2], tools=[add], model=model, live=True, tick=None, repeat=2)
     failed = "1+2     -         add       (none)  FAIL: expected add, chose none"
@@ -91,7 +85,7 @@ def test_with_repeat_the_view_counts_runs_and_shows_each_runs_row(ip):
 def test_the_running_row_is_the_next_case():
     view = EvalProgress(CASES)
     assert "<code>1+2</code>" in view.to_html()
-    view.add(run_eval(CASES[:1], tools=[add], model=ScriptedModel([call(a=1)]), live=False).rows[0])
+    view.add(run_eval(CASES[:1], tools=[add], model=ScriptedModel([call("add", a=1)]), live=False).rows[0])
     html = view.to_html()
     assert html.count("<tr>") == 3  # header, the finished row, the running one
     assert '<code>Hi</code></td><td style="text-align: left">refusal</td>' in html
@@ -100,7 +94,9 @@ def test_the_running_row_is_the_next_case():
 
 def test_headless_shows_nothing_and_returns_the_same_report(ip):
     with capture_output() as out:
-        report = run_eval(CASES, tools=[add], model=ScriptedModel([call(a=1), "Hi.", call(a=2)]), live=False)
+        report = run_eval(
+            CASES, tools=[add], model=ScriptedModel([call("add", a=1), "Hi.", call("add", a=2)]), live=False
+        )
     assert out.outputs == []
     assert [row.chosen for row in report.rows] == ["add", None, "add"]
 
@@ -114,7 +110,7 @@ def test_invalid_cases_fail_before_anything_is_shown(ip):
 
 def test_a_model_error_leaves_the_finished_rows_and_says_why_it_stopped(ip):
     with capture_output() as out, pytest.raises(MeowgentError) as error:
-        run_eval(CASES, tools=[add], model=ScriptedModel([call(a=1, b=2)]), live=True, tick=None)
+        run_eval(CASES, tools=[add], model=ScriptedModel([call("add", a=1, b=2)]), live=True, tick=None)
     assert str(error.value).startswith("ScriptedModel 'scripted' has no answer left")
     assert texts(out)[-1] == (True, f"Tool eval stopped after 1/3 cases: ModelError\n{HEADER}\n{ROW_1}")
     assert "running..." not in out.outputs[-1].data["text/html"]
@@ -137,7 +133,7 @@ def test_an_interrupt_stops_the_model_and_the_eval_thread(ip, kernel_sigint):
 
     async def answer(messages, tools):
         if messages[-1]["content"] == "1+2":
-            return call(a=1, b=2)
+            return call("add", a=1, b=2)
         _thread.interrupt_main()  # what a kernel interrupt does to the cell's thread
         try:
             await asyncio.Event().wait()  # a model that would never answer

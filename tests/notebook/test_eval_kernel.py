@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.kernel_driver import Kernel, Run
+from tests.support.kernel_driver import Kernel, Run
 
 SETUP = '''
 %load_ext meowgent_nb
@@ -21,20 +21,19 @@ def add(a: int, b: int) -> int:
     """Add two whole numbers."""
     return a + b
 
-def call(**arguments):
-    return f"<tool_call>{json.dumps({'name': 'add', 'arguments': arguments})}</tool_call>"
+from meowgent_nb.testing import tool_call as call
 
 async def answer(messages, tools):
     prompt = messages[-1]["content"]
     if prompt == "1+2":
-        return call(a=1, b=2)
+        return call("add", a=1, b=2)
     try:
         while not pathlib.Path("release").exists():  # the test creates it
             await asyncio.sleep(0.02)
     except asyncio.CancelledError:
         pathlib.Path("cancelled").write_text(prompt)
         raise
-    return "Hello." if prompt == "Hi" else call(a=2, b=2)
+    return "Hello." if prompt == "Hi" else call("add", a=2, b=2)
 
 model = FunctionModel(answer)
 cases = [EvalCase("1+2", "add", {"a": 1}), EvalCase("Hi", None, category="refusal"), EvalCase("2+2", "add")]

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.kernel_driver import running_kernel
+from tests.support.kernel_driver import running_kernel
 
 SETUP = '''
 %load_ext meowgent_nb
@@ -28,8 +28,7 @@ def search(q: str) -> str:
     """Search."""
     return "nothing"
 
-def call(name, **arguments):
-    return "<tool_call>" + json.dumps({"name": name, "arguments": arguments}) + "</tool_call>"
+from meowgent_nb.testing import tool_call as call
 
 PARIS, LONDON = call("get_weather", city="Paris"), call("get_weather", city="London")
 DELETE, SEARCH = call("delete_file", path="old.txt"), call("search", q="x")

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from tests.kernel_driver import TIMEOUT, Kernel, Run, clicking, running_kernel, shown
+from tests.support.kernel_driver import TIMEOUT, Kernel, Run, clicking, running_kernel, shown
 
 SETUP = '''
 %load_ext meowgent_nb

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from meowgent_nb import Agent, ScriptedModel, ToolCall, tool
-from meowgent_nb.agent.events import ApprovalRequested, ToolCallEvent, TurnEnd
+from meowgent_nb.events import ApprovalRequested, ToolCallEvent, TurnEnd
 from meowgent_nb.notebook.views.transcript import Transcript
 from tests.notebook.test_display import call, events_of, ticking
 

@@ -7,7 +7,7 @@ import os
 import re
 from pathlib import Path
 
-from jupyter_client.manager import start_new_kernel
+from tests.support.kernel_driver import Kernel
 
 README = Path(__file__).resolve().parents[2] / "docs" / "troubleshooting.md"
 CHECK = 'print(get_ipython().find_cell_magic("agent") is not None)'
@@ -20,19 +20,11 @@ def _config_line() -> str:
 
 
 def _agent_magic_in_a_fresh_kernel(ipython_dir: Path) -> str:
-    env = {**os.environ, "IPYTHONDIR": str(ipython_dir)}
-    km, kc = start_new_kernel(kernel_name="python3", cwd=str(ipython_dir), env=env)
-    out: list[str] = []
+    kernel = Kernel(str(ipython_dir), env={**os.environ, "IPYTHONDIR": str(ipython_dir)})
     try:
-        kc.execute_interactive(
-            CHECK,
-            timeout=60,
-            output_hook=lambda m: out.append(m["content"]["text"]) if m["msg_type"] == "stream" else None,
-        )
+        return kernel.ok(CHECK).stdout
     finally:
-        kc.stop_channels()
-        km.shutdown_kernel(now=True)
-    return "".join(out)
+        kernel.shutdown()
 
 
 def test_the_readmes_kernel_config_loads_the_extension_in_every_kernel(tmp_path):

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tests.kernel_driver import Kernel, Run, running_kernel, shown
+from tests.support.kernel_driver import Kernel, Run, running_kernel, shown
 
 SERVER = str(Path(__file__).parents[1] / "mcp_servers" / "asking_server.py")
 SETUP = f"""

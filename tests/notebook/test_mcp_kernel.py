@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from meowgent_nb.mcp.client.toolbox import McpToolbox, McpToolError
-from tests.kernel_driver import TIMEOUT, Kernel, running_kernel
+from meowgent_nb.mcp import McpToolbox, McpToolError
+from tests.support.kernel_driver import TIMEOUT, Kernel, running_kernel
 
 SERVER = str(Path(__file__).parents[1] / "mcp_servers" / "demo_server.py")
 SETUP = f'''

@@ -12,7 +12,7 @@ from IPython.core.error import UsageError
 from IPython.utils.capture import capture_output
 
 from meowgent_nb import Approved, Denied, ScriptedModel, tool
-from meowgent_nb.mcp.client.toolbox import McpServerError, McpToolbox, McpToolError
+from meowgent_nb.mcp import McpServerError, McpToolbox, McpToolError
 
 SERVER = str(Path(__file__).parents[1] / "mcp_servers" / "demo_server.py")
 ADD = f"mcp add demo -- {shlex.quote(sys.executable)} {shlex.quote(SERVER)}"

@@ -13,7 +13,7 @@ from IPython.core.error import UsageError
 from IPython.utils.capture import capture_output
 
 from meowgent_nb import ScriptedModel, tool
-from meowgent_nb.mcp.client.toolbox import McpToolbox
+from meowgent_nb.mcp import McpToolbox
 
 SERVER = str(Path(__file__).parents[1] / "mcp_servers" / "demo_server.py")
 COMMAND = f"{shlex.quote(sys.executable)} {shlex.quote(SERVER)}"

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.kernel_driver import Run, running_kernel, shown
+from tests.support.kernel_driver import Run, running_kernel, shown
 
 SERVER = str(Path(__file__).parents[1] / "mcp_servers" / "progress_server.py")
 TASKS = str(Path(__file__).parents[1] / "mcp_servers" / "task_server.py")

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from meowgent_nb.recording.cassette import Cassette
-from tests.kernel_driver import Kernel
+from tests.support.kernel_driver import Kernel
 
 SERVER = str(Path(__file__).parents[1] / "mcp_servers" / "demo_server.py")
 CALLS = (

@@ -3,7 +3,6 @@ tools changed, through a real IPython shell with a real MCP server (changing_ser
 
 from __future__ import annotations
 
-import json
 import shlex
 import sys
 import time
@@ -14,7 +13,8 @@ from IPython.core.error import UsageError
 from IPython.utils.capture import capture_output
 
 from meowgent_nb import ScriptedModel
-from meowgent_nb.mcp.client.toolbox import McpToolbox
+from meowgent_nb.mcp import McpToolbox
+from tests.support.tool_calls import call
 
 SERVER = str(Path(__file__).parents[1] / "mcp_servers" / "changing_server.py")
 COMMAND = f"{shlex.quote(sys.executable)} {shlex.quote(SERVER)}"
@@ -34,10 +34,6 @@ def refused(ip, line: str) -> str:
 
 def servers(ip) -> dict[str, McpToolbox]:
     return ip.magics_manager.registry["AgentMagics"]._mcp_servers
-
-
-def call(tool: str, /, **arguments) -> str:
-    return f"<tool_call>\n{json.dumps({'name': tool, 'arguments': arguments})}\n</tool_call>"
 
 
 def test_refresh_by_hand_names_what_changed(ip):
@@ -93,7 +89,7 @@ def test_a_box_made_in_the_notebook_is_refreshed_by_its_name(ip):
 def test_after_the_server_says_its_tools_changed_the_next_cell_offers_the_new_ones(ip):
     tools(ip, f"mcp add ch --no-approval add_tool -- {COMMAND}")
     box = servers(ip)["ch"]
-    first = ScriptedModel([call("ch_add_tool", name="fresh"), "Added."])
+    first = ScriptedModel([call("ch_add_tool", name="fresh", newlines=True), "Added."])
     ip.user_ns["first"] = first
     with capture_output() as out:
         ip.run_cell_magic("agent", "--model-object first --approve deny -o result", "Add a tool.")
@@ -105,7 +101,7 @@ def test_after_the_server_says_its_tools_changed_the_next_cell_offers_the_new_on
         time.sleep(0.05)
     assert box.stale is True
 
-    second = ScriptedModel([call("ch_fresh", text="hi"), "Said hi."])
+    second = ScriptedModel([call("ch_fresh", text="hi", newlines=True), "Said hi."])
     ip.user_ns["second"] = second
     with capture_output() as out:
         ip.run_cell_magic("agent", "--model-object second --approve deny -o result", "Use it.")

@@ -13,7 +13,7 @@ from IPython.core.error import UsageError
 from IPython.utils.capture import capture_output
 
 from meowgent_nb import ScriptedModel
-from meowgent_nb.mcp.client.toolbox import McpToolbox
+from meowgent_nb.mcp import McpToolbox
 from meowgent_nb.protocols.prompt import DEFAULT_SYSTEM
 
 SERVER = str(Path(__file__).parents[1] / "mcp_servers" / "context_server.py")

@@ -1,6 +1,6 @@
 """Which model a ``%%agent`` cell uses, and ``%agent models``, through a real IPython shell.
 
-Ollama is a real local HTTP server speaking its wire format (tests/ollama_wire.py), or a port
+Ollama is a real local HTTP server speaking its wire format (tests/support/ollama_wire.py), or a port
 where nothing listens. The embedded model is a GGUF path that exists (MEOWGENT_GGUF) and is
 never loaded: resolving a model only builds it.
 """
@@ -16,10 +16,9 @@ import pytest
 from IPython.core.error import UsageError
 from IPython.utils.capture import capture_output
 
-from meowgent_nb.models.llamacpp import LlamaCppModel
-from meowgent_nb.models.ollama import OllamaModel
-from tests.models.embedded_parts import install_parts
-from tests.ollama_wire import not_found, show
+from meowgent_nb.models import LlamaCppModel, OllamaModel
+from tests.support.embedded_parts import install_parts
+from tests.support.ollama_wire import not_found, show
 
 needs_llama_cpp = pytest.mark.skipif(
     importlib.util.find_spec("llama_cpp") is None, reason="llama-cpp-python is not installed"

@@ -10,7 +10,15 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from tests.kernel_driver import TIMEOUT, WIDGET_VIEW, Kernel, Run, clicking, interrupting, running_kernel
+from tests.support.kernel_driver import (
+    TIMEOUT,
+    WIDGET_VIEW,
+    Kernel,
+    Run,
+    clicking,
+    interrupting,
+    running_kernel,
+)
 
 PROMPT = "[y]es / [n]o / [a]lways / [e]xact call / [r]ule / [d]eny with a reason: "
 """What `InputApprover` asks after the call."""

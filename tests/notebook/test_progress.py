@@ -13,10 +13,9 @@ from IPython import get_ipython
 from IPython.testing.globalipapp import start_ipython
 from IPython.utils.capture import capture_output
 
-from meowgent_nb import Agent, FunctionModel, ScriptedModel, ToolCall, tool
-from meowgent_nb.agent.events import FinalAnswer
-from meowgent_nb.agent.result import AgentResult
+from meowgent_nb import Agent, AgentResult, FunctionModel, ScriptedModel, ToolCall, tool
 from meowgent_nb.events import (
+    FinalAnswer,
     ModelStatus,
     PartialCall,
     RunStart,

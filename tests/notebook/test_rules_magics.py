@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import builtins
 import hashlib
-import json
 
 import pytest
 from IPython.core.error import UsageError
@@ -12,16 +11,13 @@ from IPython.utils.capture import capture_output
 
 from meowgent_nb import ScriptedModel, tool
 from meowgent_nb.agent.rules import trusted_rules
+from tests.support.tool_calls import call
 
 
 @tool(approval=True)
 def delete_file(path: str) -> str:
     """Delete a file."""
     return f"deleted {path}"
-
-
-def call(path: str) -> str:
-    return "<tool_call>" + json.dumps({"name": "delete_file", "arguments": {"path": path}}) + "</tool_call>"
 
 
 @pytest.fixture
@@ -64,7 +60,11 @@ def test_rules_from_the_file_and_the_notebook_decide_calls_and_are_listed(notebo
         "  2. delete_file path=scratch/keep/** -> deny   (%agent deny)\n",
         "",
     )
-    shown = cell(notebook, call("scratch/a.txt") + call("scratch/keep/b.txt"), "Done.")
+    shown = cell(
+        notebook,
+        call("delete_file", path="scratch/a.txt") + call("delete_file", path="scratch/keep/b.txt"),
+        "Done.",
+    )
     assert (
         "[tool] delete_file(path='scratch/a.txt') -> done (allowed by rule 1 (delete_file path=scratch/**))\n"
         "  deleted scratch/a.txt"
@@ -84,7 +84,7 @@ def test_rules_from_the_file_and_the_notebook_decide_calls_and_are_listed(notebo
 
 def test_an_allow_in_the_notebook_lets_a_call_run_that_would_ask(notebook):
     line(notebook, 'allow delete_file path="notes.txt"')
-    shown = cell(notebook, call("notes.txt"), "Done.")
+    shown = cell(notebook, call("delete_file", path="notes.txt"), "Done.")
     assert shown.endswith(
         "[tool] delete_file(path='notes.txt') -> done (allowed by rule 2 (delete_file path=\"notes.txt\"))\n"
         "  deleted notes.txt\nDone."
@@ -155,7 +155,7 @@ def test_a_broken_rules_file_fails_the_cell_naming_it_and_keeps_the_notebooks_ru
 
     os.utime(tmp_path / "approvals.toml", ns=(1, 2))  # a stamp unlike the one read before
     with pytest.raises(UsageError) as caught:
-        cell(notebook, call("scratch/a.txt"), "Done.")
+        cell(notebook, call("delete_file", path="scratch/a.txt"), "Done.")
     assert str(caught.value) == (
         f"%%agent: In {tmp_path / 'approvals.toml'}, rules[0]: Cannot read the rule 'delete_file path=scratch/**"
         " -> allw': after '->' comes allow, ask or deny, not 'allw'; write a rule as TOOL ARG=PATTERN ..."
@@ -196,7 +196,7 @@ def test_an_untrusted_files_allow_rules_are_marked_and_the_card_says_why_it_asks
         "  1. delete_file path=scratch/** -> allow   (approvals.toml) (not trusted: %agent trust)\n",
         "",
     )
-    untrusted.user_ns["model"] = ScriptedModel([call("scratch/a.txt"), "Done."])
+    untrusted.user_ns["model"] = ScriptedModel([call("delete_file", path="scratch/a.txt"), "Done."])
     with capture_output() as out:
         untrusted.run_cell_magic("agent", "--model-object model --approve deny", "go")
     assert out.stdout == ""  # said once per content
@@ -231,7 +231,7 @@ def test_agent_trust_asks_in_a_terminal_and_lists_and_removes(untrusted, tmp_pat
     assert line(untrusted, "rules")[0].splitlines()[1] == (
         "  1. delete_file path=scratch/** -> allow   (approvals.toml)"
     )
-    shown = cell(untrusted, call("scratch/a.txt"), "Done.")
+    shown = cell(untrusted, call("delete_file", path="scratch/a.txt"), "Done.")
     ran = "[tool] delete_file(path='scratch/a.txt') -> done (allowed by rule 1 (delete_file path=scratch/**))"
     assert ran in shown
     (entry,) = trusted_rules()

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.kernel_driver import clicking, running_kernel
+from tests.support.kernel_driver import clicking, running_kernel
 
 SETUP = '''
 import json, os, pathlib, shutil

@@ -8,7 +8,6 @@ and approvers; the live counter is watched through a real IPython shell.
 from __future__ import annotations
 
 import asyncio
-import json
 import re
 import time
 from typing import Any
@@ -22,10 +21,7 @@ from meowgent_nb import Agent, Approved, Denied, ScriptedModel, tool
 from meowgent_nb._html import seconds
 from meowgent_nb.notebook.views.display import LiveDisplay
 from meowgent_nb.notebook.views.transcript import Transcript
-
-
-def call(name: str, **arguments: Any) -> str:
-    return "<tool_call>" + json.dumps({"name": name, "arguments": arguments}) + "</tool_call>"
+from tests.support.tool_calls import call
 
 
 @tool(approval=True)

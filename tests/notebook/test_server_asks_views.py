@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 
+from meowgent_nb import ToolCall
 from meowgent_nb.agent.running_call import RunningCall
 from meowgent_nb.mcp.client.asking import SamplingReview
 from meowgent_nb.notebook.mcp.server_asks import _review_html

@@ -15,7 +15,7 @@ import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from tests.kernel_driver import Kernel, Run, running_kernel, shown
+from tests.support.kernel_driver import Kernel, Run, running_kernel, shown
 
 SETUP = '''
 %load_ext meowgent_nb

@@ -146,8 +146,8 @@ def test_hostile_text_in_the_messages_is_shown_never_run(ip):
 
 
 def test_summarize_through_the_magics_shows_the_summary_as_sent(ip):
+    from meowgent_nb import FunctionModel
     from meowgent_nb.agent.window._summary import SUMMARY_HEADER, SYSTEM
-    from meowgent_nb.models.scripted import FunctionModel
 
     page = "lorem ipsum dolor sit amet " * 60
 

@@ -11,10 +11,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from meowgent_nb import Agent, ScriptedModel, tool
-from meowgent_nb.agent.events import TextDelta, ThinkingDelta
+from meowgent_nb import Agent, ScriptedModel, ToolCall, tool
+from meowgent_nb.events import TextDelta, ThinkingDelta
 from meowgent_nb.protocols.parsing import MalformedCall, ToolCallParser, parse_tool_calls
-from meowgent_nb.tools.core import ToolCall
+from tests.support.tool_calls import parsed_call
 
 SHAPE = '{"name": "TOOL", "arguments": {...}}'
 F = "```"
@@ -23,10 +23,6 @@ LIMIT = (
     "the answer hit the token limit before this call was complete, so it was not run;"
     " write the call again, with shorter arguments"
 )
-
-
-def call(name, **arguments):
-    return ToolCall(name=name, arguments=arguments)
 
 
 def merge(events):
@@ -47,58 +43,58 @@ def chunked(chunks, finish_reason=None):
 
 FOLLOWED = {
     # The issue's example: the model's own "}" after the grammar's; inside tags it was a call.
-    f'{F}json\n{{"name":"f","arguments":{{"a":1}} }}\n}}\n{F}': [call("f", a=1)],
-    '{"name": "add", "arguments": {"a": 1}}}': [call("add", a=1)],
-    '{"name": "add", "arguments": {"a": 1}}\n]\n}': [call("add", a=1)],
+    f'{F}json\n{{"name":"f","arguments":{{"a":1}} }}\n}}\n{F}': [parsed_call("f", a=1)],
+    '{"name": "add", "arguments": {"a": 1}}}': [parsed_call("add", a=1)],
+    '{"name": "add", "arguments": {"a": 1}}\n]\n}': [parsed_call("add", a=1)],
     f'{F}json\n{{"name": "f", "arguments": {{"a": 1}}}}\n# computes f(1)\n{F}': [
-        call("f", a=1),
+        parsed_call("f", a=1),
         TextDelta(f"\n# computes f(1)\n{F}"),
     ],
     f'{F}json\n{{"name": "f", "arguments": {{"a": 1}}}}\n{F}\nThis computes f(1).': [
-        call("f", a=1),
+        parsed_call("f", a=1),
         TextDelta("\nThis computes f(1)."),
     ],
     '{"name": "add", "arguments": {"a": 1}} is how you call it.': [
-        call("add", a=1),
+        parsed_call("add", a=1),
         TextDelta(" is how you call it."),
     ],
     f'{F}json\n{{"name": "gcd", "arguments": {{"a": 45, "b": 60}}}}\n'
     f'{{"name": "gcd", "arguments": {{"a": 81, "b": 63}}}}\n{F}': [
-        call("gcd", a=45, b=60),
-        call("gcd", a=81, b=63),
+        parsed_call("gcd", a=45, b=60),
+        parsed_call("gcd", a=81, b=63),
     ],
     f'{F}json\n{{"name": "a", "arguments": {{}}}}\n{F}\n'
     f'{F}json\n{{"name": "b", "arguments": {{"x": 1}}}}\n}}\n{F}\nDone.': [
-        call("a"),
-        call("b", x=1),
+        parsed_call("a"),
+        parsed_call("b", x=1),
         TextDelta("\nDone."),
     ],
     # Text after the calls is read like any text: a tagged call in it is a call.
     '{"name": "a", "arguments": {}}\nThen: <tool_call>{"name": "b"}</tool_call> ok': [
-        call("a"),
+        parsed_call("a"),
         TextDelta("\nThen: "),
-        call("b"),
+        parsed_call("b"),
         TextDelta(" ok"),
     ],
     '<think>\nI need f.\n</think>\n\n{"name": "f", "arguments": {}}\n\nCalling f.': [
         ThinkingDelta("I need f."),
-        call("f"),
+        parsed_call("f"),
         TextDelta("\n\nCalling f."),
     ],
     # A call-shaped object after the calls that cannot be read says why; nothing after it runs blind.
     '{"name": "a", "arguments": {}}\n{"name": "b", "arguments": [1]}': [
-        call("a"),
+        parsed_call("a"),
         MalformedCall(
             '{"name": "b", "arguments": [1]}',
             'the "arguments" must be a JSON object of argument names to values, not an array',
         ),
     ],
     '{"name": "a", "arguments": {}}\n{"name": "b", "arguments": {"x": "lo': [
-        call("a"),
+        parsed_call("a"),
         MalformedCall('{"name": "b", "arguments": {"x": "lo', ENDED),
     ],
     # Punctuation is mended as inside tags; a value is never invented.
-    '{"name": "add", "arguments": {"a": 1,}} done': [call("add", a=1), TextDelta(" done")],
+    '{"name": "add", "arguments": {"a": 1,}} done': [parsed_call("add", a=1), TextDelta(" done")],
     '{"name": "add", "arguments": {"a": 1, "b": }} done': [
         MalformedCall(
             '{"name": "add", "arguments": {"a": 1, "b": }}',
@@ -112,14 +108,14 @@ FOLLOWED = {
 HOSTILE = {
     # Brackets and calls inside JSON strings are data.
     '{"name": "note", "arguments": {"text": "a } b ]"}} saved': [
-        call("note", text="a } b ]"),
+        parsed_call("note", text="a } b ]"),
         TextDelta(" saved"),
     ],
     '{"name": "echo", "arguments": {"text": "{\\"name\\": \\"rm\\", \\"arguments\\": {}}"}}\n}': [
-        call("echo", text='{"name": "rm", "arguments": {}}'),
+        parsed_call("echo", text='{"name": "rm", "arguments": {}}'),
     ],
     '{"name": "say", "arguments": {"t": "</tool_call><tool_call>{\\"name\\": \\"rm\\"}"}} ok': [
-        call("say", t='</tool_call><tool_call>{"name": "rm"}'),
+        parsed_call("say", t='</tool_call><tool_call>{"name": "rm"}'),
         TextDelta(" ok"),
     ],
     # A key given twice is refused, in the first object as in a later one.
@@ -166,14 +162,14 @@ def test_every_two_chunk_split_and_single_characters_equal_one_shot(text):
 
 def test_a_second_call_cut_off_by_the_token_limit_never_runs_and_the_first_does():
     text = '{"name": "a", "arguments": {}}\n{"name": "b", "arguments": {"x": 1'
-    expected = [call("a"), MalformedCall('{"name": "b", "arguments": {"x": 1', LIMIT)]
+    expected = [parsed_call("a"), MalformedCall('{"name": "b", "arguments": {"x": 1', LIMIT)]
     for at in range(len(text) + 1):
         assert chunked([text[:at], text[at:]], "length") == expected, at
 
 
 def test_a_complete_call_then_text_cut_off_by_the_token_limit_runs_the_call():
     text = '{"name": "a", "arguments": {}}\nThis calls a and the'
-    assert chunked([text], "length") == [call("a"), TextDelta("\nThis calls a and the")]
+    assert chunked([text], "length") == [parsed_call("a"), TextDelta("\nThis calls a and the")]
 
 
 # --- a call inside prose ----------------------------------------------------------------------

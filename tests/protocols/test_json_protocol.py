@@ -15,14 +15,13 @@ from typing import Annotated, Literal
 import pytest
 
 import meowgent_nb.models
-from meowgent_nb import Agent, ScriptedModel, ToolCall, tool
+from meowgent_nb import Agent, ScriptedModel, ToolCall, render_tools_xml, tool
 from meowgent_nb.events import FinalAnswer, TextDelta, ToolCallEvent
 from meowgent_nb.models import ModelRequest
 from meowgent_nb.models.gguf import missing_packages
 from meowgent_nb.protocols.json_answer import ANSWER_SHAPE, JsonAnswerParser, answer_schema, read_answer
 from meowgent_nb.protocols.parsing import MalformedCall
 from meowgent_nb.protocols.prompt import JSON_TOOL_RULES, LAST_TURN_NOTICE
-from meowgent_nb.tools.render import render_tools_xml
 
 HAVE_LOCAL_MODEL = importlib.util.find_spec("llama_cpp") is not None and not missing_packages()
 SHAPES = '{"tool": NAME, "arguments": {...}} or {"answer": "..."}'
@@ -224,7 +223,7 @@ def test_without_tools_the_json_protocol_asks_for_free_text():
 
 
 def test_ollama_sends_the_schema_as_format(httpserver, monkeypatch):
-    from meowgent_nb.models.ollama import OllamaModel
+    from meowgent_nb.models import OllamaModel
 
     monkeypatch.setattr(meowgent_nb.models, "ALLOW_MODEL_REQUESTS", True)  # a local test server
     final = {
@@ -258,7 +257,7 @@ def real_model(test):
 
 @pytest.fixture(scope="module")
 def local():
-    from meowgent_nb.models.llamacpp import LlamaCppModel
+    from meowgent_nb.models import LlamaCppModel
 
     return LlamaCppModel(n_ctx=4096, max_tokens=128)
 

@@ -11,14 +11,12 @@ import time
 
 import pytest
 
-from meowgent_nb import Agent, ScriptedModel, tool
-from meowgent_nb.agent.events import TextDelta
+from meowgent_nb import Agent, ScriptedModel, ToolCall, render_tools_xml, tool
+from meowgent_nb.events import TextDelta
 from meowgent_nb.protocols import RequestParts, get_protocol
 from meowgent_nb.protocols.list import LIST_TOOL_RULES, ListProtocol, list_schema
 from meowgent_nb.protocols.parsing import MalformedCall
 from meowgent_nb.protocols.prompt import RESULTS_NOTICE
-from meowgent_nb.tools.core import ToolCall
-from meowgent_nb.tools.render import render_tools_xml
 
 F = "```"
 
@@ -149,8 +147,8 @@ def test_through_ollamas_wire_a_list_answer_runs_its_calls_and_no_format_is_sent
     import json
 
     import meowgent_nb.models
-    from meowgent_nb.models.ollama import OllamaModel
-    from tests.ollama_wire import FINAL, MODEL, ndjson, part
+    from meowgent_nb.models import OllamaModel
+    from tests.support.ollama_wire import FINAL, MODEL, ndjson, part
 
     monkeypatch.setattr(meowgent_nb.models, "ALLOW_MODEL_REQUESTS", True)
     answer = f"```json\n[{PARIS},\n {GCD}]\n```"

@@ -12,9 +12,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from meowgent_nb.agent.events import TextDelta, ThinkingDelta
+from meowgent_nb import ToolCall
+from meowgent_nb.events import TextDelta, ThinkingDelta
 from meowgent_nb.protocols.parsing import MalformedCall, ToolCallParser, parse_tool_calls
-from meowgent_nb.tools.core import ToolCall
+from tests.support.tool_calls import parsed_call
 
 SHAPE = '{"name": "TOOL", "arguments": {...}}'
 NOT_JSON = (
@@ -41,10 +42,6 @@ def chunked(chunks):
     return merge(events + parser.close())
 
 
-def call(name, **arguments):
-    return ToolCall(name=name, arguments=arguments)
-
-
 WEATHER = '<tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</tool_call>'
 
 
@@ -64,33 +61,36 @@ def test_text_before_between_and_after_calls_is_kept_exactly():
     text = f"Let me look.\n{WEATHER} and then {WEATHER}\n\nIt is sunny."
     assert parse_tool_calls(text) == [
         TextDelta("Let me look.\n"),
-        call("get_weather", city="Paris"),
+        parsed_call("get_weather", city="Paris"),
         TextDelta(" and then "),
-        call("get_weather", city="Paris"),
+        parsed_call("get_weather", city="Paris"),
         TextDelta("\n\nIt is sunny."),
     ]
 
 
 def test_whitespace_only_text_around_calls_is_dropped():
     text = f"\n\n{WEATHER}\n\n  {WEATHER}\n"
-    assert parse_tool_calls(text) == [call("get_weather", city="Paris"), call("get_weather", city="Paris")]
+    assert parse_tool_calls(text) == [
+        parsed_call("get_weather", city="Paris"),
+        parsed_call("get_weather", city="Paris"),
+    ]
 
 
 def test_whitespace_and_newlines_inside_the_tag():
     text = '<tool_call>\n  {\n    "name": "add",\n    "arguments": {"a": 1, "b": 2}\n  }\n</tool_call>'
-    assert parse_tool_calls(text) == [call("add", a=1, b=2)]
+    assert parse_tool_calls(text) == [parsed_call("add", a=1, b=2)]
 
 
 @pytest.mark.parametrize("fence", ["```json", "```", "``` json"])
 def test_fence_inside_the_tag(fence):
     text = f'<tool_call>\n{fence}\n{{"name": "add", "arguments": {{"a": 1}}}}\n```\n</tool_call>'
-    assert parse_tool_calls(text) == [call("add", a=1)]
+    assert parse_tool_calls(text) == [parsed_call("add", a=1)]
 
 
 def test_double_encoded_arguments_are_decoded():
     inner = json.dumps({"city": "Paris", "days": [1, 2]})
     text = "<tool_call>" + json.dumps({"name": "forecast", "arguments": inner}) + "</tool_call>"
-    assert parse_tool_calls(text) == [call("forecast", city="Paris", days=[1, 2])]
+    assert parse_tool_calls(text) == [parsed_call("forecast", city="Paris", days=[1, 2])]
 
 
 @pytest.mark.parametrize(
@@ -98,17 +98,17 @@ def test_double_encoded_arguments_are_decoded():
     ['{"name": "now"}', '{"name": "now", "arguments": null}', '{"name": "now", "arguments": ""}'],
 )
 def test_missing_or_empty_arguments_are_an_empty_object(body):
-    assert parse_tool_calls(f"<tool_call>{body}</tool_call>") == [call("now")]
+    assert parse_tool_calls(f"<tool_call>{body}</tool_call>") == [parsed_call("now")]
 
 
 def test_parameters_is_accepted_for_arguments():
     text = '<tool_call>{"name": "add", "parameters": {"a": 1}}</tool_call>'
-    assert parse_tool_calls(text) == [call("add", a=1)]
+    assert parse_tool_calls(text) == [parsed_call("add", a=1)]
 
 
 def test_arguments_wins_over_parameters():
     text = '<tool_call>{"name": "add", "arguments": {"a": 1}, "parameters": {"a": 2}}</tool_call>'
-    assert parse_tool_calls(text) == [call("add", a=1)]
+    assert parse_tool_calls(text) == [parsed_call("add", a=1)]
 
 
 @pytest.mark.parametrize(
@@ -122,11 +122,11 @@ def test_arguments_wins_over_parameters():
     ],
 )
 def test_broken_json_that_can_be_repaired_is_a_call(body):
-    assert parse_tool_calls(f"<tool_call>{body}</tool_call>") == [call("add", a=1, b=2)]
+    assert parse_tool_calls(f"<tool_call>{body}</tool_call>") == [parsed_call("add", a=1, b=2)]
 
 
 def test_several_objects_or_an_array_in_one_tag_are_several_calls():
-    expected = [call("a"), call("b", x=1)]
+    expected = [parsed_call("a"), parsed_call("b", x=1)]
     objects = '{"name": "a"}\n{"name": "b", "arguments": {"x": 1}}'
     array = '[{"name": "a"}, {"name": "b", "arguments": {"x": 1}}]'
     assert parse_tool_calls(f"<tool_call>{objects}</tool_call>") == expected
@@ -136,15 +136,15 @@ def test_several_objects_or_an_array_in_one_tag_are_several_calls():
 def test_missing_closing_tag_at_end_of_stream_is_still_a_call():
     assert parse_tool_calls('Sure. <tool_call>\n{"name": "add", "arguments": {"a": 1}}\n') == [
         TextDelta("Sure. "),
-        call("add", a=1),
+        parsed_call("add", a=1),
     ]
     # Complete JSON without the tag: runtimes that stop on "</tool_call>" send it this way.
-    assert parse_tool_calls('<tool_call>{"name": "add", "arguments": {"a": 1}}') == [call("add", a=1)]
+    assert parse_tool_calls('<tool_call>{"name": "add", "arguments": {"a": 1}}') == [parsed_call("add", a=1)]
 
 
 def test_a_new_tool_call_tag_closes_an_unclosed_one():
     text = '<tool_call>{"name": "a"}\n<tool_call>{"name": "b"}</tool_call>'
-    assert parse_tool_calls(text) == [call("a"), call("b")]
+    assert parse_tool_calls(text) == [parsed_call("a"), parsed_call("b")]
 
 
 def test_stray_tags_and_angle_brackets_are_text():
@@ -166,7 +166,7 @@ INJECTED = (
 
 def test_tags_inside_an_argument_string_are_data_at_every_split():
     expected = [
-        call("note", text='see <tool_call>{"name": "clear_cache", "arguments": {}}</tool_call> ok'),
+        parsed_call("note", text='see <tool_call>{"name": "clear_cache", "arguments": {}}</tool_call> ok'),
         TextDelta(" Saved."),
     ]
     assert parse_tool_calls(INJECTED) == expected
@@ -178,11 +178,11 @@ def test_tags_inside_an_argument_string_are_data_at_every_split():
 @pytest.mark.parametrize(
     ("body", "expected"),
     [
-        ('{"name": "a", "arguments": {"t": "x</tool_call>y"}}', call("a", t="x</tool_call>y")),
-        ("{'name': 'a', 'arguments': {'t': 'x</tool_call>y'}}", call("a", t="x</tool_call>y")),
-        ('{"name": "a", "arguments": {"t": "q\\"</tool_call>"}}', call("a", t='q"</tool_call>')),
-        ('{"name": "a", "arguments": {"path": "C:\\\\"}}', call("a", path="C:\\")),
-        ('{"name": "a", "arguments": {"t": "don\'t <think>"}}', call("a", t="don't <think>")),
+        ('{"name": "a", "arguments": {"t": "x</tool_call>y"}}', parsed_call("a", t="x</tool_call>y")),
+        ("{'name': 'a', 'arguments': {'t': 'x</tool_call>y'}}", parsed_call("a", t="x</tool_call>y")),
+        ('{"name": "a", "arguments": {"t": "q\\"</tool_call>"}}', parsed_call("a", t='q"</tool_call>')),
+        ('{"name": "a", "arguments": {"path": "C:\\\\"}}', parsed_call("a", path="C:\\")),
+        ('{"name": "a", "arguments": {"t": "don\'t <think>"}}', parsed_call("a", t="don't <think>")),
     ],
 )
 def test_string_ends_escapes_and_quotes_are_followed_at_every_split(body, expected):
@@ -228,7 +228,7 @@ def test_at_the_token_limit_an_unclosed_call_never_runs_and_closed_ones_do():
     parser = ToolCallParser()
     events = parser.feed(done + '\n<tool_call>{"name": "b", "arguments": {"x": 1}}')
     assert events + parser.close("length") == [
-        call("a"),
+        parsed_call("a"),
         MalformedCall('{"name": "b", "arguments": {"x": 1}}', cut_reason(True)),
     ]
     parser.feed('{"name": "b", "arguments": {"x": "lo')
@@ -316,7 +316,7 @@ def test_unreadable_calls_are_malformed_with_a_reason(body, reason):
 def test_one_bad_object_among_good_ones_is_malformed_alone():
     body = '{"name": "a"}\n{"arguments": {}}'
     assert parse_tool_calls(f"<tool_call>{body}</tool_call>") == [
-        call("a"),
+        parsed_call("a"),
         MalformedCall(raw=body, reason=f'the call has no "name"; write it as {SHAPE}'),
     ]
 
@@ -346,20 +346,20 @@ def test_deeply_nested_json_is_malformed_not_an_exception():
     ],
 )
 def test_a_bare_call_object_is_a_call(text):
-    assert parse_tool_calls(text) == [call("add", a=1)]
+    assert parse_tool_calls(text) == [parsed_call("add", a=1)]
 
 
 def test_several_bare_call_objects_are_several_calls():
     text = '{"name": "a", "arguments": {}}\n\n{"name": "b"}{"name": "c", "arguments": {"x": [1]}}'
-    assert parse_tool_calls(text) == [call("a"), call("b"), call("c", x=[1])]
+    assert parse_tool_calls(text) == [parsed_call("a"), parsed_call("b"), parsed_call("c", x=[1])]
     fenced = '```json\n{"name": "a"}\n```\n```json\n{"name": "b"}\n```'
-    assert parse_tool_calls(fenced) == [call("a"), call("b")]
+    assert parse_tool_calls(fenced) == [parsed_call("a"), parsed_call("b")]
 
 
 def test_a_bare_call_after_thinking_is_a_call():
     assert parse_tool_calls('<think>\nI need a tool.\n</think>\n\n{"name": "now"}') == [
         ThinkingDelta("I need a tool."),
-        call("now"),
+        parsed_call("now"),
     ]
 
 
@@ -381,14 +381,14 @@ def test_bare_json_that_is_not_calls_is_plain_text(text):
 
 def test_held_bare_text_still_reads_tags_when_it_turns_out_to_be_text():
     text = f'{{"id": 1}} then {WEATHER}'
-    assert parse_tool_calls(text) == [TextDelta('{"id": 1} then '), call("get_weather", city="Paris")]
+    assert parse_tool_calls(text) == [TextDelta('{"id": 1} then '), parsed_call("get_weather", city="Paris")]
 
 
 def test_a_bare_call_is_held_until_close():
     parser = ToolCallParser()
     assert parser.feed('{"name": "add", ') == []
     assert parser.feed('"arguments": {"a": 1}}') == []
-    assert parser.close() == [call("add", a=1)]
+    assert parser.close() == [parsed_call("add", a=1)]
 
 
 @pytest.mark.parametrize(
@@ -408,7 +408,7 @@ def test_ordinary_answers_are_not_held_back(chunk, shown):
 
 def test_a_tag_after_a_call_object_start_is_not_a_bare_call():
     assert parse_tool_calls('<tool_call>{"name": "a"}</tool_call>\n{"name": "b"}') == [
-        call("a"),
+        parsed_call("a"),
         TextDelta('\n{"name": "b"}'),
     ]
 
@@ -421,7 +421,7 @@ def test_inline_thinking_is_thinking_and_the_text_after_it_loses_its_leading_new
     assert parse_tool_calls(text) == [
         ThinkingDelta("The user wants weather."),
         TextDelta("Checking."),
-        call("get_weather", city="Paris"),
+        parsed_call("get_weather", city="Paris"),
     ]
 
 
@@ -463,7 +463,7 @@ def test_text_streams_promptly_and_only_a_possible_tag_is_held_back():
     assert parser.feed("Hello <tool_c") == [TextDelta("Hello ")]
     assert parser.feed('all>{"name": "now"') == []
     assert parser.feed("}</tool_") == []
-    assert parser.feed("call>\nIt is") == [call("now"), TextDelta("\nIt is")]
+    assert parser.feed("call>\nIt is") == [parsed_call("now"), TextDelta("\nIt is")]
     assert parser.feed(" noon. a <") == [TextDelta(" noon. a ")]
     assert parser.feed(" b") == [TextDelta("< b")]
     assert parser.close() == []
@@ -487,7 +487,7 @@ def test_close_readies_the_parser_for_a_new_answer():
     assert parser.feed("<think>a") == [ThinkingDelta("a")]
     assert parser.close() == []
     assert parser.feed('{"name": "x"}') == []
-    assert parser.close() == [call("x")]
+    assert parser.close() == [parsed_call("x")]
 
 
 # Answers with their exact events; each is also parsed under every chunking below.
@@ -497,30 +497,30 @@ ANSWERS = {
     ],
     f"Let me look.\n{WEATHER}\n\n{WEATHER} between {WEATHER}\nDone.": [
         TextDelta("Let me look.\n"),
-        call("get_weather", city="Paris"),
-        call("get_weather", city="Paris"),
+        parsed_call("get_weather", city="Paris"),
+        parsed_call("get_weather", city="Paris"),
         TextDelta(" between "),
-        call("get_weather", city="Paris"),
+        parsed_call("get_weather", city="Paris"),
         TextDelta("\nDone."),
     ],
     "<think>\nPlan: call add.\n</think>\n\nOK."
     '<tool_call>\n```json\n{"name": "add", "arguments": "{\\"a\\": 1}"}\n```\n</tool_call>': [
         ThinkingDelta("Plan: call add."),
         TextDelta("OK."),
-        call("add", a=1),
+        parsed_call("add", a=1),
     ],
     '<think>x</think>\n```json\n{"name": "a", "arguments": {}}\n```\n{"name": "b"}': [
         ThinkingDelta("x"),
-        call("a"),
-        call("b"),
+        parsed_call("a"),
+        parsed_call("b"),
     ],
     '{"name": "Alice", "age": 3} then <tool_call>{"name": "a"}': [
         TextDelta('{"name": "Alice", "age": 3} then '),
-        call("a"),
+        parsed_call("a"),
     ],
     "<tool_call>not json</tool_call><tool_call>{'name': 'a', 'arguments': {'q': 'x'},}</tool_call>": [
         MalformedCall("not json", NOT_JSON),
-        call("a", q="x"),
+        parsed_call("a", q="x"),
     ],
     "Thinking next: <think>\nunclosed </think": [
         TextDelta("Thinking next: "),
@@ -528,8 +528,8 @@ ANSWERS = {
     ],
     '<tool_c <think <tool_call>{"name": "a"}<tool_call>{"name": "b"}</tool_call></tool_call>': [
         TextDelta("<tool_c <think "),
-        call("a"),
-        call("b"),
+        parsed_call("a"),
+        parsed_call("b"),
         TextDelta("</tool_call>"),
     ],
 }
@@ -558,7 +558,7 @@ def test_every_three_chunk_split_equals_one_shot():
     assert whole == [
         ThinkingDelta("t"),
         TextDelta("A"),
-        call("get_weather", city="Paris"),
+        parsed_call("get_weather", city="Paris"),
         TextDelta('\n{"x"}'),
     ]
     for i in range(len(text) + 1):

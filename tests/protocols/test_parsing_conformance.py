@@ -32,9 +32,9 @@ from pathlib import Path
 
 import pytest
 
-from meowgent_nb.agent.events import TextDelta, ThinkingDelta
+from meowgent_nb import ToolCall
+from meowgent_nb.events import TextDelta, ThinkingDelta
 from meowgent_nb.protocols.parsing import MalformedCall, ToolCallParser
-from meowgent_nb.tools.core import ToolCall
 
 canitoolcall = pytest.importorskip("canitoolcall")
 

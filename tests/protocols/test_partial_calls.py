@@ -12,13 +12,11 @@ import json
 
 import pytest
 
-from meowgent_nb import Agent, ScriptedModel, tool
-from meowgent_nb.agent.events import TextDelta, ThinkingDelta, ToolCallEvent, ToolResultEvent
-from meowgent_nb.events import PartialCall
+from meowgent_nb import Agent, ScriptedModel, ToolCall, tool
+from meowgent_nb.events import PartialCall, TextDelta, ThinkingDelta, ToolCallEvent, ToolResultEvent
 from meowgent_nb.models import ModelChunk
 from meowgent_nb.protocols.native import NativeCallParser
 from meowgent_nb.protocols.parsing import MalformedCall, ToolCallParser, parse_tool_calls
-from meowgent_nb.tools.core import ToolCall
 
 WEATHER = '<tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</tool_call>'
 ANSWERS = [

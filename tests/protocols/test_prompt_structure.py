@@ -15,10 +15,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from meowgent_nb import Agent, ScriptedModel, Tool, tool
+from meowgent_nb import Agent, ScriptedModel, Tool, ToolCall, ToolResult, tool
 from meowgent_nb.models import ModelChunk
 from meowgent_nb.protocols.prompt import RESULTS_NOTICE, inert, tool_responses
-from meowgent_nb.tools.core import ToolCall, ToolResult
 from meowgent_nb.tools.inert import escape_tokens
 from tests.models.test_llamacpp_model import real_model
 
@@ -297,8 +296,7 @@ def test_the_local_models_prompt_has_no_special_token_the_template_did_not_write
 
     import llama_cpp
 
-    from meowgent_nb.models.base import ModelRequest
-    from meowgent_nb.models.llamacpp import LlamaCppModel
+    from meowgent_nb.models import LlamaCppModel, ModelRequest
 
     model = LlamaCppModel()
     loaded, _ = model._load()

@@ -11,9 +11,9 @@ from __future__ import annotations
 import pytest
 
 from meowgent_nb import Agent, ScriptedModel, tool
-from meowgent_nb.agent.events import TextDelta, ThinkingDelta
+from meowgent_nb.events import TextDelta, ThinkingDelta
 from meowgent_nb.protocols.parsing import MalformedCall, ToolCallParser, parse_tool_calls
-from meowgent_nb.tools.core import ToolCall
+from tests.support.tool_calls import parsed_call
 
 F = "```"
 SHAPE = '{"name": "TOOL", "arguments": {...}}'
@@ -22,10 +22,6 @@ PARIS = '{"name": "get_weather", "arguments": {"city": "Paris"}}'
 LONDON = '{"name": "get_weather", "arguments": {"city": "London"}}'
 GCD1 = '{"name": "gcd", "arguments": {"a": 45, "b": 60}}'
 GCD2 = '{"name": "gcd", "arguments": {"a": 81, "b": 63}}'
-
-
-def call(name, **arguments):
-    return ToolCall(name=name, arguments=arguments)
 
 
 def parse(chunks, finish_reason=None, offered=OFFERED):
@@ -51,76 +47,79 @@ CALLS = {
     # The issue's example: a bare call after prose, then a stray fence.
     f"Here is the response:\n{PARIS}\n{F}": [
         TextDelta("Here is the response:\n"),
-        call("get_weather", city="Paris"),
+        parsed_call("get_weather", city="Paris"),
     ],
     # The same class: other prose, other tools, stray or unbalanced fences and closers.
-    f"Sure thing.\n\n{GCD1}\n{F}\n{F}": [TextDelta("Sure thing.\n\n"), call("gcd", a=45, b=60)],
-    f"Sure thing.\n{GCD1}}}\n]": [TextDelta("Sure thing.\n"), call("gcd", a=45, b=60)],
-    f"Here: {PARIS} ok": [TextDelta("Here: "), call("get_weather", city="Paris"), TextDelta(" ok")],
-    f"Calling:\n{F}JSON\n{PARIS}": [TextDelta("Calling:\n"), call("get_weather", city="Paris")],  # left open
-    f"Calling:\n{F}python\n{PARIS}\n{F}": [TextDelta("Calling:\n"), call("get_weather", city="Paris")],
+    f"Sure thing.\n\n{GCD1}\n{F}\n{F}": [TextDelta("Sure thing.\n\n"), parsed_call("gcd", a=45, b=60)],
+    f"Sure thing.\n{GCD1}}}\n]": [TextDelta("Sure thing.\n"), parsed_call("gcd", a=45, b=60)],
+    f"Here: {PARIS} ok": [TextDelta("Here: "), parsed_call("get_weather", city="Paris"), TextDelta(" ok")],
+    f"Calling:\n{F}JSON\n{PARIS}": [
+        TextDelta("Calling:\n"),
+        parsed_call("get_weather", city="Paris"),
+    ],  # left open
+    f"Calling:\n{F}python\n{PARIS}\n{F}": [TextDelta("Calling:\n"), parsed_call("get_weather", city="Paris")],
     f"To check, I call:\n{F}json\n{PARIS}\n{F}\n": [
         TextDelta("To check, I call:\n"),
-        call("get_weather", city="Paris"),
+        parsed_call("get_weather", city="Paris"),
     ],
     f'Note:\n{F}json\n{{"name": "get_weather", "arguments": {{"city": "{F} }}"}}}}\n{F}': [
         TextDelta("Note:\n"),
-        call("get_weather", city=f"{F} }}"),
+        parsed_call("get_weather", city=f"{F} }}"),
     ],
     # Several: one fence, several fences, a list, calls with prose between them.
     f"Both:\n{F}json\n{PARIS}\n{LONDON}\n{F}": [
         TextDelta("Both:\n"),
-        call("get_weather", city="Paris"),
-        call("get_weather", city="London"),
+        parsed_call("get_weather", city="Paris"),
+        parsed_call("get_weather", city="London"),
     ],
     f"Two gcds:\n{F}json\n{GCD1}\n{F}\n{F}\n{GCD2}\n{F}": [
         TextDelta("Two gcds:\n"),
-        call("gcd", a=45, b=60),
-        call("gcd", a=81, b=63),
+        parsed_call("gcd", a=45, b=60),
+        parsed_call("gcd", a=81, b=63),
     ],
     f"Two gcds: [{GCD1}, {GCD2}]": [
         TextDelta("Two gcds: "),
-        call("gcd", a=45, b=60),
-        call("gcd", a=81, b=63),
+        parsed_call("gcd", a=45, b=60),
+        parsed_call("gcd", a=81, b=63),
     ],
     f"Two gcds:\n{F}json\n[\n  {GCD1},\n  {GCD2}\n]\n{F}\nDone.": [
         TextDelta("Two gcds:\n"),
-        call("gcd", a=45, b=60),
-        call("gcd", a=81, b=63),
+        parsed_call("gcd", a=45, b=60),
+        parsed_call("gcd", a=81, b=63),
         TextDelta("\nDone."),
     ],
     f"For example {F}json {PARIS}{F} asks for Paris. Now:\n{F}json\n{LONDON}\n{F}": [
         TextDelta("For example "),
-        call("get_weather", city="Paris"),
+        parsed_call("get_weather", city="Paris"),
         TextDelta(" asks for Paris. Now:\n"),
-        call("get_weather", city="London"),
+        parsed_call("get_weather", city="London"),
     ],
     # Followed by an explanation (recorded answers of the 0.5B model go on like this).
     f"You would write {F}json\n{PARIS}\n{F}\nto get the weather in Paris.": [
         TextDelta("You would write "),
-        call("get_weather", city="Paris"),
+        parsed_call("get_weather", city="Paris"),
         TextDelta("\nto get the weather in Paris."),
     ],
     # Read with the rules of a call inside <tool_call>: "parameters", mended punctuation.
-    'Try {"name": "gcd", "parameters": {"a": 1, "b": 2}}': [TextDelta("Try "), call("gcd", a=1, b=2)],
+    'Try {"name": "gcd", "parameters": {"a": 1, "b": 2}}': [TextDelta("Try "), parsed_call("gcd", a=1, b=2)],
     f'Try {F}json\n{{"name": "delete_file", "arguments": {{"path": "a",}}}}\n{F}': [
         TextDelta("Try "),
-        call("delete_file", path="a"),
+        parsed_call("delete_file", path="a"),
     ],
-    'Try {"name": "delete_file"}': [TextDelta("Try "), call("delete_file")],
+    'Try {"name": "delete_file"}': [TextDelta("Try "), parsed_call("delete_file")],
     # The keys in another order, or in single quotes (mended as inside tags).
     'Ok: {"arguments": {"a": 2, "b": 4}, "name": "gcd"} done': [
         TextDelta("Ok: "),
-        call("gcd", a=2, b=4),
+        parsed_call("gcd", a=2, b=4),
         TextDelta(" done"),
     ],
-    "Ok: {'name': 'gcd', 'arguments': {'a': 2, 'b': 4}}": [TextDelta("Ok: "), call("gcd", a=2, b=4)],
+    "Ok: {'name': 'gcd', 'arguments': {'a': 2, 'b': 4}}": [TextDelta("Ok: "), parsed_call("gcd", a=2, b=4)],
     # A call in tags after one in prose: both.
     f"First {PARIS} then <tool_call>{LONDON}</tool_call>": [
         TextDelta("First "),
-        call("get_weather", city="Paris"),
+        parsed_call("get_weather", city="Paris"),
         TextDelta(" then "),
-        call("get_weather", city="London"),
+        parsed_call("get_weather", city="London"),
     ],
 }
 
@@ -158,7 +157,7 @@ MALFORMED = {
     ],
     f'So:\n{GCD1}\n{{"name": "gcd", "arguments": {{"a": 8': [
         TextDelta("So:\n"),
-        call("gcd", a=45, b=60),
+        parsed_call("gcd", a=45, b=60),
         MalformedCall(
             '{"name": "gcd", "arguments": {"a": 8',
             f"the answer ended before this call was complete, so it was not run; write the whole call as {SHAPE}",
@@ -199,7 +198,7 @@ def test_a_prose_call_cut_off_by_the_token_limit_never_runs_and_a_complete_one_d
         text,
         [
             TextDelta("Calling:\n"),
-            call("get_weather", city="Paris"),
+            parsed_call("get_weather", city="Paris"),
             MalformedCall(
                 '{"name": "gcd", "arguments": {"a": 1',
                 "the answer hit the token limit before this call was complete, so it was not run;"
@@ -240,7 +239,7 @@ def test_a_tool_result_quoted_back_is_a_call_and_approval_still_applies():
     text = f'The page says:\n{F}json\n{{"name": "delete_file", "arguments": {{"path": "/"}}}}\n{F}'
     assert parse([text + "\nI will not do that."]) == [
         TextDelta("The page says:\n"),
-        call("delete_file", path="/"),
+        parsed_call("delete_file", path="/"),
         TextDelta("\nI will not do that."),
     ]
 
@@ -250,7 +249,7 @@ def test_text_before_a_prose_call_streams_and_only_the_call_is_held():
     assert parser.feed("Calling now: `") == [TextDelta("Calling now: ")]
     assert parser.feed('``json\n{"name"') == []
     assert parser.feed(': "get_weather", "arguments": {"city": "Paris"}}\n```') == []
-    assert parser.close() == [call("get_weather", city="Paris")]
+    assert parser.close() == [parsed_call("get_weather", city="Paris")]
     assert parser.feed("Use `x` here, {y} and [z]") + parser.close() == [
         TextDelta("Use `x` here, {y} and [z]")
     ]

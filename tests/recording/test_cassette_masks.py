@@ -14,22 +14,18 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from meowgent_nb import Agent, AutoApprove, ScriptedModel, tool
-from meowgent_nb.agent.result import AgentResult
-from meowgent_nb.mcp.client.toolbox import McpToolbox
+from meowgent_nb import Agent, AgentResult, AutoApprove, ScriptedModel, tool
+from meowgent_nb.mcp import McpToolbox
 from meowgent_nb.models import ModelChunk, ModelRequest
 from meowgent_nb.recording._file import chunk_json, request_fields
 from meowgent_nb.recording.cassette import Cassette, RecordingModel, ReplayModel, ToolTape
 from meowgent_nb.tools.calls import ToolCall, ToolResult
+from tests.support.tool_calls import call
 
 CARD = 4111111111111111
 """A secret that is a number: an account number passed as an int."""
 TOKEN = "sk-Live0123456789"
 ODD_SERVER = str(Path(__file__).parents[1] / "mcp_servers" / "odd_server.py")
-
-
-def call(name: str, arguments: dict) -> str:
-    return f"<tool_call>{json.dumps({'name': name, 'arguments': arguments})}</tool_call>"
 
 
 def run(path: Path, tools: list, turns: list, mask: list[str], prompt: str = "Go.") -> AgentResult:
@@ -88,7 +84,7 @@ def account(owner: str) -> dict:
 
 def test_a_number_that_is_a_secret_is_masked_in_results_and_replays_as_a_string(tmp_path):
     path = tmp_path / "account.cassette.json"
-    live = run(path, [account], [call("account", {"owner": "Ada"}), "Found."], [str(CARD)])
+    live = run(path, [account], [call("account", owner="Ada"), "Found."], [str(CARD)])
     assert results(live)[0].value == {
         "owner": "Ada",
         "number": CARD,
@@ -116,7 +112,7 @@ def test_a_number_in_a_calls_arguments_is_masked_and_the_masked_call_still_repla
 
 
 def test_a_whole_float_written_with_an_exponent_is_masked_by_its_digits():
-    from meowgent_nb.recording._mask import Mask
+    from meowgent_nb.recording import Mask
 
     mask = Mask(["10000000000000000", r"\b4242\b"])
     assert mask([1e16, 1e15, 4242, 4242.0, 14242, True, None]) == [
@@ -139,7 +135,7 @@ def download(name: str) -> bytes:
 
 def test_bytes_holding_a_secret_are_masked_before_they_are_base64_encoded(tmp_path):
     path = tmp_path / "bytes.cassette.json"
-    run(path, [download], [call("download", {"name": "a.png"}), "Done."], [r"sk-Live\w+"])
+    run(path, [download], [call("download", name="a.png"), "Done."], [r"sk-Live\w+"])
     raw = path.read_bytes()
     assert TOKEN.encode() not in raw and b"sk-Live" not in raw
     stored = Cassette(path).tool_entries[0].result.value.bytes
@@ -150,7 +146,7 @@ def test_bytes_holding_a_secret_are_masked_before_they_are_base64_encoded(tmp_pa
 
 def test_a_match_only_in_the_base64_text_stars_the_bytes_it_encodes(tmp_path):
     # b"\xff\xff\xff" is "////" in base64: the mask never sees it in the bytes, only in what is written.
-    from meowgent_nb.recording._mask import Mask
+    from meowgent_nb.recording import Mask
 
     mask = Mask(["////"])
     written = mask(b"ab\xff\xff\xff\xff\xffcd")
@@ -169,7 +165,7 @@ def vault(entry: str) -> dict:
 
 def test_keys_nested_values_and_error_messages_are_masked(tmp_path):
     path = tmp_path / "vault.cassette.json"
-    turns = [call("vault", {"entry": "ok"}) + call("vault", {"entry": "broken"}), "Done."]
+    turns = [call("vault", entry="ok") + call("vault", entry="broken"), "Done."]
     run(path, [vault], turns, [r"sk-Live\w+", str(CARD)])
     text = path.read_text()
     assert "sk-Live" not in text and str(CARD) not in text
@@ -186,7 +182,7 @@ def test_keys_nested_values_and_error_messages_are_masked(tmp_path):
 
 def test_a_mask_matching_only_the_json_escaped_text_is_masked_too(tmp_path):
     # The value holds a newline; written, it is backslash-n: a mask for "a\nb" as typed must hold.
-    from meowgent_nb.recording._mask import Mask
+    from meowgent_nb.recording import Mask
 
     mask = Mask([re.escape("key\\nvalue"), re.escape('\\"q\\"')])
     assert mask("key\nvalue and key\\nvalue") == "*** and ***"
@@ -199,7 +195,7 @@ def test_an_mcp_image_is_masked_in_its_bytes_and_in_its_base64(tmp_path):
     # The chart's image is b"\x89PNG\r\n\x1a\n" ("iVBORw0KGgo="): one mask for its bytes, one for its base64.
     masks = ["PNG", "Gg"]
     with McpToolbox("odd", [sys.executable, ODD_SERVER], record=True) as box:
-        model = RecordingModel(ScriptedModel([call("odd_chart", {}), "A chart."]), path, mask=masks)
+        model = RecordingModel(ScriptedModel([call("odd_chart"), "A chart."]), path, mask=masks)
         box.use_tape(model.tool_tape)
         Agent(model, tools=list(box), approver=AutoApprove()).run("Chart?")
     raw = path.read_bytes()
@@ -306,7 +302,7 @@ def test_a_mask_that_matches_a_field_name_masks_values_never_the_files_own_names
         "output",
     ]
     path = tmp_path / "words.cassette.json"
-    live = run(path, [vault], [call("vault", {"entry": "ok"}), "Done: the model's text."], masks)
+    live = run(path, [vault], [call("vault", entry="ok"), "Done: the model's text."], masks)
     loaded = Cassette(path)
     assert loaded.tool_entries[0].result.kind == "ok"
     assert "".join(chunk.text for chunk in loaded.entries[1].chunks) == "Done: the ***'s ***."

@@ -419,7 +419,7 @@ def test_the_vcr_mode_names_still_work_wherever_a_mode_is_and_name_the_new_ones(
 
 
 def test_record_must_be_a_bool():
-    from meowgent_nb.errors import ToolDefinitionError
+    from meowgent_nb import ToolDefinitionError
 
     with pytest.raises(ToolDefinitionError) as caught:
         tool(record="yes")(lambda: None)

@@ -23,7 +23,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from meowgent_nb.mcp.config import redact
-from meowgent_nb.recording._mask import Mask
+from meowgent_nb.recording import Mask
 
 
 def readable(secret: str, text: str) -> bool:

@@ -9,9 +9,7 @@ import pytest
 
 import meowgent_nb.models
 from meowgent_nb import Agent, ModelError, ScriptedModel, tool
-from meowgent_nb.models import ModelChunk
-from meowgent_nb.models.llamacpp import LlamaCppModel
-from meowgent_nb.models.ollama import OllamaModel
+from meowgent_nb.models import LlamaCppModel, ModelChunk, OllamaModel
 from meowgent_nb.testing import (
     assert_last_user_message,
     assert_system_prompt,

@@ -27,9 +27,9 @@ from hypothesis import strategies as st
 from pydantic import BaseModel, Field
 from typing_extensions import TypedDict
 
-from meowgent_nb.tools.core import Tool, tool
+from meowgent_nb import Tool, render_tools_xml, tool
 from meowgent_nb.tools.examples import MAX_EXAMPLE_CHARS, MAX_EXAMPLES, example_json
-from meowgent_nb.tools.render import parse_tools_xml, render_tools_xml, tool_xml
+from meowgent_nb.tools.render import parse_tools_xml, tool_xml
 
 SETTINGS = settings(
     max_examples=60,

@@ -19,7 +19,7 @@ from typing import Any
 import httpx2
 from hypothesis import strategies as st
 
-from meowgent_nb.models.openai import OpenAIModel
+from meowgent_nb.models import OpenAIModel
 
 ABSENT = object()
 """A field left out of its object."""

@@ -128,7 +128,7 @@ class JupyterLab:
             "--ServerApp.open_browser=False",
             "--LabApp.news_url=None",
             "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
-            "--LabApp.expose_app_in_browser=True",  # window.jupyterapp: see tests/browser_pages.py
+            "--LabApp.expose_app_in_browser=True",  # window.jupyterapp: see tests/support/browser_pages.py
         ]
 
     def _environment(self) -> dict[str, str]:

@@ -16,7 +16,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tests.browser_notebook import (
+from tests.support.browser_notebook import (
     JupyterLab,
     NotebookPage,
     PlaywrightError,

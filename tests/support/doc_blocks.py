@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 from markdown_it import MarkdownIt
 
-from tests.kernel_driver import Kernel, Run
+from tests.support.kernel_driver import Kernel, Run
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
 
 
@@ -182,6 +182,6 @@ def notebook_text(text: str) -> str:
 
 
 if __name__ == "__main__":
-    # python -m tests.doc_blocks: write docs/getting-started.ipynb from docs/getting-started.md.
+    # python -m tests.support.doc_blocks: write docs/getting-started.ipynb from docs/getting-started.md.
     NOTEBOOK.write_text(notebook_text(GETTING_STARTED.read_text()))
     print(f"wrote {NOTEBOOK}")

@@ -49,8 +49,10 @@ Hook = Callable[["Kernel", Run, dict[str, Any]], None]
 class Kernel:
     """A real ipykernel driven the way a frontend drives it."""
 
-    def __init__(self, cwd: str):
-        self.km, self.kc = start_new_kernel(kernel_name="python3", cwd=cwd)
+    def __init__(self, cwd: str, env: dict[str, str] | None = None):
+        """Start a python3 kernel in ``cwd``, with ``env`` as its whole environment when given."""
+        extra = {} if env is None else {"env": env}
+        self.km, self.kc = start_new_kernel(kernel_name="python3", cwd=cwd, **extra)
         self._cell_ids = itertools.count(1)
 
     def execute(
