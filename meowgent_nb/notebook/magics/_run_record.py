@@ -35,8 +35,7 @@ def _note(info: Any) -> None:
     from IPython.core.getipython import get_ipython
 
     shell: Any = get_ipython()  # in IPython (its post_run_cell event); its traits type as Optional
-    magics = shell.magics_manager.registry.get("AgentMagics")
-    result = getattr(magics, "last_result", None)
+    result = getattr(getattr(shell, "meowgent", None), "last_result", None)  # the NotebookSession's
     if result is None or result is _last[0]:
         return  # not an agent cell (or one that failed before its result)
     _last[0] = result
