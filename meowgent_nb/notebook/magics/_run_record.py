@@ -3,7 +3,7 @@
 `run_notebook` runs ``start()`` before the notebook's first cell and ``collected()`` after its
 last, both unsaved cells that leave no history (``store_history=False``), so the notebook's own
 cells and outputs are what they would be without them. The session keeps only the last cell's
-result (`AgentMagics.last_result`); an IPython ``post_run_cell`` callback notes it after each cell.
+result (`NotebookSession.last_result`); an IPython ``post_run_cell`` callback notes it after each cell.
 """
 
 from __future__ import annotations
