@@ -1,7 +1,8 @@
 """`ToolsMagics`: ``%tools``, what the model sees of the notebook's tools, and ``%tools eval``.
 
 ``%tools`` is one line magic; its first word ``mcp`` or ``serve`` goes on to that family's class
-(`notebook.mcp.mcp_magics.McpMagics`, `ServeMagics`), registered beside it.
+(`notebook.mcp.mcp_magics.McpMagics`, `ServeMagics`), made and registered the first time it is
+used: its module imports the MCP client, which a notebook without MCP never needs.
 """
 
 from __future__ import annotations
@@ -20,8 +21,6 @@ from ._options import parse_options
 from .session import SessionMagics
 
 if TYPE_CHECKING:
-    from IPython.core.interactiveshell import InteractiveShell
-
     from ..mcp.mcp_magics import McpMagics, ServeMagics
     from .session import NotebookSession
 
@@ -32,11 +31,8 @@ __all__ = ["ToolsMagics", "tools_eval"]
 class ToolsMagics(SessionMagics):
     """``%tools``: the notebook's tools as the model sees them; ``eval``, ``mcp`` and ``serve``."""
 
-    def __init__(self, shell: InteractiveShell, *, mcp: McpMagics, serve: ServeMagics) -> None:
-        """A ``%tools`` that hands ``%tools mcp ...`` and ``%tools serve ...`` to those families."""
-        super().__init__(shell=shell)
-        self.families: dict[str, McpMagics | ServeMagics] = {"mcp": mcp, "serve": serve}
-        """The families ``%tools`` hands a first word to, by that word."""
+    FAMILIES = ("mcp", "serve")
+    """The first words ``%tools`` hands on to a family of their own."""
 
     @line_magic
     def tools(self, line: str) -> Any:
@@ -52,8 +48,8 @@ class ToolsMagics(SessionMagics):
         command, _, rest = word.partition(" ")
         if command == "eval":
             return tools_eval(self.session, rest)
-        if command in self.families:
-            return self.families[command].run(rest)
+        if command in self.FAMILIES:
+            return self.family(command).run(rest)
         session = self.session
         available = session.available_tools()
         if word in ("", "xml", "json", "text"):
@@ -63,6 +59,18 @@ class ToolsMagics(SessionMagics):
             known = ", ".join(by_name) or "none (define one with @tool)"
             raise UsageError(f"%tools: no tool named {word!r}; use xml, json, text or one of: {known}")
         return ToolsView([by_name[word]], mode="all", shape=session.output_shape())
+
+    def family(self, word: str) -> McpMagics | ServeMagics:
+        """The registered family for ``%tools WORD`` (``mcp`` or ``serve``), registered now if new."""
+        from ..mcp.mcp_magics import McpMagics, ServeMagics
+
+        family = McpMagics if word == "mcp" else ServeMagics
+        manager = self.shell.magics_manager  # IPython types it Optional; a shell always has one
+        magics = manager.registry.get(family.__name__) if manager is not None else None
+        if not isinstance(magics, family):
+            magics = family(shell=self.shell)
+            self.shell.register_magics(magics)
+        return magics
 
 
 @magic_arguments()
