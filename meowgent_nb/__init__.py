@@ -34,12 +34,9 @@ except PackageNotFoundError:  # imported from a source tree that was never insta
 
 def load_ipython_extension(ipython: Any) -> None:
     """``%load_ext meowgent_nb``: register the magics and the ``%%agent`` input transformer."""
-    from .notebook.magics.agent_magics import AgentMagics, rewrite_agent_cell
+    from .notebook.magics.extension import load
 
-    if "AgentMagics" in ipython.magics_manager.registry:
-        return  # loading twice is harmless
-    ipython.register_magics(AgentMagics(shell=ipython, parent=ipython))
-    ipython.input_transformer_manager.cleanup_transforms.append(rewrite_agent_cell)
+    load(ipython)
     from .tools.context import set_default_backend
 
     set_default_backend(_agent_context)  # a tool's ToolContext shows in its call's card, asks in the cell
@@ -53,22 +50,9 @@ def _agent_context(tool: str) -> Any:
 
 def unload_ipython_extension(ipython: Any) -> None:
     """``%unload_ext meowgent_nb``: remove exactly what `load_ipython_extension` added."""
-    from .notebook.magics.agent_magics import rewrite_agent_cell
+    from .notebook.magics.extension import unload
 
-    magics = ipython.magics_manager.registry.pop("AgentMagics", None)
-    if magics is not None:
-        if getattr(magics, "_mcp_servers", None) or getattr(magics, "_mcp_serving", None):
-            from .notebook.mcp.mcp_magics import (
-                close_mcp,
-            )  # only when MCP was used: it imports IPython's argparse
-
-            close_mcp(magics)
-        for kind, names in magics.magics.items():
-            for name in names:
-                ipython.magics_manager.magics[kind].pop(name, None)
-    transforms = ipython.input_transformer_manager.cleanup_transforms
-    while rewrite_agent_cell in transforms:
-        transforms.remove(rewrite_agent_cell)
+    unload(ipython)
     from .tools.context import set_default_backend
 
     set_default_backend(None)

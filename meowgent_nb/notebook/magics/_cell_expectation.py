@@ -11,6 +11,7 @@ stop there) after the transcript is shown, the result stored and the conversatio
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -61,16 +62,17 @@ def request_metadata(shell: Any) -> dict[str, Any]:
     return metadata if isinstance(metadata, dict) else {}
 
 
-def cell_options(magics: Any, line: str, metadata: dict[str, Any] | None) -> tuple[Any, Expectation | None]:
-    """A ``%%agent`` cell's options and expectation (``metadata``: the cell's, else the request's).
+def cell_options(
+    magic: Callable[..., Any], shell: Any, line: str, metadata: dict[str, Any] | None
+) -> tuple[Any, Expectation | None]:
+    """A ``%%agent`` cell's options (read by ``magic``'s parser) and expectation (``metadata``: the
+    cell's, else the request's to ``shell``).
 
     What `cell_report` says is reset first, so a cell that fails here is reported as not run.
     """
     _LAST["cell"] = CellCheck(None)
-    args = parse_options(magics.agent, line, "%%agent")
-    return args, cell_expectation(
-        args.expect, request_metadata(magics.shell) if metadata is None else metadata
-    )
+    args = parse_options(magic, line, "%%agent")
+    return args, cell_expectation(args.expect, request_metadata(shell) if metadata is None else metadata)
 
 
 def cell_expectation(option: str | None, metadata: dict[str, Any]) -> Expectation | None:

@@ -7,17 +7,20 @@ every time, and asks again: Ollama may have been started (or the model pulled) s
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from IPython.core.error import UsageError
+
+if TYPE_CHECKING:
+    from .session import NotebookSession
 
 __all__ = ["cell_model"]
 
 
-def cell_model(magics: Any, args: Any) -> Any:
+def cell_model(session: NotebookSession, args: Any) -> Any:
     """The model for the cell's options (``--model-object``, ``-m``), else ``AgentMagics.model``.
 
-    Resolved models are kept in ``magics._models`` by name and options: a local model is loaded
+    Resolved models are kept in ``session.models`` by name and options: a local model is loaded
     once, not once per cell, and keeps its prompt cache from cell to cell.
 
     Raises:
@@ -25,23 +28,23 @@ def cell_model(magics: Any, args: Any) -> Any:
             message says why and how to fix it).
     """
     if args.model_object:
-        return _notebook_model(magics.shell.user_ns, args.model_object)
+        return _notebook_model(session.shell.user_ns, args.model_object)
     from ...models import ModelError
     from ...models.resolve import choose_model
 
-    options = magics._options()
-    base_url = magics.openai_base_url or None
-    key = (args.model or magics.model, tuple(sorted(options.items())), base_url)
-    kept = magics._models.get(key)
+    options = session.model_options()
+    base_url = session.settings.openai_base_url or None
+    key = (args.model or session.settings.model, tuple(sorted(options.items())), base_url)
+    kept = session.models.get(key)
     if kept is None or kept.instead:
         try:
             choice = choose_model(key[0], options=options, openai_base_url=base_url)
         except ModelError as error:
             raise UsageError(f"%%agent: {error}") from None
         if kept is None or not choice.instead:
-            kept = magics._models[key] = choice
+            kept = session.models[key] = choice
         elif choice.instead != kept.instead:  # still the embedded model (already loaded), for a new reason
-            kept = magics._models[key] = type(choice)(kept.model, choice.instead)
+            kept = session.models[key] = type(choice)(kept.model, choice.instead)
     if kept.instead:
         print(kept.instead)
     return kept.model

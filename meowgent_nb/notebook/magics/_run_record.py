@@ -3,7 +3,7 @@
 `run_notebook` runs ``start()`` before the notebook's first cell and ``collected()`` after its
 last, both unsaved cells that leave no history (``store_history=False``), so the notebook's own
 cells and outputs are what they would be without them. The session keeps only the last cell's
-result (`AgentMagics.last_result`); an IPython ``post_run_cell`` callback notes it after each cell.
+result (`NotebookSession.last_result`); an IPython ``post_run_cell`` callback notes it after each cell.
 """
 
 from __future__ import annotations
@@ -35,8 +35,7 @@ def _note(info: Any) -> None:
     from IPython.core.getipython import get_ipython
 
     shell: Any = get_ipython()  # in IPython (its post_run_cell event); its traits type as Optional
-    magics = shell.magics_manager.registry.get("AgentMagics")
-    result = getattr(magics, "last_result", None)
+    result = getattr(getattr(shell, "meowgent", None), "last_result", None)  # the NotebookSession's
     if result is None or result is _last[0]:
         return  # not an agent cell (or one that failed before its result)
     _last[0] = result

@@ -5,47 +5,54 @@ from __future__ import annotations
 
 import sys
 import traceback
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from IPython.core.error import UsageError
 
 from ..._async import run_to_completion
 from .rules_magics import RULE_WORDS, rules_command
 
+if TYPE_CHECKING:
+    from .session import NotebookSession
+
 __all__ = ["agent_command"]
 
 
-def agent_command(magics: Any, line: str) -> Any:
-    """Run the ``%agent`` command in ``line`` for the notebook's `AgentMagics`."""
+def agent_command(session: NotebookSession, line: str) -> Any:
+    """Run the ``%agent`` command in ``line`` for the notebook's session.
+
+    Raises:
+        UsageError: ``line`` is no ``%agent`` command (or the command's own words are wrong).
+    """
     command = line.strip()
     if command.split()[:1] == ["decisions"]:
         from .decisions_magic import decisions
 
         return decisions(command)
     if command == "reset":
-        magics.messages.clear()
-        magics.context_log.clear()
-        magics.compaction.reset()
+        session.messages.clear()
+        session.context_log.clear()
+        session.compaction.reset()
         print("The conversation was reset.")
     elif command == "context":
         from ..views.window_view import context_view
 
-        return context_view(magics.context_log, magics._context_model, magics.compaction)
+        return context_view(session.context_log, session.context_model, session.compaction)
     elif command == "history":
-        print(_transcript(magics.messages) or "(no conversation yet)")
+        print(_transcript(session.messages) or "(no conversation yet)")
     elif command == "models":
         from ...models.available import available_models
 
         print(run_to_completion(available_models()))
     elif command == "config":
-        for name in sorted(magics.trait_names(config=True)):
-            print(f"AgentMagics.{name} = {getattr(magics, name)!r}")
+        for name in sorted(session.settings.trait_names(config=True)):
+            print(f"AgentMagics.{name} = {getattr(session.settings, name)!r}")
     elif command == "traceback":
         # meowgent's errors show as one message; their whole chain is kept for whoever asks.
         error = getattr(sys, "last_value", None)
         print("".join(traceback.format_exception(error)) if error is not None else "(no error yet)", end="")
     elif command.split(" ", 1)[0] in RULE_WORDS:  # the approval rules and trust: see rules_magics
-        rules_command(magics, command)
+        rules_command(session, command)
     else:
         raise UsageError(
             f"%agent: unknown command {command!r}; use one of: reset, history, context, models, config, traceback,"

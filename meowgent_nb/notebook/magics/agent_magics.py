@@ -1,10 +1,10 @@
-"""`AgentMagics`: ``%%agent`` and ``%agent``, the notebook surface, configured with traitlets.
+"""`AgentMagics`: ``%%agent`` and ``%agent``, and the notebook's settings, configured with traitlets.
 
-`AgentMagics` also registers ``%tools``, whose words are handled in `tools_magics` (and, for
-``%tools mcp`` and ``%tools serve``, in `notebook.mcp.mcp_magics`): the three families share its settings and
-its tools. ``%load_ext meowgent_nb`` registers the magics and an input transformer that turns a ``%%agent``
-cell into an ``await`` of the agent: an async cell lets ipykernel (>= 7.4) deliver the approval
-buttons' clicks while the agent waits, and the cell still blocks until the agent is done.
+Its traits are the settings every family reads (``%config AgentMagics.model = ...``); what the
+families share besides is the shell's `NotebookSession`. ``%load_ext meowgent_nb`` registers the
+magics and an input transformer that turns a ``%%agent`` cell into an ``await`` of the agent: an
+async cell lets ipykernel (>= 7.4) deliver the approval buttons' clicks while the agent waits, and
+the cell still blocks until the agent is done.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from collections import deque
 from typing import TYPE_CHECKING, Any
 
 from IPython.core.error import UsageError
-from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
+from IPython.core.magic import cell_magic, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments
 from traitlets import Bool, CaselessStrEnum, Float, Int, List, Unicode, default, validate
 
@@ -27,14 +27,17 @@ from ...recording.cassette import MODE_NAMES as OLD_CASSETTE_MODES
 from ...recording.cassette import MODES as CASSETTE_MODES  # imported with the agent anyway
 from ...tools.core import Tool
 from .._setting_words import APPROVALS, OLD_APPROVALS, approval_word, cassette_mode_word
-from . import _cassette_choice, agent_commands, tools_magics
-from ._collected_tools import collected_tools
+from . import _cassette_choice, agent_commands
 from ._options import readable_help
 from ._prompt_text import prompt_text
 from .rules_magics import session_rules
+from .session import SessionMagics
 
 if TYPE_CHECKING:
-    from IPython.core.interactiveshell import InteractiveShell
+    from ...agent.rules import Rules
+    from ...agent.window.compaction import Compaction
+    from ...mcp.client.toolbox import McpToolbox
+    from ...mcp.server.serve import ToolServer
 
 __all__ = ["AgentMagics", "agent_cell", "rewrite_agent_cell"]
 
@@ -42,14 +45,13 @@ _CELL_START = re.compile(r"^%%agent(\s|$)")
 
 
 @magics_class
-class AgentMagics(Magics):
+class AgentMagics(SessionMagics):
     """Talk to a model that can call the notebook's tools.
 
     Settings are traits: ``%config AgentMagics.model = "qwen2.5:1.5b"`` (or in
     ipython_config.py). `%agent config` shows the effective values.
     """
 
-    shell: InteractiveShell  # pyright: ignore[reportIncompatibleVariableOverride] - always made with one (load_ipython_extension); IPython 9 types it Optional
     model = Unicode(
         help="ollama:NAME, openai:NAME, local, local:PATH, a name (Ollama's; never replaced), or auto (qwen2.5:0.5b on"
         " Ollama, else the embedded model, saying so); MEOWGENT_MODEL, else auto."
@@ -104,7 +106,6 @@ class AgentMagics(Magics):
         "",
         help="Where openai:NAME models are served (e.g. http://gpu-box:8000/v1); empty: $OPENAI_BASE_URL.",
     ).tag(config=True)
-    toolboxes = List(help="Toolboxes offered in every cell, besides the notebook's tools.")
     cassette = Unicode(
         help="Record the model's answers to this file, or replay them from it (see cassette_mode);"
         " relative to the notebook's folder. MEOWGENT_CASSETTE, else none."
@@ -148,22 +149,6 @@ class AgentMagics(Magics):
     @validate("cassette_mode")
     def _new_cassette_mode_word(self, proposal: Any) -> str:
         return cassette_mode_word(proposal["value"], "%config AgentMagics.cassette_mode = {!r}")
-
-    def __init__(self, shell: Any = None, **kwargs: Any):
-        super().__init__(shell=shell, **kwargs)
-        self.messages: list[dict[str, Any]] = []
-        """The conversation, shared by every %%agent cell until --new or %agent reset."""
-        self.context_log: deque[Any] = deque(maxlen=200)
-        """What each request of the conversation sent (`Agent.context_log`), for %agent context."""
-        self._context_model: Any = None  # the model of the last cell: it measures the context
-        from ...agent.window.compaction import Compaction
-
-        self.compaction = Compaction()
-        """What of the conversation is sent shortened or not at all (`Agent.compaction`), across cells."""
-        self.last_result: AgentResult | None = None
-        self._approver: Any = None
-        self._models: dict[tuple[str, tuple[tuple[str, Any], ...], str | None], Any] = {}  # see _model_choice
-        self._cassettes: dict[Any, Any] = {}  # the cassettes opened this session (see cassette_model)
 
     # --- %%agent -------------------------------------------------------------------------------
 
@@ -230,7 +215,8 @@ class AgentMagics(Magics):
         from ._busy import busy_while_running
         from ._cell_expectation import cell_options, check_cell
 
-        args, expectation = cell_options(self, line, metadata)
+        session = self.session
+        args, expectation = cell_options(self.agent, self.shell, line, metadata)
         text = self.prompt(cell)
         if not text.strip() and not args.prompt:
             raise UsageError("%%agent: the cell is empty; write the prompt below the %%agent line.")
@@ -240,19 +226,23 @@ class AgentMagics(Magics):
         )
         args.origin = f"the %%agent cell beginning {first!r}"
         agent = self.make_agent(args)
-        turn = cell_turn(self, args, text)  # everything is read before the conversation changes
+        turn = cell_turn(session, args, text)  # everything is read before the conversation changes
         if args.new:
-            self.messages.clear()
-            self.context_log.clear()
-            self.compaction.reset()
-        agent.messages, agent.context_log, self._context_model = self.messages, self.context_log, agent.model
-        agent.compaction = self.compaction
+            session.messages.clear()
+            session.context_log.clear()
+            session.compaction.reset()
+        agent.messages, agent.context_log, session.context_model = (
+            session.messages,
+            session.context_log,
+            agent.model,
+        )
+        agent.compaction = session.compaction
         agent.messages.extend(turn.before)
         with busy_while_running(self.shell):  # JupyterLab's status bar says Busy until the answer is complete
             result = await show_run(
                 agent, turn.prompt, live=not _headless()
             )  # the agent keeps interrupts prompt
-        self.last_result = result
+        session.last_result = result
         if args.out:
             self.shell.user_ns[args.out] = result
         check_cell(expectation, result)
@@ -261,36 +251,32 @@ class AgentMagics(Magics):
         """The cell without nbval markers, with ``{name}`` filled from the notebook (see `_prompt_text`)."""
         return prompt_text(cell, self.shell.user_ns)
 
-    @property
-    def rules(self) -> Any:
-        """The notebook's approval rules (`agent.rules` of every cell; see `rules_magics`)."""
-        return session_rules(self)
-
     def make_agent(self, args: Any) -> Agent:
         """An `Agent` for one cell, from the traits and the cell's options."""
         from ..approvals import default_approver
         from ..mcp.mcp_resource_magics import system_prompt
 
+        session = self.session
         mode = args.approve or self.approve
         if mode in ("allow", "deny"):
             approver = default_approver(mode)
         else:
-            if self._approver is None:  # one per session: "always allow" lasts across cells
-                self._approver = default_approver("ask", timeout=self.approval_timeout)
+            if session.approver is None:  # one per session: "always allow" lasts across cells
+                session.approver = default_approver("ask", timeout=self.approval_timeout)
                 if hasattr(
-                    self._approver, "add_rule"
+                    session.approver, "add_rule"
                 ):  # "Allow calls like this…" adds to the notebook's rules
-                    self._approver.add_rule = self.rules.add
-            approver = self._approver
+                    session.approver.add_rule = session_rules(session).add
+            approver = session.approver
             if hasattr(approver, "timeout"):  # %config AgentMagics.approval_timeout after the first cell
                 approver.timeout = self.approval_timeout
-        model = self.resolve_model(args)
-        _cassette_choice.use_tape(self, getattr(model, "tool_tape", None))
-        tools = self.select_tools(args)
+        model = _cassette_choice.cell_model(session, args)
+        _cassette_choice.use_tape(session, getattr(model, "tool_tape", None))
+        tools = session.select_tools(args)
         return Agent(
             model,
             tools=tools,
-            system=system_prompt(self, tools),
+            system=system_prompt(session, tools),
             approver=approver,
             protocol=args.protocol or self.protocol,
             max_turns=args.max_turns if args.max_turns is not None else self.max_turns,
@@ -302,53 +288,8 @@ class AgentMagics(Magics):
             max_output_items=self.max_output_items,
             max_output_depth=self.max_output_depth,
             context=self.context,
-            rules=session_rules(self),
+            rules=session_rules(session),
         )
-
-    def output_shape(self) -> Any:
-        """How the cells shape tool results for the model (`tools.output.Shape`)."""
-        from ...tools.output import Shape
-
-        return Shape(self.max_output_chars, self.max_output_items, self.max_output_depth)
-
-    def resolve_model(self, args: Any) -> Any:
-        """The cell's model; with a cassette, one that records or replays (see `_cassette_choice`)."""
-        return _cassette_choice.cell_model(self, args)
-
-    def session_tape(self) -> Any:
-        """The `ToolTape` of the session's cassette (the traits), or None without one (or in mode off)."""
-        return _cassette_choice.session_tape(self)
-
-    def _resolve_model(self, args: Any) -> Any:
-        from ._model_choice import cell_model
-
-        return cell_model(self, args)
-
-    def _options(self) -> dict[str, Any]:
-        """The model settings from the traits that change its answers."""
-        return {"temperature": self.temperature, "num_ctx": self.num_ctx}
-
-    def available_tools(self, what: str = "%tools") -> list[Tool]:
-        """Every `Tool` in the notebook namespace, then the tools of registered toolboxes (an MCP
-        server's tool named like another is a `UsageError`: see `_collected_tools`)."""
-        namespace = [v for k, v in self.shell.user_ns.items() if not k.startswith("_")]
-        return collected_tools(namespace, self.toolboxes, what)
-
-    def select_tools(self, args: Any, what: str = "%%agent") -> list[Tool]:
-        tools = self.available_tools(what)
-        if args.no_tools:
-            return []
-        if not args.tools:
-            return tools
-        wanted = [name.strip() for name in args.tools.split(",") if name.strip()]
-        by_name = {t.name: t for t in tools}
-        missing = [name for name in wanted if name not in by_name]
-        if missing:
-            known = ", ".join(by_name) or "none (define one with @tool)"
-            raise UsageError(
-                f"%%agent --tools: no tool named {', '.join(missing)}; the notebook has: {known}"
-            )
-        return [by_name[name] for name in wanted]
 
     # --- %agent ----------------------------------------------------------------------------------
 
@@ -356,21 +297,71 @@ class AgentMagics(Magics):
     def agent_line(self, line: str) -> Any:
         """%agent reset | history | context | models | config | traceback | allow ... | deny ... | rules |
         trust | decisions [--df]"""
-        return agent_commands.agent_command(self, line)
+        return agent_commands.agent_command(self.session, line)
 
-    # --- %tools ----------------------------------------------------------------------------------
+    # --- the session's state, read through the magics as before the session had its own object ---
 
-    @line_magic
-    def tools(self, line: str) -> Any:
-        """%tools [xml | json | text | NAME]: what the model sees of the notebook's tools.
+    @property
+    def messages(self) -> list[dict[str, Any]]:
+        """`NotebookSession.messages`."""
+        return self.session.messages
 
-        ``%tools eval VAR [--model-object M | -m NAME]`` checks the model picks the right tool for
-        each case in the list VAR (see `tools_magics.tools_eval`). ``%tools mcp ...`` adds, loads
-        (from a Claude Desktop / Cursor / VS Code file), lists and removes MCP servers' tools and
-        lists their resources and prompts (``%tools mcp help`` lists the options); ``%tools serve
-        ...`` serves the notebook's tools over MCP (see `mcp_magics`).
-        """
-        return tools_magics.tools(self, line)
+    @property
+    def context_log(self) -> deque[Any]:
+        """`NotebookSession.context_log`."""
+        return self.session.context_log
+
+    @property
+    def compaction(self) -> Compaction:
+        """`NotebookSession.compaction`."""
+        return self.session.compaction
+
+    @property
+    def last_result(self) -> AgentResult | None:
+        """`NotebookSession.last_result`."""
+        return self.session.last_result
+
+    @property
+    def toolboxes(self) -> list[Any]:
+        """`NotebookSession.toolboxes`."""
+        return self.session.toolboxes
+
+    @toolboxes.setter
+    def toolboxes(self, boxes: list[Any]) -> None:
+        self.session.toolboxes = boxes
+
+    @property
+    def rules(self) -> Rules:
+        """The notebook's approval rules (`rules_magics.session_rules`)."""
+        return session_rules(self.session)
+
+    @property
+    def _approver(self) -> Any:
+        return self.session.approver
+
+    @_approver.setter
+    def _approver(self, approver: Any) -> None:
+        self.session.approver = approver
+
+    @property
+    def _mcp_servers(self) -> dict[str, McpToolbox]:
+        return self.session.mcp_servers
+
+    @property
+    def _mcp_serving(self) -> ToolServer | None:
+        return self.session.served
+
+    @_mcp_serving.setter
+    def _mcp_serving(self, server: ToolServer | None) -> None:
+        self.session.served = server
+
+    def available_tools(self, what: str = "%tools") -> list[Tool]:
+        """`NotebookSession.available_tools`."""
+        return self.session.available_tools(what)
+
+    def select_tools(self, args: Any, what: str = "%%agent") -> list[Tool]:
+        """`NotebookSession.select_tools`."""
+        return self.session.select_tools(args, what)
 
 
 def _headless() -> bool:

@@ -15,7 +15,7 @@ import os
 import shlex
 import sys
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from IPython.core.error import UsageError
 
@@ -34,6 +34,9 @@ from ...agent.rules import (
     untrust_rules,
     untrusted_file,
 )
+
+if TYPE_CHECKING:
+    from .session import NotebookSession
 
 __all__ = ["RULE_WORDS", "notebook_folder", "rules_command", "session_rules"]
 
@@ -55,17 +58,17 @@ def notebook_folder(shell: Any) -> Path | None:
     return None
 
 
-def session_rules(magics: Any, what: str = "%%agent", tell: bool = True) -> Rules:
+def session_rules(session: NotebookSession, what: str = "%%agent", tell: bool = True) -> Rules:
     """The notebook's `Rules`, its rules file read again if it changed; a file that cannot be
     used is a `UsageError` saying which and why (the rules added in the notebook are kept).
     ``tell=False``: a file whose allow rules wait for trust is not announced (``%agent trust``
     shows it itself)."""
-    rules = getattr(magics, "_rules", None)
+    rules = session.loaded_rules
     if rules is None:
         from ..approvals.trust_panel import tell_ignored, tell_untrusted
 
-        rules = magics._rules = Rules()
-        folder = notebook_folder(magics.shell)
+        rules = session.loaded_rules = Rules()
+        folder = notebook_folder(session.shell)
         rules.file = RulesFile([*([folder] if folder else []), Path.cwd()])
         rules.on_untrusted = tell_untrusted  # the first cell that meets the file says so
         rules.on_ignored = tell_ignored  # a headless run says so when a call is asked because of it
@@ -79,17 +82,17 @@ def session_rules(magics: Any, what: str = "%%agent", tell: bool = True) -> Rule
     return rules
 
 
-def rules_command(magics: Any, command: str) -> None:
+def rules_command(session: NotebookSession, command: str) -> None:
     """Run ``%agent allow ...``, ``%agent deny ...``, ``%agent rules [--remove N]`` or ``%agent trust``."""
     word, _, rest = command.partition(" ")
     rest = rest.strip()
     if word == "trust":
-        trust_command(magics, rest)
+        trust_command(session, rest)
         return
-    rules = session_rules(magics, f"%agent {word}")
+    rules = session_rules(session, f"%agent {word}")
     if word == "rules":
         if not rest:
-            print(listing(rules, magics.available_tools("%agent rules")))
+            print(listing(rules, session.available_tools("%agent rules")))
             return
         parts = rest.split()
         if len(parts) != 2 or parts[0] != "--remove" or not parts[1].isdigit():
@@ -107,10 +110,10 @@ def rules_command(magics: Any, command: str) -> None:
     try:
         rule = rules.add(rest, action=word, source=f"%agent {word}")  # type: ignore[arg-type]
     except RuleError as error:
-        meant = _look_alike(rest.split()[0], [t.name for t in magics.available_tools(f"%agent {word}")])
+        meant = _look_alike(rest.split()[0], [t.name for t in session.available_tools(f"%agent {word}")])
         raise UsageError(f"%agent {word}: {error}" + (f" Did you mean {meant}?" if meant else "")) from None
     print(f"Rule {len(rules)}: {visible(rule.text)}")
-    for warning in rules.unknown_tools(magics.available_tools(f"%agent {word}"), [rule]):
+    for warning in rules.unknown_tools(session.available_tools(f"%agent {word}"), [rule]):
         print(f"Warning: {visible(warning)}; the rule is kept, for a tool defined later.", file=sys.stderr)
 
 
@@ -132,7 +135,7 @@ def listing(rules: Rules, tools: list[Any]) -> str:
     return "\n".join(lines)
 
 
-def trust_command(magics: Any, rest: str) -> None:
+def trust_command(session: NotebookSession, rest: str) -> None:
     """``%agent trust [PATH]`` (ask to trust the rules file: the session's, or PATH's, a file or a
     folder), ``%agent trust --list``, ``%agent trust --remove [PATH]``."""
     try:
@@ -146,7 +149,7 @@ def trust_command(magics: Any, rest: str) -> None:
     if option == "--list":
         print(_trust_listing())
         return
-    file = _rules_file(magics, paths[0] if paths else None, f"%agent trust{' --remove' if option else ''}")
+    file = _rules_file(session, paths[0] if paths else None, f"%agent trust{' --remove' if option else ''}")
     if option == "--remove":
         # _rules_file found a file, so it was read: it has a path and a sha256.
         path, sha256 = cast(Path, file.path), cast(str, file.sha256)
@@ -179,10 +182,10 @@ def trust_command(magics: Any, rest: str) -> None:
         raise UsageError(f"%agent trust: {error}.") from None
 
 
-def _rules_file(magics: Any, given: str | None, what: str) -> RulesFile:
+def _rules_file(session: NotebookSession, given: str | None, what: str) -> RulesFile:
     """The session's rules file, or the one at ``given`` (a rules file, or a folder: its rules file)."""
     if given is None:
-        file = session_rules(magics, what, tell=False).file
+        file = session_rules(session, what, tell=False).file
         if file.path is None:
             raise UsageError(
                 f"{what}: there is no rules file here (approvals.toml, or pyproject.toml with"

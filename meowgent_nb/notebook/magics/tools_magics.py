@@ -1,43 +1,76 @@
-"""``%tools``: what the model sees of the notebook's tools, and ``%tools eval``.
+"""`ToolsMagics`: ``%tools``, what the model sees of the notebook's tools, and ``%tools eval``.
 
-`AgentMagics.tools` (the registered line magic, which shares the agent magics' settings and
-tools) hands its line to `tools`; ``%tools mcp ...`` and ``%tools serve ...`` go on to
-`notebook.mcp.mcp_magics`, loaded only then (it imports the MCP client).
+``%tools`` is one line magic; its first word ``mcp`` or ``serve`` goes on to that family's class
+(`notebook.mcp.mcp_magics.McpMagics`, `ServeMagics`), made and registered the first time it is
+used: its module imports the MCP client, which a notebook without MCP never needs.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from IPython.core.error import UsageError
+from IPython.core.magic import line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments
 
 from ...evals.evaluation import TEXT_LIMIT
 from ...protocols.registry import PROTOCOLS
 from ...tools.view import ToolsView
+from ._cassette_choice import cell_model
 from ._options import parse_options
+from .session import SessionMagics
 
-__all__ = ["tools", "tools_eval"]
+if TYPE_CHECKING:
+    from ..mcp.mcp_magics import McpMagics, ServeMagics
+    from .session import NotebookSession
+
+__all__ = ["ToolsMagics", "tools_eval"]
 
 
-def tools(magics: Any, line: str) -> Any:
-    """%tools [xml | json | text | NAME] | eval ... | mcp ... | serve ...: the body of `AgentMagics.tools`."""
-    word = line.strip()
-    command, _, rest = word.partition(" ")
-    if command == "eval":
-        return tools_eval(magics, rest)
-    if command in ("mcp", "serve"):
-        from ..mcp import mcp_magics
+@magics_class
+class ToolsMagics(SessionMagics):
+    """``%tools``: the notebook's tools as the model sees them; ``eval``, ``mcp`` and ``serve``."""
 
-        return (mcp_magics.tools_mcp if command == "mcp" else mcp_magics.tools_serve)(magics, rest)
-    available = magics.available_tools()
-    if word in ("", "xml", "json", "text"):
-        return ToolsView(available, mode=word or "all")
-    by_name = {t.name: t for t in available}
-    if word not in by_name:
-        known = ", ".join(by_name) or "none (define one with @tool)"
-        raise UsageError(f"%tools: no tool named {word!r}; use xml, json, text or one of: {known}")
-    return ToolsView([by_name[word]], mode="all", shape=magics.output_shape())
+    FAMILIES = ("mcp", "serve")
+    """The first words ``%tools`` hands on to a family of their own."""
+
+    @line_magic
+    def tools(self, line: str) -> Any:
+        """%tools [xml | json | text | NAME]: what the model sees of the notebook's tools.
+
+        ``%tools eval VAR [--model-object M | -m NAME]`` checks the model picks the right tool for
+        each case in the list VAR (see `tools_magics.tools_eval`). ``%tools mcp ...`` adds, loads
+        (from a Claude Desktop / Cursor / VS Code file), lists and removes MCP servers' tools and
+        lists their resources and prompts (``%tools mcp help`` lists the options); ``%tools serve
+        ...`` serves the notebook's tools over MCP (see `mcp_magics`).
+        """
+        word = line.strip()
+        command, _, rest = word.partition(" ")
+        if command == "eval":
+            return tools_eval(self.session, rest)
+        if command in self.FAMILIES:
+            return self.family(command).run(rest)
+        session = self.session
+        available = session.available_tools()
+        if word in ("", "xml", "json", "text"):
+            return ToolsView(available, mode=word or "all")
+        by_name = {t.name: t for t in available}
+        if word not in by_name:
+            known = ", ".join(by_name) or "none (define one with @tool)"
+            raise UsageError(f"%tools: no tool named {word!r}; use xml, json, text or one of: {known}")
+        return ToolsView([by_name[word]], mode="all", shape=session.output_shape())
+
+    def family(self, word: str) -> McpMagics | ServeMagics:
+        """The registered family for ``%tools WORD`` (``mcp`` or ``serve``), registered now if new."""
+        from ..mcp.mcp_magics import McpMagics, ServeMagics
+
+        family = McpMagics if word == "mcp" else ServeMagics
+        manager = self.shell.magics_manager  # IPython types it Optional; a shell always has one
+        magics = manager.registry.get(family.__name__) if manager is not None else None
+        if not isinstance(magics, family):
+            magics = family(shell=self.shell)
+            self.shell.register_magics(magics)
+        return magics
 
 
 @magic_arguments()
@@ -78,7 +111,7 @@ def tools(magics: Any, line: str) -> Any:
     metavar="PATH",
     help="Replay (or record) the model's answers with this cassette, in AgentMagics.cassette_mode.",
 )
-def tools_eval(magics: Any, line: str) -> Any:
+def tools_eval(session: NotebookSession, line: str) -> Any:
     """%tools eval VAR [-m MODEL | --model-object VAR] [--tools A,B] [--protocol P] [--text-limit N] [--concurrency N] [--repeat N] [--baseline FILE] [--cassette PATH]
 
     Runs the cases in VAR against the notebook's tools, one model turn each; no tool runs. While
@@ -89,7 +122,7 @@ def tools_eval(magics: Any, line: str) -> Any:
     """
     args = parse_options(tools_eval, line, "%tools eval")
     args.no_tools = False
-    if args.cases not in magics.shell.user_ns:
+    if args.cases not in session.shell.user_ns:
         raise UsageError(
             f"%tools eval: no variable named {args.cases!r} in the notebook; assign a list of cases."
         )
@@ -110,10 +143,10 @@ def tools_eval(magics: Any, line: str) -> Any:
 
     try:
         report = run_eval(
-            magics.shell.user_ns[args.cases],
-            tools=magics.select_tools(args, "%tools eval"),
-            model=magics.resolve_model(args),
-            protocol=args.protocol or magics.protocol,
+            session.shell.user_ns[args.cases],
+            tools=session.select_tools(args, "%tools eval"),
+            model=cell_model(session, args),
+            protocol=args.protocol or session.settings.protocol,
             text_limit=limit,
             live=watched(),
             concurrency=args.concurrency,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Any, cast
+from typing import TYPE_CHECKING, cast
 
 from IPython.core.error import UsageError
 from IPython.core.magic_arguments import argument, magic_arguments
@@ -22,9 +22,13 @@ from ...mcp.client.progress import LOG_LEVELS
 from ...mcp.client.toolbox import McpServerError, McpToolbox, OAuth
 from ...mcp.config import SERVER_NAME
 from ...recording.cassette import CassetteError
+from ..magics._cassette_choice import session_tape
 from ..magics._collected_tools import collected_tools
 from ..magics._options import value_attached
 from .mcp_listing import server_listing as _listing
+
+if TYPE_CHECKING:
+    from ..magics.session import NotebookSession
 
 __all__ = ["add", "mcp_add", "show_link"]
 
@@ -107,11 +111,11 @@ __all__ = ["add", "mcp_add", "show_link"]
     help="Record the server's tools and calls in the cassette (AgentMagics.cassette) and replay them"
     " from it: in replay the server is not started.",
 )
-def mcp_add(magics: Any, line: str) -> None:
+def mcp_add(session: NotebookSession, line: str) -> None:
     """%tools mcp add NAME [options] -- COMMAND ARGS...  or  %tools mcp add NAME --url URL [--token T]"""
 
 
-def add(magics: Any, words: list[str]) -> None:
+def add(session: NotebookSession, words: list[str]) -> None:
     """``%tools mcp add`` with ``words`` (those after ``add``)."""
     cut = words.index("--") if "--" in words else len(words)
     options, command = words[:cut], (words[cut + 1 :] if cut < len(words) else None)
@@ -137,7 +141,7 @@ def add(magics: Any, words: list[str]) -> None:
     if args.prefix is not None and args.no_prefix:
         raise UsageError(f"%tools mcp add {name}: give --prefix P or --no-prefix, not both.")
     env = _env(name, args.env or [])
-    servers = _servers(magics)
+    servers = _servers(session)
     old = servers.get(name)
     if old is not None and old.connected:
         raise UsageError(f"%tools mcp add: {name!r} is already added; first %tools mcp remove {name}.")
@@ -154,7 +158,7 @@ def add(magics: Any, words: list[str]) -> None:
             include=_names(args.include) if args.include is not None else None,
             exclude=_names(args.exclude) if args.exclude is not None else None,
             timeout=args.timeout,
-            call_timeout=magics.tool_timeout,
+            call_timeout=session.settings.tool_timeout,
             env=env,
             cwd=os.path.expanduser(args.cwd) if args.cwd is not None else None,
             connect_timeout=args.connect_timeout,
@@ -166,13 +170,13 @@ def add(magics: Any, words: list[str]) -> None:
             record=args.record,
         )
         if args.record:  # with a cassette set for the session: replayed from it, or recorded now
-            box.use_tape(magics.session_tape())
+            box.use_tape(session_tape(session))
     except (McpServerError, ValueError) as error:
         raise UsageError(f"%tools mcp add {name}: {error}") from None
     except CassetteError as error:  # only use_tape raises it, so box is made
         box.close()  # pyright: ignore[reportPossiblyUnboundVariable]
         raise UsageError(f"%tools mcp add {name}: {error}") from None
-    _keep(magics, name, box)
+    _keep(session, name, box)
     print(_listing({name: box}))
     if box.asks.roots:  # the server may now work in these instead of the folders its command names
         roots = cast("list[str]", box.asks.roots)  # resolved to path strings by ServerAsks
@@ -230,21 +234,21 @@ def show_link(name: str, link: str) -> None:
     display({"text/html": button, "text/plain": plain}, raw=True)
 
 
-def _keep(magics: Any, name: str, box: McpToolbox, what: str = "") -> None:
+def _keep(session: NotebookSession, name: str, box: McpToolbox, what: str = "") -> None:
     """Add ``box`` under ``name``, in place of a stopped server of that name (crashed, or cut off).
 
     Raises:
         UsageError: One of its tools has the name of another tool (see `_collected_tools`); the
             box is closed.
     """
-    servers = _servers(magics)
+    servers = _servers(session)
     old = servers.get(name)
     if not (box.record and box.tape_path is None and not box.connected):  # else its tools are not known yet
-        namespace = [v for k, v in magics.shell.user_ns.items() if not k.startswith("_") and v is not old]
+        namespace = [v for k, v in session.shell.user_ns.items() if not k.startswith("_") and v is not old]
         try:
             collected_tools(
                 namespace,
-                [*(b for b in magics.toolboxes if b is not old), box],
+                [*(b for b in session.toolboxes if b is not old), box],
                 what or f"%tools mcp add {name}",
             )
         except UsageError:
@@ -252,15 +256,13 @@ def _keep(magics: Any, name: str, box: McpToolbox, what: str = "") -> None:
             raise
     if old is not None:
         old.close()
-        magics.toolboxes = [b for b in magics.toolboxes if b is not old]
+        session.toolboxes = [b for b in session.toolboxes if b is not old]
     servers[name] = box
-    magics.toolboxes = [*magics.toolboxes, box]
+    session.toolboxes = [*session.toolboxes, box]
 
 
-def _servers(magics: Any) -> dict[str, McpToolbox]:
-    if getattr(magics, "_mcp_servers", None) is None:
-        magics._mcp_servers = {}
-    return magics._mcp_servers
+def _servers(session: NotebookSession) -> dict[str, McpToolbox]:
+    return session.mcp_servers
 
 
 def _names(value: str | None) -> list[str]:

@@ -1,8 +1,8 @@
 """``%tools mcp ...`` and ``%tools serve ...``: MCP servers' tools in the notebook, and the notebook's
-tools served over MCP. `AgentMagics.tools` hands these words to the functions here.
+tools served over MCP: `McpMagics` and `ServeMagics`, to which ``%tools`` hands these words.
 
 A server added with ``%tools mcp add`` (or each server of a configuration file, with ``%tools mcp
-load PATH``) becomes an `McpToolbox` appended to ``AgentMagics.toolboxes``, so every ``%%agent``
+load PATH``) becomes an `McpToolbox` appended to the session's ``toolboxes``, so every ``%%agent``
 cell offers its tools. Sessions close with ``%tools mcp remove``, on ``%unload_ext meowgent_nb``
 (`close_mcp`) and at interpreter exit. ``%tools mcp help`` lists the options.
 ``%tools mcp resources|prompts|complete`` read the servers' resources and prompts (`mcp_resource_magics`);
@@ -18,9 +18,10 @@ import argparse
 import asyncio
 import contextlib
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from IPython.core.error import UsageError
+from IPython.core.magic import magics_class
 from IPython.core.magic_arguments import argument, magic_arguments
 
 # Its documented place, which re-exports it without an __all__.
@@ -29,11 +30,16 @@ from IPython.utils.process import arg_split  # pyright: ignore[reportPrivateImpo
 from ...mcp.client.toolbox import McpTool, McpToolbox
 from ...mcp.config import McpConfigError
 from ...tools.output import counted
+from ..magics.rules_magics import session_rules
+from ..magics.session import SessionMagics
 from . import mcp_refresh_magics, mcp_resource_magics
 from .mcp_add_magic import _keep, _servers, add, mcp_add
 from .mcp_listing import server_listing as _listing
 
-__all__ = ["close_mcp", "tools_mcp", "tools_serve"]
+if TYPE_CHECKING:
+    from ..magics.session import NotebookSession
+
+__all__ = ["McpMagics", "ServeMagics", "close_mcp", "tools_mcp", "tools_serve"]
 
 _USAGE = (
     "use: %tools mcp add NAME -- COMMAND ARGS... | add NAME --url URL | load PATH | list | remove NAME"
@@ -42,7 +48,25 @@ _USAGE = (
 )
 
 
-def tools_mcp(magics: Any, line: str) -> None:
+@magics_class
+class McpMagics(SessionMagics):
+    """``%tools mcp ...``: MCP servers' tools in the notebook (``%tools`` hands it the words)."""
+
+    def run(self, line: str) -> None:
+        """Run ``%tools mcp`` with the words after ``mcp`` (see `tools_mcp`)."""
+        tools_mcp(self.session, line)
+
+
+@magics_class
+class ServeMagics(SessionMagics):
+    """``%tools serve ...``: the notebook's tools served over MCP (``%tools`` hands it the words)."""
+
+    def run(self, line: str) -> None:
+        """Run ``%tools serve`` with the words after ``serve`` (see `tools_serve`)."""
+        tools_serve(self.session, line)
+
+
+def tools_mcp(session: NotebookSession, line: str) -> None:
     """%tools mcp add NAME -- COMMAND ARGS... | add NAME --url URL | load PATH | list | remove NAME
     | refresh NAME|--all | reconnect NAME | help | resources [NAME] | prompts [NAME] | complete SERVER/PROMPT ARG [TYPED]
     | log NAME"""
@@ -54,47 +78,49 @@ def tools_mcp(magics: Any, line: str) -> None:
     if command in ("help", "--help", "-h") or (command == "add" and ("--help" in options or "-h" in options)):
         print(_help())
     elif command == "add":
-        add(magics, rest)
+        add(session, rest)
     elif command == "load" and len(rest) == 1:
-        _load(magics, rest[0])
+        _load(session, rest[0])
     elif command == "list" and not rest:
-        print(_listing(_servers(magics)))
+        print(_listing(_servers(session)))
     elif command == "remove" and len(rest) == 1:
-        box = _servers(magics).pop(rest[0], None)
+        box = _servers(session).pop(rest[0], None)
         if box is None:
-            raise UsageError(f"%tools mcp remove: no MCP server named {rest[0]!r}; {_known(magics)}")
-        magics.toolboxes = [b for b in magics.toolboxes if b is not box]
+            raise UsageError(f"%tools mcp remove: no MCP server named {rest[0]!r}; {_known(session)}")
+        session.toolboxes = [b for b in session.toolboxes if b is not box]
         box.close()
         print(f"Removed the MCP server {box.name!r} and its {counted(len(box), 'tool')}.")
     elif command == "refresh" and len(rest) == 1:
-        print(mcp_refresh_magics.refresh_listing(magics, rest[0]))
+        print(mcp_refresh_magics.refresh_listing(session, rest[0]))
     elif command == "reconnect" and len(rest) == 1:
-        print(mcp_refresh_magics.reconnect_listing(magics, rest[0]))
+        print(mcp_refresh_magics.reconnect_listing(session, rest[0]))
     elif command == "resources":
-        print(mcp_resource_magics.resources_listing(magics, rest))
+        print(mcp_resource_magics.resources_listing(session, rest))
     elif command == "prompts":
-        print(mcp_resource_magics.prompts_listing(magics, rest))
+        print(mcp_resource_magics.prompts_listing(session, rest))
     elif command == "complete":
-        print(mcp_resource_magics.complete_listing(magics, rest))
+        print(mcp_resource_magics.complete_listing(session, rest))
     elif command == "log" and len(rest) == 1:
-        _log(magics, rest[0])
+        _log(session, rest[0])
     else:
         raise UsageError(f"%tools mcp: cannot read {line.strip()!r}; {_USAGE}")
 
 
-def _load(magics: Any, path: str) -> None:
+def _load(session: NotebookSession, path: str) -> None:
     """``%tools mcp load PATH``: every server of a configuration file; see `load_mcp_config`."""
     from ...mcp.load import load_mcp_config
 
-    servers = _servers(magics)
+    servers = _servers(session)
     added = {n: f"already added; first %tools mcp remove {n}" for n, box in servers.items() if box.connected}
     try:
-        loaded = load_mcp_config(os.path.expanduser(path), skip=added, call_timeout=magics.tool_timeout)
+        loaded = load_mcp_config(
+            os.path.expanduser(path), skip=added, call_timeout=session.settings.tool_timeout
+        )
     except McpConfigError as error:
         raise UsageError(f"%tools mcp load: {error}") from None
     for name, box in list(loaded.items()):
         try:
-            _keep(magics, name, box, "%tools mcp load")
+            _keep(session, name, box, "%tools mcp load")
         except UsageError as error:  # the others still load
             loaded.failed[name] = str(error).split(": ", 1)[1]
             del loaded[name]
@@ -105,15 +131,15 @@ def _load(magics: Any, path: str) -> None:
     print(loaded.summary())
 
 
-def _log(magics: Any, name: str) -> None:
+def _log(session: NotebookSession, name: str) -> None:
     """``%tools mcp log NAME``: the server's last log messages, as a table (see `mcp_log`)."""
     from IPython.display import display
 
     from .mcp_log import LogView
 
-    box = _servers(magics).get(name)
+    box = _servers(session).get(name)
     if box is None:
-        raise UsageError(f"%tools mcp log: no MCP server named {name!r}; {_known(magics)}")
+        raise UsageError(f"%tools mcp log: no MCP server named {name!r}; {_known(session)}")
     display(LogView(name, box.notes.level, box.log))
 
 
@@ -151,17 +177,17 @@ def _help() -> str:
     help="Also serve tools marked approval=True; each call asks here.",
 )
 @argument("--stop", action="store_true", help="Stop serving.")
-def tools_serve(magics: Any, line: str) -> None:
+def tools_serve(session: NotebookSession, line: str) -> None:
     """%tools serve [--port N] [--include-approval-tools] | %tools serve --stop
 
     Serves the notebook's tools over MCP streamable HTTP on 127.0.0.1, with a random bearer token.
     """
     args = tools_serve.parser.parse_args(arg_split(line))  # pyright: ignore[reportFunctionMemberAccess]  (IPython's @magic_arguments sets it, undeclared)
-    running = getattr(magics, "_mcp_serving", None)
+    running = session.served
     if args.stop:
         if running is None:
             raise UsageError("%tools serve --stop: nothing is being served.")
-        _stop_serving(magics)
+        _stop_serving(session)
         print(f"Stopped serving at {running.url}.")
         return
     if running is not None:
@@ -172,7 +198,7 @@ def tools_serve(magics: Any, line: str) -> None:
         )
     from ...mcp.server.serve import ToolServer
 
-    tools, resources, prompts = _servable(magics)
+    tools, resources, prompts = _servable(session)
     if not any(args.include_approval_tools or not t.approval for t in tools):
         raise UsageError(
             "%tools serve: no tools to serve; define one with @tool"
@@ -185,23 +211,23 @@ def tools_serve(magics: Any, line: str) -> None:
             prompts=prompts,
             port=args.port,
             include_approval_tools=args.include_approval_tools,
-            approver=_approver(magics),
+            approver=_approver(session),
             approval_loop=_running_loop(),
-            approve="every" if magics.approve == "every" else "ask",
-            timeout=magics.tool_timeout,
-            rules=magics.rules,  # the notebook's rules hold here too
+            approve="every" if session.settings.approve == "every" else "ask",
+            timeout=session.settings.tool_timeout,
+            rules=session_rules(session),  # the notebook's rules hold here too
         )
     except OSError as error:
         raise UsageError(
             f"%tools serve: cannot listen on 127.0.0.1:{args.port}: {error.strerror or error}"
         ) from None
-    magics._mcp_serving = server
+    session.served = server
 
     def after_each_cell(result: Any = None) -> None:
-        sync_served(magics)
+        sync_served(session)
 
-    magics._mcp_serve_sync = after_each_cell  # the same object to unregister
-    magics.shell.events.register("post_run_cell", after_each_cell)
+    session.serve_sync = after_each_cell  # the same object to unregister
+    session.shell.events.register("post_run_cell", after_each_cell)
     count = f"{len(server.tools)} notebook tool" + ("" if len(server.tools) == 1 else "s")
     print(f"Serving {count} over MCP at {server.url}")
     print(f"Token: {server.token}  (clients send the header  Authorization: Bearer TOKEN)")
@@ -216,29 +242,29 @@ def tools_serve(magics: Any, line: str) -> None:
     print("Stop with %tools serve --stop.")
 
 
-def close_mcp(magics: Any) -> None:
+def close_mcp(session: NotebookSession) -> None:
     """Close every MCP session the magics opened and stop serving (``%unload_ext``)."""
-    for box in _servers(magics).values():
+    for box in _servers(session).values():
         try:
             box.close()
         except Exception:  # unloading: one stuck server must not keep the others open
             pass
-    _servers(magics).clear()
-    magics.toolboxes = [b for b in magics.toolboxes if not isinstance(b, McpToolbox)]
-    if getattr(magics, "_mcp_serving", None) is not None:
-        _stop_serving(magics)
+    _servers(session).clear()
+    session.toolboxes = [b for b in session.toolboxes if not isinstance(b, McpToolbox)]
+    if session.served is not None:
+        _stop_serving(session)
 
 
-def _servable(magics: Any) -> tuple[list[Any], list[Any], list[Any]]:
+def _servable(session: NotebookSession) -> tuple[list[Any], list[Any], list[Any]]:
     """The notebook's tools (its own and its plain toolboxes', never an MCP server's: those are not
     looked at, so a stale box is not listed again here), resources and prompts, as served."""
     from ...mcp.server.published import Prompt, Resource
     from ..magics._collected_tools import collected_tools
 
     published = [
-        v for k, v in magics.shell.user_ns.items() if not k.startswith("_") and not isinstance(v, McpToolbox)
+        v for k, v in session.shell.user_ns.items() if not k.startswith("_") and not isinstance(v, McpToolbox)
     ]
-    boxes = [box for box in magics.toolboxes if not isinstance(box, McpToolbox)]
+    boxes = [box for box in session.toolboxes if not isinstance(box, McpToolbox)]
     # An MCP server's tool (it has a remote name) is the server's to serve, even one kept in a variable.
     tools = [t for t in collected_tools(published, boxes, "%tools serve") if not isinstance(t, McpTool)]
     resources = [v for v in published if isinstance(v, Resource)]
@@ -246,36 +272,37 @@ def _servable(magics: Any) -> tuple[list[Any], list[Any], list[Any]]:
     return tools, resources, prompts
 
 
-def sync_served(magics: Any) -> None:
+def sync_served(session: NotebookSession) -> None:
     """After each cell while serving: serve the tools, resources and prompts the notebook has now
     (`ToolServer.update` tells listening clients what changed). A notebook whose tools cannot be
     gathered now (two share a name) keeps serving what it served."""
-    server = getattr(magics, "_mcp_serving", None)
+    server = session.served
     if server is None:
         return
     try:
-        tools, resources, prompts = _servable(magics)
+        tools, resources, prompts = _servable(session)
         server.update(tools, resources=resources, prompts=prompts)
     except (UsageError, ValueError):  # the next %%agent cell says what is wrong, as it always does
         return
 
 
-def _stop_serving(magics: Any) -> None:
-    magics._mcp_serving.stop()
-    magics._mcp_serving = None
+def _stop_serving(session: NotebookSession) -> None:
+    if session.served is not None:
+        session.served.stop()
+    session.served = None
     with contextlib.suppress(ValueError, AttributeError):  # not registered
-        magics.shell.events.unregister("post_run_cell", magics._mcp_serve_sync)
+        session.shell.events.unregister("post_run_cell", session.serve_sync)
 
 
-def _approver(magics: Any) -> Any:
+def _approver(session: NotebookSession) -> Any:
     """The session's approver, as `AgentMagics.make_agent` picks it (one per session)."""
     from ..approvals import default_approver
 
-    if magics.approve in ("allow", "deny"):
-        return default_approver(magics.approve)
-    if magics._approver is None:
-        magics._approver = default_approver("ask", timeout=magics.approval_timeout)
-    return magics._approver
+    if session.settings.approve in ("allow", "deny"):
+        return default_approver(session.settings.approve)
+    if session.approver is None:
+        session.approver = default_approver("ask", timeout=session.settings.approval_timeout)
+    return session.approver
 
 
 def _running_loop() -> asyncio.AbstractEventLoop | None:
@@ -285,6 +312,6 @@ def _running_loop() -> asyncio.AbstractEventLoop | None:
         return None
 
 
-def _known(magics: Any) -> str:
-    names = ", ".join(_servers(magics))
+def _known(session: NotebookSession) -> str:
+    names = ", ".join(_servers(session))
     return f"the servers are: {names}." if names else "none is added."

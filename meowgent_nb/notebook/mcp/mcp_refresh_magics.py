@@ -7,17 +7,20 @@ see at once what changed. `mcp_magics.tools_mcp` hands the word after ``refresh`
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from IPython.core.error import UsageError
 
 from ...mcp.client.toolbox import McpServerError, McpToolbox
 from .mcp_resource_magics import connected_boxes
 
+if TYPE_CHECKING:
+    from ..magics.session import NotebookSession
+
 __all__ = ["reconnect_listing", "refresh_listing"]
 
 
-def refresh_listing(magics: Any, name: str) -> str:
+def refresh_listing(session: NotebookSession, name: str) -> str:
     """What changed in the tools of the server ``name`` (or of every one, ``--all``), a line each.
 
     ``--all`` refreshes every connected server and says which are stopped; when a refresh fails,
@@ -27,7 +30,7 @@ def refresh_listing(magics: Any, name: str) -> str:
         UsageError: No server has that name (the message names those there are), it is stopped,
             or its refresh failed (the server went away, or did not list its tools in time).
     """
-    boxes = _boxes(magics)
+    boxes = _boxes(session)
     if name != "--all":
         return _one(boxes, name)
     if not boxes:
@@ -71,20 +74,20 @@ def _one(boxes: dict[str, McpToolbox], name: str) -> str:
         raise UsageError(f"%tools mcp refresh {name}: {error}") from None
 
 
-def _boxes(magics: Any) -> dict[str, McpToolbox]:
+def _boxes(session: NotebookSession) -> dict[str, McpToolbox]:
     """The session's servers by name: added with ``%tools mcp add`` (maybe stopped), then the
     connected ones made in the notebook (an added one wins a shared name)."""
-    added = dict(getattr(magics, "_mcp_servers", None) or {})
-    return added | {box.name: box for box in connected_boxes(magics) if box.name not in added}
+    added = dict(session.mcp_servers)
+    return added | {box.name: box for box in connected_boxes(session) if box.name not in added}
 
 
-def reconnect_listing(magics: Any, name: str) -> str:
+def reconnect_listing(session: NotebookSession, name: str) -> str:
     """``%tools mcp reconnect NAME``: a new session with the server, and what changed in its tools.
 
     Raises:
         UsageError: No server has that name, or it could not be reached again (the error says why).
     """
-    boxes = magics._mcp_servers
+    boxes = session.mcp_servers
     if name not in boxes:
         known = ", ".join(boxes)
         raise UsageError(

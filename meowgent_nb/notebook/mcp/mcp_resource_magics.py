@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from IPython.core.error import UsageError
 
@@ -21,6 +21,9 @@ from ...mcp.client.toolbox import McpServerError, McpToolbox
 from ...protocols.prompt import DEFAULT_SYSTEM
 from ...tools.core import Tool
 from ...tools.output import counted
+
+if TYPE_CHECKING:
+    from ..magics.session import NotebookSession
 
 __all__ = [
     "CellTurn",
@@ -45,13 +48,13 @@ class CellTurn:
     """A server prompt's earlier messages, added to the conversation before the turn."""
 
 
-def connected_boxes(magics: Any) -> list[McpToolbox]:
+def connected_boxes(session: NotebookSession) -> list[McpToolbox]:
     """Every open `McpToolbox` of the session: added with ``%tools mcp add``, or made in the notebook."""
     found: dict[int, McpToolbox] = {}
     candidates = [
-        *getattr(magics, "_mcp_servers", {}).values(),
-        *magics.toolboxes,
-        *magics.shell.user_ns.values(),
+        *session.mcp_servers.values(),
+        *session.toolboxes,
+        *session.shell.user_ns.values(),
     ]
     for box in candidates:
         if isinstance(box, McpToolbox) and box.connected:
@@ -59,7 +62,7 @@ def connected_boxes(magics: Any) -> list[McpToolbox]:
     return list(found.values())
 
 
-def cell_turn(magics: Any, args: Any, text: str) -> CellTurn:
+def cell_turn(session: NotebookSession, args: Any, text: str) -> CellTurn:
     """The cell's turn with ``--attach`` and ``--prompt`` resolved; reads every resource first.
 
     Raises:
@@ -69,20 +72,20 @@ def cell_turn(magics: Any, args: Any, text: str) -> CellTurn:
     before: list[dict[str, str]] = []
     turn = text
     if args.prompt:
-        before, turn = _prompt_turn(magics, args.prompt, text)
-    blocks = [block for uri in _uris(args.attach) for block in _attached(magics, uri)]
+        before, turn = _prompt_turn(session, args.prompt, text)
+    blocks = [block for uri in _uris(args.attach) for block in _attached(session, uri)]
     if not turn.strip():
         raise UsageError("%%agent: the cell is empty; write the prompt below the %%agent line.")
     return CellTurn("\n\n".join([*blocks, turn]), before)
 
 
-def system_prompt(magics: Any, tools: Iterable[Tool]) -> str | None:
+def system_prompt(session: NotebookSession, tools: Iterable[Tool]) -> str | None:
     """The system prompt with the instructions of servers that asked for them
     (``use_instructions``) and whose tools the cell offers; None when there are none."""
     offered = {id(t) for t in tools}
     blocks = [
         box.instructions_block()
-        for box in connected_boxes(magics)
+        for box in connected_boxes(session)
         if box.use_instructions and box.instructions and any(id(t) in offered for t in box)
     ]
     return "\n\n".join([DEFAULT_SYSTEM, *blocks]) if blocks else None
@@ -92,8 +95,8 @@ def _uris(values: list[str] | None) -> list[str]:
     return [uri.strip() for value in values or [] for uri in value.split(",") if uri.strip()]
 
 
-def _attached(magics: Any, uri: str) -> list[str]:
-    boxes = connected_boxes(magics)
+def _attached(session: NotebookSession, uri: str) -> list[str]:
+    boxes = connected_boxes(session)
     if not boxes:
         raise UsageError(
             f"%%agent --attach {uri}: no MCP server is connected; add one with %tools mcp add NAME -- COMMAND ARGS..."
@@ -113,14 +116,14 @@ def _attached(magics: Any, uri: str) -> list[str]:
         ) from None
     if not contents:
         raise UsageError(f"%%agent --attach {uri}: the MCP server {owner.name!r} gave no content for it.")
-    limit = magics.attach_max_chars
+    limit = session.settings.attach_max_chars
     return [context_block(uri, context_text(content, limit)) for content in contents]
 
 
-def _prompt_turn(magics: Any, words: list[str], text: str) -> tuple[list[dict[str, str]], str]:
+def _prompt_turn(session: NotebookSession, words: list[str], text: str) -> tuple[list[dict[str, str]], str]:
     reference, *pairs = words
     server, _, name = reference.partition("/")
-    box = _box(magics, server, f"%%agent --prompt {reference}")
+    box = _box(session, server, f"%%agent --prompt {reference}")
     if not name:
         raise UsageError(
             f"%%agent --prompt {reference}: write SERVER/NAME, e.g. {server}/{_first_prompt(box)}."
@@ -156,8 +159,8 @@ def _unquoted(value: str) -> str:
     return value
 
 
-def _box(magics: Any, server: str, what: str) -> McpToolbox:
-    boxes = {box.name: box for box in connected_boxes(magics)}
+def _box(session: NotebookSession, server: str, what: str) -> McpToolbox:
+    boxes = {box.name: box for box in connected_boxes(session)}
     if server not in boxes:
         known = ", ".join(boxes) or "none is connected (add one with %tools mcp add)"
         raise UsageError(f"{what}: no connected MCP server named {server!r}; the servers: {known}.")
@@ -172,10 +175,10 @@ def _first_prompt(box: McpToolbox) -> str:
 # --- %tools mcp resources | prompts | complete -------------------------------------------------
 
 
-def resources_listing(magics: Any, rest: list[str]) -> str:
+def resources_listing(session: NotebookSession, rest: list[str]) -> str:
     """``%tools mcp resources [NAME]``: each server's resources, then its templates."""
     blocks = []
-    for box in _chosen(magics, rest, "resources"):
+    for box in _chosen(session, rest, "resources"):
         resources, templates = box.resources(), box.resource_templates()
         rows = [
             (str(r.uri), r.title or r.name, r.mime_type or "-", _one_line(r.description)) for r in resources
@@ -192,10 +195,10 @@ def resources_listing(magics: Any, rest: list[str]) -> str:
     return "\n".join(blocks)
 
 
-def prompts_listing(magics: Any, rest: list[str]) -> str:
+def prompts_listing(session: NotebookSession, rest: list[str]) -> str:
     """``%tools mcp prompts [NAME]``: each server's prompts with their arguments."""
     blocks = []
-    for box in _chosen(magics, rest, "prompts"):
+    for box in _chosen(session, rest, "prompts"):
         prompts = box.prompts()
         rows = [
             (
@@ -212,7 +215,7 @@ def prompts_listing(magics: Any, rest: list[str]) -> str:
     return "\n".join(blocks)
 
 
-def complete_listing(magics: Any, rest: list[str]) -> str:
+def complete_listing(session: NotebookSession, rest: list[str]) -> str:
     """``%tools mcp complete SERVER/PROMPT ARG [VALUE]`` (or ``SERVER/TEMPLATE``): the server's suggestions."""
     if len(rest) not in (2, 3) or "/" not in rest[0]:
         raise UsageError(
@@ -220,7 +223,7 @@ def complete_listing(magics: Any, rest: list[str]) -> str:
             " (or SERVER/TEMPLATE, e.g. notes/notes://note/{name} name gr)."
         )
     server, _, reference = rest[0].partition("/")
-    box = _box(magics, server, f"%tools mcp complete {rest[0]}")
+    box = _box(session, server, f"%tools mcp complete {rest[0]}")
     where: dict[str, Any] = {"template": reference} if "{" in reference else {"prompt": reference}
     try:
         values = box.complete(rest[1], rest[2] if len(rest) == 3 else "", **where)
@@ -229,12 +232,12 @@ def complete_listing(magics: Any, rest: list[str]) -> str:
     return "\n".join(values) or "(no suggestions)"
 
 
-def _chosen(magics: Any, rest: list[str], what: str) -> list[McpToolbox]:
+def _chosen(session: NotebookSession, rest: list[str], what: str) -> list[McpToolbox]:
     if len(rest) > 1:
         raise UsageError(f"%tools mcp {what}: use %tools mcp {what} [NAME]")
     if rest:
-        return [_box(magics, rest[0], f"%tools mcp {what} {rest[0]}")]
-    boxes = connected_boxes(magics)
+        return [_box(session, rest[0], f"%tools mcp {what} {rest[0]}")]
+    boxes = connected_boxes(session)
     if not boxes:
         raise UsageError(
             f"%tools mcp {what}: no MCP server is connected; add one with %tools mcp add NAME -- COMMAND ARGS..."
