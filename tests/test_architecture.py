@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import ast
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -221,3 +223,26 @@ def test_the_modules_the_architecture_page_cites_exist():
         path for path in cited if not (PACKAGE / path).exists() and not (PACKAGE.parent / path).exists()
     )
     assert missing == []
+
+
+def test_every_module_imports_first_in_a_fresh_interpreter():
+    # An import cycle shows only when its modules are imported in one order; a test that imports a
+    # module first (or a person's `from meowgent_nb.x import y`) is the order that breaks. Each
+    # module is imported with the package's modules forgotten, in one process (the libraries stay).
+    script = """
+import importlib, sys
+failed = []
+for name in sys.argv[1:]:
+    for loaded in [m for m in sys.modules if m == "meowgent_nb" or m.startswith("meowgent_nb.")]:
+        del sys.modules[loaded]
+    try:
+        importlib.import_module(name)
+    except Exception as error:
+        failed.append(f"{name}: {type(error).__name__}: {error}")
+print("\\n".join(failed))
+"""
+    names = sorted(module_name(path) for path in PACKAGE.rglob("*.py"))
+    done = subprocess.run(
+        [sys.executable, "-c", script, *names], capture_output=True, text=True, cwd=PACKAGE.parent, check=True
+    )
+    assert done.stdout.strip() == ""

@@ -2,7 +2,7 @@
 
 A lesson that says "click **Approve with these arguments**" under a cell whose button reads
 "Approve these arguments" sends a student looking for nothing. The labels come from the code
-(`meowgent_nb.notebook.approvals._labels`, the one place the buttons get their words); the names are read
+(`meowgent_nb.notebook._labels`, the one place the buttons get their words); the names are read
 from the README and every markdown cell of ``notebooks/*.ipynb``:
 
 - a bold name (``**Approve**``) or a slash list (``Approve / Deny``) in a sentence that speaks
@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from meowgent_nb.notebook.approvals._labels import BUTTONS
+from meowgent_nb.notebook._labels import BUTTONS
 from tests.support.doc_blocks import site_pages
 
 ROOT = Path(__file__).resolve().parents[1]

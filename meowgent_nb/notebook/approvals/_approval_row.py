@@ -30,7 +30,7 @@ from typing import Any
 from ..._visible import visible_html
 from ...agent.approvals import ApprovalRequest
 from ...errors import ToolArgumentsError
-from ._labels import (
+from .._labels import (
     ADD_RULE,
     ALLOW_EXACT,
     ALLOW_LIKE,

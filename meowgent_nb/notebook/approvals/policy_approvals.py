@@ -29,8 +29,8 @@ from ...mcp.client.progress import Progress
 from ...mcp.client.tool import McpTool
 from .._kernel import is_headless, running_kernel, running_shell
 from .._setting_words import OLD_APPROVALS, approval_word
+from .._shown_run import SHOWN_RUN
 from ..mcp import server_asks
-from ._shown_run import SHOWN_RUN
 
 __all__ = ["HEADLESS_DENIAL", "PolicyApprover", "headless_policy", "is_headless", "shows_widgets"]
 

@@ -19,7 +19,7 @@ from typing import Any
 from ..._html import MONO, MUTED, escape
 from ..._visible import visible, visible_html
 from ...agent.rules import TrustedRules, UntrustedRules, trust_rules, warn_untrusted
-from ._labels import TRUST_RULES
+from .._labels import TRUST_RULES
 from .policy_approvals import is_headless, shows_widgets
 from .widget_approvals import text_panel_type
 

@@ -1,7 +1,7 @@
 """`WidgetApprover`: the approval buttons in the running cell (Approve, Edit arguments, Deny, Always
 allow, Allow this exact call, Allow calls like this…, Deny with a reason).
 
-In a ``%%agent`` cell the buttons go under each waiting call's card (see `_shown_run`); after
+In a ``%%agent`` cell the buttons go under each waiting call's card (see `notebook._shown_run`); after
 ``await agent.arun(...)`` they are a panel of their own, one per batch. A frontend that shows no
 widgets (``jupyter console``) is asked with ``input()`` instead (see `shows_widgets`). The wait
 works because ipykernel (>= 7.4) handles comm messages, such as button clicks, while an async
@@ -18,8 +18,8 @@ from typing import Any, cast
 
 from ...agent.approvals import ApprovalRequest, Decision, Denied
 from ...agent.approvals.decisions import decision_words
+from .._shown_run import SHOWN_RUN, call_soon_in_cell
 from ._approval_row import ApprovalRow
-from ._shown_run import SHOWN_RUN, call_soon_in_cell
 from .input_approvals import AddRule, RuleText, SessionChoices, ask_by_input
 from .policy_approvals import (
     AsksForServers,

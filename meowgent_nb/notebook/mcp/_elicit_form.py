@@ -23,7 +23,7 @@ from ..._html import escape
 from ..._visible import visible, visible_html
 from ...mcp.client.asking import ElicitAnswer, ElicitRequest
 from ...mcp.content.elicit import FormField, parse_entry
-from ..approvals._labels import ACCEPT, CANCEL, DECLINE
+from .._labels import ACCEPT, CANCEL, DECLINE
 
 __all__ = ["ElicitFormView", "ReviewView", "content_text"]
 

@@ -27,8 +27,8 @@ from ..._visible import visible, visible_html
 from ...agent.running_call import RunningCall
 from ...mcp.client.asking import ElicitAnswer, ElicitRequest, SamplingReview
 from ...mcp.client.progress import Progress
-from ..approvals._labels import LET_MODEL_ANSWER, SEND_ANSWER
-from ..approvals._shown_run import SHOWN_RUN, call_soon_in_cell
+from .._labels import LET_MODEL_ANSWER, SEND_ANSWER
+from .._shown_run import SHOWN_RUN, call_soon_in_cell
 from ._elicit_form import ElicitFormView, ReviewView, content_text
 
 __all__ = ["elicit", "progress", "review_sampling", "tell"]

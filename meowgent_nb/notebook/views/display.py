@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...agent.events import AgentEvent, FinalAnswer, PartialCall, TextDelta, ThinkingDelta, ToolRunning
 from ...errors import RunInterrupted
-from ..approvals._shown_run import SHOWN_RUN, call_soon_in_cell
+from .._shown_run import SHOWN_RUN, call_soon_in_cell
 from ..approvals.policy_approvals import shows_widgets
 from .live_view import LiveView
 from .transcript import Transcript

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..approvals._labels import STOP
+from .._labels import STOP
 from .transcript import Transcript
 
 __all__ = ["LiveView"]
