@@ -30,9 +30,7 @@ __all__ = [
 ]
 
 CHARACTERS_PER_TOKEN = 4
-"""The estimate for a model without a tokenizer here. Measured with Qwen2.5's tokenizer on the
-tools blocks of `benchmarks/_toolsets.py` (3 and 17 tools, every protocol): 3.6 to 4.2 characters
-per token, so the estimate is within about 10 % of a count there."""
+"""The estimate for a model without a tokenizer here (`benchmarks/tool_tokens.py` prints the real ratio)."""
 
 
 PARTS = (
