@@ -80,7 +80,7 @@ class ExpectedCall:
 
 @dataclass(frozen=True)
 class Expectation:
-    """What a run should have done (see the module's docstring)."""
+    """What a run should have done, as `parse_expectation` reads it."""
 
     steps: tuple[tuple[ExpectedCall, ...], ...]
     """The calls, step by step: each step's calls in any order, the steps in order."""
@@ -102,7 +102,7 @@ _OPEN, _CLOSE = "([{", ")]}"
 
 
 def parse_expectation(text: str) -> Expectation:
-    """Read an expectation (see the module's docstring).
+    """Read an expectation written in the syntax `SYNTAX` sums up.
 
     Raises:
         ExpectationError: The text cannot be read; the message marks the part and shows the syntax.

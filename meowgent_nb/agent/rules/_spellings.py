@@ -40,7 +40,7 @@ class Spelling:
     decoded: str | None
     """Percent-decoded until stable and NFKC-normalized, or None when that has no end (see ``why``)."""
     normal: str | None
-    """The normal form: ``decoded`` read as a path (above), or None when it has none."""
+    """The normal form: ``decoded`` read as a path (``\\`` as ``/``, ``a/..`` resolved), or None when it has none."""
     why: str = ""
     """Why there is no normal form, for an error message: "it has a control character"."""
 
