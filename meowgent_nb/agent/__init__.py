@@ -1,12 +1,15 @@
-"""The agent loop, its calls, events, approvals, rules, context window and expected calls (evals are in `evals`).
+"""The agent: its loop, a turn's calls, what a run yields, and the rooms the calls pass through.
 
-The loop (`Agent`, in `loop`): stream the model, parse calls, validate, approve, run in parallel,
-feed back; one model turn is `_turn`, a turn's calls `call_runner`, what a run yields `events`.
-Four rooms: `approvals` (deciding on calls and the log of what was decided), `rules` (a person's
-``TOOL ARG=PATTERN -> allow|ask|deny`` rules and trust in a rules file), `window` (what each
-request put in the model's window, and compaction when it would not fit) and `expectations`
-(what a run should have done, and the check of a run). Rules and expectations share one glob
-dialect (`patterns`) and RE2 for regexes (`regex`).
+`loop`: `Agent` (stream the model, parse, validate, approve, run, feed back); `_settings`:
+`RunSettings`, shared by the loop and its `CallRunner`; `_turn`: one model turn's request and
+answer; `call_runner`: `CallRunner`, a turn's calls from validation to result; `_tool_threads`:
+the threads calls run on; `running_call`: the call running now, for MCP questions mid-call;
+`repeated`: the notice after a repeated failure; `_images`: images in results, for a model that
+sees; `events`: what a run yields; `result`: `AgentResult`. Rooms: `approvals` (decisions, the
+approver protocol, the decision log), `rules` (``TOOL ARG=PATTERN -> allow|ask|deny`` and trust
+in a rules file), `window` (what each request put in the model's window, and compaction) and
+`expectations` (what a run should have done, and its check). Rules and expectations share one
+glob dialect (`patterns`) and RE2 for regexes (`regex`). Evals are in `meowgent_nb.evals`.
 """
 
 from __future__ import annotations

@@ -1,20 +1,11 @@
 """Images in tool results, given to a model that can look at them.
 
-A tool's value may carry images: an MCP result's ``media``, or what a notebook tool returned (a
-PIL image, ``IPython.display.Image``, bytes that begin as PNG..., a list mixing them with text),
-found by the one converter every tool shares (`tools.media.media_of`). The model always reads the
-result's text, where each image is a placeholder (``[image: image/png]``). A model that can see
-images also gets them, base64-encoded on the message that carries the results, under the
-``images`` key of Ollama's chat messages (`OpenAIModel` sends them as content parts): whether it
-can is `accepts_images` (a model's optional ``accepts_images``: a bool, or a coroutine function
-answering one, which `OllamaModel` and `OpenAIModel` ask their server once). Models without it
-(the embedded model, cassettes, scripted models) get text only, so their requests, and the
-cassettes keyed by them, stay as they are.
-
-Only raster types a vision model reads are passed (PNG, JPEG, GIF, WebP: the type said and the
-type the bytes begin as), each at most 2 MB and at most 25 megapixels where its header says its
-size, at most four per message; SVG never (it is a document, not a picture), also when a server
-calls it image/png.
+The model always reads a result's text, each image a placeholder (``[image: image/png]``).
+`accepts_images` says whether the model also sees them; `result_images` picks a result's raster
+images (PNG, JPEG, GIF, WebP; bounded in bytes, pixels and count; never SVG) as base64, and
+`attach_images` puts them on the message that carries the results (Ollama's ``images`` key).
+Models that cannot see get text only, so their requests, and cassettes keyed by them, stay as
+they are.
 """
 
 from __future__ import annotations

@@ -1,15 +1,9 @@
 """Threads for tool calls: a hung tool costs its own thread only, and never holds a process open.
 
-Python cannot stop a thread. A tool that blocks forever keeps its thread, so a fixed pool (like
-`concurrent.futures.ThreadPoolExecutor`) fills up with hung calls and every later call waits for a
-worker that never comes; its threads are also joined at interpreter exit, so a script whose tool
-hung could not exit. Here every thread is a daemon, and the limit on calls that run at once is the
-agent's (an `asyncio.Semaphore` released when a call ends *or times out*), so a timed-out call
-stops counting at once. Threads are reused: one that finishes its call waits for the next.
-
-What a call's thread does after its call was given up (timed out, interrupted) goes nowhere: its
-return value or exception is dropped, and the agent has already recorded the call as timed out or
-interrupted.
+`ToolThreads` runs each call on a reused daemon thread; `call_tool` runs one tool there. Python
+cannot stop a thread, so a fixed pool would fill with hung calls and be joined at exit: here the
+limit on running calls is the agent's semaphore, released when a call ends or times out, and
+what a given-up call's thread returns or raises is dropped.
 """
 
 from __future__ import annotations

@@ -1,18 +1,11 @@
 """One model turn: the request the loop sends, and the answer read from the model's stream.
 
 `turn_request` builds what one turn asks of the model from the protocol's parts. `read_turn`
-streams the model, feeds its text to the protocol's parser and yields the agent's events; what the
-turn produced so far is kept in a `TurnAnswer`, also when the turn is interrupted, so the history
-stays whole. Deciding what to do with the calls (validate, approve, run) is the loop's, not this.
-
-A tool name as the model wrote it becomes the offered tool it unambiguously means (`offered_name`,
-over the loop's `name_index` of the offered names). Small models copy a name as the person typed
-it (``number_theory.gcd`` for the offered ``number_theory_gcd``, ``Get-Weather`` for
-``get_weather``). A written name that is not offered but matches exactly one offered name once
-case is folded and each run of ``.``, ``_``, ``-``, ``/`` and spaces becomes one ``_`` means that
-tool; its call is then validated and approved like any other, under the offered name.
-A name two offered tools share in that form, or one no tool has, stays as written and gets the
-usual ``unknown_tool`` answer: a made-up tool never turns into a real one.
+streams the model through the protocol's parser and yields the agent's events, keeping what the
+turn produced in a `TurnAnswer` (also when interrupted, so the history stays whole).
+`offered_name` maps a tool name as the model wrote it to the one offered tool it unambiguously
+means (case and ``._-/`` separators folded, over `name_index`); otherwise it stays as written, so
+a made-up tool never turns into a real one.
 """
 
 from __future__ import annotations

@@ -1,16 +1,11 @@
 """Running one turn's tool calls: validate, ask for approval, execute in parallel, in time limits.
 
-`CallRunner` holds the run's settings (`RunSettings`, shared with the loop), the results of the
-calls that succeeded in it (an identical call is answered with the earlier result instead of
-running again), and how often each call failed the same way (a call that keeps failing gets a
-notice, then ends the run). Each validated call travels as a `PendingCall`.
-
-It is the one path from a request to a running tool, whoever asks: the agent loop, and a client
-of `%tools serve` (`mcp.serve.ToolServer` runs each served call as a batch of one). The agent's
-rules and a tool's approval function decide each validated call first (`approvals.ruled`); the
-approver gets only the calls they leave asking (`Ask`). What runs is exactly what was approved
-(arguments a person edited are validated again), and only an explicit `Approved` runs a call: any other answer (None, False, a wrong count, a look-alike object) is a
-denial.
+`CallRunner` is the one path from a request to a running tool, for the agent loop and for
+`%tools serve`. It holds the run's `RunSettings`, the results of calls that succeeded (an
+identical call gets the earlier result) and how each call failed before (`repeated`). Each
+validated call travels as a `PendingCall`; the rules and the tool's approval function decide it
+first (`approvals.ruled`), the approver only the calls left asking (`Ask`). What runs is exactly
+what was approved, and only an explicit `Approved` runs a call: any other answer is a denial.
 """
 
 from __future__ import annotations

@@ -1,14 +1,10 @@
 """What an agent run yields, as it happens: `async for event in agent.stream(prompt)`.
 
-Display code and tests consume the same events. They are small frozen values. A run begins with
-`RunStart` (which model answers). Then, in this order within a turn: any `ModelStatus` (what the
-backend does before its answer begins), text and thinking deltas as the model streams, a
-`PartialCall` each time a call being written grows (display only: it is never run), each
-complete `ToolCallEvent`, `ApprovalRequested` (once, for the calls that wait for a decision),
-each `ApprovalEvent`, a `ToolRunning` for each call that starts to run, each `ToolResultEvent`
-(as the calls finish), then `TurnEnd`; after the last
-turn, `FinalAnswer`. Before a turn's request, a `ContextCompacted` says the conversation as sent
-was made smaller to fit the model's window.
+Small frozen values that display code and tests consume alike. A run begins with `RunStart`; in
+a turn come `ModelStatus`, text and thinking deltas, `PartialCall` (display only), each
+`ToolCallEvent`, `ApprovalRequested`, each `ApprovalEvent`, `ToolRunning`, each
+`ToolResultEvent`, then `TurnEnd`; `ContextCompacted` before a request that was made smaller;
+`FinalAnswer` last.
 """
 
 from __future__ import annotations

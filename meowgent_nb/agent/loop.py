@@ -145,56 +145,35 @@ class _Setting:
 class Agent:
     """A conversation with a model that can call tools: ``Agent(model, tools=[...], ...)``.
 
-    Every setting after ``model`` is keyword-only. The settings each run's loop and `CallRunner`
-    share are one `RunSettings` (``agent.settings``); ``agent.max_turns`` and the like read and
-    set it.
+    Every setting after ``model`` is keyword-only; those each run's loop and `CallRunner` share
+    are one `RunSettings` (``agent.settings``), which ``agent.max_turns`` and the like read and set.
+    docs/guides/agent-cells.md explains each setting.
 
     Args:
-        model: Any `Model` (`OllamaModel`, `ScriptedModel`, `FunctionModel`, ...), or a name:
-            ``"ollama:NAME"``, ``"openai:NAME"``, ``"local"``, ``"local:PATH"``, a bare name (Ollama's, never
-            replaced), or ``"auto"`` (Ollama's default, else the embedded model, warning); see `resolve_model`.
+        model: A `Model`, or a name `resolve_model` reads (``"ollama:NAME"``, ``"local"``, ``"auto"``, ...).
         tools: The tools the model may call.
         approver: Decides on calls that need approval; without one they are denied.
-        rules: Rules on the calls' arguments, asked before the approver (``"delete_file
-            path=scratch/** -> allow"``; see `agent.rules`), besides those of a rules file in the
-            working directory (``approvals.toml``); or a `Rules` object, used as it is. ``agent.rules``.
-        protocol: ``"xml"`` (tools in the system prompt, calls as ``<tool_call>`` blocks in the
-            text), ``"native"`` (tools passed to the backend, calls in ``tool_calls``) or
-            ``"json"`` (each answer is one JSON object, a call or the answer, constrained by the
-            backend to a schema of the offered tools; one call per turn; see `json_answer`), or a
-            `ToolProtocol` object; see `protocols.registry`. ``agent.protocol`` reads as the name.
+        rules: Rules on the calls' arguments (``"delete_file path=scratch/** -> allow"``), asked
+            before the approver, besides those of a rules file in the working directory; or a `Rules`.
+        protocol: ``"xml"``, ``"native"``, ``"json"``, or a `ToolProtocol` (`protocols.registry`).
         max_turns: Model requests per run; the last one offers no tools.
-        max_workers: Tool calls of one turn that run at the same time. A call that timed out
-            stops counting at once (its thread runs on; Python cannot stop it).
+        max_workers: Tool calls of one turn that run at the same time.
         tool_timeout: Seconds a call may take when its tool sets no timeout; None: no limit.
         system: Your instructions, placed before the tool rules in the system prompt.
-        tool_choice: ``"auto"``; ``"none"`` (offer no tools); ``"required"`` (remind the model
-            once if it answers without a call); or a tool name (offer only that tool).
-        approve: ``"ask"`` asks a person (the approver) about calls of tools marked
-            ``approval=True`` and those the rules ask about; ``"every"`` about every call.
+        tool_choice: ``"auto"``, ``"none"``, ``"required"`` or the one tool name to offer.
+        approve: ``"ask"`` (tools marked ``approval=True`` and calls the rules ask about) or
+            ``"every"`` call goes to the approver.
         think: Ask a thinking model to think (True) or not (False); None leaves it to the model.
-        max_output_chars: Tool output longer than this is cut, keeping its start and end, with a
-            note; None: no limit.
-        max_output_items: Entries of a list or object in a result written out at each level
-            (then "... 950 more items").
-        max_output_depth: Levels of nesting of a result written out (deeper ones are named).
-        repeat_calls: Whether a call identical to one that already succeeded in this run (same
-            tool, same validated arguments) runs again. By default it does not: the model is
-            given the earlier result instead, which breaks the loops small models fall into.
-        max_repeated_failures: The run ends when the model makes the same call (same tool, same
-            arguments) on this many turns in a row and it fails the same way each time (same
-            kind, same output; a denial counts); ``result.stopped`` is then
-            ``"repeated_failure"``. From the second such failure on, the result the model reads
-            ends with a notice not to repeat the call. None: never end a run for this (the turn
-            limit still does).
-        tool_search, always_show: Removed (tool search did not help the embedded model at 50 to
-            100 tools); given, they warn and are ignored: every offered tool is described.
-        context: What happens when a request would not fit the model's window (where it is
-            known: the embedded model's ``n_ctx``, Ollama's ``num_ctx``): ``"compact"`` shortens
-            old tool results and leaves out the oldest exchanges as sent (the conversation keeps
-            them), ``"summarize"`` does so too and puts a summary the model writes of the exchanges
-            left out in their place, ``"error"`` raises `ContextFull`, ``"off"`` sends it as it is.
-            See `compaction`.
+        max_output_chars: Tool output longer than this is cut (start and end kept); None: no limit.
+        max_output_items: Entries of a list or object written out at each level of a result.
+        max_output_depth: Levels of nesting of a result written out.
+        repeat_calls: Whether a call identical to one that succeeded in this run runs again
+            (by default the model gets the earlier result, which breaks small models' loops).
+        max_repeated_failures: Consecutive identical failures of one call that end the run
+            (``result.stopped == "repeated_failure"``); None: never.
+        tool_search, always_show: Removed; given, they warn and are ignored.
+        context: When a request would not fit the model's window: ``"compact"``, ``"summarize"``,
+            ``"error"`` (raise `ContextFull`) or ``"off"``; see `window.compaction`.
     """
 
     approve = _Setting()

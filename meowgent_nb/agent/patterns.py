@@ -1,15 +1,9 @@
 """Globs as the agent reads them from text a person wrote: one dialect for rules and expectations.
 
-``*`` matches any run of characters within one path segment (not ``/`` or ``\\``), ``?`` one such
-character, ``**`` (or more stars) anything, ``/`` too; every other character is itself (``[``
-too: there are no character classes). So ``scratch/*.txt`` matches ``scratch/a.txt`` but not
-``scratch/b/a.txt``, which ``scratch/**`` matches. A glob compiles to a regex run on RE2 (see
-`agent.regex`), in time linear in the value whatever the glob.
-
-Approval rules (`agent.rules`) match a glob against every spelling of a place (they put the glob
-through the same normal form as the value, holding its wildcards as private-use characters while
-they do: `hold`, `held_regex`); expectations (`agent.expectations`) match it against a value's
-text as written (`compile_glob`).
+``*`` matches within one path segment, ``?`` one such character, ``**`` anything including
+``/``; every other character is itself (no character classes). `compile_glob` compiles a glob to
+an RE2 regex (linear time) matched against text as written (expectations); `hold` and
+`held_regex` put a glob through the rules' normal form with its wildcards kept aside.
 """
 
 from __future__ import annotations

@@ -1,14 +1,9 @@
 """The tool call running now, for code a tool reaches that must ask the person or use the model.
 
-An MCP server may ask, in the middle of a call, for input from the person (elicitation) or for an
-answer from the model (sampling). The server's request arrives on the MCP loop, far from the
-agent; `RUNNING_CALL` carries what it needs from the agent to the tool's thread (whose context
-is a copy of the call's task's, see `_tool_threads`): the call, the cell's loop, the approver
-that asks the person, the model, and `RunningCall.on_end`, told when the call ends (its result,
-its time limit, Stop), in the call's own task, before the agent goes on.
-
-While the person (or the model) answers a server's question, the call's time limit stands still
-(`RunningCall.hold`, `within_limit`): filling in a form is not the tool being slow.
+An MCP server may ask mid-call for the person's input (elicitation) or the model's answer
+(sampling). `RUNNING_CALL` carries a `RunningCall` (the call, the cell's loop, the approver, the
+model, and `RunningCall.on_end`) from the agent to the tool's thread. While a question waits for
+its answer the call's time limit stands still (`RunningCall.hold`, `within_limit`).
 """
 
 from __future__ import annotations

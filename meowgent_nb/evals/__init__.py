@@ -1,10 +1,10 @@
 """Tool-description evals: does the model pick the right tool, with the right arguments?
 
-`evaluate` and `aevaluate` (in ``evaluation``) run each `EvalCase` as a fresh `Agent`'s first
-turn (``repeat`` times, some at once: `_schedule`), judged by `_judge`; the `EvalReport` they
-return and its rendering are in `report`, the size of the tools block the model was shown and
-each tool's digest in `_tool_block`. `baseline.check_baseline` is the regression gate: a report compared with the
-outcomes recorded in a file.
+`evaluation`: `evaluate` / `aevaluate`, which run each `EvalCase` as a fresh `Agent`'s first turn.
+`_judge`: what a case is and how an answer is judged. `_row`: `EvalRow`, one run of a case.
+`_schedule`: running cases some at once, in order. `report`: `EvalReport`, as text and HTML.
+`_tool_block`: the size of the tools block and each tool's digest. `baseline`: `check_baseline`,
+the regression gate against outcomes recorded in a file.
 """
 
 from __future__ import annotations

@@ -1,9 +1,8 @@
 """What a case is and how one answer is judged against it: `EvalCase`, `check_cases`, `judge`.
 
 A case passes when the first call names the expected tool with the expected arguments (compared
-after validation with the tool), or when there is no call and none was expected. Besides pass or
-fail, the verdict says whether the call could run, whether its arguments were right, and which
-names it made up (the fields of the same names in `EvalRow`).
+after validation), or when there is no call and none was expected. The verdict also says whether
+the call could run, whether its arguments were right, and which names it made up.
 """
 
 from __future__ import annotations

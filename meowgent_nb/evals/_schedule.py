@@ -1,14 +1,9 @@
 """Running an eval's cases some at a time, reporting them in order, and the server that cuts streams.
 
-`run_jobs` runs numbered jobs (one per case and run) at most ``concurrency`` at once and hands
-each result on in the jobs' order. A server may cut an answer short when another request
-arrives: llama-cpp-python's server does so by default (``interrupt_requests``), to the answer it
-is streaming. On the wire that answer is an event stream of ``chat.completion.chunk`` events none
-of which carries a ``finish_reason``, then ``data: [DONE]`` (or the connection closes); the
-`OpenAIModel` raises `StreamCut` for exactly that. When a stream is cut while jobs run at once,
-that job and every job not yet started wait until the running ones are over, then run one at a
-time, and the eval says so in one line (`cut_note`). A stream cut while nothing else of the eval
-runs is an error like any other: the eval did not cause it.
+`run_jobs` runs numbered jobs at most ``concurrency`` at once and hands each result on in order.
+A server may cut a streamed answer short when another request arrives (`StreamCut`, e.g.
+llama-cpp-python's ``interrupt_requests``): the cut job and those not yet started then run one
+at a time after the others, and `cut_note` says so. A cut while nothing else runs is an error.
 """
 
 from __future__ import annotations

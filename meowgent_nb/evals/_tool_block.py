@@ -1,13 +1,8 @@
 """The tools as an eval's model was shown them: the size of their block and a digest of each tool.
 
-Every token of the tools block is read on every request, so it is worth measuring beside the
-accuracy it buys. What counts as the block depends on where the protocol puts the tools, and is
-asked of the protocol itself, never of its name (`tool_block_text`). The tokens are counted with
-the model's own tokenizer where the model has one (a ``count_tokens(text)`` method, as
-`LlamaCppModel` has), else estimated as characters / 4, and the report says which.
-
-`tool_digests` is what a baseline notices has changed: a short digest of each tool as the model
-is told about it.
+`tool_block_text` asks the protocol (never its name) what describes the tools; `measure_tool_block`
+counts it with the model's ``count_tokens`` where it has one, else estimates from characters.
+`tool_digests` is what a baseline notices has changed.
 """
 
 from __future__ import annotations
@@ -43,13 +38,9 @@ class ToolBlockSize:
 def tool_block_text(protocol: ToolProtocol, tools: Sequence[Tool], system: str | None) -> str:
     """The text that describes ``tools`` to the model, as ``protocol`` sends them on a first turn.
 
-    Two parts, either of which may be empty, joined by a newline:
-
-    - what the tools add to the system prompt: the prompt with the tools, less the prompt
-      without them (for ``xml`` and ``json``: the rules of calling and the ``<tools>`` XML);
-    - the tools the protocol passes to the backend (``native``): their JSON schemas, one
-      ``json.dumps(tool.to_json_schema())`` per line, the way Qwen2.5's chat template writes them
-      (the words the template puts around them are not counted: they are the template's).
+    What the tools add to the system prompt (``xml``, ``json``), then, on a new line, the schemas
+    the protocol passes to the backend (``native``), one ``json.dumps`` per line as Qwen2.5's chat
+    template writes them; either part may be empty.
 
     Args:
         protocol: The protocol object (`protocols.registry.get_protocol`).

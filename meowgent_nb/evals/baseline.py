@@ -1,23 +1,10 @@
 """A regression gate for tool descriptions: an eval's outcomes kept in a file, later runs compared.
 
-`check_baseline` is the one mechanism; ``%tools eval CASES --baseline FILE`` and
-`meowgent_nb.testing.assert_eval_baseline` both call it. The first time (no FILE yet) it writes
-the report's per-case outcomes to FILE, with the model's name and a digest of each tool's
-description and schema (`_tool_block.tool_digests`). Every later time it compares the report with
-FILE, case by case, and raises `EvalRegression` when any case got worse, naming each such case
-with its runs passed before and now and why it fails now, and the tools whose description or
-schema changed since. Cases that got better are reported, not raised. Run from a cassette, the
-same answers come back every time, so CI needs no model.
-
-A case is known by its prompt, its expected tool and its expected arguments (a case whose
-expectation changed is a new case). It got worse when a smaller share of its runs passed (with
-one run: it passed before and fails now). A case in only one of the two is listed, never
-raised: removing or adding cases is an edit of the cases, not of a tool. But a run that has no
-case in common with FILE is an error (two evals sharing one file would otherwise pass whatever
-happened). To accept a change, delete FILE and run again: it records the new outcomes.
-
-FILE is JSON (``"format": "meowgent-eval-baseline/1"``), written atomically, keys sorted, so
-that it diffs well in review.
+`check_baseline` (behind ``%tools eval --baseline FILE`` and `testing.assert_eval_baseline`)
+records a report's per-case outcomes, model name and tool digests the first time, and afterwards
+raises `EvalRegression` naming each case that got worse (a smaller share of its runs passed) and
+the tools that changed. A case is known by its prompt, expected tool and arguments. FILE is JSON
+(``"format": "meowgent-eval-baseline/1"``), keys sorted so it diffs well in review.
 """
 
 from __future__ import annotations

@@ -1,20 +1,8 @@
 """Tool-description evals: does the model pick the right tool, with the right arguments?
 
-For people writing tools: each `EvalCase` is a prompt and the call it should lead to. `evaluate`
-sends each prompt as the first turn of a fresh `Agent` (the same system prompt and request) and
-stops reading at the first tool call, so no tool ever runs. It also stops once the answer is
-clearly not a call (``text_limit``). ``%tools eval CASES`` shows the report, its rows appearing
-as the cases finish (``on_row``). The report's rows and rendering are in `report`.
-With ``concurrency=N``, N cases run at once: serving engines (vLLM, SGLang, llama-server) batch
-concurrent requests, so an eval against one finishes sooner; a model that answers one request at
-a time (``max_concurrency = 1``: the embedded `LlamaCppModel`, `ScriptedModel`) runs them in turn.
-A server that cuts concurrent streams short has the cut cases rerun one at a time (`_schedule`).
-With ``repeat=N`` each case runs N times and passes only when all N pass.
-
-Besides pass or fail (judged in `_judge`), each row says whether the call could run, whether its
-arguments were right and whether it made up a tool or an argument name (`EvalRow`), and the report sums these up as
-the seed design's metrics (`EvalReport.summary`), with the size of the tools block the model was
-shown (`_tool_block`).
+`evaluate` (and `aevaluate`) send each `EvalCase`'s prompt as the first turn of a fresh `Agent`
+and judge the first call (`_judge`), some cases at once (`_schedule`), each ``repeat`` times; the
+`EvalReport` they return is `report`'s. No tool ever runs.
 """
 
 from __future__ import annotations
@@ -58,38 +46,11 @@ async def aevaluate(
     concurrency: int = 1,
     repeat: int = 1,
 ) -> EvalReport:
-    """Ask the model each case's prompt (``repeat`` times) and check the first tool call it makes.
+    """Ask the model each case's prompt (``repeat`` times) and judge the first tool call it makes.
 
-    Each prompt is the first turn of a fresh `Agent` with these tools, so the model gets exactly
-    the request an agent would send. Reading stops at the first call (no tool is run), or once
-    the answer has shown ``text_limit`` characters of text and no call has begun: the model's
-    stream is then closed, so a local model stops generating. The eval scores only the first call
-    of the first turn, and a refusal can go on for minutes on a small model.
-
-    The rule counts only text the protocol's parser has shown as text, which never includes a
-    call or what may still open one (with ``xml``, a ``<tool_c`` at the end of the text so far,
-    or an answer that starts as a bare ``{"name": ...}`` call). Thinking does not count. A model
-    may write a sentence or two before its call ("Let me check the weather.\\n\\n<tool_call>...");
-    300 characters leave room for that and stop a refusal after a few seconds. A model that
-    writes more before calling is scored as not calling, and the row says where reading stopped:
-    its ``stopped_after`` is set, and a case that expected a tool fails with "expected X, chose
-    none (no call in the first 300 characters)". The ``json`` protocol shows its answer only
-    when it is complete, so its answers are always read to the end.
-
-    After the cases, the tools block the model was shown (`_tool_block.tool_block_text`) is
-    measured: in tokens of the model's own tokenizer when the model has a ``count_tokens(text)``
-    method (`LlamaCppModel`), else estimated as characters / 4 (the report says so).
-
-    With ``repeat=N`` each case is asked N times, one run after the other (a model at a
-    temperature above 0 may answer differently each time; from a cassette, the N recordings of
-    the request replay in turn). The case passes only when all N runs pass (pass^N), and the
-    report gives each case's pass count and the flips: cases that passed in some runs and failed
-    in others (`EvalReport.passes`, `EvalReport.flips`).
-
-    With ``concurrency`` above 1, a server that cuts a streamed answer short when the next
-    request arrives (llama-cpp-python's server by default) does not end the eval: the cut cases
-    and those not yet started run one at a time once the others are over, and the report says so
-    in one line (see `_schedule`).
+    Each prompt is the first turn of a fresh `Agent` with these tools. Reading stops at the first
+    call (no tool runs) or after ``text_limit`` characters of text with no call begun. A case
+    passes only when all its runs pass. The rules a person reads are docs/guides/evals.md's.
 
     Args:
         cases: `EvalCase` values, or dicts with the same keys.
@@ -99,25 +60,18 @@ async def aevaluate(
         system: Your instructions, as for `Agent`.
         text_limit: Characters of text with no call begun after which reading stops; None
             reads every answer to its end (or its first call).
-        on_row: Called with each `EvalRow` as its case (run) finishes, in the cases' order, as
-            ``on_row(row, done, total)`` (``done`` counts from 1); e.g. to show progress. With
-            ``concurrency``, a case that finishes before an earlier one waits for it here.
-        concurrency: How many cases run at once, for a server that batches requests. A model
-            whose ``max_concurrency`` attribute is lower gets that many (the embedded model: one).
-            Each row's ``seconds`` then includes its wait at the server.
+        on_row: Called as ``on_row(row, done, total)`` with each `EvalRow`, in the cases' order.
+        concurrency: How many cases run at once (at most the model's ``max_concurrency``).
         repeat: How many times each case is asked.
 
     Returns:
-        An `EvalReport` with one row per case (and each run's rows), the tools block's size, the
-        eval's wall time, the concurrency used (`EvalReport.cases_per_second`), the model's name
-        and the digests of the tools (what a baseline compares, `baseline.check_baseline`).
+        An `EvalReport`: the rows, the tools block's size, timings, the model's name and the
+        tools' digests (what `baseline.check_baseline` compares).
 
     Raises:
-        SettingsError: A case is malformed or names a tool that is not offered (all problems
-            listed), ``protocol`` names no protocol, or ``text_limit``, ``concurrency`` or
-            ``repeat`` is not a positive whole number (``text_limit`` may be None); before any
-            case runs.
-        ModelError: The model failed (or its tokenizer could not be loaded); the eval stops there.
+        SettingsError: Before any case runs, listing every malformed case, unknown tool, protocol
+            or non-positive ``text_limit`` / ``concurrency`` / ``repeat``.
+        ModelError: The model (or its tokenizer) failed; the eval stops there.
     """
     tools = list(tools)
     checked = check_cases(cases, tools)

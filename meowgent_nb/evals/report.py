@@ -1,12 +1,7 @@
 """What an eval found: `EvalRow` per case, `EvalReport` with its summary, as text and HTML.
 
-The text form is what nbval compares, so it has no timings: the cases (with ``repeat``, each
-case's runs passed), the one-line findings (pass^k and the flips, a note such as a server that
-cut streams, what a baseline found), the scores per category, then the call metrics (tool choice, argument accuracy, execution success, hallucination, calls
-where no tool was needed) as aligned tables, and the tools block's size. The HTML form adds the
-arguments and times, and marks each result with a coloured pill (white on green or red, which reads
-the same in light and dark themes, like the status pills of the transcript's cards). `cases_html`
-is the table of cases alone, which the live view of ``%tools eval`` shows while cases still run.
+The text form is what nbval compares, so it has no timings; the HTML form adds arguments and
+times. `cases_html` is the table of cases alone, for the live view of ``%tools eval``.
 """
 
 from __future__ import annotations
@@ -112,34 +107,15 @@ class EvalReport:
         return runs / self.seconds if self.seconds > 0 else None
 
     def summary(self) -> dict[str, Any]:
-        """The scores and the call metrics. A case passes when the first call names the expected
-        tool with the expected arguments (validated), or when there is no call and none was
-        expected; with ``repeat``, when that holds in every run (pass^k). The call metrics count
-        every run.
+        """The scores per category and the call metrics (docs/guides/evals.md explains each).
 
         Returns:
-            A dict of:
-
-            - ``by_category`` (``{name: score}``), ``tool_cases``, ``no_tool_cases`` and ``all``:
-              the cases that passed. Each score is ``{"cases": n, "passed": k, "accuracy": k / n}``
-              (accuracy None when there are no cases).
-            - ``tool_choice``: a score of the cases that expected a tool, passed when the first
-              call named that tool (whatever its arguments).
-            - ``arguments`` (argument accuracy): a score of the cases that expected a tool and
-              whose first call named it, passed when `EvalRow.arguments_match`.
-            - ``execution``: of the cases where the model made a call (readable or not), how many
-              calls could run (`EvalRow.executes`), as ``{"count": k, "of": n, "rate": k / n}``
-              (rate None when n is 0).
-            - ``hallucination``: of the same calls, how many made up a tool or an argument name
-              (`EvalRow.hallucinated`), as a rate.
-            - ``called_without_need``: of the cases that expected no tool, how many got a call
-              (`EvalRow.called_without_need`), as a rate; the complement of ``no_tool_cases``.
-              A call to a made-up tool there counts in ``hallucination`` too.
-            - ``tool_block``: ``{"tokens": n, "characters": c, "estimated": bool}`` (see
-              `ToolBlockSize`), or None when the report was made without it.
-            - ``repeat``: how many times each case ran; ``runs``: a score of every run (pass@1,
-              the same as ``all`` when ``repeat`` is 1); ``flips``: the prompts of the cases
-              that passed in some runs and failed in others.
+            A dict: ``by_category`` (``{name: score}``), ``tool_cases``, ``no_tool_cases``,
+            ``all``, ``tool_choice``, ``arguments`` and ``runs`` are scores (``{"cases": n,
+            "passed": k, "accuracy": k / n or None}``), pass^k over a case's runs except
+            ``runs``; ``execution``, ``hallucination`` and ``called_without_need`` are rates over
+            runs (``{"count": k, "of": n, "rate": k / n or None}``); ``tool_block`` (or None),
+            ``repeat`` and ``flips`` (the prompts of cases that both passed and failed).
         """
         rows = self.rows
         every = [row for runs in self.runs for row in runs]

@@ -1,11 +1,10 @@
 """Approving tool calls: decisions, the approver protocol, the simple policies, and asking the rules.
 
-Before any approver, `ruled` asks the agent's `Rules` and the tool's own ``approval=`` function
-about each validated call: a deny from either wins, then a rule's allow or ask; a call neither
-decides asks (`Ask`) when its tool is marked ``approval=True`` (or its function says "ask", or
-the agent asks for every tool). The agent sends all calls that ask in one turn to its approver as
-one batch, after validation, so what a person approves is exactly the argument set that will run.
-Whoever decides says so in the decision's ``by`` (`DecidedBy`), which the decision log reads.
+Decisions are `Approved`, `Denied` and `Ask`, each saying who decided (`DecidedBy`); an
+`Approver` gets `ApprovalRequest`s and answers one decision per call (`AutoApprove`, `DenyAll`).
+`ruled` asks the agent's `Rules` and the tool's ``approval=`` function first (`tool_verdict`);
+`decide` asks the approver about the calls left asking. `decisions`: the words a decision shows
+and the session's decision log.
 """
 
 from __future__ import annotations

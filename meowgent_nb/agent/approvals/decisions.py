@@ -1,17 +1,10 @@
 """What was decided about each call that needed approval, in words and in one session-wide log.
 
-Every decision goes through one point, `CallRunner` (see `agent.call_runner`), which hands it to
-`logged`: a person's click, a policy, a rule, "Always allow", "Allow this exact call", an
-approver that raised. `logged` writes it to the session's `DecisionLog` (`session_decisions`)
-and to the cassette's `decision_tape` when the model is one (a replay checks the same calls are
-decided the same way). Frontends never log; they only decide.
-
-A decision says who decided in its ``by`` (`DecidedBy`), which the log's "by" column shows, and
-how in its reason, in the words its call's card shows (`decision_words`): ``approved by you``,
-``approved by you (edited)``, ``allowed by rule 2 (delete_file path=scratch/**)``, ``approved by
-policy: MEOWGENT_APPROVE=allow``, ``denied by you: "use the archive instead"``. An `Approved` reason
-begins with its verb ("approved", "allowed", "always allowed"); a `Denied` reason begins with "by"
-(or with "denied"). Only an approver of one's own that leaves ``by`` unset is named from its reason.
+Every decision passes through `CallRunner` to `logged`, which writes it to the session's
+`DecisionLog` (`session_decisions`) and, when the model is a cassette, to its decision tape (a
+replay checks the same calls are decided the same way); frontends only decide. `decision_words`
+is a decision as its call's card shows it (``approved by you``, ``allowed by rule 2 (...)``);
+`decided_by` the log's "by" column.
 """
 
 from __future__ import annotations

@@ -2,8 +2,9 @@
 
     get_weather(city='Par*') then delete_file(path='old.txt') -> ok, ... then answered
 
-`parse_expectation` reads one (`language`: the syntax), `check_expectation` compares it with an
-`AgentResult` (`check`), the argument values are `values`'.
+`language`: `parse_expectation` and the syntax; `_bounds`: the limits on untrusted text;
+`values`: the argument values (literals, globs, regexes, any); `check`: `check_expectation`,
+which compares an expectation with an `AgentResult` and shows how they differ.
 """
 
 from __future__ import annotations

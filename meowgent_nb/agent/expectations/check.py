@@ -1,11 +1,10 @@
 """Checking an `Expectation` against what a run did, and showing how they differ, side by side.
 
-What a run did is its `AgentResult`: each call's tool, its arguments (validated, defaults filled
-in, as `ToolResult.arguments` keeps them; as the model sent them for a call that never passed
-validation; a value matches either) and its outcome, in the order the calls were made, and why
-the run ended. The check is exact and cheap: each step of the expectation takes, among the calls
-after the previous step's, the earliest set that fits it (a matching, so ``A(x=*), A(x=1)``
-finds both whatever their order); every call must be taken unless the calls end with ``, ...``.
+`check_expectation` reads the run's `AgentResult`: each call's tool, arguments (validated, or as
+sent when validation failed; a value matches either) and outcome, in order, and why the run
+ended. Each step takes, among the calls after the previous step's, the earliest set that fits it
+(a matching, so ``A(x=*), A(x=1)`` finds both in either order); every call must be taken unless
+the calls end with ``, ...``.
 """
 
 from __future__ import annotations

@@ -2,26 +2,11 @@
 
     get_weather(city='Par*') then delete_file(path='old.txt') -> ok, ... then answered
 
-- A call names a tool and a subset of its arguments, by keyword. A value is a Python literal; a
-  string may be a glob (``'Par*'``, matched against string values; the approval rules' dialect,
-  `agent.patterns`: ``*`` within one path segment, ``**`` across) or ``'re:REGEX'`` (the whole
-  value must match); ``*`` (or ``'*'``) alone is any value. ``get_weather`` alone, or
-  ``get_weather()``, is a call with any arguments. A tool whose name is no Python name is
-  written quoted: ``'read-file'(path='a')`` (a quoted name may be a glob or ``re:`` too).
-- ``A then B``: A, then B. ``A, B``: both, in any order (``A, B then C``: both, then C).
-- Every call of the run must be named, unless the calls end with ``, ...``.
-- ``A -> ok`` / ``-> error`` / ``-> denied`` names the call's outcome (``error``: it failed in any
-  way other than a denial; ``timeout``, ``invalid_arguments``, ``unknown_tool`` and
-  ``parse_error`` name one way).
-- ``then answered`` / ``then stopped`` at the end names how the run ended (``stopped``: it did
-  not end with an answer; ``max_turns``, ``repeated_failure`` and ``interrupted`` name one way).
-
-An expectation may come from a notebook's metadata, so it is read as untrusted text: bounded in
-length and nesting (`_bounds`), its globs and regexes run on RE2 (`agent.regex`: linear time, so
-no backreferences and no lookaround).
-
-`parse_expectation` reads the text (an `ExpectationError` points at the part it cannot read);
-`check_expectation` (in `check`) compares it with an `AgentResult`.
+`parse_expectation` reads the text into an `Expectation` or raises `ExpectationError` pointing
+at the part it cannot read. The syntax (``then``, ``,``, ``, ...``, ``-> ok|error|denied|...``,
+``then answered|stopped``, globs and ``'re:...'`` values) is docs/guides/recording-and-testing.md's.
+The text may come from a notebook's metadata, so it is bounded (`_bounds`) and its patterns run
+on RE2.
 """
 
 from __future__ import annotations
@@ -95,7 +80,7 @@ class ExpectedCall:
 
 @dataclass(frozen=True)
 class Expectation:
-    """What a run should have done (see the module's docstring)."""
+    """What a run should have done, as `parse_expectation` reads it."""
 
     steps: tuple[tuple[ExpectedCall, ...], ...]
     """The calls, step by step: each step's calls in any order, the steps in order."""
@@ -117,7 +102,7 @@ _OPEN, _CLOSE = "([{", ")]}"
 
 
 def parse_expectation(text: str) -> Expectation:
-    """Read an expectation (see the module's docstring).
+    """Read an expectation written in the syntax `SYNTAX` sums up.
 
     Raises:
         ExpectationError: The text cannot be read; the message marks the part and shows the syntax.

@@ -1,14 +1,11 @@
 """Rules a person sets on tool calls: ``TOOL ARG=PATTERN [ARG=PATTERN ...] -> allow|ask|deny``.
 
-A rule names a tool and, per argument, a pattern: a path glob (``scratch/**``; a deny or ask
-rule matches every spelling of a place, an allow rule none that leaves it), a regex
-(``re:[a-z]+\\.txt``, run on RE2: linear time), a set (``{a,b}``), a quoted exact value
-(``"my file.txt"``) or an exact JSON value (``json:[1,2]``).
-The agent asks its `Rules` about every call before its approver (see `agent.approvals`), with
-the validated arguments; the strictest matching rule decides (deny over ask over allow).
-
-A rules file found in a folder (``approvals.toml``) may raise approval at once; its allow rules
-decide only once the person trusted that file's content (see `trust`).
+The agent asks its `Rules` about every validated call before its approver; the strictest
+matching rule decides (deny over ask over allow). `_rule`: one `Rule`, parsed from its text.
+`_rules`: `Rules`, the ordered list and its verdict. `_patterns`: what one ``ARG=PATTERN``
+matches (glob, ``re:``, set, quoted or ``json:`` value). `_spellings`: a place's spellings and
+their normal form. `_file`: the rules file (``approvals.toml`` or pyproject.toml). `trust`: a
+rules file's allow rules decide only once its content is trusted.
 """
 
 from __future__ import annotations

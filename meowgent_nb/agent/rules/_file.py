@@ -1,17 +1,10 @@
 """The rules file: ``approvals.toml`` (``rules = [...]``) or pyproject.toml's
 ``[tool.meowgent_nb.approvals]`` table, found in a list of folders.
 
-In each folder, in order, ``approvals.toml`` is the rules file when it exists; else a
-pyproject.toml that has the table; the first folder that has one wins, and only that file is
-read. ``approvals.toml`` wins over pyproject.toml in the same folder, as ruff.toml does over
-pyproject.toml for ruff: a file made only for this is the one a person means.
-
-A file is read when it is first looked at and again whenever it changes (its modification time,
-size or inode), so an edit applies from the next call on. Only a regular file is read (a symlink
-to one is followed), without blocking (a FIFO) and never past `MAX_FILE_BYTES` (``/dev/zero``);
-the sha256 of the very bytes parsed is kept (`RulesFile.sha256`), for the trust step (`trust`).
-A file that cannot be used (not a regular file, unreadable, bad TOML, a rule that is malformed,
-more than `MAX_FILE_BYTES` or `MAX_RULES`) raises `RuleError` naming it.
+`RulesFile` finds the first folder that has one (``approvals.toml`` wins over pyproject.toml in
+the same folder), reads it again whenever it changes, and keeps the sha256 of the bytes parsed
+for `trust`. `read_bytes` reads only a regular file, without blocking and never past
+`MAX_FILE_BYTES`. A file that cannot be used raises `RuleError` naming it.
 """
 
 from __future__ import annotations

@@ -1,36 +1,11 @@
 """What one ``ARG=PATTERN`` of a rule matches: a path glob, a regex, a set, or an exact value.
 
-A value is matched by its text: a string as it is, a number, bool or null as JSON (``3``,
-``true``, ``null``), a path (``pathlib.Path``) as its string, an enum by its value. A list or an
-object matches only a ``json:`` pattern (its exact JSON value); no glob, regex or set matches one.
-
-One place has many spellings (``./keep/a.txt``, ``keep/../keep/a.txt``, ``keep%2fa.txt``,
-``keep\\a.txt``, a full-width ``／``, NFD accents; see `_spellings`), and a value has a normal
-form they share, or none when it cannot be read one way (a control character such as NUL, still
-percent-encoded after 4 rounds, not UTF-8 once decoded, a name of only dots and spaces, a ``..``
-climbing above its start). A deny or ask pattern matches every spelling; an allow pattern only
-spellings that mean what it says whichever way they are read:
-
-- A glob is put in the same forms as the values. A deny or ask glob matches a value when it matches
-  the value as written, or its normal form ignoring case (as a case-insensitive disk does), or that
-  form made relative to the working directory when it names a place inside it by its absolute
-  path or from ``~`` (``/home/me/proj/keep/a.txt`` is ``keep/a.txt`` run from ``/home/me/proj``),
-  or the value has no normal form. An allow glob matches only when it matches both the value as written
-  (NFC, ``./`` and repeated ``/`` dropped; never with a ``..`` segment) and its normal form: so
-  ``scratch/**`` allows ``scratch/a.txt`` and ``./scratch/a.txt``, and no spelling that leaves it.
-- A set or an exact (quoted) value allows only the value exactly as written; it denies or asks
-  about every spelling of one of its values (normal forms equal ignoring case, the absolute
-  spelling of a place inside the working directory too), and a value with no normal form.
-- A regex is about text: it allows a value it matches as written that has a normal form; it denies
-  or asks about a value it matches as written, percent-decoded, in normal form or relative to the
-  working directory (as globs), and a value with no normal form.
-- ``json:`` matches its exact JSON value, for every action.
-
-Globs are the dialect of `agent.patterns` (``*`` within a segment, ``**`` across), which
-expectations share. Globs and regexes run on RE2 (the `google-re2` package), whose matching takes
-time linear in the value: no rule can take catastrophic time, whatever the pattern and the value.
-RE2 refuses the features that could (backreferences, lookaround) when the rule is written, so such
-a regex is an error then, not a slow match later.
+`Pattern.matches` reads a value by its text (a number, bool or null as JSON; a list or object
+only by a ``json:`` pattern). A deny or ask pattern matches every spelling of a place and a value
+with no normal form (see `_spellings`); an allow pattern only values that mean what it says
+however they are read. The rules per kind are docs/guides/approvals.md's. Globs are
+`agent.patterns`' dialect; globs and regexes run on RE2, so no rule can take catastrophic time,
+and a regex RE2 refuses is an error when the rule is written.
 """
 
 from __future__ import annotations

@@ -1,10 +1,9 @@
 """`Rules`: an agent's ordered rules, numbered from 1, and the verdict on a call.
 
-The rules of a rules file (see `_file`) come first, then those added in Python or with ``%agent
-allow`` / ``%agent deny``. Of the rules that match a call the strictest decides: deny over ask over
-allow, whatever their order, so no rule can allow a call that another rule denies. The rules
-file's allow rules decide only while the file is trusted (see `trust`); until then they keep
-their numbers and decide nothing, and `Rules.on_untrusted` is told once about each content.
+The rules file's rules come first, then those added in Python or with ``%agent allow`` / ``%agent
+deny``. Of the matching rules the strictest decides (deny over ask over allow, whatever their
+order), so no rule can allow what another denies. The file's allow rules decide only while it is
+trusted (`trust`); until then `Rules.on_untrusted` is told once about each content.
 """
 
 from __future__ import annotations

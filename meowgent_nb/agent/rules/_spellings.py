@@ -1,11 +1,9 @@
 """The spellings of one place, and the one normal form they share, for the rules' patterns.
 
-``keep/a.txt`` is also ``./keep/a.txt``, ``keep//a.txt``, ``keep/../keep/a.txt``, ``keep%2fa.txt``
-(also encoded twice, ``keep%252fa.txt``), ``keep\\a.txt``, ``keep／a.txt`` (a full-width solidus),
-``keep./a.txt`` (Windows drops a name's trailing dots and spaces), and, with an accent, its NFC and
-NFD spellings. `Spelling.normal` is the one form they share; `Spelling.written` is the value as
-it was written, only NFC-normalized and without ``./`` and repeated ``/``. Neither reads the disk:
-``a/..`` is resolved by its text.
+`spelling_of` reads a value into a `Spelling`: `Spelling.normal` is the form every spelling of
+the place shares (``./keep/a.txt``, ``keep%2fa.txt``, ``keep\a.txt``, NFD accents, ... all read
+as ``keep/a.txt``), or None when the value cannot be read one way; `Spelling.written` is the value
+as written, only NFC-normalized and without ``./`` and repeated ``/``. Neither reads the disk.
 """
 
 from __future__ import annotations
@@ -42,7 +40,7 @@ class Spelling:
     decoded: str | None
     """Percent-decoded until stable and NFKC-normalized, or None when that has no end (see ``why``)."""
     normal: str | None
-    """The normal form: ``decoded`` read as a path (above), or None when it has none."""
+    """The normal form: ``decoded`` read as a path (``\\`` as ``/``, ``a/..`` resolved), or None when it has none."""
     why: str = ""
     """Why there is no normal form, for an error message: "it has a control character"."""
 

@@ -1,21 +1,10 @@
 """Trust in a rules file: a folder's file may raise approval at once, and lower it only once trusted.
 
-A rules file found beside a notebook (or in the working directory) comes with the project, not
-from the person who runs it: a cloned course or a colleague's project could say ``* -> allow``.
-So its ``ask`` and ``deny`` rules apply at once, and its ``allow`` rules only once the person
-trusted that file, at that path, with exactly that content:
-
-- in their own config (`trust_store`: ``trusted_rules.json`` in ``$MEOWGENT_CONFIG_DIR``, else
-  the platform's user config folder for ``meowgent_nb``), by `trust_rules`, which the notebook's
-  **Trust these rules** button and ``%agent trust`` call; an entry is the path the file was found
-  at (`rules_file_key`: its folder resolved, the file itself not followed) and the sha256 of its
-  bytes, so an edit, a copy elsewhere or a symlink to a trusted file is untrusted again;
-- or, for one run (CI, papermill), in ``MEOWGENT_TRUST_RULES`` (`TRUST_ENV`): paths separated by
-  ``os.pathsep``, each a rules file, or a folder (the rules file found in that folder itself, not
-  below it), whatever their content; or ``sha256=HEX``, exactly that content wherever it is.
-
-The store is written atomically, 0600 in a 0700 folder. A store that cannot be read trusts
-nothing, with one warning on stderr.
+A rules file comes with the project, not from the person who runs it, so its ``allow`` rules
+decide only once that file, at that path, with exactly that content is trusted: in the person's
+own store (`trust_store`, written by `trust_rules`; keyed by `rules_file_key` and the sha256 of
+the bytes) or for one run in ``MEOWGENT_TRUST_RULES`` (`TRUST_ENV`). `is_trusted` asks both. A
+store that cannot be read trusts nothing, with one warning. docs/guides/approvals.md has the rules.
 """
 
 from __future__ import annotations

@@ -1,22 +1,11 @@
 """What each request put in the model's context window, and how full the window was.
 
-An agent keeps a `ContextRecord` of every request it sent (the exact messages, the tools passed
-natively, the answer and the backend's usage): cheap to keep, and counted only when someone looks
-(`%agent context`, the footer of a ``%%agent`` cell). `ContextRecord.measure` counts each part of
-the request in tokens:
-
-- ``tool rules``: how to call the tools (the protocol's rules in the system prompt);
-- ``tool descriptions``: the tools block in the system prompt, or the schemas passed natively;
-- ``your instructions``: the system prompt's own text (yours, or the default);
-- ``earlier turns``: what was said before, and the model's own turns in this run;
-- ``tool results``: the results carried back to the model;
-- ``the new prompt``: this run's request;
-- ``the answer``: what the model wrote back.
-
-Counted with the model's own tokenizer where the product has one (the embedded model's
-``count_tokens``), else estimated from the characters (and marked so). Where the backend reported
-how many tokens the prompt was (Ollama's ``prompt_eval_count``, llama.cpp's), that figure is the
-prompt's size, and what the parts do not explain is ``message format`` (the chat template's tags).
+`ContextRecord` keeps one request as sent (messages, native tools, answer, the backend's usage);
+`ContextRecord.measure` counts it, on demand, into `PARTS` (tool rules, tool descriptions, your
+instructions, earlier turns, tool results, the new prompt, the answer, message format) as a
+`ContextUse`, with the model's tokenizer where it has one, else estimated. `context_window` and
+`answer_tokens` read a model's window and answer budget. `compaction` keeps a conversation
+inside the window; `_summary` writes the ``"summarize"`` policy's summary.
 """
 
 from __future__ import annotations
@@ -41,9 +30,7 @@ __all__ = [
 ]
 
 CHARACTERS_PER_TOKEN = 4
-"""The estimate for a model without a tokenizer here. Measured with Qwen2.5's tokenizer on the
-tools blocks of `benchmarks/_toolsets.py` (3 and 17 tools, every protocol): 3.6 to 4.2 characters
-per token, so the estimate is within about 10 % of a count there."""
+"""The estimate for a model without a tokenizer here (`benchmarks/tool_tokens.py` prints the real ratio)."""
 
 
 PARTS = (

@@ -1,16 +1,9 @@
 """The ``"summarize"`` context policy's summary: what the model writes about the exchanges left out.
 
-When compaction leaves out the oldest exchanges (see `compaction`), this asks the same model, in
-one request with no tools, for a short summary of them (and of the summary before, if there was
-one), so the conversation as sent keeps their gist. The request goes through the agent's model,
-so a cassette records and replays it like any other; compaction is deterministic, so a replay
-asks for exactly the summary that was recorded.
-
-The summary is sent as the assistant's own message, not the person's: it is the model's text,
-written from tool results among other things, and it must not speak with the person's authority.
-What it is written from, and the summary itself, are made `inert` as a tool's output is: a call,
-result or context tag, or a chat template's special token, in them loses its first character
-(``&lt;``, ``&#91;``), so the summary can never read as a call, a result or the end of a message.
+One tool-less request through the agent's model (so a cassette records and replays it) asks for
+a short summary of the exchanges compaction left out and of the summary before. It is sent as the
+assistant's message, never the person's, and what it is written from and the summary are made
+`inert` as tool output is, so it can never read as a call, a result or the end of a message.
 """
 
 from __future__ import annotations

@@ -1,32 +1,13 @@
 """Keeping a long conversation inside the model's context window: what is sent, shortened or left out.
 
-Before each request, the agent measures what it would send (`Compaction.fit`). When that, plus
-a margin for the answer, would not fit the model's window, the policy decides:
-
-- ``"error"``: the request is not sent; `ContextFull` says how big it is and what to do.
-- ``"compact"``: the conversation *as sent* is made smaller, in this order, until it fills at
-  most `LOW_WATER` of the window: first the oldest tool results of earlier runs are shortened
-  (their start and end kept, with a note of what was cut), then the oldest whole exchanges are
-  left out (a prompt with every call and result that answered it, never half of one), then, if
-  the run itself is still too big, its own results are shortened, oldest first, as far as needed
-  to fit at all. The system prompt, the tools and the run's prompt are never touched. If it still
-  does not fit, `ContextFull` is raised as for ``"error"``.
-- ``"summarize"``: as ``"compact"``, and the exchanges left out are replaced by a short summary the
-  model writes of them (and of the summary before), sent as the assistant's own message where they
-  were (see `_summary`). Room for it is kept when fitting. If writing it fails, the exchanges are
-  left out without one, and the transcript line says why.
-
-Compacting well below the window means the next requests only append to what was sent, so a
-server's prompt cache (llama.cpp's, Ollama's) stays valid until the window fills again, rather
-than being invalidated on every turn. The conversation itself (`Agent.messages`) keeps every
-message: a `Compaction` is a view over it, kept with it (the notebook shares one across cells), and
-`Agent.reset` forgets both. Each compaction is an `events.ContextCompacted` event, shown in the
-transcript as one line that says what was shortened and left out.
-
-Sizes are estimated from characters (4 a token, and a few a message for the chat format), scaled
-by how far the last request's estimate was from the size the backend reported (Ollama's
-``prompt_eval_count``, llama.cpp's): the same whether a cassette records or replays, so a
-replayed conversation is compacted exactly as it was when recorded.
+Before each request `Compaction.fit` measures what would be sent; when that and a margin for the
+answer would not fit, the policy (`CONTEXT_POLICIES`) decides: ``"error"`` raises `ContextFull`;
+``"compact"`` shortens old tool results and leaves out the oldest whole exchanges until the
+request fills at most `LOW_WATER` of the window (so later requests only append, and a server's
+prompt cache stays valid); ``"summarize"`` also puts the model's summary where they were
+(`_summary`); ``"off"`` sends it as it is. A `Compaction` is a view over `Agent.messages`, which
+keep every message. Sizes are estimated from characters and scaled by the backend's last reported
+count, the same whether a cassette records or replays. docs/guides/context.md has the rules.
 """
 
 from __future__ import annotations
