@@ -137,7 +137,7 @@ class ToolRefresh:
             build: The box's ``_built``: its tools from a listing, keeping unchanged ones.
 
         Raises:
-            McpServerError: The box is closed or the server did not list its tools in time.
+            McpServerError: The box is closed, the server went away, or it did not list its tools in time.
         """
         connection = self.connection
         if not connection.alive:

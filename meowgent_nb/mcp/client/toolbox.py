@@ -494,7 +494,7 @@ class McpToolbox(Toolbox):
             What changed (false when nothing did).
 
         Raises:
-            McpServerError: The box is closed or the server did not list its tools in time.
+            McpServerError: The box is closed, the server went away, or it did not list its tools in time.
         """
         listing, changes = self._refresh.relist(
             dict(self._tools), dict(self.skipped), self._keys, self._built
