@@ -1,12 +1,14 @@
 """MCP: servers' tools as notebook tools, and the notebook's tools served.
 
-Three rooms: `client` (`client.toolbox.McpToolbox`: a server's tools, resources and prompts, and
-what it asks while a call runs), `server` (`server.serve.ToolServer`, what ``%tools serve`` runs),
-and `content` (MCP content blocks: read as notebook values, and served values written as them). `config` and `load` read
-Claude Desktop / Cursor / VS Code configuration files; `_thread` is the background loop both ends
-use. The client and the server never import each other.
+- `client`: `McpToolbox`, one server's tools, resources and prompts, and what it asks during a call.
+- `server`: `ToolServer`, the notebook's tools served (what ``%tools serve`` runs).
+- `content`: MCP content blocks read as notebook values, and served values written as them.
+- `config`: Claude Desktop / Cursor / VS Code configuration files read into server entries.
+- `load`: `load_mcp_config`, a toolbox for every server of such a file.
+- `_thread`: the background event loop both ends run on.
 
-Nothing here is imported until a toolbox or server is made: the SDK loads then.
+The client and the server never import each other. Names load lazily, so importing this package
+does not import the ``mcp`` SDK.
 """
 
 from __future__ import annotations

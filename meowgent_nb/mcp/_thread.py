@@ -1,15 +1,10 @@
 """One background thread with its own event loop, for MCP sessions and the MCP tool server.
 
-While a cell runs, the kernel's own loop is busy with it, so a session that lived there could not
-answer a tool call made from the cell. Every MCP session and server of the process lives on this
-one loop instead; synchronous code hands it coroutines with `run` and waits for the result.
-
-The thread is a daemon (it never keeps the process alive), and at interpreter exit the things
-registered with `on_exit` are closed first, each within a few seconds, so stdio servers are told
-to stop rather than left running.
-
-Not anyio's blocking portal: it cancels a given-up task at every await, so the task could not send
-``tasks/cancel`` as it ends, and Stop reached the call later (``benchmarks/background_loop.py``).
+While a cell runs the kernel's loop is busy with it, so every MCP session and server lives on
+this loop instead; synchronous code hands it coroutines with `run`. The thread is a daemon, and
+closers registered with `on_exit` run at interpreter exit so stdio servers are told to stop.
+Hand-written rather than anyio's blocking portal, which cancels a given-up task at every await
+so it could not send ``tasks/cancel`` as it ends.
 """
 
 from __future__ import annotations
@@ -50,8 +45,10 @@ class BackgroundLoop:
     def run(self, coroutine: Coroutine[Any, Any, Any], timeout: float | None = None, held: Any = None) -> Any:
         """Run ``coroutine`` on the loop and wait for it.
 
-        ``held``: a `RunningCall` whose held time (a person answering its server) does not
-        count against ``timeout``.
+        Args:
+            coroutine: What to run.
+            timeout: Seconds to wait, or None.
+            held: A `RunningCall` whose held time (a person answering) does not count.
 
         Raises:
             TimeoutError: It did not finish within ``timeout`` seconds (it is then cancelled).

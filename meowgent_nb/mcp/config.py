@@ -1,24 +1,11 @@
 """MCP server configuration files, as Claude Desktop, Cursor and VS Code write them.
 
-`parse_mcp_config` turns a file's text and an environment into checked `ServerSpec` values; it
-starts nothing and reads no file (`load_mcp_config` in `mcp.load` does both). The format::
-
-    {"mcpServers": {                                  # VS Code's .vscode/mcp.json: "servers"
-        "files": {"command": "python", "args": ["files_server.py"],
-                  "env": {"TOKEN": "${FILES_TOKEN}"}, "cwd": "${HOME}/notes"},
-        "web": {"url": "https://example.com/mcp", "headers": {"Authorization": "Bearer ${KEY}"}},
-        "old": {"command": "old-server", "disabled": true}}}
-
-A server is stdio (``command``, ``args``, ``env``, ``cwd``) or streamable HTTP (``url``,
-``headers``); ``type`` (``"stdio"``, ``"http"``), when given, must agree. ``${VAR}``,
-``${env:VAR}`` (VS Code's spelling) and ``${VAR:-default}`` (the default when VAR is unset or
-empty) are expanded from the environment in the command, args, env values, cwd, url and header
-values. A server with a problem (an unset variable without a default, a wrong type, a bad name)
-is left out with the reason, and the others still load; a problem with the whole file raises.
-
-Values that came from the environment, env values and header values are secrets: no message here
-contains them (errors name the server, the field and the variable, never a value), and
-`ServerSpec`'s repr masks them.
+`parse_mcp_config` turns a file's text and an environment into an `McpConfig` of checked
+`ServerSpec`s, with ``${VAR}`` expanded; it starts nothing and reads no file (`mcp.load` does).
+A server with a problem is left out with the reason; a problem with the whole file raises
+`McpConfigError`. No message quotes a value that may be secret. Also the masking helpers the
+client shares: `env_credentials`, `header_secrets`, `redact`, `masked`. The format a person
+reads is in docs/guides/mcp.md.
 """
 
 from __future__ import annotations
@@ -370,9 +357,8 @@ def _kept(secrets: set[str]) -> frozenset[str]:
 SECRET_MIN = 4
 """Shorter values are not masked: masking every "1" of an env ``DEBUG=1`` would garble messages."""
 PART_MIN = 8
-"""The least length of a credential found inside a header's value (``Bearer T``'s T, a Basic
-password) to be masked on its own: shorter ones are placeholders (``Bearer none``), whose
-masking would garble every "none" a server says; the whole header value is masked still."""
+"""The least length of a credential inside a header value to be masked on its own: shorter ones
+are placeholders (``Bearer none``) whose masking would garble every "none" a server says."""
 
 _AUTH_HEADERS = {"authorization", "proxy-authorization"}
 _AUTH_SCHEMES = {"bearer", "basic", "token"}  # recognized in any header's value
@@ -386,16 +372,13 @@ _CREDENTIAL_NAME = re.compile(
 
 def env_credentials(env: Mapping[str, str]) -> set[str]:
     """The values of ``env`` whose names say they are credentials (``GITHUB_TOKEN``, ``API_KEY``,
-    ``DB_PASSWORD``, ``AUTH_HEADER``, ...), of `PART_MIN` characters or more: a server saying one
-    back has it masked. Other env values (a folder, a log level) are settings a server may report."""
+    ...), of `PART_MIN` characters or more; other values are settings a server may report."""
     return {value for name, value in env.items() if _CREDENTIAL_NAME.search(name) and len(value) >= PART_MIN}
 
 
 def header_secrets(headers: Mapping[str, str]) -> set[str]:
-    """The secrets in HTTP headers: each value, and the credentials inside one written as ``SCHEME
-    TOKEN`` (any scheme in an ``Authorization`` header; Bearer, Basic or Token in any other): the
-    token, and a Basic token's decoded ``user:password`` and password (those of `PART_MIN`
-    characters or more)."""
+    """The secrets in HTTP headers: each value, and the token inside a ``SCHEME TOKEN`` value
+    (with a Basic token's decoded ``user:password`` and password) of `PART_MIN` characters or more."""
     found: set[str] = set()
     for name, value in headers.items():
         found.add(value)

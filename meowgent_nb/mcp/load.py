@@ -1,8 +1,7 @@
 """`load_mcp_config`: start every server of a Claude Desktop / Cursor / VS Code configuration file.
 
-The file is read and checked by `config.parse_mcp_config`; each usable server then becomes an
-`McpToolbox`, up to 8 starting at the same time. A server that cannot be used or does not start
-is reported with the reason and the others still load.
+Each usable server of `config.parse_mcp_config` becomes an `McpToolbox`, a few starting at once;
+`LoadedServers` holds them with what did not start and why.
 """
 
 from __future__ import annotations
@@ -21,11 +20,8 @@ _STARTING = 8  # servers started at the same time
 
 
 class LoadedServers(dict[str, McpToolbox]):
-    """The toolboxes a configuration file started, by server name, and what did not start and why.
-
-    A dict of `McpToolbox`; ``failed``, ``disabled`` and ``notes`` say the rest, and `summary`
-    says it in a few lines. Close the boxes with `close` (or each box's own ``close``).
-    """
+    """The toolboxes a configuration file started (a dict of `McpToolbox` by server name), and
+    what did not start and why. Close them with `close`."""
 
     def __init__(self, source: str):
         super().__init__()
@@ -79,17 +75,14 @@ def load_mcp_config(
         path: The file (Claude Desktop's ``claude_desktop_config.json``, Cursor's
             ``.cursor/mcp.json``, VS Code's ``.vscode/mcp.json``, ...).
         environ: Where ``${VAR}`` are looked up; default ``os.environ``.
-        skip: Servers not to start, with the reason to report (``%tools mcp load`` passes the
-            names already added).
-        **options: Given to every `McpToolbox` (``timeout``, ``call_timeout``,
-            ``connect_timeout``, ``prefix=False``, ...).
+        skip: Servers not to start, with the reason to report.
+        **options: Given to every `McpToolbox` (``call_timeout``, ``prefix=False``, ...).
 
     Returns:
         The started boxes by name, with ``failed``, ``disabled``, ``notes`` and ``summary()``.
 
     Raises:
-        McpConfigError: The file cannot be read, or is not such a file (too large, not JSON,
-            without ``mcpServers`` / ``servers``). No server is started then.
+        McpConfigError: The file cannot be read or is not such a file; no server is started.
     """
     source = os.fspath(path)
     try:

@@ -1,13 +1,8 @@
-"""An `McpToolbox`'s connection with its server: start, reconnect, run requests, and retry a call.
+"""`Connection`: an `McpToolbox`'s link with its server: start, reconnect, run requests, retry.
 
-`Connection` is what the box's parts share (its resources, its refresh, the session itself): the
-session of the moment on the background loop (a new one after `reconnect`), the box's secrets,
-its time limits and what the server is called. The box owns one and never hands out the session.
-
-A call whose connection broke, or that the server did not answer in time, is made once more on a
-new session only for a tool the server marks ``idempotentHint`` (running it twice does no harm);
-any other such call's error says it was not, and that it may have run. A call its agent gave up
-(Stop, the agent's own limit) is never retried (`Connection.retries`).
+The box owns one and gives it to its parts (`ServerResources`, `ToolRefresh`); it holds the
+session of the moment on the background loop, the box's secrets and its time limits. Only a call
+of an ``idempotentHint`` tool is retried, and never one its agent gave up (`Connection.retries`).
 """
 
 from __future__ import annotations
@@ -117,8 +112,11 @@ class Connection:
         return self.secrets.redact(text)
 
     def run(self, request: Coroutine[Any, Any, Any], timeout: float, held: Any = None) -> Any:
-        """Run ``request`` on the background loop; its `McpServerError` with the secrets masked
-        (a server may quote its token back)."""
+        """Run ``request`` on the background loop.
+
+        Raises:
+            McpServerError: The request's, with the secrets masked (a server may quote its token).
+        """
         try:
             return self.loop.run(request, timeout=timeout, held=held)
         except McpServerError as error:
@@ -181,12 +179,11 @@ class Connection:
         return self.connect_timeout + MARGIN + waited
 
     def retries(self, tool: McpTool | None, error: McpServerError, running: Any, was_open: bool) -> bool:
-        """Whether a failed call is made once more, on a new session: only a call of a tool the
-        server marks ``idempotentHint`` that timed out here or whose connection broke, and that
-        its agent has not given up (Stop, its own limit).
+        """Whether a failed call is made once more on a new session: an ``idempotentHint`` tool's
+        call that timed out or lost its connection, and that its agent has not given up.
 
         Raises:
-            McpServerError: The call may be retried but for its tool: ``error``, saying so.
+            McpServerError: Only the tool is not idempotent: ``error``, saying it may have run.
         """
         lost = was_open and not self.session.alive and not self.session.stopped
         if not (lost or isinstance(error, CallTimedOut)) or getattr(running, "ended", None) is not None:

@@ -17,9 +17,12 @@ class _GivenUp(Exception):
 
 
 async def _until_given_up(awaitable: Awaitable[Any], running: Any) -> Any:
-    """``await awaitable``, cancelled as soon as the agent gives ``running`` up (it ended other
-    than "done": Stop, the agent's time limit), so the server hears of it now, not at the MCP
-    limit; raises `_GivenUp` then."""
+    """``await awaitable``, cancelled as soon as the agent gives ``running`` up, so the server hears
+    of it at once.
+
+    Raises:
+        _GivenUp: The agent gave the call up first.
+    """
     task = asyncio.ensure_future(awaitable)
     if running is None:
         return await task

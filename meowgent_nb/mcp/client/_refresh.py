@@ -1,21 +1,9 @@
-"""Listing an MCP server's tools again: `McpToolbox.refresh`, by hand or after the server says so.
+"""`ToolRefresh`: an `McpToolbox`'s tools listed again, by hand or after the server says so.
 
-A server that changes its tools sends ``notifications/tools/list_changed`` (one that declared
-``tools.listChanged``; over the 2026-07-28 protocol only on a ``subscriptions/listen`` stream,
-which the session keeps open while it lives: `_session.listen_for_tool_changes`). The
-notification arrives on the background loop, maybe in the middle of a call, so it only marks the
-box's connection `stale`; the box lists the tools again the next time someone looks at its tools
-(iterating it, as a ``%%agent`` cell does when it gathers its tools, ``len``, ``names``, ``in``,
-``box[name]``), on the caller's thread, and prints one line saying what changed. A server that
-does not announce changes is refreshed by hand (`refresh`, ``%tools mcp refresh NAME``).
-
-A refresh keeps the box's options (prefix, include / exclude, approval overrides, timeouts,
-secrets); a tool whose listing did not change stays the same `Tool` object (with any setting made
-on it); a changed one is made anew. An agent already running keeps the tools it was given: a
-changed tool still validates against its old schema until the next cell (the server checks its
-own), and a call to a tool the server no longer offers is refused here with an error saying so
-and how to refresh, without reaching the server. A call that fails because the server dropped
-the tool without saying so gives the same error.
+A change notification arrives on the background loop, maybe mid-call, so it only marks the
+connection `stale`; the box lists again the next time its tools are looked at, on the caller's
+thread (`refresh_if_stale`). Unchanged tools stay the same objects (`listing_key`); calls of a
+tool the server dropped are refused here (`gone`). `ToolChanges` is what a refresh reports.
 """
 
 from __future__ import annotations
@@ -122,7 +110,7 @@ Listing = tuple[dict[str, Tool], dict[str, str], list[str], dict[str, dict[str, 
 
 
 class ToolRefresh:
-    """The part of an `McpToolbox` that lists its server's tools again (see the module's docstring).
+    """The part of an `McpToolbox` that lists its server's tools again.
 
     Args:
         connection: The box's connection (its ``stale`` says whether the server announced a change).
@@ -149,8 +137,7 @@ class ToolRefresh:
             build: The box's ``_built``: its tools from a listing, keeping unchanged ones.
 
         Raises:
-            McpServerError: The box is closed, the server went away, or it did not list its tools
-                within the box's call timeout.
+            McpServerError: The box is closed, the server went away, or it did not list its tools in time.
         """
         connection = self.connection
         if not connection.alive:
@@ -204,8 +191,7 @@ class ToolRefresh:
         return connection.run(every_page(), timeout=limit + 5.0)
 
     def refresh_if_stale(self, refresh: Callable[[], ToolChanges]) -> None:
-        """Call ``refresh`` (the box's) if the server announced a change, on the caller's thread
-        (never the background loop's); one printed line says what changed."""
+        """Call the box's ``refresh`` if the server announced a change, and print what changed."""
         connection = self.connection
         if (
             not connection.stale
@@ -239,11 +225,8 @@ class ToolRefresh:
         )
 
     def vanished(self, remote: str, error: Exception) -> bool:
-        """After a failed call: whether the server no longer lists ``remote``.
-
-        Asked only when the failure may be that (the tool's own error, or a refused call) and the
-        server either said its tools changed or never says so; it costs one listing.
-        """
+        """After a failed call: whether the server no longer lists ``remote`` (one listing, asked
+        only when the failure may mean that)."""
         connection = self.connection
         refused = isinstance(error, McpToolError) or " refused the call " in str(error)
         announces = connection.session.announces_tool_changes

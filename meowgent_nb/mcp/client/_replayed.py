@@ -1,17 +1,9 @@
-"""A recorded `McpToolbox`'s tools made from a cassette's listing, and the approval they keep.
+"""A recorded `McpToolbox`'s tools made from a cassette's listing (`replayed_tools`).
 
-What a person said (the box's ``approval=`` and ``timeout=``) and what the live server says (its
-annotations) about a tool can be raised by a file, never lowered: a cassette is a file anyone can
-edit, and a hand-edited ``"approval": false`` must not let a destructive tool run unasked.
-
-- In replay (no server), a tool asks when the recording says so *or* the person's ``approval=``
-  does; its time limit is the person's ``timeout=``, shortened by the recording's, never
-  lengthened or removed (without a ``timeout=``, the agent's default holds, as it does live).
-- A call the cassette has no recording of (mode auto / new) starts the server. From then on a
-  tool asks when the live listing (with the person's ``approval=``) says so or the recording
-  does. The call that started it, let through unasked because the recording said it needs no
-  approval while the live server says it does, does nothing: it raises `ApprovalMissing`, and
-  the agent (`agent.call_runner`) puts it to the approver then, running it only if approved.
+A cassette can raise a tool's approval or shorten its time limit, never lower them: it is a file
+anyone can edit, and a hand-edited ``"approval": false`` must not let a destructive tool run
+unasked. A call with no recording starts the live server; if the live listing says the tool
+needs approval the recording did not, that call raises `ApprovalMissing` for the agent to ask.
 """
 
 from __future__ import annotations

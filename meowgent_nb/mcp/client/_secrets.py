@@ -1,16 +1,10 @@
-"""A box's secrets never leave it: masked in what it says, and its credentials in all its server says.
+"""`Secrets`: a box's secrets never leave it.
 
-The masking is the cassettes' `Mask` (through `secret_mask`), so a secret is masked as it is and
-percent-, JSON-, HTML- or base64-encoded alike. Messages mask every secret (given ones, env and
-header values, OAuth tokens and client secrets). Everything the server sends masks the box's
-credentials (its headers' secrets, see `header_secrets`, and its OAuth tokens and client secrets)
-in one place, where it arrives: `masking` wraps the session's transport, so each message from the
-server (results, errors, log messages, progress, listings, resources, prompts, instructions,
-elicitation and sampling requests) is masked before the SDK reads it. What the model reads, the
-card shows, the log keeps and a cassette records never held them. Of a stdio server's env values,
-those whose names say they are credentials (`env_credentials`: ``GITHUB_TOKEN``, ``API_KEY``) are
-masked in what it says too; the others, plain settings such as a folder, are left in what the
-server says: it reports on its own configuration.
+`Secrets.redact` masks every secret in the box's own messages; `Secrets.masking` wraps the
+session's transport so each message from the server has the box's credentials masked before the
+SDK reads it, so no result, log, card or cassette ever holds them. Masking is the cassettes'
+`Mask`, which also finds encoded forms. Plain env settings (a folder) are not credentials, and
+stay in what the server says.
 """
 
 from __future__ import annotations
@@ -92,12 +86,8 @@ class _MaskedReads:
 
 
 def masked_message(mask: Mask, item: Any) -> Any:
-    """One item of a transport's read stream (a ``SessionMessage``, or an exception) with ``mask`` applied.
-
-    A message whose masked form is no longer a valid message (a secret in a number or a field of
-    fixed values), or that is nested too deep to read, is not passed on: an answer becomes an
-    error that says so, anything else an exception the SDK drops.
-    """
+    """One item of a transport's read stream with ``mask`` applied; a message that no longer
+    parses once masked becomes an error (an answer) or an exception the SDK drops."""
     message = getattr(item, "message", None)
     if not mask or message is None:
         return item

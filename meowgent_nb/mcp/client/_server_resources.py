@@ -1,9 +1,8 @@
-"""What an MCP toolbox reads besides tools: resources, templates, prompts, completions, instructions.
+"""`ServerResources`: the part of `McpToolbox` that reads resources, templates, prompts and
+completions, and makes the ``read_resource`` tool.
 
-`ServerResources` is the part of `McpToolbox` that reads them (the box's methods of the same names
-call it); each method is one request (or one listing, all pages) on the box's connection, with
-its call timeout. The values they return are described in `resources`. The instructions are kept
-by the box (`McpToolbox.instructions_block`).
+Each method is one request (or one listing, all pages) on the box's connection within its call
+timeout; the box's methods of the same names delegate here, and `resources` shapes the values.
 """
 
 from __future__ import annotations

@@ -1,7 +1,5 @@
-"""An `McpTool` from one entry of an MCP server's tool listing (`mcp_tool`), and approval defaults.
-
-See `client` for what the toolbox does with them.
-"""
+"""An `McpTool` from one entry of an MCP server's tool listing (`mcp_tool`), and approval defaults
+(`needs_approval`)."""
 
 from __future__ import annotations
 
@@ -24,13 +22,8 @@ _NEEDS_TASKS = "it runs only as an MCP task, and no session was given that can r
 
 
 def needs_approval(annotations: Any) -> bool:
-    """Whether a tool with these MCP annotations asks before it runs.
-
-    ``destructiveHint`` true -> yes; else ``openWorldHint`` true -> yes (it reaches outside: the
-    web, other people's systems, even when it only reads); else ``readOnlyHint`` true -> no; else
-    yes. Annotations may be the SDK's object (``destructive_hint``) or a dict in the wire's
-    spelling.
-    """
+    """Whether a tool with these MCP annotations (the SDK's object or a wire dict) asks first:
+    ``destructiveHint`` or ``openWorldHint`` true asks, else ``readOnlyHint`` true runs, else asks."""
     if _field(annotations, "destructive_hint", "destructiveHint") is True:
         return True
     if _field(annotations, "open_world_hint", "openWorldHint") is True:
@@ -48,32 +41,22 @@ def mcp_tool(
     server: str | None = None,
     task_problem: str | None = _NEEDS_TASKS,
 ) -> McpTool:
-    """An `McpTool` from one entry of an MCP server's tool listing.
-
-    Characters a tool name may not have here (``/``, spaces, ...) become ``_``; the tool's
-    ``remote_name`` keeps the server's name, which calls use, its ``title`` the server's title
-    for people (the tool's, else its annotations'; None if neither), and its ``output_schema``
-    the schema of the values its calls return (see `value_schema`; None where a call's value is
-    its text).
+    """An `McpTool` from one entry of an MCP server's tool listing; characters a tool name may
+    not have become ``_`` (``remote_name`` keeps the server's).
 
     Args:
-        spec: The listed tool: the SDK's ``Tool`` (``input_schema``, mcp 2.x) or a dict / object
-            with ``inputSchema`` (the wire's and mcp 1.x's spelling).
-        call: Called with the server's tool name and the validated arguments; returns the text,
-            or the server's ``CallToolResult``, which becomes the call's value (its structured
-            content where it has one, see `result_value`; the model reads the server's text).
-        prefix: Put before the tool's name (e.g. ``"github_"``) to avoid clashes.
-        approval: Whether calls ask first; None: from the annotations (see `needs_approval`).
+        spec: The listed tool: the SDK's ``Tool``, or a dict / object in the wire's spelling.
+        call: Called with the server's tool name and the validated arguments; returns the text
+            or the server's ``CallToolResult``.
+        prefix: Put before the tool's name (e.g. ``"github_"``).
+        approval: Whether calls ask first; None: from the annotations (`needs_approval`).
         timeout: Seconds a call may take, or None for the agent's default.
-        server: The server's name, for the warning about examples that are left out.
-        task_problem: Why a tool that runs only as a task cannot (see `_tasks.task_problem`), or
-            None when the session can run it: the tool's ``runs_as_task`` attribute is then
-            True, and ``call`` must make a task of it.
+        server: The server's name, for the warning about examples left out.
+        task_problem: Why a task-only tool cannot run on this session, or None when it can.
 
     Raises:
         ToolDefinitionError: The schema is not valid JSON Schema, the name cannot be made a tool
-            name, or the tool runs only as a task (``execution.taskSupport: "required"``) and
-            ``task_problem`` says why it cannot.
+            name, or the tool runs only as a task and ``task_problem`` says why it cannot.
     """
     remote = _field(spec, "name", "name")
     as_task = _field(_field(spec, "execution", "execution"), "task_support", "taskSupport") == "required"

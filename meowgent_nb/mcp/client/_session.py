@@ -200,11 +200,13 @@ class Session:
         task: bool = False,
         status: Callable[[str], Awaitable[None]] | None = None,
     ) -> Any:
-        """The server's ``CallToolResult`` (see `_results.result_value`); its error as `McpToolError`.
+        """Call ``remote`` and return the server's ``CallToolResult``; as an MCP task with ``task``
+        (its status lines to ``status``). A call the agent gives up is cancelled on the server.
 
-        With ``task``, the tool runs as an MCP task (see `_tasks.call_as_task`), whose status
-        lines go to ``status``. The call ends when the agent gives it up (Stop, the agent's time
-        limit): the server is told (a plain call is cancelled, a task is cancelled).
+        Raises:
+            McpToolError: The tool reported an error.
+            McpServerError: The server could not be reached or refused the call.
+            CallTimedOut: No answer within ``limit``.
         """
         from mcp import MCPError
         from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT
@@ -297,6 +299,9 @@ class Session:
             what: What is asked, for the messages ("the read of notes://x").
             send: Makes the request (a call of one of the SDK client's methods).
             limit: Seconds to wait for the answer.
+
+        Raises:
+            McpServerError: The server refused, could not be reached, or did not answer in time.
         """
         from mcp import MCPError
         from mcp_types import CONNECTION_CLOSED
@@ -378,14 +383,10 @@ class Session:
 
 async def listen_for_tool_changes(session: Session, changed: Callable[[], None]) -> None:
     """Keep a 2026-07-28 server's ``subscriptions/listen`` stream of tool changes open while
-    ``session`` lives (its task, on the background loop; the session ends it when it stops).
+    ``session`` lives, on the background loop.
 
-    Each change the stream brings also reaches the session's message handler, which marks the
-    box stale, as an older protocol's unasked notification does. A stream the server ends,
-    gracefully or not, is opened again (at most once a second), and ``changed`` is called: the
-    protocol replays nothing, so a change may have come while none was open. A server that
-    refuses the stream (or an older protocol), or ends five in a row within a second each, leaves
-    refreshing by hand.
+    A stream the server ends is opened again and ``changed`` called (a change may have come while
+    none was open); a server that refuses it, or keeps ending it at once, leaves refreshing by hand.
     """
     from mcp import MCPError
     from mcp.client.subscriptions import ListenNotSupportedError

@@ -1,18 +1,9 @@
 """Tools that run as MCP tasks (``execution.taskSupport``, protocol 2025-11-25): call, watch, cancel.
 
-A task-augmented ``tools/call`` is answered at once with a task (``CreateTaskResult``) instead of
-the result. `call_as_task` then waits for the result with ``tasks/result`` (which the server holds
-until the task ends, and through which it asks its questions: a form the task needs is shown like
-any other, and the task's status reads ``input_required`` meanwhile), while it reads the task's
-status with ``tasks/get`` every ``pollInterval`` the server suggests (0.25 to 5 s): each new status
-message is a line in the call's card. A task the server ends as ``failed`` or ``cancelled`` is an
-`McpToolError` with the server's message. When the wait is given up (the call's time limit, Stop,
-an interrupt), the task is cancelled on the server (``tasks/cancel``) before the error goes on.
-
-Only the 2025-11-25 protocol has tasks (the 2026-07-28 one moved them to an extension, which the
-SDK does not offer), and the SDK makes no task-augmented calls: its check of a ``tools/call``
-answer refuses a task. So the call itself goes through the session's own sender
-(`_send_task_call`), the one place here that reaches past the SDK's public methods.
+`call_as_task` makes a task-augmented ``tools/call``, waits for ``tasks/result`` while it polls
+``tasks/get`` for status lines, and cancels the task on the server (``tasks/cancel``) when the
+wait is given up; `task_problem` says why a session cannot run tasks. The SDK makes no
+task-augmented calls, so `_send_task_call` is the one place that reaches past its public methods.
 """
 
 from __future__ import annotations
@@ -168,10 +159,9 @@ class NotATask(MeowgentError):
 
 
 async def _watch(session: Any, task: Any, status: StatusFn | None, told: list[str]) -> Any:
-    """Look at the task's status until it ends; returns the task once it failed or was cancelled.
+    """Poll the task's status until it fails or is cancelled, and return it.
 
-    A task that completed is left to ``tasks/result``, which returns as it completes; this
-    keeps looking (it never returns for a completed task), and a look that fails is skipped.
+    It never returns for a completed task: ``tasks/result`` returns then, ending the wait.
     """
     import mcp_types as types
 

@@ -1,19 +1,9 @@
-"""A tool's `ToolContext` when an agent runs it: the same parts that show what MCP servers send.
+"""`agent_context`: a tool's `ToolContext` when the notebook's agent runs it.
 
-When the notebook's own agent calls a tool that takes a `ToolContext`, the tool is, for the
-notebook, a server of one: what it says and asks goes through the parts that handle what MCP
-servers say and ask while their calls run, with the same call (`RUNNING_CALL`):
-
-- `progress` -> `CallWatch.progress`: the bar in the call's card (at most every 0.25 s);
-- `log` -> `CallWatch.tell`: a line in the call's card (info and above; the first five, then one
-  line saying the rest are in Python's `logging`, logger ``meowgent_nb.tool.NAME``, where every
-  message goes too);
-- `ask` -> `ServerAsks.elicit`: the form in the cell (a headless run declines and says why);
-- `sample` -> `ServerAsks.sample` with ``sampling="ask"``: the person approves the request and
-  the answer, and the cell's own model answers.
-
-`agent_context` is the default backend of `tools.context` while the notebook extension is loaded
-(`load_ipython_extension` sets it); a tool called with no agent call running gets none.
+The tool is, for the notebook, a server of one: its `progress` and `log` go to the call's card
+through `CallWatch`, and `ask` and `sample` through `ServerAsks` (``sampling="ask"``), with the
+same running call (`RUNNING_CALL`). It is the default backend of `tools.context` while the
+extension is loaded; a tool called with no agent call running gets none.
 """
 
 from __future__ import annotations
@@ -43,7 +33,7 @@ def agent_context(tool: str) -> AgentContext | None:
 
 
 class AgentContext:
-    """One call's context, backed by its agent (see the module docstring)."""
+    """One call's context, backed by its agent."""
 
     def __init__(self, running: RunningCall, tool: str):
         self.running, self.tool = running, tool

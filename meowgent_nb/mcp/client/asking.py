@@ -1,15 +1,9 @@
 """When a server asks: elicitation (input from the person), sampling (an answer from the model), roots.
 
-`ServerAsks` holds one toolbox's answers to the requests a server sends back while it works: the
-SDK's ``elicitation_callback``, ``sampling_callback`` and ``list_roots_callback`` are its methods.
-They run on the MCP loop; the person is asked on the cell's loop, through the approver of the
-agent whose call the server is serving (`RUNNING_CALL`, read on the tool's thread when the call
-began). An approver that can ask a person has the methods of `ServerAsker` (the notebook's do);
-where there is none, or no agent call runs, the request is declined and `history` says why.
-
-Which call a request belongs to: on the 2026-07-28 protocol the server's questions come inside
-the call's own result, so the context of the call's task names it; on older protocols they
-arrive as requests of their own, and the oldest call of this server still running is taken.
+`ServerAsks` holds one toolbox's answers; its methods are the SDK's ``elicitation_callback``,
+``sampling_callback`` and ``list_roots_callback``, run on the MCP loop. The person is asked on the
+cell's loop through the approver of the agent call the server is serving, when that approver is
+a `ServerAsker`; otherwise the request is declined. `Asked` records each in `history`.
 """
 
 from __future__ import annotations
@@ -117,12 +111,9 @@ class ServerAsks:
 
     Args:
         server: The server's name here.
-        sampling: "ask" (the person approves the request and the answer), "allow" (the model
-            answers without asking), or "deny".
-        sampling_model: The model that answers sampling requests; None: the model of the agent
-            whose call the server is serving.
-        roots: The folders offered as roots, in order; none: the roots capability is not
-            declared, and a server keeps the folders it was configured with.
+        sampling: "ask" (the person approves the request and the answer), "allow" or "deny".
+        sampling_model: The model that answers sampling requests; None: the calling agent's.
+        roots: The folders offered as roots, in order; none: no roots capability.
     """
 
     server: str

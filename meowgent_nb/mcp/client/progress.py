@@ -1,21 +1,10 @@
-"""What a server says while it works: progress of a call, and log messages.
+"""What a server says while it works: its calls' progress, and log messages.
 
-`ServerNotes` holds one toolbox's view of them. The SDK's ``logging_callback`` is `ServerNotes.on_log`:
-every message at or above the box's level (``log_level``, "info" by default) is kept, the last
-200 of them, in `McpToolbox.log`. A message at ``warning`` or above that arrives while a call of
-the server runs in an agent is also one line in that call's card (at most five per call, then one
-line saying where the rest are: ``%tools mcp log NAME``). Which call a message belongs to: the
-oldest call of this server still running (log messages carry no request id to the client).
-
-Progress belongs to one call: `ServerNotes.watch` makes a `CallWatch` around each call, whose
-`CallWatch.progress` is that call's ``progress_callback``. It hands the newest `Progress` to the
-agent's approver (``approver.progress(running, progress)``, the notebook's draw it in the call's
-card) on the cell's loop, at most every 0.25 s: the notifications in between are skipped, the
-newest one is always sent. Outside an agent run (``box.tools[...].run(...)`` in plain Python),
-or with an approver that cannot show it, progress is ignored.
-
-All of it is a server's text, so it is bounded here (a progress message to 200 characters on one
-line, a log message to 2,000); showing it escaped is the display's part.
+`ServerNotes` is one toolbox's view: it keeps the recent log messages at or above its level
+(`McpToolbox.log`), and `ServerNotes.watch` makes a `CallWatch` per call that sends the newest
+`Progress`, and warnings, to the call's card through the agent's approver, throttled. All of it
+is a server's text, so it is bounded here; showing it escaped is the display's part. What a
+person sees is in docs/guides/mcp.md ("When a server asks back").
 """
 
 from __future__ import annotations
@@ -101,7 +90,7 @@ class LogEntry:
 
 
 class ServerNotes:
-    """A toolbox's log of its server's messages, and the progress of its calls (see the module docstring).
+    """A toolbox's log of its server's messages, and the progress of its calls.
 
     Args:
         server: The server's name here.
@@ -238,11 +227,8 @@ def _safely(function: Callable[..., Any], *args: Any) -> None:
 
 
 async def set_level(client: Any, capabilities: Any, level: str) -> None:
-    """Ask a 2025-protocol server that offers ``logging`` to send ``level`` and above (``logging/setLevel``).
-
-    A 2026-protocol server is asked on every request instead (the SDK's ``log_level``); a server
-    that refuses keeps its own level, and `ServerNotes` still keeps only ``level`` and above.
-    """
+    """Ask a 2025-protocol server that offers ``logging`` to send ``level`` and above
+    (``logging/setLevel``); a 2026-protocol server is asked on every request instead."""
     if getattr(capabilities, "logging", None) is None:
         return
     if str(getattr(client, "protocol_version", "")) >= "2026-07-28":

@@ -1,12 +1,8 @@
 """What MCP servers give besides tools, as notebook values and as text a model reads.
 
-A resource read becomes a Python value (`resource_value`: text, parsed JSON, bytes, or an image
-the notebook shows), and, for a model, text in a delimited block (`context_block`,
-`instructions_block`). Prompt messages become chat messages (`prompt_messages`), a prompt's
-arguments one line (`argument_list`). Everything a server wrote goes through `inert`, the
-escaping of tool results: a resource, a prompt or a server's instructions can never open or close
-a block of the prompt's structure (a ``<tool_call>``, a ``<tool_response>``, a ``<context>``, a
-chat template's special token).
+`resource_value` makes a read a Python value; `context_block`, `instructions_block` and
+`prompt_messages` make text for a model, escaped by `inert` like tool results so a server's text
+can never open or close a block of the prompt's structure.
 """
 
 from __future__ import annotations
@@ -39,12 +35,8 @@ INSTRUCTIONS_MAX_CHARS = 4_000
 
 
 def resource_value(content: Any) -> Any:
-    """One content of a resource read, as a Python value.
-
-    Text is a ``str``; text of a JSON type (``application/json``, ``...+json``) is the parsed
-    object (the text itself if it does not parse); a blob is ``bytes``, or an `McpImage` for an
-    ``image/*`` type.
-    """
+    """One content of a resource read as a Python value: ``str``, parsed JSON (for a JSON type
+    that parses), ``bytes``, or an `McpImage` for an ``image/*`` blob."""
     mime = _field(content, "mime_type", "mimeType") or ""
     text = getattr(content, "text", None)
     if text is not None:
@@ -61,10 +53,8 @@ def resource_value(content: Any) -> Any:
 
 
 def context_text(content: Any, max_chars: int = ATTACH_MAX_CHARS) -> str:
-    """What a model reads of one content of a resource read: its text, cut to ``max_chars``.
-
-    A blob is named, not pasted: ``[image/png, 68 bytes: not text]``.
-    """
+    """What a model reads of one content of a resource read: its text cut to ``max_chars``, or a
+    blob named (``[image/png, 68 bytes: not text]``)."""
     text = getattr(content, "text", None)
     if text is None:
         mime = _field(content, "mime_type", "mimeType") or "binary data"
@@ -84,11 +74,8 @@ def instructions_block(server: str, text: str, max_chars: int = INSTRUCTIONS_MAX
 
 
 def prompt_messages(result: Any, max_chars: int = ATTACH_MAX_CHARS) -> list[dict[str, str]]:
-    """A ``GetPromptResult``'s messages as chat messages (``{"role": ..., "content": ...}``).
-
-    Text is escaped like tool results; an embedded resource becomes a `context_block`; an image,
-    audio or a resource link is named in brackets (``[image: image/png]``), as in tool results.
-    """
+    """A ``GetPromptResult``'s messages as escaped chat messages; an embedded resource becomes a
+    `context_block`, other media are named in brackets as in tool results."""
     messages = []
     for message in result.messages:
         block = message.content

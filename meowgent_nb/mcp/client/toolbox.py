@@ -1,39 +1,13 @@
-"""Tools from MCP servers: `McpToolbox` connects to a server and makes each of its tools a `Tool`.
+"""Tools from MCP servers: `McpToolbox`, one server's tools as `McpTool`s an agent can call.
 
-Each server tool is described to the model with its real arguments (its input schema, validated
-with `jsonschema` before any approval), and runs through the server's session. The sessions live
-on one background event loop (see `mcp._thread`), because the kernel's loop is busy while a cell
-runs. Works with the official ``mcp`` package, 2.x; it is imported when a toolbox is made.
-
-Approval defaults come from the tool's annotations (see `needs_approval`): ``destructiveHint``
-or ``openWorldHint`` true asks, else ``readOnlyHint`` true runs without asking, anything else asks
-(an outside server is not trusted by default). Override per tool with ``approval={"name": False}``
-or by setting ``tool.approval``. A tool's ``title`` (or its annotations' ``title``) is kept as the
-tool's ``title`` attribute, for listings and approvals; the model is given its name.
-
-A tool's examples are JSON Schema's own top-level ``examples`` keyword in its input schema (a list
-of argument objects). Those that the tool's validation accepts are kept (at most 5); the others
-are left out with a warning naming the server and the tool: a server's listing is outside input,
-and a bad example never keeps a server or a tool from being added.
-
-Besides tools, a box reads the server's resources and resource templates (`McpToolbox.read`),
-prompts (`McpToolbox.prompt`), completions and instructions; see `_server_resources`. With
-``read_resources=True`` the model gets a ``read_resource`` tool for the server's resources (to
-follow a resource link in a tool's result).
-
-When the server changes its tools (``notifications/tools/list_changed``), the box lists them
-again before its tools are next used; `refresh` does it by hand (see `_refresh`).
-
-A tool that can only run as an MCP task (``execution.taskSupport: "required"``, protocol
-2025-11-25) runs as one (see `_tasks`): its status is a line in the call's card, and giving the
-call up (Stop, the time limit) cancels the task on the server. Where the session cannot run
-tasks, the tool is not offered, and `McpToolbox.skipped` says why. A tool for which tasks are
-``"optional"`` gets plain calls. Stop ends a plain call on the server too (it is cancelled).
-
-The box owns one `_connection.Connection` (the session of the moment, the secrets, the time
-limits, reconnecting); its parts take that connection: `_server_resources.ServerResources`
-(resources, prompts, completions) and `_refresh.ToolRefresh` (listing the tools again). A
-recorded box's tools come from its cassette (`use_tape`, `_replayed`).
+`McpToolbox` is a `Toolbox` that owns one `_connection.Connection` (the session of the moment on
+the background loop of `mcp._thread`, the secrets, the time limits, reconnecting) and passes it to
+its parts: `_server_resources.ServerResources` (resources, prompts, completions) and
+`_refresh.ToolRefresh` (the tools listed again when the server says they changed). Each server
+tool becomes an `McpTool` (`_server_tool.mcp_tool`) whose approval default comes from its
+annotations (`needs_approval`); a tool that must run as an MCP task runs as one (`_tasks`). A
+recorded box takes its tools from the cell's cassette (`use_tape`, `_replayed`). The rules a
+person reads are in docs/guides/mcp.md.
 """
 
 from __future__ import annotations
@@ -84,8 +58,8 @@ _PREFIX = re.compile(r"([A-Za-z_][A-Za-z0-9_.-]{0,31})?")
 class McpToolbox(Toolbox):
     """The tools of one MCP server, connected over stdio or streamable HTTP.
 
-    Making it starts the server (stdio) or connects to it (HTTP) and lists its tools. Close it with
-    `close` (or use it as a context manager); the process's sessions also close at exit.
+    Making it starts the server (stdio) or connects to it (HTTP) and lists its tools, unless
+    ``record=True`` defers that to the first use. Close it with `close` or a ``with`` block.
 
     Example::
 
@@ -94,66 +68,30 @@ class McpToolbox(Toolbox):
 
     Args:
         name: What the server is called here; also the tools' name prefix.
-        command: The stdio server's command and arguments (a list, or one string split like a
-            shell would); give this or ``url``.
+        command: The stdio server's command line (a list, or one string split like a shell
+            would); give this or ``url``.
         url: The streamable-HTTP endpoint, e.g. ``http://127.0.0.1:8000/mcp``.
         headers: HTTP headers to send (for example a bearer token).
-        oauth: Authorize with an OAuth-protected HTTP server: True, or an `OAuth` (a client id,
-            scopes, or a program's own ``authorize`` handler). The first connection shows the
-            authorization link; the tokens are kept per server in a 0600 file under the user's
-            config directory, refreshed when they expire, and masked in every message (`oauth`).
-        prefix: What tool names start with: True for ``NAME_`` (``github_search``), False for
-            nothing (the server's names), or a string (``"gh_"``: ``gh_search``).
-        approval: Per-tool overrides of the annotation defaults: ``{"search": False}`` (server or
-            local names).
-        include: Offer only these of the server's tools (server names); or
-        exclude: offer all but these. A name the server does not have is an error.
-        timeout: Seconds each call may take (the tools' own limit); None: the agent's limit.
-        call_timeout: When ``timeout`` is None, seconds after which a call is abandoned here;
-            set it to the agent's limit (``%tools mcp`` uses ``AgentMagics.tool_timeout``).
+        oauth: True, or an `OAuth`, to authorize with an OAuth-protected HTTP server.
+        prefix: True for ``NAME_``, False for the server's names, or a string such as ``"gh_"``.
+        approval: Per-tool overrides of the annotation defaults (server or local names).
+        include: Offer only these of the server's tools (server names).
+        exclude: Offer all but these (server names).
+        timeout: Seconds each call may take; None: the agent's limit.
+        call_timeout: When ``timeout`` is None, seconds after which a call is abandoned here.
         env: Extra environment variables for a stdio server.
         cwd: The working directory of a stdio server.
         connect_timeout: Seconds to wait for the server to start and list its tools.
-        secrets: Strings never shown in the box's repr, listings or error messages (``***``
-            instead), e.g. values a configuration file took from the environment. The values of
-            ``env`` and ``headers`` are always among them (those of 4 characters or more), and
-            the token of an ``Authorization: Bearer T`` header (of 8 or more, see `header_secrets`).
-            The credentials (headers' secrets, OAuth tokens) are masked in everything the server
-            sends too: results, errors, log messages, progress, listings and requests (`_secrets`).
-        read_resources: Offer the model a ``read_resource`` tool (``NAME_read_resource``) that
-            reads this server's resources: listed ones, those its templates make, and those its
-            tools' results link to; it runs without asking (override with ``approval=``).
-        use_instructions: Put the server's instructions (`instructions`) in the system prompt of
-            ``%%agent`` cells that offer its tools, as a delimited, escaped block.
-        sampling: What happens when the server asks to use the model (``sampling/createMessage``)
-            during a call: ``"ask"`` (the person approves the request, then the answer, in the
-            running cell; refused in headless runs), ``"allow"`` (the model answers without
-            asking; the card says so), or ``"deny"`` (not offered to the server).
-        sampling_model: The model that answers sampling requests; None: the model of the agent
-            whose call the server is serving.
-        roots: The folders offered to the server as roots (``roots/list``), e.g. ``["."]`` for
-            the working directory. A server such as the reference filesystem server then works
-            in these instead of the folders its command names. None given: no roots are offered
-            (the capability is not declared), and the server keeps what it was configured with.
-        log_level: The least severe of the server's log messages kept in `log` ("debug", "info",
-            "notice", "warning", "error", "critical", "alert", "emergency"); the server is asked
-            to send nothing below it.
-        record: Record the box's calls, and what it offers the model (each tool's name,
-            description, schema, approval and timeout, and the instructions), in the cell's
-            cassette beside the model's answers, and replay them from it: in replay the server is
-            not even started (see `use_tape`). The server starts when the box is first used
-            without a cassette that replays it; until then the box is not connected. A cassette
-            can raise a tool's approval or shorten its time limit, never lower them (`_replayed`).
-
-    A server's request for input (elicitation) during a call is shown as a form in the running
-    cell, under the call's card; headless runs decline it. See `history` for what the server
-    asked and what became of it. A call's progress notifications are a live progress line in its
-    card (in a ``%%agent`` cell; ignored elsewhere); the server's log messages are kept in `log`,
-    and those at warning and above during a call are lines in its card too (see `progress`).
-
-    When the server says its tools changed, the box lists them again the next time its tools are
-    looked at (a ``%%agent`` cell gathering them), printing what changed; `refresh` does it by hand.
-    A call to a tool the server no longer offers is refused with an error that says so.
+        secrets: Strings shown as ``***`` in the box's repr, listings and errors; the values of
+            ``env`` and ``headers`` are always among them.
+        read_resources: Offer the model a ``NAME_read_resource`` tool for this server's resources.
+        use_instructions: Put the server's instructions in the system prompt of ``%%agent`` cells.
+        sampling: When the server asks to use the model: ``"ask"``, ``"allow"`` or ``"deny"``.
+        sampling_model: The model that answers sampling requests; None: the calling agent's.
+        roots: The folders offered to the server as roots; none given: no roots capability.
+        log_level: The least severe server log message kept in `log`.
+        record: Record the box's listing and calls in the cell's cassette and replay them from
+            it (see `use_tape`).
 
     Raises:
         McpServerError: The server did not start, could not be reached, or failed to list tools.
@@ -244,8 +182,7 @@ class McpToolbox(Toolbox):
             connect_timeout=connect_timeout,
         )
         self.transport, self.target = self._connection.transport, self._connection.target
-        """The transport ("stdio" or "http"), and the command line or the URL for listings (secrets
-        shown as ``***``)."""
+        """The transport ("stdio" or "http"), and the command line or URL (secrets as ``***``)."""
         self.call_timeout, self.connect_timeout = call_timeout, connect_timeout
         self._resources = ServerResources(self._connection)
         self._refresh = ToolRefresh(self._connection)
@@ -254,8 +191,7 @@ class McpToolbox(Toolbox):
         self.use_instructions = use_instructions
         self.read_resources = read_resources
         self.skipped: dict[str, str] = {}
-        """Server tools that are not offered (a bad schema or name, or one that runs only as a task
-        on a session that cannot run tasks), and why."""
+        """Server tools not offered, and why (a bad schema or name, or tasks the session lacks)."""
         self.left_out: list[str] = []
         """Server tools left out by ``include`` / ``exclude``."""
         self._options = (dict(approval or {}), include, exclude, timeout)
@@ -263,11 +199,11 @@ class McpToolbox(Toolbox):
         if not isinstance(record, bool):
             raise SettingsError(f"McpToolbox {name!r}: record must be True or False, got {record!r}")
         self.record = record
-        """Whether the box's calls and listing are recorded in the cell's cassette (see `use_tape`)."""
+        """Whether the box's calls and listing go in the cell's cassette (see `use_tape`)."""
         self.replayed_from: str | None = None
-        """The cassette the box's tools were read from (the server was not started), or None."""
+        """The cassette the box's tools were replayed from, or None."""
         self.tape_path: str | None = None
-        """The cassette the box's tools were recorded in or replayed from (see `use_tape`), or None."""
+        """The cassette the box's tools were recorded in or replayed from, or None."""
         self._tape_key: tuple[Any, str] | None = None
         self._waiting = record
         if not record:
@@ -279,8 +215,7 @@ class McpToolbox(Toolbox):
         return self._connection.log_path
 
     def _wake(self) -> None:
-        """Start a recorded box's server (record=True) the first time its tools are looked at
-        before any cassette said what to do (see `use_tape`): it runs live."""
+        """Start a recorded box's server if no cassette has said what to do yet (see `use_tape`)."""
         if self._waiting:
             try:
                 self._start()
@@ -307,10 +242,12 @@ class McpToolbox(Toolbox):
 
         Args:
             listed: The server's tools.
-            strict: Whether include / exclude / approval names the server does not have are an
-                error (when the box is made), or kept for later (a refresh).
-            kept: Tools to keep as they are where their listing is the same (by local name, with
-                their `listing_key`).
+            strict: Whether names in include / exclude / approval the server lacks are an error
+                (a new box) or kept for later (a refresh).
+            kept: Tools to reuse where their `listing_key` is unchanged, by local name.
+
+        Raises:
+            SettingsError: ``strict`` and an option names a tool the server does not have.
         """
         overrides, include, exclude, timeout = dict(self._options[0]), *self._options[1:]
         has = [spec.name for spec in listed]
@@ -377,8 +314,7 @@ class McpToolbox(Toolbox):
         return box._tools, skipped, left_out, keys
 
     def remove(self, name: str) -> Tool:
-        """Remove the tool called ``name`` and return it; refreshes and reconnects leave it out too
-        (`add` it back to offer it again).
+        """Remove the tool called ``name`` and return it; refreshes leave it out until it is `add`-ed.
 
         Raises:
             KeyError: No tool has that name; the message lists the names there are.
@@ -391,7 +327,7 @@ class McpToolbox(Toolbox):
         return removed
 
     def add(self, item: Any) -> Tool:
-        """Add a tool (see `Toolbox.add`); a server tool removed before is offered by refreshes again."""
+        """Add a tool (see `Toolbox.add`); a removed server tool is offered by refreshes again."""
         self._wake()
         added = super().add(item)
         remote = added.remote_name if isinstance(added, McpTool) else None
@@ -401,14 +337,14 @@ class McpToolbox(Toolbox):
 
     @property
     def connected(self) -> bool:
-        """Whether the session is open (False after `close`, or once a call found the server gone)."""
+        """Whether the session is open."""
         return self._connection.alive
 
     def ping(self, timeout: float = 2.0) -> bool:
-        """Ask the server whether it is still there (a tool listing); returns `connected` afterwards.
+        """Ask the server whether it is still there; a slow answer counts as there.
 
-        A server that died while idle is noticed here (or at the next call). A server that is
-        merely slow to answer within ``timeout`` counts as connected.
+        Returns:
+            `connected` after asking.
         """
         return self._connection.loop.run(self._connection.session.ping(timeout), timeout=timeout + 5.0)
 
@@ -447,7 +383,11 @@ class McpToolbox(Toolbox):
             raise type(error)(self._connection.redact(str(error))) from None
 
     def _again(self, remote: str, error: McpServerError) -> None:
-        """Reconnect before the one retry of an idempotent call; if that fails, both errors are told."""
+        """Reconnect before retrying an idempotent call.
+
+        Raises:
+            McpServerError: Reconnecting failed; the message holds both errors.
+        """
         try:
             self.reconnect()
         except McpServerError as failed:
@@ -458,20 +398,16 @@ class McpToolbox(Toolbox):
     # --- the server's resources, prompts and completions (`ServerResources`) ----------------------
 
     def resources(self) -> list[Any]:
-        """The server's resources: the SDK's ``Resource`` (``uri``, ``name``, ``title``,
-        ``mime_type``, ``description``); [] when the server has none."""
+        """The server's resources (the SDK's ``Resource``s); [] when it has none."""
         return self._resources.resources()
 
     def resource_templates(self) -> list[Any]:
-        """The server's resource templates: the SDK's ``ResourceTemplate`` (``uri_template``,
-        ``name``, ...); fill one with ``read(template, name=value)``."""
+        """The server's resource templates (the SDK's ``ResourceTemplate``s); fill one with `read`."""
         return self._resources.resource_templates()
 
     def read(self, uri: str, /, **values: str) -> Any:
-        """A resource's content, as a Python value.
-
-        Text is a ``str``, a JSON type a parsed object, a blob ``bytes``, an image an `McpImage`
-        (the notebook shows it). A read with several contents gives a list of them.
+        """A resource's content as a Python value: ``str``, parsed JSON, ``bytes`` or `McpImage`
+        (a list of them for several contents).
 
         Args:
             uri: The resource's URI, or a resource template (``notes://{name}``) to fill.
@@ -484,29 +420,26 @@ class McpToolbox(Toolbox):
         return self._resources.read(uri, **values)
 
     def owns(self, uri: str) -> bool:
-        """Whether ``uri`` is this server's: listed, filling one of its templates, or linked to by
-        one of its tools' results."""
+        """Whether ``uri`` is this server's (listed, from a template, or linked by a result)."""
         return self._resources.owns(uri)
 
     def contents(self, uri: str, /, **values: str) -> list[Any]:
-        """A read's contents as the SDK gives them (``TextResourceContents`` with ``text``,
-        ``BlobResourceContents`` with base64 ``blob``; each with ``uri`` and ``mime_type``);
-        arguments and errors as for `read`."""
+        """A read's contents as the SDK gives them; arguments and errors as for `read`."""
         return self._resources.contents(uri, **values)
 
     def prompts(self) -> list[Any]:
-        """The server's prompts: the SDK's ``Prompt`` (``name``, ``title``, ``description``,
-        ``arguments``: each with ``name``, ``description``, ``required``)."""
+        """The server's prompts (the SDK's ``Prompt``s)."""
         return self._resources.prompts()
 
     def prompt(self, name: str, /, **arguments: Any) -> list[dict[str, str]]:
-        """A prompt's messages, as chat messages (``{"role": "user", "content": "..."}``).
+        """A prompt's messages as chat messages, their text escaped like tool results.
 
-        Their text is escaped like tool results (see `context.prompt_messages`).
+        Args:
+            name: The prompt's name.
+            arguments: The prompt's arguments.
 
         Raises:
-            ValueError: No such prompt, or a required argument is missing or an unknown one given
-                (the message lists the prompt's arguments).
+            ValueError: No such prompt, or an argument is missing or unknown.
             McpServerError: The server refused or could not be reached.
         """
         return self._resources.prompt(name, **arguments)
@@ -522,8 +455,6 @@ class McpToolbox(Toolbox):
     ) -> list[str]:
         """The server's completions of an argument of a prompt or a resource template.
 
-        Example: ``box.complete("name", "gr", prompt="summarize")`` -> ``["groceries"]``.
-
         Args:
             argument: The argument's name.
             value: What is typed so far.
@@ -537,11 +468,7 @@ class McpToolbox(Toolbox):
         return self._resources.complete(argument, value, prompt=prompt, template=template, context=context)
 
     def instructions_block(self) -> str:
-        """The server's instructions as a delimited, escaped block for a system prompt ("" if none).
-
-        ``%%agent`` adds it when the box was made with ``use_instructions=True``; in Python, put
-        it in `Agent`'s ``system=`` yourself.
-        """
+        """The server's instructions as a delimited, escaped block for a system prompt ("" if none)."""
         return instructions_block(self.name, self.instructions) if self.instructions else ""
 
     # --- the tools listed again (`ToolRefresh`) and a new session -------------------------------
@@ -553,8 +480,7 @@ class McpToolbox(Toolbox):
 
     @property
     def announces_changes(self) -> bool:
-        """Whether the server said it tells when its tools change (``tools.listChanged``); if not,
-        refresh by hand."""
+        """Whether the server announces changes to its tools (``tools.listChanged``)."""
         return self._connection.session.announces_tool_changes
 
     def tools_changed(self) -> None:
@@ -562,18 +488,13 @@ class McpToolbox(Toolbox):
         self._connection.tools_changed()
 
     def refresh(self) -> ToolChanges:
-        """List the server's tools again (every page) and offer what it has now.
-
-        The box's options stay as they were given; names that include / exclude / approval give
-        and the server no longer has are kept for when it has them again. Names that clash follow
-        the rules of a new box: the first keeps the name, the next is not offered (see `skipped`).
+        """List the server's tools again and offer what it has now, with the box's options.
 
         Returns:
-            What changed (printed, it is one line; empty when nothing did).
+            What changed (false when nothing did).
 
         Raises:
-            McpServerError: The box is closed, the server went away, or it did not list its tools
-                within the box's call timeout.
+            McpServerError: The box is closed, the server went away, or it did not list its tools in time.
         """
         listing, changes = self._refresh.relist(
             dict(self._tools), dict(self.skipped), self._keys, self._built
@@ -582,16 +503,13 @@ class McpToolbox(Toolbox):
         return changes
 
     def reconnect(self) -> ToolChanges:
-        """A new session with the server (a stdio server is started again), and its tools listed again.
-
-        For a server that stopped (it crashed, or the connection broke) or hangs. The tools keep
-        their names and settings where the server lists them as before.
+        """Open a new session (restarting a stdio server) and list the tools again.
 
         Returns:
-            What changed in the tools (printable; false when nothing did).
+            What changed in the tools (false when nothing did).
 
         Raises:
-            McpServerError: The server could not be reached again; the box keeps its tools, stopped.
+            McpServerError: The server could not be reached; the box keeps its tools, stopped.
         """
         self._connection.reconnect()
         self.instructions = self._connection.session.instructions
@@ -635,13 +553,10 @@ class McpToolbox(Toolbox):
     # --- a recorded box: its tools from the cell's cassette -------------------------------------
 
     def use_tape(self, tape: Any) -> None:
-        """Take the box's tools from a cassette, or record them in it (a box made with ``record=True``).
+        """Take a ``record=True`` box's tools from a cassette, or record them in it.
 
-        ``tape`` is the `ToolTape` of the cell's cassette model (``model.tool_tape``; ``%%agent``
-        passes it). Where the cassette replays and has the box's listing, the tools are made from
-        it and the server is not started (a call without a recording, in mode auto, starts it);
-        where it records, the server is started (if it was not) and what it offers is recorded.
-        A box made without ``record=True``, or ``tape`` None, is left as it is.
+        Args:
+            tape: The cell's cassette model's `ToolTape` (``model.tool_tape``), or None to do nothing.
 
         Raises:
             CassetteError: In replay only, the cassette has no listing of this box.
@@ -676,7 +591,7 @@ class McpToolbox(Toolbox):
 
     @property
     def log(self) -> tuple[LogEntry, ...]:
-        """The server's last 200 log messages at or above ``log_level``, oldest first (``%tools mcp log NAME``)."""
+        """The server's recent log messages at or above ``log_level``, oldest first."""
         return self.notes.log
 
     def close(self) -> None:

@@ -1,2 +1,7 @@
-"""MCP content blocks both ways: a tool result's text, images, audio and links as notebook values, how a cassette
-keeps them, and a served value written as blocks (`served`)."""
+"""MCP content blocks both ways.
+
+- `_results`: a server tool's result as the value a call returns, and its text.
+- `_recorded_values`: how a cassette keeps those values.
+- `elicit`: a server's elicitation form read into fields, and answers checked against it.
+- `served`: a served value written as content blocks.
+"""

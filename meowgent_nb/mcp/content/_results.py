@@ -1,12 +1,8 @@
 """A server tool's result (``CallToolResult``) -> the value a tool call returns, and its text.
 
-The model always reads what the server wrote for it: the result's content blocks as text
-(`result_text`). The notebook gets more where the server sent it: ``structuredContent`` is the
-call's value (`result_value`), a dict (`StructuredResult`) you can hand to pandas or index,
-whose text for the model is still the server's. The SDK's servers wrap a typed result that is
-not an object as ``{"result": value}`` (its output schema says so); that value is unwrapped.
-Images, audio and resource links travel with the value (``media``, ``links``; see `McpText`)
-for the notebook and the call's card; the model reads their one-line descriptions.
+The model always reads the server's content blocks as text (`result_text`); the call's value is
+the ``structuredContent`` where there is one (`result_value`: a `StructuredResult` dict, or the
+value the SDK wrapped as ``{"result": value}``), with images, audio and links alongside.
 """
 
 from __future__ import annotations
@@ -90,10 +86,7 @@ def result_text(result: Any) -> str:
 def result_value(result: Any, wrapped: bool = False) -> Any:
     """What a call returns: the structured content where the server sent an object, else the text.
 
-    ``wrapped``: the tool's output schema is the SDK's wrapping of a value that is not an object
-    (see `wraps_result`); the wrapped value is returned instead: a number, a bool, None, a str
-    as the server gave it, or a list (`StructuredList`). The SDK client has already checked the
-    content against the schema.
+    With ``wrapped`` (see `wraps_result`) the wrapped value itself (a list as `StructuredList`).
     """
     text = result_text(result)
     media, links = _attachments(result)
@@ -135,11 +128,8 @@ def _attachments(result: Any) -> tuple[tuple[Any, ...], tuple[McpLink, ...]]:
 
 
 def wraps_result(schema: Mapping[str, Any] | None) -> bool:
-    """Whether an output schema is a wrapper ``{"result": ...}`` around a value that is not an object.
-
-    The official SDK names such a schema ``<function>Output`` with the one required property
-    ``result``; FastMCP marks it ``x-fastmcp-wrap-result``.
-    """
+    """Whether an output schema is the SDK's or FastMCP's ``{"result": ...}`` wrapper around a value
+    that is not an object."""
     if not isinstance(schema, Mapping):
         return False
     if schema.get("x-fastmcp-wrap-result") is True:
@@ -154,11 +144,8 @@ def wraps_result(schema: Mapping[str, Any] | None) -> bool:
 
 
 def value_schema(schema: Mapping[str, Any] | None) -> dict[str, Any] | None:
-    """The schema of the values a tool's calls return, from its output schema (None: its text).
-
-    A wrapping schema gives the wrapped value's schema; a value that is a plain string is the
-    text itself, so it has none.
-    """
+    """The schema of the values a tool's calls return (the wrapped value's, for a wrapper), or None
+    where the value is the text."""
     if not isinstance(schema, Mapping):
         return None
     if wraps_result(schema):

@@ -1,18 +1,10 @@
 """A server's elicitation form: its requested schema read into fields, and answers checked against it.
 
-MCP's form mode (``elicitation/create``) sends a message and a *restricted* JSON schema: one
-object of flat fields, each a string (``minLength``, ``maxLength``, ``format`` email / uri / date /
-date-time), a number or integer (``minimum``, ``maximum``), a boolean, a single choice (``enum``,
-``oneOf`` of ``{"const", "title"}``, or the older ``enumNames``), or a multiple choice (an array of
-such strings, ``minItems`` / ``maxItems``), with ``required`` and ``default``. `form_from_schema`
-reads that into `FormField` values, or says every way the schema leaves the restricted shape
-(a nested object, an unknown type, a default that does not fit); `parse_entry` turns what a person
-typed into a value, and `check_content` checks a whole answer before it goes back to the server.
-
-Everything here is pure: the widget form (notebook/mcp/_elicit_form) and the terminal prompts use it.
-A server is outside input: sizes are bounded, numbers must be finite within a float's range, values
-are shown short, and anything else odd in a schema is a refusal (`ElicitSchemaError`) the server
-receives and the person reads in one line, never a crash. Nothing here renders text.
+`form_from_schema` reads MCP's restricted form schema (one object of flat string, number,
+boolean and choice fields) into an `ElicitForm` of `FormField`s, or raises `ElicitSchemaError`
+listing every way it leaves that shape; `parse_entry` turns what a person typed into a value;
+`check_content` checks a whole answer before it goes back. Pure: the widget form and the
+terminal prompts use it. A server is outside input, so sizes and numbers are bounded here.
 """
 
 from __future__ import annotations
@@ -273,9 +265,8 @@ def form_from_schema(message: Any, schema: Any) -> ElicitForm:
     """Read a server's ``elicitation/create`` message and requested schema into a form.
 
     Raises:
-        ElicitSchemaError: The schema is not one object of flat fields as MCP restricts it
-            (every problem is listed), or the message is not text, or a value in it cannot be
-            read at all (nested too deep, a number no type holds): never another exception.
+        ElicitSchemaError: The message or schema is not the flat form MCP allows (every problem
+            listed); never another exception.
     """
     try:
         unicode([message, schema], "the request")  # text that no answer or card could hold
@@ -320,8 +311,7 @@ def _read_form(message: Any, schema: Any) -> ElicitForm:
 
 
 def parse_entry(field: FormField, entry: Any) -> Any:
-    """The value of what a person entered in a field: text for strings and numbers, True / False for
-    a boolean, a value or None for a choice, a sequence of values for a multiple choice.
+    """The value of what a person entered in a field (text, a bool, a choice or a sequence of them).
 
     Returns:
         The value to send, or None for an empty optional field.

@@ -1,21 +1,9 @@
 """A served value as MCP content: text, images, audio and embedded resources, for results and prompts.
 
-What a served tool returns (or a prompt message holds) becomes these blocks:
-
-- an image: a PIL image (sent as PNG), any object with IPython's ``_repr_png_`` / ``_repr_jpeg_``
-  (``IPython.display.Image``, matplotlib figures' PNG), an `McpImage`, or bytes whose first bytes
-  say they are PNG, JPEG, GIF or WebP;
-- audio: an `McpAudio`, an object with ``data`` bytes and an ``audio/...`` ``mimetype``
-  (``IPython.display.Audio``), or bytes that begin as WAV, MP3, Ogg or FLAC do;
-- an embedded resource: a `ResourceContent` (``Resource.embed(...)`` makes one);
-- a list or tuple holding any of these: one block per item (its strings as text, other items as
-  their JSON text);
-- anything else: one text block, the text the model would read.
-
-Images and audio are found by the one converter every tool shares (`meowgent_nb.tools.media`).
-The type of bytes is known from their first bytes (their "magic number"), never from a name;
-bytes of any other type stay described as text (``[bytes: N bytes]``). To send them as a
-resource, return ``ResourceContent(uri, data, mime_type)``.
+`content_blocks` makes the blocks of what a served tool returns (or a prompt message holds):
+images and audio found by the converter every tool shares (`meowgent_nb.tools.media`, bytes by
+their first bytes), a `ResourceContent` embedded, one block per item of a list, and anything else
+as the text the model would read. The rules a person reads are in docs/guides/mcp.md.
 """
 
 from __future__ import annotations

@@ -1,15 +1,9 @@
 """What `ToolServer` publishes about a notebook tool besides its arguments, and its structured results.
 
-- **Annotations**: ``readOnlyHint`` from ``@tool(read_only=...)``, else from ``approval``
-  (a tool that needs no approval reads as read-only, so a client that trusts the hint, this
-  one included, asks exactly when the notebook would); ``destructiveHint`` is ``approval``
-  unless the tool is read-only.
-- **outputSchema**, from the function's return type, where it is an object: a dict with string
-  keys, a pydantic model, a TypedDict or a dataclass. Other types (str, numbers, lists) publish
-  none: their text is the result.
-- **structuredContent**: the returned value as JSON, checked against that schema first; a value
-  that breaks its own declared type is an error result saying so (a client that checks, as the
-  SDK's does, would refuse it anyway).
+`annotations_of` gives ``readOnlyHint`` / ``destructiveHint`` from the tool's ``read_only`` and
+``approval`` (so a client trusting the hints asks exactly when the notebook would);
+`output_schema_of` gives a schema where the return type is an object; `structured_content`
+checks a returned value against it. The rules a person reads are in docs/guides/mcp.md.
 """
 
 from __future__ import annotations
@@ -24,7 +18,7 @@ __all__ = ["annotations_of", "output_schema_of", "structured_content"]
 
 
 def annotations_of(tool: Tool) -> dict[str, bool]:
-    """The MCP annotations published for ``tool`` (see the module docstring)."""
+    """The MCP annotations published for ``tool``."""
     read_only = tool.read_only if tool.read_only is not None else not tool.approval
     return {"readOnlyHint": read_only, "destructiveHint": bool(tool.approval) and not read_only}
 

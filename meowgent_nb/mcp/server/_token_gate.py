@@ -1,16 +1,9 @@
-"""The bearer-token gate in front of `ToolServer`: an ASGI middleware, and what it answers.
+"""`RequireToken`: the bearer-token gate in front of `ToolServer`, an ASGI middleware.
 
-A request passes with ``Authorization: Bearer TOKEN``: the scheme in any case (RFC 7235 §2.1),
-one or more spaces before the token (RFC 6750 §2.1), the token compared in constant time.
-
-A refused request gets **403**, not 401, with the reason as a JSON-RPC error. The server has a
-fixed token and no OAuth, and MCP clients that can do OAuth (the SDKs' auth providers, and so the
-MCP Inspector) start OAuth discovery on any 401, whatever ``WWW-Authenticate`` says: the person
-then sees a failed OAuth registration instead of the reason. A 403 is only a "step up" when its
-``error`` is ``insufficient_scope``; here it is ``invalid_token`` (RFC 6750 §3.1), or absent
-when no token came at all. The SDK's client shows the JSON-RPC error's message as the error.
-Nothing here advertises OAuth: no ``resource_metadata``, and ``/.well-known/...`` (where clients
-look for OAuth metadata) is a plain 404.
+A request passes with ``Authorization: Bearer TOKEN`` (scheme in any case, token compared in
+constant time). A refused one gets 403 with the reason, not 401: OAuth-capable clients start
+OAuth discovery on any 401, and the person would see a failed registration instead of the reason.
+Nothing here advertises OAuth.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Resources and prompts a notebook publishes with ``%tools serve``: ``@resource`` and ``@prompt``.
+"""What a notebook publishes besides tools: ``@resource`` (`Resource`) and ``@prompt`` (`Prompt`).
 
 Decorated like tools, and still plain functions when called::
 
@@ -6,19 +6,9 @@ Decorated like tools, and still plain functions when called::
     def note(name: str) -> str:
         return NOTES[name]
 
-    @prompt
-    def review(topic: str, tone: str = "kind") -> str:
-        '''Ask for a review of a topic.'''
-        return f"Review {topic} in a {tone} tone."
-
-A resource's URI with ``{placeholders}`` is a template; its function takes exactly those names.
-What it returns is the resource's content: ``str`` (text), ``bytes`` (a blob), anything else as
-JSON (``application/json``). A prompt's arguments are its function's parameters (strings; those
-without a default are required); it returns the user's message (``str``) or a list of
-``{"role": "user" | "assistant", "content": ...}`` messages, whose content is text, an image,
-audio or a `ResourceContent` (``some_resource.embed()``). Arguments and placeholders complete
-(``completion/complete``) from ``complete=`` or from a ``Literal`` / ``Enum`` type. Nothing here
-imports the MCP SDK until a `ResourceContent` is sent.
+A URI with ``{placeholders}`` is a template whose function takes exactly those names; a prompt's
+arguments are its function's parameters. What they may return, and how arguments complete, is
+in docs/guides/mcp.md. Nothing here imports the MCP SDK until a `ResourceContent` is sent.
 """
 
 from __future__ import annotations
@@ -54,12 +44,9 @@ _STILL_ENCODED = re.compile(r"%[0-9A-Fa-f]{2}")
 
 
 def segment_problem(value: str) -> str | None:
-    """Why ``value`` (already percent-decoded) cannot fill a placeholder, or None when it can.
+    """Why ``value`` (already percent-decoded) is not one plain path segment, or None when it is.
 
-    A value is one plain segment: not ``.`` or ``..``, no separator (``/``, ``\\``), not an
-    absolute path (``C:``), no control character (NUL, newline, ...), and no percent-encoding
-    left after the one decoding (a value encoded twice, ``%252F``, would be decoded by the next
-    reader).
+    Cases are pinned in tests/mcp/test_mcp_resource_segments.py.
     """
     # Also as NFKC folds it (a function that normalises would turn "．．／" into "../").
     folded = unicodedata.normalize("NFKC", value)
@@ -131,9 +118,7 @@ class Resource:
         return bool(self.placeholders)
 
     def match(self, uri: str) -> dict[str, str] | None:
-        """The placeholders' values in ``uri`` if it is this resource's (or one of its template's), else None.
-
-        The URI is percent-decoded once, then matched; each value must be one plain segment.
+        """The placeholders' values in ``uri`` (percent-decoded once) if it is this resource's, else None.
 
         Raises:
             UnsafeSegment: ``uri`` has this template's shape, but a value is not one plain
@@ -264,8 +249,9 @@ def resource(
 ) -> Callable[[Callable[..., Any]], Resource]:
     """Publish a function as the resource at ``uri`` (a template where it has ``{placeholders}``).
 
-    ``complete`` gives a placeholder's completions (``completion/complete``): ``{"name": [...]}``
-    or ``{"name": function_of_what_is_typed}``; a ``Literal`` / ``Enum`` parameter completes itself.
+    Args:
+        uri: The resource's URI or URI template.
+        complete: Each placeholder's completions: values, or a function of what is typed.
 
     Raises:
         ToolDefinitionError: The URI is not one, or the function's parameters are not exactly

@@ -1,15 +1,7 @@
-"""`ToolServer`'s answers about what a notebook publishes besides tools: resources, prompts,
-completions of their arguments, and subscriptions to resources.
+"""`Published`: `ToolServer`'s answers about resources, prompts and completions of their arguments.
 
-- ``resources/list``, ``resources/templates/list``, ``resources/read``: the `Resource` objects; a
-  read runs the function on a worker thread within the server's time limit.
-- ``prompts/list``, ``prompts/get``: the `Prompt` objects; a message's content is text, or an
-  image, audio or an embedded resource (`content.block`).
-- ``completion/complete``: a prompt's argument or a resource template's placeholder, from its
-  ``complete=`` or its ``Literal`` / ``Enum`` type (`published.completions`); an unknown
-  prompt, template or argument completes to nothing.
-
-Who hears of a change to them (subscriptions, listen streams) is `served_events`'.
+Reads and prompts run their function on a worker thread within the server's time limit; an
+unknown prompt, template or argument completes to nothing. Who hears of changes is `served_events`'.
 """
 
 from __future__ import annotations
@@ -56,9 +48,8 @@ class Published:
         """Publish these resources and prompts from now on (None: keep those published).
 
         Returns:
-            Whether the resources listing (resources and templates) changed, and whether the
-            prompts listing did: what ``resources/list`` and ``prompts/list`` answer, not the
-            functions behind them (new code behind the same listing is no list change).
+            Whether what ``resources/list`` (with templates) answers changed, and whether what
+            ``prompts/list`` answers did.
         """
         before = _dumped(self._resources() + self._templates()), _dumped(self._prompts())
         if resources is not None:
@@ -207,8 +198,11 @@ class Published:
     async def _in_thread(
         self, what: str, function: Any, *args: Any, invalid: type[Exception] | None = None
     ) -> Any:
-        """``function(*args)`` on a worker thread within the time limit; a timeout or a failure is an
-        ``MCPError`` naming ``what`` (an ``invalid`` error: the request's, its message as it is)."""
+        """``function(*args)`` on a worker thread within the time limit.
+
+        Raises:
+            MCPError: A timeout or a failure, naming ``what``.
+        """
         import mcp_types as types
         from mcp import MCPError
 

@@ -1,21 +1,12 @@
-"""Serving notebook tools over MCP: `ToolServer`, streamable HTTP on 127.0.0.1 behind a bearer token.
+"""`ToolServer`: notebook tools served over MCP streamable HTTP on 127.0.0.1 behind a bearer token.
 
-Another MCP client (an IDE, another notebook, an agent) can then list and call the tools. Each
-call goes through the agent's own validate -> approve -> run (`agent.call_runner.CallRunner`, as a
-batch of one): it is validated as a model's call is, a call that needs approval runs only on an
-explicit `Approved` and with exactly the arguments approved (a person's edits, validated again;
-the result says so), and it runs on a tool thread within its time limit. It comes back as
-content: text, or images, audio and embedded resources where the tool returned them (`content.served`),
-and, for a tool whose return type is an object, structured content too (see `_serve_types` for
-that and the annotations published); a failure, a denial or a timeout is an ``isError`` result.
-A tool that takes a `ToolContext` reports progress, logs and asks the client over the call's
-request (`served_context`; on the 2026-07-28 protocol its questions go in rounds, `served_rounds`).
-Resources, prompts and completions are `published_handlers`'; what clients are told when they
-change (``subscriptions/listen`` on the 2026-07-28 protocol, resource subscriptions on 2025) is
-`served_events`', and `update` changes what is served while serving. The notebook's
-rules (`agent.rules`) decide each call first, as in a cell. Tools that need approval are left out
-unless asked for; then every outside call no rule decides asks the approver first, on
-``approval_loop`` (in a notebook, the kernel's: its buttons are there). The server runs on the same background loop as the MCP sessions (see `_thread`).
+Each call goes through the agent's own validate -> approve -> run (`agent.call_runner.CallRunner`,
+a batch of one), with the notebook's rules first; it comes back as content (`content.served`)
+and, for an object return type, structured content (`_serve_types`); a failure, denial or timeout
+is an ``isError`` result. A tool's `ToolContext` talks to the client (`served_context`,
+`served_rounds`); resources and prompts are `published_handlers`', change notifications
+`served_events`'. The server runs on the background loop of `_thread`; the rules a person reads
+are in docs/guides/mcp.md.
 """
 
 from __future__ import annotations
@@ -64,32 +55,25 @@ class ToolServer:
     """Serve tools over MCP streamable HTTP at ``http://127.0.0.1:PORT/mcp``.
 
     Every request must carry ``Authorization: Bearer TOKEN`` (the random `token`); others get
-    403 with the reason (see `_token_gate` for why not 401). Stop it with `stop`.
-
-    Raises:
-        OSError: The port cannot be listened on (it is in use).
-        SettingsError: Two tools share a name, or ``approve`` is neither ``"ask"`` nor ``"every"``.
+    403 with the reason. Stop it with `stop`.
 
     Args:
         tools: The tools to serve (names must be unique).
         port: The port; 0 picks a free one.
-        include_approval_tools: Serve tools marked ``approval=True`` too; each call then asks
-            ``approver`` first.
-        approver: Decides on calls of tools that need approval (default: deny them).
-        approval_loop: The event loop ``approver`` must run on (the kernel's, for buttons in
-            the notebook); None runs it on the server's loop.
-        approve: Which calls ask ``approver``: ``"ask"`` those of tools that need approval (and
-            those the rules say to ask), ``"every"`` every call. ``ask_every=True``, its old
-            spelling, still works with a DeprecationWarning.
-        rules: The notebook's `Rules`, asked about every call before the approver, as in the
-            notebook's own cells (see `agent.approvals.ruled`); None: none.
-        timeout: Seconds a call may take when its tool sets no timeout (and a resource read or
-            a prompt).
+        include_approval_tools: Serve tools marked ``approval=True`` too, asking ``approver``.
+        approver: Decides on calls that need approval (default: deny them).
+        approval_loop: The event loop ``approver`` runs on (the kernel's); None: the server's.
+        approve: Which calls ask ``approver``: ``"ask"`` (those that need it) or ``"every"``.
+        rules: The notebook's `Rules`, asked about every call before the approver; None: none.
+        timeout: Seconds a call, read or prompt may take when its tool sets no timeout.
         name: The server name clients see.
-        resources: `Resource` objects (``@resource``) to publish, fixed ones and templates.
+        resources: `Resource` objects (``@resource``) to publish.
         prompts: `Prompt` objects (``@prompt``) to publish.
-        watch: Seconds between looks at a resource someone listens to or subscribed to, to tell
-            them when its content changed (None: only when `changed` is called).
+        watch: Seconds between looks at watched resources for changes (None: only `changed`).
+
+    Raises:
+        OSError: The port cannot be listened on (it is in use).
+        SettingsError: Two tools share a name, or ``approve`` is neither ``"ask"`` nor ``"every"``.
 
     Attributes:
         url: The endpoint to give an MCP client.
@@ -201,8 +185,8 @@ class ToolServer:
         return not self._done.done()
 
     def changed(self, uri: str) -> None:
-        """Tell the clients listening to (or subscribed to) the resource at ``uri`` that it changed,
-        unless its content is what they were last told (see `served_events`)."""
+        """Tell the clients watching the resource at ``uri`` that it changed, unless its content is
+        what they were last told."""
         self._events.changed(uri)
 
     def update(
@@ -213,13 +197,7 @@ class ToolServer:
         prompts: Iterable[Prompt] | None = None,
     ) -> None:
         """Serve these tools, resources and prompts from now on (None: keep those served), and tell
-        the clients which lists changed, once each: on 2026-07-28 the ``subscriptions/listen``
-        streams that asked, on 2025 protocols the sessions that listed the tools.
-
-        Tools are taken as at the start (those that need approval only with
-        ``include_approval_tools``). A list changed when what its ``.../list`` answers changed: a
-        tool redefined with the same listing runs its new function, and no client is told. A
-        server started without resources (or prompts) serves none until it is started again.
+        the clients once about each list whose listing changed.
 
         Raises:
             SettingsError: Two tools share a name (nothing changes).
@@ -396,6 +374,5 @@ def _text(text: str) -> Any:
 
 
 def _input_schema(tool: Tool) -> dict[str, Any]:
-    """The tool's parameters, with its examples as their ``examples`` keyword (as in ``tools=``),
-    and the dialect they are validated by (``$schema``: draft 2020-12, for every tool)."""
+    """The tool's parameters with its ``examples`` and ``$schema`` (draft 2020-12)."""
     return {"$schema": DIALECT, **tool_json_schema(tool)["function"]["parameters"]}

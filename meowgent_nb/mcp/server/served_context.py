@@ -1,22 +1,11 @@
-"""A served tool's `ToolContext`: its progress, logs, forms and sampling go to the MCP client.
+"""`ServedContext`: a served tool's `ToolContext`, whose progress, logs, forms and sampling go to
+the MCP client over the call's own request.
 
-`ToolServer` makes one `ServedContext` per call, around the call's run (see
-`tools.context.context_backend`); the tool's thread then talks to the client over the call's own
-request, on the server's loop:
-
-- `progress` -> ``notifications/progress`` with the request's ``progressToken`` (nothing when the
-  client sent none);
-- `log` -> ``notifications/message`` on the request's stream, when the level is at or above
-  what the client asked for with ``logging/setLevel`` (`ClientLevels`; "info" until it asks);
-- `ask` -> ``elicitation/create`` (form mode) with the form's JSON Schema;
-- `sample` -> ``sampling/createMessage``; the answer's text comes back.
-
-On the 2026-07-28 protocol the last two go inside the call's result instead, and the client's
-retry brings the answer (`served_rounds`).
-
-A client that did not declare elicitation (or sampling) cannot be asked: `ToolContextError` says
-so, and the tool may go on without it. While the client's person or model answers, the call's time
-limit stands still (`RunningCall.hold`), as when a server asks the notebook.
+`ToolServer` makes one per call. `progress` and `log` become notifications (`log` at or above the
+level the client set, `ClientLevels`); `ask` and `sample` become requests to the client, or on
+2026-07-28 questions inside the call's result (`served_rounds`). A client that did not declare
+the capability cannot be asked (`ToolContextError`); the call's time limit stands still while it
+answers.
 """
 
 from __future__ import annotations
@@ -59,7 +48,7 @@ class ClientLevels:
 
 
 class ServedContext:
-    """The backend of a served call's `ToolContext` (see the module docstring).
+    """The backend of a served call's `ToolContext`.
 
     Args:
         call: The served call (its request, the server's loop, its rounds on the 2026 protocol).

@@ -1,21 +1,9 @@
-"""What `ToolServer` tells its clients when something it serves changes, on both protocols.
+"""`ServedEvents`: what `ToolServer` tells its clients when something it serves changes.
 
-- **2026-07-28** (SEP-2575): a client opens ``subscriptions/listen`` and hears there what it asked
-  for: tools, prompts or resources list changes, and updates of the resources it names. The
-  stream is the SDK's own (`mcp.server.subscriptions.ListenHandler` over an
-  `InMemorySubscriptionBus`): it acknowledges, stamps each frame with the stream's id and gives
-  each stream only what its filter asked for. Here it is only wrapped to know which resources
-  someone listens to, so they are watched.
-- **2025** protocols: ``resources/subscribe`` / ``unsubscribe``, and
-  ``notifications/resources/updated`` to each subscribed session; list changes go to each session
-  that listed the tools (`heard`), as ``notifications/.../list_changed``.
-
-A resource is "updated" when `changed` is called with its URI, or when the watch (every
-``watch`` seconds while someone listens to or subscribed to it) reads content that differs from
-what was last told (or seen when the first listener came). Either way an update is told once:
-`changed` with content equal to what was last told tells nothing, and the watch does not tell
-again what `changed` told. List changes are `ToolServer.update`'s, told once per change of the
-listing.
+On 2026-07-28 a client hears it on its ``subscriptions/listen`` stream (the SDK's, wrapped here
+to know which resources to watch); on 2025 protocols through ``resources/subscribe`` and
+``notifications/.../list_changed`` to sessions that listed (`heard`). A resource is updated when
+`changed` names it or the watch reads new content; each update is told once.
 """
 
 from __future__ import annotations
@@ -140,7 +128,7 @@ class ServedEvents:
     # --- telling --------------------------------------------------------------------------------
 
     def changed(self, uri: str) -> None:
-        """Tell who listens to ``uri`` that it changed (from any thread; see the module docstring)."""
+        """Tell who listens to ``uri`` that it changed, if its content differs (from any thread)."""
         loop = self._loop  # who watches what is read on that loop only, where it changes
         if loop is not None:
             with contextlib.suppress(RuntimeError):  # the server stopped
@@ -176,8 +164,8 @@ class ServedEvents:
             self._told[uri] = await self._digest(uri)
 
     async def _look(self, uri: str, outright: bool = False) -> None:
-        """Read ``uri`` and tell its listeners if its content differs from what was last told (a
-        first look only takes note, unless told ``outright``, which tells also what cannot be read)."""
+        """Read ``uri`` and tell its listeners if its content differs from what was last told; a
+        first look only takes note unless ``outright``."""
         if uri not in self.watched():  # no one to tell: the resource is not even read
             return
         digest = await self._digest(uri)

@@ -1,19 +1,10 @@
-"""A served call whose tool asks its client, on the 2026-07-28 protocol: questions inside its result.
+"""`ServedCall`: a served call whose tool asks its client, on the 2026-07-28 protocol.
 
-On the 2025 protocols a served tool's `ToolContext.ask` / `sample` is a request of its own to the
-client over the call's stream (`served_context`). The 2026-07-28 protocol has no such back-channel:
-the call answers with an ``InputRequiredResult`` holding the question, and the client calls again
-with its answer (``input_responses``) and the ``request_state`` it was given. The tool does not
-start over: its thread waits, parked, for the answer, and the call's time limit stands still
-meanwhile (`RunningCall.hold`). `ServedCall` is one call across those rounds:
-
-- `ServedCall.next` (on the server's loop, in the request's handler) waits for the tool's next
-  question or its end: a question parks the call under a fresh random ``request_state`` (in
-  ``parked``) and becomes the ``InputRequiredResult``; the end is the ``CallToolResult``.
-- `ServedCall.resume` (the retry's handler) gives the tool its answer and the new request, on
-  which its later progress and log messages go.
-- `ServedCall.question` (the tool's thread) puts a question and waits for its answer: at most
-  `ANSWER_WAIT` seconds, after which the question is dropped and the tool's `ask` fails.
+That protocol has no back-channel: the call answers with an ``InputRequiredResult`` holding the
+question, and the client calls again with its answer and the ``request_state`` it was given. The
+tool's thread waits, parked, meanwhile (its time limit stands still): `ServedCall.next` gives the
+next question or the result, `ServedCall.resume` the answer, `ServedCall.question` asks from the
+tool's thread. On 2025 protocols `served_context` asks the client directly instead.
 """
 
 from __future__ import annotations
@@ -31,7 +22,7 @@ ANSWER_WAIT = 600.0
 
 
 class ServedCall:
-    """One served ``tools/call`` across its rounds (see the module docstring).
+    """One served ``tools/call`` across its rounds.
 
     Args:
         request: The SDK's context of the first request (then of each retry).

@@ -1,13 +1,9 @@
-"""Cross-app access (SEP-990, enterprise-managed authorization): an identity provider vouches for the person.
+"""Cross-app access (SEP-990): an enterprise identity provider vouches for the person.
 
-Two exchanges, no browser. Leg 1 (RFC 8693 token exchange, here): the person's ID token from
-the enterprise identity provider (IdP) is exchanged at the IdP's token endpoint for an Identity
-Assertion Authorization Grant (ID-JAG) for the MCP authorization server and the MCP server.
-Leg 2 (RFC 7523 JWT-bearer grant): the SDK's ``IdentityAssertionOAuthProvider`` presents the
-ID-JAG, with the client's credentials, at the authorization server named by ``OAuth.issuer``
-(configuration, never discovered from the MCP server) and receives the access token.
-
-A refusal at either leg is one line naming the leg, what the server said, and what to change.
+Leg 1, here (RFC 8693): the person's ID token is exchanged at the identity provider for an
+ID-JAG. Leg 2 (RFC 7523): the SDK's ``IdentityAssertionOAuthProvider`` presents it at the
+authorization server named by ``OAuth.issuer`` (never discovered from the MCP server). A refusal
+at either leg is a `CrossAppRefused` naming the leg and the fix.
 """
 
 from __future__ import annotations

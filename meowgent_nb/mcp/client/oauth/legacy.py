@@ -1,12 +1,9 @@
-"""A 2025-03-26 server's own authorization server, whose metadata names an issuer with a path.
+"""`LegacyIssuer`: a 2025-03-26 server's own authorization server, whose issuer has a path.
 
-Without protected-resource metadata (the 2025-03-26 layout), the SDK reads the authorization
-server's metadata at the MCP server's root (``/.well-known/oauth-authorization-server``) and
-requires it to name the server's origin as its issuer (RFC 8414 §3.3, SEP-2468: a guard against
-mix-up attacks). Authorization servers of that era often name ``ORIGIN/oauth`` (their endpoints'
-prefix) instead. `LegacyIssuer` accepts exactly that: on the legacy path only, an issuer on the
-MCP server's own origin. An issuer on another origin is refused with one line naming both; a
-server that publishes protected-resource metadata is checked as the SDK checks it.
+Without protected-resource metadata the SDK requires the root metadata to name the server's
+origin as its issuer (a guard against mix-up attacks); servers of that era often name
+``ORIGIN/oauth``. Only on that legacy path, an issuer on the MCP server's own origin is
+accepted; any other is refused (`IssuerRefused`).
 """
 
 from __future__ import annotations
@@ -34,12 +31,8 @@ class IssuerRefused(MeowgentError):
 
 
 class LegacyIssuer:
-    """Mixin of the SDK's ``OAuthClientProvider``: a same-origin issuer on the legacy path.
-
-    `_expected_issuer` (the SDK's one notion of which issuer to trust) answers, on the legacy
-    path, the issuer this server's own root metadata named, once `_auth_flow` has seen it named
-    on the same origin; the flow that refused it is then run once more.
-    """
+    """Mixin of the SDK's ``OAuthClientProvider``: `_expected_issuer` trusts a same-origin issuer
+    that the legacy root metadata named, and the refused flow is run once more."""
 
     context: Any
     _legacy_issuer: str | None = None

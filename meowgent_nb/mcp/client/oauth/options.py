@@ -18,35 +18,22 @@ class OAuth:
     """How an `McpToolbox` authorizes with an OAuth-protected server (``oauth=True`` is ``OAuth()``).
 
     Args:
-        client_id: A client registered with the authorization server beforehand; None: the box
-            registers itself (dynamic client registration) the first time.
+        client_id: A client registered beforehand; None: dynamic client registration.
         client_secret: That client's secret, if it has one.
-        authorize: For programs and tests: called with the authorization link, returns the
-            address the browser was sent back to (with ``code`` and ``state``); may be async.
-            None: the person opens the link, and a server on 127.0.0.1 receives the answer.
-        redirect_uri: Where the authorization server sends the browser back; None: the local
-            server's address (``http://127.0.0.1:PORT/callback``).
-        client_metadata_url: An HTTPS URL of this client's metadata document, used as its client
-            id where the authorization server takes one (CIMD) instead of registering.
+        authorize: Called with the authorization link, returns the address the browser was sent
+            back to (may be async); None: the person opens the link, a local server receives it.
+        redirect_uri: Where the browser is sent back; None: the local server's address.
+        client_metadata_url: An HTTPS URL of this client's metadata document (CIMD).
         token_dir: The folder of the token files; None: the user's config directory.
         wait: Seconds to wait for the person to authorize.
         show: Shows the authorization link: ``show(server_name, link)``; None: it is printed.
-        grant: ``"authorization_code"`` (a person allows access; the default),
-            ``"client_credentials"`` (a program's own credentials, no person: give ``client_id``
-            and ``client_secret``, or ``private_key``), or ``"identity_assertion"`` (cross-app
-            access, SEP-990: the enterprise identity provider vouches for the person; give
-            ``client_id``, ``client_secret``, ``issuer``, ``id_token``, ``idp_token_endpoint``
-            and ``idp_client_id``).
-        private_key: With ``client_credentials``: a PEM private key that signs the client's
-            assertion (``private_key_jwt``) instead of sending a secret.
+        grant: ``"authorization_code"`` (the default), ``"client_credentials"`` or
+            ``"identity_assertion"`` (cross-app access); each needs the fields in `GRANTS`.
+        private_key: With ``client_credentials``: a PEM key signing the client's assertion.
         signing_algorithm: The JWT algorithm of ``private_key`` (``RS256``, ``ES256``, ...).
-        issuer: With ``client_credentials`` or ``identity_assertion``: the authorization server
-            (its issuer URL) the credentials belong to, so they are sent nowhere else; without it
-            (``client_credentials`` only) the MCP server decides (the SDK warns).
-        id_token: With ``identity_assertion``: the person's ID token from the identity provider
-            (their single sign-on), or a function returning a fresh one (may be async).
-        idp_token_endpoint: With ``identity_assertion``: the identity provider's token endpoint,
-            where the ID token is exchanged for an ID-JAG (RFC 8693).
+        issuer: The authorization server the credentials belong to, so they go nowhere else.
+        id_token: With ``identity_assertion``: the person's ID token, or a function giving one.
+        idp_token_endpoint: With ``identity_assertion``: the identity provider's token endpoint.
         idp_client_id: With ``identity_assertion``: this client's id at the identity provider.
         idp_client_secret: Its secret there, if it has one.
     """
