@@ -1,17 +1,9 @@
 """What `OpenAIModel` sends and reads, as pure functions: no client, no network.
 
-- `openai_messages`: the conversation (Ollama-style, as every `ModelRequest` carries it) in the
-  Chat Completions form: a call's arguments as a JSON string, each call with an id, and each
-  ``tool`` message carrying the id of the call it answers.
-- `read_event`: one streamed ``chat.completion.chunk``, as the JSON the server sent, checked
-  field by field: what the API allows is read, anything else is a `WireError` naming the field
-  and the value (a server is outside input; nothing it sends may crash the run).
-- `CallDeltas`: the streamed ``tool_calls`` deltas of one answer put back together by index (a
-  call's name comes in its first delta, its arguments in pieces across many).
-- `read_call`: one assembled call as a `ToolCall`, or, when its arguments are not a JSON object,
-  the text the model wrote, so nothing unreadable runs with arguments it never sent.
-- `server_events`: the JSON of each streamed event, what cannot be decoded a `WireError`;
-  `error_words`: the server's own words in an error response.
+`openai_messages` writes the conversation in the Chat Completions form; `read_event` checks one
+streamed chunk field by field (anything the API does not allow is a `WireError`: a server is
+outside input); `CallDeltas` puts an answer's streamed ``tool_calls`` back together and `read_call`
+reads one as a `ToolCall`; `server_events` decodes the stream and `error_words` an error response.
 """
 
 from __future__ import annotations

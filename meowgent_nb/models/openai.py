@@ -1,14 +1,10 @@
 """`OpenAIModel`: a model behind any OpenAI-compatible Chat Completions server, streamed.
 
-vLLM, SGLang, llama.cpp's ``llama-server``, llama-cpp-python's server, LM Studio and Ollama's own
-``/v1`` all speak this API; the official ``openai`` client (``pip install "meowgent-nb[openai]"``)
-talks to them. It is imported by the first request, not by this module.
-
+vLLM, SGLang, llama.cpp's ``llama-server``, LM Studio and Ollama's ``/v1`` all speak this API,
+through the official ``openai`` client (the ``openai`` extra), imported by the first request.
 Every way a request can fail is translated here, once, into a `ModelError` that says how to fix
-it (start the server, set the key, pick a served model, shorten the conversation). What the server
-streams is read as the JSON it sent and checked field by field (`_openai_wire.read_event`): a value
-the API does not allow is a `ModelError` naming the field and the value, never a crash. The API
-key never appears in a repr, a description or an error message.
+it; what the server streams is checked field by field (`_openai_wire.read_event`). The API key
+never appears in a repr, a description or an error message.
 """
 
 from __future__ import annotations
