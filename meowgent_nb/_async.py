@@ -1,10 +1,9 @@
 """Running a coroutine to completion from synchronous code, whether or not a loop is running.
 
 In a notebook, synchronous cell code runs inside the kernel's event loop, so `asyncio.run` would
-fail there; the coroutine then gets a fresh loop in a thread of its own.
-
-Not anyio's blocking portal: a fresh portal per call took 2.6 times as long, and it would run the
-coroutine in a copy of the caller's context variables, not a fresh one (``benchmarks/background_loop.py``).
+fail there; the coroutine then gets a fresh loop in a thread of its own. Not anyio's blocking
+portal, which is slower per call (benchmarks/background_loop.py) and would run the coroutine in a
+copy of the caller's context variables rather than a fresh one.
 """
 
 from __future__ import annotations
