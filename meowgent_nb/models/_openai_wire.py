@@ -45,19 +45,12 @@ MAX_CALLS = 256
 def openai_messages(messages: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """``messages`` as Chat Completions messages.
 
-    Assistant calls get ids ``call_1``, ``call_2``... in conversation order (a call that has an id
-    keeps it), so the same history always gives the same request (servers' prompt caches stay
-    valid). The ``tool`` messages after an assistant message answer its calls in order, as the
-    agent sends them; one with no call left to answer gets a fresh id. Fields Chat Completions has
-    no place for (``thinking``, ``tool_name``) are left out.
-
-    Images (a message's ``images``, put there for a model that takes them; see `agent._images`)
-    become ``image_url`` content parts with ``data:`` URLs (`image_parts`), at most `MAX_IMAGES`
-    on a message: on a ``user`` message (the ``xml`` and ``json`` protocols' results) after its
-    text. A ``tool`` message may hold text only (the API's rule, which vLLM and llama-server
-    enforce), so the images of a run of tool messages go in one ``user`` message right after
-    them, `TOOL_IMAGES_NOTE` then the images in call order: the way OpenAI's own guides and the
-    servers' chat templates take images for tool results.
+    Assistant calls get ids ``call_1``, ``call_2``... in conversation order (an existing id is kept),
+    so the same history always gives the same request and servers' prompt caches stay valid; each
+    ``tool`` message carries the id of the call it answers, in order. Fields the API has no place for
+    (``thinking``, ``tool_name``) are left out. Images become ``image_url`` parts (at most
+    `MAX_IMAGES` a message); a ``tool`` message may hold text only, so the images of a run of tool
+    messages follow them in one ``user`` message (`TOOL_IMAGES_NOTE`, then the images in call order).
 
     Args:
         messages: Ollama-style messages: ``role`` and ``content``; ``tool_calls`` of
