@@ -47,10 +47,9 @@ async def _await(awaitable: Any) -> Any:
 async def keep_awake(period: float = 0.2) -> AsyncIterator[None]:
     """Wakes the event loop every ``period`` seconds while the block runs.
 
-    ipykernel (7.4) schedules an interrupt's cancellation of the cell without waking the loop, so
-    a cell waiting on a slow tool or a silent model would notice the interrupt only when something
-    else happened (ipykernel issue 881). A timer that fires now and then makes interrupts prompt,
-    for ``%%agent`` cells and ``await agent.arun(...)`` alike.
+    ipykernel schedules an interrupt's cancellation of the cell without waking the loop, so a cell
+    waiting on a slow tool or a silent model would otherwise notice the interrupt only when something
+    else happened; used by ``%%agent`` cells and ``await agent.arun(...)`` alike.
     """
 
     async def tick() -> None:
