@@ -1,14 +1,10 @@
 """``python -m meowgent_nb demo``: run the real-model course notebook and print what its cells showed.
 
-The README's main job. It runs ``notebooks/05_real_model.ipynb`` (or the notebook named) headless,
-in its folder, with `meowgent_nb.testing.run_notebook`, and prints each ``%%agent`` cell as a
-person would read it in JupyterLab: the cell, the model that answered, the transcript (each call,
-its result, the answer: the ``text/plain`` the cell shows) and the footer (turns, tokens,
-tokens/s, time). The model answers live unless ``MEOWGENT_CASSETTE_MODE`` says otherwise
-(``replay`` prints the notebook's recorded answers in seconds, with no model). Nothing is saved
-unless ``--output`` names a file for the executed notebook.
-
-Importing this module does nothing; ``python -m meowgent_nb`` calls `main`.
+`main` runs ``notebooks/05_real_model.ipynb`` (or the notebook named) headless in its folder with
+`meowgent_nb.testing.run_notebook`, and prints each ``%%agent`` cell as a person would read it
+in JupyterLab: the cell, the model, the transcript and the footer. The model answers live unless
+``MEOWGENT_CASSETTE_MODE`` says otherwise; nothing is saved unless ``--output`` names a file.
+Importing this module does nothing.
 """
 
 from __future__ import annotations

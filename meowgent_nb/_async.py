@@ -1,10 +1,9 @@
 """Running a coroutine to completion from synchronous code, whether or not a loop is running.
 
 In a notebook, synchronous cell code runs inside the kernel's event loop, so `asyncio.run` would
-fail there; the coroutine then gets a fresh loop in a thread of its own.
-
-Not anyio's blocking portal: a fresh portal per call took 2.6 times as long, and it would run the
-coroutine in a copy of the caller's context variables, not a fresh one (``benchmarks/background_loop.py``).
+fail there; the coroutine then gets a fresh loop in a thread of its own. Not anyio's blocking
+portal, which is slower per call (benchmarks/background_loop.py) and would run the coroutine in a
+copy of the caller's context variables rather than a fresh one.
 """
 
 from __future__ import annotations
@@ -48,10 +47,9 @@ async def _await(awaitable: Any) -> Any:
 async def keep_awake(period: float = 0.2) -> AsyncIterator[None]:
     """Wakes the event loop every ``period`` seconds while the block runs.
 
-    ipykernel (7.4) schedules an interrupt's cancellation of the cell without waking the loop, so
-    a cell waiting on a slow tool or a silent model would notice the interrupt only when something
-    else happened (ipykernel issue 881). A timer that fires now and then makes interrupts prompt,
-    for ``%%agent`` cells and ``await agent.arun(...)`` alike.
+    ipykernel schedules an interrupt's cancellation of the cell without waking the loop, so a cell
+    waiting on a slow tool or a silent model would otherwise notice the interrupt only when something
+    else happened; used by ``%%agent`` cells and ``await agent.arun(...)`` alike.
     """
 
     async def tick() -> None:

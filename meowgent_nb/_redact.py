@@ -1,18 +1,12 @@
 """Secrets hidden from what a person reads and from what is written to a file: one way, everywhere.
 
-An exact secret (an API key, an MCP server's token, a header's value) is found by `secret_patterns`
-in every form a careless echo writes it in, one layer deep: as it is, and with any of its
-characters percent-encoded (upper, lower or mixed hex; ``+`` for a space), JSON-escaped
-(``\\u002f``, ``\\/``) or HTML-escaped (``&#47;``, ``&#x2F;``, ``&sol;``), mixed freely; and
-base64-encoded (standard and URL-safe, at any of the three alignments inside longer base64 text,
-for secrets of at least `BASE64_MIN` characters, as shorter ones would match chance base64), those
-base64 characters again in any of the escapes above. A text encoded twice (``%252F``) is not read
-through. `redact` replaces each such match, `reveals` says whether there is one.
-
-A URL's ``user:password@`` is left out by `without_credentials` (in any text) and `shown_address`
-(an address alone, with or without a scheme); `address_credentials` gives it, to hide as an exact
-secret. The cassettes' `Mask` and the MCP boxes' messages are built on these, as are the models'
-descriptions and errors. Pure functions of text.
+`secret_patterns` finds an exact secret (an API key, a token, a header's value) in every form a
+careless echo writes it in, one layer deep: as it is, percent-, JSON- or HTML-escaped character
+by character, and base64-encoded for secrets of at least `BASE64_MIN` characters; `redact`
+replaces each match and `reveals` says whether there is one. `without_credentials`,
+`shown_address` and `address_credentials` handle a URL's ``user:password@``. The cassettes'
+`Mask`, the MCP boxes' messages and the models' descriptions and errors are built on these. Pure
+functions of text.
 """
 
 from __future__ import annotations

@@ -1,34 +1,13 @@
 """Characters a person cannot see, shown as escapes wherever a person reads or approves a call.
 
-A model (or a web page, or an MCP server) can put characters into a tool's arguments, its name
-or its output that draw nothing, or that reorder what follows: ``"report\\u202etxt.exe"`` reads
-as "reportexe.txt". Every place that shows such text to a person (the approval panel, the
-``input()`` prompt, the transcript's cards in text and HTML) passes it through `visible` or
-`visible_html`; only what is shown changes, never the value a tool receives.
-
-A character is shown as an escape (``\\r``, ``\\x1b``, ``\\u202e``, ``\\U000e0041``, as Python's
-repr writes them) when it is:
-
-- a control character (category Cc) other than ``\\n`` and ``\\t``: ``\\r`` and ``\\x1b`` rewrite
-  what a terminal shows, and the rest draw nothing;
-- a format character (Cf): the zero-width space, joiners and word joiner (U+200B..U+200D,
-  U+2060), the byte-order mark (U+FEFF), the bidirectional marks, embeddings, overrides and
-  isolates (U+200E, U+200F, U+061C, U+202A..U+202E, U+2066..U+2069), the soft hyphen, and the
-  tag characters (U+E0001, U+E0020..U+E007F) that can carry a hidden ASCII message;
-- a line or paragraph separator (Zl, Zp: U+2028, U+2029), which breaks lines in some views only;
-- a surrogate (Cs), a private-use character (Co) or an unassigned code point (Cn, in the Unicode
-  version of this Python): none has an agreed appearance, so any could be drawn as nothing;
-- any other Default_Ignorable_Code_Point of Unicode's DerivedCoreProperties.txt: characters that
-  fonts draw as nothing although they are letters or marks, such as the Hangul fillers
-  (U+115F, U+1160, U+3164, U+FFA0), the combining grapheme joiner (U+034F), and the variation
-  selectors (U+180B..U+180F, U+FE00..U+FE0F, U+E0100..U+E01EF), which can also carry hidden data.
-
-Spaces other than U+0020 (no-break, em, ideographic) are left alone: they look like a space,
-which is what they are. Letters of right-to-left scripts are left alone too: they reorder
-neighbouring punctuation, but only as their script always does. The cost: emoji built with the
-zero-width joiner or VS16 (U+FE0F) show their parts, and the Persian and Indic uses of the
-joiners show as escapes; in what a person approves, that is the right way round. In text/plain
-an escape looks like the same six characters typed literally; HTML tells them apart by the mark.
+Text from a model, a web page or an MCP server can hold characters that draw nothing or reorder
+what follows (a right-to-left override makes ``report<RLO>txt.exe`` read "reportexe.txt"). Every
+place that shows such text to a person passes it through `visible` or `visible_html`, which
+write each hidden character as Python's repr escapes it; only what is shown changes, never the
+value a tool receives. `is_hidden` decides: control characters but newline and tab, format
+characters, line and paragraph separators, surrogates, private-use and unassigned code points, and
+Unicode's other default-ignorable code points. Spaces and right-to-left letters are left alone.
+Each case is a test in tests/notebook/test_visible.py.
 """
 
 from __future__ import annotations

@@ -1,21 +1,11 @@
-"""The errors meowgent raises, and the rule every error of the package keeps.
+"""The errors of more than one wing, and the rule every error of the package keeps.
 
-Every error says what failed, for what, the detail, and how to fix it. Every exception class a
-module of the package exports (names in its ``__all__``) derives from `MeowgentError`, so
-``except MeowgentError`` catches anything this package raises on purpose (tests/test_errors.py
-checks it). An error that is also a kind of Python error keeps that base, so a caller's
-``except ValueError`` (or ``TypeError``, ``RuntimeError``, ``AssertionError``) still catches it.
-
-Here live the errors of more than one wing:
-
-- `SettingsError` (a `ValueError`): a setting a person gave is not accepted.
-- `ToolDefinitionError` (a `TypeError`) and `ToolArgumentsError` (a `ValueError`): a tool cannot
-  be described, or a call's arguments do not fit it.
-- `RunInterrupted` and `ApprovalMissing`: a run was interrupted; a call needed an approval not asked.
-
-Each wing defines its own next to the code that raises them (`ModelError` in ``models``,
-`McpServerError` in ``mcp``, `RuleError` in ``agent.rules``, ...). Failing checks of the
-package's own invariants (assert-like, a bug if seen) may raise Python's errors directly.
+Every error says what failed, for what, the detail, and how to fix it. Every exported exception
+derives from `MeowgentError`, so ``except MeowgentError`` catches anything the package raises on
+purpose, and keeps its Python base where it is also one (``except ValueError`` still works). Here:
+`SettingsError`, `ToolDefinitionError`, `ToolArgumentsError`, `RunInterrupted` and
+`ApprovalMissing`; each wing defines its own beside the code that raises them (`ModelError` in
+``models``, `McpServerError` in ``mcp``...). tests/test_errors.py checks the rule.
 """
 
 from __future__ import annotations

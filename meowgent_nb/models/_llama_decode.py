@@ -1,25 +1,13 @@
 """One answer of the embedded model, token by token: free text, constrained calls, more calls.
 
-`decode_answer` runs llama.cpp's sampler through three phases:
-
-1. **Text**, free (or under the whole answer's grammar, `ModelRequest.format`).
-2. **Arguments.** Once the model has written ``{"name": "<an offered tool>", "arguments":``
-   the arguments object is sampled under that tool's grammar (`GrammarCache.for_arguments`); when
-   it closes, the product closes the call itself (`call_closing`): left to write it, a 0.5B model
-   that began the call on several lines adds a ``\\n}`` of its own.
-3. **After a call**, the model chooses: end the answer, or write another call in the same form
-   (``<tool_call>``, a ```` ```json ```` fence, a bare object), which goes back to phase 2. What
-   it writes here is held back until it is sure: text that cannot open a call to an offered tool
-   ends the answer there and is not shown (a sentence after the calls is not part of them, and
-   the loop answers once the calls have run); a call that repeats one of this answer's earlier
-   calls word for word ends the answer too (at temperature 0 a model that repeats a call once
-   repeats it until the token limit); a call the token limit cuts off is dropped, so the
-   complete calls before it still run.
-
-With a list of calls' grammar (``calls_list``, the ``list`` protocol) the first phase decides
-instead: an answer that opens with ``[`` (maybe in a code fence) is a list, written to its end
-under that grammar (offered names, each tool's arguments, a ``,`` or ``]`` after each call: the
-model's choice); any other answer is free text. Text costs nothing extra: no grammar runs on it.
+`decode_answer` runs llama.cpp's sampler in three phases: free text (or the whole answer's
+grammar, `ModelRequest.format`); a call's arguments, once the model has written
+``{"name": "<an offered tool>", "arguments":``, under that tool's grammar, after which the product
+closes the call (`call_closing`); then the model's choice to end the answer or write another call.
+Text after the calls that cannot open a call, a call repeated word for word, and a call the token
+limit cuts off end the answer (each would otherwise run on to the limit or run half a call). With
+the ``list`` protocol's grammar (``calls_list``) an answer that opens with ``[`` is a list of calls
+written under it; any other answer is free text.
 
 Nothing here imports llama-cpp-python; the caller holds the model's lock.
 """

@@ -1,16 +1,11 @@
 """llama.cpp grammars for the embedded model: a whole answer's JSON schema, or each tool's arguments.
 
-A tool's arguments schema is first `bounded`: at temperature 0 a small model can repeat itself
-inside a string or an array until the token limit ("Metal, Dubstep, Country, dontcare,
-dontcare, ..."), and the call is never closed. So strings get at most `STRING_MAX_LENGTH`
-characters and arrays at most `ARRAY_MAX_ITEMS` items where the schema gives no ``maxLength`` /
-``maxItems`` of its own (numbers are already bounded by llama.cpp: at most 16 digits before
-and 16 after the point). A property with no type, which llama.cpp's converter cannot express,
-becomes "any JSON value", and a string's unanchored pattern (llama.cpp takes only ``^...$``) is
-left to validation, instead of costing the whole tool its grammar.
-
-Compiling a grammar from a JSON schema takes llama.cpp a while, so each schema is compiled once
-and kept, by its JSON text. Used under the model's lock, from its generation thread.
+A tool's arguments schema is first `bounded` (strings to `STRING_MAX_LENGTH`, arrays to
+`ARRAY_MAX_ITEMS`, where the schema sets no bound), because at temperature 0 a small model can
+repeat itself inside one until the token limit. What llama.cpp's converter cannot express (a
+property with no type, an unanchored pattern) is loosened and left to validation rather than
+costing the tool its grammar. Each schema is compiled once and kept, by its JSON text; used under
+the model's lock.
 """
 
 from __future__ import annotations

@@ -35,13 +35,10 @@ def count_with(llama: Any, text: str) -> int:
 def control_tokens(llama: Any) -> frozenset[str]:
     """The texts of ``llama``'s control tokens that `inert` does not already escape.
 
-    A control token (GGUF token type CONTROL: BOS, EOS, a chat template's turn markers) is parsed
-    from a prompt's text when it is there exactly, so a tool result holding one would hand the
-    model the token itself. The common families' are escaped by `inert` anyway; these are the
-    model's own others, which `LlamaCppModel` escapes in tool results besides. User-defined tokens
-    are left out: in many vocabularies (Gemma's) they are ordinary text such as HTML tags, and the
-    structural ones of the common families (``<tool_call>``, ``<think>``) are in `inert`'s rule.
-    Reading them takes about 0.4 s for Qwen2.5's 152k tokens, once per load.
+    A control token (GGUF type CONTROL: BOS, EOS, turn markers) is parsed from a prompt's text when
+    it is there exactly, so `LlamaCppModel` escapes these in tool results besides the common families
+    `inert` covers. User-defined tokens are left out: in many vocabularies (Gemma's) they are ordinary
+    text such as HTML tags. Read once per load.
     """
     import llama_cpp
 

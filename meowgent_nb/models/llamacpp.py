@@ -1,20 +1,11 @@
 """`LlamaCppModel`: a GGUF model run inside this process by llama-cpp-python, no server needed.
 
-The prompt is the model's own chat template (from the GGUF's metadata) rendered here, and the
-answer is decoded token by token *with special tokens*, through ``Llama.generate``.
-llama-cpp-python's ``create_chat_completion`` decodes without them, and Qwen's ``<tool_call>``
-and ``</tool_call>`` are special tokens, so a model that writes them would lose them. Kept, the
-``xml`` parser sees the tags the model wrote, and the history sent back next turn tokenizes to the
-tokens the model produced, so llama.cpp's prefix cache covers the earlier turns. (The default
-0.5B model in fact never picks ``<tool_call>``: it writes bare JSON calls, which the parser also
-reads. Larger Qwen models do write the tag.)
-
-`ALLOW_MODEL_REQUESTS` does not apply: it guards against reaching a model *server* by accident,
-and a local file is not one. Tests run this model on purpose (marked ``real_model``).
-``ModelRequest.think`` is not used: a thinking model's ``<think>`` blocks arrive in the text.
-``ModelRequest.format`` (a JSON schema) becomes a llama.cpp grammar that constrains sampling.
-
-Importing this module does not import llama-cpp-python; the first request does.
+The prompt is the model's own chat template rendered here, and the answer is decoded *with special
+tokens* through ``Llama.generate``: Qwen's ``<tool_call>`` tags are special tokens that
+``create_chat_completion`` would drop, and keeping them lets llama.cpp's prefix cache cover the
+earlier turns. ``ModelRequest.format`` becomes a grammar that constrains sampling;
+``ModelRequest.think`` is not used. `ALLOW_MODEL_REQUESTS` does not apply (a local file is not a
+server). Importing this module does not import llama-cpp-python; the first request does.
 """
 
 from __future__ import annotations

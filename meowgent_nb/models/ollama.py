@@ -57,33 +57,23 @@ _TIMEOUT_KINDS = {
 class OllamaModel:
     """A chat model served by Ollama.
 
-    Nothing is contacted until the first request: making an ``OllamaModel`` is free, and works
-    without a server.
-
-    Options are merged in three layers, later ones winning: `DEFAULT_OPTIONS`, then this model's
-    ``options``, then each request's ``options``. A value of None removes the option, so the
-    server's own default applies.
+    Nothing is contacted until the first request. Options are merged in three layers, later ones
+    winning: `DEFAULT_OPTIONS`, this model's ``options``, each request's ``options``; a value of None
+    removes the option, so the server's default applies.
 
     Args:
         name: The Ollama model name, e.g. ``"qwen2.5:0.5b"``.
-        host: The server's address. Defaults to the ``OLLAMA_HOST`` environment variable (read
-            now, not at each request), then to `DEFAULT_HOST`.
+        host: The server's address. Defaults to ``OLLAMA_HOST`` (read now), then `DEFAULT_HOST`.
         options: Ollama options for every request (``num_ctx``, ``temperature``, ``seed``...).
         think: Ask a thinking model to think (True) or not (False); None leaves it to the model.
             A request's own ``think``, when not None, wins.
-        timeout: Seconds each step of a request may take: connecting, sending, and the wait for
-            each next piece of the answer (not the whole answer).
-        images: Whether the model is given the images in tool results (a vision model: llava,
-            gemma3, qwen2.5vl...): None asks the server once, the first time a result has one
-            (``/api/show``: the model's capabilities include "vision").
+        timeout: Seconds each step of a request may take (connecting, sending, each next piece of
+            the answer), not the whole answer.
+        images: Whether the model is given the images in tool results (a vision model). None: ask
+            the server once, the first time a result has one (`accepts_images`).
 
     Attributes:
-        name: The model name.
-        host: The server's address as used in error messages.
-        options: The options this model adds to `DEFAULT_OPTIONS`.
-        think: The default for ``think``.
-        timeout: The per-step timeout in seconds.
-        images: Whether the model is given images (None: not asked yet, see `accepts_images`).
+        name, host, options, think, timeout, images: The arguments, ``host`` as resolved.
     """
 
     def __init__(

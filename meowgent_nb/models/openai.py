@@ -1,14 +1,10 @@
 """`OpenAIModel`: a model behind any OpenAI-compatible Chat Completions server, streamed.
 
-vLLM, SGLang, llama.cpp's ``llama-server``, llama-cpp-python's server, LM Studio and Ollama's own
-``/v1`` all speak this API; the official ``openai`` client (``pip install "meowgent-nb[openai]"``)
-talks to them. It is imported by the first request, not by this module.
-
+vLLM, SGLang, llama.cpp's ``llama-server``, LM Studio and Ollama's ``/v1`` all speak this API,
+through the official ``openai`` client (the ``openai`` extra), imported by the first request.
 Every way a request can fail is translated here, once, into a `ModelError` that says how to fix
-it (start the server, set the key, pick a served model, shorten the conversation). What the server
-streams is read as the JSON it sent and checked field by field (`_openai_wire.read_event`): a value
-the API does not allow is a `ModelError` naming the field and the value, never a crash. The API
-key never appears in a repr, a description or an error message.
+it; what the server streams is checked field by field (`_openai_wire.read_event`). The API key
+never appears in a repr, a description or an error message.
 """
 
 from __future__ import annotations
@@ -66,38 +62,37 @@ _OPTIONS = {
 class OpenAIModel:
     """A chat model served over the OpenAI Chat Completions API.
 
-    Nothing is contacted until the first request: making one is free, and works without a server.
-    Options are merged in two layers, the request's winning over the model's; a value of None
-    leaves the option to the server.
+    Nothing is contacted until the first request. Options are merged in two layers, the request's
+    winning over the model's; a value of None leaves the option to the server.
 
     Args:
-        name: The model's name on the server (``"Qwen/Qwen2.5-7B-Instruct"`` on vLLM, the
-            ``--model_alias`` or file name on llama.cpp's servers).
-        base_url: The API's address, usually ending in ``/v1`` (``"http://gpu-box:8000/v1"``).
-            Defaults to ``OPENAI_BASE_URL`` (read now), then `DEFAULT_BASE_URL`.
+        name: The model's name on the server (vLLM's model id, llama-server's ``--model_alias``).
+        base_url: The API's address, usually ending in ``/v1``. Defaults to ``OPENAI_BASE_URL``
+            (read now), then `DEFAULT_BASE_URL`.
         api_key: Sent as the bearer token. Defaults to ``OPENAI_API_KEY`` (read now), then
             `NO_KEY`. Kept out of reprs, descriptions and errors.
         options: Ollama-style options for every request: ``temperature``, ``seed``,
             ``num_predict`` (or ``max_tokens``), ``top_p``, ``stop``.
-        timeout: Seconds each step of a request may take: connecting, sending, and the wait for
-            each next piece of the answer (not the whole answer).
+        timeout: Seconds each step of a request may take (connecting, sending, each next piece of
+            the answer), not the whole answer.
         tool_choice: Passed through with native tools (``"auto"``, ``"required"``...); None
             leaves it to the server.
-        n_ctx: The server's context window in tokens, where you know it (llama-server's ``-c``,
-            vLLM's ``--max-model-len``): a long conversation is then compacted to fit it (see
-            `agent.window.compaction`) and the footer says how full it is. None: not known here.
+        n_ctx: The server's context window in tokens, where known: a long conversation is then
+            compacted to fit it (`agent.window.compaction`). None: not known here.
         schema_format: How the ``json`` protocol's schema is sent: ``"json_schema"`` (the API's
-            ``response_format``, which vLLM, SGLang, llama-server and LM Studio take), or
-            ``"json_object"`` with the schema beside it, which llama-cpp-python's server takes.
-        images: Whether the model is given the images in tool results (a vision model), as
-            ``image_url`` content parts (see `_openai_wire.openai_messages`). None: ask the
-            server once (`accepts_images`); without an answer, text only (each image's placeholder).
+            ``response_format``), or ``"json_object"`` with the schema beside it (llama-cpp-python's
+            server).
+        images: Whether the model is given the images in tool results, as ``image_url`` parts.
+            None: ask the server once (`accepts_images`); without an answer, text only.
 
     Attributes:
         name: The model name.
         base_url: The API's address, as used in errors.
         options: The options for every request.
         timeout: The per-step timeout in seconds.
+
+    Raises:
+        ModelError: ``schema_format`` or ``n_ctx`` is not one the class takes, or an option is unknown.
     """
 
     def __init__(

@@ -1,24 +1,11 @@
 """`resolve_model`: from what a person types (``"qwen2.5:0.5b"``, ``"local"``...) to a `Model`.
 
-- ``"ollama:NAME"``: `OllamaModel` ``NAME``, whether or not the server runs now.
-- ``"openai:NAME"``: `OpenAIModel` ``NAME`` on the OpenAI-compatible server at
-  ``$OPENAI_BASE_URL`` (key: ``$OPENAI_API_KEY``), whether or not it runs now.
-- ``"local"``: `LlamaCppModel` with the default GGUF (or ``$MEOWGENT_GGUF``); also the embedded
-  model's own names (``Qwen2.5-Coder-0.5B-Instruct``, ``local:<its file name>``).
-- ``"local:1.5b"``: the optional bigger embedded model, Qwen2.5-Coder-1.5B-Instruct (also by its
-  title or file name), assembled from its part packages on first use (`gguf.CODER_1_5B`).
-- ``"local:PATH"``: `LlamaCppModel` with that file.
-- A bare name: Ollama's model of that name, if an Ollama server answers and has it. Otherwise an
-  error that says which (Ollama not running at its address, or without that model) and how to
-  fix it (``ollama serve``, ``ollama pull NAME``, or ``-m local``): a name is never replaced.
-- ``"auto"`` (and None, the default): `DEFAULT_MODEL` as a bare name, but when Ollama does not
-  run or lacks it, the embedded model answers instead, and `choose_model` says so and why
-  (``"auto:NAME"``: the same for NAME). Only the person's choice of "auto" allows that fallback.
-- A `Model` object is returned as it is.
-
-Only bare names and "auto" contact anything: ``GET /api/version`` with a one-second limit, then
-``POST /api/show`` for the name. Those probes are not model requests, so `ALLOW_MODEL_REQUESTS`
-does not stop them.
+``ollama:NAME``, ``openai:NAME``, ``local``, ``local:1.5b`` and ``local:PATH`` name a backend
+outright; a bare name is Ollama's model of that name, checked against the running server; ``auto``
+(the default) is `DEFAULT_MODEL`, falling back to the embedded model when Ollama cannot serve it
+(`choose_model` says why). A name is never silently replaced: only "auto" allows a fallback. The
+forms a person reads are in docs/guides/models.md. Only bare names and "auto" contact anything
+(a one-second probe of the Ollama server, not a model request).
 """
 
 from __future__ import annotations

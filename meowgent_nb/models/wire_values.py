@@ -148,9 +148,11 @@ def count(value: Any, field: str) -> int | None:
 
 
 def nests_deeper(value: Any, limit: int = MAX_DEPTH) -> bool:
-    """Whether ``value`` has more than ``limit`` levels of dicts, lists and tuples (read without
-    recursion, so any depth is measured); the one depth check of values from outside, a server's
-    or a cassette's."""
+    """Whether ``value`` has more than ``limit`` levels of dicts, lists and tuples.
+
+    Read without recursion, so no depth can overflow the stack; the one depth check of values from
+    outside (a server's, a cassette's).
+    """
     stack = [(value, 1)] if isinstance(value, (dict, list, tuple)) else []
     while stack:
         item, depth = stack.pop()

@@ -1,16 +1,10 @@
 """Decisions on calls that needed approval, recorded in the cell's cassette and checked in replay.
 
-When a run is recorded, each decision (see `agent.decisions.logged`) is written beside the model's
-answers: ``{"decision": "approved" | "edited" | "denied", "tool", "arguments", "by"}``, plus
-``ran_with`` for an edit; arguments are the validated ones, canonical and masked as a tool call's
-are (`tool_tape.call_arguments`). In replay, the n-th decision on a call (tool and arguments)
-must be the n-th recorded one: a call decided otherwise (approved when it was recorded, denied now
-by ``MEOWGENT_APPROVE=deny``) is a `CassetteError` naming the call and both decisions. Who decided
-is recorded and named, never compared: a person's approval replays as a policy's or a rule's. A
-call asked now that was not asked then (its approval raised since, as a file or a person may) has
-nothing to compare with, and is decided as it is.
-
-A cassette written before decisions were recorded has none, and replays as it always did.
+`DecisionTape` writes each decision (``approved``, ``edited`` or ``denied``, with the validated
+arguments, canonical and masked as a tool call's are) beside the model's answers. In replay the
+n-th decision on a call must be the n-th recorded one, or it is a `CassetteError` naming the call
+and both decisions; who decided is recorded but never compared. A call with no recorded decision
+(asked now but not then, or a cassette older than decisions) is decided as it is.
 """
 
 from __future__ import annotations

@@ -1,12 +1,11 @@
 """Cassette entries, and how a cassette's text is read into them.
 
-An entry is one JSON object: a model's request and its answer (`Entry`), a recorded tool call
-(`ToolEntry`) or a toolbox's listing (`ListingEntry`). `parse_entries` reads them from a file's
-text, which may be laid out any way JSON allows, and refuses, with one `CassetteError` that names
-the file, the line and the field, what its reader must not take: text that is not JSON, NaN and
-Infinity, a number too large for a float or too long to read, a key given twice in one object
-(JSON readers would keep only the last), nesting deeper than `MAX_DEPTH` levels, and whatever the
-schema (`_schema`) refuses. The writer checks a new entry with it too (``writing=True``).
+An entry is one JSON object: a model's request and answer (`Entry`), a recorded tool call
+(`ToolEntry`), a decision (`DecisionEntry`) or a toolbox's listing (`ListingEntry`).
+`parse_entries` reads them from text laid out any way JSON allows and refuses, with one
+`CassetteError` naming the file, the line and the field, whatever a JSON reader would take
+silently or wrongly (NaN, huge numbers, duplicate keys, nesting past `MAX_DEPTH`) or the schema
+(`_schema`) refuses. The writer checks a new entry with it too (``writing=True``).
 """
 
 from __future__ import annotations

@@ -1,20 +1,11 @@
 """The cassette file: recorded model requests as readable JSON, and `Cassette`, its reader and writer.
 
-A cassette (``NAME.cassette.json``) is a sequence of JSON objects, one per model request: what
-the model was sent (the fields in `REQUEST_FIELDS`) and the chunks it streamed back. Tools marked
-``record=True`` add two more kinds of object (see `tool_tape`): a call
-(``{"tool", "arguments", "result"}``) and a toolbox's listing (``{"toolbox", "instructions",
-"listing"}``); a decision on a call that needed approval is a fourth (``{"decision", "tool",
-"arguments", "by"}``, see `_decision_tape`). Each is
-written over several lines, one field, message or chunk a line, keys sorted, non-ASCII kept as it
-is, so a re-recording diffs line by line. Any layout loads: one object a line (JSON Lines),
-pretty-printed, reformatted by an editor, with a BOM or Windows line ends. New recordings are
-appended after a blank line; what the file held stays byte for byte, so hand edits stay. Every
-field is checked where the file is read (`_entries`, `_schema`): a mistake is
-one `CassetteError` that names the line, the field and what is wrong with it. A new entry is
-checked the same way *before* it is written, and written atomically (a new file beside it, then
-renamed over it), so a value the reader would refuse, or a failure while writing, leaves the file
-as it was.
+A cassette (``NAME.cassette.json``) is a sequence of JSON objects: a model request (the fields in
+`REQUEST_FIELDS` and the chunks streamed back), and with ``record=True`` tools a tool call, a
+toolbox's listing and a decision (see `tool_tape`, `_decision_tape`). Each is written one field,
+message or chunk a line with keys sorted, so a re-recording diffs line by line; any JSON layout
+loads. New entries are checked as the reader would check them (`_entries`), then appended
+atomically, so what the file held, hand edits included, stays byte for byte.
 """
 
 from __future__ import annotations

@@ -1,27 +1,11 @@
 """What never reaches a cassette: masked secrets, credentials, and values nested too deep.
 
-`Mask` is the one place a value is masked before it is written, whatever its kind. A secret must
-not reach the file in any form the writer gives it, so each scalar is masked as the writer will
-write it, not only as it is:
-
-- a string, and an object's key: its text, and its JSON-escaped text (``\\"``, ``\\\\``,
-  ``\\n``, ``\\u0001``, a lone surrogate's ``\\ud800``);
-- a number (not a bool): its text as written (``4111111111111111``, ``41.5``, ``1e+16``) and, for
-  a whole float, its digits (``10000000000000000``). A number with a match becomes a **string**,
-  its text with each match as ``***`` (``4111111111111111`` -> ``"***"``, ``4111111111111111.0``
-  -> ``"***.0"``), and replays as that string. (A model's own call that wrote the number, say
-  ``{"account": 4111111111111111}``, is stored as ``{"account": ***}``: that call no longer reads
-  in replay, and replay stops there with the request it has no recording of);
-- bytes: their UTF-8 text (other bytes kept as they are) and their base64 text, which is how a
-  cassette stores bytes. A match in the text becomes ``***``; one only in the base64 text turns
-  the bytes it encodes into ``*``. Bytes leave the mask as that base64 text, with or without
-  patterns (the field they are stored in says they are bytes), and replay as the masked bytes.
-
-Exact secrets (``Mask(secrets=...)``: an MCP server's tokens, a header's value) are masked in
-every form a careless echo writes them in (percent-, JSON-, HTML- or base64-encoded), the forms
-`meowgent_nb._redact` finds for every place that hides a secret.
-
-`depth_over` bounds nesting without recursion, for the writer and the reader alike.
+`Mask` is the one place a value is masked before it is written. Each scalar is masked as the
+writer will write it (a string also JSON-escaped, a number as its text, bytes as their text and
+their base64), since a secret must not reach the file in any form; a masked number becomes a
+string. Exact secrets (``Mask(secrets=...)``) are found in every encoded form `meowgent_nb._redact`
+knows. `depth_over` bounds nesting without recursion, for the writer and the reader alike. Each
+case is a test in tests/recording/test_cassette_masks.py.
 """
 
 from __future__ import annotations

@@ -1,13 +1,10 @@
 """What a cassette entry may hold, checked once where a file is read.
 
-`EntryFields` and the models inside it say the type of every field an entry, a chunk, its usage
-and its tool calls can carry; `problems` turns what pydantic found wrong into sentences that name
-the field as a path (``chunks[2].tool_calls[0].name``) and the line it is on. Types are strict (a
-``"done": "yes"`` is a mistake, not true) and unknown fields are refused (a typo in a field name
-would otherwise drop the field silently); layout, key order and missing optional fields are free.
-Token counts and seconds are bounded by what a backend can report (a count fits 64 bits, a
-duration is under 10**9 s), so their sums and rates cannot overflow; a number too large for a
-float (``1e400``) is found wherever it is by `huge_number`, also where no type is checked.
+`EntryFields` and the models inside it type every field an entry can carry, strictly and with
+unknown fields refused (a typo would otherwise drop a field silently); layout, key order and
+missing optional fields are free. `problems` turns what pydantic found into sentences naming the
+field's path (``chunks[2].tool_calls[0].name``) and line. Counts and durations are bounded so
+their sums cannot overflow, and `huge_number` finds a number too large for a float anywhere.
 """
 
 from __future__ import annotations

@@ -1,33 +1,13 @@
 """Record a model's answers once, replay them later: real-model notebooks checked in CI, no model.
 
 `RecordingModel` wraps any `Model` and writes each request it serves, with the chunks that came
-back, to a cassette file. `ReplayModel` streams them back for the same requests with no model
-backend or server at all; a request it has no recording of is a `CassetteError` that shows how
-it differs from the nearest recording. Given an ``inner`` model, a `ReplayModel` records what is
-missing instead (the ``auto`` mode).
-
-A request is recognised by what the model was sent: the model's name, the messages (system prompt
-included), the tools passed natively and the names of those offered, ``think``, the options that
-change the answer, and ``format``. The same request asked twice replays its recordings in order.
-Timings are recorded (in the `Usage`) but never compared. Nothing else is stored: no headers, no
-host, and credentials (``http://user:password@...``, those in ``OLLAMA_HOST``) are removed from
-every stored string. See `_file` for the file format.
-
-The modes, as ``%%agent`` and ``MEOWGENT_CASSETTE_MODE`` name them:
-
-- ``once`` (the default): ``replay`` if the file exists, else ``record``.
-- ``record``: record afresh; the file is replaced at the first request.
-- ``replay``: replay only; the file must exist, and a missing recording is an error.
-- ``auto``: replay what is recorded, record what is missing (appended to the file).
-- ``off``: the cassette is not used: the model answers live and nothing is recorded.
-
-The names VCR-style tools (VCR.py, pytest-recording) give them, ``all`` (record), ``none``
-(replay) and ``new`` (auto), still work with a DeprecationWarning naming the new word.
-
-Tools marked ``record=True`` are recorded in the same file and replayed in the same mode (see
-`recording.tool_tape`); a model made here has them in its `tool_tape`, and the decisions on calls that
-needed approval in its `decision_tape` (a replay checks they are decided as recorded). ``mask=`` names secrets
-(regular expressions) that never reach the file, in requests, answers and tools alike.
+back, to a cassette; `ReplayModel` streams them back for the same requests with no backend at
+all (given an ``inner`` model it records what is missing), and a request with no recording is a
+`CassetteError` showing how it differs from the nearest one. `cassette_model` picks one for a
+file and one of `MODES` (``once``, ``record``, ``replay``, ``auto``, ``off``; the older names in
+`MODE_NAMES` warn). A request is recognised by what the model was sent (name, messages, tools,
+``think``, answer-changing options, ``format``), never by timings, headers or host. The modes a
+person reads are in docs/guides/recording-and-testing.md; the file format is `_file`'s.
 """
 
 from __future__ import annotations

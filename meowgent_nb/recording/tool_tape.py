@@ -1,24 +1,12 @@
 """Tools that reach outside, recorded in the cell's cassette beside the model's answers.
 
-A tool marked ``record=True`` (``@tool(record=True)``, ``McpToolbox(..., record=True)``) does
-not run when the cassette replays: `ToolTape` answers its call with the recorded result. A call
-is recognised by the tool's name and its *validated* arguments as canonical JSON (keys sorted,
-masked like everything else stored), so ``"17"`` and ``17`` for an integer are the same call.
-The n-th call with the same arguments replays the n-th recording.
-
-A result keeps its kind: a value the tool returned (plain JSON, bytes, an MCP text with images
-or links, an MCP structured result), an error it raised (replayed as the same text, with a
-`RecordedToolError` of the same type name), a timeout. The model reads exactly the text it read
-when it was recorded; the notebook gets the value back.
-
-A recorded MCP toolbox records what the model was offered: each tool's name, description,
-schema, examples, approval and timeout, and the server's instructions, so that in replay the
-server is not started at all and the model's request is the same, byte for byte.
-
-A call that needs approval is put to the person (or the headless policy) in replay as it would
-be live; the decision is recorded and checked by `_decision_tape`. A listing's recorded approval and
-time limit can only add to what the person and the live server say, never take from it (see
-`mcp.client._replayed`): a hand-edited file cannot let a tool run unasked or without its limit.
+`ToolTape` answers the calls of a tool marked ``record=True`` from the cassette in replay, so the
+tool does not run. A call is keyed by the tool's name and its *validated* arguments as canonical,
+masked JSON; the n-th call with the same arguments replays the n-th recording. A result keeps its
+kind (a value, an error replayed as `RecordedToolError`, a timeout), so the model reads exactly
+the text it read when recording. A recorded MCP toolbox's listing is replayed too, so the server
+is not started; its recorded approval and time limit can only add to the live ones, never take
+from them (see `mcp.client._replayed`).
 """
 
 from __future__ import annotations

@@ -27,28 +27,19 @@ def assert_eval_baseline(
     concurrency: int = 1,
     text_limit: int | None = TEXT_LIMIT,
 ) -> EvalReport:
-    """Evaluate the cases and check the outcomes against the baseline file, as
-    ``%tools eval CASES --baseline FILE`` does (`evals.baseline.check_baseline`).
+    """Evaluate ``cases`` and check the outcomes against ``baseline``, as ``%tools eval --baseline`` does.
 
-    The first run (no file yet) records it; commit it. Every later run fails when any case did
-    worse than the file says, naming each such case and the tools whose description or schema
-    changed. Give a cassette model (`recording.cassette.cassette_model`, mode ``replay``) and the
-    test needs no model::
+    The first run (no file yet) records the baseline; commit it. Every later run fails when any case
+    did worse than the file says, naming each such case and the tools whose description or schema
+    changed. With a cassette model in mode ``replay`` the test needs no model::
 
         def test_tool_descriptions_hold():
             model = cassette_model("tests/tools.cassette.json", "replay", None, name="local")
             assert_eval_baseline(CASES, "tests/tools.baseline.json", tools=[convert], model=model)
 
     Args:
-        cases: As for `evaluate`.
+        cases: The cases; this and every other argument but ``baseline`` as for `evaluate`.
         baseline: The baseline file (JSON); written when it does not exist.
-        tools: As for `evaluate`.
-        model: As for `evaluate`.
-        protocol: As for `evaluate`.
-        system: As for `evaluate`.
-        repeat: As for `evaluate`: each case N times, passing only when all N pass.
-        concurrency: As for `evaluate`.
-        text_limit: As for `evaluate`.
 
     Returns:
         The `EvalReport`, its ``baseline`` set to what the check found.

@@ -1,19 +1,10 @@
 """A JSON Schema from elsewhere (an MCP server, a config) without what tells a model nothing.
 
-`Tool.from_schema` cleans the schema it is given (`object_schema`: cleaned, checked, and given the
-conventions every tool follows), so validation, the XML the model reads and the
-native ``tools=`` form all see the same schema. Only annotations go, never a keyword that
-validates or that a ``$ref`` resolves by (``$id``, ``$anchor``, ``$defs`` stay):
-
-- ``$schema`` (the dialect: arguments are validated as draft 2020-12 whatever it says) and
-  ``$comment`` (notes for the schema's authors, by the spec never for its users);
-- ``title`` where it adds nothing: at the top (the tool's name and description say it), where
-  the node has a description, and where it restates the node's name (pydantic's ``"Repo Path"``
-  for ``repo_path``, ``"EditOperation"`` for ``$defs/EditOperation``). A title that is a node's
-  only explanation stays.
-
-Keywords are told from names by position: a property called ``title`` or ``$schema`` stays, and
-so does anything inside a value (``default``, ``enum``, ``examples``, ``const``, unknown keywords).
+`object_schema` cleans, checks and normalizes the schema `Tool.from_schema` is given, so
+validation, the XML the model reads and the native ``tools=`` form all see the same schema. Only
+annotations go (``$schema``, ``$comment``, a ``title`` that restates a name or sits beside a
+description), never a keyword that validates or that a ``$ref`` resolves by; keywords are told
+from property names and values by their position. Each case is a test in tests/tools/.
 """
 
 from __future__ import annotations

@@ -1,24 +1,11 @@
 """JSON Schema <-> XML elements: the terse encoding behind `render_tools_xml`.
 
-A schema keyword with a scalar value becomes an attribute, a sub-schema a child element, and the
-description the element's text. `decode` undoes `encode` exactly. The conventions, chosen for
-what a small model reads easily and for few tokens (measured in benchmarks/tool_tokens.py):
-
-- ``type`` is a type expression: ``integer``, ``string[]`` (an array of strings), ``integer|null``
-  (``anyOf`` of plain types). No ``type`` means a string, or an object when the node has
-  ``<param>`` children, or nothing when the node is a ``ref`` or has ``<anyOf>``/``<oneOf>``/
-  ``<allOf>`` children; ``type="any"`` means the schema gives no type.
-  On a node with more detail, ``|null`` makes that node nullable (``anyOf: [node, null]``).
-- A property is required when it has no ``default``; ``required="false"`` and ``required="true"``
-  mark the exceptions. A nullable property (``type="integer|null"``) that is not required
-  defaults to null, so its ``default="null"`` is left out.
-- ``enum`` and ``default`` hold values as text; a string that would read as JSON (``10``,
-  ``null``) is written as a JSON string (``"10"``). An enum is ``a|b``, or a JSON array when a
-  value contains ``|``.
-- ``values="integer"`` is ``additionalProperties`` of a plain type; richer sub-schemas are
-  ``<items>`` and ``<values>`` children. ``additionalProperties: false`` is the rule for a tool's
-  arguments and is not written there.
-- Anything else that is not a plain value goes, as compact JSON, into a ``<schema>`` child.
+`encode` writes a schema keyword with a scalar value as an attribute, a sub-schema as a child
+element and the description as the element's text; `decode` undoes it exactly. The conventions
+(``type`` as an expression such as ``string[]`` or ``integer|null``, required unless a
+``default`` is given, anything richer as compact JSON in a ``<schema>`` child) are chosen for what
+a small model reads easily in few tokens (benchmarks/tool_tokens.py prints the counts); the round
+trip is pinned by tests/tools/test_xml_properties.py.
 """
 
 from __future__ import annotations

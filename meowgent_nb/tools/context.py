@@ -1,28 +1,12 @@
 """A tool's context: what a running tool may tell, or ask, whoever called it.
 
-A tool takes it as a parameter typed `ToolContext` (any name); that parameter is not an
-argument: it is left out of the tool's schema (the model and an MCP client never see it, and a
-call that sends it is refused as an unknown argument) and filled in when the tool runs::
-
-    @tool
-    def index(folder: str, ctx: ToolContext) -> str:
-        files = list_files(folder)
-        for done, name in enumerate(files, 1):
-            ctx.progress(done, len(files), name)
-        ctx.log("info", f"indexed {len(files)} files")
-        return "done"
-
-Who called decides where it goes. Served with ``%tools serve`` (`ToolServer`), it goes to the
-MCP client over the call's request: progress notifications, log messages (at the level the client
-set), ``elicitation/create`` for `ToolContext.ask` and ``sampling/createMessage`` for
-`ToolContext.sample`. Run by the notebook's own agent, it goes to the call's card (progress and
-log lines), the form shows in the cell, and sampling asks the cell's model after the person
-approves: the same parts that show what other MCP servers send (see `meowgent_nb.mcp.client.agent_context`).
-Anywhere else (a plain call, a script's agent without the notebook), progress is dropped, logs go
-to Python's `logging`, `ask` is declined and `sample` raises `ToolContextError`.
-
-The methods block the tool's thread until done; an ``async def`` tool, which runs on an event
-loop, cannot use `ask` or `sample` (they say so).
+A tool takes it as a parameter typed `ToolContext`; that parameter is left out of the tool's
+schema and filled in when the tool runs. `ToolContext.progress` and `ToolContext.log` report,
+`ToolContext.ask` puts a form to a person and `ToolContext.sample` asks a model. Who called
+decides where each goes: the MCP client of ``%tools serve``, the call's card in the notebook, or,
+anywhere else, nowhere (progress dropped, logs to `logging`, `ask` declined, `sample` raising
+`ToolContextError`); docs/guides/mcp.md has the table. The methods block the tool's thread, so an
+``async def`` tool cannot use `ask` or `sample`.
 """
 
 from __future__ import annotations

@@ -1,23 +1,10 @@
 """Tool examples: argument dicts that show a model what a good call of a tool looks like.
 
-The idea is the ``input_examples`` of Anthropic's tool-use docs: a few concrete calls teach a
-small model formats and conventions a schema cannot (``"2026-03-01"`` rather than ``"March 1"``,
-which optional arguments go together). An example is checked when the tool is defined:
-
-- by the validation a model's call goes through (`Tool.validate`), so it is a call the tool
-  accepts;
-- where that validation coerces (pydantic's lax mode reads ``"2"`` as ``2``), also against the
-  tool's JSON Schema as written, because the model copies an example as it reads it: an example
-  with ``"days": "2"`` would teach it to quote numbers;
-- for being JSON (what the model writes), not too large, and not a repeat.
-
-Limits, since every example is in the prompt on every turn: at most `MAX_EXAMPLES` (5, the upper
-end of the 1-5 per tool Anthropic's docs suggest) and `MAX_EXAMPLE_CHARS` (300) characters of
-compact JSON each, about 80 tokens: an example shows the shape of a call, not a whole input.
-
-An author's examples are refused with one error naming each bad one (`check_examples`); an MCP
-server's, which are hostile input, are kept where they pass and the rest left out
-(`usable_examples`).
+`check_examples` checks an author's examples when the tool is defined (a call the tool accepts,
+written as the schema says rather than as lax validation coerces it, JSON, at most `MAX_EXAMPLES`
+of at most `MAX_EXAMPLE_CHARS` characters, no repeats) and raises one error naming each bad one;
+`usable_examples` keeps an MCP server's examples that pass and leaves out the rest, since they
+are outside input. The rules a person reads are in docs/guides/tools.md.
 """
 
 from __future__ import annotations

@@ -1,28 +1,12 @@
 """Text from outside made inert for a chat prompt: it cannot open or end a block, a turn or a message.
 
-What a tool returned (or an error quotes, an MCP server wrote, a model summarized) is pasted into
-the prompt between tags the product writes (``<tool_response>``, ``<context>``), and the backend
-then renders the chat template around it. Two things could break out of that: our own tags, and
-the text of a chat template's special tokens, which the server's tokenizer turns into the tokens
-themselves (``<|im_end|>`` ends the message, ``</s>`` or ``<end_of_turn>`` the turn).
-
-`inert` escapes the first character of each such text, the way HTML would (``&lt;``, ``&#91;``):
-
-- our tags, in any case and with spaces inside (``< /Tool_Response >``), since a model reads them
-  as structure, not as tokens;
-- the special tokens of every common family, as their tokenizers parse them (exactly: llama.cpp
-  and Hugging Face tokenizers make a special token only of its exact text, so ``<|IM_END|>`` and
-  ``< |im_end| >`` are ordinary text and are left as they are; ``|a| < |b|`` reads as it is);
-- the model's own control tokens, where a backend knows them (`escape_tokens`; the embedded
-  model reads them from its GGUF vocabulary).
-
-The families are all escaped always, whatever model is in use: the text is made before it is known
-which model will read it (a cassette replays it to another, an MCP resource is read before the
-run), escaping a token another family uses costs nothing for ordinary text, and the same text is
-then escaped the same way whichever model reads it, so recordings and prompt caches stay valid.
-
-Nothing else changes: code, JSON, HTML and Markdown read as they are and cost no extra tokens. The
-escaped text contains no ``<`` or ``[`` that was escaped, so escaping it again changes nothing.
+`inert` escapes, the way HTML would (``&lt;``, ``&#91;``), the first character of our own tags
+(``<tool_response>``, ``<context>``..., in any case and spacing) and of every common chat
+template's special tokens as tokenizers match them (exactly), plus a backend's own control tokens
+(`escape_tokens`). All families are escaped whatever model is in use, because the text is made
+before it is known which model reads it, and the same text must escape the same way for
+recordings and prompt caches to stay valid. Nothing else changes, and escaping twice changes
+nothing more.
 """
 
 from __future__ import annotations

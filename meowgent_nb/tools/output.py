@@ -1,19 +1,11 @@
 """A tool's return value -> the text the model reads, shaped by type and cut to a limit.
 
-Each kind of value is shaped before any cut, so what reaches the model is still readable:
-
-- ``str`` as it is; an object with ``_repr_llm_()`` says itself how a model should see it;
-- dicts, lists, numbers, dataclasses and pydantic models as JSON, with at most ``items`` entries
-  of each list or object written out (then ``"... 950 more items"``) and ``depth`` levels of
-  nesting (deeper ones named, ``"[12 items]"``, ``"{3 keys}"``);
-- an image or audio clip (a PIL image, ``IPython.display.Image``, bytes that begin as PNG...; see
-  `tools.media`) as its placeholder, ``[image: image/png]``, and a list or tuple holding one as one
-  line per item; the agent gives the image itself to a model that can look at it;
-- other bytes described, not dumped: ``[bytes: 2,048 bytes]``, ``[bytes: 12 bytes, application/pdf]``;
-- a pandas DataFrame as its shape, columns and first rows; anything else its ``repr``.
-
-Text longer than the limit keeps its start and its end (the end of a log or a traceback is often
-what matters), with a note in between of how much was cut.
+Each kind of value is shaped before any cut, so what reaches the model stays readable: ``str``
+as it is, ``_repr_llm_()`` where a value has it, JSON-like values as JSON with at most ``items``
+entries and ``depth`` levels, images and audio as placeholders (`tools.media`), other bytes
+described, DataFrames as their shape and first rows, anything else its ``repr``. Text over the
+limit keeps its start and its end with a note of what was cut. The person-facing list is in
+docs/guides/tools.md.
 """
 
 from __future__ import annotations

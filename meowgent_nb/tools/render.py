@@ -1,24 +1,19 @@
 """Tools -> the forms a model reads: compact XML, JSON Schema, and a one-line text.
 
-The XML carries everything the JSON Schema carries, in fewer tokens than either JSON form
-(`benchmarks/tool_tokens.py` prints the counts). `parse_tools_xml` reads it back into the same
-JSON Schema, which is how the tests show that nothing is lost. An example::
+`render_tools_xml` carries everything the JSON Schema carries, in fewer tokens than either JSON
+form (benchmarks/tool_tokens.py prints the counts); `parse_tools_xml` reads it back into the same
+JSON Schema, which is how the tests show nothing is lost. An example::
 
     <tools>
     <tool name="get_weather" returns="str: A one-line weather report.">Get the weather.
     <param name="city">City name, e.g. Paris</param>
-    <param name="unit" enum="celsius|fahrenheit" default="celsius"/>
     <param name="days" type="integer" default="1"/>
     <example>{"city":"Paris","days":2}</example>
     </tool>
     </tools>
 
-A parameter without ``type`` is a string; one without ``default`` is required. The encoding's
-conventions are listed in `meowgent_nb.tools._xml_schema`. A tool's examples come last, one
-``<example>`` each, its arguments as compact JSON (XML-escaped like every text here, so a value
-cannot end the element, the tool or the block); in the JSON Schema form they are the parameters'
-``examples`` keyword. The output is byte-stable: the same tools give the same bytes, in every
-process, so a model server's prompt cache stays valid.
+The encoding's conventions are in `meowgent_nb.tools._xml_schema`. The output is byte-stable (the
+same tools give the same bytes in every process) so a server's prompt cache stays valid.
 """
 
 from __future__ import annotations

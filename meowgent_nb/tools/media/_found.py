@@ -1,13 +1,9 @@
 """Which tool values are images or audio, and the media a tool's value carries: one converter for all.
 
-`medium` reads a value as an `McpImage` / `McpAudio`: a PIL image (as PNG), an object with
-bytes ``data`` and an image or audio ``mimetype`` (``IPython.display.Audio``, ``Image``), one
-with IPython's ``_repr_png_`` / ``_repr_jpeg_`` (``IPython.display.Image``, a matplotlib figure's
-PNG), or bytes whose first bytes (their "magic number", never a name) say PNG, JPEG, GIF, WebP,
-WAV, MP3, Ogg or FLAC. `media_of` gives every medium a tool's value carries: an MCP result's
-``media``, the value itself, or the items of a list or tuple. `media_text` is what a model reads
-of such a value: each medium as its placeholder (``[image: image/png]``), as an MCP client reads
-the same value served by `%tools serve`.
+`medium` reads a value as an `McpImage` / `McpAudio` (a PIL image, IPython's ``Image`` / ``Audio``
+or anything with ``_repr_png_`` / ``_repr_jpeg_``, or bytes whose magic number, never a name, says
+a known format); `media_of` gives every medium a value carries; `media_text` is what a model reads
+of it, each medium as its placeholder (``[image: image/png]``).
 """
 
 from __future__ import annotations

@@ -1,17 +1,10 @@
 """Which images may be displayed, and how many of them one output holds.
 
-An image reaches the screen in a tool's card (`meowgent_nb.notebook.views`) and as an `McpImage`
-a cell shows (a resource read, a result's ``media``). Its bytes come from a tool or a server, so
-neither its declared type nor its size is trusted:
-
-- only raster images are displayed (PNG, JPEG, GIF, WebP), and as the type their bytes are (their
-  magic number), whatever type was declared; SVG never (it can carry scripts);
-- the width and height its header declares bound it (`MAX_IMAGE_PIXELS`): a 20,000 x 20,000 PNG
-  is a few kilobytes for a browser to decode into 1.6 GB;
-- one output (a card, a transcript of cards, one displayed image) shows at most `OUTPUT_MAX_BYTES`
-  of images and audio and `OUTPUT_MAX_PIXELS` of images (`MediaBudget`).
-
-What is left out is said in one line (`NotShown.text`).
+An image's bytes come from a tool or a server, so neither its declared type nor its size is
+trusted: only raster types are displayed, as the type their bytes are (never SVG, which can carry
+scripts); the size its header declares is bounded by `MAX_IMAGE_PIXELS`; and one output holds at
+most `OUTPUT_MAX_BYTES` and `OUTPUT_MAX_PIXELS` of media (`MediaBudget`). What is left out is said
+in one line (`NotShown.text`). The limits a person reads are in docs/guides/tools.md.
 """
 
 from __future__ import annotations
