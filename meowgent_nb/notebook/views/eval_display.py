@@ -119,16 +119,12 @@ def run_eval(
 ) -> EvalReport:
     """`aevaluate` the cases, showing the rows in the cell as they finish when ``live``.
 
+    ``cases``, ``tools``, ``model``, ``protocol``, ``text_limit``, ``concurrency`` and ``repeat``
+    are as for `aevaluate`.
+
     Args:
-        cases: As for `aevaluate`.
-        tools: As for `aevaluate`.
-        model: As for `aevaluate`.
-        protocol: As for `aevaluate`.
-        text_limit: As for `aevaluate`.
         live: Show the progress in the cell (a person watches), or nothing (headless runs).
         tick: Seconds between redraws for the running case's time; None: redraw only per row.
-        concurrency: As for `aevaluate`.
-        repeat: As for `aevaluate`; the view shows every run's row as it finishes.
 
     Returns:
         The `EvalReport`, as `aevaluate` returns it.
