@@ -123,7 +123,7 @@ def turns_of(segment: Sequence[Row]) -> tuple[int, int]:
 
 
 def summary(segment: Sequence[Row], stopped: bool) -> tuple[str, list[tuple[str, float | None]]]:
-    """A folded turn's line: its turns (``turns 2–4``) and up to three calls with their times.
+    """A folded turn's line: its turns (``turns 2–4``), three calls with their times, ``and N more``.
 
     Returns:
         The turns' label, and ``(call in a few words, its time or None)`` per call shown.
