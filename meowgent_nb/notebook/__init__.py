@@ -1,11 +1,9 @@
-"""The notebook side: magics, the live display and its HTML, approvals in a running cell.
+"""The notebook side: the only wing that imports IPython and ipywidgets.
 
-Four rooms: `magics` (``%%agent``, ``%agent``, ``%tools``, ``%tools eval``), `mcp` (``%tools mcp``
-and ``%tools serve``, their listings, and what MCP servers ask of the notebook: forms and sampling),
-`approvals` (asking a person: buttons, ``input()``, a policy when no one is there; trust in a rules
-file), and `views` (the transcript, its cards and the live view, the context window, eval tables).
-Beside them, what the rooms share: `_kernel` (the running shell and kernel, whether a run is
-headless), `_setting_words` (the approval and cassette-mode words, old spellings noticed),
-`_labels` (every button's words) and `_shown_run` (the run a ``%%agent`` cell is showing).
-The only wing that imports IPython and ipywidgets; `load_ipython_extension` imports it.
+Four rooms: `magics` (the magic families and their shared `NotebookSession`), `mcp` (``%tools
+mcp``, ``%tools serve``, and what MCP servers ask of a running cell), `approvals` (asking a
+person: buttons, ``input()``, a policy; trust in a rules file) and `views` (the transcript, the
+live view, the context window, eval tables). What the rooms share: `_kernel` finds the running
+shell and kernel; `_setting_words` reads the approval and cassette-mode words and their old
+spellings; `_labels` holds every button's words; `_shown_run` the run a ``%%agent`` cell shows.
 """

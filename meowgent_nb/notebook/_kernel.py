@@ -21,8 +21,8 @@ def running_kernel() -> Any:
 def is_headless() -> bool:
     """Whether the code runs in a kernel whose current cell was sent with ``allow_stdin`` false.
 
-    nbval, nbclient and papermill send cells that way; a person's frontend does not. Outside a
-    kernel (a terminal IPython, a script) this is False.
+    nbval, nbclient and papermill send cells that way; a person's frontend does not. False
+    outside a kernel.
     """
     kernel = running_kernel()
     if kernel is None:

@@ -1,7 +1,6 @@
-"""The words on every button a person clicks in a running cell, in one place.
+"""The words on every button a person clicks in a running cell (`BUTTONS`), in one place.
 
-The course notebooks and the README name these buttons; `tests/test_button_names.py` checks each
-name they mention against `BUTTONS`, so a renamed button cannot leave a lesson pointing at nothing.
+tests/test_button_names.py checks the names the course and README mention against them.
 """
 
 from __future__ import annotations

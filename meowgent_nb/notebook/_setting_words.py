@@ -1,13 +1,8 @@
 """The words a person writes for the approval setting and the cassette mode, and their old spellings.
 
-Approvals: ``ask`` (a person is asked about calls of tools marked ``approval=True`` and what the
-rules say to ask; the default), ``every`` (about every call), ``allow`` (no one is asked: what
-would ask runs), ``deny`` (no one is asked: what would ask is denied). Cassette modes are
-`recording.cassette.MODES`. An old spelling still works where a person writes one in a notebook
-(an environment variable, a magic's option, a ``%config`` trait): it means its new word and says
-so once per kernel, in one line on stderr: in the cell's output where a person runs the cell, on
-the kernel process's own stderr in a headless run (nbval, papermill), whose saved outputs stay as
-they were. Python calls warn with a DeprecationWarning instead.
+`APPROVALS` are ``ask``, ``every``, ``allow`` and ``deny`` (`OLD_APPROVALS` maps the old ones);
+cassette modes are `recording.cassette.MODES`. `approval_word` and `cassette_mode_word` turn an old
+spelling into its new word and say so once per kernel on stderr (`say_old_word`).
 """
 
 from __future__ import annotations
@@ -29,8 +24,9 @@ _SAID: set[str] = set()
 
 
 def say_old_word(old: str, new: str) -> None:
-    """Say on stderr, once per process for each ``old``, that ``new`` replaces it (in a headless
-    run, on the process's own stderr, not in the cell's output).
+    """Say on stderr, once per process for each ``old``, that ``new`` replaces it.
+
+    In a headless run it writes to the process's own stderr, so saved outputs stay as they were.
 
     Args:
         old: The setting as the person wrote it (``MEOWGENT_APPROVE=all``, ``--approve all``).

@@ -1,11 +1,7 @@
-"""The run whose transcript this cell is showing, for the approvers that run inside it.
+"""The run whose transcript this cell is showing (`SHOWN_RUN`), for the approvers that run inside it.
 
-`display.show_run` sets `SHOWN_RUN` while a ``%%agent`` cell runs. Approvers read it: a
-`WidgetApprover` puts its buttons under the waiting call's card (when the cell shows widgets)
-instead of a panel of its own, and a `PolicyApprover` shows nothing, because each card already
-says what was decided. Outside such a run (``await agent.arun(...)`` in a cell) it is None and
-they show their own panels.
-
+`display.show_run` sets it while a ``%%agent`` cell runs, so approvers put their buttons or
+decisions on the calls' cards; outside such a run it is None and they show panels of their own.
 `call_soon_in_cell` runs a widget's handlers in the context of the cell that drew it.
 """
 
@@ -50,13 +46,9 @@ SHOWN_RUN: ContextVar[ShownRun | None] = ContextVar("meowgent_shown_run", defaul
 def call_soon_in_cell(loop: asyncio.AbstractEventLoop) -> Callable[..., Any]:
     """``loop.call_soon_threadsafe``, each function run in the context of the cell that called this.
 
-    A click or a typed value reaches the kernel as a comm message and is handled in that
-    message's context. ipykernel (>= 7.4) sends a widget's later messages to the subshell of
-    the request it was last changed under, and JupyterLab sends comm messages on a subshell of
-    its own. So a text box drawn by a click handled in the click's context got its typed text on
-    another thread than the Check button beside it, and a Check could read the box before the
-    text typed just before it arrived. Run in the cell's context, every widget a handler draws or
-    changes stays with the cell's shell, where the messages are handled in the order sent.
+    ipykernel routes a widget's messages to the subshell it was last changed under; running
+    handlers in the cell's context keeps every widget they draw on the cell's shell, so a box's
+    typed text and the button beside it are handled in the order sent.
     """
     context = contextvars.copy_context()
 

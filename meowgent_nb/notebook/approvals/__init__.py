@@ -1,19 +1,11 @@
 """Asking a person: buttons in the running cell, an ``input()`` prompt, or a policy when no one is there.
 
-`WidgetApprover` puts Approve / Edit arguments / Deny / Always allow / Allow this exact call /
-Allow calls like this… / Deny with a reason under each waiting call's card in a running
-``%%agent`` cell (a panel of its own after ``await agent.arun(...)``). The
-wait works because ipykernel (>= 7.4) handles comm messages, such as clicks, while an async cell
-awaits.
-`InputApprover` (in `input_approvals`) asks in a terminal, and where the frontend shows no
-widgets (``jupyter console``). `PolicyApprover` never waits: it applies ``allow`` or ``deny``
-and shows what it decided. `default_approver` picks one of them for where the code runs. All four
-are importable from here; `WidgetApprover` lives in `widget_approvals`, `PolicyApprover` in
-`policy_approvals`, and `is_headless` in the notebook wing's `_kernel`.
-
-Headless runs (nbval, nbclient, papermill) send their execute requests with ``allow_stdin``
-false; the two interactive approvers check this at every batch and follow ``MEOWGENT_APPROVE``
-instead, so a notebook written with buttons still runs unattended without blocking.
+`widget_approvals` holds `WidgetApprover` (the buttons; one call's row is `_approval_row`, the
+button words `_labels`, the running cell's shown run `_shown_run`); `input_approvals` holds
+`InputApprover` and `SessionChoices` (what a choice means, shared with the buttons);
+`policy_approvals` holds `PolicyApprover` and `headless_policy` (``MEOWGENT_APPROVE`` when no one
+can answer); `trust_panel` asks to trust a rules file. `default_approver` picks one for where the
+code runs.
 """
 
 from __future__ import annotations
@@ -48,11 +40,9 @@ __all__ = [
 def default_approver(mode: str = "ask", timeout: float = 600.0) -> Approver:
     """The approver for where this code runs.
 
-    ``"allow"`` and ``"deny"`` give a `PolicyApprover`. ``"ask"`` and ``"every"`` (which calls
-    are asked about is the agent's setting) give: in a headless kernel, the policy from
-    ``MEOWGENT_APPROVE``; in a kernel with a frontend, a `WidgetApprover`; elsewhere an
-    `InputApprover`. Each call returns a new approver: keep it for the session (one per kernel),
-    so that "Always allow" lasts across cells.
+    ``"allow"`` and ``"deny"`` give a `PolicyApprover`; ``"ask"`` and ``"every"`` give the
+    ``MEOWGENT_APPROVE`` policy in a headless kernel, a `WidgetApprover` in a kernel with
+    ipywidgets, else an `InputApprover`. Keep the result for the session so "Always allow" lasts.
 
     Args:
         mode: ``"ask"``, ``"every"``, ``"allow"`` or ``"deny"`` (the old ``"all"`` and ``"none"``

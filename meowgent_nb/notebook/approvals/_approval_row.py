@@ -1,23 +1,9 @@
-"""One call's approval controls: Approve / Edit arguments / Deny / Always allow / Allow this exact
-call / Allow calls like this… / Deny with a reason, and the boxes three of them open.
+"""One call's approval controls (`ApprovalRow`): its buttons, the boxes three of them open, its outcome.
 
-`ApprovalRow` is the widget part only: it reports a person's choice to ``on_choice`` and shows
-the outcome it is told. Which calls are asked together, the wait and the timeout are
-`widget_approvals`' part; where a row is shown (under its call's card in a running ``%%agent``
-cell, or in a panel of its own) is the caller's.
-
-Editing takes two steps, and both are there for trust. **Check** reads the text, validates it
-with the tool's parameters and shows the call that would run, read back from the kernel;
-**Approve these arguments** then runs exactly that. The read-back matters because while a cell
-runs, the widget frontend sends a widget's *first* value change at once but holds later ones
-until the kernel reports the first one done, which ipykernel does not do for comm messages
-handled during an async cell. So each Check replaces the text box with a fresh one (whose first
-change is sent again), and what runs is always what the person was shown.
-
-**Allow calls like this…** opens a one-line rule, prefilled from the call, for the person to widen
-or narrow; **Add rule and approve** adds it and approves the call (a rule that is refused shows
-why, in a fresh box, and nothing is decided). **Deny with a reason** opens one line the model
-reads as ``Denied: <reason>``; **Deny with this reason** sends it (empty: a plain denial).
+The row reports a person's choice and shows the outcome it is told; batching, waiting and the
+timeout are `widget_approvals`'. Each **Check** replaces the edit box with a fresh one, because
+during an async cell the widget frontend sends only a box's first value change at once: what
+**Approve these arguments** runs is then always what the person was shown.
 """
 
 from __future__ import annotations
@@ -73,9 +59,7 @@ class ApprovalRow:
     Args:
         request: The call, its tool and its validated arguments.
         on_choice: Told each choice, on the thread of ``call_soon`` (the cell's loop).
-        call_soon: Runs a function on the cell's loop (clicks may arrive on another thread), in
-            the cell's context (see `call_soon_in_cell`: the boxes Check draws stay in order with
-            the buttons).
+        call_soon: Runs a function on the cell's loop, in the cell's context (`call_soon_in_cell`).
         buttons: False for a call already decided (always allowed): only its label is shown.
         rule_text: Writes the rule "Allow calls like this…" opens with (called when it opens).
     """

@@ -1,10 +1,7 @@
-"""`InputApprover`: asking with ``input()``, where no button can be shown; and `SessionChoices`,
-what a person's choices mean, shared with the buttons.
+"""`InputApprover`: asking with ``input()`` where no button can be shown; `SessionChoices`: what a choice means.
 
-A terminal IPython, a plain script, and kernels whose frontend shows no widgets (``jupyter
-console``) ask this way; `WidgetApprover` falls back to it in such a frontend. Both offer the
-same choices and turn them into decisions here (`SessionChoices.decide`), so a click and a typed
-answer mean the same.
+Used in a terminal, a script, and a frontend without widgets (``jupyter console``).
+`SessionChoices.decide` is shared with `WidgetApprover`, so a click and a typed answer mean the same.
 """
 
 from __future__ import annotations

@@ -1,13 +1,9 @@
-"""Deciding without asking, and knowing when no one is there to ask.
+"""Deciding without asking, and what every notebook approver shares.
 
-`PolicyApprover` applies ``allow`` or ``deny`` and shows each call with the decision; it (like every
-approver) sees only the calls the approval rules left undecided (see `agent.approvals.ruled`). `is_headless`
-(from `notebook._kernel`) tells a headless run (nbval, nbclient, papermill send their cells with
-``allow_stdin`` false);
-the interactive approvers (`InputApprover`, `WidgetApprover`) check it at every batch and follow
-``MEOWGENT_APPROVE`` instead (`headless_policy`). The text and HTML of a request, what a person
-reads before deciding, are here too, shared by all three, and so is `AsksForServers`: what all
-three do when an MCP server asks during a call (a form, a request to use the model).
+`PolicyApprover` applies ``allow`` or ``deny`` and shows each decision; `headless_policy` is the
+one ``MEOWGENT_APPROVE`` names, followed by the interactive approvers when `is_headless`.
+`shows_widgets` tells whether the frontend can show buttons; `AsksForServers` is what all
+approvers do when an MCP server asks during a call; the request's text and HTML are here too.
 """
 
 from __future__ import annotations
@@ -46,10 +42,9 @@ _VALUE_LIMIT = 60  # characters of one argument's repr in the one-line form of a
 def shows_widgets() -> bool:
     """Whether the frontend of the running cell can show widgets (buttons, a Stop button).
 
-    JupyterLab, Notebook 7 and VS Code send each cell's id with its execute request (in the
-    request's metadata, as ``cellId``); terminal frontends (``jupyter console``, qtconsole) send
-    none and cannot show widgets, so approvals ask with ``input()`` there. ``MEOWGENT_WIDGETS=1``
-    or ``0`` overrides the guess. False outside a kernel and in headless runs.
+    True when the execute request carries a ``cellId`` (JupyterLab, Notebook 7, VS Code; terminal
+    frontends send none); ``MEOWGENT_WIDGETS=1`` or ``0`` overrides. False outside a kernel and
+    in headless runs.
     """
     kernel = running_kernel()
     if kernel is None or is_headless() or importlib.util.find_spec("ipywidgets") is None:
@@ -71,9 +66,10 @@ def nobody_to_ask() -> str | None:
 
 
 class AsksForServers:
-    """What a notebook approver does when an MCP server asks during a call (see `notebook.mcp.server_asks`):
-    shows its form, or its request to use the model, where a person can click; declines where
-    no one can (`nobody_to_ask`). A call's progress goes to its card in a ``%%agent`` cell."""
+    """What a notebook approver does when an MCP server asks during a call (`notebook.mcp.server_asks`).
+
+    It shows the form or sampling request where a person can click and declines where no one can.
+    """
 
     timeout: float = 600.0
 
@@ -93,16 +89,11 @@ class AsksForServers:
 class PolicyApprover(AsksForServers):
     """Decides without asking, and shows each call with the decision and why.
 
-    In a ``%%agent`` cell the decision is shown in each call's card; elsewhere (``await
-    agent.arun(...)``, a script) as a panel of its own.
-
-    A server's form, or request to use the model, during a call is still shown to a person who
-    can click (the policy is about tool calls); in a headless run it is declined.
+    The policy is about tool calls: an MCP server's form or sampling request is still shown to a
+    person who can click.
 
     Args:
-        mode: ``"allow"`` approves every call; ``"deny"`` denies it (the model is told
-            "Denied: no person to approve (headless run)"). The old ``"all"`` and ``"none"``
-            still work, with a DeprecationWarning.
+        mode: ``"allow"`` approves every call; ``"deny"`` denies it (old spellings warn).
         reason: Why this policy applies, shown with the decision (e.g. "MEOWGENT_APPROVE=deny").
 
     Raises:
@@ -147,9 +138,9 @@ class PolicyApprover(AsksForServers):
 
 
 def headless_policy() -> PolicyApprover:
-    """What decides, in a headless run, the calls no rule decided (the rules come first, in the
-    agent's `CallRunner`): ``MEOWGENT_APPROVE=allow`` runs them; ``deny``, ``rules`` or unset deny
-    them (the old ``all`` and ``none`` still work, saying so on stderr once).
+    """The approver for calls no rule decided in a headless run, from ``MEOWGENT_APPROVE``.
+
+    ``allow`` runs them; ``deny``, ``rules`` or unset deny them.
 
     Raises:
         SettingsError: ``MEOWGENT_APPROVE`` is another word.

@@ -1,14 +1,9 @@
-"""Asking a person to trust a rules file: the **Trust these rules** button, or ``input()``.
+"""Asking a person to trust a rules file: the **Trust these rules** button (`TrustPanel`), or ``input()``.
 
-A rules file beside the notebook may ask and deny at once; its allow rules decide only once the
-person trusted that file's content (`agent.rules.trust`). The first time a cell meets such a
-file, `tell_untrusted` says so in one line: with the button and the file's rules listed where
-the frontend shows widgets, a line to read in a console, one line on stderr in a headless run
-(nbval, papermill), where no one can click. ``%agent trust`` shows the same (`ask_to_trust`).
-
-The click may come while the cell runs (an approval waits) or after it ended: either way it
-records the trust at once, for the content the person was shown (its sha256), and the next call
-that the rules decide sees it.
+A rules file's allow rules decide only once the person trusted its content (`agent.rules.trust`).
+`tell_untrusted` says so the first time a cell meets such a file, `tell_ignored` when a call it
+would have allowed is asked in a headless run, and `ask_to_trust` is ``%agent trust``. A click
+records the trust at once, for the content shown (its sha256), whether or not the cell still runs.
 """
 
 from __future__ import annotations
@@ -37,10 +32,10 @@ _TRUSTED = "#2e7d32"
 
 
 def tell_untrusted(untrusted: UntrustedRules) -> None:
-    """Say that ``untrusted``'s allow rules are ignored, where the cell runs: a `TrustPanel`
-    (widgets) or a line with how to trust it (a console). A headless run says nothing yet: no one
-    can trust it there, so its one line on stderr waits for a call the rules would have allowed
-    (`tell_ignored`), and a run whose calls they are not about prints none."""
+    """Say that ``untrusted``'s allow rules are ignored: a `TrustPanel`, or a line in a console.
+
+    A headless run says nothing here: it waits for a call the rules would have allowed (`tell_ignored`).
+    """
     if is_headless():
         return
     if shows_widgets():
@@ -50,16 +45,19 @@ def tell_untrusted(untrusted: UntrustedRules) -> None:
 
 
 def tell_ignored(untrusted: UntrustedRules) -> None:
-    """A call was asked that an ignored allow rule of ``untrusted`` would have allowed: in a
-    headless run, one line on stderr (once per content) naming the file and how to use its rules.
-    Elsewhere the person was shown the file already, and the call's card says why it asks."""
+    """Note that an ignored allow rule of ``untrusted`` would have allowed a call.
+
+    In a headless run: one line on stderr per content, naming the file; elsewhere nothing.
+    """
     if is_headless():
         warn_untrusted(untrusted)
 
 
 def ask_to_trust(untrusted: UntrustedRules) -> TrustedRules | None:
-    """Ask a person to trust ``untrusted`` (``%agent trust``): a `TrustPanel` where the frontend
-    shows widgets (None: the click records it), else ``input()``; returns what was trusted.
+    """Ask a person to trust ``untrusted`` (``%agent trust``): a `TrustPanel`, else ``input()``.
+
+    Returns:
+        What was trusted; None when a `TrustPanel` was shown (its click records the trust).
 
     Raises:
         RuntimeError: A headless run: no one can answer.

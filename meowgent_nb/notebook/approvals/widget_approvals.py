@@ -1,11 +1,8 @@
-"""`WidgetApprover`: the approval buttons in the running cell (Approve, Edit arguments, Deny, Always
-allow, Allow this exact call, Allow calls like this…, Deny with a reason).
+"""`WidgetApprover`: the approval buttons in the running cell.
 
-In a ``%%agent`` cell the buttons go under each waiting call's card (see `notebook._shown_run`); after
-``await agent.arun(...)`` they are a panel of their own, one per batch. A frontend that shows no
-widgets (``jupyter console``) is asked with ``input()`` instead (see `shows_widgets`). The wait
-works because ipykernel (>= 7.4) handles comm messages, such as button clicks, while an async
-cell awaits. ipywidgets loads when the first buttons are made.
+In a ``%%agent`` cell they go under each waiting call's card (`notebook._shown_run`); after ``await
+agent.arun(...)`` they are a panel of their own, one per batch. Clicks arrive while the cell
+waits because ipykernel handles comm messages during an async cell. ipywidgets loads late.
 """
 
 from __future__ import annotations
@@ -41,13 +38,9 @@ _WAKE_EVERY = 0.2  # seconds; see _Batch.wait
 class WidgetApprover(SessionChoices, AsksForServers):
     """The approval buttons in the running cell (see `_approval_row` for each button).
 
-    The cell must be async (``await agent.arun(...)``, or ``%%agent``) for clicks to arrive while
-    it waits. Edited arguments are validated with the tool's parameters before the call may be
-    approved with them. Undecided calls are denied after ``timeout`` seconds. An interrupt (or
-    the Stop button) denies them and propagates. In a headless run it follows
-    ``MEOWGENT_APPROVE`` instead (see `is_headless`); where the frontend shows no widgets it
-    asks with ``input()``. An MCP server's form (elicitation) or request to use the model
-    (sampling) during a call is shown the same way, under the call's card (see `notebook.mcp.server_asks`).
+    The cell must be async (``await agent.arun(...)`` or ``%%agent``). Undecided calls are denied
+    after ``timeout``; an interrupt denies them and propagates. Headless, it follows
+    ``MEOWGENT_APPROVE``; in a frontend without widgets it asks with ``input()``.
 
     Args:
         timeout: Seconds to wait for every call of a batch to be decided.
@@ -209,8 +202,7 @@ class _Panel:
 def text_panel_type() -> type:
     """A VBox whose text form is its ``plain_text()`` (made on first use: ipywidgets loads late).
 
-    The default text is the widget's repr, with child ids; nbval compares this text, and a saved
-    notebook shows it where widgets are not drawn.
+    nbval compares this text, and the default (a repr with child ids) changes every run.
     """
     import ipywidgets as widgets
 

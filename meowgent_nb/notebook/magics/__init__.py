@@ -1,7 +1,10 @@
-"""The magics: ``%%agent`` / ``%agent`` (`agent_magics`, `agent_commands`), ``%tools`` (`tools_magics`).
+"""The magics: one IPython `Magics` class per family, sharing the shell's `NotebookSession`.
 
-One `Magics` class per family, all reading the shell's `session.NotebookSession`, registered and
-unregistered by `extension`. ``%agent allow|deny|rules|trust`` are `rules_magics`, ``%agent
-decisions`` `decisions_magic`; ``%tools mcp`` and ``%tools serve`` are the `notebook.mcp` room's.
-Options are read by `_options`.
+`extension` loads and unloads them; `session` holds `NotebookSession` and the families' base
+`SessionMagics`. ``%%agent`` / ``%agent`` are `agent_magics` (`AgentMagics`, whose traits are the
+settings), its commands `agent_commands`, `rules_magics` (allow, deny, rules, trust) and
+`decisions_magic`; ``%tools`` and ``%tools eval`` are `tools_magics` (``%tools mcp`` and ``%tools
+serve`` are `notebook.mcp`'s). Private helpers: `_options` (option parsing), `_model_choice`,
+`_cassette_choice`, `_cell_expectation`, `_prompt_text`, `_collected_tools`, `_busy` (the kernel's
+busy status while a cell runs) and `_run_record` (results for `testing.run_notebook`).
 """

@@ -1,15 +1,8 @@
-"""The kernel says "busy" for the whole run of a ``%%agent`` cell, whatever it answers meanwhile.
+"""The kernel reports "busy" for the whole run of a ``%%agent`` cell, whatever it handles meanwhile.
 
-ipykernel (7.4) publishes a busy and an idle status around each request it handles, with that
-request as parent. While an async ``%%agent`` cell awaits, the kernel also handles others, which
-is what lets the approval buttons work: JupyterLab >= 4.4 asks for a subshell (a control request)
-when the cell's first widget shows, then sends the buttons' clicks to that subshell. Each ends
-with its "idle", and JupyterLab's status bar shows the last status whatever its parent: "Idle",
-while the cell still runs (seen in JupyterLab 4.6 with a real Chromium).
-
-So while a cell runs, an idle status for another request is followed at once by a busy status
-whose parent is the cell. The other request still gets its idle (a frontend waits for it), the
-clicks are handled as before, and the cell's own idle, when it ends, is the last word.
+While an async cell awaits, ipykernel handles other requests (the approval buttons' clicks, a
+subshell request), each ending with an "idle" that JupyterLab's status bar would show while the
+cell still runs; `busy_while_running` follows each such idle with a "busy" for the cell.
 """
 
 from __future__ import annotations

@@ -1,11 +1,8 @@
 """A ``%%agent`` cell's expected calls: read from ``--expect`` or the cell's metadata, checked after the run.
 
-The cell's metadata reaches the kernel with the request: JupyterLab and Notebook 7 send a cell's
-metadata with each execute request, so ``{"meowgent": {"expect": "..."}}`` (typed in the property
-inspector's cell metadata) is read from there; the pytest plugin passes it under ``--nbval``
-(nbval, like nbclient, papermill and nbmake, sends none). A met expectation prints one line; an
-unmet one raises `ExpectationNotMet` (the cell fails, so "Run All", nbval, nbmake and papermill
-stop there) after the transcript is shown, the result stored and the conversation kept.
+The metadata is ``{"meowgent": {"expect": "..."}}``, sent with the execute request by JupyterLab
+and Notebook 7 and by the pytest plugin under ``--nbval``. A met expectation prints one line; an
+unmet one raises `ExpectationNotMet` after the transcript is shown and the result stored.
 """
 
 from __future__ import annotations
@@ -65,10 +62,10 @@ def request_metadata(shell: Any) -> dict[str, Any]:
 def cell_options(
     magic: Callable[..., Any], shell: Any, line: str, metadata: dict[str, Any] | None
 ) -> tuple[Any, Expectation | None]:
-    """A ``%%agent`` cell's options (read by ``magic``'s parser) and expectation (``metadata``: the
-    cell's, else the request's to ``shell``).
+    """A ``%%agent`` cell's options (read by ``magic``'s parser) and its expectation.
 
-    What `cell_report` says is reset first, so a cell that fails here is reported as not run.
+    The expectation comes from ``metadata``, else from the request's metadata to ``shell``.
+    `cell_report` is reset first, so a cell that fails here is reported as not run.
     """
     _LAST["cell"] = CellCheck(None)
     args = parse_options(magic, line, "%%agent")
@@ -137,9 +134,7 @@ def cell_report() -> str:
 
 
 def _shown(text: str) -> str:
-    """``text`` as an error or the report shows it: whole up to `MAX_CHARS` (the longest expectation
-    that can be read), else its start and how much was left out (a notebook's metadata may hold
-    megabytes)."""
+    """``text`` whole up to `MAX_CHARS`, else its start and how much was left out."""
     if len(text) <= MAX_CHARS:
         return text
     return f"{text[:80]}... ({len(text) - 80:,} more characters)"

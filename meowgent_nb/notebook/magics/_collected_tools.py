@@ -1,12 +1,7 @@
 """The tools a notebook offers: its ``@tool`` functions, then its toolboxes' tools, one per name.
 
-Two different tools with one name cannot both reach the model; a notebook tool silently hiding a
-server's (or the other way round) would make ``%tools mcp list`` describe a tool the model never
-gets ("runs without asking") beside one it does. So where an MCP server's tool shares its name
-with another tool (a notebook tool, another toolbox's), the magics refuse with a `UsageError`
-naming both and the fix: when the server is added, and when tools are collected for a cell (a
-notebook tool defined later). Other name clashes (a tool re-defined while an older copy sits in
-a plain `Toolbox`) keep the rule they always had: the notebook's own tool is offered.
+An MCP server's tool named like a different tool is a `UsageError`, not a silent choice: otherwise
+``%tools mcp list`` could describe a tool the model never gets.
 """
 
 from __future__ import annotations

@@ -20,8 +20,7 @@ __all__ = ["cell_model"]
 def cell_model(session: NotebookSession, args: Any) -> Any:
     """The model for the cell's options (``--model-object``, ``-m``), else ``AgentMagics.model``.
 
-    Resolved models are kept in ``session.models`` by name and options: a local model is loaded
-    once, not once per cell, and keeps its prompt cache from cell to cell.
+    Resolved models are kept in ``session.models``, so a local model is loaded once per session.
 
     Raises:
         UsageError: ``--model-object`` names no model, or the name resolves to none (the

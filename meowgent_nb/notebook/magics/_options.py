@@ -51,11 +51,10 @@ def parse_options(magic: Callable[..., Any], line: str, name: str) -> Any:
 
 
 def readable_help(usage: str) -> Callable[[Any], Any]:
-    """Makes a ``@magic_arguments`` docstring read as plain text in ``%%agent?``.
+    """Decorator making a ``@magic_arguments`` docstring read as plain text in ``%%agent?``.
 
-    IPython writes the usage as reStructuredText under the function's name (``::`` then
-    ``%agent [...]``, also for a cell magic); this puts ``usage`` (e.g. ``%%agent``) in its place
-    and turns reST's double backquotes into single ones. Put it above ``@magic_arguments()``.
+    Put it above ``@magic_arguments()``: it writes ``usage`` (e.g. ``%%agent``) where IPython
+    wrote the function's name, and single backquotes for reST's double ones.
     """
 
     def mend(function: Any) -> Any:

@@ -1,9 +1,8 @@
 """The kernel's side of `meowgent_nb.testing.run_notebook`: each ``%%agent`` cell's result, noted.
 
-`run_notebook` runs ``start()`` before the notebook's first cell and ``collected()`` after its
-last, both unsaved cells that leave no history (``store_history=False``), so the notebook's own
-cells and outputs are what they would be without them. The session keeps only the last cell's
-result (`NotebookSession.last_result`); an IPython ``post_run_cell`` callback notes it after each cell.
+`start` (run before the notebook's first cell, unsaved) installs a ``post_run_cell`` callback that
+notes the session's `last_result` after each cell; `collected` (after the last) displays them
+as JSON.
 """
 
 from __future__ import annotations

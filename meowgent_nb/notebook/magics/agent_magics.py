@@ -1,10 +1,9 @@
-"""`AgentMagics`: ``%%agent`` and ``%agent``, and the notebook's settings, configured with traitlets.
+"""`AgentMagics`: ``%%agent`` and ``%agent``, and the notebook's settings as its traitlets.
 
-Its traits are the settings every family reads (``%config AgentMagics.model = ...``); what the
-families share besides is the shell's `NotebookSession`. ``%load_ext meowgent_nb`` registers the
-magics and an input transformer that turns a ``%%agent`` cell into an ``await`` of the agent: an
-async cell lets ipykernel (>= 7.4) deliver the approval buttons' clicks while the agent waits, and
-the cell still blocks until the agent is done.
+Its traits are the settings every family reads (``%config AgentMagics.model = ...``); the rest
+they share is the shell's `NotebookSession`. `rewrite_agent_cell` is the input transformer
+(registered by `extension`) that makes a ``%%agent`` cell an ``await``: an async cell lets
+ipykernel deliver the approval buttons' clicks while the agent waits.
 """
 
 from __future__ import annotations

@@ -1,12 +1,8 @@
 """``%agent allow``, ``%agent deny``, ``%agent rules`` and ``%agent trust``: the notebook's approval rules.
 
-The notebook has one `Rules` for the session (`session_rules`), given to every ``%%agent`` cell's
-agent (``agent.rules``) and to ``%tools serve``: the rules of its rules file first (``approvals.toml``
-beside the notebook, else in the working directory, or pyproject.toml's
-``[tool.meowgent_nb.approvals]``; read when a cell makes its agent and again whenever the file
-changes), then those added with ``%agent allow`` / ``%agent deny`` (until the kernel restarts).
-The file's allow rules decide only once the person trusts its content (`agent.rules.trust`): the
-first cell that meets it says so (`trust_panel`); ``%agent trust`` asks, lists and removes.
+`session_rules` gives the session's one `Rules` (to every ``%%agent`` cell and ``%tools serve``):
+the rules file's rules, read again when the file changes, then those added in the notebook. The
+file's allow rules decide only once the person trusts its content (`trust_panel`).
 """
 
 from __future__ import annotations
@@ -59,10 +55,16 @@ def notebook_folder(shell: Any) -> Path | None:
 
 
 def session_rules(session: NotebookSession, what: str = "%%agent", tell: bool = True) -> Rules:
-    """The notebook's `Rules`, its rules file read again if it changed; a file that cannot be
-    used is a `UsageError` saying which and why (the rules added in the notebook are kept).
-    ``tell=False``: a file whose allow rules wait for trust is not announced (``%agent trust``
-    shows it itself)."""
+    """The notebook's `Rules`, its rules file read again if it changed.
+
+    Args:
+        session: The notebook's session.
+        what: The magic asking, for messages.
+        tell: Whether to announce a file whose allow rules wait for trust.
+
+    Raises:
+        UsageError: The rules file cannot be used (the rules added in the notebook are kept).
+    """
     rules = session.loaded_rules
     if rules is None:
         from ..approvals.trust_panel import tell_ignored, tell_untrusted

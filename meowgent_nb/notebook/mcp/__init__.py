@@ -1,2 +1,8 @@
-"""MCP in the notebook: ``%tools mcp ...`` (add, load, list, remove, refresh, resources, prompts, log) and ``%tools serve``,
-their listings, and what servers ask of the notebook during a call (`server_asks`: forms, sampling, progress)."""
+"""MCP in the notebook: ``%tools mcp ...`` and ``%tools serve``, and what servers ask of a running cell.
+
+`mcp_magics` holds `McpMagics` and `ServeMagics` (the families ``%tools`` hands these words to);
+``%tools mcp add`` is `mcp_add_magic`, ``list`` `mcp_listing`, ``refresh`` / ``reconnect``
+`mcp_refresh_magics`, ``resources`` / ``prompts`` / ``complete`` `mcp_resource_magics` (also
+``%%agent --attach`` / ``--prompt``), ``log`` `mcp_log`. `server_asks` answers a server's forms,
+sampling requests and progress during a call, with the widgets of `_elicit_form`.
+"""

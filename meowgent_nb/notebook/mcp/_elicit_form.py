@@ -1,16 +1,8 @@
-"""The widgets for a server's requests in the running cell: an elicitation form, and a review row.
+"""The widgets for a server's requests in the running cell: `ElicitFormView` (a form) and `ReviewView`.
 
-`ElicitFormView` is a server's form (see `meowgent_nb.mcp.content.elicit`): the message, one entry per
-field (text box, checkbox, drop-down, multiple choice), each with what it takes and, after a bad
-Accept, the problem next to it; Accept / Decline / Cancel. `ReviewView` shows what a server asks
-the model (or what the model answered) with two buttons. Both only report a choice; the wait,
-the time limit and what the card says are `server_asks`' part.
-
-Everything a server wrote (message, titles, descriptions, choices) is shown as text: escaped in
-HTML, and drop-down and list labels are text in ipywidgets. As for approvals (see
-`_approval_row`), the frontend sends a widget's first change at once but holds later ones while
-a cell runs, so each entry is replaced by a fresh one as soon as its change arrives; what Accept
-sends is then what the form shows, and the outcome line repeats it.
+Both only report a choice; the wait, the time limit and the card's line are `server_asks`'.
+Everything a server wrote is shown as text. Each entry is replaced by a fresh one once its change
+arrives, because while a cell runs the frontend holds a widget's later changes (as `_approval_row`).
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
-"""``%tools mcp add NAME ...``: one MCP server's tools in the notebook (`mcp_magics` hands it the words).
+"""``%tools mcp add NAME ...``: one MCP server's tools in the notebook, kept as an `McpToolbox`.
 
-The options are `mcp_add`'s (``%tools mcp help`` lists them); what they make is an `McpToolbox`,
-kept under NAME (`_keep`; the servers of a session are `_servers`) and offered by every
-``%%agent`` cell. ``--oauth`` authorizes with an
-OAuth-protected server: the authorization link is a button in the cell (`show_link`), and the
-answer comes back to the kernel on 127.0.0.1, so nothing is copied by hand.
+`mcp_add` reads the options (``%tools mcp help`` lists them) and keeps the toolbox under NAME in
+the session, so every ``%%agent`` cell offers its tools; `show_link` shows an OAuth authorization
+link as a button in the running cell.
 """
 
 from __future__ import annotations

@@ -1,9 +1,7 @@
-"""``%tools mcp log NAME``: the last log messages of an MCP server, as a table.
+"""``%tools mcp log NAME``: the last log messages of an MCP server, as a table (`LogView`).
 
-The messages are the server's text, so both forms show their hidden characters (`visible`,
-`visible_html`) and the HTML escapes them; each is cut at 500 characters here (`McpToolbox.log`
-keeps 2,000). The time a message arrived is in the HTML only: the text/plain stays the same on
-every run of a notebook (nbval compares it).
+Messages are a server's text: shown with their hidden characters visible, escaped, and cut. The
+arrival time is in the HTML only, so the text/plain nbval compares is the same on every run.
 """
 
 from __future__ import annotations

@@ -1,15 +1,8 @@
-"""``%tools mcp ...`` and ``%tools serve ...``: MCP servers' tools in the notebook, and the notebook's
-tools served over MCP: `McpMagics` and `ServeMagics`, to which ``%tools`` hands these words.
+"""`McpMagics` (``%tools mcp ...``) and `ServeMagics` (``%tools serve ...``), to which ``%tools`` hands these words.
 
-A server added with ``%tools mcp add`` (or each server of a configuration file, with ``%tools mcp
-load PATH``) becomes an `McpToolbox` appended to the session's ``toolboxes``, so every ``%%agent``
-cell offers its tools. Sessions close with ``%tools mcp remove``, on ``%unload_ext meowgent_nb``
-(`close_mcp`) and at interpreter exit. ``%tools mcp help`` lists the options.
-``%tools mcp resources|prompts|complete`` read the servers' resources and prompts (`mcp_resource_magics`);
-``%tools mcp refresh NAME|--all`` lists a server's tools again (`mcp_refresh_magics`);
-``%tools mcp log NAME`` shows a server's last log messages (`mcp_log`); ``%tools mcp add`` is
-`mcp_add_magic`'s. While serving, what is served follows the notebook: after each cell its tools,
-resources and prompts are served anew (`sync_served`), and clients are told what changed.
+An added server is an `McpToolbox` in the session's ``toolboxes``, offered by every ``%%agent``
+cell; sessions close with ``%tools mcp remove``, on ``%unload_ext`` (`close_mcp`) and at exit.
+While serving, `sync_served` serves the notebook's tools, resources and prompts anew after each cell.
 """
 
 from __future__ import annotations
@@ -273,9 +266,10 @@ def _servable(session: NotebookSession) -> tuple[list[Any], list[Any], list[Any]
 
 
 def sync_served(session: NotebookSession) -> None:
-    """After each cell while serving: serve the tools, resources and prompts the notebook has now
-    (`ToolServer.update` tells listening clients what changed). A notebook whose tools cannot be
-    gathered now (two share a name) keeps serving what it served."""
+    """Serve the tools, resources and prompts the notebook has now (after each cell, while serving).
+
+    Tools that cannot be gathered now (two share a name) leave the served ones as they were.
+    """
     server = session.served
     if server is None:
         return

@@ -1,8 +1,7 @@
-"""``%tools mcp refresh NAME|--all``: list MCP servers' tools again (`McpToolbox.refresh`).
+"""``%tools mcp refresh NAME|--all`` and ``%tools mcp reconnect NAME``: list MCP servers' tools again.
 
-A server that says its tools changed is refreshed by itself before its tools are next used (a
-``%%agent`` cell, ``%tools``); this is the same by hand, for a server that does not say so, or to
-see at once what changed. `mcp_magics.tools_mcp` hands the word after ``refresh`` here.
+A server that says its tools changed is refreshed before its tools are next used; this is the
+same by hand, for a server that does not say so.
 """
 
 from __future__ import annotations
@@ -23,8 +22,7 @@ __all__ = ["reconnect_listing", "refresh_listing"]
 def refresh_listing(session: NotebookSession, name: str) -> str:
     """What changed in the tools of the server ``name`` (or of every one, ``--all``), a line each.
 
-    ``--all`` refreshes every connected server and says which are stopped; when a refresh fails,
-    the other servers' lines are printed and the magic fails with the failures.
+    With ``--all``, the other servers' lines are printed before a failure is raised.
 
     Raises:
         UsageError: No server has that name (the message names those there are), it is stopped,

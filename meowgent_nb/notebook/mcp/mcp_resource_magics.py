@@ -1,10 +1,8 @@
-"""MCP servers' resources and prompts in the notebook: ``%tools mcp resources|prompts|complete`` and what
-``%%agent --attach`` / ``--prompt`` and servers' instructions add to a cell's request.
+"""MCP servers' resources and prompts: ``%tools mcp resources|prompts|complete``, and `cell_turn`.
 
-Everything is read before the cell changes anything: a URI no connected server has, a read that
-fails, or a prompt argument that is missing is a `UsageError`, and the conversation stays as it
-was. What a server wrote reaches the model only inside delimited, escaped blocks (see
-`meowgent_nb.mcp.client.resources`).
+`cell_turn` resolves ``%%agent --attach`` / ``--prompt`` and servers' instructions into a cell's
+request, reading everything before the cell changes anything, so a failure leaves the
+conversation as it was.
 """
 
 from __future__ import annotations

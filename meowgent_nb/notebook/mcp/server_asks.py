@@ -1,19 +1,10 @@
-"""A server asks the person, during a call: its form, or its request to use the model, in the running cell.
+"""A server asks the person during a call: its form or its request to use the model, in the running cell.
 
-The notebook's approvers (`WidgetApprover`, `InputApprover`, `PolicyApprover`) answer an MCP
-server's elicitation and sampling requests through these functions (see
-`meowgent_nb.mcp.client.asking.ServerAsker`); they run on the cell's loop, in the context of the call
-the server is serving. Where a person watches in a frontend that shows widgets, the form (or the
-review) goes after the transcript of a ``%%agent`` cell (attached to the call), or in a panel of its own after ``await
-agent.arun(...)``; it waits for a click, for the call's end (its time limit, Stop), or the
-approver's timeout, whichever comes first, and is then disabled, saying what became of it (it
-stays under the card until the run ends, when the finished transcript replaces the widgets). Headless runs never
-wait: a form is declined and a request to use the model refused, "no person to answer (headless
-run)". Frontends without widgets (``jupyter console``) and terminals decline too, saying so.
-Whatever happened is one line in the call's card, also in the saved notebook's text.
-
-A call's progress (`progress`) is shown in its card while it runs, in a ``%%agent`` cell only:
-elsewhere there is no card to show it in, and a line per notification would flood the cell.
+The notebook's approvers answer MCP elicitation and sampling requests through these functions, on
+the cell's loop. Where widgets show, the form waits for a click, the call's end or the approver's
+timeout, then is disabled and says what became of it; headless runs and frontends without widgets
+decline at once. Each outcome is one line in the call's card. `progress` updates the card of a
+call in a ``%%agent`` cell (elsewhere there is no card).
 """
 
 from __future__ import annotations
@@ -160,12 +151,10 @@ async def _shown_until(
     timeout: float,
     give_up: Callable[[str], None],
 ) -> str | None:
-    """Show ``view`` until ``decided``: None then. Else ``give_up`` is told why it ended first (the
-    call ended, the timeout, a stop), which is returned too.
+    """Show ``view`` until ``decided``, the call's end, the timeout or a stop.
 
-    The call's end is heard in its own task (`RunningCall.on_end`), before the agent goes on, so
-    the card says what became of the request before the run (even one that ends at once) shows
-    its end.
+    Returns:
+        None when decided; else why it ended, as told to ``give_up``.
     """
     run = SHOWN_RUN.get()
     if run is None or not run.attach(running.call, view.view):
@@ -183,6 +172,8 @@ async def _shown_until(
     def call_over(how: str) -> None:
         end(_ENDINGS.get(how, "the call ended first").format(running.timeout))
 
+    # Heard on the call's end, before the agent goes on: the card says what became of the request
+    # before the run shows its end.
     running.on_end.append(call_over)
     if running.ended is not None:  # it ended before the server's request reached the cell
         call_over(running.ended)

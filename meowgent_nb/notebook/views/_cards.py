@@ -1,13 +1,9 @@
-"""A tool call's card in a transcript: its status, and its text/plain and HTML forms.
+"""A tool call's card in a transcript (`Card`): its status, and its text/plain and HTML forms.
 
-`meowgent_nb.notebook.views.transcript.Transcript` keeps one `Card` per call and renders it with `card_lines`
-(text/plain, stable for nbval) and `card_html_of` (HTML). The name, arguments and output come
-from the model and the tool, so both forms show their hidden characters (see `_visible`).
-
-Identical calls in a row (`same_card`) are shown as one card marked "x3"; a notice the agent
-added to a result (`agent.repeated.repeat_notice`) is shown as a note, not as part of the output.
-A call a person edited at approval is shown with the arguments it ran with, marked "(edited)"
-(`shown_arguments`), everywhere: its head, its fold line, its timeline bar.
+`Transcript` keeps one `Card` per call; `card_lines` renders it as text/plain (stable for nbval)
+and `card_html_of` as HTML. What the model and the tool wrote is shown with its hidden characters
+visible; identical calls in a row share one card (`same_card`); an edited call shows the
+arguments it ran with (`shown_arguments`).
 """
 
 from __future__ import annotations
@@ -212,10 +208,13 @@ def _approval(card: Card, short: bool = False) -> str | None:
 
 
 def card_lines(card: Card, stopped: bool, times: int = 1, told: bool | None = None) -> list[str]:
-    """The card in text/plain; ``times`` > 1: it stands for that many identical calls in a row.
+    """The card in text/plain.
 
-    ``told``: whether the model was told not to repeat the call (by default: whether this card's
-    result says so).
+    Args:
+        card: The call's card.
+        stopped: Whether the run was stopped.
+        times: How many identical calls in a row the card stands for.
+        told: Whether the model was told not to repeat the call (None: as the result says).
     """
     status = card.status(stopped)
     head = f"[tool] {card_title(card, status)} -> {STATUS_LABELS[status]}"
@@ -259,9 +258,12 @@ def card_html_of(
     now: float | None = None,
     budget: MediaBudget | None = None,
 ) -> str:
-    """The card in HTML; ``times`` and ``told`` as for `card_lines`; ``now`` (a ``clock()``
-    reading) draws a running call's counter; ``budget`` is what the output the card is part of
-    may still show of images and audio (`media_html`; the card's own if None)."""
+    """The card in HTML; ``times`` and ``told`` as for `card_lines`.
+
+    Args:
+        now: A ``clock()`` reading, to draw a running call's counter.
+        budget: What the output may still show of images and audio (None: the card's own).
+    """
     status = card.status(stopped)
     arguments = None
     shown, edited = shown_arguments(card)

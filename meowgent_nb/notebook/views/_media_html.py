@@ -1,17 +1,9 @@
-"""The images, audio and links a tool's value carried, in the call's card.
+"""The images, audio and links a tool's value carried, in the call's card (`media_html`).
 
-The media are what `tools.media.media_of` finds (an MCP server's result's, or a notebook tool's
-own PIL image, ``IPython.display.Image``, image bytes, or a list holding them); links come from
-an MCP result.
-
-A server is not trusted: an image is drawn only when `tools.media.shown_image` finds it fit (a
-raster type declared, PNG, JPEG, GIF or WebP bytes, shown as the type they are, a header within
-`MAX_IMAGE_PIXELS`); SVG never (it can carry scripts). Audio is played only of common types.
-Each image or clip is at most `MEDIA_MAX_BYTES`, and one output (a card, or all the cards of a
-transcript: the `MediaBudget` given) at most `OUTPUT_MAX_BYTES` and `OUTPUT_MAX_PIXELS`. Only
-``http`` / ``https`` links are clickable, and they open in a new tab. Whatever is left out is
-named, with why, in a muted line. text/plain never changes: the output already says
-``[image: image/png]``.
+A server is not trusted: an image is drawn only when `tools.media.shown_image` finds it fit
+(never SVG, which can carry scripts), audio only of common types, each within `MEDIA_MAX_BYTES`
+and each output within its `MediaBudget`; only ``http``/``https`` links are clickable. What is
+left out is named in a muted line; text/plain never changes.
 """
 
 from __future__ import annotations

@@ -1,9 +1,7 @@
 """The transcript's signs of life while a run is going: the model, the wait, a call being written.
 
-`meowgent_nb.notebook.views.transcript.Transcript` shows these; only the HTML carries times. The live
-counters ("waiting for the model... 12 s", "thinking... 2 s") are only ever drawn while a run is
-live, so no saved output holds them; the time a model thought stays in the finished HTML, in a
-``meowgent-thought-time`` span that meowgent_nb/nbval_sanitize.cfg replaces.
+Only the HTML carries times: live counters are drawn only while a run is live, and the time a
+model thought is in a ``meowgent-thought-time`` span that nbval_sanitize.cfg replaces.
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
 """How a transcript's parts are laid out: identical calls in a row as one card, finished turns folded.
 
-`Transcript` keeps what happened in order (text and thinking blocks, notes, a `Card` per call).
-`rows` turns that into what is shown: empty blocks dropped, and consecutive identical cards
-(`same_card`) merged into one `Repeats` row, also across turns (a model that repeats a failing
-call makes one call per turn). `segments` cuts the rows into turns to fold: a `Repeats` row
-that spans turns keeps them together.
+`rows` turns what `Transcript` kept into what is shown (empty blocks dropped, consecutive
+identical cards merged into one `Repeats`, also across turns); `segments` cuts the rows into
+turns to fold, keeping a `Repeats` that spans turns together; `summary` is a folded turn's line.
 """
 
 from __future__ import annotations
@@ -125,9 +123,11 @@ def turns_of(segment: Sequence[Row]) -> tuple[int, int]:
 
 
 def summary(segment: Sequence[Row], stopped: bool) -> tuple[str, list[tuple[str, float | None]]]:
-    """A folded turn's line: its turns (``turn 2``, ``turns 2–4``) and each call in a few words
-    with the call's own time (``add(a=1, b=2) error ×3``, 0.001), the latest one's for repeats;
-    past three calls the rest are counted (``and 2 more``, no time)."""
+    """A folded turn's line: its turns (``turns 2–4``), three calls with their times, ``and N more``.
+
+    Returns:
+        The turns' label, and ``(call in a few words, its time or None)`` per call shown.
+    """
     lo, hi = turns_of(segment)
     calls: list[tuple[str, float | None]] = [
         (card_summary(row.card, stopped, row.times), _took(row.card))

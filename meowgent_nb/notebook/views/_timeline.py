@@ -1,8 +1,7 @@
-"""The timeline of a turn's tool calls (`notebook.views.transcript`): an inline SVG, one bar per call.
+"""The timeline of a turn's tool calls (`timeline_svg`): an inline SVG, one bar per call.
 
-It shows what a card cannot: calls of one turn that ran in parallel, and where the time went
-(waiting for the rest of the model's answer, waiting for a person's approval, running). A turn
-with a single call has no timeline; its card says all of that.
+It shows what a card cannot: calls that ran in parallel, and where the time went (the rest of the
+model's answer, a person's approval, the run). A turn with a single call has none.
 """
 
 from __future__ import annotations
@@ -72,9 +71,8 @@ _ids = itertools.count(1)
 def timeline_svg(bars: Sequence[Bar]) -> str:
     """An inline SVG with one bar per call, so calls that ran in parallel overlap visibly.
 
-    Each bar spans the call from when it was read to its result. The outlined part is the wait
-    for the rest of the answer, the hatched grey part the wait for a person's approval, and the
-    solid part the tool's own run time.
+    Each bar spans read to result: outlined while the answer streams, hatched while approval
+    waits, solid while the tool runs.
     """
     labels = [
         bar.label if len(bar.label) <= _LABEL_CHARS else bar.label[: _LABEL_CHARS - 1] + "\u2026"

@@ -34,9 +34,7 @@ STATUS_COLORS = {
     "unreadable": "#d32f2f",
     "interrupted": "#757575",
 }
-"""A color per card status slug. White text on each has a contrast of at least 4.5:1 (the status
-pill), and each has at least 3:1 against white and against JupyterLab's dark backgrounds (#111,
-#222), for the card's border and the timeline's bars."""
+"""A color per card status slug (contrast: white text on it >= 4.5:1; it on white or a dark theme >= 3:1)."""
 
 _BOX = "padding: 0.3em 0.6em; margin: 0.4em 0; background: rgba(127,127,127,0.06); border-radius: 4px"
 
@@ -64,14 +62,9 @@ def card_html(
 ) -> str:
     """One tool call's card; ``output`` past ``limit`` characters is folded into a <details>.
 
-    ``name``, ``arguments`` and ``output`` show their hidden characters marked (`visible_html`).
-    ``times`` above 1 marks a card that stands for that many identical calls in a row; ``told``
-    notes that the model was told not to repeat the call. ``notes`` are lines about the call
-    (what its server asked while it ran), each escaped; ``progress`` is the HTML of its live
-    progress line (`progress_html`), or "". ``media`` is HTML shown after the output (the
-    images and links an MCP result carried, made safe by `_media_html`). ``edited`` marks a
-    call whose arguments a person changed (``arguments`` then shows both sets); ``running`` is a
-    running call's live counter ("12 s of 30 s"), drawn only while the run is live.
+    Text arguments are escaped, with hidden characters marked; ``progress`` and ``media`` are
+    HTML already made safe. ``times`` and ``told`` are as for `card_lines`; ``edited``
+    marks arguments a person changed; ``running`` is a live counter ("12 s of 30 s").
     """
     color = STATUS_COLORS.get(status, "#757575")
     head = (
@@ -143,10 +136,8 @@ def turn_html(
 ) -> str:
     """A finished turn folded to one line, and ``body`` (HTML) inside.
 
-    The line reads ``turn 1: divide(a=1, b=0) error (1 ms), add(a=1, b=2) done (2 ms) · the
-    turn took 3.1 s``: each call (text) with its own time where it ran, and the turn's time
-    (the model's answer and the calls) apart. ``open_``: shown unfolded (a turn where a call
-    failed), still foldable.
+    The line names each call with its time, then the turn's own.
+    ``open_``: shown unfolded (a turn where a call failed), still foldable.
     """
     line = ", ".join(
         visible_html(text) + ("" if took is None else f" ({_duration_html(took)})") for text, took in calls
@@ -189,12 +180,8 @@ _SAFE_SCHEMES = ("http://", "https://")
 def markdown_html(text: str) -> str:
     """Model text (Markdown) as HTML, as CommonMark reads it (markdown-it-py), made safe.
 
-    Raw HTML in ``text`` is shown as text, never run (``<script>`` is ``&lt;script&gt;``); a link
-    is kept only to an ``http`` or ``https`` address, and an image is not fetched (it shows as
-    its text and link). A line break inside a paragraph is kept (``<br>``), headings are two
-    levels down (a model's ``#`` is ``<h3>``), and the blocks are not separated by newlines. A
-    construct not closed yet (an answer still streaming) is read as CommonMark does: an open
-    fence runs to the end, a lone ``**`` is text.
+    Raw HTML is shown as text, links are kept only to ``http``/``https``, images are not
+    fetched, and headings are two levels down (a model's ``#`` is ``<h3>``).
     """
     markdown = _markdown()
     tokens = markdown.parse(text)

@@ -1,10 +1,8 @@
 """Showing a run in the running cell: `LiveDisplay` keeps a `Transcript` current, `show_run` runs and shows.
 
-nbval and nbclient drop display updates, which is why a headless run (``live=False``) shows its
-finished transcript once instead of updating it. In a frontend that shows widgets the live
-transcript is a `LiveView` (approval buttons under the waiting cards, a Stop button); elsewhere
-(``jupyter console``) it is the transcript itself, updated. What a transcript says, in text and
-HTML, is `meowgent_nb.notebook.views.transcript`'s part.
+Where widgets show, the live transcript is a `LiveView` (buttons under waiting cards, Stop);
+elsewhere it is the transcript itself, updated. Headless runs (``live=False``) show the finished
+transcript once, because nbval and nbclient drop display updates.
 """
 
 from __future__ import annotations
@@ -31,14 +29,9 @@ __all__ = ["LiveDisplay", "show_run"]
 class LiveDisplay:
     """Shows a `Transcript` in the running cell and keeps it current as events arrive.
 
-    Text and thinking deltas, a call being written, and calls that start to run (a turn's
-    calls start together, before any of them runs) redraw at most every ``interval``
-    seconds (each redraw sends the whole transcript, and a fast model streams dozens of deltas a
-    second); calls, results and the end redraw at once. While the transcript shows a live counter
-    ("waiting for the model... 12 s", "thinking... 2 s", a call's "running 3 s of 30 s") and
-    nothing else redraws, it is redrawn every ``tick`` seconds, until `close`. With
-    ``live=False`` nothing is shown until `close`, which shows the finished transcript once:
-    headless runners (nbval, nbclient) drop display updates.
+    Streamed deltas redraw at most every ``interval`` seconds (each redraw sends the whole
+    transcript); calls, results and the end redraw at once; a live counter redraws every
+    ``tick``. With ``live=False`` nothing is shown until `close` shows the finished transcript.
 
     Args:
         transcript: What to show; a new one by default.
@@ -195,10 +188,8 @@ class LiveDisplay:
 async def show_run(agent: Agent, prompt: str, *, live: bool) -> AgentResult:
     """Run ``prompt`` on ``agent``, showing the transcript in the cell; returns the result.
 
-    Where the frontend shows widgets, the running cell has a Stop button: it cancels the run at
-    once (the model's stream is closed, a waiting approval is denied, running tools are left to
-    their threads), the transcript says "stopped by you after 1 turn, 2 tool calls", the
-    conversation keeps what was said, and the cell ends without an error, so the next cell runs.
+    Where widgets show, a Stop button cancels the run; the cell then ends without an error and
+    the conversation keeps what was said.
 
     Args:
         agent: The agent; its conversation continues as with `Agent.arun`.

@@ -1,15 +1,9 @@
 """``%tools eval`` in the running cell: rows appear as the cases finish, under "3/7 cases done".
 
-`run_eval` runs `aevaluate` on a thread of its own: the magic is synchronous, so the kernel's
-event loop is busy with the cell. The eval's thread hands each row to the cell's own thread,
-which shows it, because ipykernel sends a display to the cell whose request that thread runs. The
-view (`EvalProgress`) is one display, updated in place; once the eval is over it shrinks to one
-line, and the magic's return value, the `EvalReport`, shows the full report below it.
-
-Headless runners (nbval, nbclient) drop display updates, so there nothing is shown while the
-eval runs and the report is the cell's only output, exactly as before. An interrupt or a model
-error stops the eval's thread (the model's stream is closed, so a local model stops generating)
-and leaves the finished rows on screen.
+`run_eval` runs `aevaluate` on a thread of its own (the synchronous magic holds the kernel's
+loop) and hands each row to the cell's thread, because ipykernel sends a display to the cell of
+the thread's request. `EvalProgress` is one display, updated in place, then shrunk to one line
+above the returned `EvalReport`. Headless runs show only the report.
 """
 
 from __future__ import annotations
@@ -125,16 +119,12 @@ def run_eval(
 ) -> EvalReport:
     """`aevaluate` the cases, showing the rows in the cell as they finish when ``live``.
 
+    ``cases``, ``tools``, ``model``, ``protocol``, ``text_limit``, ``concurrency`` and ``repeat``
+    are as for `aevaluate`.
+
     Args:
-        cases: As for `aevaluate`.
-        tools: As for `aevaluate`.
-        model: As for `aevaluate`.
-        protocol: As for `aevaluate`.
-        text_limit: As for `aevaluate`.
         live: Show the progress in the cell (a person watches), or nothing (headless runs).
         tick: Seconds between redraws for the running case's time; None: redraw only per row.
-        concurrency: As for `aevaluate`.
-        repeat: As for `aevaluate`; the view shows every run's row as it finishes.
 
     Returns:
         The `EvalReport`, as `aevaluate` returns it.

@@ -1,10 +1,8 @@
 """`LiveView`: a running ``%%agent`` cell as widgets: the transcript, buttons under waiting cards, Stop.
 
-Used by `display.LiveDisplay` while a person watches in a frontend that shows widgets
-(JupyterLab, Notebook 7, VS Code). The transcript's HTML is cut after each card that waits for
-approval (`Transcript.html_sections`) so the approval buttons sit right under their call; the
-Stop button ends the run. When the run ends, `LiveDisplay` replaces the whole view with the
-finished transcript's plain HTML and text, so the saved notebook needs no widget state.
+`display.LiveDisplay` uses it where widgets show. The transcript's HTML is cut after each waiting
+card (`Transcript.html_sections`) for its buttons; at the end `LiveDisplay` replaces the view with
+the finished transcript, so the saved notebook needs no widget state.
 """
 
 from __future__ import annotations

@@ -1,11 +1,8 @@
 """`Transcript`: one agent run as a person reads it, built from its events, in text and HTML.
 
-It has ``text/html`` for people and a stable ``text/plain`` for nbval: no timings, durations,
-ids, token counts or rates go into the text. (nbval compares the HTML too; the measured times
-there carry CSS classes that meowgent_nb/nbval_sanitize.cfg replaces, a file the package's pytest
-plugin gives nbval.) Showing it in a running cell is `meowgent_nb.notebook.views.display`'s part;
-nothing here imports IPython. A run that ended without an answer says why: stopped by a limit
-(`stopped_note`), by an interrupt or by an error (`error_text`).
+Its ``text/plain`` is stable for nbval (no timings, ids, token counts or rates); times in the HTML
+carry classes nbval_sanitize.cfg replaces. Nothing here imports IPython: `display` shows it.
+`stopped_note` and `error_text` say why a run ended without an answer.
 """
 
 from __future__ import annotations
@@ -58,22 +55,8 @@ class Transcript:
           Paris: 21 degrees celsius
         It is 21 degrees in Paris.
 
-    A turn that ended at the model's token limit (``TurnEnd.finish_reason == "length"``) adds
-    ``[the answer hit the token limit (turn 2)]`` where it ended: its text or call may be cut off.
-    Identical calls in a row (same call, status and output) show as one card marked ``(x3)``.
-    A running call whose MCP server reports progress has ``[progress: 2 of 3 (66 %) - message]``
-    under its card (a bar in HTML) until its result arrives; the finished card says nothing of it.
-
-    In HTML, finished turns fold to one line each once a later turn has begun, each call with
-    its own time and the turn's apart (``turn 1: get_weather(city='Paris') done (3 ms) · the turn
-    took 1.2 s``); the answer, the turn in progress, and a turn where a call failed (anything but
-    done) stay open. A call a person edited shows the arguments it ran with, marked ``(edited)``.
-    A running call's card counts its seconds against its time limit ("running 12 s of 30 s"). A
-    turn with several calls has a timeline: when each call was read, waited for approval, and ran.
-    While the run goes on, the text ends with ``[waiting for the model...]`` or ``[writing a call
-    to get_weather...]``. The HTML also names the model (`RunStart`) and shows the signs of life
-    that carry times: the backend's status and a counter while it waits, the call being written,
-    how long the model thought (see `meowgent_nb.notebook.views._progress`).
+    In HTML, finished turns fold to one line each (`_rows`), several calls in a turn get a
+    timeline (`_timeline`), and a running run shows its signs of life (`_progress`).
 
     Args:
         clock: Seconds from any origin, read when calls and results arrive (for the timeline).
@@ -182,9 +165,8 @@ class Transcript:
     def fail(self, error: BaseException, *, shown_below: bool = False) -> None:
         """Record that the run stopped with ``error`` (an exception, or an interrupt).
 
-        ``shown_below``: the error is raised to the cell right after this transcript, which shows
-        its message; the transcript names only its type (nothing, for an interrupt), so the
-        message is not read twice.
+        ``shown_below``: the cell shows the error's message below, so the transcript names only
+        its type.
         """
         self._progress(None)
         self.error, self._stopped_at = error, self._clock()
@@ -281,10 +263,11 @@ class Transcript:
         return '<div class="meowgent-transcript">' + "".join(self._html_parts()[0]) + "</div>"
 
     def html_sections(self) -> list[tuple[str, ToolCall | None]]:
-        """`to_html` cut for a live view: after each card that waits for approval, to put its
-        buttons there, and after each folded turn, whose HTML no longer changes (a live view that
-        leaves it alone keeps it open once a person opened it). ``(html, call)`` pairs, ``call``
-        being the waiting card's, else None."""
+        """`to_html` cut after each card waiting for approval and after each folded turn.
+
+        Returns:
+            ``(html, call)`` pairs, ``call`` being the waiting card's, else None.
+        """
         parts, waiting = self._html_parts()
         cuts = [0, *(end for end, _ in waiting), len(parts)]
         calls = [call for _, call in waiting] + [None]

@@ -1,8 +1,7 @@
 """``%agent context``: what the last request sent the model, and how each turn filled the window.
 
-The text/plain form is a stable table (nbval compares it): the last request's tokens per part
-and its messages, without timings. The HTML adds a stacked bar per request of the conversation,
-each part a colour, against the window where it is known, and the exact messages, folded.
+The text/plain is a stable table of the last request's tokens per part and its messages; the HTML
+adds a stacked bar per request against the window, and the exact messages, folded.
 """
 
 from __future__ import annotations
