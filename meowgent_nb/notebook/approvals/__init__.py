@@ -1,7 +1,7 @@
 """Asking a person: buttons in the running cell, an ``input()`` prompt, or a policy when no one is there.
 
-`widget_approvals` holds `WidgetApprover` (the buttons; one call's row is `_approval_row`, the
-button words `_labels`, the running cell's shown run `_shown_run`); `input_approvals` holds
+`widget_approvals` holds `WidgetApprover` (the buttons; one call's row is `_approval_row`; the
+button words are the wing's `notebook._labels`, the cell's shown run `notebook._shown_run`); `input_approvals` holds
 `InputApprover` and `SessionChoices` (what a choice means, shared with the buttons);
 `policy_approvals` holds `PolicyApprover` and `headless_policy` (``MEOWGENT_APPROVE`` when no one
 can answer); `trust_panel` asks to trust a rules file. `default_approver` picks one for where the
