@@ -284,8 +284,9 @@ def _stop_serving(session: NotebookSession) -> None:
     if session.served is not None:
         session.served.stop()
     session.served = None
-    with contextlib.suppress(ValueError, AttributeError):  # not registered
-        session.shell.events.unregister("post_run_cell", session.serve_sync)
+    if session.serve_sync is not None:
+        with contextlib.suppress(ValueError, AttributeError):  # not registered
+            session.shell.events.unregister("post_run_cell", session.serve_sync)
 
 
 def _approver(session: NotebookSession) -> Any:
