@@ -4,6 +4,7 @@ none reads or writes the person's own config (the rules files they trusted)."""
 from __future__ import annotations
 
 import atexit
+import copy
 import os
 import shutil
 import tempfile
@@ -119,8 +120,17 @@ def ip():
     start_ipython()  # once per process; later calls return None
     shell = get_ipython()
     before = set(shell.user_ns)
+    # `%config AgentMagics.x = ...` stays in the shell's config, which the next test's magics read.
+    configured = {
+        name: copy.deepcopy(shell.config[name]) for name in list(shell.config) if name.endswith("Magics")
+    }
     shell.run_line_magic("load_ext", "meowgent_nb")
     yield shell
     shell.run_line_magic("unload_ext", "meowgent_nb")
     for name in set(shell.user_ns) - before:
         del shell.user_ns[name]
+    for name in [name for name in shell.config if name.endswith("Magics")]:
+        if name in configured:
+            shell.config[name] = configured[name]
+        else:
+            del shell.config[name]
