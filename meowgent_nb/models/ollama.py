@@ -72,8 +72,7 @@ class OllamaModel:
         images: Whether the model is given the images in tool results (a vision model). None: ask
             the server once, the first time a result has one (`accepts_images`).
 
-    Attributes:
-        name, host, options, think, timeout, images: The arguments, ``host`` as resolved.
+    The arguments are kept as attributes of the same names, ``host`` as resolved.
     """
 
     def __init__(

@@ -398,11 +398,11 @@ class McpToolbox(Toolbox):
     # --- the server's resources, prompts and completions (`ServerResources`) ----------------------
 
     def resources(self) -> list[Any]:
-        """The server's resources (the SDK's ``Resource``s); [] when it has none."""
+        """The server's resources (the SDK's ``Resource`` values); [] when it has none."""
         return self._resources.resources()
 
     def resource_templates(self) -> list[Any]:
-        """The server's resource templates (the SDK's ``ResourceTemplate``s); fill one with `read`."""
+        """The server's resource templates (the SDK's ``ResourceTemplate`` values); fill one with `read`."""
         return self._resources.resource_templates()
 
     def read(self, uri: str, /, **values: str) -> Any:
@@ -428,7 +428,7 @@ class McpToolbox(Toolbox):
         return self._resources.contents(uri, **values)
 
     def prompts(self) -> list[Any]:
-        """The server's prompts (the SDK's ``Prompt``s)."""
+        """The server's prompts (the SDK's ``Prompt`` values)."""
         return self._resources.prompts()
 
     def prompt(self, name: str, /, **arguments: Any) -> list[dict[str, str]]:
