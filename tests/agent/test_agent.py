@@ -444,24 +444,6 @@ def test_dataframe_output_is_the_view_a_notebook_variable_gets():
         "5   Kiev     7"
     )
 
-    @tool
-    def cities() -> object:
-        """All cities."""
-        return frame
-
-    result = Agent(ScriptedModel([call("cities", newlines=True), "ok"]), tools=[cities]).run("x")
-    assert result.tool_results[0].output == (
-        "DataFrame with 6 rows and 2 columns\n"
-        "columns: city, temp\n"
-        "first 5 rows:\n"
-        "    city  temp\n"
-        "0  Paris    21\n"
-        "1   Oslo     9\n"
-        "2   Rome    25\n"
-        "3   Bern    14\n"
-        "4   Lima    19"
-    )
-
 
 def test_an_identical_successful_call_is_not_run_again_in_one_run():
     runs = []
