@@ -74,7 +74,9 @@ def estimate_tokens(text: str) -> int:
     return math.ceil(len(text) / CHARS_PER_TOKEN)
 
 
-def value_view(value: Any, *, tokens: int = VIEW_TOKENS, count: Callable[[str], int] | None = None) -> ValueView:
+def value_view(
+    value: Any, *, tokens: int = VIEW_TOKENS, count: Callable[[str], int] | None = None
+) -> ValueView:
     """``value`` as a model is shown it (see the module docstring), inert and at most ``tokens`` long.
 
     Args:
@@ -86,21 +88,35 @@ def value_view(value: Any, *, tokens: int = VIEW_TOKENS, count: Callable[[str], 
         ValueError: ``tokens`` is below 50 (no view fits).
     """
     if tokens < 50:
-        raise ValueError(f"a view needs a budget of at least 50 tokens, not {tokens}; give tokens=500 or more.")
-    counter = count or estimate_tokens
+        raise ValueError(
+            f"a view needs a budget of at least 50 tokens, not {tokens}; give tokens=500 or more."
+        )
+    counter = estimate_tokens if count is None else _counting(count)
     kind, text, images = _shown(value)
     text = inert(text)
     whole = counter(text)
     if whole <= tokens:
         return ValueView(text, kind, whole, 0, images)
     chars = tokens * CHARS_PER_TOKEN
-    for _ in range(4):  # a tokenizer may count more than the estimate: cut again, shorter
-        cut, left = _cut(text, chars, tokens)
-        spent = counter(cut)
+    cut, left = _cut(text, chars, tokens)
+    spent = counter(cut)
+    for _ in range(3):  # a tokenizer may count more than the estimate: cut again, shorter
         if spent <= tokens:
             break
         chars = int(chars * tokens / spent * 0.95)
+        cut, left = _cut(text, chars, tokens)
+        spent = counter(cut)
     return ValueView(cut, kind, spent, math.ceil(left / CHARS_PER_TOKEN), images)
+
+
+def _counting(count: Callable[[str], int]) -> Callable[[str], int]:
+    def counted(text: str) -> int:
+        try:
+            return int(count(text))
+        except Exception:  # noqa: BLE001 - a tokenizer that fails is no reason to show nothing
+            return estimate_tokens(text)
+
+    return counted
 
 
 def kind_text(value: Any) -> str | None:
@@ -146,7 +162,7 @@ def _own_or_library(value: Any, images: bool = True) -> tuple[str, str, tuple[Mc
 
 def _method(value: Any, name: str) -> Callable[[], Any] | None:
     """``value.name`` bound, when its type defines it as a method (never a property or ``__getattr__``)."""
-    if isinstance(value, type):
+    if issubclass(type(value), type):  # a class: its methods want an instance
         return None
     try:
         found = inspect.getattr_static(type(value), name)
@@ -218,7 +234,7 @@ def _library_kind(value: Any) -> str | None:
         return None
     for (module, name), kind in _LIBRARY.items():
         cls = getattr(sys.modules.get(module), name, None)
-        if isinstance(cls, type) and isinstance(value, cls):
+        if isinstance(cls, type) and issubclass(type(value), cls):
             return kind
     return None
 
@@ -320,7 +336,9 @@ def _safe_repr(value: Any) -> str:
     try:
         return repr(value)
     except Exception as error:  # noqa: BLE001 - a value's own code may fail; the model is told so
-        return f"<{type(value).__module__}.{type(value).__qualname__} object; its repr failed: {_error(error)}>"
+        return (
+            f"<{type(value).__module__}.{type(value).__qualname__} object; its repr failed: {_error(error)}>"
+        )
 
 
 def _error(error: BaseException) -> str:

@@ -185,7 +185,7 @@ class LiveDisplay:
             display(self.transcript)
 
 
-async def show_run(agent: Agent, prompt: str, *, live: bool) -> AgentResult:
+async def show_run(agent: Agent, prompt: str, *, live: bool, variables: str | None = None) -> AgentResult:
     """Run ``prompt`` on ``agent``, showing the transcript in the cell; returns the result.
 
     Where widgets show, a Stop button cancels the run; the cell then ends without an error and
@@ -196,6 +196,7 @@ async def show_run(agent: Agent, prompt: str, *, live: bool) -> AgentResult:
         prompt: What the person asks.
         live: Update the display as events arrive (a person is watching), or display the
             finished transcript once (headless runs under nbval or nbclient).
+        variables: The line saying which variables the prompt shows (`variables_line`), first.
 
     Returns:
         The run's result; after Stop, `Agent.last_result` (``stopped == "interrupted"``).
@@ -214,7 +215,9 @@ async def show_run(agent: Agent, prompt: str, *, live: bool) -> AgentResult:
         if run is not None:
             run.cancel()
 
-    view = LiveDisplay(Transcript(), live=live, on_stop=stop)
+    transcript = Transcript()
+    transcript.variables = variables
+    view = LiveDisplay(transcript, live=live, on_stop=stop)
     token = SHOWN_RUN.set(view)
     try:
         view.start()
