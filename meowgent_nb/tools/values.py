@@ -131,6 +131,8 @@ def _shown(value: Any) -> tuple[str, str, tuple[McpImage, ...]]:
     found = _own_or_library(value)
     if found is not None:
         return found
+    if type(value) is str:
+        return "str", value, ()
     if type(value) in (dict, list, tuple, set, frozenset):
         return type(value).__name__, _container_text(value), ()
     return "repr", _safe_repr(value), ()
