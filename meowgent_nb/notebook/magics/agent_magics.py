@@ -156,15 +156,6 @@ class AgentMagics(SessionMagics):
     def _new_cassette_mode_word(self, proposal: Any) -> str:
         return cassette_mode_word(proposal["value"], "%config AgentMagics.cassette_mode = {!r}")
 
-    @validate("variable_tokens")
-    def _new_variable_tokens(self, proposal: Any) -> int:
-        if proposal["value"] < 50:
-            raise UsageError(
-                f"%config AgentMagics.variable_tokens = {proposal['value']}: a variable's view needs at"
-                " least 50 tokens; give 500 (the default) or more."
-            )
-        return proposal["value"]
-
     # --- %%agent -------------------------------------------------------------------------------
 
     @readable_help("%%agent")
@@ -275,7 +266,16 @@ class AgentMagics(SessionMagics):
         return self.cell_prompt(cell).text
 
     def cell_prompt(self, cell: str, count: Callable[[str], int] | None = None) -> CellPrompt:
-        """`prompt` and the variables it shows, each within ``variable_tokens`` (counted by ``count``)."""
+        """`prompt` and the variables it shows, each within ``variable_tokens`` (counted by ``count``).
+
+        Raises:
+            UsageError: ``variable_tokens`` is below 50.
+        """
+        if self.variable_tokens < 50:
+            raise UsageError(
+                f"%config AgentMagics.variable_tokens = {self.variable_tokens}: a variable's view needs at"
+                " least 50 tokens; give 500 (the default) or more."
+            )
         return cell_prompt(cell, self.shell.user_ns, tokens=self.variable_tokens, count=count)
 
     def make_agent(self, args: Any) -> Agent:
