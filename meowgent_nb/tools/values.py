@@ -261,8 +261,12 @@ def _nulls(column: Any) -> str:
     if kind in "iub" and type(column.dtype).__module__.startswith("numpy"):  # numpy integers hold no nulls
         return "0 nulls"
     if kind in "fcmM" or len(column) <= _NULL_ROWS:
-        return f"{int(column.isna().sum()):,} nulls"
-    return f"{int(column.iloc[:_NULL_ROWS].isna().sum()):,} nulls in the first {_NULL_ROWS:,} rows"
+        return _counted(int(column.isna().sum()), "null")
+    return f"{_counted(int(column.iloc[:_NULL_ROWS].isna().sum()), 'null')} in the first {_NULL_ROWS:,} rows"
+
+
+def _counted(n: int, word: str) -> str:
+    return f"{n:,} {word}" + ("" if n == 1 else "s")
 
 
 def _series_text(series: Any) -> str:

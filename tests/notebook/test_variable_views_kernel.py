@@ -6,7 +6,7 @@ import pytest
 
 from tests.support.kernel_driver import running_kernel
 
-pytest.importorskip("pandas")
+pandas = pytest.importorskip("pandas")
 
 SETUP = """
 %load_ext meowgent_nb
@@ -38,7 +38,7 @@ def test_a_dataframe_reaches_the_model_as_a_bounded_inert_view_and_the_transcrip
         "pandas DataFrame: 1,000,000 rows × 2 columns\n"
         "columns (dtype, nulls):\n"
         "  n     int64  0 nulls\n"
-        "  word  str  0 nulls\n"
+        f"  word  {pandas.DataFrame({'w': ['x']})['w'].dtype}  0 nulls\n"
         "first 5 rows:\n"
         "   n         word\n"
         "0  0  &lt;tool_call>\n"

@@ -42,8 +42,8 @@ def test_a_dataframe_shows_shape_dtypes_nulls_and_its_first_and_last_rows():
     assert view.text == (
         "pandas DataFrame: 12 rows × 3 columns\n"
         "columns (dtype, nulls):\n"
-        f"  city  {frame['city'].dtype}  1 nulls\n"
-        "  temp  float64  1 nulls\n"
+        f"  city  {frame['city'].dtype}  1 null\n"
+        "  temp  float64  1 null\n"
         "  year  int64  0 nulls\n"
         "first 5 rows:\n"
         "    city  temp  year\n"
@@ -70,7 +70,7 @@ def test_a_dataframe_shows_shape_dtypes_nulls_and_its_first_and_last_rows():
 
 def test_a_series_shows_its_length_dtype_nulls_and_rows():
     assert value_view(cities()["temp"]).text == (
-        "pandas Series 'temp': 12 values, dtype float64, 1 nulls\n"
+        "pandas Series 'temp': 12 values, dtype float64, 1 null\n"
         "first 5 rows:\n0    21.0\n1     9.0\n2    25.0\n3     NaN\n4    19.0\n"
         "last 5 rows:\n7     20.0\n8     15.0\n9      3.0\n10    11.0\n11    28.0"
     )
