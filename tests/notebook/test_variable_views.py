@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+
 import pytest
 from IPython.core.error import UsageError
 from IPython.utils.capture import capture_output
@@ -78,3 +80,22 @@ def test_a_budget_below_fifty_tokens_is_a_usage_error(ip):
         "%config AgentMagics.variable_tokens = 10: a variable's view needs at least 50 tokens;"
         " give 500 (the default) or more."
     )
+
+
+@pytest.mark.parametrize("sees", [True, False])
+def test_an_image_variable_reaches_a_model_that_sees_and_is_a_placeholder_for_one_that_does_not(ip, sees):
+    image_module = pytest.importorskip("PIL.Image")
+    picture = image_module.new("RGB", (4, 3), "red")
+    model = ScriptedModel(["A red square."])
+    model.accepts_images = sees  # type: ignore[attr-defined]
+    ip.user_ns.update(picture=picture, model=model)
+    with capture_output():
+        ip.run_cell_magic("agent", "--model-object model --approve deny --new", "What is {picture}?")
+    sent = model.requests[-1].messages[-1]
+    assert sent["content"] == (
+        '<context variable="picture">\nPIL image: 4×3, mode RGB\n[image: image/png]\n</context>\n\nWhat is `picture`?'
+    )
+    images = sent.get("images")
+    assert (images is not None) is sees
+    if sees:
+        assert base64.b64decode(images[0]).startswith(b"\x89PNG")

@@ -254,7 +254,11 @@ class AgentMagics(SessionMagics):
         agent.messages.extend(turn.before)
         with busy_while_running(self.shell):  # JupyterLab's status bar says Busy until the answer is complete
             result = await show_run(
-                agent, turn.prompt, live=not _headless(), variables=variables_line(prompt.seen)
+                agent,
+                turn.prompt,
+                live=not _headless(),
+                variables=variables_line(prompt.seen),
+                images=[image for seen in prompt.seen for image in seen.view.images],
             )  # the agent keeps interrupts prompt
         session.last_result = result
         if args.out:
