@@ -228,3 +228,15 @@ def test_a_pil_image_is_an_image():
     assert (view.kind, view.text) == ("Image", "PIL image: 4×3, mode RGB\n[image: image/png]")
     assert view.images[0].data.startswith(b"\x89PNG")
     assert isinstance(view, ValueView)
+
+
+def test_a_matplotlib_figure_is_an_image():
+    pytest.importorskip("matplotlib")
+    from matplotlib.figure import Figure
+
+    figure = Figure(figsize=(2, 1), dpi=50)
+    figure.add_subplot().plot([1, 2, 3])
+    view = value_view(figure)
+    assert (view.kind, view.text) == ("Figure", "matplotlib Figure: 100×50 px, 1 axes\n[image: image/png]")
+    assert view.images[0].data.startswith(b"\x89PNG")
+    assert kind_text(figure) is None  # images in tool results are left to tools.media, as before
