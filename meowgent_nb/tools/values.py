@@ -143,7 +143,11 @@ def _own_or_library(value: Any, images: bool = True) -> tuple[str, str, tuple[Mc
     ai_repr = _method(value, "_ai_repr_")
     if ai_repr is not None:
         try:
-            shown = _bundle_view(ai_repr())
+            bundle = ai_repr()
+            if inspect.isawaitable(bundle):  # the draft allows an async one; a view is made synchronously
+                getattr(bundle, "close", lambda: None)()
+                raise TypeError("it is async; only a synchronous _ai_repr_ is read")
+            shown = _bundle_view(bundle)
         except Exception as error:  # noqa: BLE001 - a value's own code may fail; its other views remain
             shown, failed = None, f"\n[its _ai_repr_() failed: {_error(error)}]"
         if shown is not None:

@@ -169,6 +169,17 @@ def test_ai_repr_text_and_images_are_used_and_its_failure_falls_back():
     assert value_view(Fails()).text == "Fails()\n[its _ai_repr_() failed: KeyError: 'boom']"
     assert value_view(Shows(42)).text.startswith(f"<{__name__}.Shows object at ")
 
+    class Later:
+        async def _ai_repr_(self, **kwargs):
+            return {"text/plain": "never"}
+
+        def __repr__(self):
+            return "Later()"
+
+    assert value_view(Later()).text == (
+        "Later()\n[its _ai_repr_() failed: TypeError: it is async; only a synchronous _ai_repr_ is read]"
+    )
+
 
 def test_a_repr_that_raises_or_is_huge_is_handled():
     class Raises:
