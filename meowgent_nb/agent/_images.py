@@ -1,4 +1,4 @@
-"""Images in tool results, given to a model that can look at them.
+"""Images in tool results and in the prompt (a notebook variable's), given to a model that can look at them.
 
 The model always reads a result's text, each image a placeholder (``[image: image/png]``).
 `accepts_images` says whether the model also sees them; `result_images` picks a result's raster
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import base64
 import inspect
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from ..tools.core import ToolResult
@@ -21,19 +21,34 @@ from ..tools.media import (
     MAX_IMAGE_BYTES,
     MAX_IMAGE_PIXELS,
     MAX_IMAGES,
+    McpAudio,
     McpImage,
     image_size,
     media_of,
     media_type,
 )
 
-__all__ = ["IMAGE_TYPES", "MAX_IMAGES", "MAX_IMAGE_BYTES", "accepts_images", "attach_images", "result_images"]
+__all__ = [
+    "IMAGE_TYPES",
+    "MAX_IMAGES",
+    "MAX_IMAGE_BYTES",
+    "accepts_images",
+    "attach_images",
+    "given_images",
+    "result_images",
+]
 
 
 def result_images(result: ToolResult) -> list[str]:
     """The base64 text of each image a result's value carries that a model may be given."""
+    return given_images(media_of(result.value) if result.ok else ())
+
+
+def given_images(media: Iterable[McpImage | McpAudio]) -> list[str]:
+    """The base64 text of each of ``media`` that is an image a model may be given (raster,
+    bounded in bytes and pixels, its bytes of the type it claims)."""
     found = []
-    for item in media_of(result.value) if result.ok else ():
+    for item in media:
         data, kind = item.data, item.mime_type
         fits = isinstance(data, bytes) and 0 < len(data) <= MAX_IMAGE_BYTES
         # The type the bytes begin as, too: a server may call an SVG (or anything) image/png.

@@ -15,7 +15,7 @@ import functools
 import json
 import warnings
 from collections import deque
-from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable, Sequence
 from typing import Any, ParamSpec, TypeVar
 
 from .._async import keep_awake, run_to_completion
@@ -24,8 +24,9 @@ from ..protocols.base import ToolProtocol
 from ..protocols.prompt import DEFAULT_SYSTEM, REQUIRED_NOTICE
 from ..protocols.registry import get_protocol
 from ..tools.core import Tool, ToolResult
+from ..tools.media import McpImage
 from ..tools.output import MAX_DEPTH, MAX_ITEMS
-from ._images import accepts_images, attach_images, result_images
+from ._images import MAX_IMAGES, accepts_images, attach_images, given_images, result_images
 from ._settings import Approve, RunSettings, agent_problems, check_settings, settings_problems
 from ._turn import TurnAnswer, name_index, read_turn, turn_request
 from .approvals import Approver
@@ -313,19 +314,24 @@ class Agent:
 
     # --- running --------------------------------------------------------------------------------
 
-    def run(self, prompt: str) -> AgentResult:
+    def run(self, prompt: str, *, images: Sequence[McpImage] = ()) -> AgentResult:
         """Run one request to its answer (for scripts and tests); see `stream`."""
-        return run_to_completion(self.arun(prompt))
+        return run_to_completion(self.arun(prompt, images=images))
 
-    async def arun(self, prompt: str) -> AgentResult:
+    async def arun(self, prompt: str, *, images: Sequence[McpImage] = ()) -> AgentResult:
         """Run one request to its answer; see `stream`."""
-        async for event in self.stream(prompt):
+        async for event in self.stream(prompt, images=images):
             if isinstance(event, FinalAnswer):
                 return event.result
         raise AssertionError("the event stream ended without a final answer")  # pragma: no cover
 
-    async def stream(self, prompt: str) -> AsyncGenerator[AgentEvent, None]:
+    async def stream(
+        self, prompt: str, *, images: Sequence[McpImage] = ()
+    ) -> AsyncGenerator[AgentEvent, None]:
         """Send ``prompt`` and yield events until the model answers without calling a tool.
+
+        ``images`` go with the prompt to a model that can look at them (the prompt holds their
+        placeholders, ``[image: image/png]``, for one that cannot).
 
         The conversation is kept: the next call continues it. A model error propagates (after
         the history records what happened); a tool's failure never does, it becomes a result.
@@ -334,7 +340,7 @@ class Agent:
         start, finished = len(self.messages), False
         try:
             async with keep_awake():
-                async for event in self._stream(prompt):
+                async for event in self._stream(prompt, images):
                     finished = isinstance(event, FinalAnswer)
                     yield event
         except BaseException as exc:  # what was done so far stays readable as a result
@@ -346,10 +352,13 @@ class Agent:
                 partial.messages = self.messages[start:]
             raise
 
-    async def _stream(self, prompt: str) -> AsyncIterator[AgentEvent]:
+    async def _stream(self, prompt: str, prompt_images: Sequence[McpImage]) -> AsyncIterator[AgentEvent]:
         yield RunStart(describe_model(self.model))
         start = len(self.messages)
         self.messages.append({"role": "user", "content": prompt})
+        given = given_images(prompt_images)
+        if given and await accepts_images(self.model):
+            self.messages[-1]["images"] = given[:MAX_IMAGES]
         result = self.last_result = AgentResult(text="")
         reminded = False
         runnable = self._offered()

@@ -2,8 +2,9 @@
 
 A tool is one source of truth (a pydantic model built from the function's signature, or a JSON
 Schema from elsewhere); the compact XML and JSON Schema the model reads are renderings of it.
-A tool's return value becomes the text the model reads in `output`; one room: `media` (images and
-audio in tool values).
+A tool's return value becomes the text the model reads in `output`, through the views of `values`
+(which also show a notebook's variables to the model); one room: `media` (images and audio in
+tool values).
 """
 
 from __future__ import annotations

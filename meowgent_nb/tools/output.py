@@ -1,9 +1,10 @@
 """A tool's return value -> the text the model reads, shaped by type and cut to a limit.
 
 Each kind of value is shaped before any cut, so what reaches the model stays readable: ``str``
-as it is, ``_repr_llm_()`` where a value has it, JSON-like values as JSON with at most ``items``
+as it is; ``_ai_repr_()``, ``_repr_llm_()``, pandas and numpy values through their views in
+`values` (the same a notebook variable gets); JSON-like values as JSON with at most ``items``
 entries and ``depth`` levels, images and audio as placeholders (`tools.media`), other bytes
-described, DataFrames as their shape and first rows, anything else its ``repr``. Text over the
+described, anything else its ``repr``. Text over the
 limit keeps its start and its end with a note of what was cut. The person-facing list is in
 docs/guides/tools.md.
 """
@@ -15,10 +16,10 @@ import json
 from typing import Any, NamedTuple, cast
 
 from .media import media_text
+from .values import kind_text
 
 __all__ = ["MAX_DEPTH", "MAX_ITEMS", "Shape", "counted", "output_text", "shape_note"]
 
-_DATAFRAME_ROWS = 5
 MAX_ITEMS = 50
 """Entries of a list (or keys of an object) written out at each level, by default."""
 MAX_DEPTH = 6
@@ -68,11 +69,9 @@ def output_text(value: Any, limit: int | Shape | None, items: int = MAX_ITEMS, d
 def _text(value: Any, items: int, depth: int) -> str:
     if isinstance(value, str):
         return value
-    llm_repr = getattr(type(value), "_repr_llm_", None)
-    if callable(llm_repr):
-        return str(llm_repr(value))
-    if _is_dataframe(value):
-        return _dataframe_text(value)
+    own = kind_text(value)  # the same views as a notebook variable's (`values`)
+    if own is not None:
+        return own
     with_media = media_text(value, lambda item: _text(item, items, depth))
     if with_media is not None:
         return with_media
@@ -140,18 +139,3 @@ def _fallback(value: Any) -> Any:
     if isinstance(value, (set, frozenset)):
         return sorted(value, key=repr)
     return repr(value)
-
-
-def _is_dataframe(value: Any) -> bool:
-    cls = type(value)
-    return cls.__name__ == "DataFrame" and cls.__module__.startswith("pandas")
-
-
-def _dataframe_text(frame: Any) -> str:
-    rows, columns = frame.shape
-    head = frame.head(_DATAFRAME_ROWS).to_string()
-    return (
-        f"DataFrame with {rows:,} rows and {columns:,} columns\n"
-        f"columns: {', '.join(map(str, frame.columns))}\n"
-        f"first {min(rows, _DATAFRAME_ROWS)} rows:\n{head}"
-    )

@@ -417,7 +417,7 @@ def test_tool_call_events_come_before_results():
     assert events[2] == ToolRunning(ToolCall("add", {"a": 1, "b": 2}, id="call_1"), {"a": 1, "b": 2}, 30.0)
 
 
-def test_dataframe_output_gives_shape_columns_and_first_rows():
+def test_dataframe_output_is_the_view_a_notebook_variable_gets():
     pandas = pytest.importorskip("pandas")
     frame = pandas.DataFrame(
         {"city": ["Paris", "Oslo", "Rome", "Bern", "Lima", "Kiev"], "temp": [21, 9, 25, 14, 19, 7]}
@@ -430,15 +430,18 @@ def test_dataframe_output_gives_shape_columns_and_first_rows():
 
     result = Agent(ScriptedModel([call("cities", newlines=True), "ok"]), tools=[cities]).run("x")
     assert result.tool_results[0].output == (
-        "DataFrame with 6 rows and 2 columns\n"
-        "columns: city, temp\n"
-        "first 5 rows:\n"
+        "pandas DataFrame: 6 rows × 2 columns\n"
+        "columns (dtype, nulls):\n"
+        f"  city  {frame['city'].dtype}  0 nulls\n"
+        "  temp  int64  0 nulls\n"
+        "all 6 rows:\n"
         "    city  temp\n"
         "0  Paris    21\n"
         "1   Oslo     9\n"
         "2   Rome    25\n"
         "3   Bern    14\n"
-        "4   Lima    19"
+        "4   Lima    19\n"
+        "5   Kiev     7"
     )
 
 

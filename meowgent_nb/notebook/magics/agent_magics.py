@@ -11,7 +11,8 @@ from __future__ import annotations
 import os
 import re
 from collections import deque
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, cast
 
 from IPython.core.error import UsageError
 from IPython.core.magic import cell_magic, line_magic, magics_class
@@ -25,10 +26,11 @@ from ...protocols.registry import PROTOCOLS
 from ...recording.cassette import MODE_NAMES as OLD_CASSETTE_MODES
 from ...recording.cassette import MODES as CASSETTE_MODES  # imported with the agent anyway
 from ...tools.core import Tool
+from ...tools.values import VIEW_TOKENS
 from .._setting_words import APPROVALS, OLD_APPROVALS, approval_word, cassette_mode_word
 from . import _cassette_choice, agent_commands
 from ._options import readable_help
-from ._prompt_text import prompt_text
+from ._prompt_text import CellPrompt, cell_prompt
 from .rules_magics import session_rules
 from .session import SessionMagics
 
@@ -79,6 +81,11 @@ class AgentMagics(SessionMagics):
         50, help="Entries of a list or object in a tool result written out at each level."
     ).tag(config=True)
     max_output_depth = Int(6, help="Levels of nesting of a tool result written out.").tag(config=True)
+    variable_tokens = Int(
+        VIEW_TOKENS,
+        help="Tokens each variable a %%agent cell names as {name} may cost (not a string or number: those"
+        " fill in as text); a longer view is cut, with a note. At least 50.",
+    ).tag(config=True)
     approve = CaselessStrEnum(
         [*APPROVALS, *OLD_APPROVALS],
         help="ask: a person approves calls of tools marked approval=True; every: every call; allow: no"
@@ -211,20 +218,28 @@ class AgentMagics(SessionMagics):
         cell's, where the request does not carry it (see `_cell_expectation`)."""
         from ..mcp.mcp_resource_magics import cell_turn
         from ..views.display import show_run
+        from ..views.transcript import variables_line
         from ._busy import busy_while_running
         from ._cell_expectation import cell_options, check_cell
 
         session = self.session
         args, expectation = cell_options(self.agent, self.shell, line, metadata)
-        text = self.prompt(cell)
+        prompt = self.cell_prompt(cell)
+        text = prompt.text
         if not text.strip() and not args.prompt:
             raise UsageError("%%agent: the cell is empty; write the prompt below the %%agent line.")
         # The first line names the cell: execution counts differ between frontends, nbval and IPython versions.
         first = (
-            text.strip().splitlines()[0][:60] if text.strip() else f"--prompt {' '.join(args.prompt)}"[:60]
+            prompt.cell.strip().splitlines()[0][:60]
+            if prompt.cell.strip()
+            else f"--prompt {' '.join(args.prompt)}"[:60]
         )
         args.origin = f"the %%agent cell beginning {first!r}"
         agent = self.make_agent(args)
+        count: Any = getattr(agent.model, "count_tokens", None)
+        if prompt.seen and callable(count):  # the views again, cut by the model's own tokens
+            prompt = self.cell_prompt(cell, count=cast("Callable[[str], int]", count))
+            text = prompt.text
         turn = cell_turn(session, args, text)  # everything is read before the conversation changes
         if args.new:
             session.messages.clear()
@@ -239,7 +254,11 @@ class AgentMagics(SessionMagics):
         agent.messages.extend(turn.before)
         with busy_while_running(self.shell):  # JupyterLab's status bar says Busy until the answer is complete
             result = await show_run(
-                agent, turn.prompt, live=not _headless()
+                agent,
+                turn.prompt,
+                live=not _headless(),
+                variables=variables_line(prompt.seen),
+                images=[image for seen in prompt.seen for image in seen.view.images],
             )  # the agent keeps interrupts prompt
         session.last_result = result
         if args.out:
@@ -248,7 +267,20 @@ class AgentMagics(SessionMagics):
 
     def prompt(self, cell: str) -> str:
         """The cell without nbval markers, with ``{name}`` filled from the notebook (see `_prompt_text`)."""
-        return prompt_text(cell, self.shell.user_ns)
+        return self.cell_prompt(cell).text
+
+    def cell_prompt(self, cell: str, count: Callable[[str], int] | None = None) -> CellPrompt:
+        """`prompt` and the variables it shows, each within ``variable_tokens`` (counted by ``count``).
+
+        Raises:
+            UsageError: ``variable_tokens`` is below 50.
+        """
+        if self.variable_tokens < 50:
+            raise UsageError(
+                f"%config AgentMagics.variable_tokens = {self.variable_tokens}: a variable's view needs at"
+                " least 50 tokens; give 500 (the default) or more."
+            )
+        return cell_prompt(cell, self.shell.user_ns, tokens=self.variable_tokens, count=count)
 
     def make_agent(self, args: Any) -> Agent:
         """An `Agent` for one cell, from the traits and the cell's options."""

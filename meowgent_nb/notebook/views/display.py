@@ -10,11 +10,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ...agent.events import AgentEvent, FinalAnswer, PartialCall, TextDelta, ThinkingDelta, ToolRunning
 from ...errors import RunInterrupted
+from ...tools.media import McpImage
 from .._shown_run import SHOWN_RUN, call_soon_in_cell
 from ..approvals.policy_approvals import shows_widgets
 from .live_view import LiveView
@@ -185,7 +186,14 @@ class LiveDisplay:
             display(self.transcript)
 
 
-async def show_run(agent: Agent, prompt: str, *, live: bool) -> AgentResult:
+async def show_run(
+    agent: Agent,
+    prompt: str,
+    *,
+    live: bool,
+    variables: str | None = None,
+    images: Sequence[McpImage] = (),
+) -> AgentResult:
     """Run ``prompt`` on ``agent``, showing the transcript in the cell; returns the result.
 
     Where widgets show, a Stop button cancels the run; the cell then ends without an error and
@@ -196,6 +204,8 @@ async def show_run(agent: Agent, prompt: str, *, live: bool) -> AgentResult:
         prompt: What the person asks.
         live: Update the display as events arrive (a person is watching), or display the
             finished transcript once (headless runs under nbval or nbclient).
+        variables: The line saying which variables the prompt shows (`variables_line`), first.
+        images: Images that go with the prompt (its variables'), for a model that can look at them.
 
     Returns:
         The run's result; after Stop, `Agent.last_result` (``stopped == "interrupted"``).
@@ -214,11 +224,15 @@ async def show_run(agent: Agent, prompt: str, *, live: bool) -> AgentResult:
         if run is not None:
             run.cancel()
 
-    view = LiveDisplay(Transcript(), live=live, on_stop=stop)
+    transcript = Transcript()
+    transcript.variables = variables
+    view = LiveDisplay(transcript, live=live, on_stop=stop)
     token = SHOWN_RUN.set(view)
     try:
         view.start()
-        run = asyncio.ensure_future(_follow(agent, prompt, view))  # its own task, so Stop can cancel it
+        run = asyncio.ensure_future(
+            _follow(agent, prompt, images, view)
+        )  # its own task, so Stop can cancel it
         try:
             result = await run
         except asyncio.CancelledError as error:
@@ -260,9 +274,11 @@ def _interrupted(transcript: Transcript, error: BaseException) -> RunInterrupted
     )
 
 
-async def _follow(agent: Agent, prompt: str, view: LiveDisplay) -> AgentResult | None:
+async def _follow(
+    agent: Agent, prompt: str, images: Sequence[McpImage], view: LiveDisplay
+) -> AgentResult | None:
     result = None
-    async with contextlib.aclosing(agent.stream(prompt)) as events:
+    async with contextlib.aclosing(agent.stream(prompt, images=images)) as events:
         async for event in events:
             view.handle(event)
             if isinstance(event, FinalAnswer):

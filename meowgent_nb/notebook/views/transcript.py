@@ -41,7 +41,7 @@ from ._transcript_html import markdown_html, thinking_html, turn_html
 if TYPE_CHECKING:
     from ...agent.loop import AgentResult
 
-__all__ = ["Transcript"]
+__all__ = ["Transcript", "variables_line"]
 
 
 class Transcript:
@@ -86,6 +86,8 @@ class Transcript:
         self._error_below = False
         self.stopped_by: str | None = None
         """Who stopped the run before its end ("you": the Stop button), see `stop`."""
+        self.variables: str | None = None
+        """Which variables the model was shown and what each cost (`variables_line`), shown first."""
         self.context: str | None = None
         """How full the model's context window is after the run ("context 61 % of 16,384"), for the footer."""
 
@@ -233,7 +235,7 @@ class Transcript:
     def to_text(self) -> str:
         """The stable ``text/plain`` form: no timings, ids or token counts."""
         stopped = self._cut_short
-        lines: list[str] = []
+        lines: list[str] = [] if self.variables is None else [f"[{self.variables}]"]
         for row in rows(self._items, stopped):
             if isinstance(row, Repeats):
                 lines.extend(card_lines(row.card, stopped, row.times, row.told))
@@ -252,7 +254,7 @@ class Transcript:
                 lines.append("[waiting for the model...]")
         elif stopped_note(self.result) is not None:
             lines.append(f"[{stopped_note(self.result)}]")
-        elif not lines:
+        elif len(lines) == (self.variables is not None):
             lines.append("[no answer]")
         return "\n".join(lines)
 
@@ -286,6 +288,8 @@ class Transcript:
         shown = rows(self._items, stopped)
         open_turn = last_turn(shown[-1]) if shown else self._turn  # the answer, or the turn at work
         parts: list[str] = [model_html(self.model)] if self.model is not None else []
+        if self.variables is not None:
+            parts.append(note_html("meowgent-variables", self.variables))
         for segment in segments(shown):
             lo, hi = turns_of(segment)
             if hi < open_turn and any(isinstance(row, Repeats) for row in segment):
@@ -367,6 +371,17 @@ class Transcript:
 
     def __str__(self) -> str:
         return self.to_text()
+
+
+def variables_line(seen: Iterable[Any]) -> str | None:
+    """``"variables shown: df (DataFrame, 412 tokens; cut, about 2,031 tokens left out), xs (list, 58
+    tokens)"``: what a cell showed the model, from its ``(name, view)`` items; None for none."""
+    shown = [
+        f"{item.name} ({item.view.kind}, {item.view.tokens:,} tokens"
+        + (f"; cut, about {item.view.left_out:,} tokens left out)" if item.view.cut else ")")
+        for item in seen
+    ]
+    return "variables shown: " + ", ".join(shown) if shown else None
 
 
 def stopped_note(result: AgentResult) -> str | None:
