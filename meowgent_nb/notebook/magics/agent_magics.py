@@ -11,8 +11,7 @@ from __future__ import annotations
 import os
 import re
 from collections import deque
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from IPython.core.error import UsageError
 from IPython.core.magic import cell_magic, line_magic, magics_class
@@ -236,10 +235,6 @@ class AgentMagics(SessionMagics):
         )
         args.origin = f"the %%agent cell beginning {first!r}"
         agent = self.make_agent(args)
-        count: Any = getattr(agent.model, "count_tokens", None)
-        if prompt.seen and callable(count):  # the views again, cut by the model's own tokens
-            prompt = self.cell_prompt(cell, count=cast("Callable[[str], int]", count))
-            text = prompt.text
         turn = cell_turn(session, args, text)  # everything is read before the conversation changes
         if args.new:
             session.messages.clear()
@@ -269,8 +264,9 @@ class AgentMagics(SessionMagics):
         """The cell without nbval markers, with ``{name}`` filled from the notebook (see `_prompt_text`)."""
         return self.cell_prompt(cell).text
 
-    def cell_prompt(self, cell: str, count: Callable[[str], int] | None = None) -> CellPrompt:
-        """`prompt` and the variables it shows, each within ``variable_tokens`` (counted by ``count``).
+    def cell_prompt(self, cell: str) -> CellPrompt:
+        """`prompt` and the variables it shows, each within ``variable_tokens`` (estimated: the same
+        prompt whatever the model, so a recorded cell replays on any backend).
 
         Raises:
             UsageError: ``variable_tokens`` is below 50.
@@ -280,7 +276,7 @@ class AgentMagics(SessionMagics):
                 f"%config AgentMagics.variable_tokens = {self.variable_tokens}: a variable's view needs at"
                 " least 50 tokens; give 500 (the default) or more."
             )
-        return cell_prompt(cell, self.shell.user_ns, tokens=self.variable_tokens, count=count)
+        return cell_prompt(cell, self.shell.user_ns, tokens=self.variable_tokens)
 
     def make_agent(self, args: Any) -> Agent:
         """An `Agent` for one cell, from the traits and the cell's options."""
