@@ -115,7 +115,7 @@ def code_risk(code: str) -> CodeRisk:
     except RecursionError:
         scan.found("unreadable", "is nested too deeply to read", tree.body[0] if tree.body else tree)
     reasons = tuple(sorted(set(scan.reasons), key=lambda r: (r.line, -RISKS.index(r.label), r.what)))
-    label: Risk = max((reason.label for reason in reasons), key=RISKS.index) if reasons else "read-only"
+    label = RISKS[max((RISKS.index(reason.label) for reason in reasons), default=0)]
     return CodeRisk(label, reasons, tuple(dict.fromkeys(scan.imports)))
 
 
