@@ -7,7 +7,9 @@ is unknown to the scan, and unknown is never read-only.
 
 from __future__ import annotations
 
-from fnmatch import fnmatchcase
+import fnmatch
+import functools
+import re
 from typing import Literal
 
 Risk = Literal["read-only", "modifies", "writes-files", "deletes", "network", "runs-commands", "unreadable"]
@@ -103,15 +105,23 @@ MAGICS: dict[Risk, frozenset[str]] = {
 }
 
 
+@functools.lru_cache(maxsize=4096)
 def label_of_name(dotted: str) -> Risk | None:
     """The riskiest label a dotted name (``os.system``) matches, or None when it matches none."""
     parts = dotted.split(".")
     prefixes = [".".join(parts[: n + 1]) for n in range(len(parts))]
-    for label in reversed(RISKS):
-        patterns = QUALIFIED.get(label, frozenset())
-        if any(fnmatchcase(prefix, pattern) for pattern in patterns for prefix in prefixes):
+    for label, pattern in _COMPILED:
+        if any(pattern.fullmatch(prefix) for prefix in prefixes):
             return label
     return None
+
+
+# One regex per label, riskiest first: the patterns as fnmatch reads them.
+_COMPILED = [
+    (label, re.compile("|".join(fnmatch.translate(p) for p in sorted(QUALIFIED[label]))))
+    for label in reversed(RISKS)
+    if label in QUALIFIED
+]
 
 
 def label_of_magic(name: str) -> Risk:
