@@ -41,7 +41,9 @@ def main() -> None:
         print(f"{name:<26} {best_ms(lambda code=code: code_risk(code)):>9.2f}  {code_risk(code).label}")
     frame = pd.DataFrame({"a": range(1_000_000)})
     namespace = {f"v{i}": [frame, np.zeros((10, 10)), list(range(10)), i][i % 4] for i in range(1_000)}
-    print(f"{'list_variables (1,000)':<26} {best_ms(lambda: variables_listing(namespace)):>9.2f}  (50 listed)")
+    print(
+        f"{'list_variables (1,000)':<26} {best_ms(lambda: variables_listing(namespace)):>9.2f}  (50 listed)"
+    )
     print(f"{'  all 1,000 listed':<26} {best_ms(lambda: variables_listing(namespace, limit=1000)):>9.2f}")
 
 

@@ -78,7 +78,7 @@ READ_METHODS = _words("""
     to_numpy to_dict to_frame item all any prod argmax argmin argsort idxmax idxmin reshape
     transpose flatten ravel astype isin between clip diff pct_change rank shift duplicated
     drop_duplicates dropna fillna first last nth select_dtypes reset_index set_index rename drop
-    sample explode melt stack unstack pivot merge concat most_common read readline readlines find
+    explode melt stack unstack pivot merge concat most_common find
     rfind isdigit isalpha title capitalize casefold contains len nonzero where
 """)
 WRITE_METHODS = _words("""
@@ -117,7 +117,7 @@ def label_of_name(dotted: str) -> Risk | None:
 
 
 # One regex per label, riskiest first: the patterns as fnmatch reads them.
-_COMPILED = [
+_COMPILED: list[tuple[Risk, re.Pattern[str]]] = [
     (label, re.compile("|".join(fnmatch.translate(p) for p in sorted(QUALIFIED[label]))))
     for label in reversed(RISKS)
     if label in QUALIFIED

@@ -6,7 +6,8 @@ label; the code's label is the riskiest, in this order:
 
 - ``read-only``: nothing below was found (see the rule).
 - ``modifies``: binds or deletes a name, assigns an attribute or item, calls what the scan does
-  not know to only read (a person's function, a method not on its list), or imports a module.
+  not know to only read (a person's function, a method not on its list), imports a module, or
+  reads a file (read-only code looks at the person's variables, not at the disk).
 - ``writes-files``: ``open`` in a writing mode (or one the scan cannot read), ``Path.write_text``,
   ``df.to_csv``, ``savefig``, ``shutil``, ``%%writefile``...
 - ``deletes``: ``os.remove``, ``shutil.rmtree``, ``Path.unlink``...
@@ -20,9 +21,9 @@ label; the code's label is the riskiest, in this order:
 The rule for ``read-only`` (it fails closed: what the scan cannot prove read-only is not): every
 statement is an expression (or ``pass``); every call is to a builtin of a short list (``len``,
 ``print``, ``sorted``, ``str``, ``sum``...; ``sorted``/``min``/``max`` with a ``key`` that is a
-lambda or such a builtin; ``getattr`` with a literal name; ``open`` in a reading mode) or to a
-method of a short list that returns a value (``head``, ``describe``, ``groupby``, ``mean``,
-``value_counts``, ``items``...), without ``inplace=``; names are bound only inside
+lambda or such a builtin; ``getattr`` with a literal name) or to a method of a short list
+that returns a value (``head``, ``describe``, ``groupby``, ``mean``, ``value_counts``,
+``items``...), without ``inplace=`` and without ``file=``/``buf=`` (a file to write to); names are bound only inside
 comprehensions and lambdas (no ``:=``); no name or attribute above is reached. Read-only code
 still runs the person's own ``__repr__``, ``__len__``, properties and ``groupby`` keys: the
 scan vouches for what the code asks, not for the values it is given.
@@ -40,7 +41,8 @@ from ._risky_names import RISKS, Risk
 __all__ = ["RISKS", "CodeRisk", "Risk", "RiskReason", "code_risk"]
 
 _URL_STARTS = ("http://", "https://", "ftp://", "ws://", "wss://")
-_SHELL = {"system": "runs the shell command", "getoutput": "runs the shell command"}
+_SHELL = ("system", "getoutput")
+_FILE_KEYWORDS = ("file", "buf", "path_or_buf")
 
 
 @dataclass(frozen=True)
@@ -227,6 +229,9 @@ class _Scan(ast.NodeVisitor):
             for k in node.keywords
         ):
             self.found("modifies", "changes a value in place (inplace=)", node)
+        for keyword in node.keywords:
+            if keyword.arg in _FILE_KEYWORDS:
+                self.found("writes-files", f"writes to what {keyword.arg}= names", node)
         for argument in [*node.args, *(k.value for k in node.keywords)]:
             url = _literal_str(argument)
             if url is not None and url.lower().startswith(_URL_STARTS):
@@ -303,6 +308,8 @@ class _Scan(ast.NodeVisitor):
             self.found("writes-files", "opens a file with a mode the scan cannot read", node)
         elif set(text) & set("wax+"):
             self.found("writes-files", f"opens a file to write (mode {text!r})", node)
+        else:
+            self.found("modifies", "opens a file to read (read-only code reads only variables)", node)
 
     def key_of(self, node: ast.Call) -> None:
         for keyword in node.keywords:
@@ -331,7 +338,7 @@ class _Scan(ast.NodeVisitor):
             return False
         method, first = callee.attr, _literal_str(node.args[0]) if node.args else None
         if method in _SHELL and first is not None:
-            self.found("runs-commands", f"{_SHELL[method]} {first[:60]!r}", node)
+            self.found("runs-commands", f"runs the shell command {first[:60]!r}", node)
         elif method in ("run_line_magic", "run_cell_magic") and first is not None:
             sign = "%" if method == "run_line_magic" else "%%"
             label = names.label_of_magic(first)

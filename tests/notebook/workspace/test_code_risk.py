@@ -57,6 +57,15 @@ def test_the_codes_own_aliases_are_followed():
         ("%timeit df.head()", RiskReason("unreadable", "runs the magic %timeit", 1)),
         ("df.head(", RiskReason("unreadable", "does not parse: '(' was never closed", 1)),
         ("open('a.txt', 'a')", RiskReason("writes-files", "opens a file to write (mode 'a')", 1)),
+        (
+            "open('~/.ssh/id_rsa').read()",
+            RiskReason("modifies", "opens a file to read (read-only code reads only variables)", 1),
+        ),
+        ("print(df, file=log)", RiskReason("writes-files", "writes to what file= names", 1)),
+        (
+            "f.readline()",
+            RiskReason("modifies", "calls .readline(), which the scan does not know to only read", 1),
+        ),
         ("p.write_text('x')", RiskReason("writes-files", "calls .write_text()", 1)),
         ("p.unlink()", RiskReason("deletes", "calls .unlink()", 1)),
         ("df.x.__class__", RiskReason("unreadable", "reaches .__class__", 1)),
@@ -78,8 +87,8 @@ def test_what_each_finding_says(code, reason):
     assert code_risk(code).label == max((r.label for r in code_risk(code).reasons), key=RISKS.index)
 
 
-def test_reading_magics_files_and_plain_formats_stay_read_only():
-    for code in ["%who", "open('data.csv').read()", "'{:.2f}'.format(x)", "getattr(df, 'shape')", "\n"]:
+def test_reading_magics_and_plain_formats_stay_read_only():
+    for code in ["%who", "'{:.2f}'.format(x)", "getattr(df, 'shape')", "\n"]:
         assert code_risk(code) == CodeRisk("read-only"), code
 
 
