@@ -46,6 +46,11 @@ QUALIFIED: dict[Risk, frozenset[str]] = {
         os.symlink os.truncate os.utime os.mkfifo os.mknod os.open os.write os.chdir shutil tempfile
         zipfile tarfile shelve dbm sqlite3 json.dump pickle.dump logging
     """),
+    # Not read-only, though nothing riskier: the process's environment (secrets), exit, streams.
+    "modifies": _words("""
+        os.environ os.environb os.getenv os.getenvb os.putenv os.unsetenv sys.exit sys.stdout
+        sys.stderr sys.stdin sys.path sys.argv sys.setrecursionlimit random.seed
+    """),
     # Code the scan cannot read: it runs code given as data, or reaches the interpreter's insides.
     "unreadable": _words("""
         builtins importlib imp runpy ctypes cffi pickle.load pickle.loads pickle.Unpickler _pickle

@@ -7,7 +7,7 @@ label; the code's label is the riskiest, in this order:
 - ``read-only``: nothing below was found (see the rule).
 - ``modifies``: binds or deletes a name, assigns an attribute or item, calls what the scan does
   not know to only read (a person's function, a method not on its list), imports a module, or
-  reads a file (read-only code looks at the person's variables, not at the disk).
+  reads a file or the environment (read-only code looks at the person's variables only).
 - ``writes-files``: ``open`` in a writing mode (or one the scan cannot read), ``Path.write_text``,
   ``df.to_csv``, ``savefig``, ``shutil``, ``%%writefile``...
 - ``deletes``: ``os.remove``, ``shutil.rmtree``, ``Path.unlink``...
@@ -105,6 +105,8 @@ def code_risk(code: str) -> CodeRisk:
 
         python = TransformerManager().transform_cell(code)
         tree = ast.parse(python)
+        # What only the compiler checks (`yield` or `return` outside a function...) fails here too.
+        compile(tree, "<code>", "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT, dont_inherit=True)
     except SyntaxError as error:
         why = f"does not parse: {error.msg}"
         return CodeRisk("unreadable", (RiskReason("unreadable", why, error.lineno or 1),))

@@ -61,6 +61,8 @@ def test_the_codes_own_aliases_are_followed():
             "open('~/.ssh/id_rsa').read()",
             RiskReason("modifies", "opens a file to read (read-only code reads only variables)", 1),
         ),
+        ("(yield)", RiskReason("unreadable", "does not parse: 'yield' outside function", 1)),
+        ("os.environ.get('OPENAI_API_KEY')", RiskReason("modifies", "uses os.environ.get", 1)),
         ("print(df, file=log)", RiskReason("writes-files", "writes to what file= names", 1)),
         (
             "f.readline()",
