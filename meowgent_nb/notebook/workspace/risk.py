@@ -110,7 +110,7 @@ def code_risk(code: str) -> CodeRisk:
     except SyntaxError as error:
         why = f"does not parse: {error.msg}"
         return CodeRisk("unreadable", (RiskReason("unreadable", why, error.lineno or 1),))
-    except (ValueError, RecursionError, MemoryError) as error:  # null bytes, nesting too deep
+    except Exception as error:  # noqa: BLE001 - null bytes, nesting too deep: what cannot be read is the riskiest
         why = f"does not parse: {type(error).__name__}: {error}"
         return CodeRisk("unreadable", (RiskReason("unreadable", why, 1),))
     scan = _Scan(tree)
@@ -246,9 +246,10 @@ class _Scan(ast.NodeVisitor):
             return
         if isinstance(callee, ast.Name):
             name = self.aliases.get(callee.id, callee.id)
-            if callee.id in self.aliases or names.label_of_name(name):
-                if names.label_of_name(name) is None:
-                    self.found("modifies", f"calls {name}(), which the scan does not know to only read", node)
+            if names.label_of_name(name) is not None:
+                return  # the name's own visit reports it
+            if callee.id in self.aliases:  # imported by the code itself: not the builtin of that name
+                self.found("modifies", f"calls {name}(), which the scan does not know to only read", node)
                 return
             if callee.id == "__import__" and node.args and (module := _literal_str(node.args[0])):
                 self.imports.append(module)
