@@ -105,7 +105,7 @@ def test_the_wings_are_the_ones_the_folder_listing_shows():
 ROOMS = {
     "agent": ["approvals", "expectations", "rules", "window"],
     "mcp": ["client", "content", "server"],
-    "notebook": ["approvals", "magics", "mcp", "views"],
+    "notebook": ["approvals", "magics", "mcp", "views", "workspace"],
 }
 # Rooms of a wing that never import each other: the two ends of MCP share content and a thread only.
 APART = [("mcp.client", "mcp.server")]

@@ -25,7 +25,18 @@ from ..tools.core import Tool, ToolCall, ToolResult
 from ..tools.output import Shape
 from ._settings import RunSettings
 from ._tool_threads import ToolThreads, call_tool
-from .approvals import Approved, Approver, Ask, DecidedBy, Decision, Denied, DenyAll, decide, ruled
+from .approvals import (
+    Approved,
+    Approver,
+    Ask,
+    DecidedBy,
+    Decision,
+    Denied,
+    DenyAll,
+    decide,
+    ruled,
+    with_facts,
+)
 from .approvals.decisions import logged
 from .events import AgentEvent, ApprovalEvent, ApprovalRequested, ToolResultEvent, ToolRunning
 from .repeated import Failure, repeat_notice
@@ -316,8 +327,11 @@ class CallRunner:
 
     def _untrusted_note(self, tool: Tool, values: dict[str, Any]) -> str | None:
         """For the card of a call that asks: that an untrusted rules file's allow rule would allow it."""
+        seen = with_facts(tool, values)
+        if isinstance(seen, Denied):
+            return None
         try:
-            verdict = self.rules.untrusted_allow(tool.name, values) if self.rules is not None else None
+            verdict = self.rules.untrusted_allow(tool.name, seen) if self.rules is not None else None
         except RuleError:  # the file went bad since: the call is asked, and the next read says why
             return None
         if verdict is None or self.rules is None or self.rules.path is None:

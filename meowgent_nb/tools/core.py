@@ -14,6 +14,7 @@ import inspect
 import json
 import re
 from collections.abc import Callable, Mapping, Sequence
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, TypeVar, cast, overload
 
 from .._async import run_to_completion
@@ -56,6 +57,9 @@ class Tool:
             `ToolServer` publishes it as the MCP ``readOnlyHint``.
         record: Whether its calls are recorded in the cell's cassette and replayed from it
             (``@tool(record=True)``); without a cassette the tool runs as any other.
+        facts: Values the tool derives from a call's validated arguments, by name, for the
+            approval rules to match beside the arguments (``@tool(facts=...)``); a read-only
+            mapping, empty for most tools. See `facts_of`.
     """
 
     name: str
@@ -68,6 +72,7 @@ class Tool:
     function: Callable[..., Any]
     read_only: bool | None = None
     record: bool = False
+    facts: Mapping[str, Callable[[dict[str, Any]], Any]] = MappingProxyType({})
     _context: str | None = None  # the parameter that takes a ToolContext (see `context`)
 
     def __init__(
@@ -81,6 +86,7 @@ class Tool:
         examples: Sequence[Mapping[str, Any]] | None = None,
         read_only: bool | None = None,
         record: bool = False,
+        facts: Mapping[str, Callable[[dict[str, Any]], Any]] | None = None,
     ):
         if isinstance(function, Tool):
             function = function.function
@@ -103,6 +109,8 @@ class Tool:
             problems.append(f"read_only must be True, False or None, got {read_only!r}")
         if not isinstance(record, bool):
             problems.append(f"record must be True or False, got {record!r}")
+        taken = {p.name for p in described.arguments.params} if described.arguments is not None else set()
+        problems.extend(_fact_problems(facts, taken))
         self._setup(
             target,
             problems,
@@ -114,6 +122,7 @@ class Tool:
         self.function = function
         self.read_only = read_only
         self.record = record
+        self.facts = MappingProxyType(dict(facts or {}))
         self.returns = described.returns
         self.output_type = described.output_type
         # _setup raised if there were problems; without them the arguments model was built.
@@ -296,6 +305,15 @@ class Tool:
         """
         return validated(self.name, self.parameters, arguments, self._schema_validator, self._arguments)
 
+    def facts_of(self, values: Mapping[str, Any]) -> dict[str, Any]:
+        """The tool's `facts` about a call: each fact's function called with a copy of the
+        validated arguments. The model cannot set them: they are not arguments.
+
+        Raises:
+            Exception: What a fact's function raised (the agent denies the call).
+        """
+        return {name: derive(dict(values)) for name, derive in self.facts.items()}
+
     def invoke(self, values: Mapping[str, Any]) -> Any:
         """Call the tool with already validated values; an ``async def`` is run to completion.
 
@@ -365,6 +383,7 @@ def tool(
     examples: Sequence[Mapping[str, Any]] | None = ...,
     read_only: bool | None = ...,
     record: bool = ...,
+    facts: Mapping[str, Callable[[dict[str, Any]], Any]] | None = ...,
 ) -> Tool: ...
 @overload
 def tool(
@@ -376,6 +395,7 @@ def tool(
     examples: Sequence[Mapping[str, Any]] | None = ...,
     read_only: bool | None = ...,
     record: bool = ...,
+    facts: Mapping[str, Callable[[dict[str, Any]], Any]] | None = ...,
 ) -> Callable[[Callable[..., Any]], Tool]: ...
 def tool(
     function: Callable[..., Any] | None = None,
@@ -388,6 +408,7 @@ def tool(
     examples: Sequence[Mapping[str, Any]] | None = None,
     read_only: bool | None = None,
     record: bool = False,
+    facts: Mapping[str, Callable[[dict[str, Any]], Any]] | None = None,
 ) -> Tool | Callable[[Callable[..., Any]], Tool]:
     """Make a function (plain, ``async def``, or a bound method) a tool the model can call.
 
@@ -416,6 +437,10 @@ def tool(
             and replay them from it: in replay the function is not called (for a tool that
             reaches a server or the network). Keyed by the validated arguments; see
             `meowgent_nb.recording.tool_tape`. Without a cassette it runs as any tool.
+        facts: Values derived from each call's validated arguments, by name, that the approval
+            rules match as if they were arguments: ``facts={"risk": lambda args: scan(args["code"])}``
+            lets a rule say ``run_code risk=read-only -> allow``. The model cannot set them (they
+            are not arguments); a name may not be a parameter's; an error in one denies the call.
 
     Raises:
         ToolDefinitionError: The function cannot be described to a model; names every problem.
@@ -429,7 +454,25 @@ def tool(
         "examples": examples,
         "read_only": read_only,
         "record": record,
+        "facts": facts,
     }
     if function is None:
         return lambda function: Tool(function, **options)
     return Tool(function, **options)
+
+
+def _fact_problems(facts: Any, taken: set[str]) -> list[str]:
+    """What is wrong with ``@tool(facts=...)``: a mapping of names to functions, none a parameter's."""
+    if facts is None:
+        return []
+    if not isinstance(facts, Mapping):
+        return [f"facts must be a dict of names to functions of the arguments, got {type(facts).__name__}"]
+    problems = []
+    for name, derive in facts.items():
+        if not (isinstance(name, str) and name.isidentifier()):
+            problems.append(f"the fact name {name!r} is not an identifier; a rule names it as NAME=PATTERN")
+        elif name in taken:
+            problems.append(f"the fact {name!r} is also a parameter; rename one, or the model could set it")
+        if not callable(derive):
+            problems.append(f"the fact {name!r} must be a function of the arguments, got {derive!r}")
+    return problems

@@ -2,7 +2,8 @@
 
 Decisions are `Approved`, `Denied` and `Ask`, each saying who decided (`DecidedBy`); an
 `Approver` gets `ApprovalRequest`s and answers one decision per call (`AutoApprove`, `DenyAll`).
-`ruled` asks the agent's `Rules` and the tool's ``approval=`` function first (`tool_verdict`);
+`ruled` asks the agent's `Rules` (about the arguments and the tool's facts, `with_facts`) and the
+tool's ``approval=`` function first (`tool_verdict`);
 `decide` asks the approver about the calls left asking. `decisions`: the words a decision shows
 and the session's decision log.
 """
@@ -30,6 +31,7 @@ __all__ = [
     "DenyAll",
     "decide",
     "ruled",
+    "with_facts",
 ]
 
 
@@ -220,7 +222,10 @@ def ruled(rules: Rules | None, tool: Tool, values: Mapping[str, Any], asks: bool
     Raises:
         RuleError: The rules file changed and cannot be used now.
     """
-    verdict = rules.decide(tool.name, values) if rules is not None else None
+    seen = with_facts(tool, values)
+    if isinstance(seen, Denied):
+        return seen
+    verdict = rules.decide(tool.name, seen) if rules is not None else None
     if verdict is not None and verdict.action == "deny":
         return Denied(
             f"rule {verdict.number} ({verdict.rule.condition}) denies this call.",
@@ -237,6 +242,22 @@ def ruled(rules: Rules | None, tool: Tool, values: Mapping[str, Any], asks: bool
     if own is not None:
         return own if isinstance(own, Ask) else None
     return Ask("approval=True" if tool.approval is True else 'approve="every"') if asks else None
+
+
+def with_facts(tool: Tool, values: Mapping[str, Any]) -> Mapping[str, Any] | Denied:
+    """What the rules match for a call: its validated arguments and the tool's `Tool.facts`
+    about them (``risk``), or a `Denied` saying which fact failed."""
+    if not tool.facts:
+        return values
+    try:
+        return {**values, **tool.facts_of(values)}
+    except Exception as error:  # noqa: BLE001 - a fact that cannot be derived never lets the call through
+        name = f"{tool.name}'s facts"
+        return Denied(
+            f"{name} failed ({type(error).__name__}: {error}), so the call was not run.",
+            f"{name} failed",
+            DecidedBy("tool", f"{name} failed"),
+        )
 
 
 def _by_rule(number: int, condition: str) -> DecidedBy:

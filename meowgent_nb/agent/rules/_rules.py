@@ -265,11 +265,13 @@ class Rules:
 
 
 def _parameters(tool: Any) -> list[str] | None:
-    """The argument names a tool takes, or None when only its name is known."""
+    """The names a tool's rules may match: its arguments and its facts (``risk``), or None when
+    only its name is known."""
     properties = (
         (getattr(tool, "parameters", None) or {}).get("properties") if not isinstance(tool, str) else None
     )
-    return list(properties) if isinstance(properties, dict) else None
+    facts = getattr(tool, "facts", None) or {}
+    return [*properties, *facts] if isinstance(properties, dict) else None
 
 
 def shown_source(source: str) -> str:

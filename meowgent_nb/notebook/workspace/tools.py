@@ -1,0 +1,29 @@
+"""`notebook_tools`: the tools that give an agent the notebook as its workspace."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ...tools import Tool
+from .variables import list_variables_tool
+
+__all__ = ["notebook_tools"]
+
+
+def notebook_tools(namespace: Mapping[str, Any]) -> list[Tool]:
+    """The workspace's tools over a person's namespace, for ``Agent(tools=...)``.
+
+    So far ``list_variables`` (the names, types and shapes of the variables, no values).
+
+    Args:
+        namespace: The person's names: ``get_ipython().user_ns`` in a notebook, ``globals()``
+            in a script.
+
+    Returns:
+        The tools, a new list at each call.
+
+    Raises:
+        TypeError: ``namespace`` is not a mapping.
+    """
+    return [list_variables_tool(namespace)]
