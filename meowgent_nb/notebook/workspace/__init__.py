@@ -4,15 +4,15 @@ the code it writes would do.
 `risk`: `code_risk`, a static scan that labels code (``read-only`` < ``modifies`` <
 ``writes-files`` < ``deletes`` < ``network`` < ``runs-commands`` < ``unreadable``), failing
 closed; `_risky_names` holds the names it knows. `variables`: ``list_variables``, the person's
-variables by name, type and shape, never their values. `tools`: `notebook_tools`, the
-workspace's tools for an agent.
+variables by name, type and shape, never their values, and ``look_at``, one variable's bounded
+view. `tools`: `notebook_tools`, the workspace's tools for an agent.
 """
 
 from __future__ import annotations
 
 from .risk import RISKS, CodeRisk, Risk, RiskReason, code_risk
 from .tools import notebook_tools
-from .variables import describe_value, list_variables_tool, variables_listing
+from .variables import describe_value, list_variables_tool, look_at_tool, variable_view, variables_listing
 
 __all__ = [
     # what code would do
@@ -24,6 +24,8 @@ __all__ = [
     # the person's variables
     "describe_value",
     "list_variables_tool",
+    "look_at_tool",
     "notebook_tools",
+    "variable_view",
     "variables_listing",
 ]

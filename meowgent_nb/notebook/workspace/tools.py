@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...tools import Tool
-from .variables import list_variables_tool
+from .variables import list_variables_tool, look_at_tool
 
 __all__ = ["notebook_tools"]
 
@@ -14,7 +14,8 @@ __all__ = ["notebook_tools"]
 def notebook_tools(namespace: Mapping[str, Any]) -> list[Tool]:
     """The workspace's tools over a person's namespace, for ``Agent(tools=...)``.
 
-    So far ``list_variables`` (the names, types and shapes of the variables, no values).
+    So far ``list_variables`` (the names, types and shapes of the variables, no values) and
+    ``look_at`` (one variable's bounded view); neither asks for approval: both only read.
 
     Args:
         namespace: The person's names: ``get_ipython().user_ns`` in a notebook, ``globals()``
@@ -26,4 +27,4 @@ def notebook_tools(namespace: Mapping[str, Any]) -> list[Tool]:
     Raises:
         TypeError: ``namespace`` is not a mapping.
     """
-    return [list_variables_tool(namespace)]
+    return [list_variables_tool(namespace), look_at_tool(namespace)]

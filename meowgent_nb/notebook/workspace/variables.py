@@ -1,4 +1,9 @@
-"""``list_variables``: the person's variables by name, type and shape or length, never their values.
+"""``list_variables`` and ``look_at``: the person's variables, listed and looked at one by one.
+
+``list_variables`` gives each variable's name, type and shape or length, never its value.
+``look_at(name)`` shows one variable the way a ``{name}`` in a ``%%agent`` cell shows it
+(`meowgent_nb.tools.values.value_view`: bounded, inert), found by its name alone: no expression,
+attribute or item is evaluated, so the model cannot make it run code.
 
 What is listed: every name of the namespace that does not begin with ``_`` (which also leaves
 out IPython's ``_``, ``__``, ``___``, ``_i*``, ``_oh``...), is not IPython's own (``In``,
@@ -19,8 +24,17 @@ from types import ModuleType
 from typing import Any
 
 from ...tools import Tool, tool
+from ...tools.values import VIEW_TOKENS, value_view
 
-__all__ = ["IPYTHON_NAMES", "LIMIT", "describe_value", "list_variables_tool", "variables_listing"]
+__all__ = [
+    "IPYTHON_NAMES",
+    "LIMIT",
+    "describe_value",
+    "list_variables_tool",
+    "look_at_tool",
+    "variable_view",
+    "variables_listing",
+]
 
 IPYTHON_NAMES = frozenset({"In", "Out", "exit", "quit", "get_ipython"})
 """Names IPython puts in a person's namespace (besides those beginning with ``_``)."""
@@ -137,3 +151,62 @@ def list_variables_tool(namespace: Mapping[str, Any], *, limit: int = LIMIT) -> 
         return variables_listing(namespace, limit=limit)
 
     return tool(list_variables, read_only=True)
+
+
+def variable_view(namespace: Mapping[str, Any], name: str, *, tokens: int = VIEW_TOKENS) -> str:
+    """The text ``look_at(name)`` returns: the variable's view, or why there is none.
+
+    Args:
+        namespace: The person's names.
+        name: A variable's name as ``list_variables`` lists it; nothing else is read (``df.x``,
+            ``xs[0]`` or ``f()`` are not variables and are refused).
+        tokens: The view's budget (see `value_view`).
+
+    Returns:
+        ``name (kind):`` and the view, or a one-line ``Error:`` naming the variables there are.
+    """
+    shown = dict(namespace)
+    if not isinstance(name, str) or name not in shown or not _listed(name, shown[name]):
+        there = [n for n, value in shown.items() if _listed(n, value)]
+        listing = ", ".join(there[:LIMIT]) + (f" and {len(there) - LIMIT} more" if len(there) > LIMIT else "")
+        what = "is not a variable's name" if not str(name).isidentifier() else "is not a variable"
+        return f"Error: {str(name)[:80]!r} {what} of the notebook; the variables are: {listing or 'none'}."
+    view = value_view(shown[name], tokens=tokens)
+    return f"{name} ({view.kind}):\n{view.text}"
+
+
+def look_at_tool(namespace: Mapping[str, Any], *, tokens: int = VIEW_TOKENS) -> Tool:
+    """The ``look_at`` tool over ``namespace``: one variable's bounded view, read only, no approval.
+
+    Args:
+        namespace: The person's names, read at each call.
+        tokens: The budget of each view (at least 50).
+
+    Returns:
+        The tool.
+
+    Raises:
+        TypeError: ``namespace`` is not a mapping.
+        ValueError: ``tokens`` is below 50.
+    """
+    if not isinstance(namespace, Mapping):
+        raise TypeError(
+            f"look_at needs the namespace as a mapping of names to values, not"
+            f" {type(namespace).__name__}; pass get_ipython().user_ns or globals()"
+        )
+    if type(tokens) is not int or tokens < 50:
+        raise ValueError(f"look_at's budget must be a whole number of at least 50 tokens, not {tokens!r}")
+
+    def look_at(name: str) -> str:
+        """Look at one variable of the person's notebook: its type, size and a sample of its values.
+
+        Args:
+            name: The variable's name, exactly as list_variables gives it (a name, not an expression).
+
+        Returns:
+            A bounded view: a table's shape, columns and first and last rows; a list's length and
+            first items; or the value's text.
+        """
+        return variable_view(namespace, name, tokens=tokens)
+
+    return tool(look_at, read_only=True)
