@@ -25,6 +25,13 @@ def notebook7(tmp_path_factory):
     yield from serve(tmp_path_factory, "notebook")
 
 
+@pytest.fixture
+def jupyter(request):
+    """The Jupyter server a browser test's notebook runs in: ``lab`` or ``notebook7``, named by the
+    test's (indirect) parameter."""
+    return request.getfixturevalue(request.param)
+
+
 @pytest.fixture(scope="module")
 def browser():
     """Debian's Chromium, driven by playwright (skipped without them; a failure when CI is set)."""

@@ -108,12 +108,6 @@ def served(pages, lab, tmp_path_factory):
     )
 
 
-@pytest.fixture
-def jupyter(request):
-    """The Jupyter server a test's notebook B runs in (its name is the parameter)."""
-    return request.getfixturevalue(request.param)
-
-
 # Notebook 7 first: JupyterLab's test ends every kernel of its server, A's too.
 @pytest.mark.parametrize(
     ("jupyter", "theme", "suffix"),

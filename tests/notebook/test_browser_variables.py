@@ -13,9 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.notebook.test_browser_trust import CONTRAST, LAYOUT, NARROW
 from tests.support.browser_notebook import write_notebook
-from tests.support.browser_pages import VIEWPORT
+from tests.support.browser_pages import CONTRAST, LAYOUT, NARROW, VIEWPORT
 
 SETUP = """\
 %load_ext meowgent_nb
@@ -27,12 +26,6 @@ model = ScriptedModel(["Rome is the warmest, at 25.0 degrees."])
 """
 CELL = "%%agent --model-object model --new\nWhich city in {weather} is the warmest?"
 LINE = "variables shown: weather (DataFrame, 84 tokens)"
-
-
-@pytest.fixture
-def jupyter(request):
-    """The Jupyter server the test's notebook runs in (its name is the parameter)."""
-    return request.getfixturevalue(request.param)
 
 
 @pytest.mark.parametrize(

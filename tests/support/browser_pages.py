@@ -25,6 +25,26 @@ from tests.support.browser_notebook import (
 )
 
 VIEWPORT = {"width": 1280, "height": 1000}
+# WCAG's contrast ratio of an element's text colour against its own background (both opaque here).
+CONTRAST = """e => {
+  const rgb = c => c.match(/[\\d.]+/g).slice(0, 3).map(Number).map(v => v / 255)
+    .map(v => v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4);
+  const lum = c => { const [r, g, b] = rgb(c); return 0.2126 * r + 0.7152 * g + 0.0722 * b; };
+  const style = getComputedStyle(e);
+  const [a, b] = [lum(style.color), lum(style.backgroundColor)].sort((x, y) => y - x);
+  return Math.round((a + 0.05) / (b + 0.05) * 100) / 100;
+}"""
+# How an element's text is laid out: its lines' height over its font size, and whether it fits its box.
+LAYOUT = """e => {
+  const range = document.createRange();
+  range.selectNodeContents(e);
+  const tops = new Set(Array.from(range.getClientRects()).map(r => Math.round(r.top)));
+  const size = parseFloat(getComputedStyle(e).fontSize);
+  const box = e.getBoundingClientRect(), area = e.closest('.jp-OutputArea').getBoundingClientRect();
+  return {lines: tops.size, spacing: Math.round(box.height / tops.size / size * 100) / 100,
+          fits: e.scrollWidth <= e.clientWidth + 1 && box.right <= area.right + 1};
+}"""
+NARROW = {"width": 640, "height": 1000}
 THEMES = "@jupyterlab/apputils-extension/themes.jupyterlab-settings"
 LIGHT = "JupyterLab Light"
 

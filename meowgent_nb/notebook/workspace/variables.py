@@ -117,6 +117,14 @@ def variables_listing(namespace: Mapping[str, Any], *, limit: int = LIMIT) -> st
     return "\n".join(lines) or "No variables."
 
 
+def _check_namespace(tool_name: str, namespace: object) -> None:
+    if not isinstance(namespace, Mapping):
+        raise TypeError(
+            f"{tool_name} needs the namespace as a mapping of names to values, not"
+            f" {type(namespace).__name__}; pass get_ipython().user_ns or globals()"
+        )
+
+
 def list_variables_tool(namespace: Mapping[str, Any], *, limit: int = LIMIT) -> Tool:
     """The ``list_variables`` tool over ``namespace``: no arguments, read only, no approval.
 
@@ -132,11 +140,7 @@ def list_variables_tool(namespace: Mapping[str, Any], *, limit: int = LIMIT) -> 
         TypeError: ``namespace`` is not a mapping.
         ValueError: ``limit`` is below 1.
     """
-    if not isinstance(namespace, Mapping):
-        raise TypeError(
-            f"list_variables needs the namespace as a mapping of names to values, not"
-            f" {type(namespace).__name__}; pass get_ipython().user_ns or globals()"
-        )
+    _check_namespace("list_variables", namespace)
     if type(limit) is not int or limit < 1:
         raise ValueError(f"list_variables' limit must be a whole number of at least 1, not {limit!r}")
 
@@ -189,11 +193,7 @@ def look_at_tool(namespace: Mapping[str, Any], *, tokens: int = VIEW_TOKENS) -> 
         TypeError: ``namespace`` is not a mapping.
         ValueError: ``tokens`` is below 50.
     """
-    if not isinstance(namespace, Mapping):
-        raise TypeError(
-            f"look_at needs the namespace as a mapping of names to values, not"
-            f" {type(namespace).__name__}; pass get_ipython().user_ns or globals()"
-        )
+    _check_namespace("look_at", namespace)
     if type(tokens) is not int or tokens < 50:
         raise ValueError(f"look_at's budget must be a whole number of at least 50 tokens, not {tokens!r}")
 
