@@ -20,6 +20,7 @@ __all__ = [
     "LAST_TURN_NOTICE",
     "RESULTS_NOTICE",
     "TOOL_RULES",
+    "context_block",
     "inert",
     "inert_attribute",
     "system_prompt",
@@ -110,3 +111,10 @@ def tool_responses(results: Sequence[ToolResult], notice: str | None = RESULTS_N
 def inert_attribute(name: str) -> str:
     """A name (the model wrote, or a server), as an XML attribute value: it cannot end the tag or the block."""
     return inert(xml_escape(name, {'"': "&quot;", "\n": "&#10;", "\r": "&#13;", "\t": "&#9;"}))
+
+
+def context_block(attribute: str, value: str, text: str) -> str:
+    """``text`` as a ``<context attribute="value">`` block of the prompt (an MCP resource's
+    ``source``, a notebook variable's ``variable``): neither the value nor the text can end the
+    block or forge another (`inert_attribute`, `inert`)."""
+    return f'<context {attribute}="{inert_attribute(value)}">\n{inert(text)}\n</context>'

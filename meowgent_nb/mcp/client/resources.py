@@ -13,6 +13,7 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from ...protocols.prompt import context_block as shared_context_block
 from ...protocols.prompt import inert, inert_attribute
 from ...tools.media import McpImage
 from ._session import _field
@@ -64,7 +65,7 @@ def context_text(content: Any, max_chars: int = ATTACH_MAX_CHARS) -> str:
 
 def context_block(source: str, text: str) -> str:
     """``text`` as a ``<context source="...">`` block; neither can end the block or forge another."""
-    return f'<context source="{inert_attribute(source)}">\n{inert(text)}\n</context>'
+    return shared_context_block("source", source, text)
 
 
 def instructions_block(server: str, text: str, max_chars: int = INSTRUCTIONS_MAX_CHARS) -> str:

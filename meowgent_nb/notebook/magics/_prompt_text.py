@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from ...protocols.prompt import context_block
 from ...tools.values import VIEW_TOKENS, ValueView, value_view
 
 __all__ = ["CellPrompt", "SeenVariable", "cell_prompt", "prompt_text"]
@@ -67,7 +68,7 @@ def cell_prompt(
     lines = [line for line in cell.splitlines() if not _NBVAL_MARKER.match(line)]
     seen: dict[str, ValueView] = {}
     text = _expand("\n".join(lines), namespace, seen, tokens, count).strip("\n")
-    blocks = [f'<context variable="{name}">\n{view.text}\n</context>' for name, view in seen.items()]
+    blocks = [context_block("variable", name, view.text) for name, view in seen.items()]
     shown = tuple(SeenVariable(name, view) for name, view in seen.items())
     return CellPrompt("\n\n".join([*blocks, text]), text, shown)
 
