@@ -327,14 +327,16 @@ class CallRunner:
 
     def _untrusted_note(self, tool: Tool, values: dict[str, Any]) -> str | None:
         """For the card of a call that asks: that an untrusted rules file's allow rule would allow it."""
+        if self.rules is None:
+            return None
         seen = with_facts(tool, values)
         if isinstance(seen, Denied):
             return None
         try:
-            verdict = self.rules.untrusted_allow(tool.name, seen) if self.rules is not None else None
+            verdict = self.rules.untrusted_allow(tool.name, seen)
         except RuleError:  # the file went bad since: the call is asked, and the next read says why
             return None
-        if verdict is None or self.rules is None or self.rules.path is None:
+        if verdict is None or self.rules.path is None:
             return None
         return f"a rule in {self.rules.path.name} would allow this; the file is not trusted (%agent trust)"
 
