@@ -248,11 +248,7 @@ class Tool:
             problems.append(f"the name {name!r} is not a valid tool name; {_NAME_RULE}")
         if not isinstance(description, str):
             problems.append(f"the description must be a string, got {type(description).__name__}")
-        if not (
-            isinstance(approval, bool)
-            or (isinstance(approval, str) and approval == "always")
-            or callable(approval)
-        ):
+        if not (isinstance(approval, bool) or callable(approval) or approval == "always"):
             problems.append(
                 f'approval must be True, False, "always" or a function of the arguments, got {approval!r}'
             )
