@@ -6,6 +6,9 @@ identical call gets the earlier result) and how each call failed before (`repeat
 validated call travels as a `PendingCall`; the rules and the tool's approval function decide it
 first (`approvals.ruled`), the approver only the calls left asking (`Ask`). What runs is exactly
 what was approved, and only an explicit `Approved` runs a call: any other answer is a denial.
+A tool marked ``approval="always"`` runs only on a person's decision or a rule's: what another
+approver (a policy, `AutoApprove`) approves is denied, and when no person decided, a cassette
+being replayed decides by the decision recorded in it (`_person_only`).
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ import dataclasses
 import difflib
 import json
 import time
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Awaitable, Mapping
 from dataclasses import KW_ONLY, dataclass, field
 from typing import Any
 
@@ -33,7 +36,10 @@ from .approvals import (
     Decision,
     Denied,
     DenyAll,
+    by_person,
     decide,
+    needs_person,
+    policy_denial,
     ruled,
     with_facts,
 )
@@ -50,6 +56,7 @@ __all__ = ["CallRunner", "PendingCall", "RunSettings"]
 _THREADS = ToolThreads()
 
 _UNREADABLE = DecidedBy("rule", "the rules could not be read")
+_UNSAID = Denied().message
 
 _NO_APPROVER = DenyAll(
     "this tool needs a person's approval and no approver was given"
@@ -317,7 +324,7 @@ class CallRunner:
         file that cannot be read ends the run, or for a server denies the call, as a failing approver does."""
         every = self.settings.approve == "every" and may_ask
         try:
-            return ruled(self.rules, tool, values, tool.approval is True or every)
+            return ruled(self.rules, tool, values, tool.approval is True or needs_person(tool) or every)
         except RuleError as error:
             if not self.settings.deny_if_approver_fails:
                 raise
@@ -351,8 +358,38 @@ class CallRunner:
         if not asking:
             return []
         requests = [each.request for each in asking]
-        deciding = decide(self.approver or _NO_APPROVER, requests, self.settings.deny_if_approver_fails)
+        approver = self.approver or _NO_APPROVER
+        deciding = self._person_only(asking, decide(approver, requests, self.settings.deny_if_approver_fails))
         return await logged(deciding, requests, self.model)  # the one place every decision is logged
+
+    async def _person_only(
+        self, asking: list[PendingCall], deciding: Awaitable[list[Decision]]
+    ) -> list[Decision]:
+        """The approver's decisions, except on calls of ``approval="always"`` tools that no person
+        decided: those the cassette being replayed decides as recorded, and else an approval is a
+        denial (`policy_denial`) and a denial stands."""
+        decisions = list(await deciding)
+        for at, (each, decision) in enumerate(zip(asking, decisions)):
+            if not needs_person(each.tool) or by_person(decision):
+                continue
+            replayed = self._replayed(each)
+            if replayed is not None:
+                decisions[at] = replayed
+            elif isinstance(decision, Approved):
+                decisions[at] = policy_denial(each.tool, decision, self.approver or _NO_APPROVER)
+        return decisions
+
+    def _replayed(self, pending: PendingCall) -> Decision | None:
+        """The decision on ``pending`` recorded in the cassette this run replays, or None."""
+        tape = getattr(self.model, "decision_tape", None)
+        found = tape.replayed(pending.tool.name, pending.values) if tape is not None else None
+        if found is None:
+            return None
+        by = DecidedBy("replay", f"{found.by or 'you'}, when the cassette was recorded")
+        if found.decision == "denied":
+            return Denied(found.reason or _UNSAID, f"by {by.name}", by)
+        edit = found.ran_with if found.decision == "edited" else None
+        return Approved(f"approved by {by.name}", edit, by)
 
     def _timeout(self, tool: Tool) -> float | None:
         return tool.timeout if tool.timeout is not None else self.settings.tool_timeout

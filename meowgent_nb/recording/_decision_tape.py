@@ -4,14 +4,18 @@
 arguments, canonical and masked as a tool call's are) beside the model's answers. In replay the
 n-th decision on a call must be the n-th recorded one, or it is a `CassetteError` naming the call
 and both decisions; who decided is recorded but never compared. A call with no recorded decision
-(asked now but not then, or a cassette older than decisions) is decided as it is.
+(asked now but not then, or a cassette older than decisions) is decided as it is. A denial's
+reason is recorded too, and `replayed` gives a call's recorded decision to decide it by, where
+no one can be asked about a call that only a person may approve.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
+from ._entries import DecisionEntry
 from ._file import Cassette, CassetteError
 from .tool_tape import RERECORD_TOOLS, _dump, call_arguments
 
@@ -47,11 +51,27 @@ class DecisionTape:
             entry["by"] = mask.string(record.by)
             if ran_with is not None:
                 entry["ran_with"] = ran_with
+            if record.decision == "denied" and record.reason:
+                entry["reason"] = mask.string(record.reason)
             self.cassette.append(_dump(entry))
             self.cassette.played_decision(tool, arguments)
             return
         if (found.decision, found.ran_with) != (record.decision, ran_with):
             raise self._error(record, arguments, found)
+
+    def replayed(self, tool: str, values: Mapping[str, Any]) -> DecisionEntry | None:
+        """In replay, the next recorded decision on a call of ``tool`` with these validated
+        arguments, taken (a decision replayed is not `check`-ed again); None in another mode, or
+        when the cassette has none.
+
+        Raises:
+            CassetteError: The arguments cannot be written as JSON.
+        """
+        if self.mode != "replay":
+            return None
+        mask = self.cassette.mask
+        arguments = call_arguments(values, mask, self.cassette.path)
+        return self.cassette.take_decision(mask.string(tool), arguments, again=True)
 
     def _error(self, record: Any, arguments: dict[str, Any], found: Any) -> CassetteError:
         shown = json.dumps(arguments, ensure_ascii=False, sort_keys=True)

@@ -72,6 +72,8 @@ class DecisionEntry:
     by: str
     ran_with: dict[str, Any] | None = None
     line: int = 0
+    reason: str = ""
+    """A denial's reason as the model read it (after ``Denied:``); empty: none recorded."""
 
 
 @dataclass
@@ -275,7 +277,9 @@ def _entry(
     if isinstance(fields, ToolEntryFields):
         return ToolEntry(fields.tool, fields.arguments, fields.result, line)
     if isinstance(fields, DecisionFields):
-        return DecisionEntry(fields.decision, fields.tool, fields.arguments, fields.by, fields.ran_with, line)
+        return DecisionEntry(
+            fields.decision, fields.tool, fields.arguments, fields.by, fields.ran_with, line, fields.reason
+        )
     if isinstance(fields, ListingFields):
         return ListingEntry(
             fields.toolbox, fields.instructions, fields.listing, line, fields.skipped, fields.left_out

@@ -137,6 +137,7 @@ class DecisionFields(_Strict):
     arguments: dict[str, Any]
     by: str = ""
     ran_with: dict[str, Any] | None = None
+    reason: str = ""
 
 
 class ListedToolFields(_Strict):

@@ -15,7 +15,7 @@ import json
 import re
 from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, TypeVar, cast, overload
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast, overload
 
 from .._async import run_to_completion
 from ..errors import ToolDefinitionError
@@ -48,6 +48,8 @@ class Tool:
         approval: Whether a person must approve each call before it runs, or a function of the
             validated arguments (a dict) that says "allow", "ask" or "deny" (or True: ask; False:
             allow); an error in it denies the call (see `agent.approvals.tool_verdict`).
+            ``"always"``: every call is put to a person, or decided by a rule the person set; a
+            policy (``AutoApprove``, ``MEOWGENT_APPROVE=allow``) never runs it.
         timeout: Seconds a call may take, or None for the agent's default.
         returns: What the tool returns ("type: description"), or None when unknown.
         output_type: The name of the returned type, or None when unknown.
@@ -60,12 +62,15 @@ class Tool:
         facts: Values the tool derives from a call's validated arguments, by name, for the
             approval rules to match beside the arguments (``@tool(facts=...)``); a read-only
             mapping, empty for most tools. See `facts_of`.
+        code_argument: The name of the one ``str`` parameter that holds code
+            (``@tool(code_argument=...)``), shown highlighted on the approval card and edited
+            there as text; None for most tools.
     """
 
     name: str
     description: str
     parameters: dict[str, Any]
-    approval: bool | Callable[[dict[str, Any]], Any]
+    approval: bool | Literal["always"] | Callable[[dict[str, Any]], Any]
     timeout: float | None
     returns: str | None
     output_type: str | None
@@ -73,6 +78,7 @@ class Tool:
     read_only: bool | None = None
     record: bool = False
     facts: Mapping[str, Callable[[dict[str, Any]], Any]] = MappingProxyType({})
+    code_argument: str | None = None
     _context: str | None = None  # the parameter that takes a ToolContext (see `context`)
 
     def __init__(
@@ -81,12 +87,13 @@ class Tool:
         *,
         name: str | None = None,
         description: str | None = None,
-        approval: bool | Callable[[dict[str, Any]], Any] = False,
+        approval: bool | Literal["always"] | Callable[[dict[str, Any]], Any] = False,
         timeout: float | None = None,
         examples: Sequence[Mapping[str, Any]] | None = None,
         read_only: bool | None = None,
         record: bool = False,
         facts: Mapping[str, Callable[[dict[str, Any]], Any]] | None = None,
+        code_argument: str | None = None,
     ):
         if isinstance(function, Tool):
             function = function.function
@@ -111,6 +118,8 @@ class Tool:
             problems.append(f"record must be True or False, got {record!r}")
         taken = {p.name for p in described.arguments.params} if described.arguments is not None else set()
         problems.extend(_fact_problems(facts, taken))
+        schema = described.arguments.schema if described.arguments is not None else None
+        problems.extend(_code_argument_problems(code_argument, schema))
         self._setup(
             target,
             problems,
@@ -123,6 +132,7 @@ class Tool:
         self.read_only = read_only
         self.record = record
         self.facts = MappingProxyType(dict(facts or {}))
+        self.code_argument = code_argument
         self.returns = described.returns
         self.output_type = described.output_type
         # _setup raised if there were problems; without them the arguments model was built.
@@ -140,7 +150,7 @@ class Tool:
         config: Mapping[str, Any],
         handler: Callable[..., Any],
         *,
-        approval: bool | Callable[[dict[str, Any]], Any] = False,
+        approval: bool | Literal["always"] | Callable[[dict[str, Any]], Any] = False,
         timeout: float | None = None,
     ) -> Tool:
         """A tool described by a config dict rather than a Python signature.
@@ -185,7 +195,7 @@ class Tool:
         schema: Mapping[str, Any],
         handler: Callable[..., Any],
         *,
-        approval: bool | Callable[[dict[str, Any]], Any] = False,
+        approval: bool | Literal["always"] | Callable[[dict[str, Any]], Any] = False,
         timeout: float | None = None,
         examples: Sequence[Mapping[str, Any]] | None = None,
     ) -> _T:
@@ -229,7 +239,7 @@ class Tool:
         problems: list[str],
         name: str | None,
         description: str,
-        approval: bool | Callable[[dict[str, Any]], Any],
+        approval: bool | Literal["always"] | Callable[[dict[str, Any]], Any],
         timeout: float | None,
         handler: Callable[..., Any] | None = None,
     ) -> None:
@@ -238,8 +248,10 @@ class Tool:
             problems.append(f"the name {name!r} is not a valid tool name; {_NAME_RULE}")
         if not isinstance(description, str):
             problems.append(f"the description must be a string, got {type(description).__name__}")
-        if not isinstance(approval, bool) and not callable(approval):
-            problems.append(f"approval must be True, False or a function of the arguments, got {approval!r}")
+        if not (isinstance(approval, bool) or callable(approval) or approval == "always"):
+            problems.append(
+                f'approval must be True, False, "always" or a function of the arguments, got {approval!r}'
+            )
         valid_timeout = timeout is None or (
             isinstance(timeout, (int, float)) and not isinstance(timeout, bool) and timeout > 0
         )
@@ -378,24 +390,26 @@ def tool(
     *,
     name: str | None = ...,
     description: str | None = ...,
-    approval: bool | Callable[[dict[str, Any]], Any] = ...,
+    approval: bool | Literal["always"] | Callable[[dict[str, Any]], Any] = ...,
     timeout: float | None = ...,
     examples: Sequence[Mapping[str, Any]] | None = ...,
     read_only: bool | None = ...,
     record: bool = ...,
     facts: Mapping[str, Callable[[dict[str, Any]], Any]] | None = ...,
+    code_argument: str | None = ...,
 ) -> Tool: ...
 @overload
 def tool(
     *,
     name: str | None = ...,
     description: str | None = ...,
-    approval: bool | Callable[[dict[str, Any]], Any] = ...,
+    approval: bool | Literal["always"] | Callable[[dict[str, Any]], Any] = ...,
     timeout: float | None = ...,
     examples: Sequence[Mapping[str, Any]] | None = ...,
     read_only: bool | None = ...,
     record: bool = ...,
     facts: Mapping[str, Callable[[dict[str, Any]], Any]] | None = ...,
+    code_argument: str | None = ...,
 ) -> Callable[[Callable[..., Any]], Tool]: ...
 def tool(
     function: Callable[..., Any] | None = None,
@@ -403,12 +417,13 @@ def tool(
     *,
     name: str | None = None,
     description: str | None = None,
-    approval: bool | Callable[[dict[str, Any]], Any] = False,
+    approval: bool | Literal["always"] | Callable[[dict[str, Any]], Any] = False,
     timeout: float | None = None,
     examples: Sequence[Mapping[str, Any]] | None = None,
     read_only: bool | None = None,
     record: bool = False,
     facts: Mapping[str, Callable[[dict[str, Any]], Any]] | None = None,
+    code_argument: str | None = None,
 ) -> Tool | Callable[[Callable[..., Any]], Tool]:
     """Make a function (plain, ``async def``, or a bound method) a tool the model can call.
 
@@ -424,6 +439,10 @@ def tool(
             with the validated arguments as a dict, returning "allow", "ask" or "deny", or a bool
             (True: ask, as ``approval=True`` does; False: allow). An error in it denies the call.
             The notebook's rules (`agent.rules`) are asked first; a deny from either wins.
+            ``"always"``: every call is put to a person (the buttons, ``input()``) unless a rule
+            the person set allows it; a policy never approves it (``AutoApprove``,
+            ``approve="allow"``, ``MEOWGENT_APPROVE=allow`` deny it, saying how to allow it),
+            and a cassette's replay with no one to ask follows the decision recorded in it.
         timeout: Seconds a call may take, or None for the agent's default.
         examples: Example arguments, one dict per call, shown to the model inside the tool's
             description (``<example>{"city":"Paris","days":2}</example>``). Each must be a call
@@ -441,6 +460,8 @@ def tool(
             rules match as if they were arguments: ``facts={"risk": lambda args: scan(args["code"])}``
             lets a rule say ``run_code risk=read-only -> allow``. The model cannot set them (they
             are not arguments); a name may not be a parameter's; an error in one denies the call.
+        code_argument: The name of the one ``str`` parameter holding code (``"code"``): the
+            approval card shows it highlighted and edits it as text, not as JSON.
 
     Raises:
         ToolDefinitionError: The function cannot be described to a model; names every problem.
@@ -455,6 +476,7 @@ def tool(
         "read_only": read_only,
         "record": record,
         "facts": facts,
+        "code_argument": code_argument,
     }
     if function is None:
         return lambda function: Tool(function, **options)
@@ -476,3 +498,20 @@ def _fact_problems(facts: Any, taken: set[str]) -> list[str]:
         if not callable(derive):
             problems.append(f"the fact {name!r} must be a function of the arguments, got {derive!r}")
     return problems
+
+
+def _code_argument_problems(name: Any, schema: Mapping[str, Any] | None) -> list[str]:
+    """What is wrong with ``@tool(code_argument=...)``: it must name a ``str`` parameter."""
+    if name is None:
+        return []
+    if not isinstance(name, str):
+        return [f"code_argument must be the name of a str parameter, got {name!r}"]
+    if schema is None:
+        return []  # the parameters could not be described: that is the problem already named
+    properties = schema.get("properties", {})
+    if name not in properties:
+        names = ", ".join(properties) or "none"
+        return [f"code_argument {name!r} is not a parameter (the parameters are: {names})"]
+    if properties[name].get("type") != "string":
+        return [f"code_argument {name!r} must be a str parameter; annotate it `{name}: str`"]
+    return []

@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import xml.etree.ElementTree as ET
 from collections.abc import Callable, Iterable
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from ._xml_schema import decode, encode, example_json, text
 from .inert import inert, inert_descriptions
@@ -48,7 +48,7 @@ class ToolSpec(Protocol):
     """The JSON Schema of the arguments."""
     returns: str | None
     output_type: str | None
-    approval: bool | Callable[[dict[str, Any]], Any]
+    approval: bool | Literal["always"] | Callable[[dict[str, Any]], Any]
     timeout: float | None
 
     @property

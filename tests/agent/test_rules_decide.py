@@ -238,7 +238,7 @@ def test_an_approval_that_is_no_bool_and_no_function_is_a_definition_error():
     with pytest.raises(ToolDefinitionError) as caught:
         tool(approval="sometimes")(lambda: None)
     assert (
-        "approval must be True, False or a function of the arguments, got 'sometimes'"
+        "approval must be True, False, \"always\" or a function of the arguments, got 'sometimes'"
         in caught.value.problems
     )
 

@@ -107,7 +107,7 @@ def test_bad_options_are_reported_together():
     assert caught.value.problems == (
         "the name 'has space' is not a valid tool name; use letters, digits, '_', '-' and '.',"
         " starting with a letter or '_', at most 64 characters",
-        "approval must be True, False or a function of the arguments, got 'yes'",
+        "approval must be True, False, \"always\" or a function of the arguments, got 'yes'",
         "timeout must be a positive number of seconds or None, got 0",
     )
 

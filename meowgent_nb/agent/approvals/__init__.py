@@ -4,7 +4,9 @@ Decisions are `Approved`, `Denied` and `Ask`, each saying who decided (`DecidedB
 `Approver` gets `ApprovalRequest`s and answers one decision per call (`AutoApprove`, `DenyAll`).
 `ruled` asks the agent's `Rules` (about the arguments and the tool's facts, `with_facts`) and the
 tool's ``approval=`` function first (`tool_verdict`);
-`decide` asks the approver about the calls left asking. `decisions`: the words a decision shows
+`decide` asks the approver about the calls left asking. A tool marked ``approval="always"``
+(`needs_person`) runs only on a person's decision (`by_person`) or a rule's: what a policy
+approves of it is denied (`policy_denial`). `decisions`: the words a decision shows
 and the session's decision log.
 """
 
@@ -29,13 +31,16 @@ __all__ = [
     "Decision",
     "Denied",
     "DenyAll",
+    "by_person",
     "decide",
+    "needs_person",
+    "policy_denial",
     "ruled",
     "with_facts",
 ]
 
 
-Decider = Literal["person", "session", "rule", "policy", "tool", "approver"]
+Decider = Literal["person", "session", "rule", "policy", "tool", "approver", "replay"]
 
 
 @dataclass(frozen=True)
@@ -46,7 +51,8 @@ class DecidedBy:
     """``person`` (a click or a typed answer), ``session`` (what a person allowed earlier in the
     session), ``rule`` (a numbered approval rule, or the rules file failing), ``policy``
     (``MEOWGENT_APPROVE``), ``tool`` (the tool's ``approval=`` function), ``approver`` (an approver
-    that failed or gave no decision)."""
+    that failed or gave no decision), ``replay`` (the decision recorded in the cassette being
+    replayed, for a call of an ``approval="always"`` tool that no one could be asked about)."""
     name: str
     """How the log names it: ``you``, ``rule 2 (delete_file path=scratch/**)``, ``policy: ...``."""
 
@@ -96,7 +102,7 @@ class Ask:
 
     why: str = ""
     """What asked: ``asked by rule 3 (...)``, ``delete_file's approval function``, ``approval=True``,
-    ``approve="every"``."""
+    ``approval="always"``, ``approve="every"``."""
 
 
 @dataclass(frozen=True)
@@ -213,7 +219,7 @@ def ruled(rules: Rules | None, tool: Tool, values: Mapping[str, Any], asks: bool
     A deny from a rule, then from the tool's function, wins; then a rule's allow (`Approved`) or
     ask (an untrusted rules file's allow rules decide nothing: see `rules.trust`); then the tool's
     function ("ask" or True: ask; "allow" or False: run); then ``asks`` (the tool is marked
-    ``approval=True``, or the agent asks about every call).
+    ``approval=True`` or ``"always"``, or the agent asks about every call).
 
     Returns:
         A `Denied` or `Approved` saying which rule or function decided (in its ``by``), an `Ask`
@@ -241,7 +247,37 @@ def ruled(rules: Rules | None, tool: Tool, values: Mapping[str, Any], asks: bool
         return Ask(verdict.reason)
     if own is not None:
         return own if isinstance(own, Ask) else None
-    return Ask("approval=True" if tool.approval is True else 'approve="every"') if asks else None
+    if not asks:
+        return None
+    if needs_person(tool):
+        return Ask('approval="always"')
+    return Ask("approval=True" if tool.approval is True else 'approve="every"')
+
+
+def needs_person(tool: Tool) -> bool:
+    """Whether only a person, or a rule the person set, may approve the tool's calls: it is marked
+    ``approval="always"``; a policy's approval of its calls is a denial (`policy_denial`)."""
+    return isinstance(tool.approval, str) and tool.approval == "always"
+
+
+def by_person(decision: Decision) -> bool:
+    """Whether a person made ``decision``: a click or a typed answer (``person``), or what they
+    chose earlier in the session ("Always allow", "Allow this exact call": ``session``)."""
+    return decision.by is not None and decision.by.kind in ("person", "session")
+
+
+def policy_denial(tool: Tool, approval: Decision, approver: object) -> Denied:
+    """The denial of a call of an ``approval="always"`` tool that ``approver`` approved without a
+    person (a policy, `AutoApprove`): one line saying who cannot approve it and how to allow it."""
+    kind = approval.by.kind if approval.by is not None else None
+    who = "a policy" if kind == "policy" else f"the approver {approver!r}"
+    example = f"{tool.name} risk=read-only" if "risk" in tool.facts else f"{tool.name} ARG=PATTERN"
+    return Denied(
+        f"{tool.name} runs only with a person's approval or a rule that allows it ({who} cannot"
+        f" approve it); allow it with a rule such as `%agent allow {example}`.",
+        f'{who} cannot approve it (approval="always")',
+        DecidedBy("tool", f'{tool.name}\'s approval="always"'),
+    )
 
 
 def with_facts(tool: Tool, values: Mapping[str, Any]) -> Mapping[str, Any] | Denied:

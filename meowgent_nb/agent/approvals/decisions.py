@@ -13,7 +13,7 @@ import datetime
 import json
 import re
 from collections.abc import Awaitable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ..._visible import visible
@@ -27,7 +27,7 @@ PERSON = "by you"
 reason when they gave one."""
 _UNSAID = Denied().message  # what the model reads when a person denies without a reason
 _VERB = re.compile(r"^(?:always allowed|approved|allowed|denied)\b:?\s*", re.IGNORECASE)
-_COLUMNS = ("time", "tool", "arguments", "decision", "by", "reason")
+_COLUMNS = ("time", "tool", "arguments", "facts", "decision", "by", "reason")
 
 
 @dataclass(frozen=True)
@@ -49,9 +49,13 @@ class DecisionRecord:
     """For ``edited``: the arguments the person gave instead."""
     words: str = ""
     """The decision as its call's card says it (`decision_words`)."""
+    facts: dict[str, Any] = field(default_factory=dict)
+    """The tool's `Tool.facts` about the arguments asked about, as JSON values (``{"risk":
+    "read-only"}``); empty for a tool without facts."""
 
     def row(self) -> dict[str, Any]:
-        """The record as a table row (the columns of `DecisionLog.table`)."""
+        """The record as a table row (the columns of `DecisionLog.table`; ``facts`` as
+        ``risk=read-only``, one ``name=value`` per fact)."""
         arguments = (
             self.arguments if self.ran_with is None else {"asked": self.arguments, "ran": self.ran_with}
         )
@@ -59,6 +63,7 @@ class DecisionRecord:
             "time": self.time.strftime("%H:%M:%S"),
             "tool": self.tool,
             "arguments": json.dumps(arguments, ensure_ascii=False, sort_keys=True),
+            "facts": " ".join(f"{name}={_fact_text(value)}" for name, value in self.facts.items()),
             "decision": self.decision,
             "by": self.by,
             "reason": self.reason,
@@ -83,21 +88,30 @@ class DecisionLog:
     def __len__(self) -> int:
         return len(self.records)
 
+    def columns(self) -> tuple[str, ...]:
+        """The table's columns: ``facts`` only when a decided call's tool has facts."""
+        if any(record.facts for record in self.records):
+            return _COLUMNS
+        return tuple(column for column in _COLUMNS if column != "facts")
+
     def table(self, width: int = 60) -> str:
         """The decisions as a plain-text table, numbered from 1; each cell cut at ``width`` characters
         and its hidden characters shown (a tool's arguments and a reason come from outside)."""
         if not self.records:
             return "No decisions yet in this session: no call has needed approval."
-        rows = [["#", *_COLUMNS]]
+        columns = self.columns()
+        rows = [["#", *columns]]
         for number, record in enumerate(self.records, 1):
-            cells = [visible(str(value)) for value in record.row().values()]
+            row = record.row()
+            cells = [visible(str(row[column])) for column in columns]
             rows.append([str(number), *(c if len(c) <= width else c[: width - 3] + "..." for c in cells)])
         widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
         lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
         return "\n".join([lines[0], "  ".join("-" * w for w in widths), *lines[1:]])
 
     def dataframe(self) -> Any:
-        """The decisions as a pandas DataFrame (``time`` a datetime; ``arguments`` JSON text).
+        """The decisions as a pandas DataFrame (``time`` a datetime; ``arguments`` JSON text), with
+        the columns of `columns`.
 
         Raises:
             ImportError: pandas is not installed (says how to install it).
@@ -110,7 +124,7 @@ class DecisionLog:
                 " `pip install pandas`, or use `%agent decisions` for the table as text."
             ) from error
         rows = [{**record.row(), "time": record.time} for record in self.records]
-        return pandas.DataFrame(rows, columns=list(_COLUMNS))
+        return pandas.DataFrame(rows, columns=list(self.columns()))
 
     def __repr__(self) -> str:
         return self.table()
@@ -195,8 +209,9 @@ async def logged(
         log.add(record)
     tape = getattr(model, "decision_tape", None)
     if tape is not None:
-        for record in records:
-            tape.check(record)
+        for record, decision in zip(records, decisions):
+            if decision.by is None or decision.by.kind != "replay":  # a replayed one is the recording
+                tape.check(record)
     return decisions
 
 
@@ -221,7 +236,23 @@ def _record(
     tool: Tool, values: Mapping[str, Any], decision: Any, by: str, reason: str, ran: Any, words: str
 ) -> DecisionRecord:
     now = datetime.datetime.now().replace(microsecond=0)
-    return DecisionRecord(now, tool.name, _plain(values), decision, by, reason, ran, words)
+    facts = _facts(tool, values)
+    return DecisionRecord(now, tool.name, _plain(values), decision, by, reason, ran, words, facts)
+
+
+def _facts(tool: Tool, values: Mapping[str, Any]) -> dict[str, Any]:
+    """The tool's facts about the arguments, as JSON values; none when one cannot be derived (the
+    call was denied for it, saying so)."""
+    if not tool.facts:
+        return {}
+    try:
+        return _plain(tool.facts_of(values))
+    except Exception:  # noqa: BLE001 - a failing fact denied the call already; the log still records it
+        return {}
+
+
+def _fact_text(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, sort_keys=True)
 
 
 def _plain(values: Any) -> Any:
