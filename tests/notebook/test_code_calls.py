@@ -30,7 +30,7 @@ def _run_code_tool() -> Any:
             code: The code.
         """
         lines: list[str] = []
-        exec(code, {**namespace, "print": lambda *a: lines.append(" ".join(map(str, a)))})  # noqa: S102
+        exec(code, {**namespace, "print": lambda *a: lines.append(" ".join(map(str, a)))})
         return "\n".join(lines)
 
     run_code.code_argument = "code"  # type: ignore[attr-defined]  # set by @tool once Tool has it
