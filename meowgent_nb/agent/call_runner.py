@@ -177,7 +177,7 @@ class CallRunner:
             for each in to_run
         }
         for each in to_run:
-            yield ToolRunning(each.call, values_of[each.index], running[each.index].timeout)
+            yield _running(each.tool, each.call, values_of[each.index], running[each.index].timeout)
         tasks = [
             asyncio.ensure_future(self._execute(each, values_of[each.index], slots, running[each.index]))
             for each in to_run
@@ -198,7 +198,7 @@ class CallRunner:
                     running[index] = again = RunningCall(
                         each.call, loop, self._timeout(each.tool), self.approver, self.model, True
                     )
-                    yield ToolRunning(each.call, values_of[index], again.timeout)
+                    yield _running(each.tool, each.call, values_of[index], again.timeout)
                     index, result = await self._execute(each, values_of[index], slots, again)
                 if index in edited:
                     result = _ran_with(result, edited[index])
@@ -461,6 +461,13 @@ class CallRunner:
 
 async def _given(decisions: list[Decision]) -> list[Decision]:
     return decisions
+
+
+def _running(tool: Tool, call: ToolCall, values: dict[str, Any], limit: float | None) -> ToolRunning:
+    """The call starts to run with ``values``: with what its card shows of code and facts."""
+    seen = with_facts(tool, values)  # a fact that fails is left off the card (the rules denied it already)
+    facts = {} if isinstance(seen, Denied) else {name: seen[name] for name in tool.facts}
+    return ToolRunning(call, values, limit, getattr(tool, "code_argument", None), facts)
 
 
 def _ran_with(result: ToolResult, values: dict[str, Any]) -> ToolResult:

@@ -9,7 +9,7 @@ a turn come `ModelStatus`, text and thinking deltas, `PartialCall` (display only
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from .._deltas import TextDelta, ThinkingDelta
@@ -88,6 +88,10 @@ class ToolRunning:
     """The validated arguments it runs with: a person's, where they changed them at approval."""
     limit: float | None
     """Seconds its time limit allows (the tool's own, else the agent's ``tool_timeout``); None: no limit."""
+    code_argument: str | None = None
+    """The tool's parameter that holds code (``Tool.code_argument``), for a card that shows the code; or None."""
+    facts: dict[str, Any] = field(default_factory=dict)
+    """The tool's facts about the arguments it runs with (``Tool.facts_of``: a ``risk`` label), for its card."""
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,10 @@
 The row reports a person's choice and shows the outcome it is told; batching, waiting and the
 timeout are `widget_approvals`'. Each **Check** replaces the edit box with a fresh one, because
 during an async cell the widget frontend sends only a box's first value change at once: what
-**Approve these arguments** runs is then always what the person was shown.
+**Approve these arguments** runs is then always what the person was shown. A call of a tool
+with a ``code_argument`` shows its code highlighted with its risk label above the buttons, and
+**Edit** opens that code as plain text (not the JSON of the arguments); **Check** shows the new
+code's risk label.
 """
 
 from __future__ import annotations
@@ -29,6 +32,8 @@ from .._labels import (
     EDIT,
     SEND_DENIAL,
 )
+from ..views._code_html import code_html, risk_html
+from .input_approvals import CodeCall, code_call
 from .policy_approvals import tool_title
 
 __all__ = ["ApprovalRow"]
@@ -87,9 +92,10 @@ class ApprovalRow:
             self.view = widgets.VBox([self.label])
             return
         self.buttons = [self._button(*spec) for spec in _BUTTONS]
-        self.editor = self._editor(
-            json.dumps(dict(request.arguments), indent=2, ensure_ascii=False, default=repr)
-        )
+        self.code = code_call(request)
+        """The code the call carries and its risk label; None for a tool without a ``code_argument``."""
+        text = json.dumps(dict(request.arguments), indent=2, ensure_ascii=False, default=repr)
+        self.editor = self._editor(text if self.code is None else self.code.code)
         self.check = self._button(CHECK, "check", "", "Check the arguments against the tool's parameters")
         self.approve_edited = self._button(APPROVE_EDITED, "approve-edited", "success", "Run the call shown")
         self.approve_edited.layout.display = "none"
@@ -113,8 +119,14 @@ class ApprovalRow:
         """The tool's title for people (an MCP server's), above the buttons; None when it has none."""
         if title is not None:
             self.title = widgets.HTML(f'<div class="meowgent-approval-title">{visible_html(title)}</div>')
+        self.code_view = None
+        """The call's code, highlighted, and its risk label, above the buttons (a code call only)."""
+        if self.code is not None:
+            self.code_view = widgets.HTML(_code_view(self.code, "wants to run this code"))
+            self.code_view.add_class("meowgent-approval-code")
         boxes = [self.edit_box, self.rule.view, self.reason.view]
-        self.view = widgets.VBox([*([self.title] if self.title else []), self._line, *boxes])
+        heads = [head for head in (self.title, self.code_view) if head is not None]
+        self.view = widgets.VBox([*heads, self._line, *boxes])
         self.buttons += [self.check, self.approve_edited, self.rule.button, self.reason.button]
         self.view.add_class("meowgent-approval-row")
 
@@ -175,7 +187,10 @@ class ApprovalRow:
         self.checked = None
         self.approve_edited.layout.display = "none"
         try:
-            arguments = json.loads(text)
+            if self.code is not None:  # the box holds the code alone
+                arguments = {**self.request.arguments, self.code.argument: text}
+            else:
+                arguments = json.loads(text)
             if not isinstance(arguments, dict):
                 raise ValueError("the arguments must be a JSON object, {...}")
             values = self.request.tool.validate(arguments)
@@ -186,6 +201,11 @@ class ApprovalRow:
             )
             return
         self.checked = arguments
+        edited = code_call(self.request, arguments)
+        if edited is not None:
+            self.problem.value = f'<div class="meowgent-edit-preview">{_code_view(edited, "will run")}</div>'
+            self.approve_edited.layout.display = "inline-flex"
+            return
         shown = ", ".join(f"{name}={value!r}" for name, value in values.items())
         self.problem.value = (
             f'<pre class="meowgent-edit-preview" style="white-space: pre-wrap">will run: '
@@ -208,8 +228,15 @@ class ApprovalRow:
         extra = [] if self.edit_box is None else [self._line, self.edit_box, self.editor, self.problem]
         extra += [] if self.edit_box is None else [*self.rule.widgets(), *self.reason.widgets()]
         extra += [self.title] if getattr(self, "title", None) is not None else []
+        extra += [self.code_view] if getattr(self, "code_view", None) is not None else []
         for widget in [self.view, self.label, *self.buttons, *extra]:
             widget.close()
+
+
+def _code_view(code: CodeCall, lead: str) -> str:
+    """The code, highlighted, under a line that says what it is and its risk label with what it is based on."""
+    head = f'<span style="opacity: 0.8">{lead}</span> {risk_html(code.label, code.reasons)}'
+    return f"<div>{head}</div>{code_html(code.code)}"
 
 
 class _OneLine:

@@ -2,6 +2,8 @@
 
 Used in a terminal, a script, and a frontend without widgets (``jupyter console``).
 `SessionChoices.decide` is shared with `WidgetApprover`, so a click and a typed answer mean the same.
+A call of a tool with a ``code_argument`` (`code_call`) is shown as its code with its risk label,
+and "c" lets a person type new code for it (lines ended by a line with only ``.``).
 """
 
 from __future__ import annotations
@@ -9,11 +11,14 @@ from __future__ import annotations
 import json
 import unicodedata
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
+from ..._visible import visible
 from ...agent.approvals import PERSON_DECIDED, ApprovalRequest, Approved, DecidedBy, Decision, Denied
 from ...agent.approvals.decisions import PERSON
 from ...agent.rules import Rule, rule_text_for
+from ...errors import ToolArgumentsError
 from .policy_approvals import AsksForServers, call_text, headless_policy, is_headless
 
 __all__ = ["InputApprover", "SessionChoices", "ask_by_input"]
@@ -33,6 +38,40 @@ def exact_key(request: ApprovalRequest) -> str:
 
     values = to_jsonable_python(dict(request.arguments), fallback=lambda v: f"{type(v).__qualname__}:{v!r}")
     return json.dumps([request.tool.name, values], sort_keys=True, ensure_ascii=False)
+
+
+@dataclass(frozen=True)
+class CodeCall:
+    """The code a call carries (its tool's ``code_argument``), and its risk label."""
+
+    argument: str
+    """The tool's parameter that holds the code."""
+    code: str
+    label: str | None
+    """The tool's ``risk`` fact about the call (`notebook.workspace.code_risk`'s label); None without one."""
+    reasons: tuple[str, ...] = ()
+    """What the label is based on (`CodeRisk.reasons`), when the label is the scan's."""
+
+
+def code_call(request: ApprovalRequest, arguments: Mapping[str, Any] | None = None) -> CodeCall | None:
+    """The code ``request`` carries, with ``arguments`` in place of its own when given (an edit);
+    None when its tool has no ``code_argument`` or the argument is no str."""
+    argument = getattr(request.tool, "code_argument", None)
+    values = dict(request.arguments if arguments is None else arguments)
+    code = values.get(argument) if isinstance(argument, str) else None
+    if not isinstance(argument, str) or not isinstance(code, str):
+        return None
+    try:
+        label = request.tool.facts_of(values).get("risk") if request.tool.facts else None
+    except Exception:  # noqa: BLE001 - a fact that fails: the rules deny the call, the card shows no label
+        label = None
+    reasons: tuple[str, ...] = ()
+    if label is not None:
+        from ..workspace import code_risk
+
+        scan = code_risk(code)
+        reasons = tuple(map(str, scan.reasons)) if scan.label == label else ()
+    return CodeCall(argument, code, None if label is None else str(label), reasons)
 
 
 _ALWAYS = DecidedBy("session", "always allow (for this session)")
@@ -162,6 +201,7 @@ _ANSWERS = {
     "deny": "reason",
 }
 _PROMPT = "[y]es / [n]o / [a]lways / [e]xact call / [r]ule / [d]eny with a reason"
+_CHANGE = " / [c]hange the code"
 
 
 def ask_by_input(request: ApprovalRequest, choices: SessionChoices) -> Decision:
@@ -170,12 +210,22 @@ def ask_by_input(request: ApprovalRequest, choices: SessionChoices) -> Decision:
     if earlier is not None:
         print(f"{call_text(request, None)}: {earlier.reason}")
         return earlier
+    code = code_call(request)
     prompt = f"Run {call_text(request, None)}? {_PROMPT}: "
+    if code is not None:
+        print(code_text(_named(request, code), code))
+        prompt = f"Run it? {_PROMPT}{_CHANGE}: "
     try:
         while True:
-            choice = _ANSWERS.get(input(prompt).strip().lower())  # looked up now: ipykernel swaps it per cell
+            answer = input(prompt).strip().lower()  # looked up now: ipykernel swaps it per cell
+            choice = "change" if code is not None and answer in ("c", "change") else _ANSWERS.get(answer)
             if choice is None:
-                print("Please answer y, n, a, e, r or d.")
+                print(f"Please answer y, n, a, e, r{', d or c' if code is not None else ' or d'}.")
+            elif choice == "change" and code is not None:
+                edited = _change_by_input(request, code)
+                if edited is not None:
+                    same = edited == dict(request.arguments)
+                    return choices.decide(request, "approve", None if same else edited)
             elif choice == "reason":
                 return choices.decide(request, "deny", input("Reason (the model reads it): "))
             elif choice == "rule":
@@ -186,6 +236,43 @@ def ask_by_input(request: ApprovalRequest, choices: SessionChoices) -> Decision:
                 return choices.decide(request, choice)
     except EOFError:
         return Denied("no answer (the input was closed)")
+
+
+def code_text(name: str, code: CodeCall, lead: str = "wants to run this code") -> str:
+    """A call's code as ``input()`` shows it: numbered lines, its risk label and what it is based on."""
+    lines = visible(code.code).rstrip("\n").split("\n")
+    width = len(str(len(lines)))
+    label = f" (risk: {code.label})" if code.label else ""
+    shown = [f"{visible(name)} {lead}{label}:"]
+    shown += [f"  {number:>{width}} | {line}".rstrip() for number, line in enumerate(lines, 1)]
+    shown += [f"  based on: {visible(reason)}" for reason in code.reasons]
+    return "\n".join(shown)
+
+
+def _named(request: ApprovalRequest, code: CodeCall) -> str:
+    """The tool's name, with the call's arguments but its code: ``run_code(timeout=5)``."""
+    rest = {name: value for name, value in request.arguments.items() if name != code.argument}
+    return request.tool.name + (f"({', '.join(f'{k}={v!r}' for k, v in rest.items())})" if rest else "")
+
+
+def _change_by_input(request: ApprovalRequest, code: CodeCall) -> dict[str, Any] | None:
+    """Read new code, line by line up to a line with only ``.``; show its risk label and ask to run
+    it. The arguments with that code, or None (not run: back to the choices)."""
+    print("Type the new code; end it with a line with only a '.':")
+    lines = []
+    while (line := input()) != ".":
+        lines.append(line)
+    arguments = {**request.arguments, code.argument: "\n".join(lines)}
+    try:
+        request.tool.validate(arguments)
+    except ToolArgumentsError as error:
+        print(f"That code cannot be run: {error}")
+        return None
+    edited = code_call(request, arguments)
+    if edited is not None:
+        print(code_text(_named(request, edited), edited, "would run your code"))
+    answer = input("Run your code? [y]es / [n]o (back to the choices): ").strip().lower()
+    return arguments if answer in ("y", "yes") else None
 
 
 def _rule_by_input(request: ApprovalRequest, choices: SessionChoices) -> Decision | None:

@@ -3,7 +3,8 @@
 `Transcript` keeps one `Card` per call; `card_lines` renders it as text/plain (stable for nbval)
 and `card_html_of` as HTML. What the model and the tool wrote is shown with its hidden characters
 visible; identical calls in a row share one card (`same_card`); an edited call shows the
-arguments it ran with (`shown_arguments`).
+arguments it ran with (`shown_arguments`). A call of a tool with a ``code_argument`` shows that
+code as code (`_code_html`): highlighted in HTML, with its risk label and "ran as edited".
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from ...agent.approvals.decisions import decision_words
 from ...agent.repeated import split_repeat_notice
 from ...tools.calls import ToolCall, ToolResult
 from ...tools.media import MediaBudget
+from ._code_html import code_html, code_lines, code_of, risk_html
 from ._media_html import media_html
 from ._transcript_html import card_html, progress_html
 
@@ -38,6 +40,7 @@ __all__ = [
     "running_text",
     "same_card",
     "shown_arguments",
+    "shown_code",
     "was_told",
 ]
 
@@ -99,10 +102,24 @@ class Card:
     """Its time limit in seconds, once it runs (None: none)."""
     ran: dict[str, Any] | None = None
     """The validated arguments it ran with (`ToolRunning`), as JSON values."""
+    code_argument: str | None = None
+    """Its tool's parameter that holds code (`ToolRunning`): the card shows that argument as code."""
+    facts: dict[str, Any] = field(default_factory=dict)
+    """Its tool's facts about the arguments it ran with (`ToolRunning`): ``risk`` is shown by the code."""
 
-    def runs(self, at: float, limit: float | None, arguments: dict[str, Any]) -> None:
-        """It started to run at ``at`` within ``limit`` seconds, with ``arguments`` (validated)."""
+    def runs(
+        self,
+        at: float,
+        limit: float | None,
+        arguments: dict[str, Any],
+        code_argument: str | None = None,
+        facts: dict[str, Any] | None = None,
+    ) -> None:
+        """It started to run at ``at`` within ``limit`` seconds, with ``arguments`` (validated);
+        ``code_argument`` and ``facts`` as `ToolRunning` gives them."""
         self.running_at, self.limit, self.ran = at, limit, to_jsonable_python(arguments, fallback=repr)
+        self.code_argument = code_argument
+        self.facts = to_jsonable_python(facts or {}, fallback=repr)
 
     @property
     def counting(self) -> bool:
@@ -151,11 +168,36 @@ def _canonical(arguments: Any) -> str:
     return json.dumps(arguments, sort_keys=True, default=repr)
 
 
+def shown_code(card: Card) -> tuple[str, str | None] | None:
+    """The code the call ran (its tool's ``code_argument``) and, where a person changed it, the
+    model's; None for a call that carries no code or has not run."""
+    if card.ran is None:
+        return None
+    arguments, edited = shown_arguments(card)
+    code = code_of(arguments, card.code_argument)
+    if code is None:
+        return None
+    model = code_of(card.call.arguments, card.code_argument) if edited else None
+    return code, (model if model != code else None)
+
+
+def _without_code(card: Card, arguments: Any) -> Any:
+    """``arguments`` but the code (shown on its own) when the card shows code."""
+    if shown_code(card) is None or not isinstance(arguments, dict):
+        return arguments
+    return {name: value for name, value in arguments.items() if name != card.code_argument}
+
+
 def card_title(card: Card, status: str, limit: int = _ARGUMENTS_LIMIT) -> str:
-    """``name(arguments that ran)``, marked ``(edited)`` where a person changed them."""
+    """``name(arguments that ran)``, marked ``(edited)`` where a person changed them; a call
+    carrying code leaves the code out (shown below) and is marked ``(ran as edited)``."""
     if status == "unreadable":  # no arguments to show; its output quotes what the model wrote
         return visible(card.call.name)
     arguments, edited = shown_arguments(card)
+    if shown_code(card) is not None:
+        rest = _without_code(card, arguments)
+        text = visible(card.call.name + (f"({_arguments_text(rest, limit)})" if rest else ""))
+        return text + " (ran as edited)" * edited
     return visible(f"{card.call.name}({_arguments_text(arguments, limit)})") + " (edited)" * edited
 
 
@@ -221,7 +263,14 @@ def card_lines(card: Card, stopped: bool, times: int = 1, told: bool | None = No
     approval = _approval(card, short=True)
     if approval is not None:
         head += f" ({approval})"
-    if shown_arguments(card)[1]:  # the head shows what ran; this is what the model asked for
+    code = shown_code(card)
+    if code is not None:
+        risk = card.facts.get("risk")
+        head += "\n  code" + (f" (risk: {visible(str(risk))})" if risk else "") + ":"
+        head += "".join("\n" + line for line in code_lines(code[0]))
+        if code[1] is not None:
+            head += "\n  the model's code:" + "".join("\n" + line for line in code_lines(code[1]))
+    elif shown_arguments(card)[1]:  # the head shows what ran; this is what the model asked for
         head += f"\n  the model asked for: {visible(_arguments_text(card.call.arguments))}"
     if times > 1:
         head += f" (x{times})"
@@ -273,6 +322,20 @@ def card_html_of(
         model = json.dumps(card.call.arguments, indent=2, ensure_ascii=False, default=repr)
         given = "ran with, changed by you" if card.ran is not None else "changed by you to"
         arguments = f"{given}:\n{arguments}\nthe model asked for:\n{model}"
+    code = shown_code(card)
+    code_part = ""
+    if code is not None:
+        rest = _without_code(card, shown)
+        arguments = json.dumps(rest, indent=2, ensure_ascii=False, default=repr) if rest else None
+        risk = card.facts.get("risk")
+        code_part = risk_html(str(risk) if risk else None) + code_html(code[0])
+        if code[1] is not None:
+            code_part += (
+                '<details class="meowgent-model-code"><summary style="cursor: pointer; opacity: 0.75">'
+                "the model's code</summary>"
+                + code_html(code[1], css_class="meowgent-code-model")
+                + "</details>"
+            )
     output, notice = _output(card)
     return card_html(
         status,
@@ -290,4 +353,5 @@ def card_html_of(
         notes=card.notes,
         media=media_html(card.result.value, budget) if card.result is not None else "",
         progress=progress_html(card.progress) if card.result is None and card.progress is not None else "",
+        code=code_part,
     )

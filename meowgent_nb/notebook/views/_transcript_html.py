@@ -59,12 +59,15 @@ def card_html(
     progress: str = "",
     edited: bool = False,
     running: str | None = None,
+    code: str = "",
 ) -> str:
     """One tool call's card; ``output`` past ``limit`` characters is folded into a <details>.
 
     Text arguments are escaped, with hidden characters marked; ``progress`` and ``media`` are
     HTML already made safe. ``times`` and ``told`` are as for `card_lines`; ``edited``
-    marks arguments a person changed; ``running`` is a live counter ("12 s of 30 s").
+    marks arguments a person changed; ``running`` is a live counter ("12 s of 30 s"); ``code`` is
+    the code the call ran (HTML, `_code_html`), shown above the other arguments, and makes
+    ``edited`` read "ran as edited".
     """
     color = STATUS_COLORS.get(status, "#757575")
     head = (
@@ -75,7 +78,7 @@ def card_html(
     if edited:
         head += (
             ' <span class="meowgent-edited" title="a person changed the arguments before approving"'
-            ' style="font-weight: bold; font-size: 0.85em">edited</span>'
+            f' style="font-weight: bold; font-size: 0.85em">{"ran as edited" if code else "edited"}</span>'
         )
     if running is not None:
         head += f' <span class="meowgent-elapsed" style="{MUTED}">{escape(running)}</span>'
@@ -94,6 +97,8 @@ def card_html(
     parts.extend(note_html("meowgent-server-asked", visible(note)) for note in notes)
     if progress:
         parts.append(progress)
+    if code:
+        parts.append(f'<div class="meowgent-code-call">{code}</div>')
     if arguments is not None:
         parts.append(pre_html("meowgent-arguments", arguments))
     if output is not None and len(output) <= limit:

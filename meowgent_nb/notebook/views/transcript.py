@@ -134,7 +134,9 @@ class Transcript:
             card = self._card(event.call)
             card.decision, card.decided_at = event.decision, self._clock()
         elif isinstance(event, ToolRunning):
-            self._card(event.call).runs(self._clock(), event.limit, event.arguments)
+            self._card(event.call).runs(
+                self._clock(), event.limit, event.arguments, event.code_argument, event.facts
+            )
         elif isinstance(event, ToolResultEvent):
             card = self._card(event.result.call)
             card.result, card.end = event.result, self._clock()
