@@ -4,6 +4,8 @@ told in a line; empty code is refused; code that does not parse is still propose
 
 from __future__ import annotations
 
+from IPython.utils.capture import capture_output
+
 from meowgent_nb import Agent, ScriptedModel
 from meowgent_nb.notebook.workspace import notebook_tools, propose_cell_tool
 from meowgent_nb.notebook.workspace.proposals import parse_problem
@@ -71,3 +73,25 @@ def test_the_tool_asks_no_approval_and_takes_only_code():
         False,
         False,
     )
+
+
+def test_the_card_shows_the_proposed_cell_as_the_cell_would_hold_it(ip):
+    code = "for city, temp in rows:\n    print(city, temp\n"
+    ip.user_ns.update(
+        model=ScriptedModel([call("propose_cell", code=code), "Try it."]), pc=propose_cell_tool()
+    )
+    with capture_output() as captured:
+        ip.run_cell_magic("agent", "--model-object model --new", "a loop, please")
+    shown = captured.outputs[-1].data
+    problem = "'(' was never closed, line 2"
+    assert shown["text/plain"].splitlines() == [
+        f"[tool] propose_cell(code={code!r}) -> done",
+        f"  {HEADLESS} (the code does not parse: {problem})",
+        "  proposed cell:",
+        "    for city, temp in rows:",
+        "        print(city, temp",
+        "Try it.",
+    ]
+    html = shown["text/html"]
+    assert '<div class="meowgent-proposed-cell">proposed cell:<div class="meowgent-code"' in html
+    assert '<span style="color: #008000; font-weight: bold">for</span>' in html  # highlighted as Python

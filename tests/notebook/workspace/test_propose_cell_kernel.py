@@ -81,9 +81,12 @@ def test_a_headless_run_inserts_nothing_and_the_transcript_keeps_the_proposal(ke
     kernel.ok(f"model = proposing({FIRST!r})")
     run = kernel.ok("%%agent --model-object model --new\nwhat next?", allow_stdin=False)
     assert payloads(run) == [] and "Insert below" not in run.buttons
-    assert transcript(run)[:2] == [
+    assert transcript(run) == [
         f"[tool] propose_cell(code={FIRST!r}) -> done",
         "  proposed; nobody to insert it in a headless run",
+        "  proposed cell:",
+        f"    {FIRST}",
+        "Done.",
     ]
     shown = kernel.ok("print([c.code for c in get_ipython().meowgent.last_result.proposed_cells])")
     assert shown.stdout == f"[{FIRST!r}]\n"
