@@ -5,6 +5,7 @@ Stop ends the wait."""
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import pytest
@@ -121,3 +122,31 @@ def test_a_frontend_without_widgets_asks_with_input(kernel, answer, inserted):
     assert prompts == ["Insert below? [y/N] "]
     assert f"The agent proposes this cell:\n{FIRST}\n" in run.stdout
     assert [p["text"] for p in payloads(run)] == inserted
+
+
+def test_the_wait_is_the_approval_timeout_not_the_tool_s_time_limit(kernel):
+    # A click after the tool's 1 s limit still counts (the person's time stands still); no click
+    # at all ends at the approval timeout, inserting nothing.
+    kernel.ok(
+        f"model = proposing({FIRST!r})\n%config AgentMagics.tool_timeout = 1\n%config AgentMagics.approval_timeout = 3"
+    )
+    try:
+
+        def late(kernel: Kernel, run: Run, msg: dict[str, Any]) -> None:
+            if "Insert below" in run.buttons and not late.done:
+                late.done = True
+                time.sleep(1.5)
+                kernel.click(run.buttons["Insert below"][0])
+
+        late.done = False
+        run = kernel.ok("%%agent --model-object model --new\nwhat next?", hook=late)
+        assert [p["text"] for p in payloads(run)] == [FIRST]
+        kernel.ok(f"model = proposing({FIRST!r})")
+        run = kernel.ok("%%agent --model-object model --new\nwhat next?")
+        assert payloads(run) == []
+        assert transcript(run)[:2] == [
+            f"[tool] propose_cell(code={FIRST!r}) -> done",
+            "  not inserted: no answer within 3 s",
+        ]
+    finally:
+        kernel.ok("%config AgentMagics.tool_timeout = 30\n%config AgentMagics.approval_timeout = 600")
