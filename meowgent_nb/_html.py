@@ -79,14 +79,14 @@ def table_html(css_class: str, header: Sequence[str], rows: Sequence[Sequence[st
 
 
 def highlight(code: str, language: str) -> str:
-    """``code`` syntax-highlighted with Pygments (``"xml"`` or ``"json"``), or plain if it is missing."""
+    """``code`` syntax-highlighted with Pygments (``"xml"``, ``"json"`` or ``"python"``), or plain if it is missing."""
     try:
         from pygments import highlight as pygmentize
         from pygments.formatters import HtmlFormatter
-        from pygments.lexers import JsonLexer, XmlLexer
+        from pygments.lexers import JsonLexer, PythonLexer, XmlLexer
     except ImportError:  # Pygments comes with IPython, but the package does not require it
         return f'<pre class="meowgent-code" style="{PRE_STYLE}">{escape(code)}</pre>'
-    lexer = XmlLexer() if language == "xml" else JsonLexer()
+    lexer = {"xml": XmlLexer, "python": PythonLexer}.get(language, JsonLexer)()
     # The Pygments style's colours are for a light background: the <pre> gets one inline, and a
     # dark text colour, or dark themes (which style <pre>) would show them on black.
     pre = (

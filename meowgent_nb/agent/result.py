@@ -7,6 +7,7 @@ from typing import Any, Literal
 
 from ..models.base import Usage
 from ..tools.core import ToolResult
+from ..tools.proposed import ProposedCell
 
 __all__ = ["AgentResult", "RepeatedFailure"]
 
@@ -41,6 +42,12 @@ class AgentResult:
     """The call that kept failing, when that ended the run (``stopped == "repeated_failure"``)."""
     messages: list[dict[str, Any]] = field(default_factory=list)
     """The messages this run added to the conversation."""
+
+    @property
+    def proposed_cells(self) -> list[ProposedCell]:
+        """The cells the agent proposed with ``propose_cell``, in order, inserted or not (a headless
+        run inserts none: they are here and in the transcript)."""
+        return [r.value for r in self.tool_results if isinstance(r.value, ProposedCell)]
 
     def __str__(self) -> str:
         return self.text

@@ -20,7 +20,9 @@ __all__ = [
     "DENY",
     "DENY_REASON",
     "EDIT",
+    "INSERT_BELOW",
     "LET_MODEL_ANSWER",
+    "NOT_NOW",
     "SEND_ANSWER",
     "SEND_DENIAL",
     "STOP",
@@ -50,6 +52,9 @@ CANCEL = "Cancel"
 # A server asking to use the model, and the model's answer before it goes back (`notebook.mcp.server_asks`).
 LET_MODEL_ANSWER = "Let the model answer"
 SEND_ANSWER = "Send the answer"
+# A cell the agent proposes (`notebook.approvals.proposal_card`).
+INSERT_BELOW = "Insert below"
+NOT_NOW = "Not now"
 
 BUTTONS = frozenset(
     {
@@ -71,6 +76,8 @@ BUTTONS = frozenset(
         LET_MODEL_ANSWER,
         SEND_ANSWER,
         TRUST_RULES,
+        INSERT_BELOW,
+        NOT_NOW,
     }
 )
 """Every button label there is."""

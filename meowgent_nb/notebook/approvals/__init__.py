@@ -4,7 +4,8 @@
 button words are the wing's `notebook._labels`, the cell's shown run `notebook._shown_run`); `input_approvals` holds
 `InputApprover` and `SessionChoices` (what a choice means, shared with the buttons);
 `policy_approvals` holds `PolicyApprover` and `headless_policy` (``MEOWGENT_APPROVE`` when no one
-can answer); `trust_panel` asks to trust a rules file. `default_approver` picks one for where the
+can answer); `trust_panel` asks to trust a rules file; `proposal_card` asks whether a cell the agent proposes
+goes below (Insert below / Not now). `default_approver` picks one for where the
 code runs.
 """
 

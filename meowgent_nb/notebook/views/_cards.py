@@ -15,12 +15,14 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic_core import to_jsonable_python
 
+from ..._html import highlight
 from ..._visible import visible
 from ...agent.approvals import Approved, Denied
 from ...agent.approvals.decisions import decision_words
 from ...agent.repeated import split_repeat_notice
 from ...tools.calls import ToolCall, ToolResult
 from ...tools.media import MediaBudget
+from ...tools.proposed import ProposedCell
 from ._code_html import code_html, code_lines, code_of, risk_html
 from ._media_html import media_html
 from ._transcript_html import card_html, progress_html
@@ -288,7 +290,26 @@ def card_lines(card: Card, stopped: bool, times: int = 1, told: bool | None = No
         lines.append(f"  [... {len(output) - _RESULT_LIMIT:,} more characters]")
     if notice if told is None else told:
         lines.append("  [the model was told not to repeat this call]")
-    return lines
+    return lines + _proposed_lines(card.result.value)
+
+
+_PROPOSED_LINES = 40  # of a proposed cell's code in a card's text
+
+
+def _proposed_lines(value: Any) -> list[str]:
+    """A proposed cell's code under its card (``propose_cell``), as the cell would hold it."""
+    if not isinstance(value, ProposedCell):
+        return []
+    code = visible(value.code).rstrip().split("\n")
+    more = [f"    [... {len(code) - _PROPOSED_LINES} more lines]"] * (len(code) > _PROPOSED_LINES)
+    return ["  proposed cell:", *(f"    {line}".rstrip() for line in code[:_PROPOSED_LINES]), *more]
+
+
+def _proposed_html(value: Any) -> str:
+    """A proposed cell's code, highlighted, in its card (``propose_cell``)."""
+    if not isinstance(value, ProposedCell):
+        return ""
+    return f'<div class="meowgent-proposed-cell">proposed cell:{highlight(value.code, "python")}</div>'
 
 
 def running_text(card: Card, now: float) -> str | None:
@@ -351,7 +372,9 @@ def card_html_of(
         times=times,
         told=notice if told is None else told,
         notes=card.notes,
-        media=media_html(card.result.value, budget) if card.result is not None else "",
+        media=_proposed_html(card.result.value) + media_html(card.result.value, budget)
+        if card.result is not None
+        else "",
         progress=progress_html(card.progress) if card.result is None and card.progress is not None else "",
         code=code_part,
     )

@@ -5,11 +5,14 @@ the code it writes would do.
 ``writes-files`` < ``deletes`` < ``network`` < ``runs-commands`` < ``unreadable``), failing
 closed; `_risky_names` holds the names it knows. `variables`: ``list_variables``, the person's
 variables by name, type and shape, never their values, and ``look_at``, one variable's bounded
-view. `tools`: `notebook_tools`, the workspace's tools for an agent.
+view. `proposals`: ``propose_cell``, a cell the agent proposes and the person may insert below
+(the card and its buttons are `notebook.approvals.proposal_card`). `tools`: `notebook_tools`,
+the workspace's tools for an agent.
 """
 
 from __future__ import annotations
 
+from .proposals import propose_cell_tool
 from .risk import RISKS, CodeRisk, Risk, RiskReason, code_risk
 from .tools import notebook_tools
 from .variables import describe_value, list_variables_tool, look_at_tool, variable_view, variables_listing
@@ -26,6 +29,8 @@ __all__ = [
     "list_variables_tool",
     "look_at_tool",
     "notebook_tools",
+    # cells the agent proposes
+    "propose_cell_tool",
     "variable_view",
     "variables_listing",
 ]

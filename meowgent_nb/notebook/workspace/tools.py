@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...tools import Tool
+from .proposals import propose_cell_tool
 from .variables import list_variables_tool, look_at_tool
 
 __all__ = ["notebook_tools"]
@@ -14,8 +15,9 @@ __all__ = ["notebook_tools"]
 def notebook_tools(namespace: Mapping[str, Any]) -> list[Tool]:
     """The workspace's tools over a person's namespace, for ``Agent(tools=...)``.
 
-    So far ``list_variables`` (the names, types and shapes of the variables, no values) and
-    ``look_at`` (one variable's bounded view); neither asks for approval: both only read.
+    So far ``list_variables`` (the names, types and shapes of the variables, no values),
+    ``look_at`` (one variable's bounded view), neither asking for approval (both only read), and
+    ``propose_cell`` (a cell the person may insert below, with Insert below or Not now).
 
     Args:
         namespace: The person's names: ``get_ipython().user_ns`` in a notebook, ``globals()``
@@ -27,4 +29,4 @@ def notebook_tools(namespace: Mapping[str, Any]) -> list[Tool]:
     Raises:
         TypeError: ``namespace`` is not a mapping.
     """
-    return [list_variables_tool(namespace), look_at_tool(namespace)]
+    return [list_variables_tool(namespace), look_at_tool(namespace), propose_cell_tool()]
