@@ -191,3 +191,23 @@ def test_a_recorded_notebook_cell_replays_with_the_same_calls(ip, tmp_path):
     assert [r.output for r in ip.meowgent.last_result.tool_results] == [
         "prices (list):\nlist: 3 items:\n  3\n  1\n  2"
     ]
+
+
+def test_a_rule_for_a_notebook_tool_is_no_typo_even_before_they_are_offered(ip, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # no approvals.toml here
+    with capture_output() as captured:
+        ip.run_line_magic("agent", "allow look_at name=df")
+    assert (captured.stdout, captured.stderr) == ("Rule 1: look_at name=df -> allow\n", "")
+    with capture_output() as captured:
+        ip.run_line_magic("agent", "allow look_at nme=df")
+    assert captured.stderr == (
+        "Warning: the rule 'look_at nme=df -> allow' never matches: look_at takes no argument 'nme';"
+        " did you mean name?; the rule is kept, for a tool defined later.\n"
+    )
+    with capture_output() as captured:
+        ip.run_line_magic("agent", "rules")
+    assert captured.stdout.splitlines()[1:3] == [
+        "  1. look_at name=df -> allow   (%agent allow)",
+        "  2. look_at nme=df -> allow   (%agent allow)",
+    ]
+    assert "'look_at name=df -> allow' names no tool" not in captured.stdout

@@ -9,7 +9,7 @@ helpers of those families take the session, not the magics object.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -138,6 +138,21 @@ class NotebookSession:
         if notebook or self.notebook_tools_on:
             return with_notebook_tools(tools, self.shell.user_ns, what)
         return tools
+
+    def rule_tools(self, what: str, named: Iterable[str]) -> list[Tool]:
+        """The tools a rule may name: `available_tools`, and each notebook tool ``named`` names
+        that none of them has (a cell offers them with ``--notebook``, so a rule for one is no typo).
+
+        Raises:
+            UsageError: As `available_tools`.
+        """
+        tools = self.available_tools(what)
+        wanted = set(named) - {tool.name for tool in tools}
+        if not wanted:
+            return tools
+        from ..workspace import notebook_tools
+
+        return [*tools, *(tool for tool in notebook_tools(self.shell.user_ns) if tool.name in wanted)]
 
     def select_tools(self, args: Any, what: str = "%%agent") -> list[Tool]:
         """The tools a cell offers: all, none (``--no-tools``) or those ``--tools`` names; the
