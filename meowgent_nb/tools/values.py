@@ -1,11 +1,12 @@
 """How a Python value is shown to a model: one mechanism for tool results and notebook variables.
 
 A value shows itself through ``_ai_repr_()`` when its type has it (a dict of MIME type to data:
-``text/markdown`` or ``text/plain`` as text, ``image/png`` and ``image/jpeg`` as images), else
-``_repr_llm_()``; else a built-in view of what people explore: a pandas DataFrame or Series
+``text/markdown`` or ``text/plain`` as text, and one image: ``image/png``, else ``image/jpeg``),
+else ``_repr_llm_()``; else a built-in view of what people explore: a pandas DataFrame or Series
 (shape, dtypes, nulls, first and last rows), a numpy array (shape, dtype, min/max/mean, a few
-values), a dict, list, tuple or set (its length and a bounded sample), a PIL image or a
-matplotlib figure (an image); else its ``repr``. `kind_text` gives the text of the values that
+values), a PIL image or a matplotlib figure (an image); else the image of its ``_repr_png_()`` or
+``_repr_jpeg_()`` (as a tool's value with one is an image, `media.medium`); else a dict, list,
+tuple or set (its length and a bounded sample); else its ``repr``. `kind_text` gives the text of the values that
 have a view of their own (`output` uses it for tool results); `value_view` gives a whole view,
 made inert and cut to a token budget.
 
@@ -27,7 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .inert import inert
-from .media import McpImage, medium
+from .media import McpImage, bundle_image, image_size, medium, type_method
 
 __all__ = ["CHARS_PER_TOKEN", "VIEW_TOKENS", "ValueView", "estimate_tokens", "kind_text", "value_view"]
 
@@ -42,7 +43,6 @@ _COLUMNS = 20  # columns listed with their dtypes and nulls
 _SAMPLE = 10  # items of a container
 _NULL_ROWS = 1_000_000  # rows of a column of objects or strings whose nulls are counted
 _NOTE_ROOM = 120  # characters kept for the note of a cut
-_IMAGE_KINDS = ("image/png", "image/jpeg")
 _ITEM = reprlib.Repr()
 _ITEM.maxlevel, _ITEM.maxstring, _ITEM.maxother, _ITEM.maxlist, _ITEM.maxdict = 2, 80, 80, 6, 6
 _ITEM.maxtuple = _ITEM.maxset = _ITEM.maxfrozenset = 6
@@ -131,6 +131,9 @@ def _shown(value: Any) -> tuple[str, str, tuple[McpImage, ...]]:
     found = _own_or_library(value)
     if found is not None:
         return found
+    drawn = _drawn_view(value)
+    if drawn is not None:
+        return drawn
     if type(value) is str:
         return "str", value, ()
     if type(value) in (dict, list, tuple, set, frozenset):
@@ -166,18 +169,30 @@ def _own_or_library(value: Any, images: bool = True) -> tuple[str, str, tuple[Mc
     return None
 
 
-def _method(value: Any, name: str) -> Callable[[], Any] | None:
-    """``value.name`` bound, when its type defines it as a method (never a property or ``__getattr__``)."""
-    if issubclass(type(value), type):  # a class: its methods want an instance
-        return None
-    try:
-        found = inspect.getattr_static(type(value), name)
-    except AttributeError:
-        return None
-    if isinstance(found, (property, staticmethod)) or not callable(getattr(found, "__get__", None)):
-        return None
-    bound = found.__get__(value, type(value))
-    return bound if callable(bound) else None
+_method = type_method  # ``value.name`` when its type defines it as a method (`media.type_method`)
+
+
+def _drawn_view(value: Any) -> tuple[str, str, tuple[McpImage, ...]] | None:
+    """A value whose type draws it (``_repr_png_``, else ``_repr_jpeg_``) as its image, with its
+    type and size; None when it draws no image of a known type."""
+    for name in ("_repr_png_", "_repr_jpeg_"):
+        draw = _method(value, name)
+        if draw is None:
+            continue
+        try:
+            data = draw()
+            if isinstance(data, tuple):  # (data, metadata)
+                data = data[0]
+            if isinstance(data, str):  # IPython may hand back base64 text
+                data = base64.b64decode(data)
+        except Exception:  # noqa: BLE001 - a value that cannot draw itself is shown another way
+            continue
+        image = medium(data) if isinstance(data, bytes) else None  # its bytes say its type
+        if isinstance(image, McpImage):
+            size = image_size(image.data)
+            pixels = f": {size[0]}×{size[1]} px" if size else ""
+            return name, f"{type(value).__qualname__} image{pixels}\n[image: {image.mime_type}]", (image,)
+    return None
 
 
 def _bundle_view(bundle: Any) -> tuple[str, tuple[McpImage, ...]] | None:
@@ -187,16 +202,8 @@ def _bundle_view(bundle: Any) -> tuple[str, tuple[McpImage, ...]] | None:
     if not isinstance(bundle, dict):
         return None
     text = next((bundle[k] for k in ("text/markdown", "text/plain") if isinstance(bundle.get(k), str)), None)
-    images = []
-    for kind in _IMAGE_KINDS:
-        data = bundle.get(kind)
-        if isinstance(data, str):
-            try:
-                data = base64.b64decode(data, validate=True)
-            except ValueError:
-                continue
-        if isinstance(data, bytes) and data:
-            images.append(McpImage(data, kind))
+    image = bundle_image(bundle)  # the one `media.medium` gives a tool result's model and card
+    images = [] if image is None else [image]
     if text is None and not images:
         return None
     lines = ([text] if text is not None else []) + [f"[image: {image.mime_type}]" for image in images]

@@ -1,12 +1,14 @@
-"""The tools a notebook offers: its ``@tool`` functions, then its toolboxes' tools, one per name.
+"""The tools a notebook offers: its ``@tool`` functions, then its toolboxes' tools, one per name,
+then (when turned on) the notebook tools (`workspace.notebook_tools`).
 
 An MCP server's tool named like a different tool is a `UsageError`, not a silent choice: otherwise
-``%tools mcp list`` could describe a tool the model never gets.
+``%tools mcp list`` could describe a tool the model never gets. So is a notebook tool named like
+one of the others: neither may silently replace the other.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from IPython.core.error import UsageError
@@ -15,7 +17,7 @@ from ...mcp.client.tool import McpTool
 from ...tools.core import Tool
 from ...tools.toolbox import Toolbox
 
-__all__ = ["collected_tools"]
+__all__ = ["collected_tools", "with_notebook_tools"]
 
 
 def collected_tools(namespace: Iterable[Any], boxes: Iterable[Toolbox], what: str = "%tools") -> list[Tool]:
@@ -62,3 +64,24 @@ def _owner(tool: Tool, box: Toolbox | None) -> str:
     if _served(tool):
         return f"the tool of the MCP server {box.name!r}"
     return f"the tool of the toolbox {box.name!r}"
+
+
+def with_notebook_tools(tools: list[Tool], namespace: Mapping[str, Any], what: str = "%tools") -> list[Tool]:
+    """``tools``, then the notebook tools over ``namespace`` (`workspace.notebook_tools`).
+
+    Raises:
+        UsageError: One of ``tools`` has the name of a notebook tool.
+    """
+    from ..workspace import notebook_tools
+
+    theirs = notebook_tools(namespace)
+    mine = {tool.name for tool in tools}
+    same = [tool.name for tool in theirs if tool.name in mine]
+    if same:
+        names = ", ".join(repr(name) for name in same)
+        raise UsageError(
+            f"{what}: the notebook tools include {names}, and so do the tools you offer; the model could be"
+            ' offered only one of each name. Rename yours (@tool(name="..."), or an MCP server\'s with'
+            " --prefix), or leave out the notebook tools (no --notebook; %tools remove notebook)."
+        )
+    return [*tools, *theirs]

@@ -171,6 +171,12 @@ class AgentMagics(SessionMagics):
     @argument("--tools", metavar="A,B", help="Offer only these tools (comma-separated names).")
     @argument("--no-tools", action="store_true", help="Offer no tools.")
     @argument(
+        "--notebook",
+        action="store_true",
+        help="Offer the notebook tools too (notebook_tools: the agent works in this notebook's namespace);"
+        " %%tools add notebook offers them in every cell.",
+    )
+    @argument(
         "--approve",
         choices=APPROVALS,
         type=lambda word: approval_word(word, "--approve {}"),

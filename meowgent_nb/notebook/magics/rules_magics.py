@@ -94,7 +94,8 @@ def rules_command(session: NotebookSession, command: str) -> None:
     rules = session_rules(session, f"%agent {word}")
     if word == "rules":
         if not rest:
-            print(listing(rules, session.available_tools("%agent rules")))
+            named = [rule.tool for _, rule, _ in rules.numbered()]
+            print(listing(rules, session.rule_tools("%agent rules", named)))
             return
         parts = rest.split()
         if len(parts) != 2 or parts[0] != "--remove" or not parts[1].isdigit():
@@ -115,7 +116,7 @@ def rules_command(session: NotebookSession, command: str) -> None:
         meant = _look_alike(rest.split()[0], [t.name for t in session.available_tools(f"%agent {word}")])
         raise UsageError(f"%agent {word}: {error}" + (f" Did you mean {meant}?" if meant else "")) from None
     print(f"Rule {len(rules)}: {visible(rule.text)}")
-    for warning in rules.unknown_tools(session.available_tools(f"%agent {word}"), [rule]):
+    for warning in rules.unknown_tools(session.rule_tools(f"%agent {word}", [rule.tool]), [rule]):
         print(f"Warning: {visible(warning)}; the rule is kept, for a tool defined later.", file=sys.stderr)
 
 

@@ -9,7 +9,7 @@ helpers of those families take the session, not the magics object.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -18,7 +18,7 @@ from IPython.core.magic import Magics
 
 from ...agent.window.compaction import Compaction
 from ...tools.core import Tool
-from ._collected_tools import collected_tools
+from ._collected_tools import collected_tools, with_notebook_tools
 
 if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell
@@ -122,23 +122,52 @@ class NotebookSession:
     """The server of %tools serve while it serves."""
     serve_sync: Callable[..., None] | None = None
     """The post_run_cell callback that keeps what is served in step with the notebook."""
+    notebook_tools_on: bool = False
+    """Whether every cell offers the notebook tools (`workspace.notebook_tools`): ``%tools add notebook``."""
 
-    def available_tools(self, what: str = "%tools") -> list[Tool]:
-        """Every `Tool` in the notebook namespace, then the tools of the toolboxes.
+    def available_tools(self, what: str = "%tools", *, notebook: bool = False) -> list[Tool]:
+        """Every `Tool` in the notebook namespace, then the tools of the toolboxes, then the
+        notebook tools (`workspace.notebook_tools`) when ``notebook`` or `notebook_tools_on`.
 
         Raises:
-            UsageError: An MCP server's tool is named like another (see `_collected_tools`).
+            UsageError: An MCP server's tool is named like another, or a notebook tool like one of
+                the others (see `_collected_tools`).
         """
         namespace = [v for k, v in self.shell.user_ns.items() if not k.startswith("_")]
-        return collected_tools(namespace, self.toolboxes, what)
+        tools = collected_tools(namespace, self.toolboxes, what)
+        if notebook or self.notebook_tools_on:
+            return with_notebook_tools(tools, self.shell.user_ns, what)
+        return tools
 
-    def select_tools(self, args: Any, what: str = "%%agent") -> list[Tool]:
-        """The tools a cell offers: all, none (``--no-tools``) or those ``--tools`` names.
+    def rule_tools(self, what: str, named: Iterable[str]) -> list[Tool]:
+        """The tools a rule may name: `available_tools`, and each notebook tool ``named`` names
+        that none of them has (a cell offers them with ``--notebook``, so a rule for one is no typo).
 
         Raises:
-            UsageError: ``--tools`` names a tool the notebook does not have.
+            UsageError: As `available_tools`.
         """
         tools = self.available_tools(what)
+        wanted = set(named) - {tool.name for tool in tools}
+        if not wanted:
+            return tools
+        from ..workspace import notebook_tools
+
+        return [*tools, *(tool for tool in notebook_tools(self.shell.user_ns) if tool.name in wanted)]
+
+    def select_tools(self, args: Any, what: str = "%%agent") -> list[Tool]:
+        """The tools a cell offers: all, none (``--no-tools``) or those ``--tools`` names; the
+        notebook tools too with ``--notebook`` (see `available_tools`).
+
+        Raises:
+            UsageError: ``--tools`` names a tool the notebook does not have, or ``--notebook``
+                comes with ``--no-tools``.
+        """
+        notebook = bool(getattr(args, "notebook", False))
+        if notebook and args.no_tools:
+            raise UsageError(
+                f"{what}: --notebook offers the notebook tools and --no-tools offers none; give one of them."
+            )
+        tools = self.available_tools(what, notebook=notebook)
         if args.no_tools:
             return []
         if not args.tools:

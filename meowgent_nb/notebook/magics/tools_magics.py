@@ -33,10 +33,17 @@ class ToolsMagics(SessionMagics):
 
     FAMILIES = ("mcp", "serve")
     """The first words ``%tools`` hands on to a family of their own."""
+    SWITCHES = ("add", "remove")
+    """The first words that turn the notebook tools on and off: ``%tools add notebook``."""
 
     @line_magic
     def tools(self, line: str) -> Any:
         """%tools [xml | json | text | NAME]: what the model sees of the notebook's tools.
+
+        ``%tools add notebook`` offers the notebook tools (`workspace.notebook_tools`: the agent
+        works in this notebook's namespace) in every ``%%agent`` cell of the session, after the
+        notebook's own tools; ``%tools remove notebook`` stops offering them (``%%agent
+        --notebook`` offers them in one cell). ``%tools`` lists them, named as the notebook tools.
 
         ``%tools eval VAR [--model-object M | -m NAME]`` checks the model picks the right tool for
         each case in the list VAR (see `tools_magics.tools_eval`). ``%tools mcp ...`` adds, loads
@@ -50,15 +57,37 @@ class ToolsMagics(SessionMagics):
             return tools_eval(self.session, rest)
         if command in self.FAMILIES:
             return self.family(command).run(rest)
+        if command in self.SWITCHES and rest.strip():  # `%tools add` alone still shows a tool named add
+            return self.switch(command, rest.strip())
         session = self.session
         available = session.available_tools()
         if word in ("", "xml", "json", "text"):
+            if word == "" and session.notebook_tools_on:
+                print(_notebook_line(session))
             return ToolsView(available, mode=word or "all")
         by_name = {t.name: t for t in available}
         if word not in by_name:
             known = ", ".join(by_name) or "none (define one with @tool)"
             raise UsageError(f"%tools: no tool named {word!r}; use xml, json, text or one of: {known}")
         return ToolsView([by_name[word]], mode="all", shape=session.output_shape())
+
+    def switch(self, command: str, what: str) -> None:
+        """``%tools add notebook`` / ``%tools remove notebook``: the notebook tools on or off.
+
+        Raises:
+            UsageError: ``what`` is not ``notebook``, or a notebook tool has the name of a tool the
+                notebook offers already (see `_collected_tools.with_notebook_tools`).
+        """
+        if what != "notebook":
+            raise UsageError(
+                f"%tools {command}: {command} what? `%tools {command} notebook` {command}s the notebook tools"
+                f" ({'to' if command == 'add' else 'from'} every cell); an MCP server is `%tools mcp {command} ...`."
+            )
+        session = self.session
+        if command == "add":
+            session.available_tools(f"%tools {command} notebook", notebook=True)  # a clash fails here
+        session.notebook_tools_on = command == "add"
+        print(_notebook_line(session))
 
     def family(self, word: str) -> McpMagics | ServeMagics:
         """The registered family for ``%tools WORD`` (``mcp`` or ``serve``), registered now if new."""
@@ -71,6 +100,16 @@ class ToolsMagics(SessionMagics):
             magics = family(shell=self.shell)
             self.shell.register_magics(magics)
         return magics
+
+
+def _notebook_line(session: NotebookSession) -> str:
+    """One line saying whether every cell offers the notebook tools, and which they are."""
+    if not session.notebook_tools_on:
+        return "The notebook tools are off (%tools add notebook, or %%agent --notebook for one cell)."
+    from ..workspace import notebook_tools
+
+    names = ", ".join(tool.name for tool in notebook_tools(session.shell.user_ns))
+    return f"The notebook tools, offered in every cell (%tools remove notebook to stop): {names}."
 
 
 @magic_arguments()

@@ -1,14 +1,24 @@
 """Images and audio in tool values: the values (`McpImage`, `McpAudio`, `McpText`) and what finds them.
 
 One converter for every tool, local or served: `medium` says whether a value is an image or audio
-(a PIL image, ``IPython.display.Image`` / ``Audio``, an object with ``_repr_png_``, bytes of a
+(its ``_ai_repr_()`` bundle's image, a PIL image, ``IPython.display.Image`` / ``Audio``, an object with ``_repr_png_``, bytes of a
 known type), `media_of` gives the media a tool's value carries. The agent gives them to a model
 that can look at them, the call's card shows them, `%tools serve` sends them as MCP content.
 `shown_image` and `MediaBudget` decide which images are displayed (raster only, bounded in
 pixels and, per output, in bytes).
 """
 
-from ._found import IMAGE_TYPES, MAX_IMAGE_BYTES, MAX_IMAGES, media_of, media_text, media_type, medium
+from ._found import (
+    IMAGE_TYPES,
+    MAX_IMAGE_BYTES,
+    MAX_IMAGES,
+    bundle_image,
+    media_of,
+    media_text,
+    media_type,
+    medium,
+    type_method,
+)
 from ._shown import (
     MAX_IMAGE_PIXELS,
     OUTPUT_MAX_BYTES,
@@ -38,10 +48,12 @@ __all__ = [
     "MediaBudget",
     "NotShown",
     "ShownImage",
+    "bundle_image",
     "image_size",
     "media_of",
     "media_text",
     "media_type",
     "medium",
     "shown_image",
+    "type_method",
 ]

@@ -1,14 +1,15 @@
 """Which tool values are images or audio, and the media a tool's value carries: one converter for all.
 
-`medium` reads a value as an `McpImage` / `McpAudio` (a PIL image, IPython's ``Image`` / ``Audio``
-or anything with ``_repr_png_`` / ``_repr_jpeg_``, or bytes whose magic number, never a name, says
-a known format); `media_of` gives every medium a value carries; `media_text` is what a model reads
+`medium` reads a value as an `McpImage` / `McpAudio` (the image of its ``_ai_repr_()`` bundle when
+its type has one, a PIL image, IPython's ``Image`` / ``Audio`` or anything with ``_repr_png_`` /
+``_repr_jpeg_``, or bytes whose magic number, never a name, says a known format); `media_of` gives every medium a value carries; `media_text` is what a model reads
 of it, each medium as its placeholder (``[image: image/png]``).
 """
 
 from __future__ import annotations
 
 import base64
+import inspect
 import io
 import sys
 import threading
@@ -18,7 +19,17 @@ from typing import Any
 from ._sniff import IMAGE_TYPES, media_type
 from ._values import McpAudio, McpImage
 
-__all__ = ["IMAGE_TYPES", "MAX_IMAGES", "MAX_IMAGE_BYTES", "media_of", "media_text", "media_type", "medium"]
+__all__ = [
+    "IMAGE_TYPES",
+    "MAX_IMAGES",
+    "MAX_IMAGE_BYTES",
+    "bundle_image",
+    "media_of",
+    "media_text",
+    "media_type",
+    "medium",
+    "type_method",
+]
 
 MAX_IMAGE_BYTES = 2 * 1024 * 1024
 """The largest image a model is given."""
@@ -27,6 +38,11 @@ MAX_IMAGES = 4
 
 _PLAIN = frozenset({str, int, float, bool, dict, list, tuple, type(None)})
 """Types no medium has: checked first, so a long list of them costs little (a card is drawn often)."""
+_BUNDLE_IMAGES = ("image/png", "image/jpeg")
+"""The image types read from a MIME bundle, in the order preferred (a bundle's entries are one
+thing in several forms, so one image is taken)."""
+_NOT_OWN = object()
+"""What `_ai_repr_image` answers for a value that has no ``_ai_repr_`` to say (or whose failed)."""
 _DRAWN_KEPT = 32
 _drawn: dict[int, tuple[Any, McpImage | McpAudio | None]] = {}
 _drawn_lock = threading.Lock()
@@ -57,7 +73,62 @@ def medium(value: Any) -> McpImage | McpAudio | None:
     return found
 
 
+def type_method(value: Any, name: str) -> Callable[[], Any] | None:
+    """``value.name`` bound, when ``value``'s type defines it as a method: never a property, a
+    static method or ``__getattr__`` (so finding it runs none of the value's code); else None."""
+    if issubclass(type(value), type):  # a class: its methods want an instance
+        return None
+    try:
+        found = inspect.getattr_static(type(value), name)
+    except AttributeError:
+        return None
+    if isinstance(found, (property, staticmethod)) or not callable(getattr(found, "__get__", None)):
+        return None
+    bound = found.__get__(value, type(value))
+    return bound if callable(bound) else None
+
+
+def bundle_image(bundle: Any) -> McpImage | None:
+    """The image of a MIME bundle (``{"image/png": data, ...}``, or ``(data, metadata)``): its
+    ``image/png``, else its ``image/jpeg``, as bytes or base64 text; None when it holds neither."""
+    if isinstance(bundle, tuple) and len(bundle) == 2 and isinstance(bundle[0], dict):
+        bundle = bundle[0]
+    if not isinstance(bundle, dict):
+        return None
+    for kind in _BUNDLE_IMAGES:
+        data = bundle.get(kind)
+        if isinstance(data, str):
+            try:
+                data = base64.b64decode(data, validate=True)
+            except ValueError:
+                continue
+        if isinstance(data, bytes) and data:
+            return McpImage(data, kind)
+    return None
+
+
+def _ai_repr_image(value: Any) -> Any:
+    """The image of ``value``'s own ``_ai_repr_()`` bundle (None: it shows no image), or `_NOT_OWN`
+    when its type has no synchronous ``_ai_repr_`` answering a dict (the other ways are tried)."""
+    ai_repr = type_method(value, "_ai_repr_")
+    if ai_repr is None:
+        return _NOT_OWN
+    try:
+        bundle = ai_repr()
+    except Exception:  # noqa: BLE001 - a value's own code may fail; its other forms remain
+        return _NOT_OWN
+    if inspect.isawaitable(bundle):
+        getattr(bundle, "close", lambda: None)()
+        return _NOT_OWN
+    if isinstance(bundle, tuple) and len(bundle) == 2 and isinstance(bundle[0], dict):
+        bundle = bundle[0]
+    return bundle_image(bundle) if isinstance(bundle, dict) else _NOT_OWN
+
+
 def _drawn_medium(value: Any) -> McpImage | McpAudio | None:
+    own = _ai_repr_image(value)  # what the value chose to show an AI comes first, images or not
+    if own is not _NOT_OWN:
+        return own
     if _is_pil_image(value):
         try:
             return _made("image/png", _png(value))
