@@ -1,6 +1,6 @@
 """``%tools serve --notebook`` in a real kernel, called by an MCP client in another process.
 
-The client is the `mcp` SDK's, run with ``python -c`` (its name in the initialize request is
+The client is the `mcp` SDK's, in a process of its own (`outside_client`; its name in the initialize request is
 ``outside-agent``). Without ``--notebook`` the workspace's tools are not listed; with it they are,
 after the person's. A served call that needs approval waits for a click on the card in the output
 of the cell that ran ``%tools serve``, after that cell has finished; Approve gives the client the
@@ -10,16 +10,14 @@ refuses the call with one line. ``%tools serve --stop`` leaves nothing listening
 
 from __future__ import annotations
 
-import json
 import re
 import socket
-import subprocess
-import sys
 import time
 
 import pytest
 
 from meowgent_nb.notebook.workspace.tools import notebook_tools
+from tests.notebook.outside_client import answer, outside
 from tests.support.kernel_driver import TIMEOUT, running_kernel
 
 SETUP = '''
@@ -36,26 +34,6 @@ def t_remove(path: str) -> str:
     """Remove a file."""
     return f"removed {path}"
 '''
-CLIENT = """
-import asyncio, json, sys
-import httpx2
-import mcp_types as types
-from mcp.client.client import Client
-from mcp.client.streamable_http import streamable_http_client
-
-url, token, call = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
-
-async def main():
-    async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=120) as http:
-        info = types.Implementation(name="outside-agent", version="1.0")
-        async with Client(streamable_http_client(url, http_client=http), cache=None, mode="legacy", client_info=info) as mcp:
-            if call is None:
-                return [t.name for t in (await mcp.list_tools()).tools]
-            result = await mcp.call_tool(call["name"], call["arguments"])
-            return [result.is_error, [c.text for c in result.content]]
-
-print(json.dumps(asyncio.run(main())))
-"""
 # The workspace's tools, whatever they are by now (list_variables, look_at, ...), in their order.
 NOTEBOOK_TOOLS = [t.name for t in notebook_tools({})]
 
@@ -63,18 +41,6 @@ NOTEBOOK_TOOLS = [t.name for t in notebook_tools({})]
 @pytest.fixture(scope="module")
 def kernel(tmp_path_factory):
     yield from running_kernel(tmp_path_factory, "served-notebook", SETUP)
-
-
-def outside(url: str, token: str, call: dict | None = None) -> subprocess.Popen:
-    """The client, in a process of its own; its one line of JSON is what it got."""
-    arguments = [sys.executable, "-c", CLIENT, url, token, json.dumps(call)]
-    return subprocess.Popen(arguments, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-
-
-def answer(client: subprocess.Popen) -> object:
-    out, err = client.communicate(timeout=TIMEOUT)
-    assert client.returncode == 0, err
-    return json.loads(out)
 
 
 def address(stdout: str) -> tuple[str, str, int]:
