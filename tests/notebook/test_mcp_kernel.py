@@ -1,5 +1,6 @@
 """MCP in a real kernel: a stdio server's session (ipykernel's stderr has no fileno), and a served
-tool whose outside call asks in the notebook, answered by a click on the panel's button."""
+tool whose outside call asks in the notebook, answered by a click on its card's button in the
+serving cell (tests/notebook/test_served_notebook_kernel.py checks that card)."""
 
 from __future__ import annotations
 
@@ -60,20 +61,19 @@ def test_an_outside_call_of_a_served_approval_tool_asks_in_the_notebook(kernel):
             caller = threading.Thread(target=call, args=(path,))
             caller.start()
             deadline = time.monotonic() + TIMEOUT
-            clicked, buttons = False, {}  # the buttons made since the last panel was shown
+            clicked, buttons, card = False, {}, False  # the buttons of this call's card in the serving cell
             while not clicked and time.monotonic() < deadline:
                 msg = kernel.kc.get_iopub_msg(timeout=TIMEOUT)
-                content = msg["content"]
-                if msg["msg_type"] == "comm_open" and "description" in content["data"]["state"]:
-                    buttons[content["data"]["state"]["description"]] = content["comm_id"]
-                elif msg["msg_type"] == "display_data":
-                    if (
-                        content["data"]["text/plain"]
-                        == f"Approval needed: t_remove(path={path!r}) -> waiting"
-                    ):
-                        kernel.click(buttons[button])
-                        clicked = True
-                    buttons = {}
+                if msg["msg_type"] != "comm_open":
+                    continue
+                state = msg["content"]["data"]["state"]
+                if state["_model_name"] == "HTMLModel" and f"&quot;{path}&quot;" in state["value"]:
+                    card, buttons = True, {}
+                elif state["_model_name"] == "ButtonModel" and card:
+                    buttons[state["description"]] = msg["content"]["comm_id"]
+                if button in buttons:
+                    kernel.click(buttons[button])
+                    clicked = True
             caller.join(TIMEOUT)
             assert clicked and not caller.is_alive()
     assert outcome == {

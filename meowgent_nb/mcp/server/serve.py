@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import functools
 import itertools
 import secrets
@@ -39,7 +40,12 @@ from .served_context import ClientLevels, ServedContext
 from .served_events import ServedEvents
 from .served_rounds import ServedCall
 
-__all__ = ["ToolServer"]
+__all__ = ["SERVED_CLIENT", "ToolServer"]
+
+SERVED_CLIENT: contextvars.ContextVar[str | None] = contextvars.ContextVar(
+    "meowgent_served_client", default=None
+)
+"""While a served call is approved: the name its client gave in its initialize request (None: it gave none)."""
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
 """The JSON Schema dialect of every served tool's arguments (they are validated as draft 2020-12)."""
@@ -61,6 +67,8 @@ class ToolServer:
         tools: The tools to serve (names must be unique).
         port: The port; 0 picks a free one.
         include_approval_tools: Serve tools marked ``approval=True`` too, asking ``approver``.
+        always_serve: Names of tools served even when they need approval (``%tools serve
+            --notebook``'s), asking ``approver``.
         approver: Decides on calls that need approval (default: deny them).
         approval_loop: The event loop ``approver`` runs on (the kernel's); None: the server's.
         approve: Which calls ask ``approver``: ``"ask"`` (those that need it) or ``"every"``.
@@ -88,6 +96,7 @@ class ToolServer:
         *,
         port: int = 0,
         include_approval_tools: bool = False,
+        always_serve: Iterable[str] = (),
         approver: Approver | None = None,
         approval_loop: asyncio.AbstractEventLoop | None = None,
         approve: Literal["ask", "every"] = "ask",
@@ -103,6 +112,7 @@ class ToolServer:
         from mcp.server.lowlevel import NotificationOptions, Server
 
         self.include_approval_tools = include_approval_tools
+        self.always_serve = frozenset(always_serve)
         self._output_schemas: dict[str, Any] = {}
         self._listing: list[dict[str, Any]] | None = None  # the tools listing `update` last compared
         self._serve(tools)
@@ -227,7 +237,9 @@ class ToolServer:
         twice = sorted({n for n in names if names.count(n) > 1})
         if twice:
             raise SettingsError(f"ToolServer: two tools share a name: {', '.join(twice)}; serve one of each")
-        served = [t for t in tools if self.include_approval_tools or not t.approval]
+        served = [
+            t for t in tools if self.include_approval_tools or not t.approval or t.name in self.always_serve
+        ]
         known = {
             id(t): self._output_schemas[t.name]
             for t in getattr(self, "tools", ())
@@ -304,6 +316,7 @@ class ToolServer:
         )
         runner = CallRunner(settings, approver=_OnLoop(self.approver, self.approval_loop), rules=self.rules)
         results: dict[int, ToolResult] = {}
+        SERVED_CLIENT.set(_client_name(served.request))  # this call's task only: the approver names it
         level = self._levels.level(served.request)
         with context_backend(lambda tool: ServedContext(served, level, tool)):  # the tool's ToolContext
             async for _ in runner.run([(call, None)], self.tools, False, results):
@@ -333,7 +346,8 @@ class _OnLoop:
 
     async def approve(self, requests: Sequence[ApprovalRequest]) -> Any:
         if self.loop is not None and self.loop.is_running():
-            pending = asyncio.run_coroutine_threadsafe(_ask(self.approver, requests), self.loop)
+            asking = _ask(self.approver, requests, SERVED_CLIENT.get())
+            pending = asyncio.run_coroutine_threadsafe(asking, self.loop)
             return await asyncio.wrap_future(pending)
         return await self.approver.approve(requests)
 
@@ -341,8 +355,16 @@ class _OnLoop:
         return repr(self.approver)
 
 
-async def _ask(approver: Approver, requests: Sequence[ApprovalRequest]) -> Any:
+async def _ask(approver: Approver, requests: Sequence[ApprovalRequest], client: str | None) -> Any:
+    SERVED_CLIENT.set(client)  # in this task's own context, on the approver's loop
     return await approver.approve(requests)
+
+
+def _client_name(request: Any) -> str | None:
+    """The name the client gave in its initialize request, or None (it gave none, or there was none)."""
+    params = getattr(getattr(request, "session", None), "client_params", None)
+    name = getattr(getattr(params, "client_info", None), "name", None)
+    return name if isinstance(name, str) and name else None
 
 
 def _result(content: list[Any], is_error: bool, structured: dict[str, Any] | None = None) -> Any:

@@ -20,6 +20,7 @@ from IPython.core.magic_arguments import argument, magic_arguments
 # Its documented place, which re-exports it without an __all__.
 from IPython.utils.process import arg_split  # pyright: ignore[reportPrivateImportUsage]
 
+from ...errors import SettingsError
 from ...mcp.client.toolbox import McpTool, McpToolbox
 from ...mcp.config import McpConfigError
 from ...tools.output import counted
@@ -169,11 +170,17 @@ def _help() -> str:
     action="store_true",
     help="Also serve tools marked approval=True; each call asks here.",
 )
+@argument(
+    "--notebook",
+    action="store_true",
+    help="Also serve the notebook's workspace tools (notebook_tools); those that need approval ask here.",
+)
 @argument("--stop", action="store_true", help="Stop serving.")
 def tools_serve(session: NotebookSession, line: str) -> None:
-    """%tools serve [--port N] [--include-approval-tools] | %tools serve --stop
+    """%tools serve [--port N] [--include-approval-tools] [--notebook] | %tools serve --stop
 
     Serves the notebook's tools over MCP streamable HTTP on 127.0.0.1, with a random bearer token.
+    A served call that needs approval asks in this cell's output (`served_approvals`).
     """
     args = tools_serve.parser.parse_args(arg_split(line))  # pyright: ignore[reportFunctionMemberAccess]  (IPython's @magic_arguments sets it, undeclared)
     running = session.served
@@ -190,9 +197,11 @@ def tools_serve(session: NotebookSession, line: str) -> None:
             f"%tools serve: --port must be from 1 to 65535 (or 0 for a free one), got {args.port}."
         )
     from ...mcp.server.serve import ToolServer
+    from .served_approvals import ServedApprovals
 
-    tools, resources, prompts = _servable(session)
-    if not any(args.include_approval_tools or not t.approval for t in tools):
+    tools, resources, prompts = _servable(session, notebook=args.notebook)
+    always = [t.name for t in _notebook_tools(session)] if args.notebook else []
+    if not any(args.include_approval_tools or not t.approval or t.name in always for t in tools):
         raise UsageError(
             "%tools serve: no tools to serve; define one with @tool"
             + (" (or add --include-approval-tools)." if tools else ".")
@@ -204,7 +213,8 @@ def tools_serve(session: NotebookSession, line: str) -> None:
             prompts=prompts,
             port=args.port,
             include_approval_tools=args.include_approval_tools,
-            approver=_approver(session),
+            always_serve=always,
+            approver=ServedApprovals(_approver(session)),  # its box is in this cell's output
             approval_loop=_running_loop(),
             approve="every" if session.settings.approve == "every" else "ask",
             timeout=session.settings.tool_timeout,
@@ -214,6 +224,8 @@ def tools_serve(session: NotebookSession, line: str) -> None:
         raise UsageError(
             f"%tools serve: cannot listen on 127.0.0.1:{args.port}: {error.strerror or error}"
         ) from None
+    except SettingsError as error:  # a tool of the person's is named like a notebook tool
+        raise UsageError(f"%tools serve: {error}") from None
     session.served = server
 
     def after_each_cell(result: Any = None) -> None:
@@ -248,9 +260,10 @@ def close_mcp(session: NotebookSession) -> None:
         _stop_serving(session)
 
 
-def _servable(session: NotebookSession) -> tuple[list[Any], list[Any], list[Any]]:
+def _servable(session: NotebookSession, *, notebook: bool) -> tuple[list[Any], list[Any], list[Any]]:
     """The notebook's tools (its own and its plain toolboxes', never an MCP server's: those are not
-    looked at, so a stale box is not listed again here), resources and prompts, as served."""
+    looked at, so a stale box is not listed again here), with ``notebook`` the workspace's tools
+    after them, resources and prompts, as served."""
     from ...mcp.server.published import Prompt, Resource
     from ..magics._collected_tools import collected_tools
 
@@ -260,6 +273,7 @@ def _servable(session: NotebookSession) -> tuple[list[Any], list[Any], list[Any]
     boxes = [box for box in session.toolboxes if not isinstance(box, McpToolbox)]
     # An MCP server's tool (it has a remote name) is the server's to serve, even one kept in a variable.
     tools = [t for t in collected_tools(published, boxes, "%tools serve") if not isinstance(t, McpTool)]
+    tools += _notebook_tools(session) if notebook else []
     resources = [v for v in published if isinstance(v, Resource)]
     prompts = [v for v in published if isinstance(v, Prompt)]
     return tools, resources, prompts
@@ -274,10 +288,17 @@ def sync_served(session: NotebookSession) -> None:
     if server is None:
         return
     try:
-        tools, resources, prompts = _servable(session)
+        # Served with --notebook exactly when the server serves notebook tools however they ask.
+        tools, resources, prompts = _servable(session, notebook=bool(server.always_serve))
         server.update(tools, resources=resources, prompts=prompts)
     except (UsageError, ValueError):  # the next %%agent cell says what is wrong, as it always does
         return
+
+
+def _notebook_tools(session: NotebookSession) -> list[Any]:
+    from ..workspace.tools import notebook_tools
+
+    return notebook_tools(session.shell.user_ns)
 
 
 def _stop_serving(session: NotebookSession) -> None:
