@@ -78,7 +78,7 @@ def test_at_most_the_limit_with_a_note_of_the_rest():
 
 
 def test_the_tool_is_a_read_only_tool_without_arguments_or_approval(ip):
-    listing, _ = notebook_tools(ip.user_ns)
+    listing, _, _ = notebook_tools(ip.user_ns)
     assert isinstance(listing, Tool)
     assert (listing.name, listing.parameters["properties"], listing.read_only, listing.approval) == (
         "list_variables",

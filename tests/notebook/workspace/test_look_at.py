@@ -43,7 +43,7 @@ def test_a_view_is_inert_and_bounded():
 
 
 def test_the_tools_read_only_and_asking_no_one(ip):
-    listing, look = notebook_tools(ip.user_ns)
+    listing, look, _ = notebook_tools(ip.user_ns)
     assert isinstance(look, Tool)
     assert (look.name, list(look.parameters["properties"]), look.read_only, look.approval) == (
         "look_at",
