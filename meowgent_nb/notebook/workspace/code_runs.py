@@ -249,7 +249,8 @@ def _made(
     media.extend(McpImage(png, "image/png") for png in seen.figures)
     shown = None
     if value is not None:
-        view = value_view(value, tokens=VALUE_TOKENS)
+        # As a cell shows it: a string in quotes, so the model tells '1' from 1.
+        view = value_view(repr(value) if type(value) is str else value, tokens=VALUE_TOKENS)
         shown = view.text
         media.extend(view.images)
     return CodeRun(
