@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support.kernel_driver import WIDGET_VIEW, Kernel, running_kernel
+from tests.support.kernel_driver import WIDGET_VIEW, Kernel, interrupting, running_kernel
 
 SETUP = """\
 %matplotlib inline
@@ -57,3 +57,38 @@ def test_displays_and_figures_come_back_captured_and_only_a_widget_reaches_the_c
     displayed = run.of_type("display_data", "execute_result")
     assert [sorted(d["data"]) for d in displayed] == [[WIDGET_VIEW, "text/plain"]]
     assert [c["name"] for c in run.of_type("stream")] == ["stdout"] * len(run.of_type("stream"))
+
+
+LOOP = """\
+import ipywidgets, threading
+from IPython.display import display
+ran_on = threading.get_ident()
+display(ipywidgets.Label('looping'))
+while True:
+    pass
+"""
+
+
+def test_the_kernel_s_interrupt_ends_the_code_and_frees_its_thread(kernel: Kernel):
+    run = kernel.execute(
+        f"model = ScriptedModel([tool_call('run_code', code={LOOP!r}), 'Done.'])\n"
+        "agent = Agent(model, tools=notebook_tools(get_ipython().user_ns), approver=AutoApprove(), tool_timeout=None)\n"
+        "result = await agent.arun('loop')",
+        hook=interrupting,
+    )
+    assert (run.reply["status"], run.reply["ename"]) == ("error", "CancelledError")
+    after = kernel.ok(
+        "import sys, time\n"
+        "def running(thread):\n"
+        "    frame = sys._current_frames().get(thread)\n"
+        "    while frame is not None:\n"
+        "        if frame.f_code.co_filename.startswith('<run_code-'):\n"
+        "            return True\n"
+        "        frame = frame.f_back\n"
+        "    return False\n"
+        "deadline = time.monotonic() + 10\n"
+        "while running(ran_on) and time.monotonic() < deadline:\n"
+        "    time.sleep(0.05)\n"
+        "print(running(ran_on))"
+    )
+    assert after.stdout == "False\n"
