@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import io
 import subprocess
@@ -11,9 +12,10 @@ import time
 
 import pytest
 
-from meowgent_nb import Agent, AutoApprove, ScriptedModel
+from meowgent_nb import Agent, AutoApprove, ScriptedModel, ToolCall
+from meowgent_nb.agent.running_call import RUNNING_CALL, RunningCall
 from meowgent_nb.notebook.workspace import CodeRun, notebook_tools, run_code_tool
-from meowgent_nb.tools.media import McpImage, image_size
+from meowgent_nb.tools.media import McpImage, image_size, media_of
 from tests.support.tool_calls import call
 
 
@@ -165,6 +167,7 @@ def test_figures_left_open_come_back_as_images_and_are_closed(ip):
         assert [type(m) for m in run.media] == [McpImage]
         assert (run.media[0].mime_type, image_size(run.media[0].data)) == ("image/png", (100, 50))
         assert run.text == "Left open and shown: 1 figure ([image: image/png] each)"
+        assert media_of(run) == run.media  # what the card shows and a model that reads images gets
         assert plt.get_fignums() == [kept.number]
     finally:
         plt.close("all")
@@ -198,3 +201,54 @@ def test_a_namespace_that_is_not_a_dict_says_what_to_pass():
     assert str(raised.value) == (
         "run_code needs the namespace as a dict of names to values, not list; pass get_ipython().user_ns or globals()"
     )
+
+
+def _running_call() -> RunningCall:
+    loop = asyncio.new_event_loop()
+    loop.close()
+    return RunningCall(ToolCall("run_code"), loop, None, None, None)
+
+
+def _within(running: RunningCall, code: str, namespace: dict) -> CodeRun:
+    token = RUNNING_CALL.set(running)
+    try:
+        return run_code_tool(namespace).function(code)
+    finally:
+        RUNNING_CALL.reset(token)
+
+
+def test_a_call_that_ended_before_its_code_started_runs_none_of_it():
+    running = _running_call()
+    running.end("stopped")
+    namespace: dict = {}
+    run = _within(running, "ran = True", namespace)
+    assert (run.ended, run.error, namespace.get("ran")) == (
+        "stopped",
+        "Not finished: the run was stopped while the code ran; what it did until then stays done.",
+        None,
+    )
+
+
+def test_an_end_after_the_code_finished_raises_nothing_in_its_thread():
+    running = _running_call()
+    namespace: dict = {}
+    run = _within(running, "total = sum(range(10))", namespace)
+    running.end("timeout")
+    total = sum(range(100_000))  # the bytecode that would meet an exception left pending
+    assert (run.ended, run.error, namespace["total"], total) == ("done", None, 45, 4_999_950_000)
+
+
+def test_an_end_racing_the_code_s_own_end_never_lands_after_it():
+    # Each call ends from another thread at a moment near the code's own end; whichever comes
+    # first, nothing is left to land in the code that runs next on this thread.
+    outcomes = set()
+    for attempt in range(200):
+        running = _running_call()
+        ender = threading.Timer(attempt % 20 / 20_000, running.end, args=("timeout",))
+        ender.start()
+        run = _within(running, "n = 0\nfor i in range(200):\n    n += i", {})
+        ender.join()
+        after = sum(range(10_000))
+        outcomes.add(run.ended)
+        assert after == 49_995_000
+    assert outcomes <= {"done", "timeout"}
