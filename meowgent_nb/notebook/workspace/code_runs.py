@@ -195,7 +195,9 @@ def _run(namespace: dict[str, Any], code: str) -> CodeRun:
     """Run ``code`` in ``namespace`` on this thread, capturing what it prints and displays."""
     filename = f"<run_code-{hashlib.sha1(code.encode('utf-8', 'replace')).hexdigest()[:8]}>"
     # As IPython keeps a cell's lines: tracebacks, here and in later cells, show the code's lines.
-    linecache.cache[filename] = (len(code), None, code.splitlines(keepends=True), filename)
+    # (Each line ends in a newline, or the caret under a last line's error is a column off.)
+    lines = [line if line.endswith("\n") else line + "\n" for line in code.splitlines(keepends=True)]
+    linecache.cache[filename] = (len(code), None, lines, filename)
     started = time.perf_counter()
     try:
         body, last = _prepared(code, filename)

@@ -252,3 +252,14 @@ def test_an_end_racing_the_code_s_own_end_never_lands_after_it():
         outcomes.add(run.ended)
         assert after == 49_995_000
     assert outcomes <= {"done", "timeout"}
+
+
+def test_the_caret_under_an_error_on_the_last_line_is_under_its_expression():
+    code = "total = 12\ntotal / 0"
+    assert run_code_tool({}).function(code).error == (
+        "Raised (the code's own lines of the traceback):\n"
+        f'  File "{_file(code)}", line 2, in <module>\n'
+        "    total / 0\n"
+        "    ~~~~~~^~~\n"
+        "ZeroDivisionError: division by zero"
+    )
