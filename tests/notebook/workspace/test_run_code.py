@@ -263,3 +263,18 @@ def test_the_caret_under_an_error_on_the_last_line_is_under_its_expression():
         "    ~~~~~~^~~\n"
         "ZeroDivisionError: division by zero"
     )
+
+
+def test_what_the_model_reads_is_bounded():
+    run = run_code_tool({}).function("print('x' * 1_000_000)")
+    assert len(run.stdout) == 1_000_001
+    assert run.text == (
+        "Printed:\n" + "x" * 1334 + "\n[... cut 998,000 of 1,000,000 characters ...]\n" + "x" * 666
+    )
+    code = "def down(n):\n    return down(n - 1) if n else 1 / 0\n\ndown(20)"
+    frame = f'  File "{_file(code)}", line 2, in down\n    return down(n - 1) if n else 1 / 0\n           ^^^^^^^^^^^\n'
+    assert run_code_tool({}).function(code).error == (  # the last 5 frames, as Python folds repeats
+        "Raised (the code's own lines of the traceback):\n"
+        + frame * 3
+        + "  [Previous line repeated 2 more times]\nZeroDivisionError: division by zero"
+    )
