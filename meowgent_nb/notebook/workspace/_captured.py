@@ -37,6 +37,9 @@ class Captured:
     """Widgets displayed, passed through to the cell's output."""
     figures: list[bytes] = field(default_factory=list)
     """PNGs of the pyplot figures opened and left open, rendered when the capture ended."""
+    value: Any = None
+    """The code's value: a figure left open that is the value is closed, not rendered here (the
+    value's own view shows it)."""
 
 
 _lock = threading.Lock()
@@ -81,7 +84,7 @@ def captured() -> Iterator[Captured]:
         yield mine
     finally:
         try:
-            mine.figures.extend(_left_open(before))
+            mine.figures.extend(_left_open(before, mine.value))
         finally:
             with _lock:
                 _by_thread.pop(ident, None)
@@ -166,8 +169,8 @@ def _figure_numbers() -> set[int] | None:
     return {manager.num for manager in helpers.Gcf.get_all_fig_managers()}
 
 
-def _left_open(before: set[int] | None) -> list[bytes]:
-    """PNGs of the pyplot figures opened since ``before`` and still open; they are closed."""
+def _left_open(before: set[int] | None, value: Any) -> list[bytes]:
+    """PNGs of the pyplot figures opened since ``before`` and still open, but ``value``; they are closed."""
     now = _figure_numbers()
     if now is None:
         return []
@@ -182,6 +185,8 @@ def _left_open(before: set[int] | None) -> list[bytes]:
         figure = manager.canvas.figure
         buffer = io.BytesIO()
         try:
+            if figure is value:
+                continue
             figure.savefig(buffer, format="png")
             pictures.append(buffer.getvalue())
         except Exception:  # noqa: BLE001 - a figure that cannot draw itself is left out, still closed

@@ -226,6 +226,7 @@ def _run(namespace: dict[str, Any], code: str) -> CodeRun:
                     if compiled.co_flags & inspect.CO_COROUTINE:
                         loop = loop or asyncio.new_event_loop()
                         value = loop.run_until_complete(value)
+                seen.value = value
             finally:
                 stoppable.finish()
         except _StopCode:

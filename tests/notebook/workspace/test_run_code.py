@@ -169,6 +169,13 @@ def test_figures_left_open_come_back_as_images_and_are_closed(ip):
         assert run.text == "Left open and shown: 1 figure ([image: image/png] each)"
         assert media_of(run) == run.media  # what the card shows and a model that reads images gets
         assert plt.get_fignums() == [kept.number]
+        # A figure that is the code's value is shown once, by the value's view.
+        run = run_code_tool(ip.user_ns).function("plt.figure(figsize=(2, 1), dpi=50)")
+        assert (run.text, len(run.media)) == (
+            "Value:\nmatplotlib Figure: 100×50 px, 0 axes\n[image: image/png]",
+            1,
+        )
+        assert image_size(run.media[0].data) == (100, 50) and plt.get_fignums() == [kept.number]
     finally:
         plt.close("all")
 
