@@ -88,6 +88,7 @@ def test_an_exception_gives_the_code_s_own_traceback_lines_and_what_ran_before_s
         "ZeroDivisionError: division by zero"
     ]
     assert ip.user_ns["kept"] == 1
+    assert "publish" not in vars(ip.display_pub)
 
 
 def test_a_syntax_error_is_reported_as_such():
@@ -181,14 +182,17 @@ def test_figures_left_open_come_back_as_images_and_are_closed(ip):
 
 
 def test_code_that_never_ends_is_stopped_by_the_time_limit_and_its_thread_is_free(ip):
-    code = "import threading\nran_on = threading.get_ident()\nstarted = 'yes'\nwhile True:\n    pass"
+    streams = sys.stdout, sys.stderr
+    code = "import threading\nran_on = threading.get_ident()\nstarted = 'yes'\nprint('looping')\nwhile True:\n    pass"
     assert _ran(ip, code, tool_timeout=1) == ["Timed out after 1 s"]
     assert ip.user_ns["started"] == "yes"
     thread = ip.user_ns["ran_on"]
     deadline = time.monotonic() + 10
-    while _running_code(thread) and time.monotonic() < deadline:
+    while (_running_code(thread) or sys.stdout is not streams[0]) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not _running_code(thread)
+    # Nothing stays redirected once the stopped code is gone.
+    assert (sys.stdout, sys.stderr) == streams and "publish" not in vars(ip.display_pub)
     # The thread runs the next call whole: no stop is left pending for it.
     assert _ran(ip, "import time\ntime.sleep(0.2)\nafter = started * 2\nafter") == ["Value:\n'yesyes'"]
 
