@@ -46,6 +46,7 @@ STDERR_CHARS = 1000
 VALUE_TOKENS = 300
 """The budget of the view of its last expression's value (see `tools.values.value_view`)."""
 _OUTPUT_CHARS = 500  # of each displayed output's text
+_OUTPUTS = 20  # displayed outputs whose text the model reads
 _ERROR_CHARS = 1500
 _FRAMES = 5  # of the code's own, in a traceback
 _IMAGE_KINDS = ("image/png", "image/jpeg")
@@ -67,6 +68,9 @@ class CodeRun:
     media: tuple[McpImage, ...] = ()
     """The images among them, the figures it left open and its value's: the card shows them and
     a model that reads images is given them."""
+    figures: int = 0
+    """Pyplot figures it left open: rendered to PNG (in ``media``) and closed, as the inline
+    backend does at a cell's end."""
     widgets: int = 0
     """Widgets it displayed: they are in the cell's own output, not here."""
     error: str | None = None
@@ -85,11 +89,12 @@ class CodeRun:
             parts.append("Printed:\n" + output_text(self.stdout.rstrip("\n"), STDOUT_CHARS))
         if self.stderr:
             parts.append("Printed to stderr:\n" + output_text(self.stderr.rstrip("\n"), STDERR_CHARS))
-        for bundle in self.outputs:
+        for bundle in self.outputs[:_OUTPUTS]:
             parts.append("Displayed: " + _bundle_text(bundle))
-        figures = len(self.media) - sum(_has_image(b) for b in self.outputs) - self._value_images
-        if figures > 0:
-            parts.append(f"Left open and shown: {counted(figures, 'figure')} ([image: image/png] each)")
+        if len(self.outputs) > _OUTPUTS:
+            parts.append(f"... and {counted(len(self.outputs) - _OUTPUTS, 'more display')}, not read here")
+        if self.figures:
+            parts.append(f"Left open and shown: {counted(self.figures, 'figure')} ([image: image/png] each)")
         if self.widgets:
             parts.append(
                 f"Displayed {counted(self.widgets, 'widget')} in the cell's output: a widget cannot be"
@@ -100,10 +105,6 @@ class CodeRun:
         if self.error is not None:
             parts.append(self.error)
         return "\n".join(parts) or "Ran; it printed and displayed nothing, and its last line has no value."
-
-    @property
-    def _value_images(self) -> int:
-        return self.value.count("[image: ") if self.value is not None else 0
 
     def _repr_llm_(self) -> str:
         return self.text
@@ -263,6 +264,7 @@ def _made(
         value=shown,
         outputs=tuple(seen.outputs),
         media=tuple(media),
+        figures=len(seen.figures),
         widgets=seen.widgets,
         error=error,
         ended=ended,
@@ -290,10 +292,6 @@ def _bundle_images(bundle: Mapping[str, Any]) -> list[McpImage]:
         if isinstance(data, bytes) and data:
             found.append(McpImage(data, kind))
     return found
-
-
-def _has_image(bundle: Mapping[str, Any]) -> int:
-    return len(_bundle_images(bundle))
 
 
 def _bundle_text(bundle: Mapping[str, Any]) -> str:

@@ -289,3 +289,12 @@ def test_what_the_model_reads_is_bounded():
         + frame * 3
         + "  [Previous line repeated 2 more times]\nZeroDivisionError: division by zero"
     )
+
+
+def test_many_displays_are_read_up_to_twenty(ip):
+    code = "from IPython.display import display\nfor n in range(25):\n    display({'text/plain': str(n)}, raw=True)"
+    run = run_code_tool(ip.user_ns).function(code)
+    assert len(run.outputs) == 25
+    assert (
+        run.text == "".join(f"Displayed: {n}\n" for n in range(20)) + "... and 5 more displays, not read here"
+    )
