@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...tools import Tool
+from .code_runs import run_code_tool
 from .proposals import propose_cell_tool
 from .variables import list_variables_tool, look_at_tool
 
@@ -15,18 +16,25 @@ __all__ = ["notebook_tools"]
 def notebook_tools(namespace: Mapping[str, Any]) -> list[Tool]:
     """The workspace's tools over a person's namespace, for ``Agent(tools=...)``.
 
-    So far ``list_variables`` (the names, types and shapes of the variables, no values),
-    ``look_at`` (one variable's bounded view), neither asking for approval (both only read), and
-    ``propose_cell`` (a cell the person may insert below, with Insert below or Not now).
+    ``list_variables`` (the names, types and shapes of the variables, no values) and
+    ``look_at`` (one variable's bounded view), which only read and ask for no approval;
+    ``run_code`` (code run in the namespace as a cell; each call asks a person, see
+    `run_code_tool`); and ``propose_cell`` (a cell the person may insert below, with Insert
+    below or Not now).
 
     Args:
         namespace: The person's names: ``get_ipython().user_ns`` in a notebook, ``globals()``
-            in a script.
+            in a script (a dict: ``run_code`` binds names in it).
 
     Returns:
         The tools, a new list at each call.
 
     Raises:
-        TypeError: ``namespace`` is not a mapping.
+        TypeError: ``namespace`` is not a dict.
     """
-    return [list_variables_tool(namespace), look_at_tool(namespace), propose_cell_tool()]
+    return [
+        list_variables_tool(namespace),
+        look_at_tool(namespace),
+        run_code_tool(namespace),
+        propose_cell_tool(),
+    ]
