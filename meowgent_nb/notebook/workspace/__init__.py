@@ -33,9 +33,8 @@ __all__ = [
     "list_variables_tool",
     "look_at_tool",
     "notebook_tools",
-    "run_code_tool",
-    # cells the agent proposes
     "propose_cell_tool",
+    "run_code_tool",
     "variable_view",
     "variables_listing",
 ]

@@ -31,12 +31,13 @@ def _ran(ip, *codes: str, **settings) -> list[str]:
 
 def test_the_tool_as_the_model_sees_it():
     run_code = run_code_tool({})
-    assert (run_code.name, run_code.approval, run_code.read_only, run_code.timeout) == (
-        "run_code",
-        True,
-        False,
-        None,
-    )
+    assert (
+        run_code.name,
+        run_code.approval,
+        run_code.code_argument,
+        run_code.read_only,
+        run_code.timeout,
+    ) == ("run_code", "always", "code", False, None)
     assert run_code.description == (
         "Run Python code in the person's notebook, as a cell: variables it defines persist.\n\n"
         "Each call waits for the person's approval. IPython's ! and % syntax works."

@@ -37,7 +37,7 @@ def kernel(tmp_path_factory):
 def test_displays_and_figures_come_back_captured_and_only_a_widget_reaches_the_cell(kernel: Kernel):
     run = kernel.ok(
         f"model = ScriptedModel([tool_call('run_code', code={CODE!r}), 'Done.'])\n"
-        "agent = Agent(model, tools=notebook_tools(get_ipython().user_ns), rules=["run_code -> allow"])\n"
+        "agent = Agent(model, tools=notebook_tools(get_ipython().user_ns), rules=['run_code -> allow'])\n"
         "result = await agent.arun('plot')\n"
         "ran = result.tool_results[0].value\n"
         "print(result.tool_results[0].output)\n"
@@ -72,7 +72,7 @@ while True:
 def test_the_kernel_s_interrupt_ends_the_code_and_frees_its_thread(kernel: Kernel):
     run = kernel.execute(
         f"model = ScriptedModel([tool_call('run_code', code={LOOP!r}), 'Done.'])\n"
-        "agent = Agent(model, tools=notebook_tools(get_ipython().user_ns), rules=["run_code -> allow"], tool_timeout=None)\n"
+        "agent = Agent(model, tools=notebook_tools(get_ipython().user_ns), rules=['run_code -> allow'], tool_timeout=None)\n"
         "result = await agent.arun('loop')",
         hook=interrupting,
     )
