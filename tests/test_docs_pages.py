@@ -73,6 +73,7 @@ def test_the_guides_are_one_per_concern():
         "evals",
         "mcp",
         "models",
+        "notebook-workspace",
         "recording-and-testing",
         "tools",
     ]
