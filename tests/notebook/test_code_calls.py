@@ -199,3 +199,11 @@ def test_code_past_a_few_lines_is_numbered_and_past_the_limit_folds_with_hidden_
     assert "x34" not in shown and "x34" in long
     hidden = code_html("name = 'report\u202etxt.exe'")
     assert "\u202e" not in hidden and "\\u202e" in hidden
+
+
+def test_a_badge_without_its_reasons_claims_none_for_a_riskier_label():
+    from meowgent_nb.notebook.views._code_html import risk_html
+
+    assert risk_html("modifies").startswith('<span class="meowgent-risk" style=')  # no title
+    assert 'title="nothing above read-only was found"' in risk_html("read-only")
+    assert 'title="imports os (line 1)"' in risk_html("modifies", ["imports os (line 1)"])

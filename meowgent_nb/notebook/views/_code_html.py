@@ -89,9 +89,15 @@ def risk_html(label: str | None, reasons: Sequence[str] = ()) -> str:
     if not label:
         return ""
     color = RISK_COLORS.get(label, "#6a1b9a")
-    based = "; ".join(reasons) if reasons else "nothing above read-only was found"
+    # Without its reasons (a card after the call ran) only read-only can say what it rests on.
+    based = (
+        "; ".join(reasons)
+        if reasons
+        else ("nothing above read-only was found" if label == "read-only" else "")
+    )
+    title = f' title="{escape(visible(based))}"' if based else ""
     badge = (
-        f'<span class="meowgent-risk" title="{escape(visible(based))}" style="background: {color};'
+        f'<span class="meowgent-risk"{title} style="background: {color};'
         f' color: white; border-radius: 3px; padding: 0 0.4em; font-size: 0.85em">'
         f"risk: {escape(label)}</span>"
     )
