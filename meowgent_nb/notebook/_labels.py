@@ -20,6 +20,7 @@ __all__ = [
     "DENY",
     "DENY_REASON",
     "EDIT",
+    "EDIT_CODE",
     "INSERT_BELOW",
     "LET_MODEL_ANSWER",
     "NOT_NOW",
@@ -32,6 +33,7 @@ __all__ = [
 # A call waiting for approval (`_approval_row`).
 APPROVE = "Approve"
 EDIT = "Edit arguments"
+EDIT_CODE = "Edit code"  # a call of a tool with a code_argument
 DENY = "Deny"
 ALWAYS_ALLOW = "Always allow"
 ALLOW_EXACT = "Allow this exact call"
@@ -60,6 +62,7 @@ BUTTONS = frozenset(
     {
         APPROVE,
         EDIT,
+        EDIT_CODE,
         DENY,
         ALWAYS_ALLOW,
         ALLOW_EXACT,

@@ -65,7 +65,7 @@ def test_edited_code_is_checked_approved_and_its_card_shows_what_ran(
     contrast = row.locator("pre.meowgent-code").evaluate(CONTRAST)
     nb.check(contrast >= 4.5, f"the code's contrast is {contrast}:1 (< 4.5)")
 
-    cell.get_by_role("button", name="Edit arguments").click()
+    cell.get_by_role("button", name="Edit code").click()
     editor = row.locator("textarea")
     nb.wait_visible(editor, "the edit box")
     text = editor.input_value()

@@ -67,6 +67,18 @@ def test_the_row_shows_the_code_highlighted_with_its_risk_above_the_buttons(row)
     assert row.editor.value == "df.head()"  # the code as text, not the JSON of the arguments
 
 
+def test_the_edit_button_of_a_code_call_says_edit_code():
+    from meowgent_nb.notebook.approvals._approval_row import ApprovalRow
+
+    names = [b.description for b in ApprovalRow(_request("x"), lambda c, a: None, lambda f, *a: f(*a)).buttons]
+    request = _request("x")
+    request.tool.code_argument = None
+    plain = [b.description for b in ApprovalRow(request, lambda c, a: None, lambda f, *a: f(*a)).buttons]
+    assert names[:3] == ["Approve", "Edit code", "Deny"]
+    assert plain[:3] == ["Approve", "Edit arguments", "Deny"]
+    assert names[3:] == plain[3:]
+
+
 def test_edit_check_shows_the_new_codes_risk_and_what_it_is_based_on_then_runs_it(row):
     row._choose("edit")
     row.editor.value = 'import os\nos.remove("a.txt")'

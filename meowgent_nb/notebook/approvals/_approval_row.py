@@ -5,7 +5,7 @@ timeout are `widget_approvals`'. Each **Check** replaces the edit box with a fre
 during an async cell the widget frontend sends only a box's first value change at once: what
 **Approve these arguments** runs is then always what the person was shown. A call of a tool
 with a ``code_argument`` shows its code highlighted with its risk label above the buttons, and
-**Edit** opens that code as plain text (not the JSON of the arguments); **Check** shows the new
+**Edit code** opens that code as plain text (not the JSON of the arguments); **Check** shows the new
 code's risk label.
 """
 
@@ -30,6 +30,7 @@ from .._labels import (
     DENY,
     DENY_REASON,
     EDIT,
+    EDIT_CODE,
     SEND_DENIAL,
 )
 from ..views._code_html import code_html, risk_html
@@ -51,6 +52,10 @@ _BUTTONS = (  # description, choice, style, tooltip
     ),
     (ALLOW_LIKE, "like", "", "Write a rule for calls like this one (prefilled from it), then approve"),
     (DENY_REASON, "reason", "", "Do not run this call, and tell the model why"),
+)
+_CODE_BUTTONS = tuple(  # a call of a tool with a code_argument: Edit opens the code, not the arguments
+    (EDIT_CODE, "edit", "", "Change the code, check it, then approve the call with it") if spec[0] == EDIT else spec
+    for spec in _BUTTONS
 )
 
 Choice = Callable[[str, Any], "str | None"]
@@ -91,9 +96,9 @@ class ApprovalRow:
         if not buttons:
             self.view = widgets.VBox([self.label])
             return
-        self.buttons = [self._button(*spec) for spec in _BUTTONS]
         self.code = code_call(request)
         """The code the call carries and its risk label; None for a tool without a ``code_argument``."""
+        self.buttons = [self._button(*spec) for spec in (_BUTTONS if self.code is None else _CODE_BUTTONS)]
         text = json.dumps(dict(request.arguments), indent=2, ensure_ascii=False, default=repr)
         self.editor = self._editor(text if self.code is None else self.code.code)
         self.check = self._button(CHECK, "check", "", "Check the arguments against the tool's parameters")
