@@ -50,7 +50,7 @@ from .result import RepeatedFailure
 from .rules import RuleError, Rules
 from .running_call import RUNNING_CALL, Ending, RunningCall, within_limit
 
-__all__ = ["CallRunner", "PendingCall", "RunSettings"]
+__all__ = ["CallRunner", "PendingCall", "RunSettings", "edited_note"]
 
 # One set of daemon threads for every agent: %%agent makes an agent per cell.
 _THREADS = ToolThreads()
@@ -201,7 +201,8 @@ class CallRunner:
                     yield _running(each.tool, each.call, values_of[index], again.timeout)
                     index, result = await self._execute(each, values_of[index], slots, again)
                 if index in edited:
-                    result = _ran_with(result, edited[index])
+                    note = edited_note(edited[index], pending_at[index].tool.code_argument)
+                    result = dataclasses.replace(result, output=note + result.output)
                 result = dataclasses.replace(result, arguments=values_of[index])
                 results[index] = result = self._outcome(result)
                 if result.ok:
@@ -470,11 +471,27 @@ def _running(tool: Tool, call: ToolCall, values: dict[str, Any], limit: float | 
     return ToolRunning(call, values, limit, getattr(tool, "code_argument", None), facts)
 
 
-def _ran_with(result: ToolResult, values: dict[str, Any]) -> ToolResult:
-    """``result`` of a call a person changed before approving, telling the model so."""
-    changed = json.dumps(values, ensure_ascii=False, default=repr)
-    note = f"(The person changed the arguments before approving; the call ran with {changed}.)\n"
-    return dataclasses.replace(result, output=note + result.output)
+def edited_note(values: Mapping[str, Any], code_argument: str | None = None) -> str:
+    """The line put before the output of a call a person changed before approving: what ran.
+
+    The model's own call stays in its history, so the note tells it the arguments that ran; for a
+    tool with a ``code_argument`` it gives the code as code (a card shows it, and strips the
+    note), the other arguments as JSON.
+
+    Args:
+        values: The arguments the call ran with.
+        code_argument: The tool's argument holding code, or None.
+
+    Returns:
+        The note, ending in a newline.
+    """
+    code = values.get(code_argument) if code_argument is not None else None
+    if not isinstance(code, str):
+        changed = json.dumps(dict(values), ensure_ascii=False, default=repr)
+        return f"(The person changed the arguments before approving; the call ran with {changed}.)\n"
+    others = {name: value for name, value in values.items() if name != code_argument}
+    rest = f" with {json.dumps(others, ensure_ascii=False, default=repr)} and" if others else ""
+    return f"(The person edited the code before approving; the call ran{rest} this code:)\n{code}\n(Its result:)\n"
 
 
 def _call_key(name: str, values: dict[str, Any]) -> str:

@@ -70,7 +70,9 @@ def test_the_row_shows_the_code_highlighted_with_its_risk_above_the_buttons(row)
 def test_the_edit_button_of_a_code_call_says_edit_code():
     from meowgent_nb.notebook.approvals._approval_row import ApprovalRow
 
-    names = [b.description for b in ApprovalRow(_request("x"), lambda c, a: None, lambda f, *a: f(*a)).buttons]
+    names = [
+        b.description for b in ApprovalRow(_request("x"), lambda c, a: None, lambda f, *a: f(*a)).buttons
+    ]
     request = _request("x")
     request.tool.code_argument = None
     plain = [b.description for b in ApprovalRow(request, lambda c, a: None, lambda f, *a: f(*a)).buttons]
@@ -173,7 +175,6 @@ def test_the_card_of_edited_code_shows_the_code_that_ran_its_label_and_ran_as_ed
         "    print(6 * 9)\n"
         "  the model's code:\n"
         "    print(6 * 7)\n"
-        '  (The person changed the arguments before approving; the call ran with {"code": "print(6 * 9)"}.)\n'
         "  54\n"
         "Done."
     )
@@ -186,6 +187,25 @@ def test_the_card_of_edited_code_shows_the_code_that_ran_its_label_and_ran_as_ed
     assert (_text(ran), _text(model)) == ("print(6 * 9)", "print(6 * 7)")
     assert '<span style="color: #008000">print</span>' in ran  # highlighted
     assert "meowgent-arguments" not in card  # the code is the only argument: no JSON of it
+    assert "The person" not in html  # the model's note of the code that ran: the card shows the code once
+
+
+def test_the_model_reads_the_edited_code_as_code_and_other_tools_edits_as_json():
+    from meowgent_nb.agent.call_runner import edited_note
+
+    model = ScriptedModel([call("run_code", code="print(6 * 7)"), "Done."])
+    agent = Agent(model, tools=[_run_code_tool()], approver=Editing("print(6 * 9)"))
+    (result,) = agent.run("Go.").tool_results
+    assert result.output == (
+        "(The person edited the code before approving; the call ran this code:)\nprint(6 * 9)\n(Its result:)\n54"
+    )
+    assert edited_note({"code": "x = 1", "lines": 3}, "code") == (
+        '(The person edited the code before approving; the call ran with {"lines": 3} and this code:)\n'
+        "x = 1\n(Its result:)\n"
+    )
+    assert edited_note({"path": "a.txt"}) == (
+        '(The person changed the arguments before approving; the call ran with {"path": "a.txt"}.)\n'
+    )
 
 
 def test_the_card_of_code_run_as_written_shows_it_unmarked():

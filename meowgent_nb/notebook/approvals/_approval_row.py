@@ -54,7 +54,9 @@ _BUTTONS = (  # description, choice, style, tooltip
     (DENY_REASON, "reason", "", "Do not run this call, and tell the model why"),
 )
 _CODE_BUTTONS = tuple(  # a call of a tool with a code_argument: Edit opens the code, not the arguments
-    (EDIT_CODE, "edit", "", "Change the code, check it, then approve the call with it") if spec[0] == EDIT else spec
+    (EDIT_CODE, "edit", "", "Change the code, check it, then approve the call with it")
+    if spec[0] == EDIT
+    else spec
     for spec in _BUTTONS
 )
 

@@ -19,6 +19,7 @@ from ..._html import highlight
 from ..._visible import visible
 from ...agent.approvals import Approved, Denied
 from ...agent.approvals.decisions import decision_words
+from ...agent.call_runner import edited_note
 from ...agent.repeated import split_repeat_notice
 from ...tools.calls import ToolCall, ToolResult
 from ...tools.media import MediaBudget
@@ -217,8 +218,12 @@ def failed(card: Card, stopped: bool) -> bool:
 
 
 def _output(card: Card) -> tuple[str, bool]:
-    """The card's output without the agent's notice not to repeat the call, and whether it had one."""
+    """The card's output without the agent's notice not to repeat the call, and whether it had one;
+    for edited code, without the note giving the model the code that ran (the card shows it)."""
     output, notice = split_repeat_notice(card.result.output if card.result is not None else "")
+    arguments, edited = shown_arguments(card)
+    if edited and shown_code(card) is not None and isinstance(arguments, dict):
+        output = output.removeprefix(edited_note(arguments, card.code_argument))
     return output, notice is not None and "do not repeat" in notice  # not the note that the run stopped
 
 
