@@ -299,6 +299,40 @@ def test_headless_policy_allow_runs_and_shows_why(kernel):
     }
 
 
+ALWAYS_TOOL = '''
+from meowgent_nb.testing import tool_call
+
+@tool(approval="always", code_argument="code")
+def run_code(code: str) -> str:
+    """Run code.
+
+    Args:
+        code: The code.
+    """
+    return "ran"
+
+agent = Agent(ScriptedModel([tool_call("run_code", code="x = 1"), "done"]), tools=[run_code], approver=WidgetApprover())
+'''
+
+
+def test_the_allow_policy_does_not_claim_to_approve_a_call_only_a_person_may_approve(kernel):
+    kernel.ok("os.environ['MEOWGENT_APPROVE'] = 'allow'\n" + ALWAYS_TOOL)
+    try:
+        run = kernel.ok("result = await agent.arun('go')", allow_stdin=False)
+    finally:
+        kernel.ok("del os.environ['MEOWGENT_APPROVE']")
+    denial = (
+        "run_code runs only with a person's approval or a rule that allows it (a policy cannot approve it);"
+        " allow it with a rule such as `%agent allow run_code ARG=PATTERN`."
+    )
+    assert kernel.ok("print(result.tool_results[0].output)").stdout == f"Denied: {denial}\n"
+    [shown] = run.of_type("display_data")
+    assert shown["data"]["text/plain"] == (
+        f"Approval needed: run_code(code='x = 1') -> not approved (MEOWGENT_APPROVE=allow): {denial}"
+    )
+    assert "approved (MEOWGENT_APPROVE=allow)</b>" not in shown["data"]["text/html"]
+
+
 def test_headless_with_an_unknown_policy_fails_the_cell(kernel):
     kernel.ok("os.environ['MEOWGENT_APPROVE'] = 'maybe'\nagent = make_agent(WidgetApprover(), 'bad.txt')")
     try:

@@ -17,7 +17,15 @@ from collections.abc import Sequence
 from typing import Literal
 
 from ..._visible import visible, visible_html
-from ...agent.approvals import ApprovalRequest, Approved, DecidedBy, Decision, Denied
+from ...agent.approvals import (
+    ApprovalRequest,
+    Approved,
+    DecidedBy,
+    Decision,
+    Denied,
+    needs_person,
+    policy_denial,
+)
 from ...agent.running_call import RunningCall
 from ...errors import SettingsError
 from ...mcp.client.asking import ElicitAnswer, ElicitRequest, SamplingReview
@@ -93,7 +101,8 @@ class PolicyApprover(AsksForServers):
     person who can click.
 
     Args:
-        mode: ``"allow"`` approves every call; ``"deny"`` denies it (old spellings warn).
+        mode: ``"allow"`` approves every call but those of an ``approval="always"`` tool (only a
+            person or a rule runs those); ``"deny"`` denies every call (old spellings warn).
         reason: Why this policy applies, shown with the decision (e.g. "MEOWGENT_APPROVE=deny").
 
     Raises:
@@ -118,20 +127,29 @@ class PolicyApprover(AsksForServers):
         return DecidedBy("policy", f"policy: {self.reason}")
 
     async def approve(self, requests: Sequence[ApprovalRequest]) -> list[Decision]:
-        if self.mode == "allow":
-            decision: Decision = Approved(f"approved by policy: {self.reason}", by=self._by)
-            outcome = f"approved ({self.reason})"
-        else:
-            decision, outcome = (
-                Denied(self.denial, f"by policy: {self.reason}", self._by),
-                f"denied ({self.reason})",
-            )
+        decisions = [self._decision(request) for request in requests]
         if SHOWN_RUN.get() is not None:  # a %%agent cell: each call's card says what was decided
-            return [decision] * len(requests)
-        rows = "".join(row_html(r, html.escape(outcome)) for r in requests)
-        text = requests_text(requests, [outcome] * len(requests))
+            return decisions
+        outcomes = [self._outcome(decision) for decision in decisions]
+        rows = "".join(row_html(r, html.escape(o)) for r, o in zip(requests, outcomes))
+        text = requests_text(requests, outcomes)
         show({"text/html": f"<div>{header_html(len(requests))}{rows}</div>", "text/plain": text})
-        return [decision] * len(requests)
+        return decisions
+
+    def _decision(self, request: ApprovalRequest) -> Decision:
+        """The policy's decision; a call of an ``approval="always"`` tool it never approves: it is
+        denied as the agent would deny a policy's approval of it (`policy_denial`)."""
+        if self.mode == "deny":
+            return Denied(self.denial, f"by policy: {self.reason}", self._by)
+        approved = Approved(f"approved by policy: {self.reason}", by=self._by)
+        return policy_denial(request.tool, approved, self) if needs_person(request.tool) else approved
+
+    def _outcome(self, decision: Decision) -> str:
+        if isinstance(decision, Approved):
+            return f"approved ({self.reason})"
+        if self.mode == "deny":
+            return f"denied ({self.reason})"
+        return f"not approved ({self.reason}): {decision.message}"
 
     def __repr__(self) -> str:
         return f"PolicyApprover({self.mode!r}, {self.reason!r})"
