@@ -78,7 +78,7 @@ class ToolsView:
                 item.name,
                 *([visible(_first_line(getattr(item, "title", None) or ""))] if titled else []),
                 _first_line(item.description),
-                "by function" if callable(item.approval) else "yes" if item.approval else "no",
+                _approval_word(item.approval),
                 "default" if item.timeout is None else f"{item.timeout:g} s",
             )
             for item in self.tools
@@ -150,3 +150,12 @@ def _first_line(text: str, limit: int = 60) -> str:
 def tool_mimebundle(tool: ToolSpec) -> dict[str, str]:
     """What a `Tool` shows as a cell result: `ToolsView` of the one tool."""
     return ToolsView(tool)._repr_mimebundle_()
+
+
+def _approval_word(approval: object) -> str:
+    """The approval column: ``always`` (only a person or a rule), ``by function``, ``yes`` or ``no``."""
+    if callable(approval):
+        return "by function"
+    if approval == "always":
+        return "always"
+    return "yes" if approval else "no"

@@ -425,7 +425,7 @@ def test_for_a_server_a_rules_file_gone_bad_denies_the_call_saying_why(tmp_path)
     )
 
 
-def test_the_tools_table_says_a_tool_decides_by_a_function():
+def test_the_tools_table_says_a_tool_decides_by_a_function_or_always_asks():
     from meowgent_nb.tools.view import ToolsView
 
     @tool(approval=lambda arguments: "ask")
@@ -433,10 +433,16 @@ def test_the_tools_table_says_a_tool_decides_by_a_function():
         """Send."""
         return to
 
-    table = ToolsView([send, delete_file, list_files]).to_text().split("\n\n")[0]
+    @tool(approval="always")
+    def run(code: str) -> str:
+        """Run code."""
+        return code
+
+    table = ToolsView([send, run, delete_file, list_files]).to_text().split("\n\n")[0]
     assert table.splitlines() == [
         "name         description     approval     timeout",
         "send         Send.           by function  default",
+        "run          Run code.       always       default",
         "delete_file  Delete a file.  yes          default",
         "list_files   List files.     no           default",
     ]
