@@ -5,7 +5,8 @@ The client is the `mcp` SDK's, in a process of its own (`outside_client`; its na
 after the person's. A served call that needs approval waits for a click on the card in the output
 of the cell that ran ``%tools serve``, after that cell has finished; Approve gives the client the
 result, Deny the denial, and the decision log says which client asked. A headless serving cell
-refuses the call with one line. ``%tools serve --stop`` leaves nothing listening.
+refuses the call with one line. A served ``run_code`` runs only after Approve (its name is bound in
+the notebook then, not before) and is refused headless. ``%tools serve --stop`` leaves nothing listening.
 """
 
 from __future__ import annotations
@@ -129,4 +130,48 @@ def test_a_headless_serving_cell_refuses_the_call_with_one_line(kernel):
     client = outside(url, token, {"name": "t_remove", "arguments": {"path": "c.txt"}})
     assert answer(client) == [True, ["Denied: no person to approve (headless run)"]]
     kernel.ok("%tools serve --stop")
+    assert not listening(port)
+
+
+def _buttons_of_the_card_holding(kernel, text: str) -> dict[str, str]:
+    """The buttons of the served call's card that shows ``text``, from the comms the kernel opens."""
+    buttons, card, deadline = {}, False, time.monotonic() + TIMEOUT
+    while "Deny" not in buttons and time.monotonic() < deadline:  # Approve, Edit code, Deny, ...
+        msg = kernel.kc.get_iopub_msg(timeout=TIMEOUT)
+        if msg["msg_type"] != "comm_open":
+            continue
+        state = msg["content"]["data"]["state"]
+        if state["_model_name"] == "HTMLModel" and text in state["value"]:
+            card = True
+        elif state["_model_name"] == "ButtonModel" and card:
+            buttons[state["description"]] = msg["content"]["comm_id"]
+    return buttons
+
+
+def test_a_served_run_code_waits_for_approve_then_binds_the_name_in_the_notebook(kernel):
+    serving = kernel.ok("%tools serve --notebook --include-approval-tools")
+    url, token, port = address(serving.stdout)
+    code = "served_total = sum(range(5))\nprint('total', served_total)"
+    client = outside(url, token, {"name": "run_code", "arguments": {"code": code}})
+    try:
+        buttons = _buttons_of_the_card_holding(kernel, "served_total")
+        assert (list(buttons), client.poll()) == (["Approve", "Edit code", "Deny"], None)
+        assert kernel.ok("print('served_total' in globals())").stdout == "False\n"  # not run before the click
+        kernel.click(buttons["Approve"])
+        assert answer(client) == [False, ["Printed:\ntotal 10"]]
+        assert kernel.ok("print(served_total)").stdout == "10\n"
+    finally:
+        kernel.ok("%tools serve --stop")
+    assert not listening(port)
+
+
+def test_a_headless_serving_cell_refuses_run_code(kernel):
+    serving = kernel.ok("%tools serve --notebook --include-approval-tools", allow_stdin=False)
+    url, token, port = address(serving.stdout)
+    try:
+        client = outside(url, token, {"name": "run_code", "arguments": {"code": "headless_x = 1"}})
+        assert answer(client) == [True, ["Denied: no person to approve (headless run)"]]
+        assert kernel.ok("print('headless_x' in globals())").stdout == "False\n"
+    finally:
+        kernel.ok("%tools serve --stop")
     assert not listening(port)
