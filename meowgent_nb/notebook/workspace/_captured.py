@@ -187,7 +187,9 @@ def _left_open(before: set[int] | None, value: Any) -> list[bytes]:
         try:
             if figure is value:
                 continue
-            figure.savefig(buffer, format="png")
+            # As the inline backend draws a figure (its print_figure_kwargs): labels past the
+            # figure's edge are kept, not cut off.
+            figure.savefig(buffer, format="png", bbox_inches="tight")
             pictures.append(buffer.getvalue())
         except Exception:  # noqa: BLE001 - a figure that cannot draw itself is left out, still closed
             pass

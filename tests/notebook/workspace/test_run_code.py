@@ -167,7 +167,10 @@ def test_figures_left_open_come_back_as_images_and_are_closed(ip):
     try:
         run = run_code_tool(ip.user_ns).function(code)
         assert [type(m) for m in run.media] == [McpImage]
-        assert (run.media[0].mime_type, image_size(run.media[0].data)) == ("image/png", (100, 50))
+        assert (run.media[0].mime_type, image_size(run.media[0].data)) == (
+            "image/png",
+            (97, 61),
+        )  # tight, as inline
         assert run.text == "Left open and shown: 1 figure ([image: image/png] each)"
         assert media_of(run) == run.media  # what the card shows and a model that reads images gets
         assert plt.get_fignums() == [kept.number]

@@ -51,7 +51,7 @@ def test_displays_and_figures_come_back_captured_and_only_a_widget_reaches_the_c
         "Displayed: [image: image/png] <Figure size 100x50 with 1 Axes>\n"
         "Left open and shown: 1 figure ([image: image/png] each)\n"
         "Displayed 1 widget in the cell's output: a widget cannot be shown in a tool's result.\n"
-        "['image/png', 'image/png'] (150, 100)\n"
+        "['image/png', 'image/png'] (160, 110)\n"  # the inline backend's tight box
         "['text/html', 'text/plain'] ['image/png', 'text/plain'] []\n"
     )
     displayed = run.of_type("display_data", "execute_result")
