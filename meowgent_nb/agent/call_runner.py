@@ -201,8 +201,7 @@ class CallRunner:
                     yield _running(each.tool, each.call, values_of[index], again.timeout)
                     index, result = await self._execute(each, values_of[index], slots, again)
                 if index in edited:
-                    note = edited_note(edited[index], pending_at[index].tool.code_argument)
-                    result = dataclasses.replace(result, output=note + result.output)
+                    result = dataclasses.replace(result, output=edited_note(edited[index]) + result.output)
                 result = dataclasses.replace(result, arguments=values_of[index])
                 results[index] = result = self._outcome(result)
                 if result.ok:
@@ -471,27 +470,19 @@ def _running(tool: Tool, call: ToolCall, values: dict[str, Any], limit: float | 
     return ToolRunning(call, values, limit, getattr(tool, "code_argument", None), facts)
 
 
-def edited_note(values: Mapping[str, Any], code_argument: str | None = None) -> str:
-    """The line put before the output of a call a person changed before approving: what ran.
-
-    The model's own call stays in its history, so the note tells it the arguments that ran; for a
-    tool with a ``code_argument`` it gives the code as code (a card shows it, and strips the
-    note), the other arguments as JSON.
+def edited_note(values: Mapping[str, Any]) -> str:
+    """The line put before the output of a call a person changed before approving: the arguments
+    that ran, as JSON (the model's own call stays in its history). A card that shows the code a
+    call ran leaves this line out of the output it shows.
 
     Args:
         values: The arguments the call ran with.
-        code_argument: The tool's argument holding code, or None.
 
     Returns:
         The note, ending in a newline.
     """
-    code = values.get(code_argument) if code_argument is not None else None
-    if not isinstance(code, str):
-        changed = json.dumps(dict(values), ensure_ascii=False, default=repr)
-        return f"(The person changed the arguments before approving; the call ran with {changed}.)\n"
-    others = {name: value for name, value in values.items() if name != code_argument}
-    rest = f" with {json.dumps(others, ensure_ascii=False, default=repr)} and" if others else ""
-    return f"(The person edited the code before approving; the call ran{rest} this code:)\n{code}\n(Its result:)\n"
+    changed = json.dumps(dict(values), ensure_ascii=False, default=repr)
+    return f"(The person changed the arguments before approving; the call ran with {changed}.)\n"
 
 
 def _call_key(name: str, values: dict[str, Any]) -> str:

@@ -240,8 +240,8 @@ def test_a_replay_with_no_one_to_ask_follows_the_persons_recorded_decisions(tmp_
         outputs
         == [r.output for r in recorded.tool_results]
         == [
-            "(The person edited the code before approving; the call ran this code:)\nprint(df.head())\n"
-            "(Its result:)\nran print(df.head())",
+            "(The person changed the arguments before approving; the call ran with"
+            ' {"code": "print(df.head())"}.)\nran print(df.head())',
             "Denied: not the files",
         ]
     )

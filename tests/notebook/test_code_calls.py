@@ -190,21 +190,12 @@ def test_the_card_of_edited_code_shows_the_code_that_ran_its_label_and_ran_as_ed
     assert "The person" not in html  # the model's note of the code that ran: the card shows the code once
 
 
-def test_the_model_reads_the_edited_code_as_code_and_other_tools_edits_as_json():
-    from meowgent_nb.agent.call_runner import edited_note
-
+def test_the_model_still_reads_the_code_that_ran_which_the_card_shows_once():
     model = ScriptedModel([call("run_code", code="print(6 * 7)"), "Done."])
     agent = Agent(model, tools=[_run_code_tool()], approver=Editing("print(6 * 9)"))
     (result,) = agent.run("Go.").tool_results
     assert result.output == (
-        "(The person edited the code before approving; the call ran this code:)\nprint(6 * 9)\n(Its result:)\n54"
-    )
-    assert edited_note({"code": "x = 1", "lines": 3}, "code") == (
-        '(The person edited the code before approving; the call ran with {"lines": 3} and this code:)\n'
-        "x = 1\n(Its result:)\n"
-    )
-    assert edited_note({"path": "a.txt"}) == (
-        '(The person changed the arguments before approving; the call ran with {"path": "a.txt"}.)\n'
+        '(The person changed the arguments before approving; the call ran with {"code": "print(6 * 9)"}.)\n54'
     )
 
 

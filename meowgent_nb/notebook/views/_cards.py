@@ -223,7 +223,7 @@ def _output(card: Card) -> tuple[str, bool]:
     output, notice = split_repeat_notice(card.result.output if card.result is not None else "")
     arguments, edited = shown_arguments(card)
     if edited and shown_code(card) is not None and isinstance(arguments, dict):
-        output = output.removeprefix(edited_note(arguments, card.code_argument))
+        output = output.removeprefix(edited_note(arguments))
     return output, notice is not None and "do not repeat" in notice  # not the note that the run stopped
 
 
