@@ -268,4 +268,6 @@ def test_agent_decisions_lists_the_sessions_decisions_as_a_table_and_a_dataframe
     session_decisions().clear()
     with capture_output() as out:
         ip.run_line_magic("agent", "decisions")
-    assert out.outputs[0].data["text/plain"] == "No decisions yet in this session: no call has needed approval."
+    assert (
+        out.outputs[0].data["text/plain"] == "No decisions yet in this session: no call has needed approval."
+    )

@@ -75,7 +75,7 @@ def test_agent_decisions_is_an_html_table_that_wraps_with_the_text_table_as_text
         "by",
         "reason",
     ]
-    assert html.count("white-space: normal; word-break: normal; overflow-wrap: anywhere") == 8 + 3 * 8
+    assert html.count("white-space: normal; word-break: normal; overflow-wrap: break-word") == 8 + 3 * 8
     rows = re.findall(r'<tr class="meowgent-decision">(.*?)</tr>', html)
     cells = [dict(re.findall(r'<td class="meowgent-decision-([a-z]+)"[^>]*>(.*?)</td>', row)) for row in rows]
     assert [c["decision"] for c in cells] == [

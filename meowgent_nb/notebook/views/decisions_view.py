@@ -24,10 +24,10 @@ _COLORS = {"approved": "#2e7d32", "edited": "#1976d2", "denied": "#757575"}
 """The decision's badge (white text on it >= 4.5:1, as the cards' status colours)."""
 _CELL = (
     "text-align: left; vertical-align: top; padding: 0.3em 0.5em; white-space: normal;"
-    " word-break: normal; overflow-wrap: anywhere; border-bottom: 1px solid rgba(127,127,127,0.25)"
+    " word-break: normal; overflow-wrap: break-word; border-bottom: 1px solid rgba(127,127,127,0.25)"
 )
-"""Every cell wraps inside itself: JupyterLab's output CSS would keep a table on one line, or cut
-words anywhere (``word-break: break-all``)."""
+"""Every cell wraps between words inside itself (JupyterLab's output CSS would cut words anywhere,
+``word-break: break-all``); a word breaks only where it is longer than its column can be."""
 _NARROW = {"#": "2.5em", "time": "5.5em", "decision": "6em"}
 """Columns that never need to wrap, at their width; the others share what is left."""
 
