@@ -86,3 +86,37 @@ def test_the_folded_line_says_who_decided_each_call_that_needed_approval(ip, tmp
     with capture_output():
         ip.run_line_magic("agent", "rules --remove 2")
         ip.run_line_magic("agent", "rules --remove 1")
+
+
+def test_who_decided_in_a_few_words_for_every_kind_of_decider():
+    from meowgent_nb.agent.approvals import DecidedBy
+    from meowgent_nb.notebook.views._cards import decision_brief
+
+    session = DecidedBy("session", "always allow (for this session)")
+    replay = DecidedBy("replay", "you (edited), when the cassette was recorded")
+    assert [
+        decision_brief(decision)
+        for decision in (
+            Approved("allowed by always allow (for this session)", by=session),
+            Approved("approved by you (edited), when the cassette was recorded", {"path": "x"}, replay),
+            Denied(
+                "empty_file's approval function denies this call.", "denied by empty_file's approval function"
+            ),
+            Approved("approved by policy: MEOWGENT_APPROVE=allow"),
+            Denied("use the archive instead", "by you", PERSON_DECIDED),
+            Approved("approved automatically"),
+            Approved(),
+            Denied("stopped before a decision"),
+            None,
+        )
+    ] == [
+        "allowed for this session",
+        "approved by you",
+        "denied by empty_file's approval function",
+        "approved by policy",
+        "denied by you",
+        "approved automatically",
+        None,
+        None,
+        None,
+    ]
