@@ -230,7 +230,7 @@ def test_agent_decisions_lists_the_sessions_decisions_as_a_table_and_a_dataframe
         ip.run_cell_magic("agent", "--model-object model --approve deny --new", "Write")
     with capture_output() as out:
         ip.run_line_magic("agent", "decisions")
-    lines = out.stdout.splitlines()
+    lines = out.outputs[0].data["text/plain"].splitlines()
     assert lines[0].split() == ["#", "time", "tool", "arguments", "decision", "by", "reason"]
     call = ["write_file", '{"mode":', "0,", '"path":', '"x.txt",', '"text":', '"hi"}']
     assert lines[2].split()[2:] == [*call, "approved", "policy:", "approve='allow'"]
@@ -268,4 +268,6 @@ def test_agent_decisions_lists_the_sessions_decisions_as_a_table_and_a_dataframe
     session_decisions().clear()
     with capture_output() as out:
         ip.run_line_magic("agent", "decisions")
-    assert out.stdout == "No decisions yet in this session: no call has needed approval.\n"
+    assert (
+        out.outputs[0].data["text/plain"] == "No decisions yet in this session: no call has needed approval."
+    )

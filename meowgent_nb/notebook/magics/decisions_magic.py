@@ -1,8 +1,9 @@
 """``%agent decisions``: every decision of the session on a call that needed approval.
 
-``%agent decisions`` prints the session's `DecisionLog` as a table (time, tool, arguments,
-decision, by whom or which rule, the reason); ``%agent decisions --df`` returns it as a pandas
-DataFrame. The same log is ``meowgent_nb.agent.approvals.decisions.session_decisions()`` in Python.
+``%agent decisions`` shows the session's `DecisionLog` as a table (time, tool, arguments, the
+tool's facts, decision, by whom or which rule, the reason): HTML that wraps in the notebook
+(`views.decisions_view.DecisionsView`), the same plain-text table as ``text/plain``; ``%agent
+decisions --df`` returns it as a pandas DataFrame. The same log is ``meowgent_nb.agent.approvals.decisions.session_decisions()`` in Python.
 """
 
 from __future__ import annotations
@@ -26,7 +27,11 @@ def decisions(line: str) -> Any:
     """
     options = line.split()[1:]
     if options == []:
-        print(session_decisions().table())
+        from IPython.display import display
+
+        from ..views.decisions_view import DecisionsView
+
+        display(DecisionsView(session_decisions()))
         return None
     if options == ["--df"]:
         try:

@@ -10,6 +10,7 @@ code as code (`_code_html`): highlighted in HTML, with its risk label and "ran a
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -39,6 +40,7 @@ __all__ = [
     "card_lines",
     "card_summary",
     "card_title",
+    "decision_brief",
     "failed",
     "running_text",
     "same_card",
@@ -205,11 +207,35 @@ def card_title(card: Card, status: str, limit: int = _ARGUMENTS_LIMIT) -> str:
 
 
 def card_summary(card: Card, stopped: bool, times: int = 1) -> str:
-    """The card in a few words, for a folded turn: ``get_weather(city='Paris') done``, ``... error x3``."""
+    """The card in a few words, for a folded turn: ``get_weather(city='Paris') done``, ``... error x3``;
+    a decided call says who decided: ``delete_file(path='a.txt') approved by you, done``,
+    ``delete_file(path='b.txt') denied by rule 2``."""
     status = card.status(stopped)
-    return f"{card_title(card, status, 60)} {STATUS_LABELS[status]}" + (
-        f" \u00d7{times}" if times > 1 else ""
-    )
+    label = STATUS_LABELS[status]
+    decided = decision_brief(card.decision)
+    if decided is not None:
+        label = decided if status == "denied" and decided.startswith("denied") else f"{decided}, {label}"
+    return f"{card_title(card, status, 60)} {label}" + (f" \u00d7{times}" if times > 1 else "")
+
+
+_BRIEF_END = re.compile(r" \(|, |: ")
+"""Where a decision's words (`decision_words`) go on past who decided: a rule's condition, a
+person's reason, "when the cassette was recorded", a policy's setting."""
+
+
+def decision_brief(decision: Approved | Denied | None) -> str | None:
+    """Who decided, in a few words, for a folded turn's line: ``approved by you``, ``allowed by
+    rule 1``, ``denied by policy``, ``allowed for this session``; None where nothing says who (no
+    decision, or one that names no decider)."""
+    if decision is None:
+        return None
+    if decision.by is not None and decision.by.kind == "session":
+        return "allowed for this session"
+    words = decision_words(decision)
+    if words is None:
+        return None
+    brief = _BRIEF_END.split(words, maxsplit=1)[0]
+    return brief if " " in brief else None
 
 
 def failed(card: Card, stopped: bool) -> bool:
