@@ -60,21 +60,25 @@ def agent_command(session: NotebookSession, line: str) -> Any:
 
 
 def _tracebacks(session: NotebookSession) -> str:
-    """What ``%agent traceback`` prints: the last run's tools' tracebacks, newest first, then the
-    error of that cell or a later one (meowgent's errors show as one message; their whole chain
-    is kept for whoever asks), never an earlier cell's."""
+    """What ``%agent traceback`` prints, newest first: the error of the last run's cell or a later
+    one (meowgent's errors show as one message; their whole chain is kept for whoever asks), then
+    the tracebacks of the last run's tools that raised; never an earlier cell's error."""
     from ..views._cards import call_text
     from ..views._raised import tool_tracebacks
 
     error = getattr(sys, "last_value", None)
     agent = session.last_agent
     if agent is None:
-        return "".join(traceback.format_exception(error)) if error is not None else "(no error yet)\n"
+        return "".join(traceback.format_exception(error)) if error is not None else "(no error yet)"
+    if error is not None and _cell_of(session, error) < session.last_agent_cell:
+        error = None
     result = agent.last_result
     tools = tool_tracebacks(result.tool_results if result is not None else [], call_text)
-    parts = [tools if tools is not None else "(no tool raised an error in the last %%agent run)\n"]
-    if error is not None and _cell_of(session, error) >= session.last_agent_cell:
-        parts.append("".join(traceback.format_exception(error)))
+    parts = [] if error is None else ["".join(traceback.format_exception(error))]
+    if tools is not None:
+        parts.append(tools)
+    elif error is None:
+        parts.append("(no tool raised an error in the last %%agent run)\n")
     return "\n".join(parts)
 
 
