@@ -63,7 +63,7 @@ def raised_at(error: BaseException) -> traceback.FrameSummary | None:
 def _place(filename: str, lineno: int | None) -> str:
     """ "Cell In[3], line 4" for a notebook cell (IPython's words, in IPython 8 and 9, terminal
     and kernel alike), else "/path/to/tools.py, line 4"."""
-    from IPython import get_ipython
+    from IPython.core.getipython import get_ipython
 
     shell = get_ipython()
     named = shell.compile.format_code_name(filename) if shell is not None else None
@@ -87,7 +87,7 @@ def raised_lines(result: ToolResult) -> list[str]:
 def tool_tracebacks(results: Sequence[ToolResult], label: Any) -> str | None:
     """Every traceback of ``results`` whose tool raised, newest first, each under its call as
     ``label(call)`` writes it, in IPython's formatting (with its colours); None when none raised."""
-    from IPython import get_ipython
+    from IPython.core.getipython import get_ipython
 
     shell = get_ipython()
     parts = []
