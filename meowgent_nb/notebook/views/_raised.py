@@ -9,6 +9,7 @@ run, from the tool's own first frame on, in IPython's formatting.
 
 from __future__ import annotations
 
+import functools
 import os
 import sysconfig
 import traceback
@@ -24,6 +25,7 @@ __all__ = ["raised_at", "raised_lines", "tool_tracebacks"]
 _OURS = str(Path(__file__).resolve().parents[2]) + os.sep  # the meowgent_nb package
 
 
+@functools.cache
 def _libraries() -> tuple[str, ...]:
     paths = sysconfig.get_paths()
     found = {paths[key] for key in ("stdlib", "platstdlib", "purelib", "platlib") if key in paths}
