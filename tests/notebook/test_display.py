@@ -10,6 +10,8 @@ import asyncio
 import json
 import re
 import time
+from html import escape
+from pathlib import Path
 from typing import Annotated, Literal
 
 import nbformat
@@ -67,6 +69,12 @@ def get_weather(
     if city not in temperatures:
         raise ValueError(f"no weather for {city}")
     return f"{city}: {temperatures[city]} degrees {unit}"
+
+
+_RAISES = 'raise ValueError(f"no weather for {city}")'
+_LINE = next(n for n, line in enumerate(Path(__file__).read_text().split("\n"), 1) if line.strip() == _RAISES)
+RAISED_FOR_ROME = f"  raised at {__file__}, line {_LINE}, in get_weather:\n  ----> {_LINE} {_RAISES}"
+"""Where get_weather raised, under its card's error (the model reads only the error)."""
 
 
 @tool(approval=True, timeout=5)
@@ -181,6 +189,7 @@ def test_every_kind_of_failure():
     assert transcript.to_text() == (
         "[tool] get_weather(city='Rome') -> error\n"
         "  Error: ValueError: no weather for Rome\n"
+        f"{RAISED_FOR_ROME}\n"
         "[tool] get_wether(city='Paris') -> unknown tool\n"
         f"{indented(by_kind['unknown_tool'])}\n"
         "[tool] get_weather(city='Paris', unit='kelvin') -> invalid arguments\n"
@@ -469,6 +478,7 @@ def test_identical_calls_in_a_row_are_one_card_and_the_stop_says_why():
     assert transcript.to_text() == (
         "[tool] get_weather(city='Rome') -> error (x3)\n"
         "  Error: ValueError: no weather for Rome\n"
+        f"{RAISED_FOR_ROME}\n"
         "  [the model was told not to repeat this call]\n"
         "[stopped: get_weather(city='Rome') failed the same way 3 times]"
     )
@@ -477,8 +487,8 @@ def test_identical_calls_in_a_row_are_one_card_and_the_stop_says_why():
         html.count('class="meowgent-card ') == 1 and "meowgent-turn" not in html
     )  # one card, the last turn's
     assert re.findall(r'<span class="meowgent-repeats"[^>]*>(.*?)</span>', html) == ["\u00d73"]
-    assert re.findall(r'<pre class="meowgent-output"[^>]*>(.*?)</pre>', html) == [
-        "Error: ValueError: no weather for Rome"
+    assert re.findall(r'<pre class="meowgent-output"[^>]*>(.*?)</pre>', html, re.DOTALL) == [
+        escape("Error: ValueError: no weather for Rome\n" + RAISED_FOR_ROME.replace("\n  ", "\n").strip())
     ]
     assert '">the model was told not to repeat this call</div>' in html
     assert '">stopped: get_weather(city=&#x27;Rome&#x27;) failed the same way 3 times</div>' in html
@@ -502,13 +512,16 @@ def test_only_exact_repeats_in_a_row_are_merged():
         "  Paris: 21 degrees celsius\n"
         "[tool] get_weather(city='Rome') -> error\n"
         "  Error: ValueError: no weather for Rome\n"
+        f"{RAISED_FOR_ROME}\n"
         "[tool] get_weather(city='Oslo') -> done\n"
         "  Oslo: 9 degrees celsius\n"
         "[tool] get_weather(city='Rome') -> error\n"
         "  Error: ValueError: no weather for Rome\n"
+        f"{RAISED_FOR_ROME}\n"
         "Let me try again.\n"
         "[tool] get_weather(city='Rome') -> error\n"
         "  Error: ValueError: no weather for Rome\n"
+        f"{RAISED_FOR_ROME}\n"
         "  [the model was told not to repeat this call]\n"
         "Done."
     )
@@ -588,6 +601,7 @@ def test_a_turn_without_calls_is_not_folded_and_the_turn_limit_folds_the_repeats
     assert transcript.to_text() == (
         "[tool] get_weather(city='Rome') -> error (x3)\n"
         "  Error: ValueError: no weather for Rome\n"
+        f"{RAISED_FOR_ROME}\n"
         "[tool] get_weather(city='Rome') -> not run\n"
         "  Not run: the limit of 4 turns was reached; answer without tools.\n"
         "[stopped: the limit of 4 turns was reached]"

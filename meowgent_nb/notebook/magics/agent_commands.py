@@ -48,9 +48,7 @@ def agent_command(session: NotebookSession, line: str) -> Any:
         for name in sorted(session.settings.trait_names(config=True)):
             print(f"AgentMagics.{name} = {getattr(session.settings, name)!r}")
     elif command == "traceback":
-        # meowgent's errors show as one message; their whole chain is kept for whoever asks.
-        error = getattr(sys, "last_value", None)
-        print("".join(traceback.format_exception(error)) if error is not None else "(no error yet)", end="")
+        print(_tracebacks(session), end="")
     elif command.split(" ", 1)[0] in RULE_WORDS:  # the approval rules and trust: see rules_magics
         rules_command(session, command)
     else:
@@ -59,6 +57,38 @@ def agent_command(session: NotebookSession, line: str) -> Any:
             " allow, deny, rules, trust, decisions."
             " To talk to the model, use the %%agent cell magic."
         )
+
+
+def _tracebacks(session: NotebookSession) -> str:
+    """What ``%agent traceback`` prints, newest first: the error of the last run's cell or a later
+    one (meowgent's errors show as one message; their whole chain is kept for whoever asks), then
+    the tracebacks of the last run's tools that raised; never an earlier cell's error."""
+    from ..views._cards import call_text
+    from ..views._raised import tool_tracebacks
+
+    error = getattr(sys, "last_value", None)
+    agent = session.last_agent
+    if agent is None:
+        return "".join(traceback.format_exception(error)) if error is not None else "(no error yet)"
+    if error is not None and _cell_of(session, error) < session.last_agent_cell:
+        error = None
+    result = agent.last_result
+    tools = tool_tracebacks(result.tool_results if result is not None else [], call_text)
+    parts = [] if error is None else ["".join(traceback.format_exception(error))]
+    if tools is not None:
+        parts.append(tools)
+    elif error is None:
+        parts.append("(no tool raised an error in the last %%agent run)\n")
+    return "\n".join(parts)
+
+
+def _cell_of(session: NotebookSession, error: BaseException) -> int:
+    """The execution count of the cell ``error`` was raised in (0: none known)."""
+    cells = getattr(session.shell.compile, "_filename_map", {})
+    for frame in traceback.extract_tb(error.__traceback__):
+        if frame.filename in cells:
+            return cells[frame.filename]
+    return 0
 
 
 def _transcript(messages: list[dict[str, Any]]) -> str:

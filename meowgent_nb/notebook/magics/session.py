@@ -106,6 +106,11 @@ class NotebookSession:
     """What of the conversation is sent shortened or not at all (`Agent.compaction`), across cells."""
     last_result: AgentResult | None = None
     """The result of the last %%agent cell that finished."""
+    last_agent: Any = None
+    """The agent of the last %%agent cell that started a run: its ``last_result`` holds the run's
+    calls also when the run failed or was stopped (``%agent traceback`` shows their tools' errors)."""
+    last_agent_cell: int = 0
+    """The execution count of that cell: errors of earlier cells are not that run's."""
     approver: Any = None
     """The approver that asks a person, made by the first cell that needs one ("always allow" lasts)."""
     loaded_rules: Rules | None = None

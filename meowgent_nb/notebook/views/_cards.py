@@ -27,6 +27,7 @@ from ...tools.media import MediaBudget
 from ...tools.proposed import ProposedCell
 from ._code_html import code_html, code_lines, code_of, risk_html
 from ._media_html import media_html
+from ._raised import raised_lines
 from ._transcript_html import card_html, progress_html
 
 if TYPE_CHECKING:
@@ -245,11 +246,15 @@ def failed(card: Card, stopped: bool) -> bool:
 
 def _output(card: Card) -> tuple[str, bool]:
     """The card's output without the agent's notice not to repeat the call, and whether it had one;
-    for edited code, without the note giving the model the code that ran (the card shows it)."""
+    for edited code, without the note giving the model the code that ran (the card shows it), and
+    under a tool's error, where its code raised (the model reads only the error)."""
     output, notice = split_repeat_notice(card.result.output if card.result is not None else "")
     arguments, edited = shown_arguments(card)
     if edited and shown_code(card) is not None and isinstance(arguments, dict):
         output = output.removeprefix(edited_note(arguments))
+    where = raised_lines(card.result) if card.result is not None else []
+    if where:
+        output = "\n".join([output.rstrip(), *where])
     return output, notice is not None and "do not repeat" in notice  # not the note that the run stopped
 
 
