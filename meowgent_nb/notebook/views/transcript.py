@@ -392,6 +392,8 @@ def stopped_note(result: AgentResult) -> str | None:
     if result.stopped == "repeated_failure" and repeated is not None:
         call = repeated.result.call
         what = "an unreadable call" if repeated.result.kind == "parse_error" else call_text(call)
+        if repeated.answered:  # the tool succeeded once; the model kept asking for the same call
+            return f"stopped: the model asked for {what} {repeated.times} more times after it had the result"
         return f"stopped: {what} failed the same way {repeated.times} times"
     if result.stopped == "max_turns":
         turns = result.turns
