@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from tests.notebook.test_notebook_approvals import SETUP
-from tests.support.kernel_driver import Kernel, Run, running_kernel
+from tests.notebook.test_notebook_approvals import PROMPT, SETUP
+from tests.support.kernel_driver import TIMEOUT, Kernel, Run, running_kernel
 
 PREFILL = 'write_file path="draft4.txt" text="hi" -> allow'
 WIDE = "write_file path=other/** -> allow"
@@ -125,4 +125,36 @@ def test_enter_in_the_reason_box_denies_with_the_text_typed_before_it(kernel):
     assert kernel.ok("report(result)").stdout == "denied | Denied: keep the draft | False\n"
     assert run.panel_texts[-1] == (
         "Approval needed: write_file(path='reason.txt', text='hi') -> denied by you: \"keep the draft\""
+    )
+
+
+def test_input_says_why_a_rule_misses_and_adds_it_only_when_confirmed_then_asks_again(kernel):
+    kernel.ok("asker = InputApprover()\nagent = make_agent(asker, 'draft4.txt')")
+    msg_id = kernel.kc.execute("result = await agent.arun('go')", allow_stdin=True)
+    prompts = []
+    for answer in ["r", WIDE, "y", "n"]:
+        prompts.append(kernel.kc.get_stdin_msg(timeout=TIMEOUT)["content"]["prompt"])
+        kernel.kc.input(answer)
+    printed = []
+    while True:
+        msg = kernel.kc.get_iopub_msg(timeout=TIMEOUT)
+        if msg["parent_header"].get("msg_id") != msg_id:
+            continue
+        if msg["msg_type"] == "stream":
+            printed.append(msg["content"]["text"])
+        if msg["msg_type"] == "status" and msg["content"]["execution_state"] == "idle":
+            break
+    call = "Run write_file(path='draft4.txt', text='hi')? " + PROMPT
+    assert prompts == [
+        call,
+        'Rule (Enter keeps it, or type a wider or narrower one):\n  write_file path="draft4.txt" text="hi" -> allow\n> ',
+        "Add it anyway as a separate rule? This call is then asked again. [y]es / [n]o: ",
+        call,
+    ]
+    assert "".join(printed) == (
+        "write_file path=other/** does not cover write_file(path='draft4.txt', text='hi'): path 'draft4.txt' is"
+        f" not under other/\nRule added: {WIDE}\n"
+    )
+    assert kernel.ok("print(asker.rules_added)\nreport(result)").stdout == (
+        f"['{WIDE}']\ndenied | Denied: the person did not approve this call. | False\n"
     )
