@@ -6,7 +6,8 @@ during an async cell the widget frontend sends only a box's first value change a
 **Approve these arguments** runs is then always what the person was shown. A call of a tool
 with a ``code_argument`` shows its code highlighted with its risk label above the buttons, and
 **Edit** opens that code as plain text (not the JSON of the arguments); **Check** shows the new
-code's risk label.
+code's risk label. Enter in the Rule or Reason box does what the button beside it does; **Add rule
+only** adds the rule without deciding the call.
 """
 
 from __future__ import annotations
