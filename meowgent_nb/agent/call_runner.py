@@ -316,8 +316,14 @@ class CallRunner:
         stop = seen.times >= limit
         result = dataclasses.replace(result, output=result.output + "\n\n" + repeat_notice(seen.times, stop))
         if stop and self.repeated is None:
-            self.repeated = RepeatedFailure(result, seen.times)
+            self.repeated = RepeatedFailure(result, seen.times, answered=self._answered_before(result))
         return result
+
+    def _answered_before(self, result: ToolResult) -> bool:
+        """Whether ``result`` is the "Not run again" answer to a call that had already succeeded."""
+        if self.settings.repeat_calls or result.arguments is None:
+            return False
+        return _call_key(result.call.name, result.arguments) in self.answered
 
     def _ruled(self, tool: Tool, values: dict[str, Any], may_ask: bool) -> Decision | Ask | None:
         """What the rules and the tool's approval function decide (see `approvals.ruled`); a rules

@@ -20,6 +20,9 @@ class RepeatedFailure:
     """Its last result."""
     times: int
     """On how many turns in a row it failed this way."""
+    answered: bool = False
+    """Whether the call had succeeded before: each repeat was not run again but answered with that
+    earlier result, so the tool did not fail, the model kept asking."""
 
 
 @dataclass

@@ -8,6 +8,7 @@ from __future__ import annotations
 __all__ = [
     "ACCEPT",
     "ADD_RULE",
+    "ADD_RULE_ONLY",
     "ALLOW_EXACT",
     "ALLOW_LIKE",
     "ALWAYS_ALLOW",
@@ -40,6 +41,7 @@ ALLOW_EXACT = "Allow this exact call"
 ALLOW_LIKE = "Allow calls like this\u2026"
 DENY_REASON = "Deny with a reason"
 ADD_RULE = "Add rule and approve"
+ADD_RULE_ONLY = "Add rule only"
 SEND_DENIAL = "Deny with this reason"
 CHECK = "Check"
 APPROVE_EDITED = "Approve these arguments"
@@ -69,6 +71,7 @@ BUTTONS = frozenset(
         ALLOW_LIKE,
         DENY_REASON,
         ADD_RULE,
+        ADD_RULE_ONLY,
         SEND_DENIAL,
         CHECK,
         APPROVE_EDITED,

@@ -110,7 +110,7 @@ def test_an_interrupt_during_a_slow_tool_stops_the_cell_promptly(kernel):
         "\x1b[31mRunInterrupted\x1b[0m: stopped by an interrupt after 1 turn, 1 tool call. The conversation keeps"
         " what was said; the next %%agent cell continues it (--new starts over).",
     ]  # one line, and the transcript above it does not say it again
-    assert final_text(run) == "[tool] slow(seconds=20) -> interrupted"
+    assert final_text(run) == "[tool] slow(seconds=20) -> interrupted while running"
     assert "stopped by an interrupt" not in final_html(run)
     assert stopped_after < 5, stopped_after
     history = kernel.ok(

@@ -954,11 +954,11 @@ def test_an_interrupted_run_shows_the_calls_that_did_not_finish(ip):
     assert only.data["text/plain"] == (
         "[tool] get_weather(city='Oslo') -> done\n"
         "  Oslo: 9 degrees celsius\n"
-        "[tool] nap(seconds=0.5) -> interrupted"
+        "[tool] nap(seconds=0.5) -> interrupted while running"
     )  # the error raised to the cell says how far the run got: once, not also in the transcript
     assert 'class="meowgent-card meowgent-status-interrupted"' in only.data["text/html"]
     assert "interrupt" not in only.data["text/html"].replace("meowgent-status-interrupted", "").replace(
-        ">interrupted<", ""
+        ">interrupted while running<", ""
     )
 
 

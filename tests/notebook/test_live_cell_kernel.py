@@ -119,8 +119,8 @@ def test_stop_while_a_call_waits_for_approval_denies_it_and_ends_the_cell(kernel
     run = kernel.ok("%%agent --model-object model --new\nWrite", hook=stop_when_asked)
     assert kernel.ok("print(os.path.exists('never.txt'))").stdout == "False\n"
     assert final_text(run) == (
-        "[tool] write_file(path='never.txt', text='hi') -> interrupted\n"
-        "[stopped by you after 1 turn, 1 tool call]"
+        "[tool] write_file(path='never.txt', text='hi') -> not run (stopped before approval)\n"
+        "[stopped by you after 1 turn, 0 tool calls (1 not run)]"
     )
     out = "denied | Not run: the run was stopped before a decision.\ninterrupted | \n"
     assert kernel.ok("last()").stdout == out
@@ -369,5 +369,5 @@ def test_readmes_quoted_stop_and_interrupt_texts_are_what_the_cell_shows(kernel)
             assert quote in text, (quote, text)
     assert len(interrupted.reply["traceback"]) == 1  # said once, on one line
     assert (
-        final_text(interrupted) == "[tool] slow(seconds=3) -> interrupted"
+        final_text(interrupted) == "[tool] slow(seconds=3) -> interrupted while running"
     )  # the transcript does not say it again

@@ -276,7 +276,7 @@ def test_stop_while_the_form_waits_ends_the_run_and_the_card_says_so(kernel):
     stop.done = False
     run = kernel.ok("%%agent --model-object model --new\nSign me up", hook=stop)
     assert final_text(run).splitlines() == [
-        "[tool] new_sign_up() -> interrupted",
+        "[tool] new_sign_up() -> interrupted while running",
         "  [new asked for input ('Please sign up <script>alert(1)</script> to continue.'): cancelled, the run was stopped]",
         "[stopped by you after 1 turn, 1 tool call]",
     ]

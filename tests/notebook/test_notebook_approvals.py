@@ -68,6 +68,7 @@ def test_approve_click_runs_the_call_and_the_panel_shows_the_decision(kernel):
     ]
     assert sorted(run.buttons) == [
         "Add rule and approve",
+        "Add rule only",
         "Allow calls like this\u2026",
         "Allow this exact call",
         "Always allow",

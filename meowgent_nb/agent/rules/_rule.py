@@ -81,6 +81,27 @@ class Rule:
         allow = self.action == "allow"
         return all(name in arguments and p.matches(arguments[name], allow=allow) for name, p in self.patterns)
 
+    def missed(self, tool_name: str, arguments: Mapping[str, Any]) -> str | None:
+        """Why a call of ``tool_name`` with these arguments is not one this rule is about
+        (``path 'draft4.txt' is not under other/``); None when `matches` says it is."""
+        if tool_name != self.tool:
+            return f"the rule is about {self.tool}, not {tool_name}"
+        allow, why = self.action == "allow", []
+        for name, pattern in self.patterns:
+            if name not in arguments:
+                why.append(f"{tool_name} has no argument {name}")
+            elif not pattern.matches(arguments[name], allow=allow):
+                value = visible(repr(arguments[name]))
+                if (
+                    pattern.kind == "glob"
+                    and pattern.source.endswith("/**")
+                    and "*" not in pattern.source[:-3]
+                ):
+                    why.append(f"{name} {value} is not under {pattern.source[:-2]}")
+                else:
+                    why.append(f"{name} {value} does not match {pattern.source}")
+        return "; ".join(why) or None
+
 
 def _parse(text: str, implied: Action | None) -> Rule:
     if len(text) > MAX_RULE_CHARS:

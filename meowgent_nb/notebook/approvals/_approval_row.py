@@ -6,7 +6,8 @@ during an async cell the widget frontend sends only a box's first value change a
 **Approve these arguments** runs is then always what the person was shown. A call of a tool
 with a ``code_argument`` shows its code highlighted with its risk label above the buttons, and
 **Edit code** opens that code as plain text (not the JSON of the arguments); **Check** shows the new
-code's risk label.
+code's risk label. Enter in the Rule or Reason box does what the button beside it does; **Add rule
+only** adds the rule without deciding the call.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from ...agent.approvals import ApprovalRequest
 from ...errors import ToolArgumentsError
 from .._labels import (
     ADD_RULE,
+    ADD_RULE_ONLY,
     ALLOW_EXACT,
     ALLOW_LIKE,
     ALWAYS_ALLOW,
@@ -62,7 +64,8 @@ _CODE_BUTTONS = tuple(  # a call of a tool with a code_argument: Edit opens the 
 
 Choice = Callable[[str, Any], "str | None"]
 """Called on the loop's thread with "approve" (edited arguments or None), "deny" (a reason or
-None), "always", "exact" or "rule" (its text); returns what was wrong with the choice, or None."""
+None), "always", "exact", "rule" or "rule-only" (its text: a rule added without deciding the
+call); returns what was wrong with the choice, or None."""
 
 
 class ApprovalRow:
@@ -112,6 +115,14 @@ class ApprovalRow:
         )
         self.edit_box.layout.display = "none"
         self.rule = _OneLine(self, ADD_RULE, "rule", "success", "Rule:", "TOOL ARG=PATTERN ... -> allow")
+        # A rule for later calls that need not cover this one: the call keeps waiting for its own decision.
+        self.rule_only = self._button(
+            ADD_RULE_ONLY,
+            "rule-only",
+            "",
+            "Add the rule for later calls; this call still waits for a decision",
+        )
+        self.rule.view.children[0].children += (self.rule_only,)
         self.reason = _OneLine(
             self,
             SEND_DENIAL,
@@ -134,7 +145,13 @@ class ApprovalRow:
         boxes = [self.edit_box, self.rule.view, self.reason.view]
         heads = [head for head in (self.title, self.code_view) if head is not None]
         self.view = widgets.VBox([*heads, self._line, *boxes])
-        self.buttons += [self.check, self.approve_edited, self.rule.button, self.reason.button]
+        self.buttons += [
+            self.check,
+            self.approve_edited,
+            self.rule.button,
+            self.rule_only,
+            self.reason.button,
+        ]
         self.view.add_class("meowgent-approval-row")
 
     def _button(self, description: str, choice: str, style: str, tooltip: str) -> Any:
@@ -175,6 +192,12 @@ class ApprovalRow:
         elif choice in ("rule", "deny-reason"):
             one_line = self.rule if choice == "rule" else self.reason
             one_line.sent(self.on_choice("rule" if choice == "rule" else "deny", one_line.text.value))
+        elif choice == "rule-only":
+            problem = self.on_choice("rule-only", self.rule.text.value)
+            self.rule.sent(problem)
+            if problem is None:
+                self.rule.view.layout.display = "none"
+                self.label.value = f"rule added: {' '.join(self.rule.text.value.split())}; this call still waits for a decision"
         elif choice == "check":
             self._check()
         elif choice == "approve-edited":
@@ -246,6 +269,10 @@ def _code_view(code: CodeCall, lead: str) -> str:
     return f"<div>{head}</div>{code_html(code.code)}"
 
 
+_ENTER_WAIT = 0.3
+"""Seconds Enter waits for the typed text before it sends the box's text as it is (unchanged)."""
+
+
 class _OneLine:
     """A one-line text box with its button and the problem it met: the rule of "Allow calls like
     this…", the reason of "Deny with a reason". Hidden until opened."""
@@ -254,6 +281,9 @@ class _OneLine:
         import ipywidgets as widgets
 
         self.row, self.name, self.placeholder = row, name, placeholder
+        self.choice = "rule" if choice == "rule" else "deny-reason"
+        self.entered = False
+        """Enter was pressed and the typed text it sends may still be on its way."""
         self.text = self._box("")
         tooltip = (
             "Add the rule, then run this call"
@@ -274,7 +304,32 @@ class _OneLine:
             value=value, description=self.name, placeholder=self.placeholder, continuous_update=False
         )
         box.layout.width = "60%"
+        # Enter sends the button's choice: the frontend sends "submit" first, then the text when
+        # it changed (the change event comes after the key), so the choice waits for the text.
+        box.on_msg(self._key)
+        box.observe(self._typed, "value")
         return box
+
+    def _key(self, box: Any, content: Any, _buffers: Any) -> None:
+        if box is self.text and isinstance(content, dict) and content.get("event") == "submit":
+            self.entered = True
+            self.row.call_soon(self._wait_for_text)
+
+    def _typed(self, change: Any) -> None:
+        if self.entered and change["owner"] is self.text:
+            self.entered = False
+            self.row.call_soon(self.row._choose, self.choice)
+
+    def _wait_for_text(self) -> None:
+        import asyncio
+
+        asyncio.get_running_loop().call_later(_ENTER_WAIT, self._entered_unchanged)
+
+    def _entered_unchanged(self) -> None:
+        """Enter on text that did not change (no new text follows): choose with the text as it is."""
+        if self.entered:
+            self.entered = False
+            self.row._choose(self.choice)
 
     def open(self, value: str | None) -> None:
         """Show the box (with ``value``, when given: a rule prefilled from the call)."""

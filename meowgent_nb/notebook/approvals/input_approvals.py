@@ -17,8 +17,9 @@ from typing import Any
 from ..._visible import visible
 from ...agent.approvals import PERSON_DECIDED, ApprovalRequest, Approved, DecidedBy, Decision, Denied
 from ...agent.approvals.decisions import PERSON
-from ...agent.rules import Rule, rule_text_for
+from ...agent.rules import Rule, RuleError, rule_text_for
 from ...errors import ToolArgumentsError
+from .._labels import ADD_RULE_ONLY
 from .policy_approvals import AsksForServers, call_text, headless_policy, is_headless
 
 __all__ = ["InputApprover", "SessionChoices", "ask_by_input"]
@@ -154,12 +155,49 @@ class SessionChoices:
                 by=_you("this exact call, for this session"),
             )
         if choice == "rule":
-            text = " ".join(str(value or "").split())
-            if not text:
-                raise ValueError("the rule is empty; write one like `TOOL ARG=PATTERN -> allow`")
+            text = _rule_line(value)
+            missed = self.uncovered(request, text)
+            if missed is not None:
+                raise RuleError(
+                    f"{missed}; widen the rule, or add it with {ADD_RULE_ONLY!r} and decide this call on its own"
+                )
             self.add_rule(text)
             return Approved(f"approved by you (rule added: {text})", by=_you(f"rule added: {text}"))
         raise ValueError(f"unknown choice {choice!r}")
+
+    def uncovered(self, request: ApprovalRequest, text: str) -> str | None:
+        """The line saying why the allow rule ``text`` would not cover ``request`` (``delete_file
+        path=other/** does not cover delete_file(path='draft4.txt'): path 'draft4.txt' is not under
+        other/``); None when it covers it, or is no allow rule.
+
+        Raises:
+            RuleError: ``text`` is no rule (the message says how to write one).
+        """
+        rule = Rule.parse(text, "allow")
+        missed = rule.missed(request.tool.name, request.arguments) if rule.action == "allow" else None
+        return (
+            None
+            if missed is None
+            else f"{rule.condition} does not cover {call_text(request, None)}: {missed}"
+        )
+
+    def add_separate_rule(self, value: Any) -> str:
+        """Add the rule a person wrote without deciding the call it was written from; returns its text.
+
+        Raises:
+            Exception: What ``add_rule`` raised for a rule it refused (nothing is added then).
+        """
+        text = _rule_line(value)
+        self.add_rule(text)
+        return text
+
+
+def _rule_line(value: Any) -> str:
+    """A rule's text on one line; an empty one is refused with how to write one."""
+    text = " ".join(str(value or "").split())
+    if not text:
+        raise ValueError("the rule is empty; write one like `TOOL ARG=PATTERN -> allow`")
+    return text
 
 
 def _printable(text: str) -> str:
@@ -284,7 +322,17 @@ def _rule_by_input(request: ApprovalRequest, choices: SessionChoices) -> Decisio
         print(f"No rule could be written from this call ({type(error).__name__}: {error}); write one.")
     text = input(f"Rule (Enter keeps it, or type a wider or narrower one):\n  {shown}\n> ").strip() or shown
     try:
-        return choices.decide(request, "rule", text)
+        missed = choices.uncovered(request, text)
+        if missed is None:
+            return choices.decide(request, "rule", text)
+        print(missed)
+        if input(
+            "Add it anyway as a separate rule? This call is then asked again. [y]es / [n]o: "
+        ).strip().lower() in (
+            "y",
+            "yes",
+        ):
+            print(f"Rule added: {choices.add_separate_rule(text)}")
     except Exception as error:  # noqa: BLE001 - the rule's problem is the person's to fix
         print(f"That rule was not added: {error}")
-        return None
+    return None

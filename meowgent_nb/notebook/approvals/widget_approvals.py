@@ -131,6 +131,9 @@ class _Batch:
         if self.decisions[index] is not None or self.all_decided.done():
             return None  # a second click, or a click after the wait ended
         try:
+            if choice == "rule-only":  # a rule for later calls: this one still waits
+                self.approver.add_separate_rule(value)
+                return None
             decision = self.approver.decide(self.requests[index], choice, value)
         except Exception as error:  # noqa: BLE001 - a refused rule: the person fixes it and tries again
             return f"{type(error).__name__}: {error}" if not isinstance(error, ValueError) else str(error)

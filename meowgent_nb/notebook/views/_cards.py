@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "STATUS_LABELS",
+    "STOPPED_UNRUN",
     "Card",
     "call_text",
     "card_html_of",
@@ -74,8 +75,12 @@ STATUS_LABELS = {
     "unknown-tool": "unknown tool",
     "invalid-arguments": "invalid arguments",
     "unreadable": "unreadable",
-    "interrupted": "interrupted",
+    "interrupted": "interrupted while running",
+    "stopped-waiting": "not run (stopped before approval)",
+    "stopped-queued": "not run (stopped before it ran)",
 }
+STOPPED_UNRUN = frozenset({"stopped-waiting", "stopped-queued"})
+"""The statuses of a call the run was stopped before: it never ran (the footer does not count it)."""
 
 
 @dataclass
@@ -134,8 +139,10 @@ class Card:
 
     def status(self, stopped: bool) -> str:
         if self.result is None:
-            if stopped:
+            if stopped and self.running_at is not None:
                 return "interrupted"
+            if stopped:
+                return "stopped-waiting" if self.asked and self.decision is None else "stopped-queued"
             if self.asked and self.decision is None:
                 return "waiting"
             return "answering" if self.answering else "running"

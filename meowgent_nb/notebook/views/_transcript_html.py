@@ -33,6 +33,8 @@ STATUS_COLORS = {
     "invalid-arguments": "#d32f2f",
     "unreadable": "#d32f2f",
     "interrupted": "#757575",
+    "stopped-waiting": "#757575",
+    "stopped-queued": "#757575",
 }
 """A color per card status slug (contrast: white text on it >= 4.5:1; it on white or a dark theme >= 3:1)."""
 

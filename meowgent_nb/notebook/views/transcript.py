@@ -32,7 +32,7 @@ from ...agent.events import (
 from ...models.base import Usage
 from ...tools.calls import ToolCall
 from ...tools.media import MediaBudget
-from ._cards import Card, call_text, card_html_of, card_lines
+from ._cards import STOPPED_UNRUN, Card, call_text, card_html_of, card_lines
 from ._progress import draft_html, draft_line, model_html, thought_html, waiting_html
 from ._rows import Block, Note, Repeats, Row, failing, last_turn, rows, segments, summary, turns_of
 from ._timeline import turn_timeline_html
@@ -182,10 +182,15 @@ class Transcript:
         self.stopped_by, self._stopped_at = by, self._clock()
 
     def progress(self) -> str:
-        """What the run did so far: "1 turn, 2 tool calls" (a turn cut short counts)."""
+        """What the run did so far: "1 turn, 2 tool calls" (a turn cut short counts); calls the run
+        was stopped before are not counted but named: "1 turn, 0 tool calls (1 not run)"."""
         turns = self.turns if self.result is not None else self.turns + (not self._waiting)
-        calls = sum(isinstance(item, Card) for item in self._items)
-        return f"{turns} turn{'s' * (turns != 1)}, {calls} tool call{'s' * (calls != 1)}"
+        cards = [item for item in self._items if isinstance(item, Card)]
+        unrun = sum(card.status(self._cut_short) in STOPPED_UNRUN for card in cards)
+        calls = len(cards) - unrun
+        return f"{turns} turn{'s' * (turns != 1)}, {calls} tool call{'s' * (calls != 1)}" + (
+            f" ({unrun} not run)" if unrun else ""
+        )
 
     @property
     def _cut_short(self) -> bool:
@@ -392,6 +397,8 @@ def stopped_note(result: AgentResult) -> str | None:
     if result.stopped == "repeated_failure" and repeated is not None:
         call = repeated.result.call
         what = "an unreadable call" if repeated.result.kind == "parse_error" else call_text(call)
+        if repeated.answered:  # the tool succeeded once; the model kept asking for the same call
+            return f"stopped: the model asked for {what} {repeated.times} more times after it had the result"
         return f"stopped: {what} failed the same way {repeated.times} times"
     if result.stopped == "max_turns":
         turns = result.turns

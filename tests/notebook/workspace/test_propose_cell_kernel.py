@@ -104,7 +104,7 @@ def test_stop_ends_the_wait_and_nothing_is_inserted(kernel):
     stop.done = False
     run = kernel.ok("%%agent --model-object model --new\nwhat next?", hook=stop)
     assert payloads(run) == []
-    assert transcript(run)[0] == f"[tool] propose_cell(code={FIRST!r}) -> interrupted"
+    assert transcript(run)[0] == f"[tool] propose_cell(code={FIRST!r}) -> interrupted while running"
 
 
 @pytest.mark.parametrize(("answer", "inserted"), [("y", [FIRST]), ("", [])])
