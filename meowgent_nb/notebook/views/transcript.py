@@ -86,6 +86,8 @@ class Transcript:
         self._error_below = False
         self.stopped_by: str | None = None
         """Who stopped the run before its end ("you": the Stop button), see `stop`."""
+        self.model_note: str | None = None
+        """A few words the model line adds after the model ("Ollama not running"), or None."""
         self.variables: str | None = None
         """Which variables the model was shown and what each cost (`variables_line`), shown first."""
         self.context: str | None = None
@@ -289,7 +291,11 @@ class Transcript:
         now = self._stopped_at if self._stopped_at is not None else self._clock()
         shown = rows(self._items, stopped)
         open_turn = last_turn(shown[-1]) if shown else self._turn  # the answer, or the turn at work
-        parts: list[str] = [model_html(self.model)] if self.model is not None else []
+        parts: list[str] = []
+        if self.model is not None:
+            parts.append(
+                model_html(self.model if self.model_note is None else f"{self.model}, {self.model_note}")
+            )
         if self.variables is not None:
             parts.append(note_html("meowgent-variables", self.variables))
         for segment in segments(shown):
