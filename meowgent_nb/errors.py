@@ -3,13 +3,14 @@
 Every error says what failed, for what, the detail, and how to fix it. Every exported exception
 derives from `MeowgentError`, so ``except MeowgentError`` catches anything the package raises on
 purpose, and keeps its Python base where it is also one (``except ValueError`` still works). Here:
-`SettingsError`, `ToolDefinitionError`, `ToolArgumentsError`, `RunInterrupted` and
-`ApprovalMissing`; each wing defines its own beside the code that raises them (`ModelError` in
+`SettingsError`, `ToolDefinitionError`, `UnknownKeywordError`, `ToolArgumentsError`,
+`RunInterrupted` and `ApprovalMissing`; each wing defines its own beside the code that raises them (`ModelError` in
 ``models``, `McpServerError` in ``mcp``...). tests/test_errors.py checks the rule.
 """
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Sequence
 
 __all__ = [
@@ -19,6 +20,7 @@ __all__ = [
     "SettingsError",
     "ToolArgumentsError",
     "ToolDefinitionError",
+    "UnknownKeywordError",
 ]
 
 
@@ -56,6 +58,32 @@ class ToolDefinitionError(MeowgentError, TypeError):
         self.problems = tuple(problems)
         lines = "\n".join(f"- {problem}" for problem in self.problems)
         super().__init__(f"Cannot {action} {target}:\n{lines}")
+
+
+class UnknownKeywordError(MeowgentError, TypeError):
+    """A keyword the function does not take (``@tool(aproval=True)``), named with the nearest one.
+
+    It shows as one line ("tool() got an unknown keyword 'aproval': did you mean 'approval'?"):
+    the mistake is in the line the person just wrote, so no traceback is needed to find it. It
+    is a `TypeError`, as Python's own error for an unknown keyword is.
+
+    Attributes:
+        function: The function as a person calls it (``"tool()"``).
+        keyword: The keyword given.
+        known: The keywords the function takes.
+    """
+
+    def __init__(self, function: str, keyword: str, known: Sequence[str]):
+        self.function = function
+        self.keyword = keyword
+        self.known = tuple(known)
+        close = difflib.get_close_matches(keyword, self.known, n=1, cutoff=0.6)
+        fix = f"did you mean {close[0]!r}?" if close else f"it takes {', '.join(self.known)}."
+        super().__init__(f"{function} got an unknown keyword {keyword!r}: {fix}")
+
+    def _render_traceback_(self) -> list[str]:
+        """One line: the message names the fix."""
+        return [f"\x1b[31m{type(self).__name__}\x1b[0m: {self}"]
 
 
 class ToolArgumentsError(MeowgentError, ValueError):

@@ -37,8 +37,11 @@ def demo(*args: str, cwd: Path = ROOT, **env: str) -> subprocess.CompletedProces
 LIVE_MODEL = "Qwen2.5-Coder-0.5B-Instruct (embedded, llama.cpp)"
 NOTE = (
     "Ollama is not running at http://{host}; the embedded model Qwen2.5-Coder-0.5B-Instruct answers"
-    " instead of qwen2.5:0.5b."
+    " instead of qwen2.5:0.5b.\nTo choose the model yourself (and not be told this again): `%%agent -m local`,"
+    ' `%config AgentMagics.model = "local"` or MEOWGENT_MODEL=local; later cells say "Ollama not running"'
+    " in their model line."
 )
+LIVE_LINE = f"{LIVE_MODEL}, Ollama not running"  # the model line of a cell where "auto" fell back
 
 
 def run_it_blocks() -> list[Block]:
@@ -100,17 +103,31 @@ def test_the_demo_replayed_prints_each_agent_cell(tmp_path):
     assert re.search(done_line, out)
     # README's sample is what the demo prints (the live model's line and figures aside).
     # The sample was printed without Ollama: the cell's note that the embedded model answers is
-    # line 3, which a replay does not print.
+    # lines 3 and 4, which a replay does not print.
     sample = run_it_blocks()[1].code.splitlines()
-    assert sample[3] == NOTE.format(host="127.0.0.1:11434"), sample
-    del sample[3]
+    assert "\n".join(sample[3:5]) == NOTE.format(host="127.0.0.1:11434"), sample
+    del sample[3:5]
     shown = out[first:].splitlines()[: len(sample)]
-    assert sample[3] == f"model: {LIVE_MODEL}" and FOOTER.match(sample[-1]), sample
+    assert sample[3] == f"model: {LIVE_LINE}" and FOOTER.match(sample[-1]), sample
     assert [line for n, line in enumerate(shown) if n not in (3, len(sample) - 1)] == [
         line for n, line in enumerate(sample) if n not in (3, len(sample) - 1)
     ]
     counts = [c.execution_count for c in nbformat.read(saved, as_version=4).cells if c.cell_type == "code"]
     assert counts == list(range(1, 12))  # every code cell ran, and was saved
+
+
+def test_the_sample_says_whose_get_weather_it_shows():
+    """The sample is the course notebook's tool (", sunny"), not the tour's: both pages say which returns what."""
+    course = nbformat.read(ROOT / "notebooks" / "05_real_model.ipynb", as_version=4)
+    notebook_tool = re.search(r'return (f".*, sunny")', course.cells[1].source)
+    tour_tool = re.search(r'return (f"\{city\}: 21 degrees \{unit\}")', README.read_text())
+    assert notebook_tool and tour_tool
+    for page in (README, ROOT / "docs" / "getting-started.md"):
+        text = page.read_text()
+        intro = " ".join(text[: text.index("--- cell 6 ")].rsplit("\n\n", 2)[-2].split())
+        assert f"the notebook's own `get_weather` returns `{notebook_tool[1]}`" in intro, (page, intro)
+        assert f"returns `{tour_tool[1]}`):" in intro, (page, intro)
+        assert "  Paris: 21 degrees celsius, sunny\n" in text
 
 
 def test_the_demo_elsewhere_says_where_to_run_it(tmp_path):
@@ -175,11 +192,13 @@ def test_the_demo_live_on_the_embedded_model(tmp_path):
     ), out
     first = out.index("--- cell 6 ")
     # The cell says why the embedded model answers: "auto" (the default) fell back to it.
-    expected = FIRST_CELL.format(model=LIVE_MODEL).replace(
+    expected = FIRST_CELL.format(model=LIVE_LINE).replace(
         "\nmodel:", "\n" + NOTE.format(host="127.0.0.1:9") + "\nmodel:"
     )
     assert out[first:].startswith(expected), out
     assert FOOTER.search(out), out
-    answer = out[first:].splitlines()[7]  # after the cell, the note, the model, the call and its result
+    answer = out[first:].splitlines()[
+        8
+    ]  # after the cell, the note's 2 lines, the model, the call and its result
     assert "21" in answer and not FOOTER.match(answer), out
     assert re.search(r"\n1 %%agent cell ran in \d+ s\. Nothing was saved", out), out

@@ -43,6 +43,8 @@ class RunStart:
     """A run begins; ``model`` says which model and backend answer (`describe_model`)."""
 
     model: str
+    tools: int = 0
+    """How many tools the model is offered in this run (0: none, or ``tool_choice="none"``)."""
 
 
 @dataclass(frozen=True)

@@ -353,7 +353,8 @@ class Agent:
             raise
 
     async def _stream(self, prompt: str, prompt_images: Sequence[McpImage]) -> AsyncIterator[AgentEvent]:
-        yield RunStart(describe_model(self.model))
+        runnable = self._offered()
+        yield RunStart(describe_model(self.model), len(runnable))
         start = len(self.messages)
         self.messages.append({"role": "user", "content": prompt})
         given = given_images(prompt_images)
@@ -361,7 +362,6 @@ class Agent:
             self.messages[-1]["images"] = given[:MAX_IMAGES]
         result = self.last_result = AgentResult(text="")
         reminded = False
-        runnable = self._offered()
         # Identical successful calls count within one run only.
         calls = self._call_runner()
         system = {"role": "system", "content": self._protocol.system_prompt(runnable, self.system)}

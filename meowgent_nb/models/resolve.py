@@ -63,6 +63,9 @@ class ModelChoice:
     """Why the embedded model answers instead of the model named, as a sentence for the person
     ("Ollama is not running at http://127.0.0.1:11434; the embedded model Qwen2.5-Coder-0.5B-Instruct
     answers instead of qwen2.5:0.5b."); None when the model is the one named."""
+    short: str | None = None
+    """The reason in a few words, for a line that already names the model ("Ollama not running",
+    "Ollama has no qwen2.5:0.5b"); None when the model is the one named."""
 
 
 def resolve_model(
@@ -144,14 +147,16 @@ def choose_model(
     where = shown_address(_base_url(host))
     if state == "down":
         why = f"Ollama is not running at {where}"
+        short = "Ollama not running"
         fix = f"start it (`ollama serve`, then `ollama pull {name}`)"
     else:
         why = f"the Ollama server at {where} has no model {name!r}"
+        short = f"Ollama has no {name}"
         fix = f"pull it (`ollama pull {name}`; `%agent models` lists the models it has)"
     problem = _local_problem()
     if fallback and problem is None:
         instead = f"{why}; the embedded model {_embedded_title()} answers instead of {name}."
-        return ModelChoice(_local(None, options), instead[:1].upper() + instead[1:])
+        return ModelChoice(_local(None, options), instead[:1].upper() + instead[1:], short)
     if problem is None:
         local = f"or use the embedded model {_embedded_title()} with `-m local`"
     else:

@@ -15,10 +15,10 @@ import json
 import re
 from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast, overload
+from typing import TYPE_CHECKING, Any, Literal, ParamSpec, TypeVar, cast, overload
 
 from .._async import run_to_completion
-from ..errors import ToolDefinitionError
+from ..errors import ToolDefinitionError, UnknownKeywordError
 from ._foreign_schema import object_schema
 from ._validation import validated
 from .calls import ResultKind, ToolCall, ToolResult
@@ -32,6 +32,31 @@ if TYPE_CHECKING:
 __all__ = ["ResultKind", "Tool", "ToolCall", "ToolResult", "tool"]
 
 _T = TypeVar("_T", bound="Tool")  # a subclass's `from_schema` makes one of its own (an `McpTool`)
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def _keywords_checked(shown: str) -> Callable[[Callable[_P, _R]], Callable[_P, _R]]:
+    """Make a misspelled keyword of the decorated function one `UnknownKeywordError` naming the
+    nearest keyword, instead of Python's bare `TypeError` (``shown``: the function as people call it)."""
+
+    def decorate(function: Callable[_P, _R]) -> Callable[_P, _R]:
+        kinds = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+        parameters = inspect.signature(function).parameters.values()
+        known = [p.name for p in parameters if p.kind in kinds and p.name != "self"]
+
+        @functools.wraps(function)
+        def checked(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+            for keyword in kwargs:
+                if keyword not in known:
+                    raise UnknownKeywordError(shown, keyword, known)
+            return function(*args, **kwargs)
+
+        return checked
+
+    return decorate
+
+
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]{0,63}")
 _NAME_RULE = "use letters, digits, '_', '-' and '.', starting with a letter or '_', at most 64 characters"
 
@@ -81,6 +106,7 @@ class Tool:
     code_argument: str | None = None
     _context: str | None = None  # the parameter that takes a ToolContext (see `context`)
 
+    @_keywords_checked("Tool()")
     def __init__(
         self,
         function: Callable[..., Any],
@@ -411,6 +437,7 @@ def tool(
     facts: Mapping[str, Callable[[dict[str, Any]], Any]] | None = ...,
     code_argument: str | None = ...,
 ) -> Callable[[Callable[..., Any]], Tool]: ...
+@_keywords_checked("tool()")
 def tool(
     function: Callable[..., Any] | None = None,
     /,
@@ -466,6 +493,7 @@ def tool(
     Raises:
         ToolDefinitionError: The function cannot be described to a model; names every problem.
             Bad examples raise it too, naming each by its index (``examples[1]``).
+        UnknownKeywordError: A keyword it does not take (``aproval=True``), with the nearest one.
     """
     options = {
         "name": name,

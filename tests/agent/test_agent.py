@@ -61,7 +61,7 @@ def test_answer_without_tools_and_the_exact_request():
     agent = Agent(model, tools=[add], system="Be brief.")
     events = asyncio.run(collect(agent, "Hi"))
     assert events[:4] == [
-        RunStart("ScriptedModel"),
+        RunStart("ScriptedModel", tools=1),  # offered add, answered without it
         TextDelta("Hello"),
         TextDelta(" there."),
         TurnEnd(1, Usage(completion_tokens=2), 0, "stop"),

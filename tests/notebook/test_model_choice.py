@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
 import socket
 from pathlib import Path
 
@@ -16,7 +17,7 @@ import pytest
 from IPython.core.error import UsageError
 from IPython.utils.capture import capture_output
 
-from meowgent_nb.models import LlamaCppModel, OllamaModel
+from meowgent_nb.models import LlamaCppModel, ModelError, OllamaModel
 from tests.support.embedded_parts import install_parts
 from tests.support.ollama_wire import not_found, show
 
@@ -135,15 +136,52 @@ def test_a_model_named_by_meowgent_model_is_not_replaced_either(ip, no_ollama, g
 # --- the person's choice: "auto", the default --------------------------------------------------------
 
 
+EXPLICIT = (
+    'To choose the model yourself (and not be told this again): `%%agent -m local`, `%config AgentMagics.model = "local"`'
+    ' or MEOWGENT_MODEL=local; later cells say "{short}" in their model line.\n'
+)
+
+
+def model_lines(out) -> list[str]:
+    """The model line of each transcript the cell displayed, as its text (``model: ...``)."""
+    lines = []
+    for shown in out.outputs:
+        found = re.search(r'<span class="meowgent-model">(.*?)</span>', shown.data.get("text/html", ""))
+        if found:
+            lines.append(found.group(1))
+    return lines
+
+
 @needs_llama_cpp
 @pytest.mark.parametrize("line", ["", "-m auto"])
-def test_the_default_and_auto_say_in_words_that_the_embedded_model_answers(ip, no_ollama, gguf_file, line):
+def test_the_default_and_auto_say_once_in_words_that_the_embedded_model_answers(
+    ip, no_ollama, gguf_file, line
+):
     assert magics(ip).model == "auto"
     note = f"Ollama is not running at {no_ollama}; the embedded model embedded.gguf answers instead of qwen2.5:0.5b.\n"
     model, printed = cell_model(ip, line)
-    assert (type(model), model.path, printed) == (LlamaCppModel, gguf_file, note)
-    again, printed = cell_model(ip, line)  # every cell says it, and keeps the model (loaded once)
-    assert (again, printed) == (model, note)
+    assert (type(model), model.path, printed) == (
+        LlamaCppModel,
+        gguf_file,
+        note + EXPLICIT.format(short="Ollama not running"),
+    )
+    again, printed = cell_model(ip, line)  # said once per kernel; the model is kept (loaded once)
+    assert (again, printed, magics(ip).session.model_note) == (model, "", "Ollama not running")
+
+
+@needs_llama_cpp
+def test_later_cells_say_it_in_their_model_line_and_a_chosen_model_says_nothing(ip, no_ollama, gguf_file):
+    """Each cell fails loading the file (it is not a model), after its transcript named the model."""
+    said = []
+    for line in ("", "", "-m local"):
+        with capture_output() as out, pytest.raises(ModelError):
+            ip.run_cell_magic("agent", line, "Hi")
+        said.append((out.stdout.split("\n", 1)[0][:20], sorted(set(model_lines(out)))))
+    assert said == [
+        ("Ollama is not runnin", ["embedded.gguf (embedded, llama.cpp), Ollama not running"]),
+        ("", ["embedded.gguf (embedded, llama.cpp), Ollama not running"]),
+        ("", ["embedded.gguf (embedded, llama.cpp)"]),
+    ]
 
 
 @needs_llama_cpp
@@ -155,14 +193,20 @@ def test_once_ollama_serves_the_model_the_next_cell_uses_it(
     monkeypatch.setenv("OLLAMA_HOST", serve_ollama(httpserver))  # started, but without the model
     same, printed = cell_model(ip)
     assert same is embedded
-    assert printed == (
+    assert printed == (  # a new reason is said in full
         f"The Ollama server at http://{httpserver.host}:{httpserver.port} has no model 'qwen2.5:0.5b'; the"
         " embedded model embedded.gguf answers instead of qwen2.5:0.5b.\n"
+        + EXPLICIT.format(short="Ollama has no qwen2.5:0.5b")
     )
     httpserver.clear()
     serve_ollama(httpserver, "qwen2.5:0.5b")  # and pulled
     model, printed = cell_model(ip)
-    assert (type(model), model.name, printed) == (OllamaModel, "qwen2.5:0.5b", "")
+    assert (type(model), model.name, printed, magics(ip).session.model_note) == (
+        OllamaModel,
+        "qwen2.5:0.5b",
+        "",
+        None,
+    )
 
 
 # --- %agent models -----------------------------------------------------------------------------------
@@ -221,5 +265,5 @@ def test_the_readme_quotes_what_the_cell_says(ip, no_ollama, monkeypatch):
     monkeypatch.delenv("MEOWGENT_GGUF", raising=False)
     _, printed = cell_model(ip)
     readme = " ".join((Path(__file__).parents[2] / "docs" / "guides" / "models.md").read_text().split())
-    quoted = printed.strip().replace(no_ollama, "http://127.0.0.1:11434")
-    assert f'each cell says so: "{quoted}"' in readme
+    said, how = printed.strip().replace(no_ollama, "http://127.0.0.1:11434").split("\n")
+    assert f'the first cell says so: "{said}" and how to choose: "{how}"' in readme

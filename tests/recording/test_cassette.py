@@ -118,8 +118,8 @@ def test_an_agent_run_recorded_through_ollama_replays_the_same_without_the_serve
     server.stop()
     assert len(server.log) == 2
     replayed = events_of(Agent(ReplayModel(path), tools=[add]), "What is 2+3?")
-    assert recorded[0] == RunStart(f"{MODEL} via Ollama at {host}, recorded to {path}")
-    assert replayed[0] == RunStart(f"cassette replay ({path})")
+    assert recorded[0] == RunStart(f"{MODEL} via Ollama at {host}, recorded to {path}", tools=1)
+    assert replayed[0] == RunStart(f"cassette replay ({path})", tools=1)
     assert replayed[1:] == recorded[1:]
     assert recorded[-1][0] == "AgentResult(text='2 + 3 = 5 ✓', turns=2, stopped='answer', calls=['add: ok'])"
     assert recorded[-1][1] == FINAL_USAGE + FINAL_USAGE
@@ -657,33 +657,44 @@ def test_replaying_a_missing_cassette_is_a_usage_error(notebook, tmp_path):
     )
 
 
+# The notebook offers tools (add); these answers call none, and the transcript says so.
+ANSWERED_ONE, ANSWERED_TWO = (f"{answer}\n[answered without calling a tool]" for answer in ("One.", "Two."))
+
+
 def test_a_notebook_wide_cassette_records_once_then_replays_in_a_new_session(notebook, tmp_path, monkeypatch):
     ip = notebook
     ip.run_line_magic("config", 'AgentMagics.cassette = "nb.cassette.json"')
     ip.user_ns["scripted"] = ScriptedModel(["One.", "Two."])
-    assert [agent_cell(ip, "--model-object scripted", p) for p in ("a", "b")] == ["One.", "Two."]
+    assert [agent_cell(ip, "--model-object scripted", p) for p in ("a", "b")] == [ANSWERED_ONE, ANSWERED_TWO]
     assert [e.chunks[0].text for e in Cassette(tmp_path / "nb.cassette.json").entries] == ["One.", "Two."]
     # A new kernel: the file exists, so "once" replays; the scripted model has no answers left.
     ip.run_line_magic("unload_ext", "meowgent_nb")
     ip.run_line_magic("load_ext", "meowgent_nb")
-    assert [agent_cell(ip, "--model-object scripted", p) for p in ("a", "b")] == ["One.", "Two."]
+    assert [agent_cell(ip, "--model-object scripted", p) for p in ("a", "b")] == [ANSWERED_ONE, ANSWERED_TWO]
     assert ip.user_ns["scripted"].remaining == 0
     # auto: a new request is recorded with the model, the file grows.
     ip.run_line_magic("config", "AgentMagics.cassette_mode = 'auto'")
     ip.user_ns["scripted"].enqueue("Three.")
-    assert agent_cell(ip, "--model-object scripted --new", "c") == "Three."
+    assert agent_cell(ip, "--model-object scripted --new", "c") == "Three.\n[answered without calling a tool]"
     assert len(Cassette(tmp_path / "nb.cassette.json").entries) == 3
     # --cassette PATH: this cell's file, in the configured mode.
     ip.run_line_magic("config", "AgentMagics.cassette_mode = 'record'")
     ip.user_ns["scripted"].enqueue("Four.")
-    assert agent_cell(ip, "--model-object scripted --new --cassette cell.json", "d") == "Four."
+    assert agent_cell(ip, "--model-object scripted --new --cassette cell.json", "d") == (
+        "Four.\n[answered without calling a tool]"
+    )
     ip.run_line_magic("config", "AgentMagics.cassette_mode = 'replay'")
-    assert agent_cell(ip, "--model-object scripted --new --cassette cell.json", "d") == "Four."
+    assert agent_cell(ip, "--model-object scripted --new --cassette cell.json", "d") == (
+        "Four.\n[answered without calling a tool]"
+    )
     assert [len(Cassette(tmp_path / name).entries) for name in ("nb.cassette.json", "cell.json")] == [3, 1]
     # off: the model answers, nothing is replayed or recorded.
     ip.run_line_magic("config", "AgentMagics.cassette_mode = 'off'")
     ip.user_ns["scripted"].enqueue("Live.")
-    assert agent_cell(ip, "--model-object scripted --new --cassette cell.json", "d") == "Live."
+    assert (
+        agent_cell(ip, "--model-object scripted --new --cassette cell.json", "d")
+        == "Live.\n[answered without calling a tool]"
+    )
     assert [len(Cassette(tmp_path / name).entries) for name in ("nb.cassette.json", "cell.json")] == [3, 1]
 
 
@@ -784,7 +795,10 @@ def test_a_notebook_records_on_its_first_run_and_replays_on_a_new_kernel(tmp_pat
     monkeypatch.setenv("PYTHONPATH", str(Path(__file__).parents[2]))
     monkeypatch.delenv("MEOWGENT_CASSETTE_MODE", raising=False)
     recorded = run_notebook(tmp_path, ANSWERS)
-    assert recorded[2:] == [["[tool] add(a=2, b=3) -> done\n  5\n5."], ["9."]]
+    assert recorded[2:] == [
+        ["[tool] add(a=2, b=3) -> done\n  5\n5."],
+        ["9.\n[answered without calling a tool]"],
+    ]
     assert len(Cassette(tmp_path / "nb.cassette.json").entries) == 3
     # A model with no answers: any request reaching it would fail the cell.
     assert run_notebook(tmp_path, []) == recorded

@@ -20,6 +20,7 @@ __all__ = ["cassette_choice", "cell_model", "session_tape", "use_tape"]
 
 def cell_model(session: NotebookSession, args: Any) -> Any:
     """The cell's model; with a cassette, one that records or replays (and resolves it only to record)."""
+    session.model_note = None  # a replay resolves no model: nothing stands in for another
     path, mode = cassette_choice(session, args)
     if not path:
         return named_model(session, args)

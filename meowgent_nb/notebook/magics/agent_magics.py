@@ -261,6 +261,7 @@ class AgentMagics(SessionMagics):
                 live=not _headless(),
                 variables=variables_line(prompt.seen),
                 images=[image for seen in prompt.seen for image in seen.view.images],
+                model_note=session.model_note,
             )  # the agent keeps interrupts prompt
         session.last_result = result
         if args.out:

@@ -119,6 +119,10 @@ class NotebookSession:
     """Toolboxes offered in every cell, besides the notebook's tools (MCP servers' among them)."""
     models: dict[tuple[str, tuple[tuple[str, Any], ...], str | None], Any] = field(default_factory=dict)
     """Models resolved by name, options and base URL (see `_model_choice`)."""
+    told: set[str] = field(default_factory=set)
+    """The notices said in full once per kernel (why the embedded model answers instead)."""
+    model_note: str | None = None
+    """A few words the cell's model line adds ("Ollama not running"), set as the cell picks its model."""
     cassettes: dict[Any, Any] = field(default_factory=dict)
     """The cassettes opened this session (see `recording.cassette.cassette_model`)."""
     mcp_servers: dict[str, McpToolbox] = field(default_factory=dict)

@@ -193,6 +193,7 @@ async def show_run(
     live: bool,
     variables: str | None = None,
     images: Sequence[McpImage] = (),
+    model_note: str | None = None,
 ) -> AgentResult:
     """Run ``prompt`` on ``agent``, showing the transcript in the cell; returns the result.
 
@@ -206,6 +207,7 @@ async def show_run(
             finished transcript once (headless runs under nbval or nbclient).
         variables: The line saying which variables the prompt shows (`variables_line`), first.
         images: Images that go with the prompt (its variables'), for a model that can look at them.
+        model_note: A few words the model line adds after the model ("Ollama not running").
 
     Returns:
         The run's result; after Stop, `Agent.last_result` (``stopped == "interrupted"``).
@@ -226,6 +228,7 @@ async def show_run(
 
     transcript = Transcript()
     transcript.variables = variables
+    transcript.model_note = model_note
     view = LiveDisplay(transcript, live=live, on_stop=stop)
     token = SHOWN_RUN.set(view)
     try:

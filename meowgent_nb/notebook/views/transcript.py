@@ -41,7 +41,10 @@ from ._transcript_html import markdown_html, thinking_html, turn_html
 if TYPE_CHECKING:
     from ...agent.loop import AgentResult
 
-__all__ = ["Transcript", "variables_line"]
+__all__ = ["NO_TOOL_CALLED", "Transcript", "variables_line"]
+
+NO_TOOL_CALLED = "answered without calling a tool"
+"""What a transcript says beside an answer given without a call, in a run that offered tools."""
 
 
 class Transcript:
@@ -86,6 +89,10 @@ class Transcript:
         self._error_below = False
         self.stopped_by: str | None = None
         """Who stopped the run before its end ("you": the Stop button), see `stop`."""
+        self.offered = 0
+        """How many tools the model was offered (`RunStart.tools`)."""
+        self.model_note: str | None = None
+        """A few words the model line adds after the model ("Ollama not running"), or None."""
         self.variables: str | None = None
         """Which variables the model was shown and what each cost (`variables_line`), shown first."""
         self.context: str | None = None
@@ -193,6 +200,19 @@ class Transcript:
         )
 
     @property
+    def _answered_without_tools(self) -> bool:
+        """Whether the model answered a run that offered tools without calling any: a small
+        model's guess then reads like a result, so the transcript says so beside the answer."""
+        result = self.result
+        return (
+            result is not None
+            and result.stopped == "answer"
+            and self.offered > 0
+            and bool(result.text.strip())
+            and not any(isinstance(item, Card) for item in self._items)
+        )
+
+    @property
     def _cut_short(self) -> bool:
         """Whether the run ended before its answer (an error, an interrupt, the Stop button)."""
         return self.error is not None or self.stopped_by is not None
@@ -200,7 +220,7 @@ class Transcript:
     def _progress(self, event: AgentEvent | None) -> None:
         """The signs of life an event ends or starts: a status, a call being written, thinking."""
         if isinstance(event, RunStart):
-            self.model = event.model
+            self.model, self.offered = event.model, event.tools
         elif isinstance(event, ModelStatus):
             self._status = event.text
         elif event is not None:
@@ -263,6 +283,8 @@ class Transcript:
             lines.append(f"[{stopped_note(self.result)}]")
         elif len(lines) == (self.variables is not None):
             lines.append("[no answer]")
+        elif self._answered_without_tools:
+            lines.append(f"[{NO_TOOL_CALLED}]")
         return "\n".join(lines)
 
     # --- text/html ----------------------------------------------------------------------------
@@ -294,7 +316,11 @@ class Transcript:
         now = self._stopped_at if self._stopped_at is not None else self._clock()
         shown = rows(self._items, stopped)
         open_turn = last_turn(shown[-1]) if shown else self._turn  # the answer, or the turn at work
-        parts: list[str] = [model_html(self.model)] if self.model is not None else []
+        parts: list[str] = []
+        if self.model is not None:
+            parts.append(
+                model_html(self.model if self.model_note is None else f"{self.model}, {self.model_note}")
+            )
         if self.variables is not None:
             parts.append(note_html("meowgent-variables", self.variables))
         for segment in segments(shown):
@@ -325,6 +351,8 @@ class Transcript:
             parts.append(waiting_html(self._status, now - self._waiting_since))
         elif self.result is not None and (note := stopped_note(self.result)) is not None:
             parts.append(note_html("meowgent-stopped", note))
+        elif self._answered_without_tools:
+            parts.append(note_html("meowgent-no-tool-call", NO_TOOL_CALLED))
         if self.finished:
             parts.append(self._footer_html())
         return parts, waiting
