@@ -5,7 +5,7 @@ The model's code plots the DataFrame and prints; the person clicks Edit code, ch
 and a number, Check, Approve these arguments: the card says "ran as edited", shows the edited code,
 what it printed and the plot, an image of the figure's size inside the card. Then Stop, while
 ``run_code`` runs ``while True: pass`` under a 60 s time limit, ends it within seconds; the card
-says "interrupted" (stopped while it ran), and the next cell runs: the loop's thread was ended.
+says "interrupted while running", and the next cell runs: the loop's thread was ended.
 
 It saves run-code-{light,dark}.png (the finished card) and run-code-stopped-{light,dark}.png into
 $MEOWGENT_SCREENSHOTS when set, else a tmp dir; docs/screenshots/ keeps them.
@@ -155,7 +155,7 @@ def test_stop_ends_code_that_runs_forever_within_seconds_and_the_next_cell_runs(
     _open_turns(cell)
     card = cell.locator(".meowgent-card").first
     status = card.locator(".meowgent-status").inner_text()
-    nb.check(status == "interrupted", f"the card of the call stopped while it ran says {status!r}")
+    nb.check(status == "interrupted while running", f"the card of the call stopped while it ran says {status!r}")
     footer = cell.locator(".meowgent-footer").inner_text()
     nb.check(footer.startswith("stopped by you after 1 turn, 1 tool call"), f"the footer says {footer!r}")
     errors = cell.locator(".jp-RenderedText[data-mime-type='application/vnd.jupyter.stderr']").count()

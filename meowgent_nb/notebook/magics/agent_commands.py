@@ -82,6 +82,16 @@ def _tracebacks(session: NotebookSession) -> str:
     return "\n".join(parts)
 
 
+def running_cell(shell: Any) -> int:
+    """The number of the cell running now, as `_cell_of` numbers cells (for ``%agent traceback``).
+
+    IPython numbers a cell's code when it compiles it, so the running cell holds the highest
+    number; ``execution_count`` is no measure, being already one ahead during a cell in IPython 9.
+    """
+    cells = getattr(shell.compile, "_filename_map", {})
+    return max(cells.values(), default=shell.execution_count)
+
+
 def _cell_of(session: NotebookSession, error: BaseException) -> int:
     """The execution count of the cell ``error`` was raised in (0: none known)."""
     cells = getattr(session.shell.compile, "_filename_map", {})

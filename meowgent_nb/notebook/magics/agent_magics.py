@@ -253,7 +253,7 @@ class AgentMagics(SessionMagics):
         )
         agent.compaction = session.compaction
         agent.messages.extend(turn.before)
-        session.last_agent, session.last_agent_cell = agent, self.shell.execution_count  # %agent traceback
+        session.last_agent, session.last_agent_cell = agent, agent_commands.running_cell(self.shell)
         with busy_while_running(self.shell):  # JupyterLab's status bar says Busy until the answer is complete
             result = await show_run(
                 agent,

@@ -110,7 +110,7 @@ class NotebookSession:
     """The agent of the last %%agent cell that started a run: its ``last_result`` holds the run's
     calls also when the run failed or was stopped (``%agent traceback`` shows their tools' errors)."""
     last_agent_cell: int = 0
-    """The execution count of that cell: errors of earlier cells are not that run's."""
+    """The number of that cell (`agent_commands.running_cell`): errors of earlier cells are not that run's."""
     approver: Any = None
     """The approver that asks a person, made by the first cell that needs one ("always allow" lasts)."""
     loaded_rules: Rules | None = None
