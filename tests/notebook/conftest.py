@@ -32,15 +32,15 @@ def jupyter(request):
     return request.getfixturevalue(request.param)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def browser():
     """Debian's Chromium, driven by playwright (skipped without them; a failure when CI is set)."""
     yield from chromium_browser()
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def pages(browser):
-    """A page per app and theme, reused by the module's tests."""
+    """A page per app and theme, reused by every browser test of the worker (loading an app is most of a test's time)."""
     shared = Pages(browser)
     yield shared
     shared.close_all()
