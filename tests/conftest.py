@@ -62,21 +62,8 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> objec
 _WAITED = pytest.StashKey[float]()
 
 
-def _browser_file(item: pytest.Item) -> bool:
-    name = item.nodeid.split("::")[0].rsplit("/", 1)[-1]
-    return name.startswith("test_browser") or name.endswith("_browser.py")
-
-
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Browser test files run last (in order), in one process or on each pytest-xdist worker (the
-    scheduler hands files out in collection order); and on a worker, the files that hold
-    real-model tests are listed for the scheduler.
-
-    Last, because the browser tests share one playwright for the whole session (loading JupyterLab
-    is most of a short browser test), and playwright's sync API keeps an event loop running in the
-    thread while it lives: a later test calling ``asyncio.run`` would fail.
-    """
-    items.sort(key=_browser_file)  # stable: the order within each group stays
+    """On a pytest-xdist worker, list the files that hold real-model tests for the scheduler."""
     run = os.environ.get("PYTEST_XDIST_TESTRUNUID")
     if run is not None and hasattr(config, "workerinput"):
         from tests.support.real_model_schedule import write_real_model_files

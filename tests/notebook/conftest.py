@@ -34,9 +34,7 @@ def jupyter(request):
 
 @pytest.fixture(scope="session")
 def browser():
-    """Debian's Chromium, driven by playwright (skipped without them; a failure when CI is set), for
-    the whole session: tests/conftest.py puts the browser test files last, as no test may call
-    ``asyncio.run`` while playwright's sync API runs its loop in the thread."""
+    """Debian's Chromium, driven by playwright (skipped without them; a failure when CI is set)."""
     yield from chromium_browser()
 
 
