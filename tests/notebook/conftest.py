@@ -32,15 +32,15 @@ def jupyter(request):
     return request.getfixturevalue(request.param)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser():
     """Debian's Chromium, driven by playwright (skipped without them; a failure when CI is set)."""
     yield from chromium_browser()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def pages(browser):
-    """A page per app and theme, reused by every browser test of the worker (loading an app is most of a test's time)."""
+    """A page per app and theme, reused by the module's tests."""
     shared = Pages(browser)
     yield shared
     shared.close_all()
