@@ -155,7 +155,9 @@ def test_stop_ends_code_that_runs_forever_within_seconds_and_the_next_cell_runs(
     _open_turns(cell)
     card = cell.locator(".meowgent-card").first
     status = card.locator(".meowgent-status").inner_text()
-    nb.check(status == "interrupted while running", f"the card of the call stopped while it ran says {status!r}")
+    nb.check(
+        status == "interrupted while running", f"the card of the call stopped while it ran says {status!r}"
+    )
     footer = cell.locator(".meowgent-footer").inner_text()
     nb.check(footer.startswith("stopped by you after 1 turn, 1 tool call"), f"the footer says {footer!r}")
     errors = cell.locator(".jp-RenderedText[data-mime-type='application/vnd.jupyter.stderr']").count()
