@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import ast
 import asyncio
-import base64
 import ctypes
 import hashlib
 import inspect
@@ -31,7 +30,7 @@ from typing import Any
 
 from ...agent.running_call import RUNNING_CALL, Ending
 from ...tools import Tool, tool
-from ...tools.media import McpImage
+from ...tools.media import McpImage, bundle_image
 from ...tools.output import counted, output_text
 from ...tools.values import value_view
 from ._captured import Captured, captured
@@ -249,7 +248,8 @@ def _run(namespace: dict[str, Any], code: str) -> CodeRun:
 def _made(
     code: str, seen: Captured, value: Any, error: str | None, ended: Ending, duration: float
 ) -> CodeRun:
-    media = [image for bundle in seen.outputs for image in _bundle_images(bundle)]
+    # One image per display (PNG, else JPEG), as tools.media reads any MIME bundle.
+    media = [image for image in map(bundle_image, seen.outputs) if image is not None]
     media.extend(McpImage(png, "image/png") for png in seen.figures)
     shown = None
     if value is not None:
@@ -278,20 +278,6 @@ def _error_text(error: BaseException, filename: str) -> str:
     lines = traceback.format_list(frames[-_FRAMES:]) + traceback.format_exception_only(type(error), error)
     text = "Raised (the code's own lines of the traceback):\n" + "".join(lines).rstrip()
     return output_text(text, _ERROR_CHARS)
-
-
-def _bundle_images(bundle: Mapping[str, Any]) -> list[McpImage]:
-    found = []
-    for kind in _IMAGE_KINDS:
-        data = bundle.get(kind)
-        if isinstance(data, str):
-            try:
-                data = base64.b64decode(data, validate=True)
-            except ValueError:
-                continue
-        if isinstance(data, bytes) and data:
-            found.append(McpImage(data, kind))
-    return found
 
 
 def _bundle_text(bundle: Mapping[str, Any]) -> str:
