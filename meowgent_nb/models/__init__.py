@@ -1,5 +1,6 @@
 """Model backends: `OllamaModel` (a real server), `OpenAIModel` (OpenAI-compatible servers),
-`LlamaCppModel` (embedded), `ScriptedModel` and `FunctionModel` (offline, deterministic, for
+`LlamaCppModel` (embedded), `SharedLocalModel` (the embedded model in one process the kernels of a
+machine share), `ScriptedModel` and `FunctionModel` (offline, deterministic, for
 teaching notebooks and tests). Recording and replaying any of them is the `recording` wing's.
 
 `ALLOW_MODEL_REQUESTS` guards against reaching a real model server by accident: the test suite
@@ -17,6 +18,7 @@ if TYPE_CHECKING:  # imported on first use (`__getattr__`): their clients are he
     from .llamacpp import LlamaCppModel
     from .ollama import OllamaModel
     from .openai import OpenAIModel
+    from .shared_local import SharedLocalModel
 
 ALLOW_MODEL_REQUESTS = True
 """Whether backends may contact a model server. Offline models ignore it."""
@@ -36,10 +38,16 @@ __all__ = [  # noqa: RUF022 - grouped by comment, sorted within each group
     "OllamaModel",
     "OpenAIModel",
     "ScriptedModel",
+    "SharedLocalModel",
 ]
 
 # Backends whose modules import a client (ollama, httpx, llama_cpp's loader): loaded when first named.
-_LAZY = {"LlamaCppModel": "llamacpp", "OllamaModel": "ollama", "OpenAIModel": "openai"}
+_LAZY = {
+    "LlamaCppModel": "llamacpp",
+    "OllamaModel": "ollama",
+    "OpenAIModel": "openai",
+    "SharedLocalModel": "shared_local",
+}
 
 
 def __getattr__(name: str) -> Any:

@@ -259,11 +259,11 @@ class SharedLocalModel:
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as client:
             try:
                 client.connect(str(self.socket_path))
-            except (FileNotFoundError, ConnectionRefusedError):
+                client.sendall(line(message))
+                with client.makefile("rb") as answer:
+                    raw = answer.readline()
+            except (FileNotFoundError, ConnectionError):  # none listens, or it is stopping
                 return None
-            client.sendall(line(message))
-            with client.makefile("rb") as answer:
-                raw = answer.readline()
         return json.loads(raw) if raw else None
 
     async def _connect(self) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
