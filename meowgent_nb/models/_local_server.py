@@ -1,8 +1,8 @@
 """The shared model process: one `LlamaCppModel` served on a Unix socket to the kernels of a machine.
 
 Requests are answered one at a time, in the order they arrive; a client that waits is told how
-many are ahead of it. The process removes its socket and exits once nobody has been connected for
-``idle_seconds``. The wire is `_shared_wire`'s. `SharedLocalModel` starts this process
+many are ahead of it. The process removes its socket and exits once no request (chat or count) has been open for
+``idle_seconds`` (a ``status`` or ``stop`` is not use). The wire is `_shared_wire`'s. `SharedLocalModel` starts this process
 (``python -m meowgent_nb.models.shared_local serve``); nothing here is imported by a kernel.
 """
 
@@ -57,6 +57,7 @@ class LocalServer:
         """Tickets of the chat requests, the one being answered first."""
         self._turn = asyncio.Condition()
         self._connected = 0
+        self._using = 0
         self._last_seen = time.monotonic()
         self._stop = asyncio.Event()
 
@@ -78,15 +79,18 @@ class LocalServer:
     async def _watch_idle(self) -> None:
         while True:
             await asyncio.sleep(min(1.0, self.idle_seconds / 4))
-            if self._connected == 0 and time.monotonic() - self._last_seen >= self.idle_seconds:
+            if self._using == 0 and time.monotonic() - self._last_seen >= self.idle_seconds:
                 self._stop.set()
                 return
 
     async def _client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self._connected += 1
+        using = False  # a chat or count: what keeps the process from idling (not status, stop)
         try:
             raw = await reader.readline()
             message = json.loads(raw) if raw.strip() else {}
+            using = message.get("op") in ("chat", "count")
+            self._using += using
             work = asyncio.create_task(self._answer(message, writer))
             # A client that goes away (its cell stopped) while it waits or streams: stop its work.
             gone = asyncio.create_task(reader.read(1))
@@ -100,7 +104,9 @@ class LocalServer:
             pass
         finally:
             self._connected -= 1
-            self._last_seen = time.monotonic()
+            if using:
+                self._using -= 1
+                self._last_seen = time.monotonic()
             writer.close()
 
     async def _answer(self, message: Mapping[str, Any], writer: asyncio.StreamWriter) -> None:
