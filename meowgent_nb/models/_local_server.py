@@ -1,9 +1,10 @@
 """The shared model process: one `LlamaCppModel` served on a Unix socket to the kernels of a machine.
 
 Requests are answered one at a time, in the order they arrive; a client that waits is told how
-many are ahead of it. The process removes its socket and exits once no request (chat or count) has been open for
-``idle_seconds`` (a ``status`` or ``stop`` is not use). The wire is `_shared_wire`'s. `SharedLocalModel` starts this process
-(``python -m meowgent_nb.models.shared_local serve``); nothing here is imported by a kernel.
+many are ahead of it. The process removes its socket and exits once no request (chat or count)
+has been open for ``idle_seconds`` (a ``status`` or ``stop`` is not use). The wire is
+`_shared_wire`'s. `SharedLocalModel` starts this process (``python -m
+meowgent_nb.models.shared_local serve``); nothing here is imported by a kernel.
 """
 
 from __future__ import annotations
