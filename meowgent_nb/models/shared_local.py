@@ -4,7 +4,7 @@ Thirty kernels each holding their own `LlamaCppModel` each hold its context (hun
 this model an idle kernel holds none. The first kernel that needs the model starts the process,
 detached so that it outlives that kernel (a file lock makes kernels starting at once start one);
 the others connect to its Unix socket. The process answers one request at a time, in arrival
-order, telling those waiting how many are ahead, and exits once nobody has been connected for its
+order, telling those waiting how many are ahead, and exits once it has answered nothing for its
 idle time. A kernel whose process has gone (killed, idle) starts a new one on its next request.
 
 The socket lives in a folder only the allowed users reach: by default the person's own
@@ -44,7 +44,7 @@ from ._llama_text import chunks
 from ._shared_wire import VERSION, chunk_from_wire, line, request_to_wire
 from .base import ModelChunk, ModelError, ModelRequest
 
-__all__ = ["SharedLocalModel", "default_directory"]
+__all__ = ["SharedLocalModel", "default_directory", "shared_requested"]
 
 ENV_SWITCH = "MEOWGENT_LOCAL_SHARED"
 """``1``: ``resolve_model("local")`` gives a `SharedLocalModel` (the policy can say so too)."""
@@ -55,6 +55,23 @@ ENV_IDLE = "MEOWGENT_SHARED_IDLE"
 _START_SECONDS = 60.0
 """How long a kernel waits for a process it started to listen (importing llama-cpp-python)."""
 _SOCKET_PATH_MAX = 107  # sun_path on Linux, less its terminating NUL
+
+
+def shared_requested() -> bool:
+    """Whether ``$MEOWGENT_LOCAL_SHARED`` asks for the shared process where the embedded model is named.
+
+    Raises:
+        SettingsError: The variable is set to something other than 1/0, true/false, yes/no, on/off.
+    """
+    value = (os.environ.get(ENV_SWITCH) or "").strip().lower()
+    if value in ("", "0", "false", "no", "off"):
+        return False
+    if value in ("1", "true", "yes", "on"):
+        return True
+    raise SettingsError(
+        f"${ENV_SWITCH}={os.environ[ENV_SWITCH]!r} is not a switch: set it to 1 to share one embedded"
+        " model process between this machine's kernels, or 0 (or unset it) for a model in each kernel."
+    )
 
 
 def default_directory() -> Path:

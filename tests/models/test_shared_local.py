@@ -27,6 +27,7 @@ import pytest
 from meowgent_nb import ToolCall, tool
 from meowgent_nb.models import LlamaCppModel, ModelChunk, ModelError, ModelRequest, SharedLocalModel, Usage
 from meowgent_nb.models._shared_wire import chunk_from_wire, chunk_to_wire
+from meowgent_nb.models.shared_local import shared_requested
 from meowgent_nb.protocols.native import NativeCallParser
 from tests.models.test_llamacpp_model import real_model
 
@@ -311,3 +312,19 @@ def test_chunks_cross_the_wire_unchanged():
     waiting = ModelChunk(status="waiting for the shared model: 2 ahead")
     assert chunk_to_wire(waiting) == {"status": "waiting for the shared model: 2 ahead"}
     assert chunk_from_wire(chunk_to_wire(waiting)) == waiting
+
+
+@pytest.mark.parametrize(("value", "shared"), [("", False), ("0", False), ("1", True), ("yes", True)])
+def test_the_environment_switch_asks_for_the_shared_process(monkeypatch, value, shared):
+    monkeypatch.setenv("MEOWGENT_LOCAL_SHARED", value)
+    assert shared_requested() is shared
+
+
+def test_an_environment_switch_that_is_not_one_is_refused(monkeypatch):
+    monkeypatch.setenv("MEOWGENT_LOCAL_SHARED", "please")
+    with pytest.raises(ValueError) as refused:
+        shared_requested()
+    assert str(refused.value) == (
+        "$MEOWGENT_LOCAL_SHARED='please' is not a switch: set it to 1 to share one embedded model"
+        " process between this machine's kernels, or 0 (or unset it) for a model in each kernel."
+    )
