@@ -272,6 +272,8 @@ class SharedLocalModel:
         return self.directory / f"{self._stem}.log"
 
     def _ask_running(self, message: Mapping[str, Any]) -> dict[str, Any] | None:
+        if self._own_directory and not self.directory.exists():
+            return None  # never made: nothing ever ran here
         self._check_directory(create=False)
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as client:
             try:
@@ -344,15 +346,14 @@ class SharedLocalModel:
 
     def _start(self) -> None:
         """Start the process unless one is listening; kernels starting at once start one (a lock)."""
-        with self._start_lock, (self.directory / f"{self._stem}.lock").open("a") as lock:
-            os.chmod(lock.fileno(), 0o660 if self._gid is not None else 0o600)
+        with self._start_lock, self._shared_file(f"{self._stem}.lock") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
             if _listening(self.socket_path):
                 return
             with contextlib.suppress(FileNotFoundError):
                 self.socket_path.unlink()  # a dead process's socket
             command = [sys.executable, "-m", "meowgent_nb.models.shared_local", "serve", *self._serve_args()]
-            with self._log_path.open("ab") as log:
+            with self._shared_file(self._log_path.name) as log:
                 process = subprocess.Popen(
                     command,
                     stdin=subprocess.DEVNULL,
@@ -373,6 +374,13 @@ class SharedLocalModel:
                         f" ({self._log_path}) ends: {tail or '(empty)'}"
                     )
                 time.sleep(0.05)
+
+    def _shared_file(self, name: str) -> Any:
+        """``name`` in the folder, opened to append: the group's to write (0660) in a class's folder."""
+        descriptor = os.open(self.directory / name, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        if os.fstat(descriptor).st_uid == os.getuid():  # only its owner may change its mode
+            os.fchmod(descriptor, 0o660 if self._gid is not None else 0o600)
+        return os.fdopen(descriptor, "ab")
 
     def _serve_args(self) -> list[str]:
         args = ["--directory", str(self.directory), "--n-ctx", str(self.n_ctx)]

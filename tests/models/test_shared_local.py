@@ -258,7 +258,12 @@ def test_a_class_s_folder_must_belong_to_its_group_and_keep_others_out(folder, m
     with pytest.raises(ModelError, match=f"it has mode 2775: users outside the group {group} can reach it"):
         SharedLocalModel().status()
     folder.chmod(0o2770)
-    assert SharedLocalModel().status() is None  # accepted: no process runs there yet
+    model = SharedLocalModel(n_ctx=256, idle_seconds=30)
+    assert model.status() is None  # accepted: no process runs there yet
+    model._start()
+    modes = {path.suffix: path.stat().st_mode & 0o777 for path in folder.iterdir()}
+    model.stop()
+    assert modes == {".sock": 0o660, ".lock": 0o660, ".log": 0o660}  # the group's, no one else's
 
 
 def test_an_unknown_group_is_refused_when_the_model_is_made():
