@@ -165,7 +165,7 @@ def test_two_clients_at_once_are_both_served_and_the_second_is_told_it_waits(sha
 
 
 @real_model
-def test_a_client_that_stops_reading_frees_the_process_for_the_next(shared):
+def test_a_client_that_stops_reading_frees_the_process_for_the_next(shared, in_kernel):
     async def first_token_then_stop() -> str:
         stream = shared.stream(ask("Write a long poem about the sea.", num_predict=400))
         async for chunk in stream:
@@ -175,10 +175,12 @@ def test_a_client_that_stops_reading_frees_the_process_for_the_next(shared):
         return ""
 
     assert asyncio.run(first_token_then_stop())
-    started = time.monotonic()
-    assert answer(collect(shared, ask("Say OK.", num_predict=3)))[-1][2] in ("stop", "length")
-    assert time.monotonic() - started < 15  # not behind the 400 tokens of the poem
-    assert wait_for(lambda: (shared.status() or {}).get("connected") == 1)  # only the status request
+    # Its connection closed, the process drops its request: only this status request is left.
+    assert wait_for(lambda: (shared.status() or {}).get("connected") == 1)
+    request = ask("Say OK.", num_predict=3)
+    after = collect(shared, request)
+    assert [c for c in after if c.status is not None] == []  # nobody ahead: the poem was dropped
+    assert answer(after) == answer(collect(in_kernel, request))
 
 
 @real_model
