@@ -200,11 +200,22 @@ class SharedLocalModel:
         wire["options"] = {**self.options, **wire["options"]}
         reader, writer = await self._connect()
         parser = request.call_parser() if request.tools and request.call_parser else None
+        may_ask_again = True  # until the first line: nothing of the answer was used yet
         try:
             writer.write(line({"v": VERSION, "op": "chat", "request": wire}))
             await writer.drain()
             while True:
                 raw = await reader.readline()
+                if not raw and may_ask_again:
+                    # It stopped (idle) as this request reached it, before a word of an answer:
+                    # a new process answers instead, once.
+                    may_ask_again = False
+                    writer.close()
+                    reader, writer = await self._connect()
+                    writer.write(line({"v": VERSION, "op": "chat", "request": wire}))
+                    await writer.drain()
+                    continue
+                may_ask_again = False
                 if not raw:
                     raise ModelError(
                         f"The shared model process ({self.socket_path}) ended during the answer: it was"
@@ -235,19 +246,20 @@ class SharedLocalModel:
             ModelError: As `stream`.
         """
 
-        async def ask() -> int:
-            reader, writer = await self._connect()
-            try:
-                writer.write(line({"v": VERSION, "op": "count", "text": text}))
-                await writer.drain()
-                value = json.loads(await reader.readline() or b'{"error": "no answer"}')
-            finally:
-                writer.close()
-            if "error" in value:
-                raise ModelError(value["error"])
-            return int(value["tokens"])
-
-        return asyncio.run(ask())
+        # Plain sockets, not asyncio: a caller may be on a running event loop (the kernel's).
+        with self._open() as client:
+            client.sendall(line({"v": VERSION, "op": "count", "text": text}))
+            with client.makefile("rb") as answer:
+                raw = answer.readline()
+        if not raw:
+            raise ModelError(
+                f"The shared model process ({self.socket_path}) ended before it counted: it was"
+                f" stopped or failed (its log: {self._log_path}). Ask again: the next request starts a new one."
+            )
+        value = json.loads(raw)
+        if "error" in value:
+            raise ModelError(value["error"])
+        return int(value["tokens"])
 
     def status(self) -> dict[str, Any] | None:
         """The running process's status (pid, model, requests waiting, clients), or None if none runs.
@@ -286,20 +298,26 @@ class SharedLocalModel:
         return json.loads(raw) if raw else None
 
     async def _connect(self) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
-        path = str(self.socket_path)
-        await asyncio.to_thread(self._check_directory, create=True)
+        return await asyncio.open_unix_connection(sock=await asyncio.to_thread(self._open))
+
+    def _open(self) -> socket.socket:
+        """A connection to the process, started first if none listens."""
+        self._check_directory(create=True)
         for attempt in range(3):
+            client = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
             try:
-                return await asyncio.open_unix_connection(path)
+                client.connect(str(self.socket_path))
+                return client
             except (FileNotFoundError, ConnectionRefusedError):
+                client.close()
                 if attempt == 2:  # started, yet gone at once: its log says why
                     raise ModelError(
-                        f"The shared model process at {path} stopped as soon as it started; its log:"
-                        f" {self._log_path}."
+                        f"The shared model process at {self.socket_path} stopped as soon as it"
+                        f" started; its log: {self._log_path}."
                     ) from None
                 # None listens (never started, killed, or idle): start one. Twice, for one that was
                 # just stopping when this kernel found it listening.
-                await asyncio.to_thread(self._start)
+                self._start()
         raise AssertionError("unreachable")
 
     def _check_directory(self, *, create: bool) -> None:

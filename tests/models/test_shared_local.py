@@ -335,3 +335,42 @@ def test_an_environment_switch_that_is_not_one_is_refused(monkeypatch):
         "$MEOWGENT_LOCAL_SHARED='please' is not a switch: set it to 1 to share one embedded model"
         " process between this machine's kernels, or 0 (or unset it) for a model in each kernel."
     )
+
+
+@real_model
+def test_a_process_that_ends_before_answering_is_replaced_and_asked_again(folder, in_kernel):
+    """A process stopping (idle) just as a request reaches it: a new one answers, nothing is lost."""
+    model = SharedLocalModel(n_ctx=256, directory=folder, idle_seconds=30)
+    stopping = socket.socket(socket.AF_UNIX)
+    stopping.bind(str(model.socket_path))
+    stopping.listen()
+
+    def take_the_request_and_go() -> None:
+        connection, _ = stopping.accept()
+        connection.makefile("rb").readline()
+        stopping.close()
+        model.socket_path.unlink()
+        connection.close()
+
+    going = threading.Thread(target=take_the_request_and_go)
+    going.start()
+    request = ask("Say hi.", num_predict=4)
+    chunks = collect(model, request)
+    going.join(5)
+    model.stop()
+    assert answer(chunks) == answer(collect(in_kernel, request))
+
+
+@real_model
+def test_a_kernel_using_the_shared_model_loads_no_llama_cpp(shared):
+    code = (
+        "import asyncio, sys\n"
+        "from meowgent_nb.models import ModelRequest, SharedLocalModel\n"
+        f"model = SharedLocalModel(n_ctx=2048, max_tokens=48, directory={str(shared.directory)!r})\n"
+        "request = ModelRequest(messages=[{'role': 'user', 'content': 'Say OK.'}], options={'num_predict': 2})\n"
+        "async def ask():\n"
+        "    return ''.join([c.text async for c in model.stream(request)])\n"
+        "print(repr(asyncio.run(ask())), sorted(m for m in sys.modules if m.startswith('llama_cpp')))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout == "'OK' []\n"
