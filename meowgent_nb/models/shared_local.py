@@ -42,7 +42,7 @@ from ..errors import SettingsError
 from . import gguf
 from ._llama_text import chunks
 from ._shared_wire import VERSION, chunk_from_wire, line, request_to_wire
-from .base import ModelChunk, ModelError, ModelRequest
+from .base import ModelChunk, ModelError, ModelRequest, StreamCut
 
 __all__ = ["SharedLocalModel", "default_directory", "shared_requested"]
 
@@ -193,8 +193,9 @@ class SharedLocalModel:
             ``done=True``.
 
         Raises:
-            ModelError: The socket folder is not safe, the process could not start, failed, or
-                ended during the answer; the process's own errors keep their message.
+            StreamCut: The process ended during the answer (stopped, killed, or crashed).
+            ModelError: The socket folder is not safe, or the process could not start or failed;
+                the process's own errors keep their message.
         """
         wire = request_to_wire(request)
         wire["options"] = {**self.options, **wire["options"]}
@@ -217,7 +218,7 @@ class SharedLocalModel:
                     continue
                 may_ask_again = False
                 if not raw:
-                    raise ModelError(
+                    raise StreamCut(
                         f"The shared model process ({self.socket_path}) ended during the answer: it was"
                         " stopped or failed (its log: " + str(self._log_path) + "). Ask again: the next"
                         " request starts a new one."

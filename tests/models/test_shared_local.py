@@ -27,6 +27,7 @@ import pytest
 from meowgent_nb import ToolCall, tool
 from meowgent_nb.models import LlamaCppModel, ModelChunk, ModelError, ModelRequest, SharedLocalModel, Usage
 from meowgent_nb.models._shared_wire import chunk_from_wire, chunk_to_wire
+from meowgent_nb.models.base import StreamCut
 from meowgent_nb.models.shared_local import shared_requested
 from meowgent_nb.protocols.native import NativeCallParser
 from tests.models.test_llamacpp_model import real_model
@@ -374,3 +375,20 @@ def test_a_kernel_using_the_shared_model_loads_no_llama_cpp(shared):
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout == "'OK' []\n"
+
+
+@real_model
+def test_a_process_killed_during_an_answer_is_a_cut_stream_naming_its_log(folder):
+    model = SharedLocalModel(n_ctx=256, directory=folder, idle_seconds=30)
+
+    async def kill_after_the_first_word() -> None:
+        async for chunk in model.stream(ask("Write a long poem about the sea.", num_predict=200)):
+            if chunk.text:
+                os.kill(model.status()["pid"], signal.SIGKILL)  # type: ignore[index]
+
+    with pytest.raises(StreamCut) as cut:
+        asyncio.run(kill_after_the_first_word())
+    assert str(cut.value) == (
+        f"The shared model process ({model.socket_path}) ended during the answer: it was stopped or"
+        f" failed (its log: {folder / model.socket_path.stem}.log). Ask again: the next request starts a new one."
+    )
