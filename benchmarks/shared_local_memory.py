@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -80,6 +81,7 @@ def main() -> None:
         for km, kc in KERNELS:
             kc.stop_channels()
             km.shutdown_kernel(now=True)
+        shutil.rmtree(folder, ignore_errors=True)
     print(f"Idle kernels after one answer, n_ctx={args.n_ctx}, {args.kernels} of each kind, PSS / USS:")
     for kind, values in measured:
         print(f"  {kind:6} model: " + ", ".join(f"{p:,.0f} / {u:,.0f} MB" for p, u in values))
