@@ -12,6 +12,7 @@ import pytest
 
 from meowgent_nb.agent.window import context_window
 from meowgent_nb.models import LlamaCppModel, ModelError, ModelRequest
+from meowgent_nb.models.resolve import resolve_model
 from tests.models.test_llamacpp_model import SYSTEM, ask, real_model
 
 STORY = "The lighthouse keeper counted ships every night and wrote each one down. " * 8
@@ -126,7 +127,9 @@ def test_growing_carries_over_what_was_read_and_stops_at_the_persons_limit():
 
 @real_model
 def test_the_default_allocates_4096_tokens_where_the_magic_asks_16384():
-    model = LlamaCppModel(n_ctx=16384, max_tokens=4)
+    # As %%agent -m local makes it: the magic's options, num_ctx 16384 among them.
+    model = resolve_model("local", options={"temperature": 0.1, "num_ctx": 16384, "num_predict": 4})
+    assert isinstance(model, LlamaCppModel)
     answer(model, ask("Say hello."))
     assert (model.allocated_ctx, model.n_ctx, context_window(model)) == (4096, 16384, 16384)
 
