@@ -115,6 +115,9 @@ class LlamaCppModel:
     Attributes:
         path: The explicit or ``$MEOWGENT_GGUF`` file, or None for the default model.
         name: The model's display name.
+        n_ctx: The context window (the limit); `allocated_ctx` is what is allocated now.
+        initial_ctx: The context allocated at load.
+        kv_cache: The KV cache's type, ``"f16"`` or ``"q8_0"``.
         max_concurrency: 1: an eval's cases run in turn (`evaluate` reads it).
 
     Raises:
