@@ -146,22 +146,12 @@ class AgentMagics(SessionMagics):
 
     @validate("approve")
     def _new_approve_word(self, proposal: Any) -> str:
-        value = approval_word(proposal["value"], "%config AgentMagics.approve = {!r}")
-        policy = current_policy()
-        policy.check(policy.approval_refusal(value, f"%config AgentMagics.approve = {value!r}"))
-        return value
+        return approval_word(proposal["value"], "%config AgentMagics.approve = {!r}")
 
     @default("tool_timeout")
     def _default_tool_timeout(self) -> float:
         policy = current_policy()
         return policy.tool_timeout.value if policy.tool_timeout is not None else 30.0
-
-    @validate("tool_timeout")
-    def _new_tool_timeout(self, proposal: Any) -> float:
-        policy = current_policy()
-        setting = f"%config AgentMagics.tool_timeout = {proposal['value']!r}"
-        policy.check(policy.timeout_refusal(proposal["value"], setting))
-        return proposal["value"]
 
     @default("max_turns")
     def _default_max_turns(self) -> int:
@@ -181,6 +171,15 @@ class AgentMagics(SessionMagics):
     @validate("cassette_mode")
     def _new_cassette_mode_word(self, proposal: Any) -> str:
         return cassette_mode_word(proposal["value"], "%config AgentMagics.cassette_mode = {!r}")
+
+    def _written(self, name: str) -> str:
+        """How the setting ``name`` was given, for a refusal: ``%config AgentMagics.approve = 'allow'``,
+        ``MEOWGENT_APPROVE=allow``..."""
+        value = getattr(self, name)
+        configured = type(self).__name__ in self.config and name in self.config[type(self).__name__]
+        if name == "approve" and not configured and os.environ.get("MEOWGENT_APPROVE", "").strip():
+            return f"MEOWGENT_APPROVE={value}"
+        return f"%config AgentMagics.{name} = {value!r}" if configured else f"AgentMagics.{name} = {value!r}"
 
     # --- %%agent -------------------------------------------------------------------------------
 
@@ -319,10 +318,13 @@ class AgentMagics(SessionMagics):
         from ..mcp.mcp_resource_magics import system_prompt
 
         session = self.session
-        if args.approve:
-            policy = current_policy()
-            policy.check(policy.approval_refusal(args.approve, f"--approve {args.approve}"))
         mode = args.approve or self.approve
+        # The site's policy, checked where a cell uses the settings (%config cannot refuse a value).
+        policy = current_policy()
+        policy.check(
+            policy.approval_refusal(mode, f"--approve {mode}" if args.approve else self._written("approve"))
+        )
+        policy.check(policy.timeout_refusal(self.tool_timeout, self._written("tool_timeout")))
         if mode in ("allow", "deny"):
             approver = default_approver(mode)
         else:

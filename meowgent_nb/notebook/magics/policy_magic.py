@@ -16,23 +16,24 @@ from ...policy import Policy, Secret, Sourced, current_policy, reload_policy
 
 __all__ = ["PolicyView", "policy_command"]
 
-# The order a person reads them in: what a kernel starts with, then what cannot be passed.
-_SHOWN = (
-    "model",
-    "server_url",
-    "ollama_host",
-    "api_key",
-    "api_key_env",
-    "approve",
-    "tool_timeout",
-    "max_turns",
-    "approve_limit",
-    "backends",
-    "max_tool_timeout",
-    "always_tool_rules",
-    "trust_rules_files",
-    "shared_local",
-)
+# The order a person reads them in, and each as written in a file: what a kernel starts with,
+# then what cannot be passed.
+_SHOWN = {
+    "model": "[defaults] model",
+    "server_url": "[defaults] server_url",
+    "ollama_host": "[defaults] ollama_host",
+    "api_key": "[defaults] api_key",
+    "api_key_env": "[defaults] api_key_env",
+    "approve": "[defaults] approve",
+    "tool_timeout": "[defaults] tool_timeout",
+    "max_turns": "[defaults] max_turns",
+    "approve_limit": "[limits] approve",
+    "backends": "[limits] backends",
+    "max_tool_timeout": "[limits] tool_timeout",
+    "always_tool_rules": "[limits] allow_rules_on_always_tools",
+    "trust_rules_files": "[limits] trust_rules_files",
+    "shared_local": "[local] shared",
+}
 
 
 class PolicyView:
@@ -42,16 +43,17 @@ class PolicyView:
         self.policy = policy
 
     def rows(self) -> list[tuple[str, str, str]]:
-        """Each value set: its key as written in the file, the value (a key shown as ``***``), the file."""
+        """Each value that applies: its key as written in a file, the value (a key shown as ``***``),
+        and the file (with the limit's key, for a default a limit set)."""
         found = {f.name: getattr(self.policy, f.name) for f in fields(self.policy)}
         rows = []
-        for name in _SHOWN:
+        for name, key in _SHOWN.items():
             value = found[name]
             if isinstance(value, Sourced):
                 shown = value.where.split(" = ", 1)[1].rsplit(")", 1)[0]
                 if isinstance(value.value, Secret) or name == "api_key":
                     shown = "*** (set; never shown)"
-                rows.append((value.key, shown, value.file))
+                rows.append((key, shown, value.file if value.key == key else f"{value.file}, {value.key}"))
         return rows
 
     def _looked(self) -> str:
