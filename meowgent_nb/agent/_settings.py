@@ -114,7 +114,13 @@ def policy_defaults(given: Iterable[str]) -> dict[str, Any]:
     return defaults
 
 
-def check_policy(settings: RunSettings, approver: Any, rules: Any = None, tools: Sequence[Tool] = ()) -> None:
+def check_policy(
+    settings: RunSettings,
+    approver: Any,
+    rules: Any = None,
+    tools: Sequence[Tool] = (),
+    written: str = "Agent({}={!r})",
+) -> None:
     """Refuse settings that pass the site's policy, one line each naming the policy file and key.
 
     Args:
@@ -124,6 +130,8 @@ def check_policy(settings: RunSettings, approver: Any, rules: Any = None, tools:
         rules: Its `Rules`: no allow rule for a tool marked ``approval="always"`` where the policy
             forbids them.
         tools: Its tools.
+        written: How a setting was given, for the refusal: ``"Agent({}={!r})"`` (the default) or
+            ``"agent.{} = {!r}"``, filled with its name and value.
 
     Raises:
         PolicyError: A setting passes the policy, or the policy cannot be used.
@@ -132,8 +140,8 @@ def check_policy(settings: RunSettings, approver: Any, rules: Any = None, tools:
     if not policy.applies:
         return
     refusals = [
-        _approval_refusal(policy, settings, approver),
-        policy.timeout_refusal(settings.tool_timeout, f"Agent(tool_timeout={settings.tool_timeout!r})"),
+        _approval_refusal(policy, settings, approver, written),
+        policy.timeout_refusal(settings.tool_timeout, written.format("tool_timeout", settings.tool_timeout)),
         *_rule_refusals(policy, rules, tools),
     ]
     lines = [refusal for refusal in refusals if refusal is not None]
@@ -141,11 +149,18 @@ def check_policy(settings: RunSettings, approver: Any, rules: Any = None, tools:
         raise PolicyError("\n".join(lines))
 
 
-def _approval_refusal(policy: Policy, settings: RunSettings, approver: Any) -> str | None:
+def _approval_refusal(policy: Policy, settings: RunSettings, approver: Any, written: str) -> str | None:
     alone = "deny" if approver is None else getattr(approver, "decides_alone", None)
     if alone in ("allow", "deny"):
-        return policy.approval_refusal(alone, f"Agent(approver={approver!r})")
-    return policy.approval_refusal(settings.approve, f"Agent(approve={settings.approve!r})")
+        return policy.approval_refusal(alone, written.format("approver", _Shown(repr(approver))))
+    return policy.approval_refusal(settings.approve, written.format("approve", settings.approve))
+
+
+class _Shown(str):
+    """Text whose repr is itself (an approver's repr, put where a setting's repr goes)."""
+
+    def __repr__(self) -> str:
+        return str(self)
 
 
 def _rule_refusals(policy: Policy, rules: Any, tools: Sequence[Tool]) -> list[str]:

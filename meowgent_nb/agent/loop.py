@@ -150,7 +150,7 @@ class _Setting:
 
     def __set__(self, agent: Any, value: Any) -> None:
         settings = dataclasses.replace(agent.settings, **{self.name: value})
-        check_policy(settings, agent.approver)  # a site's policy holds after the agent is made too
+        check_policy(settings, agent.approver, written="agent.{} = {!r}")  # the policy holds after too
         agent.settings = settings
 
 
@@ -288,7 +288,7 @@ class Agent:
 
     @approver.setter
     def approver(self, approver: Approver | None) -> None:
-        check_policy(self.settings, approver)
+        check_policy(self.settings, approver, written="agent.{} = {!r}")
         self._approver = approver
 
     @property

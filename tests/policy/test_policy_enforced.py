@@ -45,14 +45,14 @@ def test_an_agent_starts_with_the_policys_defaults_and_refuses_what_passes_its_l
     assert str(raised.value) == refused(path, "Agent(approver=AutoApprove())")
     with pytest.raises(PolicyError) as raised:
         agent.approver = AutoApprove()
-    assert str(raised.value) == refused(path, "Agent(approver=AutoApprove())")
+    assert str(raised.value) == refused(path, "agent.approver = AutoApprove()")
     with pytest.raises(PolicyError) as raised:
         Agent(ScriptedModel([]), tool_timeout=None)
     assert str(raised.value) == (
         f"Agent(tool_timeout=None) is refused by the policy {path} ([limits] tool_timeout = 60): give a tool"
         " time limit of at most 60 s."
     )
-    with pytest.raises(PolicyError, match=r"^Agent\(tool_timeout=61\) is refused"):
+    with pytest.raises(PolicyError, match=r"^agent\.tool_timeout = 61 is refused"):
         agent.tool_timeout = 61
     with pytest.raises(PolicyError) as raised:
         resolve_model("local")
@@ -136,6 +136,16 @@ def test_allow_rules_and_trust_are_refused_in_the_notebook(use_policy, ip, tmp_p
     path = use_policy()
     ip.run_line_magic("agent", "policy reload")
     ip.user_ns["run"] = run
+    (tmp_path / "approvals.toml").write_text('rules = ["run code=1 -> allow"]\n')
+    monkeypatch.setenv("MEOWGENT_TRUST_RULES", str(tmp_path / "approvals.toml"))  # trusted by the run...
+    monkeypatch.chdir(tmp_path)
+    trust = f"the policy {path} ([limits] trust_rules_files = false) forbids trusting rules files"
+    with capture_output() as shown:
+        ip.run_line_magic("agent", "rules")  # ...but not here: no Trust button, a line saying why
+    assert shown.stdout.startswith(
+        f"The rules file {tmp_path / 'approvals.toml'} has 1 allow rule, ignored (its ask and deny rules"
+        f" apply): {trust}: their allow rules decide nothing here.\n"
+    )
     with pytest.raises(UsageError) as raised:
         ip.run_line_magic("agent", "allow run code=*")
     assert str(raised.value) == (
@@ -144,15 +154,10 @@ def test_allow_rules_and_trust_are_refused_in_the_notebook(use_policy, ip, tmp_p
     )
     with capture_output() as shown:
         ip.run_line_magic("agent", "deny run code=*")  # stricter: kept
-    assert shown.stdout == "Rule 1: run code=* -> deny\n"
-    (tmp_path / "approvals.toml").write_text('rules = ["run code=1 -> allow"]\n')
-    monkeypatch.setenv("MEOWGENT_TRUST_RULES", str(tmp_path / "approvals.toml"))  # trusted by the run...
+    assert shown.stdout == "Rule 2: run code=* -> deny\n"
     with pytest.raises(UsageError) as raised:
         ip.run_line_magic("agent", f"trust {tmp_path}")
-    assert str(raised.value) == (
-        f"%agent trust: the policy {path} ([limits] trust_rules_files = false) forbids trusting rules files:"
-        " their allow rules decide nothing here."
-    )
+    assert str(raised.value) == f"%agent trust: {trust}: their allow rules decide nothing here."
 
 
 def test_agent_policy_shows_each_value_and_its_file_and_never_the_key(use_policy, ip, monkeypatch):
