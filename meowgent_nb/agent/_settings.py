@@ -129,7 +129,7 @@ def check_policy(
             ``"allow"``, as `AutoApprove`'s) is as loose as ``approve="allow"``; None denies.
         rules: Its `Rules`: no allow rule for a tool marked ``approval="always"`` where the policy
             forbids them.
-        tools: Its tools.
+        tools: Its tools: none with its own timeout over the policy's largest.
         written: How a setting was given, for the refusal: ``"Agent({}={!r})"`` (the default) or
             ``"agent.{} = {!r}"``, filled with its name and value.
 
@@ -142,6 +142,11 @@ def check_policy(
     refusals = [
         _approval_refusal(policy, settings, approver, written),
         policy.timeout_refusal(settings.tool_timeout, written.format("tool_timeout", settings.tool_timeout)),
+        *(
+            policy.timeout_refusal(tool.timeout, f"The tool {tool.name}'s own timeout={tool.timeout:g}")
+            for tool in tools
+            if tool.timeout is not None
+        ),
         *_rule_refusals(policy, rules, tools),
     ]
     lines = [refusal for refusal in refusals if refusal is not None]

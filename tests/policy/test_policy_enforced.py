@@ -22,6 +22,12 @@ def run(code: str) -> str:
     return f"ran {code}"
 
 
+@tool(timeout=600)
+def slow() -> str:
+    """Take long."""
+    return "done"
+
+
 def refused(path, setting: str) -> str:
     return (
         f"{setting} is refused by the policy {path} ({LIMIT}): approval may not be looser than 'ask';"
@@ -54,6 +60,12 @@ def test_an_agent_starts_with_the_policys_defaults_and_refuses_what_passes_its_l
     )
     with pytest.raises(PolicyError, match=r"^agent\.tool_timeout = 61 is refused"):
         agent.tool_timeout = 61
+    with pytest.raises(PolicyError) as raised:
+        Agent(ScriptedModel([]), tools=[slow])
+    assert str(raised.value) == (
+        f"The tool slow's own timeout=600 is refused by the policy {path} ([limits] tool_timeout = 60):"
+        " give a tool time limit of at most 60 s."
+    )
     with pytest.raises(PolicyError) as raised:
         resolve_model("local")
     assert str(raised.value) == (
