@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["APPROVALS", "BACKENDS", "looser", "stricter"]
+__all__ = ["APPROVALS", "BACKENDS", "looser"]
 
 APPROVALS = ("allow", "ask", "every", "deny")
 """Approval settings from loosest (no one is asked, calls run) to strictest (calls are denied)."""
@@ -13,8 +13,3 @@ BACKENDS = ("ollama", "openai", "local")
 def looser(mode: str, than: str) -> bool:
     """Whether approval setting ``mode`` lets more calls run without a person than ``than``."""
     return APPROVALS.index(mode) < APPROVALS.index(than)
-
-
-def stricter(one: str, other: str) -> str:
-    """The stricter of two approval settings."""
-    return one if APPROVALS.index(one) >= APPROVALS.index(other) else other
