@@ -24,22 +24,35 @@ PACKAGE = Path(__file__).resolve().parents[1] / "meowgent_nb"
 BOTTOM = {"errors", "_async", "_deltas", "_html", "_visible", "_redact"}
 ALLOWED = {
     "bottom": set(),
-    "tools": {"bottom"},
-    "protocols": {"tools", "bottom"},
-    "models": {"tools", "bottom"},
+    # A site's policy: defaults and limits every wing above it enforces where a setting is made.
+    "policy": {"bottom"},
+    "tools": {"policy", "bottom"},
+    "protocols": {"tools", "policy", "bottom"},
+    "models": {"tools", "policy", "bottom"},
     # Cassettes wrap any backend: they know models, never the agent that uses them.
-    "recording": {"models", "protocols", "tools", "bottom"},
-    "agent": {"recording", "protocols", "models", "tools", "bottom"},
+    "recording": {"models", "protocols", "tools", "policy", "bottom"},
+    "agent": {"recording", "protocols", "models", "tools", "policy", "bottom"},
     # The eval runs agents; nothing in the agent knows it exists.
-    "evals": {"agent", "recording", "protocols", "models", "tools", "bottom"},
-    "mcp": {"evals", "agent", "recording", "protocols", "models", "tools", "bottom"},
-    "notebook": {"mcp", "evals", "agent", "recording", "protocols", "models", "tools", "bottom"},
+    "evals": {"agent", "recording", "protocols", "models", "tools", "policy", "bottom"},
+    "mcp": {"evals", "agent", "recording", "protocols", "models", "tools", "policy", "bottom"},
+    "notebook": {"mcp", "evals", "agent", "recording", "protocols", "models", "tools", "policy", "bottom"},
     # For people's tests; it runs notebooks in a kernel, so it never imports the notebook wing.
     # It checks evals against a baseline (the gate of %tools eval --baseline), so it may use evals.
-    "testing": {"evals", "agent", "recording", "protocols", "models", "tools", "bottom"},
-    "package": {"notebook", "mcp", "evals", "agent", "recording", "protocols", "models", "tools", "bottom"},
+    "testing": {"evals", "agent", "recording", "protocols", "models", "tools", "policy", "bottom"},
+    "package": {
+        "notebook",
+        "mcp",
+        "evals",
+        "agent",
+        "recording",
+        "protocols",
+        "models",
+        "tools",
+        "policy",
+        "bottom",
+    },
     # `python -m meowgent_nb demo`: runs a notebook with the testing wing's run_notebook.
-    "command": {"testing", "evals", "agent", "recording", "protocols", "models", "tools", "bottom"},
+    "command": {"testing", "evals", "agent", "recording", "protocols", "models", "tools", "policy", "bottom"},
 }
 NOTEBOOK_ONLY = ("IPython", "ipywidgets")
 # Public modules of the package itself: they re-export a wing's names under a short path.
@@ -94,6 +107,7 @@ def test_the_wings_are_the_ones_the_folder_listing_shows():
         "mcp",
         "models",
         "notebook",
+        "policy",
         "protocols",
         "recording",
         "testing",

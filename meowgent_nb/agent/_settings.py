@@ -3,20 +3,30 @@
 `RunSettings` is built once by `Agent` (or by `%tools serve` for its calls) and handed to each
 run's `CallRunner`. `settings_problems` and `agent_problems` say each wrong setting in one line
 that says what it must be; `check_settings` raises one `SettingsError` listing them all, so a
-person fixes every setting at once.
+person fixes every setting at once. `check_policy` refuses what passes the site's policy
+(`meowgent_nb.policy`), and `policy_defaults` are the settings it starts an `Agent` with.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from ..errors import SettingsError
+from ..policy import Policy, PolicyError, current_policy
 from ..tools.core import Tool
 from ..tools.output import MAX_DEPTH, MAX_ITEMS
 
-__all__ = ["Approve", "RunSettings", "agent_problems", "check_settings", "settings_problems"]
+__all__ = [
+    "Approve",
+    "RunSettings",
+    "agent_problems",
+    "check_policy",
+    "check_settings",
+    "policy_defaults",
+    "settings_problems",
+]
 
 Approve = Literal["ask", "every"]
 """Which calls a person is asked about: those of tools marked ``approval=True`` and those the rules
@@ -87,3 +97,85 @@ def check_settings(problems: list[str], what: str = "Agent") -> None:
     """
     if problems:
         raise SettingsError(f"Invalid {what} settings:\n" + "\n".join(f"- {p}" for p in problems))
+
+
+def policy_defaults(given: Iterable[str]) -> dict[str, Any]:
+    """The site policy's ``[defaults]`` for the `Agent` settings not in ``given`` (``approve``,
+    ``tool_timeout``, ``max_turns``); ``approve`` only where it is one an `Agent` takes.
+
+    Raises:
+        PolicyError: The policy cannot be used.
+    """
+    policy = current_policy()
+    found = {"approve": policy.approve, "tool_timeout": policy.tool_timeout, "max_turns": policy.max_turns}
+    defaults = {name: value.value for name, value in found.items() if value is not None and name not in given}
+    if defaults.get("approve") not in (None, "ask", "every"):
+        del defaults["approve"]  # "allow" and "deny" are approvers: the notebook's magics choose those
+    return defaults
+
+
+def check_policy(
+    settings: RunSettings,
+    approver: Any,
+    rules: Any = None,
+    tools: Sequence[Tool] = (),
+    written: str = "Agent({}={!r})",
+) -> None:
+    """Refuse settings that pass the site's policy, one line each naming the policy file and key.
+
+    Args:
+        settings: The agent's settings (``approve``, ``tool_timeout``).
+        approver: Its approver: one that decides without asking (its ``decides_alone`` is
+            ``"allow"``, as `AutoApprove`'s) is as loose as ``approve="allow"``; None denies.
+        rules: Its `Rules`: no allow rule for a tool marked ``approval="always"`` where the policy
+            forbids them.
+        tools: Its tools: none with its own timeout over the policy's largest.
+        written: How a setting was given, for the refusal: ``"Agent({}={!r})"`` (the default) or
+            ``"agent.{} = {!r}"``, filled with its name and value.
+
+    Raises:
+        PolicyError: A setting passes the policy, or the policy cannot be used.
+    """
+    policy = current_policy()
+    if not policy.applies:
+        return
+    refusals = [
+        _approval_refusal(policy, settings, approver, written),
+        policy.timeout_refusal(settings.tool_timeout, written.format("tool_timeout", settings.tool_timeout)),
+        *(
+            policy.timeout_refusal(tool.timeout, f"The tool {tool.name}'s own timeout={tool.timeout:g}")
+            for tool in tools
+            if tool.timeout is not None
+        ),
+        *_rule_refusals(policy, rules, tools),
+    ]
+    lines = [refusal for refusal in refusals if refusal is not None]
+    if lines:
+        raise PolicyError("\n".join(lines))
+
+
+def _approval_refusal(policy: Policy, settings: RunSettings, approver: Any, written: str) -> str | None:
+    alone = "deny" if approver is None else getattr(approver, "decides_alone", None)
+    if alone in ("allow", "deny"):
+        return policy.approval_refusal(alone, written.format("approver", _Shown(repr(approver))))
+    return policy.approval_refusal(settings.approve, written.format("approve", settings.approve))
+
+
+class _Shown(str):
+    """Text whose repr is itself (an approver's repr, put where a setting's repr goes)."""
+
+    def __repr__(self) -> str:
+        return str(self)
+
+
+def _rule_refusals(policy: Policy, rules: Any, tools: Sequence[Tool]) -> list[str]:
+    forbidden = policy.always_tool_rules
+    if forbidden is None or forbidden.value or rules is None:
+        return []
+    always = {tool.name for tool in tools if tool.approval == "always"}
+    return [
+        f"The rule {rule.text!r} ({source}) is refused by {forbidden.where}: {rule.tool} runs only"
+        " with a person's approval here; leave the rule out."
+        for _, rule, source in rules.numbered()
+        if rule.action == "allow" and rule.tool in always
+    ]

@@ -27,7 +27,15 @@ from ..tools.core import Tool, ToolResult
 from ..tools.media import McpImage
 from ..tools.output import MAX_DEPTH, MAX_ITEMS
 from ._images import MAX_IMAGES, accepts_images, attach_images, given_images, result_images
-from ._settings import Approve, RunSettings, agent_problems, check_settings, settings_problems
+from ._settings import (
+    Approve,
+    RunSettings,
+    agent_problems,
+    check_policy,
+    check_settings,
+    policy_defaults,
+    settings_problems,
+)
 from ._turn import TurnAnswer, name_index, read_turn, turn_request
 from .approvals import Approver
 from .call_runner import CallRunner
@@ -125,6 +133,7 @@ def _old_spellings(init: Callable[_P, _R]) -> Callable[_P, _R]:
                 stacklevel=2,
             )
             kwargs["approve"] = new
+        kwargs.update(policy_defaults(kwargs))  # a site's policy gives the settings not given
         return init(self, **kwargs)  # type: ignore[call-arg]
 
     return accepting  # type: ignore[return-value]
@@ -140,7 +149,9 @@ class _Setting:
         return self if agent is None else getattr(agent.settings, self.name)
 
     def __set__(self, agent: Any, value: Any) -> None:
-        agent.settings = dataclasses.replace(agent.settings, **{self.name: value})
+        settings = dataclasses.replace(agent.settings, **{self.name: value})
+        check_policy(settings, agent.approver, written="agent.{} = {!r}")  # the policy holds after too
+        agent.settings = settings
 
 
 class Agent:
@@ -218,7 +229,7 @@ class Agent:
             model = resolve_model(model)
         self.model = model
         self.tools = list(tools)
-        self.approver = approver
+        self._approver = approver
         self.rules = (
             rules if isinstance(rules, Rules) else Rules(rules, folders=["."], source="Agent(rules=...)")
         )
@@ -256,6 +267,7 @@ class Agent:
         for warning in self.rules.unknown_tools(self.tools, given):
             warnings.warn(f"Agent: {warning}", stacklevel=3)  # past _old_spellings, to the caller
         check_settings(problems)
+        check_policy(self.settings, approver, self.rules, self.tools)
         self.messages: list[dict[str, Any]] = []
         """The whole conversation, without the system prompt (which is rebuilt each turn)."""
         self._call_count = 0
@@ -268,6 +280,16 @@ class Agent:
         `context_use` and ``%agent context``; measured only when looked at."""
         self.compaction = Compaction()
         """Which of `messages` are sent shortened or not at all, to fit the window (see `compaction`)."""
+
+    @property
+    def approver(self) -> Approver | None:
+        """Decides on calls that need approval; set another one (the site's policy is checked)."""
+        return self._approver
+
+    @approver.setter
+    def approver(self, approver: Approver | None) -> None:
+        check_policy(self.settings, approver, written="agent.{} = {!r}")
+        self._approver = approver
 
     @property
     def protocol(self) -> str:

@@ -5,7 +5,8 @@ outright; a bare name is Ollama's model of that name, checked against the runnin
 (the default) is `DEFAULT_MODEL`, falling back to the embedded model when Ollama cannot serve it
 (`choose_model` says why). A name is never silently replaced: only "auto" allows a fallback. The
 forms a person reads are in docs/guides/models.md. Only bare names and "auto" contact anything
-(a one-second probe of the Ollama server, not a model request).
+(a one-second probe of the Ollama server, not a model request). A site's policy
+(`meowgent_nb.policy`) gives the default model, the servers and their key, and the backends allowed.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from .._redact import shown_address
+from ..policy import Policy, current_policy
 from . import gguf
 from .base import Model, ModelError
 
@@ -75,13 +77,15 @@ def resolve_model(
 
     Args:
         spec: ``"ollama:NAME"``, ``"openai:NAME"``, ``"local"``, ``"local:PATH"``, a bare Ollama
-            model name, ``"auto"`` / ``"auto:NAME"``, a `Model` (returned as is), or None (``"auto"``).
+            model name, ``"auto"`` / ``"auto:NAME"``, a `Model` (returned as is), or None (the
+            site policy's ``[defaults] model``, else ``"auto"``).
         options: Ollama-style options (``temperature``, ``seed``, ``num_ctx``...). An Ollama
             model takes them all; the local model reads ``temperature``, ``seed``, ``num_ctx``,
             ``num_predict`` and ``num_thread``; an OpenAI-compatible one ``temperature``,
             ``seed``, ``num_predict``, ``top_p`` and ``stop`` (``num_ctx`` is left out: a
             server's context is set when it starts).
-        openai_base_url: Where an ``"openai:NAME"`` model's server is; None: ``$OPENAI_BASE_URL``.
+        openai_base_url: Where an ``"openai:NAME"`` model's server is; None: ``$OPENAI_BASE_URL``,
+            else the policy's ``[defaults] server_url`` (the only server sent the policy's key).
 
     Returns:
         A model; nothing is loaded or generated yet.
@@ -90,6 +94,7 @@ def resolve_model(
         ModelError: The local model is asked for but cannot run; a bare name's Ollama server does
             not run or lacks the model; "auto" finds neither Ollama's model nor the local one; or
             an option has no local (or OpenAI API) equivalent.
+        PolicyError: The site's policy does not allow the model's backend, or cannot be used.
     """
     choice = choose_model(spec, options=options, openai_base_url=openai_base_url)
     if choice.instead:  # a script (Agent("auto")) is told too: on stderr, unless logging is set up otherwise
@@ -104,19 +109,23 @@ def choose_model(
 
     Takes the same arguments, and raises the same errors, as `resolve_model`.
     """
-    if spec is None:
-        spec = AUTO
-    if not isinstance(spec, str):
+    if not isinstance(spec, str) and spec is not None:
         return ModelChoice(spec)
+    policy = current_policy()
+    if spec is None:
+        spec = policy.model.value if policy.model is not None else AUTO
     spec = spec.strip() or AUTO  # MEOWGENT_MODEL=" auto " from a careless export; "" names no model
     kind, colon, rest = spec.partition(":")
     kind = kind.lower()  # "Local", "AUTO": the prefixes, whatever the case; names keep theirs
     if kind == "ollama" and colon:
+        policy.check(policy.backend_refusal("ollama", spec))
         return ModelChoice(_ollama(rest, options))
     if kind == "openai" and colon:
-        return ModelChoice(_openai(rest, options, openai_base_url))
+        policy.check(policy.backend_refusal("openai", spec))
+        return ModelChoice(_openai(rest, options, openai_base_url, policy))
     titled = next((m for m in gguf.EMBEDDED_MODELS if spec.lower() == m.title.lower()), None)
     if kind == "local" or titled is not None:
+        policy.check(policy.backend_refusal("local", spec))
         path = rest if kind == "local" and colon else None
         if path == "":
             raise ModelError(
@@ -136,14 +145,16 @@ def choose_model(
         raise ModelError(
             f'"auto:" needs a model name after the colon, e.g. "auto:{DEFAULT_MODEL}", or use "auto".'
         )
-    fallback = kind == AUTO
+    policy.check(policy.backend_refusal("ollama", spec))
+    # "auto" falls back to the embedded model only where the policy allows it.
+    fallback = kind == AUTO and policy.backend_refusal("local", spec) is None
     name = requested_name(spec)
     host = ollama_host()
     state = _ollama_state(host, name)
     if state in ("has", "unknown"):  # unknown: the first request will say what the server says
         from .ollama import OllamaModel  # the ollama client is only imported when needed
 
-        return ModelChoice(OllamaModel(name, options=options))
+        return ModelChoice(OllamaModel(name, host=host, options=options))
     where = shown_address(_base_url(host))
     if state == "down":
         why = f"Ollama is not running at {where}"
@@ -154,6 +165,10 @@ def choose_model(
         short = f"Ollama has no {name}"
         fix = f"pull it (`ollama pull {name}`; `%agent models` lists the models it has)"
     problem = _local_problem()
+    if policy.backend_refusal("local", spec) is not None:
+        raise ModelError(
+            f"No model {name!r}: {why}. To use it, {fix}; this site's policy allows no embedded model."
+        )
     if fallback and problem is None:
         instead = f"{why}; the embedded model {_embedded_title()} answers instead of {name}."
         return ModelChoice(_local(None, options), instead[:1].upper() + instead[1:], short)
@@ -176,8 +191,12 @@ def requested_name(spec: str) -> str:
 
 
 def ollama_host() -> str:
-    """Where the Ollama server is looked for: ``$OLLAMA_HOST``, else ``http://127.0.0.1:11434``."""
-    return os.environ.get("OLLAMA_HOST") or _DEFAULT_HOST
+    """Where the Ollama server is looked for: ``$OLLAMA_HOST``, else the site policy's
+    ``[defaults] ollama_host``, else ``http://127.0.0.1:11434``."""
+    if os.environ.get("OLLAMA_HOST"):
+        return os.environ["OLLAMA_HOST"]
+    policy = current_policy()
+    return policy.ollama_host.value if policy.ollama_host is not None else _DEFAULT_HOST
 
 
 def _ollama_state(host: str, name: str) -> str:
@@ -267,10 +286,10 @@ def _ollama(name: str, options: Mapping[str, Any] | None) -> Model:
 
     if not name:
         raise ModelError('"ollama:" needs a model name after the colon, e.g. "ollama:qwen2.5:0.5b".')
-    return OllamaModel(name, options=options)
+    return OllamaModel(name, host=ollama_host(), options=options)
 
 
-def _openai(name: str, options: Mapping[str, Any] | None, base_url: str | None = None) -> Model:
+def _openai(name: str, options: Mapping[str, Any] | None, base_url: str | None, policy: Policy) -> Model:
     from .openai import OpenAIModel  # the openai client itself is imported by the first request
 
     if not name:
@@ -280,7 +299,12 @@ def _openai(name: str, options: Mapping[str, Any] | None, base_url: str | None =
         )
     # %%agent always sends num_ctx; on these servers the context is fixed when the server starts.
     options = {key: value for key, value in (options or {}).items() if key != "num_ctx"}
-    return OpenAIModel(name, base_url=base_url, options=options)
+    key = None
+    if not base_url and not os.environ.get("OPENAI_BASE_URL") and policy.server_url is not None:
+        base_url = policy.server_url.value
+        secret = policy.server_key()  # the policy's key goes to the policy's server only
+        key = secret.reveal() if secret is not None else None
+    return OpenAIModel(name, base_url=base_url or None, api_key=key, options=options)
 
 
 def _embedded(model: gguf.EmbeddedModel, options: Mapping[str, Any] | None) -> Model:

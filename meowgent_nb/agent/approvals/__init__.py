@@ -125,6 +125,9 @@ class Approver(Protocol):
 class AutoApprove:
     """Approve every call (for trusted tools, scripts and tests)."""
 
+    decides_alone = "allow"
+    """It approves without asking anyone: as loose as ``approve="allow"`` (a site's policy may refuse it)."""
+
     def __init__(self, reason: str = "approved automatically"):
         self.reason = reason
 
@@ -137,6 +140,9 @@ class AutoApprove:
 
 class DenyAll:
     """Deny every call, telling the model ``message``."""
+
+    decides_alone = "deny"
+    """It denies without asking anyone."""
 
     def __init__(self, message: str = "no one is here to approve this call."):
         self.message = message
@@ -242,6 +248,9 @@ def ruled(rules: Rules | None, tool: Tool, values: Mapping[str, Any], asks: bool
     if isinstance(own, Denied):
         return own
     if verdict is not None:
+        forbidden = _rules_forbidden(tool) if verdict.action == "allow" else None
+        if forbidden is not None:  # the site's policy: only a person approves this tool's calls
+            return Ask(forbidden)
         if verdict.action == "allow":
             return Approved(verdict.reason, by=_by_rule(verdict.number, verdict.rule.condition))
         return Ask(verdict.reason)
@@ -252,6 +261,18 @@ def ruled(rules: Rules | None, tool: Tool, values: Mapping[str, Any], asks: bool
     if needs_person(tool):
         return Ask('approval="always"')
     return Ask("approval=True" if tool.approval is True else 'approve="every"')
+
+
+def _rules_forbidden(tool: Tool) -> str | None:
+    """Why no rule may allow ``tool``'s calls here (the site's policy), or None when one may."""
+    if not needs_person(tool):
+        return None
+    from ...policy import current_policy
+
+    forbidden = current_policy().always_tool_rules
+    if forbidden is None or forbidden.value:
+        return None
+    return f"{forbidden.where}: no rule allows {tool.name}; a person decides"
 
 
 def needs_person(tool: Tool) -> bool:

@@ -3,7 +3,8 @@
 A rules file comes with the project, not from the person who runs it, so its ``allow`` rules
 decide only once that file, at that path, with exactly that content is trusted: in the person's
 own store (`trust_store`, written by `trust_rules`; keyed by `rules_file_key` and the sha256 of
-the bytes) or for one run in ``MEOWGENT_TRUST_RULES`` (`TRUST_ENV`). `is_trusted` asks both. A
+the bytes) or for one run in ``MEOWGENT_TRUST_RULES`` (`TRUST_ENV`). `is_trusted` asks both,
+unless the site's policy forbids trusting rules files (`trust_forbidden`): then nothing is. A
 store that cannot be read trusts nothing, with one warning. docs/guides/approvals.md has the rules.
 """
 
@@ -20,6 +21,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from ...policy import PolicyError, current_policy
 from ._file import read_bytes
 from ._rule import Rule, RuleError
 
@@ -30,6 +32,7 @@ __all__ = [
     "UntrustedRules",
     "is_trusted",
     "rules_file_key",
+    "trust_forbidden",
     "trust_rules",
     "trust_store",
     "trusted_rules",
@@ -169,7 +172,10 @@ def _read_store(store: Path) -> list[TrustedRules]:
 
 def is_trusted(path: str | os.PathLike[str], sha256: str) -> bool:
     """Whether the rules file found at ``path``, with content of this sha256, is trusted: by the
-    person (`trust_store`) or by this run (``MEOWGENT_TRUST_RULES``)."""
+    person (`trust_store`) or by this run (``MEOWGENT_TRUST_RULES``); never when the site's
+    policy forbids it."""
+    if trust_forbidden() is not None:
+        return False
     key = rules_file_key(path)
     if _trusted_by_env(key, sha256):
         return True
@@ -194,6 +200,15 @@ def _trusted_by_env(key: str, sha256: str) -> bool:
     return False
 
 
+def trust_forbidden() -> str | None:
+    """Why no rules file may be trusted here (the site's policy, named with its file and key), or
+    None when one may."""
+    forbidden = current_policy().trust_rules_files
+    if forbidden is None or forbidden.value:
+        return None
+    return f"{forbidden.where} forbids trusting rules files: their allow rules decide nothing here"
+
+
 def trust_rules(path: str | os.PathLike[str], sha256: str) -> TrustedRules:
     """Record that the person trusts the rules file found at ``path`` with this content (the
     sha256 of the bytes they were shown); an earlier entry for the same path is replaced.
@@ -201,7 +216,11 @@ def trust_rules(path: str | os.PathLike[str], sha256: str) -> TrustedRules:
     Raises:
         OSError: The store cannot be written (the message names it).
         ValueError: ``sha256`` is not 64 hex digits.
+        PolicyError: The site's policy forbids trusting rules files.
     """
+    forbidden = trust_forbidden()
+    if forbidden is not None:
+        raise PolicyError(forbidden[:1].upper() + forbidden[1:] + ".")
     if not isinstance(sha256, str) or not _HEX.fullmatch(sha256):
         raise ValueError(f"sha256 must be 64 lowercase hex digits, got {sha256!r}")
     key = rules_file_key(path)

@@ -31,6 +31,7 @@ from ...errors import SettingsError
 from ...mcp.client.asking import ElicitAnswer, ElicitRequest, SamplingReview
 from ...mcp.client.progress import Progress
 from ...mcp.client.tool import McpTool
+from ...policy import current_policy
 from .._kernel import is_headless, running_kernel, running_shell
 from .._setting_words import OLD_APPROVALS, approval_word
 from .._shown_run import SHOWN_RUN
@@ -136,6 +137,11 @@ class PolicyApprover(AsksForServers):
         show({"text/html": f"<div>{header_html(len(requests))}{rows}</div>", "text/plain": text})
         return decisions
 
+    @property
+    def decides_alone(self) -> str:
+        """``"allow"`` or ``"deny"``: it decides without asking anyone (a site's policy may refuse "allow")."""
+        return self.mode
+
     def _decision(self, request: ApprovalRequest) -> Decision:
         """The policy's decision; a call of an ``approval="always"`` tool it never approves: it is
         denied as the agent would deny a policy's approval of it (`policy_denial`)."""
@@ -162,8 +168,11 @@ def headless_policy() -> PolicyApprover:
 
     Raises:
         SettingsError: ``MEOWGENT_APPROVE`` is another word.
+        PolicyError: It is looser than the site's policy allows.
     """
     value = approval_word((os.environ.get(_ENV) or "deny").strip().lower(), f"{_ENV}={{}}")
+    policy = current_policy()
+    policy.check(policy.approval_refusal(value, f"{_ENV}={value}"))
     if value == "rules":  # only the rules run calls that ask: the rest are denied, as when it is unset
         return PolicyApprover("deny", f"{_ENV}=rules: no rule allows it")
     if value not in POLICIES:

@@ -4,6 +4,7 @@ A rules file's allow rules decide only once the person trusted its content (`age
 `tell_untrusted` says so the first time a cell meets such a file, `tell_ignored` when a call it
 would have allowed is asked in a headless run, and `ask_to_trust` is ``%agent trust``. A click
 records the trust at once, for the content shown (its sha256), whether or not the cell still runs.
+Where the site's policy forbids trusting rules files, no button is offered: a line says the policy forbids it.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import Any
 
 from ..._html import MONO, MUTED, escape
 from ..._visible import visible, visible_html
-from ...agent.rules import TrustedRules, UntrustedRules, trust_rules, warn_untrusted
+from ...agent.rules import TrustedRules, UntrustedRules, trust_forbidden, trust_rules, warn_untrusted
 from .._labels import TRUST_RULES
 from .policy_approvals import is_headless, shows_widgets
 from .widget_approvals import text_panel_type
@@ -38,6 +39,11 @@ def tell_untrusted(untrusted: UntrustedRules) -> None:
     """
     if is_headless():
         return
+    forbidden = trust_forbidden()
+    if forbidden is not None:
+        ignored = f"The rules file {untrusted.path} has {untrusted.counted}, ignored (its ask and deny rules apply):"
+        print(visible(f"{ignored} {forbidden}."))
+        return
     if shows_widgets():
         TrustPanel(untrusted).show()
     else:
@@ -60,9 +66,12 @@ def ask_to_trust(untrusted: UntrustedRules) -> TrustedRules | None:
         What was trusted; None when a `TrustPanel` was shown (its click records the trust).
 
     Raises:
-        RuntimeError: A headless run: no one can answer.
+        RuntimeError: A headless run: no one can answer; or the site's policy forbids trusting rules files.
         OSError: The trust store cannot be written.
     """
+    forbidden = trust_forbidden()
+    if forbidden is not None:
+        raise RuntimeError(forbidden)
     if is_headless():
         raise RuntimeError(
             f"no one can click in a headless run; a run that wants the allow rules of {untrusted.path} sets"

@@ -1,5 +1,6 @@
 """``%agent`` commands: reset, history, context, models, config, traceback, the approval rules and
-the trust in a rules file (`rules_magics`) and the decision log (`decisions_magic`)."""
+the trust in a rules file (`rules_magics`), the decision log (`decisions_magic`) and the site's
+policy (`policy_magic`)."""
 
 from __future__ import annotations
 
@@ -29,6 +30,10 @@ def agent_command(session: NotebookSession, line: str) -> Any:
         from .decisions_magic import decisions
 
         return decisions(command)
+    if command.split()[:1] == ["policy"]:
+        from .policy_magic import policy_command
+
+        return policy_command(command[len("policy") :].strip())
     if command == "reset":
         session.messages.clear()
         session.context_log.clear()
@@ -54,7 +59,7 @@ def agent_command(session: NotebookSession, line: str) -> Any:
     else:
         raise UsageError(
             f"%agent: unknown command {command!r}; use one of: reset, history, context, models, config, traceback,"
-            " allow, deny, rules, trust, decisions."
+            " allow, deny, rules, trust, decisions, policy."
             " To talk to the model, use the %%agent cell magic."
         )
 

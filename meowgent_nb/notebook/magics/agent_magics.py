@@ -3,7 +3,8 @@
 Its traits are the settings every family reads (``%config AgentMagics.model = ...``); the rest
 they share is the shell's `NotebookSession`. `rewrite_agent_cell` is the input transformer
 (registered by `extension`) that makes a ``%%agent`` cell an ``await``: an async cell lets
-ipykernel deliver the approval buttons' clicks while the agent waits.
+ipykernel deliver the approval buttons' clicks while the agent waits. A site's policy
+(`meowgent_nb.policy`) gives the traits' defaults, and refuses a setting that passes its limits.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from traitlets import Bool, CaselessStrEnum, Float, Int, List, Unicode, default,
 from ..._async import run_to_completion
 from ...agent.loop import Agent, AgentResult
 from ...models.resolve import AUTO
+from ...policy import current_policy
 from ...protocols.registry import PROTOCOLS
 from ...recording.cassette import MODE_NAMES as OLD_CASSETTE_MODES
 from ...recording.cassette import MODES as CASSETTE_MODES  # imported with the agent anyway
@@ -129,17 +131,32 @@ class AgentMagics(SessionMagics):
 
     @default("model")
     def _default_model(self) -> str:
-        return os.environ.get("MEOWGENT_MODEL") or AUTO
+        policy = current_policy()
+        return os.environ.get("MEOWGENT_MODEL") or (policy.model.value if policy.model else AUTO)
 
     @default("approve")
     def _default_approve(self) -> str:
         # MEOWGENT_APPROVE=allow|deny is a policy for the whole session; headless runs read it too.
         value = approval_word(os.environ.get("MEOWGENT_APPROVE", "").strip().lower(), "MEOWGENT_APPROVE={}")
-        return value if value in APPROVALS else "ask"
+        policy = current_policy()
+        if value in APPROVALS:
+            policy.check(policy.approval_refusal(value, f"MEOWGENT_APPROVE={value}"))
+            return value
+        return policy.approve.value if policy.approve is not None else "ask"
 
     @validate("approve")
     def _new_approve_word(self, proposal: Any) -> str:
         return approval_word(proposal["value"], "%config AgentMagics.approve = {!r}")
+
+    @default("tool_timeout")
+    def _default_tool_timeout(self) -> float:
+        policy = current_policy()
+        return policy.tool_timeout.value if policy.tool_timeout is not None else 30.0
+
+    @default("max_turns")
+    def _default_max_turns(self) -> int:
+        policy = current_policy()
+        return policy.max_turns.value if policy.max_turns is not None else 8
 
     @default("cassette")
     def _default_cassette(self) -> str:
@@ -154,6 +171,15 @@ class AgentMagics(SessionMagics):
     @validate("cassette_mode")
     def _new_cassette_mode_word(self, proposal: Any) -> str:
         return cassette_mode_word(proposal["value"], "%config AgentMagics.cassette_mode = {!r}")
+
+    def _written(self, name: str) -> str:
+        """How the setting ``name`` was given, for a refusal: ``%config AgentMagics.approve = 'allow'``,
+        ``MEOWGENT_APPROVE=allow``..."""
+        value = getattr(self, name)
+        configured = type(self).__name__ in self.config and name in self.config[type(self).__name__]
+        if name == "approve" and not configured and os.environ.get("MEOWGENT_APPROVE", "").strip():
+            return f"MEOWGENT_APPROVE={value}"
+        return f"%config AgentMagics.{name} = {value!r}" if configured else f"AgentMagics.{name} = {value!r}"
 
     # --- %%agent -------------------------------------------------------------------------------
 
@@ -293,6 +319,12 @@ class AgentMagics(SessionMagics):
 
         session = self.session
         mode = args.approve or self.approve
+        # The site's policy, checked where a cell uses the settings (%config cannot refuse a value).
+        policy = current_policy()
+        policy.check(
+            policy.approval_refusal(mode, f"--approve {mode}" if args.approve else self._written("approve"))
+        )
+        policy.check(policy.timeout_refusal(self.tool_timeout, self._written("tool_timeout")))
         if mode in ("allow", "deny"):
             approver = default_approver(mode)
         else:

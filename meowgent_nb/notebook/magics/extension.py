@@ -3,7 +3,8 @@
 `load` makes the shell's `NotebookSession` (``shell.meowgent``), registers the ``%%agent`` and
 ``%tools`` families and the input transformer that turns a ``%%agent`` cell into an ``await``
 (``%tools`` registers the ``mcp`` and ``serve`` families when first used: `ToolsMagics.family`);
-`unload` closes what the session opened and undoes exactly that.
+`unload` closes what the session opened and undoes exactly that. Loading reads the site's policy
+files (`meowgent_nb.policy`): one that cannot be used stops the load, saying why.
 """
 
 from __future__ import annotations
@@ -24,9 +25,15 @@ def load(shell: Any) -> None:
     """Make the shell's session and register the families and the ``%%agent`` transformer.
 
     Loading twice is harmless: the second time does nothing.
+
+    Raises:
+        PolicyError: A site policy file cannot be used (nothing is registered).
     """
     if "AgentMagics" in shell.magics_manager.registry:
         return
+    from ...policy import reload_policy
+
+    reload_policy()  # read afresh: a person who fixed a broken policy file loads the extension again
     settings = AgentMagics(shell=shell, parent=shell)  # its traits are the settings (%config AgentMagics...)
     # Pyright matches a protocol's attributes to traitlets' descriptors, not to what they return.
     shell.meowgent = NotebookSession(shell=shell, settings=cast(NotebookSettings, settings))

@@ -110,6 +110,8 @@ def rules_command(session: NotebookSession, command: str) -> None:
         return
     if not rest:
         raise UsageError(f"%agent {word}: say which calls; {_USAGE}")
+    if word == "allow":
+        _check_policy(session, rest)
     try:
         rule = rules.add(rest, action=word, source=f"%agent {word}")  # type: ignore[arg-type]
     except RuleError as error:
@@ -118,6 +120,21 @@ def rules_command(session: NotebookSession, command: str) -> None:
     print(f"Rule {len(rules)}: {visible(rule.text)}")
     for warning in rules.unknown_tools(session.rule_tools(f"%agent {word}", [rule.tool]), [rule]):
         print(f"Warning: {visible(warning)}; the rule is kept, for a tool defined later.", file=sys.stderr)
+
+
+def _check_policy(session: NotebookSession, rest: str) -> None:
+    """Refuse an allow rule for a tool marked ``approval="always"`` where the site's policy forbids it."""
+    from ...policy import current_policy
+
+    forbidden = current_policy().always_tool_rules
+    name = rest.split()[0]
+    if forbidden is None or forbidden.value:
+        return
+    if any(t.name == name and t.approval == "always" for t in session.available_tools("%agent allow")):
+        raise UsageError(
+            f"%agent allow {rest} is refused by {forbidden.where}: {name} runs only with a person's"
+            " approval here; approve its calls when asked."
+        )
 
 
 def listing(rules: Rules, tools: list[Any]) -> str:
