@@ -325,7 +325,23 @@ def _local(path: str | None, options: Mapping[str, Any] | None, name: str | None
             f"The local model has no option {', '.join(unknown)}; it reads {', '.join(_LOCAL_SETTINGS)}."
         )
     settings = {_LOCAL_SETTINGS[key]: value for key, value in options.items()}
+    if _shared_local():
+        from .shared_local import SharedLocalModel
+
+        return SharedLocalModel(path or None, name=name, **settings)
     return LlamaCppModel(path or None, name=name, **settings)
+
+
+def _shared_local() -> bool:
+    """Whether the embedded model is the machine's one shared process (`SharedLocalModel`): the
+    site policy's ``[local] shared``, else ``$MEOWGENT_LOCAL_SHARED``. A policy that says so
+    wins over the variable either way: the teacher chose it for the machine's memory."""
+    from .shared_local import shared_requested
+
+    policy = current_policy()
+    if policy.shared_local is not None:
+        return policy.shared_local.value
+    return shared_requested()
 
 
 def _base_url(host: str) -> str:
