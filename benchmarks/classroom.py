@@ -90,8 +90,9 @@ class Answer:
 
 def question(student: int) -> tuple[str, str]:
     """Student ``student``'s prompt and the exact answer expected."""
-    a, b = 12 + student, 7 + 2 * student
-    return f"What is {a} + {b}? Answer with the number only.", str(a + b)
+    # Sums the embedded 0.5B model gets right at temperature 0 for students 0-29 (it misses some
+    # of "What is {i + 2} + 3?" from 17 on).
+    return f"What is {10 + student} + 10? Answer with the number only.", str(20 + student)
 
 
 def free_port() -> int:
@@ -101,7 +102,7 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def llama_server(port: int, *settings: str, threads: int = 2, log: Path | None = None) -> Iterator[str]:
+def llama_server(port: int, *settings: str, threads: int = 1, log: Path | None = None) -> Iterator[str]:
     """A llama-cpp-python server on the embedded GGUF at 127.0.0.1:``port`` (API key `KEY`, model
     name `NAME`, these ``settings`` besides), its base URL while it runs; stopped after."""
     command = [
@@ -252,7 +253,12 @@ def main(argv: list[str] | None = None) -> int:
         "--students", default="1,6,12", help="Kernels asking at once, comma-separated (1,6,12)."
     )
     parser.add_argument("--ways", default="defaults,queued", help="Server ways: defaults, queued.")
-    parser.add_argument("--threads", type=int, default=2, help="The server's generation threads.")
+    parser.add_argument(
+        "--threads",
+        type=int,
+        default=1,
+        help="The server's generation threads (1: on a shared 2-core machine two spin against other work).",
+    )
     parser.add_argument("--tool", action="store_true", help="Offer the add tool in each cell.")
     parser.add_argument("--memory", action="store_true", help="Also private memory per kernel.")
     parser.add_argument("--memory-kernels", type=int, default=2, help="Kernels for --memory.")
