@@ -56,6 +56,7 @@ SETUP = """\
 %load_ext meowgent_nb
 %config AgentMagics.temperature = 0.0
 from meowgent_nb import tool
+import meowgent_nb.models.openai  # the client is loaded with the kernel: the cells time the server
 
 @tool
 def add(a: int, b: int) -> int:
@@ -236,15 +237,18 @@ def row(way: str, answers: Sequence[Answer]) -> str:
     return f"| {way} | {len(answers)} | {count} | {median} | {slowest} | {queued} |"
 
 
-def memory_rows(args: argparse.Namespace) -> list[str]:
-    """Private memory per kernel, from `benchmarks/kernel_memory.py` (issue 46, item 3)."""
-    # HOOK: the memory part of issue 46 adds benchmarks/kernel_memory.py, measuring the PSS of
-    # N kernels for a model setup; until it lands this says so instead of a figure.
+def memory_lines(kernels: int) -> list[str]:
+    """Private memory per kernel with the embedded model, each way `benchmarks/kernel_memory.py`
+    measures (issue 46, item 3), as its report prints it."""
+    # HOOK: kernel_memory.py comes with the memory part of issue 46 (`measure_kernels(n, way)`,
+    # `WAYS`, `report`); until it is merged this says so instead of a figure. The shared model
+    # process is one more `kernel_memory.Way` once it is merged too.
     try:
-        import kernel_memory  # type: ignore[import-not-found]  # benchmarks/ is on sys.path when run
+        import kernel_memory  # type: ignore[import-not-found]  # beside this script, on sys.path when run
     except ImportError:
         return ["memory: benchmarks/kernel_memory.py is not there yet (issue 46, item 3)"]
-    return [str(line) for line in kernel_memory.classroom_rows(args.memory_kernels)]
+    rows = [row for way in kernel_memory.WAYS for row in kernel_memory.measure_kernels(kernels, way)]
+    return kernel_memory.report(rows).splitlines()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -305,7 +309,7 @@ def main(argv: list[str] | None = None) -> int:
     for way, failure in failures.items():
         print(f"{way}, first failure: {failure[:400]}")
     if args.memory:
-        print("\n".join(memory_rows(args)))
+        print("\n".join(memory_lines(args.memory_kernels)))
     print(f"in all {time.perf_counter() - began:.0f} s")
     return 0
 
