@@ -67,7 +67,7 @@ def classroom_report():
     import json
     result = get_ipython().magics_manager.registry["AgentMagics"].last_result
     usage = getattr(result, "usage", None)
-    print(json.dumps({"waited": getattr(usage, "waited_seconds", None)}))
+    print(json.dumps({"text": result.text, "waited": getattr(usage, "waited_seconds", None)}))
 """
 """Run once in every kernel: the extension, temperature 0, a tool to offer, the report's reader."""
 
@@ -78,7 +78,9 @@ class Answer:
 
     student: int
     text: str
-    """The transcript's last text (the answer, or the error's message)."""
+    """The run's answer (`AgentResult.text`); "" when the cell failed."""
+    shown: str
+    """The transcript's last text: the answer after any lines about asking again, or the error."""
     error: str | None
     """The cell's error (``ename: evalue``), None when it ended well."""
     seconds: float
@@ -201,16 +203,17 @@ def ask_at_once(kernels: Sequence[Kernel], *, tool: bool = False) -> list[Answer
         error = None
         if run.reply["status"] != "ok":
             error = f"{run.reply.get('ename')}: {run.reply.get('evalue')}"
-        waited = None
-        if error is None:
-            waited = json.loads(kernel.ok("classroom_report()").stdout)["waited"]
+        report = {"text": "", "waited": None}
+        if error is None:  # the session's last result is this cell's
+            report = json.loads(kernel.ok("classroom_report()").stdout)
         return Answer(
             student=student,
-            text=texts[-1] if texts else "",
+            text=report["text"],
+            shown=texts[-1] if texts else "",
             error=error,
             seconds=seconds,
             first_text=first[0] - start if first else None,
-            waited=waited,
+            waited=report["waited"],
         )
 
     with ThreadPoolExecutor(len(kernels)) as pool:
@@ -225,11 +228,10 @@ def served(answer: Answer) -> bool:
 def row(way: str, answers: Sequence[Answer]) -> str:
     """One line of the table."""
     times = [a.seconds for a in answers if served(a)]
-    waits = [a.waited for a in answers if served(a) and a.waited is not None]
-    mark = ""
-    if not waits:  # the backend reports no wait: the seconds to the first text shown, marked
-        waits = [a.first_text for a in answers if served(a) and a.first_text is not None]
-        mark = "*"
+    # The wait the backend reports, else the seconds to the first answer text shown (marked).
+    waits = [a.waited if a.waited is not None else a.first_text for a in answers if served(a)]
+    mark = "*" if any(a.waited is None for a in answers if served(a)) else ""
+    waits = [w for w in waits if w is not None]
     median = f"{statistics.median(times):.1f}" if times else "-"
     slowest = f"{max(times):.1f}" if times else "-"
     queued = f"{statistics.median(waits):.1f} / {max(waits):.1f}{mark}" if waits else "-"

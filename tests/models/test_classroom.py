@@ -65,13 +65,17 @@ def server(request, port, tmp_path_factory):
         yield base_url
 
 
-def expected() -> list[tuple[None, str]]:
-    return [(None, question(student)[1]) for student in range(STUDENTS)]
+def expected() -> list[tuple[None, str, str]]:
+    return [(None, question(student)[1], question(student)[1]) for student in range(STUDENTS)]
 
 
-def outcome(answers: list[Answer]) -> list[tuple[str | None, str]]:
-    """Each student's error (None) and the answer the cell showed."""
-    return [(answer.error, answer.text.strip()) for answer in answers]
+def outcome(answers: list[Answer]) -> list[tuple[str | None, str, str]]:
+    """Each student's error (None), the run's answer, and the last line the cell showed (lines
+    about asking the server again come before it)."""
+    return [
+        (answer.error, answer.text.strip(), (answer.shown.strip().splitlines() or [""])[-1])
+        for answer in answers
+    ]
 
 
 @pytest.mark.parametrize(
