@@ -1,6 +1,6 @@
 """A class on one model server: N real kernels each run one ``%%agent`` cell at the same moment.
 
-    python benchmarks/classroom.py                          # N = 1, 6, 12; both ways; about 3 min
+    python benchmarks/classroom.py                          # N = 1, 6, 12; both ways; 1-3 min
     python benchmarks/classroom.py --students 6 --ways defaults
     python benchmarks/classroom.py --tool                   # each student's cell offers a tool too
 
