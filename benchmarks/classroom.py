@@ -242,14 +242,21 @@ def row(way: str, answers: Sequence[Answer]) -> str:
 def memory_lines(kernels: int) -> list[str]:
     """Private memory per kernel with the embedded model, each way `benchmarks/kernel_memory.py`
     measures (issue 46, item 3), as its report prints it."""
-    # HOOK: kernel_memory.py comes with the memory part of issue 46 (`measure_kernels(n, way)`,
-    # `WAYS`, `report`); until it is merged this says so instead of a figure. The shared model
-    # process is one more `kernel_memory.Way` once it is merged too.
+    # kernel_memory.py comes with the memory part of issue 46 (`measure_kernels(n, way)`, `WAYS`,
+    # `report`): on a branch without it this says so instead of a figure.
     try:
         import kernel_memory  # type: ignore[import-not-found]  # beside this script, on sys.path when run
     except ImportError:
         return ["memory: benchmarks/kernel_memory.py is not there yet (issue 46, item 3)"]
-    rows = [row for way in kernel_memory.WAYS for row in kernel_memory.measure_kernels(kernels, way)]
+    # The machine's one model process (MEOWGENT_LOCAL_SHARED), stopping 5 s after the last answer.
+    shared = kernel_memory.Way.of_spec(
+        "shared",
+        "local",
+        options={"num_ctx": 16384},
+        env={"MEOWGENT_LOCAL_SHARED": "1", "MEOWGENT_SHARED_IDLE": "5"},
+    )
+    ways = [*kernel_memory.WAYS, shared]
+    rows = [row for way in ways for row in kernel_memory.measure_kernels(kernels, way)]
     return kernel_memory.report(rows).splitlines()
 
 
