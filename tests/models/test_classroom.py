@@ -5,7 +5,7 @@ as a hub's spawner sets them, and runs one ``%%agent -m openai:NAME`` cell with 
 (temperature 0) at the same moment as the others (`benchmarks/classroom.py`, which measures the
 same for 1, 6 and 12 kernels). The server is started twice on one port, the kernels shared: with
 its defaults, as a teacher starts it (``interrupt_requests`` on: each new request cuts the answer
-it is streaming, so on main one student of six gets an answer), and queued
+it is streaming: without asking again, one or two students of six got an answer), and queued
 (``--interrupt_requests False``). Marked ``real_model``; skipped where llama-cpp-python's server
 extra or the model's part packages are missing.
 """
