@@ -75,6 +75,7 @@ def test_the_guides_are_one_per_concern():
         "models",
         "notebook-workspace",
         "recording-and-testing",
+        "teaching-a-class",
         "tools",
     ]
 
