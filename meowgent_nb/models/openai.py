@@ -10,7 +10,6 @@ never appears in a repr, a description or an error message.
 from __future__ import annotations
 
 import dataclasses
-import email.utils
 import json
 import os
 import time
@@ -42,7 +41,7 @@ from .base import (
     awaiting,
     waited,
 )
-from .wire_values import WireError, cut, shown, vision_said
+from .wire_values import BUSY, WireError, busy_cause, cut, shown, vision_said
 
 if TYPE_CHECKING:
     from openai import APIStatusError  # the client is imported when the first request is made
@@ -64,12 +63,8 @@ _VISION_SAID_AT = (
 
 _END = object()  # the end of the server's events
 
-BUSY = (429, 502, 503, 504)
-"""HTTP statuses of a server that is busy or not ready, where asking again later may be answered."""
 NEAR_WINDOW = 0.85
 """How full the context window a conversation must be for a cut answer to be put down to it."""
-RETRY_AFTER_LONGEST = 60.0
-"""Seconds of a server's ``Retry-After`` read as such; a longer one is read as this."""
 
 # The request options read here: Ollama's names (requests carry Ollama-style options) -> the API's.
 _OPTIONS = {
@@ -458,28 +453,3 @@ def _delta_chunks(event: StreamEvent, parser: Any) -> list[ModelChunk]:
     if event.content:
         out += chunks(parser.feed(event.content)) if parser else [ModelChunk(text=event.content)]
     return out
-
-
-def busy_cause(status: int, retry_after: str | None) -> RetryCause:
-    """The `RetryCause` of an HTTP ``status`` in `BUSY`, with the seconds its ``Retry-After``
-    header asks for (a number or an HTTP date; at most `RETRY_AFTER_LONGEST`), if it has one."""
-    words = "the server is busy (HTTP 429)" if status == 429 else f"the server is not ready (HTTP {status})"
-    return RetryCause("busy" if status == 429 else "unavailable", words, retry_after_seconds(retry_after))
-
-
-def retry_after_seconds(header: str | None) -> float | None:
-    """The seconds a ``Retry-After`` header asks for, from 0 to `RETRY_AFTER_LONGEST`; None when
-    absent or unreadable."""
-    if header is None:
-        return None
-    try:
-        seconds = float(header.strip())
-    except ValueError:
-        try:
-            when = email.utils.parsedate_to_datetime(header)
-        except (TypeError, ValueError, IndexError):
-            return None
-        seconds = when.timestamp() - time.time()
-    if seconds != seconds:  # NaN
-        return None
-    return min(max(seconds, 0.0), RETRY_AFTER_LONGEST)
