@@ -201,7 +201,7 @@ def test_retry_attempts_1_never_asks_again(httpserver, allow_requests):
 
 def test_a_401_is_never_asked_again(httpserver, allow_requests):
     answer_next(httpserver, '{"error": {"message": "bad key"}}', status=401)
-    events, error = run(openai_agent(httpserver))
+    _events, error = run(openai_agent(httpserver))
     assert isinstance(error, ModelError) and error.retry is None and "HTTP 401" in str(error)
     assert len(httpserver.log) == 1
 

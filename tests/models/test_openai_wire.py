@@ -21,8 +21,8 @@ import pytest
 import meowgent_nb.models
 from meowgent_nb import Agent, ToolCall, tool
 from meowgent_nb.models import ModelChunk, ModelError, ModelRequest, OpenAIModel, Usage
-from meowgent_nb.models.base import RetryCause, StreamCut
 from meowgent_nb.models._openai_wire import AssembledCall, openai_messages, read_call
+from meowgent_nb.models.base import RetryCause, StreamCut
 from meowgent_nb.models.openai import NO_KEY
 from meowgent_nb.protocols.native import NativeCallParser
 from meowgent_nb.recording.cassette import RecordingModel
@@ -564,7 +564,7 @@ def test_a_cut_answer_near_the_context_window_is_put_down_to_it_and_not_asked_ag
 ):
     serve(httpserver, sse(event({"content": "Hel"}), done=False))
     long = ModelRequest(messages=[{"role": "user", "content": "word " * 800}])  # about 1,000 tokens
-    chunks, error = collect(OpenAIModel(MODEL, base_url=base_url, n_ctx=1100), long)
+    _chunks, error = collect(OpenAIModel(MODEL, base_url=base_url, n_ctx=1100), long)
     assert str(error) == (
         f"The OpenAI-compatible server at {base_url} ended its answer early (the stream ended without"
         " a finish_reason): the conversation (about 1,008 tokens) is near the model's context window"
