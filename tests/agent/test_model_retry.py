@@ -20,10 +20,11 @@ import meowgent_nb.models
 from meowgent_nb import Agent
 from meowgent_nb.agent._retry import backoff, wait_after
 from meowgent_nb.errors import SettingsError
-from meowgent_nb.events import FinalAnswer, ModelRetry, ModelStatus, TextDelta, TurnEnd
+from meowgent_nb.events import FinalAnswer, ModelRetry, ModelStatus, RunStart, TextDelta, TurnEnd
 from meowgent_nb.models import ModelError, OllamaModel, OpenAIModel, ScriptedModel
 from meowgent_nb.models.base import RetryCause, StreamCut
 from meowgent_nb.notebook.views.transcript import Transcript
+from meowgent_nb.recording import RecordingModel, ReplayModel
 from tests.support.ollama_wire import FINAL, ndjson, part
 
 MODEL = "qwen-test"
@@ -264,3 +265,34 @@ def test_an_ollama_server_that_is_not_ready_is_asked_again(httpserver, allow_req
     [retry] = [e for e in events if isinstance(e, ModelRetry)]
     assert (retry.attempt, retry.cause) == (2, "the server is not ready (HTTP 503)")
     assert agent.last_result is not None and agent.last_result.text == "Hello there."
+
+
+# --- cassettes ------------------------------------------------------------------------------------
+
+
+def test_a_recorded_retry_replays_the_same_events_without_waiting(httpserver, allow_requests, tmp_path):
+    answer_next(httpserver, CUT)
+    answer_next(httpserver, ANSWER)
+    base_url = f"http://{httpserver.host}:{httpserver.port}/v1"
+    path = tmp_path / "retry.cassette.json"
+    recording = RecordingModel(OpenAIModel(MODEL, base_url=base_url), path)
+    recorded, error = run(Agent(recording, retry_delay=0.01))
+    assert error is None and len(httpserver.log) == 2
+    [retry] = [e for e in recorded if isinstance(e, ModelRetry)]
+
+    replayed, error = run(Agent(ReplayModel(path, name=MODEL), retry_delay=0.01))
+    assert error is None
+    assert [e for e in replayed if not isinstance(e, (RunStart, FinalAnswer))] == [
+        e for e in recorded if not isinstance(e, (RunStart, FinalAnswer))
+    ]
+    assert replayed[-1].result.text == "Hello there."
+    assert len(httpserver.log) == 2  # nothing was sent
+
+    async def slow_replay() -> list:  # a wait of 75 s or more, shown and not waited
+        agent = Agent(ReplayModel(path, name=MODEL), retry_delay=100.0, retry_seconds=1000.0)
+        return [e async for e in agent.stream("Hi")]
+
+    events = asyncio.run(asyncio.wait_for(slow_replay(), 10))
+    [slow] = [e for e in events if isinstance(e, ModelRetry)]
+    assert slow.wait == pytest.approx(retry.wait * 10_000)
+    assert events[-1].result.text == "Hello there."
