@@ -236,7 +236,7 @@ class OpenAIModel:
         except WireError as exc:
             raise ModelError(self._redact(self._wire_error(exc))) from None
         if not seen and events:  # an event stream, but not one event: the server gave up
-            raise self._cut("the server sent no events", request, kind=ModelError)
+            raise self._unbegun(request)
         if not seen:
             raise ModelError(
                 f"The server at {self._shown_url} did not answer like an OpenAI-compatible server"
@@ -421,7 +421,23 @@ class OpenAIModel:
             " not speak the API correctly: check its version and its log."
         )
 
-    def _cut(self, detail: str, request: ModelRequest, *, kind: type[ModelError] = StreamCut) -> ModelError:
+    def _unbegun(self, request: ModelRequest) -> ModelError:
+        """The error for an event stream without one event: llama-cpp-python's server answers a
+        conversation longer than its context so, and a request interrupted before its first token."""
+        prompt = len(json.dumps(request.messages, ensure_ascii=False)) // 4  # about 4 characters a token
+        return ModelError(
+            f"The OpenAI-compatible server at {self._shown_url} ended its answer before it began (the"
+            f" server sent no events): either the conversation (about {prompt:,} tokens) is longer than"
+            " the model's context, which llama-cpp-python's server answers so, or another request"
+            " arrived and the server interrupted this one (that server does by default; start it with"
+            " `--interrupt_requests False` to make it queue requests). If the conversation is long,"
+            " start a new one (%agent reset, or agent.reset()); otherwise wait a little before asking again.",
+            retry=RetryCause(
+                "cut", "the server ended the answer before it began (another request, or a full context)"
+            ),
+        )
+
+    def _cut(self, detail: str, request: ModelRequest) -> ModelError:
         """The error for an answer the server ended early: named by its likely cause, by what was seen.
 
         A server that interrupts the answer it streams when another request arrives does this
@@ -436,7 +452,7 @@ class OpenAIModel:
                 " out of it stops this way. Start a new conversation (%agent reset, or agent.reset()),"
                 " or serve the model with a larger context."
             )
-        return kind(
+        return StreamCut(
             f"{where} ended its answer early ({detail}): most likely another request arrived while it"
             " answered this one, and the server interrupts the answer it is streaming when one does"
             " (llama-cpp-python's server does by default). Whoever starts the server can make it queue"

@@ -244,7 +244,7 @@ def test_the_wait_for_a_queued_answer_is_said_and_reported(httpserver, allow_req
     assert 1.2 <= end.usage.waited_seconds <= 5
     transcript = Transcript.from_events(events)
     transcript.handle(next(e for e in events if isinstance(e, FinalAnswer)))
-    assert f"queued at the server {end.usage.waited_seconds:.2f} s" in transcript.to_html()
+    assert f"waited for the server {end.usage.waited_seconds:.2f} s" in transcript.to_html()
 
 
 # --- Ollama ---------------------------------------------------------------------------------------

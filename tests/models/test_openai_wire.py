@@ -543,9 +543,13 @@ def test_an_event_stream_without_events_is_reported_cut_off(httpserver, base_url
     chunks, error = collect(OpenAIModel(MODEL, base_url=base_url))
     assert chunks == []
     assert str(error).startswith(
-        f"The OpenAI-compatible server at {base_url} ended its answer early (the server sent no events): "
+        f"The OpenAI-compatible server at {base_url} ended its answer before it began (the server sent"
+        " no events): either the conversation (about 8 tokens) is longer than the model's context,"
     )
-    assert (type(error), error.retry) == (ModelError, CUT_CAUSE)
+    assert (type(error), error.retry) == (
+        ModelError,
+        RetryCause("cut", "the server ended the answer before it began (another request, or a full context)"),
+    )
 
 
 def test_a_stream_without_finish_reason_is_reported_cut_off(httpserver, base_url, allow_requests):

@@ -403,7 +403,7 @@ class Transcript:
         if usage is not None and usage.tokens_per_second is not None:
             facts.append(f"{usage.tokens_per_second:.1f} tokens/s")
         if usage is not None and usage.waited_seconds is not None and usage.waited_seconds >= 1:
-            facts.append(f"queued at the server {seconds(usage.waited_seconds)}")
+            facts.append(f"waited for the server {seconds(usage.waited_seconds)}")
         if self.context is not None:
             facts.append(self.context)
         if self._stopped_at is not None:
