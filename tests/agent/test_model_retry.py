@@ -296,3 +296,18 @@ def test_a_recorded_retry_replays_the_same_events_without_waiting(httpserver, al
     [slow] = [e for e in events if isinstance(e, ModelRetry)]
     assert slow.wait == pytest.approx(retry.wait * 10_000)
     assert events[-1].result.text == "Hello there."
+
+
+def test_ollamas_queue_is_its_wait_less_loading_and_reading_the_prompt(httpserver, allow_requests):
+    def slow(request: Request) -> Response:
+        time.sleep(2.0)  # of which FINAL says 0.25 s loading and 0.5 s reading the prompt
+        return Response(ndjson(part("Hi."), FINAL), content_type="application/x-ndjson")
+
+    httpserver.expect_request("/api/chat", method="POST").respond_with_handler(slow)
+    agent = Agent(OllamaModel("qwen3:0.6b", host=f"http://{httpserver.host}:{httpserver.port}"))
+    events, error = run(agent)
+    assert error is None
+    assert [e for e in events if isinstance(e, ModelStatus)] == [ModelStatus("waiting for the server")]
+    [end] = [e for e in events if isinstance(e, TurnEnd)]
+    assert end.usage is not None and end.usage.waited_seconds is not None
+    assert 1.2 <= end.usage.waited_seconds <= 4.0  # 2 s and what the request took, less 0.75 s
