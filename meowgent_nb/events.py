@@ -1,7 +1,8 @@
 """What an agent run yields, as it happens: ``async for event in agent.stream(prompt)``.
 
-A run begins with `RunStart`; within a turn come `ModelStatus`, `TextDelta` and `ThinkingDelta`,
-`PartialCall`, `ToolCallEvent`, `ApprovalRequested`, `ApprovalEvent`, `ToolRunning`,
+A run begins with `RunStart`; within a turn come `ModelStatus`, `ModelRetry` (the request is
+asked again: a busy server, a cut answer; what the failed attempt streamed is dropped),
+`TextDelta` and `ThinkingDelta`, `PartialCall`, `ToolCallEvent`, `ApprovalRequested`, `ApprovalEvent`, `ToolRunning`,
 `ToolResultEvent`, then `TurnEnd`; `ContextCompacted` before a request that was made smaller;
 `FinalAnswer` last. `AgentEvent` is their union. They are defined with the loop, in
 `meowgent_nb.agent.events`; this is their public place.
@@ -15,6 +16,7 @@ from .agent.events import (
     ApprovalRequested,
     ContextCompacted,
     FinalAnswer,
+    ModelRetry,
     ModelStatus,
     PartialCall,
     RunStart,
@@ -32,6 +34,7 @@ __all__ = [
     "ApprovalRequested",
     "ContextCompacted",
     "FinalAnswer",
+    "ModelRetry",
     "ModelStatus",
     "PartialCall",
     "RunStart",

@@ -2,7 +2,7 @@
 
 `loop`: `Agent` (stream the model, parse, validate, approve, run, feed back); `_settings`:
 `RunSettings`, shared by the loop and its `CallRunner`; `_turn`: one model turn's request and
-answer; `call_runner`: `CallRunner`, a turn's calls from validation to result; `_tool_threads`:
+answer; `_retry`: a request asked again when the server failed in a way that may mend; `call_runner`: `CallRunner`, a turn's calls from validation to result; `_tool_threads`:
 the threads calls run on; `running_call`: the call running now, for MCP questions mid-call;
 `repeated`: the notice after a repeated failure; `_images`: images in results, for a model that
 sees; `events`: what a run yields; `result`: `AgentResult`. Rooms: `approvals` (decisions, the

@@ -9,6 +9,7 @@ person fixes every setting at once. `check_policy` refuses what passes the site'
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -55,6 +56,13 @@ class RunSettings:
     """Whether a call identical to one that already succeeded in the run runs again."""
     max_repeated_failures: int | None = 3
     """The run ends when the same call fails the same way this many turns in a row; None: never."""
+    retry_attempts: int = 5
+    """Times a model request is asked in all when the server fails in a way asking again may mend
+    (`models.base.RetryCause`: a cut answer, a busy or restarting server); 1: never again."""
+    retry_seconds: float = 60.0
+    """Seconds a turn may wait in all between its attempts; a wait that would pass it is not waited."""
+    retry_delay: float = 1.0
+    """Seconds before the second attempt; each next wait doubles (1, 2, 4, 8 s), give or take 25 %."""
     deny_if_approver_fails: bool = False
     """What an approver that raises means: False (the loop) lets the error end the run, so the
     person sees the broken approver; True (a server) denies the calls, telling the client why."""
@@ -68,9 +76,23 @@ def settings_problems(settings: RunSettings) -> list[str]:
     limit = settings.max_repeated_failures
     if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 2):
         problems.append(f"max_repeated_failures must be a whole number of at least 2, or None; got {limit!r}")
+    attempts = settings.retry_attempts
+    if not isinstance(attempts, int) or isinstance(attempts, bool) or attempts < 1:
+        problems.append(
+            f"retry_attempts must be a whole number of at least 1 (1: never ask again), got {attempts!r}"
+        )
+    for name in ("retry_seconds", "retry_delay"):
+        value = getattr(settings, name)
+        if not _seconds(value):
+            problems.append(f"{name} must be a number of seconds from 0, got {value!r}")
     if settings.approve not in ("ask", "every"):
         problems.append(f"approve must be 'ask' or 'every', got {settings.approve!r}")
     return problems
+
+
+def _seconds(value: object) -> bool:
+    real = isinstance(value, (int, float)) and not isinstance(value, bool)
+    return real and math.isfinite(value) and value >= 0  # type: ignore[arg-type]
 
 
 def agent_problems(tools: Sequence[Tool], tool_choice: str) -> list[str]:

@@ -46,6 +46,11 @@ class TurnAnswer:
     def text(self) -> str:
         return "".join(self.text_parts).strip()
 
+    def clear(self) -> None:
+        """Forget what was produced (a failed attempt, asked again); the offered names stay."""
+        self.raw, self.text_parts, self.thinking, self.calls = [], [], [], []
+        self.usage = self.finish_reason = self.cut_off_by = None
+
     def message(self, protocol: ToolProtocol) -> dict[str, Any]:
         """The assistant message ``protocol`` records for this turn."""
         calls = [call for call, malformed in self.calls if malformed is None]

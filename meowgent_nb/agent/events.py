@@ -1,7 +1,8 @@
 """What an agent run yields, as it happens: `async for event in agent.stream(prompt)`.
 
 Small frozen values that display code and tests consume alike. A run begins with `RunStart`; in
-a turn come `ModelStatus`, text and thinking deltas, `PartialCall` (display only), each
+a turn come `ModelStatus`, `ModelRetry` (the request is asked again; what the failed attempt
+streamed is dropped), text and thinking deltas, `PartialCall` (display only), each
 `ToolCallEvent`, `ApprovalRequested`, each `ApprovalEvent`, `ToolRunning`, each
 `ToolResultEvent`, then `TurnEnd`; `ContextCompacted` before a request that was made smaller;
 `FinalAnswer` last.
@@ -26,6 +27,7 @@ __all__ = [
     "ApprovalRequested",
     "ContextCompacted",
     "FinalAnswer",
+    "ModelRetry",
     "ModelStatus",
     "PartialCall",
     "RunStart",
@@ -52,6 +54,29 @@ class ModelStatus:
     """What the backend is doing before its answer begins ("loading the model (first time, ~491 MB)")."""
 
     text: str
+
+
+@dataclass(frozen=True)
+class ModelRetry:
+    """The turn's model request failed in a way asking again may mend (`models.base.RetryCause`),
+    before the model began a call: it is asked again after ``wait`` seconds. What the failed
+    attempt streamed is dropped: neither the result nor the conversation keeps it."""
+
+    turn: int
+    attempt: int
+    """The attempt about to be made: 2 for the first time the request is asked again."""
+    attempts: int
+    """The most attempts the agent makes (``retry_attempts``)."""
+    wait: float
+    """Seconds waited before it (none in a cassette's replay, which shows the recorded wait)."""
+    cause: str
+    """What happened, in a person's words: "the server cut the answer (another request took its turn)"."""
+
+    @property
+    def text(self) -> str:
+        """The line a person reads: "the server cut the answer (...); asking again in 2 s, 2 of 5"."""
+        when = f"in {self.wait:.0f} s" if self.wait >= 0.5 else "now"
+        return f"{self.cause}; asking again {when}, {self.attempt} of {self.attempts}"
 
 
 @dataclass(frozen=True)
@@ -136,6 +161,7 @@ class FinalAnswer:
 AgentEvent = (
     RunStart
     | ModelStatus
+    | ModelRetry
     | TextDelta
     | ThinkingDelta
     | PartialCall

@@ -27,6 +27,7 @@ from ..tools.core import Tool, ToolResult
 from ..tools.media import McpImage
 from ..tools.output import MAX_DEPTH, MAX_ITEMS
 from ._images import MAX_IMAGES, accepts_images, attach_images, given_images, result_images
+from ._retry import asking
 from ._settings import (
     Approve,
     RunSettings,
@@ -186,6 +187,13 @@ class Agent:
         tool_search, always_show: Removed; given, they warn and are ignored.
         context: When a request would not fit the model's window: ``"compact"``, ``"summarize"``,
             ``"error"`` (raise `ContextFull`) or ``"off"``; see `window.compaction`.
+        retry_attempts: Times a model request is asked in all when the server fails in a way
+            asking again may mend (a cut answer, a busy or restarting server: `RetryCause`) before
+            the model began a call; each attempt is a `ModelRetry` event, and what the failed one
+            streamed is dropped. 1: never ask again.
+        retry_seconds: Seconds a turn may wait in all between its attempts.
+        retry_delay: Seconds before the second attempt; each next wait doubles, give or take 25 %
+            (a server's ``Retry-After`` instead, where it sends one).
     """
 
     approve = _Setting()
@@ -197,6 +205,9 @@ class Agent:
     max_output_depth = _Setting()
     repeat_calls = _Setting()
     max_repeated_failures = _Setting()
+    retry_attempts = _Setting()
+    retry_seconds = _Setting()
+    retry_delay = _Setting()
 
     @_old_spellings
     def __init__(
@@ -222,6 +233,9 @@ class Agent:
         always_show: object = None,
         context: ContextPolicy = "compact",
         rules: Rules | Iterable[str | Rule] = (),
+        retry_attempts: int = 5,
+        retry_seconds: float = 60.0,
+        retry_delay: float = 1.0,
     ):
         if model is None or isinstance(model, str):  # "ollama:NAME", "local", "local:PATH", a name
             from ..models.resolve import resolve_model
@@ -244,6 +258,9 @@ class Agent:
             max_output_depth=max_output_depth,
             repeat_calls=repeat_calls,
             max_repeated_failures=max_repeated_failures,
+            retry_attempts=retry_attempts,
+            retry_seconds=retry_seconds,
+            retry_delay=retry_delay,
         )
         """What each run's loop and `CallRunner` share; ``agent.max_turns`` and the like read and set it."""
         self.system = system
@@ -405,9 +422,8 @@ class Agent:
             answer = TurnAnswer(names=names)
             self._progress = (answer, turn)
             try:
-                async for event in read_turn(
-                    self.model, request, self._protocol.parser(offered), answer, turn, self._next_call_id
-                ):
+                read = functools.partial(self._read, request, offered, answer, turn)
+                async for event in asking(read, answer, turn, self.settings):
                     yield event
             except BaseException as exc:  # an error or an interrupt: keep what was said, then re-raise
                 stopped = isinstance(exc, (GeneratorExit, KeyboardInterrupt, asyncio.CancelledError))
@@ -492,6 +508,13 @@ class Agent:
         return turn_request(
             self._protocol, [system, *self.compaction.view(self.messages)], offered, last, self.think
         )
+
+    def _read(
+        self, request: ModelRequest, offered: list[Tool], answer: TurnAnswer, turn: int
+    ) -> AsyncIterator[AgentEvent]:
+        """One attempt at a turn's request, read into ``answer`` by a fresh parser."""
+        parser = self._protocol.parser(offered)
+        return read_turn(self.model, request, parser, answer, turn, self._next_call_id)
 
     def _next_call_id(self) -> str:
         self._call_count += 1

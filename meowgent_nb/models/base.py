@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+import asyncio
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Generic, Literal, Protocol, TypeVar, runtime_checkable
 
 from .._deltas import TextDelta, ThinkingDelta
 from ..errors import MeowgentError
@@ -17,14 +18,56 @@ __all__ = [
     "ModelChunk",
     "ModelError",
     "ModelRequest",
+    "RetryCause",
     "StreamCut",
     "Usage",
     "describe_model",
 ]
 
 
+_T = TypeVar("_T")
+
+RetryKind = Literal["cut", "refused", "busy", "unavailable"]
+"""Why a request failed in a way asking again may mend: the server cut its answer (``cut``), the
+connection was refused or reset before any answer (``refused``), the server said it is busy (HTTP
+429, ``busy``) or not ready (HTTP 502, 503, 504, a server restarting: ``unavailable``)."""
+
+
+@dataclass(frozen=True)
+class RetryCause:
+    """Why the same request, asked again, may be answered: nothing of the failed answer can have
+    been used, and the server may serve it once another request is done or it is up again.
+
+    A backend sets it on the `ModelError` it raises (``error.retry``); the agent then asks again
+    (see `Agent`'s ``retry_attempts``). Other failures (a refused key, an unknown model, a bad
+    option, a value the API does not allow) have none and are never asked again.
+    """
+
+    kind: RetryKind
+    words: str
+    """What happened, for the line a person reads: "the server cut the answer (another request
+    took its turn)"."""
+    retry_after: float | None = None
+    """Seconds the server asked to be given (its ``Retry-After``), or None."""
+    draw: float | None = None
+    """A number from 0 to 1 that set the jitter of the wait after this failure, when it must be
+    the same again (a cassette records it); None: the agent draws one."""
+    replayed: bool = False
+    """The failure is a recording played back: the agent shows the wait and does not wait."""
+
+
 class ModelError(MeowgentError):
-    """A model backend failed; the message says how to fix it (start the server, pull the model)."""
+    """A model backend failed; the message says how to fix it (start the server, pull the model).
+
+    Args:
+        message: What failed and how to fix it.
+        retry: Why asking the same request again may help (`RetryCause`), or None: it would not.
+    """
+
+    def __init__(self, *args: Any, retry: RetryCause | None = None):
+        super().__init__(*args)
+        self.retry = retry
+        """Why asking the same request again may help, or None: it would not."""
 
 
 class StreamCut(ModelError):
@@ -32,8 +75,9 @@ class StreamCut(ModelError):
     then the stream ended (or the connection closed) with no event carrying a ``finish_reason``.
 
     llama-cpp-python's server does this by default (``interrupt_requests``) to the answer it is
-    streaming when another request arrives; an eval running cases at once reruns such cases one
-    at a time (`evals.evaluation.aevaluate`).
+    streaming when another request arrives; its ``retry`` says so unless the conversation was
+    near the model's context window (then None). An eval running cases at once reruns such cases
+    one at a time (`evals.evaluation.aevaluate`).
     """
 
 
@@ -53,6 +97,10 @@ class Usage:
     """Time spent reading the prompt."""
     completion_seconds: float | None = None
     """Time spent generating the answer."""
+    waited_seconds: float | None = None
+    """Time from sending the request to a server until its first token that was not the model's
+    work: its queue, another request's turn. None where the backend does not know it (the
+    embedded model has no queue) or it was under half a second."""
 
     @property
     def tokens_per_second(self) -> float | None:
@@ -72,7 +120,47 @@ class Usage:
             plus(self.load_seconds, other.load_seconds),
             plus(self.prompt_seconds, other.prompt_seconds),
             plus(self.completion_seconds, other.completion_seconds),
+            plus(self.waited_seconds, other.waited_seconds),
         )
+
+
+WAIT_NOTICE = 1.0
+"""Seconds without an answer after which a server backend says it is waiting for the server."""
+WAITING = "waiting for the server"
+"""The status (`ModelChunk.status`) a server backend streams while its request waits."""
+WAIT_COUNTED = 0.5
+"""Seconds of waiting under which a backend reports no `Usage.waited_seconds` (no queue to speak of)."""
+
+
+@dataclass(frozen=True)
+class Arrived(Generic[_T]):
+    """What `awaiting` awaited, once it came."""
+
+    value: _T
+
+
+async def awaiting(
+    awaitable: Awaitable[_T], *, after: float = WAIT_NOTICE
+) -> AsyncIterator[ModelChunk | Arrived[_T]]:
+    """Await ``awaitable``; if it takes longer than ``after`` seconds, first yield the status chunk
+    `WAITING`, then `Arrived` with its value (what it raises propagates; closing cancels it).
+
+    A server backend awaits its request and the first piece of its answer with it, so a person
+    hears that the wait is the server's.
+    """
+    task = asyncio.ensure_future(awaitable)
+    try:
+        done, _ = await asyncio.wait({task}, timeout=after)
+        if not done:
+            yield ModelChunk(status=WAITING)
+        yield Arrived(await task)
+    finally:
+        task.cancel()  # nothing, once it is done
+
+
+def waited(seconds: float) -> float | None:
+    """``seconds`` of waiting as `Usage.waited_seconds` reports it: to a tenth, None under `WAIT_COUNTED`."""
+    return round(seconds, 1) if seconds >= WAIT_COUNTED else None
 
 
 class CallParser(Protocol):

@@ -8,8 +8,10 @@ durations, names or arguments out of range, are a `ModelError` naming the field 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
+import time
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 from contextlib import aclosing
 from types import MappingProxyType
@@ -22,10 +24,12 @@ import pydantic
 from .._redact import shown_address
 from ..tools.core import ToolCall
 from . import check_model_requests_allowed
-from .base import ModelChunk, ModelError, ModelRequest, Usage
+from .base import Arrived, ModelChunk, ModelError, ModelRequest, RetryCause, Usage, awaiting, waited
 from .wire_values import (
+    BUSY,
     MAX_DEPTH,
     WireError,
+    busy_cause,
     count,
     cut,
     finish_reason,
@@ -128,6 +132,7 @@ class OllamaModel:
         check_model_requests_allowed(f"the Ollama server at {self.host}")
         options = {**DEFAULT_OPTIONS, **self.options, **request.options}
         think = self.think if request.think is None else request.think
+        sent = time.monotonic()
         try:
             parts = await self._get_client().chat(
                 model=self.name,
@@ -143,15 +148,24 @@ class OllamaModel:
             # aclosing: when the caller stops early, the HTTP response is closed now, not at
             # garbage collection (possibly after its event loop is gone).
             async with aclosing(parts) as parts:
-                async for part in _read(parts):
-                    yield _chunk(part)
+                read = _read(parts).__aiter__()
+                part: Any = None
+                async for got in awaiting(anext(read, None)):  # a queued request waits here
+                    if isinstance(got, Arrived):
+                        part = got.value
+                    else:
+                        yield got
+                first = time.monotonic()
+                while part is not None:
+                    yield _waited(_chunk(part), first - sent)
                     if part.done:
                         return
+                    part = await anext(read, None)
         except (ollama.ResponseError, httpx.HTTPError, ConnectionError, json.JSONDecodeError) as exc:
             raise self._error(exc) from exc
         except WireError as exc:
             raise ModelError(self._wire_error(exc)) from None
-        raise ModelError(self._cut_off("the stream ended without its final `done` message"))
+        raise self._cut_off("the stream ended without its final `done` message")
 
     async def accepts_images(self) -> bool:
         """Whether the model reads images: ``images`` when given, else the server's word, asked once.
@@ -199,13 +213,17 @@ class OllamaModel:
         """Translate what the client or the transport raised into an error that says what to do."""
         where = f"the Ollama server at {self.host}"
         if isinstance(exc, ollama.ResponseError):
-            return ModelError(self._response_error(exc))
+            busy = exc.status_code in BUSY
+            return ModelError(
+                self._response_error(exc), retry=busy_cause(exc.status_code, None) if busy else None
+            )
         # ollama raises a builtin ConnectionError (with its own text) for plain requests, while a
         # streamed request lets httpx.ConnectError through.
         if isinstance(exc, (httpx.ConnectError, ConnectionError)):
             return ModelError(
                 f"Cannot reach {where}: is it running? Start it with `ollama serve`"
-                " (or set OLLAMA_HOST to where it runs)."
+                " (or set OLLAMA_HOST to where it runs).",
+                retry=RetryCause("refused", "the server could not be reached (it may be restarting)"),
             )
         if isinstance(exc, httpx.TimeoutException):
             what = next(
@@ -218,11 +236,11 @@ class OllamaModel:
                 f" timeout={self.timeout * 2:g})."
             )
         if isinstance(exc, (httpx.RemoteProtocolError, httpx.ReadError)):
-            return ModelError(self._cut_off("the connection closed before the answer was complete"))
+            return self._cut_off("the connection closed before the answer was complete")
         if isinstance(exc, json.JSONDecodeError):
             # A line that starts like JSON was cut; anything else is not Ollama talking.
             if exc.doc.lstrip().startswith("{"):
-                return ModelError(self._cut_off("its last line was incomplete"))
+                return self._cut_off("its last line was incomplete")
             return ModelError(
                 f"The server at {self.host} did not answer like an Ollama server (it sent"
                 f" {exc.doc[:60]!r}): check the host= you passed or OLLAMA_HOST."
@@ -244,6 +262,12 @@ class OllamaModel:
             message += " (use the `xml` tool protocol, which works with any model)"
         elif "does not support thinking" in lowered:
             message += " (pass think=None or False, or use a thinking model)"
+        elif exc.status_code in BUSY:
+            message += (
+                ". The server is busy or not ready (its queue is full, or it is starting): wait a"
+                " minute and run the cell again; if it keeps saying so, tell whoever runs it"
+                " (OLLAMA_NUM_PARALLEL and OLLAMA_MAX_QUEUE set how many it serves and holds)."
+            )
         return message
 
     def _wire_error(self, exc: WireError | str, listing: bool = False) -> str:
@@ -256,10 +280,12 @@ class OllamaModel:
             " client reads: check its version and its log."
         )
 
-    def _cut_off(self, detail: str) -> str:
-        return (
+    def _cut_off(self, detail: str) -> ModelError:
+        return ModelError(
             f"The connection to the Ollama server at {self.host} was cut off mid-answer ({detail}):"
-            " the server may have stopped or crashed (check its log); try again."
+            " the server may have stopped, restarted or crashed (check its log); Ollama queues"
+            " requests, so another student's request does not do this.",
+            retry=RetryCause("cut", "the server cut the answer (it may have restarted)"),
         )
 
 
@@ -294,6 +320,16 @@ def _unread(exc: Exception) -> str:
     if isinstance(exc, RecursionError):
         return "a line whose JSON nests deeper than it can be read"
     return f"a line the ollama client cannot read ({type(exc).__name__}: {shown(str(exc))})"
+
+
+def _waited(chunk: ModelChunk, seconds: float) -> ModelChunk:
+    """``chunk`` with, on the last, the ``seconds`` to the first part less Ollama's own work on
+    the request before it (loading the model, reading the prompt): its queue."""
+    usage = chunk.usage
+    if usage is None:
+        return chunk
+    queued = waited(seconds - (usage.load_seconds or 0.0) - (usage.prompt_seconds or 0.0))
+    return dataclasses.replace(chunk, usage=dataclasses.replace(usage, waited_seconds=queued))
 
 
 def _chunk(part: ollama.ChatResponse) -> ModelChunk:

@@ -9,7 +9,10 @@ never appears in a repr, a description or an error message.
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import os
+import time
 from collections.abc import AsyncIterator, Mapping
 from typing import TYPE_CHECKING, Any, Literal, cast
 
@@ -27,8 +30,18 @@ from ._openai_wire import (
     read_models,
     server_events,
 )
-from .base import ModelChunk, ModelError, ModelRequest, StreamCut
-from .wire_values import WireError, cut, shown, vision_said
+from .base import (
+    Arrived,
+    ModelChunk,
+    ModelError,
+    ModelRequest,
+    RetryCause,
+    StreamCut,
+    Usage,
+    awaiting,
+    waited,
+)
+from .wire_values import BUSY, WireError, busy_cause, cut, shown, vision_said
 
 if TYPE_CHECKING:
     from openai import APIStatusError  # the client is imported when the first request is made
@@ -47,6 +60,11 @@ _VISION_SAID_AT = (
     ("POST", "/api/show", True),
     ("GET", "/api/v0/models/{name}", False),
 )
+
+_END = object()  # the end of the server's events
+
+NEAR_WINDOW = 0.85
+"""How full the context window a conversation must be for a cut answer to be put down to it."""
 
 # The request options read here: Ollama's names (requests carry Ollama-style options) -> the API's.
 _OPTIONS = {
@@ -165,24 +183,45 @@ class OpenAIModel:
         body = self._body(request, options)
         parser = request.call_parser() if request.tools and request.call_parser else None
         calls, reason, usage, seen, events = CallDeltas(), None, None, False, False
+        sent, first = time.monotonic(), None
         try:
             async with client:
                 # The events as the JSON the server sent (cast_to=object), read by read_event:
                 # the client's typed chunks are built without checks, so odd values got through.
-                stream = await client.post(
+                posted = client.post(
                     "/chat/completions",
                     body=body,
                     cast_to=object,
                     stream=True,
                     stream_cls=openai.AsyncStream[object],
                 )
+                stream: Any = None
+                async for got in awaiting(posted):  # a queued request waits here (llama-cpp-python)...
+                    if isinstance(got, Arrived):
+                        stream = got.value
+                    else:
+                        yield got
                 events = "event-stream" in stream.response.headers.get("content-type", "")
                 async with stream:
-                    async for data in server_events(stream):
+                    pending = server_events(stream).__aiter__()
+                    while True:
+                        data: Any = _END
+                        if first is not None:
+                            data = await anext(pending, _END)
+                        else:
+                            async for got in awaiting(anext(pending, _END)):  # ...or here (vLLM)
+                                if isinstance(got, Arrived):
+                                    data = got.value
+                                else:
+                                    yield got
+                        if data is _END:
+                            break
                         seen = True
                         event = read_event(data)
                         usage = event.usage or usage
                         reason = event.finish_reason or reason
+                        if first is None and (event.content or event.thinking or event.calls):
+                            first = time.monotonic()
                         for piece in _delta_chunks(event, parser):
                             yield piece
                         calls.add(event.calls)
@@ -191,14 +230,13 @@ class OpenAIModel:
             cause = None if self._leaks(exc) else exc
             # The client reports a connection lost mid-stream as a connection error too.
             if seen and type(exc) is openai.APIConnectionError:
-                raise StreamCut(
-                    self._cut_off("the connection closed before the answer was complete")
-                ) from cause
+                detail = "the connection closed before the answer was complete"
+                raise self._cut(detail, request) from cause
             raise self._error(exc, openai) from cause
         except WireError as exc:
             raise ModelError(self._redact(self._wire_error(exc))) from None
         if not seen and events:  # an event stream, but not one event: the server gave up
-            raise ModelError(self._cut_off("the server sent no events"))
+            raise self._unbegun(request)
         if not seen:
             raise ModelError(
                 f"The server at {self._shown_url} did not answer like an OpenAI-compatible server"
@@ -206,7 +244,9 @@ class OpenAIModel:
                 " which usually ends in /v1."
             )
         if reason is None:
-            raise StreamCut(self._cut_off("the stream ended without a finish_reason"))
+            raise self._cut("the stream ended without a finish_reason", request)
+        if first is not None and waited(first - sent) is not None:
+            usage = dataclasses.replace(usage or Usage(), waited_seconds=waited(first - sent))
         for one in read:
             yield ModelChunk(text=one.text) if isinstance(one, TextDelta) else ModelChunk(tool_calls=(one,))
         for piece in chunks(parser.close(reason)) if parser else []:
@@ -330,7 +370,8 @@ class OpenAIModel:
             return ModelError(
                 f"Cannot reach {where}: is it running? Start it (e.g. `vllm serve MODEL` or"
                 " `python -m llama_cpp.server --model FILE`), or set base_url= / OPENAI_BASE_URL"
-                " to where it runs."
+                " to where it runs.",
+                retry=RetryCause("refused", "the server could not be reached (it may be restarting)"),
             )
         if isinstance(exc, openai.AuthenticationError):
             return ModelError(
@@ -360,6 +401,12 @@ class OpenAIModel:
                 " start a new conversation, lower num_predict, or serve the model with a larger context."
             )
         message = f"{where[0].upper()}{where[1:]} answered HTTP {status}: {detail}"
+        if status in BUSY:
+            return ModelError(
+                f"{message}. The server is busy or not ready (it serves others, or is starting):"
+                " wait a minute and run the cell again; if it keeps saying so, tell whoever runs it.",
+                retry=busy_cause(status, cast("APIStatusError", exc).response.headers.get("retry-after")),
+            )
         if "json_schema" in lowered and "json_object" in lowered:
             message += f' (this server takes OpenAIModel({self.name!r}, schema_format="json_object"))'
         return ModelError(message)
@@ -374,12 +421,44 @@ class OpenAIModel:
             " not speak the API correctly: check its version and its log."
         )
 
-    def _cut_off(self, detail: str) -> str:
-        return (
-            f"The connection to the OpenAI-compatible server at {self._shown_url} was cut off"
-            f" mid-answer ({detail}): the server may have stopped or failed on this request (check"
-            " its log; llama-cpp-python's server does this when the conversation exceeds its"
-            " context); try again."
+    def _unbegun(self, request: ModelRequest) -> ModelError:
+        """The error for an event stream without one event: llama-cpp-python's server answers a
+        conversation longer than its context so, and a request interrupted before its first token."""
+        prompt = len(json.dumps(request.messages, ensure_ascii=False)) // 4  # about 4 characters a token
+        return ModelError(
+            f"The OpenAI-compatible server at {self._shown_url} ended its answer before it began (the"
+            f" server sent no events): either the conversation (about {prompt:,} tokens) is longer than"
+            " the model's context, which llama-cpp-python's server answers so, or another request"
+            " arrived and the server interrupted this one (that server does by default; start it with"
+            " `--interrupt_requests False` to make it queue requests). If the conversation is long,"
+            " start a new one (%agent reset, or agent.reset()); otherwise wait a little before asking again.",
+            retry=RetryCause(
+                "cut", "the server ended the answer before it began (another request, or a full context)"
+            ),
+        )
+
+    def _cut(self, detail: str, request: ModelRequest) -> ModelError:
+        """The error for an answer the server ended early: named by its likely cause, by what was seen.
+
+        A server that interrupts the answer it streams when another request arrives does this
+        (llama-cpp-python's, by default), unless the conversation is near the context window.
+        """
+        where = f"The OpenAI-compatible server at {self._shown_url}"
+        prompt = len(json.dumps(request.messages, ensure_ascii=False)) // 4  # about 4 characters a token
+        if self.n_ctx is not None and prompt >= NEAR_WINDOW * self.n_ctx:
+            return StreamCut(
+                f"{where} ended its answer early ({detail}): the conversation (about {prompt:,} tokens)"
+                f" is near the model's context window of {self.n_ctx:,} tokens, and a server that runs"
+                " out of it stops this way. Start a new conversation (%agent reset, or agent.reset()),"
+                " or serve the model with a larger context."
+            )
+        return StreamCut(
+            f"{where} ended its answer early ({detail}): most likely another request arrived while it"
+            " answered this one, and the server interrupts the answer it is streaming when one does"
+            " (llama-cpp-python's server does by default). Whoever starts the server can make it queue"
+            " requests instead: `python -m llama_cpp.server --interrupt_requests False ...`; until"
+            " then, wait a little before asking again, as each request cuts another's answer.",
+            retry=RetryCause("cut", "the server cut the answer (another request took its turn)"),
         )
 
 

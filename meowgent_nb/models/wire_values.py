@@ -9,29 +9,40 @@ functions, no client.
 
 from __future__ import annotations
 
+import email.utils
 import json
 import reprlib
+import time
 from typing import Any
 
 from ..errors import MeowgentError
+from .base import RetryCause
 
 __all__ = [
+    "BUSY",
     "MAX_COUNT",
     "MAX_DEPTH",
     "MAX_NAME",
     "MAX_REASON",
+    "RETRY_AFTER_LONGEST",
     "WireError",
+    "busy_cause",
     "count",
     "cut",
     "finish_reason",
     "name",
     "nests_deeper",
+    "retry_after_seconds",
     "shown",
     "text",
     "unicode",
     "vision_said",
 ]
 
+BUSY = (429, 502, 503, 504)
+"""HTTP statuses of a server that is busy or not ready, where asking again later may be answered."""
+RETRY_AFTER_LONGEST = 60.0
+"""Seconds of a server's ``Retry-After`` read as such; a longer one is read as this."""
 MAX_DEPTH = 100
 """Levels of nested objects and lists a call's arguments may have (a real tool's take a few)."""
 MAX_COUNT = 10**12
@@ -181,3 +192,28 @@ def vision_said(answer: Any) -> bool | None:
     if isinstance(capabilities, list):
         return "vision" in capabilities
     return kind == "vlm" if isinstance(kind, str) else None
+
+
+def busy_cause(status: int, retry_after: str | None) -> RetryCause:
+    """The `RetryCause` of an HTTP ``status`` in `BUSY`, with the seconds its ``Retry-After``
+    header asks for (a number or an HTTP date; at most `RETRY_AFTER_LONGEST`), if it has one."""
+    words = "the server is busy (HTTP 429)" if status == 429 else f"the server is not ready (HTTP {status})"
+    return RetryCause("busy" if status == 429 else "unavailable", words, retry_after_seconds(retry_after))
+
+
+def retry_after_seconds(header: str | None) -> float | None:
+    """The seconds a ``Retry-After`` header asks for, from 0 to `RETRY_AFTER_LONGEST`; None when
+    absent or unreadable."""
+    if header is None:
+        return None
+    try:
+        seconds = float(header.strip())
+    except ValueError:
+        try:
+            when = email.utils.parsedate_to_datetime(header)
+        except (TypeError, ValueError, IndexError):
+            return None
+        seconds = when.timestamp() - time.time()
+    if seconds != seconds:  # NaN
+        return None
+    return min(max(seconds, 0.0), RETRY_AFTER_LONGEST)

@@ -48,6 +48,8 @@ class Entry:
     """The answer's chunks, exactly as streamed (the last has ``done=True``)."""
     line: int = 0
     """Where the entry starts in its file (1-based)."""
+    retry: Any = None
+    """The `_schema.RetryFields` of an answer that failed so that it was asked again, or None."""
 
 
 @dataclass
@@ -285,7 +287,8 @@ def _entry(
             fields.toolbox, fields.instructions, fields.listing, line, fields.skipped, fields.left_out
         )
     request = {key: getattr(fields, key) for key in REQUEST_FIELDS}
-    return Entry(request, [chunk.chunk() for chunk in fields.chunks], line)
+    retry = fields.chunks[-1].retry if fields.chunks else None
+    return Entry(request, [chunk.chunk() for chunk in fields.chunks], line, retry)
 
 
 _JSON_TYPES = {

@@ -52,6 +52,18 @@ class UsageFields(_Strict):
     load_seconds: Seconds | None = None
     prompt_seconds: Seconds | None = None
     completion_seconds: Seconds | None = None
+    waited_seconds: Seconds | None = None
+
+
+class RetryFields(_Strict):
+    """A failure asking again may mend (`RetryCause`), recorded where its answer ended."""
+
+    error: Literal["ModelError", "StreamCut"]
+    message: str
+    kind: Literal["cut", "refused", "busy", "unavailable"]
+    words: str
+    retry_after: Seconds | None = None
+    draw: Annotated[float, Field(ge=0, le=1)]
 
 
 class ChunkFields(_Strict):
@@ -61,6 +73,8 @@ class ChunkFields(_Strict):
     done: bool = False
     usage: UsageFields | None = None
     finish_reason: str | None = None
+    retry: RetryFields | None = None
+    """On the last chunk of an answer that failed so that it was asked again."""
 
     def chunk(self) -> ModelChunk:
         """The `ModelChunk` these fields describe."""

@@ -14,13 +14,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import os
+import random
 import warnings
-from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, cast
 
-from ..models.base import Model, ModelChunk, ModelRequest, describe_model
+from ..models.base import Model, ModelChunk, ModelError, ModelRequest, RetryCause, StreamCut, describe_model
 from ._decision_tape import DecisionTape
 from ._diff import describe_carried_over, describe_difference, nearest
 from ._file import Cassette, CassetteError, Mask, chunk_json, host_credentials, request_fields
@@ -140,6 +142,8 @@ class _CassetteModel:
                 for chunk in entry.chunks:
                     if chunk.done and chunk.finish_reason == CUT:
                         raise self._cut(entry)
+                    if chunk.done and entry.retry is not None:
+                        raise _replayed(entry.retry)
                     yield chunk
                     if chunk.done:
                         return
@@ -154,28 +158,58 @@ class _CassetteModel:
         streamed: list[ModelChunk] = []
         stream = model.stream(request)
         closing = cast("AsyncGenerator[Any, None]", stream)  # where it has aclose, as checked
-        async with contextlib.aclosing(closing) if hasattr(stream, "aclose") else contextlib.nullcontext():
-            async for chunk in stream:
-                if chunk.status is None or chunk.text or chunk.thinking or chunk.tool_calls or chunk.done:
-                    streamed.append(chunk)  # a status ("loading the model") is news of that moment only
-                if chunk.done:  # recorded before the reader sees the end, which it may not read past
-                    self.cassette.add(
-                        fields, mask.chunks([chunk_json(c, secrets) for c in streamed]), with_model=with_model
-                    )
-                try:
-                    yield chunk
-                except GeneratorExit:
-                    # The reader stopped reading (``%tools eval`` past its text limit): recorded up to
-                    # here and marked cut, so the same reader replays it and one reading on is told.
-                    if not chunk.done:
-                        cut = [*streamed, ModelChunk(done=True, finish_reason=CUT)]
+        with self._failures(fields, streamed, secrets, with_model):
+            async with (
+                contextlib.aclosing(closing) if hasattr(stream, "aclose") else contextlib.nullcontext()
+            ):
+                async for chunk in stream:
+                    if chunk.status is None or chunk.text or chunk.thinking or chunk.tool_calls or chunk.done:
+                        streamed.append(chunk)  # a status ("loading the model") is news of that moment only
+                    if chunk.done:  # recorded before the reader sees the end, which it may not read past
                         self.cassette.add(
-                            fields, mask.chunks([chunk_json(c, secrets) for c in cut]), with_model=with_model
+                            fields,
+                            mask.chunks([chunk_json(c, secrets) for c in streamed]),
+                            with_model=with_model,
                         )
-                    raise
-                if chunk.done:
-                    return
+                    try:
+                        yield chunk
+                    except GeneratorExit:
+                        # The reader stopped reading (``%tools eval`` past its text limit): recorded up to
+                        # here and marked cut, so the same reader replays it and one reading on is told.
+                        if not chunk.done:
+                            cut = [*streamed, ModelChunk(done=True, finish_reason=CUT)]
+                            self.cassette.add(
+                                fields,
+                                mask.chunks([chunk_json(c, secrets) for c in cut]),
+                                with_model=with_model,
+                            )
+                        raise
+                    if chunk.done:
+                        return
         # An answer that ended without done (the server went away) or was cancelled is not recorded.
+
+    @contextlib.contextmanager
+    def _failures(
+        self, fields: Mapping[str, Any], streamed: list[ModelChunk], secrets: list[str], with_model: bool
+    ) -> Iterator[None]:
+        """Record a failure the agent asks again after (`RetryCause`): what was streamed, then the
+        failure with the draw that set the wait's jitter, so a replay shows the same wait."""
+        try:
+            yield
+        except ModelError as error:
+            cause = error.retry
+            if cause is None:
+                raise
+            cause = dataclasses.replace(cause, draw=random.random() if cause.draw is None else cause.draw)
+            last = chunk_json(ModelChunk(done=True, finish_reason="retry"), secrets)
+            last["retry"] = {
+                "error": "StreamCut" if isinstance(error, StreamCut) else "ModelError",
+                "message": str(error),
+                **{k: v for k, v in dataclasses.asdict(cause).items() if k != "replayed"},
+            }
+            chunks = self.cassette.mask.chunks([*(chunk_json(c, secrets) for c in streamed), last])
+            self.cassette.add(fields, chunks, with_model=with_model)
+            raise type(error)(str(error), retry=cause) from error
 
     def _cut(self, entry: Any) -> CassetteError:
         """The error for reading past the end of an answer recorded cut short."""
@@ -354,6 +388,13 @@ def cassette_model(
     if decided == "record":
         return RecordingModel(make_model, cassette, **settings)
     return ReplayModel(cassette, make_model if decided == "auto" else None, **settings)
+
+
+def _replayed(retry: Any) -> ModelError:
+    """The failure a cassette recorded (`_schema.RetryFields`), raised again: the agent shows
+    the recorded wait and does not wait."""
+    cause = RetryCause(retry.kind, retry.words, retry.retry_after, retry.draw, replayed=True)
+    return (StreamCut if retry.error == "StreamCut" else ModelError)(retry.message, retry=cause)
 
 
 def _origin(origin: str | None, context: str | None) -> str | None:

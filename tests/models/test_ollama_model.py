@@ -46,7 +46,8 @@ def collect(
 def cut_off(host: str, detail: str) -> str:
     return (
         f"The connection to the Ollama server at {host} was cut off mid-answer ({detail}):"
-        " the server may have stopped or crashed (check its log); try again."
+        " the server may have stopped, restarted or crashed (check its log); Ollama queues"
+        " requests, so another student's request does not do this."
     )
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import importlib.util
 import re
 import socket
@@ -34,7 +35,8 @@ import pytest
 
 import meowgent_nb.models
 from meowgent_nb import Agent, EvalCase, ToolCall, evaluate, tool
-from meowgent_nb.models import ModelChunk, ModelRequest, OpenAIModel
+from meowgent_nb.events import ModelRetry
+from meowgent_nb.models import ModelChunk, ModelRequest, OpenAIModel, Usage
 from meowgent_nb.models.gguf import gguf_path, missing_packages
 from tests.support.model_streams import collect_stream
 
@@ -143,7 +145,9 @@ def ask(text: str, **fields) -> ModelRequest:
 def test_an_answer_streams_piece_by_piece(server):
     chunks, error = collect(model(server), ask("Say hello."))
     assert error is None
-    assert [c.text for c in chunks[:-1]] == [
+    # Before its first piece, a "waiting for the server" status if that took over a second.
+    assert {c.status for c in chunks} <= {None, "waiting for the server"}
+    assert [c.text for c in chunks[:-1] if c.status is None] == [
         "Hello",
         "!",
         " How",
@@ -154,7 +158,10 @@ def test_an_answer_streams_piece_by_piece(server):
         " today",
         "?",
     ]
-    assert chunks[-1] == ModelChunk(done=True, finish_reason="stop")  # no usage in this server's streams
+    last = chunks[-1]
+    assert dataclasses.replace(last, usage=None) == ModelChunk(done=True, finish_reason="stop")
+    # This server sends no usage in a stream: only the wait for its first piece, when over 0.5 s.
+    assert last.usage is None or dataclasses.replace(last.usage, waited_seconds=None) == Usage()
     short, _ = collect(model(server, options={"temperature": 0.0, "num_predict": 3}), ask("Say hello."))
     assert ("".join(c.text for c in short), short[-1].finish_reason) == ("Hello! How", "length")
 
@@ -195,7 +202,7 @@ def test_an_answer_constrained_to_a_json_schema(server):
     )
     # The API's own json_schema form: this server refuses it, and the error says what it takes.
     chunks, error = collect(model(server), ask("What is 2+3?", format=schema))
-    assert chunks == []
+    assert [c for c in chunks if c.status is None] == []
     assert str(error).startswith(
         f"The OpenAI-compatible server at {server} answered HTTP 500: 1 validation error:"
     )
@@ -251,12 +258,35 @@ def test_a_wrong_key_is_refused_with_how_to_set_it(server):
 def test_a_conversation_longer_than_the_context_ends_the_stream_cut_off(server):
     # This server answers 200 and then closes the stream without an event when the prompt is too long.
     chunks, error = collect(model(server), ask("word " * 2500))
-    assert chunks == []
+    assert [c for c in chunks if c.status is None] == []  # at most "waiting for the server"
     assert str(error) == (
-        f"The connection to the OpenAI-compatible server at {server} was cut off mid-answer (the server"
-        " sent no events): the server may have stopped or failed on this request (check its log;"
-        " llama-cpp-python's server does this when the conversation exceeds its context); try again."
+        f"The OpenAI-compatible server at {server} ended its answer before it began (the server sent no"
+        " events): either the conversation (about 3,133 tokens) is longer than the model's context,"
+        " which llama-cpp-python's server answers so, or another request arrived and the server"
+        " interrupted this one (that server does by default; start it with `--interrupt_requests False`"
+        " to make it queue requests). If the conversation is long, start a new one (%agent reset, or"
+        " agent.reset()); otherwise wait a little before asking again."
     )
+
+
+def test_two_students_asking_at_once_are_both_answered(server):
+    # This server cuts the answer it streams when the other request arrives: the agent asks again.
+    async def both() -> list[list]:
+        async def one() -> list:
+            agent = Agent(model(server), retry_delay=0.5)
+            return [event async for event in agent.stream("Say hello.")]
+
+        return list(await asyncio.gather(one(), one()))
+
+    runs = asyncio.run(both())
+    answers = [run[-1].result.text for run in runs]
+    assert answers == ["Hello! How can I assist you today?"] * 2
+    retries = [event for run in runs for event in run if isinstance(event, ModelRetry)]
+    assert retries, "neither answer was cut: the server did not interrupt"
+    assert {retry.cause for retry in retries} <= {
+        "the server cut the answer (another request took its turn)",
+        "the server ended the answer before it began (another request, or a full context)",
+    }
 
 
 def test_a_call_the_model_writes_as_text_comes_back_as_a_tool_call(server):

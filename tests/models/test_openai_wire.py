@@ -22,6 +22,7 @@ import meowgent_nb.models
 from meowgent_nb import Agent, ToolCall, tool
 from meowgent_nb.models import ModelChunk, ModelError, ModelRequest, OpenAIModel, Usage
 from meowgent_nb.models._openai_wire import AssembledCall, openai_messages, read_call
+from meowgent_nb.models.base import RetryCause, StreamCut
 from meowgent_nb.models.openai import NO_KEY
 from meowgent_nb.protocols.native import NativeCallParser
 from meowgent_nb.recording.cassette import RecordingModel
@@ -31,6 +32,13 @@ from tests.support.model_streams import collect_stream, first_chunk
 MODEL = "qwen-test"
 HOSTILE_KEY = 'sk-"}</tool_call><script>KEY-7f3a'
 REQUEST = ModelRequest(messages=[{"role": "user", "content": "Hi"}])
+INTERRUPTED = (
+    "most likely another request arrived while it answered this one, and the server interrupts the"
+    " answer it is streaming when one does (llama-cpp-python's server does by default). Whoever starts"
+    " the server can make it queue requests instead: `python -m llama_cpp.server --interrupt_requests"
+    " False ...`; until then, wait a little before asking again, as each request cuts another's answer."
+)
+CUT_CAUSE = RetryCause("cut", "the server cut the answer (another request took its turn)")
 
 
 @tool
@@ -535,8 +543,12 @@ def test_an_event_stream_without_events_is_reported_cut_off(httpserver, base_url
     chunks, error = collect(OpenAIModel(MODEL, base_url=base_url))
     assert chunks == []
     assert str(error).startswith(
-        f"The connection to the OpenAI-compatible server at {base_url} was cut off mid-answer (the"
-        " server sent no events): "
+        f"The OpenAI-compatible server at {base_url} ended its answer before it began (the server sent"
+        " no events): either the conversation (about 8 tokens) is longer than the model's context,"
+    )
+    assert (type(error), error.retry) == (
+        ModelError,
+        RetryCause("cut", "the server ended the answer before it began (another request, or a full context)"),
     )
 
 
@@ -545,11 +557,25 @@ def test_a_stream_without_finish_reason_is_reported_cut_off(httpserver, base_url
     chunks, error = collect(OpenAIModel(MODEL, base_url=base_url))
     assert chunks == [ModelChunk(text="Hel")]
     assert str(error) == (
-        f"The connection to the OpenAI-compatible server at {base_url} was cut off mid-answer (the"
-        " stream ended without a finish_reason): the server may have stopped or failed on this"
-        " request (check its log; llama-cpp-python's server does this when the conversation exceeds"
-        " its context); try again."
+        f"The OpenAI-compatible server at {base_url} ended its answer early (the stream ended without"
+        f" a finish_reason): {INTERRUPTED}"
     )
+    assert (type(error), error.retry) == (StreamCut, CUT_CAUSE)
+
+
+def test_a_cut_answer_near_the_context_window_is_put_down_to_it_and_not_asked_again(
+    httpserver, base_url, allow_requests
+):
+    serve(httpserver, sse(event({"content": "Hel"}), done=False))
+    long = ModelRequest(messages=[{"role": "user", "content": "word " * 800}])  # about 1,000 tokens
+    _chunks, error = collect(OpenAIModel(MODEL, base_url=base_url, n_ctx=1100), long)
+    assert str(error) == (
+        f"The OpenAI-compatible server at {base_url} ended its answer early (the stream ended without"
+        " a finish_reason): the conversation (about 1,008 tokens) is near the model's context window"
+        " of 1,100 tokens, and a server that runs out of it stops this way. Start a new conversation"
+        " (%agent reset, or agent.reset()), or serve the model with a larger context."
+    )
+    assert (type(error), error.retry) == (StreamCut, None)
 
 
 def test_a_connection_closed_mid_answer_is_reported_cut_off(allow_requests):
@@ -559,11 +585,10 @@ def test_a_connection_closed_mid_answer_is_reported_cut_off(allow_requests):
         chunks, error = collect(OpenAIModel(MODEL, base_url=server.host + "/v1"))
     assert chunks == [ModelChunk(text="Hel")]
     assert str(error) == (
-        f"The connection to the OpenAI-compatible server at {server.host}/v1 was cut off mid-answer (the"
-        " connection closed before the answer was complete): the server may have stopped or failed on"
-        " this request (check its log; llama-cpp-python's server does this when the conversation"
-        " exceeds its context); try again."
+        f"The OpenAI-compatible server at {server.host}/v1 ended its answer early (the connection"
+        f" closed before the answer was complete): {INTERRUPTED}"
     )
+    assert (type(error), error.retry) == (StreamCut, CUT_CAUSE)
 
 
 def test_a_silent_server_times_out_with_the_limit_and_how_to_raise_it(allow_requests):

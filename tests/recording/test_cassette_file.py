@@ -72,7 +72,8 @@ def replayed(path: Path) -> list[ModelChunk]:
 
 
 USAGE_FIELDS = (
-    "prompt_tokens, completion_tokens, total_seconds, load_seconds, prompt_seconds, completion_seconds"
+    "prompt_tokens, completion_tokens, total_seconds, load_seconds, prompt_seconds, completion_seconds,"
+    " waited_seconds"
 )
 U = "chunks[1].usage."
 
@@ -132,7 +133,7 @@ U = "chunks[1].usage."
             '{"txt": "a"}',
             (
                 'chunks[1] has an unknown field "txt"; a chunk has text, thinking, tool_calls, done, usage,'
-                " finish_reason"
+                " finish_reason, retry"
             ),
         ),
         ('"there"', 'chunks[1] must be an object, found "there"'),

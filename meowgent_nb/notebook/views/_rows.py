@@ -47,10 +47,12 @@ class Block:
 
 @dataclass
 class Note:
-    """A line between the parts of a run: a turn that ended at the token limit."""
+    """A line between the parts of a run: a turn that ended at the token limit, a request asked again."""
 
     text: str
     turn: int
+    kind: Literal["token-limit", "retry"] = "token-limit"
+    """What it tells: the HTML's class is ``meowgent-`` and this."""
 
 
 @dataclass

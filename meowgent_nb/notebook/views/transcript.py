@@ -19,6 +19,7 @@ from ...agent.events import (
     ApprovalRequested,
     ContextCompacted,
     FinalAnswer,
+    ModelRetry,
     ModelStatus,
     PartialCall,
     RunStart,
@@ -156,6 +157,10 @@ class Transcript:
                 self.usage = event.usage if self.usage is None else self.usage + event.usage
         elif isinstance(event, ContextCompacted):
             self._items.append(Note(event.compacted.text(), event.turn))
+        elif isinstance(event, ModelRetry):  # the failed attempt's text is dropped, as by the agent
+            kept = [item for item in self._items if not (isinstance(item, Block) and item.turn == event.turn)]
+            self._items = [*kept, Note(event.text, event.turn, "retry")]
+            self._waiting, self._waiting_since = True, self._clock()
         elif isinstance(event, FinalAnswer):
             self.result, self._stopped_at = event.result, self._clock()
         # Other events (added to the agent later) are ignored: a display must never break a run.
@@ -362,6 +367,8 @@ class Transcript:
 
     def _row_parts(self, row: Row, last: bool, stopped: bool, now: float, budget: MediaBudget) -> list[str]:
         """A row's HTML; a card's is the card, then its turn's timeline after the turn's last card."""
+        if isinstance(row, Note) and row.kind == "retry":
+            return [note_html("meowgent-retry", row.text, "font-style: italic; ")]
         if isinstance(row, Note):
             return [note_html("meowgent-token-limit", row.text, "color: #b35900; font-weight: bold; ")]
         if isinstance(row, Block) and row.kind == "thinking":
@@ -395,6 +402,8 @@ class Transcript:
             facts.append(f"{usage.completion_tokens:,} completion tokens")
         if usage is not None and usage.tokens_per_second is not None:
             facts.append(f"{usage.tokens_per_second:.1f} tokens/s")
+        if usage is not None and usage.waited_seconds is not None and usage.waited_seconds >= 1:
+            facts.append(f"waited for the server {seconds(usage.waited_seconds)}")
         if self.context is not None:
             facts.append(self.context)
         if self._stopped_at is not None:
