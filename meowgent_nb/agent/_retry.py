@@ -20,11 +20,15 @@ from ._settings import RunSettings
 from ._turn import TurnAnswer
 from .events import AgentEvent, ModelRetry, ToolCallEvent
 
-__all__ = ["JITTER", "asking", "backoff", "wait_after"]
+__all__ = ["JITTER", "REFUSED_ATTEMPTS", "asking", "backoff", "wait_after"]
 
-JITTER = 0.25
+JITTER = 0.5
 """How far a wait strays from its doubling, either way, so that a class's kernels, cut at the
-same moment, do not all ask again at the same moment."""
+same moment, do not all ask again at the same moment (on a server that cuts the answer it streams
+when another request arrives, every arrival cuts someone: spreading them is what serves a class)."""
+REFUSED_ATTEMPTS = 3
+"""The most attempts at a request whose server could not be reached: enough for a server that is
+restarting, while a wrong address or a server never started is told within seconds."""
 
 
 def backoff(attempt: int, *, delay: float, draw: float) -> float:
@@ -78,14 +82,22 @@ async def asking(
             wait = wait_after(
                 attempt, cause, delay=settings.retry_delay, draw=draw() if cause.draw is None else cause.draw
             )
-            if attempt >= settings.retry_attempts or waited + wait > settings.retry_seconds:
+            attempts = _attempts(cause, settings)
+            if attempt >= attempts or waited + wait > settings.retry_seconds:
                 raise _like(error, _gave_up(error, cause, attempt, waited, settings)) from error
             attempt += 1
             answer.clear()
-            yield ModelRetry(turn, attempt, settings.retry_attempts, wait, cause.words)
+            yield ModelRetry(turn, attempt, attempts, wait, cause.words)
             if not cause.replayed:  # a replay shows the wait it recorded, and does not wait
                 await asyncio.sleep(wait)
             waited += wait
+
+
+def _attempts(cause: RetryCause, settings: RunSettings) -> int:
+    """The most attempts for a failure of this kind: `REFUSED_ATTEMPTS` for a server not reached."""
+    return (
+        min(settings.retry_attempts, REFUSED_ATTEMPTS) if cause.kind == "refused" else settings.retry_attempts
+    )
 
 
 def _like(error: ModelError, message: str) -> ModelError:
@@ -104,7 +116,8 @@ def _gave_up(error: ModelError, cause: RetryCause, attempt: int, waited: float, 
     times = "once" if attempt == 1 else f"{attempt} times"
     return (
         f"The model request was asked {times}, waiting {waited:.0f} s in all between, and failed each"
-        f" time ({cause.words}); the agent asks at most {settings.retry_attempts} times and waits at"
+        f" time ({cause.words}); the agent asks at most {_attempts(cause, settings)} times"
+        f"{' a server it cannot reach' if cause.kind == 'refused' else ''} and waits at"
         f" most {settings.retry_seconds:g} s (Agent's retry_attempts and retry_seconds). The last"
         f" failure: {error}"
     )

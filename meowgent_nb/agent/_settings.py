@@ -56,13 +56,13 @@ class RunSettings:
     """Whether a call identical to one that already succeeded in the run runs again."""
     max_repeated_failures: int | None = 3
     """The run ends when the same call fails the same way this many turns in a row; None: never."""
-    retry_attempts: int = 5
+    retry_attempts: int = 8
     """Times a model request is asked in all when the server fails in a way asking again may mend
     (`models.base.RetryCause`: a cut answer, a busy or restarting server); 1: never again."""
-    retry_seconds: float = 60.0
+    retry_seconds: float = 120.0
     """Seconds a turn may wait in all between its attempts; a wait that would pass it is not waited."""
     retry_delay: float = 1.0
-    """Seconds before the second attempt; each next wait doubles (1, 2, 4, 8 s), give or take 25 %."""
+    """Seconds before the second attempt; each next wait doubles (1, 2, 4, 8 s), give or take 50 %."""
     deny_if_approver_fails: bool = False
     """What an approver that raises means: False (the loop) lets the error end the run, so the
     person sees the broken approver; True (a server) denies the calls, telling the client why."""

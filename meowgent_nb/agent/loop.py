@@ -192,7 +192,7 @@ class Agent:
             the model began a call; each attempt is a `ModelRetry` event, and what the failed one
             streamed is dropped. 1: never ask again.
         retry_seconds: Seconds a turn may wait in all between its attempts.
-        retry_delay: Seconds before the second attempt; each next wait doubles, give or take 25 %
+        retry_delay: Seconds before the second attempt; each next wait doubles, give or take 50 %
             (a server's ``Retry-After`` instead, where it sends one).
     """
 
@@ -233,8 +233,8 @@ class Agent:
         always_show: object = None,
         context: ContextPolicy = "compact",
         rules: Rules | Iterable[str | Rule] = (),
-        retry_attempts: int = 5,
-        retry_seconds: float = 60.0,
+        retry_attempts: int = 8,
+        retry_seconds: float = 120.0,
         retry_delay: float = 1.0,
     ):
         if model is None or isinstance(model, str):  # "ollama:NAME", "local", "local:PATH", a name

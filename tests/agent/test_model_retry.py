@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import socket
 import time
 
 import pytest
@@ -81,18 +82,18 @@ def openai_agent(httpserver, **settings) -> Agent:
 # --- the schedule, as values --------------------------------------------------------------------------
 
 
-def test_the_waits_double_from_the_delay_within_a_quarter_either_way():
+def test_the_waits_double_from_the_delay_within_a_half_either_way():
     assert [backoff(n, delay=1.0, draw=0.5) for n in (1, 2, 3, 4)] == [1.0, 2.0, 4.0, 8.0]
-    assert [backoff(n, delay=1.0, draw=0.0) for n in (1, 2, 3, 4)] == [0.75, 1.5, 3.0, 6.0]
-    assert [backoff(n, delay=1.0, draw=1.0) for n in (1, 2, 3, 4)] == [1.25, 2.5, 5.0, 10.0]
-    assert backoff(2, delay=0.5, draw=0.25) == 0.875
+    assert [backoff(n, delay=1.0, draw=0.0) for n in (1, 2, 3, 4)] == [0.5, 1.0, 2.0, 4.0]
+    assert [backoff(n, delay=1.0, draw=1.0) for n in (1, 2, 3, 4)] == [1.5, 3.0, 6.0, 12.0]
+    assert backoff(2, delay=0.5, draw=0.25) == 0.75
 
 
 def test_a_servers_retry_after_is_waited_instead():
     busy = RetryCause("busy", "the server is busy (HTTP 429)", retry_after=7.0)
     assert wait_after(3, busy, delay=1.0, draw=1.0) == 7.0
     cut = RetryCause("cut", CUT_WORDS)
-    assert wait_after(3, cut, delay=1.0, draw=1.0) == 5.0
+    assert wait_after(3, cut, delay=1.0, draw=1.0) == 6.0
 
 
 def test_the_line_a_person_reads():
@@ -123,11 +124,11 @@ def test_a_busy_server_is_asked_again_and_answers(httpserver, allow_requests):
     events, error = run(agent)
     assert error is None
     retries = [e for e in events if isinstance(e, ModelRetry)]
-    assert retries == [ModelRetry(1, 2, 5, 0.0, "the server is busy (HTTP 429)")]
+    assert retries == [ModelRetry(1, 2, 8, 0.0, "the server is busy (HTTP 429)")]
     assert agent.last_result is not None and agent.last_result.text == "Hello there."
     assert len(httpserver.log) == 2
     transcript = Transcript.from_events(events)
-    assert transcript.to_text() == "[the server is busy (HTTP 429); asking again now, 2 of 5]\nHello there."
+    assert transcript.to_text() == "[the server is busy (HTTP 429); asking again now, 2 of 8]\nHello there."
     assert '<div class="meowgent-retry" style="font-style: italic; ' in transcript.to_html()
 
 
@@ -140,7 +141,7 @@ def test_a_cut_answer_is_asked_again_and_its_text_dropped(httpserver, allow_requ
     texts = [e.text for e in events if isinstance(e, TextDelta)]
     assert texts == ["Hel", "Hello ", "there."]  # streamed as it came; the cut "Hel" is then dropped
     [retry] = [e for e in events if isinstance(e, ModelRetry)]
-    assert (retry.turn, retry.attempt, retry.attempts, retry.cause) == (1, 2, 5, CUT_WORDS)
+    assert (retry.turn, retry.attempt, retry.attempts, retry.cause) == (1, 2, 8, CUT_WORDS)
     assert 0.0075 <= retry.wait <= 0.0125
     assert agent.last_result is not None and agent.last_result.text == "Hello there."
     assert agent.messages == [
@@ -148,7 +149,7 @@ def test_a_cut_answer_is_asked_again_and_its_text_dropped(httpserver, allow_requ
         {"role": "assistant", "content": "Hello there."},
     ]
     assert (
-        Transcript.from_events(events).to_text() == f"[{CUT_WORDS}; asking again now, 2 of 5]\nHello there."
+        Transcript.from_events(events).to_text() == f"[{CUT_WORDS}; asking again now, 2 of 8]\nHello there."
     )
 
 
@@ -177,7 +178,7 @@ def test_when_the_attempts_run_out_the_error_names_them_and_what_to_do(httpserve
     base_url = f"http://{httpserver.host}:{httpserver.port}/v1"
     assert str(error) == (
         f"The model request was asked 3 times, waiting 0 s in all between, and failed each time ({CUT_WORDS});"
-        " the agent asks at most 3 times and waits at most 60 s (Agent's retry_attempts and"
+        " the agent asks at most 3 times and waits at most 120 s (Agent's retry_attempts and"
         f" retry_seconds). The last failure: The OpenAI-compatible server at {base_url} ended its answer"
         " early (the stream ended without a finish_reason): most likely another request arrived while it"
         " answered this one, and the server interrupts the answer it is streaming when one does"
@@ -311,3 +312,21 @@ def test_ollamas_queue_is_its_wait_less_loading_and_reading_the_prompt(httpserve
     [end] = [e for e in events if isinstance(e, TurnEnd)]
     assert end.usage is not None and end.usage.waited_seconds is not None
     assert 1.2 <= end.usage.waited_seconds <= 4.0  # 2 s and what the request took, less 0.75 s
+
+
+def test_a_server_that_cannot_be_reached_is_asked_three_times_at_most(allow_requests):
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    agent = Agent(OpenAIModel(MODEL, base_url=f"http://127.0.0.1:{port}/v1"), retry_delay=0.01)
+    events, error = run(agent)
+    retries = [(e.attempt, e.attempts, e.cause) for e in events if isinstance(e, ModelRetry)]
+    refused = "the server could not be reached (it may be restarting)"
+    assert retries == [(2, 3, refused), (3, 3, refused)]
+    assert type(error) is ModelError and error.retry is None
+    assert str(error).startswith(
+        f"The model request was asked 3 times, waiting 0 s in all between, and failed each time ({refused});"
+        " the agent asks at most 3 times a server it cannot reach and waits at most 120 s (Agent's"
+        f" retry_attempts and retry_seconds). The last failure: Cannot reach the OpenAI-compatible server at"
+        f" http://127.0.0.1:{port}/v1: is it running?"
+    )
