@@ -5,7 +5,8 @@ as a hub's spawner sets them, and runs one ``%%agent -m openai:NAME`` cell with 
 (temperature 0) at the same moment as the others (`benchmarks/classroom.py`, which measures the
 same for 1, 6 and 12 kernels). The server is started twice on one port, the kernels shared: with
 its defaults, as a teacher starts it (``interrupt_requests`` on: each new request cuts the answer
-it is streaming: without asking again, one or two students of six got an answer), and queued
+it is streaming: without asking again, one or two students of six got an answer; asking again
+after a cut, every one does), and queued
 (``--interrupt_requests False``). Marked ``real_model``; skipped where llama-cpp-python's server
 extra or the model's part packages are missing.
 """
@@ -81,9 +82,7 @@ def outcome(answers: list[Answer]) -> list[tuple[str | None, str, str]]:
 @pytest.mark.parametrize(
     "server",
     [
-        pytest.param(
-            (), id="defaults", marks=pytest.mark.xfail(strict=True, reason="needs the retry of item 1")
-        ),
+        pytest.param((), id="defaults"),
         pytest.param(("--interrupt_requests", "False"), id="queued"),
     ],
     indirect=True,
