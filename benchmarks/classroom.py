@@ -1,6 +1,6 @@
 """A class on one model server: N real kernels each run one ``%%agent`` cell at the same moment.
 
-    python benchmarks/classroom.py                          # N = 1, 6, 12; both ways; 1-3 min
+    python benchmarks/classroom.py                          # N = 1, 6, 12; both ways; memory; 2-4 min
     python benchmarks/classroom.py --students 6 --ways defaults
     python benchmarks/classroom.py --tool                   # each student's cell offers a tool too
 
@@ -18,7 +18,8 @@ right number), the median and slowest seconds from the cell's execute request to
 the time queued: what the backend reports as ``usage.waited_seconds`` (the retry work of issue
 46) where it does, else the seconds to the first answer text the cell showed (marked ``*``:
 that includes reading the prompt). Then the first error each way's failures showed, and the
-private memory per kernel (``--memory``: `benchmarks/kernel_memory.py`, when it is there).
+private memory per kernel with the embedded model (`benchmarks/kernel_memory.py`: as before
+issue 46, sized to need, an 8-bit KV cache, one shared process; ``--no-memory`` skips it).
 """
 
 from __future__ import annotations
@@ -273,7 +274,12 @@ def main(argv: list[str] | None = None) -> int:
         help="The server's generation threads (1: on a shared 2-core machine two spin against other work).",
     )
     parser.add_argument("--tool", action="store_true", help="Offer the add tool in each cell.")
-    parser.add_argument("--memory", action="store_true", help="Also private memory per kernel.")
+    parser.add_argument(
+        "--memory",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="Private memory per kernel with the embedded model, each way (--no-memory: skip it).",
+    )
     parser.add_argument("--memory-kernels", type=int, default=2, help="Kernels for --memory.")
     parser.add_argument("--log", type=Path, help="Write the server's log into this folder.")
     args = parser.parse_args(argv)
