@@ -6,7 +6,7 @@ theme.
 
 The site is built once per module (8-13 s here) into a tmp dir. The screenshots go into
 $MEOWGENT_SCREENSHOTS when it is set, else the test's tmp dir; Chromium and playwright are required as
-for tests/notebook/test_browser.py (skipped without them, a failure when CI is set).
+for tests/notebook/browser/test_browser.py (skipped without them, a failure when CI is set).
 """
 
 from __future__ import annotations

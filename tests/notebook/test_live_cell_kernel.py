@@ -2,7 +2,7 @@
 
 The kernel is driven as JupyterLab drives it (each cell's id in the execute request's metadata,
 clicks and typing as comm messages); `frontend="console"` sends cells as ``jupyter console``
-does. tests/notebook/test_browser.py clicks the same widgets in a real JupyterLab.
+does. tests/notebook/browser/test_browser.py clicks the same widgets in a real JupyterLab.
 """
 
 from __future__ import annotations

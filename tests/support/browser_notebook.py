@@ -26,7 +26,7 @@ from typing import Any, NoReturn
 
 try:
     from playwright.sync_api import Error as PlaywrightError  # its TimeoutError is one too
-except ImportError:  # tests/notebook/test_browser.py then skips (or fails, in CI) and says why
+except ImportError:  # tests/notebook/browser/test_browser.py then skips (or fails, in CI) and says why
     PlaywrightError = RuntimeError  # type: ignore[misc,assignment]
 
 CHROMIUM = "/usr/bin/chromium"

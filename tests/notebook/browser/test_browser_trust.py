@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.notebook.test_browser import card
+from tests.notebook.browser.test_browser import card
 from tests.support.browser_notebook import write_notebook
 from tests.support.browser_pages import CONTRAST, LAYOUT, NARROW, VIEWPORT
 

@@ -7,7 +7,7 @@ A third test runs the same eval in Notebook 7. The light-theme test saves eval_l
 rows, a green pass and a red FAIL, the third case running) into $MEOWGENT_SCREENSHOTS when it is
 set (MEOWGENT_SCREENSHOTS=docs/screenshots refreshes the README's picture), else into its tmp dir;
 eval_done.png (the finished cell) and the dark-theme test's eval_live_dark.png go to the tests' tmp
-dirs. Chromium and playwright are required as for tests/notebook/test_browser.py (skipped without
+dirs. Chromium and playwright are required as for tests/notebook/browser/test_browser.py (skipped without
 them, a failure when CI is set).
 """
 

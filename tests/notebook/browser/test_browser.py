@@ -360,7 +360,7 @@ def test_edit_then_approve_in_notebook_7(open_notebook, notebook7):
 
 def test_exact_call_rule_and_reason_buttons(open_page, lab, tmp_path):
     """Allow this exact call, Allow calls like this… and Deny with a reason (test_browser_decisions)."""
-    from tests.notebook.test_browser_decisions import decisions_scenario
+    from tests.notebook.browser.test_browser_decisions import decisions_scenario
 
     decisions_scenario(open_page, lab, tmp_path, "JupyterLab Light", full=True)
 

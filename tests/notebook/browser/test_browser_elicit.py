@@ -22,7 +22,7 @@ import pytest
 from tests.support.browser_notebook import JupyterLab, NotebookPage, write_notebook
 
 SCREENSHOTS_ENV = "MEOWGENT_SCREENSHOTS"
-SERVER = str(Path(__file__).parents[1] / "mcp_servers" / "asking_server.py")
+SERVER = str(Path(__file__).parents[2] / "mcp_servers" / "asking_server.py")
 SETUP = f"""\
 %load_ext meowgent_nb
 %config AgentMagics.tool_timeout = 300

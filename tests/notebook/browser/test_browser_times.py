@@ -5,7 +5,7 @@ call failed stays open with its error in view.
 
 The screenshots times_running[_dark].png (the counting card) and times_folded[_dark].png (the
 finished cell) go to $MEOWGENT_SCREENSHOTS when it is set, else to the test's tmp dir. Chromium
-and playwright are required as for tests/notebook/test_browser.py.
+and playwright are required as for tests/notebook/browser/test_browser.py.
 """
 
 from __future__ import annotations

@@ -2,10 +2,10 @@
 this…" (a one-line rule, prefilled from the call) and "Deny with a reason", clicked and typed as a
 person does (the reason with the keyboard only), and the card that says who decided.
 
-JupyterLab in its light theme runs the whole scenario (in tests/notebook/test_browser.py, sharing
+JupyterLab in its light theme runs the whole scenario (in tests/notebook/browser/test_browser.py, sharing
 its page); Notebook 7 in its dark theme the rule box and the reason. The screenshots decisions_rule[_dark].png (the rule box open, prefilled) and
 decisions_done[_dark].png (the finished cells) go to $MEOWGENT_SCREENSHOTS when it is set, else to
-the test's tmp dir. Chromium and playwright are required as for tests/notebook/test_browser.py.
+the test's tmp dir. Chromium and playwright are required as for tests/notebook/browser/test_browser.py.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from tests.notebook.test_browser import SETUP, card
+from tests.notebook.browser.test_browser import SETUP, card
 from tests.support.browser_notebook import write_notebook
 
 RULES = """

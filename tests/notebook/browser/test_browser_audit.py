@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.notebook.test_browser import wait_for_buttons
+from tests.notebook.browser.test_browser import wait_for_buttons
 from tests.support.browser_notebook import write_notebook
 
 SETUP = '''\

@@ -5,7 +5,7 @@ Five ``%%agent`` cells on a `FunctionModel` with a 2,048-token window fetch long
 conversation is compacted (the ``"summarize"`` policy: the model's summary is among the messages
 sent); the last cell is ``%agent context``. A tool result holds HTML, which must show as text. The
 screenshots context_light.png and context_dark.png go to $MEOWGENT_SCREENSHOTS when it is set, else
-to the test's tmp dir. Chromium and playwright are required as for tests/notebook/test_browser.py.
+to the test's tmp dir. Chromium and playwright are required as for tests/notebook/browser/test_browser.py.
 """
 
 from __future__ import annotations
