@@ -132,14 +132,14 @@ def cells(port: int, policy: Path) -> list[str]:
     setup = (
         "%load_ext meowgent_nb\n"
         "import os\n"
-        f'%config AgentMagics.openai_base_url = "http://127.0.0.1:{port}/v1"\n'
-        f"{DELETING}"
+        f'%config AgentMagics.openai_base_url = "http://127.0.0.1:{port}/v1"'
     )
     return [
         setup,
+        f"%%agent -m openai:{MODEL}\n{PROMPT}",
         f'os.environ["MEOWGENT_POLICY"] = "{policy}"\n%agent policy reload',
-        "%%agent --model-object deleting\nDelete old.txt.",
-        f"%%agent -m openai:{MODEL} --new\n{PROMPT}",
+        DELETING.strip(),
+        "%%agent --model-object deleting --new\nDelete old.txt.",
         f"%%agent --approve allow -m openai:{MODEL}\n{PROMPT}",
     ]
 
@@ -149,7 +149,7 @@ def cells(port: int, policy: Path) -> list[str]:
     [("lab", "JupyterLab Light", "light"), ("notebook7", "JupyterLab Dark", "dark")],
     indirect=["jupyter"],
 )
-def test_a_student_sees_the_teacher_s_policy_the_server_s_wait_and_the_answer_asked_again(
+def test_a_student_sees_the_server_s_wait_the_answer_asked_again_and_the_teacher_s_policy(
     jupyter, open_page, class_server, policy_file, tmp_path, theme, suffix
 ):
     server = jupyter
@@ -157,7 +157,6 @@ def test_a_student_sees_the_teacher_s_policy_the_server_s_wait_and_the_answer_as
     screenshots.mkdir(parents=True, exist_ok=True)
     folder = server.root / f"class_{suffix}"
     folder.mkdir()
-    (folder / "approvals.toml").write_text(RULES)  # a colleague's rules file, beside the notebook
     write_notebook(folder / "class.ipynb", cells(class_server.port, policy_file))
     nb = open_page(server, f"class_{suffix}/class.ipynb", theme)
     shown = nb.page.locator("body").get_attribute("data-jp-theme-name")
@@ -165,9 +164,39 @@ def test_a_student_sees_the_teacher_s_policy_the_server_s_wait_and_the_answer_as
     nb.run_all()
     where = str(policy_file)
 
+    # (a) The cut answer asked again; the wait for the held one counted in the cell.
+    agent = nb.cell(1)
+    waiting = agent.locator(".meowgent-waiting")
+    nb.wait_text(waiting, exactly("waiting for the server... 3 s"), "the cell's wait for the server", 60)
+    retry = agent.locator(".meowgent-retry").all_inner_texts()
+    nb.check(retry == [CUT], f"the cell's retry lines: {retry!r}")
+    nb.check(
+        ANSWER[:5] not in agent.locator(".meowgent-transcript").inner_text(), "the cut text is still shown"
+    )
+    nb.check(nb.prompt(1) == "[*]:", "the agent cell should still run while the server holds its answer")
+    agent.screenshot(path=str(screenshots / f"class-waiting-{suffix}.png"))
+    # A colleague's rules file arrives beside the notebook: the cells from the next one on meet it.
+    (folder / "approvals.toml").write_text(RULES)
+    class_server.release.set()
+
+    nb.wait_finished(1, "the agent cell (after the held answer)")
+    nb.wait_text(agent.locator(".meowgent-text"), exactly(ANSWER), "the answer")
+    nb.check(agent.locator(".meowgent-waiting").count() == 0, "the waiting line is left in the finished cell")
+    retry = agent.locator(".meowgent-retry").all_inner_texts()
+    nb.check(retry == [CUT], f"the finished cell's retry lines: {retry!r}")
+    footer = agent.locator(".meowgent-footer").inner_text()
+    waited = re.fullmatch(
+        r"1 turn · 0 tool calls · waited for the server (\d+\.\d\d) s · context ~\d+ tokens · \d+\.\d\d s",
+        footer,
+    )
+    nb.check(waited is not None and 1.5 <= float(waited[1]) <= HOLD, f"the footer reads {footer!r}")
+    chats = [r for r in class_server.requests if r == "POST /v1/chat/completions"]
+    nb.check(len(chats) == 2, f"the server was asked {class_server.requests!r}")
+    agent.screenshot(path=str(screenshots / f"class-retried-{suffix}.png"))
+
     # (b) The teacher's policy, as a table.
-    nb.wait_finished(1, "the policy cell")
-    table = nb.cell(1).locator(".meowgent-policy table")
+    nb.wait_finished(2, "the policy cell")
+    table = nb.cell(2).locator(".meowgent-policy table")
     nb.wait_visible(table, "the policy's table")
     rows = [
         [c.strip() for c in row.locator("td").all_inner_texts()] for row in table.locator("tbody tr").all()
@@ -186,10 +215,10 @@ def test_a_student_sees_the_teacher_s_policy_the_server_s_wait_and_the_answer_as
         ],
         f"the policy's rows: {rows!r}",
     )
-    nb.cell(1).screenshot(path=str(screenshots / f"class-policy-{suffix}.png"))
+    nb.cell(2).screenshot(path=str(screenshots / f"class-policy-{suffix}.png"))
 
     # (d) A folder's rules file: no Trust button, a line saying the policy forbids trusting it.
-    trusting = nb.cell(2)
+    trusting = nb.cell(4)
     deny = trusting.get_by_role("button", name="Deny", exact=True)
     nb.wait_visible(deny, "the Deny button of the delete_file call")
     forbidden = trusting.locator(".meowgent-trust-forbidden")
@@ -212,38 +241,10 @@ def test_a_student_sees_the_teacher_s_policy_the_server_s_wait_and_the_answer_as
     nb.check(note == [NO_TRUST], f"the waiting card's notes: {note!r}")
     trusting.screenshot(path=str(screenshots / f"class-no-trust-{suffix}.png"))
     deny.click()
-    nb.wait_finished(2, "the rules file's cell (after Deny)")
-
-    # (a) The cut answer asked again; the wait for the held one counted in the cell.
-    agent = nb.cell(3)
-    waiting = agent.locator(".meowgent-waiting")
-    nb.wait_text(waiting, exactly("waiting for the server... 3 s"), "the cell's wait for the server", 60)
-    retry = agent.locator(".meowgent-retry").all_inner_texts()
-    nb.check(retry == [CUT], f"the cell's retry lines: {retry!r}")
-    nb.check(
-        ANSWER[:5] not in agent.locator(".meowgent-transcript").inner_text(), "the cut text is still shown"
-    )
-    nb.check(nb.prompt(3) == "[*]:", "the agent cell should still run while the server holds its answer")
-    agent.screenshot(path=str(screenshots / f"class-waiting-{suffix}.png"))
-    class_server.release.set()
-
-    nb.wait_finished(3, "the agent cell (after the held answer)")
-    nb.wait_text(agent.locator(".meowgent-text"), exactly(ANSWER), "the answer")
-    nb.check(agent.locator(".meowgent-waiting").count() == 0, "the waiting line is left in the finished cell")
-    retry = agent.locator(".meowgent-retry").all_inner_texts()
-    nb.check(retry == [CUT], f"the finished cell's retry lines: {retry!r}")
-    footer = agent.locator(".meowgent-footer").inner_text()
-    waited = re.fullmatch(
-        r"1 turn · 0 tool calls · waited for the server (\d+\.\d\d) s · context ~\d+ tokens · \d+\.\d\d s",
-        footer,
-    )
-    nb.check(waited is not None and 1.5 <= float(waited[1]) <= HOLD, f"the footer reads {footer!r}")
-    chats = [r for r in class_server.requests if r == "POST /v1/chat/completions"]
-    nb.check(len(chats) == 2, f"the server was asked {class_server.requests!r}")
-    agent.screenshot(path=str(screenshots / f"class-retried-{suffix}.png"))
+    nb.wait_finished(4, "the rules file's cell (after Deny)")
 
     # (c) A looser setting refused, in one line naming the policy.
-    refused = nb.cell(4).locator(".jp-OutputArea")
+    refused = nb.cell(5).locator(".jp-OutputArea")
     text = nb.wait_text(refused, "PolicyError", "the refusal of --approve allow")
     nb.check(
         text.strip()
@@ -254,7 +255,7 @@ def test_a_student_sees_the_teacher_s_policy_the_server_s_wait_and_the_answer_as
     )
     chats = [r for r in class_server.requests if r == "POST /v1/chat/completions"]
     nb.check(len(chats) == 2, f"the refused cell asked the server: {class_server.requests!r}")
-    nb.cell(4).screenshot(path=str(screenshots / f"class-refused-{suffix}.png"))
+    nb.cell(5).screenshot(path=str(screenshots / f"class-refused-{suffix}.png"))
 
 
 def exactly(text: str) -> re.Pattern[str]:
