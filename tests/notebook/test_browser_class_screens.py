@@ -11,11 +11,15 @@ the cell wait and taken its screenshot. One notebook then walks through:
   footer's ``waited for the server N s``;
 - ``%agent policy reload`` after the notebook names a teacher's policy file in ``MEOWGENT_POLICY``:
   the policy's table, each value with its file;
+- a call beside a colleague's ``approvals.toml`` (written once the first cell began) under that
+  policy, which forbids trusting rules files: a line where the trust panel would be, saying so, no
+  **Trust these rules** button, and the card's note saying the policy forbids it (not ``%agent trust``);
 - ``%%agent --approve allow``: refused in one line naming the policy.
 
 It saves class-waiting-{light,dark}.png (the cell while it waits), class-retried-{light,dark}.png
-(the answered cell), class-policy-{light,dark}.png (the table) and class-refused-{light,dark}.png
-(the refusal) into $MEOWGENT_SCREENSHOTS when set, else a tmp dir; docs/screenshots/ keeps them.
+(the answered cell), class-policy-{light,dark}.png (the table), class-no-trust-{light,dark}.png
+(the rules file's line and the waiting card) and class-refused-{light,dark}.png (the refusal) into
+$MEOWGENT_SCREENSHOTS when set, else a tmp dir; docs/screenshots/ keeps them.
 """
 
 from __future__ import annotations
