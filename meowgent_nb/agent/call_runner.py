@@ -47,7 +47,7 @@ from .approvals.decisions import logged
 from .events import AgentEvent, ApprovalEvent, ApprovalRequested, ToolResultEvent, ToolRunning
 from .repeated import Failure, repeat_notice
 from .result import RepeatedFailure
-from .rules import RuleError, Rules
+from .rules import RuleError, Rules, trust_forbidden
 from .running_call import RUNNING_CALL, Ending, RunningCall, within_limit
 
 __all__ = ["CallRunner", "PendingCall", "RunSettings", "edited_note"]
@@ -351,6 +351,8 @@ class CallRunner:
             return None
         if verdict is None or self.rules.path is None:
             return None
+        if trust_forbidden() is not None:  # %agent trust would be refused: not a way out here
+            return f"a rule in {self.rules.path.name} would allow this; the site's policy forbids trusting the file"
         return f"a rule in {self.rules.path.name} would allow this; the file is not trusted (%agent trust)"
 
     async def _log_ruled(self, pending: list[PendingCall]) -> None:

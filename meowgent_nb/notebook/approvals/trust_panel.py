@@ -28,6 +28,8 @@ _RULES = f"margin: 0.2em 0; line-height: 1.3; white-space: pre-wrap; overflow-wr
 _WAITING = "#9e6c00"
 """The panel's edge and its button: the colour of a card waiting for the person. White text on it reads
 at 4.6:1 in every theme (on the theme's warning orange, 3:1 in JupyterLab's light theme)."""
+_FORBIDDEN = "#757575"
+"""The edge of the line saying the policy forbids trusting: the colour of a denied card."""
 _TRUSTED = "#2e7d32"
 """The edge once trusted: the colour of a card whose call is done."""
 
@@ -42,7 +44,16 @@ def tell_untrusted(untrusted: UntrustedRules) -> None:
     forbidden = trust_forbidden()
     if forbidden is not None:
         ignored = f"The rules file {untrusted.path} has {untrusted.counted}, ignored (its ask and deny rules apply):"
-        print(visible(f"{ignored} {forbidden}."))
+        line = visible(f"{ignored} {forbidden}.")
+        if shows_widgets():  # where the panel would be: a line of the panel's look, without its button
+            from IPython.display import display
+
+            html = _with_path(visible_html(f"{ignored} {forbidden}."), untrusted)
+            style = f"{_TEXT}; border-left: 3px solid {_FORBIDDEN}; padding: 0.2em 0.6em; margin: 0.3em 0"
+            html = f'<div class="meowgent-trust-forbidden" style="{style}">{html}</div>'
+            display({"text/plain": line, "text/html": html}, raw=True)
+        else:
+            print(line)
         return
     if shows_widgets():
         TrustPanel(untrusted).show()

@@ -30,7 +30,7 @@ from ...agent.events import (
     ToolRunning,
     TurnEnd,
 )
-from ...models.base import Usage
+from ...models.base import WAIT_NOTICE, WAITING, Usage
 from ...tools.calls import ToolCall
 from ...tools.media import MediaBudget
 from ._cards import STOPPED_UNRUN, Card, call_text, card_html_of, card_lines
@@ -161,6 +161,10 @@ class Transcript:
             kept = [item for item in self._items if not (isinstance(item, Block) and item.turn == event.turn)]
             self._items = [*kept, Note(event.text, event.turn, "retry")]
             self._waiting, self._waiting_since = True, self._clock()
+        elif isinstance(event, ModelStatus) and event.text == WAITING and self._waiting:
+            # Said once the request has waited WAIT_NOTICE s: the counter counts the server's wait,
+            # as the footer reports it, not also the pause before a request asked again.
+            self._waiting_since = max(self._waiting_since, self._clock() - WAIT_NOTICE)
         elif isinstance(event, FinalAnswer):
             self.result, self._stopped_at = event.result, self._clock()
         # Other events (added to the agent later) are ignored: a display must never break a run.
