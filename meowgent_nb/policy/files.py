@@ -29,18 +29,25 @@ _current: Policy | PolicyError | None = None
 
 
 def policy_locations(environ: dict[str, str] | None = None) -> list[Path]:
-    """Where policy files are looked for, most site-wide first: Jupyter's config path from the
-    system's folders to the person's, ``{sys.prefix}/etc/meowgent_nb/policy.toml`` after the
-    environment's, then ``MEOWGENT_POLICY``'s file."""
-    from jupyter_core.paths import ENV_CONFIG_PATH, jupyter_config_path
+    """Where policy files are looked for, most site-wide first: Jupyter's system config folders,
+    the environment's (``{sys.prefix}/etc/jupyter``), ``{sys.prefix}/etc/meowgent_nb/policy.toml``,
+    then the person's (``JUPYTER_CONFIG_PATH``'s folders, ``~/.jupyter``), then ``MEOWGENT_POLICY``'s
+    file.
+
+    The order is this one whatever Jupyter prefers for its own config in a virtual environment
+    (``JUPYTER_PREFER_ENV_PATH``): a person's files come after the site's, so their defaults never
+    stand in for the site's, and their limits, combined by the strictest, can only tighten."""
+    from jupyter_core.paths import ENV_CONFIG_PATH, SYSTEM_CONFIG_PATH, jupyter_config_dir
 
     environ = os.environ if environ is None else environ  # type: ignore[assignment]
-    folders = [Path(folder) for folder in reversed(jupyter_config_path())]
-    paths = [folder / _NAME for folder in folders]
-    prefix = Path(sys.prefix) / "etc" / _NAME
-    env_folders = [Path(folder) for folder in ENV_CONFIG_PATH]
-    last_env = max((i for i, folder in enumerate(folders) if folder in env_folders), default=-1)
-    paths.insert(last_env + 1, prefix)
+    site = [*reversed(SYSTEM_CONFIG_PATH), *reversed(ENV_CONFIG_PATH)]
+    persons = [
+        folder for folder in (environ or {}).get("JUPYTER_CONFIG_PATH", "").split(os.pathsep) if folder
+    ]
+    paths = [Path(folder) / _NAME for folder in site]
+    paths.append(Path(sys.prefix) / "etc" / _NAME)
+    paths += [Path(folder).expanduser() / _NAME for folder in reversed(persons)]
+    paths.append(Path(jupyter_config_dir()) / _NAME)
     named = (environ or {}).get(POLICY_ENV, "").strip()
     if named:
         paths.append(Path(named).expanduser())

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -155,3 +156,22 @@ def test_the_servers_key_is_never_shown(tmp_path, monkeypatch):
 
 def test_an_empty_policy_repr_says_so():
     assert repr(Policy()) == "Policy(no file applies)"
+
+
+@pytest.mark.parametrize("prefer_env", ["1", "0"])
+def test_a_persons_folders_come_after_the_sites_whatever_jupyter_prefers(tmp_path, monkeypatch, prefer_env):
+    from jupyter_core.paths import ENV_CONFIG_PATH
+
+    monkeypatch.setenv("JUPYTER_PREFER_ENV_PATH", prefer_env)  # a virtual environment's Jupyter prefers it
+    monkeypatch.setenv("JUPYTER_CONFIG_DIR", str(tmp_path / "home"))
+    monkeypatch.setenv("JUPYTER_CONFIG_PATH", os.pathsep.join([str(tmp_path / "a"), str(tmp_path / "b")]))
+    found = policy_locations({"JUPYTER_CONFIG_PATH": os.environ["JUPYTER_CONFIG_PATH"]})
+    name = Path("meowgent_nb") / "policy.toml"
+    env = [Path(folder) / name for folder in reversed(ENV_CONFIG_PATH)]
+    assert found[-(len(env) + 4) :] == [
+        *env,
+        Path(sys.prefix) / "etc" / name,
+        tmp_path / "b" / name,
+        tmp_path / "a" / name,
+        tmp_path / "home" / name,
+    ]
