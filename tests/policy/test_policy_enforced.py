@@ -193,5 +193,5 @@ def test_agent_policy_shows_each_value_and_its_file_and_never_the_key(use_policy
     )
     assert (
         "sk-teacher" not in view._repr_html_()
-        and "<td><code>[limits] approve</code></td>" in view._repr_html_()
+        and "<td style='text-align:left'><code>[limits] approve</code></td>" in view._repr_html_()
     )

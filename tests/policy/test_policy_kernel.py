@@ -64,7 +64,10 @@ def test_a_kernel_starts_with_the_policy_refuses_looser_and_accepts_stricter(ker
     assert kernel.ok("print(magics.last_result.text, magics.tool_timeout)").stdout == "Hello. 10.0\n"
     shown = kernel.ok("%agent policy").of_type("execute_result")[0]["data"]
     assert "sk-class" not in str(shown)
-    assert "<td><code>[limits] approve</code></td><td><code>&quot;ask&quot;</code></td>" in shown["text/html"]
+    assert (
+        "<td style='text-align:left'><code>[limits] approve</code></td>"
+        "<td style='text-align:left'><code>&quot;ask&quot;</code></td>"
+    ) in shown["text/html"]
 
 
 def test_a_headless_run_follows_the_policy(tmp_path):

@@ -71,14 +71,15 @@ class PolicyView:
         if not self.policy.applies:
             looked = "".join(f"<li><code>{escape(path)}</code></li>" for path in self.policy.looked)
             return f"<div class='meowgent-policy'>No site policy applies. Looked for policy files at:<ul>{looked}</ul></div>"
+        left = "style='text-align:left'"  # JupyterLab right-aligns table cells; a key reads from the left
         rows = "".join(
-            f"<tr><td><code>{escape(key)}</code></td><td><code>{escape(value)}</code></td>"
-            f"<td><code>{escape(file)}</code></td></tr>"
+            f"<tr><td {left}><code>{escape(key)}</code></td><td {left}><code>{escape(value)}</code></td>"
+            f"<td {left}><code>{escape(file)}</code></td></tr>"
             for key, value, file in self.rows()
         )
         return (
-            "<div class='meowgent-policy'><b>The site policy</b><table><thead><tr><th>Key</th><th>Value</th>"
-            f"<th>From</th></tr></thead><tbody>{rows}</tbody></table></div>"
+            f"<div class='meowgent-policy'><b>The site policy</b><table><thead><tr><th {left}>Key</th>"
+            f"<th {left}>Value</th><th {left}>From</th></tr></thead><tbody>{rows}</tbody></table></div>"
         )
 
 
