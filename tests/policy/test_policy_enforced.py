@@ -195,3 +195,29 @@ def test_agent_policy_shows_each_value_and_its_file_and_never_the_key(use_policy
         "sk-teacher" not in view._repr_html_()
         and "<td style='text-align:left'><code>[limits] approve</code></td>" in view._repr_html_()
     )
+
+
+def test_a_tool_server_is_held_to_the_policy_as_an_agent_is(use_policy):
+    from meowgent_nb.mcp.server.serve import ToolServer
+
+    path = use_policy()
+
+    @tool
+    def ping() -> str:
+        """Answer pong."""
+        return "pong"
+
+    with pytest.raises(PolicyError) as raised:
+        ToolServer([ping], approver=AutoApprove(), timeout=90)
+    assert str(raised.value) == "\n".join(
+        [
+            refused(path, "ToolServer(approver=AutoApprove())"),
+            f"ToolServer(timeout=90) is refused by the policy {path} ([limits] tool_timeout = 60):"
+            " give a tool time limit of at most 60 s.",
+        ]
+    )
+    server = ToolServer([ping], approver=DenyAll("no"), approve="every", timeout=60)  # stricter: taken
+    try:
+        assert (server.approve, server.timeout) == ("every", 60)
+    finally:
+        server.stop()

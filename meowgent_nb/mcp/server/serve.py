@@ -27,6 +27,7 @@ from ...agent.approvals import ApprovalRequest, Approver, DenyAll
 from ...agent.call_runner import CallRunner, RunSettings
 from ...agent.rules import Rules
 from ...errors import SettingsError
+from ...policy import PolicyError, current_policy
 from ...tools.context import context_backend
 from ...tools.core import Tool, ToolCall, ToolResult
 from ...tools.render import tool_json_schema
@@ -82,6 +83,8 @@ class ToolServer:
     Raises:
         OSError: The port cannot be listened on (it is in use).
         SettingsError: Two tools share a name, or ``approve`` is neither ``"ask"`` nor ``"every"``.
+        PolicyError: The site's policy (`meowgent_nb.policy`) refuses ``approver`` (one that allows
+            alone, `AutoApprove`), ``approve`` or ``timeout``, as it refuses them for `Agent`.
 
     Attributes:
         url: The endpoint to give an MCP client.
@@ -128,6 +131,7 @@ class ToolServer:
                 f"ToolServer(approve={approve!r}): approve must be 'ask' or 'every'; to run or deny calls"
                 " without asking anyone, give an approver that does (AutoApprove, DenyAll)."
             )
+        _check_policy(approver, approve, timeout)
         self.approve = approve
         """Which calls ask the approver: ``"ask"`` (those of tools that need approval) or ``"every"``."""
         self.ask_every = approve == "every"
@@ -398,3 +402,24 @@ def _text(text: str) -> Any:
 def _input_schema(tool: Tool) -> dict[str, Any]:
     """The tool's parameters with its ``examples`` and ``$schema`` (draft 2020-12)."""
     return {"$schema": DIALECT, **tool_json_schema(tool)["function"]["parameters"]}
+
+
+def _check_policy(approver: Approver | None, approve: str, timeout: float) -> None:
+    """Refuse a server looser than the site's policy (`meowgent_nb.policy`), as `Agent` does: an
+    approver that allows alone (`AutoApprove`), approval looser than its limit, a longer time limit.
+
+    Raises:
+        PolicyError: One line per setting, naming the policy file and key.
+    """
+    policy = current_policy()
+    if not policy.applies:
+        return
+    alone = getattr(approver, "decides_alone", None)
+    refusals = [
+        policy.approval_refusal("allow", f"ToolServer(approver={approver!r})") if alone == "allow" else None,
+        policy.approval_refusal(approve, f"ToolServer(approve={approve!r})"),
+        policy.timeout_refusal(timeout, f"ToolServer(timeout={timeout:g})"),
+    ]
+    lines = [refusal for refusal in refusals if refusal is not None]
+    if lines:
+        raise PolicyError("\n".join(lines))
