@@ -221,3 +221,14 @@ def test_a_tool_server_is_held_to_the_policy_as_an_agent_is(use_policy):
         assert (server.approve, server.timeout) == ("every", 60)
     finally:
         server.stop()
+
+
+def test_agent_policy_says_whether_the_keys_variable_is_set_in_this_kernel(use_policy, ip, monkeypatch):
+    path = use_policy('[defaults]\napi_key_env = "CLASS_KEY"\n')
+    monkeypatch.delenv("CLASS_KEY", raising=False)
+    row = f'[defaults] api_key_env  "CLASS_KEY" (not set in this kernel\'s environment)   ({path})'
+    assert repr(ip.run_line_magic("agent", "policy reload")).splitlines()[-1] == row
+    monkeypatch.setenv("CLASS_KEY", "sk-class")
+    shown = repr(ip.run_line_magic("agent", "policy"))
+    assert shown.splitlines()[-1] == row.replace("not set", "set")
+    assert "sk-class" not in shown

@@ -6,6 +6,7 @@ In a notebook it shows as a table; elsewhere as text. A server's key is never sh
 
 from __future__ import annotations
 
+import os
 from dataclasses import fields
 from typing import Any
 
@@ -53,6 +54,9 @@ class PolicyView:
                 shown = value.where.split(" = ", 1)[1].rsplit(")", 1)[0]
                 if isinstance(value.value, Secret) or name == "api_key":
                     shown = "*** (set; never shown)"
+                elif name == "api_key_env":  # whether this kernel has the key, never the key itself
+                    here = "set" if os.environ.get(str(value.value)) else "not set"
+                    shown = f"{shown} ({here} in this kernel's environment)"
                 rows.append((key, shown, value.file if value.key == key else f"{value.file}, {value.key}"))
         return rows
 
