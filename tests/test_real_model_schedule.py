@@ -1,12 +1,13 @@
 """The suite's scheduler (tests/support/real_model_schedule.py): under ``--dist loadfile`` every file with a
-real-model test goes to one worker as one unit, handed out first; the other files stay one unit
-each, in pytest-xdist's own order."""
+real-model test goes to one worker as one unit, handed out first, and the browser tests to the
+other as one unit, second; the other files stay one unit each, in pytest-xdist's own order."""
 
 from __future__ import annotations
 
 from types import SimpleNamespace
 
 from tests.support.real_model_schedule import (
+    BROWSER_UNIT,
     REAL_MODEL_UNIT,
     RealModelFirst,
     files_path,
@@ -22,7 +23,11 @@ COLLECTION = [
     "tests/b.py::test_two",
     "notebooks/05_real_model.ipynb::Cell 0",
     "tests/c.py::test_one",
+    "tests/notebook/browser/test_x.py::test_one",
+    "tests/notebook/browser/test_x.py::test_two",
+    "tests/notebook/browser/test_y.py::test_one",
 ]
+BROWSER = COLLECTION[-3:]
 
 
 class Worker:
@@ -63,21 +68,24 @@ def test_the_real_model_files_run_on_one_worker_first():
     write_real_model_files(run, ["tests/live.py", "notebooks/05_real_model.ipynb", "tests/live.py"])
     assert files_path(run).read_text() == "notebooks/05_real_model.ipynb\ntests/live.py\n"
     first, second = scheduled(run)
-    # The real-model unit first, whole, to one worker; every other file is one unit (the largest
-    # first: xdist's order), and each worker starts with two units where there are enough.
+    # The real-model unit first, whole, to one worker, the browser unit whole to the other; every
+    # other file is one unit (the largest first: xdist's order), and a worker with fewer than two
+    # tests waiting gets the next.
     assert first == [
         "tests/live.py::test_live",
         "notebooks/05_real_model.ipynb::Cell 0",
-        "tests/b.py::test_one",
-        "tests/b.py::test_two",
+        "tests/a.py::test_one",
+        "tests/a.py::test_two",
+        "tests/a.py::test_three",
     ]
-    assert second == ["tests/a.py::test_one", "tests/a.py::test_two", "tests/a.py::test_three"]
+    assert second == BROWSER
     assert not files_path(run).exists()  # read once, then removed
 
 
 def test_without_a_list_every_file_is_its_own_unit():
     first, second = scheduled("test-schedule-unlisted")
-    # pytest-xdist's own loadfile: the two real-model files land on different workers.
-    assert first == ["tests/a.py::test_one", "tests/a.py::test_two", "tests/a.py::test_three"]
-    assert second == ["tests/b.py::test_one", "tests/b.py::test_two", "tests/live.py::test_live"]
-    assert REAL_MODEL_UNIT not in first + second
+    # pytest-xdist's own loadfile but for the browser unit, first: the two real-model files are
+    # units of their own, the larger handed out first.
+    assert first == BROWSER
+    assert second == ["tests/a.py::test_one", "tests/a.py::test_two", "tests/a.py::test_three"]
+    assert REAL_MODEL_UNIT not in first + second and BROWSER_UNIT not in first + second
