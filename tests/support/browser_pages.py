@@ -74,13 +74,11 @@ class Pages:
             if server.app == "lab":
                 page.evaluate(OPEN, notebook)
                 shown.wait_ready(notebook)
-            else:
+            else:  # Notebook 7 loads the page again, and reads the theme again: this page's
+                _set_theme(server, theme)
                 shown.open(notebook, workspace="")
             return shown
-        # JupyterLab reads the user's settings when a page loads: the theme is set as a person sets it.
-        themes = server.work / "lab-settings" / THEMES
-        themes.parent.mkdir(parents=True, exist_ok=True)
-        themes.write_text(json.dumps({"theme": theme}))
+        _set_theme(server, theme)
         page = self.browser.new_context(viewport=VIEWPORT).new_page()
         page.on("dialog", _leave)
         self._pages[key] = page
@@ -105,6 +103,15 @@ class Pages:
         for page in self._pages.values():
             page.context.close()
         self._pages.clear()
+
+
+def _set_theme(server: JupyterLab, theme: str) -> None:
+    """The theme the next page ``server`` loads shows: JupyterLab and Notebook 7 read the user's
+    settings when a page loads, so it is set as a person sets it. One file per server: a page of
+    the other theme loaded since has written its own."""
+    themes = server.work / "lab-settings" / THEMES
+    themes.parent.mkdir(parents=True, exist_ok=True)
+    themes.write_text(json.dumps({"theme": theme}))
 
 
 def _leave(dialog: Any) -> None:
