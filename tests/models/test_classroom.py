@@ -3,11 +3,10 @@
 Each kernel is a real ipykernel with ``OPENAI_BASE_URL`` and ``OPENAI_API_KEY`` in its environment,
 as a hub's spawner sets them, and runs one ``%%agent -m openai:NAME`` cell with a sum of its own
 (temperature 0) at the same moment as the others (`benchmarks/classroom.py`, which measures the
-same for 1, 6 and 12 kernels). The server is started twice on one port, the kernels shared: with
-its defaults, as a teacher starts it (``interrupt_requests`` on: each new request cuts the answer
-it is streaming: without asking again, one or two students of six got an answer; asking again
-after a cut, every one does), and queued
-(``--interrupt_requests False``). Marked ``real_model``; skipped where llama-cpp-python's server
+same for 1, 6, 12 and 30 kernels, and queued). The server runs with its defaults, as a teacher
+starts it (``interrupt_requests`` on: each new request cuts the answer it is streaming: without
+asking again, one or two students of six got an answer; asking again after a cut, every one does).
+Marked ``real_model``; skipped where llama-cpp-python's server
 extra or the model's part packages are missing.
 """
 
@@ -82,8 +81,9 @@ def outcome(answers: list[Answer]) -> list[tuple[str | None, str, str]]:
 @pytest.mark.parametrize(
     "server",
     [
+        # With its defaults, as a teacher starts it. Queued (--interrupt_requests False) every
+        # student is served without asking again; benchmarks/classroom.py measures that way too.
         pytest.param((), id="defaults"),
-        pytest.param(("--interrupt_requests", "False"), id="queued"),
     ],
     indirect=True,
 )

@@ -187,6 +187,23 @@ def test_the_repeated_failure_limit_is_a_setting_of_the_cells(ip):
         ip.run_line_magic("config", "AgentMagics.max_repeated_failures = 3")
 
 
+def test_asking_the_server_again_is_bounded_by_settings_of_the_cells(ip):
+    ip.user_ns["model"] = ScriptedModel([])
+    args = magics(ip).agent.parser.parse_args(["--model-object", "model"])
+    agent = magics(ip).make_agent(args)
+    assert (agent.retry_attempts, agent.retry_seconds, agent.retry_delay) == (8, 120.0, 1.0)
+    ip.run_line_magic("config", "AgentMagics.retry_attempts = 3")
+    ip.run_line_magic("config", "AgentMagics.retry_seconds = 30")
+    ip.run_line_magic("config", "AgentMagics.retry_delay = 0.5")
+    try:
+        agent = magics(ip).make_agent(args)
+        assert (agent.retry_attempts, agent.retry_seconds, agent.retry_delay) == (3, 30.0, 0.5)
+    finally:
+        ip.run_line_magic("config", "AgentMagics.retry_attempts = 8")
+        ip.run_line_magic("config", "AgentMagics.retry_seconds = 120")
+        ip.run_line_magic("config", "AgentMagics.retry_delay = 1")
+
+
 def test_scripted_model_cell_runs_and_keeps_the_conversation(ip):
     ip.user_ns["model"] = ScriptedModel(["First answer.", "Second answer."])
     with capture_output():

@@ -73,6 +73,17 @@ class AgentMagics(SessionMagics):
     tool_timeout = Float(30.0, help="Seconds a tool call may take unless the tool sets its own.").tag(
         config=True
     )
+    retry_attempts = Int(
+        8,
+        help="Times a model request is asked in all when the server fails in a way asking again may"
+        " mend (a cut answer, HTTP 429/502/503/504); 1: never ask again.",
+    ).tag(config=True)
+    retry_seconds = Float(
+        120.0, help="Seconds a cell's model request may wait in all between its attempts."
+    ).tag(config=True)
+    retry_delay = Float(
+        1.0, help="Seconds before the second attempt; each next wait doubles, give or take half."
+    ).tag(config=True)
     max_output_chars = Int(
         4000,
         allow_none=True,
@@ -351,6 +362,9 @@ class AgentMagics(SessionMagics):
             approve="every" if mode == "every" else "ask",
             think=self.think if args.think is None else args.think,
             max_repeated_failures=self.max_repeated_failures,
+            retry_attempts=self.retry_attempts,
+            retry_seconds=self.retry_seconds,
+            retry_delay=self.retry_delay,
             max_output_chars=self.max_output_chars,
             max_output_items=self.max_output_items,
             max_output_depth=self.max_output_depth,
