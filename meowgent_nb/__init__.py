@@ -12,9 +12,9 @@ and the notebook's served), `meowgent_nb.testing` (helpers for pytest).
 
 from __future__ import annotations
 
-from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
+from ._version import __version__
 from .agent.approvals import Approved, AutoApprove, Denied, DenyAll
 from .agent.loop import Agent, AgentResult
 from .errors import MeowgentError, SettingsError, ToolArgumentsError, ToolDefinitionError
@@ -25,11 +25,6 @@ from .tools.context import ToolContext
 from .tools.core import Tool, ToolCall, ToolResult, tool
 from .tools.render import render_tools_xml, tools_json_schema
 from .tools.toolbox import Toolbox
-
-try:
-    __version__ = version("meowgent-nb")
-except PackageNotFoundError:  # imported from a source tree that was never installed
-    __version__ = "0+unknown"
 
 
 def load_ipython_extension(ipython: Any) -> None:

@@ -1,9 +1,14 @@
-"""``python -m meowgent_nb demo``: run the real-model course notebook and print what its cells showed.
+"""``python -m meowgent_nb``: the package's commands, for a terminal.
 
-`main` runs ``notebooks/05_real_model.ipynb`` (or the notebook named) headless in its folder with
-`meowgent_nb.testing.run_notebook`, and prints each ``%%agent`` cell as a person would read it
-in JupyterLab: the cell, the model, the transcript and the footer. The model answers live unless
-``MEOWGENT_CASSETTE_MODE`` says otherwise; nothing is saved unless ``--output`` names a file.
+- ``demo [NOTEBOOK]``: run the real-model course notebook headless and print each ``%%agent`` cell as
+  a person would read it in JupyterLab: the cell, the model, the transcript and the footer. From a
+  clone's root it runs the clone's ``notebooks/05_real_model.ipynb`` in place; anywhere else, a copy
+  of the course installed with the package, in a temporary folder. The model answers live unless
+  ``MEOWGENT_CASSETTE_MODE`` says otherwise; nothing is saved unless ``--output`` names a file.
+- ``course [FOLDER]``: copy the course (notebooks, cassettes, rules file, MCP server) into a folder
+  for a learner to open, never replacing a file of theirs without asking.
+- ``--version``, ``--help``.
+
 Importing this module does nothing.
 """
 
@@ -12,16 +17,25 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import tempfile
 import time
 from collections.abc import Sequence
 from html.parser import HTMLParser
+from importlib.util import find_spec
 from pathlib import Path
 from typing import Any, TextIO
 
-__all__ = ["NOTEBOOK", "agent_cell_text", "main"]
+from ._version import __version__
+from .course import CopiedCourse, copy_course, course_files
 
-NOTEBOOK = Path("notebooks") / "05_real_model.ipynb"
-"""The course notebook the demo runs, from the root of a clone."""
+__all__ = ["COURSE_FOLDER", "DEMO_NOTEBOOK", "NOTEBOOK", "agent_cell_text", "main"]
+
+DEMO_NOTEBOOK = "05_real_model.ipynb"
+"""The course notebook the demo runs."""
+NOTEBOOK = Path("notebooks") / DEMO_NOTEBOOK
+"""Where the demo's notebook is in a clone: run from the clone's root, the demo runs this file in place."""
+COURSE_FOLDER = Path("meowgent_nb_course")
+"""Where ``course`` copies the course when no folder is named."""
 
 
 class _Classes(HTMLParser):
@@ -88,23 +102,26 @@ def agent_cell_text(cell: Any) -> str:
     return "\n".join(parts) + "\n"
 
 
-def demo(notebook: Path, output: Path | None, out: TextIO) -> int:
-    """Run ``notebook`` and print its agent cells; 0 when every cell ran, 1 when one failed."""
+def demo(notebook: Path, output: Path | None, out: TextIO, *, shown: Path | None = None) -> int:
+    """Run ``notebook`` and print its agent cells; 0 when every cell ran, 1 when one failed.
+
+    ``shown`` is how the notebook is named in what is printed (default: ``notebook`` itself).
+    """
     try:
         from nbclient.exceptions import CellExecutionError
 
         from .testing import run_notebook
     except ImportError as error:
         print(
-            f"The demo runs the notebook with nbclient, which is missing ({error}); install the test"
-            ' extra: pip install -e ".[test,local]"',
+            f"The demo runs the notebook with nbclient, which is missing ({error}): it is one of"
+            " meowgent_nb's dependencies, so reinstall the package: pip install --force-reinstall meowgent-nb",
             file=sys.stderr,
         )
         return 1
     if not notebook.is_file():
         print(
-            f"There is no notebook {notebook}: run the demo from the root of the meowgent_nb clone,"
-            " or name a notebook: python -m meowgent_nb demo PATH.ipynb",
+            f"There is no notebook {notebook}: name an .ipynb file that exists, or run the course's"
+            " real-model notebook: python -m meowgent_nb demo",
             file=sys.stderr,
         )
         return 1
@@ -113,8 +130,9 @@ def demo(notebook: Path, output: Path | None, out: TextIO) -> int:
     if mode is None:
         env["MEOWGENT_CASSETTE_MODE"] = mode = "off"
     how = "the model answers live" if mode == "off" else f"cassette mode {mode!r}"
+    name = notebook if shown is None else shown
     print(
-        f"Running {notebook} headless ({how}; MEOWGENT_CASSETTE_MODE={mode}). A local model's"
+        f"Running {name} headless ({how}; MEOWGENT_CASSETTE_MODE={mode}). A local model's"
         " first load takes a while; each %%agent cell is printed when the notebook has run.\n",
         file=out,
         flush=True,
@@ -123,7 +141,7 @@ def demo(notebook: Path, output: Path | None, out: TextIO) -> int:
     try:
         run = run_notebook(notebook, env=env)
     except CellExecutionError as error:
-        print(f"A cell of {notebook} failed:\n{error}", file=sys.stderr)
+        print(f"A cell of {name} failed:\n{error}", file=sys.stderr)
         return 1
     for cell in run.cells:
         print(f"--- cell {cell.index + 1} " + "-" * 50, file=out)
@@ -141,19 +159,131 @@ def demo(notebook: Path, output: Path | None, out: TextIO) -> int:
     return 0
 
 
+def demo_installed(output: Path | None, out: TextIO) -> int:
+    """Run the course's real-model notebook from a temporary copy of the course installed with the package."""
+    try:
+        files = course_files()
+    except FileNotFoundError as error:
+        print(error, file=sys.stderr)
+        return 1
+    with tempfile.TemporaryDirectory(prefix="meowgent-demo-") as folder:
+        copy_course(Path(folder))
+        print(
+            f"The course's {DEMO_NOTEBOOK}, installed with meowgent_nb {__version__}"
+            f" ({files[DEMO_NOTEBOOK].parent}), runs in a temporary copy of the course.",
+            file=out,
+        )
+        return demo(Path(folder) / DEMO_NOTEBOOK, output, out, shown=Path(DEMO_NOTEBOOK))
+
+
+NEEDED_BY_COURSE = {
+    "pandas": "notebook 08 looks at a DataFrame",
+    "jupyterlab": "to open the notebooks",
+}
+"""What the course uses beyond the package's own dependencies (the ``course`` extra), and why."""
+
+
+def course(folder: Path, overwrite: bool, out: TextIO) -> int:
+    """Copy the course into ``folder`` and say what was written, kept and left as it was."""
+    asking = not overwrite and sys.stdin is not None and sys.stdin.isatty()
+
+    def replace(path: Path) -> bool:
+        if overwrite:
+            return True
+        if not asking:
+            return False
+        answer = input(f"{path} differs from the course's. Replace it with the course's? [y/N] ")
+        return answer.strip().lower() in ("y", "yes")
+
+    try:
+        done = copy_course(folder, replace=replace)
+    except (FileNotFoundError, NotADirectoryError) as error:
+        print(error, file=sys.stderr)
+        return 1
+    _say_copied(done, overwrite=overwrite, asked=asking, out=out)
+    return 0
+
+
+def _say_copied(done: CopiedCourse, *, overwrite: bool, asked: bool, out: TextIO) -> None:
+    where = done.folder
+    print(f"The meowgent_nb {__version__} course, in {where}{os.sep}:", file=out)
+    for name in done.written:
+        print(f"  wrote {name}", file=out)
+    if done.unchanged:
+        print(
+            f"  {len(done.unchanged)} file{'s' * (len(done.unchanged) != 1)} already there, the same as the course's",
+            file=out,
+        )
+    for name in done.kept:
+        print(f"  kept your {name}: it differs from the course's", file=out)
+    if done.kept and not asked:
+        print(
+            "  (--overwrite replaces the files kept with the course's; or move them away and run this again)",
+            file=out,
+        )
+    missing = {name: why for name, why in NEEDED_BY_COURSE.items() if find_spec(name) is None}
+    if missing:
+        needs = "; ".join(f"{name} ({why})" for name, why in missing.items())
+        print(f'The course also needs {needs}: pip install "meowgent-nb[course]"', file=out)
+    print(f"Open it:  jupyter lab {where}", file=out)
+    print(
+        f"Check it: cd {where} && pytest --nbval   (each notebook against its saved outputs, from its cassettes)",
+        file=out,
+    )
+
+
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
-    """The command line: ``python -m meowgent_nb demo [NOTEBOOK] [--output FILE]``."""
-    parser = argparse.ArgumentParser(prog="python -m meowgent_nb", description="meowgent_nb's commands.")
-    commands = parser.add_subparsers(dest="command", required=True)
+    """The command line: ``python -m meowgent_nb {demo,course} ...``, ``--version``, ``--help``."""
+    parser = argparse.ArgumentParser(
+        prog="python -m meowgent_nb",
+        description="meowgent_nb: tool-using agents on local models, inside Jupyter notebooks.",
+        epilog="examples:\n"
+        "  python -m meowgent_nb demo              the real-model course notebook, answered live\n"
+        "  python -m meowgent_nb course my_course  the course in my_course/, to open in JupyterLab\n"
+        "  python -m meowgent_nb course --help     a command's own options",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"meowgent_nb {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, title="commands", metavar="{demo,course}")
     run = commands.add_parser(
-        "demo", help="Run the real-model course notebook headless and print each %%%%agent cell's transcript."
+        "demo",
+        help="run the real-model course notebook headless and print each %%%%agent cell's transcript",
+        description="Run the real-model course notebook headless and print each %%%%agent cell's transcript."
+        f" From a clone's root: {NOTEBOOK}; elsewhere: the course installed with the package, in a"
+        " temporary copy. The model answers live (Ollama, else the embedded model) unless"
+        " MEOWGENT_CASSETTE_MODE=replay.",
     )
     run.add_argument(
-        "notebook", nargs="?", type=Path, default=NOTEBOOK, help=f"the notebook (default: {NOTEBOOK})"
+        "notebook",
+        nargs="?",
+        type=Path,
+        help=f"the notebook to run (default: {NOTEBOOK} in a clone, else the installed course's {DEMO_NOTEBOOK})",
     )
     run.add_argument("-o", "--output", type=Path, help="also save the executed notebook to this file")
+    copy = commands.add_parser(
+        "course",
+        help="copy the course's notebooks into a folder to open in JupyterLab",
+        description="Copy the course (notebooks, their cassettes, the rules file, the MCP server they"
+        " start) into FOLDER, made if missing. A file of yours that differs from the course's is"
+        " kept unless you agree to replace it (asked in a terminal) or pass --overwrite.",
+    )
+    copy.add_argument(
+        "folder",
+        nargs="?",
+        type=Path,
+        default=COURSE_FOLDER,
+        help=f"where to copy it (default: {COURSE_FOLDER})",
+    )
+    copy.add_argument(
+        "--overwrite", action="store_true", help="replace files that differ from the course's, without asking"
+    )
     args = parser.parse_args(argv)
-    return demo(args.notebook, args.output, sys.stdout if out is None else out)
+    stream = sys.stdout if out is None else out
+    if args.command == "course":
+        return course(args.folder, args.overwrite, stream)
+    if args.notebook is None and not NOTEBOOK.is_file():
+        return demo_installed(args.output, stream)
+    return demo(NOTEBOOK if args.notebook is None else args.notebook, args.output, stream)
 
 
 if __name__ == "__main__":

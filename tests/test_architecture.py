@@ -19,13 +19,15 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[1] / "meowgent_nb"
 
 # What each wing may import, besides itself. The bottom modules (errors, _async, the text deltas,
-# the HTML pieces, the hidden-character escapes and the hiding of secrets)
+# the HTML pieces, the hidden-character escapes, the hiding of secrets and the version)
 # may be imported from anywhere, underscore or not, and import only each other.
-BOTTOM = {"errors", "_async", "_deltas", "_html", "_visible", "_redact"}
+BOTTOM = {"errors", "_async", "_deltas", "_html", "_visible", "_redact", "_version"}
 ALLOWED = {
     "bottom": set(),
     # A site's policy: defaults and limits every wing above it enforces where a setting is made.
     "policy": {"bottom"},
+    # The course's files, found and copied: they are data, and the wing imports nothing above the bottom.
+    "course": {"bottom"},
     "tools": {"policy", "bottom"},
     "protocols": {"tools", "policy", "bottom"},
     "models": {"tools", "policy", "bottom"},
@@ -51,8 +53,8 @@ ALLOWED = {
         "policy",
         "bottom",
     },
-    # `python -m meowgent_nb demo`: runs a notebook with the testing wing's run_notebook.
-    "command": {"testing", "evals", "agent", "recording", "protocols", "models", "tools", "policy", "bottom"},
+    # `python -m meowgent_nb demo|course`: runs a notebook with the testing wing's run_notebook, copies the course.
+    "command": {"course", "testing", "evals", "agent", "recording", "protocols", "models", "tools", "policy", "bottom"},
 }
 NOTEBOOK_ONLY = ("IPython", "ipywidgets")
 # Public modules of the package itself: they re-export a wing's names under a short path.
@@ -103,6 +105,7 @@ def test_the_wings_are_the_ones_the_folder_listing_shows():
     top = sorted(p.name for p in PACKAGE.iterdir() if p.is_dir() and p.name != "__pycache__")
     assert top == [
         "agent",
+        "course",
         "evals",
         "mcp",
         "models",

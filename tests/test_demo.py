@@ -13,6 +13,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
+import meowgent_nb
+
 from meowgent_nb.__main__ import agent_cell_text
 from tests.support.doc_blocks import Block, section_blocks
 from tests.test_readme import README
@@ -76,6 +78,7 @@ FOOTER = re.compile(
 def test_the_demo_replayed_prints_each_agent_cell(tmp_path):
     done = demo("-o", str(tmp_path / "ran.ipynb"), MEOWGENT_CASSETTE_MODE="replay")
     assert done.returncode == 0, done.stderr
+    assert done.stderr == ""  # the kernel talks over Unix sockets: ipykernel's TCP warning does not arise
     out = done.stdout
     assert out.startswith(
         "Running notebooks/05_real_model.ipynb headless"
@@ -130,13 +133,32 @@ def test_the_sample_says_whose_get_weather_it_shows():
         assert "  Paris: 21 degrees celsius, sunny\n" in text
 
 
-def test_the_demo_elsewhere_says_where_to_run_it(tmp_path):
-    done = demo(cwd=tmp_path)
-    assert done.returncode == 1
-    assert done.stdout == ""
+def test_the_demo_elsewhere_runs_the_course_installed_with_the_package(tmp_path):
+    """Away from a clone's root the demo runs the installed course's notebook, in a temporary copy:
+    nothing is written where it runs, and the kernel's TCP warning never reaches the output."""
+    done = demo(cwd=tmp_path, MEOWGENT_CASSETTE_MODE="replay")
+    assert done.returncode == 0, done.stderr
+    assert (
+        done.stderr == ""
+    )  # ipykernel's "[IPKernelApp] WARNING | Kernel is running over TCP..." is not there
+    lines = done.stdout.splitlines()
+    # Here the package is the clone's (PYTHONPATH): its course is the clone's notebooks/.
+    assert lines[0] == (
+        f"The course's 05_real_model.ipynb, installed with meowgent_nb {meowgent_nb.__version__}"
+        f" ({ROOT / 'notebooks'}), runs in a temporary copy of the course."
+    )
+    assert lines[1].startswith("Running 05_real_model.ipynb headless (cassette mode 'replay';"), lines[1]
+    assert "\n%%agent --new --protocol json -o result\nWhat is 2.5 plus 4?\n" in done.stdout
+    assert re.search(r"\n4 %%agent cells ran in \d+ s\. Nothing was saved", done.stdout), done.stdout
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_notebook_that_is_not_there_is_named_with_the_fix(tmp_path):
+    done = demo("missing.ipynb", cwd=tmp_path)
+    assert (done.returncode, done.stdout) == (1, "")
     assert done.stderr == (
-        "There is no notebook notebooks/05_real_model.ipynb: run the demo from the root of the meowgent_nb"
-        " clone, or name a notebook: python -m meowgent_nb demo PATH.ipynb\n"
+        "There is no notebook missing.ipynb: name an .ipynb file that exists, or run the course's"
+        " real-model notebook: python -m meowgent_nb demo\n"
     )
 
 

@@ -1,7 +1,10 @@
 """`run_notebook`: run a notebook headless (nbclient) and get its ``%%agent`` cells as data.
 
 The notebook runs as nbval and papermill run it (a fresh kernel in its folder, no stdin, so
-approvals follow ``MEOWGENT_APPROVE``). Nothing is saved. Two unsaved cells that leave no
+approvals follow ``MEOWGENT_APPROVE``), except that the kernel talks to this process over Unix
+sockets in a private folder rather than TCP where the platform has them (`kernel_transport`): no
+port is open to the machine, and ipykernel has no reason to print its warning that the kernel
+"is running over TCP without encryption" into the run's output. Nothing is saved. Two unsaved cells that leave no
 history run in the same kernel, one before the notebook and one after it
 (`meowgent_nb.notebook.magics._run_record`): they note each agent cell's result, so the notebook's own
 cells, counts and outputs are those of a plain run.
@@ -10,12 +13,15 @@ cells, counts and outputs are those of a plain run.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+import shutil
+import tempfile
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["AgentCell", "NotebookRun", "ToolRun", "run_notebook"]
+__all__ = ["AgentCell", "NotebookRun", "ToolRun", "kernel_transport", "run_notebook"]
 
 _START = "__import__('meowgent_nb.notebook.magics._run_record').notebook.magics._run_record.start()"
 _COLLECT = "__import__('meowgent_nb.notebook.magics._run_record').notebook.magics._run_record.collected()"
@@ -90,6 +96,26 @@ def _transcript_text(cell: Any) -> str:
     return ""
 
 
+@contextmanager
+def kernel_transport() -> Iterator[dict[str, Any]]:
+    """The kernel manager's settings for a kernel only this process talks to: ZeroMQ's ``ipc``
+    transport (Unix sockets) in a folder of its own, mode 0700, removed afterwards.
+
+    Where ZeroMQ has no ``ipc`` (Windows), the settings are empty: the kernel keeps TCP on
+    127.0.0.1, and ipykernel warns that it is unencrypted.
+    """
+    import zmq
+
+    if not zmq.has("ipc"):
+        yield {}
+        return
+    folder = tempfile.mkdtemp(prefix="meowgent-kernel-")  # 0700; short, for the sockets' path limit
+    try:
+        yield {"transport": "ipc", "ip": os.path.join(folder, "kernel")}
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 def run_notebook(
     path: str | os.PathLike[str],
     *,
@@ -116,11 +142,12 @@ def run_notebook(
     import nbformat
     from jupyter_core.utils import run_sync
     from nbclient import NotebookClient
+    from traitlets.config import Config
 
     file = Path(path).resolve()
     notebook = nbformat.read(file, as_version=4)
+
     options: dict[str, Any] = {"kernel_name": kernel_name} if kernel_name else {}
-    client = NotebookClient(notebook, timeout=timeout, allow_errors=allow_errors, **options)
     start_env = {**os.environ, **env} if env is not None else None
     hidden = [nbformat.v4.new_code_cell(_START), nbformat.v4.new_code_cell(_COLLECT)]
 
@@ -140,7 +167,13 @@ def run_notebook(
         shown = [output.get("data", {}) for output in hidden[1].outputs]
         return next((data["application/json"] for data in shown if "application/json" in data), {})
 
-    data = run_sync(run)()
+    with kernel_transport() as transport:
+        # nbclient makes its kernel manager with its own config: ours reaches the manager that way.
+        config = Config({"KernelManager": transport})
+        client = NotebookClient(
+            notebook, timeout=timeout, allow_errors=allow_errors, config=config, **options
+        )
+        data = run_sync(run)()
     by_count = {c.get("execution_count"): i for i, c in enumerate(notebook.cells) if c.cell_type == "code"}
     cells = []
     for record in data.get("runs", []):
