@@ -177,10 +177,11 @@ def demo_installed(output: Path | None, out: TextIO) -> int:
 
 
 NEEDED_BY_COURSE = {
-    "pandas": "notebook 08 looks at a DataFrame",
-    "jupyterlab": "to open the notebooks",
+    "llama_cpp": ("the embedded model", "meowgent-nb[course]"),
+    "pandas": ("notebook 08 looks at a DataFrame", "meowgent-nb[course]"),
+    "jupyterlab": ("to open the notebooks in JupyterLab", "jupyterlab"),
 }
-"""What the course uses beyond the package's own dependencies (the ``course`` extra), and why."""
+"""What the course uses beyond the package's own dependencies, why, and what installs it."""
 
 
 def course(folder: Path, overwrite: bool, out: TextIO) -> int:
@@ -221,10 +222,11 @@ def _say_copied(done: CopiedCourse, *, overwrite: bool, asked: bool, out: TextIO
             "  (--overwrite replaces the files kept with the course's; or move them away and run this again)",
             file=out,
         )
-    missing = {name: why for name, why in NEEDED_BY_COURSE.items() if find_spec(name) is None}
+    missing = {name: need for name, need in NEEDED_BY_COURSE.items() if find_spec(name) is None}
     if missing:
-        needs = "; ".join(f"{name} ({why})" for name, why in missing.items())
-        print(f'The course also needs {needs}: pip install "meowgent-nb[course]"', file=out)
+        needs = "; ".join(f"{name} ({why})" for name, (why, _) in missing.items())
+        install = " ".join(sorted({f'"{what}"' for _, what in missing.values()}))
+        print(f"The course also needs {needs}: pip install {install}", file=out)
     print(f"Open it:  jupyter lab {where}", file=out)
     print(
         f"Check it: cd {where} && pytest --nbval   (each notebook against its saved outputs, from its cassettes)",
