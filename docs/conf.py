@@ -70,7 +70,13 @@ html_sidebars = {
     **{
         page: []
         for page in (
-            "index", "getting-started", "api", "troubleshooting", "benchmarks", "architecture", "changelog"
+            "index",
+            "getting-started",
+            "api",
+            "troubleshooting",
+            "benchmarks",
+            "architecture",
+            "changelog",
         )
     },
 }
