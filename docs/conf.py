@@ -69,6 +69,14 @@ html_sidebars = {
     "guides/*": [],
     **{
         page: []
-        for page in ("index", "getting-started", "api", "troubleshooting", "benchmarks", "architecture")
+        for page in (
+            "index",
+            "getting-started",
+            "api",
+            "troubleshooting",
+            "benchmarks",
+            "architecture",
+            "changelog",
+        )
     },
 }

@@ -150,14 +150,58 @@ def test_every_course_notebook_is_a_page_with_its_recorded_outputs(site):
     assert 'class="meowgent-card' in approvals and "meowgent-status-denied" in approvals
 
 
-def test_the_readmes_links_point_at_files_of_the_repository():
-    import re
+DOCS_SITE = "https://meowgent-nb.readthedocs.io/en/latest/"
+"""Where Read the Docs serves the site (.readthedocs.yaml); the README and the package's URLs link it."""
 
-    readme = (ROOT / "README.md").read_text()
-    links = [link for link in re.findall(r"\]\(([^)\s]+)\)", readme) if not urlsplit(link).scheme]
-    assert "docs/getting-started.md" in links
-    missing = [link for link in links if not (ROOT / urlsplit(link).path).exists()]
-    assert missing == []
+
+def readme_links() -> list[str]:
+    """The targets of README.md's links and images, as a package index's Markdown reads them."""
+    from markdown_it import MarkdownIt
+
+    found = []
+    for block in MarkdownIt("commonmark").parse((ROOT / "README.md").read_text()):
+        for token in block.children or []:
+            if token.type in ("link_open", "image"):
+                found.append(str(token.attrs["href" if token.type == "link_open" else "src"]))
+    return found
+
+
+def missing_from_site(html_root: Path, links: list[str]) -> list[str]:
+    """The links to `DOCS_SITE` whose page, file or anchor the built site does not have."""
+    missing = []
+    for link in links:
+        path, _, fragment = link.removeprefix(DOCS_SITE).partition("#")
+        target = html_root / (path or "index.html")
+        if not target.is_file():
+            missing.append(f"{link} (no such file)")
+        elif fragment:
+            ids = _Links()
+            ids.feed(target.read_text(encoding="utf-8"))
+            if fragment not in ids.ids:
+                missing.append(f"{link} (no such anchor)")
+    return missing
+
+
+def test_the_readme_links_the_docs_site_and_each_link_is_in_the_built_site(site):
+    import tomllib
+
+    # A package index shows the README with no repository beside it: a relative link would break.
+    links = readme_links()
+    assert [link for link in links if not urlsplit(link).scheme] == []
+    docs = [link for link in links if link.startswith(DOCS_SITE)]
+    assert {f"{DOCS_SITE}getting-started.html", f"{DOCS_SITE}changelog.html"} <= set(docs)
+    urls = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["urls"]
+    assert urls == {"Documentation": DOCS_SITE, "Changelog": f"{DOCS_SITE}changelog.html"}
+    assert missing_from_site(site, [*docs, *urls.values()]) == []
+
+
+def test_a_docs_link_the_site_lacks_is_named(tmp_path):
+    (tmp_path / "index.html").write_text('<h1 id="top">T</h1>')
+    links = [DOCS_SITE, f"{DOCS_SITE}#top", f"{DOCS_SITE}guides/gone.html", f"{DOCS_SITE}index.html#nowhere"]
+    assert missing_from_site(tmp_path, links) == [
+        f"{DOCS_SITE}guides/gone.html (no such file)",
+        f"{DOCS_SITE}index.html#nowhere (no such anchor)",
+    ]
 
 
 # --- in a browser -----------------------------------------------------------------------------

@@ -12,6 +12,7 @@
 - `conformance_suite`: the official MCP conformance suite, installed and run from a test.
 - `embedded_parts`, `grammar_check`: a stand-in for the bigger embedded model's part packages;
   which texts a llama.cpp grammar accepts.
+- `dist`: the sdist and wheels of the checkout, built from its git-tracked files (`built_dist`).
 - `real_model_schedule`: under pytest-xdist, the real-model test files on one worker, first
   (tests/conftest.py hooks it in).
 """
