@@ -11,10 +11,8 @@ import sys
 from pathlib import Path
 
 import nbformat
-import pytest
 
 import meowgent_nb
-
 from meowgent_nb.__main__ import agent_cell_text
 from tests.support.doc_blocks import Block, section_blocks
 from tests.test_readme import README
@@ -189,38 +187,4 @@ def test_a_cell_without_a_transcript_says_so():
     assert agent_cell_text(cell) == "%%agent\nHi\n(this cell showed no transcript)\n"
 
 
-def _local_model_missing() -> str | None:
-    from meowgent_nb.models.resolve import local_model_problem
-
-    return local_model_problem()
-
-
-@pytest.mark.real_model
-@pytest.mark.skipif(_local_model_missing() is not None, reason="the local model is not installed")
-def test_the_demo_live_on_the_embedded_model(tmp_path):
-    # The course notebook up to its first %%agent cell (the whole one takes 30 s alone, 2 min on a
-    # busy machine), beside its cassette, so that live means the cassette is not read.
-    # OLLAMA_HOST at a closed port: the embedded model answers, as on a machine without Ollama.
-    course = nbformat.read(ROOT / "notebooks" / "05_real_model.ipynb", as_version=4)
-    course.cells = course.cells[:6]
-    nbformat.write(course, tmp_path / "05_real_model.ipynb")
-    cassette = ROOT / "notebooks" / "05_real_model.cassette.json"
-    (tmp_path / cassette.name).write_text(cassette.read_text())
-    done = demo("05_real_model.ipynb", cwd=tmp_path, OLLAMA_HOST="127.0.0.1:9")
-    assert done.returncode == 0, done.stderr
-    out = done.stdout
-    assert out.startswith(
-        "Running 05_real_model.ipynb headless (the model answers live; MEOWGENT_CASSETTE_MODE=off)."
-    ), out
-    first = out.index("--- cell 6 ")
-    # The cell says why the embedded model answers: "auto" (the default) fell back to it.
-    expected = FIRST_CELL.format(model=LIVE_LINE).replace(
-        "\nmodel:", "\n" + NOTE.format(host="127.0.0.1:9") + "\nmodel:"
-    )
-    assert out[first:].startswith(expected), out
-    assert FOOTER.search(out), out
-    answer = out[first:].splitlines()[
-        8
-    ]  # after the cell, the note's 2 lines, the model, the call and its result
-    assert "21" in answer and not FOOTER.match(answer), out
-    assert re.search(r"\n1 %%agent cell ran in \d+ s\. Nothing was saved", out), out
+# The demo live on the embedded model: tests/test_wheel_install.py runs it from the installed wheel.

@@ -20,6 +20,7 @@ import pytest
 import tomllib
 import yaml
 
+from meowgent_nb.course import GETTING_STARTED, is_course_file
 from tests.support.dist import ROOT, BuiltDist, built_dist, clean_copy, wheel_record  # noqa: F401
 
 PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
@@ -56,7 +57,22 @@ def test_the_sdist_holds_the_license_changelog_and_readme_and_no_cache(built_dis
     assert {"LICENSE", "CHANGELOG.md", "README.md", "pyproject.toml", "PKG-INFO"} <= set(names)
     assert [name for name in names if CACHES & set(Path(name).parts) or name.endswith(".pyc")] == []
     # The suite runs from the repository (it needs notebooks/ and docs/): no half of it in the sdist.
-    assert [name for name in names if name.startswith(("tests/", "docs/"))] == []
+    # Of docs/, only the getting-started notebook, which the wheel ships with the course (setup.py).
+    assert [name for name in names if name.startswith(("tests/", "docs/"))] == ["docs/getting-started.ipynb"]
+    course = {p.name for p in (ROOT / "notebooks").iterdir() if is_course_file(p)}
+    assert {name.removeprefix("notebooks/") for name in names if name.startswith("notebooks/")} == course
+    assert "setup.py" in names
+
+
+def test_the_wheel_ships_the_course(built_dist: BuiltDist):
+    shipped = {
+        path.removeprefix("meowgent_nb/course/notebooks/")
+        for path in wheel_record(built_dist.wheel)
+        if path.startswith("meowgent_nb/course/notebooks/")
+    }
+    assert shipped == {p.name for p in (ROOT / "notebooks").iterdir() if is_course_file(p)} | {
+        GETTING_STARTED
+    }
 
 
 def test_the_metadata_names_the_license_urls_classifiers_and_readme(built_dist: BuiltDist):

@@ -69,12 +69,12 @@ class Installed:
 
 
 @pytest.fixture(scope="module")
-def installed(built_dist, tmp_path_factory) -> Installed:  # noqa: F811 - the fixture imported above
+def installed(built_dist, tmp_path_factory) -> Installed:
     venv = tmp_path_factory.mktemp("wheel") / "venv"
     started = time.perf_counter()
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120)
     done = subprocess.run(
-        [str(venv / "bin" / "pip"), "install", "--quiet", f"{built_dist.wheel}[course]"],
+        [str(venv / "bin" / "pip"), "install", "--quiet", "--no-compile", f"{built_dist.wheel}[course]"],
         capture_output=True,
         text=True,
         timeout=600,
@@ -174,23 +174,32 @@ def add(a: int, b: int) -> int:
 ]
 
 
-@pytest.mark.real_model
-@pytest.mark.skipif(_local_model_missing() is not None, reason="the local model is not installed")
-def test_a_persons_notebook_answers_in_a_kernel_and_passes_nbval(installed, outside):
-    """A notebook of a person's own, with a tool and an %%agent cell on the embedded model: run in a
-    kernel with meowgent_nb.testing.run_notebook, then checked by pytest --nbval on its expected call."""
+@pytest.fixture
+def mine(outside) -> Path:
+    """A notebook of a person's own, with a tool and an %%agent cell on the embedded model."""
     notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source) for source in MINE])
     notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     nbformat.write(notebook, outside / "mine.ipynb")
+    return outside / "mine.ipynb"
+
+
+@pytest.mark.real_model
+@pytest.mark.skipif(_local_model_missing() is not None, reason="the local model is not installed")
+def test_a_persons_notebook_answers_in_a_kernel(installed, mine):
     script = (
         "import json; from meowgent_nb.testing import run_notebook; run = run_notebook('mine.ipynb');"
         " print(json.dumps({'calls': run.calls, 'outputs': [r.output for r in run.results]}))"
     )
-    ran = installed.run("python", "-c", script, cwd=outside)
+    ran = installed.run("python", "-c", script, cwd=mine.parent)
     assert ran.returncode == 0, ran.stderr
     assert json.loads(ran.stdout) == {"calls": [["add", {"a": 1234, "b": 4321}]], "outputs": ["5555"]}
     assert "[IPKernelApp] WARNING" not in ran.stderr, ran.stderr
-    checked = installed.run("pytest", "--nbval", "-p", "no:cacheprovider", "mine.ipynb", cwd=outside)
+
+
+@pytest.mark.real_model
+@pytest.mark.skipif(_local_model_missing() is not None, reason="the local model is not installed")
+def test_a_persons_notebook_passes_nbval_on_its_expected_call(installed, mine):
+    checked = installed.run("pytest", "--nbval", "-p", "no:cacheprovider", "mine.ipynb", cwd=mine.parent)
     assert checked.returncode == 0, checked.stdout + checked.stderr
     assert re.search(r"^4 passed in ", checked.stdout.splitlines()[-1].strip("= ")), checked.stdout
 
