@@ -54,7 +54,18 @@ ALLOWED = {
         "bottom",
     },
     # `python -m meowgent_nb demo|course`: runs a notebook with the testing wing's run_notebook, copies the course.
-    "command": {"course", "testing", "evals", "agent", "recording", "protocols", "models", "tools", "policy", "bottom"},
+    "command": {
+        "course",
+        "testing",
+        "evals",
+        "agent",
+        "recording",
+        "protocols",
+        "models",
+        "tools",
+        "policy",
+        "bottom",
+    },
 }
 NOTEBOOK_ONLY = ("IPython", "ipywidgets")
 # Public modules of the package itself: they re-export a wing's names under a short path.

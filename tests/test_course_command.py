@@ -18,8 +18,7 @@ import meowgent_nb
 from meowgent_nb.course import GETTING_STARTED, course_files, is_course_file
 
 ROOT = Path(__file__).resolve().parents[1]
-COURSE = sorted(p.name for p in (ROOT / "notebooks").iterdir() if is_course_file(p)) + [GETTING_STARTED]
-COURSE.sort()
+COURSE = sorted([*(p.name for p in (ROOT / "notebooks").iterdir() if is_course_file(p)), GETTING_STARTED])
 
 
 def command(
