@@ -415,3 +415,22 @@ print(run(), [span.name for span in exporter.get_finished_spans()])
         "5 no provider set: ()",
         "5 ['execute_tool add', 'chat scripted', 'chat scripted', 'invoke_agent meowgent']",
     ]
+
+
+def test_a_run_that_fails_ends_its_open_spans_with_the_errors_class(provider, exporter):
+    agent = Agent(ScriptedModel([call("slow", seconds=0.0)]), tools=[slow], tracer_provider=provider)
+    with pytest.raises(meowgent_nb.models.ModelError):
+        agent.run("Wait, then answer.")  # the script has no second answer
+
+    found = spans(exporter)
+    assert sorted(found) == ["chat scripted", "execute_tool slow", "invoke_agent meowgent"]
+    [run] = found["invoke_agent meowgent"]
+    first, second = found["chat scripted"]
+    assert [span.status.status_code for span in (first, second, run)] == [
+        StatusCode.UNSET,
+        StatusCode.ERROR,
+        StatusCode.ERROR,
+    ]
+    assert second.attributes["error.type"] == run.attributes["error.type"] == "ModelError"
+    assert run.status.description.startswith("ScriptedModel 'scripted' has no answer left")
+    assert under(second, run) and "meowgent.turns" not in run.attributes

@@ -318,9 +318,13 @@ class RunSpans:
     # --- ending ---------------------------------------------------------------------------------
 
     def fail(self, error: BaseException) -> None:
-        """The run raised or was stopped: every open span ends with ``error.type`` its class."""
+        """The run raised or was stopped: the spans it was in end with ``error.type`` its class
+        (the model request's, when no call of its turn had begun)."""
         name = type(error).__name__
-        for span in [*self.calls.values(), *([self.chat] if self.chat is not None else []), self.run]:
+        failed = [*self.calls.values(), self.run]
+        if self.read_end is None and self.run.is_recording():  # in the model's request
+            failed.append(self._chat())
+        for span in failed:
             if span.is_recording():
                 span.set_attribute("error.type", name)
                 span.set_status(Status(StatusCode.ERROR, self._masked_text(str(error)) or name))
