@@ -21,7 +21,9 @@ Run:  python benchmarks/loop_overhead.py
       (with the peers: from an environment of their own, see benchmarks/README.md)
       python benchmarks/loop_overhead.py --compare bf60651
       (this working tree against a commit's package, alternating, in fresh processes: the
-      overhead per turn of each at N = 10 and 1,000, and the ratio; a regression shows as > 1)
+      overhead per turn of each at N = 10 and 1,000, and the ratio; a regression shows as > 1;
+      then the working tree's with each run traced, its spans going to the OpenTelemetry SDK's
+      in-memory exporter, and what tracing costs per turn: docs/guides/tracing.md)
 """
 
 from __future__ import annotations
@@ -92,8 +94,9 @@ Rows = dict[int, "Row | str"]
 # --- meowgent ---------------------------------------------------------------------------------------
 
 
-def meowgent_setup(n: int) -> Sampler:
-    """The chunks, model and agent for N; returns the function that measures one run."""
+def meowgent_setup(n: int, tracer_provider: object = None) -> Sampler:
+    """The chunks, model and agent for N (its runs traced to ``tracer_provider`` where one is
+    given); returns the function that measures one run."""
     turns = ([ModelChunk(text=TEXT)] * (n - 1) + [ModelChunk(text=CALL)], [ModelChunk(text=TEXT)] * n)
 
     def answer(messages: list[dict], tools: list) -> list[ModelChunk]:
@@ -101,7 +104,10 @@ def meowgent_setup(n: int) -> Sampler:
         return turns[any(m["role"] == "assistant" for m in messages)]
 
     model = FunctionModel(answer)
-    agent = Agent(model, tools=[noop])
+    traced = (
+        {} if tracer_provider is None else {"tracer_provider": tracer_provider}
+    )  # a commit before has none
+    agent = Agent(model, tools=[noop], **traced)
     user = {"role": "user", "content": PROMPT}
     requests = (
         ModelRequest(messages=[user], offered=[noop]),
@@ -290,9 +296,22 @@ COMPARE_ROUNDS = 3
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-async def overhead_per_turn() -> dict[int, float]:
-    """Ours only: ms of overhead per turn at each of `COMPARE_SIZES` (medians)."""
-    rows = {n: await measure(meowgent_setup, n) for n in COMPARE_SIZES}
+async def overhead_per_turn(traced: bool = False) -> dict[int, float]:
+    """Ours only: ms of overhead per turn at each of `COMPARE_SIZES` (medians); ``traced``: each
+    run's spans go to the OpenTelemetry SDK's in-memory exporter."""
+    setup: Callable[[int], Sampler] = meowgent_setup
+    if traced:
+        from opentelemetry.sdk.trace import TracerProvider
+        from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+        from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+        provider = TracerProvider()
+        provider.add_span_processor(SimpleSpanProcessor(InMemorySpanExporter()))
+
+        def setup(n: int) -> Sampler:
+            return meowgent_setup(n, provider)
+
+    rows = {n: await measure(setup, n) for n in COMPARE_SIZES}
     return {n: row.per_turn(row.median.overhead) * 1e3 for n, row in rows.items()}
 
 
@@ -304,13 +323,14 @@ def compare(ref: str) -> None:
             ["git", "-C", root, "archive", ref, "meowgent_nb"], capture_output=True, check=True
         )
         subprocess.run(["tar", "-x", "-C", old], input=archive.stdout, check=True)
-        trees = {ref: old, "working tree": root}
+        trees = {ref: old, "working tree": root, "traced": root}
         runs: dict[str, list[dict[int, float]]] = {name: [] for name in trees}
         for _ in range(COMPARE_ROUNDS):
             for name, tree in trees.items():
                 env = {**os.environ, "PYTHONPATH": tree}
+                traced = ["--traced"] if name == "traced" else []
                 out = subprocess.run(
-                    [sys.executable, __file__, "--overhead-json"],
+                    [sys.executable, __file__, "--overhead-json", *traced],
                     env=env,
                     capture_output=True,
                     text=True,
@@ -318,19 +338,25 @@ def compare(ref: str) -> None:
                 )
                 runs[name].append({int(n): v for n, v in json.loads(out.stdout).items()})
     print(f"Overhead per turn, ms (median of {COMPARE_ROUNDS} alternating runs, each the median of its own)")
-    print(f"  {'N':>7} {ref:>14} {'working tree':>14} {'ratio':>7}")
+    print(f"  {'N':>7} {ref:>14} {'working tree':>14} {'ratio':>7} {'traced':>10} {'tracing costs':>14}")
     for n in COMPARE_SIZES:
-        then, now = (statistics.median(run[n] for run in runs[name]) for name in trees)
-        print(f"  {n:>7,} {then:>14.3f} {now:>14.3f} {now / then:>6.2f}x")
+        then, now, traced = (statistics.median(run[n] for run in runs[name]) for name in trees)
+        print(
+            f"  {n:>7,} {then:>14.3f} {now:>14.3f} {now / then:>6.2f}x {traced:>10.3f} {traced - now:>14.3f}"
+        )
+    print(
+        "  traced: the working tree with each run's spans going to the OpenTelemetry SDK's in-memory exporter"
+    )
 
 
 if __name__ == "__main__":
     options = argparse.ArgumentParser(description="The agent loop's overhead per turn.")
     options.add_argument("--compare", metavar="REF", help="compare with the package at this commit")
     options.add_argument("--overhead-json", action="store_true", help=argparse.SUPPRESS)
+    options.add_argument("--traced", action="store_true", help=argparse.SUPPRESS)
     chosen = options.parse_args()
     if chosen.overhead_json:
-        print(json.dumps(asyncio.run(overhead_per_turn())))
+        print(json.dumps(asyncio.run(overhead_per_turn(chosen.traced))))
     elif chosen.compare:
         compare(chosen.compare)
     else:

@@ -131,7 +131,7 @@ def test_the_wings_are_the_ones_the_folder_listing_shows():
 
 
 ROOMS = {
-    "agent": ["approvals", "expectations", "rules", "window"],
+    "agent": ["approvals", "expectations", "rules", "tracing", "window"],
     "mcp": ["client", "content", "server"],
     "notebook": ["approvals", "magics", "mcp", "views", "workspace"],
 }

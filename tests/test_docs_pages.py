@@ -77,6 +77,7 @@ def test_the_guides_are_one_per_concern():
         "recording-and-testing",
         "teaching-a-class",
         "tools",
+        "tracing",
     ]
 
 

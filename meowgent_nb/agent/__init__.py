@@ -7,8 +7,9 @@ the threads calls run on; `running_call`: the call running now, for MCP question
 `repeated`: the notice after a repeated failure; `_images`: images in results, for a model that
 sees; `events`: what a run yields; `result`: `AgentResult`. Rooms: `approvals` (decisions, the
 approver protocol, the decision log), `rules` (``TOOL ARG=PATTERN -> allow|ask|deny`` and trust
-in a rules file), `window` (what each request put in the model's window, and compaction) and
-`expectations` (what a run should have done, and its check). Rules and expectations share one
+in a rules file), `window` (what each request put in the model's window, and compaction),
+`expectations` (what a run should have done, and its check) and `tracing` (OpenTelemetry spans
+made from a run's events, when a run is traced). Rules and expectations share one
 glob dialect (`patterns`) and RE2 for regexes (`regex`). Evals are in `meowgent_nb.evals`.
 """
 

@@ -158,7 +158,7 @@ class CallRunner:
         for each in pending:  # in call order: the rules' decisions and the approver's
             if each.index in decided:
                 decision = self._settle(each, decided[each.index], results, edited)
-                yield ApprovalEvent(each.call, decision)
+                yield ApprovalEvent(each.call, decision, _facts(each.tool, each.values))
                 if (
                     isinstance(decision, Denied) and each.index in results
                 ):  # what was denied, for expectations
@@ -190,7 +190,8 @@ class CallRunner:
                     each = dataclasses.replace(pending_at[index], values=values_of[index])
                     yield ApprovalRequested((each.call,))
                     (decision,) = await self._decide([each])
-                    yield ApprovalEvent(each.call, self._settle(each, decision, results, edited))
+                    decision = self._settle(each, decision, results, edited)
+                    yield ApprovalEvent(each.call, decision, _facts(each.tool, each.values))
                     if index in results:
                         yield ToolResultEvent(results[index])
                         continue
@@ -473,9 +474,15 @@ async def _given(decisions: list[Decision]) -> list[Decision]:
 
 def _running(tool: Tool, call: ToolCall, values: dict[str, Any], limit: float | None) -> ToolRunning:
     """The call starts to run with ``values``: with what its card shows of code and facts."""
-    seen = with_facts(tool, values)  # a fact that fails is left off the card (the rules denied it already)
-    facts = {} if isinstance(seen, Denied) else {name: seen[name] for name in tool.facts}
-    return ToolRunning(call, values, limit, getattr(tool, "code_argument", None), facts)
+    return ToolRunning(call, values, limit, getattr(tool, "code_argument", None), _facts(tool, values))
+
+
+def _facts(tool: Tool, values: dict[str, Any]) -> dict[str, Any]:
+    """The tool's facts about ``values``; none when one fails (the rules denied the call for it)."""
+    if not tool.facts:
+        return {}
+    seen = with_facts(tool, values)
+    return {} if isinstance(seen, Denied) else {name: seen[name] for name in tool.facts}
 
 
 def edited_note(values: Mapping[str, Any]) -> str:

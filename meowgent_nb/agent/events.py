@@ -103,6 +103,9 @@ class ApprovalEvent:
 
     call: ToolCall
     decision: Approved | Denied
+    facts: dict[str, Any] = field(default_factory=dict)
+    """The tool's facts about the arguments decided on (``Tool.facts_of``: a ``risk`` label); empty
+    for a tool without facts."""
 
 
 @dataclass(frozen=True)

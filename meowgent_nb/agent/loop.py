@@ -13,6 +13,7 @@ import asyncio
 import dataclasses
 import functools
 import json
+import uuid
 import warnings
 from collections import deque
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable, Sequence
@@ -50,6 +51,7 @@ from .events import (
 )
 from .result import AgentResult
 from .rules import Rule, Rules
+from .tracing import captures_content, tracer_provider_of
 from .window import ContextRecord, ContextUse, ToolsBlock, answer_tokens, context_window, message_text
 from .window.compaction import CONTEXT_POLICIES, Compacted, Compaction, ContextPolicy
 
@@ -194,6 +196,12 @@ class Agent:
         retry_seconds: Seconds a turn may wait in all between its attempts.
         retry_delay: Seconds before the second attempt; each next wait doubles, give or take 50 %
             (a server's ``Retry-After`` instead, where it sends one).
+        tracer_provider: An OpenTelemetry ``TracerProvider`` each run's spans go to; None: the
+            global one, where a person set one, else runs are not traced (see `agent.tracing`).
+        trace_content: Whether prompts, answers, tool arguments and results go into the spans
+            (masked); None: ``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true`` decides.
+        trace_mask: Regular expressions of secrets never put in a span (the cassettes' `Mask`);
+            a cassette model's own mask applies too.
     """
 
     approve = _Setting()
@@ -236,6 +244,9 @@ class Agent:
         retry_attempts: int = 8,
         retry_seconds: float = 120.0,
         retry_delay: float = 1.0,
+        tracer_provider: Any = None,
+        trace_content: bool | None = None,
+        trace_mask: Iterable[str] = (),
     ):
         if model is None or isinstance(model, str):  # "ollama:NAME", "local", "local:PATH", a name
             from ..models.resolve import resolve_model
@@ -297,6 +308,14 @@ class Agent:
         `context_use` and ``%agent context``; measured only when looked at."""
         self.compaction = Compaction()
         """Which of `messages` are sent shortened or not at all, to fit the window (see `compaction`)."""
+        self.tracer_provider = tracer_provider
+        """Where each run's spans go (an OpenTelemetry ``TracerProvider``); None: the global one, if set."""
+        self.trace_content = trace_content
+        """Whether content goes into spans; None: the conventions' environment variable decides."""
+        self.trace_mask = [trace_mask] if isinstance(trace_mask, str) else list(trace_mask)
+        """Regular expressions of secrets masked in spans (``***``), besides a cassette's mask."""
+        self.conversation_id = uuid.uuid4().hex
+        """``gen_ai.conversation.id`` of this conversation's spans (the notebook's session sets its own)."""
 
     @property
     def approver(self) -> Approver | None:
@@ -377,9 +396,15 @@ class Agent:
         Cancelling the run (an interrupt) ends it at once, also while a tool runs.
         """
         start, finished = len(self.messages), False
+        events = self._stream(prompt, images)
+        provider = tracer_provider_of(self.tracer_provider)
+        if provider is not None:  # only now is OpenTelemetry imported
+            from .tracing.spans import traced
+
+            events = traced(events, self, provider, prompt, captures_content(self.trace_content))
         try:
             async with keep_awake():
-                async for event in self._stream(prompt, images):
+                async for event in events:
                     finished = isinstance(event, FinalAnswer)
                     yield event
         except BaseException as exc:  # what was done so far stays readable as a result
@@ -389,6 +414,8 @@ class Agent:
                 stopped = isinstance(exc, (GeneratorExit, KeyboardInterrupt, asyncio.CancelledError))
                 partial.text, partial.stopped = answer.text, "interrupted" if stopped else "error"
                 partial.messages = self.messages[start:]
+            if provider is not None:  # the run's spans end now, not when it is collected
+                await events.aclose()  # type: ignore[attr-defined]
             raise
 
     async def _stream(self, prompt: str, prompt_images: Sequence[McpImage]) -> AsyncIterator[AgentEvent]:

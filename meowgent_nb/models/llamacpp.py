@@ -125,6 +125,9 @@ class LlamaCppModel:
             ``n_ctx`` or ``initial_ctx`` is not a positive number of tokens.
     """
 
+    provider = "llama_cpp"
+    """``gen_ai.provider.name`` in its spans (see `agent.tracing`)."""
+
     max_concurrency = 1
     """A llama.cpp context serves one sequence at a time: concurrent requests would only queue."""
 

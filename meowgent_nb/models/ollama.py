@@ -79,6 +79,9 @@ class OllamaModel:
     The arguments are kept as attributes of the same names, ``host`` as resolved.
     """
 
+    provider = "ollama"
+    """``gen_ai.provider.name`` in its spans (see `agent.tracing`)."""
+
     def __init__(
         self,
         name: str,

@@ -113,6 +113,9 @@ class OpenAIModel:
         ModelError: ``schema_format`` or ``n_ctx`` is not one the class takes, or an option is unknown.
     """
 
+    provider = "openai"
+    """``gen_ai.provider.name`` in its spans (see `agent.tracing`)."""
+
     def __init__(
         self,
         name: str,

@@ -1,11 +1,12 @@
 """``%agent`` commands: reset, history, context, models, config, traceback, the approval rules and
-the trust in a rules file (`rules_magics`), the decision log (`decisions_magic`) and the site's
-policy (`policy_magic`)."""
+the trust in a rules file (`rules_magics`), the decision log (`decisions_magic`), the site's
+policy (`policy_magic`) and tracing runs (`trace_magic`)."""
 
 from __future__ import annotations
 
 import sys
 import traceback
+import uuid
 from typing import TYPE_CHECKING, Any
 
 from IPython.core.error import UsageError
@@ -34,8 +35,13 @@ def agent_command(session: NotebookSession, line: str) -> Any:
         from .policy_magic import policy_command
 
         return policy_command(command[len("policy") :].strip())
+    if command.split()[:1] == ["trace"]:
+        from .trace_magic import trace_command
+
+        return trace_command(session, command[len("trace") :].strip())
     if command == "reset":
         session.messages.clear()
+        session.conversation_id = uuid.uuid4().hex
         session.context_log.clear()
         session.compaction.reset()
         print("The conversation was reset.")
@@ -59,7 +65,7 @@ def agent_command(session: NotebookSession, line: str) -> Any:
     else:
         raise UsageError(
             f"%agent: unknown command {command!r}; use one of: reset, history, context, models, config, traceback,"
-            " allow, deny, rules, trust, decisions, policy."
+            " allow, deny, rules, trust, decisions, policy, trace."
             " To talk to the model, use the %%agent cell magic."
         )
 

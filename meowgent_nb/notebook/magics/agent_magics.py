@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import re
+import uuid
 from collections import deque
 from typing import TYPE_CHECKING, Any
 
@@ -283,6 +284,8 @@ class AgentMagics(SessionMagics):
             session.messages.clear()
             session.context_log.clear()
             session.compaction.reset()
+            session.conversation_id = uuid.uuid4().hex
+        agent.conversation_id = session.conversation_id
         agent.messages, agent.context_log, session.context_model = (
             session.messages,
             session.context_log,
@@ -370,6 +373,8 @@ class AgentMagics(SessionMagics):
             max_output_depth=self.max_output_depth,
             context=self.context,
             rules=session_rules(session),
+            tracer_provider=session.tracer_provider,
+            trace_mask=session.settings.cassette_mask,
         )
 
     # --- %agent ----------------------------------------------------------------------------------
@@ -377,7 +382,7 @@ class AgentMagics(SessionMagics):
     @line_magic("agent")
     def agent_line(self, line: str) -> Any:
         """%agent reset | history | context | models | config | traceback | allow ... | deny ... | rules |
-        trust | decisions [--df]"""
+        trust | decisions [--df] | policy | trace on|off|status"""
         return agent_commands.agent_command(self.session, line)
 
     # --- the session's state, read through the magics as before the session had its own object ---

@@ -8,6 +8,7 @@ helpers of those families take the session, not the magics object.
 
 from __future__ import annotations
 
+import uuid
 from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -133,6 +134,10 @@ class NotebookSession:
     """The post_run_cell callback that keeps what is served in step with the notebook."""
     notebook_tools_on: bool = False
     """Whether every cell offers the notebook tools (`workspace.notebook_tools`): ``%tools add notebook``."""
+    tracer_provider: Any = None
+    """Where %%agent runs' spans go after ``%agent trace on`` (an OpenTelemetry SDK provider); None: off."""
+    conversation_id: str = field(default_factory=lambda: uuid.uuid4().hex)
+    """``gen_ai.conversation.id`` of the session's runs (a new one after --new or %agent reset)."""
 
     def available_tools(self, what: str = "%tools", *, notebook: bool = False) -> list[Tool]:
         """Every `Tool` in the notebook namespace, then the tools of the toolboxes, then the
