@@ -40,8 +40,9 @@ from ..events import (
     ToolRunning,
     TurnEnd,
 )
+from .switch import forget_call, hold_call
 
-__all__ = ["AGENT_NAME", "RunSpans", "provider_name", "traced"]
+__all__ = ["AGENT_NAME", "RunSpans", "ServedSpans", "provider_name", "traced"]
 
 AGENT_NAME = "meowgent"
 """``gen_ai.agent.name`` of every run."""
@@ -88,6 +89,9 @@ def provider_name(model: Any) -> str:
 class RunSpans:
     """The spans of one run, made from its events (see `see`)."""
 
+    call_kind = SpanKind.INTERNAL
+    """The kind of its ``execute_tool`` spans."""
+
     def __init__(self, agent: Any, tracer: Any, prompt: str, content: bool):
         self.agent, self.tracer = agent, tracer
         self.redact = _mask_of(agent)
@@ -117,6 +121,7 @@ class RunSpans:
         self.answer: list[str] = []
         self.asked_for: list[ToolCall] = []
         self.calls: dict[str, Span] = {}
+        self.held: dict[str, ToolCall] = {}
         self.asked: dict[str, int] = {}
 
     # --- reading events -------------------------------------------------------------------------
@@ -195,11 +200,17 @@ class RunSpans:
         self.run.add_event("meowgent.context.compacted", attributes, timestamp=now)
         self.turn_start = now  # the request is made after it
 
-    def _call(self, call: ToolCall, now: int) -> Span:
-        """The call's span, begun now if it has none yet; the model's request ends before it."""
+    def _asked_by(self, now: int) -> list[trace.Link]:
+        """A new call's link to the model request that asked for it, which ends before the call."""
         chat = self._chat()
         if self.read_end is None:
             self.read_end = now
+        return [trace.Link(chat.get_span_context())]
+
+    def _call(self, call: ToolCall, now: int) -> Span:
+        """The call's span, begun now if it has none yet (see `_asked_by`); while it is open,
+        `switch.call_context` gives its context for the call."""
+        links = self._asked_by(now)
         key = _key(call)
         if key not in self.calls:
             attributes: dict[str, Any] = {
@@ -210,14 +221,16 @@ class RunSpans:
             }
             if self.mask is not None:
                 attributes["gen_ai.tool.call.arguments"] = _json(self.mask(_plain(call.arguments)))
-            self.calls[key] = self.tracer.start_span(
+            self.calls[key] = span = self.tracer.start_span(
                 f"execute_tool {call.name}",
                 context=self.context,
-                kind=SpanKind.INTERNAL,
+                kind=self.call_kind,
                 start_time=now,
                 attributes=attributes,
-                links=[trace.Link(chat.get_span_context())],
+                links=links,
             )
+            self.held[key] = call
+            hold_call(call, trace.set_span_in_context(span, self.context))
         return self.calls[key]
 
     def _approval(self, event: ApprovalEvent, now: int) -> None:
@@ -255,6 +268,7 @@ class RunSpans:
         key = _key(result.call)
         span = self.calls.get(key) or self._call(result.call, now)
         del self.calls[key]
+        forget_call(self.held.pop(key))
         span.set_attribute("meowgent.tool.result_kind", result.kind)
         if result.duration is not None:
             span.set_attribute("meowgent.tool.run_seconds", result.duration)
@@ -336,6 +350,9 @@ class RunSpans:
         for span in self.calls.values():
             span.end(end_time=now)
         self.calls.clear()
+        for call in self.held.values():
+            forget_call(call)
+        self.held.clear()
         if self.chat is not None:
             self.chat.end(end_time=self.read_end if self.read_end is not None else now)
             self.chat = None
@@ -344,6 +361,30 @@ class RunSpans:
 
     def _masked_text(self, text: str) -> str:
         return self.redact.string(text) if self.redact else text
+
+
+class ServedSpans(RunSpans):
+    """The ``execute_tool`` span of a call served over MCP (`ToolServer`), made from the events of
+    its batch of one (see `RunSpans.see`): a ``SERVER`` span, the child of ``parent`` (the caller's
+    span, when its request carried one), with the same attributes as a run's call span and no
+    content.
+
+    Args:
+        tracer: An OpenTelemetry ``Tracer``.
+        parent: The OpenTelemetry ``Context`` the span is begun in (its current span is the parent).
+    """
+
+    call_kind = SpanKind.SERVER
+
+    def __init__(self, tracer: Any, parent: Any):  # no run span: the call is the whole trace here
+        self.tracer, self.context = tracer, parent
+        self.redact, self.mask = Mask([]), None
+        self.run: Span = trace.INVALID_SPAN
+        self.chat, self.read_end = None, None
+        self.calls, self.held, self.asked = {}, {}, {}
+
+    def _asked_by(self, now: int) -> list[trace.Link]:
+        return []
 
 
 def _mask_of(agent: Any) -> Mask:

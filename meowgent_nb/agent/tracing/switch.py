@@ -11,10 +11,20 @@ import os
 import sys
 from typing import Any
 
-__all__ = ["CONTENT_ENV", "captures_content", "tracer_provider_of"]
+__all__ = [
+    "CONTENT_ENV",
+    "call_context",
+    "captures_content",
+    "forget_call",
+    "hold_call",
+    "tracer_provider_of",
+]
 
 CONTENT_ENV = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
 """The GenAI conventions' switch: ``true`` puts prompts, answers, arguments and results in spans."""
+
+# id(call) -> (the call, the OpenTelemetry context of its execute_tool span), while the span is open.
+_CALLS: dict[int, tuple[Any, Any]] = {}
 
 
 def tracer_provider_of(given: Any = None) -> Any:
@@ -44,3 +54,29 @@ def captures_content(given: bool | None = None) -> bool:
     if given is not None:
         return given
     return os.environ.get(CONTENT_ENV, "").strip().lower() == "true"
+
+
+def call_context(call: Any) -> Any:
+    """The OpenTelemetry ``Context`` whose current span is ``call``'s ``execute_tool`` span while a
+    traced run has it open, or None (the run is not traced, or the call is over).
+
+    What a tool reaches while it runs (`McpToolbox`) sends it on, so the call's span is the parent
+    of what the call causes elsewhere (a served call's span on another kernel).
+
+    Args:
+        call: The `ToolCall` running (`agent.running_call.RunningCall.call`).
+    """
+    held = _CALLS.get(id(call))
+    return held[1] if held is not None and held[0] is call else None
+
+
+def hold_call(call: Any, context: Any) -> None:
+    """Make ``context`` what `call_context` gives for ``call`` until `forget_call`."""
+    _CALLS[id(call)] = (call, context)
+
+
+def forget_call(call: Any) -> None:
+    """``call``'s span ended: `call_context` gives None for it from now on."""
+    held = _CALLS.get(id(call))
+    if held is not None and held[0] is call:
+        del _CALLS[id(call)]

@@ -16,6 +16,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Protocol, cast
 
 from ...agent.running_call import within_limit
+from ...agent.tracing import call_context
 from ...errors import MeowgentError
 from ..content._results import result_text
 from ._given_up import _GivenUp, _until_given_up
@@ -221,6 +222,9 @@ class Session:
             send = call_as_task(self.client, remote, arguments, limit, progress, status)
         else:
             send = self.client.call_tool(remote, arguments, progress_callback=progress)
+        traced = call_context(running.call) if running is not None else None
+        if traced is not None:  # the SDK sends the current trace context in the request's _meta
+            send = _in_context(send, traced)
         try:
             # The limit is kept here, not by the SDK: it stands still while the person answers
             # the server's form (or the model its request), see `RunningCall.hold`.
@@ -409,6 +413,18 @@ async def listen_for_tool_changes(session: Session, changed: Callable[[], None])
         again, lasted = True, time.monotonic() - opened
         short = short + 1 if lasted < _RELISTEN else 0
         await asyncio.sleep(max(0.0, _RELISTEN - lasted))
+
+
+async def _in_context(send: Awaitable[Any], context: Any) -> Any:
+    """``send`` awaited with ``context`` current: the MCP SDK puts its ``traceparent`` (W3C trace
+    context) in the request's ``_meta``, so the served call's span is a child of the agent's."""
+    from opentelemetry import context as otel
+
+    token = otel.attach(context)
+    try:
+        return await send
+    finally:
+        otel.detach(token)
 
 
 def _field(obj: Any, name: str, wire_name: str) -> Any:

@@ -26,6 +26,7 @@ from typing import Any, Literal
 from ...agent.approvals import ApprovalRequest, Approver, DenyAll
 from ...agent.call_runner import CallRunner, RunSettings
 from ...agent.rules import Rules
+from ...agent.tracing import tracer_provider_of
 from ...errors import SettingsError
 from ...policy import PolicyError, current_policy
 from ...tools.context import context_backend
@@ -79,6 +80,10 @@ class ToolServer:
         resources: `Resource` objects (``@resource``) to publish.
         prompts: `Prompt` objects (``@prompt``) to publish.
         watch: Seconds between looks at watched resources for changes (None: only `changed`).
+        tracer_provider: An OpenTelemetry ``TracerProvider`` each served call's ``execute_tool``
+            span goes to, a child of the caller's span when its request carried a W3C
+            ``traceparent`` in ``_meta``; None: the global one, where a person set one, else
+            calls are not traced.
 
     Raises:
         OSError: The port cannot be listened on (it is in use).
@@ -110,6 +115,7 @@ class ToolServer:
         prompts: Iterable[Prompt] = (),
         rules: Rules | None = None,
         watch: float | None = 1.0,
+        tracer_provider: Any = None,
     ):
         import uvicorn
         from mcp.server.lowlevel import NotificationOptions, Server
@@ -136,6 +142,7 @@ class ToolServer:
         """Which calls ask the approver: ``"ask"`` (those of tools that need approval) or ``"every"``."""
         self.ask_every = approve == "every"
         self.rules = rules
+        self.tracer_provider = tracer_provider
         self.timeout = timeout
         self.token = secrets.token_urlsafe(32)
         self._ids = itertools.count(1)
@@ -322,9 +329,19 @@ class ToolServer:
         results: dict[int, ToolResult] = {}
         SERVED_CLIENT.set(_client_name(served.request))  # this call's task only: the approver names it
         level = self._levels.level(served.request)
+        spans = _served_spans(self.tracer_provider, params)
         with context_backend(lambda tool: ServedContext(served, level, tool)):  # the tool's ToolContext
-            async for _ in runner.run([(call, None)], self.tools, False, results):
-                pass
+            try:
+                async for event in runner.run([(call, None)], self.tools, False, results):
+                    if spans is not None:
+                        spans.see(event)
+            except BaseException as error:
+                if spans is not None:
+                    spans.fail(error)
+                raise
+            finally:
+                if spans is not None:
+                    spans.close()
         result = results[0]
         if not result.ok:
             return _result([_text(result.output)], True)
@@ -362,6 +379,26 @@ class _OnLoop:
 async def _ask(approver: Approver, requests: Sequence[ApprovalRequest], client: str | None) -> Any:
     SERVED_CLIENT.set(client)  # in this task's own context, on the approver's loop
     return await approver.approve(requests)
+
+
+def _served_spans(given: Any, params: Any) -> Any:
+    """The spans of one served call (`agent.tracing.spans.ServedSpans`), or None: not traced.
+
+    Their parent is the caller's span: the MCP SDK's server span of the request makes it current
+    (from the ``traceparent`` in its ``_meta``); without that SDK span, it is read from ``_meta``.
+    """
+    provider = tracer_provider_of(given)
+    if provider is None:
+        return None
+    from opentelemetry import context, propagate, trace
+
+    from ...agent.tracing.spans import ServedSpans
+
+    parent = context.get_current()
+    if not trace.get_current_span(parent).get_span_context().is_valid:
+        meta = getattr(params, "meta", None)
+        parent = propagate.extract(meta if isinstance(meta, dict) else {})
+    return ServedSpans(provider.get_tracer("meowgent_nb"), parent)
 
 
 def _client_name(request: Any) -> str | None:
