@@ -17,7 +17,9 @@ its own notebooks needs no conftest.py of ours. It does three things:
   JupyterLab does) is checked on its calls: its words are not compared unless the cell asks
   (``# NBVAL_CHECK_OUTPUT``, or nbval's ``nbval-check-output`` tag). ``--meowgent-report FILE``
   writes a table of every agent cell: notebook, cell, expected, actual calls, how the run ended,
-  the cell's outcome (Markdown; JSON for a ``.json`` file).
+  the cell's outcome (Markdown; JSON for a ``.json`` file). ``--meowgent-trace FILE`` has
+  every kernel the run starts write its ``%%agent`` runs' OpenTelemetry spans to FILE, as OTLP
+  JSON lines (through ``MEOWGENT_TRACE_FILE``, which ``%load_ext meowgent_nb`` reads).
 - The fixtures of `meowgent_nb.testing`: ``scripted_model``, ``no_model_requests``,
   ``run_notebook``.
 
@@ -30,6 +32,7 @@ To switch the plugin off: ``pytest -p no:meowgent_nb``.
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -40,6 +43,9 @@ REAL_MODEL_MARKER = (
     "real_model: talks to a real local model (skipped when none is installed and no Ollama answers)"
 )
 _RULES = pytest.StashKey[list]()  # our sanitize rules, as nbval's parser reads them
+TRACE_FILE_ENV = "MEOWGENT_TRACE_FILE"
+"""What ``--meowgent-trace`` sets for the kernels (`meowgent_nb.agent.tracing.TRACE_FILE_ENV`)."""
+_TRACE_BEFORE = pytest.StashKey[tuple]()  # (whether the variable was set, its value) before the run
 
 
 # --- nbval's sanitize rules ----------------------------------------------------------------------
@@ -100,6 +106,36 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="write a table of every %%agent cell nbval ran: notebook, cell, expected and actual calls,"
         " how the run ended, the outcome (Markdown; JSON for a .json file)",
     )
+    parser.getgroup("meowgent_nb").addoption(
+        "--meowgent-trace",
+        metavar="FILE",
+        help="write the OpenTelemetry spans of every %%agent run in the kernels the run starts (nbval's)"
+        " to FILE, as OTLP JSON lines (needs opentelemetry-sdk and opentelemetry-exporter-otlp-proto-http)",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """With ``--meowgent-trace FILE``: an empty FILE, named to the kernels this run starts."""
+    path = config.getoption("meowgent_trace", None)
+    if not path:
+        return
+    path = Path(path).absolute()
+    if not hasattr(config, "workerinput"):  # the xdist controller (or a run without xdist) starts it
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(b"")
+    config.stash[_TRACE_BEFORE] = (TRACE_FILE_ENV in os.environ, os.environ.get(TRACE_FILE_ENV))
+    os.environ[TRACE_FILE_ENV] = str(path)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    before = config.stash.get(_TRACE_BEFORE, None)
+    if before is None:
+        return
+    was_set, value = before
+    if was_set:
+        os.environ[TRACE_FILE_ENV] = value
+    else:
+        os.environ.pop(TRACE_FILE_ENV, None)
 
 
 def cell_expectation(cell: Any) -> tuple[str | None, dict[str, Any]]:

@@ -7,6 +7,9 @@
   ``MEOWGENT_CASSETTE_MODE`` says otherwise; nothing is saved unless ``--output`` names a file.
 - ``course [FOLDER]``: copy the course (notebooks, cassettes, rules file, MCP server) into a folder
   for a learner to open, never replacing a file of theirs without asking.
+- ``trace CASSETTE [--otlp URL | --json FILE]``: the runs a cassette recorded, as the
+  OpenTelemetry spans a traced run makes (`meowgent_nb.testing.cassette_spans`): printed as a
+  tree, sent over OTLP/HTTP to a trace viewer, or written to a file as OTLP JSON lines.
 - ``--version``, ``--help``.
 
 Importing this module does nothing.
@@ -234,19 +237,87 @@ def _say_copied(done: CopiedCourse, *, overwrite: bool, asked: bool, out: TextIO
     )
 
 
+def trace(cassette: Path, otlp: str | None, json_file: Path | None, out: TextIO) -> int:
+    """Turn ``cassette``'s runs into spans: sent to ``otlp``, written to ``json_file``, else
+    printed as a tree; 0 when done, 1 when the cassette or the OpenTelemetry SDK is missing."""
+    from .recording import CassetteError
+
+    try:
+        from opentelemetry.sdk.trace import TracerProvider
+        from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+        from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+        from .agent.tracing.json_lines import JsonLinesExporter, service
+    except ImportError as error:
+        from .agent.tracing import INSTALL
+
+        print(
+            f"trace needs the OpenTelemetry SDK and its OTLP exporter ({error.name} is missing): {INSTALL}",
+            file=sys.stderr,
+        )
+        return 1
+    from .testing import cassette_spans
+
+    kept = InMemorySpanExporter()
+    provider = TracerProvider(resource=service())
+    provider.add_span_processor(SimpleSpanProcessor(kept))
+    if otlp is not None:
+        from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+
+        provider.add_span_processor(SimpleSpanProcessor(OTLPSpanExporter(endpoint=otlp)))
+    if json_file is not None:
+        json_file.write_bytes(b"")
+        provider.add_span_processor(SimpleSpanProcessor(JsonLinesExporter(json_file)))
+    try:
+        runs = cassette_spans(cassette, provider)
+    except CassetteError as error:
+        print(error, file=sys.stderr)
+        return 1
+    finally:
+        provider.shutdown()
+    spans = kept.get_finished_spans()
+    counted = f"{runs} run{'s' * (runs != 1)}, {len(spans)} spans"
+    if otlp is not None:
+        print(f"{cassette}: {counted}, sent over OTLP/HTTP to {otlp}.", file=out)
+    elif json_file is not None:
+        print(f"{cassette}: {counted}, written to {json_file} as OTLP JSON lines.", file=out)
+    else:
+        print(f"{cassette}: {counted}:", file=out)
+        _print_tree(spans, out)
+    return 0
+
+
+def _print_tree(spans: Sequence[Any], out: TextIO) -> None:
+    """Each span on a line, under its parent, in the order they began."""
+    children: dict[int | None, list[Any]] = {}
+    for span in sorted(spans, key=lambda span: span.start_time or 0):
+        children.setdefault(span.parent.span_id if span.parent is not None else None, []).append(span)
+
+    def show(parent: int | None, depth: int) -> None:
+        for span in children.get(parent, []):
+            print("  " * depth + span.name, file=out)
+            show(span.context.span_id, depth + 1)
+
+    show(None, 0)
+
+
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
-    """The command line: ``python -m meowgent_nb {demo,course} ...``, ``--version``, ``--help``."""
+    """The command line: ``python -m meowgent_nb {demo,course,trace} ...``, ``--version``, ``--help``."""
     parser = argparse.ArgumentParser(
         prog="python -m meowgent_nb",
         description="meowgent_nb: tool-using agents on local models, inside Jupyter notebooks.",
         epilog="examples:\n"
         "  python -m meowgent_nb demo              the real-model course notebook, answered live\n"
         "  python -m meowgent_nb course my_course  the course in my_course/, to open in JupyterLab\n"
+        "  python -m meowgent_nb trace run.cassette.json --otlp http://127.0.0.1:6006/v1/traces\n"
+        "                                          a recorded run, seen in a trace viewer\n"
         "  python -m meowgent_nb course --help     a command's own options",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"meowgent_nb {__version__}")
-    commands = parser.add_subparsers(dest="command", required=True, title="commands", metavar="{demo,course}")
+    commands = parser.add_subparsers(
+        dest="command", required=True, title="commands", metavar="{demo,course,trace}"
+    )
     run = commands.add_parser(
         "demo",
         help="run the real-model course notebook headless and print each %%%%agent cell's transcript",
@@ -279,8 +350,26 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     copy.add_argument(
         "--overwrite", action="store_true", help="replace files that differ from the course's, without asking"
     )
+    spans = commands.add_parser(
+        "trace",
+        help="a cassette's recorded runs as OpenTelemetry spans: a tree, a trace viewer, a file",
+        description="Turn the runs a cassette recorded into the OpenTelemetry spans a traced run"
+        " makes (invoke_agent, chat, execute_tool, with the recorded decisions; no content, and"
+        " the times are when the spans were made). Without --otlp or --json, print them as a tree.",
+    )
+    spans.add_argument("cassette", type=Path, help="the cassette file (a .cassette.json beside a notebook)")
+    where = spans.add_mutually_exclusive_group()
+    where.add_argument(
+        "--otlp",
+        metavar="URL",
+        help="send them over OTLP/HTTP to URL, a collector's traces endpoint (Phoenix's:"
+        " http://127.0.0.1:6006/v1/traces)",
+    )
+    where.add_argument("--json", type=Path, metavar="FILE", help="write them to FILE as OTLP JSON lines")
     args = parser.parse_args(argv)
     stream = sys.stdout if out is None else out
+    if args.command == "trace":
+        return trace(args.cassette, args.otlp, args.json, stream)
     if args.command == "course":
         return course(args.folder, args.overwrite, stream)
     if args.notebook is None and not NOTEBOOK.is_file():

@@ -12,6 +12,7 @@ too: ``scripted_model``, ``no_model_requests`` and ``run_notebook``.
   calls, results, answers, transcripts), without changing what the notebook does or saves.
 - `assert_eval_baseline`: a tool-description eval checked against a baseline file (recorded on
   first use), failing when a docstring or schema edit made any case worse.
+- `cassette_spans`: the runs a cassette recorded, as the OpenTelemetry spans a traced run makes.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from ._eval_gate import assert_eval_baseline
 from ._models import no_model_requests, scripted_model, tool_call
 from ._notebook import AgentCell, NotebookRun, ToolRun, run_notebook
 from ._sent import assert_last_user_message, assert_system_prompt, assert_tools_offered, sent_request
+from ._trace import cassette_spans
 
 __all__ = [
     "AgentCell",
@@ -29,6 +31,7 @@ __all__ = [
     "assert_last_user_message",
     "assert_system_prompt",
     "assert_tools_offered",
+    "cassette_spans",
     "no_model_requests",
     "run_notebook",
     "scripted_model",

@@ -344,8 +344,9 @@ class RunSpans:
                 span.set_status(Status(StatusCode.ERROR, self._masked_text(str(error)) or name))
         self.close()
 
-    def close(self) -> None:
-        """End every span still open (a run's events stopped early)."""
+    def end_calls(self) -> None:
+        """End the call spans still open, with no result (a cassette holds no result of a tool
+        it does not record: `testing.cassette_spans`)."""
         now = time.time_ns()
         for span in self.calls.values():
             span.end(end_time=now)
@@ -353,6 +354,11 @@ class RunSpans:
         for call in self.held.values():
             forget_call(call)
         self.held.clear()
+
+    def close(self) -> None:
+        """End every span still open (a run's events stopped early)."""
+        now = time.time_ns()
+        self.end_calls()
         if self.chat is not None:
             self.chat.end(end_time=self.read_end if self.read_end is not None else now)
             self.chat = None

@@ -23,6 +23,12 @@ __all__ = [
 CONTENT_ENV = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
 """The GenAI conventions' switch: ``true`` puts prompts, answers, arguments and results in spans."""
 
+TRACE_FILE_ENV = "MEOWGENT_TRACE_FILE"
+"""A file each kernel's ``%%agent`` runs write their spans to, as OTLP JSON lines, from
+``%load_ext meowgent_nb`` on (``pytest --meowgent-trace FILE`` sets it for nbval's kernels)."""
+INSTALL = "pip install opentelemetry-sdk opentelemetry-exporter-otlp-proto-http"
+"""What sending spans anywhere needs installed (the SDK, and its OTLP exporter and encoder)."""
+
 # id(call) -> (the call, the OpenTelemetry context of its execute_tool span), while the span is open.
 _CALLS: dict[int, tuple[Any, Any]] = {}
 

@@ -4,13 +4,16 @@
 ``%tools`` families and the input transformer that turns a ``%%agent`` cell into an ``await``
 (``%tools`` registers the ``mcp`` and ``serve`` families when first used: `ToolsMagics.family`);
 `unload` closes what the session opened and undoes exactly that. Loading reads the site's policy
-files (`meowgent_nb.policy`): one that cannot be used stops the load, saying why.
+files (`meowgent_nb.policy`): one that cannot be used stops the load, saying why. When
+``MEOWGENT_TRACE_FILE`` names a file, the session's runs write their spans there (`trace_magic`).
 """
 
 from __future__ import annotations
 
+import os
 from typing import Any, cast
 
+from ...agent.tracing import TRACE_FILE_ENV
 from .agent_magics import AgentMagics, rewrite_agent_cell
 from .session import NotebookSession, NotebookSettings
 from .tools_magics import ToolsMagics
@@ -40,6 +43,11 @@ def load(shell: Any) -> None:
     shell.register_magics(settings)
     shell.register_magics(ToolsMagics(shell=shell))
     shell.input_transformer_manager.cleanup_transforms.append(rewrite_agent_cell)
+    trace_file = os.environ.get(TRACE_FILE_ENV, "").strip()
+    if trace_file:
+        from .trace_magic import trace_to_file
+
+        trace_to_file(shell.meowgent, trace_file)
 
 
 def unload(shell: Any) -> None:

@@ -136,6 +136,8 @@ class NotebookSession:
     """Whether every cell offers the notebook tools (`workspace.notebook_tools`): ``%tools add notebook``."""
     tracer_provider: Any = None
     """Where %%agent runs' spans go after ``%agent trace on`` (an OpenTelemetry SDK provider); None: off."""
+    trace_file: str | None = None
+    """The file `tracer_provider` writes spans to (``MEOWGENT_TRACE_FILE``); None: it sends them over OTLP/HTTP."""
     conversation_id: str = field(default_factory=lambda: uuid.uuid4().hex)
     """``gen_ai.conversation.id`` of the session's runs (a new one after --new or %agent reset)."""
 
