@@ -309,8 +309,6 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         epilog="examples:\n"
         "  python -m meowgent_nb demo              the real-model course notebook, answered live\n"
         "  python -m meowgent_nb course my_course  the course in my_course/, to open in JupyterLab\n"
-        "  python -m meowgent_nb trace run.cassette.json --otlp http://127.0.0.1:6006/v1/traces\n"
-        "                                          a recorded run, seen in a trace viewer\n"
         "  python -m meowgent_nb course --help     a command's own options",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -352,7 +350,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     )
     spans = commands.add_parser(
         "trace",
-        help="a cassette's recorded runs as OpenTelemetry spans: a tree, a trace viewer, a file",
+        help="a cassette's runs as OpenTelemetry spans: a tree, to a trace viewer, to a file",
         description="Turn the runs a cassette recorded into the OpenTelemetry spans a traced run"
         " makes (invoke_agent, chat, execute_tool, with the recorded decisions; no content, and"
         " the times are when the spans were made). Without --otlp or --json, print them as a tree.",

@@ -131,12 +131,14 @@ def test_version_is_the_metadatas():
 def test_help_lists_the_commands_and_each_has_its_own():
     done = command("--help", cwd=ROOT)
     assert done.returncode == 0
-    assert done.stdout.startswith("usage: python -m meowgent_nb [-h] [--version] {demo,course} ...\n")
+    assert done.stdout.startswith("usage: python -m meowgent_nb [-h] [--version] {demo,course,trace} ...\n")
     assert done.stdout.endswith(
-        "commands:\n  {demo,course}\n"
-        "    demo         run the real-model course notebook headless and print each %%agent cell's\n"
-        "                 transcript\n"
-        "    course       copy the course's notebooks into a folder to open in JupyterLab\n\n"
+        "commands:\n  {demo,course,trace}\n"
+        "    demo               run the real-model course notebook headless and print each %%agent cell's\n"
+        "                       transcript\n"
+        "    course             copy the course's notebooks into a folder to open in JupyterLab\n"
+        "    trace              a cassette's runs as OpenTelemetry spans: a tree, to a trace viewer, to a\n"
+        "                       file\n\n"
         "examples:\n"
         "  python -m meowgent_nb demo              the real-model course notebook, answered live\n"
         "  python -m meowgent_nb course my_course  the course in my_course/, to open in JupyterLab\n"
@@ -146,4 +148,4 @@ def test_help_lists_the_commands_and_each_has_its_own():
     assert course.stdout.startswith("usage: python -m meowgent_nb course [-h] [--overwrite] [folder]\n")
     nothing = command(cwd=ROOT)
     assert nothing.returncode == 2
-    assert nothing.stderr.endswith("error: the following arguments are required: {demo,course}\n")
+    assert nothing.stderr.endswith("error: the following arguments are required: {demo,course,trace}\n")
