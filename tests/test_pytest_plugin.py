@@ -107,9 +107,12 @@ def test_the_plugin_adds_no_option_and_no_marker_to_a_project_without_our_metada
             )
         finally:
             config._ensure_unconfigure()
-    # One option of ours (--meowgent-report, off unless given); no ini key, no marker.
+    # Two options of ours (--meowgent-report, --meowgent-trace, off unless given); no ini key, no marker.
     ours, theirs = seen["meowgent_nb"], seen["no:meowgent_nb"]
-    assert (sorted(set(ours[0]) - set(theirs[0])), ours[1:]) == (["meowgent_report"], theirs[1:])
+    assert (sorted(set(ours[0]) - set(theirs[0])), ours[1:]) == (
+        ["meowgent_report", "meowgent_trace"],
+        theirs[1:],
+    )
     done = pytester.runpytest(
         "--nbval", "--nbval-current-env", "--strict-markers", "--markers", "-p", "no:cacheprovider"
     )

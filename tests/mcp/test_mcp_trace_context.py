@@ -99,3 +99,24 @@ def test_a_served_call_whose_client_sent_no_context_starts_its_own_trace(server_
     assert [first.name, second.name] == ["execute_tool shout", "execute_tool shout"]
     assert (first.parent, second.parent) == (None, None)
     assert first.context.trace_id != second.context.trace_id
+
+
+def test_tools_serve_traces_its_calls_while_the_notebook_traces_its_runs(ip):
+    from IPython.utils.capture import capture_output
+
+    provider, served = traced()
+    ip.meowgent.tracer_provider = provider  # what %agent trace on sets (there: over OTLP/HTTP)
+    ip.user_ns["t_shout"] = shout
+    with capture_output():
+        ip.run_line_magic("tools", "serve")
+    server = ip.meowgent.served
+    try:
+        with McpToolbox("nb", url=server.url, headers={"Authorization": f"Bearer {server.token}"}) as box:
+            assert box["nb_shout"].run({"text": "on"}) == "ON"
+            ip.meowgent.tracer_provider = None  # %agent trace off: from the next cell on
+            ip.run_cell("pass")
+            assert box["nb_shout"].run({"text": "off"}) == "OFF"
+    finally:
+        with capture_output():
+            ip.run_line_magic("tools", "serve --stop")
+    assert [span.name for span in served.get_finished_spans()] == ["execute_tool shout"]

@@ -219,6 +219,7 @@ def tools_serve(session: NotebookSession, line: str) -> None:
             approve="every" if session.settings.approve == "every" else "ask",
             timeout=session.settings.tool_timeout,
             rules=session_rules(session),  # the notebook's rules hold here too
+            tracer_provider=session.tracer_provider,
         )
     except OSError as error:
         raise UsageError(
@@ -229,6 +230,7 @@ def tools_serve(session: NotebookSession, line: str) -> None:
     session.served = server
 
     def after_each_cell(result: Any = None) -> None:
+        server.tracer_provider = session.tracer_provider  # %agent trace on|off holds for served calls
         sync_served(session)
 
     session.serve_sync = after_each_cell  # the same object to unregister
