@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..agent.approvals import Approved, DecidedBy, Denied
 from ..agent.events import (
@@ -20,8 +20,10 @@ from ..agent.events import (
 )
 from ..agent.result import AgentResult
 from ..models.base import Usage
-from ..recording import RecordedTurn, read_turns
 from ..tools.core import ToolCall, ToolResult
+
+if TYPE_CHECKING:
+    from ..recording import RecordedTurn
 
 __all__ = ["CASSETTE_PROVIDER", "cassette_spans"]
 
@@ -67,6 +69,7 @@ def cassette_spans(path: str | os.PathLike[str], tracer_provider: Any) -> int:
         CassetteError: The file cannot be read or is not a cassette; the message names the line.
     """
     from ..agent.tracing.spans import RunSpans
+    from ..recording import read_turns  # the cassette's reader, only when one is read
 
     turns = read_turns(path)
     runs: list[list[RecordedTurn]] = []
