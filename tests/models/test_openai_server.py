@@ -18,16 +18,10 @@ at once notices and works around (issue 36).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import dataclasses
 import importlib.util
 import re
-import socket
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Annotated
 
 import httpx
@@ -37,7 +31,8 @@ import meowgent_nb.models
 from meowgent_nb import Agent, EvalCase, ToolCall, evaluate, tool
 from meowgent_nb.events import ModelRetry
 from meowgent_nb.models import ModelChunk, ModelRequest, OpenAIModel, Usage
-from meowgent_nb.models.gguf import gguf_path, missing_packages
+from meowgent_nb.models.gguf import missing_packages
+from tests.support.llama_server import NAME, free_port, llama_server
 from tests.support.model_streams import collect_stream
 
 HAVE_SERVER = all(
@@ -46,7 +41,6 @@ HAVE_SERVER = all(
 )
 HAVE_OPENAI = importlib.util.find_spec("openai") is not None
 KEY = "sk-local-test-key"
-NAME = "qwen2.5-coder-0.5b"
 
 pytestmark = [
     pytest.mark.real_model,
@@ -63,63 +57,12 @@ def get_weather(city: Annotated[str, "The city, e.g. Paris"]) -> str:
     return f"Sunny in {city}"
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """The base URL of a llama-cpp-python server on the embedded GGUF (its defaults), stopped after the module."""
-    with llama_server(tmp_path_factory) as base_url:
+    log = tmp_path_factory.mktemp("openai-server") / "server.log"
+    with llama_server(key=KEY, log=log) as base_url:
         yield base_url
-
-
-@contextlib.contextmanager
-def llama_server(tmp_path_factory: pytest.TempPathFactory, *settings: str) -> Iterator[str]:
-    """A llama-cpp-python server on the embedded GGUF (the API key `KEY`, one thread, these
-    ``settings`` besides), its base URL while it runs; stopped after."""
-    port = free_port()
-    log_path = tmp_path_factory.mktemp("openai-server") / "server.log"
-    command = [
-        sys.executable, "-m", "meowgent_nb.models.llama_cpu",
-        "--model", str(gguf_path()), "--model_alias", NAME,
-        "--host", "127.0.0.1", "--port", str(port),
-        "--n_ctx", "2048", "--n_threads", "1", "--api_key", KEY, *settings,
-    ]  # fmt: skip
-    with log_path.open("wb") as log:
-        process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
-    base_url = f"http://127.0.0.1:{port}/v1"
-    try:
-        wait_until_it_answers(process, base_url, log_path)
-        yield base_url
-    finally:
-        process.terminate()
-        try:
-            process.wait(15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(15)
-
-
-def wait_until_it_answers(process: subprocess.Popen, base_url: str, log_path: Path) -> None:
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            pytest.fail(f"the server exited with {process.returncode}:\n{log_path.read_text()[-2000:]}")
-        try:
-            if (
-                httpx.get(
-                    f"{base_url}/models", headers={"Authorization": f"Bearer {KEY}"}, timeout=1
-                ).status_code
-                == 200
-            ):
-                return
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.2)
-    pytest.fail(f"the server did not answer /v1/models within 120 s:\n{log_path.read_text()[-2000:]}")
 
 
 @pytest.fixture(autouse=True)
