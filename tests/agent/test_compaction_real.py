@@ -108,8 +108,9 @@ def test_summarize_on_the_embedded_model_sends_its_bounded_summary_in_place_of_w
     from meowgent_nb.events import ContextCompacted
     from meowgent_nb.models import LlamaCppModel
 
+    # 20 tokens: a call takes 17; the answers' length is not tested, the summary has its own budget.
     agent = Agent(
-        LlamaCppModel(n_ctx=512, max_tokens=32, temperature=0), tools=[read_chapter], context="summarize"
+        LlamaCppModel(n_ctx=512, max_tokens=20, temperature=0), tools=[read_chapter], context="summarize"
     )
     seen = []
 
