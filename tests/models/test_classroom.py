@@ -16,16 +16,9 @@ import importlib.util
 
 import pytest
 
-from benchmarks.classroom import (
-    Answer,
-    ask_at_once,
-    free_port,
-    llama_server,
-    question,
-    start_kernels,
-    stop_kernels,
-)
+from benchmarks.classroom import KEY, Answer, ask_at_once, question, start_kernels, stop_kernels
 from meowgent_nb.models.gguf import missing_packages
+from tests.support.llama_server import free_port, llama_server
 
 HAVE_SERVER = all(
     importlib.util.find_spec(name) is not None
@@ -61,7 +54,7 @@ def kernels(port, tmp_path_factory):
 def server(request, port, tmp_path_factory):
     """The server, started the way the test's parameter names, for the tests of that way."""
     log = tmp_path_factory.mktemp("classroom-server") / "server.log"
-    with llama_server(port, *request.param, threads=1, log=log) as base_url:
+    with llama_server(*request.param, key=KEY, port=port, log=log) as base_url:
         yield base_url
 
 

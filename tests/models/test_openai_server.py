@@ -22,22 +22,18 @@ import contextlib
 import dataclasses
 import importlib.util
 import re
-import socket
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Annotated
 
 import httpx
 import pytest
 
 import meowgent_nb.models
-from meowgent_nb import Agent, EvalCase, ToolCall, evaluate, tool
-from meowgent_nb.events import ModelRetry
+from meowgent_nb import Agent, EvalCase, evaluate, tool
+from meowgent_nb.events import ModelRetry, ToolCallEvent, ToolResultEvent, TurnEnd
 from meowgent_nb.models import ModelChunk, ModelRequest, OpenAIModel, Usage
-from meowgent_nb.models.gguf import gguf_path, missing_packages
+from meowgent_nb.models.gguf import missing_packages
+from tests.support.llama_server import NAME, free_port, llama_server
 from tests.support.model_streams import collect_stream
 
 HAVE_SERVER = all(
@@ -46,7 +42,6 @@ HAVE_SERVER = all(
 )
 HAVE_OPENAI = importlib.util.find_spec("openai") is not None
 KEY = "sk-local-test-key"
-NAME = "qwen2.5-coder-0.5b"
 
 pytestmark = [
     pytest.mark.real_model,
@@ -63,63 +58,12 @@ def get_weather(city: Annotated[str, "The city, e.g. Paris"]) -> str:
     return f"Sunny in {city}"
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """The base URL of a llama-cpp-python server on the embedded GGUF (its defaults), stopped after the module."""
-    with llama_server(tmp_path_factory) as base_url:
+    log = tmp_path_factory.mktemp("openai-server") / "server.log"
+    with llama_server(key=KEY, log=log) as base_url:
         yield base_url
-
-
-@contextlib.contextmanager
-def llama_server(tmp_path_factory: pytest.TempPathFactory, *settings: str) -> Iterator[str]:
-    """A llama-cpp-python server on the embedded GGUF (the API key `KEY`, one thread, these
-    ``settings`` besides), its base URL while it runs; stopped after."""
-    port = free_port()
-    log_path = tmp_path_factory.mktemp("openai-server") / "server.log"
-    command = [
-        sys.executable, "-m", "meowgent_nb.models.llama_cpu",
-        "--model", str(gguf_path()), "--model_alias", NAME,
-        "--host", "127.0.0.1", "--port", str(port),
-        "--n_ctx", "2048", "--n_threads", "1", "--api_key", KEY, *settings,
-    ]  # fmt: skip
-    with log_path.open("wb") as log:
-        process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
-    base_url = f"http://127.0.0.1:{port}/v1"
-    try:
-        wait_until_it_answers(process, base_url, log_path)
-        yield base_url
-    finally:
-        process.terminate()
-        try:
-            process.wait(15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(15)
-
-
-def wait_until_it_answers(process: subprocess.Popen, base_url: str, log_path: Path) -> None:
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            pytest.fail(f"the server exited with {process.returncode}:\n{log_path.read_text()[-2000:]}")
-        try:
-            if (
-                httpx.get(
-                    f"{base_url}/models", headers={"Authorization": f"Bearer {KEY}"}, timeout=1
-                ).status_code
-                == 200
-            ):
-                return
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.2)
-    pytest.fail(f"the server did not answer /v1/models within 120 s:\n{log_path.read_text()[-2000:]}")
 
 
 @pytest.fixture(autouse=True)
@@ -176,20 +120,37 @@ def test_a_tool_using_conversation_through_the_xml_protocol(server):
 
 
 def test_a_tool_using_conversation_through_the_native_protocol(server):
-    # The server returns the model's call as text; the request's call parser reads it.
+    # The server returns the model's call as text; the request's call parser reads it into a
+    # ToolCall. The second turn sends the result back as a native tool message, which the server
+    # takes; there this model calls again, and its third turn (the loop's "Not run again", tested
+    # without a server) is not asked for.
     agent = Agent(model=model(server), tools=[get_weather], protocol="native")
-    result = agent.run("What is the weather in Paris?")
-    first = result.tool_results[0]
+
+    async def two_turns() -> list:
+        events = []
+        async with contextlib.aclosing(agent.stream("What is the weather in Paris?")) as stream:
+            async for event in stream:
+                events.append(event)
+                if isinstance(event, TurnEnd) and event.turn == 2:
+                    return events
+        return events
+
+    events = asyncio.run(two_turns())
+    calls = [(e.turn, e.call.name, e.call.arguments) for e in events if isinstance(e, ToolCallEvent)]
+    assert calls[0] == (1, "get_weather", {"city": "Paris"})
+    first = next(e.result for e in events if isinstance(e, ToolResultEvent))
     assert (first.call.name, first.call.arguments, first.output) == (
         "get_weather",
         {"city": "Paris"},
         "Sunny in Paris",
     )
-    assert result.messages[1] == {
+    assert agent.messages[1] == {
         "role": "assistant",
         "content": "",
         "tool_calls": [{"function": {"name": "get_weather", "arguments": {"city": "Paris"}}}],
     }
+    assert agent.messages[2]["role"] == "tool"
+    assert [(e.turn, e.finish_reason) for e in events if isinstance(e, TurnEnd)] == [(1, "stop"), (2, "stop")]
 
 
 def test_an_answer_constrained_to_a_json_schema(server):
@@ -289,39 +250,20 @@ def test_two_students_asking_at_once_are_both_answered(server):
     }
 
 
-def test_a_call_the_model_writes_as_text_comes_back_as_a_tool_call(server):
-    from meowgent_nb.protocols.native import NativeCallParser
-
-    request = ask("What is the weather in Paris?", tools=[get_weather], call_parser=NativeCallParser)
-    chunks, error = collect(model(server), request)
-    assert error is None
-    assert [c.tool_calls for c in chunks if c.tool_calls] == [(ToolCall("get_weather", {"city": "Paris"}),)]
-
-
 def test_an_eval_runs_its_cases_four_at_a_time_with_the_same_rows_as_one_at_a_time(server):
     # Sent at once, the server cuts each answer it streams while another waits; the eval reruns
-    # those cases one at a time (before issue 36, the first cut stream ended the eval).
+    # those cases one at a time (before issue 36, the first cut stream ended the eval). ONE_AT_A_TIME
+    # is what the same eval gives with concurrency=1 on this server (every answer whole, no note).
     cases = [
         EvalCase("Call get_weather for Paris.", "get_weather", {"city": "Paris"}),
         EvalCase("Call get_weather for Oslo.", "get_weather", {"city": "Oslo"}),
         EvalCase("Call get_weather for Rome.", "get_weather", {"city": "Rome"}),
         EvalCase("Say hello.", None),
     ]
-    reports = [evaluate(cases, tools=[get_weather], model=model(server), concurrency=n) for n in (1, 4)]
-    rows = [[(r.prompt, r.chosen, r.arguments, r.passed) for r in report.rows] for report in reports]
-    assert (
-        rows[0]
-        == rows[1]
-        == [
-            ("Call get_weather for Paris.", "get_weather", {"city": "Paris"}, True),
-            ("Call get_weather for Oslo.", "get_weather", {"city": "Oslo"}, True),
-            ("Call get_weather for Rome.", "get_weather", {"city": "Rome"}, True),
-            ("Say hello.", "say_hello", {"message": "Hello, world!"}, False),  # a made-up tool, both times
-        ]
-    )
-    assert [report.concurrency for report in reports] == [1, 4]
-    assert reports[0].notes == []
-    (note,) = reports[1].notes  # at least the first answer was cut, while the other three waited
+    report = evaluate(cases, tools=[get_weather], model=model(server), concurrency=4)
+    assert [(r.prompt, r.chosen, r.arguments, r.passed) for r in report.rows] == ONE_AT_A_TIME
+    assert report.concurrency == 4
+    (note,) = report.notes  # at least the first answer was cut, while the other three waited
     found = re.fullmatch(
         r"The server cut (\d) answers? short while cases ran up to 4 at a time \(a stream ended with no"
         r" finish_reason\), so (\d) cases? ran one at a time after the others; llama-cpp-python's server"
@@ -330,6 +272,14 @@ def test_an_eval_runs_its_cases_four_at_a_time_with_the_same_rows_as_one_at_a_ti
     )
     assert found is not None, note
     assert 1 <= int(found[1]) == int(found[2]) <= 3  # all four started at once: only cut ones reran
+
+
+ONE_AT_A_TIME = [
+    ("Call get_weather for Paris.", "get_weather", {"city": "Paris"}, True),
+    ("Call get_weather for Oslo.", "get_weather", {"city": "Oslo"}, True),
+    ("Call get_weather for Rome.", "get_weather", {"city": "Rome"}, True),
+    ("Say hello.", "say_hello", {"message": "Hello, world!"}, False),  # a made-up tool
+]
 
 
 def test_this_server_does_not_say_its_model_sees_so_a_tools_image_stays_text(server):

@@ -98,7 +98,7 @@ def test_an_answer_through_the_shared_process_is_the_one_the_kernel_s_own_model_
 
 
 @real_model
-def test_native_calls_are_read_in_the_kernel_and_match_the_kernel_s_own_model(shared, in_kernel):
+def test_native_calls_are_read_in_the_kernel_and_match_the_kernel_s_own_model(shared):
     @tool
     def get_weather(city: str) -> str:
         """Get the current weather in a city.
@@ -113,8 +113,9 @@ def test_native_calls_are_read_in_the_kernel_and_match_the_kernel_s_own_model(sh
         tools=[get_weather],
         call_parser=partial(NativeCallParser, ("get_weather",)),
     )
+    # The kernel's own model gives exactly these chunks for this request (the same model settings):
+    # tests/models/test_llamacpp_model.py::test_native_tools_come_back_as_tool_calls.
     through = collect(shared, request)
-    assert answer(through) == answer(collect(in_kernel, request))
     assert answer(through) == [("", (ToolCall("get_weather", {"city": "Paris"}),), None), ("", (), "stop")]
 
 

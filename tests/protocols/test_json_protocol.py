@@ -282,10 +282,10 @@ def test_the_local_model_writes_only_what_the_schema_allows(local):
 
 
 @real_model
-@pytest.mark.parametrize(
-    "prompt", ["What is 17 + 25?", "What is the weather in Paris, in celsius?", "Say hello in French."]
-)
-def test_every_local_json_turn_parses(local, prompt, capsys):
+def test_every_local_json_turn_parses(local, capsys):
+    # One prompt: at temperature 0 this model answered "What is the weather in Paris, in celsius?"
+    # and "Say hello in French." in one turn without a call too, the same path as this one.
+    prompt = "What is 17 + 25?"
     agent = Agent(local, tools=[add, get_weather], protocol="json", max_turns=3)
     result = agent.run(prompt)
     kinds = [(r.call.name, r.call.arguments, r.kind) for r in result.tool_results]

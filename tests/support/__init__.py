@@ -9,6 +9,8 @@
   tests.support.doc_blocks`` writes docs/getting-started.ipynb from its page.
 - `model_streams`, `ollama_wire`, `openai_sse`: what the backend tests read and serve (a whole
   stream, Ollama's NDJSON wire, random Chat Completions event streams).
+- `llama_server`: a llama-cpp-python server on the embedded GGUF (the OpenAI-server tests, the
+  classroom test and benchmark).
 - `conformance_suite`: the official MCP conformance suite, installed and run from a test.
 - `embedded_parts`, `grammar_check`: a stand-in for the bigger embedded model's part packages;
   which texts a llama.cpp grammar accepts.
