@@ -307,9 +307,10 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         prog="python -m meowgent_nb",
         description="meowgent_nb: tool-using agents on local models, inside Jupyter notebooks.",
         epilog="examples:\n"
-        "  python -m meowgent_nb demo              the real-model course notebook, answered live\n"
-        "  python -m meowgent_nb course my_course  the course in my_course/, to open in JupyterLab\n"
-        "  python -m meowgent_nb course --help     a command's own options",
+        "  python -m meowgent_nb demo                     the real-model course notebook, answered live\n"
+        "  python -m meowgent_nb course my_course         the course in my_course/, to open in JupyterLab\n"
+        "  python -m meowgent_nb trace run.cassette.json  a recorded run's spans, as a tree\n"
+        "  python -m meowgent_nb course --help            a command's own options",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"meowgent_nb {__version__}")

@@ -140,9 +140,10 @@ def test_help_lists_the_commands_and_each_has_its_own():
         "    trace              a cassette's runs as OpenTelemetry spans: a tree, to a trace viewer, to a\n"
         "                       file\n\n"
         "examples:\n"
-        "  python -m meowgent_nb demo              the real-model course notebook, answered live\n"
-        "  python -m meowgent_nb course my_course  the course in my_course/, to open in JupyterLab\n"
-        "  python -m meowgent_nb course --help     a command's own options\n"
+        "  python -m meowgent_nb demo                     the real-model course notebook, answered live\n"
+        "  python -m meowgent_nb course my_course         the course in my_course/, to open in JupyterLab\n"
+        "  python -m meowgent_nb trace run.cassette.json  a recorded run's spans, as a tree\n"
+        "  python -m meowgent_nb course --help            a command's own options\n"
     ), done.stdout
     course = command("course", "--help", cwd=ROOT)
     assert course.stdout.startswith("usage: python -m meowgent_nb course [-h] [--overwrite] [folder]\n")
