@@ -137,7 +137,7 @@ def test_agent_line_commands(ip):
         ip.run_line_magic("agent", "hello")
     assert str(caught.value) == (
         "%agent: unknown command 'hello'; use one of: reset, history, context, models, config, traceback,"
-        " allow, deny, rules, trust, decisions, policy. To talk to the model, use the %%agent cell magic."
+        " allow, deny, rules, trust, decisions, policy, trace. To talk to the model, use the %%agent cell magic."
     )
 
 
