@@ -50,11 +50,7 @@ def traced(tmp_path_factory) -> Any:
     executable = require_phoenix()
     phoenix = Phoenix(executable, tmp_path_factory.mktemp("phoenix"))
     phoenix.start()  # it migrates its database meanwhile the kernel starts
-    env = {
-        key: value
-        for key, value in os.environ.items()
-        if not key.startswith("OTEL_") and key != "MEOWGENT_APPROVE"
-    }
+    env = {key: value for key, value in os.environ.items() if not key.startswith("OTEL_")}
     env["OTEL_EXPORTER_OTLP_ENDPOINT"] = phoenix.url
     env["OTEL_RESOURCE_ATTRIBUTES"] = f"openinference.project.name={PROJECT}"  # Phoenix's project
     kernel = None
@@ -153,9 +149,8 @@ def test_phoenix_returns_the_notebooks_run_with_its_approvals(traced):
             "error.type": "denied",
         },
     ]
-    assert (
-        0 < calls[0]["attributes"]["meowgent.tool.run_seconds"] < 5
-    )  # the allowed call ran; the denied did not
+    # The allowed call ran; the denied one did not.
+    assert 0 < calls[0]["attributes"]["meowgent.tool.run_seconds"] < 5
     assert "meowgent.tool.run_seconds" not in calls[1]["attributes"]
 
 
@@ -171,9 +166,8 @@ def test_the_trace_in_phoenixs_ui(traced, tmp_path):
     try:
         context = browser.new_context(viewport={"width": 1280, "height": 1120}, color_scheme="light")
         page = context.new_page()
-        page.add_init_script(
-            "localStorage.setItem('arize-phoenix-theme', 'light')"
-        )  # Phoenix's own default is dark
+        # Phoenix's own default is dark; its preferences page keeps a person's choice here.
+        page.add_init_script("localStorage.setItem('arize-phoenix-theme', 'light')")
         page.goto(address)
         tree = page.get_by_text("execute_tool delete_file")
         tree.nth(1).click()  # the second call, the denied one
