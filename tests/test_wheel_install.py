@@ -4,7 +4,7 @@ with its ``course`` extra in a fresh virtual environment, used from a folder out
 One environment for the module (``installed``): its making is timed and printed. Each test runs
 the commands a person types there, with none of the clone on the path: the version, the demo (the
 course installed with the package, replayed, then live on the embedded model installed with it),
-a person's own notebook with an ``%%agent`` cell run in a kernel and under ``pytest --nbval``, and
+a person's own notebook with an ``%%agent`` cell run in a kernel by ``pytest --nbval``, and
 the course copied out by ``python -m meowgent_nb course`` checked by nbval from its cassettes.
 """
 
@@ -185,23 +185,31 @@ def mine(outside) -> Path:
 
 @pytest.mark.real_model
 @pytest.mark.skipif(_local_model_missing() is not None, reason="the local model is not installed")
-def test_a_persons_notebook_answers_in_a_kernel(installed, mine):
-    script = (
-        "import json; from meowgent_nb.testing import run_notebook; run = run_notebook('mine.ipynb');"
-        " print(json.dumps({'calls': run.calls, 'outputs': [r.output for r in run.results]}))"
+def test_a_persons_notebook_answers_in_a_kernel_and_passes_nbval_on_its_expected_call(installed, mine):
+    """nbval runs the notebook in a kernel of the environment: the agent cell is checked on its call
+    (the plugin's --expect), the next cell on the tool's result, and the report says what was called."""
+    checked = installed.run(
+        "pytest",
+        "--nbval",
+        "-p",
+        "no:cacheprovider",
+        "--meowgent-report",
+        "report.json",
+        "mine.ipynb",
+        cwd=mine.parent,
     )
-    ran = installed.run("python", "-c", script, cwd=mine.parent)
-    assert ran.returncode == 0, ran.stderr
-    assert json.loads(ran.stdout) == {"calls": [["add", {"a": 1234, "b": 4321}]], "outputs": ["5555"]}
-    assert "[IPKernelApp] WARNING" not in ran.stderr, ran.stderr
-
-
-@pytest.mark.real_model
-@pytest.mark.skipif(_local_model_missing() is not None, reason="the local model is not installed")
-def test_a_persons_notebook_passes_nbval_on_its_expected_call(installed, mine):
-    checked = installed.run("pytest", "--nbval", "-p", "no:cacheprovider", "mine.ipynb", cwd=mine.parent)
     assert checked.returncode == 0, checked.stdout + checked.stderr
     assert re.search(r"^4 passed in ", checked.stdout.splitlines()[-1].strip("= ")), checked.stdout
+    assert json.loads((mine.parent / "report.json").read_text()) == [
+        {
+            "notebook": "mine.ipynb",
+            "cell": "Cell 2",
+            "expected": "add(a=1234, b=4321)",
+            "actual": ["add(a=1234, b=4321) -> ok"],
+            "ended": "answered",
+            "outcome": "passed",
+        }
+    ]
 
 
 # The course's notebooks whose needs only the installed package meets: the real-model notebook
