@@ -62,6 +62,39 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> objec
 _WAITED = pytest.StashKey[float]()
 
 
+_DIST_FOLDER = pytest.StashKey[Path]()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """The run's first process (pytest-xdist's controller, or the only one) makes the folder the
+    wheel's background build goes to (tests/support/dist.py); its workers inherit the variable."""
+    from tests.support.dist import DIST_DIR
+
+    if os.environ.get(DIST_DIR) is None:
+        os.environ[DIST_DIR] = tempfile.mkdtemp(prefix="meowgent-dist-")
+        config.stash[_DIST_FOLDER] = Path(os.environ[DIST_DIR])
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Once collected: the sdist, wheels and the wheel's environment start building in the
+    background if the run holds their tests (one process of the run starts them)."""
+    from tests.support.dist import DIST_TESTS, WHEEL_TESTS, run_folder, start_preparing
+
+    folder = run_folder()
+    files = {item.nodeid.split("::")[0] for item in session.items}
+    if folder is not None and files & set(DIST_TESTS):
+        start_preparing(folder, venv=WHEEL_TESTS in files)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    folder = config.stash.get(_DIST_FOLDER, None)
+    if folder is not None:
+        from tests.support.dist import DIST_DIR, stop_preparing
+
+        stop_preparing(folder)
+        os.environ.pop(DIST_DIR, None)
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """On a pytest-xdist worker, list the files that hold real-model tests for the scheduler."""
     run = os.environ.get("PYTEST_XDIST_TESTRUNUID")

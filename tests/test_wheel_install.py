@@ -14,8 +14,6 @@ import json
 import os
 import re
 import subprocess
-import sys
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,7 +21,7 @@ import nbformat
 import pytest
 
 from meowgent_nb.course import course_files
-from tests.support.dist import built_dist  # noqa: F401 - the session's sdist and wheel
+from tests.support.dist import built_dist, make_venv, prepared, run_folder  # noqa: F401 - built_dist: the session's sdist and wheel
 from tests.test_demo import FIRST_CELL, FOOTER, LIVE_LINE, NOTE
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -70,19 +68,15 @@ class Installed:
 
 @pytest.fixture(scope="module")
 def installed(built_dist, tmp_path_factory) -> Installed:
-    venv = tmp_path_factory.mktemp("wheel") / "venv"
-    started = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120)
-    done = subprocess.run(
-        [str(venv / "bin" / "pip"), "install", "--quiet", "--no-compile", f"{built_dist.wheel}[course]"],
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert done.returncode == 0, done.stderr
-    print(f"\nfresh venv with {built_dist.wheel.name}[course]: {time.perf_counter() - started:.1f} s")
-    version = built_dist.wheel.name.split("-")[1]
-    return Installed(venv, version)
+    folder = run_folder()
+    if folder is not None and (folder / "started").exists():  # made in the background (dist.py)
+        record = prepared(folder, "venv")
+        venv, seconds = Path(record["venv"]), record["seconds"]
+    else:
+        venv = tmp_path_factory.mktemp("wheel") / "venv"
+        seconds = make_venv(built_dist.wheel, venv)
+    print(f"\nfresh venv with {built_dist.wheel.name}[course]: {seconds:.1f} s")
+    return Installed(venv, built_dist.wheel.name.split("-")[1])
 
 
 @pytest.fixture
