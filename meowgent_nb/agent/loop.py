@@ -354,10 +354,10 @@ class Agent:
         first; a notebook cell calls it earlier, to show the choice in its model line.
 
         Returns:
-            What the model said, or None: the protocol was chosen (not ``"auto"``), or the model
-            says nothing.
+            What the model said, or None: the protocol was chosen (not ``"auto"``), no tools are
+            offered, or the model says nothing.
         """
-        if not self._follows_model:
+        if not self._follows_model or not self._offered():  # no tools: no protocol to choose
             return None
         ask = getattr(self.model, "tool_support", None)
         if self.tool_support is None and callable(ask):

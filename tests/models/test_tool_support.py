@@ -13,7 +13,7 @@ import json
 import pytest
 
 import meowgent_nb.models
-from meowgent_nb import Agent
+from meowgent_nb import Agent, tool
 from meowgent_nb.models import OllamaModel, ToolSupport
 from meowgent_nb.models.wire_values import template_opens_thinking
 from tests.support.ollama_wire import FINAL, ndjson, part, real_show
@@ -62,16 +62,15 @@ def test_a_model_whose_template_has_tools_gets_native_and_one_without_xml(
     assert shows == [{"model": name}]  # asked once per model
 
 
+@tool
+def add(a: int, b: int) -> int:
+    """Add two numbers."""
+    return a + b
+
+
 def test_an_agent_left_to_choose_sends_qwen3_its_tools_natively_and_gemma3_them_as_xml(
     httpserver, allow_requests
 ):
-    from meowgent_nb import tool
-
-    @tool
-    def add(a: int, b: int) -> int:
-        """Add two numbers."""
-        return a + b
-
     host = httpserver.url_for("/").rstrip("/")
     sent = {}
     for family, name in (("qwen3", "qwen3:0.6b"), ("gemma3", "gemma3:4b")):
@@ -86,8 +85,16 @@ def test_an_agent_left_to_choose_sends_qwen3_its_tools_natively_and_gemma3_them_
 
 def test_a_chosen_protocol_wins_and_the_server_is_not_asked(httpserver, allow_requests):
     serve(httpserver, real_show("gemma3"))
-    agent = Agent(OllamaModel("qwen3:0.6b", host=httpserver.url_for("/").rstrip("/")), protocol="native")
+    model = OllamaModel("qwen3:0.6b", host=httpserver.url_for("/").rstrip("/"))
+    agent = Agent(model, tools=[add], protocol="native")
     assert (agent.run("Hi").text, agent.protocol, agent.tool_support) == ("Hello.", "native", None)
+    assert [request.path for request, _ in httpserver.log] == ["/api/chat"]
+
+
+def test_an_agent_with_no_tools_to_offer_asks_nothing(httpserver, allow_requests):
+    serve(httpserver, real_show("qwen3"))
+    agent = Agent(OllamaModel("qwen3:0.6b", host=httpserver.url_for("/").rstrip("/")))
+    assert (agent.run("Hi").text, agent.protocol, agent.tool_support) == ("Hello.", "xml", None)
     assert [request.path for request, _ in httpserver.log] == ["/api/chat"]
 
 
@@ -135,7 +142,7 @@ def test_a_thinking_model_whose_template_opens_thinking_has_its_answer_read_as_t
 ):
     shown = {**real_show("gemma3"), "capabilities": ["completion", "thinking"], "template": THINKING_2507}
     serve(httpserver, shown, answer="The user says hi.\n</think>\n\nHello.")
-    agent = Agent(OllamaModel("thinker", host=httpserver.url_for("/").rstrip("/")))
+    agent = Agent(OllamaModel("thinker", host=httpserver.url_for("/").rstrip("/")), tools=[add])
     result = agent.run("Hi")
     assert agent.tool_support == ToolSupport("xml", NO_TOOLS, thinking_first=True)
     assert (result.text, agent.messages[-1].get("thinking")) == ("Hello.", "The user says hi.")
