@@ -16,7 +16,7 @@ import json
 import uuid
 import warnings
 from collections import deque
-from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterable, Sequence
 from typing import Any, ParamSpec, TypeVar
 
 from .._async import keep_awake, run_to_completion
@@ -359,7 +359,7 @@ class Agent:
         """
         if not self._follows_model or not self._offered():  # no tools: no protocol to choose
             return None
-        ask = getattr(self.model, "tool_support", None)
+        ask: Callable[[], Awaitable[ToolSupport | None]] | None = getattr(self.model, "tool_support", None)
         if self.tool_support is None and callable(ask):
             support = await ask()
             if support is None:  # a replay of answers recorded before models were asked

@@ -18,7 +18,7 @@ import dataclasses
 import os
 import random
 import warnings
-from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable, Iterator, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, cast
 
@@ -208,7 +208,7 @@ class _CassetteModel:
             return None  # recorded before models were asked: replayed as recorded
         if not hasattr(self._inner, "stream"):  # a function that makes the model: call it once
             self._inner = self._inner()  # type: ignore[misc]
-        ask = getattr(self._inner, "tool_support", None)
+        ask: Callable[[], Awaitable[ToolSupport | None]] | None = getattr(self._inner, "tool_support", None)
         support = await ask() if callable(ask) else None
         if support is not None:
             self.cassette.add_support(self._key_name, support)
