@@ -86,6 +86,9 @@ class OllamaModel:
             the answer), not the whole answer.
         images: Whether the model is given the images in tool results (a vision model). None: ask
             the server once, the first time a result has one (`accepts_images`).
+        shown: The server's ``/api/show`` answer for the model, where it was already asked
+            (`resolve_model` asks it for a name): `accepts_images` and `tool_support` read it
+            instead of asking again. None: they ask, once.
 
     The arguments are kept as attributes of the same names, ``host`` as resolved.
     """
@@ -101,6 +104,7 @@ class OllamaModel:
         think: bool | None = None,
         timeout: float = 300.0,
         images: bool | None = None,
+        shown: Mapping[str, Any] | None = None,
     ):
         self.name = name
         self.images = images
@@ -111,6 +115,11 @@ class OllamaModel:
         self.timeout = timeout
         self._client: ollama.AsyncClient | None = None
         self._shown: ollama.ShowResponse | None = None  # /api/show, asked once
+        if shown is not None:
+            try:
+                self._shown = ollama.ShowResponse.model_validate(dict(shown))
+            except pydantic.ValidationError:  # not an answer the client reads: asked again
+                pass
 
     def __repr__(self) -> str:
         return f"OllamaModel({self.name!r}, host={shown_address(self.host)!r})"

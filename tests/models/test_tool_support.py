@@ -146,3 +146,17 @@ def test_a_thinking_model_whose_template_opens_thinking_has_its_answer_read_as_t
     result = agent.run("Hi")
     assert agent.tool_support == ToolSupport("xml", NO_TOOLS, thinking_first=True)
     assert (result.text, agent.messages[-1].get("thinking")) == ("Hello.", "The user says hi.")
+
+
+def test_a_bare_name_is_looked_up_once_and_the_answer_says_its_protocol_too(
+    httpserver, allow_requests, monkeypatch
+):
+    from meowgent_nb.models.resolve import resolve_model
+
+    httpserver.expect_request("/api/version", method="GET").respond_with_json({"version": "0.12.6"})
+    bodies = serve(httpserver, real_show("qwen3"))
+    monkeypatch.setenv("OLLAMA_HOST", httpserver.url_for("/").rstrip("/"))
+    agent = Agent(resolve_model("qwen3:0.6b"), tools=[add])
+    assert (agent.run("Hi").text, agent.protocol) == ("Hello.", "native")
+    assert [t["function"]["name"] for t in bodies[0]["tools"]] == ["add"]
+    assert [request.path for request, _ in httpserver.log] == ["/api/version", "/api/show", "/api/chat"]
