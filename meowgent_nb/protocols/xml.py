@@ -1,4 +1,5 @@
-"""The ``xml`` protocol (the default): tools in the system prompt, calls in ``<tool_call>`` tags.
+"""The ``xml`` protocol: tools in the system prompt, calls in ``<tool_call>`` tags; any model reads it
+(``auto`` gives it to a model whose template has no tools, and to the embedded models).
 
 The model reads the rules (`prompt.TOOL_RULES`) and the compact XML tools block, writes each call
 as ``<tool_call>{"name": ..., "arguments": {...}}</tool_call>`` in its answer, and `ToolCallParser`
