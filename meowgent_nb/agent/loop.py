@@ -347,8 +347,8 @@ class Agent:
     async def choose_protocol(self) -> ToolSupport | None:
         """With ``protocol="auto"``: ask the model (once) which protocol suits its template, and use it.
 
-        A model with a ``tool_support()`` (`OllamaModel`, `OpenAIModel`, a cassette that recorded
-        one) answers a `ToolSupport`; others (the embedded and scripted models) keep ``xml``.
+        A model with a ``tool_support()`` (`OllamaModel`, a cassette that recorded one) answers a
+        `ToolSupport`; others (the embedded and scripted models, OpenAI-compatible servers) keep ``xml``.
         Where the template opens a think block and the agent leaves thinking to the model
         (``think=None``), the answer is read as thinking up to ``</think>``. Each run calls it
         first; a notebook cell calls it earlier, to show the choice in its model line.

@@ -246,7 +246,7 @@ class Model(Protocol):
     Nor is ``max_concurrency``, how many requests it answers at once (1: `LlamaCppModel`,
     `ScriptedModel`), which caps an eval's ``concurrency``.
     Nor is ``tool_support()``, a coroutine answering a `ToolSupport`: the protocol the agent uses
-    when none is chosen (`OllamaModel` and `OpenAIModel` ask their server; others get ``xml``).
+    when none is chosen (`OllamaModel` asks its server; others get ``xml``).
     """
 
     name: str
