@@ -20,7 +20,7 @@ from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, 
 from typing import Any, ParamSpec, TypeVar
 
 from .._async import keep_awake, run_to_completion
-from ..models.base import Model, ModelRequest, ToolSupport, describe_model
+from ..models.base import Model, ModelRequest, ToolsRefused, ToolSupport, describe_model
 from ..protocols.base import ToolProtocol
 from ..protocols.prompt import DEFAULT_SYSTEM, REQUIRED_NOTICE
 from ..protocols.registry import FOLLOW_MODEL, get_protocol
@@ -347,8 +347,9 @@ class Agent:
     async def choose_protocol(self) -> ToolSupport | None:
         """With ``protocol="auto"``: ask the model (once) which protocol suits its template, and use it.
 
-        A model with a ``tool_support()`` (`OllamaModel`, a cassette that recorded one) answers a
-        `ToolSupport`; others (the embedded and scripted models, OpenAI-compatible servers) keep ``xml``.
+        A model with a ``tool_support()`` (`OllamaModel`, `OpenAIModel`, a cassette that recorded
+        one) answers a `ToolSupport`; others (the embedded and scripted models) keep ``xml``. A
+        server that refuses the native tools (`ToolsRefused`) is asked the same turn with ``xml``.
         Where the template opens a think block and the agent leaves thinking to the model
         (``think=None``), the answer is read as thinking up to ``</think>``. Each run calls it
         first; a notebook cell calls it earlier, to show the choice in its model line.
@@ -465,10 +466,11 @@ class Agent:
         reminded = False
         # Identical successful calls count within one run only.
         calls = self._call_runner()
-        system = {"role": "system", "content": self._protocol.system_prompt(runnable, self.system)}
         names = name_index(tool.name for tool in runnable)  # what a written name may mean
-        block = ToolsBlock(self._protocol, runnable)
         for turn in range(1, self.settings.max_turns + 1):
+            # The same bytes every turn, unless a server refused native tools (`_falling_back`).
+            system = {"role": "system", "content": self._protocol.system_prompt(runnable, self.system)}
+            block = ToolsBlock(self._protocol, runnable)
             offered = runnable
             last = turn == self.settings.max_turns and bool(offered)
             compacted = self._fit(system, offered, start)
@@ -484,7 +486,7 @@ class Agent:
             answer = TurnAnswer(names=names)
             self._progress = (answer, turn)
             try:
-                read = functools.partial(self._read, request, offered, answer, turn)
+                read = functools.partial(self._read, request, offered, answer, turn, last)
                 async for event in asking(read, answer, turn, self.settings):
                     yield event
             except BaseException as exc:  # an error or an interrupt: keep what was said, then re-raise
@@ -572,11 +574,37 @@ class Agent:
         )
 
     def _read(
-        self, request: ModelRequest, offered: list[Tool], answer: TurnAnswer, turn: int
+        self, request: ModelRequest, offered: list[Tool], answer: TurnAnswer, turn: int, last: bool = False
     ) -> AsyncIterator[AgentEvent]:
         """One attempt at a turn's request, read into ``answer`` by a fresh parser."""
         parser = self._protocol.parser(offered)
-        return read_turn(self.model, request, parser, answer, turn, self._next_call_id)
+        events = read_turn(self.model, request, parser, answer, turn, self._next_call_id)
+        return self._falling_back(events, offered, answer, turn, last)
+
+    async def _falling_back(
+        self,
+        events: AsyncIterator[AgentEvent],
+        offered: list[Tool],
+        answer: TurnAnswer,
+        turn: int,
+        last: bool,
+    ) -> AsyncIterator[AgentEvent]:
+        """``events``; where the server refuses the native tools the model was given by ``auto``,
+        the same turn asked again with ``xml``, which the rest of the conversation keeps."""
+        try:
+            async for event in events:
+                yield event
+            return
+        except ToolsRefused as refused:
+            if not self._follows_model or answer.raw or answer.calls:
+                raise
+            self._protocol = get_protocol("xml")
+            self.tool_support = ToolSupport("xml", f"the server refuses tools: {refused.words}")
+        system = {"role": "system", "content": self._protocol.system_prompt(offered, self.system)}
+        parser = self._protocol.parser(offered)
+        request = self._request(system, offered, last)
+        async for event in read_turn(self.model, request, parser, answer, turn, self._next_call_id):
+            yield event
 
     def _next_call_id(self) -> str:
         self._call_count += 1

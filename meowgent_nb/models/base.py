@@ -21,6 +21,7 @@ __all__ = [
     "RetryCause",
     "StreamCut",
     "ToolSupport",
+    "ToolsRefused",
     "Usage",
     "describe_model",
 ]
@@ -246,7 +247,8 @@ class Model(Protocol):
     Nor is ``max_concurrency``, how many requests it answers at once (1: `LlamaCppModel`,
     `ScriptedModel`), which caps an eval's ``concurrency``.
     Nor is ``tool_support()``, a coroutine answering a `ToolSupport`: the protocol the agent uses
-    when none is chosen (`OllamaModel` asks its server; others get ``xml``).
+    when none is chosen (`OllamaModel` asks its server, `OpenAIModel` says ``native`` until its
+    server refuses tools; others get ``xml``).
     """
 
     name: str
@@ -258,6 +260,18 @@ class Model(Protocol):
             ModelError: The backend failed; the message says how to fix it.
         """
         ...
+
+
+class ToolsRefused(ModelError):
+    """The server refuses tools sent natively (``tools=``): the ``native`` protocol cannot be used.
+
+    An agent that follows the model (``protocol="auto"``) asks the same turn again with ``xml``.
+    """
+
+    def __init__(self, message: str, words: str):
+        super().__init__(message)
+        self.words = words
+        """What the server said, for the cell's model line."""
 
 
 @dataclass(frozen=True)

@@ -160,3 +160,78 @@ def test_a_bare_name_is_looked_up_once_and_the_answer_says_its_protocol_too(
     assert (agent.run("Hi").text, agent.protocol) == ("Hello.", "native")
     assert [t["function"]["name"] for t in bodies[0]["tools"]] == ["add"]
     assert [request.path for request, _ in httpserver.log] == ["/api/version", "/api/show", "/api/chat"]
+
+
+# --- OpenAI-compatible servers: native unless the server refuses tools -------------------------------
+
+VLLM_REFUSAL = {
+    "object": "error",
+    "message": '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set',
+    "type": "BadRequestError",
+    "param": None,
+    "code": 400,
+}
+"""vLLM's answer to a request with tools when it was started without a tool parser
+(vllm/entrypoints/openai/serving_chat.py)."""
+
+
+def serve_openai(httpserver, *refusals: dict) -> list[dict]:
+    """/v1/chat/completions: ``refusals`` first (HTTP 400), then "Hello." every time. Returns the bodies."""
+    from werkzeug.wrappers import Response
+
+    from tests.models.test_openai_wire import event, sse
+
+    bodies: list[dict] = []
+
+    def chat(request):
+        bodies.append(json.loads(request.data))
+        if len(bodies) <= len(refusals):
+            return Response(
+                json.dumps(refusals[len(bodies) - 1]), status=400, content_type="application/json"
+            )
+        answer = sse(event({"role": "assistant", "content": "Hello."}), event({}, finish_reason="stop"))
+        return Response(answer, content_type="text/event-stream")
+
+    httpserver.expect_request("/v1/chat/completions", method="POST").respond_with_handler(chat)
+    return bodies
+
+
+def test_an_openai_compatible_server_gets_native_tool_calls(httpserver, allow_requests):
+    from meowgent_nb.models import OpenAIModel
+
+    bodies = serve_openai(httpserver)
+    agent = Agent(OpenAIModel("m", base_url=httpserver.url_for("/v1")), tools=[add])
+    assert (agent.run("Hi").text, agent.protocol) == ("Hello.", "native")
+    assert agent.tool_support == ToolSupport("native", "an OpenAI-compatible server takes tools")
+    assert [tool["function"]["name"] for tool in bodies[0]["tools"]] == ["add"]
+
+
+def test_a_server_that_refuses_tools_is_asked_the_same_turn_with_xml_which_the_model_keeps(
+    httpserver, allow_requests
+):
+    from meowgent_nb.models import OpenAIModel
+
+    bodies = serve_openai(httpserver, VLLM_REFUSAL)
+    model = OpenAIModel("m", base_url=httpserver.url_for("/v1"))
+    agent = Agent(model, tools=[add])
+    assert (agent.run("Hi").text, agent.protocol) == ("Hello.", "xml")
+    said = "the server refuses tools: " + VLLM_REFUSAL["message"]
+    assert agent.tool_support == ToolSupport("xml", said)
+    assert ["tools" in body for body in bodies] == [True, False]
+    assert "<tools>" in bodies[1]["messages"][0]["content"]
+    assert [m["role"] for m in agent.messages] == ["user", "assistant"]  # the refused attempt left nothing
+    later = Agent(model, tools=[add])  # the model remembers: the next cell asks with xml at once
+    assert (later.run("Hi").text, later.tool_support) == ("Hello.", ToolSupport("xml", said))
+    assert len(bodies) == 3 and "tools" not in bodies[2]
+
+
+def test_a_chosen_native_protocol_is_not_replaced_when_the_server_refuses_tools(httpserver, allow_requests):
+    from meowgent_nb.models import ModelError, OpenAIModel
+
+    serve_openai(httpserver, VLLM_REFUSAL)
+    agent = Agent(OpenAIModel("m", base_url=httpserver.url_for("/v1")), tools=[add], protocol="native")
+    with pytest.raises(ModelError) as caught:
+        agent.run("Hi")
+    assert str(caught.value).endswith(
+        f"{VLLM_REFUSAL['message']} (use the `xml` tool protocol, which works with any model)"
+    )

@@ -118,3 +118,16 @@ def test_a_cassette_recorded_with_xml_before_models_were_asked_replays_as_xml(
         f"cassette replay of ollama:qwen3:0.6b ({cassette}), recording what is missing"
     )
     assert httpserver.log == []
+
+
+def test_a_server_that_refuses_tools_is_said_once_and_later_cells_say_xml(ip, httpserver, monkeypatch):
+    from tests.models.test_tool_support import VLLM_REFUSAL, serve_openai
+
+    serve_openai(httpserver, VLLM_REFUSAL)
+    monkeypatch.setenv("OPENAI_BASE_URL", httpserver.url_for("/v1"))
+    with capture_output() as out:
+        ip.run_cell_magic("agent", "-m openai:m", "Hi")
+    refused = "xml tool calls (the server refuses tools: " + VLLM_REFUSAL["message"] + ")"
+    assert out.stdout == f"Switched to {refused}.\n"
+    later = model_line(ip, "-m openai:m")
+    assert later.endswith(", " + refused.replace('"', "&quot;"))

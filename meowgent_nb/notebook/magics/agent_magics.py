@@ -310,6 +310,8 @@ class AgentMagics(SessionMagics):
                 images=[image for seen in prompt.seen for image in seen.view.images],
                 model_note=", ".join(notes) or None,
             )  # the agent keeps interrupts prompt
+            if support is not None and agent.tool_support != support:  # the server refused native tools
+                print(f"Switched to {agent.tool_support}.")
         session.last_result = result
         if args.out:
             self.shell.user_ns[args.out] = result
