@@ -16,14 +16,14 @@ import json
 import uuid
 import warnings
 from collections import deque
-from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterable, Sequence
 from typing import Any, ParamSpec, TypeVar
 
 from .._async import keep_awake, run_to_completion
-from ..models.base import Model, ModelRequest, describe_model
+from ..models.base import Model, ModelRequest, ToolsRefused, ToolSupport, describe_model
 from ..protocols.base import ToolProtocol
 from ..protocols.prompt import DEFAULT_SYSTEM, REQUIRED_NOTICE
-from ..protocols.registry import get_protocol
+from ..protocols.registry import FOLLOW_MODEL, get_protocol
 from ..tools.core import Tool, ToolResult
 from ..tools.media import McpImage
 from ..tools.output import MAX_DEPTH, MAX_ITEMS
@@ -170,7 +170,9 @@ class Agent:
         approver: Decides on calls that need approval; without one they are denied.
         rules: Rules on the calls' arguments (``"delete_file path=scratch/** -> allow"``), asked
             before the approver, besides those of a rules file in the working directory; or a `Rules`.
-        protocol: ``"xml"``, ``"native"``, ``"json"``, or a `ToolProtocol` (`protocols.registry`).
+        protocol: ``"auto"`` (the model's own: ``native`` where its template has tools, else
+            ``xml``; see `choose_protocol`), ``"xml"``, ``"native"``, ``"json"``, ``"list"``, or a
+            `ToolProtocol` (`protocols.registry`).
         max_turns: Model requests per run; the last one offers no tools.
         max_workers: Tool calls of one turn that run at the same time.
         tool_timeout: Seconds a call may take when its tool sets no timeout; None: no limit.
@@ -224,7 +226,7 @@ class Agent:
         *,
         tools: Iterable[Tool] = (),
         approver: Approver | None = None,
-        protocol: str | ToolProtocol = "xml",
+        protocol: str | ToolProtocol = FOLLOW_MODEL,
         max_turns: int = 8,
         max_workers: int = 8,
         tool_timeout: float | None = 30.0,
@@ -329,12 +331,45 @@ class Agent:
 
     @property
     def protocol(self) -> str:
-        """The tool protocol's name (``"xml"``, ``"native"``, ``"json"``); set a name or a protocol."""
+        """The tool protocol's name (``"xml"``, ``"native"``, ``"json"``); set a name or a protocol.
+
+        Set ``"auto"``, it is ``"xml"`` until `choose_protocol` (the first run) hears the model's."""
         return self._protocol.name
 
     @protocol.setter
     def protocol(self, protocol: str | ToolProtocol) -> None:
-        self._protocol = get_protocol(protocol)
+        follows = isinstance(protocol, str) and protocol == FOLLOW_MODEL
+        self._protocol = get_protocol("xml" if follows else protocol)
+        self._follows_model = follows
+        self.tool_support: ToolSupport | None = None
+        """What the model said of its template (`choose_protocol`); None: not asked, or it says nothing."""
+
+    async def choose_protocol(self) -> ToolSupport | None:
+        """With ``protocol="auto"``: ask the model (once) which protocol suits its template, and use it.
+
+        A model with a ``tool_support()`` (`OllamaModel`, `OpenAIModel`, a cassette that recorded
+        one) answers a `ToolSupport`; others (the embedded and scripted models) keep ``xml``. A
+        server that refuses the native tools (`ToolsRefused`) is asked the same turn with ``xml``.
+        Where the template opens a think block and the agent leaves thinking to the model
+        (``think=None``), the answer is read as thinking up to ``</think>``. Each run calls it
+        first; a notebook cell calls it earlier, to show the choice in its model line.
+
+        Returns:
+            What the model said, or None: the protocol was chosen (not ``"auto"``), no tools are
+            offered, or the model says nothing.
+        """
+        if not self._follows_model or not self._offered():  # no tools: no protocol to choose
+            return None
+        ask: Callable[[], Awaitable[ToolSupport | None]] | None = getattr(self.model, "tool_support", None)
+        if self.tool_support is None and callable(ask):
+            support = await ask()
+            if support is None:  # a replay of answers recorded before models were asked
+                return None
+            # A server that reads thinking itself (think set) sends none of it in the text.
+            opened = support.thinking_first and self.think is None
+            self._protocol = get_protocol(support.protocol, thinking_first=opened)
+            self.tool_support = support
+        return self.tool_support
 
     def reset(self) -> None:
         """Forget the conversation."""
@@ -419,6 +454,7 @@ class Agent:
             raise
 
     async def _stream(self, prompt: str, prompt_images: Sequence[McpImage]) -> AsyncIterator[AgentEvent]:
+        await self.choose_protocol()
         runnable = self._offered()
         yield RunStart(describe_model(self.model), len(runnable))
         start = len(self.messages)
@@ -430,10 +466,11 @@ class Agent:
         reminded = False
         # Identical successful calls count within one run only.
         calls = self._call_runner()
-        system = {"role": "system", "content": self._protocol.system_prompt(runnable, self.system)}
         names = name_index(tool.name for tool in runnable)  # what a written name may mean
-        block = ToolsBlock(self._protocol, runnable)
         for turn in range(1, self.settings.max_turns + 1):
+            # The same bytes every turn, unless a server refused native tools (`_falling_back`).
+            system = {"role": "system", "content": self._protocol.system_prompt(runnable, self.system)}
+            block = ToolsBlock(self._protocol, runnable)
             offered = runnable
             last = turn == self.settings.max_turns and bool(offered)
             compacted = self._fit(system, offered, start)
@@ -449,7 +486,7 @@ class Agent:
             answer = TurnAnswer(names=names)
             self._progress = (answer, turn)
             try:
-                read = functools.partial(self._read, request, offered, answer, turn)
+                read = functools.partial(self._read, request, offered, answer, turn, last)
                 async for event in asking(read, answer, turn, self.settings):
                     yield event
             except BaseException as exc:  # an error or an interrupt: keep what was said, then re-raise
@@ -537,11 +574,37 @@ class Agent:
         )
 
     def _read(
-        self, request: ModelRequest, offered: list[Tool], answer: TurnAnswer, turn: int
+        self, request: ModelRequest, offered: list[Tool], answer: TurnAnswer, turn: int, last: bool = False
     ) -> AsyncIterator[AgentEvent]:
         """One attempt at a turn's request, read into ``answer`` by a fresh parser."""
         parser = self._protocol.parser(offered)
-        return read_turn(self.model, request, parser, answer, turn, self._next_call_id)
+        events = read_turn(self.model, request, parser, answer, turn, self._next_call_id)
+        return self._falling_back(events, offered, answer, turn, last)
+
+    async def _falling_back(
+        self,
+        events: AsyncIterator[AgentEvent],
+        offered: list[Tool],
+        answer: TurnAnswer,
+        turn: int,
+        last: bool,
+    ) -> AsyncIterator[AgentEvent]:
+        """``events``; where the server refuses the native tools the model was given by ``auto``,
+        the same turn asked again with ``xml``, which the rest of the conversation keeps."""
+        try:
+            async for event in events:
+                yield event
+            return
+        except ToolsRefused as refused:
+            if not self._follows_model or answer.raw or answer.calls:
+                raise
+            self._protocol = get_protocol("xml")
+            self.tool_support = ToolSupport("xml", f"the server refuses tools: {refused.words}")
+        system = {"role": "system", "content": self._protocol.system_prompt(offered, self.system)}
+        parser = self._protocol.parser(offered)
+        request = self._request(system, offered, last)
+        async for event in read_turn(self.model, request, parser, answer, turn, self._next_call_id):
+            yield event
 
     def _next_call_id(self) -> str:
         self._call_count += 1

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .base import Model, ModelChunk, ModelError, ModelRequest, RetryCause, Usage
+from .base import Model, ModelChunk, ModelError, ModelRequest, RetryCause, ToolSupport, Usage
 from .scripted import FunctionModel, ScriptedModel
 
 if TYPE_CHECKING:  # imported on first use (`__getattr__`): their clients are heavy
@@ -32,6 +32,7 @@ __all__ = [  # noqa: RUF022 - grouped by comment, sorted within each group
     "ModelError",
     "ModelRequest",
     "RetryCause",
+    "ToolSupport",
     "Usage",
     # Backends
     "FunctionModel",

@@ -20,6 +20,8 @@ __all__ = [
     "ModelRequest",
     "RetryCause",
     "StreamCut",
+    "ToolSupport",
+    "ToolsRefused",
     "Usage",
     "describe_model",
 ]
@@ -244,6 +246,9 @@ class Model(Protocol):
     `OpenAIModel` ask their server).
     Nor is ``max_concurrency``, how many requests it answers at once (1: `LlamaCppModel`,
     `ScriptedModel`), which caps an eval's ``concurrency``.
+    Nor is ``tool_support()``, a coroutine answering a `ToolSupport`: the protocol the agent uses
+    when none is chosen (`OllamaModel` asks its server, `OpenAIModel` says ``native`` until its
+    server refuses tools; others get ``xml``).
     """
 
     name: str
@@ -255,6 +260,38 @@ class Model(Protocol):
             ModelError: The backend failed; the message says how to fix it.
         """
         ...
+
+
+class ToolsRefused(ModelError):
+    """The server refuses tools sent natively (``tools=``): the ``native`` protocol cannot be used.
+
+    An agent that follows the model (``protocol="auto"``) asks the same turn again with ``xml``.
+    """
+
+    def __init__(self, message: str, words: str):
+        super().__init__(message)
+        self.words = words
+        """What the server said, for the cell's model line."""
+
+
+@dataclass(frozen=True)
+class ToolSupport:
+    """What a model's template says about tool calls: the protocol it gets when none is chosen, and why.
+
+    A backend answers it from its server (`OllamaModel.tool_support`: Ollama's ``/api/show``
+    capabilities); a cassette records it, so a replay asks no server.
+    """
+
+    protocol: str
+    """``"native"`` or ``"xml"`` (`protocols.registry.PROTOCOLS`)."""
+    why: str
+    """The reason in a few words, for the cell's model line: "the model's template has tools"."""
+    thinking_first: bool = False
+    """The template opens a think block before the answer (Qwen3's thinking models pre-fill
+    ``<think>``): a text protocol's parser reads the answer as thinking up to ``</think>``."""
+
+    def __str__(self) -> str:
+        return f"{self.protocol} tool calls ({self.why})"
 
 
 def describe_model(model: Any) -> str:

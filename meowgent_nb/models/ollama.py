@@ -24,7 +24,17 @@ import pydantic
 from .._redact import shown_address
 from ..tools.core import ToolCall
 from . import check_model_requests_allowed
-from .base import Arrived, ModelChunk, ModelError, ModelRequest, RetryCause, Usage, awaiting, waited
+from .base import (
+    Arrived,
+    ModelChunk,
+    ModelError,
+    ModelRequest,
+    RetryCause,
+    ToolSupport,
+    Usage,
+    awaiting,
+    waited,
+)
 from .wire_values import (
     BUSY,
     MAX_DEPTH,
@@ -36,6 +46,7 @@ from .wire_values import (
     name,
     nests_deeper,
     shown,
+    template_opens_thinking,
     text,
     unicode,
 )
@@ -75,6 +86,9 @@ class OllamaModel:
             the answer), not the whole answer.
         images: Whether the model is given the images in tool results (a vision model). None: ask
             the server once, the first time a result has one (`accepts_images`).
+        shown: The server's ``/api/show`` answer for the model, where it was already asked
+            (`resolve_model` asks it for a name): `accepts_images` and `tool_support` read it
+            instead of asking again. None: they ask, once.
 
     The arguments are kept as attributes of the same names, ``host`` as resolved.
     """
@@ -90,6 +104,7 @@ class OllamaModel:
         think: bool | None = None,
         timeout: float = 300.0,
         images: bool | None = None,
+        shown: Mapping[str, Any] | None = None,
     ):
         self.name = name
         self.images = images
@@ -99,6 +114,12 @@ class OllamaModel:
         self.think = think
         self.timeout = timeout
         self._client: ollama.AsyncClient | None = None
+        self._shown: ollama.ShowResponse | None = None  # /api/show, asked once
+        if shown is not None:
+            try:
+                self._shown = ollama.ShowResponse.model_validate(dict(shown))
+            except pydantic.ValidationError:  # not an answer the client reads: asked again
+                pass
 
     def __repr__(self) -> str:
         return f"OllamaModel({self.name!r}, host={shown_address(self.host)!r})"
@@ -177,13 +198,38 @@ class OllamaModel:
         still reads each image's placeholder in the text.
         """
         if self.images is None:
-            try:
-                check_model_requests_allowed(f"the Ollama server at {self.host}")
-                shown = await self._get_client().show(self.name)
-            except Exception:  # noqa: BLE001 - not knowing means text only
+            shown = await self._show()
+            if shown is None:
                 return False  # asked again next time: the server may be up by then
             self.images = "vision" in (shown.capabilities or [])
         return self.images
+
+    async def tool_support(self) -> ToolSupport:
+        """The protocol the model gets when none is chosen, from ``/api/show`` (asked once, as for images).
+
+        ``native`` when its capabilities hold ``tools`` (its template writes and reads tool
+        calls), else ``xml``; ``thinking_first`` when it has ``thinking`` and its template opens
+        the think block itself (`wire_values.template_opens_thinking`). A server that cannot be
+        asked means ``xml``, which works with any model (asked again next time).
+        """
+        shown = await self._show()
+        if shown is None:
+            return ToolSupport("xml", "Ollama did not say what the model's template has")
+        capabilities = shown.capabilities or []
+        thinking_first = "thinking" in capabilities and template_opens_thinking(shown.template or "")
+        if "tools" in capabilities:
+            return ToolSupport("native", "the model's template has tools", thinking_first)
+        return ToolSupport("xml", "the model's template has no tools", thinking_first)
+
+    async def _show(self) -> ollama.ShowResponse | None:
+        """The server's ``/api/show`` of the model, asked once; None when it cannot be asked."""
+        if self._shown is None:
+            try:
+                check_model_requests_allowed(f"the Ollama server at {self.host}")
+                self._shown = await self._get_client().show(self.name)
+            except Exception:  # noqa: BLE001 - not knowing is answered by each caller
+                return None
+        return self._shown
 
     async def list_models(self) -> list[str]:
         """The names of the models the server has, e.g. ``["qwen2.5:0.5b"]``.

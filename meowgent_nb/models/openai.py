@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import re
 import time
 from collections.abc import AsyncIterator, Mapping
 from typing import TYPE_CHECKING, Any, Literal, cast
@@ -37,6 +38,8 @@ from .base import (
     ModelRequest,
     RetryCause,
     StreamCut,
+    ToolsRefused,
+    ToolSupport,
     Usage,
     awaiting,
     waited,
@@ -62,6 +65,15 @@ _VISION_SAID_AT = (
 )
 
 _END = object()  # the end of the server's events
+
+# What servers answer a request with tools they do not take: Ollama's /v1 ("... does not support
+# tools"), vLLM started without a tool parser ('"auto" tool choice requires
+# --enable-auto-tool-choice and --tool-call-parser to be set'), llama-server without --jinja
+# ("tools param requires --jinja flag").
+_REFUSES_TOOLS = re.compile(
+    r"does not support tools|tool choice requires --enable-auto-tool-choice|tools param requires",
+    re.IGNORECASE,
+)
 
 NEAR_WINDOW = 0.85
 """How full the context window a conversation must be for a cut answer to be put down to it."""
@@ -144,6 +156,8 @@ class OpenAIModel:
             )
         self.n_ctx = n_ctx
         self.images = images
+        self.refused: str | None = None
+        """What the server said when it refused a request's tools (`ToolsRefused`), or None."""
         self._check_options(self.options)
 
     def __repr__(self) -> str:
@@ -255,6 +269,14 @@ class OpenAIModel:
         for piece in chunks(parser.close(reason)) if parser else []:
             yield piece
         yield ModelChunk(done=True, usage=usage, finish_reason=reason)
+
+    async def tool_support(self) -> ToolSupport:
+        """``native`` (Chat Completions' ``tools=``), unless the server refused tools in this
+        session (`refused`): then ``xml``, which works with any model. The server is not asked:
+        a refusal is an answer to a request with tools, which the agent then asks again with ``xml``."""
+        if self.refused is not None:
+            return ToolSupport("xml", f"the server refuses tools: {self.refused}")
+        return ToolSupport("native", "an OpenAI-compatible server takes tools")
 
     async def accepts_images(self) -> bool:
         """Whether the model reads images: ``images`` when given, else the server's word, asked once.
@@ -409,6 +431,11 @@ class OpenAIModel:
                 f"{message}. The server is busy or not ready (it serves others, or is starting):"
                 " wait a minute and run the cell again; if it keeps saying so, tell whoever runs it.",
                 retry=busy_cause(status, cast("APIStatusError", exc).response.headers.get("retry-after")),
+            )
+        if _REFUSES_TOOLS.search(detail):
+            self.refused = cut(detail, 120)
+            return ToolsRefused(
+                f"{message} (use the `xml` tool protocol, which works with any model)", self.refused
             )
         if "json_schema" in lowered and "json_object" in lowered:
             message += f' (this server takes OpenAIModel({self.name!r}, schema_format="json_object"))'

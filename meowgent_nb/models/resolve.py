@@ -150,11 +150,12 @@ def choose_model(
     fallback = kind == AUTO and policy.backend_refusal("local", spec) is None
     name = requested_name(spec)
     host = ollama_host()
-    state = _ollama_state(host, name)
+    state, shown = _ollama_state(host, name)
     if state in ("has", "unknown"):  # unknown: the first request will say what the server says
         from .ollama import OllamaModel  # the ollama client is only imported when needed
 
-        return ModelChoice(OllamaModel(name, host=host, options=options))
+        # The model keeps the server's /api/show answer: it says which protocol suits it, and vision.
+        return ModelChoice(OllamaModel(name, host=host, options=options, shown=shown))
     where = shown_address(_base_url(host))
     if state == "down":
         why = f"Ollama is not running at {where}"
@@ -199,17 +200,22 @@ def ollama_host() -> str:
     return policy.ollama_host.value if policy.ollama_host is not None else _DEFAULT_HOST
 
 
-def _ollama_state(host: str, name: str) -> str:
-    """ "down" (no Ollama answers), "has" / "lacks" (its ``/api/show`` of ``name``), or "unknown"."""
+def _ollama_state(host: str, name: str) -> tuple[str, Any]:
+    """ "down" (no Ollama answers), "has" / "lacks" (its ``/api/show`` of ``name``), or "unknown";
+    and the ``/api/show`` answer when it has the model (None when it is not JSON)."""
     if not ollama_answers(host):
-        return "down"
+        return "down", None
     import httpx
 
     try:
         response = httpx.post(_base_url(host) + "/api/show", json={"model": name}, timeout=_SHOW_TIMEOUT)
     except httpx.HTTPError:
-        return "unknown"
-    return {200: "has", 404: "lacks"}.get(response.status_code, "unknown")
+        return "unknown", None
+    state = {200: "has", 404: "lacks"}.get(response.status_code, "unknown")
+    try:
+        return state, response.json() if state == "has" else None
+    except ValueError:
+        return state, None
 
 
 def _embedded_title() -> str:

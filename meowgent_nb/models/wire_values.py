@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import email.utils
 import json
+import re
 import reprlib
 import time
 from typing import Any
@@ -34,6 +35,7 @@ __all__ = [
     "nests_deeper",
     "retry_after_seconds",
     "shown",
+    "template_opens_thinking",
     "text",
     "unicode",
     "vision_said",
@@ -192,6 +194,20 @@ def vision_said(answer: Any) -> bool | None:
     if isinstance(capabilities, list):
         return "vision" in capabilities
     return kind == "vlm" if isinstance(kind, str) else None
+
+
+# An assistant header (Qwen's "<|im_start|>assistant\n", DeepSeek's "<｜Assistant｜>"), then a
+# <think> the template writes before the model's first token, not closed right after (an empty
+# block is thinking switched off). A newline may be written as one or as the escape in a string.
+_OPENS_THINKING = re.compile(r"assistant(?:\|>|｜>)?(?:\\n|\n)?<think>(?!(?:\\n|\s)*</think>)", re.IGNORECASE)
+
+
+def template_opens_thinking(template: str) -> bool:
+    """Whether a chat template (Jinja or Ollama's Go template), or the generation prompt it
+    renders, opens a think block after the assistant header (Qwen3's thinking-2507 models
+    pre-fill ``<think>\n``): the model's first words are then thinking, up to ``</think>``.
+    """
+    return _OPENS_THINKING.search(template) is not None
 
 
 def busy_cause(status: int, retry_after: str | None) -> RetryCause:

@@ -1,4 +1,5 @@
-"""The ``xml`` protocol (the default): tools in the system prompt, calls in ``<tool_call>`` tags.
+"""The ``xml`` protocol: tools in the system prompt, calls in ``<tool_call>`` tags; any model reads it
+(``auto`` gives it to a model whose template has no tools, and to the embedded models).
 
 The model reads the rules (`prompt.TOOL_RULES`) and the compact XML tools block, writes each call
 as ``<tool_call>{"name": ..., "arguments": {...}}</tool_call>`` in its answer, and `ToolCallParser`
@@ -26,6 +27,10 @@ class XmlProtocol:
 
     name = "xml"
 
+    def __init__(self, *, thinking_first: bool = False) -> None:
+        self.thinking_first = thinking_first
+        """The model's template opens a think block: the answer is thinking up to ``</think>``."""
+
     def system_prompt(self, tools: Sequence[Tool], system: str | None) -> str:
         return system_prompt(tools, system, rules=TOOL_RULES, render=self.tools_block)
 
@@ -39,7 +44,9 @@ class XmlProtocol:
     def parser(self, offered: Sequence[Tool]) -> ToolCallParser:
         # A display fills in a call's card as it is written; the offered names let a call inside
         # prose be read (only to these tools).
-        return ToolCallParser(partial_calls=True, offered=[tool.name for tool in offered])
+        return ToolCallParser(
+            partial_calls=True, offered=[tool.name for tool in offered], thinking_first=self.thinking_first
+        )
 
     def result_messages(self, results: Sequence[ToolResult]) -> list[dict[str, Any]]:
         content = tool_responses(results, RESULTS_NOTICE)
@@ -53,7 +60,7 @@ class XmlProtocol:
         return assistant_message(raw, thinking, cut_off_by)
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}()"
+        return f"{type(self).__name__}({'thinking_first=True' if self.thinking_first else ''})"
 
 
 def call_request(offered: Sequence[Tool], last: bool, **parts: Any) -> RequestParts:

@@ -18,7 +18,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from ..models.base import CassetteError, ModelChunk
+from ..models.base import CassetteError, ModelChunk, ToolSupport
 from ._mask import MAX_DEPTH, depth_over
 
 __all__ = [
@@ -29,6 +29,7 @@ __all__ = [
     "Entry",
     "HugeNumber",
     "ListingEntry",
+    "SupportEntry",
     "ToolEntry",
     "load_entries",
     "parse_entries",
@@ -91,6 +92,16 @@ class ListingEntry:
     """The server's tools that were not offered, and why."""
     left_out: list[str] = dataclasses.field(default_factory=list)
     """The server's tools left out by the box's include / exclude."""
+
+
+@dataclass
+class SupportEntry:
+    """What a model said of its template when the cassette was recorded (`models.base.ToolSupport`),
+    so a replay follows the same protocol without asking its server."""
+
+    model: str | None
+    support: ToolSupport
+    line: int = 0
 
 
 def load_entries(path: Path) -> list[Entry]:
@@ -219,7 +230,7 @@ def _entry(
     line: int,
     lines: Callable[[], dict[tuple[Any, ...], int]],
     fix: Callable[[str], str] = lambda what: what,
-) -> Entry | ToolEntry | ListingEntry | DecisionEntry:
+) -> Entry | ToolEntry | ListingEntry | DecisionEntry | SupportEntry:
     from pydantic import ValidationError
 
     from ._schema import (
@@ -227,6 +238,7 @@ def _entry(
         DecisionFields,
         EntryFields,
         ListingFields,
+        SupportFields,
         ToolEntryFields,
         field_path,
         huge_number,
@@ -244,7 +256,9 @@ def _entry(
             " list of its request's entry. " + fix("Move it there, or delete the file and record again.")
         )
     root = (
-        ListingFields
+        SupportFields
+        if "support" in value
+        else ListingFields
         if "toolbox" in value
         else DecisionFields
         if "decision" in value
@@ -281,6 +295,10 @@ def _entry(
     if isinstance(fields, DecisionFields):
         return DecisionEntry(
             fields.decision, fields.tool, fields.arguments, fields.by, fields.ran_with, line, fields.reason
+        )
+    if isinstance(fields, SupportFields):
+        return SupportEntry(
+            fields.model, ToolSupport(fields.support, fields.why, fields.thinking_first), line
         )
     if isinstance(fields, ListingFields):
         return ListingEntry(

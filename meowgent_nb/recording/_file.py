@@ -22,12 +22,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..models.base import CassetteError, ModelChunk, ModelRequest
+from ..models.base import CassetteError, ModelChunk, ModelRequest, ToolSupport
 from ._entries import (
     REQUEST_FIELDS,
     DecisionEntry,
     Entry,
     ListingEntry,
+    SupportEntry,
     ToolEntry,
     load_entries,
     parse_entries,
@@ -204,6 +205,8 @@ class Cassette:
         """The recorded toolboxes' listings, in file order."""
         self.decisions: list[DecisionEntry] = []
         """The recorded decisions on calls that needed approval, in file order."""
+        self.supports: list[SupportEntry] = []
+        """What the models said of their templates (the protocol each got), in file order."""
         self._sort([] if fresh or not self.path.exists() else load_entries(self.path))
         self._fresh = fresh
         self._played: Counter[str] = Counter()
@@ -303,13 +306,29 @@ class Cassette:
         """Count a decision just recorded as replayed."""
         self._played["decision " + json.dumps([tool, arguments], sort_keys=True, ensure_ascii=False)] += 1
 
+    def support(self, model: str | None) -> ToolSupport | None:
+        """What ``model`` said of its template when recorded (None: any model's), or None."""
+        found = [e for e in self.supports if model is None or e.model == model]
+        return found[-1].support if found else None
+
+    def add_support(self, model: str | None, support: ToolSupport) -> None:
+        """Record what ``model`` said of its template, and write it out."""
+        fields = {"support": support.protocol, "model": model, "why": support.why}
+        if support.thinking_first:
+            fields["thinking_first"] = True
+        self.append(json.dumps(fields, ensure_ascii=False) + "\n")
+
     def listing(self, toolbox: str) -> ListingEntry | None:
         """The last recorded listing of ``toolbox``, or None."""
         return next((entry for entry in reversed(self.listings) if entry.toolbox == toolbox), None)
 
-    def _sort(self, entries: Iterable[Entry | ToolEntry | ListingEntry | DecisionEntry]) -> None:
+    def _sort(
+        self, entries: Iterable[Entry | ToolEntry | ListingEntry | DecisionEntry | SupportEntry]
+    ) -> None:
         for entry in entries:
-            if isinstance(entry, DecisionEntry):
+            if isinstance(entry, SupportEntry):
+                self.supports.append(entry)
+            elif isinstance(entry, DecisionEntry):
                 self.decisions.append(entry)
             elif isinstance(entry, ToolEntry):
                 self.tool_entries.append(entry)

@@ -154,6 +154,15 @@ class DecisionFields(_Strict):
     reason: str = ""
 
 
+class SupportFields(_Strict):
+    """What a model said of its template (`models.base.ToolSupport`): the protocol it got, and why."""
+
+    support: Literal["native", "xml"]
+    model: str | None
+    why: str
+    thinking_first: bool = False
+
+
 class ListedToolFields(_Strict):
     name: str
     remote_name: str | None = None
@@ -185,6 +194,7 @@ _NAMES = {
     MediaFields: "a media item",
     LinkFields: "a link",
     ListingFields: "a recorded toolbox",
+    SupportFields: "a recorded protocol choice",
     ListedToolFields: "a listed tool",
 }
 _WHAT = {

@@ -18,11 +18,20 @@ import dataclasses
 import os
 import random
 import warnings
-from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable, Iterator, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, cast
 
-from ..models.base import Model, ModelChunk, ModelError, ModelRequest, RetryCause, StreamCut, describe_model
+from ..models.base import (
+    Model,
+    ModelChunk,
+    ModelError,
+    ModelRequest,
+    RetryCause,
+    StreamCut,
+    ToolSupport,
+    describe_model,
+)
 from ._decision_tape import DecisionTape
 from ._diff import describe_carried_over, describe_difference, nearest
 from ._file import Cassette, CassetteError, Mask, chunk_json, host_credentials, request_fields
@@ -187,6 +196,23 @@ class _CassetteModel:
                     if chunk.done:
                         return
         # An answer that ended without done (the server went away) or was cancelled is not recorded.
+
+    async def tool_support(self) -> ToolSupport | None:
+        """What the model said of its template (the protocol it gets, `Agent.choose_protocol`):
+        as recorded; else the inner model's, recorded. None where it says nothing, and for a
+        cassette that holds answers recorded without it (they were recorded with ``xml``)."""
+        recorded = self.cassette.support(self._key_name)
+        if recorded is not None or self._inner is None:
+            return recorded
+        if not self._record_all and self.cassette.entries:
+            return None  # recorded before models were asked: replayed as recorded
+        if not hasattr(self._inner, "stream"):  # a function that makes the model: call it once
+            self._inner = self._inner()  # type: ignore[misc]
+        ask: Callable[[], Awaitable[ToolSupport | None]] | None = getattr(self._inner, "tool_support", None)
+        support = await ask() if callable(ask) else None
+        if support is not None:
+            self.cassette.add_support(self._key_name, support)
+        return support
 
     @contextlib.contextmanager
     def _failures(

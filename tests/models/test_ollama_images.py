@@ -54,7 +54,7 @@ def test_the_request_carries_the_tools_images_once_for_a_vision_model_and_text_a
         return Response(ndjson(part(text), FINAL), content_type="application/x-ndjson")
 
     httpserver.expect_request("/api/chat", method="POST").respond_with_handler(chat)
-    agent = Agent(OllamaModel(MODEL, host=host), tools=[album])
+    agent = Agent(OllamaModel(MODEL, host=host), tools=[album], protocol="xml")  # results as text
     assert agent.run("What is in the album?").text == "Red ones."
     carried = bodies[1]["messages"][-1]
     text = "Photos:\n" + "[image: image/png]\n" * 6 + "[image: image/svg+xml]"

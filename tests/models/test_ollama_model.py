@@ -546,7 +546,7 @@ def test_a_vision_model_is_sent_a_results_image_as_ollama_takes_it_and_the_serve
 
     bodies = serve_vision(httpserver, capabilities)
     model = OllamaModel(MODEL, host=host)
-    agent = Agent(model, tools=[snapshot])
+    agent = Agent(model, tools=[snapshot], protocol="xml")  # the results go back as text, their images beside
     assert agent.run("What do you see?").text == "A small PNG."
     assert agent.run("And now?").text == "A small PNG."
     import base64

@@ -34,7 +34,9 @@ import pytest
 
 from meowgent_nb import ToolCall
 from meowgent_nb.events import TextDelta, ThinkingDelta
-from meowgent_nb.protocols.parsing import MalformedCall, ToolCallParser
+from meowgent_nb.models.wire_values import template_opens_thinking
+from meowgent_nb.protocols.parsing import MalformedCall, PartialCall, ToolCallParser
+from meowgent_nb.protocols.registry import get_protocol
 
 canitoolcall = pytest.importorskip("canitoolcall")
 
@@ -181,3 +183,34 @@ def test_a_thinking_models_answer_reads_the_same_whatever_the_backend_sends_firs
         result = parse(chunks, finish, thinking_first=True)
         assert soft(result) == expected, name
         assert result == parse([turn_text(fixture)], finish), name  # as the pre-filled turn reads
+
+
+# --- as the agent reads them: the answer as a backend sends it, with the parser the template gets ----
+
+
+def agent_parse(protocol, chunks, finish_reason):
+    """What the agent's parser of ``protocol`` reads from ``chunks`` (the calls being written left out)."""
+    parser = protocol.parser([])
+    events = [event for chunk in chunks for event in parser.feed(chunk)] + parser.close(finish_reason)
+    events = [event for event in events if not isinstance(event, PartialCall)]
+    content = "".join(e.text for e in events if isinstance(e, TextDelta)) or None
+    reasoning = "".join(e.text for e in events if isinstance(e, ThinkingDelta)) or None
+    calls = [{"name": e.name, "arguments": typed(e.arguments)} for e in events if isinstance(e, ToolCall)]
+    return {"content": content, "reasoning_content": reasoning, "tool_calls": calls}
+
+
+def test_the_seven_thinking_fixtures_are_the_ones_whose_template_opens_thinking():
+    opened = [f["id"] for f in FIXTURES if template_opens_thinking(f.get("generation_prompt") or HEADER)]
+    assert opened == [f["id"] for f in OPENS_THINKING]
+
+
+@pytest.mark.parametrize("fixture", FIXTURES, ids=[f["id"].split("/", 1)[1] for f in FIXTURES])
+def test_each_answer_as_a_backend_sends_it_reads_as_expected_with_the_protocol_its_template_gets(fixture):
+    # What canitoolcall replays: raw_output alone, after the generation prompt it did not send. The
+    # agent's xml parser opens in thinking where the template does (`Agent.choose_protocol`).
+    opens = template_opens_thinking(fixture.get("generation_prompt") or HEADER)
+    protocol = get_protocol("xml", thinking_first=opens)
+    finish = "length" if "truncated" in fixture["tags"] else "stop"
+    prefilled = parse([turn_text(fixture)], finish)  # held to the expected parse above
+    for name, chunks in strategies(fixture["raw_output"]):
+        assert agent_parse(protocol, chunks, finish) == prefilled, name

@@ -113,11 +113,12 @@ def test_an_agent_run_recorded_through_ollama_replays_the_same_without_the_serve
     host = serve(server, CALL_TURN, ANSWER_TURN)
     path = tmp_path / "run.cassette.json"
     recorded = events_of(
-        Agent(RecordingModel(OllamaModel(MODEL, host=host), path), tools=[add]), "What is 2+3?"
+        Agent(RecordingModel(OllamaModel(MODEL, host=host), path), tools=[add], protocol="xml"),
+        "What is 2+3?",
     )
     server.stop()
     assert len(server.log) == 2
-    replayed = events_of(Agent(ReplayModel(path), tools=[add]), "What is 2+3?")
+    replayed = events_of(Agent(ReplayModel(path), tools=[add], protocol="xml"), "What is 2+3?")
     assert recorded[0] == RunStart(f"{MODEL} via Ollama at {host}, recorded to {path}", tools=1)
     assert replayed[0] == RunStart(f"cassette replay ({path})", tools=1)
     assert replayed[1:] == recorded[1:]
@@ -610,7 +611,7 @@ def notebook(ip, tmp_path, monkeypatch):
 def test_agent_record_then_replay_with_no_server_and_no_requests_allowed(notebook, server, monkeypatch):
     ip = notebook
     monkeypatch.setenv("OLLAMA_HOST", serve(server, CALL_TURN, ANSWER_TURN))
-    line = f"-m ollama:{MODEL} --approve deny -o result --new"
+    line = f"-m ollama:{MODEL} --protocol xml --approve deny -o result --new"
     recorded = agent_cell(ip, f"{line} --record cell.cassette.json", "What is 2+3?")
     server.stop()
     monkeypatch.setattr(meowgent_nb.models, "ALLOW_MODEL_REQUESTS", False)

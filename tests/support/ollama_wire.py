@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 from meowgent_nb.models import ModelChunk, Usage
@@ -65,6 +66,15 @@ def show(*capabilities: str) -> dict:
         "model_info": {},
         "capabilities": list(capabilities),
     }
+
+
+SHOWN = Path(__file__).parent / "ollama_show"
+"""Real models' ``/api/show`` answers (their README says where each comes from)."""
+
+
+def real_show(family: str) -> dict:
+    """What Ollama's ``/api/show`` answers for ``family``: qwen3, llama3.2, granite4 or gemma3."""
+    return json.loads((SHOWN / f"{family}.json").read_text())
 
 
 def not_found(name: str) -> dict:

@@ -24,7 +24,7 @@ from ..._async import run_to_completion
 from ...agent.loop import Agent, AgentResult
 from ...models.resolve import AUTO
 from ...policy import current_policy
-from ...protocols.registry import PROTOCOLS
+from ...protocols.registry import FOLLOW_MODEL, PROTOCOLS
 from ...recording.cassette import MODE_NAMES as OLD_CASSETTE_MODES
 from ...recording.cassette import MODES as CASSETTE_MODES  # imported with the agent anyway
 from ...tools.core import Tool
@@ -60,9 +60,10 @@ class AgentMagics(SessionMagics):
         " Ollama, else the embedded model, saying so); MEOWGENT_MODEL, else auto."
     ).tag(config=True)
     protocol = CaselessStrEnum(
-        ["xml", "native", "json", "list"],
-        "xml",
-        help="How tools reach the model: xml, native, json (constrained), or list (a list of calls).",
+        [FOLLOW_MODEL, "xml", "native", "json", "list"],
+        FOLLOW_MODEL,
+        help="How tools reach the model: auto (native where the model's template has tools, else xml;"
+        " the model line says which), xml, native, json (constrained), or list (a list of calls).",
     ).tag(config=True)
     max_turns = Int(8, help="Model requests per cell; the last offers no tools.").tag(config=True)
     max_repeated_failures = Int(
@@ -205,7 +206,11 @@ class AgentMagics(SessionMagics):
     @argument(
         "--model-object", metavar="VAR", help="Use a model object from the notebook (e.g. a ScriptedModel)."
     )
-    @argument("--protocol", choices=list(PROTOCOLS), help="How tools reach the model.")
+    @argument(
+        "--protocol",
+        choices=[FOLLOW_MODEL, *PROTOCOLS],
+        help="How tools reach the model (auto: native where the model's template has tools, else xml).",
+    )
     @argument("--tools", metavar="A,B", help="Offer only these tools (comma-separated names).")
     @argument("--no-tools", action="store_true", help="Offer no tools.")
     @argument(
@@ -295,14 +300,18 @@ class AgentMagics(SessionMagics):
         agent.messages.extend(turn.before)
         session.last_agent, session.last_agent_cell = agent, agent_commands.running_cell(self.shell)
         with busy_while_running(self.shell):  # JupyterLab's status bar says Busy until the answer is complete
+            support = await agent.choose_protocol()  # said in the model line: "..., native tool calls (...)"
+            notes = [note for note in (session.model_note, support and str(support)) if note]
             result = await show_run(
                 agent,
                 turn.prompt,
                 live=not _headless(),
                 variables=variables_line(prompt.seen),
                 images=[image for seen in prompt.seen for image in seen.view.images],
-                model_note=session.model_note,
+                model_note=", ".join(notes) or None,
             )  # the agent keeps interrupts prompt
+            if support is not None and agent.tool_support != support:  # the server refused native tools
+                print(f"Switched to {agent.tool_support}.")
         session.last_result = result
         if args.out:
             self.shell.user_ns[args.out] = result

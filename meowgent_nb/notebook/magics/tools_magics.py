@@ -14,7 +14,7 @@ from IPython.core.magic import line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments
 
 from ...evals.evaluation import TEXT_LIMIT
-from ...protocols.registry import PROTOCOLS
+from ...protocols.registry import FOLLOW_MODEL, PROTOCOLS
 from ...tools.view import ToolsView
 from ._cassette_choice import cell_model
 from ._options import parse_options
@@ -185,7 +185,7 @@ def tools_eval(session: NotebookSession, line: str) -> Any:
             session.shell.user_ns[args.cases],
             tools=session.select_tools(args, "%tools eval"),
             model=cell_model(session, args),
-            protocol=args.protocol or session.settings.protocol,
+            protocol=_eval_protocol(args.protocol or session.settings.protocol),
             text_limit=limit,
             live=watched(),
             concurrency=args.concurrency,
@@ -212,3 +212,9 @@ def _check_baseline(report: Any, path: str) -> None:
 
         display(report)
         raise
+
+
+def _eval_protocol(protocol: str) -> str:
+    """An eval's protocol: the one chosen, or ``xml`` for "auto" (an eval compares descriptions,
+    so every model reads them the same way)."""
+    return "xml" if protocol == FOLLOW_MODEL else protocol
