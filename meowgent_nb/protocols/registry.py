@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from ..errors import SettingsError
 from .base import ToolProtocol
+from .decide import DecideListedProtocol, DecideProtocol
 from .json import JsonProtocol
 from .list import ListProtocol
 from .native import NativeProtocol
@@ -24,7 +25,11 @@ PROTOCOLS: dict[str, ToolProtocol] = {
 }
 """The protocols to choose from, in the order error messages list them."""
 
-BASELINES: dict[str, ToolProtocol] = {"xml-seed": XmlSeedProtocol()}
+BASELINES: dict[str, ToolProtocol] = {
+    "xml-seed": XmlSeedProtocol(),
+    "decide": DecideProtocol(),
+    "decide-listed": DecideListedProtocol(),
+}
 """Accepted by name as well, but not offered: variants the benchmarks measure the protocols against."""
 
 
