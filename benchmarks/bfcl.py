@@ -326,6 +326,11 @@ def main(argv: list[str] | None = None) -> int:
         print(row(f"all ({protocol})", total, seconds / max(count, 1)))
     if dump is not None:
         dump.close()
+    import resource  # POSIX; the model file's mapped pages count as they are read
+
+    print(
+        f"peak memory (max RSS) of this process: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:,.0f} MB"
+    )
     return 0
 
 

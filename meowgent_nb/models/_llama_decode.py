@@ -24,7 +24,7 @@ from typing import Any
 
 from ._llama_text import Detokenizer, arguments_opening, call_closing
 
-__all__ = ["Decoded", "call_may_open", "decode_answer", "list_opening", "tag_closing"]
+__all__ = ["Decoded", "call_may_open", "decode_answer", "list_closing", "list_opening"]
 
 
 @dataclass(frozen=True)
@@ -108,8 +108,8 @@ class _Decoder:
             if outcome == "opening":
                 constrained = self.arguments[name]
                 continue
-            if listing and outcome == "ended" and (closing := tag_closing(self.text, self.tag)):
-                self.text += closing  # a list written after the tag: the product closes the tag
+            if listing and outcome == "ended" and (closing := list_closing(self.text, self.tag)):
+                self.text += closing  # a list in a tag or a fence: the product closes them
                 self._show()
             if outcome != "ended" or constrained is None or listing:
                 break  # the model ended its text or list, the limit came, it stopped, or no call followed one
@@ -203,25 +203,36 @@ class _Decoder:
 
 _OPENERS = ("```json", "```")
 _LIST_OPENING = re.compile(r"\s*(?:```[\w+.-]*\s*)?\[")
+_CALL_OPENING = re.compile(r"\s*(?:```[\w+.-]*\s*)?[\[{]")
 
 
 def list_opening(text: str, piece: str, tag: str | None = None) -> int | None:
     """Where in ``piece`` the answer ``text + piece`` opens a list of calls, if it does there; else
-    None. A list opens at its ``[`` (at the start of the answer or after a code fence's opening)
-    or, given ``tag``, right after the answer's first ``tag``, whatever follows it."""
+    None. A list opens at its ``[`` at the start of the answer (maybe after a code fence's opening).
+    Given ``tag`` (the ``decide`` protocol), what opens a call in the ``xml`` protocol opens the
+    list instead: right after the answer's first ``tag``, or at a call object's ``{`` at the start
+    of the answer (the grammar then writes ``[{``)."""
     whole = text + piece
     if tag and (found := whole.find(tag)) >= 0 and found + len(tag) > len(text):
         return found + len(tag) - len(text)
-    opened = _LIST_OPENING.match(whole)
+    opened = (_CALL_OPENING if tag else _LIST_OPENING).match(whole)
     return None if opened is None or opened.end() <= len(text) else opened.end() - 1 - len(text)
 
 
-def tag_closing(text: str, tag: str | None) -> str:
-    """What closes ``tag`` (``<tool_call>`` -> ``\n</tool_call>``) if ``text`` opened it last; else ""."""
-    if not tag or not tag.startswith("<") or tag not in text:
+def list_closing(text: str, tag: str | None) -> str:
+    """What closes a list of calls just written at the end of ``text``: ``tag``'s closing tag
+    (``\n</tool_call>``) if ``text`` opened it last, then a code fence's ``\n```\n`` if one is open.
+    Without ``tag`` (the ``list`` protocol) nothing: its answers stay as the model wrote them."""
+    if not tag:
         return ""
-    close_tag = "</" + tag[1:]
-    return "\n" + close_tag if text.rfind(tag) > text.rfind(close_tag) else ""
+    closing = ""
+    if tag.startswith("<") and tag in text:
+        close_tag = "</" + tag[1:]
+        if text.rfind(tag) > text.rfind(close_tag):
+            closing += "\n" + close_tag
+    if text.count("```") % 2:
+        closing += "\n```"
+    return closing
 
 
 def call_may_open(text: str, tools: Collection[str], tag: str | None) -> bool:

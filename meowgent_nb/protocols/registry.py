@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ..errors import SettingsError
 from .base import ToolProtocol
-from .decide import DecideListedProtocol, DecideProtocol
+from .decide import DecideProtocol
 from .json import JsonProtocol
 from .list import ListProtocol
 from .native import NativeProtocol
@@ -28,7 +28,6 @@ PROTOCOLS: dict[str, ToolProtocol] = {
 BASELINES: dict[str, ToolProtocol] = {
     "xml-seed": XmlSeedProtocol(),
     "decide": DecideProtocol(),
-    "decide-listed": DecideListedProtocol(),
 }
 """Accepted by name as well, but not offered: variants the benchmarks measure the protocols against."""
 

@@ -247,10 +247,21 @@ def test_a_list_after_the_tag_the_limit_cuts_off_is_left_open():
     assert decoded.hit_limit
 
 
+@pytest.mark.parametrize(("before", "after"), [("", ""), ("```json\n", "\n```")])
+def test_with_the_tag_a_call_object_that_opens_the_answer_opens_the_list_instead(before, after):
+    # xml's other call opening, a bare object (maybe fenced): the "{" token is sampled again under
+    # the list's grammar (which writes "[{"; the script ignores grammars), the product closes the fence.
+    call = '{"name": "gcd", "arguments": {"a": 4, "b": 6}}'
+    text, _, llama = decode(f"{before}{call}$", calls_list="list grammar")
+    assert llama.grammars == [None, "list grammar"]
+    assert text == before + call + after
+
+
 @pytest.mark.parametrize(
     ("text", "piece", "at"),
     [("", "<tool_call>", 11), ("<tool_", "call>", 5), ("Sure. ", "<tool_call>\n", 11), ("", "[", 0),
-     ("<tool_call>", "\n", None), ("", "Hi", None), ("<tool_call>[", "{", None)],
+     ("", "{", 0), ("```json\n", "{\n", 0), ("<tool_call>", "\n", None), ("", "Hi", None),
+     ("<tool_call>[", "{", None), ("Hi ", "{", None)],
 )  # fmt: skip
 def test_list_opening_with_a_tag_opens_right_after_the_first_tag(text, piece, at):
     assert list_opening(text, piece, "<tool_call>") == at
