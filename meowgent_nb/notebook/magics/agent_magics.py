@@ -60,9 +60,10 @@ class AgentMagics(SessionMagics):
         " Ollama, else the embedded model, saying so); MEOWGENT_MODEL, else auto."
     ).tag(config=True)
     protocol = CaselessStrEnum(
-        ["xml", "native", "json", "list"],
+        ["xml", "native", "json", "list", "decide"],
         "xml",
-        help="How tools reach the model: xml, native, json (constrained), or list (a list of calls).",
+        help="How tools reach the model: xml, native, json (constrained), list (a list of calls), or decide"
+        " (xml's decision, then a list of calls).",
     ).tag(config=True)
     max_turns = Int(8, help="Model requests per cell; the last offers no tools.").tag(config=True)
     max_repeated_failures = Int(
