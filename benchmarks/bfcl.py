@@ -16,7 +16,11 @@ Development is on the ``live_*`` categories (the default) and your own cases; th
 Needs the data, which this script does not install: ``pip install --no-deps bfcl-eval`` (its wheel
 carries the question and possible-answer files; nothing of it is imported).
 
-Run:  python benchmarks/bfcl.py [--per-category 10] [--seed 0] [--protocol xml,native,list|both]
+``--interleave`` runs each case through every protocol in turn, so the prompt the protocols share
+(``xml`` and ``decide`` the whole of it, ``list`` up to the end of the tools block) is read once a
+case: the first protocol's s/case then includes reading the prompt, the others' not.
+
+Run:  python benchmarks/bfcl.py [--per-category 10] [--seed 0] [--protocol xml,decide,list|both]
                                 [--model local] [--categories live_simple,...] [--held-out]
                                 [--verbose] [--dump answers.jsonl] [--interleave]
 """
@@ -276,7 +280,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--protocol",
         default="both",
-        help="xml, native, list, json, comma-separated (xml,native,list), or both (xml,native).",
+        help="xml, native, list, decide, json, comma-separated (xml,decide,list), or both (xml,native).",
     )
     parser.add_argument("--model", default="local", help='A model spec as Agent takes it ("local", ...).')
     parser.add_argument("--max-tokens", type=int, default=None, help="Token limit per answer (the model's).")
