@@ -16,9 +16,13 @@ Development is on the ``live_*`` categories (the default) and your own cases; th
 Needs the data, which this script does not install: ``pip install --no-deps bfcl-eval`` (its wheel
 carries the question and possible-answer files; nothing of it is imported).
 
-Run:  python benchmarks/bfcl.py [--per-category 10] [--seed 0] [--protocol xml,native,list|both]
+``--interleave`` runs each case through every protocol in turn, so the prompt the protocols share
+(``xml`` and ``decide`` the whole of it, ``list`` up to the end of the tools block) is read once a
+case: the first protocol's s/case then includes reading the prompt, the others' not.
+
+Run:  python benchmarks/bfcl.py [--per-category 10] [--seed 0] [--protocol xml,decide,list|both]
                                 [--model local] [--categories live_simple,...] [--held-out]
-                                [--verbose] [--dump answers.jsonl]
+                                [--verbose] [--dump answers.jsonl] [--interleave]
 """
 
 from __future__ import annotations
@@ -40,6 +44,7 @@ from meowgent_nb import Agent, Tool
 from meowgent_nb.agent.events import ApprovalRequested, TextDelta, ToolCallEvent, ToolResultEvent, TurnEnd
 from meowgent_nb.models.resolve import resolve_model
 from meowgent_nb.protocols import PROTOCOLS
+from meowgent_nb.protocols.registry import BASELINES
 
 try:
     from benchmarks._bfcl_score import KINDS, bfcl_name, score
@@ -227,6 +232,43 @@ def row(label: str, kinds: Counter, per_case: float | None) -> str:
     return f"{label:24} {kinds['passed']:3}/{cases:<3} {rate}  {seconds}  {failures or '-'}"
 
 
+def interleaved(
+    categories: list[str],
+    samples: dict[str, list],
+    model: Any,
+    protocols: list[str],
+    verbose: bool,
+    dump: Any,
+) -> None:
+    """Each case through every protocol in turn, so the protocols' common prompt prefix (the
+    tools block) is read once a case; prints each category's row per protocol, then the totals.
+    The first protocol of a case pays for reading the prompt: its s/case is not the others'."""
+    total = {protocol: Counter() for protocol in protocols}
+    for category in categories:
+        kinds = {protocol: Counter() for protocol in protocols}
+        seconds = dict.fromkeys(protocols, 0.0)
+        for case, answers in samples[category]:
+            for protocol in protocols:
+                started = time.perf_counter()
+                kind = asyncio.run(run_case(case, answers, category, model, protocol, dump))
+                seconds[protocol] += time.perf_counter() - started
+                kinds[protocol][kind or "passed"] += 1
+                if verbose and kind:
+                    print(f"    {case['id']} ({protocol}): {kind}", file=sys.stderr)
+        for protocol in protocols:
+            print(
+                row(
+                    f"{category} {protocol}",
+                    kinds[protocol],
+                    seconds[protocol] / max(len(samples[category]), 1),
+                ),
+                flush=True,
+            )
+            total[protocol] += kinds[protocol]
+    for protocol in protocols:
+        print(row(f"all ({protocol})", total[protocol], None))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--per-category", type=int, default=10, metavar="N", help="Cases per category.")
@@ -238,11 +280,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--protocol",
         default="both",
-        help="xml, native, list, json, comma-separated (xml,native,list), or both (xml,native).",
+        help="xml, native, list, decide, json, comma-separated (xml,decide,list), or both (xml,native).",
     )
     parser.add_argument("--model", default="local", help='A model spec as Agent takes it ("local", ...).')
     parser.add_argument("--max-tokens", type=int, default=None, help="Token limit per answer (the model's).")
     parser.add_argument("--verbose", action="store_true", help="List each failing case's id on stderr.")
+    parser.add_argument(
+        "--interleave",
+        action="store_true",
+        help="Run each case through every protocol in turn (their shared prompt prefix is read once).",
+    )
     parser.add_argument(
         "--dump",
         metavar="FILE",
@@ -261,12 +308,15 @@ def main(argv: list[str] | None = None) -> int:
     if dump is not None:
         model = Recording(model)
     protocols = ["xml", "native"] if args.protocol == "both" else args.protocol.split(",")
-    unknown = [p for p in protocols if p not in PROTOCOLS]
+    unknown = [p for p in protocols if p not in PROTOCOLS and p not in BASELINES]
     if unknown:
         parser.error(f"unknown protocol(s) {', '.join(unknown)}; choose from {', '.join(PROTOCOLS)}, or both")
     samples = {c: load(c, args.per_category, args.seed) for c in categories}
     label = "HELD-OUT (report only, never tune on these)" if args.held_out else "development (live_*)"
     print(f"BFCL v4, {label}: model {model.name}, {args.per_category} per category, seed {args.seed}, temp 0")
+    if args.interleave:
+        interleaved(categories, samples, model, protocols, args.verbose, dump)
+        protocols = []  # done
     for protocol in protocols:
         print(f"\nprotocol {protocol}")
         total, seconds, count = Counter(), 0.0, 0
@@ -280,6 +330,11 @@ def main(argv: list[str] | None = None) -> int:
         print(row(f"all ({protocol})", total, seconds / max(count, 1)))
     if dump is not None:
         dump.close()
+    import resource  # POSIX; the model file's mapped pages count as they are read
+
+    print(
+        f"peak memory (max RSS) of this process: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:,.0f} MB"
+    )
     return 0
 
 

@@ -7,7 +7,9 @@ closes the call (`call_closing`); then the model's choice to end the answer or w
 Text after the calls that cannot open a call, a call repeated word for word, and a call the token
 limit cuts off end the answer (each would otherwise run on to the limit or run half a call). With
 the ``list`` protocol's grammar (``calls_list``) an answer that opens with ``[`` is a list of calls
-written under it; any other answer is free text.
+written under it, and so is what follows ``call_tag`` (the ``decide`` protocol: the model's own
+``<tool_call>`` decides, the list's grammar writes every call, the product closes the tag); any
+other answer is free text.
 
 Nothing here imports llama-cpp-python; the caller holds the model's lock.
 """
@@ -22,7 +24,7 @@ from typing import Any
 
 from ._llama_text import Detokenizer, arguments_opening, call_closing
 
-__all__ = ["Decoded", "call_may_open", "decode_answer", "list_opening"]
+__all__ = ["Decoded", "call_may_open", "decode_answer", "list_closing", "list_opening"]
 
 
 @dataclass(frozen=True)
@@ -65,7 +67,8 @@ def decode_answer(
         grammar: The whole answer's compiled grammar, or None.
         arguments: Each offered tool's compiled arguments grammar, by name; none: no phase 2.
         call_tag: What opens a call in the text (``"<tool_call>"``), or None.
-        calls_list: The compiled grammar of a list of calls (the ``list`` protocol), or None.
+        calls_list: The compiled grammar of a list of calls (the ``list`` and ``decide``
+            protocols), or None.
     """
     return _Decoder(
         llama, is_eog, tokens, sampling, put, stop, limit, grammar, arguments or {}, call_tag, calls_list
@@ -105,6 +108,9 @@ class _Decoder:
             if outcome == "opening":
                 constrained = self.arguments[name]
                 continue
+            if listing and outcome == "ended" and (closing := list_closing(self.text, self.tag)):
+                self.text += closing  # a list in a tag or a fence: the product closes them
+                self._show()
             if outcome != "ended" or constrained is None or listing:
                 break  # the model ended its text or list, the limit came, it stopped, or no call followed one
             written = self._close_call()
@@ -145,7 +151,7 @@ class _Decoder:
                     return "ended", None
                 piece = self.detokenizer.text(token)
                 if constrained is None and self.calls_list is not None:
-                    at = list_opening(self.text, piece)
+                    at = list_opening(self.text, piece, self.tag)
                     if at is not None:  # keep what comes before the "[": the grammar writes the list
                         if at:
                             self._keep(piece[:at], token, piece, hold)
@@ -197,13 +203,36 @@ class _Decoder:
 
 _OPENERS = ("```json", "```")
 _LIST_OPENING = re.compile(r"\s*(?:```[\w+.-]*\s*)?\[")
+_CALL_OPENING = re.compile(r"\s*(?:```[\w+.-]*\s*)?[\[{]")
 
 
-def list_opening(text: str, piece: str) -> int | None:
-    """Where in ``piece`` the answer ``text + piece`` opens a list of calls (its ``[``, at the
-    start of the answer or after a code fence's opening), if it does there; else None."""
-    opened = _LIST_OPENING.match(text + piece)
+def list_opening(text: str, piece: str, tag: str | None = None) -> int | None:
+    """Where in ``piece`` the answer ``text + piece`` opens a list of calls, if it does there; else
+    None. A list opens at its ``[`` at the start of the answer (maybe after a code fence's opening).
+    Given ``tag`` (the ``decide`` protocol), what opens a call in the ``xml`` protocol opens the
+    list instead: right after the answer's first ``tag``, or at a call object's ``{`` at the start
+    of the answer (the grammar then writes ``[{``)."""
+    whole = text + piece
+    if tag and (found := whole.find(tag)) >= 0 and found + len(tag) > len(text):
+        return found + len(tag) - len(text)
+    opened = (_CALL_OPENING if tag else _LIST_OPENING).match(whole)
     return None if opened is None or opened.end() <= len(text) else opened.end() - 1 - len(text)
+
+
+def list_closing(text: str, tag: str | None) -> str:
+    """What closes a list of calls just written at the end of ``text``: ``tag``'s closing tag
+    (``\n</tool_call>``) if ``text`` opened it last, then a code fence's ``\n```\n`` if one is open.
+    Without ``tag`` (the ``list`` protocol) nothing: its answers stay as the model wrote them."""
+    if not tag:
+        return ""
+    closing = ""
+    if tag.startswith("<") and tag in text:
+        close_tag = "</" + tag[1:]
+        if text.rfind(tag) > text.rfind(close_tag):
+            closing += "\n" + close_tag
+    if text.count("```") % 2:
+        closing += "\n```"
+    return closing
 
 
 def call_may_open(text: str, tools: Collection[str], tag: str | None) -> bool:

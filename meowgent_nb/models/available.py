@@ -53,6 +53,7 @@ def _embedded_lines() -> list[str]:
             problem = local_model_problem(model=model)
             status = f"not installed ({model.install})" if problem else _file_status(model)
             lines += [f"Embedded, bigger (-m local:{model.short}):", f"  {model.title} (llama.cpp): {status}"]
+            lines += [f"  {model.choose}"] if model.choose else []
     return lines
 
 

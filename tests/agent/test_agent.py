@@ -286,7 +286,7 @@ def test_tool_choice_none_named_and_required():
         Agent(none, tools=[add], tool_choice="nope", protocol="yaml", max_turns=0)
     assert str(caught.value) == (
         "Invalid Agent settings:\n"
-        "- protocol must be 'xml', 'native', 'json' or 'list', got 'yaml'\n"
+        "- protocol must be 'xml', 'native', 'json', 'list' or 'decide', got 'yaml'\n"
         "- max_turns must be a whole number of at least 1, got 0\n"
         "- tool_choice must be 'auto', 'none', 'required' or a tool name (add), got 'nope'"
     )

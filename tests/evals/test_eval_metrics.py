@@ -276,5 +276,5 @@ def test_an_unknown_protocol_fails_before_any_case_runs():
     model = ScriptedModel(["Hi."])
     with pytest.raises(ValueError) as error:
         evaluate([EvalCase("Hi", None)], tools=[add], model=model, protocol="yaml")
-    assert str(error.value) == "protocol must be 'xml', 'native', 'json' or 'list', got 'yaml'"
+    assert str(error.value) == "protocol must be 'xml', 'native', 'json', 'list' or 'decide', got 'yaml'"
     assert model.requests == []

@@ -173,17 +173,20 @@ def test_agent_models_lists_the_bigger_model_installed_or_not(tmp_path, monkeypa
     assert embedded_lines(asyncio.run(available_models()))[2:] == [
         "Embedded, bigger (-m local:1.5b):",
         f"  Qwen2.5-Coder-1.5B-Instruct (llama.cpp): not installed ({INSTALL_15})",
+        f"  {gguf.CHOOSE_1_5B}",
     ]
     install_parts(tmp_path, monkeypatch, b"GGUF-", b"x" * 2_400_000)
     assert embedded_lines(asyncio.run(available_models()))[2:] == [
         "Embedded, bigger (-m local:1.5b):",
         "  Qwen2.5-Coder-1.5B-Instruct (llama.cpp): installed; its file (2 MB) is put together in"
         f" {tmp_path / 'cache'} on first use",
+        f"  {gguf.CHOOSE_1_5B}",
     ]
     path = resolve_model("local:1.5b").path
     assert embedded_lines(asyncio.run(available_models()))[2:] == [
         "Embedded, bigger (-m local:1.5b):",
         f"  Qwen2.5-Coder-1.5B-Instruct (llama.cpp): installed, ready ({path})",
+        f"  {gguf.CHOOSE_1_5B}",
     ]
 
 

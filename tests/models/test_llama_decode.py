@@ -220,3 +220,48 @@ def test_a_list_the_limit_cuts_off_says_so():
 )  # fmt: skip
 def test_list_opening_finds_the_bracket_that_opens_the_answer(text, piece, at):
     assert list_opening(text, piece) == at
+
+
+# --- the decide protocol: the model's own tag decides, the list's grammar writes after it --------
+
+
+@pytest.mark.parametrize("before", ["", "Checking both.\n"])
+def test_after_the_tag_the_lists_grammar_writes_the_calls_and_the_product_closes_the_tag(before):
+    text, decoded, llama = decode(f"{before}<tool_call>{LIST}$", calls_list="list grammar")
+    assert text == f"{before}<tool_call>{LIST}\n</tool_call>"
+    # Free up to the tag (xml's decision), then the list's grammar from the first token after it.
+    assert llama.grammars == [None, "list grammar"]
+    assert (decoded.calls_closed, decoded.hit_limit) == (0, False)
+
+
+def test_with_the_tag_a_text_answer_stays_free_and_a_bracket_still_opens_a_list():
+    text, _, llama = decode("Paris is the capital [of France].$", calls_list="list grammar")
+    assert (text, llama.grammars) == ("Paris is the capital [of France].", [None])
+    text, _, llama = decode(f"{LIST}$", calls_list="list grammar")
+    assert (text, llama.grammars) == (LIST, [None, "list grammar"])
+
+
+def test_a_list_after_the_tag_the_limit_cuts_off_is_left_open():
+    text, decoded, _ = decode(f"<tool_call>{LIST}$", calls_list="list grammar", limit=40)
+    assert text == f"<tool_call>{LIST}"[:40]
+    assert decoded.hit_limit
+
+
+@pytest.mark.parametrize(("before", "after"), [("", ""), ("```json\n", "\n```")])
+def test_with_the_tag_a_call_object_that_opens_the_answer_opens_the_list_instead(before, after):
+    # xml's other call opening, a bare object (maybe fenced): the "{" token is sampled again under
+    # the list's grammar (which writes "[{"; the script ignores grammars), the product closes the fence.
+    call = '{"name": "gcd", "arguments": {"a": 4, "b": 6}}'
+    text, _, llama = decode(f"{before}{call}$", calls_list="list grammar")
+    assert llama.grammars == [None, "list grammar"]
+    assert text == before + call + after
+
+
+@pytest.mark.parametrize(
+    ("text", "piece", "at"),
+    [("", "<tool_call>", 11), ("<tool_", "call>", 5), ("Sure. ", "<tool_call>\n", 11), ("", "[", 0),
+     ("", "{", 0), ("```json\n", "{\n", 0), ("<tool_call>", "\n", None), ("", "Hi", None),
+     ("<tool_call>[", "{", None), ("Hi ", "{", None)],
+)  # fmt: skip
+def test_list_opening_with_a_tag_opens_right_after_the_first_tag(text, piece, at):
+    assert list_opening(text, piece, "<tool_call>") == at

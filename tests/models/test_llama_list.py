@@ -82,3 +82,34 @@ def test_the_lists_grammar_is_bounded_as_the_arguments_grammar_and_compiles():
     assert shapes[0]["properties"]["arguments"]["properties"]["city"] == {"type": "string", "maxLength": 200}
     cache = GrammarCache()
     assert cache.of(json.dumps(schema), "tiny") is not None
+
+
+@real_model
+def test_decide_keeps_xmls_opening_and_writes_both_calls_in_the_list_after_it():
+    # The opening is xml's (here a fenced call object); after it the list's grammar writes both
+    # calls, and the product closes the fence.
+    protocol = get_protocol("decide")
+    parts = protocol.request(TOOLS, last=False)
+    request = ModelRequest(
+        messages=[
+            {"role": "system", "content": protocol.system_prompt(TOOLS, None)},
+            {"role": "user", "content": "What is the weather in Paris and in London?"},
+        ],
+        call_format=parts.call_format,
+        call_tag=parts.call_tag,
+    )
+    model = LlamaCppModel(n_ctx=2048, max_tokens=96, temperature=0, seed=0)
+
+    async def run() -> list[ModelChunk]:
+        return [chunk async for chunk in model.stream(request)]
+
+    chunks = asyncio.run(run())
+    text = "".join(chunk.text for chunk in chunks)
+    assert text == (
+        '```json\n[{"name": "get_weather", "arguments": {"city": "Paris"}},'
+        ' {"name": "get_weather", "arguments": {"city": "London"}}]\n```'
+    )
+    assert chunks[-1].finish_reason == "stop"
+    parser = protocol.parser(TOOLS)
+    calls = [e for e in parser.feed(text) + parser.close("stop") if isinstance(e, ToolCall)]
+    assert calls == [ToolCall("get_weather", {"city": "Paris"}), ToolCall("get_weather", {"city": "London"})]

@@ -257,7 +257,7 @@ def test_an_option_typo_says_which_option_was_meant(ip, magic, line, message):
 def test_the_agent_help_reads_as_plain_text_and_names_the_cell_magic(ip):
     doc = ip.magics_manager.magics["cell"]["agent"].__doc__
     assert doc.startswith(
-        "  %%agent [-m MODEL] [--model-object VAR]\n             [--protocol {auto,xml,native,json,list}] [--tools A,B]"
+        "  %%agent [-m MODEL] [--model-object VAR]\n             [--protocol {auto,xml,native,json,list,decide}] [--tools A,B]"
     )
     assert "::" not in doc and "``" not in doc
     assert "--model MODEL\n                        The model for this cell: ollama:NAME, openai:NAME," in doc

@@ -31,7 +31,7 @@ def add2(a: int, b: int) -> int:
 
 
 def test_the_registry_finds_protocols_by_name_and_takes_objects_as_they_are():
-    assert list(PROTOCOLS) == ["xml", "native", "json", "list"]
+    assert list(PROTOCOLS) == ["xml", "native", "json", "list", "decide"]
     assert [get_protocol(name).name for name in ("xml", "native", "json", "xml-seed")] == [
         "xml",
         "native",
@@ -44,7 +44,9 @@ def test_the_registry_finds_protocols_by_name_and_takes_objects_as_they_are():
     for wrong, shown in (("yaml", "'yaml'"), (3, "3")):
         with pytest.raises(ValueError) as caught:
             get_protocol(wrong)
-        assert str(caught.value) == f"protocol must be 'xml', 'native', 'json' or 'list', got {shown}"
+        assert (
+            str(caught.value) == f"protocol must be 'xml', 'native', 'json', 'list' or 'decide', got {shown}"
+        )
 
 
 def test_an_agent_takes_a_protocol_object_and_reads_as_its_name():

@@ -60,10 +60,11 @@ class AgentMagics(SessionMagics):
         " Ollama, else the embedded model, saying so); MEOWGENT_MODEL, else auto."
     ).tag(config=True)
     protocol = CaselessStrEnum(
-        [FOLLOW_MODEL, "xml", "native", "json", "list"],
+        [FOLLOW_MODEL, "xml", "native", "json", "list", "decide"],
         FOLLOW_MODEL,
         help="How tools reach the model: auto (native where the model's template has tools, else xml;"
-        " the model line says which), xml, native, json (constrained), or list (a list of calls).",
+        " the model line says which), xml, native, json (constrained), list (a list of calls), or"
+        " decide (xml's decision, then a list of calls).",
     ).tag(config=True)
     max_turns = Int(8, help="Model requests per cell; the last offers no tools.").tag(config=True)
     max_repeated_failures = Int(
