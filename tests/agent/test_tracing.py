@@ -15,8 +15,7 @@ import time
 from collections.abc import Sequence
 
 import pytest
-from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import StatusCode
 
@@ -25,20 +24,9 @@ from meowgent_nb import Agent, ScriptedModel, tool
 from meowgent_nb.agent.approvals import PERSON_DECIDED, ApprovalRequest, Approved, Decision, Denied
 from meowgent_nb.models import OpenAIModel
 from tests.agent.test_model_retry import ANSWER, CUT, CUT_WORDS, MODEL, answer_next
+from tests.support.otel import exporter, provider  # noqa: F401 - fixtures
 
 SECRET = "sk-live-0123456789abcdef"
-
-
-@pytest.fixture
-def exporter() -> InMemorySpanExporter:
-    return InMemorySpanExporter()
-
-
-@pytest.fixture
-def provider(exporter: InMemorySpanExporter) -> TracerProvider:
-    provider = TracerProvider()
-    provider.add_span_processor(SimpleSpanProcessor(exporter))
-    return provider
 
 
 def spans(exporter: InMemorySpanExporter) -> dict[str, list[ReadableSpan]]:

@@ -8,28 +8,16 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from meowgent_nb.recording import CassetteError, read_turns
 from meowgent_nb.testing import cassette_spans
+from tests.support.otel import exporter, provider  # noqa: F401 - fixtures
 
 NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 REAL_MODEL = NOTEBOOKS / "05_real_model.cassette.json"
 WORKSPACE = NOTEBOOKS / "08_notebook_workspace.cassette.json"
-
-
-@pytest.fixture
-def exporter() -> InMemorySpanExporter:
-    return InMemorySpanExporter()
-
-
-@pytest.fixture
-def provider(exporter: InMemorySpanExporter) -> TracerProvider:
-    provider = TracerProvider()
-    provider.add_span_processor(SimpleSpanProcessor(exporter))
-    return provider
 
 
 def runs(exporter: InMemorySpanExporter) -> list[list[ReadableSpan]]:
