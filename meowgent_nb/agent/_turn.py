@@ -76,6 +76,7 @@ def turn_request(
         format=parts.format,
         call_format=parts.call_format,
         call_tag=parts.call_tag,
+        call_grounding=parts.call_grounding,
         call_parser=parts.call_parser,
     )
 

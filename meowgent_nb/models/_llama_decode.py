@@ -9,18 +9,22 @@ limit cuts off end the answer (each would otherwise run on to the limit or run h
 the ``list`` protocol's grammar (``calls_list``) an answer that opens with ``[`` is a list of calls
 written under it, and so is what follows ``call_tag`` (the ``decide`` protocol: the model's own
 ``<tool_call>`` decides, the list's grammar writes every call, the product closes the tag); any
-other answer is free text.
+other answer is free text. Given ``review`` (the ``decide`` protocol's second look,
+`ModelRequest.call_grounding`), such a list is held back until it is written and reviewed: a list
+the review rejects is taken back, and the answer is written again as text, with what opens a call
+barred.
 
 Nothing here imports llama-cpp-python; the caller holds the model's lock.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from time import perf_counter
-from typing import Any
+from typing import Any, cast
 
 from ._llama_text import Detokenizer, arguments_opening, call_closing
 
@@ -38,6 +42,8 @@ class Decoded:
     """Calls whose arguments the grammar completed and the product closed."""
     hit_limit: bool
     """The token limit ended the answer (not the model, a call's close or a stop)."""
+    taken_back: int = 0
+    """Lists of calls the review rejected (their tokens are counted in ``generated``)."""
 
 
 def decode_answer(
@@ -53,6 +59,7 @@ def decode_answer(
     arguments: Mapping[str, Any] | None = None,
     call_tag: str | None = None,
     calls_list: Any = None,
+    review: Callable[[Any], bool] | None = None,
 ) -> Decoded:
     """Generate one answer after the prompt ``tokens``, handing each shown piece to ``put``.
 
@@ -69,10 +76,14 @@ def decode_answer(
         call_tag: What opens a call in the text (``"<tool_call>"``), or None.
         calls_list: The compiled grammar of a list of calls (the ``list`` and ``decide``
             protocols), or None.
+        review: With ``calls_list``: given the calls of a list just written (its JSON, read), whether
+            to keep them; None keeps every list unseen.
     """
-    return _Decoder(
+    decoder = _Decoder(
         llama, is_eog, tokens, sampling, put, stop, limit, grammar, arguments or {}, call_tag, calls_list
-    ).run()
+    )
+    decoder.review = review
+    return decoder.run()
 
 
 class _Decoder:
@@ -91,6 +102,11 @@ class _Decoder:
         self.call_from = 0  # where the current call (or the text before the first) starts
         self.calls: list[str] = []  # this answer's closed calls, as written, whitespace collapsed
         self.first: float | None = None
+        self.review: Callable[[Any], bool] | None = None
+        self.list_from = (0, 0)  # where the list being written starts: (in text, in generated)
+        self.taken_back = 0  # lists the review rejected
+        self.discarded = 0  # their tokens
+        self.barred: frozenset[int] | None = None  # after one: tokens that would open a call again
 
     def run(self) -> Decoded:
         constrained = None  # the grammar of the call being written, in phase 2
@@ -101,16 +117,23 @@ class _Decoder:
             if len(self.generated) >= self.limit:
                 outcome = "limit"
                 break
-            outcome, name = self._sample(constrained, hold=after_call)
+            outcome, name = self._sample(
+                constrained, hold=after_call or (listing and self.review is not None)
+            )
             if outcome == "list":  # the model opened a list of calls: its grammar writes the rest
                 constrained, self.calls_list, listing = self.calls_list, None, True
                 continue
             if outcome == "opening":
                 constrained = self.arguments[name]
                 continue
+            if listing and outcome == "ended" and self.review is not None and not self._reviewed():
+                constrained, listing, outcome = None, False, None  # taken back: the answer again, as text
+                continue
             if listing and outcome == "ended" and (closing := list_closing(self.text, self.tag)):
                 self.text += closing  # a list in a tag or a fence: the product closes them
                 self._show()
+            elif listing:
+                self._show()  # a list held for the review and kept
             if outcome != "ended" or constrained is None or listing:
                 break  # the model ended its text or list, the limit came, it stopped, or no call followed one
             written = self._close_call()
@@ -120,16 +143,44 @@ class _Decoder:
             self._show()
             constrained, after_call, outcome = None, True, None
             self.call_from = len(self.text)
+        if listing and outcome in ("limit", "stopped"):
+            self._show()  # a list held for its review and cut off: shown as it was cut
         # The limit cut off what was shown; what was held (after a call) is simply dropped.
         hit_limit = outcome == "limit" and not after_call
         self.text = self.text[: self.shown]  # whatever is still held is dropped
         if tail := self.detokenizer.flush():
             self.put(("text", tail))
-        return Decoded(len(self.generated), self.first, len(self.calls), hit_limit)
+        return Decoded(
+            len(self.generated) + self.discarded, self.first, len(self.calls), hit_limit, self.taken_back
+        )
+
+    def _reviewed(self) -> bool:
+        """Whether the review keeps the list just written; if not, take it back (text and tokens)."""
+        written = self.text[self.list_from[0] :]
+        start, end = written.find("["), written.rfind("]")
+        try:
+            calls = json.loads(written[start : end + 1]) if 0 <= start < end else None
+        except ValueError:
+            calls = None
+        if calls is None or cast(Callable[[Any], bool], self.review)(calls):
+            return True
+        at, tokens = self.list_from
+        self.discarded += len(self.generated) - tokens
+        del self.generated[tokens:]
+        self.text = self.text[:at]
+        self.detokenizer = Detokenizer(self.llama)
+        self.taken_back += 1
+        self.barred = (
+            frozenset(self.llama.tokenize(self.tag.encode("utf-8"), add_bos=False, special=True))
+            if self.tag
+            else frozenset()
+        )
+        return False
 
     def _sample(self, constrained: Any, *, hold: bool) -> tuple[str, str | None]:
         """Sample until the phase changes: ("opening", tool name), ("ended" | "limit" | "no call"
         | "stopped", None)."""
+        barred = {} if self.barred is None else {"logits_processor": [self._bar]}  # after a take-back
         generator = self.llama.generate(
             self.tokens + self.generated,
             temp=self.sampling.temperature,
@@ -140,6 +191,7 @@ class _Decoder:
             if constrained is None
             else self.sampling.arguments_repeat_penalty,
             grammar=constrained or (None if hold else self.grammar),
+            **barred,
         )
         try:
             for token in generator:
@@ -153,6 +205,8 @@ class _Decoder:
                 if constrained is None and self.calls_list is not None:
                     at = list_opening(self.text, piece, self.tag)
                     if at is not None:  # keep what comes before the "[": the grammar writes the list
+                        self.list_from = (len(self.text), len(self.generated))
+                        hold = hold or self.review is not None  # the list's opening waits for its review
                         if at:
                             self._keep(piece[:at], token, piece, hold)
                         return "list", None
@@ -173,6 +227,19 @@ class _Decoder:
             return "ended", None
         finally:
             generator.close()
+
+    def _bar(self, _tokens: Any, scores: Any) -> Any:
+        """llama-cpp-python's logits processor once a list was taken back: the answer is written
+        again as text. The call tag never comes, nor a brace (no call object, in a list or in
+        prose, where a parser would read it), nor, first, what opens a list, a fence or a tag."""
+        for token in cast(frozenset, self.barred):
+            scores[token] = -float("inf")
+        first = not self.text.strip()
+        for token in scores.argpartition(-_BARRED_TOP)[-_BARRED_TOP:]:
+            piece = self.llama.detokenize([int(token)]).decode("utf-8", "ignore")
+            if "{" in piece or (first and piece.lstrip()[:1] in _CALL_STARTS):
+                scores[token] = -float("inf")
+        return scores
 
     def _keep(self, keep: str, token: int, piece: str, hold: bool) -> None:
         """Add ``keep`` (``piece``, or the part of it up to a call's arguments) to the answer."""
@@ -201,6 +268,9 @@ class _Decoder:
             self.shown = len(self.text)
 
 
+_BARRED_TOP = 64
+"""The likeliest tokens checked at the start of an answer written again: more than sampling's top_k."""
+_CALL_STARTS = ("[", "{", "`", "<")
 _OPENERS = ("```json", "```")
 _LIST_OPENING = re.compile(r"\s*(?:```[\w+.-]*\s*)?\[")
 _CALL_OPENING = re.compile(r"\s*(?:```[\w+.-]*\s*)?[\[{]")

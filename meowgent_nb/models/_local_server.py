@@ -154,15 +154,7 @@ class LocalServer:
         }
 
     async def _chat(self, wire: Mapping[str, Any], send: Any) -> None:
-        request = ModelRequest(
-            messages=list(wire.get("messages", ())),
-            tools=cast("list[Tool]", [_SchemaTool(schema) for schema in wire.get("tools", ())]),
-            think=wire.get("think"),
-            options=dict(wire.get("options", {})),
-            format=wire.get("format"),
-            call_format=wire.get("call_format"),
-            call_tag=wire.get("call_tag"),
-        )
+        request = request_from_wire(wire)
         ticket = object()
         self._line.append(ticket)
         try:
@@ -190,3 +182,17 @@ def serve(
     """Run a shared model process in this one until it is idle (what ``shared_local serve`` does)."""
     model = LlamaCppModel(path, n_ctx=n_ctx, n_threads=n_threads)
     asyncio.run(LocalServer(model, socket_path=socket_path, idle_seconds=idle_seconds).serve())
+
+
+def request_from_wire(wire: Mapping[str, Any]) -> ModelRequest:
+    """The `ModelRequest` a ``chat`` line's ``request`` object (`_shared_wire.request_to_wire`) stands for."""
+    return ModelRequest(
+        messages=list(wire.get("messages", ())),
+        tools=cast("list[Tool]", [_SchemaTool(schema) for schema in wire.get("tools", ())]),
+        think=wire.get("think"),
+        options=dict(wire.get("options", {})),
+        format=wire.get("format"),
+        call_format=wire.get("call_format"),
+        call_tag=wire.get("call_tag"),
+        call_grounding=bool(wire.get("call_grounding", False)),
+    )

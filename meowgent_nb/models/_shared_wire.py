@@ -7,7 +7,7 @@ Requests (``"v"`` is the protocol version; a process that speaks another answers
 
     {"v": 1, "op": "chat", "request": {"messages": [...], "tools": [<tool JSON schema>, ...],
      "format": <schema>|null, "call_format": <schema>|null, "call_tag": "<tool_call>"|null,
-     "options": {"temperature": 0, ...}, "think": true|false|null}}
+     "call_grounding": true|false, "options": {"temperature": 0, ...}, "think": true|false|null}}
     {"v": 1, "op": "count", "text": "..."}          -> {"tokens": 12}
     {"v": 1, "op": "status"}                        -> {"pid": ..., "model": ..., "n_ctx": ...,
                                                         "waiting": 0, "connected": 1, "idle_seconds": ...}
@@ -55,6 +55,7 @@ def request_to_wire(request: ModelRequest) -> dict[str, Any]:
         "format": request.format,
         "call_format": request.call_format,
         "call_tag": request.call_tag,
+        "call_grounding": request.call_grounding,
         "options": dict(request.options),
         "think": request.think,
     }

@@ -206,6 +206,11 @@ class ModelRequest:
     call_tag: str | None = None
     """With `call_format`: the tag that opens a call in the text (``<tool_call>``). A call's JSON
     begins after it, or at the start of the answer (models that drop the tag write bare calls)."""
+    call_grounding: bool = False
+    """With a list `call_format` (the ``decide`` protocol): a second look at the calls a backend
+    that can (`LlamaCppModel`) has the model write. A list none of whose calls has an argument value
+    found in the person's messages (`tools.grounding.any_grounded`) is taken back before it is shown,
+    and the model answers in text instead. Backends that cannot ignore it."""
     call_parser: Callable[[], CallParser] | None = None
     """With native ``tools``: makes the reader of the calls a model writes as text, for a backend
     that gets text from its model and must return the calls as `ModelChunk.tool_calls`

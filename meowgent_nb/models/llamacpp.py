@@ -24,6 +24,7 @@ from time import perf_counter
 from typing import Any, cast
 
 from ..tools.calls import is_tool_result
+from ..tools.grounding import any_grounded, user_text
 from ..tools.inert import escape_tokens
 from . import gguf
 from ._llama_decode import decode_answer
@@ -249,7 +250,8 @@ class LlamaCppModel:
         schema = None if request.format is None else json.dumps(request.format)
         calls = None if request.call_format is None else json.dumps(request.call_format)
         tag = request.call_tag
-        work = partial(self._generate_locked, prompt, sampling, put, stop, schema, calls, tag)
+        said = user_text(request.messages) if request.call_grounding and calls is not None else None
+        work = partial(self._generate_locked, prompt, sampling, put, stop, schema, calls, tag, said)
         loop.run_in_executor(self._thread, self._generate, work, put)
         # The model writes its calls as text; the protocol that built the request knows how to read them.
         parser = request.call_parser() if request.tools and request.call_parser else None
@@ -401,6 +403,7 @@ class LlamaCppModel:
         schema: str | None = None,
         call_schema: str | None = None,
         call_tag: str | None = None,
+        said: str | None = None,
     ) -> tuple[Usage, str | None]:
         import llama_cpp
 
@@ -441,6 +444,9 @@ class LlamaCppModel:
             arguments=arguments,
             call_tag=call_tag,
             calls_list=calls_list,
+            review=None
+            if said is None or shape is None
+            else partial(any_grounded, call_format=shape, text=said),
         )
         done = perf_counter()
         first = decoded.first or done

@@ -42,6 +42,7 @@ class RequestParts:
     format: Mapping[str, Any] | None = None
     call_format: Mapping[str, Any] | None = None
     call_tag: str | None = None
+    call_grounding: bool = False
     call_parser: Callable[[], Any] | None = None
 
 

@@ -9,6 +9,12 @@ names, each tool's arguments), so a small model that would stop after one call w
 the request needs; the product closes the tag or fence. Backends that cannot constrain part of an
 answer send nothing extra and read the calls as ``xml`` does; `ToolCallParser` reads a list
 inside the tag as its calls. Results come back as ``xml`` sends them.
+
+A second look (``grounding``, on by default): a small model asked something no tool fits often
+writes a call with values it made up. The request asks the backend to take back a list none of
+whose calls has an argument value found in the person's messages (`tools.grounding`) and to
+have the model answer in text instead (`ModelRequest.call_grounding`; the embedded model does,
+other backends ignore it).
 """
 
 from __future__ import annotations
@@ -29,7 +35,20 @@ class DecideProtocol(XmlProtocol):
 
     name = "decide"
 
+    def __init__(self, *, grounding: bool = True, thinking_first: bool = False) -> None:
+        super().__init__(thinking_first=thinking_first)
+        self.grounding = grounding
+        """Ask for the second look (`ModelRequest.call_grounding`): a list of calls none of whose
+        argument values is in the person's messages is written again as text."""
+
+    def __repr__(self) -> str:
+        shown = [f"{flag}=True" for flag in ("thinking_first",) if self.thinking_first]
+        shown += [] if self.grounding else ["grounding=False"]
+        return f"{type(self).__name__}({', '.join(shown)})"
+
     def request(self, offered: Sequence[Tool], last: bool) -> RequestParts:
         if not offered or last:
             return RequestParts()
-        return RequestParts(call_format=list_schema(offered), call_tag=CALL_OPEN)
+        return RequestParts(
+            call_format=list_schema(offered), call_tag=CALL_OPEN, call_grounding=self.grounding
+        )

@@ -26,7 +26,10 @@ PROTOCOLS: dict[str, ToolProtocol] = {
 }
 """The protocols to choose from, in the order error messages list them."""
 
-BASELINES: dict[str, ToolProtocol] = {"xml-seed": XmlSeedProtocol()}
+BASELINES: dict[str, ToolProtocol] = {
+    "xml-seed": XmlSeedProtocol(),
+    "decide-unchecked": DecideProtocol(grounding=False),
+}
 """Accepted by name as well, but not offered: variants the benchmarks measure the protocols against."""
 
 FOLLOW_MODEL = "auto"

@@ -87,7 +87,8 @@ def test_the_lists_grammar_is_bounded_as_the_arguments_grammar_and_compiles():
 @real_model
 def test_decide_keeps_xmls_opening_and_writes_both_calls_in_the_list_after_it():
     # The opening is xml's (here a fenced call object); after it the list's grammar writes both
-    # calls, and the product closes the fence.
+    # calls, and the product closes the fence. Both name a city the person wrote: the second look
+    # keeps them.
     protocol = get_protocol("decide")
     parts = protocol.request(TOOLS, last=False)
     request = ModelRequest(
@@ -97,7 +98,9 @@ def test_decide_keeps_xmls_opening_and_writes_both_calls_in_the_list_after_it():
         ],
         call_format=parts.call_format,
         call_tag=parts.call_tag,
+        call_grounding=parts.call_grounding,
     )
+    assert request.call_grounding is True
     model = LlamaCppModel(n_ctx=2048, max_tokens=96, temperature=0, seed=0)
 
     async def run() -> list[ModelChunk]:
@@ -113,3 +116,41 @@ def test_decide_keeps_xmls_opening_and_writes_both_calls_in_the_list_after_it():
     parser = protocol.parser(TOOLS)
     calls = [e for e in parser.feed(text) + parser.close("stop") if isinstance(e, ToolCall)]
     assert calls == [ToolCall("get_weather", {"city": "Paris"}), ToolCall("get_weather", {"city": "London"})]
+
+
+@real_model
+def test_decide_takes_back_a_list_of_made_up_calls_and_answers_in_text():
+    # "Clean up my temporary files" names no file: the model's list deletes "/tmp/file.txt", a
+    # path it made up (18 tokens). The second look takes it back before anything is shown, and
+    # the model answers again in text, with no call tag, list or brace open to it.
+    protocol = get_protocol("decide")
+    parts = protocol.request(TOOLS, last=False)
+    messages = [
+        {"role": "system", "content": protocol.system_prompt(TOOLS, None)},
+        {"role": "user", "content": "Clean up my temporary files please."},
+    ]
+    model = LlamaCppModel(n_ctx=2048, max_tokens=24, temperature=0, seed=0)
+
+    async def run(grounding: bool) -> list[ModelChunk]:
+        request = ModelRequest(
+            messages=messages,
+            call_format=parts.call_format,
+            call_tag=parts.call_tag,
+            call_grounding=grounding,
+        )
+        return [chunk async for chunk in model.stream(request)]
+
+    first_look = asyncio.run(run(False))
+    assert (
+        "".join(c.text for c in first_look)
+        == '[{"name": "delete_file", "arguments": {"path": "/tmp/file.txt"}}]'
+    )
+    chunks = asyncio.run(run(True))
+    text = "".join(chunk.text for chunk in chunks)
+    assert text.startswith("To clean up your temporary files, you can use the `rm` command"), text
+    assert "{" not in text and "<tool_call>" not in text
+    parser = protocol.parser(TOOLS)
+    assert [e for e in parser.feed(text) + parser.close("length") if isinstance(e, ToolCall)] == []
+    usage = chunks[-1].usage
+    assert usage is not None and usage.completion_tokens == 20 + 24  # the list taken back is counted
+    assert chunks[-1].finish_reason == "length"

@@ -19,6 +19,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 
@@ -321,6 +322,33 @@ def test_chunks_cross_the_wire_unchanged():
     waiting = ModelChunk(status="waiting for the shared model: 2 ahead")
     assert chunk_to_wire(waiting) == {"status": "waiting for the shared model: 2 ahead"}
     assert chunk_from_wire(chunk_to_wire(waiting)) == waiting
+
+
+def test_a_decide_request_crosses_the_wire_with_its_second_look():
+    from meowgent_nb import tool
+    from meowgent_nb.models._local_server import request_from_wire
+    from meowgent_nb.models._shared_wire import request_to_wire
+    from meowgent_nb.protocols import get_protocol
+
+    @tool
+    def get_weather(city: str) -> str:
+        """The weather in a city."""
+        return "sunny"
+
+    parts = get_protocol("decide").request([get_weather], last=False)
+    request = ModelRequest(
+        messages=[SYSTEM, {"role": "user", "content": "hi"}],
+        options={"temperature": 0},
+        call_format=parts.call_format,
+        call_tag=parts.call_tag,
+        call_grounding=parts.call_grounding,
+    )
+    wire = json.loads(json.dumps(request_to_wire(request)))
+    assert (wire["call_tag"], wire["call_grounding"]) == ("<tool_call>", True)
+    assert replace(request_from_wire(wire), tools=()) == request  # no native tools: []
+    assert (
+        request_from_wire({**wire, "call_grounding": None}).call_grounding is False
+    )  # an older kernel's line
 
 
 @pytest.mark.parametrize(("value", "shared"), [("", False), ("0", False), ("1", True), ("yes", True)])

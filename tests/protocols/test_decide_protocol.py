@@ -63,10 +63,22 @@ def test_the_system_prompt_is_the_xml_protocols_so_the_decision_is_too():
 
 def test_the_request_sends_the_lists_schema_after_the_tag_and_nothing_on_the_last_turn():
     assert PROTOCOL.request(TOOLS, last=False) == RequestParts(
-        call_format=list_schema(TOOLS), call_tag="<tool_call>"
+        call_format=list_schema(TOOLS), call_tag="<tool_call>", call_grounding=True
     )
     assert PROTOCOL.request(TOOLS, last=True) == RequestParts()
     assert PROTOCOL.request((), last=False) == RequestParts()
+
+
+def test_the_second_look_is_asked_for_unless_switched_off():
+    from meowgent_nb.protocols.decide import DecideProtocol
+    from meowgent_nb.protocols.registry import BASELINES
+
+    unchecked = DecideProtocol(grounding=False)
+    assert unchecked.request(TOOLS, last=False).call_grounding is False
+    assert repr(PROTOCOL) == "DecideProtocol()"
+    assert repr(unchecked) == "DecideProtocol(grounding=False)"
+    assert repr(DecideProtocol(thinking_first=True)) == "DecideProtocol(thinking_first=True)"
+    assert repr(BASELINES["decide-unchecked"]) == "DecideProtocol(grounding=False)"  # what benchmarks compare
 
 
 PARIS = '{"name": "get_weather", "arguments": {"city": "Paris"}}'
