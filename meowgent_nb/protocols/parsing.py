@@ -73,7 +73,7 @@ class ToolCallParser:
     Example:
         >>> parser = ToolCallParser()
         >>> parser.feed('Checking. <tool_call>{"name": "now"')
-        [TextDelta(text='Checking. ')]
+        [TextDelta(text='Checking.')]
         >>> parser.feed('}</tool_call>')
         [ToolCall(name='now', arguments={}, id='')]
         >>> parser.close()
@@ -93,7 +93,7 @@ class ToolCallParser:
         self._opened = not self._thinking_first  # a think block the template opened took its <think>
         self._tail = ""  # held back: may be the start of a tag, or the undecided answer start
         self._parts: list[str] = []  # the open call's content, or the held bare answer
-        self._ws = ""  # a text run's leading whitespace, or a think block's trailing whitespace
+        self._ws = ""  # a text run's leading or trailing whitespace, or a think block's trailing whitespace
         self._in_run = False  # the current text run or think block has shown non-whitespace
         self._after_think = False  # the next text run follows a think block
         self._answered = False  # visible text or a call has been emitted
@@ -170,6 +170,7 @@ class ToolCallParser:
                 if found is not None:
                     # What follows the calls is text like any other, read for tags and calls.
                     calls, held = found
+                    self._end_run()
                     out.extend(calls)
                     self._answered, self._after_think = True, False
                 else:
@@ -180,6 +181,7 @@ class ToolCallParser:
             self._run(held, out)
         if self._mode == "text":
             self._text(self._tail, out)
+            self._flush_text(out)
         elif self._mode == "think":
             self._thinking(self._tail, out)
         elif self._mode == "call":
@@ -229,7 +231,10 @@ class ToolCallParser:
         if tag is None:
             return None
         rest, self._tail = self._tail, ""
-        self._end_run()
+        if tag == CALL_OPEN:
+            self._end_run()
+        else:
+            self._flush_text(out)
         self._mode = "call" if tag == CALL_OPEN else "think"
         return rest
 
@@ -280,8 +285,20 @@ class ToolCallParser:
             text = body if self._after_think else self._ws + body
             self._ws, self._in_run = "", True
             self._after_think, self._answered = False, True
-        if text:
-            out.append(TextDelta(text))
+        # Trailing whitespace waits for more text: it separates the text from a call that may
+        # follow, and a call drops it (`_end_run`).
+        body = text.rstrip()
+        if body:
+            out.append(TextDelta(self._ws + body))
+            self._ws = text[len(body) :]
+        else:
+            self._ws += text
+
+    def _flush_text(self, out: list[ParsedEvent]) -> None:
+        """Ends a text run that no call follows: its held trailing whitespace is text after all."""
+        if self._in_run and self._ws:
+            out.append(TextDelta(self._ws))
+        self._end_run()
 
     def _thinking(self, text: str, out: list[ParsedEvent]) -> None:
         if not self._in_run:

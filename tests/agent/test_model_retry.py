@@ -139,7 +139,8 @@ def test_a_cut_answer_is_asked_again_and_its_text_dropped(httpserver, allow_requ
     events, error = run(agent)
     assert error is None
     texts = [e.text for e in events if isinstance(e, TextDelta)]
-    assert texts == ["Hel", "Hello ", "there."]  # streamed as it came; the cut "Hel" is then dropped
+    # Streamed as it came (a space waits for the word after it); the cut "Hel" is then dropped.
+    assert texts == ["Hel", "Hello", " there."]
     [retry] = [e for e in events if isinstance(e, ModelRetry)]
     assert (retry.turn, retry.attempt, retry.attempts, retry.cause) == (1, 2, 8, CUT_WORDS)
     assert 0.005 <= retry.wait <= 0.015  # retry_delay, half either way

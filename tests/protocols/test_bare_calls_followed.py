@@ -72,7 +72,7 @@ FOLLOWED = {
     # Text after the calls is read like any text: a tagged call in it is a call.
     '{"name": "a", "arguments": {}}\nThen: <tool_call>{"name": "b"}</tool_call> ok': [
         parsed_call("a"),
-        TextDelta("\nThen: "),
+        TextDelta("\nThen:"),
         parsed_call("b"),
         TextDelta(" ok"),
     ],

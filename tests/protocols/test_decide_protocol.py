@@ -92,7 +92,7 @@ ANSWERS = {
     ],
     f"<tool_call>[{PARIS}]\n</tool_call>": [ToolCall("get_weather", {"city": "Paris"})],
     f"Checking both.\n<tool_call>[{PARIS}, {ROME}]\n</tool_call>": [
-        TextDelta("Checking both.\n"),
+        TextDelta("Checking both."),
         ToolCall("get_weather", {"city": "Paris"}),
         ToolCall("get_weather", {"city": "Rome"}),
     ],

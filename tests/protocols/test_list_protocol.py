@@ -89,7 +89,7 @@ ANSWERS = {
     ],
     f"{F}json\n[{PARIS}]\n{F}": [ToolCall("get_weather", {"city": "Paris"})],
     f"[{PARIS}": [ToolCall("get_weather", {"city": "Paris"})],  # the decoder drops a "]" held back
-    f"Sure: [{GCD}]": [TextDelta("Sure: "), ToolCall("gcd", {"a": 12, "b": 18})],
+    f"Sure: [{GCD}]": [TextDelta("Sure:"), ToolCall("gcd", {"a": 12, "b": 18})],
     "Paris is the capital of France.": [TextDelta("Paris is the capital of France.")],
     "[1, 2] is a list.": [TextDelta("[1, 2] is a list.")],
     f'[{PARIS}, {{"name": "gcd", "arguments": {{"a": 1}}, "b": 2}}]': [

@@ -57,12 +57,12 @@ def test_empty_and_whitespace_answers_give_no_events():
     assert parse_tool_calls(" \n\t\n") == []
 
 
-def test_text_before_between_and_after_calls_is_kept_exactly():
+def test_text_before_between_and_after_calls_is_kept_but_not_the_whitespace_before_a_call():
     text = f"Let me look.\n{WEATHER} and then {WEATHER}\n\nIt is sunny."
     assert parse_tool_calls(text) == [
-        TextDelta("Let me look.\n"),
+        TextDelta("Let me look."),
         parsed_call("get_weather", city="Paris"),
-        TextDelta(" and then "),
+        TextDelta(" and then"),
         parsed_call("get_weather", city="Paris"),
         TextDelta("\n\nIt is sunny."),
     ]
@@ -135,7 +135,7 @@ def test_several_objects_or_an_array_in_one_tag_are_several_calls():
 
 def test_missing_closing_tag_at_end_of_stream_is_still_a_call():
     assert parse_tool_calls('Sure. <tool_call>\n{"name": "add", "arguments": {"a": 1}}\n') == [
-        TextDelta("Sure. "),
+        TextDelta("Sure."),
         parsed_call("add", a=1),
     ]
     # Complete JSON without the tag: runtimes that stop on "</tool_call>" send it this way.
@@ -217,7 +217,7 @@ def cut_reason(limit=False):
 )
 def test_a_call_the_answer_ended_inside_never_runs(body):
     text = f"Deleting. <tool_call>{body}"
-    expected = [TextDelta("Deleting. "), MalformedCall(body, cut_reason())]
+    expected = [TextDelta("Deleting."), MalformedCall(body, cut_reason())]
     assert parse_tool_calls(text) == expected
     for at in range(len(text) + 1):
         assert chunked([text[:at], text[at:]]) == expected, at
@@ -307,7 +307,7 @@ def test_a_key_given_twice_is_refused_not_resolved():
 )
 def test_unreadable_calls_are_malformed_with_a_reason(body, reason):
     assert parse_tool_calls(f"Before <tool_call>{body}</tool_call> after") == [
-        TextDelta("Before "),
+        TextDelta("Before"),
         MalformedCall(raw=body, reason=reason),
         TextDelta(" after"),
     ]
@@ -381,7 +381,7 @@ def test_bare_json_that_is_not_calls_is_plain_text(text):
 
 def test_held_bare_text_still_reads_tags_when_it_turns_out_to_be_text():
     text = f'{{"id": 1}} then {WEATHER}'
-    assert parse_tool_calls(text) == [TextDelta('{"id": 1} then '), parsed_call("get_weather", city="Paris")]
+    assert parse_tool_calls(text) == [TextDelta('{"id": 1} then'), parsed_call("get_weather", city="Paris")]
 
 
 def test_a_bare_call_is_held_until_close():
@@ -458,27 +458,34 @@ def test_thinking_streams_promptly_and_holds_back_only_a_possible_end_tag():
 # --- streaming --------------------------------------------------------------------------------
 
 
-def test_text_streams_promptly_and_only_a_possible_tag_is_held_back():
+def test_text_streams_promptly_and_only_a_possible_tag_and_trailing_whitespace_are_held_back():
     parser = ToolCallParser()
-    assert parser.feed("Hello <tool_c") == [TextDelta("Hello ")]
+    assert parser.feed("Hello <tool_c") == [TextDelta("Hello")]  # the space waits: a call drops it
     assert parser.feed('all>{"name": "now"') == []
     assert parser.feed("}</tool_") == []
     assert parser.feed("call>\nIt is") == [parsed_call("now"), TextDelta("\nIt is")]
-    assert parser.feed(" noon. a <") == [TextDelta(" noon. a ")]
-    assert parser.feed(" b") == [TextDelta("< b")]
-    assert parser.close() == []
+    assert parser.feed(" noon. a <") == [TextDelta(" noon. a")]
+    assert parser.feed(" b") == [TextDelta(" < b")]
+    assert parser.feed(" \n") == []
+    assert parser.close() == [TextDelta(" \n")]  # no call followed: the answer's end keeps it
 
 
 def test_single_character_chunks_of_plain_text_come_out_one_by_one():
     text = "Plain words, no tags; 1 < 2 > 0.\n" * 3
     parser = ToolCallParser()
     out = [parser.feed(char) for char in text]
-    assert parser.close() == []
-    # Each character comes out as it arrives, except that "<" waits one character to show no tag.
-    expected = [[TextDelta(char)] for char in text]
-    for at in [i for i, char in enumerate(text) if char == "<"]:
-        expected[at], expected[at + 1] = [], [TextDelta(text[at : at + 2])]
-    assert out == expected
+    out.append(parser.close())
+    assert out[-1] == [TextDelta("\n")]  # the answer's end shows its last newline
+    # Each character comes out as it arrives, except that "<" waits one character to show no tag
+    # and whitespace waits for the next visible character (a call after it would drop it).
+    shown = ""
+    for at, events in enumerate(out[:-1]):
+        now = text[:at].rstrip() if text[at] == "<" else text[: at + 1].rstrip()
+        assert events == ([TextDelta(now[len(shown) :])] if now != shown else []), at
+        shown = now
+    # A line waits at 9 characters: its "<", its newline and 7 of its 8 spaces (the one after "<"
+    # shows that "<" opens no tag).
+    assert [len(events) for events in out].count(0) == 3 * 9
     assert merge(event for events in out for event in events) == [TextDelta(text)]
 
 
@@ -496,10 +503,10 @@ ANSWERS = {
         TextDelta("Just an answer, with a < sign and <b>tags</b>."),
     ],
     f"Let me look.\n{WEATHER}\n\n{WEATHER} between {WEATHER}\nDone.": [
-        TextDelta("Let me look.\n"),
+        TextDelta("Let me look."),
         parsed_call("get_weather", city="Paris"),
         parsed_call("get_weather", city="Paris"),
-        TextDelta(" between "),
+        TextDelta(" between"),
         parsed_call("get_weather", city="Paris"),
         TextDelta("\nDone."),
     ],
@@ -515,7 +522,7 @@ ANSWERS = {
         parsed_call("b"),
     ],
     '{"name": "Alice", "age": 3} then <tool_call>{"name": "a"}': [
-        TextDelta('{"name": "Alice", "age": 3} then '),
+        TextDelta('{"name": "Alice", "age": 3} then'),
         parsed_call("a"),
     ],
     "<tool_call>not json</tool_call><tool_call>{'name': 'a', 'arguments': {'q': 'x'},}</tool_call>": [
@@ -527,7 +534,7 @@ ANSWERS = {
         ThinkingDelta("unclosed </think"),
     ],
     '<tool_c <think <tool_call>{"name": "a"}<tool_call>{"name": "b"}</tool_call></tool_call>': [
-        TextDelta("<tool_c <think "),
+        TextDelta("<tool_c <think"),
         parsed_call("a"),
         parsed_call("b"),
         TextDelta("</tool_call>"),

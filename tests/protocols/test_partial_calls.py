@@ -62,7 +62,7 @@ def test_a_call_fills_in_as_it_streams():
         'ris"}}</tool_call>',
     ]
     assert events(chunks) == [
-        TextDelta("Checking. "),
+        TextDelta("Checking."),
         PartialCall(None, '{"na'),
         PartialCall("get_weather", '{"name": "get_weather", "argu'),
         PartialCall("get_weather", '{"name": "get_weather", "arguments": {"city": "Pa'),

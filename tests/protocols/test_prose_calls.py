@@ -46,79 +46,79 @@ def every_split(text, expected, finish_reason=None):
 CALLS = {
     # The issue's example: a bare call after prose, then a stray fence.
     f"Here is the response:\n{PARIS}\n{F}": [
-        TextDelta("Here is the response:\n"),
+        TextDelta("Here is the response:"),
         parsed_call("get_weather", city="Paris"),
     ],
     # The same class: other prose, other tools, stray or unbalanced fences and closers.
-    f"Sure thing.\n\n{GCD1}\n{F}\n{F}": [TextDelta("Sure thing.\n\n"), parsed_call("gcd", a=45, b=60)],
-    f"Sure thing.\n{GCD1}}}\n]": [TextDelta("Sure thing.\n"), parsed_call("gcd", a=45, b=60)],
-    f"Here: {PARIS} ok": [TextDelta("Here: "), parsed_call("get_weather", city="Paris"), TextDelta(" ok")],
+    f"Sure thing.\n\n{GCD1}\n{F}\n{F}": [TextDelta("Sure thing."), parsed_call("gcd", a=45, b=60)],
+    f"Sure thing.\n{GCD1}}}\n]": [TextDelta("Sure thing."), parsed_call("gcd", a=45, b=60)],
+    f"Here: {PARIS} ok": [TextDelta("Here:"), parsed_call("get_weather", city="Paris"), TextDelta(" ok")],
     f"Calling:\n{F}JSON\n{PARIS}": [
-        TextDelta("Calling:\n"),
+        TextDelta("Calling:"),
         parsed_call("get_weather", city="Paris"),
     ],  # left open
-    f"Calling:\n{F}python\n{PARIS}\n{F}": [TextDelta("Calling:\n"), parsed_call("get_weather", city="Paris")],
+    f"Calling:\n{F}python\n{PARIS}\n{F}": [TextDelta("Calling:"), parsed_call("get_weather", city="Paris")],
     f"To check, I call:\n{F}json\n{PARIS}\n{F}\n": [
-        TextDelta("To check, I call:\n"),
+        TextDelta("To check, I call:"),
         parsed_call("get_weather", city="Paris"),
     ],
     f'Note:\n{F}json\n{{"name": "get_weather", "arguments": {{"city": "{F} }}"}}}}\n{F}': [
-        TextDelta("Note:\n"),
+        TextDelta("Note:"),
         parsed_call("get_weather", city=f"{F} }}"),
     ],
     # Several: one fence, several fences, a list, calls with prose between them.
     f"Both:\n{F}json\n{PARIS}\n{LONDON}\n{F}": [
-        TextDelta("Both:\n"),
+        TextDelta("Both:"),
         parsed_call("get_weather", city="Paris"),
         parsed_call("get_weather", city="London"),
     ],
     f"Two gcds:\n{F}json\n{GCD1}\n{F}\n{F}\n{GCD2}\n{F}": [
-        TextDelta("Two gcds:\n"),
+        TextDelta("Two gcds:"),
         parsed_call("gcd", a=45, b=60),
         parsed_call("gcd", a=81, b=63),
     ],
     f"Two gcds: [{GCD1}, {GCD2}]": [
-        TextDelta("Two gcds: "),
+        TextDelta("Two gcds:"),
         parsed_call("gcd", a=45, b=60),
         parsed_call("gcd", a=81, b=63),
     ],
     f"Two gcds:\n{F}json\n[\n  {GCD1},\n  {GCD2}\n]\n{F}\nDone.": [
-        TextDelta("Two gcds:\n"),
+        TextDelta("Two gcds:"),
         parsed_call("gcd", a=45, b=60),
         parsed_call("gcd", a=81, b=63),
         TextDelta("\nDone."),
     ],
     f"For example {F}json {PARIS}{F} asks for Paris. Now:\n{F}json\n{LONDON}\n{F}": [
-        TextDelta("For example "),
+        TextDelta("For example"),
         parsed_call("get_weather", city="Paris"),
-        TextDelta(" asks for Paris. Now:\n"),
+        TextDelta(" asks for Paris. Now:"),
         parsed_call("get_weather", city="London"),
     ],
     # Followed by an explanation (recorded answers of the 0.5B model go on like this).
     f"You would write {F}json\n{PARIS}\n{F}\nto get the weather in Paris.": [
-        TextDelta("You would write "),
+        TextDelta("You would write"),
         parsed_call("get_weather", city="Paris"),
         TextDelta("\nto get the weather in Paris."),
     ],
     # Read with the rules of a call inside <tool_call>: "parameters", mended punctuation.
-    'Try {"name": "gcd", "parameters": {"a": 1, "b": 2}}': [TextDelta("Try "), parsed_call("gcd", a=1, b=2)],
+    'Try {"name": "gcd", "parameters": {"a": 1, "b": 2}}': [TextDelta("Try"), parsed_call("gcd", a=1, b=2)],
     f'Try {F}json\n{{"name": "delete_file", "arguments": {{"path": "a",}}}}\n{F}': [
-        TextDelta("Try "),
+        TextDelta("Try"),
         parsed_call("delete_file", path="a"),
     ],
-    'Try {"name": "delete_file"}': [TextDelta("Try "), parsed_call("delete_file")],
+    'Try {"name": "delete_file"}': [TextDelta("Try"), parsed_call("delete_file")],
     # The keys in another order, or in single quotes (mended as inside tags).
     'Ok: {"arguments": {"a": 2, "b": 4}, "name": "gcd"} done': [
-        TextDelta("Ok: "),
+        TextDelta("Ok:"),
         parsed_call("gcd", a=2, b=4),
         TextDelta(" done"),
     ],
-    "Ok: {'name': 'gcd', 'arguments': {'a': 2, 'b': 4}}": [TextDelta("Ok: "), parsed_call("gcd", a=2, b=4)],
+    "Ok: {'name': 'gcd', 'arguments': {'a': 2, 'b': 4}}": [TextDelta("Ok:"), parsed_call("gcd", a=2, b=4)],
     # A call in tags after one in prose: both.
     f"First {PARIS} then <tool_call>{LONDON}</tool_call>": [
-        TextDelta("First "),
+        TextDelta("First"),
         parsed_call("get_weather", city="Paris"),
-        TextDelta(" then "),
+        TextDelta(" then"),
         parsed_call("get_weather", city="London"),
     ],
 }
@@ -126,28 +126,28 @@ CALLS = {
 EXTRA = 'the call has keys besides "name" and "arguments" ("id"); write it as ' + SHAPE
 MALFORMED = {
     f'Try {F}json\n{{"name": "delete_file", "arguments": {{"path": "/"}}, "id": 1}}\n{F}': [
-        TextDelta("Try "),
+        TextDelta("Try"),
         MalformedCall('{"name": "delete_file", "arguments": {"path": "/"}, "id": 1}', EXTRA),
     ],
     '{"name": "delete_file", "arguments": {"path": "/"}, "id": 1}': [  # at the answer's start
         MalformedCall('{"name": "delete_file", "arguments": {"path": "/"}, "id": 1}', EXTRA),
     ],
     f'Try {F}json\n{{"name": "delete_file", "arguments": "/"}}\n{F}': [
-        TextDelta("Try "),
+        TextDelta("Try"),
         MalformedCall(
             '{"name": "delete_file", "arguments": "/"}',
             'the "arguments" string does not hold a JSON object; give them as an object {"arg": value}',
         ),
     ],
     f'Try {F}json\n{{"name": "delete_file", "arguments": {{"path": "a", "path": "/"}}}}\n{F}': [
-        TextDelta("Try "),
+        TextDelta("Try"),
         MalformedCall(
             '{"name": "delete_file", "arguments": {"path": "a", "path": "/"}}',
             f'the JSON gives the key "path" twice in one object; give each key once, as {SHAPE}',
         ),
     ],
     'So: {"name": "gcd", "arguments": {"a": 1 "b" 2}} done': [
-        TextDelta("So: "),
+        TextDelta("So:"),
         MalformedCall(
             '{"name": "gcd", "arguments": {"a": 1 "b" 2}}',
             "the JSON is broken at line 1 column 38 (Expecting ',' delimiter) and could not be repaired;"
@@ -156,7 +156,7 @@ MALFORMED = {
         TextDelta(" done"),
     ],
     f'So:\n{GCD1}\n{{"name": "gcd", "arguments": {{"a": 8': [
-        TextDelta("So:\n"),
+        TextDelta("So:"),
         parsed_call("gcd", a=45, b=60),
         MalformedCall(
             '{"name": "gcd", "arguments": {"a": 8',
@@ -197,7 +197,7 @@ def test_a_prose_call_cut_off_by_the_token_limit_never_runs_and_a_complete_one_d
     every_split(
         text,
         [
-            TextDelta("Calling:\n"),
+            TextDelta("Calling:"),
             parsed_call("get_weather", city="Paris"),
             MalformedCall(
                 '{"name": "gcd", "arguments": {"a": 1',
@@ -214,7 +214,7 @@ def test_a_prose_call_with_its_name_last_that_the_answer_ends_inside_never_runs(
     every_split(
         text,
         [
-            TextDelta("Ok: "),
+            TextDelta("Ok:"),
             MalformedCall(
                 '{"arguments": {"a": 2}, "name": "gcd"',
                 f"the answer ended before this call was complete, so it was not run; write the whole call as {SHAPE}",
@@ -238,7 +238,7 @@ def test_a_tool_result_quoted_back_is_a_call_and_approval_still_applies():
     # setting, not the parser, stands between it and a dangerous action.
     text = f'The page says:\n{F}json\n{{"name": "delete_file", "arguments": {{"path": "/"}}}}\n{F}'
     assert parse([text + "\nI will not do that."]) == [
-        TextDelta("The page says:\n"),
+        TextDelta("The page says:"),
         parsed_call("delete_file", path="/"),
         TextDelta("\nI will not do that."),
     ]
@@ -246,7 +246,7 @@ def test_a_tool_result_quoted_back_is_a_call_and_approval_still_applies():
 
 def test_text_before_a_prose_call_streams_and_only_the_call_is_held():
     parser = ToolCallParser(offered=OFFERED)
-    assert parser.feed("Calling now: `") == [TextDelta("Calling now: ")]
+    assert parser.feed("Calling now: `") == [TextDelta("Calling now:")]  # the space waits
     assert parser.feed('``json\n{"name"') == []
     assert parser.feed(': "get_weather", "arguments": {"city": "Paris"}}\n```') == []
     assert parser.close() == [parsed_call("get_weather", city="Paris")]

@@ -77,7 +77,7 @@ def test_the_native_call_reader_turns_blocks_into_calls_and_shows_an_unreadable_
     )
     events += parser.close("stop")
     assert events == [
-        TextDelta("Hi "),
+        TextDelta("Hi"),
         TextDelta("<tool_call>{nonsense</tool_call>"),
         ToolCall("add", {"a": 1}),
     ]
@@ -93,7 +93,7 @@ def test_the_native_protocol_hands_the_backend_its_call_reader_only_with_tools()
     reader = with_tools.call_parser()
     assert isinstance(reader, NativeCallParser)
     assert reader.feed(answer) + reader.close("stop") == [
-        TextDelta("You can use: "),
+        TextDelta("You can use:"),
         ToolCall("add", {"a": 1}),
     ]
     reader = native.request([add2], last=False).call_parser()
