@@ -288,14 +288,17 @@ def trace(cassette: Path, otlp: str | None, json_file: Path | None, out: TextIO)
 
 
 def _print_tree(spans: Sequence[Any], out: TextIO) -> None:
-    """Each span on a line, under its parent, in the order they began."""
+    """Each span on a line, under its parent, in the order they began (names through `visible`:
+    a cassette's tool names reach the terminal, and an escape code there would be obeyed)."""
+    from ._visible import visible
+
     children: dict[int | None, list[Any]] = {}
     for span in sorted(spans, key=lambda span: span.start_time or 0):
         children.setdefault(span.parent.span_id if span.parent is not None else None, []).append(span)
 
     def show(parent: int | None, depth: int) -> None:
         for span in children.get(parent, []):
-            print("  " * depth + span.name, file=out)
+            print("  " * depth + visible(span.name), file=out)  # a cassette's names, escapes shown
             show(span.context.span_id, depth + 1)
 
     show(None, 0)

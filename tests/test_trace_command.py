@@ -37,6 +37,31 @@ def test_trace_prints_a_cassettes_runs_as_a_tree_of_spans():
     ]
 
 
+def test_a_cassettes_names_reach_the_terminal_with_their_control_characters_escaped(tmp_path):
+    # A cassette from someone else names the tools its model called: "\x1b[2J" would clear the
+    # person's terminal, U+202E reverse what follows.
+    from meowgent_nb import Agent, ScriptedModel, tool
+    from meowgent_nb.recording import RecordingModel
+
+    @tool
+    def add(a: int, b: int) -> int:
+        """Add."""
+        return a + b
+
+    hostile = tmp_path / "hostile.cassette.json"
+    answer = '<tool_call>{"name": "wipe\x1b[2Jall\u202e", "arguments": {}}</tool_call>'
+    Agent(RecordingModel(ScriptedModel([answer, "Done."]), hostile), tools=[add]).run("hi")
+    done = command("trace", str(hostile), cwd=tmp_path)
+    assert (done.returncode, done.stderr) == (0, "")
+    assert "\x1b" not in done.stdout and "\u202e" not in done.stdout
+    assert done.stdout.splitlines()[1:] == [
+        "invoke_agent meowgent",
+        "  chat scripted",
+        "  execute_tool wipe\\x1b[2Jall\\u202e",
+        "  chat scripted",
+    ]
+
+
 def test_trace_json_writes_otlp_json_lines(tmp_path):
     (tmp_path / "old.jsonl").write_text("a line of an earlier run\n")
     done = command("trace", str(ROOT / CASSETTE), "--json", "old.jsonl", cwd=tmp_path)
