@@ -36,14 +36,13 @@ class Decoded:
     """What `decode_answer` did: tokens generated, when the first came, and how it ended."""
 
     generated: int
+    """Tokens sampled (a list taken back by the review included: the model wrote them)."""
     first: float | None
     """`perf_counter` time of the first sampled token, None if none was."""
     calls_closed: int
     """Calls whose arguments the grammar completed and the product closed."""
     hit_limit: bool
     """The token limit ended the answer (not the model, a call's close or a stop)."""
-    taken_back: int = 0
-    """Lists of calls the review rejected (their tokens are counted in ``generated``)."""
 
 
 def decode_answer(
@@ -104,7 +103,6 @@ class _Decoder:
         self.first: float | None = None
         self.review: Callable[[Any], bool] | None = None
         self.list_from = (0, 0)  # where the list being written starts: (in text, in generated)
-        self.taken_back = 0  # lists the review rejected
         self.discarded = 0  # their tokens
         self.barred: frozenset[int] | None = None  # after one: tokens that would open a call again
 
@@ -150,9 +148,7 @@ class _Decoder:
         self.text = self.text[: self.shown]  # whatever is still held is dropped
         if tail := self.detokenizer.flush():
             self.put(("text", tail))
-        return Decoded(
-            len(self.generated) + self.discarded, self.first, len(self.calls), hit_limit, self.taken_back
-        )
+        return Decoded(len(self.generated) + self.discarded, self.first, len(self.calls), hit_limit)
 
     def _reviewed(self) -> bool:
         """Whether the review keeps the list just written; if not, take it back (text and tokens)."""
@@ -169,12 +165,10 @@ class _Decoder:
         del self.generated[tokens:]
         self.text = self.text[:at]
         self.detokenizer = Detokenizer(self.llama)
-        self.taken_back += 1
-        self.barred = (
-            frozenset(self.llama.tokenize(self.tag.encode("utf-8"), add_bos=False, special=True))
-            if self.tag
-            else frozenset()
-        )
+        # The tag is barred where it is one token (Qwen's <tool_call>); spelled in several, its
+        # pieces are ordinary text ("tool"), and the braces barred keep a call from following it.
+        tag = self.llama.tokenize(self.tag.encode("utf-8"), add_bos=False, special=True) if self.tag else []
+        self.barred = frozenset(tag) if len(tag) == 1 else frozenset()
         return False
 
     def _sample(self, constrained: Any, *, hold: bool) -> tuple[str, str | None]:

@@ -10,9 +10,11 @@ end-of-generation token); "$" where the model ends its answer.
 
 from __future__ import annotations
 
+import json
 import threading
 from dataclasses import dataclass
 
+import numpy
 import pytest
 
 from meowgent_nb.models._llama_decode import call_may_open, decode_answer, list_opening
@@ -265,3 +267,102 @@ def test_with_the_tag_a_call_object_that_opens_the_answer_opens_the_list_instead
 )  # fmt: skip
 def test_list_opening_with_a_tag_opens_right_after_the_first_tag(text, piece, at):
     assert list_opening(text, piece, "<tool_call>") == at
+
+
+# --- decide's second look: a list the review rejects is taken back, and the answer written again --
+
+
+TAG = 5000  # the call tag as one token, as Qwen's <tool_call> is
+
+
+class RetakingLlama:
+    """Writes ``first`` (a token per character, ``<tool_call>`` one token); asked again with a
+    logits processor (a list was taken back), writes ``again`` from where the answer was taken
+    back to, and keeps the processor to look at. "$" ends an answer, "|" nothing here."""
+
+    def __init__(self, first: str, again: str):
+        self.first, self.again = self.tokenize(first.replace("$", "").encode()), self.tokenize(again.encode())
+        self.grammars: list[object] = []
+        self.barred: list[set[int]] = []
+
+    def generate(self, tokens, *, grammar, logits_processor=None, **sampling):
+        assert tokens[: len(PROMPT)] == PROMPT
+        written = list(tokens[len(PROMPT) :])
+        self.grammars.append(grammar)
+        script = self.first if logits_processor is None else self.again
+        assert script[: len(written)] == written, (written, script)
+        for token in [*script[len(written) :], EOG]:
+            if logits_processor is not None:  # what it bars, token by token, among likely ones
+                scores = likely("[{`<W")
+                logits_processor[0](None, scores)
+                self.barred.append({int(t) for t in numpy.flatnonzero(scores == -numpy.inf)})
+            yield token
+
+    def detokenize(self, tokens, special=True):
+        return "".join("<tool_call>" if t == TAG else chr(t) for t in tokens).encode()
+
+    def tokenize(self, text: bytes, add_bos=False, special=False):
+        parts = text.decode().split("<tool_call>")
+        tokens = list(map(ord, parts[0]))
+        for part in parts[1:]:
+            tokens += [TAG, *map(ord, part)]
+        return tokens
+
+
+def likely(chars: str):
+    """Scores of a vocabulary where ``chars`` are the likeliest tokens (the processor looks at the top)."""
+    scores = numpy.zeros(TAG + 1)
+    scores[[ord(char) for char in chars]] = 1.0
+    return scores
+
+
+def review_decode(first: str, again: str, keep: bool, **kwargs):
+    llama = RetakingLlama(first, again)
+    shown: list[str] = []
+    reviewed: list[object] = []
+    decoded = decode_answer(
+        llama,
+        lambda token: token == EOG,
+        PROMPT,
+        Sampling(),
+        lambda item: shown.append(item[1]),
+        threading.Event(),
+        limit=400,
+        call_tag="<tool_call>",
+        calls_list="list grammar",
+        review=lambda calls: reviewed.append(calls) or keep,
+        **kwargs,
+    )
+    return shown, decoded, llama, reviewed
+
+
+@pytest.mark.parametrize("before", ["", "Checking.\n"])
+def test_a_list_the_review_keeps_is_shown_whole_once_written(before):
+    shown, decoded, llama, reviewed = review_decode(f"{before}<tool_call>{LIST}$", "", keep=True)
+    assert "".join(shown) == f"{before}<tool_call>{LIST}\n</tool_call>"
+    # Nothing of the list was shown before its review: the text before it, then the list whole.
+    assert shown[-1] == f"<tool_call>{LIST}\n</tool_call>"
+    assert reviewed == [json.loads(LIST)]
+    assert llama.barred == [] and decoded.generated == len(f"{before}{LIST}") + 1
+    assert llama.grammars == [None, "list grammar"]
+
+
+def test_a_list_the_review_rejects_is_never_shown_and_the_answer_is_written_again():
+    again = "Which files should I delete?"
+    shown, decoded, llama, reviewed = review_decode(f"<tool_call>{LIST}$", again, keep=False)
+    assert "".join(shown) == again
+    assert reviewed == [json.loads(LIST)]
+    assert decoded.generated == 1 + len(LIST) + len(again)  # the list's tokens count
+    assert llama.grammars == [None, "list grammar", None]
+    assert (decoded.calls_closed, decoded.hit_limit) == (0, False)
+    # Written again: at its start nothing that opens a call, and never the tag or a brace.
+    assert llama.barred[0] == {ord("["), ord("{"), ord("`"), ord("<"), TAG}  # "W" stays
+    assert all(barred == {ord("{"), TAG} for barred in llama.barred[1:])
+    assert len(llama.barred) == len(again) + 1
+
+
+def test_text_before_a_rejected_list_stays_and_the_answer_goes_on_from_it():
+    again = "Checking.\nI cannot tell which file you mean."
+    shown, _, llama, _ = review_decode(f"Checking.\n<tool_call>{LIST}$", again, keep=False)
+    assert "".join(shown) == again
+    assert llama.barred[0] == {ord("{"), TAG}  # the answer has begun ("Checking."): no more
