@@ -28,18 +28,18 @@ Run:  python benchmarks/openai_server.py [--threads 2] [--rounds 3] [--server-de
 from __future__ import annotations
 
 import argparse
-import socket
 import statistics
-import subprocess
 import sys
-import time
+from pathlib import Path
 
-import httpx
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the clone: tests.support
 
 from meowgent_nb import EvalCase, evaluate, tool
-from meowgent_nb.models.gguf import gguf_path
 from meowgent_nb.models.llamacpp import LlamaCppModel
 from meowgent_nb.models.openai import OpenAIModel
+from tests.support.llama_server import NAME, llama_server
+
+KEY = "benchmark"
 
 
 @tool
@@ -67,28 +67,6 @@ CASES = [
 TOOLS = [get_weather, convert]
 
 
-def start_server(threads: int, interrupt: bool = False) -> tuple[subprocess.Popen, str]:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    command = [
-        sys.executable, "-m", "meowgent_nb.models.llama_cpu", "--model", str(gguf_path()),
-        "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "2048", "--n_threads", str(threads),
-        *([] if interrupt else ["--interrupt_requests", "False"]),
-    ]  # fmt: skip
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    base_url = f"http://127.0.0.1:{port}/v1"
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        try:
-            if httpx.get(base_url + "/models", timeout=1).status_code == 200:
-                return process, base_url
-        except httpx.HTTPError:
-            time.sleep(0.2)
-    process.kill()
-    raise SystemExit("the server did not start within 120 s")
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--threads", type=int, default=2, help="Generation threads, in both places.")
@@ -104,9 +82,9 @@ def main(argv: list[str] | None = None) -> int:
     embedded = LlamaCppModel(n_ctx=2048, n_threads=args.threads, max_tokens=64)
     evaluate(CASES[:1], tools=TOOLS, model=embedded)  # load it first: loading is not answering
     ways = [("embedded, in-process", embedded, 1)]
-    process, base_url = start_server(args.threads, args.server_defaults)
-    try:
-        served = OpenAIModel("local", base_url=base_url, options=settings)
+    queued = [] if args.server_defaults else ["--interrupt_requests", "False"]
+    with llama_server(*queued, key=KEY, threads=args.threads) as base_url:
+        served = OpenAIModel(NAME, base_url=base_url, api_key=KEY, options=settings)
         evaluate(CASES[:1], tools=TOOLS, model=served)  # warm the server the same way
         ways += [("server, concurrency 1", served, 1), ("server, concurrency 4", served, 4)]
         runs: dict[str, list[tuple[float, int]]] = {label: [] for label, _, _ in ways}
@@ -126,9 +104,6 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{label:<24}{median:>9.2f}{len(CASES) / median:>9.2f}{passed:>6}/{len(CASES)}")
         for note in sorted(notes):
             print(note)
-    finally:
-        process.terminate()
-        process.wait(15)
     return 0
 
 
