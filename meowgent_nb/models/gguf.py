@@ -100,7 +100,7 @@ DEFAULT_EMBEDDED = EmbeddedModel(
 # Measured with benchmarks/bfcl.py on this project's 2-core machine (docs/benchmarks.md, issue 49).
 CHOOSE_1_5B = (
     "Pick it when right calls matter more than seconds: about 2.3x slower a case here, 1.5 GB of"
-    " memory against 0.8 GB; use it with --protocol list (docs/benchmarks.md)."
+    " memory against 0.8 GB; use it with --protocol decide (docs/benchmarks.md)."
 )
 CODER_1_5B = EmbeddedModel(
     "1.5b",
