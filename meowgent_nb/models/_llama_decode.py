@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from time import perf_counter
 from typing import Any, cast
 
-from ._llama_text import Detokenizer, arguments_opening, call_closing
+from ._llama_text import Detokenizer, arguments_opening, call_closing, open_closings
 
 __all__ = ["Decoded", "call_may_open", "decode_answer", "list_closing", "list_opening"]
 
@@ -78,16 +78,37 @@ def decode_answer(
         review: With ``calls_list``: given the calls of a list just written (its JSON, read), whether
             to keep them; None keeps every list unseen.
     """
-    decoder = _Decoder(
-        llama, is_eog, tokens, sampling, put, stop, limit, grammar, arguments or {}, call_tag, calls_list
-    )
-    decoder.review = review
-    return decoder.run()
+    return _Decoder(
+        llama,
+        is_eog,
+        tokens,
+        sampling,
+        put,
+        stop,
+        limit,
+        grammar,
+        arguments or {},
+        call_tag,
+        calls_list,
+        review,
+    ).run()
 
 
 class _Decoder:
     def __init__(
-        self, llama, is_eog, tokens, sampling, put, stop, limit, grammar, arguments, call_tag, calls_list
+        self,
+        llama,
+        is_eog,
+        tokens,
+        sampling,
+        put,
+        stop,
+        limit,
+        grammar,
+        arguments,
+        call_tag,
+        calls_list,
+        review,
     ):
         self._is_eog = is_eog
         self.calls_list = calls_list
@@ -101,7 +122,7 @@ class _Decoder:
         self.call_from = 0  # where the current call (or the text before the first) starts
         self.calls: list[str] = []  # this answer's closed calls, as written, whitespace collapsed
         self.first: float | None = None
-        self.review: Callable[[Any], bool] | None = None
+        self.review: Callable[[Any], bool] | None = review
         self.list_from = (0, 0)  # where the list being written starts: (in text, in generated)
         self.discarded = 0  # their tokens
         self.barred: frozenset[int] | None = None  # after one: tokens that would open a call again
@@ -284,19 +305,10 @@ def list_opening(text: str, piece: str, tag: str | None = None) -> int | None:
 
 
 def list_closing(text: str, tag: str | None) -> str:
-    """What closes a list of calls just written at the end of ``text``: ``tag``'s closing tag
-    (``\n</tool_call>``) if ``text`` opened it last, then a code fence's ``\n```\n`` if one is open.
-    Without ``tag`` (the ``list`` protocol) nothing: its answers stay as the model wrote them."""
-    if not tag:
-        return ""
-    closing = ""
-    if tag.startswith("<") and tag in text:
-        close_tag = "</" + tag[1:]
-        if text.rfind(tag) > text.rfind(close_tag):
-            closing += "\n" + close_tag
-    if text.count("```") % 2:
-        closing += "\n```"
-    return closing
+    """What closes a list of calls just written at the end of ``text``: `open_closings` (the tag,
+    a code fence). Without ``tag`` (the ``list`` protocol) nothing: its answers stay as the model
+    wrote them."""
+    return open_closings(text, tag) if tag else ""
 
 
 def call_may_open(text: str, tools: Collection[str], tag: str | None) -> bool:

@@ -13,7 +13,7 @@ from .._deltas import TextDelta, ThinkingDelta
 from ..tools.core import ToolCall
 from .base import ModelChunk
 
-__all__ = ["Detokenizer", "arguments_opening", "call_closing", "chunks", "token_text"]
+__all__ = ["Detokenizer", "arguments_opening", "call_closing", "chunks", "open_closings", "token_text"]
 
 
 class Detokenizer:
@@ -80,7 +80,13 @@ def call_closing(text: str, tag: str | None) -> str:
     Left to write it, a 0.5B model that began the call on several lines adds a ``\n}`` of its
     own after the ``}``, and an answer with stray text after a call is not read as a call.
     """
-    closing = "}"
+    return "}" + open_closings(text, tag)
+
+
+def open_closings(text: str, tag: str | None) -> str:
+    """What closes what ``text`` left open around a call: ``tag``'s closing tag (``\n</tool_call>``)
+    if ``text`` opened it last, then a code fence's ``\n```\n`` if one is open."""
+    closing = ""
     if tag and tag.startswith("<"):
         close_tag = "</" + tag[1:]
         if text.rfind(tag) > text.rfind(close_tag):

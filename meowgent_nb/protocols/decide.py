@@ -42,7 +42,7 @@ class DecideProtocol(XmlProtocol):
         argument values is in the person's messages is written again as text."""
 
     def __repr__(self) -> str:
-        shown = [f"{flag}=True" for flag in ("thinking_first",) if self.thinking_first]
+        shown = ["thinking_first=True"] if self.thinking_first else []
         shown += [] if self.grounding else ["grounding=False"]
         return f"{type(self).__name__}({', '.join(shown)})"
 
