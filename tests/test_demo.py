@@ -41,7 +41,9 @@ NOTE = (
     ' `%config AgentMagics.model = "local"` or MEOWGENT_MODEL=local; later cells say "Ollama not running"'
     " in their model line."
 )
-LIVE_LINE = f"{LIVE_MODEL}, Ollama not running"  # the model line of a cell where "auto" fell back
+EMBEDDED_PROTOCOL = "decide tool calls (the embedded models' protocol)"
+"""What the model line adds where the embedded model chose the protocol (``auto``, the default)."""
+LIVE_LINE = f"{LIVE_MODEL}, Ollama not running, {EMBEDDED_PROTOCOL}"  # a cell where "auto" fell back
 
 
 def run_it_blocks() -> list[Block]:
@@ -65,7 +67,7 @@ FIRST_CELL = """\
 %%agent --new -o result
 What is the weather in Paris?
 model: {model}
-[tool] get_weather(city='Paris', unit='celsius') -> done
+[tool] get_weather(city='Paris') -> done
   Paris: 21 degrees celsius, sunny
 """
 FOOTER = re.compile(
@@ -83,22 +85,23 @@ def test_the_demo_replayed_prints_each_agent_cell(tmp_path):
         " (cassette mode 'replay'; MEOWGENT_CASSETTE_MODE=replay)."
     ), out
     model = "cassette replay of qwen2.5:0.5b (05_real_model.cassette.json)"
+    chosen = f"{model}, {EMBEDDED_PROTOCOL}"  # the cells that leave the protocol to the model
     first = out.index("--- cell 6 ")
-    assert out[first:].startswith(FIRST_CELL.format(model=model) + "Paris: 21 degrees celsius, sunny\n"), out
+    assert out[first:].startswith(FIRST_CELL.format(model=chosen) + "Paris: 21 degrees celsius, sunny\n"), out
     assert FOOTER.search(out), out
     assert (
         "--- cell 12 --------------------------------------------------\n%%agent --new -o result\n"
-        f"In one sentence: why is the sky blue?\nmodel: {model}\n"
+        f"In one sentence: why is the sky blue?\nmodel: {chosen}\n"
         "The sky is blue because it is a shade of blue.\n"
     ) in out
     assert (
-        "\n%%agent --new --protocol list -o result\nWhat is the weather in Paris and in Oslo?\n"
-        f"model: {model}\n"
+        "\n%%agent --new -o result\nWhat is the weather in Paris and in Oslo?\n"
+        f"model: {chosen}\n"
         "[tool] get_weather(city='Paris', unit='celsius') -> done\n  Paris: 21 degrees celsius, sunny\n"
         "[tool] get_weather(city='Oslo', unit='fahrenheit') -> done\n  Oslo: 9 degrees fahrenheit, sunny\n"
     ) in out
     assert f"\n%%agent --new --protocol json -o result\nWhat is 2.5 plus 4?\nmodel: {model}\n6.5\n" in out
-    assert out.count(f"model: {model}\n") == 4
+    assert (out.count(f"model: {chosen}\n"), out.count(f"model: {model}\n")) == (3, 1)
     saved = tmp_path / "ran.ipynb"
     done_line = rf"\n4 %%agent cells ran in \d+ s\. The executed notebook is {re.escape(str(saved))};"
     assert re.search(done_line, out)

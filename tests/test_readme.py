@@ -2,10 +2,12 @@
 (The docs site's pages are run by tests/test_docs_pages.py, with the same mechanism: tests/support/doc_blocks.py.)
 
 The blocks are read from the README itself, so the tour cannot drift from what is tested. The
-deterministic tests replay ``tests/readme_tour.cassette.json``, recorded from the embedded model
-with the README's exact cells (the kernel reads ``MEOWGENT_CASSETTE``, as a user's would); the
-``real_model`` test runs the same cells live. To record the cassette again (after a change to
-the system prompt, the tools' XML or the tour), with the embedded model installed::
+deterministic tests replay ``tests/readme_tour.cassette.json`` (the deletion approved) and
+``tests/readme_tour_denied.cassette.json`` (denied: a cassette records each approval decision, and
+a replay must decide as recorded), recorded from the embedded model with the README's exact cells
+(the kernel reads ``MEOWGENT_CASSETTE``, as a user's would); the ``real_model`` test runs the same
+cells live. To record the cassettes again (after a change to the system prompt, the tools' XML,
+the embedded models' protocol or the tour), with the embedded model installed::
 
     python -m tests.test_readme
 
@@ -35,6 +37,7 @@ from tests.support.ollama_wire import FINAL, ndjson, part
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
 CASSETTE = Path(__file__).with_name("readme_tour.cassette.json")
+DENIED = Path(__file__).with_name("readme_tour_denied.cassette.json")
 SECTION = "## A 60-second tour"
 
 # What the tour is made of, in order: (the fence's language, how the block begins). A README edit
@@ -121,7 +124,7 @@ def test_a_changed_tour_fails_naming_its_blocks():
 
 # --- the tour, replayed from its cassette ----------------------------------------------------
 
-WEATHER = "[tool] get_weather(city='Paris', unit='celsius') -> done\n  Paris: 21 degrees celsius\n"
+WEATHER = "[tool] get_weather(city='Paris') -> done\n  Paris: 21 degrees celsius\n"
 
 
 @pytest.fixture(scope="module")
@@ -160,7 +163,7 @@ def test_the_tour_denied_keeps_the_file(readme, tmp_path, monkeypatch):
     kernel = start_kernel(
         tmp_path,
         monkeypatch,
-        MEOWGENT_CASSETTE=str(CASSETTE),
+        MEOWGENT_CASSETTE=str(DENIED),
         MEOWGENT_CASSETTE_MODE="replay",
         MEOWGENT_APPROVE="deny",
     )
@@ -232,13 +235,13 @@ def test_the_tour_live_on_the_embedded_model(readme, tmp_path, monkeypatch):
 
 
 def record() -> None:
-    """Record `CASSETTE` from the embedded model: the tour approved, then denied."""
+    """Record `CASSETTE` (the tour approved) and `DENIED` (denied) from the embedded model."""
     os.environ.pop("MEOWGENT_MODEL", None)
     os.environ["OLLAMA_HOST"] = "127.0.0.1:9"  # the embedded model, not a local Ollama
-    os.environ["MEOWGENT_CASSETTE"] = str(CASSETTE)
+    os.environ["MEOWGENT_CASSETTE_MODE"] = "record"
     readme = tour()
-    for mode, approve in (("record", "all"), ("auto", "none")):
-        os.environ["MEOWGENT_CASSETTE_MODE"] = mode
+    for cassette, approve in ((CASSETTE, "allow"), (DENIED, "deny")):
+        os.environ["MEOWGENT_CASSETTE"] = str(cassette)
         os.environ["MEOWGENT_APPROVE"] = approve
         with tempfile.TemporaryDirectory() as folder:
             kernel = Kernel(folder)
@@ -247,7 +250,7 @@ def record() -> None:
                     print(re.sub(r"\n+", "\n", transcript(run)), file=sys.stderr)
             finally:
                 kernel.shutdown()
-    print(f"recorded {CASSETTE}", file=sys.stderr)
+        print(f"recorded {cassette}", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -29,10 +29,10 @@ def test_trace_prints_a_cassettes_runs_as_a_tree_of_spans():
         "  chat qwen2.5:0.5b",
         "invoke_agent meowgent",
         "  chat qwen2.5:0.5b",
-        "invoke_agent meowgent",
+        "  execute_tool get_weather",
+        "  execute_tool get_weather",
         "  chat qwen2.5:0.5b",
-        "  execute_tool get_weather",
-        "  execute_tool get_weather",
+        "invoke_agent meowgent",
         "  chat qwen2.5:0.5b",
     ]
 

@@ -22,7 +22,7 @@ import pytest
 
 from meowgent_nb.course import course_files
 from tests.support.dist import built_dist, make_venv, prepared, run_folder  # noqa: F401 - built_dist: the session's sdist and wheel
-from tests.test_demo import FIRST_CELL, FOOTER, LIVE_LINE, NOTE
+from tests.test_demo import EMBEDDED_PROTOCOL, FIRST_CELL, FOOTER, LIVE_LINE, NOTE
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -117,7 +117,7 @@ def test_the_demo_runs_the_installed_course_from_anywhere(installed, outside):
     assert Path(packaged[1]).is_relative_to(installed.venv) and packaged[1].endswith(
         "meowgent_nb/course/notebooks"
     )
-    model = "cassette replay of qwen2.5:0.5b (05_real_model.cassette.json)"
+    model = f"cassette replay of qwen2.5:0.5b (05_real_model.cassette.json), {EMBEDDED_PROTOCOL}"
     shown = done.stdout[done.stdout.index("--- cell 6 ") :]
     assert shown.startswith(FIRST_CELL.format(model=model)), shown
     assert re.search(r"\n4 %%agent cells ran in \d+ s\. Nothing was saved", done.stdout), done.stdout

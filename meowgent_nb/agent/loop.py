@@ -170,9 +170,10 @@ class Agent:
         approver: Decides on calls that need approval; without one they are denied.
         rules: Rules on the calls' arguments (``"delete_file path=scratch/** -> allow"``), asked
             before the approver, besides those of a rules file in the working directory; or a `Rules`.
-        protocol: ``"auto"`` (the model's own: ``native`` where its template has tools, else
-            ``xml``; see `choose_protocol`), ``"xml"``, ``"native"``, ``"json"``, ``"list"``, or a
-            `ToolProtocol` (`protocols.registry`).
+        protocol: ``"auto"`` (the model's own: ``native`` where its template has tools,
+            ``decide`` on the embedded models, else ``xml``; see `choose_protocol`), ``"xml"``,
+            ``"native"``, ``"json"``, ``"list"``, ``"decide"``, or a `ToolProtocol`
+            (`protocols.registry`).
         max_turns: Model requests per run; the last one offers no tools.
         max_workers: Tool calls of one turn that run at the same time.
         tool_timeout: Seconds a call may take when its tool sets no timeout; None: no limit.
@@ -347,8 +348,8 @@ class Agent:
     async def choose_protocol(self) -> ToolSupport | None:
         """With ``protocol="auto"``: ask the model (once) which protocol suits its template, and use it.
 
-        A model with a ``tool_support()`` (`OllamaModel`, `OpenAIModel`, a cassette that recorded
-        one) answers a `ToolSupport`; others (the embedded and scripted models) keep ``xml``. A
+        A model with a ``tool_support()`` (`OllamaModel`, `OpenAIModel`, the embedded models, a
+        cassette that recorded one) answers a `ToolSupport`; others (a scripted model) keep ``xml``. A
         server that refuses the native tools (`ToolsRefused`) is asked the same turn with ``xml``.
         Where the template opens a think block and the agent leaves thinking to the model
         (``think=None``), the answer is read as thinking up to ``</think>``. Each run calls it

@@ -288,7 +288,7 @@ class ToolSupport:
     """
 
     protocol: str
-    """``"native"`` or ``"xml"`` (`protocols.registry.PROTOCOLS`)."""
+    """``"native"``, ``"xml"`` or, for the embedded models, ``"decide"`` (`protocols.registry.PROTOCOLS`)."""
     why: str
     """The reason in a few words, for the cell's model line: "the model's template has tools"."""
     thinking_first: bool = False

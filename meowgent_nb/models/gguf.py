@@ -19,13 +19,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from .base import ModelError
+from .base import ModelError, ToolSupport
 
 __all__ = [
     "CODER_1_5B",
     "DEFAULT_EMBEDDED",
     "DEFAULT_MODEL_TITLE",
     "EMBEDDED_MODELS",
+    "EMBEDDED_SUPPORT",
     "ENV_VAR",
     "GGUF_NAME",
     "GGUF_SHA256",
@@ -100,7 +101,7 @@ DEFAULT_EMBEDDED = EmbeddedModel(
 # Measured with benchmarks/bfcl.py on this project's 2-core machine (docs/benchmarks.md, issue 49).
 CHOOSE_1_5B = (
     "Pick it when right calls matter more than seconds: about 2.3x slower a case here, 1.5 GB of"
-    " memory against 0.8 GB; use it with --protocol decide (docs/benchmarks.md)."
+    " memory against 0.8 GB; it writes calls with the decide protocol, as the 0.5B does (docs/benchmarks.md)."
 )
 CODER_1_5B = EmbeddedModel(
     "1.5b",
@@ -115,6 +116,11 @@ CODER_1_5B = EmbeddedModel(
 )
 """The optional bigger embedded model: slower, and better at calls (benchmarks/README.md)."""
 EMBEDDED_MODELS: tuple[EmbeddedModel, ...] = (DEFAULT_EMBEDDED, CODER_1_5B)
+
+EMBEDDED_SUPPORT = ToolSupport("decide", "the embedded models' protocol")
+"""The protocol the embedded models get when none is chosen: ``decide`` keeps out of tools more
+often than ``xml`` and writes every call of a request as ``list`` does (docs/benchmarks.md,
+issue 49's measurements). Asked by `LlamaCppModel.tool_support` and `SharedLocalModel.tool_support`."""
 
 
 def named_model(name: str) -> EmbeddedModel | None:

@@ -31,7 +31,7 @@ from ._llama_decode import decode_answer
 from ._llama_grammar import GrammarCache, bounded
 from ._llama_text import chunks, token_text
 from ._llama_vocab import Vocabulary, control_tokens, count_with
-from .base import ModelChunk, ModelError, ModelRequest, Usage
+from .base import ModelChunk, ModelError, ModelRequest, ToolSupport, Usage
 from .llama_cpu import cpu_safe_loading
 
 __all__ = ["KV_CACHE_TYPES", "LlamaCppModel"]
@@ -180,6 +180,10 @@ class LlamaCppModel:
         """``"Qwen2.5-Coder-0.5B-Instruct (embedded, llama.cpp)"``; another model by its file's name."""
         title = self.path.name if self.path is not None else gguf.DEFAULT_MODEL_TITLE
         return f"{title} (embedded, llama.cpp)"
+
+    async def tool_support(self) -> ToolSupport:
+        """The protocol this model gets when none is chosen: ``decide`` (`gguf.EMBEDDED_SUPPORT`)."""
+        return gguf.EMBEDDED_SUPPORT
 
     @property
     def allocated_ctx(self) -> int:

@@ -42,7 +42,7 @@ from ..errors import SettingsError
 from . import gguf
 from ._llama_text import chunks
 from ._shared_wire import VERSION, chunk_from_wire, line, request_to_wire
-from .base import ModelChunk, ModelError, ModelRequest, StreamCut
+from .base import ModelChunk, ModelError, ModelRequest, StreamCut, ToolSupport
 
 __all__ = ["SharedLocalModel", "default_directory", "shared_requested"]
 
@@ -171,6 +171,10 @@ class SharedLocalModel:
         """``"Qwen2.5-Coder-0.5B-Instruct (embedded, llama.cpp, shared by this machine's kernels)"``."""
         title = self.path.name if self.path is not None else gguf.DEFAULT_MODEL_TITLE
         return f"{title} (embedded, llama.cpp, shared by this machine's kernels)"
+
+    async def tool_support(self) -> ToolSupport:
+        """The protocol this model gets when none is chosen: ``decide``, as in-kernel (`gguf.EMBEDDED_SUPPORT`)."""
+        return gguf.EMBEDDED_SUPPORT
 
     @property
     def socket_path(self) -> Path:

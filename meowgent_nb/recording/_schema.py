@@ -157,7 +157,7 @@ class DecisionFields(_Strict):
 class SupportFields(_Strict):
     """What a model said of its template (`models.base.ToolSupport`): the protocol it got, and why."""
 
-    support: Literal["native", "xml"]
+    support: Literal["native", "xml", "decide"]
     model: str | None
     why: str
     thinking_first: bool = False

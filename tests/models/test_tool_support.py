@@ -235,3 +235,17 @@ def test_a_chosen_native_protocol_is_not_replaced_when_the_server_refuses_tools(
     assert str(caught.value).endswith(
         f"{VLLM_REFUSAL['message']} (use the `xml` tool protocol, which works with any model)"
     )
+
+
+def test_the_embedded_models_get_decide_and_say_so_without_loading_anything(tmp_path):
+    from meowgent_nb.models import LlamaCppModel, SharedLocalModel
+
+    missing = tmp_path / "none.gguf"  # never read: asking is free, as making the model is
+    for model in (LlamaCppModel(missing), SharedLocalModel(missing, directory=tmp_path / "shared")):
+        agent = Agent(model, tools=[add])
+        support = asyncio.run(agent.choose_protocol())
+        assert (support, agent.protocol) == (ToolSupport("decide", "the embedded models' protocol"), "decide")
+        assert str(support) == "decide tool calls (the embedded models' protocol)"
+        chosen = Agent(model, tools=[add], protocol="xml")
+        assert (asyncio.run(chosen.choose_protocol()), chosen.protocol) == (None, "xml")
+    assert list(tmp_path.iterdir()) == []  # no socket folder made, no process started

@@ -4,6 +4,7 @@ in the same kernel."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 from meowgent_nb.testing import run_notebook
@@ -42,9 +43,10 @@ def test_notebook_5_calls_and_answers_as_recorded():
         ),
         ("What is 2.5 plus 4?", "6.5", "answer"),
     ]
-    # The list protocol's cell: a two-part request answered with two calls in one turn.
+    # decide, the embedded model's protocol: the list grammar leaves the unit at its default in the
+    # first cell; the two-part request is answered with two calls in one turn.
     assert run.calls == [
-        ("get_weather", {"city": "Paris", "unit": "celsius"}),
+        ("get_weather", {"city": "Paris"}),
         ("get_weather", {"city": "Paris", "unit": "celsius"}),
         ("get_weather", {"city": "Oslo", "unit": "fahrenheit"}),
     ]
@@ -53,3 +55,34 @@ def test_notebook_5_calls_and_answers_as_recorded():
         ("ok", "Paris: 21 degrees celsius, sunny"),
         ("ok", "Oslo: 9 degrees fahrenheit, sunny"),
     ]
+
+
+def text_outputs(cell) -> list[str]:
+    """What a code cell shows as text: its streams and each display's text/plain."""
+    return [
+        "".join(output.get("text", "")) or "".join(output.get("data", {}).get("text/plain", ""))
+        for output in cell.get("outputs", [])
+    ]
+
+
+def test_notebook_5s_saved_outputs_are_what_course_outputs_makes_from_its_cassette(tmp_path):
+    # The cells with an expectation are checked on their calls under nbval, not on their words:
+    # this holds their saved words (and "Expectation met" lines) to the cassette as well.
+    import nbformat
+
+    from tests.support.course_outputs import save_outputs
+
+    for name in ("05_real_model.ipynb", "05_real_model.cassette.json"):
+        shutil.copy(NOTEBOOKS / name, tmp_path / name)
+    save_outputs(tmp_path / "05_real_model.ipynb", {"MEOWGENT_CASSETTE_MODE": "replay"})
+    made = nbformat.read(tmp_path / "05_real_model.ipynb", as_version=4).cells
+    saved = nbformat.read(NOTEBOOKS / "05_real_model.ipynb", as_version=4).cells
+    assert [c.source for c in made] == [c.source for c in saved]
+    compared = [
+        i for i, c in enumerate(saved) if c.cell_type == "code" and "NBVAL_IGNORE_OUTPUT" not in c.source
+    ]
+    assert [text_outputs(made[i]) for i in compared] == [text_outputs(saved[i]) for i in compared]
+    assert (
+        text_outputs(saved[5])[-1]
+        == "Expectation met: get_weather(city='Paris') then answered (1 call, answered).\n"
+    )

@@ -215,7 +215,7 @@ BIGGER_ABSENT = (
     "Embedded, bigger (-m local:1.5b):\n"
     '  Qwen2.5-Coder-1.5B-Instruct (llama.cpp): not installed (pip install "meowgent-nb[local-1.5b]")\n'
     "  Pick it when right calls matter more than seconds: about 2.3x slower a case here, 1.5 GB of"
-    " memory against 0.8 GB; use it with --protocol decide (docs/benchmarks.md).\n"
+    " memory against 0.8 GB; it writes calls with the decide protocol, as the 0.5B does (docs/benchmarks.md).\n"
 )
 
 

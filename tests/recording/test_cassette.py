@@ -22,7 +22,7 @@ from pytest_httpserver import HTTPServer
 import meowgent_nb.models
 from meowgent_nb import Agent, FunctionModel, ScriptedModel, ToolCall, tool
 from meowgent_nb.events import FinalAnswer, RunStart, ToolResultEvent
-from meowgent_nb.models import ModelChunk, ModelError, ModelRequest, OllamaModel, Usage, gguf
+from meowgent_nb.models import ModelChunk, ModelError, ModelRequest, OllamaModel, ToolSupport, Usage, gguf
 from meowgent_nb.recording.cassette import (
     Cassette,
     CassetteError,
@@ -200,9 +200,13 @@ def get_weather(city: str, unit: str = "celsius") -> str:
     return f"{city}: 21 degrees {unit}, sunny"
 
 
-def test_the_committed_real_model_cassette_still_replays():
-    path = Path(__file__).parents[2] / "notebooks" / "05_real_model.cassette.json"
+def test_a_real_model_cassette_recorded_before_finish_reason_and_the_protocol_choice_still_replays():
+    # Notebook 5's cassette as it was committed on 2026-12-03, before decide became the embedded
+    # models' protocol (and cassettes recorded it) and, for its first four entries, before
+    # finish_reason existed.
+    path = Path(__file__).with_name("real_model_2026_12_03.cassette.json")
     cassette = Cassette(path)
+    assert cassette.support("qwen2.5:0.5b") is None  # replayed with xml, as recorded
     assert [entry.line for entry in cassette.entries] == [1, 40, 66, 92, 114, 178]
     replay = ReplayModel(cassette, name="qwen2.5:0.5b", options={"num_ctx": 16384, "temperature": 0.1})
     first = cassette.entries[0].request
@@ -835,3 +839,11 @@ async def _drain(model: Any) -> None:
     async with aclosing(model.stream(ModelRequest(messages=[{"role": "user", "content": "Hi"}]))) as chunks:
         async for _ in chunks:
             pass
+
+
+def test_notebook_5s_cassette_replays_the_protocol_the_embedded_model_chose():
+    cassette = Cassette(Path(__file__).parents[2] / "notebooks" / "05_real_model.cassette.json")
+    assert cassette.support("qwen2.5:0.5b") == ToolSupport("decide", "the embedded models' protocol")
+    assert "".join(chunk.text for chunk in cassette.entries[0].chunks) == (
+        '[{"name": "get_weather", "arguments": {"city": "Paris"}}]'
+    )

@@ -36,19 +36,19 @@ def runs(exporter: InMemorySpanExporter) -> list[list[ReadableSpan]]:
 def test_the_real_model_notebooks_cassette_reads_back_as_its_turns_and_runs():
     turns = read_turns(REAL_MODEL)
     assert [(t.line, t.starts_run, [(c.name, c.arguments) for c in t.calls]) for t in turns] == [
-        (1, True, [("get_weather", {"city": "Paris", "unit": "celsius"})]),
-        (40, False, []),
-        (66, True, []),
-        (92, True, []),  # the json protocol's answer object is not a call
+        (3, True, [("get_weather", {"city": "Paris"})]),  # line 1: the protocol the model chose
+        (18, False, []),
+        (44, True, []),
         (
-            114,
+            70,
             True,
             [
                 ("get_weather", {"city": "Paris", "unit": "celsius"}),
                 ("get_weather", {"city": "Oslo", "unit": "fahrenheit"}),
             ],
-        ),  # the list protocol's list of calls
-        (178, False, []),
+        ),  # decide's list of calls, in a fence
+        (88, False, []),
+        (125, True, []),  # the json protocol's answer object is not a call
     ]
     assert turns[0].model == "qwen2.5:0.5b" and turns[0].offered == ("get_weather", "add")
     assert turns[0].usage is not None and (
@@ -56,10 +56,10 @@ def test_the_real_model_notebooks_cassette_reads_back_as_its_turns_and_runs():
         turns[0].usage.completion_tokens,
     ) == (
         212,
-        25,
+        18,
     )
-    assert turns[3].text == '{"answer": "6.5"}'
-    assert [t.finish_reason for t in turns] == [None, None, None, None, "stop", "stop"]
+    assert turns[5].text == '{"answer": "6.5"}'
+    assert [t.finish_reason for t in turns] == ["stop"] * 6
 
 
 def test_the_real_model_notebooks_cassette_gives_each_run_its_spans(provider, exporter):
@@ -72,7 +72,6 @@ def test_the_real_model_notebooks_cassette_gives_each_run_its_spans(provider, ex
     assert [[span.name for span in run] for run in runs(exporter)] == [
         ["invoke_agent meowgent", "chat qwen2.5:0.5b", "execute_tool get_weather", "chat qwen2.5:0.5b"],
         ["invoke_agent meowgent", "chat qwen2.5:0.5b"],
-        ["invoke_agent meowgent", "chat qwen2.5:0.5b"],
         [
             "invoke_agent meowgent",
             "chat qwen2.5:0.5b",
@@ -80,6 +79,7 @@ def test_the_real_model_notebooks_cassette_gives_each_run_its_spans(provider, ex
             "execute_tool get_weather",
             "chat qwen2.5:0.5b",
         ],
+        ["invoke_agent meowgent", "chat qwen2.5:0.5b"],
     ]
     first = runs(exporter)[0]
     run, chat, call, answer = first
@@ -93,8 +93,8 @@ def test_the_real_model_notebooks_cassette_gives_each_run_its_spans(provider, ex
         "meowgent.tools.offered": 2,
         "meowgent.turns": 2,
         "meowgent.stopped": "answer",
-        "gen_ai.usage.input_tokens": 212 + 280,
-        "gen_ai.usage.output_tokens": 25 + 10,
+        "gen_ai.usage.input_tokens": 212 + 276,
+        "gen_ai.usage.output_tokens": 18 + 10,
     }
     assert dict(chat.attributes or {}) == {
         "gen_ai.operation.name": "chat",
@@ -102,7 +102,8 @@ def test_the_real_model_notebooks_cassette_gives_each_run_its_spans(provider, ex
         "gen_ai.request.model": "qwen2.5:0.5b",
         "meowgent.turn": 1,
         "gen_ai.usage.input_tokens": 212,
-        "gen_ai.usage.output_tokens": 25,
+        "gen_ai.usage.output_tokens": 18,
+        "gen_ai.response.finish_reasons": ("stop",),
     }
     assert dict(call.attributes or {}) == {
         "gen_ai.operation.name": "execute_tool",

@@ -62,9 +62,9 @@ class AgentMagics(SessionMagics):
     protocol = CaselessStrEnum(
         [FOLLOW_MODEL, "xml", "native", "json", "list", "decide"],
         FOLLOW_MODEL,
-        help="How tools reach the model: auto (native where the model's template has tools, else xml;"
-        " the model line says which), xml, native, json (constrained), list (a list of calls), or"
-        " decide (xml's decision, then a list of calls).",
+        help="How tools reach the model: auto (native where the model's template has tools, decide on"
+        " the embedded models, else xml; the model line says which), xml, native, json (constrained),"
+        " list (a list of calls), or decide (xml's decision with a second look, then a list of calls).",
     ).tag(config=True)
     max_turns = Int(8, help="Model requests per cell; the last offers no tools.").tag(config=True)
     max_repeated_failures = Int(
@@ -210,7 +210,8 @@ class AgentMagics(SessionMagics):
     @argument(
         "--protocol",
         choices=[FOLLOW_MODEL, *PROTOCOLS],
-        help="How tools reach the model (auto: native where the model's template has tools, else xml).",
+        help="How tools reach the model (auto: native where the model's template has tools, decide on the"
+        " embedded models, else xml).",
     )
     @argument("--tools", metavar="A,B", help="Offer only these tools (comma-separated names).")
     @argument("--no-tools", action="store_true", help="Offer no tools.")
