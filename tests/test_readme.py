@@ -24,6 +24,7 @@ import os
 import re
 import sys
 import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -210,25 +211,49 @@ def _local_model_missing() -> str | None:
     return local_model_problem()
 
 
+NEEDS_MODEL = pytest.mark.skipif(
+    _local_model_missing() is not None, reason="the local model is not installed"
+)
+
+
+@pytest.fixture(scope="module")
+def live_tour(readme: Tour, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Kernel, Path]]:
+    """One kernel for the live tour's tests, its setup and %tools cells run, and its folder.
+
+    OLLAMA_HOST at a closed port: the default name resolves to the embedded model, as on a machine
+    without Ollama, even where one runs. The tour's two parts (the cells, the loop) are two tests
+    of this one kernel, each well within a test's time however busy the machine is.
+    """
+    folder = tmp_path_factory.mktemp("live_tour")
+    with pytest.MonkeyPatch.context() as patch:
+        # Loading the model sends no message for a while; on a busy machine, longer than a minute.
+        patch.setattr(kernel_driver, "TIMEOUT", 300)
+        kernel = start_kernel(folder, patch, MEOWGENT_APPROVE="allow", OLLAMA_HOST="127.0.0.1:9")
+        try:
+            run_cells(kernel, readme.cells[:2])
+            yield kernel, folder
+        finally:
+            kernel.shutdown()
+
+
 @pytest.mark.real_model
-@pytest.mark.skipif(_local_model_missing() is not None, reason="the local model is not installed")
-def test_the_tour_live_on_the_embedded_model(readme, tmp_path, monkeypatch):
-    # OLLAMA_HOST at a closed port: the default name resolves to the embedded model, as on a
-    # machine without Ollama, even where one runs.
-    # Loading the model sends no message for a while; on a busy machine, longer than a minute.
-    monkeypatch.setattr(kernel_driver, "TIMEOUT", 300)
-    kernel = start_kernel(tmp_path, monkeypatch, MEOWGENT_APPROVE="allow", OLLAMA_HOST="127.0.0.1:9")
-    try:
-        _, _, weather, delete = run_cells(kernel, readme.cells)
-        assert transcript(weather).startswith(WEATHER), transcript(weather)
-        assert transcript(delete).startswith(
-            "[tool] delete_file(path='old.txt') -> done (approved by policy: approve='allow')\n  Deleted old.txt.\n"
-        ), transcript(delete)
-        assert not (tmp_path / "old.txt").exists()
-        out = kernel.ok(readme.loop).stdout
-        assert out.endswith("\n['Paris: 21 degrees celsius']\n"), out
-    finally:
-        kernel.shutdown()
+@NEEDS_MODEL
+def test_the_tour_live_on_the_embedded_model(readme, live_tour):
+    kernel, folder = live_tour
+    weather, delete = run_cells(kernel, readme.agent_cells)
+    assert transcript(weather).startswith(WEATHER), transcript(weather)
+    assert transcript(delete).startswith(
+        "[tool] delete_file(path='old.txt') -> done (approved by policy: approve='allow')\n  Deleted old.txt.\n"
+    ), transcript(delete)
+    assert not (folder / "old.txt").exists()
+
+
+@pytest.mark.real_model
+@NEEDS_MODEL
+def test_the_tours_loop_without_the_magics_live_on_the_embedded_model(readme, live_tour):
+    kernel, _ = live_tour
+    out = kernel.ok(readme.loop).stdout
+    assert out.endswith("\n['Paris: 21 degrees celsius']\n"), out
 
 
 # --- recording the cassette ------------------------------------------------------------------
