@@ -57,6 +57,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("notebook", type=Path, help="the .ipynb file to run and save")
     args = parser.parse_args(argv)
+    if not args.notebook.is_file():
+        parser.error(
+            f"there is no notebook {args.notebook}: name an .ipynb file, e.g. notebooks/05_real_model.ipynb"
+        )
     mode = os.environ.get("MEOWGENT_CASSETTE_MODE", "replay")
     save_outputs(args.notebook.resolve(), {"MEOWGENT_CASSETTE_MODE": mode})
     print(f"{args.notebook}: outputs saved (cassette mode {mode})", file=sys.stderr)
