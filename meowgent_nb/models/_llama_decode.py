@@ -59,6 +59,7 @@ def decode_answer(
     call_tag: str | None = None,
     calls_list: Any = None,
     review: Callable[[Any], bool] | None = None,
+    call_names: Collection[str] = (),
 ) -> Decoded:
     """Generate one answer after the prompt ``tokens``, handing each shown piece to ``put``.
 
@@ -77,6 +78,13 @@ def decode_answer(
             protocols), or None.
         review: With ``calls_list``: given the calls of a list just written (its JSON, read), whether
             to keep them; None keeps every list unseen.
+        call_names: With ``calls_list`` and ``call_tag`` (``decide``): the offered tools' names. A
+            ``{`` that opens the answer then opens the list only once the object reads as a call:
+            ``{"name": "<one of them>"``, or ``{"name": "<any name>", "arguments"`` (a made-up
+            tool, which the grammar then writes as an offered one, for the review to judge). Any
+            other object (``{"name": "Alice", "age": 30}``, asked for as the answer) stays text.
+            The object's tokens are written again under the list's grammar. Without names, the
+            ``{`` opens the list at once.
     """
     return _Decoder(
         llama,
@@ -91,6 +99,7 @@ def decode_answer(
         call_tag,
         calls_list,
         review,
+        tuple(call_names),
     ).run()
 
 
@@ -109,8 +118,12 @@ class _Decoder:
         call_tag,
         calls_list,
         review,
+        call_names,
     ):
         self._is_eog = is_eog
+        self.call_names: tuple[str, ...] = call_names
+        # Where an object that may open a call starts (in text, in generated), while it is read.
+        self.probe: tuple[int, int] | None = None
         self.calls_list = calls_list
         self.llama, self.tokens, self.sampling = llama, tokens, sampling
         self.put, self.stop, self.limit = put, stop, limit
@@ -181,11 +194,7 @@ class _Decoder:
             calls = None
         if calls is None or cast(Callable[[Any], bool], self.review)(calls):
             return True
-        at, tokens = self.list_from
-        self.discarded += len(self.generated) - tokens
-        del self.generated[tokens:]
-        self.text = self.text[:at]
-        self.detokenizer = Detokenizer(self.llama)
+        self._take_back(*self.list_from)
         # The tag is barred where it is one token (Qwen's <tool_call>); spelled in several, its
         # pieces are ordinary text ("tool"), and the braces barred keep a call from following it.
         tag = self.llama.tokenize(self.tag.encode("utf-8"), add_bos=False, special=True) if self.tag else []
@@ -215,15 +224,34 @@ class _Decoder:
                 if self.stop.is_set():
                     return "stopped", None
                 if self._is_eog(token):
+                    self._end_probe(hold)
                     return "ended", None
                 piece = self.detokenizer.text(token)
+                if self.probe is not None:  # an object opened the answer: a call, or the answer?
+                    self._keep(piece, token, piece, True)
+                    written = self.text[self.probe[0] :]
+                    if _names_a_tool(written, self.call_names) or _CALL_SHAPED.match(written):
+                        self._take_back(*self.probe)  # the list's grammar writes it again, from its "{"
+                        return "list", None
+                    if not call_may_open(written, None, self.tag):
+                        self._end_probe(hold)
+                    if len(self.generated) >= self.limit:
+                        self._end_probe(hold)
+                        return "limit", None
+                    continue
                 if constrained is None and self.calls_list is not None:
                     at = list_opening(self.text, piece, self.tag)
                     if at is not None:  # keep what comes before the "[": the grammar writes the list
+                        bare = self.tag is not None and self.tag not in self.text + piece
+                        probing = bare and bool(self.call_names) and piece[at:].startswith("{")
                         self.list_from = (len(self.text), len(self.generated))
-                        hold = hold or self.review is not None  # the list's opening waits for its review
+                        # The list's opening waits for its review, and an object for its name.
                         if at:
-                            self._keep(piece[:at], token, piece, hold)
+                            self._keep(piece[:at], token, piece, hold or probing or self.review is not None)
+                        if probing:
+                            self.probe = (len(self.text), len(self.generated))
+                            self._keep(piece[at:], token, piece, True)
+                            continue
                         return "list", None
                 if constrained is None and self.arguments:
                     opening = arguments_opening(self.text[self.call_from :], piece, self.arguments, self.tag)
@@ -239,9 +267,26 @@ class _Decoder:
                     return "no call", None
                 if len(self.generated) >= self.limit:
                     return "limit", None
+            self._end_probe(hold)
             return "ended", None
         finally:
             generator.close()
+
+    def _end_probe(self, hold: bool) -> None:
+        """The object that opened the answer is not a call (or the answer ended in it): it is text."""
+        if self.probe is not None:
+            self.probe = None
+            if not hold:
+                self._show()
+
+    def _take_back(self, at: int, tokens: int) -> None:
+        """Drop what was written since ``at`` in the text, ``tokens`` in `generated` (its tokens
+        still count)."""
+        self.discarded += len(self.generated) - tokens
+        del self.generated[tokens:]
+        self.text = self.text[:at]
+        self.detokenizer = Detokenizer(self.llama)
+        self.probe = None
 
     def _bar(self, _tokens: Any, scores: Any) -> Any:
         """llama-cpp-python's logits processor once a list was taken back: the answer is written
@@ -291,6 +336,16 @@ _LIST_OPENING = re.compile(r"\s*(?:```[\w+.-]*\s*)?\[")
 _CALL_OPENING = re.compile(r"\s*(?:```[\w+.-]*\s*)?[\[{]")
 
 
+_NAMED = re.compile(r'\s*\{\s*"name"\s*:\s*"([^"]*)"')
+_CALL_SHAPED = re.compile(r'\s*\{\s*"name"\s*:\s*"[^"]*"\s*,\s*"arguments"')
+
+
+def _names_a_tool(text: str, tools: Collection[str]) -> bool:
+    """Whether ``text`` opens with ``{"name": "<one of tools>"``."""
+    named = _NAMED.match(text)
+    return named is not None and named[1] in tools
+
+
 def list_opening(text: str, piece: str, tag: str | None = None) -> int | None:
     """Where in ``piece`` the answer ``text + piece`` opens a list of calls, if it does there; else
     None. A list opens at its ``[`` at the start of the answer (maybe after a code fence's opening).
@@ -311,11 +366,11 @@ def list_closing(text: str, tag: str | None) -> str:
     return open_closings(text, tag) if tag else ""
 
 
-def call_may_open(text: str, tools: Collection[str], tag: str | None) -> bool:
+def call_may_open(text: str, tools: Collection[str] | None, tag: str | None) -> bool:
     """Whether ``text``, written after a call, can still become the opening of a call to one of
-    ``tools``: whitespace, maybe ``tag`` or a ```` ```json ```` fence, then ``{"name": "``, an
-    offered tool's name (or the start of one), ``", "arguments"``. (At the colon that follows,
-    `arguments_opening` takes over.)"""
+    ``tools`` (None: of any name): whitespace, maybe ``tag`` or a ```` ```json ```` fence, then
+    ``{"name": "``, an offered tool's name (or the start of one), ``", "arguments"``. (At the
+    colon that follows, `arguments_opening` takes over.)"""
     rest = text.lstrip()
     for opener in (tag, *_OPENERS) if tag else _OPENERS:
         if rest.startswith(opener):
@@ -329,8 +384,8 @@ def call_may_open(text: str, tools: Collection[str], tag: str | None) -> bool:
         rest = rest[len(literal) :] if literal == '"' else rest[len(literal) :].lstrip()
     quote = rest.find('"')
     if quote < 0:
-        return any(tool.startswith(rest) for tool in tools)
-    if rest[:quote] not in tools:
+        return tools is None or any(tool.startswith(rest) for tool in tools)
+    if tools is not None and rest[:quote] not in tools:
         return False
     rest = rest[quote + 1 :].lstrip()
     for literal in (",", '"arguments"'):

@@ -87,6 +87,16 @@ class _Loaded:
     """The GGUF file it was loaded from (a larger context loads it again: `_sized`)."""
 
 
+def _list_names(shape: Mapping[str, Any]) -> tuple[str, ...]:
+    """The tool names a list-of-calls schema offers (each item's ``name`` constant)."""
+    items = shape.get("items", {})
+    return tuple(
+        item["properties"]["name"]["const"]
+        for item in items.get("anyOf", [items])
+        if "const" in item.get("properties", {}).get("name", {})
+    )
+
+
 class LlamaCppModel:
     """A chat model in a GGUF file, run in this process by llama-cpp-python.
 
@@ -451,6 +461,7 @@ class LlamaCppModel:
             review=None
             if said is None or shape is None
             else partial(any_grounded, call_format=shape, text=said),
+            call_names=_list_names(shape) if shape is not None and listed and call_tag else (),
         )
         done = perf_counter()
         first = decoded.first or done

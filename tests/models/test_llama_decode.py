@@ -69,7 +69,15 @@ class ScriptedLlama:
         return list(map(ord, text.decode()))
 
 
-def decode(script: str, *, limit: int = 400, tag: str | None = "<tool_call>", stop=None, calls_list=None):
+def decode(
+    script: str,
+    *,
+    limit: int = 400,
+    tag: str | None = "<tool_call>",
+    stop=None,
+    calls_list=None,
+    call_names=(),
+):
     llama = ScriptedLlama(script)
     shown: list[str] = []
     decoded = decode_answer(
@@ -83,6 +91,7 @@ def decode(script: str, *, limit: int = 400, tag: str | None = "<tool_call>", st
         arguments={} if calls_list else TOOLS,
         call_tag=tag,
         calls_list=calls_list,
+        call_names=call_names,
     )
     return "".join(shown), decoded, llama
 
@@ -257,6 +266,38 @@ def test_with_the_tag_a_call_object_that_opens_the_answer_opens_the_list_instead
     text, _, llama = decode(f"{before}{call}$", calls_list="list grammar")
     assert llama.grammars == [None, "list grammar"]
     assert text == before + call + after
+
+
+@pytest.mark.parametrize(
+    ("before", "call"),
+    [("", '{"name": "gcd", "arguments": {"a": 4, "b": 6}}'), ("```json\n", '{"name": "gcd", "arguments": {"a": 4}}'),
+     ("", '{"name": "joke", "arguments": {"text": "Knock knock"}}')],
+)  # fmt: skip
+def test_given_the_tools_names_an_object_opens_the_list_once_it_reads_as_a_call(before, call):
+    # decide on the embedded model: free until the object names an offered tool, or any name
+    # followed by "arguments" (a made-up tool: the grammar writes an offered one, the review judges
+    # it); then the object's tokens are taken back and the list's grammar writes them again.
+    text, decoded, llama = decode(f"{before}{call}$", calls_list="list grammar", call_names=TOOLS)
+    assert llama.grammars == [None, "list grammar"]
+    assert text == before + call + ("\n```" if before else "")
+    # Read up to where it became a call: the offered name's closing quote, or "arguments".
+    read = call.index('"', len('{"name": "')) + 1 if "gcd" in call else call.index('"arguments"') + 11
+    assert decoded.generated == len(before + call) + read  # those tokens count twice
+
+
+@pytest.mark.parametrize(
+    "answer",
+    ['{"name": "Alice", "age": 30}', '{"city": "Paris", "unit": "celsius"}', '```json\n{"a": 1}\n```', "{}"],
+)
+def test_given_the_tools_names_an_object_that_is_not_a_call_is_the_answer_in_text(answer):
+    text, decoded, llama = decode(f"{answer}$", calls_list="list grammar", call_names=TOOLS)
+    assert (text, llama.grammars) == (answer, [None])
+    assert decoded.generated == len(answer)
+
+
+def test_an_object_the_limit_cuts_off_while_it_is_read_is_shown_as_far_as_it_got():
+    text, decoded, _ = decode('{"name": "gc', calls_list="list grammar", call_names=TOOLS, limit=8)
+    assert (text, decoded.hit_limit) == ('{"name":', True)
 
 
 @pytest.mark.parametrize(

@@ -121,7 +121,7 @@ def test_decide_keeps_xmls_opening_and_writes_both_calls_in_the_list_after_it():
 @real_model
 def test_decide_takes_back_a_list_of_made_up_calls_and_answers_in_text():
     # "Clean up my temporary files" names no file: the model's list deletes "/tmp/file.txt", a
-    # path it made up (18 tokens). The second look takes it back before anything is shown, and
+    # path it made up. The second look takes it back before anything is shown, and
     # the model answers again in text, with no call tag, list or brace open to it.
     protocol = get_protocol("decide")
     parts = protocol.request(TOOLS, last=False)
@@ -145,6 +145,7 @@ def test_decide_takes_back_a_list_of_made_up_calls_and_answers_in_text():
         "".join(c.text for c in first_look)
         == '[{"name": "delete_file", "arguments": {"path": "/tmp/file.txt"}}]'
     )
+    assert first_look[-1].usage is not None and first_look[-1].usage.completion_tokens == 11 + 20
     chunks = asyncio.run(run(True))
     text = "".join(chunk.text for chunk in chunks)
     assert text.startswith("To clean up your temporary files, you can use the `rm` command"), text
@@ -152,5 +153,35 @@ def test_decide_takes_back_a_list_of_made_up_calls_and_answers_in_text():
     parser = protocol.parser(TOOLS)
     assert [e for e in parser.feed(text) + parser.close("length") if isinstance(e, ToolCall)] == []
     usage = chunks[-1].usage
-    assert usage is not None and usage.completion_tokens == 20 + 24  # the list taken back is counted
+    # Counted: the object read until it named delete_file (11 tokens), the list the grammar wrote
+    # from its "{" and the review took back (20), the answer (24).
+    assert usage is not None and usage.completion_tokens == 11 + 20 + 24
     assert chunks[-1].finish_reason == "length"
+
+
+@real_model
+def test_decide_leaves_a_json_object_asked_for_as_the_answer_in_text():
+    # The 0.5B answers with the object itself, "{" first, as it writes a call object. It opens no
+    # list: its first key is "name" but its second is not "arguments", and "Alice" is no tool.
+    protocol = get_protocol("decide")
+    parts = protocol.request(TOOLS, last=False)
+    request = ModelRequest(
+        messages=[
+            {"role": "system", "content": protocol.system_prompt(TOOLS, None)},
+            {
+                "role": "user",
+                "content": "Write a JSON object with the keys name and age for Alice, who is 30.",
+            },
+        ],
+        call_format=parts.call_format,
+        call_tag=parts.call_tag,
+        call_grounding=parts.call_grounding,
+    )
+    model = LlamaCppModel(n_ctx=2048, max_tokens=48, temperature=0, seed=0)
+
+    async def run() -> list[ModelChunk]:
+        return [chunk async for chunk in model.stream(request)]
+
+    chunks = asyncio.run(run())
+    assert "".join(chunk.text for chunk in chunks) == '{"name": "Alice", "age": 30}'
+    assert chunks[-1].finish_reason == "stop"
