@@ -222,6 +222,7 @@ class _Decoder:
                 if self.first is None:
                     self.first = perf_counter()
                 if self.stop.is_set():
+                    self._end_probe(hold)  # what was read of an object is shown as it got
                     return "stopped", None
                 if self._is_eog(token):
                     self._end_probe(hold)
@@ -273,7 +274,8 @@ class _Decoder:
             generator.close()
 
     def _end_probe(self, hold: bool) -> None:
-        """The object that opened the answer is not a call (or the answer ended in it): it is text."""
+        """The object that opened the answer is not a call (or the answer ended or was stopped in
+        it): it is text."""
         if self.probe is not None:
             self.probe = None
             if not hold:

@@ -295,6 +295,23 @@ def test_given_the_tools_names_an_object_that_is_not_a_call_is_the_answer_in_tex
     assert decoded.generated == len(answer)
 
 
+class StopAfter:
+    """A stop the person presses once ``checks`` checks have found it unset."""
+
+    def __init__(self, checks: int):
+        self.checks = checks
+
+    def is_set(self) -> bool:
+        self.checks -= 1
+        return self.checks < 0
+
+
+def test_an_object_stopped_while_it_is_read_is_shown_as_far_as_it_got():
+    # One check before generating, then one per token: stopped as the 9th token comes.
+    text, _, _ = decode('{"name": "Alice"}$', calls_list="list grammar", call_names=TOOLS, stop=StopAfter(9))
+    assert text == '{"name":'
+
+
 def test_an_object_the_limit_cuts_off_while_it_is_read_is_shown_as_far_as_it_got():
     text, decoded, _ = decode('{"name": "gc', calls_list="list grammar", call_names=TOOLS, limit=8)
     assert (text, decoded.hit_limit) == ('{"name":', True)
