@@ -739,7 +739,14 @@ def test_the_local_model_recorded_once_replays_where_llama_cpp_cannot_load(tmp_p
     recorded = events_of(Agent(recorder, tools=[add], max_turns=2), "What is 2+3? Use the add tool.")
     [entry, *_] = Cassette(path).entries
     assert entry.request["model"] == "local:qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"
-    assert entry.chunks[-1].usage.completion_tokens <= 24
+    # decide, the embedded model's protocol: the call object read until it named add (6 tokens),
+    # then written again under the list's grammar (23). max_tokens (24) bounds the answer kept;
+    # the tokens taken back still count.
+    assert (
+        "".join(chunk.text or "" for chunk in entry.chunks)
+        == '[{"name": "add", "arguments": {"a": 2, "b": 3}}]'
+    )
+    assert entry.chunks[-1].usage.completion_tokens == 6 + 23
     assert ModelChunk() not in entry.chunks  # the loading status was news of that moment, not recorded
     # Replay in a fresh interpreter where importing llama_cpp fails: no backend is needed.
     script = (
