@@ -24,7 +24,7 @@ from time import perf_counter
 from typing import Any, cast
 
 from ..tools.calls import is_tool_result
-from ..tools.grounding import any_grounded, user_text
+from ..tools.grounding import any_grounded, offered_arguments, user_text
 from ..tools.inert import escape_tokens
 from . import gguf
 from ._llama_decode import decode_answer
@@ -85,16 +85,6 @@ class _Loaded:
     """The model's control tokens that `inert` does not escape already (`control_tokens`)."""
     path: Path = Path()
     """The GGUF file it was loaded from (a larger context loads it again: `_sized`)."""
-
-
-def _list_names(shape: Mapping[str, Any]) -> tuple[str, ...]:
-    """The tool names a list-of-calls schema offers (each item's ``name`` constant)."""
-    items = shape.get("items", {})
-    return tuple(
-        item["properties"]["name"]["const"]
-        for item in items.get("anyOf", [items])
-        if "const" in item.get("properties", {}).get("name", {})
-    )
 
 
 class LlamaCppModel:
@@ -461,7 +451,7 @@ class LlamaCppModel:
             review=None
             if said is None or shape is None
             else partial(any_grounded, call_format=shape, text=said),
-            call_names=_list_names(shape) if shape is not None and listed and call_tag else (),
+            call_names=tuple(offered_arguments(shape)) if shape is not None and listed and call_tag else (),
         )
         done = perf_counter()
         first = decoded.first or done

@@ -287,12 +287,7 @@ class ToolCallParser:
             self._after_think, self._answered = False, True
         # Trailing whitespace waits for more text: it separates the text from a call that may
         # follow, and a call drops it (`_end_run`).
-        body = text.rstrip()
-        if body:
-            out.append(TextDelta(self._ws + body))
-            self._ws = text[len(body) :]
-        else:
-            self._ws += text
+        self._hold_trailing(text, out, TextDelta)
 
     def _flush_text(self, out: list[ParsedEvent]) -> None:
         """Ends a text run that no call follows: its held trailing whitespace is text after all."""
@@ -304,12 +299,18 @@ class ToolCallParser:
         if not self._in_run:
             text = text.lstrip()
             self._in_run = bool(text)
+        # Trailing whitespace waits for more thinking; the block's end drops it.
+        self._hold_trailing(text, out, ThinkingDelta)
+
+    def _hold_trailing(
+        self, text: str, out: list[ParsedEvent], delta: type[TextDelta] | type[ThinkingDelta]
+    ) -> None:
+        """Emit ``text`` after the whitespace held before it, holding back its own trailing whitespace."""
         body = text.rstrip()
         if body:
-            out.append(ThinkingDelta(self._ws + body))
+            out.append(delta(self._ws + body))
             self._ws = text[len(body) :]
         else:
-            # Trailing whitespace waits for more thinking; the block's end drops it.
             self._ws += text
 
     def _end_run(self) -> None:

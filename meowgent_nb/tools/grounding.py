@@ -21,7 +21,7 @@ import unicodedata
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
-__all__ = ["any_grounded", "grounded", "user_text"]
+__all__ = ["any_grounded", "grounded", "offered_arguments", "user_text"]
 
 _WORD = re.compile(r"[^\W_]+")
 _NUMBER = re.compile(r"(?<![\w.])-?\d+(?:[.,]\d+)?")  # not inside a word or a version (v1.2)
@@ -82,6 +82,19 @@ def grounded(arguments: Mapping[str, Any], properties: Mapping[str, Any], text: 
     return not checked
 
 
+def offered_arguments(call_format: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
+    """Each tool's argument properties, by name, as a request's ``call_format`` offers them (one
+    call's shape, `protocols.xml.call_schema`, or a list of them, `protocols.list.list_schema`)."""
+    shapes = call_format.get("items", call_format)
+    properties: dict[str, Mapping[str, Any]] = {}
+    for shape in shapes.get("anyOf", []) if isinstance(shapes, Mapping) else []:
+        fields = shape.get("properties", {})
+        name = fields.get("name", {}).get("const")
+        if isinstance(name, str):
+            properties[name] = fields.get("arguments", {}).get("properties", {})
+    return properties
+
+
 def any_grounded(calls: Any, call_format: Mapping[str, Any], text: str) -> bool:
     """Whether one of ``calls`` (a list of ``{"name", "arguments"}``) is `grounded` in ``text``.
 
@@ -91,13 +104,7 @@ def any_grounded(calls: Any, call_format: Mapping[str, Any], text: str) -> bool:
     """
     if not isinstance(calls, list) or not calls:
         return True
-    shapes = call_format.get("items", call_format)
-    properties: dict[str, Mapping[str, Any]] = {}
-    for shape in shapes.get("anyOf", []) if isinstance(shapes, Mapping) else []:
-        fields = shape.get("properties", {})
-        name = fields.get("name", {}).get("const")
-        if isinstance(name, str):
-            properties[name] = fields.get("arguments", {}).get("properties", {})
+    properties = offered_arguments(call_format)
     for call in calls:
         if not isinstance(call, Mapping) or not isinstance(call.get("arguments"), Mapping):
             return True
